@@ -1,0 +1,48 @@
+#include "floe/common/memory_pool.h"
+
+#include <gtest/gtest.h>
+
+#include "floe/testing/matchers.h"
+
+namespace floe {
+namespace {
+
+using testing::IsError;
+
+TEST(MemoryPoolTest, CountsBytesAndPeak) {
+  CountingMemoryPool pool;
+  ASSERT_OK_AND_ASSIGN(uint8_t * a, pool.Allocate(100));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % MemoryPool::kAlignment, 0u);
+  ASSERT_OK_AND_ASSIGN(uint8_t * b, pool.Allocate(1000));
+  EXPECT_EQ(pool.bytes_allocated(), 1100);
+  a[99] = 7;
+  ASSERT_OK_AND_ASSIGN(a, pool.Reallocate(a, 100, 5000));
+  EXPECT_EQ(a[99], 7);
+  EXPECT_EQ(pool.bytes_allocated(), 6000);
+  pool.Free(a, 5000);
+  pool.Free(b, 1000);
+  EXPECT_EQ(pool.bytes_allocated(), 0);
+  // A reallocation that moves holds both blocks for a moment.
+  EXPECT_EQ(pool.max_memory(), 6100);
+}
+
+TEST(MemoryPoolTest, LimitIsEnforced) {
+  CountingMemoryPool pool(1024);
+  ASSERT_OK_AND_ASSIGN(uint8_t * a, pool.Allocate(1000));
+  EXPECT_THAT(pool.Allocate(100), IsError(StatusCode::kOutOfMemory));
+  EXPECT_THAT(pool.Reallocate(a, 1000, 2000), IsError(StatusCode::kOutOfMemory));
+  EXPECT_EQ(pool.bytes_allocated(), 1000);
+  pool.Free(a, 1000);
+  EXPECT_EQ(pool.bytes_allocated(), 0);
+}
+
+TEST(MemoryPoolTest, ZeroAndNegativeSizes) {
+  CountingMemoryPool pool;
+  ASSERT_OK_AND_ASSIGN(uint8_t * z, pool.Allocate(0));
+  EXPECT_NE(z, nullptr);
+  pool.Free(z, 0);
+  EXPECT_THAT(pool.Allocate(-1), IsError(StatusCode::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace floe

@@ -1,0 +1,66 @@
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "floe/common/result.h"
+
+namespace floe {
+
+/// A fixed set of worker threads taking tasks from one FIFO queue. Tasks must not
+/// block waiting for other tasks of the same pool (use ParallelFor, which lets the
+/// calling thread work too, for fork-join parallelism). The destructor drains the
+/// queue and joins the workers.
+class ThreadPool {
+ public:
+  /// A pool of `threads` workers (at least one).
+  static Result<std::unique_ptr<ThreadPool>> Make(int threads);
+  ~ThreadPool();
+
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int size() const { return static_cast<int>(workers_.size()); }
+
+  /// Queues `fn` and returns a future of its result.
+  template <typename Fn>
+  auto Submit(Fn&& fn) -> std::future<std::invoke_result_t<Fn>> {
+    using R = std::invoke_result_t<Fn>;
+    auto task = std::make_shared<std::packaged_task<R()>>(std::forward<Fn>(fn));
+    std::future<R> fut = task->get_future();
+    Spawn([task] { (*task)(); });
+    return fut;
+  }
+
+  /// Queues `fn` with no way to wait for it.
+  void Spawn(std::function<void()> fn);
+
+  /// Runs fn(0) .. fn(n-1) on the pool and on the calling thread; returns the first
+  /// error (by index) once every call has finished. Safe to call from a worker.
+  Status ParallelFor(int64_t n, const std::function<Status(int64_t)>& fn);
+
+  /// The number of hardware threads, at least 1.
+  static int DefaultThreads();
+
+ private:
+  explicit ThreadPool(int threads);
+  void WorkerLoop();
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;
+};
+
+/// The process-wide pool, sized to the hardware threads.
+ThreadPool* DefaultThreadPool();
+
+}  // namespace floe
