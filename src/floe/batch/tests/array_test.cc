@@ -1,0 +1,120 @@
+#include "floe/batch/array.h"
+
+#include <gtest/gtest.h>
+
+#include "floe/testing/matchers.h"
+
+namespace floe {
+namespace {
+
+using testing::IsError;
+
+BufferPtr Bytes(std::string_view s) { return Buffer::CopyOf(s).ValueOrDie(); }
+
+template <typename T>
+BufferPtr Values(std::vector<T> v) {
+  return Buffer::CopyOf(std::string_view(reinterpret_cast<const char*>(v.data()),
+                                         v.size() * sizeof(T)))
+      .ValueOrDie();
+}
+
+TEST(ArrayTest, Int64WithNullsAndSlices) {
+  // Values 10, null, 30, 40: validity bits 1101.
+  ASSERT_OK_AND_ASSIGN(auto arr, Array::Make(Int64(), 4, {Bytes("\x0d"), Values<int64_t>({10, 0, 30, 40})}));
+  EXPECT_EQ(arr->null_count(), 1);
+  EXPECT_TRUE(arr->IsNull(1));
+  EXPECT_EQ(arr->Value<int64_t>(3), 40);
+  auto s = arr->Slice(1, 2);
+  EXPECT_EQ(s->null_count(), 1);
+  EXPECT_TRUE(s->IsNull(0));
+  EXPECT_EQ(s->Value<int64_t>(1), 30);
+  auto t = arr->Slice(2, 2);
+  EXPECT_EQ(t->null_count(), 0);
+}
+
+TEST(ArrayTest, StringsShareBuffersWhenSliced) {
+  ASSERT_OK_AND_ASSIGN(auto arr, Array::Make(String(), 3, {nullptr, Values<int32_t>({0, 2, 2, 5}), Bytes("abcde")}));
+  EXPECT_EQ(arr->BytesValue(0), "ab");
+  EXPECT_EQ(arr->BytesValue(1), "");
+  auto s = arr->Slice(2, 1);
+  EXPECT_EQ(s->BytesValue(0), "cde");
+  EXPECT_EQ(s->buffer(2).get(), arr->buffer(2).get());
+  EXPECT_OK(arr->ValidateFull());
+}
+
+TEST(ArrayTest, MakeRejectsShortBuffersAndBadOffsets) {
+  EXPECT_THAT(Array::Make(Int32(), 3, {nullptr, Values<int32_t>({1, 2})}),
+              IsError(StatusCode::kInvalidArgument));
+  EXPECT_THAT(Array::Make(String(), 1, {nullptr, Values<int32_t>({0, 9}), Bytes("abc")}),
+              IsError(StatusCode::kInvalidArgument));
+  EXPECT_THAT(Array::Make(Int32(), 1, {nullptr, Values<int32_t>({1})}, {}, 1),
+              IsError(StatusCode::kInvalidArgument));
+}
+
+TEST(ArrayTest, ValidateFullFindsBadUtf8AndDecreasingOffsets) {
+  ASSERT_OK_AND_ASSIGN(auto bad, Array::Make(String(), 1, {nullptr, Values<int32_t>({0, 2}), Bytes("\xc3\x28")}));
+  EXPECT_THAT(bad->ValidateFull(), IsError(StatusCode::kInvalidArgument));
+  ASSERT_OK_AND_ASSIGN(auto dec, Array::Make(Binary(), 2, {nullptr, Values<int32_t>({0, 3, 1}), Bytes("abc")}));
+  EXPECT_THAT(dec->ValidateFull(), IsError(StatusCode::kInvalidArgument));
+}
+
+TEST(ArrayTest, StructFieldsFollowTheParentOffset) {
+  ASSERT_OK_AND_ASSIGN(auto ints, Array::Make(Int32(), 3, {nullptr, Values<int32_t>({1, 2, 3})}));
+  auto type = Struct({Field("a", Int32())});
+  ASSERT_OK_AND_ASSIGN(auto st, Array::Make(type, 3, {nullptr}, {ints}));
+  auto s = st->Slice(1, 2);
+  EXPECT_EQ(s->field(0)->Value<int32_t>(0), 2);
+  EXPECT_EQ(s->field(0)->length(), 2);
+}
+
+TEST(ArrayTest, ListsAndEquality) {
+  ASSERT_OK_AND_ASSIGN(auto elems, Array::Make(Int32(), 3, {nullptr, Values<int32_t>({1, 2, 3})}));
+  ASSERT_OK_AND_ASSIGN(auto list, Array::Make(List(Int32()), 2, {nullptr, Values<int32_t>({0, 1, 3})}, {elems}));
+  EXPECT_EQ(list->ListEnd(1) - list->ListBegin(1), 2);
+  ASSERT_OK_AND_ASSIGN(auto list2, Array::Make(List(Int32()), 2, {nullptr, Values<int32_t>({0, 1, 3})}, {elems}));
+  EXPECT_TRUE(list->Equals(*list2));
+  EXPECT_FALSE(list->Equals(*list2->Slice(0, 1)));
+  EXPECT_THAT(Array::Make(List(Int32()), 2, {nullptr, Values<int32_t>({0, 1, 4})}, {elems}),
+              IsError(StatusCode::kInvalidArgument));
+}
+
+TEST(ArrayTest, NullArraysOfEveryShape) {
+  for (auto type : {Int64(), Boolean(), String(), Decimal(38, 2), List(String()),
+                    Map(String(), Int64()), Struct({Field("x", Date())})}) {
+    ASSERT_OK_AND_ASSIGN(auto arr, Array::MakeNull(type, 5));
+    EXPECT_EQ(arr->null_count(), 5) << type->ToString();
+    EXPECT_TRUE(arr->IsNull(4));
+  }
+}
+
+TEST(RecordBatchTest, ChecksColumnsAgainstSchema) {
+  auto schema = std::make_shared<Schema>(std::vector<Field>{Field("a", Int32())});
+  ASSERT_OK_AND_ASSIGN(auto ints, Array::Make(Int32(), 2, {nullptr, Values<int32_t>({1, 2})}));
+  ASSERT_OK_AND_ASSIGN(auto batch, RecordBatch::Make(schema, 2, {ints}));
+  EXPECT_EQ(batch->Slice(1, 1)->column(0)->Value<int32_t>(0), 2);
+  EXPECT_THAT(RecordBatch::Make(schema, 3, {ints}), IsError(StatusCode::kInvalidArgument));
+}
+
+TEST(BufferTest, BuilderGrowsAndFinishes) {
+  BufferBuilder b;
+  for (int i = 0; i < 1000; ++i) ASSERT_OK(b.AppendValue<int32_t>(i));
+  ASSERT_OK_AND_ASSIGN(auto buf, b.Finish());
+  EXPECT_EQ(buf->size(), 4000);
+  EXPECT_EQ(buf->data_as<int32_t>()[999], 999);
+  EXPECT_EQ(b.size(), 0);
+}
+
+TEST(BitUtilTest, CountAndCopyBits) {
+  std::vector<uint8_t> bits(20, 0);
+  bit_util::SetBitsTo(bits.data(), 3, 100, true);
+  EXPECT_EQ(bit_util::CountSetBits(bits.data(), 0, 160), 100);
+  EXPECT_EQ(bit_util::CountSetBits(bits.data(), 5, 10), 10);
+  std::vector<uint8_t> dst(20, 0);
+  bit_util::CopyBitmap(bits.data(), 3, 100, dst.data(), 1);
+  EXPECT_EQ(bit_util::CountSetBits(dst.data(), 1, 100), 100);
+  EXPECT_FALSE(bit_util::GetBit(dst.data(), 0));
+  EXPECT_FALSE(bit_util::GetBit(dst.data(), 101));
+}
+
+}  // namespace
+}  // namespace floe

@@ -1,0 +1,166 @@
+#include "floe/io/file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace floe::io {
+
+namespace {
+
+Status ErrnoStatus(std::string_view what, const std::string& path) {
+  return Status::IOError("{} '{}': {}", what, path, std::strerror(errno));
+}
+
+Status CheckRange(const std::string& path, int64_t size, int64_t offset, int64_t length) {
+  if (offset < 0 || length < 0 || offset > size || length > size - offset) {
+    return Status::IOError("reading bytes [{}, {}) of '{}', which has {} bytes", offset,
+                           offset + length, path, size);
+  }
+  return Status::OK();
+}
+
+class LocalFile final : public RandomAccessFile {
+ public:
+  LocalFile(int fd, int64_t size, std::string path) : fd_(fd), size_(size), path_(std::move(path)) {}
+  ~LocalFile() override { ::close(fd_); }
+
+  int64_t size() const override { return size_; }
+  const std::string& path() const override { return path_; }
+
+  Result<BufferPtr> ReadAt(int64_t offset, int64_t length) const override {
+    FLOE_RETURN_NOT_OK(CheckRange(path_, size_, offset, length));
+    BufferBuilder builder;
+    FLOE_RETURN_NOT_OK(builder.Reserve(length));
+    int64_t done = 0;
+    while (done < length) {
+      ssize_t n = ::pread(fd_, builder.mutable_data() + done, static_cast<size_t>(length - done),
+                          static_cast<off_t>(offset + done));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return ErrnoStatus("reading", path_);
+      }
+      if (n == 0) {
+        return Status::IOError("'{}' ended at byte {} while reading [{}, {})", path_,
+                               offset + done, offset, offset + length);
+      }
+      done += n;
+    }
+    builder.UnsafeAdvance(length);
+    return builder.Finish();
+  }
+
+ private:
+  int fd_;
+  int64_t size_;
+  std::string path_;
+};
+
+class LocalOutput final : public OutputStream {
+ public:
+  LocalOutput(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  ~LocalOutput() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  Status Write(const void* data, int64_t length) override {
+    if (fd_ < 0) return Status::IOError("writing to '{}' after it was closed", path_);
+    // Small writes are gathered so that encoders can write field by field.
+    if (pending_.size() + static_cast<size_t>(length) > kBufferSize) FLOE_RETURN_NOT_OK(Flush());
+    if (static_cast<size_t>(length) >= kBufferSize) {
+      FLOE_RETURN_NOT_OK(WriteAll(static_cast<const char*>(data), length));
+    } else {
+      pending_.append(static_cast<const char*>(data), static_cast<size_t>(length));
+    }
+    position_ += length;
+    return Status::OK();
+  }
+  int64_t position() const override { return position_; }
+  const std::string& path() const override { return path_; }
+
+  Status Close() override {
+    if (fd_ < 0) return Status::OK();
+    FLOE_RETURN_NOT_OK(Flush());
+    int rc = ::close(fd_);
+    fd_ = -1;
+    if (rc != 0) return ErrnoStatus("closing", path_);
+    return Status::OK();
+  }
+
+ private:
+  static constexpr size_t kBufferSize = 1 << 20;
+
+  Status Flush() {
+    FLOE_RETURN_NOT_OK(WriteAll(pending_.data(), static_cast<int64_t>(pending_.size())));
+    pending_.clear();
+    return Status::OK();
+  }
+  Status WriteAll(const char* data, int64_t length) {
+    while (length > 0) {
+      ssize_t n = ::write(fd_, data, static_cast<size_t>(length));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return ErrnoStatus("writing", path_);
+      }
+      data += n;
+      length -= n;
+    }
+    return Status::OK();
+  }
+
+  int fd_;
+  std::string path_;
+  std::string pending_;
+  int64_t position_ = 0;
+};
+
+class MemoryFile final : public RandomAccessFile {
+ public:
+  MemoryFile(BufferPtr bytes, std::string name) : bytes_(std::move(bytes)), name_(std::move(name)) {}
+  int64_t size() const override { return bytes_->size(); }
+  const std::string& path() const override { return name_; }
+  Result<BufferPtr> ReadAt(int64_t offset, int64_t length) const override {
+    FLOE_RETURN_NOT_OK(CheckRange(name_, bytes_->size(), offset, length));
+    return Buffer::Slice(bytes_, offset, length);
+  }
+
+ private:
+  BufferPtr bytes_;
+  std::string name_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return Status::NotFound("file '{}' does not exist", path);
+    return ErrnoStatus("opening", path);
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    Status s = ErrnoStatus("reading the size of", path);
+    ::close(fd);
+    return s;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return Status::IOError("'{}' is a directory, not a file", path);
+  }
+  return std::unique_ptr<RandomAccessFile>(new LocalFile(fd, st.st_size, path));
+}
+
+Result<std::unique_ptr<OutputStream>> CreateLocalFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("creating", path);
+  return std::unique_ptr<OutputStream>(new LocalOutput(fd, path));
+}
+
+std::unique_ptr<RandomAccessFile> MakeBufferFile(BufferPtr bytes, std::string name) {
+  return std::make_unique<MemoryFile>(std::move(bytes), std::move(name));
+}
+
+}  // namespace floe::io
