@@ -1,0 +1,49 @@
+# floe's front door. `make test` and `make demo` install what is missing, configure,
+# build (Release with debug info) and run.
+
+BUILD_DIR ?= build
+BUILD_TYPE ?= RelWithDebInfo
+JOBS ?= $(shell nproc)
+FUZZ_SECONDS ?= 60
+FUZZ_LONG_SECONDS ?= 1800
+
+.PHONY: all deps configure build test unit-test fuzz-smoke fuzz demo bench format clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+$(BUILD_DIR)/build.ninja:
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+
+configure: deps $(BUILD_DIR)/build.ninja
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# Every suite (unit, interop, CLI) through ctest, then a short fuzz run.
+test: build
+	ctest --test-dir $(BUILD_DIR) -j $(JOBS) --output-on-failure --timeout 900
+	@$(MAKE) --no-print-directory fuzz-smoke
+
+unit-test: build
+	ctest --test-dir $(BUILD_DIR) -j $(JOBS) --output-on-failure -L unit
+
+fuzz-smoke:
+	fuzz/run.sh $(FUZZ_SECONDS)
+
+fuzz: deps
+	fuzz/run.sh $(FUZZ_LONG_SECONDS)
+
+demo: build
+	$(BUILD_DIR)/src/floe/cli/floe demo
+
+bench: build
+	bench/parquet_scan.sh
+
+format:
+	git ls-files '*.h' '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD_DIR)
