@@ -1,0 +1,197 @@
+#include "floe/batch/pretty_print.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "floe/batch/value_format.h"
+
+namespace floe {
+
+namespace {
+
+// Display width in code points (UTF-8 continuation bytes do not count).
+int64_t DisplayWidth(std::string_view s) {
+  int64_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+bool IsRightAligned(const DataType& type) {
+  return type.is_integer() || type.is_floating() || type.id() == TypeId::kDecimal;
+}
+
+Status CheckColumns(const Schema& schema, const RecordBatch& batch) {
+  if (batch.num_columns() != schema.num_fields()) {
+    return Status::Invalid("a batch of {} columns for a table of {} columns", batch.num_columns(),
+                           schema.num_fields());
+  }
+  return Status::OK();
+}
+
+Status CheckStream(const std::ostream& out) {
+  if (!out.good()) return Status::IOError("writing the output stream failed");
+  return Status::OK();
+}
+
+}  // namespace
+
+// TableWriter ------------------------------------------------------------------------
+
+TableWriter::TableWriter(SchemaPtr schema, std::ostream* out, TableOptions options)
+    : schema_(std::move(schema)), out_(out), options_(std::move(options)) {
+  for (const Field& f : schema_->fields()) widths_.push_back(DisplayWidth(f.name()));
+}
+
+void TableWriter::WriteHeader() {
+  std::string line;
+  std::string sep;
+  const int n = schema_->num_fields();
+  for (int j = 0; j < n; ++j) {
+    const std::string& name = schema_->field(j).name();
+    const int64_t pad = widths_[static_cast<size_t>(j)] - DisplayWidth(name);
+    line += j == 0 ? " " : "| ";
+    line.append(static_cast<size_t>(pad / 2), ' ');
+    line += name;
+    line.append(static_cast<size_t>((pad + 1) / 2), ' ');
+    line += ' ';
+    if (j > 0) sep += '+';
+    sep.append(static_cast<size_t>(widths_[static_cast<size_t>(j)] + 2), '-');
+  }
+  *out_ << line << '\n' << sep << '\n';
+  header_written_ = true;
+}
+
+Status TableWriter::Write(const RecordBatch& batch) {
+  FLOE_RETURN_NOT_OK(CheckColumns(*schema_, batch));
+  const int n = batch.num_columns();
+  const int64_t rows = batch.num_rows();
+  FormatOptions fmt{options_.null_text};
+  // Format every cell once, measuring as we go.
+  std::vector<std::vector<std::string>> cells(static_cast<size_t>(n));
+  for (int j = 0; j < n; ++j) {
+    auto& col = cells[static_cast<size_t>(j)];
+    col.resize(static_cast<size_t>(rows));
+    const Array& a = *batch.column(j);
+    int64_t& w = widths_[static_cast<size_t>(j)];
+    for (int64_t i = 0; i < rows; ++i) {
+      AppendValueText(a, i, &col[static_cast<size_t>(i)], fmt);
+      w = std::max(w, DisplayWidth(col[static_cast<size_t>(i)]));
+    }
+  }
+  if (!header_written_) WriteHeader();
+  std::string line;
+  for (int64_t i = 0; i < rows; ++i) {
+    line.clear();
+    for (int j = 0; j < n; ++j) {
+      const std::string& cell = cells[static_cast<size_t>(j)][static_cast<size_t>(i)];
+      const auto pad = static_cast<size_t>(widths_[static_cast<size_t>(j)] - DisplayWidth(cell));
+      const bool last = j == n - 1;
+      line += j == 0 ? " " : "| ";
+      if (IsRightAligned(*batch.column(j)->type())) {
+        line.append(pad, ' ');
+        line += cell;
+      } else {
+        line += cell;
+        if (!last) line.append(pad, ' ');
+      }
+      if (!last) line += ' ';
+    }
+    line += '\n';
+    *out_ << line;
+  }
+  rows_ += rows;
+  return CheckStream(*out_);
+}
+
+Status TableWriter::Finish() {
+  if (!header_written_) WriteHeader();
+  if (options_.footer) *out_ << '(' << rows_ << (rows_ == 1 ? " row)" : " rows)") << '\n';
+  return CheckStream(*out_);
+}
+
+std::string PrettyPrint(const RecordBatch& batch, const TableOptions& options) {
+  std::ostringstream out;
+  TableWriter writer(batch.schema(), &out, options);
+  // A batch always matches its own schema and a string stream does not fail.
+  (void)writer.Write(batch);
+  (void)writer.Finish();
+  return std::move(out).str();
+}
+
+// CsvWriter --------------------------------------------------------------------------
+
+CsvWriter::CsvWriter(SchemaPtr schema, std::ostream* out, CsvOptions options)
+    : schema_(std::move(schema)), out_(out), options_(std::move(options)) {}
+
+void CsvWriter::AppendField(std::string_view text, bool is_null, std::string* line) const {
+  if (is_null) {
+    *line += options_.null_text;
+    return;
+  }
+  bool quote = text.empty();
+  for (char c : text) {
+    if (c == options_.delimiter || c == '"' || c == '\r' || c == '\n') {
+      quote = true;
+      break;
+    }
+  }
+  if (!quote) {
+    line->append(text);
+    return;
+  }
+  *line += '"';
+  for (char c : text) {
+    if (c == '"') *line += '"';
+    *line += c;
+  }
+  *line += '"';
+}
+
+void CsvWriter::WriteHeader() {
+  header_written_ = true;
+  if (!options_.header) return;
+  std::string line;
+  for (int j = 0; j < schema_->num_fields(); ++j) {
+    if (j > 0) line += options_.delimiter;
+    AppendField(schema_->field(j).name(), false, &line);
+  }
+  line += options_.line_ending;
+  *out_ << line;
+}
+
+Status CsvWriter::Write(const RecordBatch& batch) {
+  FLOE_RETURN_NOT_OK(CheckColumns(*schema_, batch));
+  if (!header_written_) WriteHeader();
+  std::string line;
+  std::string text;
+  for (int64_t i = 0; i < batch.num_rows(); ++i) {
+    line.clear();
+    for (int j = 0; j < batch.num_columns(); ++j) {
+      if (j > 0) line += options_.delimiter;
+      const Array& a = *batch.column(j);
+      const bool is_null = a.IsNull(i);
+      text.clear();
+      if (!is_null) AppendValueText(a, i, &text);
+      AppendField(text, is_null, &line);
+    }
+    line += options_.line_ending;
+    *out_ << line;
+  }
+  return CheckStream(*out_);
+}
+
+Status CsvWriter::Finish() {
+  if (!header_written_) WriteHeader();
+  out_->flush();
+  return CheckStream(*out_);
+}
+
+std::string FormatCsv(const RecordBatch& batch, const CsvOptions& options) {
+  std::ostringstream out;
+  CsvWriter writer(batch.schema(), &out, options);
+  (void)writer.Write(batch);
+  (void)writer.Finish();
+  return std::move(out).str();
+}
+
+}  // namespace floe

@@ -1,0 +1,99 @@
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "floe/batch/array.h"
+#include "floe/common/result.h"
+
+namespace floe {
+
+/// Options for the psql-like aligned table.
+struct TableOptions {
+  /// How a NULL cell reads.
+  std::string null_text = "NULL";
+  /// Whether Finish() writes the "(N rows)" line.
+  bool footer = true;
+};
+
+/// Writes record batches as psql's aligned table (border 1):
+///
+///      id | name
+///     ----+-------
+///       1 | abc
+///       2 | defgh
+///     (2 rows)
+///
+/// Headers are centered; numeric columns (integers, floats, decimals) are right
+/// aligned, everything else left aligned; the last column carries no trailing
+/// padding in data rows. Cells use FormatValue's PostgreSQL text forms. Widths are
+/// those of the first batch (and the headers); a later batch widens the columns from
+/// then on, so a stream of batches stays aligned as long as later values fit. Cells
+/// are measured in code points; line breaks inside values are written as they are.
+class TableWriter {
+ public:
+  TableWriter(SchemaPtr schema, std::ostream* out, TableOptions options = {});
+
+  /// Writes the header (on the first call) and the batch's rows. kInvalidArgument
+  /// when the batch's column count differs from the schema's; kIOError when the
+  /// stream fails.
+  Status Write(const RecordBatch& batch);
+  /// Writes the header if no batch came, then the footer.
+  Status Finish();
+
+  int64_t rows_written() const { return rows_; }
+
+ private:
+  void WriteHeader();
+
+  SchemaPtr schema_;
+  std::ostream* out_;
+  TableOptions options_;
+  std::vector<int64_t> widths_;
+  bool header_written_ = false;
+  int64_t rows_ = 0;
+};
+
+/// One batch as a complete table, footer included.
+std::string PrettyPrint(const RecordBatch& batch, const TableOptions& options = {});
+
+/// Options for CSV output.
+struct CsvOptions {
+  /// Whether the first line names the columns.
+  bool header = true;
+  char delimiter = ',';
+  /// How NULL reads; the empty string by default. Empty (non-NULL) strings are
+  /// always quoted ("") so that they stay distinct from NULL, as in PostgreSQL's COPY.
+  std::string null_text;
+  std::string line_ending = "\n";
+};
+
+/// Writes record batches as CSV (RFC 4180 quoting: fields with the delimiter, a
+/// double quote, CR or LF are quoted and their quotes doubled). Values use
+/// FormatValue's text forms.
+class CsvWriter {
+ public:
+  CsvWriter(SchemaPtr schema, std::ostream* out, CsvOptions options = {});
+
+  /// Writes the header (on the first call, when enabled) and the batch's rows.
+  /// kInvalidArgument on a column count mismatch; kIOError when the stream fails.
+  Status Write(const RecordBatch& batch);
+  /// Writes the header if no batch came and none was written.
+  Status Finish();
+
+ private:
+  void WriteHeader();
+  void AppendField(std::string_view text, bool is_null, std::string* line) const;
+
+  SchemaPtr schema_;
+  std::ostream* out_;
+  CsvOptions options_;
+  bool header_written_ = false;
+};
+
+/// One batch as CSV text.
+std::string FormatCsv(const RecordBatch& batch, const CsvOptions& options = {});
+
+}  // namespace floe
