@@ -1,0 +1,737 @@
+#include "floe/format/parquet/column_reader_internal.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+
+namespace floe::parquet::internal {
+namespace {
+
+// No page is decompressed to more than this, whatever its header says.
+constexpr int64_t kMaxPageSize = int64_t{1} << 30;
+// The Julian day of 1970-01-01.
+constexpr int64_t kJulianEpochDay = 2440588;
+constexpr int64_t kNanosPerDay = int64_t{86400} * 1000 * 1000 * 1000;
+
+Result<compression::CodecKind> CodecOf(CompressionCodec codec) {
+  using K = compression::CodecKind;
+  switch (codec) {
+    case CompressionCodec::kUncompressed:
+      return K::kUncompressed;
+    case CompressionCodec::kSnappy:
+      return K::kSnappy;
+    case CompressionCodec::kGzip:
+      return K::kGzip;
+    case CompressionCodec::kBrotli:
+      return K::kBrotli;
+    case CompressionCodec::kLz4:
+      return K::kLz4Hadoop;
+    case CompressionCodec::kZstd:
+      return K::kZstd;
+    case CompressionCodec::kLz4Raw:
+      return K::kLz4Raw;
+    default:
+      return Status::NotSupported("compression codec {} is not supported", static_cast<int>(codec));
+  }
+}
+
+float HalfToFloat(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f;
+  uint32_t mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {
+      // Subnormal: normalise.
+      int e = -1;
+      do {
+        ++e;
+        mant <<= 1;
+      } while ((mant & 0x400) == 0);
+      bits = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((mant & 0x3ff) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+template <typename T>
+T Load(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+template <typename T>
+void Store(uint8_t* p, T v) {
+  std::memcpy(p, &v, sizeof(T));
+}
+
+// Gathers dictionary entries of `width` bytes.
+template <int W>
+void GatherFixed(const uint8_t* dict, const uint32_t* idx, int64_t n, uint8_t* out) {
+  for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * W, dict + idx[i] * W, W);
+}
+
+}  // namespace
+
+bool BigEndianToInt128(const uint8_t* bytes, int64_t size, __int128* out) {
+  if (size == 0) {
+    *out = 0;
+    return true;
+  }
+  uint8_t sign = (bytes[0] & 0x80) ? 0xff : 0;
+  int64_t skip = 0;
+  if (size > 16) {
+    skip = size - 16;
+    for (int64_t i = 0; i < skip; ++i) {
+      if (bytes[i] != sign) return false;
+    }
+    if (((bytes[skip] & 0x80) ? 0xff : 0) != sign) return false;
+  }
+  unsigned __int128 v = sign ? ~static_cast<unsigned __int128>(0) : 0;
+  for (int64_t i = skip; i < size; ++i) v = (v << 8) | bytes[i];
+  *out = static_cast<__int128>(v);
+  return true;
+}
+
+void ConvertFixed(const LeafInfo& leaf, const uint8_t* in, int64_t n, uint8_t* out) {
+  switch (leaf.conversion) {
+    case Conversion::kNone:
+      std::memcpy(out, in, static_cast<size_t>(n * leaf.out_width));
+      break;
+    case Conversion::kInt32ToInt8:
+      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<uint8_t>(Load<int32_t>(in + 4 * i));
+      break;
+    case Conversion::kInt32ToInt16:
+      for (int64_t i = 0; i < n; ++i) {
+        Store(out + 2 * i, static_cast<int16_t>(Load<int32_t>(in + 4 * i)));
+      }
+      break;
+    case Conversion::kUInt32ToInt64:
+      for (int64_t i = 0; i < n; ++i) {
+        Store(out + 8 * i, static_cast<int64_t>(Load<uint32_t>(in + 4 * i)));
+      }
+      break;
+    case Conversion::kUInt64ToDecimal:
+      for (int64_t i = 0; i < n; ++i) {
+        Store(out + 16 * i, static_cast<__int128>(Load<uint64_t>(in + 8 * i)));
+      }
+      break;
+    case Conversion::kInt32ToDecimal:
+      for (int64_t i = 0; i < n; ++i) {
+        Store(out + 16 * i, static_cast<__int128>(Load<int32_t>(in + 4 * i)));
+      }
+      break;
+    case Conversion::kInt64ToDecimal:
+      for (int64_t i = 0; i < n; ++i) {
+        Store(out + 16 * i, static_cast<__int128>(Load<int64_t>(in + 8 * i)));
+      }
+      break;
+    case Conversion::kBytesToDecimal: {
+      // Only FIXED_LEN_BYTE_ARRAY reaches here; widths over 16 were checked by the caller.
+      const int w = leaf.physical_width;
+      for (int64_t i = 0; i < n; ++i) {
+        __int128 v = 0;
+        BigEndianToInt128(in + w * i, w, &v);
+        Store(out + 16 * i, v);
+      }
+      break;
+    }
+    case Conversion::kInt32MillisToMicros:
+      for (int64_t i = 0; i < n; ++i) {
+        Store(out + 8 * i, static_cast<int64_t>(Load<int32_t>(in + 4 * i)) * 1000);
+      }
+      break;
+    case Conversion::kInt64MillisToMicros:
+      for (int64_t i = 0; i < n; ++i) {
+        Store(out + 8 * i,
+              static_cast<int64_t>(static_cast<uint64_t>(Load<int64_t>(in + 8 * i)) * 1000u));
+      }
+      break;
+    case Conversion::kInt64NanosToMicros:
+      for (int64_t i = 0; i < n; ++i) Store(out + 8 * i, Load<int64_t>(in + 8 * i) / 1000);
+      break;
+    case Conversion::kInt96ToNanos:
+      // INT96: nanoseconds of the day (8 bytes LE), then the Julian day (4 bytes LE).
+      for (int64_t i = 0; i < n; ++i) {
+        uint64_t nanos = Load<uint64_t>(in + 12 * i);
+        int64_t day = Load<int32_t>(in + 12 * i + 8);
+        uint64_t v =
+            static_cast<uint64_t>(day - kJulianEpochDay) * static_cast<uint64_t>(kNanosPerDay) +
+            nanos;
+        Store(out + 8 * i, static_cast<int64_t>(v));
+      }
+      break;
+    case Conversion::kFloat16ToFloat32:
+      for (int64_t i = 0; i < n; ++i) Store(out + 4 * i, HalfToFloat(Load<uint16_t>(in + 2 * i)));
+      break;
+  }
+}
+
+Result<std::unique_ptr<ColumnChunkReader>> ColumnChunkReader::Make(
+    const LeafInfo& leaf, const ColumnMetaData& meta, BufferPtr chunk, int64_t chunk_offset,
+    int64_t num_rows, std::string context) {
+  std::unique_ptr<ColumnChunkReader> r(new ColumnChunkReader(
+      leaf, meta, std::move(chunk), chunk_offset, num_rows, std::move(context)));
+  if (meta.type != leaf.physical) {
+    return r->Error(Status::Corrupt("chunk has physical type {}, the schema says {}",
+                                    static_cast<int>(meta.type), static_cast<int>(leaf.physical)));
+  }
+  auto kind = CodecOf(meta.codec);
+  if (!kind.ok()) return r->Error(kind.status());
+  if (*kind != compression::CodecKind::kUncompressed) {
+    auto d = compression::Decompressor::Make(*kind);
+    if (!d.ok()) return r->Error(d.status());
+    r->decompressor_ = std::move(*d);
+  }
+  return r;
+}
+
+Status ColumnChunkReader::Error(const Status& st) const {
+  return st.WithPrefix(fmt::format("{}, page at byte offset {}: ", context_, page_offset_));
+}
+
+Status ColumnChunkReader::Decompress(const uint8_t* in, int64_t in_size, int64_t out_size,
+                                     uint8_t* out) {
+  if (!decompressor_) {
+    if (in_size != out_size) {
+      return Status::Corrupt("uncompressed page has {} bytes but declares {}", in_size, out_size);
+    }
+    std::memcpy(out, in, static_cast<size_t>(in_size));
+    return Status::OK();
+  }
+  return decompressor_->Decompress({in, static_cast<size_t>(in_size)},
+                                   {out, static_cast<size_t>(out_size)});
+}
+
+Status ColumnChunkReader::NextPage(bool* eof) {
+  const uint8_t* base = chunk_->data();
+  const int64_t chunk_size = chunk_->size();
+  while (true) {
+    if (pos_ >= chunk_size) {
+      *eof = true;
+      return Status::OK();
+    }
+    page_offset_ = chunk_offset_ + pos_;
+    PageHeader h;
+    auto used = DecodeThrift({base + pos_, static_cast<size_t>(chunk_size - pos_)}, &h,
+                             static_cast<uint64_t>(page_offset_));
+    if (!used.ok()) return Error(used.status().WithPrefix("page header: "));
+    int64_t body = pos_ + static_cast<int64_t>(*used);
+    int64_t csize = h.compressed_page_size;
+    int64_t usize = h.uncompressed_page_size;
+    if (csize < 0 || csize > chunk_size - body) {
+      return Error(
+          Status::Corrupt("page claims {} compressed bytes, but only {} remain in the column chunk",
+                          csize, chunk_size - body));
+    }
+    if (usize < 0 || usize > kMaxPageSize) {
+      return Error(Status::Corrupt("page claims {} uncompressed bytes", usize));
+    }
+    pos_ = body + csize;
+    const uint8_t* data = base + body;
+    switch (h.type) {
+      case PageType::kDictionaryPage: {
+        if (!h.dictionary_page_header) {
+          return Error(Status::Corrupt("dictionary page without its header"));
+        }
+        if (has_dictionary_) return Error(Status::Corrupt("second dictionary page in the chunk"));
+        uint8_t* out = page_buf_.Reserve(usize);
+        FLOE_RETURN_NOT_OK(Error(Decompress(data, csize, usize, out)));
+        FLOE_RETURN_NOT_OK(Error(ReadDictionary(h, out, usize)));
+        continue;
+      }
+      case PageType::kDataPage:
+      case PageType::kDataPageV2:
+        FLOE_RETURN_NOT_OK(Error(ReadDataPage(h, data, csize)));
+        if (page_levels_ == 0) continue;
+        *eof = false;
+        return Status::OK();
+      default:
+        continue;  // Index pages and page types of newer writers carry no values.
+    }
+  }
+}
+
+Status ColumnChunkReader::ReadDictionary(const PageHeader& h, const uint8_t* data, int64_t size) {
+  const DictionaryPageHeader& d = *h.dictionary_page_header;
+  if (d.encoding != Encoding::kPlain && d.encoding != Encoding::kPlainDictionary) {
+    return Status::NotSupported("dictionary page encoding {}", static_cast<int>(d.encoding));
+  }
+  int64_t n = d.num_values;
+  if (n < 0) return Status::Corrupt("dictionary page has {} values", n);
+  if (leaf_.physical == Type::kBoolean) {
+    return Status::NotSupported("dictionary-encoded BOOLEAN column");
+  }
+  if (leaf_.physical == Type::kByteArray) {
+    if (n > size / 4) {
+      return Status::Corrupt("dictionary page claims {} byte arrays in {} bytes", n, size);
+    }
+    dict_bytes_.assign(data, data + size);
+    std::vector<ByteView> views(static_cast<size_t>(n));
+    FLOE_RETURN_NOT_OK(DecodePlainByteArrays(dict_bytes_.data(), size, n, views.data()));
+    if (leaf_.conversion == Conversion::kBytesToDecimal) {
+      dict_fixed_.resize(static_cast<size_t>(n) * 16);
+      for (int64_t i = 0; i < n; ++i) {
+        __int128 v;
+        if (!BigEndianToInt128(views[i].data, views[i].size, &v)) {
+          return Status::Corrupt("decimal dictionary value {} does not fit in 128 bits", i);
+        }
+        Store(dict_fixed_.data() + 16 * i, v);
+      }
+    } else {
+      dict_views_ = std::move(views);
+    }
+  } else {
+    const int w = leaf_.physical_width;
+    if (n > size / w) {
+      return Status::Corrupt("dictionary page claims {} values of {} bytes in {} bytes", n, w,
+                             size);
+    }
+    if (leaf_.conversion == Conversion::kBytesToDecimal && w > 16) {
+      for (int64_t i = 0; i < n; ++i) {
+        __int128 v;
+        if (!BigEndianToInt128(data + i * w, w, &v)) {
+          return Status::Corrupt("decimal dictionary value {} does not fit in 128 bits", i);
+        }
+      }
+    }
+    dict_fixed_.resize(static_cast<size_t>(n * leaf_.out_width));
+    ConvertFixed(leaf_, data, n, dict_fixed_.data());
+  }
+  dict_size_ = n;
+  has_dictionary_ = true;
+  return Status::OK();
+}
+
+Status ColumnChunkReader::DecodeLevels(Encoding encoding, int bit_width, const uint8_t* data,
+                                       int64_t size, int64_t n, bool v2, int16_t* out,
+                                       int64_t* consumed) {
+  if (encoding == Encoding::kBitPacked && !v2) {
+    int64_t bytes = (n * bit_width + 7) / 8;
+    if (bytes > size) return Status::Corrupt("BIT_PACKED levels run past the page");
+    *consumed = bytes;
+    return DecodeBitPackedLevels(data, size, bit_width, n, out);
+  }
+  if (encoding != Encoding::kRle) {
+    return Status::NotSupported("level encoding {}", static_cast<int>(encoding));
+  }
+  int64_t len = size;
+  if (!v2) {
+    if (size < 4) return Status::Corrupt("levels length prefix is truncated");
+    uint32_t l;
+    std::memcpy(&l, data, 4);
+    if (l > static_cast<uint64_t>(size - 4)) {
+      return Status::Corrupt("levels claim {} bytes, {} remain in the page", l, size - 4);
+    }
+    data += 4;
+    len = l;
+    *consumed = 4 + len;
+  } else {
+    *consumed = size;
+  }
+  RleDecoder dec(data, len, bit_width);
+  Status st = dec.Get(out, n);
+  if (!st.ok()) return st.WithPrefix("levels: ");
+  return Status::OK();
+}
+
+Status ColumnChunkReader::ReadDataPage(const PageHeader& h, const uint8_t* body,
+                                       int64_t body_size) {
+  const bool v2 = h.type == PageType::kDataPageV2;
+  int64_t n;
+  Encoding value_encoding;
+  if (v2) {
+    if (!h.data_page_header_v2) return Status::Corrupt("data page v2 without its header");
+    n = h.data_page_header_v2->num_values;
+    value_encoding = h.data_page_header_v2->encoding;
+  } else {
+    if (!h.data_page_header) return Status::Corrupt("data page without its header");
+    n = h.data_page_header->num_values;
+    value_encoding = h.data_page_header->encoding;
+  }
+  int64_t usize = h.uncompressed_page_size;
+  // Bound the level count before allocating: a flat column has one entry per row, and
+  // no page of a nested column holds more entries than 64 per byte (plus slack for
+  // pages of RLE-compressed nulls).
+  int64_t max_levels =
+      leaf_.max_rep == 0 ? num_rows_ - rows_seen_ : std::max<int64_t>(int64_t{1} << 20, usize * 64);
+  if (n < 0 || n > max_levels) {
+    return Status::Corrupt("data page claims {} values, at most {} possible", n, max_levels);
+  }
+  const int def_bw = std::bit_width(static_cast<uint32_t>(leaf_.max_def));
+  const int rep_bw = std::bit_width(static_cast<uint32_t>(leaf_.max_rep));
+
+  const uint8_t* values;
+  int64_t values_size;
+  if (v2) {
+    const DataPageHeaderV2& d = *h.data_page_header_v2;
+    int64_t rl = d.repetition_levels_byte_length;
+    int64_t dl = d.definition_levels_byte_length;
+    if (rl < 0 || dl < 0 || rl + dl > body_size || rl + dl > usize) {
+      return Status::Corrupt("v2 level lengths {} + {} exceed the page's {} bytes", rl, dl,
+                             std::min(body_size, usize));
+    }
+    if (leaf_.max_rep > 0) {
+      rep_.resize(static_cast<size_t>(n));
+      int64_t c;
+      FLOE_RETURN_NOT_OK(DecodeLevels(Encoding::kRle, rep_bw, body, rl, n, true, rep_.data(), &c));
+    }
+    if (leaf_.max_def > 0) {
+      def_.resize(static_cast<size_t>(n));
+      int64_t c;
+      FLOE_RETURN_NOT_OK(
+          DecodeLevels(Encoding::kRle, def_bw, body + rl, dl, n, true, def_.data(), &c));
+    }
+    const uint8_t* vsrc = body + rl + dl;
+    int64_t vcsize = body_size - rl - dl;
+    int64_t vusize = usize - rl - dl;
+    if (d.values_compressed() && decompressor_) {
+      uint8_t* out = page_buf_.Reserve(vusize);
+      FLOE_RETURN_NOT_OK(Decompress(vsrc, vcsize, vusize, out));
+      values = out;
+      values_size = vusize;
+    } else {
+      values = vsrc;
+      values_size = vcsize;
+    }
+  } else {
+    uint8_t* out = page_buf_.Reserve(usize);
+    FLOE_RETURN_NOT_OK(Decompress(body, body_size, usize, out));
+    const uint8_t* p = out;
+    int64_t left = usize;
+    const DataPageHeader& d = *h.data_page_header;
+    if (leaf_.max_rep > 0) {
+      rep_.resize(static_cast<size_t>(n));
+      int64_t c;
+      FLOE_RETURN_NOT_OK(
+          DecodeLevels(d.repetition_level_encoding, rep_bw, p, left, n, false, rep_.data(), &c));
+      p += c;
+      left -= c;
+    }
+    if (leaf_.max_def > 0) {
+      def_.resize(static_cast<size_t>(n));
+      int64_t c;
+      FLOE_RETURN_NOT_OK(
+          DecodeLevels(d.definition_level_encoding, def_bw, p, left, n, false, def_.data(), &c));
+      p += c;
+      left -= c;
+    }
+    values = p;
+    values_size = left;
+  }
+
+  int64_t present = n;
+  if (leaf_.max_def > 0) FLOE_RETURN_NOT_OK(CheckLevels(def_.data(), n, leaf_.max_def, &present));
+  if (leaf_.max_rep > 0) {
+    int64_t unused;
+    FLOE_RETURN_NOT_OK(CheckLevels(rep_.data(), n, leaf_.max_rep, &unused));
+    if (first_level_ && n > 0 && rep_[0] != 0) {
+      return Status::Corrupt("the column chunk starts with repetition level {}, not 0", rep_[0]);
+    }
+    for (int64_t i = 0; i < n; ++i) rows_seen_ += rep_[i] == 0;
+  } else {
+    rows_seen_ += n;
+  }
+  if (n > 0) first_level_ = false;
+  page_all_defined_ = present == n;
+  page_levels_ = n;
+  level_pos_ = 0;
+  page_values_ = present;
+  value_pos_ = 0;
+  return DecodeValues(value_encoding, values, values_size, present);
+}
+
+Status ColumnChunkReader::FinishFixed(const uint8_t* physical, int64_t n) {
+  if (leaf_.conversion == Conversion::kNone) {
+    page_fixed_ = physical;
+    return Status::OK();
+  }
+  if (leaf_.conversion == Conversion::kBytesToDecimal && leaf_.physical_width > 16) {
+    for (int64_t i = 0; i < n; ++i) {
+      __int128 v;
+      if (!BigEndianToInt128(physical + i * leaf_.physical_width, leaf_.physical_width, &v)) {
+        return Status::Corrupt("decimal value {} does not fit in 128 bits", i);
+      }
+    }
+  }
+  uint8_t* out = convert_scratch_.Reserve(n * leaf_.out_width);
+  ConvertFixed(leaf_, physical, n, out);
+  page_fixed_ = out;
+  return Status::OK();
+}
+
+Status ColumnChunkReader::FinishViews(int64_t n) {
+  if (leaf_.conversion != Conversion::kBytesToDecimal) return Status::OK();
+  uint8_t* out = convert_scratch_.Reserve(n * 16);
+  for (int64_t i = 0; i < n; ++i) {
+    __int128 v;
+    if (!BigEndianToInt128(page_views_[i].data, page_views_[i].size, &v)) {
+      return Status::Corrupt("decimal value {} does not fit in 128 bits", i);
+    }
+    Store(out + 16 * i, v);
+  }
+  page_fixed_ = out;
+  return Status::OK();
+}
+
+Status ColumnChunkReader::DecodeValues(Encoding encoding, const uint8_t* data, int64_t size,
+                                       int64_t n) {
+  const Type t = leaf_.physical;
+  const int w = leaf_.physical_width;
+  switch (encoding) {
+    case Encoding::kPlain: {
+      if (t == Type::kBoolean) {
+        if (n > size * 8) return Status::Corrupt("PLAIN booleans: {} values in {} bytes", n, size);
+        page_fixed_ = data;
+        return Status::OK();
+      }
+      if (t == Type::kByteArray) {
+        if (n > size / 4)
+          return Status::Corrupt("PLAIN byte arrays: {} values in {} bytes", n, size);
+        page_views_.resize(static_cast<size_t>(n));
+        FLOE_RETURN_NOT_OK(DecodePlainByteArrays(data, size, n, page_views_.data()));
+        return FinishViews(n);
+      }
+      if (n > size / w) {
+        return Status::Corrupt("PLAIN values: {} values of {} bytes in {} bytes", n, w, size);
+      }
+      return FinishFixed(data, n);
+    }
+    case Encoding::kPlainDictionary:
+    case Encoding::kRleDictionary: {
+      if (!has_dictionary_) return Status::Corrupt("dictionary-encoded page without a dictionary");
+      if (n == 0) return Status::OK();
+      if (size < 1) return Status::Corrupt("dictionary indices are missing");
+      int bw = data[0];
+      if (bw > 32) return Status::Corrupt("dictionary index bit width {}", bw);
+      indices_.resize(static_cast<size_t>(n));
+      RleDecoder dec(data + 1, size - 1, bw);
+      Status st = dec.Get(indices_.data(), n);
+      if (!st.ok()) return st.WithPrefix("dictionary indices: ");
+      uint32_t max_index = 0;
+      for (int64_t i = 0; i < n; ++i) max_index = std::max(max_index, indices_[i]);
+      if (max_index >= dict_size_) {
+        return Status::Corrupt("dictionary index {} is out of range (dictionary has {} values)",
+                               max_index, dict_size_);
+      }
+      const uint32_t* idx = indices_.data();
+      if (leaf_.out_width < 0) {
+        page_views_.resize(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) page_views_[i] = dict_views_[idx[i]];
+        return Status::OK();
+      }
+      const int ow = leaf_.out_width;
+      uint8_t* out = value_scratch_.Reserve(n * ow);
+      const uint8_t* dict = dict_fixed_.data();
+      switch (ow) {
+        case 1:
+          GatherFixed<1>(dict, idx, n, out);
+          break;
+        case 2:
+          GatherFixed<2>(dict, idx, n, out);
+          break;
+        case 4:
+          GatherFixed<4>(dict, idx, n, out);
+          break;
+        case 8:
+          GatherFixed<8>(dict, idx, n, out);
+          break;
+        case 16:
+          GatherFixed<16>(dict, idx, n, out);
+          break;
+        default:
+          for (int64_t i = 0; i < n; ++i) {
+            std::memcpy(out + i * ow, dict + static_cast<int64_t>(idx[i]) * ow,
+                        static_cast<size_t>(ow));
+          }
+      }
+      page_fixed_ = out;
+      return Status::OK();
+    }
+    case Encoding::kRle: {
+      if (t != Type::kBoolean) return Status::Corrupt("RLE encoding on a non-boolean column");
+      if (size < 4) return Status::Corrupt("RLE booleans: length prefix is truncated");
+      uint32_t len;
+      std::memcpy(&len, data, 4);
+      if (len > static_cast<uint64_t>(size - 4)) {
+        return Status::Corrupt("RLE booleans claim {} bytes, {} remain", len, size - 4);
+      }
+      std::vector<uint8_t> bytes(static_cast<size_t>(n));
+      RleDecoder dec(data + 4, len, 1);
+      FLOE_RETURN_NOT_OK(dec.Get(bytes.data(), n));
+      uint8_t* bits = value_scratch_.Reserve(bit_util::BytesForBits(n));
+      std::memset(bits, 0, static_cast<size_t>(bit_util::BytesForBits(n)));
+      for (int64_t i = 0; i < n; ++i) {
+        if (bytes[i]) bit_util::SetBit(bits, i);
+      }
+      page_fixed_ = bits;
+      return Status::OK();
+    }
+    case Encoding::kDeltaBinaryPacked: {
+      int64_t used;
+      if (t == Type::kInt32) {
+        std::vector<int32_t> v;
+        FLOE_RETURN_NOT_OK(DecodeDeltaBinaryPacked<int32_t>(data, size, n, &v, &used));
+        if (static_cast<int64_t>(v.size()) != n) {
+          return Status::Corrupt("DELTA_BINARY_PACKED has {} values, {} expected", v.size(), n);
+        }
+        uint8_t* out = value_scratch_.Reserve(n * 4);
+        std::memcpy(out, v.data(), static_cast<size_t>(n) * 4);
+        return FinishFixed(out, n);
+      }
+      if (t == Type::kInt64) {
+        std::vector<int64_t> v;
+        FLOE_RETURN_NOT_OK(DecodeDeltaBinaryPacked<int64_t>(data, size, n, &v, &used));
+        if (static_cast<int64_t>(v.size()) != n) {
+          return Status::Corrupt("DELTA_BINARY_PACKED has {} values, {} expected", v.size(), n);
+        }
+        uint8_t* out = value_scratch_.Reserve(n * 8);
+        std::memcpy(out, v.data(), static_cast<size_t>(n) * 8);
+        return FinishFixed(out, n);
+      }
+      return Status::Corrupt("DELTA_BINARY_PACKED on physical type {}", static_cast<int>(t));
+    }
+    case Encoding::kDeltaLengthByteArray:
+    case Encoding::kDeltaByteArray: {
+      if (t != Type::kByteArray && t != Type::kFixedLenByteArray) {
+        return Status::Corrupt("byte-array delta encoding on physical type {}",
+                               static_cast<int>(t));
+      }
+      page_views_.resize(static_cast<size_t>(n));
+      if (encoding == Encoding::kDeltaLengthByteArray) {
+        FLOE_RETURN_NOT_OK(DecodeDeltaLengthByteArrays(data, size, n, page_views_.data()));
+      } else {
+        FLOE_RETURN_NOT_OK(DecodeDeltaByteArrays(data, size, n, &rebuilt_, page_views_.data()));
+      }
+      if (t == Type::kFixedLenByteArray) {
+        uint8_t* out = value_scratch_.Reserve(n * w);
+        for (int64_t i = 0; i < n; ++i) {
+          if (page_views_[i].size != w) {
+            return Status::Corrupt("FIXED_LEN_BYTE_ARRAY value {} has {} bytes, not {}", i,
+                                   page_views_[i].size, w);
+          }
+          std::memcpy(out + i * w, page_views_[i].data, static_cast<size_t>(w));
+        }
+        return FinishFixed(out, n);
+      }
+      return FinishViews(n);
+    }
+    case Encoding::kByteStreamSplit: {
+      if (w == 0)
+        return Status::Corrupt("BYTE_STREAM_SPLIT on physical type {}", static_cast<int>(t));
+      if (n > size / w) {
+        return Status::Corrupt("BYTE_STREAM_SPLIT: {} values of {} bytes in {} bytes", n, w, size);
+      }
+      uint8_t* out = value_scratch_.Reserve(n * w);
+      FLOE_RETURN_NOT_OK(DecodeByteStreamSplit(data, size, w, n, out));
+      return FinishFixed(out, n);
+    }
+    default:
+      return Status::NotSupported("value encoding {}", static_cast<int>(encoding));
+  }
+}
+
+Status ColumnChunkReader::AppendValues(int64_t k, LeafBatch* out) {
+  if (k == 0) return Status::OK();
+  if (leaf_.out_width == 0) {
+    int64_t bits = out->num_values + k;
+    FLOE_RETURN_NOT_OK(out->values.Resize(bit_util::BytesForBits(bits)));
+    bit_util::CopyBitmap(page_fixed_, value_pos_, k, out->values.mutable_data(), out->num_values);
+  } else if (leaf_.out_width > 0) {
+    const int w = leaf_.out_width;
+    FLOE_RETURN_NOT_OK(out->values.Append(page_fixed_ + value_pos_ * w, k * w));
+  }
+  if (leaf_.out_width < 0) {
+    if (out->offsets.size() == 0) FLOE_RETURN_NOT_OK(out->offsets.AppendValue<int32_t>(0));
+    int64_t total = 0;
+    const ByteView* v = page_views_.data() + value_pos_;
+    for (int64_t i = 0; i < k; ++i) total += v[i].size;
+    int64_t base = out->data.size();
+    if (base + total > std::numeric_limits<int32_t>::max()) {
+      return Status::NotSupported(
+          "a batch of column '{}' would hold more than 2^31 bytes; lower batch_size", leaf_.path);
+    }
+    FLOE_RETURN_NOT_OK(out->data.Reserve(total));
+    FLOE_RETURN_NOT_OK(out->offsets.Reserve(k * 4));
+    int32_t off = static_cast<int32_t>(base);
+    for (int64_t i = 0; i < k; ++i) {
+      out->data.UnsafeAppend(v[i].data, v[i].size);
+      off += static_cast<int32_t>(v[i].size);
+      out->offsets.UnsafeAppendValue<int32_t>(off);
+    }
+  }
+  out->num_values += k;
+  value_pos_ += k;
+  return Status::OK();
+}
+
+Result<int64_t> ColumnChunkReader::ReadRecords(int64_t max_records, LeafBatch* out) {
+  int64_t got = 0;
+  const bool nested = leaf_.max_rep > 0;
+  const int16_t max_def = leaf_.max_def;
+  while (true) {
+    if (level_pos_ == page_levels_) {
+      if (!nested && got == max_records) break;
+      bool eof = false;
+      FLOE_RETURN_NOT_OK(NextPage(&eof));
+      if (eof) break;
+    }
+    int64_t take;
+    bool done = false;
+    if (nested) {
+      int64_t i = level_pos_;
+      while (i < page_levels_) {
+        if (rep_[i] == 0) {
+          if (got == max_records) {
+            done = true;
+            break;
+          }
+          ++got;
+        }
+        ++i;
+      }
+      take = i - level_pos_;
+    } else {
+      take = std::min(max_records - got, page_levels_ - level_pos_);
+      got += take;
+      done = got == max_records;
+    }
+    int64_t present = take;
+    if (max_def > 0) {
+      const int16_t* d = def_.data() + level_pos_;
+      if (nested || !page_all_defined_ || out->def_materialized) {
+        if (!out->def_materialized) {
+          out->def.assign(static_cast<size_t>(out->num_levels), max_def);
+          out->def_materialized = true;
+        }
+        out->def.insert(out->def.end(), d, d + take);
+        if (!page_all_defined_) {
+          present = 0;
+          for (int64_t i = 0; i < take; ++i) present += d[i] == max_def;
+        }
+      }
+    }
+    if (nested) {
+      out->rep.insert(out->rep.end(), rep_.data() + level_pos_, rep_.data() + level_pos_ + take);
+    }
+    out->num_levels += take;
+    level_pos_ += take;
+    if (present > page_values_ - value_pos_) {
+      return Error(Status::Corrupt("page has fewer values than its levels need"));
+    }
+    FLOE_RETURN_NOT_OK(Error(AppendValues(present, out)));
+    if (done) break;
+  }
+  return got;
+}
+
+}  // namespace floe::parquet::internal

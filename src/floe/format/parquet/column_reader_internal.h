@@ -1,0 +1,136 @@
+#pragma once
+
+// Reads the pages of one column chunk and hands out its levels and values record by
+// record, decoded into floe's representation.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "floe/batch/buffer.h"
+#include "floe/common/result.h"
+#include "floe/format/compression/codec.h"
+#include "floe/format/parquet/decode_internal.h"
+#include "floe/format/parquet/metadata.h"
+#include "floe/format/parquet/schema_internal.h"
+
+namespace floe::parquet::internal {
+
+/// The levels and dense (non-null) values of one leaf for one batch.
+struct LeafBatch {
+  explicit LeafBatch(MemoryPool* pool) : values(pool), offsets(pool), data(pool) {}
+
+  /// Level entries in the batch (= rows for a flat column).
+  int64_t num_levels = 0;
+  /// Definition levels: always kept for nested leaves; for flat leaves only once a
+  /// null has been seen (before that every entry is max_def).
+  std::vector<int16_t> def;
+  bool def_materialized = false;
+  /// Repetition levels (max_rep > 0 only).
+  std::vector<int16_t> rep;
+  /// Values present (entries with def == max_def).
+  int64_t num_values = 0;
+  /// Fixed-width values, or boolean bits.
+  BufferBuilder values;
+  /// String/binary values: num_values + 1 offsets and the bytes.
+  BufferBuilder offsets;
+  BufferBuilder data;
+
+  void Reset() {
+    num_levels = 0;
+    def.clear();
+    def_materialized = false;
+    rep.clear();
+    num_values = 0;
+    values.Reset();
+    offsets.Reset();
+    data.Reset();
+  }
+};
+
+/// Reads one column chunk whose bytes are in memory.
+class ColumnChunkReader {
+ public:
+  /// `chunk` holds the chunk's bytes, which start at file offset `chunk_offset`.
+  /// `context` ("file 'x', column 'a.b', row group 3") prefixes every error.
+  static Result<std::unique_ptr<ColumnChunkReader>> Make(const LeafInfo& leaf,
+                                                         const ColumnMetaData& meta,
+                                                         BufferPtr chunk, int64_t chunk_offset,
+                                                         int64_t num_rows, std::string context);
+
+  /// Appends up to `max_records` records to `out` and returns how many it appended
+  /// (fewer only at the end of the chunk).
+  Result<int64_t> ReadRecords(int64_t max_records, LeafBatch* out);
+
+ private:
+  ColumnChunkReader(const LeafInfo& leaf, const ColumnMetaData& meta, BufferPtr chunk,
+                    int64_t chunk_offset, int64_t num_rows, std::string context)
+      : leaf_(leaf),
+        meta_(meta),
+        chunk_(std::move(chunk)),
+        chunk_offset_(chunk_offset),
+        num_rows_(num_rows),
+        context_(std::move(context)) {}
+
+  Status NextPage(bool* eof);
+  Status ReadDictionary(const PageHeader& h, const uint8_t* data, int64_t size);
+  Status ReadDataPage(const PageHeader& h, const uint8_t* body, int64_t body_size);
+  Status DecodeLevels(Encoding encoding, int bit_width, const uint8_t* data, int64_t size,
+                      int64_t n, bool v2, int16_t* out, int64_t* consumed);
+  Status DecodeValues(Encoding encoding, const uint8_t* data, int64_t size, int64_t n);
+  Status FinishFixed(const uint8_t* physical, int64_t n);
+  Status FinishViews(int64_t n);
+  Status Decompress(const uint8_t* in, int64_t in_size, int64_t out_size, uint8_t* out);
+  Status AppendValues(int64_t k, LeafBatch* out);
+  Status Error(const Status& st) const;
+
+  const LeafInfo& leaf_;
+  const ColumnMetaData& meta_;
+  BufferPtr chunk_;
+  int64_t chunk_offset_;
+  int64_t num_rows_;
+  std::string context_;
+  std::unique_ptr<compression::Decompressor> decompressor_;
+
+  // Position of the next page header in chunk_.
+  int64_t pos_ = 0;
+  // File offset of the current page, for messages.
+  int64_t page_offset_ = 0;
+  int64_t levels_read_ = 0;
+  int64_t rows_seen_ = 0;
+  bool first_level_ = true;
+
+  // The dictionary, in floe's representation.
+  bool has_dictionary_ = false;
+  int64_t dict_size_ = 0;
+  std::vector<uint8_t> dict_fixed_;
+  std::vector<ByteView> dict_views_;
+  std::vector<uint8_t> dict_bytes_;
+
+  // The current data page.
+  Scratch page_buf_;
+  int64_t page_levels_ = 0;
+  int64_t level_pos_ = 0;
+  std::vector<int16_t> def_;
+  std::vector<int16_t> rep_;
+  bool page_all_defined_ = true;
+  int64_t page_values_ = 0;
+  int64_t value_pos_ = 0;
+  const uint8_t* page_fixed_ = nullptr;  // fixed width values or boolean bits
+  std::vector<ByteView> page_views_;
+  Scratch value_scratch_;
+  Scratch convert_scratch_;
+  std::vector<uint32_t> indices_;
+  std::vector<uint8_t> rebuilt_;
+};
+
+/// Converts `n` fixed-width physical values (leaf.physical_width bytes each) to floe
+/// values (leaf.out_width bytes each). `in` and `out` may not overlap.
+void ConvertFixed(const LeafInfo& leaf, const uint8_t* in, int64_t n, uint8_t* out);
+
+/// A big-endian two's complement integer of any length as Int128; false when it does
+/// not fit.
+bool BigEndianToInt128(const uint8_t* bytes, int64_t size, __int128* out);
+
+}  // namespace floe::parquet::internal

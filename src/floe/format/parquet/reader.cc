@@ -1,0 +1,744 @@
+#include "floe/format/parquet/reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+#include "floe/format/parquet/column_reader_internal.h"
+#include "floe/format/parquet/metadata.h"
+#include "floe/format/parquet/schema_internal.h"
+
+namespace floe::parquet {
+
+using internal::ColumnChunkReader;
+using internal::FileSchema;
+using internal::LeafBatch;
+using internal::LeafInfo;
+using internal::ReadNode;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Nested array assembly from definition and repetition levels.
+
+class Assembler {
+ public:
+  Assembler(const FileSchema& schema, const std::vector<LeafBatch*>& batches, MemoryPool* pool)
+      : schema_(schema), batches_(batches), pool_(pool) {}
+
+  Result<ArrayPtr> Assemble(const ReadNode& node) {
+    switch (node.kind) {
+      case ReadNode::Kind::kLeaf:
+        return AssembleLeaf(node);
+      case ReadNode::Kind::kStruct:
+        return AssembleStruct(node);
+      case ReadNode::Kind::kList:
+      case ReadNode::Kind::kMap:
+        return AssembleList(node);
+    }
+    return Status::Internal("unknown node kind");
+  }
+
+ private:
+  struct Levels {
+    const LeafBatch* b;
+    int16_t max_def;
+    int16_t def(int64_t i) const { return b->def_materialized ? b->def[i] : max_def; }
+    int16_t rep(int64_t i) const { return b->rep.empty() ? 0 : b->rep[i]; }
+  };
+  Levels LevelsOf(int leaf) const { return Levels{batches_[leaf], schema_.leaves[leaf].max_def}; }
+
+  // Validity of the slots of `node`: slots are entries with def >= slot_def and
+  // rep <= slot_rep; a slot is valid when def >= def_level.
+  Result<std::pair<BufferPtr, int64_t>> Validity(const ReadNode& node, int64_t* num_slots) {
+    Levels lv = LevelsOf(node.first_leaf);
+    const int64_t n = lv.b->num_levels;
+    int64_t slots = 0;
+    bool any_null = false;
+    for (int64_t i = 0; i < n; ++i) {
+      if (lv.rep(i) <= node.slot_rep && lv.def(i) >= node.slot_def) {
+        ++slots;
+        any_null |= lv.def(i) < node.def_level;
+      }
+    }
+    *num_slots = slots;
+    if (!any_null) return std::make_pair(BufferPtr(), int64_t{0});
+    FLOE_ASSIGN_OR_RAISE(auto bits, Buffer::AllocateZeroed(bit_util::BytesForBits(slots), pool_));
+    int64_t s = 0;
+    int64_t nulls = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (lv.rep(i) <= node.slot_rep && lv.def(i) >= node.slot_def) {
+        if (lv.def(i) >= node.def_level) {
+          bit_util::SetBit(bits->mutable_data(), s);
+        } else {
+          ++nulls;
+        }
+        ++s;
+      }
+    }
+    return std::make_pair(BufferPtr(std::move(bits)), nulls);
+  }
+
+  Result<ArrayPtr> AssembleStruct(const ReadNode& node) {
+    int64_t slots;
+    FLOE_ASSIGN_OR_RAISE(auto validity, Validity(node, &slots));
+    std::vector<ArrayPtr> children;
+    for (const ReadNode& c : node.children) {
+      FLOE_ASSIGN_OR_RAISE(ArrayPtr child, Assemble(c));
+      if (child->length() != slots) {
+        return Status::Corrupt("column '{}': field '{}' has {} values, the struct has {}",
+                               node.field.name(), c.field.name(), child->length(), slots);
+      }
+      children.push_back(std::move(child));
+    }
+    return Array::Make(node.field.type(), slots, {validity.first}, std::move(children),
+                       validity.second);
+  }
+
+  Result<ArrayPtr> AssembleList(const ReadNode& node) {
+    Levels lv = LevelsOf(node.first_leaf);
+    const int64_t n = lv.b->num_levels;
+    BufferBuilder offsets(pool_);
+    BufferBuilder bits(pool_);
+    int64_t slots = 0;
+    int64_t nulls = 0;
+    int32_t elems = 0;
+    FLOE_RETURN_NOT_OK(offsets.Reserve(4));
+    for (int64_t i = 0; i < n; ++i) {
+      int16_t d = lv.def(i);
+      int16_t r = lv.rep(i);
+      if (r <= node.slot_rep) {
+        if (d < node.slot_def) continue;
+        FLOE_RETURN_NOT_OK(offsets.AppendValue<int32_t>(elems));
+        if (bit_util::BytesForBits(slots + 1) > bits.size()) {
+          FLOE_RETURN_NOT_OK(bits.AppendValue<uint8_t>(0));
+        }
+        if (d >= node.def_level) {
+          bit_util::SetBit(bits.mutable_data(), slots);
+        } else {
+          ++nulls;
+        }
+        ++slots;
+        if (d >= node.elem_def) ++elems;
+      } else if (r == node.elem_rep && d >= node.elem_def) {
+        if (elems == std::numeric_limits<int32_t>::max()) {
+          return Status::NotSupported("column '{}': a batch holds more than 2^31 list elements",
+                                      node.field.name());
+        }
+        ++elems;
+      }
+    }
+    FLOE_RETURN_NOT_OK(offsets.AppendValue<int32_t>(elems));
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr child, Assemble(node.children[0]));
+    if (child->length() != elems) {
+      return Status::Corrupt("column '{}': levels give {} list elements, the element has {}",
+                             node.field.name(), elems, child->length());
+    }
+    FLOE_ASSIGN_OR_RAISE(BufferPtr off, offsets.Finish());
+    BufferPtr validity;
+    if (nulls > 0) {
+      FLOE_ASSIGN_OR_RAISE(validity, bits.Finish());
+    }
+    return Array::Make(node.field.type(), slots, {validity, off}, {child}, nulls);
+  }
+
+  Result<ArrayPtr> AssembleLeaf(const ReadNode& node) {
+    const LeafInfo& leaf = schema_.leaves[node.leaf];
+    LeafBatch* b = batches_[node.leaf];
+    Levels lv = LevelsOf(node.leaf);
+    const int64_t n = b->num_levels;
+    const bool all_slots = node.slot_def == 0 && leaf.max_rep == 0;
+    int64_t slots = all_slots ? n : 0;
+    if (!all_slots) {
+      for (int64_t i = 0; i < n; ++i) slots += lv.def(i) >= node.slot_def;
+    }
+    const int64_t nulls = slots - b->num_values;
+    if (nulls < 0) return Status::Internal("leaf '{}' has more values than slots", leaf.path);
+    BufferPtr validity;
+    if (nulls > 0) {
+      FLOE_ASSIGN_OR_RAISE(auto bits, Buffer::AllocateZeroed(bit_util::BytesForBits(slots), pool_));
+      int64_t s = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        int16_t d = lv.def(i);
+        if (d < node.slot_def) continue;
+        if (d == leaf.max_def) bit_util::SetBit(bits->mutable_data(), s);
+        ++s;
+      }
+      validity = std::move(bits);
+    }
+    const uint8_t* valid = validity ? validity->data() : nullptr;
+    BufferPtr values;
+    if (leaf.out_width < 0) {
+      if (b->offsets.size() == 0) FLOE_RETURN_NOT_OK(b->offsets.AppendValue<int32_t>(0));
+      FLOE_ASSIGN_OR_RAISE(BufferPtr dense, b->offsets.Finish());
+      FLOE_ASSIGN_OR_RAISE(BufferPtr data, b->data.Finish());
+      BufferPtr offsets = dense;
+      if (nulls > 0) {
+        FLOE_ASSIGN_OR_RAISE(auto spread, Buffer::AllocateZeroed((slots + 1) * 4, pool_));
+        int32_t* o = reinterpret_cast<int32_t*>(spread->mutable_data());
+        const int32_t* src = dense->data_as<int32_t>();
+        int64_t j = 0;
+        o[0] = src[0];
+        for (int64_t s = 0; s < slots; ++s) {
+          if (bit_util::GetBit(valid, s)) ++j;
+          o[s + 1] = src[j];
+        }
+        offsets = std::move(spread);
+      }
+      return Array::Make(node.field.type(), slots, {validity, offsets, data}, {}, nulls);
+    }
+    FLOE_ASSIGN_OR_RAISE(BufferPtr dense, b->values.Finish());
+    if (nulls == 0) {
+      values = dense;
+    } else if (leaf.out_width == 0) {
+      FLOE_ASSIGN_OR_RAISE(auto spread,
+                           Buffer::AllocateZeroed(bit_util::BytesForBits(slots), pool_));
+      int64_t j = 0;
+      for (int64_t s = 0; s < slots; ++s) {
+        if (bit_util::GetBit(valid, s)) {
+          if (bit_util::GetBit(dense->data(), j)) bit_util::SetBit(spread->mutable_data(), s);
+          ++j;
+        }
+      }
+      values = std::move(spread);
+    } else {
+      const int w = leaf.out_width;
+      FLOE_ASSIGN_OR_RAISE(auto spread, Buffer::AllocateZeroed(slots * w, pool_));
+      uint8_t* o = spread->mutable_data();
+      const uint8_t* src = dense->data();
+      for (int64_t s = 0; s < slots; ++s) {
+        if (bit_util::GetBit(valid, s)) {
+          std::memcpy(o + s * w, src, static_cast<size_t>(w));
+          src += w;
+        }
+      }
+      values = std::move(spread);
+    }
+    if (!values) {
+      FLOE_ASSIGN_OR_RAISE(values, Buffer::AllocateZeroed(0, pool_));
+    }
+    return Array::Make(node.field.type(), slots, {validity, values}, {}, nulls);
+  }
+
+  const FileSchema& schema_;
+  const std::vector<LeafBatch*>& batches_;
+  MemoryPool* pool_;
+};
+
+// ---------------------------------------------------------------------------------------
+// Statistics.
+
+using Storage = Scalar::Storage;
+
+// A statistics value (PLAIN, no length prefix) as the floe value of the leaf; nullopt
+// when it cannot be compared.
+std::optional<Storage> StatValue(const LeafInfo& leaf, const std::string& bytes) {
+  using internal::Conversion;
+  const TypePtr& t = leaf.type;
+  if (leaf.physical == Type::kInt96 || leaf.physical == Type::kBoolean ||
+      leaf.conversion == Conversion::kFloat16ToFloat32) {
+    return std::nullopt;
+  }
+  if (t->is_binary_like() || t->id() == TypeId::kFixed || t->id() == TypeId::kUuid) {
+    return Storage(bytes);
+  }
+  if (leaf.conversion == Conversion::kBytesToDecimal) {
+    __int128 v;
+    if (!internal::BigEndianToInt128(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                     static_cast<int64_t>(bytes.size()), &v)) {
+      return std::nullopt;
+    }
+    return Storage(v);
+  }
+  if (static_cast<int>(bytes.size()) != leaf.physical_width) return std::nullopt;
+  uint8_t out[16] = {};
+  internal::ConvertFixed(leaf, reinterpret_cast<const uint8_t*>(bytes.data()), 1, out);
+  switch (t->id()) {
+    case TypeId::kInt8: {
+      int8_t v;
+      std::memcpy(&v, out, 1);
+      return Storage(int32_t{v});
+    }
+    case TypeId::kInt16: {
+      int16_t v;
+      std::memcpy(&v, out, 2);
+      return Storage(int32_t{v});
+    }
+    case TypeId::kInt32:
+    case TypeId::kDate: {
+      int32_t v;
+      std::memcpy(&v, out, 4);
+      return Storage(v);
+    }
+    case TypeId::kFloat32: {
+      float v;
+      std::memcpy(&v, out, 4);
+      if (std::isnan(v)) return std::nullopt;
+      return Storage(v);
+    }
+    case TypeId::kFloat64: {
+      double v;
+      std::memcpy(&v, out, 8);
+      if (std::isnan(v)) return std::nullopt;
+      return Storage(v);
+    }
+    case TypeId::kDecimal: {
+      __int128 v;
+      std::memcpy(&v, out, 16);
+      return Storage(v);
+    }
+    case TypeId::kInt64:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs: {
+      int64_t v;
+      std::memcpy(&v, out, 8);
+      return Storage(v);
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+// -1, 0, 1, or nullopt when the values are not comparable.
+std::optional<int> Compare(const Storage& a, const Storage& b) {
+  if (a.index() != b.index()) return std::nullopt;
+  return std::visit(
+      [&](const auto& x) -> std::optional<int> {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return std::nullopt;
+        } else {
+          const T& y = std::get<T>(b);
+          if constexpr (std::is_same_v<T, std::string>) {
+            // Unsigned byte-wise order, as Parquet orders byte arrays.
+            int c = std::memcmp(x.data(), y.data(), std::min(x.size(), y.size()));
+            if (c == 0) return x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;
+            return c < 0 ? -1 : 1;
+          } else if constexpr (std::is_floating_point_v<T>) {
+            if (std::isnan(x) || std::isnan(y)) return std::nullopt;
+            return x < y ? -1 : x > y ? 1 : 0;
+          } else {
+            return x < y ? -1 : x > y ? 1 : 0;
+          }
+        }
+      },
+      a);
+}
+
+// A predicate value in the storage a statistics value of `leaf` has.
+std::optional<Storage> NormalizeValue(const Scalar& s) {
+  if (s.is_null()) return std::nullopt;
+  return s.value();
+}
+
+// ---------------------------------------------------------------------------------------
+
+class FileReader;
+
+class BatchReader final : public RecordBatchReader {
+ public:
+  BatchReader(const FileReader* file, SchemaPtr schema, std::vector<int> columns,
+              std::vector<int> row_groups);
+
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override;
+
+ private:
+  Status StartRowGroup();
+
+  const FileReader* file_;
+  SchemaPtr schema_;
+  std::vector<int> columns_;
+  std::vector<int> row_groups_;
+  std::vector<int> leaves_;  // projected leaf indices, ascending
+  size_t next_rg_ = 0;
+  int current_rg_ = -1;
+  int64_t rg_rows_ = 0;
+  int64_t rg_done_ = 0;
+  std::vector<std::unique_ptr<ColumnChunkReader>> readers_;  // by position in leaves_
+  std::vector<std::unique_ptr<LeafBatch>> batches_;
+  std::vector<LeafBatch*> by_leaf_;
+};
+
+class FileReader final : public ParquetFileReader {
+ public:
+  FileReader(std::shared_ptr<io::RandomAccessFile> file, ReaderOptions options)
+      : file_(std::move(file)), options_(options) {}
+
+  Status Init() {
+    const int64_t size = file_->size();
+    const std::string& path = file_->path();
+    if (size < static_cast<int64_t>(4 + kFooterTrailerSize)) {
+      return Status::Corrupt("'{}' is not a Parquet file: {} bytes is too small", path, size);
+    }
+    FLOE_ASSIGN_OR_RAISE(BufferPtr head, file_->ReadAt(0, 4));
+    if (head->view() != kParquetMagic) {
+      return Status::Corrupt("'{}' is not a Parquet file: bad magic at byte offset 0", path);
+    }
+    int64_t tail_size = std::min<int64_t>(size - 4, kDefaultFooterReadSize);
+    FLOE_ASSIGN_OR_RAISE(BufferPtr tail, file_->ReadAt(size - tail_size, tail_size));
+    auto footer_len = ReadFooterLength(tail->span(), static_cast<uint64_t>(size));
+    if (!footer_len.ok()) return footer_len.status().WithPrefix(fmt::format("'{}': ", path));
+    int64_t need = static_cast<int64_t>(*footer_len) + static_cast<int64_t>(kFooterTrailerSize);
+    if (need > size - 4) {
+      return Status::Corrupt("'{}': footer length {} does not fit the file of {} bytes", path,
+                             *footer_len, size);
+    }
+    if (need > tail_size) {
+      FLOE_ASSIGN_OR_RAISE(tail, file_->ReadAt(size - need, need));
+    }
+    auto md = DecodeFooter(tail->span(), static_cast<uint64_t>(size));
+    if (!md.ok()) return md.status().WithPrefix(fmt::format("'{}': footer: ", path));
+    metadata_ = std::move(*md);
+    data_end_ = size - need;
+    auto schema = internal::MapSchema(metadata_.schema);
+    if (!schema.ok()) return schema.status().WithPrefix(fmt::format("'{}': ", path));
+    schema_ = std::move(*schema);
+    for (size_t i = 0; i < metadata_.row_groups.size(); ++i) {
+      const RowGroup& rg = metadata_.row_groups[i];
+      if (rg.columns.size() != schema_.leaves.size()) {
+        return Status::Corrupt("'{}': row group {} has {} columns, the schema has {} leaves", path,
+                               i, rg.columns.size(), schema_.leaves.size());
+      }
+      if (rg.num_rows < 0) {
+        return Status::Corrupt("'{}': row group {} has {} rows", path, i, rg.num_rows);
+      }
+    }
+    return Status::OK();
+  }
+
+  const FileMetaData& metadata() const override { return metadata_; }
+  const SchemaPtr& schema() const override { return schema_.schema; }
+  int num_row_groups() const override { return static_cast<int>(metadata_.row_groups.size()); }
+  int64_t num_rows() const override { return metadata_.num_rows; }
+
+  Result<std::vector<int>> ColumnsByFieldId(const std::vector<int32_t>& ids) const override {
+    std::vector<int> out;
+    for (int32_t id : ids) {
+      int i = schema_.schema->GetFieldIndexById(id);
+      if (i < 0) return Status::NotFound("'{}' has no column with field id {}", path(), id);
+      out.push_back(i);
+    }
+    return out;
+  }
+
+  Result<std::vector<int>> ColumnsByName(const std::vector<std::string>& names) const override {
+    std::vector<int> out;
+    for (const std::string& name : names) {
+      int i = schema_.schema->GetFieldIndex(name);
+      if (i < 0) return Status::NotFound("'{}' has no column named '{}'", path(), name);
+      out.push_back(i);
+    }
+    return out;
+  }
+
+  Result<std::vector<int>> PruneRowGroups(
+      const std::vector<ColumnPredicate>& predicates) const override {
+    for (const ColumnPredicate& p : predicates) {
+      if (p.column < 0 || p.column >= schema_.schema->num_fields()) {
+        return Status::Invalid("predicate on column {}; '{}' has {} columns", p.column, path(),
+                               schema_.schema->num_fields());
+      }
+    }
+    std::vector<int> out;
+    for (int rg = 0; rg < num_row_groups(); ++rg) {
+      bool keep = true;
+      for (const ColumnPredicate& p : predicates) {
+        if (!MayMatch(rg, p)) {
+          keep = false;
+          break;
+        }
+      }
+      if (keep) out.push_back(rg);
+    }
+    return out;
+  }
+
+  Result<std::unique_ptr<RecordBatchReader>> Read(const ReadRequest& request) const override {
+    std::vector<int> columns;
+    if (request.columns) {
+      columns = *request.columns;
+      for (int c : columns) {
+        if (c < 0 || c >= schema_.schema->num_fields()) {
+          return Status::Invalid("column {} does not exist in '{}' ({} columns)", c, path(),
+                                 schema_.schema->num_fields());
+        }
+      }
+    } else {
+      for (int i = 0; i < schema_.schema->num_fields(); ++i) columns.push_back(i);
+    }
+    std::vector<int> row_groups;
+    if (request.row_groups) {
+      row_groups = *request.row_groups;
+      for (size_t i = 0; i < row_groups.size(); ++i) {
+        if (row_groups[i] < 0 || row_groups[i] >= num_row_groups() ||
+            (i > 0 && row_groups[i] <= row_groups[i - 1])) {
+          return Status::Invalid("row groups must be ascending indices below {}", num_row_groups());
+        }
+      }
+      if (!request.predicates.empty()) {
+        FLOE_ASSIGN_OR_RAISE(std::vector<int> kept, PruneRowGroups(request.predicates));
+        std::vector<int> both;
+        std::set_intersection(row_groups.begin(), row_groups.end(), kept.begin(), kept.end(),
+                              std::back_inserter(both));
+        row_groups = std::move(both);
+      }
+    } else {
+      FLOE_ASSIGN_OR_RAISE(row_groups, PruneRowGroups(request.predicates));
+    }
+    std::vector<Field> fields;
+    for (int c : columns) fields.push_back(schema_.schema->field(c));
+    auto schema = std::make_shared<Schema>(std::move(fields), schema_.schema->metadata());
+    return std::unique_ptr<RecordBatchReader>(
+        new BatchReader(this, std::move(schema), std::move(columns), std::move(row_groups)));
+  }
+
+  const std::string& path() const { return file_->path(); }
+  const FileSchema& file_schema() const { return schema_; }
+  const ReaderOptions& options() const { return options_; }
+  const io::RandomAccessFile& file() const { return *file_; }
+  int64_t data_end() const { return data_end_; }
+
+ private:
+  bool MayMatch(int rg, const ColumnPredicate& p) const {
+    const ReadNode& node = schema_.top[static_cast<size_t>(p.column)];
+    if (node.kind != ReadNode::Kind::kLeaf) return true;
+    const LeafInfo& leaf = schema_.leaves[static_cast<size_t>(node.leaf)];
+    const ColumnChunk& cc =
+        metadata_.row_groups[static_cast<size_t>(rg)].columns[leaf.column_index];
+    if (!cc.meta_data || !cc.meta_data->statistics) return true;
+    const Statistics& st = *cc.meta_data->statistics;
+    const int64_t num_values = cc.meta_data->num_values;
+    std::optional<int64_t> nulls = st.null_count;
+    bool all_null = nulls && *nulls == num_values;
+    switch (p.op) {
+      case ColumnPredicate::Op::kIsNull:
+        return !(nulls && *nulls == 0);
+      case ColumnPredicate::Op::kIsNotNull:
+        return !all_null;
+      default:
+        break;
+    }
+    if (all_null && num_values > 0) return false;  // comparisons with NULL are never true
+    if (metadata_.column_orders &&
+        static_cast<size_t>(leaf.column_index) < metadata_.column_orders->size() &&
+        (*metadata_.column_orders)[leaf.column_index].kind !=
+            ColumnOrder::Kind::kTypeDefinedOrder) {
+      return true;
+    }
+    std::optional<Storage> lo, hi;
+    if (st.min_value && st.max_value) {
+      lo = StatValue(leaf, *st.min_value);
+      hi = StatValue(leaf, *st.max_value);
+    } else if (st.min && st.max && SignedStatsUsable(leaf)) {
+      lo = StatValue(leaf, *st.min);
+      hi = StatValue(leaf, *st.max);
+    }
+    if (!lo || !hi) return true;
+    auto outside = [&](const Scalar& s, ColumnPredicate::Op op) -> bool {
+      std::optional<Storage> v = NormalizeValue(s);
+      if (!v) return false;
+      std::optional<int> c_lo = Compare(*v, *lo);
+      std::optional<int> c_hi = Compare(*v, *hi);
+      if (!c_lo || !c_hi) return false;
+      switch (op) {
+        case ColumnPredicate::Op::kEq:
+        case ColumnPredicate::Op::kIn:
+          return *c_lo < 0 || *c_hi > 0;
+        case ColumnPredicate::Op::kLt:
+          return *c_lo <= 0;  // v <= min: no value < v
+        case ColumnPredicate::Op::kLe:
+          return *c_lo < 0;
+        case ColumnPredicate::Op::kGt:
+          return *c_hi >= 0;
+        case ColumnPredicate::Op::kGe:
+          return *c_hi > 0;
+        default:
+          return false;
+      }
+    };
+    if (p.op == ColumnPredicate::Op::kIn) {
+      for (const Scalar& s : p.values) {
+        if (!outside(s, p.op)) return true;
+      }
+      return p.values.empty() ? false : false;
+    }
+    if (p.values.size() != 1) return true;
+    return !outside(p.values[0], p.op);
+  }
+
+  // The deprecated min/max fields use signed order: usable for signed numbers only.
+  static bool SignedStatsUsable(const LeafInfo& leaf) {
+    using internal::Conversion;
+    switch (leaf.conversion) {
+      case Conversion::kUInt32ToInt64:
+      case Conversion::kUInt64ToDecimal:
+      case Conversion::kBytesToDecimal:
+        return false;
+      default:
+        return leaf.physical != Type::kByteArray && leaf.physical != Type::kFixedLenByteArray;
+    }
+  }
+
+  std::shared_ptr<io::RandomAccessFile> file_;
+  ReaderOptions options_;
+  FileMetaData metadata_;
+  FileSchema schema_;
+  int64_t data_end_ = 0;
+};
+
+BatchReader::BatchReader(const FileReader* file, SchemaPtr schema, std::vector<int> columns,
+                         std::vector<int> row_groups)
+    : file_(file),
+      schema_(std::move(schema)),
+      columns_(std::move(columns)),
+      row_groups_(std::move(row_groups)) {
+  const FileSchema& fs = file_->file_schema();
+  std::vector<bool> used(fs.leaves.size(), false);
+  for (int c : columns_) {
+    auto [b, e] = fs.top_leaf_range[static_cast<size_t>(c)];
+    for (int l = b; l < e; ++l) used[static_cast<size_t>(l)] = true;
+  }
+  by_leaf_.assign(fs.leaves.size(), nullptr);
+  for (size_t l = 0; l < used.size(); ++l) {
+    if (!used[l]) continue;
+    leaves_.push_back(static_cast<int>(l));
+    batches_.push_back(std::make_unique<LeafBatch>(file_->options().pool));
+    by_leaf_[l] = batches_.back().get();
+  }
+}
+
+Status BatchReader::StartRowGroup() {
+  current_rg_ = row_groups_[next_rg_++];
+  const RowGroup& rg = file_->metadata().row_groups[static_cast<size_t>(current_rg_)];
+  rg_rows_ = rg.num_rows;
+  rg_done_ = 0;
+  readers_.clear();
+  const FileSchema& fs = file_->file_schema();
+  const std::string& path = file_->path();
+
+  // The byte range of every projected chunk, checked against the data area of the file.
+  struct Range {
+    int64_t offset;
+    int64_t size;
+    size_t index;
+  };
+  std::vector<Range> ranges;
+  std::vector<const ColumnMetaData*> metas;
+  for (size_t i = 0; i < leaves_.size(); ++i) {
+    const LeafInfo& leaf = fs.leaves[static_cast<size_t>(leaves_[i])];
+    const ColumnChunk& cc = rg.columns[static_cast<size_t>(leaf.column_index)];
+    auto meta = cc.GetMetaData();
+    if (!meta.ok()) {
+      return meta.status().WithPrefix(
+          fmt::format("'{}', column '{}', row group {}: ", path, leaf.path, current_rg_));
+    }
+    if (cc.file_path) {
+      return Status::NotSupported("'{}', column '{}', row group {}: column chunk in another file",
+                                  path, leaf.path, current_rg_);
+    }
+    const ColumnMetaData& m = **meta;
+    int64_t start = m.data_page_offset;
+    if (m.dictionary_page_offset && *m.dictionary_page_offset > 0 &&
+        *m.dictionary_page_offset < start) {
+      start = *m.dictionary_page_offset;
+    }
+    int64_t size = m.total_compressed_size;
+    if (start < 4 || size < 0 || size > file_->data_end() - start) {
+      return Status::Corrupt(
+          "'{}', column '{}', row group {}: column chunk [{}, +{}) lies outside the data area "
+          "[4, {})",
+          path, leaf.path, current_rg_, start, size, file_->data_end());
+    }
+    ranges.push_back(Range{start, size, i});
+    metas.push_back(&m);
+  }
+
+  // Coalesced reads: ranges closer than the gap (and not past the read-ahead window)
+  // are read with one request.
+  std::vector<BufferPtr> chunk_bytes(leaves_.size());
+  std::vector<Range> sorted = ranges;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Range& a, const Range& b) { return a.offset < b.offset; });
+  const ReaderOptions& opt = file_->options();
+  size_t i = 0;
+  while (i < sorted.size()) {
+    int64_t begin = sorted[i].offset;
+    int64_t end = begin + sorted[i].size;
+    size_t j = i + 1;
+    while (j < sorted.size() && sorted[j].offset - end <= opt.coalesce_gap_bytes &&
+           std::max(end, sorted[j].offset + sorted[j].size) - begin <= opt.read_ahead_bytes) {
+      end = std::max(end, sorted[j].offset + sorted[j].size);
+      ++j;
+    }
+    FLOE_ASSIGN_OR_RAISE(BufferPtr bytes, file_->file().ReadAt(begin, end - begin));
+    for (size_t k = i; k < j; ++k) {
+      chunk_bytes[sorted[k].index] = Buffer::Slice(bytes, sorted[k].offset - begin, sorted[k].size);
+    }
+    i = j;
+  }
+  for (size_t k = 0; k < leaves_.size(); ++k) {
+    const LeafInfo& leaf = fs.leaves[static_cast<size_t>(leaves_[k])];
+    std::string context =
+        fmt::format("'{}', column '{}', row group {}", path, leaf.path, current_rg_);
+    FLOE_ASSIGN_OR_RAISE(auto reader,
+                         ColumnChunkReader::Make(leaf, *metas[k], chunk_bytes[k], ranges[k].offset,
+                                                 rg_rows_, std::move(context)));
+    readers_.push_back(std::move(reader));
+  }
+  return Status::OK();
+}
+
+Result<RecordBatchPtr> BatchReader::Next() {
+  while (current_rg_ < 0 || rg_done_ >= rg_rows_) {
+    if (next_rg_ >= row_groups_.size()) return RecordBatchPtr();
+    FLOE_RETURN_NOT_OK(StartRowGroup());
+  }
+  const int64_t want =
+      std::min(std::max<int64_t>(file_->options().batch_size, 1), rg_rows_ - rg_done_);
+  int64_t rows = want;
+  const FileSchema& fs = file_->file_schema();
+  for (size_t k = 0; k < leaves_.size(); ++k) {
+    batches_[k]->Reset();
+    FLOE_ASSIGN_OR_RAISE(int64_t got, readers_[k]->ReadRecords(want, batches_[k].get()));
+    if (got != want) {
+      return Status::Corrupt("'{}', column '{}', row group {}: {} rows where {} were expected",
+                             file_->path(), fs.leaves[static_cast<size_t>(leaves_[k])].path,
+                             current_rg_, rg_done_ + got, rg_rows_);
+    }
+  }
+  std::vector<ArrayPtr> arrays;
+  Assembler assembler(fs, by_leaf_, file_->options().pool);
+  for (int c : columns_) {
+    auto array = assembler.Assemble(fs.top[static_cast<size_t>(c)]);
+    if (!array.ok()) {
+      return array.status().WithPrefix(
+          fmt::format("'{}', row group {}: ", file_->path(), current_rg_));
+    }
+    arrays.push_back(std::move(*array));
+  }
+  rg_done_ += rows;
+  return RecordBatch::Make(schema_, rows, std::move(arrays));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::Open(
+    std::shared_ptr<io::RandomAccessFile> file, ReaderOptions options) {
+  auto reader = std::make_unique<FileReader>(std::move(file), options);
+  FLOE_RETURN_NOT_OK(reader->Init());
+  return std::unique_ptr<ParquetFileReader>(std::move(reader));
+}
+
+Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::OpenPath(const std::string& path,
+                                                                       ReaderOptions options) {
+  FLOE_ASSIGN_OR_RAISE(auto file, io::OpenLocalFile(path));
+  return Open(std::shared_ptr<io::RandomAccessFile>(std::move(file)), options);
+}
+
+}  // namespace floe::parquet
