@@ -61,11 +61,18 @@ void ArrayBuilder::UnsafeAppendNullBits(int64_t n) {
 }
 
 void ArrayBuilder::UnsafeAppendValidityOf(const Array& array, int64_t offset, int64_t length) {
-  const int64_t nulls =
-      array.null_count() == 0 ? 0
-      : (offset == 0 && length == array.length())
-          ? array.null_count()
-          : length - bit_util::CountSetBits(array.validity(), array.offset() + offset, length);
+  if (array.null_count() == 0) {
+    UnsafeAppendValid(length);
+  } else if (array.null_count() == array.length()) {
+    // All-null arrays need no meaningful bits; zeros are right.
+    UnsafeAppendNullBits(length);
+  } else {
+    UnsafeAppendBitmap(array.validity(), array.offset() + offset, length);
+  }
+}
+
+void ArrayBuilder::UnsafeAppendBitmap(const uint8_t* bits, int64_t offset, int64_t length) {
+  const int64_t nulls = length - bit_util::CountSetBits(bits, offset, length);
   if (nulls == 0) {
     UnsafeAppendValid(length);
     return;
@@ -74,13 +81,7 @@ void ArrayBuilder::UnsafeAppendValidityOf(const Array& array, int64_t offset, in
     bit_util::SetBitsTo(validity_.mutable_data(), 0, length_, true);
     validity_written_ = true;
   }
-  if (nulls == length) {
-    // The source may have no meaningful bits (all-null arrays); zeros are right.
-    bit_util::SetBitsTo(validity_.mutable_data(), length_, length, false);
-  } else {
-    bit_util::CopyBitmap(array.validity(), array.offset() + offset, length,
-                         validity_.mutable_data(), length_);
-  }
+  bit_util::CopyBitmap(bits, offset, length, validity_.mutable_data(), length_);
   length_ += length;
   null_count_ += nulls;
 }
@@ -127,13 +128,7 @@ Status NumericBuilder<T>::AppendValues(const T* values, int64_t n, const uint8_t
     UnsafeAppendValid(n);
     return Status::OK();
   }
-  for (int64_t i = 0; i < n; ++i) {
-    if (bit_util::GetBit(validity, validity_offset + i)) {
-      UnsafeAppendValidBit();
-    } else {
-      UnsafeAppendNullBits(1);
-    }
-  }
+  UnsafeAppendBitmap(validity, validity_offset, n);
   return Status::OK();
 }
 

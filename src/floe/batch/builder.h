@@ -68,6 +68,8 @@ class ArrayBuilder {
   void UnsafeAppendNullBits(int64_t n);
   /// Appends the validity of `array`'s values [offset, offset + length).
   void UnsafeAppendValidityOf(const Array& array, int64_t offset, int64_t length);
+  /// Appends validity bits [offset, offset + length) of `bits` (1 = valid).
+  void UnsafeAppendBitmap(const uint8_t* bits, int64_t offset, int64_t length);
   /// The validity bitmap for the values so far (null when none is null); resets the
   /// length and null count.
   Result<BufferPtr> FinishValidity();

@@ -49,11 +49,14 @@ TEST(BuilderTest, BulkAppendValuesWithValidity) {
   uint8_t validity[2] = {0b11111011, 0b11};  // value 2 is null
   ASSERT_OK(b.AppendValues(values.data(), 10, validity));
   ASSERT_OK(b.AppendValues(values.data(), 3));
+  ASSERT_OK(b.AppendValues(values.data(), 4, validity, 1));  // bit 2 again
   ASSERT_OK_AND_ASSIGN(auto arr, b.Finish());
   EXPECT_EQ(arr->type_id(), TypeId::kDate);
-  EXPECT_EQ(arr->length(), 13);
-  EXPECT_EQ(arr->null_count(), 1);
+  EXPECT_EQ(arr->length(), 17);
+  EXPECT_EQ(arr->null_count(), 2);
   EXPECT_TRUE(arr->IsNull(2));
+  EXPECT_TRUE(arr->IsNull(14));
+  EXPECT_TRUE(arr->IsValid(15));
   EXPECT_EQ(arr->Value<int32_t>(12), 3);
 }
 
