@@ -1,0 +1,51 @@
+// The floe command line: `floe parquet ...` tools, `floe --version`, `floe --help`.
+// CLI11 reports parse errors by exception; they are caught here, in the adapter, and
+// nowhere else.
+
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "floe/cli/parquet_commands.h"
+#include "floe/common/status.h"
+
+#ifndef FLOE_VERSION
+#define FLOE_VERSION "dev"
+#endif
+
+namespace {
+
+/// Prints a failed command's status as one line on stderr.
+void PrintError(const floe::Status& status) {
+  std::string line = status.ToString();
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  std::fprintf(stderr, "floe: %s\n", line.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"floe: a SQL engine for Apache Iceberg tables", "floe"};
+  app.set_version_flag("--version", std::string("floe ") + FLOE_VERSION);
+  app.require_subcommand(1);
+  floe::cli::CommandAction action;
+  floe::cli::AddParquetCommands(&app, &action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (!action) {
+    std::fprintf(stderr, "floe: no command given; see floe --help\n");
+    return 2;
+  }
+  floe::Status status = action();
+  if (!status.ok()) {
+    PrintError(status);
+    return 1;
+  }
+  return 0;
+}
