@@ -313,13 +313,15 @@ Status ColumnChunkReader::ReadDictionary(const PageHeader& h, const uint8_t* dat
 }
 
 Status ColumnChunkReader::DecodeLevels(Encoding encoding, int bit_width, const uint8_t* data,
-                                       int64_t size, int64_t n, bool v2, int16_t* out,
-                                       int64_t* consumed) {
+                                       int64_t size, int64_t n, bool v2, std::vector<int16_t>* out,
+                                       int64_t* consumed, int16_t all_value, bool* all_equal) {
+  if (all_equal) *all_equal = false;
   if (encoding == Encoding::kBitPacked && !v2) {
     int64_t bytes = (n * bit_width + 7) / 8;
     if (bytes > size) return Status::Corrupt("BIT_PACKED levels run past the page");
     *consumed = bytes;
-    return DecodeBitPackedLevels(data, size, bit_width, n, out);
+    out->resize(static_cast<size_t>(n));
+    return DecodeBitPackedLevels(data, size, bit_width, n, out->data());
   }
   if (encoding != Encoding::kRle) {
     return Status::NotSupported("level encoding {}", static_cast<int>(encoding));
@@ -339,7 +341,18 @@ Status ColumnChunkReader::DecodeLevels(Encoding encoding, int bit_width, const u
     *consumed = size;
   }
   RleDecoder dec(data, len, bit_width);
-  Status st = dec.Get(out, n);
+  if (all_equal && n > 0) {
+    uint64_t v;
+    auto repeated = dec.TryGetRepeated(n, &v);
+    if (!repeated.ok()) return repeated.status().WithPrefix("levels: ");
+    if (*repeated && v == static_cast<uint64_t>(all_value)) {
+      *all_equal = true;
+      return Status::OK();
+    }
+    dec = RleDecoder(data, len, bit_width);
+  }
+  out->resize(static_cast<size_t>(n));
+  Status st = dec.Get(out->data(), n);
   if (!st.ok()) return st.WithPrefix("levels: ");
   return Status::OK();
 }
@@ -372,6 +385,7 @@ Status ColumnChunkReader::ReadDataPage(const PageHeader& h, const uint8_t* body,
 
   const uint8_t* values;
   int64_t values_size;
+  bool def_all_max = false;
   if (v2) {
     const DataPageHeaderV2& d = *h.data_page_header_v2;
     int64_t rl = d.repetition_levels_byte_length;
@@ -381,15 +395,13 @@ Status ColumnChunkReader::ReadDataPage(const PageHeader& h, const uint8_t* body,
                              std::min(body_size, usize));
     }
     if (leaf_.max_rep > 0) {
-      rep_.resize(static_cast<size_t>(n));
       int64_t c;
-      FLOE_RETURN_NOT_OK(DecodeLevels(Encoding::kRle, rep_bw, body, rl, n, true, rep_.data(), &c));
+      FLOE_RETURN_NOT_OK(DecodeLevels(Encoding::kRle, rep_bw, body, rl, n, true, &rep_, &c));
     }
     if (leaf_.max_def > 0) {
-      def_.resize(static_cast<size_t>(n));
       int64_t c;
-      FLOE_RETURN_NOT_OK(
-          DecodeLevels(Encoding::kRle, def_bw, body + rl, dl, n, true, def_.data(), &c));
+      FLOE_RETURN_NOT_OK(DecodeLevels(Encoding::kRle, def_bw, body + rl, dl, n, true, &def_, &c,
+                                      leaf_.max_def, &def_all_max));
     }
     const uint8_t* vsrc = body + rl + dl;
     int64_t vcsize = body_size - rl - dl;
@@ -410,18 +422,16 @@ Status ColumnChunkReader::ReadDataPage(const PageHeader& h, const uint8_t* body,
     int64_t left = usize;
     const DataPageHeader& d = *h.data_page_header;
     if (leaf_.max_rep > 0) {
-      rep_.resize(static_cast<size_t>(n));
       int64_t c;
       FLOE_RETURN_NOT_OK(
-          DecodeLevels(d.repetition_level_encoding, rep_bw, p, left, n, false, rep_.data(), &c));
+          DecodeLevels(d.repetition_level_encoding, rep_bw, p, left, n, false, &rep_, &c));
       p += c;
       left -= c;
     }
     if (leaf_.max_def > 0) {
-      def_.resize(static_cast<size_t>(n));
       int64_t c;
-      FLOE_RETURN_NOT_OK(
-          DecodeLevels(d.definition_level_encoding, def_bw, p, left, n, false, def_.data(), &c));
+      FLOE_RETURN_NOT_OK(DecodeLevels(d.definition_level_encoding, def_bw, p, left, n, false, &def_,
+                                      &c, leaf_.max_def, &def_all_max));
       p += c;
       left -= c;
     }
@@ -430,7 +440,8 @@ Status ColumnChunkReader::ReadDataPage(const PageHeader& h, const uint8_t* body,
   }
 
   int64_t present = n;
-  if (leaf_.max_def > 0) FLOE_RETURN_NOT_OK(CheckLevels(def_.data(), n, leaf_.max_def, &present));
+  page_has_def_ = leaf_.max_def > 0 && !def_all_max;
+  if (page_has_def_) FLOE_RETURN_NOT_OK(CheckLevels(def_.data(), n, leaf_.max_def, &present));
   if (leaf_.max_rep > 0) {
     int64_t unused;
     FLOE_RETURN_NOT_OK(CheckLevels(rep_.data(), n, leaf_.max_rep, &unused));
@@ -706,18 +717,20 @@ Result<int64_t> ColumnChunkReader::ReadRecords(int64_t max_records, LeafBatch* o
       done = got == max_records;
     }
     int64_t present = take;
-    if (max_def > 0) {
-      const int16_t* d = def_.data() + level_pos_;
-      if (nested || !page_all_defined_ || out->def_materialized) {
-        if (!out->def_materialized) {
-          out->def.assign(static_cast<size_t>(out->num_levels), max_def);
-          out->def_materialized = true;
-        }
+    if (max_def > 0 && (nested || !page_all_defined_ || out->def_materialized)) {
+      if (!out->def_materialized) {
+        out->def.assign(static_cast<size_t>(out->num_levels), max_def);
+        out->def_materialized = true;
+      }
+      if (page_has_def_) {
+        const int16_t* d = def_.data() + level_pos_;
         out->def.insert(out->def.end(), d, d + take);
         if (!page_all_defined_) {
           present = 0;
           for (int64_t i = 0; i < take; ++i) present += d[i] == max_def;
         }
+      } else {
+        out->def.insert(out->def.end(), static_cast<size_t>(take), max_def);
       }
     }
     if (nested) {

@@ -76,8 +76,11 @@ class ColumnChunkReader {
   Status NextPage(bool* eof);
   Status ReadDictionary(const PageHeader& h, const uint8_t* data, int64_t size);
   Status ReadDataPage(const PageHeader& h, const uint8_t* body, int64_t body_size);
+  // Decodes `n` levels into `*out`; when `all_value` is given and every level equals
+  // it, sets *all_equal and leaves `*out` untouched.
   Status DecodeLevels(Encoding encoding, int bit_width, const uint8_t* data, int64_t size,
-                      int64_t n, bool v2, int16_t* out, int64_t* consumed);
+                      int64_t n, bool v2, std::vector<int16_t>* out, int64_t* consumed,
+                      int16_t all_value = -1, bool* all_equal = nullptr);
   Status DecodeValues(Encoding encoding, const uint8_t* data, int64_t size, int64_t n);
   Status FinishFixed(const uint8_t* physical, int64_t n);
   Status FinishViews(int64_t n);
@@ -115,6 +118,8 @@ class ColumnChunkReader {
   std::vector<int16_t> def_;
   std::vector<int16_t> rep_;
   bool page_all_defined_ = true;
+  // Whether def_ holds the current page's definition levels (not when all are max_def).
+  bool page_has_def_ = false;
   int64_t page_values_ = 0;
   int64_t value_pos_ = 0;
   const uint8_t* page_fixed_ = nullptr;  // fixed width values or boolean bits

@@ -137,6 +137,14 @@ Status RleDecoder::Get(T* out, int64_t n) {
   return Status::OK();
 }
 
+Result<bool> RleDecoder::TryGetRepeated(int64_t n, uint64_t* value) {
+  if (rle_left_ == 0 && packed_left_ == 0 && p_ < end_) FLOE_RETURN_NOT_OK(NextRun());
+  if (rle_left_ < n) return false;
+  rle_left_ -= n;
+  *value = rle_value_;
+  return true;
+}
+
 template Status RleDecoder::Get<int16_t>(int16_t*, int64_t);
 template Status RleDecoder::Get<uint32_t>(uint32_t*, int64_t);
 template Status RleDecoder::Get<uint8_t>(uint8_t*, int64_t);

@@ -73,6 +73,11 @@ class RleDecoder {
   template <typename T>
   Status Get(T* out, int64_t n);
 
+  /// When the next `n` values are all one RLE run's value, consumes them, stores the
+  /// value in `*value` and returns true; otherwise consumes nothing (beyond reading the
+  /// next run header) and returns false. Lets level decoding skip pages without nulls.
+  Result<bool> TryGetRepeated(int64_t n, uint64_t* value);
+
  private:
   Status NextRun();
 

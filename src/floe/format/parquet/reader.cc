@@ -705,6 +705,10 @@ Result<RecordBatchPtr> BatchReader::Next() {
   const FileSchema& fs = file_->file_schema();
   for (size_t k = 0; k < leaves_.size(); ++k) {
     batches_[k]->Reset();
+    const LeafInfo& leaf = fs.leaves[static_cast<size_t>(leaves_[k])];
+    if (leaf.max_rep == 0 && leaf.out_width > 0) {
+      FLOE_RETURN_NOT_OK(batches_[k]->values.Reserve(want * leaf.out_width));
+    }
     FLOE_ASSIGN_OR_RAISE(int64_t got, readers_[k]->ReadRecords(want, batches_[k].get()));
     if (got != want) {
       return Status::Corrupt("'{}', column '{}', row group {}: {} rows where {} were expected",
