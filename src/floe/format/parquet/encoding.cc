@@ -161,9 +161,10 @@ Status RleBitPackedDecoder::Decode(uint8_t* out, int64_t n) { return DecodeImpl(
 
 Status RleBitPackedDecoder::DecodeIndices(int32_t* out, int64_t n, int32_t dictionary_size) {
   FLOE_RETURN_NOT_OK(DecodeImpl(out, n));
-  uint32_t max = 0;
-  for (int64_t i = 0; i < n; ++i) max = std::max(max, static_cast<uint32_t>(out[i]));
-  if (n > 0 && max >= static_cast<uint32_t>(dictionary_size)) {
+  // Signed compares vectorise with SSE2 (an unsigned max needs SSE4.1).
+  int32_t bad = 0;
+  for (int64_t i = 0; i < n; ++i) bad |= (out[i] < 0) | (out[i] >= dictionary_size);
+  if (bad != 0) {
     for (int64_t i = 0; i < n; ++i) {
       if (static_cast<uint32_t>(out[i]) >= static_cast<uint32_t>(dictionary_size)) {
         return Status::Corrupt(
@@ -372,7 +373,7 @@ Status PlainByteArrayDecoder::Decode(BinaryOutput out, int64_t n) {
   int64_t src = pos_;
   for (int64_t i = 0; i < n; ++i) {
     int64_t length = static_cast<int64_t>(out.offsets[i + 1]) - out.offsets[i];
-    std::memcpy(dst, data + src + 4, length);
+    if (length > 0) std::memcpy(dst, data + src + 4, length);
     dst += length;
     src += 4 + length;
   }
