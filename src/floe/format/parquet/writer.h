@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "floe/batch/array.h"
@@ -31,12 +32,19 @@ struct WriterOptions {
   /// 1 or 2.
   int data_page_version = 1;
   bool write_statistics = true;
+  /// Binary and string min/max statistics (chunk statistics and the column index) longer
+  /// than this are truncated: the min to a prefix, the max to a prefix with its last byte
+  /// incremented, and is_min/max_value_exact set to false. 0 disables truncation.
+  int32_t statistics_truncate_length = 64;
   /// Column index and offset index after the row groups.
   bool write_page_index = true;
   /// Key-value metadata written into the footer as given.
   KeyValueMetadata key_value_metadata;
   MemoryPool* pool = DefaultMemoryPool();
 };
+
+/// The created_by string of files floe writes: "floe version <version> (build <id>)".
+std::string WriterCreatedBy();
 
 /// Writes a Parquet file from record batches. Field ids of the schema are written as
 /// Parquet field_id. Not thread-safe.

@@ -1,0 +1,1077 @@
+#include "floe/format/parquet/writer.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <span>
+
+#include <fmt/format.h>
+
+#include "floe/common/logging.h"
+#include "floe/format/compression/codec.h"
+#include "floe/format/parquet/encoding.h"
+#include "floe/format/parquet/metadata.h"
+#include "floe/format/parquet/writer_internal.h"
+
+#ifndef FLOE_VERSION
+#define FLOE_VERSION "0.0.0"
+#endif
+#ifndef FLOE_BUILD_ID
+#define FLOE_BUILD_ID "dev"
+#endif
+
+namespace floe::parquet {
+
+using internal::ColumnStats;
+using internal::LeafColumn;
+using internal::LeafKind;
+using internal::LeafLevels;
+using internal::SortOrder;
+
+std::string WriterCreatedBy() {
+  return fmt::format("floe version {} (build {})", FLOE_VERSION, FLOE_BUILD_ID);
+}
+
+namespace {
+
+int BitWidth(int64_t max_value) {
+  return max_value <= 0 ? 0 : 64 - std::countl_zero(static_cast<uint64_t>(max_value));
+}
+
+inline uint64_t MixHash(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
+inline uint64_t HashBytes(const uint8_t* p, size_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ (n * 0xC2B2AE3D27D4EB4FULL);
+  while (n >= 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    h = (h ^ (v * 0x87C37B91114253D5ULL)) * 0x4CF5AD432745937FULL;
+    h = std::rotl(h, 31);
+    p += 8;
+    n -= 8;
+  }
+  uint64_t tail = 0;
+  if (n > 0) std::memcpy(&tail, p, n);
+  h ^= tail * 0x52DCE729ULL;
+  return MixHash(h);
+}
+
+// A column chunk's dictionary: an open-addressing hash table over the values, which are kept
+// in PLAIN encoding (the dictionary page body) as they are inserted.
+class DictionaryBuilder {
+ public:
+  // `width` > 0: fixed-width values of that many bytes (4 and 8 compare as integers);
+  // width 0: byte arrays (PLAIN with a 4-byte length prefix).
+  explicit DictionaryBuilder(int width) : width_(width) { Rehash(1024); }
+
+  int32_t size() const { return static_cast<int32_t>(starts_.size()); }
+  const std::vector<uint8_t>& plain() const { return plain_; }
+  int64_t plain_size() const { return static_cast<int64_t>(plain_.size()); }
+
+  void Clear() {
+    plain_.clear();
+    starts_.clear();
+    hashes_.clear();
+    Rehash(1024);
+  }
+
+  // Index of `value` (width_ bytes, or any length for byte arrays), inserting it if new.
+  int32_t Insert(const uint8_t* value, size_t length) {
+    uint64_t h = width_ == 8 || width_ == 4 ? MixHash(LoadKey(value)) : HashBytes(value, length);
+    size_t mask = slots_.size() - 1;
+    size_t pos = static_cast<size_t>(h) & mask;
+    while (true) {
+      int32_t s = slots_[pos];
+      if (s < 0) break;
+      if (hashes_[static_cast<size_t>(s)] == h && Matches(s, value, length)) return s;
+      pos = (pos + 1) & mask;
+    }
+    int32_t index = size();
+    slots_[pos] = index;
+    hashes_.push_back(h);
+    if (width_ == 0) {
+      auto len = static_cast<uint32_t>(length);
+      const auto* lp = reinterpret_cast<const uint8_t*>(&len);
+      plain_.insert(plain_.end(), lp, lp + 4);
+    }
+    starts_.push_back(static_cast<int64_t>(plain_.size()));
+    plain_.insert(plain_.end(), value, value + length);
+    if (starts_.size() * 2 > slots_.size()) Rehash(slots_.size() * 2);
+    return index;
+  }
+
+ private:
+  uint64_t LoadKey(const uint8_t* value) const {
+    uint64_t k = 0;
+    std::memcpy(&k, value, static_cast<size_t>(width_));
+    return k;
+  }
+
+  bool Matches(int32_t s, const uint8_t* value, size_t length) const {
+    auto i = static_cast<size_t>(s);
+    int64_t start = starts_[i];
+    int64_t end = i + 1 < starts_.size() ? starts_[i + 1] - (width_ == 0 ? 4 : 0)
+                                         : static_cast<int64_t>(plain_.size());
+    if (static_cast<size_t>(end - start) != length) return false;
+    return std::memcmp(plain_.data() + start, value, length) == 0;
+  }
+
+  void Rehash(size_t capacity) {
+    slots_.assign(capacity, -1);
+    size_t mask = capacity - 1;
+    for (size_t i = 0; i < hashes_.size(); ++i) {
+      size_t pos = static_cast<size_t>(hashes_[i]) & mask;
+      while (slots_[pos] >= 0) pos = (pos + 1) & mask;
+      slots_[pos] = static_cast<int32_t>(i);
+    }
+  }
+
+  int width_;
+  std::vector<uint8_t> plain_;
+  std::vector<int64_t> starts_;  // where each value's bytes start in plain_
+  std::vector<uint64_t> hashes_;
+  std::vector<int32_t> slots_;
+};
+
+struct CodecChoice {
+  CompressionCodec parquet;
+  compression::CodecKind kind;
+};
+
+Result<CodecChoice> ParseCodec(const std::string& name) {
+  std::string n = name;
+  std::transform(n.begin(), n.end(), n.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (n == "zstd") return CodecChoice{CompressionCodec::kZstd, compression::CodecKind::kZstd};
+  if (n == "snappy") {
+    return CodecChoice{CompressionCodec::kSnappy, compression::CodecKind::kSnappy};
+  }
+  if (n == "gzip") return CodecChoice{CompressionCodec::kGzip, compression::CodecKind::kGzip};
+  if (n == "lz4_raw") {
+    return CodecChoice{CompressionCodec::kLz4Raw, compression::CodecKind::kLz4Raw};
+  }
+  if (n == "brotli") {
+    return CodecChoice{CompressionCodec::kBrotli, compression::CodecKind::kBrotli};
+  }
+  if (n == "uncompressed" || n == "none") {
+    return CodecChoice{CompressionCodec::kUncompressed, compression::CodecKind::kUncompressed};
+  }
+  return Status::Invalid(
+      "unknown Parquet compression codec '{}' (expected zstd, snappy, gzip, lz4_raw, brotli or "
+      "uncompressed)",
+      name);
+}
+
+// A data page as the page index and the column metadata need it.
+struct PageInfo {
+  int64_t offset = 0;  // from the start of the chunk's data pages
+  int32_t size = 0;    // header + compressed body
+  int64_t first_row = 0;
+  int64_t null_count = 0;
+  int64_t num_values = 0;  // entries, nulls included
+  bool has_min_max = false;
+  ColumnStats stats;
+};
+
+// What one column chunk leaves for the page index.
+struct ChunkIndex {
+  std::optional<ColumnIndex> column_index;
+  OffsetIndex offset_index;
+};
+
+// Shared by the column writers of one file.
+struct WriteContext {
+  const WriterOptions* options = nullptr;
+  CompressionCodec codec = CompressionCodec::kUncompressed;
+  std::unique_ptr<compression::Compressor> compressor;
+  std::vector<uint8_t> scratch;  // compression output
+
+  Status Compress(std::span<const uint8_t> in, std::vector<uint8_t>* out) {
+    if (!compressor) {
+      out->assign(in.begin(), in.end());
+      return Status::OK();
+    }
+    out->clear();
+    return compressor->Compress(in, out);
+  }
+};
+
+Status AppendHeader(const PageHeader& header, std::string* out) {
+  ThriftCompactWriter w(out);
+  return EncodeThrift(header, &w);
+}
+
+int32_t Checked32(size_t n, const char* what, const std::string& column) {
+  FLOE_CHECK(n <= static_cast<size_t>(INT32_MAX),
+             fmt::format("column {}: {} of {} bytes exceeds 2 GiB", column, what, n));
+  return static_cast<int32_t>(n);
+}
+
+// Writes one leaf column: buffers a column chunk's pages in memory until the row group ends.
+class ColumnWriter {
+ public:
+  ColumnWriter(const LeafColumn& desc, WriteContext* ctx)
+      : desc_(desc),
+        ctx_(ctx),
+        options_(*ctx->options),
+        dict_(DictWidth(desc)),
+        use_dict_(options_.enable_dictionary && desc.kind != LeafKind::kBoolean),
+        page_stats_(desc.sort_order),
+        chunk_stats_(desc.sort_order) {}
+
+  // Starts the levels of a new batch.
+  void BeginBatch() { value_cursor_ = 0; }
+
+  // Appends entries [begin, end) of `levels`, which start at record boundaries.
+  Status Append(const LeafLevels& levels, int64_t begin, int64_t end) {
+    while (begin < end) {
+      int64_t cut = NextCut(levels, begin, end);
+      AppendRange(levels, begin, cut);
+      begin = cut;
+      if (use_dict_ && dict_.plain_size() > options_.dictionary_page_size_limit) {
+        // Encodings.md: once the dictionary is too large the chunk continues in PLAIN; the
+        // pages written so far keep their dictionary encoding.
+        FLOE_RETURN_NOT_OK(CutPage());
+        use_dict_ = false;
+      } else if (PageEstimate() >= options_.page_size_bytes) {
+        FLOE_RETURN_NOT_OK(CutPage());
+      }
+    }
+    return Status::OK();
+  }
+
+  // Bytes the chunk would take now (before compression of the open page).
+  int64_t EstimatedSize() const {
+    return static_cast<int64_t>(pages_bytes_.size()) + PageEstimate() +
+           (dict_.size() > 0 ? dict_.plain_size() : 0);
+  }
+
+  int64_t num_rows() const { return chunk_rows_; }
+
+  // Writes the chunk (dictionary page first) at the stream's position and resets for the next
+  // row group.
+  Status Flush(io::OutputStream* out, ColumnChunk* chunk, ChunkIndex* index) {
+    FLOE_RETURN_NOT_OK(CutPage());
+    ColumnMetaData md;
+    md.type = desc_.physical_type;
+    md.path_in_schema = desc_.path;
+    md.codec = ctx_->codec;
+    md.num_values = chunk_values_;
+    int64_t start = out->position();
+    int64_t uncompressed = 0, compressed = 0;
+    std::vector<PageEncodingStats> enc_stats;
+    bool dict_page = dict_pages_ > 0;
+    if (dict_page) {
+      FLOE_RETURN_NOT_OK(ctx_->Compress(dict_.plain(), &ctx_->scratch));
+      PageHeader h;
+      h.type = PageType::kDictionaryPage;
+      h.uncompressed_page_size =
+          Checked32(dict_.plain().size(), "dictionary page", desc_.dotted_path);
+      h.compressed_page_size =
+          Checked32(ctx_->scratch.size(), "dictionary page", desc_.dotted_path);
+      DictionaryPageHeader dh;
+      dh.num_values = dict_.size();
+      dh.encoding = Encoding::kPlain;
+      h.dictionary_page_header = dh;
+      std::string header;
+      FLOE_RETURN_NOT_OK(AppendHeader(h, &header));
+      FLOE_RETURN_NOT_OK(out->Write(header));
+      FLOE_RETURN_NOT_OK(
+          out->Write(ctx_->scratch.data(), static_cast<int64_t>(ctx_->scratch.size())));
+      uncompressed += static_cast<int64_t>(header.size() + dict_.plain().size());
+      compressed += static_cast<int64_t>(header.size() + ctx_->scratch.size());
+      md.dictionary_page_offset = start;
+      enc_stats.push_back({PageType::kDictionaryPage, Encoding::kPlain, 1});
+    }
+    int64_t data_start = out->position();
+    md.data_page_offset = data_start;
+    FLOE_RETURN_NOT_OK(out->Write(pages_bytes_.data(), static_cast<int64_t>(pages_bytes_.size())));
+    uncompressed += pages_uncompressed_;
+    compressed += static_cast<int64_t>(pages_bytes_.size());
+    md.total_uncompressed_size = uncompressed;
+    md.total_compressed_size = compressed;
+
+    std::vector<Encoding> encodings;
+    if (dict_page || plain_pages_ > 0) encodings.push_back(Encoding::kPlain);
+    if (desc_.max_def > 0 || desc_.max_rep > 0) encodings.push_back(Encoding::kRle);
+    if (dict_pages_ > 0) encodings.push_back(Encoding::kRleDictionary);
+    if (encodings.empty()) encodings.push_back(Encoding::kPlain);
+    md.encodings = std::move(encodings);
+    PageType data_type =
+        options_.data_page_version == 2 ? PageType::kDataPageV2 : PageType::kDataPage;
+    if (dict_data_pages_ > 0) {
+      enc_stats.push_back({data_type, Encoding::kRleDictionary, dict_data_pages_});
+    }
+    if (plain_pages_ > 0) enc_stats.push_back({data_type, Encoding::kPlain, plain_pages_});
+    md.encoding_stats = std::move(enc_stats);
+
+    if (options_.write_statistics) md.statistics = MakeStatistics(chunk_stats_);
+
+    chunk->file_offset = start;
+    chunk->meta_data = std::move(md);
+
+    // The page index (PageIndex.md).
+    index->offset_index.page_locations.clear();
+    ColumnIndex ci;
+    bool ci_valid = true;
+    for (const PageInfo& p : pages_) {
+      index->offset_index.page_locations.push_back({data_start + p.offset, p.size, p.first_row});
+      bool null_page = p.null_count == p.num_values;
+      if (!null_page && !p.has_min_max) ci_valid = false;  // only NaN values: no bounds
+      ci.null_pages.push_back(null_page);
+      if (null_page) {
+        ci.min_values.emplace_back();
+        ci.max_values.emplace_back();
+      } else if (p.has_min_max) {
+        auto b =
+            p.stats.Encode(desc_.physical_type, IsString(), options_.statistics_truncate_length);
+        ci.min_values.push_back(std::move(b.min));
+        ci.max_values.push_back(std::move(b.max));
+      } else {
+        ci.min_values.emplace_back();
+        ci.max_values.emplace_back();
+      }
+    }
+    if (ci_valid) {
+      ci.null_counts = std::vector<int64_t>();
+      for (const PageInfo& p : pages_) ci.null_counts->push_back(p.null_count);
+      ci.boundary_order = BoundaryOrderOf(ci);
+      index->column_index = std::move(ci);
+    } else {
+      index->column_index.reset();
+    }
+    ResetChunk();
+    return Status::OK();
+  }
+
+ private:
+  static int DictWidth(const LeafColumn& d) {
+    switch (d.kind) {
+      case LeafKind::kInt8:
+      case LeafKind::kInt16:
+      case LeafKind::kInt32:
+      case LeafKind::kDecimalInt32:
+      case LeafKind::kFloat:
+        return 4;
+      case LeafKind::kInt64:
+      case LeafKind::kDecimalInt64:
+      case LeafKind::kDouble:
+        return 8;
+      case LeafKind::kDecimalFixed:
+      case LeafKind::kFixed:
+        return d.type_length;
+      default:
+        return 0;
+    }
+  }
+
+  bool IsString() const { return desc_.kind == LeafKind::kByteArray; }
+
+  void ResetChunk() {
+    pages_bytes_.clear();
+    pages_.clear();
+    pages_uncompressed_ = 0;
+    dict_.Clear();
+    use_dict_ = options_.enable_dictionary && desc_.kind != LeafKind::kBoolean;
+    dict_pages_ = 0;
+    dict_data_pages_ = 0;
+    plain_pages_ = 0;
+    chunk_values_ = 0;
+    chunk_rows_ = 0;
+    chunk_stats_.Reset();
+  }
+
+  BoundaryOrder BoundaryOrderOf(const ColumnIndex& ci) const {
+    bool asc = true, desc = true;
+    int prev = -1;
+    for (size_t i = 0; i < ci.null_pages.size(); ++i) {
+      if (ci.null_pages[i]) continue;
+      if (prev >= 0) {
+        auto p = static_cast<size_t>(prev);
+        int cmin = chunk_stats_.CompareEncoded(ci.min_values[p], ci.min_values[i]);
+        int cmax = chunk_stats_.CompareEncoded(ci.max_values[p], ci.max_values[i]);
+        if (cmin > 0 || cmax > 0) asc = false;
+        if (cmin < 0 || cmax < 0) desc = false;
+      }
+      prev = static_cast<int>(i);
+    }
+    if (asc) return BoundaryOrder::kAscending;
+    if (desc) return BoundaryOrder::kDescending;
+    return BoundaryOrder::kUnordered;
+  }
+
+  Statistics MakeStatistics(const ColumnStats& s) const {
+    Statistics st;
+    st.null_count = s.null_count();
+    if (s.has_min_max()) {
+      auto b = s.Encode(desc_.physical_type, IsString(), options_.statistics_truncate_length);
+      // The deprecated min/max use signed comparison; they are written for the numeric
+      // physical types only, where every floe type's order is signed.
+      Type t = desc_.physical_type;
+      if (t == Type::kInt32 || t == Type::kInt64 || t == Type::kFloat || t == Type::kDouble) {
+        st.min = b.min;
+        st.max = b.max;
+      }
+      st.min_value = std::move(b.min);
+      st.max_value = std::move(b.max);
+      st.is_min_value_exact = b.min_exact;
+      st.is_max_value_exact = b.max_exact;
+    }
+    return st;
+  }
+
+  // Bytes of the open page, before compression.
+  int64_t PageEstimate() const {
+    int64_t levels = (static_cast<int64_t>(page_def_.size()) * BitWidth(desc_.max_def) +
+                      static_cast<int64_t>(page_rep_.size()) * BitWidth(desc_.max_rep)) /
+                     8;
+    int64_t values = page_dict_mode_
+                         ? static_cast<int64_t>(page_indices_.size()) *
+                               std::max(1, BitWidth(dict_.size() - 1)) / 8
+                         : static_cast<int64_t>(page_values_.size() + page_bools_.size() / 8);
+    return levels + values;
+  }
+
+  // The end of the next run of entries to append: whole records, about as many bytes as the
+  // open page has room for.
+  int64_t NextCut(const LeafLevels& l, int64_t begin, int64_t end) const {
+    constexpr int64_t kMaxStep = 64 * 1024;
+    int64_t room = std::max<int64_t>(options_.page_size_bytes - PageEstimate(), 1);
+    int64_t cut;
+    if (desc_.kind == LeafKind::kByteArray) {
+      // Walk the value lengths until the page would be full.
+      int64_t bytes = 0;
+      cut = begin;
+      int64_t v = value_cursor_;
+      const Array& a = *l.values;
+      const int32_t* offs = a.value_offsets();
+      while (cut < end && cut - begin < kMaxStep && bytes < room) {
+        bool is_value = desc_.max_def == 0 || l.def[static_cast<size_t>(cut)] == desc_.max_def;
+        if (is_value) {
+          int64_t e = l.contiguous ? l.first + cut : l.indices[static_cast<size_t>(v++)];
+          bytes += 4 + offs[e + 1] - offs[e];
+        }
+        ++cut;
+      }
+    } else {
+      int64_t width = std::max(1, DictWidth(desc_));
+      cut = begin + std::clamp<int64_t>(room / width, 1, kMaxStep);
+      cut = std::min(cut, end);
+    }
+    if (desc_.max_rep > 0) {
+      while (cut < end && l.rep[static_cast<size_t>(cut)] != 0) ++cut;
+    }
+    return cut;
+  }
+
+  void AppendRange(const LeafLevels& l, int64_t begin, int64_t end) {
+    int64_t n = end - begin;
+    int64_t num_values = n;
+    if (desc_.max_def > 0) {
+      const int16_t* d = l.def.data() + begin;
+      page_def_.insert(page_def_.end(), d, d + n);
+      num_values = 0;
+      for (int64_t i = 0; i < n; ++i) num_values += d[i] == desc_.max_def;
+    }
+    int64_t rows = n;
+    if (desc_.max_rep > 0) {
+      const int16_t* r = l.rep.data() + begin;
+      page_rep_.insert(page_rep_.end(), r, r + n);
+      rows = 0;
+      for (int64_t i = 0; i < n; ++i) rows += r[i] == 0;
+    }
+    page_entries_ += n;
+    page_rows_ += rows;
+    page_stats_.AddNulls(n - num_values);
+    if (num_values == 0) return;
+
+    // Which elements of the leaf array are the values.
+    const int64_t* idx = nullptr;
+    int64_t first = 0;
+    if (!l.contiguous) {
+      idx = l.indices.data() + value_cursor_;
+      value_cursor_ += num_values;
+    } else if (num_values == n) {
+      first = l.first + begin;
+    } else {
+      gather_.clear();
+      const int16_t* d = l.def.data() + begin;
+      for (int64_t i = 0; i < n; ++i) {
+        if (d[i] == desc_.max_def) gather_.push_back(l.first + begin + i);
+      }
+      idx = gather_.data();
+    }
+    if (idx) {
+      EncodeValues(*l.values, num_values, [idx](int64_t m) { return idx[m]; });
+    } else {
+      EncodeValues(*l.values, num_values, [first](int64_t m) { return first + m; });
+    }
+  }
+
+  template <typename Elem>
+  void EncodeValues(const Array& a, int64_t n, Elem elem) {
+    switch (desc_.kind) {
+      case LeafKind::kBoolean: {
+        bool lo = true, hi = false;
+        for (int64_t m = 0; m < n; ++m) {
+          bool v = a.BoolValue(elem(m));
+          page_bools_.push_back(v ? 1 : 0);
+          lo = lo && v;
+          hi = hi || v;
+        }
+        page_stats_.UpdateBool(lo, hi);
+        return;
+      }
+      case LeafKind::kInt8: {
+        const int8_t* v = a.values<int8_t>();
+        return EncodeInts<int32_t>(n, [&](int64_t m) { return int32_t{v[elem(m)]}; });
+      }
+      case LeafKind::kInt16: {
+        const int16_t* v = a.values<int16_t>();
+        return EncodeInts<int32_t>(n, [&](int64_t m) { return int32_t{v[elem(m)]}; });
+      }
+      case LeafKind::kInt32: {
+        const int32_t* v = a.values<int32_t>();
+        return EncodeInts<int32_t>(n, [&](int64_t m) { return v[elem(m)]; });
+      }
+      case LeafKind::kInt64: {
+        const int64_t* v = a.values<int64_t>();
+        return EncodeInts<int64_t>(n, [&](int64_t m) { return v[elem(m)]; });
+      }
+      case LeafKind::kDecimalInt32:
+      case LeafKind::kDecimalInt64: {
+        const uint8_t* base = a.buffer(1)->data() + a.offset() * 16;
+        auto low64 = [&](int64_t m) {
+          int64_t v;
+          std::memcpy(&v, base + elem(m) * 16, 8);  // little-endian: the low half first
+          return v;
+        };
+        if (desc_.kind == LeafKind::kDecimalInt32) {
+          return EncodeInts<int32_t>(n, [&](int64_t m) { return static_cast<int32_t>(low64(m)); });
+        }
+        return EncodeInts<int64_t>(n, low64);
+      }
+      case LeafKind::kFloat: {
+        const float* v = a.values<float>();
+        return EncodeFloats<float>(n, [&](int64_t m) { return v[elem(m)]; });
+      }
+      case LeafKind::kDouble: {
+        const double* v = a.values<double>();
+        return EncodeFloats<double>(n, [&](int64_t m) { return v[elem(m)]; });
+      }
+      case LeafKind::kByteArray: {
+        const int32_t* offs = a.value_offsets();
+        const char* data = a.buffer(2)->data_as<char>();
+        return EncodeBytes(n, true, [&](int64_t m) {
+          int64_t e = elem(m);
+          return std::string_view(data + offs[e], static_cast<size_t>(offs[e + 1] - offs[e]));
+        });
+      }
+      case LeafKind::kFixed: {
+        auto w = static_cast<size_t>(desc_.type_length);
+        const char* data = a.buffer(1)->data_as<char>() + a.offset() * static_cast<int64_t>(w);
+        return EncodeBytes(n, false, [&](int64_t m) {
+          return std::string_view(data + elem(m) * static_cast<int64_t>(w), w);
+        });
+      }
+      case LeafKind::kDecimalFixed: {
+        // Big-endian two's complement in the column's width: the low `w` bytes of the
+        // little-endian Int128, reversed. The value fits, so the dropped bytes are sign bytes.
+        auto w = static_cast<size_t>(desc_.type_length);
+        const uint8_t* base = a.buffer(1)->data() + a.offset() * 16;
+        decimal_bytes_.resize(static_cast<size_t>(n) * w);
+        for (int64_t m = 0; m < n; ++m) {
+          const uint8_t* src = base + elem(m) * 16;
+          char* dst = decimal_bytes_.data() + static_cast<size_t>(m) * w;
+          for (size_t k = 0; k < w; ++k) dst[k] = static_cast<char>(src[w - 1 - k]);
+        }
+        const char* data = decimal_bytes_.data();
+        return EncodeBytes(n, false, [&](int64_t m) {
+          return std::string_view(data + static_cast<size_t>(m) * w, w);
+        });
+      }
+    }
+  }
+
+  template <typename T, typename Get>
+  void EncodeInts(int64_t n, Get get) {
+    T lo = get(0), hi = lo;
+    if (use_dict_) {
+      StartDictValues();
+      for (int64_t m = 0; m < n; ++m) {
+        T v = get(m);
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        page_indices_.push_back(dict_.Insert(reinterpret_cast<const uint8_t*>(&v), sizeof(T)));
+      }
+    } else {
+      StartPlainValues();
+      size_t start = page_values_.size();
+      page_values_.resize(start + static_cast<size_t>(n) * sizeof(T));
+      uint8_t* out = page_values_.data() + start;
+      for (int64_t m = 0; m < n; ++m) {
+        T v = get(m);
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        std::memcpy(out + m * static_cast<int64_t>(sizeof(T)), &v, sizeof(T));
+      }
+    }
+    page_stats_.UpdateInt(lo, hi);
+  }
+
+  template <typename T, typename Get>
+  void EncodeFloats(int64_t n, Get get) {
+    // NaN never enters min/max (parquet.thrift ColumnOrder); -0.0 and +0.0 compare equal here
+    // and are normalised when encoded.
+    T lo = std::numeric_limits<T>::infinity(), hi = -lo;
+    bool any = false;
+    if (use_dict_)
+      StartDictValues();
+    else
+      StartPlainValues();
+    size_t start = page_values_.size();
+    if (!use_dict_) page_values_.resize(start + static_cast<size_t>(n) * sizeof(T));
+    for (int64_t m = 0; m < n; ++m) {
+      T v = get(m);
+      if (!std::isnan(v)) {
+        any = true;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+      if (use_dict_) {
+        page_indices_.push_back(dict_.Insert(reinterpret_cast<const uint8_t*>(&v), sizeof(T)));
+      } else {
+        std::memcpy(page_values_.data() + start + static_cast<size_t>(m) * sizeof(T), &v,
+                    sizeof(T));
+      }
+    }
+    if (any) page_stats_.UpdateDouble(lo, hi);
+  }
+
+  template <typename Get>
+  void EncodeBytes(int64_t n, bool length_prefix, Get get) {
+    std::string_view lo = get(0), hi = lo;
+    SortOrder order = desc_.sort_order;
+    if (use_dict_) {
+      StartDictValues();
+      for (int64_t m = 0; m < n; ++m) {
+        std::string_view v = get(m);
+        if (internal::CompareBytes(order, v, lo) < 0) lo = v;
+        if (internal::CompareBytes(order, v, hi) > 0) hi = v;
+        page_indices_.push_back(dict_.Insert(reinterpret_cast<const uint8_t*>(v.data()), v.size()));
+      }
+    } else {
+      StartPlainValues();
+      for (int64_t m = 0; m < n; ++m) {
+        std::string_view v = get(m);
+        if (internal::CompareBytes(order, v, lo) < 0) lo = v;
+        if (internal::CompareBytes(order, v, hi) > 0) hi = v;
+        if (length_prefix) {
+          auto len = static_cast<uint32_t>(v.size());
+          const auto* lp = reinterpret_cast<const uint8_t*>(&len);
+          page_values_.insert(page_values_.end(), lp, lp + 4);
+        }
+        page_values_.insert(page_values_.end(), v.begin(), v.end());
+      }
+    }
+    page_stats_.UpdateBytes(lo, hi);
+  }
+
+  // A page holds values of one encoding. The first values decide it.
+  void StartDictValues() { page_dict_mode_ = true; }
+  void StartPlainValues() { page_dict_mode_ = false; }
+
+  // Encodes and compresses the open page into pages_bytes_.
+  Status CutPage() {
+    if (page_entries_ == 0) return Status::OK();
+    const bool v2 = options_.data_page_version == 2;
+    // A dictionary page exists only once a value went into the dictionary; a page of nulls
+    // alone is PLAIN with no values.
+    bool dict_encoded = page_dict_mode_ && !page_indices_.empty();
+    levels_.clear();
+    int32_t rep_len = 0, def_len = 0;
+    if (desc_.max_rep > 0) {
+      size_t s = levels_.size();
+      if (v2) {
+        EncodeRleBitPacked(std::span<const int16_t>(page_rep_), BitWidth(desc_.max_rep), &levels_);
+      } else {
+        EncodeRleBitPackedWithLength(std::span<const int16_t>(page_rep_), BitWidth(desc_.max_rep),
+                                     &levels_);
+      }
+      rep_len = static_cast<int32_t>(levels_.size() - s);
+    }
+    if (desc_.max_def > 0) {
+      size_t s = levels_.size();
+      if (v2) {
+        EncodeRleBitPacked(std::span<const int16_t>(page_def_), BitWidth(desc_.max_def), &levels_);
+      } else {
+        EncodeRleBitPackedWithLength(std::span<const int16_t>(page_def_), BitWidth(desc_.max_def),
+                                     &levels_);
+      }
+      def_len = static_cast<int32_t>(levels_.size() - s);
+    }
+    values_.clear();
+    if (dict_encoded) {
+      EncodeDictionaryIndices(page_indices_, dict_.size(), &values_);
+    } else if (desc_.kind == LeafKind::kBoolean) {
+      EncodePlainBoolean(page_bools_, &values_);
+    } else {
+      values_.swap(page_values_);
+    }
+
+    PageHeader h;
+    std::vector<uint8_t>& body = ctx_->scratch;
+    int64_t num_nulls = page_stats_.null_count();
+    if (!v2) {
+      levels_.insert(levels_.end(), values_.begin(), values_.end());
+      FLOE_RETURN_NOT_OK(ctx_->Compress(levels_, &body));
+      h.type = PageType::kDataPage;
+      h.uncompressed_page_size = Checked32(levels_.size(), "data page", desc_.dotted_path);
+      DataPageHeader dh;
+      dh.num_values = static_cast<int32_t>(page_entries_);
+      dh.encoding = dict_encoded ? Encoding::kRleDictionary : Encoding::kPlain;
+      dh.definition_level_encoding = Encoding::kRle;
+      dh.repetition_level_encoding = Encoding::kRle;
+      h.data_page_header = dh;
+    } else {
+      // DataPageHeaderV2: levels stay uncompressed in front of the compressed values.
+      std::vector<uint8_t> compressed_values;
+      FLOE_RETURN_NOT_OK(ctx_->Compress(values_, &compressed_values));
+      body = levels_;
+      body.insert(body.end(), compressed_values.begin(), compressed_values.end());
+      h.type = PageType::kDataPageV2;
+      h.uncompressed_page_size =
+          Checked32(levels_.size() + values_.size(), "data page", desc_.dotted_path);
+      DataPageHeaderV2 dh;
+      dh.num_values = static_cast<int32_t>(page_entries_);
+      dh.num_nulls = static_cast<int32_t>(num_nulls);
+      dh.num_rows = static_cast<int32_t>(page_rows_);
+      dh.encoding = dict_encoded ? Encoding::kRleDictionary : Encoding::kPlain;
+      dh.definition_levels_byte_length = def_len;
+      dh.repetition_levels_byte_length = rep_len;
+      if (ctx_->codec == CompressionCodec::kUncompressed) dh.is_compressed = false;
+      h.data_page_header_v2 = dh;
+    }
+    h.compressed_page_size = Checked32(body.size(), "data page", desc_.dotted_path);
+    std::string header;
+    FLOE_RETURN_NOT_OK(AppendHeader(h, &header));
+
+    PageInfo info;
+    info.offset = static_cast<int64_t>(pages_bytes_.size());
+    info.size = Checked32(header.size() + body.size(), "data page", desc_.dotted_path);
+    info.first_row = chunk_rows_;
+    info.null_count = num_nulls;
+    info.num_values = page_entries_;
+    info.has_min_max = page_stats_.has_min_max();
+    info.stats = page_stats_;
+    pages_.push_back(std::move(info));
+
+    pages_bytes_.insert(pages_bytes_.end(), header.begin(), header.end());
+    pages_bytes_.insert(pages_bytes_.end(), body.begin(), body.end());
+    pages_uncompressed_ += static_cast<int64_t>(header.size()) + h.uncompressed_page_size;
+    if (dict_encoded) {
+      ++dict_data_pages_;
+      dict_pages_ = 1;
+    } else {
+      ++plain_pages_;
+    }
+    chunk_values_ += page_entries_;
+    chunk_rows_ += page_rows_;
+    chunk_stats_.Merge(page_stats_);
+
+    page_stats_.Reset();
+    page_def_.clear();
+    page_rep_.clear();
+    page_indices_.clear();
+    page_values_.clear();
+    page_bools_.clear();
+    page_entries_ = 0;
+    page_rows_ = 0;
+    page_dict_mode_ = false;
+    return Status::OK();
+  }
+
+  const LeafColumn& desc_;
+  WriteContext* ctx_;
+  const WriterOptions& options_;
+  DictionaryBuilder dict_;
+  bool use_dict_;
+  int64_t value_cursor_ = 0;
+
+  // The open page.
+  std::vector<int16_t> page_def_, page_rep_;
+  std::vector<int32_t> page_indices_;
+  std::vector<uint8_t> page_values_;
+  std::vector<uint8_t> page_bools_;
+  int64_t page_entries_ = 0;
+  int64_t page_rows_ = 0;
+  bool page_dict_mode_ = false;
+  ColumnStats page_stats_;
+
+  // The chunk: data pages with headers, compressed.
+  std::vector<uint8_t> pages_bytes_;
+  int64_t pages_uncompressed_ = 0;
+  std::vector<PageInfo> pages_;
+  int32_t dict_pages_ = 0;
+  int32_t dict_data_pages_ = 0;
+  int32_t plain_pages_ = 0;
+  int64_t chunk_values_ = 0;
+  int64_t chunk_rows_ = 0;
+  ColumnStats chunk_stats_;
+
+  // Scratch.
+  std::vector<int64_t> gather_;
+  std::vector<char> decimal_bytes_;
+  std::vector<uint8_t> levels_, values_;
+};
+
+class FileWriterImpl final : public ParquetFileWriter {
+ public:
+  FileWriterImpl(std::unique_ptr<io::OutputStream> out, SchemaPtr schema, WriterOptions options,
+                 internal::ParquetSchema pschema, CodecChoice codec)
+      : out_(std::move(out)),
+        schema_(std::move(schema)),
+        options_(std::move(options)),
+        pschema_(std::move(pschema)) {
+    ctx_.options = &options_;
+    ctx_.codec = codec.parquet;
+    levels_.resize(pschema_.leaves.size());
+    for (const LeafColumn& leaf : pschema_.leaves) {
+      columns_.push_back(std::make_unique<ColumnWriter>(leaf, &ctx_));
+    }
+    entry_cursor_.resize(pschema_.leaves.size());
+  }
+
+  Status Init(CodecChoice codec) {
+    if (codec.kind != compression::CodecKind::kUncompressed) {
+      FLOE_ASSIGN_OR_RAISE(ctx_.compressor,
+                           compression::Compressor::Make(codec.kind, options_.compression_level));
+    }
+    return Write(kParquetMagic);
+  }
+
+  Status Write(const RecordBatch& batch) override {
+    FLOE_RETURN_NOT_OK(CheckUsable());
+    if (!batch.schema()->Equals(*schema_)) {
+      return Status::Invalid("{}: batch schema {} differs from the writer's schema {}",
+                             out_->path(), batch.schema()->ToString(), schema_->ToString());
+    }
+    const int64_t n = batch.num_rows();
+    if (n == 0) return Status::OK();
+    // Levels for the whole batch first: a null in a required column fails here, before
+    // anything of the batch is written.
+    for (size_t c = 0; c < pschema_.roots.size(); ++c) {
+      FLOE_RETURN_NOT_OK(internal::GenerateLevels(pschema_.roots[c], pschema_.leaves,
+                                                  batch.column(static_cast<int>(c)), num_rows_,
+                                                  &levels_));
+    }
+    for (size_t k = 0; k < columns_.size(); ++k) {
+      columns_[k]->BeginBatch();
+      entry_cursor_[k] = 0;
+    }
+    int64_t row = 0;
+    while (row < n) {
+      int64_t step = std::min(n - row, options_.row_group_max_rows - rg_rows_);
+      if (rg_rows_ > 0) {
+        // Aim at the row group size from the bytes per row seen so far.
+        int64_t est = RowGroupEstimate();
+        int64_t per_row = std::max<int64_t>(1, est / rg_rows_);
+        int64_t to_target = (options_.row_group_size_bytes - est + per_row - 1) / per_row;
+        step = std::min(step, std::max<int64_t>(1, to_target));
+      }
+      // The first rows of a row group are a small probe that measures the bytes per row.
+      step = std::min<int64_t>(step, rg_rows_ == 0 ? 1024 : 64 * 1024);
+      Status st = AppendRows(step);
+      if (!st.ok()) return Fail(std::move(st));
+      row += step;
+      rg_rows_ += step;
+      num_rows_ += step;
+      if (rg_rows_ >= options_.row_group_max_rows ||
+          RowGroupEstimate() >= options_.row_group_size_bytes) {
+        FLOE_RETURN_NOT_OK(FlushRowGroup());
+      }
+    }
+    return Status::OK();
+  }
+
+  Status FlushRowGroup() override {
+    FLOE_RETURN_NOT_OK(CheckUsable());
+    if (rg_rows_ == 0) return Status::OK();
+    RowGroup rg;
+    rg.num_rows = rg_rows_;
+    rg.file_offset = out_->position();
+    rg.ordinal = static_cast<int16_t>(std::min<size_t>(row_groups_.size(), INT16_MAX));
+    std::vector<ChunkIndex> indexes(columns_.size());
+    int64_t start = out_->position();
+    for (size_t k = 0; k < columns_.size(); ++k) {
+      ColumnChunk chunk;
+      Status st = columns_[k]->Flush(out_.get(), &chunk, &indexes[k]);
+      if (!st.ok()) return Fail(std::move(st));
+      rg.total_byte_size += chunk.meta_data->total_uncompressed_size;
+      rg.columns.push_back(std::move(chunk));
+    }
+    rg.total_compressed_size = out_->position() - start;
+    row_groups_.push_back(std::move(rg));
+    page_indexes_.push_back(std::move(indexes));
+    rg_rows_ = 0;
+    return Status::OK();
+  }
+
+  Result<std::shared_ptr<const FileMetaData>> Close() override {
+    FLOE_RETURN_NOT_OK(CheckUsable());
+    FLOE_RETURN_NOT_OK(FlushRowGroup());
+    Status st = WriteTail();
+    if (!st.ok()) return Fail(std::move(st));
+    closed_ = true;
+    return metadata_;
+  }
+
+  int64_t EstimatedFileSize() const override { return out_->position() + RowGroupEstimate(); }
+  int64_t num_rows() const override { return num_rows_; }
+
+ private:
+  Status Write(std::string_view bytes) { return out_->Write(bytes); }
+
+  Status CheckUsable() const {
+    if (!failed_.ok()) return failed_;
+    if (closed_) return Status::Invalid("{}: the Parquet writer is closed", out_->path());
+    return Status::OK();
+  }
+
+  Status Fail(Status st) {
+    failed_ = st;
+    return st;
+  }
+
+  int64_t RowGroupEstimate() const {
+    int64_t total = 0;
+    for (const auto& c : columns_) total += c->EstimatedSize();
+    return total;
+  }
+
+  // Appends the next `rows` rows of the current batch's levels to every column.
+  Status AppendRows(int64_t rows) {
+    for (size_t k = 0; k < columns_.size(); ++k) {
+      const LeafLevels& l = levels_[k];
+      int64_t begin = entry_cursor_[k];
+      int64_t end;
+      if (pschema_.leaves[k].max_rep == 0) {
+        end = begin + rows;
+      } else {
+        // The entry where record `rows` (counted from `begin`) starts.
+        int64_t seen = 0;
+        end = begin;
+        while (end < l.num_entries) {
+          if (l.rep[static_cast<size_t>(end)] == 0) {
+            if (seen == rows) break;
+            ++seen;
+          }
+          ++end;
+        }
+      }
+      FLOE_RETURN_NOT_OK(columns_[k]->Append(l, begin, end));
+      entry_cursor_[k] = end;
+    }
+    return Status::OK();
+  }
+
+  Status WriteTail() {
+    auto md = std::make_shared<FileMetaData>();
+    md->version = options_.data_page_version == 2 ? 2 : 1;
+    md->schema = pschema_.elements;
+    md->num_rows = num_rows_;
+    md->row_groups = std::move(row_groups_);
+    if (options_.write_page_index) {
+      // PageIndex.md: the column indexes, then the offset indexes, after the last row group.
+      std::string buf;
+      for (size_t g = 0; g < md->row_groups.size(); ++g) {
+        for (size_t k = 0; k < columns_.size(); ++k) {
+          const auto& ci = page_indexes_[g][k].column_index;
+          if (!ci) continue;
+          buf.clear();
+          ThriftCompactWriter w(&buf);
+          FLOE_RETURN_NOT_OK(EncodeThrift(*ci, &w));
+          ColumnChunk& chunk = md->row_groups[g].columns[k];
+          chunk.column_index_offset = out_->position();
+          chunk.column_index_length = static_cast<int32_t>(buf.size());
+          FLOE_RETURN_NOT_OK(Write(buf));
+        }
+      }
+      for (size_t g = 0; g < md->row_groups.size(); ++g) {
+        for (size_t k = 0; k < columns_.size(); ++k) {
+          buf.clear();
+          ThriftCompactWriter w(&buf);
+          FLOE_RETURN_NOT_OK(EncodeThrift(page_indexes_[g][k].offset_index, &w));
+          ColumnChunk& chunk = md->row_groups[g].columns[k];
+          chunk.offset_index_offset = out_->position();
+          chunk.offset_index_length = static_cast<int32_t>(buf.size());
+          FLOE_RETURN_NOT_OK(Write(buf));
+        }
+      }
+    }
+    if (!options_.key_value_metadata.empty()) {
+      std::vector<KeyValue> kv;
+      for (const auto& [k, v] : options_.key_value_metadata) kv.push_back({k, v});
+      md->key_value_metadata = std::move(kv);
+    }
+    md->created_by = WriterCreatedBy();
+    md->column_orders = std::vector<ColumnOrder>(pschema_.leaves.size());
+    std::string footer;
+    FLOE_RETURN_NOT_OK(EncodeFooter(*md, &footer));
+    FLOE_RETURN_NOT_OK(Write(footer));
+    FLOE_RETURN_NOT_OK(out_->Close());
+    metadata_ = std::move(md);
+    return Status::OK();
+  }
+
+  std::unique_ptr<io::OutputStream> out_;
+  SchemaPtr schema_;
+  WriterOptions options_;
+  internal::ParquetSchema pschema_;
+  WriteContext ctx_;
+  std::vector<std::unique_ptr<ColumnWriter>> columns_;
+  std::vector<LeafLevels> levels_;
+  std::vector<int64_t> entry_cursor_;
+  std::vector<RowGroup> row_groups_;
+  std::vector<std::vector<ChunkIndex>> page_indexes_;
+  int64_t rg_rows_ = 0;
+  int64_t num_rows_ = 0;
+  bool closed_ = false;
+  Status failed_;
+  std::shared_ptr<const FileMetaData> metadata_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
+    std::unique_ptr<io::OutputStream> out, SchemaPtr schema, WriterOptions options) {
+  if (!out || !schema) return Status::Invalid("Parquet writer: null stream or schema");
+  const std::string& path = out->path();
+  if (options.row_group_size_bytes <= 0 || options.row_group_max_rows <= 0 ||
+      options.page_size_bytes <= 0 || options.dictionary_page_size_limit < 0 ||
+      options.statistics_truncate_length < 0) {
+    return Status::Invalid("{}: Parquet writer sizes must be positive", path);
+  }
+  if (options.data_page_version != 1 && options.data_page_version != 2) {
+    return Status::Invalid("{}: data_page_version must be 1 or 2, not {}", path,
+                           options.data_page_version);
+  }
+  FLOE_ASSIGN_OR_RAISE(CodecChoice codec, ParseCodec(options.compression));
+  auto pschema = internal::ToParquetSchema(*schema);
+  if (!pschema.ok()) return pschema.status().WithPrefix(path + ": ");
+  auto writer = std::make_unique<FileWriterImpl>(std::move(out), std::move(schema),
+                                                 std::move(options), std::move(*pschema), codec);
+  FLOE_RETURN_NOT_OK(writer->Init(codec));
+  return std::unique_ptr<ParquetFileWriter>(std::move(writer));
+}
+
+}  // namespace floe::parquet
