@@ -43,6 +43,11 @@ Result<parquet::FileMetaData> ReadFooter(const std::string& path) {
   if (size < static_cast<int64_t>(parquet::kParquetMagic.size() + parquet::kFooterTrailerSize)) {
     return Status::Corrupt("'{}' has {} bytes, too few for a Parquet file", path, size);
   }
+  FLOE_ASSIGN_OR_RAISE(BufferPtr head, file->ReadAt(0, parquet::kParquetMagic.size()));
+  if (std::string_view(reinterpret_cast<const char*>(head->data()),
+                       parquet::kParquetMagic.size()) != parquet::kParquetMagic) {
+    return Status::Corrupt("'{}' is not a Parquet file: bad magic at byte offset 0", path);
+  }
   int64_t tail_size = std::min<int64_t>(size, parquet::kDefaultFooterReadSize);
   FLOE_ASSIGN_OR_RAISE(BufferPtr tail, file->ReadAt(size - tail_size, tail_size));
   auto span = [](const BufferPtr& b) {
