@@ -212,10 +212,57 @@ Status ColumnChunkReader::Decompress(const uint8_t* in, int64_t in_size, int64_t
                                    {out, static_cast<size_t>(out_size)});
 }
 
+void ColumnChunkReader::SetRowSelection(std::vector<std::pair<int64_t, int64_t>> ranges,
+                                        std::vector<PageLocation> pages) {
+  selecting_ = true;
+  ranges_ = std::move(ranges);
+  pages_ = std::move(pages);
+}
+
+Status ColumnChunkReader::SeekSelectedPage(bool* eof) {
+  while (next_page_ < pages_.size()) {
+    const PageLocation& loc = pages_[next_page_];
+    int64_t end =
+        next_page_ + 1 < pages_.size() ? pages_[next_page_ + 1].first_row_index : num_rows_;
+    while (range_ < ranges_.size() && ranges_[range_].second <= loc.first_row_index) ++range_;
+    if (range_ == ranges_.size()) break;
+    ++next_page_;
+    if (ranges_[range_].first < end) {
+      int64_t at = loc.offset - chunk_offset_;
+      if (at < 0 || at >= chunk_->size() || loc.first_row_index < 0 ||
+          loc.first_row_index > num_rows_) {
+        return Error(Status::Corrupt("offset index page at {} (row {}) is outside the chunk",
+                                     loc.offset, loc.first_row_index));
+      }
+      pos_ = at;
+      rows_seen_ = loc.first_row_index;
+      page_first_row_ = loc.first_row_index;
+      return Status::OK();
+    }
+  }
+  *eof = true;
+  return Status::OK();
+}
+
 Status ColumnChunkReader::NextPage(bool* eof) {
   const uint8_t* base = chunk_->data();
   const int64_t chunk_size = chunk_->size();
   while (true) {
+    if (selecting_) {
+      // Visit the dictionary page (before the first data page) first, then only the
+      // data pages that hold selected rows.
+      bool dictionary_first =
+          !dictionary_checked_ && !pages_.empty() && pages_[0].offset > chunk_offset_ + pos_;
+      dictionary_checked_ = true;
+      if (!dictionary_first) {
+        bool done = false;
+        FLOE_RETURN_NOT_OK(SeekSelectedPage(&done));
+        if (done) {
+          *eof = true;
+          return Status::OK();
+        }
+      }
+    }
     if (pos_ >= chunk_size) {
       *eof = true;
       return Status::OK();
@@ -696,6 +743,29 @@ Result<int64_t> ColumnChunkReader::ReadRecords(int64_t max_records, LeafBatch* o
       FLOE_RETURN_NOT_OK(NextPage(&eof));
       if (eof) break;
     }
+    if (selecting_) {
+      if (got == max_records) break;
+      // Skip the rows of this page outside the selected ranges.
+      const int64_t row = page_first_row_ + level_pos_;
+      while (range_ < ranges_.size() && ranges_[range_].second <= row) ++range_;
+      int64_t skip = range_ == ranges_.size()
+                         ? page_levels_ - level_pos_
+                         : std::min(ranges_[range_].first - row, page_levels_ - level_pos_);
+      if (skip > 0) {
+        int64_t present = skip;
+        if (page_has_def_) {
+          present = 0;
+          const int16_t* d = def_.data() + level_pos_;
+          for (int64_t i = 0; i < skip; ++i) present += d[i] == max_def;
+        }
+        if (present > page_values_ - value_pos_) {
+          return Error(Status::Corrupt("page has fewer values than its levels need"));
+        }
+        level_pos_ += skip;
+        value_pos_ += present;
+        continue;
+      }
+    }
     int64_t take;
     bool done = false;
     if (nested) {
@@ -713,6 +783,9 @@ Result<int64_t> ColumnChunkReader::ReadRecords(int64_t max_records, LeafBatch* o
       take = i - level_pos_;
     } else {
       take = std::min(max_records - got, page_levels_ - level_pos_);
+      if (selecting_) {
+        take = std::min(take, ranges_[range_].second - (page_first_row_ + level_pos_));
+      }
       got += take;
       done = got == max_records;
     }

@@ -59,6 +59,12 @@ class ColumnChunkReader {
                                                          BufferPtr chunk, int64_t chunk_offset,
                                                          int64_t num_rows, std::string context);
 
+  /// Reads only rows in `ranges` ([begin, end), ascending, disjoint, row numbers within
+  /// the row group), visiting only the data pages of `pages` (the offset index) that
+  /// overlap them. For flat columns only. Call before the first ReadRecords.
+  void SetRowSelection(std::vector<std::pair<int64_t, int64_t>> ranges,
+                       std::vector<PageLocation> pages);
+
   /// Appends up to `max_records` records to `out` and returns how many it appended
   /// (fewer only at the end of the chunk).
   Result<int64_t> ReadRecords(int64_t max_records, LeafBatch* out);
@@ -74,6 +80,8 @@ class ColumnChunkReader {
         context_(std::move(context)) {}
 
   Status NextPage(bool* eof);
+  // With a row selection: positions pos_ at the next data page worth reading.
+  Status SeekSelectedPage(bool* eof);
   Status ReadDictionary(const PageHeader& h, const uint8_t* data, int64_t size);
   Status ReadDataPage(const PageHeader& h, const uint8_t* body, int64_t body_size);
   // Decodes `n` levels into `*out`; when `all_value` is given and every level equals
@@ -103,6 +111,15 @@ class ColumnChunkReader {
   int64_t levels_read_ = 0;
   int64_t rows_seen_ = 0;
   bool first_level_ = true;
+
+  // Row selection (page index).
+  bool selecting_ = false;
+  std::vector<std::pair<int64_t, int64_t>> ranges_;
+  size_t range_ = 0;
+  std::vector<PageLocation> pages_;
+  size_t next_page_ = 0;
+  bool dictionary_checked_ = false;
+  int64_t page_first_row_ = 0;
 
   // The dictionary, in floe's representation.
   bool has_dictionary_ = false;

@@ -343,18 +343,22 @@ class FileReader;
 class BatchReader final : public RecordBatchReader {
  public:
   BatchReader(const FileReader* file, SchemaPtr schema, std::vector<int> columns,
-              std::vector<int> row_groups);
+              std::vector<int> row_groups, std::vector<ColumnPredicate> predicates);
 
   const SchemaPtr& schema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override;
 
  private:
   Status StartRowGroup();
+  // Narrows the rows read from the current row group with the page index.
+  Status ApplyPageIndex(const RowGroup& rg);
+  Result<OffsetIndex> ReadOffsetIndex(const ColumnChunk& cc, const LeafInfo& leaf);
 
   const FileReader* file_;
   SchemaPtr schema_;
   std::vector<int> columns_;
   std::vector<int> row_groups_;
+  std::vector<ColumnPredicate> predicates_;
   std::vector<int> leaves_;  // projected leaf indices, ascending
   size_t next_rg_ = 0;
   int current_rg_ = -1;
@@ -494,8 +498,8 @@ class FileReader final : public ParquetFileReader {
     std::vector<Field> fields;
     for (int c : columns) fields.push_back(schema_.schema->field(c));
     auto schema = std::make_shared<Schema>(std::move(fields), schema_.schema->metadata());
-    return std::unique_ptr<RecordBatchReader>(
-        new BatchReader(this, std::move(schema), std::move(columns), std::move(row_groups)));
+    return std::unique_ptr<RecordBatchReader>(new BatchReader(
+        this, std::move(schema), std::move(columns), std::move(row_groups), request.predicates));
   }
 
   const std::string& path() const { return file_->path(); }
@@ -512,25 +516,10 @@ class FileReader final : public ParquetFileReader {
     const ColumnChunk& cc =
         metadata_.row_groups[static_cast<size_t>(rg)].columns[leaf.column_index];
     if (!cc.meta_data || !cc.meta_data->statistics) return true;
+    if (!TypeDefinedOrder(leaf)) return true;
     const Statistics& st = *cc.meta_data->statistics;
     const int64_t num_values = cc.meta_data->num_values;
-    std::optional<int64_t> nulls = st.null_count;
-    bool all_null = nulls && *nulls == num_values;
-    switch (p.op) {
-      case ColumnPredicate::Op::kIsNull:
-        return !(nulls && *nulls == 0);
-      case ColumnPredicate::Op::kIsNotNull:
-        return !all_null;
-      default:
-        break;
-    }
-    if (all_null && num_values > 0) return false;  // comparisons with NULL are never true
-    if (metadata_.column_orders &&
-        static_cast<size_t>(leaf.column_index) < metadata_.column_orders->size() &&
-        (*metadata_.column_orders)[leaf.column_index].kind !=
-            ColumnOrder::Kind::kTypeDefinedOrder) {
-      return true;
-    }
+    bool all_null = st.null_count && *st.null_count == num_values && num_values > 0;
     std::optional<Storage> lo, hi;
     if (st.min_value && st.max_value) {
       lo = StatValue(leaf, *st.min_value);
@@ -539,6 +528,29 @@ class FileReader final : public ParquetFileReader {
       lo = StatValue(leaf, *st.min);
       hi = StatValue(leaf, *st.max);
     }
+    return StatsMayMatch(lo, hi, st.null_count, all_null, p);
+  }
+
+ public:
+  bool TypeDefinedOrder(const LeafInfo& leaf) const {
+    return !(metadata_.column_orders &&
+             static_cast<size_t>(leaf.column_index) < metadata_.column_orders->size() &&
+             (*metadata_.column_orders)[leaf.column_index].kind !=
+                 ColumnOrder::Kind::kTypeDefinedOrder);
+  }
+
+  // Whether a row set with these bounds (nullopt: unknown) may satisfy `p`.
+  static bool StatsMayMatch(const std::optional<Storage>& lo, const std::optional<Storage>& hi,
+                            std::optional<int64_t> nulls, bool all_null, const ColumnPredicate& p) {
+    switch (p.op) {
+      case ColumnPredicate::Op::kIsNull:
+        return !(nulls && *nulls == 0);
+      case ColumnPredicate::Op::kIsNotNull:
+        return !all_null;
+      default:
+        break;
+    }
+    if (all_null) return false;  // comparisons with NULL are never true
     if (!lo || !hi) return true;
     auto outside = [&](const Scalar& s, ColumnPredicate::Op op) -> bool {
       std::optional<Storage> v = NormalizeValue(s);
@@ -551,7 +563,7 @@ class FileReader final : public ParquetFileReader {
         case ColumnPredicate::Op::kIn:
           return *c_lo < 0 || *c_hi > 0;
         case ColumnPredicate::Op::kLt:
-          return *c_lo <= 0;  // v <= min: no value < v
+          return *c_lo <= 0;  // v <= min: no value is below v
         case ColumnPredicate::Op::kLe:
           return *c_lo < 0;
         case ColumnPredicate::Op::kGt:
@@ -566,12 +578,13 @@ class FileReader final : public ParquetFileReader {
       for (const Scalar& s : p.values) {
         if (!outside(s, p.op)) return true;
       }
-      return p.values.empty() ? false : false;
+      return false;
     }
     if (p.values.size() != 1) return true;
     return !outside(p.values[0], p.op);
   }
 
+ private:
   // The deprecated min/max fields use signed order: usable for signed numbers only.
   static bool SignedStatsUsable(const LeafInfo& leaf) {
     using internal::Conversion;
@@ -593,11 +606,12 @@ class FileReader final : public ParquetFileReader {
 };
 
 BatchReader::BatchReader(const FileReader* file, SchemaPtr schema, std::vector<int> columns,
-                         std::vector<int> row_groups)
+                         std::vector<int> row_groups, std::vector<ColumnPredicate> predicates)
     : file_(file),
       schema_(std::move(schema)),
       columns_(std::move(columns)),
-      row_groups_(std::move(row_groups)) {
+      row_groups_(std::move(row_groups)),
+      predicates_(std::move(predicates)) {
   const FileSchema& fs = file_->file_schema();
   std::vector<bool> used(fs.leaves.size(), false);
   for (int c : columns_) {
@@ -691,6 +705,123 @@ Status BatchReader::StartRowGroup() {
                                                  rg_rows_, std::move(context)));
     readers_.push_back(std::move(reader));
   }
+  if (opt.use_page_index && !predicates_.empty()) FLOE_RETURN_NOT_OK(ApplyPageIndex(rg));
+  return Status::OK();
+}
+
+Result<OffsetIndex> BatchReader::ReadOffsetIndex(const ColumnChunk& cc, const LeafInfo& leaf) {
+  OffsetIndex index;
+  int64_t off = *cc.offset_index_offset;
+  int64_t len = *cc.offset_index_length;
+  if (off < 4 || len < 0 || len > file_->data_end() - off) {
+    return Status::Corrupt(
+        "'{}', column '{}', row group {}: offset index [{}, +{}) is outside the file",
+        file_->path(), leaf.path, current_rg_, off, len);
+  }
+  FLOE_ASSIGN_OR_RAISE(BufferPtr bytes, file_->file().ReadAt(off, len));
+  auto used = DecodeThrift(bytes->span(), &index, static_cast<uint64_t>(off));
+  if (!used.ok()) {
+    return used.status().WithPrefix(fmt::format(
+        "'{}', column '{}', row group {}: offset index: ", file_->path(), leaf.path, current_rg_));
+  }
+  // Pages must start at ascending rows inside the row group.
+  int64_t prev = -1;
+  for (const PageLocation& loc : index.page_locations) {
+    if (loc.first_row_index <= prev || loc.first_row_index >= rg_rows_ ||
+        (prev < 0 && loc.first_row_index != 0)) {
+      return Status::Corrupt("'{}', column '{}', row group {}: offset index has page at row {}",
+                             file_->path(), leaf.path, current_rg_, loc.first_row_index);
+    }
+    prev = loc.first_row_index;
+  }
+  return index;
+}
+
+Status BatchReader::ApplyPageIndex(const RowGroup& rg) {
+  const FileSchema& fs = file_->file_schema();
+  using Ranges = std::vector<std::pair<int64_t, int64_t>>;
+  auto has_index = [&](const LeafInfo& leaf) {
+    const ColumnChunk& cc = rg.columns[static_cast<size_t>(leaf.column_index)];
+    return leaf.max_rep == 0 && cc.offset_index_offset && cc.offset_index_length;
+  };
+  for (int l : leaves_) {
+    if (!has_index(fs.leaves[static_cast<size_t>(l)])) return Status::OK();
+  }
+  Ranges selected = {{0, rg_rows_}};
+  for (const ColumnPredicate& p : predicates_) {
+    const ReadNode& node = fs.top[static_cast<size_t>(p.column)];
+    if (node.kind != ReadNode::Kind::kLeaf) continue;
+    const LeafInfo& leaf = fs.leaves[static_cast<size_t>(node.leaf)];
+    const ColumnChunk& cc = rg.columns[static_cast<size_t>(leaf.column_index)];
+    if (!has_index(leaf) || !cc.column_index_offset || !cc.column_index_length ||
+        !file_->TypeDefinedOrder(leaf)) {
+      continue;
+    }
+    FLOE_ASSIGN_OR_RAISE(OffsetIndex oi, ReadOffsetIndex(cc, leaf));
+    int64_t off = *cc.column_index_offset;
+    int64_t len = *cc.column_index_length;
+    if (off < 4 || len < 0 || len > file_->data_end() - off) {
+      return Status::Corrupt("'{}', column '{}', row group {}: column index is outside the file",
+                             file_->path(), leaf.path, current_rg_);
+    }
+    FLOE_ASSIGN_OR_RAISE(BufferPtr bytes, file_->file().ReadAt(off, len));
+    ColumnIndex ci;
+    auto used = DecodeThrift(bytes->span(), &ci, static_cast<uint64_t>(off));
+    if (!used.ok()) {
+      return used.status().WithPrefix(fmt::format("'{}', column '{}', row group {}: column index: ",
+                                                  file_->path(), leaf.path, current_rg_));
+    }
+    const size_t pages = oi.page_locations.size();
+    if (ci.null_pages.size() != pages) {
+      return Status::Corrupt(
+          "'{}', column '{}', row group {}: column index has {} pages, the "
+          "offset index {}",
+          file_->path(), leaf.path, current_rg_, ci.null_pages.size(), pages);
+    }
+    Ranges keep;
+    for (size_t i = 0; i < pages; ++i) {
+      std::optional<int64_t> nulls;
+      if (ci.null_counts) nulls = (*ci.null_counts)[i];
+      std::optional<Storage> lo, hi;
+      if (!ci.null_pages[i]) {
+        lo = StatValue(leaf, ci.min_values[i]);
+        hi = StatValue(leaf, ci.max_values[i]);
+      }
+      if (!FileReader::StatsMayMatch(lo, hi, nulls, ci.null_pages[i], p)) continue;
+      int64_t begin = oi.page_locations[i].first_row_index;
+      int64_t end = i + 1 < pages ? oi.page_locations[i + 1].first_row_index : rg_rows_;
+      if (!keep.empty() && keep.back().second == begin) {
+        keep.back().second = end;
+      } else {
+        keep.emplace_back(begin, end);
+      }
+    }
+    Ranges both;
+    size_t a = 0, b = 0;
+    while (a < selected.size() && b < keep.size()) {
+      int64_t lo = std::max(selected[a].first, keep[b].first);
+      int64_t hi = std::min(selected[a].second, keep[b].second);
+      if (lo < hi) both.emplace_back(lo, hi);
+      if (selected[a].second < keep[b].second) {
+        ++a;
+      } else {
+        ++b;
+      }
+    }
+    selected = std::move(both);
+  }
+  if (selected.size() == 1 && selected[0] == std::make_pair(int64_t{0}, rg_rows_)) {
+    return Status::OK();
+  }
+  int64_t rows = 0;
+  for (const auto& r : selected) rows += r.second - r.first;
+  for (size_t k = 0; k < leaves_.size(); ++k) {
+    const LeafInfo& leaf = fs.leaves[static_cast<size_t>(leaves_[k])];
+    FLOE_ASSIGN_OR_RAISE(OffsetIndex oi,
+                         ReadOffsetIndex(rg.columns[static_cast<size_t>(leaf.column_index)], leaf));
+    readers_[k]->SetRowSelection(selected, std::move(oi.page_locations));
+  }
+  rg_rows_ = rows;
   return Status::OK();
 }
 

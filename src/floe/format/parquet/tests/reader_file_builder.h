@@ -233,6 +233,45 @@ class FileBuilder {
 
   FileMetaData& metadata() { return md_; }
 
+  /// Appends bytes after the row groups (a page index) and returns their file offset.
+  int64_t AppendRaw(const std::string& bytes) {
+    int64_t at = static_cast<int64_t>(data_.size());
+    data_ += bytes;
+    return at;
+  }
+
+  /// Writes an offset index for chunk `column` of the last row group, given the first
+  /// row of each of its data pages (the pages after a dictionary page, in order).
+  void AddOffsetIndex(int column, const ChunkBuilder& chunk, const std::vector<int64_t>& rows) {
+    ColumnChunk& cc = md_.row_groups.back().columns[static_cast<size_t>(column)];
+    OffsetIndex oi;
+    int64_t at = cc.meta_data->dictionary_page_offset.value_or(cc.meta_data->data_page_offset);
+    size_t first = chunk.has_dictionary ? 1 : 0;
+    if (first) at += static_cast<int64_t>(chunk.pages[0].size());
+    for (size_t i = first; i < chunk.pages.size(); ++i) {
+      PageLocation loc;
+      loc.offset = at;
+      loc.compressed_page_size = static_cast<int32_t>(chunk.pages[i].size());
+      loc.first_row_index = rows[i - first];
+      oi.page_locations.push_back(loc);
+      at += static_cast<int64_t>(chunk.pages[i].size());
+    }
+    std::string bytes;
+    ThriftCompactWriter w(&bytes);
+    FLOE_CHECK(EncodeThrift(oi, &w).ok(), "encode");
+    cc.offset_index_offset = AppendRaw(bytes);
+    cc.offset_index_length = static_cast<int32_t>(bytes.size());
+  }
+
+  void AddColumnIndex(int column, const ColumnIndex& ci) {
+    ColumnChunk& cc = md_.row_groups.back().columns[static_cast<size_t>(column)];
+    std::string bytes;
+    ThriftCompactWriter w(&bytes);
+    FLOE_CHECK(EncodeThrift(ci, &w).ok(), "encode");
+    cc.column_index_offset = AppendRaw(bytes);
+    cc.column_index_length = static_cast<int32_t>(bytes.size());
+  }
+
   std::string Finish() const {
     std::string out = data_;
     Status st = EncodeFooter(md_, &out);

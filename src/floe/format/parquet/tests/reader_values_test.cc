@@ -573,5 +573,64 @@ TEST(ReaderValues, ProjectionByNameAndFieldIdAndPruning) {
   EXPECT_EQ(got, (Strings{"m", "NULL", "k", "z"}));
 }
 
+// The page index narrows the rows read: column a has pages of 4 rows, column b (with a
+// dictionary) pages of 6 rows; a predicate on a selects a's page [4, 8).
+TEST(ReaderValues, PageIndexSkipsPages) {
+  SchemaElement sb = Leaf("b", Type::kByteArray);
+  sb.converted_type = ConvertedType::kUtf8;
+  FileBuilder fb({Root(2), Leaf("a", Type::kInt64, FR::kRequired), sb});
+  ChunkBuilder a(Type::kInt64);
+  ColumnIndex ci;
+  for (int p = 0; p < 3; ++p) {
+    std::vector<int64_t> v;
+    for (int i = 0; i < 4; ++i) v.push_back(p * 4 + i);
+    a.DataV1(4, Encoding::kPlain, "", Plain(v));
+    ci.null_pages.push_back(false);
+    ci.min_values.push_back(Plain<int64_t>({p * 4}));
+    ci.max_values.push_back(Plain<int64_t>({p * 4 + 3}));
+  }
+  ci.null_counts = std::vector<int64_t>{0, 0, 0};
+  ChunkBuilder b(Type::kByteArray);
+  b.Dictionary(
+      12, PlainStrings({"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11"}));
+  b.DataV1(6, Encoding::kRleDictionary, Levels({1, 1, 1, 1, 1, 0}, 1),
+           DictIndices({0, 1, 2, 3, 4}, 12));
+  b.DataV1(6, Encoding::kRleDictionary, Levels({1, 1, 1, 1, 1, 1}, 1),
+           DictIndices({6, 7, 8, 9, 10, 11}, 12));
+  fb.AddRowGroup(12, {a, b});
+  fb.AddOffsetIndex(0, a, {0, 4, 8});
+  fb.AddColumnIndex(0, ci);
+  fb.AddOffsetIndex(1, b, {0, 6});
+  std::string file = fb.Finish();
+
+  auto read = [&](std::vector<ColumnPredicate> predicates, bool use_page_index) {
+    ReaderOptions options;
+    options.batch_size = 3;
+    options.use_page_index = use_page_index;
+    auto reader = ParquetFileReader::Open(FileOf(file), options).ValueOrDie();
+    ReadRequest request;
+    request.predicates = std::move(predicates);
+    auto stream = reader->Read(request).ValueOrDie();
+    Strings rows;
+    while (true) {
+      RecordBatchPtr batch = stream->Next().ValueOrDie();
+      if (!batch) break;
+      for (int64_t i = 0; i < batch->num_rows(); ++i) {
+        rows.push_back(FormatValue(*batch->column(0), i) + "/" + FormatValue(*batch->column(1), i));
+      }
+    }
+    return rows;
+  };
+  using Op = ColumnPredicate::Op;
+  EXPECT_EQ(read({{0, Op::kEq, {Scalar::I64(5)}}}, true),
+            (Strings{"4/s4", "5/NULL", "6/s6", "7/s7"}));
+  EXPECT_EQ(read({{0, Op::kGe, {Scalar::I64(7)}}}, true),
+            (Strings{"4/s4", "5/NULL", "6/s6", "7/s7", "8/s8", "9/s9", "10/s10", "11/s11"}));
+  EXPECT_EQ(read({{0, Op::kIn, {Scalar::I64(1), Scalar::I64(10)}}}, true),
+            (Strings{"0/s0", "1/s1", "2/s2", "3/s3", "8/s8", "9/s9", "10/s10", "11/s11"}));
+  EXPECT_EQ(read({{0, Op::kGt, {Scalar::I64(11)}}}, true), Strings{});
+  EXPECT_EQ(read({{0, Op::kEq, {Scalar::I64(5)}}}, false).size(), 12u);
+}
+
 }  // namespace
 }  // namespace floe::parquet
