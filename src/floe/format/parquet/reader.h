@@ -55,23 +55,55 @@ struct ReadRequest {
 
 /// Reads one Parquet file: the footer once at Open, then any number of reads.
 /// Thread-safe after Open: several Read() streams may run at once.
+///
+/// Type mapping (logical type first, else the legacy converted type, else physical):
+///   BOOLEAN -> boolean; INT32 -> int32; INT64 -> int64; FLOAT/DOUBLE -> float32/64;
+///   BYTE_ARRAY -> binary, or string under STRING/UTF8/JSON/ENUM (BSON stays binary);
+///   FIXED_LEN_BYTE_ARRAY(n) -> fixed[n], uuid under UUID, float32 under FLOAT16,
+///   fixed[12] under INTERVAL.
+///   INTEGER(8/16, signed) -> int8/int16; unsigned 8 -> int16, 16 -> int32, 32 -> int64
+///   (zero-extended); unsigned 64 -> decimal(20, 0), which holds every value exactly.
+///   DECIMAL on INT32/INT64/FIXED_LEN_BYTE_ARRAY/BYTE_ARRAY -> decimal (precision <= 38;
+///   big-endian bytes are sign-extended into floe's 16-byte little-endian layout).
+///   DATE -> date. TIME(MILLIS/MICROS) -> time (microseconds); TIME(NANOS) -> time,
+///   truncated to microseconds (floe has no nanosecond time).
+///   TIMESTAMP(MILLIS/MICROS) -> timestamp (microseconds), TIMESTAMP(NANOS) ->
+///   timestamp_ns; isAdjustedToUTC picks the tz variant. The legacy TIMESTAMP_MILLIS/
+///   MICROS converted types are adjusted to UTC (LogicalTypes.md).
+///   INT96 (legacy Impala/Spark timestamps) -> timestamp_ns: (Julian day - 2440588) *
+///   86400e9 + nanoseconds of the day, without time zone, with no range check (values
+///   outside int64 nanoseconds, roughly years 1677..2262, wrap).
+///   LIST/MAP groups (3-level and the legacy 2-level forms) -> list/map; other groups ->
+///   struct; an unannotated repeated field -> a non-null list of non-null elements.
+///   Field ids -> Field::field_id.
+///
+/// Batches hold at most batch_size rows and span page boundaries, but not row groups.
+/// The reader does not validate that strings are UTF-8 (Array::ValidateFull does).
+/// With predicates and use_page_index, flat columns read only the pages (and rows) the
+/// column index cannot rule out; the rows returned then are a superset of the matches.
+/// Errors name the file, and where it applies the column, row group and page offset.
 class ParquetFileReader {
  public:
   /// Reads and validates the footer and maps the Parquet schema to a floe schema
   /// (field ids from the file's field_id). Errors name the file.
-  static Result<std::unique_ptr<ParquetFileReader>> Open(
-      std::shared_ptr<io::RandomAccessFile> file, ReaderOptions options = {});
+  static Result<std::unique_ptr<ParquetFileReader>> Open(std::shared_ptr<io::RandomAccessFile> file,
+                                                         ReaderOptions options = {});
+  /// Opens a local file (see Open).
   static Result<std::unique_ptr<ParquetFileReader>> OpenPath(const std::string& path,
                                                              ReaderOptions options = {});
   virtual ~ParquetFileReader() = default;
 
+  /// The decoded footer.
   virtual const FileMetaData& metadata() const = 0;
   /// The floe schema of the file; nested columns are struct/list/map fields.
   virtual const SchemaPtr& schema() const = 0;
   virtual int num_row_groups() const = 0;
+  /// The footer's row count.
   virtual int64_t num_rows() const = 0;
 
-  /// The row groups whose statistics do not rule out every predicate.
+  /// The row groups whose column-chunk statistics do not rule out any predicate (a
+  /// conjunction). Predicates on nested columns, or without usable statistics, prune
+  /// nothing. Invalid for a column index out of range.
   virtual Result<std::vector<int>> PruneRowGroups(
       const std::vector<ColumnPredicate>& predicates) const = 0;
 
@@ -81,7 +113,8 @@ class ParquetFileReader {
   /// Top-level column indices for the given names.
   virtual Result<std::vector<int>> ColumnsByName(const std::vector<std::string>& names) const = 0;
 
-  /// A stream of batches of at most batch_size rows with the projected schema.
+  /// A stream of batches of at most batch_size rows with the projected schema. Reads
+  /// only the byte ranges of projected column chunks, coalescing nearby ranges.
   virtual Result<std::unique_ptr<RecordBatchReader>> Read(const ReadRequest& request) const = 0;
 };
 
