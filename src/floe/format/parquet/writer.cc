@@ -875,6 +875,11 @@ class FileWriterImpl final : public ParquetFileWriter {
                                                   &levels_));
     }
     for (size_t k = 0; k < columns_.size(); ++k) {
+      if (pschema_.leaves[k].precision > 0) {
+        FLOE_RETURN_NOT_OK(internal::ValidateDecimals(pschema_.leaves[k], levels_[k], num_rows_));
+      }
+    }
+    for (size_t k = 0; k < columns_.size(); ++k) {
       columns_[k]->BeginBatch();
       entry_cursor_[k] = 0;
     }

@@ -50,6 +50,7 @@ struct LeafColumn {
   std::string dotted_path;        // for messages
   Type physical_type = Type::kInt32;
   int32_t type_length = 0;  // FLBA width
+  int32_t precision = 0;    // decimals
   LeafKind kind = LeafKind::kInt32;
   SortOrder sort_order = SortOrder::kSigned;
   int16_t max_def = 0;
@@ -107,6 +108,11 @@ struct LeafLevels {
 /// error naming the column and the row (`row_base` + row index).
 Status GenerateLevels(const WriteNode& root, const std::vector<LeafColumn>& leaves,
                       const ArrayPtr& array, int64_t row_base, std::vector<LeafLevels>* out);
+
+/// Checks that every decimal value of a leaf fits the column's precision (|v| < 10^p), so that
+/// no value is silently cut to the column's physical width. InvalidArgument names the column
+/// and, for flat columns, the row (`row_base` + index).
+Status ValidateDecimals(const LeafColumn& leaf, const LeafLevels& levels, int64_t row_base);
 
 /// Min/max/null-count of a set of values in one sort order. Byte values are kept untruncated;
 /// truncation happens when the bounds are encoded.

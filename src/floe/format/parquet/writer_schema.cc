@@ -1,6 +1,7 @@
 // The floe schema -> Parquet schema conversion and level generation of the writer.
 
 #include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -72,6 +73,7 @@ Status SetPrimitive(const DataType& type, SchemaElement* e, LeafColumn* leaf) {
       e->converted_type = ConvertedType::kDecimal;
       e->precision = type.precision();
       e->scale = type.scale();
+      leaf->precision = type.precision();
       if (type.precision() <= 9) {
         e->type = Type::kInt32;
         leaf->kind = LeafKind::kDecimalInt32;
@@ -430,6 +432,31 @@ Status GenerateLevels(const WriteNode& root, const std::vector<LeafColumn>& leav
   LevelGenerator gen(leaves, out);
   for (int64_t i = 0; i < n; ++i) {
     FLOE_RETURN_NOT_OK(gen.Visit(root, *array, i, 0, 0, row_base + i));
+  }
+  return Status::OK();
+}
+
+Status ValidateDecimals(const LeafColumn& leaf, const LeafLevels& levels, int64_t row_base) {
+  Int128 limit = 1;
+  for (int i = 0; i < leaf.precision; ++i) limit *= 10;
+  const Array& a = *levels.values;
+  const uint8_t* base = a.buffer(1)->data() + a.offset() * 16;
+  auto check = [&](int64_t element, int64_t position, bool is_row) -> Status {
+    Int128 v;
+    std::memcpy(&v, base + element * 16, 16);
+    if (v < limit && v > -limit) return Status::OK();
+    return Status::Invalid("column {}: decimal value at {} {} has more than {} digits",
+                           leaf.dotted_path, is_row ? "row" : "value", position, leaf.precision);
+  };
+  if (levels.contiguous) {
+    for (int64_t k = 0; k < levels.num_entries; ++k) {
+      if (leaf.max_def > 0 && levels.def[static_cast<size_t>(k)] != leaf.max_def) continue;
+      FLOE_RETURN_NOT_OK(check(levels.first + k, row_base + k, true));
+    }
+  } else {
+    for (size_t k = 0; k < levels.indices.size(); ++k) {
+      FLOE_RETURN_NOT_OK(check(levels.indices[k], static_cast<int64_t>(k), false));
+    }
   }
   return Status::OK();
 }

@@ -611,6 +611,22 @@ TEST(ParquetWriter, NullInRequiredColumnIsRejectedAndNothingIsWritten) {
   EXPECT_THAT(WriteBatches(req, {rb}), IsErrorWith(StatusCode::kConstraint, "column r at row 1"));
 }
 
+TEST(ParquetWriter, DecimalOutsideItsPrecisionIsRejected) {
+  for (int precision : {5, 15, 20}) {
+    TypePtr t = Decimal(precision, 0);
+    auto schema = std::make_shared<Schema>(std::vector<Field>{Field("d", t, true, 1)});
+    Int128 too_big = 1;
+    for (int i = 0; i < precision; ++i) too_big *= 10;
+    ASSERT_OK_AND_ASSIGN(auto d, FromScalars(t, {Scalar::Make(t, too_big - 1), Scalar::Null(t),
+                                                 Scalar::Make(t, -too_big)}));
+    ASSERT_OK_AND_ASSIGN(auto batch, RecordBatch::Make(schema, 3, {d}));
+    EXPECT_THAT(WriteBatches(schema, {batch}),
+                IsErrorWith(StatusCode::kInvalidArgument, "column d: decimal value at row 2"));
+    ASSERT_OK_AND_ASSIGN(auto ok, WriteBatches(schema, {batch->Slice(0, 2)}));
+    ExpectRoundTrip(ok.bytes, *batch->Slice(0, 2));
+  }
+}
+
 TEST(ParquetWriter, VeryLongStrings) {
   auto schema = std::make_shared<Schema>(std::vector<Field>{Field("s", String(), true, 1)});
   std::string big_a(1 << 20, 'a'), big_c(1 << 20, 'c');
