@@ -103,6 +103,7 @@ bool BigEndianToInt128(const uint8_t* bytes, int64_t size, __int128* out) {
 }
 
 void ConvertFixed(const LeafInfo& leaf, const uint8_t* in, int64_t n, uint8_t* out) {
+  if (n == 0) return;
   switch (leaf.conversion) {
     case Conversion::kNone:
       std::memcpy(out, in, static_cast<size_t>(n * leaf.out_width));
@@ -205,7 +206,7 @@ Status ColumnChunkReader::Decompress(const uint8_t* in, int64_t in_size, int64_t
     if (in_size != out_size) {
       return Status::Corrupt("uncompressed page has {} bytes but declares {}", in_size, out_size);
     }
-    std::memcpy(out, in, static_cast<size_t>(in_size));
+    if (in_size > 0) std::memcpy(out, in, static_cast<size_t>(in_size));
     return Status::OK();
   }
   return decompressor_->Decompress({in, static_cast<size_t>(in_size)},
