@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "floe/cli/demo.h"
 #include "floe/cli/parquet_commands.h"
 #include "floe/common/status.h"
 
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   floe::cli::CommandAction action;
   floe::cli::AddParquetCommands(&app, &action);
+  floe::cli::AddDemoCommand(&app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
