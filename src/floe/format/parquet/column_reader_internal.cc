@@ -74,10 +74,23 @@ void Store(uint8_t* p, T v) {
   std::memcpy(p, &v, sizeof(T));
 }
 
-// Gathers dictionary entries of `width` bytes.
-template <int W>
-void GatherFixed(const uint8_t* dict, const uint32_t* idx, int64_t n, uint8_t* out) {
-  for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * W, dict + idx[i] * W, W);
+// Checks levels against `max_level` and counts those equal to it.
+Status CheckLevels(const int16_t* levels, int64_t n, int16_t max_level, int64_t* num_max) {
+  int64_t count = 0;
+  int16_t seen_max = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    count += levels[i] == max_level;
+    seen_max = std::max(seen_max, levels[i]);
+  }
+  if (seen_max > max_level) {
+    return Status::Corrupt("level {} exceeds the column's maximum {}", seen_max, max_level);
+  }
+  *num_max = count;
+  return Status::OK();
+}
+
+std::span<const uint8_t> Span(const uint8_t* data, int64_t size) {
+  return {data, static_cast<size_t>(size)};
 }
 
 }  // namespace
@@ -325,7 +338,9 @@ Status ColumnChunkReader::ReadDictionary(const PageHeader& h, const uint8_t* dat
     }
     dict_bytes_.assign(data, data + size);
     std::vector<ByteView> views(static_cast<size_t>(n));
-    FLOE_RETURN_NOT_OK(DecodePlainByteArrays(dict_bytes_.data(), size, n, views.data()));
+    PlainByteArrayDecoder decoder;
+    decoder.Init(Span(dict_bytes_.data(), size));
+    FLOE_RETURN_NOT_OK(decoder.DecodeViews(views.data(), n));
     if (leaf_.conversion == Conversion::kBytesToDecimal) {
       dict_fixed_.resize(static_cast<size_t>(n) * 16);
       for (int64_t i = 0; i < n; ++i) {
@@ -340,10 +355,11 @@ Status ColumnChunkReader::ReadDictionary(const PageHeader& h, const uint8_t* dat
     }
   } else {
     const int w = leaf_.physical_width;
-    if (n > size / w) {
-      return Status::Corrupt("dictionary page claims {} values of {} bytes in {} bytes", n, w,
-                             size);
-    }
+    PlainFixedLenDecoder decoder;
+    FLOE_RETURN_NOT_OK(decoder.Init(Span(data, size), w));
+    auto values = decoder.Next(n);
+    if (!values.ok()) return values.status().WithPrefix("dictionary page: ");
+    data = *values;
     if (leaf_.conversion == Conversion::kBytesToDecimal && w > 16) {
       for (int64_t i = 0; i < n; ++i) {
         __int128 v;
@@ -364,43 +380,43 @@ Status ColumnChunkReader::DecodeLevels(Encoding encoding, int bit_width, const u
                                        int64_t size, int64_t n, bool v2, std::vector<int16_t>* out,
                                        int64_t* consumed, int16_t all_value, bool* all_equal) {
   if (all_equal) *all_equal = false;
+  std::span<const uint8_t> bytes = Span(data, size);
   if (encoding == Encoding::kBitPacked && !v2) {
-    int64_t bytes = (n * bit_width + 7) / 8;
-    if (bytes > size) return Status::Corrupt("BIT_PACKED levels run past the page");
-    *consumed = bytes;
+    int64_t used = BitPackedLevelsSize(n, bit_width);
+    if (used > size) return Status::Corrupt("BIT_PACKED levels run past the page");
+    *consumed = used;
     out->resize(static_cast<size_t>(n));
-    return DecodeBitPackedLevels(data, size, bit_width, n, out->data());
+    return DecodeBitPackedLevels(bytes.first(static_cast<size_t>(used)), bit_width, out->data(), n);
   }
   if (encoding != Encoding::kRle) {
     return Status::NotSupported("level encoding {}", static_cast<int>(encoding));
   }
-  int64_t len = size;
-  if (!v2) {
-    if (size < 4) return Status::Corrupt("levels length prefix is truncated");
-    uint32_t l;
-    std::memcpy(&l, data, 4);
-    if (l > static_cast<uint64_t>(size - 4)) {
-      return Status::Corrupt("levels claim {} bytes, {} remain in the page", l, size - 4);
-    }
-    data += 4;
-    len = l;
-    *consumed = 4 + len;
-  } else {
+  if (v2) {
     *consumed = size;
+  } else {
+    auto runs = ReadLengthPrefixed(bytes, consumed);
+    if (!runs.ok()) return runs.status().WithPrefix("levels: ");
+    bytes = *runs;
   }
-  RleDecoder dec(data, len, bit_width);
-  if (all_equal && n > 0) {
-    uint64_t v;
-    auto repeated = dec.TryGetRepeated(n, &v);
-    if (!repeated.ok()) return repeated.status().WithPrefix("levels: ");
-    if (*repeated && v == static_cast<uint64_t>(all_value)) {
+  RleBitPackedDecoder decoder;
+  FLOE_RETURN_NOT_OK(decoder.Init(bytes, bit_width));
+  // Pages without nulls are RLE runs of `all_value`: take them without materialising them.
+  int64_t done = 0;
+  if (all_equal) {
+    while (done < n) {
+      auto repeated = decoder.ConsumeRepeated(all_value, n - done);
+      if (!repeated.ok()) return repeated.status().WithPrefix("levels: ");
+      if (*repeated == 0) break;
+      done += *repeated;
+    }
+    if (done == n) {
       *all_equal = true;
       return Status::OK();
     }
-    dec = RleDecoder(data, len, bit_width);
   }
   out->resize(static_cast<size_t>(n));
-  Status st = dec.Get(out->data(), n);
+  std::fill(out->begin(), out->begin() + done, all_value);
+  Status st = decoder.Decode(out->data() + done, n - done);
   if (!st.ok()) return st.WithPrefix("levels: ");
   return Status::OK();
 }
@@ -546,117 +562,74 @@ Status ColumnChunkReader::DecodeValues(Encoding encoding, const uint8_t* data, i
                                        int64_t n) {
   const Type t = leaf_.physical;
   const int w = leaf_.physical_width;
+  const std::span<const uint8_t> bytes = Span(data, size);
   switch (encoding) {
     case Encoding::kPlain: {
       if (t == Type::kBoolean) {
-        if (n > size * 8) return Status::Corrupt("PLAIN booleans: {} values in {} bytes", n, size);
-        page_fixed_ = data;
+        // Booleans stay bit-packed, as floe stores them.
+        PlainBooleanDecoder decoder;
+        decoder.Init(bytes);
+        int64_t bit_offset = 0;
+        FLOE_ASSIGN_OR_RAISE(page_fixed_, decoder.NextBits(n, &bit_offset));
+        FLOE_DCHECK(bit_offset == 0);
         return Status::OK();
       }
       if (t == Type::kByteArray) {
-        if (n > size / 4)
+        if (n > size / 4) {
           return Status::Corrupt("PLAIN byte arrays: {} values in {} bytes", n, size);
+        }
         page_views_.resize(static_cast<size_t>(n));
-        FLOE_RETURN_NOT_OK(DecodePlainByteArrays(data, size, n, page_views_.data()));
+        PlainByteArrayDecoder decoder;
+        decoder.Init(bytes);
+        FLOE_RETURN_NOT_OK(decoder.DecodeViews(page_views_.data(), n));
         return FinishViews(n);
       }
-      if (n > size / w) {
-        return Status::Corrupt("PLAIN values: {} values of {} bytes in {} bytes", n, w, size);
-      }
-      return FinishFixed(data, n);
+      // Fixed width: the values are used where they are in the page.
+      PlainFixedLenDecoder decoder;
+      FLOE_RETURN_NOT_OK(decoder.Init(bytes, w));
+      FLOE_ASSIGN_OR_RAISE(const uint8_t* values, decoder.Next(n));
+      return FinishFixed(values, n);
     }
     case Encoding::kPlainDictionary:
     case Encoding::kRleDictionary: {
       if (!has_dictionary_) return Status::Corrupt("dictionary-encoded page without a dictionary");
       if (n == 0) return Status::OK();
-      if (size < 1) return Status::Corrupt("dictionary indices are missing");
-      int bw = data[0];
-      if (bw > 32) return Status::Corrupt("dictionary index bit width {}", bw);
+      // The dictionary size is bounded by its page's size (at most 1 GiB).
+      DictionaryIndexDecoder decoder;
+      Status st = decoder.Init(bytes, static_cast<int32_t>(dict_size_));
       indices_.resize(static_cast<size_t>(n));
-      RleDecoder dec(data + 1, size - 1, bw);
-      Status st = dec.Get(indices_.data(), n);
+      if (st.ok()) st = decoder.Decode(indices_.data(), n);
       if (!st.ok()) return st.WithPrefix("dictionary indices: ");
-      uint32_t max_index = 0;
-      for (int64_t i = 0; i < n; ++i) max_index = std::max(max_index, indices_[i]);
-      if (max_index >= dict_size_) {
-        return Status::Corrupt("dictionary index {} is out of range (dictionary has {} values)",
-                               max_index, dict_size_);
-      }
-      const uint32_t* idx = indices_.data();
       if (leaf_.out_width < 0) {
         page_views_.resize(static_cast<size_t>(n));
-        for (int64_t i = 0; i < n; ++i) page_views_[i] = dict_views_[idx[i]];
+        GatherDictionary(dict_views_.data(), indices_.data(), n, page_views_.data());
         return Status::OK();
       }
-      const int ow = leaf_.out_width;
-      uint8_t* out = value_scratch_.Reserve(n * ow);
-      const uint8_t* dict = dict_fixed_.data();
-      switch (ow) {
-        case 1:
-          GatherFixed<1>(dict, idx, n, out);
-          break;
-        case 2:
-          GatherFixed<2>(dict, idx, n, out);
-          break;
-        case 4:
-          GatherFixed<4>(dict, idx, n, out);
-          break;
-        case 8:
-          GatherFixed<8>(dict, idx, n, out);
-          break;
-        case 16:
-          GatherFixed<16>(dict, idx, n, out);
-          break;
-        default:
-          for (int64_t i = 0; i < n; ++i) {
-            std::memcpy(out + i * ow, dict + static_cast<int64_t>(idx[i]) * ow,
-                        static_cast<size_t>(ow));
-          }
-      }
+      uint8_t* out = value_scratch_.Reserve(n * leaf_.out_width);
+      GatherDictionary(dict_fixed_.data(), leaf_.out_width, indices_.data(), n, out);
       page_fixed_ = out;
       return Status::OK();
     }
     case Encoding::kRle: {
       if (t != Type::kBoolean) return Status::Corrupt("RLE encoding on a non-boolean column");
-      if (size < 4) return Status::Corrupt("RLE booleans: length prefix is truncated");
-      uint32_t len;
-      std::memcpy(&len, data, 4);
-      if (len > static_cast<uint64_t>(size - 4)) {
-        return Status::Corrupt("RLE booleans claim {} bytes, {} remain", len, size - 4);
-      }
-      std::vector<uint8_t> bytes(static_cast<size_t>(n));
-      RleDecoder dec(data + 4, len, 1);
-      FLOE_RETURN_NOT_OK(dec.Get(bytes.data(), n));
+      int64_t used = 0;
+      auto runs = ReadLengthPrefixed(bytes, &used);
+      if (!runs.ok()) return runs.status().WithPrefix("RLE booleans: ");
+      RleBitPackedDecoder decoder;
+      FLOE_RETURN_NOT_OK(decoder.Init(*runs, 1));
+      uint8_t* values = convert_scratch_.Reserve(n);
+      FLOE_RETURN_NOT_OK(decoder.Decode(values, n));
       uint8_t* bits = value_scratch_.Reserve(bit_util::BytesForBits(n));
       std::memset(bits, 0, static_cast<size_t>(bit_util::BytesForBits(n)));
       for (int64_t i = 0; i < n; ++i) {
-        if (bytes[i]) bit_util::SetBit(bits, i);
+        if (values[i]) bit_util::SetBit(bits, i);
       }
       page_fixed_ = bits;
       return Status::OK();
     }
     case Encoding::kDeltaBinaryPacked: {
-      int64_t used;
-      if (t == Type::kInt32) {
-        std::vector<int32_t> v;
-        FLOE_RETURN_NOT_OK(DecodeDeltaBinaryPacked<int32_t>(data, size, n, &v, &used));
-        if (static_cast<int64_t>(v.size()) != n) {
-          return Status::Corrupt("DELTA_BINARY_PACKED has {} values, {} expected", v.size(), n);
-        }
-        uint8_t* out = value_scratch_.Reserve(n * 4);
-        std::memcpy(out, v.data(), static_cast<size_t>(n) * 4);
-        return FinishFixed(out, n);
-      }
-      if (t == Type::kInt64) {
-        std::vector<int64_t> v;
-        FLOE_RETURN_NOT_OK(DecodeDeltaBinaryPacked<int64_t>(data, size, n, &v, &used));
-        if (static_cast<int64_t>(v.size()) != n) {
-          return Status::Corrupt("DELTA_BINARY_PACKED has {} values, {} expected", v.size(), n);
-        }
-        uint8_t* out = value_scratch_.Reserve(n * 8);
-        std::memcpy(out, v.data(), static_cast<size_t>(n) * 8);
-        return FinishFixed(out, n);
-      }
+      if (t == Type::kInt32) return DecodeDelta<int32_t>(bytes, n);
+      if (t == Type::kInt64) return DecodeDelta<int64_t>(bytes, n);
       return Status::Corrupt("DELTA_BINARY_PACKED on physical type {}", static_cast<int>(t));
     }
     case Encoding::kDeltaLengthByteArray:
@@ -665,11 +638,22 @@ Status ColumnChunkReader::DecodeValues(Encoding encoding, const uint8_t* data, i
         return Status::Corrupt("byte-array delta encoding on physical type {}",
                                static_cast<int>(t));
       }
+      int64_t stated;
+      if (encoding == Encoding::kDeltaLengthByteArray) {
+        FLOE_RETURN_NOT_OK(delta_length_decoder_.Init(bytes, n));
+        stated = delta_length_decoder_.total_values();
+      } else {
+        FLOE_RETURN_NOT_OK(delta_byte_array_decoder_.Init(bytes, n));
+        stated = delta_byte_array_decoder_.total_values();
+      }
+      if (stated != n) {
+        return Status::Corrupt("byte-array delta encoding has {} values, {} expected", stated, n);
+      }
       page_views_.resize(static_cast<size_t>(n));
       if (encoding == Encoding::kDeltaLengthByteArray) {
-        FLOE_RETURN_NOT_OK(DecodeDeltaLengthByteArrays(data, size, n, page_views_.data()));
+        FLOE_RETURN_NOT_OK(delta_length_decoder_.DecodeViews(page_views_.data(), n));
       } else {
-        FLOE_RETURN_NOT_OK(DecodeDeltaByteArrays(data, size, n, &rebuilt_, page_views_.data()));
+        FLOE_RETURN_NOT_OK(delta_byte_array_decoder_.DecodeViews(page_views_.data(), n, &rebuilt_));
       }
       if (t == Type::kFixedLenByteArray) {
         uint8_t* out = value_scratch_.Reserve(n * w);
@@ -685,18 +669,36 @@ Status ColumnChunkReader::DecodeValues(Encoding encoding, const uint8_t* data, i
       return FinishViews(n);
     }
     case Encoding::kByteStreamSplit: {
-      if (w == 0)
+      if (w == 0) {
         return Status::Corrupt("BYTE_STREAM_SPLIT on physical type {}", static_cast<int>(t));
-      if (n > size / w) {
+      }
+      ByteStreamSplitDecoder decoder;
+      FLOE_RETURN_NOT_OK(decoder.Init(bytes, w));
+      // Checked before sizing the output by `n`.
+      if (n > decoder.total_values()) {
         return Status::Corrupt("BYTE_STREAM_SPLIT: {} values of {} bytes in {} bytes", n, w, size);
       }
       uint8_t* out = value_scratch_.Reserve(n * w);
-      FLOE_RETURN_NOT_OK(DecodeByteStreamSplit(data, size, w, n, out));
+      FLOE_RETURN_NOT_OK(decoder.Decode(out, n));
       return FinishFixed(out, n);
     }
     default:
       return Status::NotSupported("value encoding {}", static_cast<int>(encoding));
   }
+}
+
+template <typename T>
+Status ColumnChunkReader::DecodeDelta(std::span<const uint8_t> bytes, int64_t n) {
+  DeltaBinaryPackedDecoder<T> decoder;
+  FLOE_RETURN_NOT_OK(decoder.Init(bytes));
+  if (decoder.total_values() != n) {
+    return Status::Corrupt("DELTA_BINARY_PACKED has {} values, {} expected", decoder.total_values(),
+                           n);
+  }
+  uint8_t* out = value_scratch_.Reserve(n * static_cast<int64_t>(sizeof(T)));
+  // Scratch memory comes from operator new[], aligned for any T.
+  FLOE_RETURN_NOT_OK(decoder.Decode(reinterpret_cast<T*>(out), n));
+  return FinishFixed(out, n);
 }
 
 Status ColumnChunkReader::AppendValues(int64_t k, LeafBatch* out) {

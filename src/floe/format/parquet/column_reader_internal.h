@@ -3,19 +3,51 @@
 // Reads the pages of one column chunk and hands out its levels and values record by
 // record, decoded into floe's representation.
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "floe/batch/buffer.h"
+#include "floe/common/logging.h"
 #include "floe/common/result.h"
 #include "floe/format/compression/codec.h"
-#include "floe/format/parquet/decode_internal.h"
+#include "floe/format/parquet/encoding.h"
 #include "floe/format/parquet/metadata.h"
 #include "floe/format/parquet/schema_internal.h"
 
 namespace floe::parquet::internal {
+
+/// A growable byte area whose contents are not initialised on growth; reused from page
+/// to page so that steady-state decoding does not allocate.
+class Scratch {
+ public:
+  /// Ensures capacity for `size` bytes (contents are kept only when `keep` is true) and
+  /// returns the data pointer.
+  uint8_t* Reserve(int64_t size, bool keep = false) {
+    if (size > capacity_) {
+      int64_t cap = std::max<int64_t>(size, capacity_ + capacity_ / 2);
+      std::unique_ptr<uint8_t[]> fresh(new uint8_t[static_cast<size_t>(cap) + kPadding]);
+      if (keep && capacity_ > 0)
+        std::memcpy(fresh.get(), data_.get(), static_cast<size_t>(capacity_));
+      data_ = std::move(fresh);
+      capacity_ = cap;
+    }
+    return data_.get();
+  }
+  uint8_t* data() { return data_.get(); }
+  const uint8_t* data() const { return data_.get(); }
+  int64_t capacity() const { return capacity_; }
+
+ private:
+  // Slack past the end so that word-at-a-time loops may over-read safely.
+  static constexpr int64_t kPadding = 16;
+  std::unique_ptr<uint8_t[]> data_;
+  int64_t capacity_ = 0;
+};
 
 /// The levels and dense (non-null) values of one leaf for one batch.
 struct LeafBatch {
@@ -90,6 +122,8 @@ class ColumnChunkReader {
                       int64_t n, bool v2, std::vector<int16_t>* out, int64_t* consumed,
                       int16_t all_value = -1, bool* all_equal = nullptr);
   Status DecodeValues(Encoding encoding, const uint8_t* data, int64_t size, int64_t n);
+  template <typename T>
+  Status DecodeDelta(std::span<const uint8_t> bytes, int64_t n);
   Status FinishFixed(const uint8_t* physical, int64_t n);
   Status FinishViews(int64_t n);
   Status Decompress(const uint8_t* in, int64_t in_size, int64_t out_size, uint8_t* out);
@@ -143,8 +177,11 @@ class ColumnChunkReader {
   std::vector<ByteView> page_views_;
   Scratch value_scratch_;
   Scratch convert_scratch_;
-  std::vector<uint32_t> indices_;
+  std::vector<int32_t> indices_;
   std::vector<uint8_t> rebuilt_;
+  // Kept across pages so that their buffers are reused.
+  DeltaLengthByteArrayDecoder delta_length_decoder_;
+  DeltaByteArrayDecoder delta_byte_array_decoder_;
 };
 
 /// Converts `n` fixed-width physical values (leaf.physical_width bytes each) to floe

@@ -58,7 +58,7 @@ Status RleBitPackedDecoder::Init(std::span<const uint8_t> data, int bit_width) {
 }
 
 Status RleBitPackedDecoder::Exhausted(int64_t wanted) const {
-  return Status::Corrupt("RLE: data ends after {} values ({} bytes), {} more values needed",
+  return Status::Corrupt("RLE: data ran out after {} values ({} bytes), {} more values needed",
                          position_, end_ - begin_, wanted);
 }
 
@@ -148,7 +148,14 @@ Status RleBitPackedDecoder::DecodeImpl(T* out, int64_t n) {
       literal_left_ -= groups * 8;
       position_ += groups * 8;
     } else {
-      if (pos_ == end_) return Exhausted(n);
+      if (pos_ == end_) {
+        // Values of bit width 0 are all zero whether or not runs say so; some writers leave
+        // the runs out.
+        if (bit_width_ != 0) return Exhausted(n);
+        std::fill(out, out + n, T{0});
+        position_ += n;
+        return Status::OK();
+      }
       FLOE_RETURN_NOT_OK(NextRun());
     }
   }
@@ -168,9 +175,8 @@ Status RleBitPackedDecoder::DecodeIndices(int32_t* out, int64_t n, int32_t dicti
     for (int64_t i = 0; i < n; ++i) {
       if (static_cast<uint32_t>(out[i]) >= static_cast<uint32_t>(dictionary_size)) {
         return Status::Corrupt(
-            "dictionary index {} at value {} is out of range for a dictionary "
-            "of {} values",
-            static_cast<uint32_t>(out[i]), position_ - n + i, dictionary_size);
+            "dictionary index {} is out of range for a dictionary of {} values, at value {}",
+            static_cast<uint32_t>(out[i]), dictionary_size, position_ - n + i);
       }
     }
   }
@@ -291,6 +297,44 @@ int DictionaryIndexBitWidth(int32_t dictionary_size) {
   return dictionary_size <= 1 ? 0 : internal::BitWidth(static_cast<uint64_t>(dictionary_size - 1));
 }
 
+namespace {
+template <int W>
+void GatherFixed(const uint8_t* dictionary, const int32_t* indices, int64_t n, uint8_t* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(out + i * W, dictionary + static_cast<int64_t>(indices[i]) * W, W);
+  }
+}
+}  // namespace
+
+void GatherDictionary(const uint8_t* dictionary, int32_t width, const int32_t* indices, int64_t n,
+                      uint8_t* out) {
+  // Fixed sizes let the compiler turn each copy into one load and store.
+  switch (width) {
+    case 1:
+      return GatherFixed<1>(dictionary, indices, n, out);
+    case 2:
+      return GatherFixed<2>(dictionary, indices, n, out);
+    case 4:
+      return GatherFixed<4>(dictionary, indices, n, out);
+    case 8:
+      return GatherFixed<8>(dictionary, indices, n, out);
+    case 12:
+      return GatherFixed<12>(dictionary, indices, n, out);
+    case 16:
+      return GatherFixed<16>(dictionary, indices, n, out);
+    default:
+      for (int64_t i = 0; i < n; ++i) {
+        std::memcpy(out + i * width, dictionary + static_cast<int64_t>(indices[i]) * width,
+                    static_cast<size_t>(width));
+      }
+  }
+}
+
+void GatherDictionary(const ByteView* dictionary, const int32_t* indices, int64_t n,
+                      ByteView* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = dictionary[indices[i]];
+}
+
 void EncodeDictionaryIndices(std::span<const int32_t> indices, int32_t dictionary_size,
                              std::vector<uint8_t>* out) {
   int width = DictionaryIndexBitWidth(dictionary_size);
@@ -340,6 +384,18 @@ Status PlainBooleanDecoder::Decode(uint8_t* out, int64_t n) {
   return Status::OK();
 }
 
+Result<const uint8_t*> PlainBooleanDecoder::NextBits(int64_t n, int64_t* bit_offset) {
+  int64_t left = static_cast<int64_t>(data_.size()) * 8 - bit_pos_;
+  if (n < 0 || n > left) {
+    return Status::Corrupt("PLAIN BOOLEAN: {} values requested at bit {} but only {} bits remain",
+                           n, bit_pos_, left);
+  }
+  const uint8_t* first = data_.data() + (bit_pos_ >> 3);
+  *bit_offset = bit_pos_ & 7;
+  bit_pos_ += n;
+  return first;
+}
+
 Status PlainByteArrayDecoder::Decode(BinaryOutput out, int64_t n) {
   const int64_t size = static_cast<int64_t>(data_.size());
   const uint8_t* data = data_.data();
@@ -382,6 +438,31 @@ Status PlainByteArrayDecoder::Decode(BinaryOutput out, int64_t n) {
   return Status::OK();
 }
 
+Status PlainByteArrayDecoder::DecodeViews(ByteView* out, int64_t n) {
+  const int64_t size = static_cast<int64_t>(data_.size());
+  const uint8_t* data = data_.data();
+  int64_t pos = pos_;
+  for (int64_t i = 0; i < n; ++i) {
+    if (size - pos < 4) {
+      return Status::Corrupt("PLAIN BYTE_ARRAY: length of value {} truncated at byte {} of {}",
+                             index_ + i, pos, size);
+    }
+    uint32_t length;
+    std::memcpy(&length, data + pos, 4);
+    pos += 4;
+    if (length > static_cast<uint64_t>(size - pos)) {
+      return Status::Corrupt(
+          "PLAIN BYTE_ARRAY: value {} of {} bytes at byte {} runs past the page end ({} bytes)",
+          index_ + i, length, pos - 4, size);
+    }
+    out[i] = ByteView{data + pos, static_cast<int64_t>(length)};
+    pos += length;
+  }
+  pos_ = pos;
+  index_ += n;
+  return Status::OK();
+}
+
 Status PlainFixedLenDecoder::Init(std::span<const uint8_t> data, int32_t type_length) {
   if (type_length <= 0) {
     return Status::Invalid("FIXED_LEN_BYTE_ARRAY type length {} is not positive", type_length);
@@ -392,16 +473,21 @@ Status PlainFixedLenDecoder::Init(std::span<const uint8_t> data, int32_t type_le
   return Status::OK();
 }
 
-Status PlainFixedLenDecoder::Decode(uint8_t* out, int64_t n) {
+Result<const uint8_t*> PlainFixedLenDecoder::Next(int64_t n) {
   int64_t left = static_cast<int64_t>(data_.size()) - pos_;
   if (n < 0 || n > left / type_length_) {
     return Status::Corrupt(
-        "PLAIN FIXED_LEN_BYTE_ARRAY: {} values of {} bytes requested at byte "
-        "{} but only {} bytes remain",
-        n, type_length_, pos_, left);
+        "PLAIN: {} values of {} bytes requested at byte {} but only {} bytes remain", n,
+        type_length_, pos_, left);
   }
-  if (n > 0) std::memcpy(out, data_.data() + pos_, n * type_length_);
+  const uint8_t* first = data_.data() + pos_;
   pos_ += n * type_length_;
+  return first;
+}
+
+Status PlainFixedLenDecoder::Decode(uint8_t* out, int64_t n) {
+  FLOE_ASSIGN_OR_RAISE(const uint8_t* values, Next(n));
+  if (n > 0) std::memcpy(out, values, n * type_length_);
   return Status::OK();
 }
 
@@ -495,9 +581,10 @@ Status DeltaBinaryPackedDecoder<T>::LoadMiniblock() {
     miniblock_index_ = 0;
   }
   int width = bit_widths_[miniblock_index_];
-  if (width > static_cast<int>(sizeof(T) * 8)) {
-    return Status::Corrupt("DELTA_BINARY_PACKED: miniblock bit width {} exceeds {} at value {}",
-                           width, sizeof(T) * 8, decoded_);
+  // Up to 64 bits for int32_t too: the deltas apply modulo 2^32 (see the class comment).
+  if (width > 64) {
+    return Status::Corrupt("DELTA_BINARY_PACKED: miniblock bit width {} exceeds 64 at value {}",
+                           width, decoded_);
   }
   int64_t needed = std::min(values_per_miniblock_, total_values_ - decoded_);
   int64_t full_bytes = values_per_miniblock_ * width / 8;
@@ -683,6 +770,24 @@ Status DeltaLengthByteArrayDecoder::Decode(BinaryOutput out, int64_t n) {
   return Status::OK();
 }
 
+Status DeltaLengthByteArrayDecoder::DecodeViews(ByteView* out, int64_t n) {
+  if (n < 0 || n > total_values() - index_) {
+    return Status::Corrupt(
+        "DELTA_LENGTH_BYTE_ARRAY: {} values requested at value {} but the page holds {}", n, index_,
+        total_values());
+  }
+  // Init checked that the lengths sum to at most the bytes present.
+  const uint8_t* p = data_.data() + data_pos_;
+  for (int64_t i = 0; i < n; ++i) {
+    int32_t length = lengths_[index_ + i];
+    out[i] = ByteView{p, length};
+    p += length;
+  }
+  data_pos_ = p - data_.data();
+  index_ += n;
+  return Status::OK();
+}
+
 Status DeltaByteArrayDecoder::Init(std::span<const uint8_t> data, int64_t max_values) {
   int64_t consumed = 0;
   FLOE_RETURN_NOT_OK(
@@ -698,6 +803,12 @@ Status DeltaByteArrayDecoder::Init(std::span<const uint8_t> data, int64_t max_va
   return Status::OK();
 }
 
+Status DeltaByteArrayDecoder::PrefixTooLong(int64_t index, int64_t prefix, int64_t previous) {
+  return Status::Corrupt(
+      "DELTA_BYTE_ARRAY: prefix length {} of value {} exceeds the previous value's length {}",
+      prefix, index, previous);
+}
+
 Status DeltaByteArrayDecoder::Decode(BinaryOutput out, int64_t n) {
   if (n < 0 || n > total_values() - index_) {
     return Status::Corrupt(
@@ -707,8 +818,13 @@ Status DeltaByteArrayDecoder::Decode(BinaryOutput out, int64_t n) {
   }
   const int32_t* suffix_lengths = suffixes_.lengths_.data();
   int64_t offset = out.offsets[0];
+  // Prefixes are checked while sizing, so that lying ones cannot make the output huge.
+  int64_t length = static_cast<int64_t>(last_.size());
   for (int64_t i = 0; i < n; ++i) {
-    offset += static_cast<int64_t>(prefixes_[index_ + i]) + suffix_lengths[index_ + i];
+    int64_t prefix = prefixes_[index_ + i];
+    if (prefix > length) return PrefixTooLong(index_ + i, prefix, length);
+    length = prefix + suffix_lengths[index_ + i];
+    offset += length;
     if (offset > kMaxOffset) return OffsetOverflow("DELTA_BYTE_ARRAY", index_ + i);
     out.offsets[i + 1] = static_cast<int32_t>(offset);
   }
@@ -723,12 +839,6 @@ Status DeltaByteArrayDecoder::Decode(BinaryOutput out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     int64_t prefix = prefixes_[index_ + i];
     int64_t suffix_length = suffix_lengths[index_ + i];
-    if (prefix > prev_length) {
-      return Status::Corrupt(
-          "DELTA_BYTE_ARRAY: prefix length {} of value {} exceeds the previous "
-          "value's length {}",
-          prefix, index_ + i, prev_length);
-    }
     if (prefix > 0) std::memcpy(dst, prev, prefix);
     if (suffix_length > 0) std::memcpy(dst + prefix, suffix, suffix_length);
     suffix += suffix_length;
@@ -769,6 +879,50 @@ Status DeltaByteArrayDecoder::DecodeFixed(uint8_t* out, int64_t n, int32_t type_
     suffix += suffix_length;
     prev = dst;
     prev_length = type_length;
+  }
+  if (n > 0) last_.assign(prev, prev + prev_length);
+  suffixes_.data_pos_ = suffix - suffixes_.data_.data();
+  suffixes_.index_ += n;
+  index_ += n;
+  return Status::OK();
+}
+
+Status DeltaByteArrayDecoder::DecodeViews(ByteView* out, int64_t n, std::vector<uint8_t>* storage) {
+  if (n < 0 || n > total_values() - index_) {
+    return Status::Corrupt(
+        "DELTA_BYTE_ARRAY: {} values requested at value {} but the page holds {}", n, index_,
+        total_values());
+  }
+  // Sizes first, so that lying prefixes cannot make the rebuilt values huge.
+  constexpr int64_t kMaxRebuilt = int64_t{1} << 30;
+  const int32_t* suffix_lengths = suffixes_.lengths_.data();
+  int64_t total = 0;
+  int64_t length = static_cast<int64_t>(last_.size());
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t prefix = prefixes_[index_ + i];
+    if (prefix > length) return PrefixTooLong(index_ + i, prefix, length);
+    length = prefix + suffix_lengths[index_ + i];
+    total += length;
+    if (total > kMaxRebuilt) {
+      return Status::Corrupt("DELTA_BYTE_ARRAY: values rebuild to more than {} bytes at value {}",
+                             kMaxRebuilt, index_ + i);
+    }
+  }
+  storage->resize(static_cast<size_t>(total));
+  uint8_t* dst = storage->data();
+  const uint8_t* prev = last_.data();
+  int64_t prev_length = static_cast<int64_t>(last_.size());
+  const uint8_t* suffix = suffixes_.data_.data() + suffixes_.data_pos_;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t prefix = prefixes_[index_ + i];
+    int64_t suffix_length = suffix_lengths[index_ + i];
+    if (prefix > 0) std::memcpy(dst, prev, prefix);
+    if (suffix_length > 0) std::memcpy(dst + prefix, suffix, suffix_length);
+    suffix += suffix_length;
+    out[i] = ByteView{dst, prefix + suffix_length};
+    prev = dst;
+    prev_length = prefix + suffix_length;
+    dst += prev_length;
   }
   if (n > 0) last_.assign(prev, prev + prev_length);
   suffixes_.data_pos_ = suffix - suffixes_.data_.data();
@@ -868,6 +1022,31 @@ void EncodeByteStreamSplit(const uint8_t* values, int64_t n, int32_t width,
   for (int32_t k = 0; k < width; ++k) {
     for (int64_t i = 0; i < n; ++i) dst[k * n + i] = values[i * width + k];
   }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Levels.
+
+Status DecodeBitPackedLevels(std::span<const uint8_t> data, int bit_width, int16_t* out,
+                             int64_t n) {
+  if (bit_width < 0 || bit_width > 16) {
+    return Status::Corrupt("BIT_PACKED levels: bit width {} is outside [0, 16]", bit_width);
+  }
+  const int64_t size = static_cast<int64_t>(data.size());
+  if (n < 0 || (bit_width > 0 && n > size * 8 / bit_width)) {
+    return Status::Corrupt("BIT_PACKED levels: {} levels of {} bits need more than the {} bytes", n,
+                           bit_width, size);
+  }
+  const uint8_t* bytes = data.data();
+  int64_t bit = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    int v = 0;
+    for (int b = 0; b < bit_width; ++b, ++bit) {
+      v = (v << 1) | ((bytes[bit >> 3] >> (7 - (bit & 7))) & 1);
+    }
+    out[i] = static_cast<int16_t>(v);
+  }
+  return Status::OK();
 }
 
 }  // namespace floe::parquet

@@ -22,6 +22,12 @@ struct Int96 {
 };
 static_assert(sizeof(Int96) == 12);
 
+/// A byte string inside a page or dictionary buffer, which owns the bytes.
+struct ByteView {
+  const uint8_t* data;
+  int64_t size;
+};
+
 /// A growable byte buffer that byte-array decoders append value bytes to (the data buffer of an
 /// Arrow binary array). Decoders call Extend once per batch, not per value.
 class ByteSink {
@@ -71,7 +77,8 @@ class RleBitPackedDecoder {
   /// Corrupt when the bit width is out of range.
   Status Init(std::span<const uint8_t> data, int bit_width);
 
-  /// Decodes exactly `n` values. Corrupt when the data ends first or a run is malformed.
+  /// Decodes exactly `n` values. Corrupt when the data ends first or a run is malformed (data of
+  /// bit width 0 that ends early decodes as zeros: its values carry no bits).
   /// Narrow outputs (int16 levels, uint8 booleans) truncate values wider than the type.
   Status Decode(int32_t* out, int64_t n);
   Status Decode(int16_t* out, int64_t n);
@@ -153,6 +160,14 @@ class DictionaryIndexDecoder {
 /// The bit width dictionary indices below `dictionary_size` need.
 int DictionaryIndexBitWidth(int32_t dictionary_size);
 
+/// Gathers `n` dictionary entries of `width` bytes each: entry `indices[i]` of `dictionary` to
+/// `out + i * width`. The indices must have been checked against the dictionary size (as
+/// DictionaryIndexDecoder::Decode does).
+void GatherDictionary(const uint8_t* dictionary, int32_t width, const int32_t* indices, int64_t n,
+                      uint8_t* out);
+/// As above for byte-array dictionaries: `out[i] = dictionary[indices[i]]`.
+void GatherDictionary(const ByteView* dictionary, const int32_t* indices, int64_t n, ByteView* out);
+
 /// Appends a dictionary data page body: the bit-width byte for `dictionary_size`, then `indices`
 /// in the hybrid encoding.
 void EncodeDictionaryIndices(std::span<const int32_t> indices, int32_t dictionary_size,
@@ -193,6 +208,9 @@ class PlainBooleanDecoder {
     bit_pos_ = 0;
   }
   Status Decode(uint8_t* out, int64_t n);
+  /// Consumes `n` values without copying them: returns the byte holding the first one's bit and
+  /// sets `*bit_offset` to its bit within that byte. Corrupt when the page holds fewer.
+  Result<const uint8_t*> NextBits(int64_t n, int64_t* bit_offset);
 
  private:
   std::span<const uint8_t> data_;
@@ -209,6 +227,8 @@ class PlainByteArrayDecoder {
   }
   /// Decodes exactly `n` values into `out`.
   Status Decode(BinaryOutput out, int64_t n);
+  /// Decodes exactly `n` values as views of the page bytes, without copying them.
+  Status DecodeViews(ByteView* out, int64_t n);
 
  private:
   std::span<const uint8_t> data_;
@@ -223,6 +243,10 @@ class PlainFixedLenDecoder {
   Status Init(std::span<const uint8_t> data, int32_t type_length);
   /// Copies exactly `n` values (n * type_length bytes).
   Status Decode(uint8_t* out, int64_t n);
+  /// Consumes exactly `n` values without copying them and returns where they start in the page
+  /// (PLAIN fixed-width data is already in its final layout). Corrupt when the page holds fewer.
+  /// Serves every fixed-width physical type, with `type_length` its size.
+  Result<const uint8_t*> Next(int64_t n);
 
  private:
   std::span<const uint8_t> data_;
@@ -247,7 +271,9 @@ void EncodePlainByteArray(std::span<const std::string_view> values, std::vector<
 // DELTA_BINARY_PACKED.
 
 /// DELTA_BINARY_PACKED for int32_t and int64_t. Arithmetic wraps in two's complement, as the
-/// spec requires.
+/// spec requires. Miniblocks of int32_t streams may be up to 64 bits wide: writers that compute
+/// the deltas of 32-bit values in 64-bit arithmetic (DuckDB) need 33 bits for a delta such as
+/// INT32_MAX - INT32_MIN; it is applied modulo 2^32, which gives the same values.
 template <typename T>
 class DeltaBinaryPackedDecoder {
  public:
@@ -303,6 +329,8 @@ class DeltaLengthByteArrayDecoder {
   Status Init(std::span<const uint8_t> data, int64_t max_values);
   int64_t total_values() const { return static_cast<int64_t>(lengths_.size()); }
   Status Decode(BinaryOutput out, int64_t n);
+  /// Decodes exactly `n` values as views of the page bytes, without copying them.
+  Status DecodeViews(ByteView* out, int64_t n);
   /// The decoded lengths of all values.
   const std::vector<int32_t>& lengths() const { return lengths_; }
   /// Total encoded size.
@@ -328,8 +356,13 @@ class DeltaByteArrayDecoder {
   Status Decode(BinaryOutput out, int64_t n);
   /// Decodes exactly `n` FIXED_LEN_BYTE_ARRAY values; Corrupt unless each is `type_length`.
   Status DecodeFixed(uint8_t* out, int64_t n, int32_t type_length);
+  /// Decodes exactly `n` values into `*storage` (replaced), viewed by `out`; the views stay valid
+  /// until `storage` changes. Corrupt when the values would rebuild to more than 1 GiB.
+  Status DecodeViews(ByteView* out, int64_t n, std::vector<uint8_t>* storage);
 
  private:
+  static Status PrefixTooLong(int64_t index, int64_t prefix, int64_t previous);
+
   std::vector<int32_t> prefixes_;
   DeltaLengthByteArrayDecoder suffixes_;
   std::vector<uint8_t> last_;
@@ -366,5 +399,15 @@ class ByteStreamSplitDecoder {
 /// Appends `n` values of `width` bytes each in BYTE_STREAM_SPLIT.
 void EncodeByteStreamSplit(const uint8_t* values, int64_t n, int32_t width,
                            std::vector<uint8_t>* out);
+
+// ------------------------------------------------------------------------------------------------
+// Levels.
+
+/// Decodes `n` levels of the deprecated BIT_PACKED encoding (packed MSB first, no length prefix)
+/// from `data`. Corrupt when `data` holds fewer than n * bit_width bits.
+Status DecodeBitPackedLevels(std::span<const uint8_t> data, int bit_width, int16_t* out, int64_t n);
+
+/// The bytes `n` BIT_PACKED levels of `bit_width` bits occupy.
+inline int64_t BitPackedLevelsSize(int64_t n, int bit_width) { return (n * bit_width + 7) / 8; }
 
 }  // namespace floe::parquet

@@ -2,7 +2,6 @@
 floe_add_module(parquet
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/reader.cc
           ${CMAKE_CURRENT_SOURCE_DIR}/schema_internal.cc
-          ${CMAKE_CURRENT_SOURCE_DIR}/decode_internal.cc
           ${CMAKE_CURRENT_SOURCE_DIR}/column_reader_internal.cc
   DEPS floe_parquet_metadata floe_parquet_encoding floe_compression floe_io floe_batch)
 

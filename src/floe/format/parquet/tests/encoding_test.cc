@@ -482,6 +482,29 @@ TEST(DeltaTest, SpecExamples) {
   EXPECT_EQ(encoded, example2);
 }
 
+// DuckDB computes the deltas of INT32 columns in 64-bit arithmetic, so INT32_MIN then INT32_MAX
+// gives a delta of 2^32 - 1 and miniblocks 33 bits wide. Applied modulo 2^32 they give the values.
+TEST(DeltaTest, Int32MiniblockWiderThan32Bits) {
+  std::vector<uint8_t> stream = {
+      0x80, 0x01,                    // block size 128
+      0x04,                          // 4 miniblocks of 32 values
+      0x03,                          // 3 values
+      0xFF, 0xFF, 0xFF, 0xFF, 0x0F,  // first value INT32_MIN (zigzag 2^32 - 1)
+      0xFD, 0xFF, 0xFF, 0xFF, 0x0F,  // min delta -(2^31 - 1) (zigzag 2^32 - 3)
+      33, 0, 0, 0,                   // miniblock bit widths
+      // Relative deltas on 33 bits: 2^32 - 1 + 2^31 - 1 = 0x17FFFFFFE, then 0.
+      0xFE, 0xFF, 0xFF, 0x7F, 0x01};
+  stream.resize(stream.size() + 32 * 33 / 8 - 5, 0);  // The miniblock's padding.
+  stream.push_back(0xEE);                             // Following data must be left alone.
+  DeltaBinaryPackedDecoder<int32_t> decoder;
+  ASSERT_OK(decoder.Init(stream));
+  std::vector<int32_t> out(3);
+  ASSERT_OK(decoder.Decode(out.data(), 3));
+  EXPECT_EQ(out, (std::vector<int32_t>{std::numeric_limits<int32_t>::min(),
+                                       std::numeric_limits<int32_t>::max(), 0}));
+  EXPECT_EQ(decoder.bytes_consumed(), static_cast<int64_t>(stream.size()) - 1);
+}
+
 TEST(DeltaTest, HostileInput) {
   DeltaBinaryPackedDecoder<int64_t> decoder;
   // Block size not a multiple of 8, zero miniblocks, huge blocks.
@@ -493,17 +516,16 @@ TEST(DeltaTest, HostileInput) {
         std::vector<uint8_t>{0x80, 0x01}}) {
     EXPECT_THAT(decoder.Init(header), IsError(StatusCode::kCorrupt));
   }
-  // Bit width 65 for int64, 33 for int32.
+  // Bit width 65, for int64 and for int32 (whose deltas may take up to 64 bits).
   std::vector<uint8_t> wide = {0x08, 0x01, 0x03, 0x00, 0x00, 65};
   wide.resize(wide.size() + 80, 0);
   ASSERT_OK(decoder.Init(wide));
   int64_t out[3];
   EXPECT_THAT(decoder.Decode(out, 3), IsErrorWith(StatusCode::kCorrupt, "bit width 65"));
-  wide[5] = 33;
   DeltaBinaryPackedDecoder<int32_t> decoder32;
   ASSERT_OK(decoder32.Init(wide));
   int32_t out32[3];
-  EXPECT_THAT(decoder32.Decode(out32, 3), IsErrorWith(StatusCode::kCorrupt, "bit width 33"));
+  EXPECT_THAT(decoder32.Decode(out32, 3), IsErrorWith(StatusCode::kCorrupt, "bit width 65"));
   wide[5] = 64;
   ASSERT_OK(decoder.Init(wide));
   EXPECT_OK(decoder.Decode(out, 3));
