@@ -1,9 +1,13 @@
 #include "floe/format/parquet/reader.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <limits>
+#include <optional>
+#include <system_error>
 #include <utility>
 
 #include "floe/format/parquet/column_reader_internal.h"
@@ -347,9 +351,36 @@ class BatchReader final : public RecordBatchReader {
 
   const SchemaPtr& schema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override;
+  // Waits for an outstanding read-ahead, asking it to stop first.
+  ~BatchReader() override;
 
  private:
+  // The byte range of one projected column chunk.
+  struct ChunkRange {
+    int64_t offset;
+    int64_t size;
+    size_t index;  // In leaves_.
+  };
+  // A read of the next row group's column chunks, running while the current one decodes.
+  struct ReadAhead {
+    int row_group;
+    std::future<Result<std::vector<BufferPtr>>> bytes;
+  };
+
   Status StartRowGroup();
+  // The checked byte ranges (by position in leaves_) and metadata of row group `rg`'s chunks.
+  Status PlanRowGroup(int rg, std::vector<ChunkRange>* ranges,
+                      std::vector<const ColumnMetaData*>* metas) const;
+  // Reads `ranges` with coalesced requests; the chunks' bytes by position in leaves_. Stops
+  // with kCancelled when `cancelled` becomes true.
+  static Result<std::vector<BufferPtr>> ReadChunks(const io::RandomAccessFile& file,
+                                                   std::vector<ChunkRange> ranges,
+                                                   size_t num_leaves, int64_t coalesce_gap_bytes,
+                                                   int64_t read_ahead_bytes,
+                                                   const std::atomic<bool>& cancelled);
+  // Starts reading the next row group's chunks in the background when they fit in
+  // read_ahead_bytes. Errors of planning are left for that row group's start to report.
+  void StartReadAhead();
   // Narrows the rows read from the current row group with the page index.
   Status ApplyPageIndex(const RowGroup& rg);
   Result<OffsetIndex> ReadOffsetIndex(const ColumnChunk& cc, const LeafInfo& leaf);
@@ -367,6 +398,8 @@ class BatchReader final : public RecordBatchReader {
   std::vector<std::unique_ptr<ColumnChunkReader>> readers_;  // by position in leaves_
   std::vector<std::unique_ptr<LeafBatch>> batches_;
   std::vector<LeafBatch*> by_leaf_;
+  std::optional<ReadAhead> read_ahead_;
+  std::shared_ptr<std::atomic<bool>> cancelled_ = std::make_shared<std::atomic<bool>>(false);
 };
 
 class FileReader final : public ParquetFileReader {
@@ -627,34 +660,29 @@ BatchReader::BatchReader(const FileReader* file, SchemaPtr schema, std::vector<i
   }
 }
 
-Status BatchReader::StartRowGroup() {
-  current_rg_ = row_groups_[next_rg_++];
-  const RowGroup& rg = file_->metadata().row_groups[static_cast<size_t>(current_rg_)];
-  rg_rows_ = rg.num_rows;
-  rg_done_ = 0;
-  readers_.clear();
+BatchReader::~BatchReader() {
+  if (read_ahead_) {
+    cancelled_->store(true);
+    read_ahead_->bytes.wait();
+  }
+}
+
+Status BatchReader::PlanRowGroup(int rg_index, std::vector<ChunkRange>* ranges,
+                                 std::vector<const ColumnMetaData*>* metas) const {
+  const RowGroup& rg = file_->metadata().row_groups[static_cast<size_t>(rg_index)];
   const FileSchema& fs = file_->file_schema();
   const std::string& path = file_->path();
-
-  // The byte range of every projected chunk, checked against the data area of the file.
-  struct Range {
-    int64_t offset;
-    int64_t size;
-    size_t index;
-  };
-  std::vector<Range> ranges;
-  std::vector<const ColumnMetaData*> metas;
   for (size_t i = 0; i < leaves_.size(); ++i) {
     const LeafInfo& leaf = fs.leaves[static_cast<size_t>(leaves_[i])];
     const ColumnChunk& cc = rg.columns[static_cast<size_t>(leaf.column_index)];
     auto meta = cc.GetMetaData();
     if (!meta.ok()) {
       return meta.status().WithPrefix(
-          fmt::format("'{}', column '{}', row group {}: ", path, leaf.path, current_rg_));
+          fmt::format("'{}', column '{}', row group {}: ", path, leaf.path, rg_index));
     }
     if (cc.file_path) {
       return Status::NotSupported("'{}', column '{}', row group {}: column chunk in another file",
-                                  path, leaf.path, current_rg_);
+                                  path, leaf.path, rg_index);
     }
     const ColumnMetaData& m = **meta;
     int64_t start = m.data_page_offset;
@@ -667,35 +695,99 @@ Status BatchReader::StartRowGroup() {
       return Status::Corrupt(
           "'{}', column '{}', row group {}: column chunk [{}, +{}) lies outside the data area "
           "[4, {})",
-          path, leaf.path, current_rg_, start, size, file_->data_end());
+          path, leaf.path, rg_index, start, size, file_->data_end());
     }
-    ranges.push_back(Range{start, size, i});
-    metas.push_back(&m);
+    ranges->push_back(ChunkRange{start, size, i});
+    metas->push_back(&m);
   }
+  return Status::OK();
+}
 
+Result<std::vector<BufferPtr>> BatchReader::ReadChunks(
+    const io::RandomAccessFile& file, std::vector<ChunkRange> ranges, size_t num_leaves,
+    int64_t coalesce_gap_bytes, int64_t read_ahead_bytes, const std::atomic<bool>& cancelled) {
   // Coalesced reads: ranges closer than the gap (and not past the read-ahead window)
   // are read with one request.
-  std::vector<BufferPtr> chunk_bytes(leaves_.size());
-  std::vector<Range> sorted = ranges;
-  std::sort(sorted.begin(), sorted.end(),
-            [](const Range& a, const Range& b) { return a.offset < b.offset; });
-  const ReaderOptions& opt = file_->options();
+  std::vector<BufferPtr> chunk_bytes(num_leaves);
+  std::sort(ranges.begin(), ranges.end(),
+            [](const ChunkRange& a, const ChunkRange& b) { return a.offset < b.offset; });
   size_t i = 0;
-  while (i < sorted.size()) {
-    int64_t begin = sorted[i].offset;
-    int64_t end = begin + sorted[i].size;
+  while (i < ranges.size()) {
+    if (cancelled.load()) return Status::Cancelled("'{}': read-ahead cancelled", file.path());
+    int64_t begin = ranges[i].offset;
+    int64_t end = begin + ranges[i].size;
     size_t j = i + 1;
-    while (j < sorted.size() && sorted[j].offset - end <= opt.coalesce_gap_bytes &&
-           std::max(end, sorted[j].offset + sorted[j].size) - begin <= opt.read_ahead_bytes) {
-      end = std::max(end, sorted[j].offset + sorted[j].size);
+    while (j < ranges.size() && ranges[j].offset - end <= coalesce_gap_bytes &&
+           std::max(end, ranges[j].offset + ranges[j].size) - begin <= read_ahead_bytes) {
+      end = std::max(end, ranges[j].offset + ranges[j].size);
       ++j;
     }
-    FLOE_ASSIGN_OR_RAISE(BufferPtr bytes, file_->file().ReadAt(begin, end - begin));
+    FLOE_ASSIGN_OR_RAISE(BufferPtr bytes, file.ReadAt(begin, end - begin));
     for (size_t k = i; k < j; ++k) {
-      chunk_bytes[sorted[k].index] = Buffer::Slice(bytes, sorted[k].offset - begin, sorted[k].size);
+      chunk_bytes[ranges[k].index] = Buffer::Slice(bytes, ranges[k].offset - begin, ranges[k].size);
     }
     i = j;
   }
+  return chunk_bytes;
+}
+
+void BatchReader::StartReadAhead() {
+  const ReaderOptions& opt = file_->options();
+  if (next_rg_ >= row_groups_.size() || opt.read_ahead_bytes <= 0) return;
+  const int rg = row_groups_[next_rg_];
+  std::vector<ChunkRange> ranges;
+  std::vector<const ColumnMetaData*> metas;
+  if (!PlanRowGroup(rg, &ranges, &metas).ok()) return;
+  int64_t total = 0;
+  for (const ChunkRange& r : ranges) total += r.size;
+  if (total > opt.read_ahead_bytes) return;
+  const io::RandomAccessFile* file = &file_->file();
+  // The task owns everything it uses but the file, which outlives this stream (whose
+  // destructor waits for the task).
+  auto task = [file, ranges = std::move(ranges), n = leaves_.size(), gap = opt.coalesce_gap_bytes,
+               window = opt.read_ahead_bytes, cancelled = cancelled_]() mutable {
+    return ReadChunks(*file, std::move(ranges), n, gap, window, *cancelled);
+  };
+  try {
+    read_ahead_ = ReadAhead{rg, std::async(std::launch::async, std::move(task))};
+  } catch (const std::system_error&) {
+    // No thread to be had: that row group is read when it starts.
+    read_ahead_.reset();
+  }
+}
+
+Status BatchReader::StartRowGroup() {
+  current_rg_ = row_groups_[next_rg_++];
+  const RowGroup& rg = file_->metadata().row_groups[static_cast<size_t>(current_rg_)];
+  rg_rows_ = rg.num_rows;
+  rg_done_ = 0;
+  readers_.clear();
+  const FileSchema& fs = file_->file_schema();
+  const std::string& path = file_->path();
+  const ReaderOptions& opt = file_->options();
+
+  std::vector<ChunkRange> ranges;
+  std::vector<const ColumnMetaData*> metas;
+  FLOE_RETURN_NOT_OK(PlanRowGroup(current_rg_, &ranges, &metas));
+  std::vector<BufferPtr> chunk_bytes;
+  if (read_ahead_ && read_ahead_->row_group == current_rg_) {
+    // Read ahead while the previous row group decoded; its error, if any, is this one's.
+    Result<std::vector<BufferPtr>> bytes = read_ahead_->bytes.get();
+    read_ahead_.reset();
+    if (!bytes.ok()) {
+      return bytes.status().WithPrefix(fmt::format("'{}', row group {}: ", path, current_rg_));
+    }
+    chunk_bytes = std::move(*bytes);
+  } else {
+    read_ahead_.reset();
+    auto bytes = ReadChunks(file_->file(), ranges, leaves_.size(), opt.coalesce_gap_bytes,
+                            opt.read_ahead_bytes, *cancelled_);
+    if (!bytes.ok()) {
+      return bytes.status().WithPrefix(fmt::format("'{}', row group {}: ", path, current_rg_));
+    }
+    chunk_bytes = std::move(*bytes);
+  }
+  StartReadAhead();
   for (size_t k = 0; k < leaves_.size(); ++k) {
     const LeafInfo& leaf = fs.leaves[static_cast<size_t>(leaves_[k])];
     std::string context =

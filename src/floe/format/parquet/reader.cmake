@@ -9,4 +9,5 @@ floe_add_test(floe_parquet_test
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tests/reader_test.cc
           ${CMAKE_CURRENT_SOURCE_DIR}/tests/reader_values_test.cc
           ${CMAKE_CURRENT_SOURCE_DIR}/tests/reader_hostile_test.cc
+          ${CMAKE_CURRENT_SOURCE_DIR}/tests/reader_read_ahead_test.cc
   DEPS floe_parquet)

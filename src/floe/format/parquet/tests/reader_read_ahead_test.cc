@@ -1,0 +1,185 @@
+// The batch stream reads the next row group's column chunks while the current one decodes
+// (ReaderOptions::read_ahead_bytes): same rows with and without it, safe early destruction,
+// and errors of a read-ahead surface on the batch that needs its bytes.
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "floe/format/parquet/reader.h"
+#include "floe/format/parquet/tests/writer_test_util.h"
+#include "floe/testing/matchers.h"
+
+namespace floe::parquet {
+namespace {
+
+using ::floe::parquet::testing::FromScalars;
+using ::floe::parquet::testing::WriteBatches;
+using ::floe::testing::IsErrorWith;
+
+constexpr int64_t kRowGroups = 5;
+constexpr int64_t kRowsPerGroup = 1000;
+
+/// Delegates to a file, optionally slowly, and fails reads that touch [fail_begin, fail_end).
+class TestFile final : public io::RandomAccessFile {
+ public:
+  explicit TestFile(std::shared_ptr<io::RandomAccessFile> base) : base_(std::move(base)) {}
+  int64_t size() const override { return base_->size(); }
+  const std::string& path() const override { return base_->path(); }
+  Result<BufferPtr> ReadAt(int64_t offset, int64_t length) const override {
+    in_flight_.fetch_add(1);
+    if (delay_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms_));
+    Result<BufferPtr> out = base_->ReadAt(offset, length);
+    if (offset < fail_end_ && offset + length > fail_begin_) {
+      touched_failing_.store(true);
+      out = Status::IOError("injected read error at byte {}", offset);
+    }
+    in_flight_.fetch_sub(1);
+    return out;
+  }
+
+  std::shared_ptr<io::RandomAccessFile> base_;
+  int delay_ms_ = 0;
+  int64_t fail_begin_ = 0;
+  int64_t fail_end_ = 0;
+  mutable std::atomic<int> in_flight_{0};
+  mutable std::atomic<bool> touched_failing_{false};
+};
+
+/// A file of kRowGroups row groups: i = row * 7, s = "v<row>".
+std::shared_ptr<io::RandomAccessFile> MakeFile() {
+  auto schema = std::make_shared<Schema>(
+      std::vector<Field>{Field("i", Int64(), false, 1), Field("s", String(), true, 2)});
+  std::vector<Scalar> is, ss;
+  for (int64_t r = 0; r < kRowGroups * kRowsPerGroup; ++r) {
+    is.push_back(Scalar::I64(r * 7));
+    ss.push_back(Scalar::Str("v" + std::to_string(r)));
+  }
+  WriterOptions options;
+  options.row_group_max_rows = kRowsPerGroup;
+  auto i = FromScalars(Int64(), is);
+  auto s = FromScalars(String(), ss);
+  EXPECT_OK(i);
+  EXPECT_OK(s);
+  auto batch = RecordBatch::Make(schema, kRowGroups * kRowsPerGroup, {*i, *s});
+  EXPECT_OK(batch);
+  auto written = WriteBatches(schema, {*batch}, options);
+  EXPECT_OK(written);
+  auto buffer = Buffer::CopyOf(std::string_view(written->bytes));
+  EXPECT_OK(buffer);
+  return io::MakeBufferFile(*buffer, "mem.parquet");
+}
+
+/// The byte range of row group `rg`'s column chunks.
+std::pair<int64_t, int64_t> RowGroupBytes(const ParquetFileReader& reader, int rg) {
+  int64_t begin = std::numeric_limits<int64_t>::max(), end = 0;
+  for (const ColumnChunk& cc : reader.metadata().row_groups[static_cast<size_t>(rg)].columns) {
+    auto meta = cc.GetMetaData();
+    EXPECT_OK(meta);
+    const ColumnMetaData& m = **meta;
+    int64_t start = m.data_page_offset;
+    if (m.dictionary_page_offset && *m.dictionary_page_offset > 0) {
+      start = std::min(start, *m.dictionary_page_offset);
+    }
+    begin = std::min(begin, start);
+    end = std::max(end, start + m.total_compressed_size);
+  }
+  return {begin, end};
+}
+
+void ExpectRows(const RecordBatch& batch, int64_t first_row) {
+  std::vector<Scalar> is, ss;
+  for (int64_t r = first_row; r < first_row + batch.num_rows(); ++r) {
+    is.push_back(Scalar::I64(r * 7));
+    ss.push_back(Scalar::Str("v" + std::to_string(r)));
+  }
+  ASSERT_OK_AND_ASSIGN(auto i, FromScalars(Int64(), is));
+  ASSERT_OK_AND_ASSIGN(auto s, FromScalars(String(), ss));
+  EXPECT_TRUE(batch.column(0)->Equals(*i)) << "row " << first_row;
+  EXPECT_TRUE(batch.column(1)->Equals(*s)) << "row " << first_row;
+}
+
+TEST(ReaderReadAhead, SameRowsWithAndWithout) {
+  auto base = MakeFile();
+  for (int64_t read_ahead : {int64_t{0}, int64_t{100}, int64_t{64} << 20}) {
+    for (int64_t batch_size : {int64_t{300}, int64_t{8192}}) {
+      auto file = std::make_shared<TestFile>(base);
+      file->delay_ms_ = 1;
+      ReaderOptions options;
+      options.read_ahead_bytes = read_ahead;
+      options.batch_size = batch_size;
+      ASSERT_OK_AND_ASSIGN(auto reader, ParquetFileReader::Open(file, options));
+      ASSERT_EQ(reader->num_row_groups(), kRowGroups);
+      ASSERT_OK_AND_ASSIGN(auto stream, reader->Read(ReadRequest{}));
+      int64_t rows = 0;
+      while (true) {
+        ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, stream->Next());
+        if (!batch) break;
+        ExpectRows(*batch, rows);
+        rows += batch->num_rows();
+      }
+      EXPECT_EQ(rows, kRowGroups * kRowsPerGroup) << read_ahead << " " << batch_size;
+    }
+  }
+}
+
+TEST(ReaderReadAhead, ReadsTheNextRowGroupWhileTheCurrentOneDecodes) {
+  auto file = std::make_shared<TestFile>(MakeFile());
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetFileReader::Open(file));
+  // Row group 1's bytes fail: once row group 0 started, its read-ahead touches them before
+  // the stream is asked for them.
+  std::tie(file->fail_begin_, file->fail_end_) = RowGroupBytes(*reader, 1);
+  ASSERT_OK_AND_ASSIGN(auto stream, reader->Read(ReadRequest{}));
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, stream->Next());
+  ASSERT_NE(batch, nullptr);
+  ExpectRows(*batch, 0);
+  for (int i = 0; i < 500 && !file->touched_failing_.load(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(file->touched_failing_.load());
+}
+
+TEST(ReaderReadAhead, ErrorSurfacesOnTheBatchThatNeedsIt) {
+  for (int64_t read_ahead : {int64_t{0}, int64_t{64} << 20}) {
+    auto file = std::make_shared<TestFile>(MakeFile());
+    ReaderOptions options;
+    options.read_ahead_bytes = read_ahead;
+    ASSERT_OK_AND_ASSIGN(auto reader, ParquetFileReader::Open(file, options));
+    std::tie(file->fail_begin_, file->fail_end_) = RowGroupBytes(*reader, 2);
+    ASSERT_OK_AND_ASSIGN(auto stream, reader->Read(ReadRequest{}));
+    for (int rg = 0; rg < 2; ++rg) {
+      ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, stream->Next());
+      ASSERT_NE(batch, nullptr);
+      ExpectRows(*batch, rg * kRowsPerGroup);
+    }
+    EXPECT_THAT(stream->Next(),
+                IsErrorWith(StatusCode::kIOError, "row group 2: injected read error"));
+  }
+}
+
+TEST(ReaderReadAhead, EarlyDestructionWaitsForTheRead) {
+  auto file = std::make_shared<TestFile>(MakeFile());
+  file->delay_ms_ = 50;
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetFileReader::Open(file));
+  for (int batches = 0; batches < 3; ++batches) {
+    ASSERT_OK_AND_ASSIGN(auto stream, reader->Read(ReadRequest{}));
+    for (int b = 0; b < batches; ++b) {
+      ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, stream->Next());
+      ASSERT_NE(batch, nullptr);
+    }
+    stream.reset();
+    EXPECT_EQ(file->in_flight_.load(), 0);
+  }
+  // The reader (and the file) go away right after a stream with a read-ahead in flight.
+  ASSERT_OK_AND_ASSIGN(auto stream, reader->Read(ReadRequest{}));
+  ASSERT_OK(stream->Next());
+  stream.reset();
+  reader.reset();
+  EXPECT_EQ(file->in_flight_.load(), 0);
+}
+
+}  // namespace
+}  // namespace floe::parquet
