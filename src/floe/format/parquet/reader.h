@@ -24,7 +24,9 @@ struct ReaderOptions {
   /// Byte ranges of the projected column chunks that lie closer than this are read
   /// in one request.
   int64_t coalesce_gap_bytes = 1 << 20;
-  /// At most this many bytes of column chunks are read ahead of decoding.
+  /// At most this many bytes of column chunks are read ahead of decoding: while a row
+  /// group decodes, the next one's chunks are read in the background when they fit, and
+  /// no coalesced read spans more (a single larger chunk is read alone). 0 disables it.
   int64_t read_ahead_bytes = 64 << 20;
   MemoryPool* pool = DefaultMemoryPool();
 };
