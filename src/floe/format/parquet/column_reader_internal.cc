@@ -194,7 +194,7 @@ Result<std::unique_ptr<ColumnChunkReader>> ColumnChunkReader::Make(
     const LeafInfo& leaf, const ColumnMetaData& meta, BufferPtr chunk, int64_t chunk_offset,
     int64_t num_rows, std::string context) {
   std::unique_ptr<ColumnChunkReader> r(new ColumnChunkReader(
-      leaf, meta, std::move(chunk), chunk_offset, num_rows, std::move(context)));
+      leaf, std::move(chunk), chunk_offset, num_rows, std::move(context)));
   if (meta.type != leaf.physical) {
     return r->Error(Status::Corrupt("chunk has physical type {}, the schema says {}",
                                     static_cast<int>(meta.type), static_cast<int>(leaf.physical)));

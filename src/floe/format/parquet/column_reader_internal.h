@@ -102,10 +102,9 @@ class ColumnChunkReader {
   Result<int64_t> ReadRecords(int64_t max_records, LeafBatch* out);
 
  private:
-  ColumnChunkReader(const LeafInfo& leaf, const ColumnMetaData& meta, BufferPtr chunk,
-                    int64_t chunk_offset, int64_t num_rows, std::string context)
+  ColumnChunkReader(const LeafInfo& leaf, BufferPtr chunk, int64_t chunk_offset,
+                    int64_t num_rows, std::string context)
       : leaf_(leaf),
-        meta_(meta),
         chunk_(std::move(chunk)),
         chunk_offset_(chunk_offset),
         num_rows_(num_rows),
@@ -131,7 +130,6 @@ class ColumnChunkReader {
   Status Error(const Status& st) const;
 
   const LeafInfo& leaf_;
-  const ColumnMetaData& meta_;
   BufferPtr chunk_;
   int64_t chunk_offset_;
   int64_t num_rows_;
@@ -142,7 +140,6 @@ class ColumnChunkReader {
   int64_t pos_ = 0;
   // File offset of the current page, for messages.
   int64_t page_offset_ = 0;
-  int64_t levels_read_ = 0;
   int64_t rows_seen_ = 0;
   bool first_level_ = true;
 
