@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include "floe/common/result.h"
 
@@ -32,9 +34,19 @@ class MemoryPool {
 };
 
 /// A pool over the system allocator with an optional limit in bytes (0 = no limit).
+///
+/// Blocks of kRecycleMinSize bytes or more are recycled: a freed large block is kept
+/// (up to kRecycleMaxBytes in all) and handed out again for a request of the same
+/// power-of-two size class. Readers allocate and drop buffers of the same few sizes
+/// batch after batch; without recycling, each such buffer would be fresh memory from
+/// the kernel, paying a page fault per 4 KiB. Kept blocks do not count as allocated.
 class CountingMemoryPool final : public MemoryPool {
  public:
+  static constexpr int64_t kRecycleMinSize = 64 << 10;
+  static constexpr int64_t kRecycleMaxBytes = 256 << 20;
+
   explicit CountingMemoryPool(int64_t limit = 0) : limit_(limit) {}
+  ~CountingMemoryPool() override;
 
   Result<uint8_t*> Allocate(int64_t size) override;
   Result<uint8_t*> Reallocate(uint8_t* ptr, int64_t old_size, int64_t new_size) override;
@@ -43,13 +55,22 @@ class CountingMemoryPool final : public MemoryPool {
   int64_t bytes_allocated() const override { return bytes_.load(std::memory_order_relaxed); }
   int64_t max_memory() const override { return max_.load(std::memory_order_relaxed); }
   int64_t limit() const { return limit_; }
+  /// Bytes held in freed large blocks, ready for reuse.
+  int64_t recycled_bytes() const;
 
  private:
   Status Reserve(int64_t delta);
+  uint8_t* AllocateBlock(int64_t size);
+  void FreeBlock(uint8_t* ptr, int64_t size);
 
   const int64_t limit_;
   std::atomic<int64_t> bytes_{0};
   std::atomic<int64_t> max_{0};
+
+  // Freed large blocks by size class (log2 of the block's capacity).
+  mutable std::mutex recycle_mutex_;
+  std::vector<std::vector<uint8_t*>> recycled_;
+  int64_t recycled_bytes_ = 0;
 };
 
 /// The process-wide pool used when a caller names none.

@@ -46,3 +46,32 @@ TEST(MemoryPoolTest, ZeroAndNegativeSizes) {
 
 }  // namespace
 }  // namespace floe
+
+namespace floe {
+namespace {
+
+TEST(MemoryPoolTest, LargeBlocksAreRecycledBySizeClass) {
+  CountingMemoryPool pool;
+  const int64_t big = 3 * CountingMemoryPool::kRecycleMinSize;
+  ASSERT_OK_AND_ASSIGN(uint8_t * a, pool.Allocate(big));
+  a[big - 1] = 1;
+  pool.Free(a, big);
+  EXPECT_EQ(pool.bytes_allocated(), 0);
+  EXPECT_EQ(pool.recycled_bytes(), 4 * CountingMemoryPool::kRecycleMinSize);
+  // A request in the same power-of-two class gets the same block back.
+  ASSERT_OK_AND_ASSIGN(uint8_t * b, pool.Allocate(big + 100));
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(pool.recycled_bytes(), 0);
+  EXPECT_EQ(pool.bytes_allocated(), big + 100);
+  // Growing within the class keeps the block; growing past it moves.
+  ASSERT_OK_AND_ASSIGN(uint8_t * c, pool.Reallocate(b, big + 100, 4 * CountingMemoryPool::kRecycleMinSize));
+  EXPECT_EQ(c, b);
+  pool.Free(c, 4 * CountingMemoryPool::kRecycleMinSize);
+  // Small blocks are not kept.
+  ASSERT_OK_AND_ASSIGN(uint8_t * s, pool.Allocate(100));
+  pool.Free(s, 100);
+  EXPECT_EQ(pool.recycled_bytes(), 4 * CountingMemoryPool::kRecycleMinSize);
+}
+
+}  // namespace
+}  // namespace floe
