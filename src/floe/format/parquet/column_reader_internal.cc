@@ -193,8 +193,8 @@ void ConvertFixed(const LeafInfo& leaf, const uint8_t* in, int64_t n, uint8_t* o
 Result<std::unique_ptr<ColumnChunkReader>> ColumnChunkReader::Make(
     const LeafInfo& leaf, const ColumnMetaData& meta, BufferPtr chunk, int64_t chunk_offset,
     int64_t num_rows, std::string context) {
-  std::unique_ptr<ColumnChunkReader> r(new ColumnChunkReader(
-      leaf, std::move(chunk), chunk_offset, num_rows, std::move(context)));
+  std::unique_ptr<ColumnChunkReader> r(
+      new ColumnChunkReader(leaf, std::move(chunk), chunk_offset, num_rows, std::move(context)));
   if (meta.type != leaf.physical) {
     return r->Error(Status::Corrupt("chunk has physical type {}, the schema says {}",
                                     static_cast<int>(meta.type), static_cast<int>(leaf.physical)));
@@ -538,9 +538,9 @@ Status ColumnChunkReader::FinishFixed(const uint8_t* physical, int64_t n) {
       }
     }
   }
-  uint8_t* out = convert_scratch_.Reserve(n * leaf_.out_width);
-  ConvertFixed(leaf_, physical, n, out);
-  page_fixed_ = out;
+  // Converted batch by batch straight into the output (AppendValues).
+  page_fixed_ = physical;
+  page_values_form_ = ValuesForm::kPhysical;
   return Status::OK();
 }
 
@@ -563,6 +563,7 @@ Status ColumnChunkReader::DecodeValues(Encoding encoding, const uint8_t* data, i
   const Type t = leaf_.physical;
   const int w = leaf_.physical_width;
   const std::span<const uint8_t> bytes = Span(data, size);
+  page_values_form_ = ValuesForm::kFinal;
   switch (encoding) {
     case Encoding::kPlain: {
       if (t == Type::kBoolean) {
@@ -605,9 +606,8 @@ Status ColumnChunkReader::DecodeValues(Encoding encoding, const uint8_t* data, i
         GatherDictionary(dict_views_.data(), indices_.data(), n, page_views_.data());
         return Status::OK();
       }
-      uint8_t* out = value_scratch_.Reserve(n * leaf_.out_width);
-      GatherDictionary(dict_fixed_.data(), leaf_.out_width, indices_.data(), n, out);
-      page_fixed_ = out;
+      // Gathered batch by batch straight into the output (AppendValues).
+      page_values_form_ = ValuesForm::kDictionaryIndices;
       return Status::OK();
     }
     case Encoding::kRle: {
@@ -709,7 +709,20 @@ Status ColumnChunkReader::AppendValues(int64_t k, LeafBatch* out) {
     bit_util::CopyBitmap(page_fixed_, value_pos_, k, out->values.mutable_data(), out->num_values);
   } else if (leaf_.out_width > 0) {
     const int w = leaf_.out_width;
-    FLOE_RETURN_NOT_OK(out->values.Append(page_fixed_ + value_pos_ * w, k * w));
+    FLOE_RETURN_NOT_OK(out->values.Reserve(k * w));
+    uint8_t* dst = out->values.mutable_data() + out->values.size();
+    switch (page_values_form_) {
+      case ValuesForm::kFinal:
+        std::memcpy(dst, page_fixed_ + value_pos_ * w, static_cast<size_t>(k * w));
+        break;
+      case ValuesForm::kPhysical:
+        ConvertFixed(leaf_, page_fixed_ + value_pos_ * leaf_.physical_width, k, dst);
+        break;
+      case ValuesForm::kDictionaryIndices:
+        GatherDictionary(dict_fixed_.data(), w, indices_.data() + value_pos_, k, dst);
+        break;
+    }
+    out->values.UnsafeAdvance(k * w);
   }
   if (leaf_.out_width < 0) {
     if (out->offsets.size() == 0) FLOE_RETURN_NOT_OK(out->offsets.AppendValue<int32_t>(0));

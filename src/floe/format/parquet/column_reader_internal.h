@@ -102,8 +102,8 @@ class ColumnChunkReader {
   Result<int64_t> ReadRecords(int64_t max_records, LeafBatch* out);
 
  private:
-  ColumnChunkReader(const LeafInfo& leaf, BufferPtr chunk, int64_t chunk_offset,
-                    int64_t num_rows, std::string context)
+  ColumnChunkReader(const LeafInfo& leaf, BufferPtr chunk, int64_t chunk_offset, int64_t num_rows,
+                    std::string context)
       : leaf_(leaf),
         chunk_(std::move(chunk)),
         chunk_offset_(chunk_offset),
@@ -170,7 +170,14 @@ class ColumnChunkReader {
   bool page_has_def_ = false;
   int64_t page_values_ = 0;
   int64_t value_pos_ = 0;
-  const uint8_t* page_fixed_ = nullptr;  // fixed width values or boolean bits
+  // How the current page's fixed-width values are held until AppendValues copies them out.
+  enum class ValuesForm {
+    kFinal,              // page_fixed_: floe values (or boolean bits)
+    kPhysical,           // page_fixed_: physical values, converted by ConvertFixed
+    kDictionaryIndices,  // indices_ into dict_fixed_
+  };
+  ValuesForm page_values_form_ = ValuesForm::kFinal;
+  const uint8_t* page_fixed_ = nullptr;
   std::vector<ByteView> page_views_;
   Scratch value_scratch_;
   Scratch convert_scratch_;
