@@ -1,6 +1,7 @@
 #include "floe/common/memory_pool.h"
 
 #include <malloc.h>
+#include <sys/mman.h>
 
 #include <bit>
 #include <cstdlib>
@@ -9,6 +10,8 @@
 namespace floe {
 
 namespace {
+// Transparent huge page size on x86-64 and most aarch64 kernels.
+constexpr int64_t kHugePageSize = int64_t{2} << 20;
 // A zero-size allocation returns this address so that callers never see nullptr.
 alignas(MemoryPool::kAlignment) uint8_t zero_size_area[1];
 
@@ -48,6 +51,13 @@ uint8_t* CountingMemoryPool::AllocateBlock(int64_t size) {
       return p;
     }
   }
+  if (capacity >= kHugePageSize) {
+    // Whole 2 MiB pages (capacity is a power of two here): one fault per 2 MiB instead of
+    // 512 when the block is first written, where faults are dear (virtual machines).
+    void* p = std::aligned_alloc(kHugePageSize, static_cast<size_t>(capacity));
+    if (p != nullptr) ::madvise(p, static_cast<size_t>(capacity), MADV_HUGEPAGE);
+    return static_cast<uint8_t*>(p);
+  }
   return static_cast<uint8_t*>(std::aligned_alloc(kAlignment, static_cast<size_t>(capacity)));
 }
 
@@ -70,9 +80,10 @@ Status CountingMemoryPool::Reserve(int64_t delta) {
   int64_t now = bytes_.fetch_add(delta, std::memory_order_relaxed) + delta;
   if (limit_ > 0 && delta > 0 && now > limit_) {
     bytes_.fetch_sub(delta, std::memory_order_relaxed);
-    return Status::OutOfMemory("allocating {} bytes would exceed the memory limit of {} bytes "
-                               "({} in use)",
-                               delta, limit_, now - delta);
+    return Status::OutOfMemory(
+        "allocating {} bytes would exceed the memory limit of {} bytes "
+        "({} in use)",
+        delta, limit_, now - delta);
   }
   int64_t prev = max_.load(std::memory_order_relaxed);
   while (now > prev && !max_.compare_exchange_weak(prev, now, std::memory_order_relaxed)) {
@@ -92,8 +103,7 @@ Result<uint8_t*> CountingMemoryPool::Allocate(int64_t size) {
   return p;
 }
 
-Result<uint8_t*> CountingMemoryPool::Reallocate(uint8_t* ptr, int64_t old_size,
-                                                int64_t new_size) {
+Result<uint8_t*> CountingMemoryPool::Reallocate(uint8_t* ptr, int64_t old_size, int64_t new_size) {
   if (new_size < 0) return Status::Invalid("negative allocation size {}", new_size);
   if (old_size == 0) return Allocate(new_size);
   if (new_size == 0) {
