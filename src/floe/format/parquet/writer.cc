@@ -210,9 +210,13 @@ Status AppendHeader(const PageHeader& header, std::string* out) {
   return EncodeThrift(header, &w);
 }
 
-int32_t Checked32(size_t n, const char* what, const std::string& column) {
-  FLOE_CHECK(n <= static_cast<size_t>(INT32_MAX),
-             fmt::format("column {}: {} of {} bytes exceeds 2 GiB", column, what, n));
+// Page sizes are int32 in the format: a larger page (one record with over 2 GiB of
+// values) cannot be written.
+Result<int32_t> Checked32(size_t n, const char* what, const std::string& column) {
+  if (n > static_cast<size_t>(INT32_MAX)) {
+    return Status::NotSupported("column {}: a {} of {} bytes exceeds Parquet's 2 GiB limit", column,
+                                what, n);
+  }
   return static_cast<int32_t>(n);
 }
 
@@ -274,10 +278,10 @@ class ColumnWriter {
       FLOE_RETURN_NOT_OK(ctx_->Compress(dict_.plain(), &ctx_->scratch));
       PageHeader h;
       h.type = PageType::kDictionaryPage;
-      h.uncompressed_page_size =
-          Checked32(dict_.plain().size(), "dictionary page", desc_.dotted_path);
-      h.compressed_page_size =
-          Checked32(ctx_->scratch.size(), "dictionary page", desc_.dotted_path);
+      FLOE_ASSIGN_OR_RAISE(h.uncompressed_page_size,
+                           Checked32(dict_.plain().size(), "dictionary page", desc_.dotted_path));
+      FLOE_ASSIGN_OR_RAISE(h.compressed_page_size,
+                           Checked32(ctx_->scratch.size(), "dictionary page", desc_.dotted_path));
       DictionaryPageHeader dh;
       dh.num_values = dict_.size();
       dh.encoding = Encoding::kPlain;
@@ -735,7 +739,8 @@ class ColumnWriter {
       levels_.insert(levels_.end(), values_.begin(), values_.end());
       FLOE_RETURN_NOT_OK(ctx_->Compress(levels_, &body));
       h.type = PageType::kDataPage;
-      h.uncompressed_page_size = Checked32(levels_.size(), "data page", desc_.dotted_path);
+      FLOE_ASSIGN_OR_RAISE(h.uncompressed_page_size,
+                           Checked32(levels_.size(), "data page", desc_.dotted_path));
       DataPageHeader dh;
       dh.num_values = static_cast<int32_t>(page_entries_);
       dh.encoding = dict_encoded ? Encoding::kRleDictionary : Encoding::kPlain;
@@ -749,8 +754,8 @@ class ColumnWriter {
       body = levels_;
       body.insert(body.end(), compressed_values.begin(), compressed_values.end());
       h.type = PageType::kDataPageV2;
-      h.uncompressed_page_size =
-          Checked32(levels_.size() + values_.size(), "data page", desc_.dotted_path);
+      FLOE_ASSIGN_OR_RAISE(h.uncompressed_page_size, Checked32(levels_.size() + values_.size(),
+                                                               "data page", desc_.dotted_path));
       DataPageHeaderV2 dh;
       dh.num_values = static_cast<int32_t>(page_entries_);
       dh.num_nulls = static_cast<int32_t>(num_nulls);
@@ -761,13 +766,15 @@ class ColumnWriter {
       if (ctx_->codec == CompressionCodec::kUncompressed) dh.is_compressed = false;
       h.data_page_header_v2 = dh;
     }
-    h.compressed_page_size = Checked32(body.size(), "data page", desc_.dotted_path);
+    FLOE_ASSIGN_OR_RAISE(h.compressed_page_size,
+                         Checked32(body.size(), "data page", desc_.dotted_path));
     std::string header;
     FLOE_RETURN_NOT_OK(AppendHeader(h, &header));
 
     PageInfo info;
     info.offset = static_cast<int64_t>(pages_bytes_.size());
-    info.size = Checked32(header.size() + body.size(), "data page", desc_.dotted_path);
+    FLOE_ASSIGN_OR_RAISE(info.size,
+                         Checked32(header.size() + body.size(), "data page", desc_.dotted_path));
     info.first_row = chunk_rows_;
     info.null_count = num_nulls;
     info.num_values = page_entries_;
