@@ -396,25 +396,29 @@ Result<const uint8_t*> PlainBooleanDecoder::NextBits(int64_t n, int64_t* bit_off
   return first;
 }
 
-Status PlainByteArrayDecoder::Decode(BinaryOutput out, int64_t n) {
+Result<uint32_t> PlainByteArrayDecoder::NextLength(int64_t* pos, int64_t i) const {
   const int64_t size = static_cast<int64_t>(data_.size());
+  if (size - *pos < 4) {
+    return Status::Corrupt("PLAIN BYTE_ARRAY: length of value {} truncated at byte {} of {}",
+                           index_ + i, *pos, size);
+  }
+  uint32_t length;
+  std::memcpy(&length, data_.data() + *pos, 4);
+  *pos += 4;
+  if (length > static_cast<uint64_t>(size - *pos)) {
+    return Status::Corrupt(
+        "PLAIN BYTE_ARRAY: value {} of {} bytes at byte {} runs past the page end ({} bytes)",
+        index_ + i, length, *pos - 4, size);
+  }
+  return length;
+}
+
+Status PlainByteArrayDecoder::Decode(BinaryOutput out, int64_t n) {
   const uint8_t* data = data_.data();
   int64_t pos = pos_;
   int64_t offset = out.offsets[0];
   for (int64_t i = 0; i < n; ++i) {
-    if (size - pos < 4) {
-      return Status::Corrupt("PLAIN BYTE_ARRAY: length of value {} truncated at byte {} of {}",
-                             index_ + i, pos, size);
-    }
-    uint32_t length;
-    std::memcpy(&length, data + pos, 4);
-    pos += 4;
-    if (length > static_cast<uint64_t>(size - pos)) {
-      return Status::Corrupt(
-          "PLAIN BYTE_ARRAY: value {} of {} bytes at byte {} runs past the "
-          "page end ({} bytes)",
-          index_ + i, length, pos - 4, size);
-    }
+    FLOE_ASSIGN_OR_RAISE(uint32_t length, NextLength(&pos, i));
     pos += length;
     offset += length;
     if (offset > kMaxOffset) return OffsetOverflow("PLAIN BYTE_ARRAY", index_ + i);
@@ -439,22 +443,10 @@ Status PlainByteArrayDecoder::Decode(BinaryOutput out, int64_t n) {
 }
 
 Status PlainByteArrayDecoder::DecodeViews(ByteView* out, int64_t n) {
-  const int64_t size = static_cast<int64_t>(data_.size());
   const uint8_t* data = data_.data();
   int64_t pos = pos_;
   for (int64_t i = 0; i < n; ++i) {
-    if (size - pos < 4) {
-      return Status::Corrupt("PLAIN BYTE_ARRAY: length of value {} truncated at byte {} of {}",
-                             index_ + i, pos, size);
-    }
-    uint32_t length;
-    std::memcpy(&length, data + pos, 4);
-    pos += 4;
-    if (length > static_cast<uint64_t>(size - pos)) {
-      return Status::Corrupt(
-          "PLAIN BYTE_ARRAY: value {} of {} bytes at byte {} runs past the page end ({} bytes)",
-          index_ + i, length, pos - 4, size);
-    }
+    FLOE_ASSIGN_OR_RAISE(uint32_t length, NextLength(&pos, i));
     out[i] = ByteView{data + pos, static_cast<int64_t>(length)};
     pos += length;
   }

@@ -231,6 +231,10 @@ class PlainByteArrayDecoder {
   Status DecodeViews(ByteView* out, int64_t n);
 
  private:
+  // Reads the 4-byte length of value `index_ + i` at *pos, checks that the value fits in
+  // the page, and advances *pos past the length.
+  Result<uint32_t> NextLength(int64_t* pos, int64_t i) const;
+
   std::span<const uint8_t> data_;
   int64_t pos_ = 0;
   int64_t index_ = 0;
