@@ -1,4 +1,5 @@
 #include "floe/batch/array.h"
+#include "floe/batch/utf8.h"
 
 #include <gtest/gtest.h>
 
@@ -114,6 +115,24 @@ TEST(BitUtilTest, CountAndCopyBits) {
   EXPECT_EQ(bit_util::CountSetBits(dst.data(), 1, 100), 100);
   EXPECT_FALSE(bit_util::GetBit(dst.data(), 0));
   EXPECT_FALSE(bit_util::GetBit(dst.data(), 101));
+}
+
+}  // namespace
+}  // namespace floe
+
+namespace floe {
+namespace {
+
+TEST(Utf8Test, AcceptsWellFormedAndRejectsTheRest) {
+  EXPECT_TRUE(IsValidUtf8(""));
+  EXPECT_TRUE(IsValidUtf8("plain ascii, longer than eight bytes"));
+  EXPECT_TRUE(IsValidUtf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
+  EXPECT_FALSE(IsValidUtf8("\xff"));
+  EXPECT_FALSE(IsValidUtf8("ascii run then \xc3"));      // truncated sequence
+  EXPECT_FALSE(IsValidUtf8("\xc0\xaf"));                 // overlong '/'
+  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));             // surrogate U+D800
+  EXPECT_FALSE(IsValidUtf8("\xf4\x90\x80\x80"));         // past U+10FFFF
+  EXPECT_FALSE(IsValidUtf8("12345678\x80\x80"));         // continuation without a lead
 }
 
 }  // namespace

@@ -5,8 +5,19 @@
 #include <cstring>
 #include <limits>
 
+#include "floe/batch/utf8.h"
+
 namespace floe::parquet::internal {
 namespace {
+
+Status CheckUtf8(const ByteView* views, int64_t n, const char* where) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (!IsValidUtf8(views[i].data, views[i].size)) {
+      return Status::Corrupt("{} value {} of a STRING column is not valid UTF-8", where, i);
+    }
+  }
+  return Status::OK();
+}
 
 // No page is decompressed to more than this, whatever its header says.
 constexpr int64_t kMaxPageSize = int64_t{1} << 30;
@@ -351,6 +362,10 @@ Status ColumnChunkReader::ReadDictionary(const PageHeader& h, const uint8_t* dat
         Store(dict_fixed_.data() + 16 * i, v);
       }
     } else {
+      // A STRING dictionary is checked once here; its pages then only gather.
+      if (leaf_.type->id() == TypeId::kString) {
+        FLOE_RETURN_NOT_OK(CheckUtf8(views.data(), n, "dictionary"));
+      }
       dict_views_ = std::move(views);
     }
   } else {
@@ -545,6 +560,9 @@ Status ColumnChunkReader::FinishFixed(const uint8_t* physical, int64_t n) {
 }
 
 Status ColumnChunkReader::FinishViews(int64_t n) {
+  if (leaf_.type->id() == TypeId::kString) {
+    return CheckUtf8(page_views_.data(), n, "page");
+  }
   if (leaf_.conversion != Conversion::kBytesToDecimal) return Status::OK();
   uint8_t* out = convert_scratch_.Reserve(n * 16);
   for (int64_t i = 0; i < n; ++i) {

@@ -718,3 +718,36 @@ TEST(ParquetWriter, RejectsBadOptionsAndSchemas) {
 
 }  // namespace
 }  // namespace floe::parquet
+
+namespace floe::parquet {
+namespace {
+
+// The reader rejects STRING values that are not UTF-8, whether they come from the
+// dictionary or from PLAIN pages; the same bytes in a BINARY column read back as they are.
+TEST(ReaderUtf8Test, StringColumnsMustHoldUtf8) {
+  const std::vector<std::string> values = {"ok", "caf\xc3\xa9", "bad \xff\xfe", "\xed\xa0\x80"};
+  for (bool dictionary : {true, false}) {
+    for (const auto& type : {String(), Binary()}) {
+      auto schema = std::make_shared<Schema>(std::vector<Field>{Field("s", type)});
+      std::vector<Scalar> scalars;
+      for (const auto& v : values) scalars.push_back(Scalar::Make(type, v));
+      ASSERT_OK_AND_ASSIGN(auto array, testing::FromScalars(type, scalars));
+      ASSERT_OK_AND_ASSIGN(auto batch, RecordBatch::Make(schema, 4, {array}));
+      WriterOptions options;
+      options.enable_dictionary = dictionary;
+      ASSERT_OK_AND_ASSIGN(auto file, testing::WriteBatches(schema, {batch}, options));
+      SchemaPtr read_schema;
+      auto read = testing::ReadBack(file.bytes, &read_schema);
+      if (type->id() == TypeId::kString) {
+        EXPECT_THAT(read, ::floe::testing::IsErrorWith(StatusCode::kCorrupt, "not valid UTF-8"))
+            << (dictionary ? "dictionary" : "plain");
+      } else {
+        ASSERT_OK(read);
+        EXPECT_EQ((*read)[0]->BytesValue(2), values[2]);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace floe::parquet
