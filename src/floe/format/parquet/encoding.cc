@@ -801,6 +801,28 @@ Status DeltaByteArrayDecoder::PrefixTooLong(int64_t index, int64_t prefix, int64
       prefix, index, previous);
 }
 
+void DeltaByteArrayDecoder::Rebuild(uint8_t* dst, int64_t n, ByteView* views) {
+  const int32_t* suffix_lengths = suffixes_.lengths_.data();
+  const uint8_t* prev = last_.data();
+  int64_t prev_length = static_cast<int64_t>(last_.size());
+  const uint8_t* suffix = suffixes_.data_.data() + suffixes_.data_pos_;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t prefix = prefixes_[index_ + i];
+    int64_t suffix_length = suffix_lengths[index_ + i];
+    if (prefix > 0) std::memcpy(dst, prev, prefix);
+    if (suffix_length > 0) std::memcpy(dst + prefix, suffix, suffix_length);
+    suffix += suffix_length;
+    prev = dst;
+    prev_length = prefix + suffix_length;
+    if (views != nullptr) views[i] = ByteView{dst, prev_length};
+    dst += prev_length;
+  }
+  if (n > 0) last_.assign(prev, prev + prev_length);
+  suffixes_.data_pos_ = suffix - suffixes_.data_.data();
+  suffixes_.index_ += n;
+  index_ += n;
+}
+
 Status DeltaByteArrayDecoder::Decode(BinaryOutput out, int64_t n) {
   if (n < 0 || n > total_values() - index_) {
     return Status::Corrupt(
@@ -825,23 +847,7 @@ Status DeltaByteArrayDecoder::Decode(BinaryOutput out, int64_t n) {
   if (total > 0 && dst == nullptr) {
     return Status::OutOfMemory("DELTA_BYTE_ARRAY: cannot grow the output by {} bytes", total);
   }
-  const uint8_t* prev = last_.data();
-  int64_t prev_length = static_cast<int64_t>(last_.size());
-  const uint8_t* suffix = suffixes_.data_.data() + suffixes_.data_pos_;
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t prefix = prefixes_[index_ + i];
-    int64_t suffix_length = suffix_lengths[index_ + i];
-    if (prefix > 0) std::memcpy(dst, prev, prefix);
-    if (suffix_length > 0) std::memcpy(dst + prefix, suffix, suffix_length);
-    suffix += suffix_length;
-    prev = dst;
-    prev_length = prefix + suffix_length;
-    dst += prev_length;
-  }
-  if (n > 0) last_.assign(prev, prev + prev_length);
-  suffixes_.data_pos_ = suffix - suffixes_.data_.data();
-  suffixes_.index_ += n;
-  index_ += n;
+  Rebuild(dst, n, nullptr);
   return Status::OK();
 }
 
@@ -902,24 +908,7 @@ Status DeltaByteArrayDecoder::DecodeViews(ByteView* out, int64_t n, std::vector<
   }
   storage->resize(static_cast<size_t>(total));
   uint8_t* dst = storage->data();
-  const uint8_t* prev = last_.data();
-  int64_t prev_length = static_cast<int64_t>(last_.size());
-  const uint8_t* suffix = suffixes_.data_.data() + suffixes_.data_pos_;
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t prefix = prefixes_[index_ + i];
-    int64_t suffix_length = suffix_lengths[index_ + i];
-    if (prefix > 0) std::memcpy(dst, prev, prefix);
-    if (suffix_length > 0) std::memcpy(dst + prefix, suffix, suffix_length);
-    suffix += suffix_length;
-    out[i] = ByteView{dst, prefix + suffix_length};
-    prev = dst;
-    prev_length = prefix + suffix_length;
-    dst += prev_length;
-  }
-  if (n > 0) last_.assign(prev, prev + prev_length);
-  suffixes_.data_pos_ = suffix - suffixes_.data_.data();
-  suffixes_.index_ += n;
-  index_ += n;
+  Rebuild(dst, n, out);
   return Status::OK();
 }
 

@@ -366,6 +366,9 @@ class DeltaByteArrayDecoder {
 
  private:
   static Status PrefixTooLong(int64_t index, int64_t prefix, int64_t previous);
+  // Writes the next `n` values (already bounds-checked, sized to fit) to `dst` from the
+  // prefixes and suffixes, optionally viewing each in `views`, and advances past them.
+  void Rebuild(uint8_t* dst, int64_t n, ByteView* views);
 
   std::vector<int32_t> prefixes_;
   DeltaLengthByteArrayDecoder suffixes_;
