@@ -1,18 +1,28 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang-14 (AddressSanitizer + UBSan, the whole project
-# instrumented) in build-fuzz/ and runs fuzz_parquet_reader for SECONDS seconds on the
-# seed corpus fuzz/corpus/parquet (new inputs go to fuzz/corpus-run/, ignored by git).
+# instrumented) in build-fuzz/ and runs each target for its share of SECONDS on its seed
+# corpus fuzz/corpus/<name> (new inputs go to fuzz/corpus-run/<name>, ignored by git).
 #
-# usage: fuzz/run.sh [SECONDS]      (default 60)
+# usage: fuzz/run.sh [SECONDS] [TARGET...]   (default 60 seconds, every target)
+#   targets: parquet_reader avro_reader iceberg_metadata
 # env:   JOBS (build parallelism, default 2), FUZZ_BUILD_DIR (default build-fuzz)
-# Exits non-zero when the build fails or the fuzzer finds a crash, leak or timeout; the
+# Exits non-zero when the build fails or a fuzzer finds a crash, leak or timeout; the
 # reproducer is written to $FUZZ_BUILD_DIR/artifacts/.
 set -euo pipefail
 
 seconds="${1:-60}"
+shift || true
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
 jobs="${JOBS:-2}"
+
+targets=("$@")
+if [ "${#targets[@]}" -eq 0 ]; then
+  for src in "$root"/fuzz/*_fuzz.cc; do
+    name="$(basename "$src" _fuzz.cc)"
+    targets+=("$name")
+  done
+fi
 
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja \
@@ -21,13 +31,19 @@ if [ ! -f "$build/build.ninja" ]; then
     -DFLOE_SANITIZE=address,undefined \
     -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link
 fi
-cmake --build "$build" --target fuzz_parquet_reader -j "$jobs"
+cmake --build "$build" --target "${targets[@]/#/fuzz_}" -j "$jobs"
 
-run_corpus="$root/fuzz/corpus-run/parquet"
+share=$(( seconds / ${#targets[@]} ))
+[ "$share" -ge 1 ] || share=1
 artifacts="$build/artifacts"
-mkdir -p "$run_corpus" "$artifacts"
-echo "fuzz: running fuzz_parquet_reader for ${seconds}s"
-"$build/fuzz/fuzz_parquet_reader" \
-  -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-  -print_final_stats=1 -artifact_prefix="$artifacts/" \
-  "$run_corpus" "$root/fuzz/corpus/parquet"
+mkdir -p "$artifacts"
+for name in "${targets[@]}"; do
+  run_corpus="$root/fuzz/corpus-run/$name"
+  seeds="$root/fuzz/corpus/$name"
+  mkdir -p "$run_corpus" "$seeds"
+  echo "fuzz: running fuzz_$name for ${share}s"
+  "$build/fuzz/fuzz_$name" \
+    -max_total_time="$share" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/" \
+    "$run_corpus" "$seeds"
+done
