@@ -17,6 +17,7 @@
 #include "floe/batch/pretty_print.h"
 #include "floe/batch/value_format.h"
 #include "floe/cli/parquet_inspect.h"
+#include "floe/cli/row_output.h"
 #include "floe/common/thread_pool.h"
 #include "floe/format/parquet/metadata.h"
 #include "floe/format/parquet/reader.h"
@@ -83,48 +84,6 @@ SchemaPtr ProjectSchema(const Schema& schema, const std::optional<std::vector<in
   return std::make_shared<Schema>(std::move(fields));
 }
 
-/// Writes rows as JSON objects, one per line, keyed by column name.
-class JsonLinesWriter {
- public:
-  explicit JsonLinesWriter(std::ostream* out) : out_(out) {}
-
-  Status Write(const RecordBatch& batch) {
-    const SchemaPtr& schema = batch.schema();
-    if (keys_.empty()) {
-      for (const Field& f : schema->fields()) {
-        std::string key;
-        AppendJsonString(f.name(), &key);
-        key += ':';
-        keys_.push_back(std::move(key));
-      }
-    }
-    for (int64_t r = 0; r < batch.num_rows(); ++r) {
-      buffer_ += '{';
-      for (int c = 0; c < batch.num_columns(); ++c) {
-        if (c > 0) buffer_ += ',';
-        buffer_ += keys_[static_cast<size_t>(c)];
-        AppendJsonValue(*batch.column(c), r, &buffer_);
-      }
-      buffer_ += "}\n";
-      if (buffer_.size() >= kFlushBytes) FLOE_RETURN_NOT_OK(Flush());
-    }
-    return Status::OK();
-  }
-
-  Status Flush() {
-    out_->write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
-    buffer_.clear();
-    if (!*out_) return Status::IOError("writing to standard output failed");
-    return Status::OK();
-  }
-
- private:
-  static constexpr size_t kFlushBytes = 1 << 20;
-  std::ostream* out_;
-  std::vector<std::string> keys_;
-  std::string buffer_;
-};
-
 /// Bytes of Arrow buffers an array holds, children included.
 int64_t DecodedBytes(const Array& array) {
   int64_t n = 0;
@@ -188,18 +147,7 @@ Status RunCat(const CatOptions& options) {
   FLOE_ASSIGN_OR_RAISE(request.columns, SelectColumns(*reader, options.columns));
   SchemaPtr schema = ProjectSchema(*reader->schema(), request.columns);
 
-  std::unique_ptr<TableWriter> table;
-  std::unique_ptr<CsvWriter> csv;
-  std::unique_ptr<JsonLinesWriter> jsonl;
-  if (options.format == "table") {
-    table = std::make_unique<TableWriter>(schema, &std::cout);
-  } else if (options.format == "csv") {
-    csv = std::make_unique<CsvWriter>(schema, &std::cout);
-  } else if (options.format == "jsonl") {
-    jsonl = std::make_unique<JsonLinesWriter>(&std::cout);
-  } else {
-    return Status::Invalid("unknown --format '{}' (table, csv or jsonl)", options.format);
-  }
+  FLOE_ASSIGN_OR_RAISE(auto printer, RowPrinter::Make(options.format, schema, &std::cout));
 
   int64_t remaining = options.limit.value_or(INT64_MAX);
   if (remaining > 0) {
@@ -209,16 +157,10 @@ Status RunCat(const CatOptions& options) {
       if (!batch) break;
       if (batch->num_rows() > remaining) batch = batch->Slice(0, remaining);
       remaining -= batch->num_rows();
-      if (table) FLOE_RETURN_NOT_OK(table->Write(*batch));
-      if (csv) FLOE_RETURN_NOT_OK(csv->Write(*batch));
-      if (jsonl) FLOE_RETURN_NOT_OK(jsonl->Write(*batch));
+      FLOE_RETURN_NOT_OK(printer->Write(*batch));
     }
   }
-  if (table) FLOE_RETURN_NOT_OK(table->Finish());
-  if (csv) FLOE_RETURN_NOT_OK(csv->Finish());
-  if (jsonl) FLOE_RETURN_NOT_OK(jsonl->Flush());
-  std::cout.flush();
-  return CheckStdout();
+  return printer->Finish();
 }
 
 Status RunScan(const ScanOptions& options) {
