@@ -1,0 +1,898 @@
+#include "floe/format/avro/reader.h"
+
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include <cstring>
+#include <optional>
+
+#include "floe/batch/builder.h"
+#include "floe/format/avro/encoding_internal.h"
+#include "floe/format/avro/reader_internal.h"
+#include "floe/format/compression/codec.h"
+
+namespace floe::avro {
+
+using internal::ReadVarLong;
+
+namespace {
+
+constexpr char kMagic[4] = {'O', 'b', 'j', 1};
+
+// A bounded cursor over the header bytes.
+struct HeaderCursor {
+  const uint8_t* p;
+  const uint8_t* begin;
+  const uint8_t* end;
+  const std::string& path;
+
+  int64_t offset() const { return p - begin; }
+  Status Corrupt(std::string_view what) const {
+    return Status::Corrupt("Avro file {}: {} at byte offset {}", path, what, offset());
+  }
+  Result<int64_t> Long(std::string_view what) {
+    int64_t v;
+    if (!ReadVarLong(p, end, &v)) return Corrupt(fmt::format("truncated or overlong {}", what));
+    return v;
+  }
+  Result<std::string_view> Bytes(std::string_view what) {
+    FLOE_ASSIGN_OR_RAISE(int64_t n, Long(what));
+    if (n < 0 || n > end - p) {
+      return Corrupt(fmt::format("{} length {} exceeds the {} bytes left", what, n, end - p));
+    }
+    std::string_view s(reinterpret_cast<const char*>(p), static_cast<size_t>(n));
+    p += n;
+    return s;
+  }
+};
+
+}  // namespace
+
+const std::string* AvroFileReader::metadata_value(std::string_view key) const {
+  for (const auto& [k, v] : metadata_) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+Result<std::unique_ptr<AvroFileReader>> AvroFileReader::Open(
+    std::shared_ptr<io::RandomAccessFile> file) {
+  std::unique_ptr<AvroFileReader> r(new AvroFileReader());
+  r->file_ = std::move(file);
+  const std::string& path = r->file_->path();
+  int64_t size = r->file_->size();
+  if (size < 4 + 1 + 16) {
+    return Status::Corrupt("Avro file {}: {} bytes is too short for a container header", path,
+                           size);
+  }
+  FLOE_ASSIGN_OR_RAISE(r->bytes_, r->file_->ReadAt(0, size));
+  const uint8_t* data = r->bytes_->data();
+  if (std::memcmp(data, kMagic, 4) != 0) {
+    return Status::Corrupt("Avro file {}: bad magic (not an Avro object container file)", path);
+  }
+  HeaderCursor c{data + 4, data, data + size, path};
+  while (true) {
+    FLOE_ASSIGN_OR_RAISE(int64_t count, c.Long("metadata block count"));
+    if (count == 0) break;
+    if (count < 0) {
+      if (count == INT64_MIN) return c.Corrupt("metadata block count out of range");
+      count = -count;
+      FLOE_ASSIGN_OR_RAISE(int64_t block_bytes, c.Long("metadata block size"));
+      if (block_bytes < 0 || block_bytes > c.end - c.p) {
+        return c.Corrupt(fmt::format("metadata block size {} is out of range", block_bytes));
+      }
+    }
+    // Each entry takes at least two bytes (two empty lengths).
+    if (count > (c.end - c.p) / 2) {
+      return c.Corrupt(fmt::format("metadata block count {} exceeds the file size", count));
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      FLOE_ASSIGN_OR_RAISE(std::string_view key, c.Bytes("metadata key"));
+      FLOE_ASSIGN_OR_RAISE(std::string_view value, c.Bytes("metadata value"));
+      r->metadata_.emplace_back(std::string(key), std::string(value));
+    }
+  }
+  if (c.end - c.p < 16) return c.Corrupt("truncated sync marker");
+  std::memcpy(r->sync_.data(), c.p, 16);
+  c.p += 16;
+  r->data_start_ = c.offset();
+
+  const std::string* schema = r->metadata_value("avro.schema");
+  if (schema == nullptr) {
+    return Status::Corrupt("Avro file {}: header has no avro.schema", path);
+  }
+  r->schema_json_ = *schema;
+  auto parsed = ParseAvroSchema(r->schema_json_);
+  if (!parsed.has_value()) {
+    return Status::Corrupt("Avro file {}: bad writer schema: {}", path,
+                           parsed.error().message());
+  }
+  r->schema_ = std::move(*parsed);
+  if (const std::string* codec = r->metadata_value("avro.codec"); codec && !codec->empty()) {
+    r->codec_ = *codec;
+  }
+  auto codec = internal::CodecFromName(r->codec_);
+  if (!codec.has_value()) return codec.error().WithPrefix(fmt::format("Avro file {}: ", path));
+  return r;
+}
+
+Result<Schema> AvroFileReader::FileSchema() const { return AvroToFloeSchema(*schema_); }
+
+namespace internal {
+
+Result<std::optional<compression::CodecKind>> CodecFromName(std::string_view name) {
+  if (name == "null") return std::optional<compression::CodecKind>();
+  if (name == "deflate") return std::optional(compression::CodecKind::kDeflate);
+  if (name == "snappy") return std::optional(compression::CodecKind::kSnappy);
+  if (name == "zstandard" || name == "zstd") return std::optional(compression::CodecKind::kZstd);
+  return Status::NotSupported("Avro codec '{}' is not supported", name);
+}
+
+// ---------------------------------------------------------------------------------
+// Resolution plan compilation.
+
+namespace {
+
+bool MinSizeIsZero(const AvroNode& n, int depth = 0) {
+  if (depth > 64) return false;
+  switch (n.type) {
+    case AvroType::kNull: return true;
+    case AvroType::kFixed: return n.fixed_size == 0;
+    case AvroType::kRecord:
+      for (const AvroField& f : n.fields) {
+        if (!MinSizeIsZero(*f.type, depth + 1)) return false;
+      }
+      return true;
+    default: return false;
+  }
+}
+
+Op SkipOp(const AvroNode& n) {
+  Op op;
+  switch (n.type) {
+    case AvroType::kNull: op.code = OpCode::kSkipNull; break;
+    case AvroType::kBoolean: op.code = OpCode::kSkipBool; break;
+    case AvroType::kInt:
+    case AvroType::kLong:
+    case AvroType::kEnum: op.code = OpCode::kSkipVarint; break;
+    case AvroType::kFloat: op.code = OpCode::kSkipFixed; op.size = 4; break;
+    case AvroType::kDouble: op.code = OpCode::kSkipFixed; op.size = 8; break;
+    case AvroType::kFixed: op.code = OpCode::kSkipFixed; op.size = n.fixed_size; break;
+    case AvroType::kBytes:
+    case AvroType::kString: op.code = OpCode::kSkipBytes; break;
+    case AvroType::kRecord:
+      op.code = OpCode::kRecord;
+      for (const AvroField& f : n.fields) op.children.push_back(SkipOp(*f.type));
+      break;
+    case AvroType::kArray:
+      op.code = OpCode::kSkipArray;
+      op.children.push_back(SkipOp(*n.items));
+      op.items_may_be_empty = MinSizeIsZero(*n.items);
+      break;
+    case AvroType::kMap:
+      op.code = OpCode::kSkipMap;
+      op.children.push_back(SkipOp(*n.items));
+      break;
+    case AvroType::kUnion:
+      op.code = OpCode::kSkipUnion;
+      for (const AvroNodePtr& b : n.branches) op.children.push_back(SkipOp(*b));
+      break;
+  }
+  return op;
+}
+
+bool IsMapArray(const AvroNode& n) {
+  return n.type == AvroType::kArray && n.items->type == AvroType::kRecord &&
+         n.items->fields.size() == 2 && n.logical_type == "map";
+}
+
+Status Incompatible(const std::string& name, const AvroNode& file, const DataType& target) {
+  return Status::Invalid("Avro field '{}': file type {}{} cannot be read as {}", name,
+                         AvroTypeName(file.type),
+                         file.logical_type.empty() ? "" : " (" + file.logical_type + ")",
+                         target.ToString());
+}
+
+}  // namespace
+
+Result<Op> Compile(const AvroNode& file, const Field& target, ArrayBuilder* builder,
+                   const std::string& path) {
+  Op op;
+  op.builder = builder;
+  op.name = path;
+  op.nullable = target.nullable();
+  const DataType& t = *target.type();
+  if (file.type == AvroType::kUnion) {
+    op.code = OpCode::kUnion;
+    bool any = false;
+    Status first_error;
+    for (const AvroNodePtr& b : file.branches) {
+      if (b->type == AvroType::kNull) {
+        Op null_op;
+        null_op.code = OpCode::kAppendNull;
+        null_op.builder = builder;
+        null_op.name = path;
+        null_op.nullable = target.nullable();
+        op.children.push_back(std::move(null_op));
+        continue;
+      }
+      auto branch = Compile(*b, target, builder, path);
+      if (branch.has_value()) {
+        any = true;
+        op.children.push_back(std::move(*branch));
+      } else {
+        if (first_error.ok()) first_error = branch.error();
+        Op err;
+        err.code = OpCode::kError;
+        err.name = path;
+        err.message = branch.error().message();
+        op.children.push_back(std::move(err));
+      }
+    }
+    if (!any && !first_error.ok()) return first_error;
+    return op;
+  }
+  AvroType ft = file.type;
+  auto fail = [&]() { return Incompatible(path, file, t); };
+  switch (t.id()) {
+    case TypeId::kBoolean:
+      if (ft != AvroType::kBoolean) return fail();
+      op.code = OpCode::kBool;
+      return op;
+    case TypeId::kInt32:
+    case TypeId::kDate:
+      if (ft != AvroType::kInt) return fail();
+      op.code = OpCode::kIntToI32;
+      return op;
+    case TypeId::kInt64:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs:
+      if (ft == AvroType::kLong) {
+        op.code = OpCode::kLongToI64;
+      } else if (ft == AvroType::kInt && t.id() == TypeId::kInt64) {
+        op.code = OpCode::kIntToI64;
+      } else {
+        return fail();
+      }
+      return op;
+    case TypeId::kFloat32:
+      if (ft == AvroType::kFloat) op.code = OpCode::kFloatToF32;
+      else if (ft == AvroType::kInt || ft == AvroType::kLong) op.code = OpCode::kLongToF32;
+      else return fail();
+      return op;
+    case TypeId::kFloat64:
+      if (ft == AvroType::kDouble) op.code = OpCode::kDoubleToF64;
+      else if (ft == AvroType::kFloat) op.code = OpCode::kFloatToF64;
+      else if (ft == AvroType::kInt || ft == AvroType::kLong) op.code = OpCode::kLongToF64;
+      else return fail();
+      return op;
+    case TypeId::kString:
+      if (ft == AvroType::kString || ft == AvroType::kBytes) {
+        op.code = OpCode::kBytes;
+      } else if (ft == AvroType::kEnum) {
+        op.code = OpCode::kEnum;
+        op.symbols = file.symbols;
+      } else {
+        return fail();
+      }
+      return op;
+    case TypeId::kBinary:
+      if (ft == AvroType::kString || ft == AvroType::kBytes) {
+        op.code = OpCode::kBytes;
+      } else if (ft == AvroType::kFixed) {
+        op.code = OpCode::kFixedToBinary;
+        op.size = file.fixed_size;
+      } else {
+        return fail();
+      }
+      return op;
+    case TypeId::kFixed:
+    case TypeId::kUuid:
+      if (ft != AvroType::kFixed || file.fixed_size != t.byte_width()) return fail();
+      op.code = OpCode::kFixed;
+      op.size = file.fixed_size;
+      return op;
+    case TypeId::kDecimal:
+      if (file.logical_type != "decimal" || file.scale != t.scale() ||
+          file.precision > t.precision()) {
+        return fail();
+      }
+      if (ft == AvroType::kFixed) {
+        if (file.fixed_size > 16 || file.fixed_size < 1) return fail();
+        op.code = OpCode::kDecimalFixed;
+        op.size = file.fixed_size;
+      } else if (ft == AvroType::kBytes) {
+        op.code = OpCode::kDecimalBytes;
+      } else {
+        return fail();
+      }
+      return op;
+    case TypeId::kStruct: {
+      if (ft != AvroType::kRecord) return fail();
+      auto* sb = static_cast<StructBuilder*>(builder);
+      std::vector<ArrayBuilder*> children;
+      for (int i = 0; i < sb->num_fields(); ++i) children.push_back(sb->field_builder(i));
+      FLOE_ASSIGN_OR_RAISE(op, CompileRecord(file, t.fields(), children, path));
+      op.code = OpCode::kStruct;
+      op.builder = builder;
+      op.nullable = target.nullable();
+      return op;
+    }
+    case TypeId::kList: {
+      if (ft != AvroType::kArray || IsMapArray(file)) return fail();
+      auto* lb = static_cast<ListBuilder*>(builder);
+      op.code = OpCode::kList;
+      op.items_may_be_empty = MinSizeIsZero(*file.items);
+      FLOE_ASSIGN_OR_RAISE(Op elem, Compile(*file.items, t.field(0), lb->value_builder(),
+                                            path + ".element"));
+      op.children.push_back(std::move(elem));
+      return op;
+    }
+    case TypeId::kMap: {
+      auto* mb = static_cast<MapBuilder*>(builder);
+      if (ft == AvroType::kMap) {
+        op.code = OpCode::kMapFromMap;
+        Field key_target = t.field(0);
+        AvroNode string_node;
+        string_node.type = AvroType::kString;
+        FLOE_ASSIGN_OR_RAISE(Op key, Compile(string_node, key_target, mb->key_builder(),
+                                             path + ".key"));
+        FLOE_ASSIGN_OR_RAISE(Op value, Compile(*file.items, t.field(1), mb->item_builder(),
+                                               path + ".value"));
+        op.children.push_back(std::move(key));
+        op.children.push_back(std::move(value));
+        return op;
+      }
+      if (!IsMapArray(file) &&
+          !(ft == AvroType::kArray && file.items->type == AvroType::kRecord &&
+            file.items->fields.size() == 2)) {
+        return fail();
+      }
+      op.code = OpCode::kMapFromArray;
+      const AvroNode& rec = *file.items;
+      FLOE_ASSIGN_OR_RAISE(Op key, Compile(*rec.fields[0].type, t.field(0), mb->key_builder(),
+                                           path + ".key"));
+      FLOE_ASSIGN_OR_RAISE(Op value, Compile(*rec.fields[1].type, t.field(1),
+                                             mb->item_builder(), path + ".value"));
+      op.children.push_back(std::move(key));
+      op.children.push_back(std::move(value));
+      return op;
+    }
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+      return fail();
+  }
+  return fail();
+}
+
+Result<Op> CompileRecord(const AvroNode& file, const std::vector<Field>& targets,
+                         const std::vector<ArrayBuilder*>& builders, const std::string& path) {
+  if (file.type != AvroType::kRecord) {
+    return Status::Invalid("Avro {}: file schema is a {}, not a record",
+                           path.empty() ? "file" : "field '" + path + "'",
+                           AvroTypeName(file.type));
+  }
+  Op op;
+  op.code = OpCode::kRecord;
+  op.name = path;
+  std::vector<int> file_to_target(file.fields.size(), -1);
+  for (size_t ti = 0; ti < targets.size(); ++ti) {
+    const Field& tf = targets[ti];
+    int found = -1;
+    for (size_t fi = 0; fi < file.fields.size(); ++fi) {
+      const AvroField& ff = file.fields[fi];
+      bool match = tf.has_field_id() ? ff.field_id == tf.field_id() : ff.name == tf.name();
+      if (match && file_to_target[fi] < 0) {
+        found = static_cast<int>(fi);
+        break;
+      }
+    }
+    std::string child_path = path.empty() ? tf.name() : path + "." + tf.name();
+    if (found < 0) {
+      if (!tf.nullable()) {
+        return Status::Invalid("Avro file has no field for required target field '{}'{}",
+                               child_path,
+                               tf.has_field_id() ? fmt::format(" (id {})", tf.field_id()) : "");
+      }
+      op.missing.push_back(builders[ti]);
+      continue;
+    }
+    file_to_target[static_cast<size_t>(found)] = static_cast<int>(ti);
+  }
+  for (size_t fi = 0; fi < file.fields.size(); ++fi) {
+    const AvroField& ff = file.fields[fi];
+    int ti = file_to_target[fi];
+    if (ti < 0) {
+      op.children.push_back(SkipOp(*ff.type));
+      continue;
+    }
+    const Field& tf = targets[static_cast<size_t>(ti)];
+    std::string child_path = path.empty() ? tf.name() : path + "." + tf.name();
+    FLOE_ASSIGN_OR_RAISE(Op child, Compile(*ff.type, tf, builders[static_cast<size_t>(ti)],
+                                           child_path));
+    op.children.push_back(std::move(child));
+  }
+  return op;
+}
+
+// ---------------------------------------------------------------------------------
+// The decoder.
+
+bool Decoder::Fail(std::string message) {
+  if (error_.ok()) error_ = Status::Corrupt("{}", message);
+  return false;
+}
+
+bool Decoder::Truncated(const Op& op) {
+  return Fail(fmt::format("value of '{}' runs past the end of the block", op.name));
+}
+
+bool Decoder::AppendFailed(const Status& s) {
+  if (error_.ok()) error_ = s;
+  return false;
+}
+
+bool Decoder::ReadCount(const uint8_t*& p, int64_t* count, bool items_may_be_empty,
+                        const Op& op) {
+  int64_t n;
+  if (!ReadVarLong(p, end_, &n)) return Truncated(op);
+  if (n < 0) {
+    if (n == INT64_MIN) return Fail(fmt::format("block count of '{}' out of range", op.name));
+    n = -n;
+    int64_t bytes;
+    if (!ReadVarLong(p, end_, &bytes)) return Truncated(op);
+    if (bytes < 0 || bytes > end_ - p) {
+      return Fail(fmt::format("block byte size {} of '{}' exceeds the {} bytes left", bytes,
+                              op.name, end_ - p));
+    }
+  }
+  // Every item takes at least one byte unless its type encodes in zero bytes.
+  int64_t limit = items_may_be_empty ? (int64_t{1} << 24) : (end_ - p);
+  if (n > limit) {
+    return Fail(fmt::format("block count {} of '{}' exceeds the {} bytes left", n, op.name,
+                            end_ - p));
+  }
+  *count = n;
+  return true;
+}
+
+bool Decoder::Skip(const Op& op, const uint8_t*& p) {
+  switch (op.code) {
+    case OpCode::kSkipNull: return true;
+    case OpCode::kSkipBool:
+      if (p >= end_) return Truncated(op);
+      ++p;
+      return true;
+    case OpCode::kSkipVarint: {
+      int64_t v;
+      if (!ReadVarLong(p, end_, &v)) return Truncated(op);
+      return true;
+    }
+    case OpCode::kSkipFixed:
+      if (end_ - p < op.size) return Truncated(op);
+      p += op.size;
+      return true;
+    case OpCode::kSkipBytes: {
+      int64_t n;
+      if (!ReadVarLong(p, end_, &n)) return Truncated(op);
+      if (n < 0 || n > end_ - p) {
+        return Fail(fmt::format("length {} of '{}' is out of range", n, op.name));
+      }
+      p += n;
+      return true;
+    }
+    case OpCode::kRecord:
+      for (const Op& c : op.children) {
+        if (!Skip(c, p)) return false;
+      }
+      return true;
+    case OpCode::kSkipArray:
+    case OpCode::kSkipMap:
+      while (true) {
+        int64_t n;
+        if (!ReadCount(p, &n, op.items_may_be_empty, op)) return false;
+        if (n == 0) return true;
+        for (int64_t i = 0; i < n; ++i) {
+          if (op.code == OpCode::kSkipMap) {
+            int64_t len;
+            if (!ReadVarLong(p, end_, &len)) return Truncated(op);
+            if (len < 0 || len > end_ - p) {
+              return Fail(fmt::format("map key length {} of '{}' is out of range", len, op.name));
+            }
+            p += len;
+          }
+          if (!Skip(op.children[0], p)) return false;
+        }
+      }
+    case OpCode::kSkipUnion: {
+      int64_t b;
+      if (!ReadVarLong(p, end_, &b)) return Truncated(op);
+      if (b < 0 || b >= static_cast<int64_t>(op.children.size())) {
+        return Fail(fmt::format("union branch {} of '{}' out of range", b, op.name));
+      }
+      return Skip(op.children[static_cast<size_t>(b)], p);
+    }
+    default: return Decode(op, p);
+  }
+}
+
+bool Decoder::Decode(const Op& op, const uint8_t*& p) {
+  switch (op.code) {
+    case OpCode::kIntToI32: {
+      int64_t v;
+      if (!ReadVarLong(p, end_, &v)) return Truncated(op);
+      if (v < INT32_MIN || v > INT32_MAX) {
+        return Fail(fmt::format("int value {} of '{}' out of range", v, op.name));
+      }
+      Status s = static_cast<Int32Builder*>(op.builder)->Append(static_cast<int32_t>(v));
+      return s.ok() || AppendFailed(s);
+    }
+    case OpCode::kIntToI64:
+    case OpCode::kLongToI64: {
+      int64_t v;
+      if (!ReadVarLong(p, end_, &v)) return Truncated(op);
+      Status s = static_cast<Int64Builder*>(op.builder)->Append(v);
+      return s.ok() || AppendFailed(s);
+    }
+    case OpCode::kLongToF32: {
+      int64_t v;
+      if (!ReadVarLong(p, end_, &v)) return Truncated(op);
+      Status s = static_cast<Float32Builder*>(op.builder)->Append(static_cast<float>(v));
+      return s.ok() || AppendFailed(s);
+    }
+    case OpCode::kLongToF64: {
+      int64_t v;
+      if (!ReadVarLong(p, end_, &v)) return Truncated(op);
+      Status s = static_cast<Float64Builder*>(op.builder)->Append(static_cast<double>(v));
+      return s.ok() || AppendFailed(s);
+    }
+    case OpCode::kFloatToF32:
+    case OpCode::kFloatToF64: {
+      if (end_ - p < 4) return Truncated(op);
+      float f;
+      std::memcpy(&f, p, 4);
+      p += 4;
+      Status s = op.code == OpCode::kFloatToF32
+                     ? static_cast<Float32Builder*>(op.builder)->Append(f)
+                     : static_cast<Float64Builder*>(op.builder)->Append(static_cast<double>(f));
+      return s.ok() || AppendFailed(s);
+    }
+    case OpCode::kDoubleToF64: {
+      if (end_ - p < 8) return Truncated(op);
+      double d;
+      std::memcpy(&d, p, 8);
+      p += 8;
+      Status s = static_cast<Float64Builder*>(op.builder)->Append(d);
+      return s.ok() || AppendFailed(s);
+    }
+    case OpCode::kBool: {
+      if (p >= end_) return Truncated(op);
+      uint8_t b = *p++;
+      if (b > 1) return Fail(fmt::format("boolean byte {} of '{}' is not 0 or 1", b, op.name));
+      Status s = static_cast<BooleanBuilder*>(op.builder)->Append(b == 1);
+      return s.ok() || AppendFailed(s);
+    }
+    case OpCode::kBytes: {
+      int64_t n;
+      if (!ReadVarLong(p, end_, &n)) return Truncated(op);
+      if (n < 0 || n > end_ - p) {
+        return Fail(fmt::format("length {} of '{}' is out of range", n, op.name));
+      }
+      Status s = static_cast<BinaryBuilder*>(op.builder)
+                     ->Append(std::string_view(reinterpret_cast<const char*>(p),
+                                               static_cast<size_t>(n)));
+      p += n;
+      return s.ok() || AppendFailed(s);
+    }
+    case OpCode::kEnum: {
+      int64_t i;
+      if (!ReadVarLong(p, end_, &i)) return Truncated(op);
+      if (i < 0 || i >= static_cast<int64_t>(op.symbols.size())) {
+        return Fail(fmt::format("enum index {} of '{}' out of range", i, op.name));
+      }
+      Status s = static_cast<BinaryBuilder*>(op.builder)->Append(op.symbols[static_cast<size_t>(i)]);
+      return s.ok() || AppendFailed(s);
+    }
+    case OpCode::kFixed: {
+      if (end_ - p < op.size) return Truncated(op);
+      Status s = static_cast<FixedSizeBinaryBuilder*>(op.builder)
+                     ->Append(std::string_view(reinterpret_cast<const char*>(p),
+                                               static_cast<size_t>(op.size)));
+      p += op.size;
+      return s.ok() || AppendFailed(s);
+    }
+    case OpCode::kFixedToBinary: {
+      if (end_ - p < op.size) return Truncated(op);
+      Status s = static_cast<BinaryBuilder*>(op.builder)
+                     ->Append(std::string_view(reinterpret_cast<const char*>(p),
+                                               static_cast<size_t>(op.size)));
+      p += op.size;
+      return s.ok() || AppendFailed(s);
+    }
+    case OpCode::kDecimalFixed:
+    case OpCode::kDecimalBytes: {
+      int64_t n = op.size;
+      if (op.code == OpCode::kDecimalBytes) {
+        if (!ReadVarLong(p, end_, &n)) return Truncated(op);
+        if (n < 0 || n > end_ - p) {
+          return Fail(fmt::format("length {} of '{}' is out of range", n, op.name));
+        }
+        if (n > 16) return Fail(fmt::format("decimal of {} bytes in '{}' exceeds 16", n, op.name));
+      }
+      if (end_ - p < n) return Truncated(op);
+      // Big-endian two's complement, sign-extended.
+      unsigned __int128 u = (n > 0 && (p[0] & 0x80)) ? ~static_cast<unsigned __int128>(0) : 0;
+      for (int64_t i = 0; i < n; ++i) u = (u << 8) | p[i];
+      p += n;
+      Status s = static_cast<DecimalBuilder*>(op.builder)->Append(static_cast<Int128>(u));
+      return s.ok() || AppendFailed(s);
+    }
+    case OpCode::kAppendNull: {
+      if (!op.nullable) {
+        return Fail(fmt::format("null value for required field '{}'", op.name));
+      }
+      Status s = op.builder->AppendNull();
+      return s.ok() || AppendFailed(s);
+    }
+    case OpCode::kError: return Fail(op.message);
+    case OpCode::kUnion: {
+      int64_t b;
+      if (!ReadVarLong(p, end_, &b)) return Truncated(op);
+      if (b < 0 || b >= static_cast<int64_t>(op.children.size())) {
+        return Fail(fmt::format("union branch {} of '{}' out of range", b, op.name));
+      }
+      return Decode(op.children[static_cast<size_t>(b)], p);
+    }
+    case OpCode::kStruct: {
+      Status s = static_cast<StructBuilder*>(op.builder)->Append();
+      if (!s.ok()) return AppendFailed(s);
+      [[fallthrough]];
+    }
+    case OpCode::kRecord: {
+      for (const Op& c : op.children) {
+        if (c.builder == nullptr) {
+          if (!Skip(c, p)) return false;
+        } else if (!Decode(c, p)) {
+          return false;
+        }
+      }
+      for (ArrayBuilder* m : op.missing) {
+        Status s = m->AppendNull();
+        if (!s.ok()) return AppendFailed(s);
+      }
+      return true;
+    }
+    case OpCode::kList: {
+      Status s = static_cast<ListBuilder*>(op.builder)->Append();
+      if (!s.ok()) return AppendFailed(s);
+      const Op& elem = op.children[0];
+      while (true) {
+        int64_t n;
+        if (!ReadCount(p, &n, op.items_may_be_empty, op)) return false;
+        if (n == 0) return true;
+        for (int64_t i = 0; i < n; ++i) {
+          if (!Decode(elem, p)) return false;
+        }
+      }
+    }
+    case OpCode::kMapFromMap:
+    case OpCode::kMapFromArray: {
+      Status s = static_cast<MapBuilder*>(op.builder)->Append();
+      if (!s.ok()) return AppendFailed(s);
+      const Op& key = op.children[0];
+      const Op& value = op.children[1];
+      while (true) {
+        int64_t n;
+        if (!ReadCount(p, &n, false, op)) return false;
+        if (n == 0) return true;
+        for (int64_t i = 0; i < n; ++i) {
+          if (!Decode(key, p) || !Decode(value, p)) return false;
+        }
+      }
+    }
+    default: return Skip(op, p);
+  }
+}
+
+}  // namespace internal
+
+// ---------------------------------------------------------------------------------
+// The batch stream.
+
+namespace {
+
+class AvroBatchReader final : public RecordBatchReader {
+ public:
+  AvroBatchReader(std::shared_ptr<io::RandomAccessFile> file, BufferPtr bytes, int64_t start,
+                  std::array<uint8_t, 16> sync, std::optional<compression::CodecKind> codec,
+                  SchemaPtr target, int64_t batch_size, bool record_may_be_empty)
+      : file_(std::move(file)),
+        bytes_(std::move(bytes)),
+        pos_(start),
+        sync_(sync),
+        codec_(codec),
+        schema_(std::move(target)),
+        batch_size_(batch_size),
+        record_may_be_empty_(record_may_be_empty) {}
+
+  Status Init(const AvroNode& file_schema) {
+    std::vector<ArrayBuilder*> raw;
+    for (const Field& f : schema_->fields()) {
+      builders_.push_back(MakeBuilder(f.type()));
+      raw.push_back(builders_.back().get());
+    }
+    FLOE_ASSIGN_OR_RAISE(plan_, internal::CompileRecord(file_schema, schema_->fields(), raw, ""));
+    if (codec_) {
+      FLOE_ASSIGN_OR_RAISE(decompressor_, compression::Decompressor::Make(*codec_));
+    }
+    return Status::OK();
+  }
+
+  const SchemaPtr& schema() const override { return schema_; }
+
+  Result<RecordBatchPtr> Next() override {
+    if (!failed_.ok()) return failed_;
+    auto result = NextImpl();
+    if (!result.has_value()) failed_ = result.error();
+    return result;
+  }
+
+ private:
+  Status Corrupt(std::string_view what, int64_t offset) const {
+    return Status::Corrupt("Avro file {}: {} at byte offset {}", file_->path(), what, offset);
+  }
+
+  // Reads the next block header and payload; false at the end of the file.
+  Result<bool> NextBlock() {
+    const uint8_t* base = bytes_->data();
+    int64_t size = bytes_->size();
+    if (pos_ >= size) return false;
+    const uint8_t* p = base + pos_;
+    const uint8_t* end = base + size;
+    block_offset_ = pos_;
+    int64_t count, bytes;
+    if (!internal::ReadVarLong(p, end, &count)) return Corrupt("truncated block count", pos_);
+    if (!internal::ReadVarLong(p, end, &bytes)) return Corrupt("truncated block size", pos_);
+    if (count < 0) return Corrupt(fmt::format("negative block count {}", count), pos_);
+    if (bytes < 0 || bytes > end - p - 16) {
+      return Corrupt(fmt::format("block size {} exceeds the {} bytes left in the file", bytes,
+                                 end - p),
+                     pos_);
+    }
+    const uint8_t* data = p;
+    p += bytes;
+    if (std::memcmp(p, sync_.data(), 16) != 0) {
+      return Corrupt("sync marker mismatch", p - base);
+    }
+    pos_ = p + 16 - base;
+    if (!codec_) {
+      block_begin_ = data;
+      block_end_ = data + bytes;
+    } else {
+      scratch_.clear();
+      std::span<const uint8_t> in(data, static_cast<size_t>(bytes));
+      if (*codec_ == compression::CodecKind::kSnappy) {
+        if (bytes < 4) return Corrupt("snappy block shorter than its CRC", block_offset_);
+        in = in.first(in.size() - 4);
+      }
+      // Bounded by the data's own size: no codec here expands more than ~1000 times.
+      int64_t max_out = std::min<int64_t>(bytes * 1100 + (1 << 20), int64_t{1} << 31);
+      Status s = decompressor_->DecompressBounded(in, max_out, &scratch_);
+      if (!s.ok()) {
+        return Corrupt(fmt::format("cannot decompress block: {}", s.message()), block_offset_);
+      }
+      if (*codec_ == compression::CodecKind::kSnappy) {
+        const uint8_t* c = data + bytes - 4;
+        uint32_t want = (uint32_t{c[0]} << 24) | (uint32_t{c[1]} << 16) | (uint32_t{c[2]} << 8) |
+                        uint32_t{c[3]};
+        uint32_t got = static_cast<uint32_t>(
+            crc32(0, scratch_.data(), static_cast<uInt>(scratch_.size())));
+        if (want != got) {
+          return Corrupt(fmt::format("snappy block CRC32 {:08x} does not match the data's {:08x}",
+                                     want, got),
+                         block_offset_);
+        }
+      }
+      block_begin_ = scratch_.data();
+      block_end_ = scratch_.data() + scratch_.size();
+    }
+    int64_t limit = record_may_be_empty_ ? (int64_t{1} << 24) : (block_end_ - block_begin_);
+    if (count > limit) {
+      return Corrupt(fmt::format("block count {} exceeds the block's {} bytes", count,
+                                 block_end_ - block_begin_),
+                     block_offset_);
+    }
+    remaining_ = count;
+    cursor_ = block_begin_;
+    return true;
+  }
+
+  Result<RecordBatchPtr> NextImpl() {
+    int64_t rows = 0;
+    while (rows < batch_size_) {
+      if (remaining_ == 0) {
+        if (cursor_ != block_end_) {
+          return Corrupt(fmt::format("{} bytes left over after the block's records",
+                                     block_end_ - cursor_),
+                         block_offset_);
+        }
+        FLOE_ASSIGN_OR_RAISE(bool more, NextBlock());
+        if (!more) break;
+        continue;
+      }
+      int64_t n = std::min(remaining_, batch_size_ - rows);
+      internal::Decoder dec(block_end_);
+      const uint8_t* p = cursor_;
+      for (int64_t i = 0; i < n; ++i) {
+        if (!dec.Decode(plan_, p)) {
+          return Corrupt(fmt::format("record {} of block: {}", i, dec.error().message()),
+                         block_offset_);
+        }
+      }
+      cursor_ = p;
+      remaining_ -= n;
+      rows += n;
+    }
+    if (rows == 0) return RecordBatchPtr();
+    std::vector<ArrayPtr> columns;
+    for (auto& b : builders_) {
+      FLOE_ASSIGN_OR_RAISE(ArrayPtr a, b->Finish());
+      columns.push_back(std::move(a));
+    }
+    return RecordBatch::Make(schema_, rows, std::move(columns));
+  }
+
+  std::shared_ptr<io::RandomAccessFile> file_;
+  BufferPtr bytes_;
+  int64_t pos_;
+  std::array<uint8_t, 16> sync_;
+  std::optional<compression::CodecKind> codec_;
+  SchemaPtr schema_;
+  int64_t batch_size_;
+  bool record_may_be_empty_;
+  std::vector<std::unique_ptr<ArrayBuilder>> builders_;
+  internal::Op plan_;
+  std::unique_ptr<compression::Decompressor> decompressor_;
+  std::vector<uint8_t> scratch_;
+  int64_t block_offset_ = 0;
+  const uint8_t* block_begin_ = nullptr;
+  const uint8_t* block_end_ = nullptr;
+  const uint8_t* cursor_ = nullptr;
+  int64_t remaining_ = 0;
+  Status failed_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<RecordBatchReader>> AvroFileReader::Read(SchemaPtr target,
+                                                                int64_t batch_size) const {
+  if (batch_size <= 0) return Status::Invalid("Avro read: batch_size must be positive");
+  FLOE_ASSIGN_OR_RAISE(auto codec, internal::CodecFromName(codec_));
+  auto reader = std::make_unique<AvroBatchReader>(file_, bytes_, data_start_, sync_, codec,
+                                                  std::move(target), batch_size,
+                                                  internal::MinSizeIsZeroForTest(*schema_));
+  Status s = reader->Init(*schema_);
+  if (!s.ok()) return s.WithPrefix(fmt::format("Avro file {}: ", file_->path()));
+  return std::unique_ptr<RecordBatchReader>(std::move(reader));
+}
+
+Result<std::vector<RecordBatchPtr>> AvroFileReader::ReadAll(SchemaPtr target,
+                                                            int64_t batch_size) const {
+  FLOE_ASSIGN_OR_RAISE(auto reader, Read(std::move(target), batch_size));
+  std::vector<RecordBatchPtr> out;
+  while (true) {
+    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr b, reader->Next());
+    if (!b) break;
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+namespace internal {
+bool MinSizeIsZeroForTest(const AvroNode& node) { return MinSizeIsZero(node); }
+}  // namespace internal
+
+}  // namespace floe::avro

@@ -1,0 +1,106 @@
+#pragma once
+
+// The reader's resolution plan: a tree of decode operations compiled once from the
+// writer schema and the target schema, interpreted per record.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "floe/batch/builder.h"
+#include "floe/format/avro/schema.h"
+#include "floe/format/compression/codec.h"
+
+namespace floe::avro::internal {
+
+/// The codec kind of an Avro codec name; nullopt for "null".
+Result<std::optional<compression::CodecKind>> CodecFromName(std::string_view name);
+
+enum class OpCode : uint8_t {
+  // Skip a value of the file without materializing it.
+  kSkipNull,
+  kSkipBool,
+  kSkipVarint,
+  kSkipFixed,
+  kSkipBytes,
+  kSkipArray,
+  kSkipMap,
+  kSkipUnion,
+  // Decode into op.builder.
+  kBool,
+  kIntToI32,
+  kIntToI64,
+  kLongToI64,
+  kLongToF32,
+  kLongToF64,
+  kFloatToF32,
+  kFloatToF64,
+  kDoubleToF64,
+  kBytes,
+  kEnum,
+  kFixed,
+  kFixedToBinary,
+  kDecimalFixed,
+  kDecimalBytes,
+  kAppendNull,
+  kError,
+  kUnion,
+  /// A record whose fields go to the children's builders (top level, or skipped when
+  /// builder is null).
+  kRecord,
+  /// A record appended to a StructBuilder.
+  kStruct,
+  kList,
+  kMapFromMap,
+  kMapFromArray,
+};
+
+struct Op {
+  OpCode code = OpCode::kSkipNull;
+  /// Bytes of a fixed value.
+  int32_t size = 0;
+  bool nullable = true;
+  /// For arrays: items may encode in zero bytes (counts are then bounded by a cap).
+  bool items_may_be_empty = false;
+  /// Target builder; null for skip operations.
+  ArrayBuilder* builder = nullptr;
+  /// Record fields in file order, array element, map key and value, union branches.
+  std::vector<Op> children;
+  /// Target record fields absent from the file: appended NULL per record.
+  std::vector<ArrayBuilder*> missing;
+  std::vector<std::string> symbols;
+  /// The target field's path, for errors; the error of a kError op.
+  std::string name;
+  std::string message;
+};
+
+/// Compiles reading `file` into `builder` (of `target`'s type).
+Result<Op> Compile(const AvroNode& file, const Field& target, ArrayBuilder* builder,
+                   const std::string& path);
+/// Compiles reading a record into one builder per target field.
+Result<Op> CompileRecord(const AvroNode& file, const std::vector<Field>& targets,
+                         const std::vector<ArrayBuilder*>& builders, const std::string& path);
+
+/// Whether a value of this type may encode in zero bytes.
+bool MinSizeIsZeroForTest(const AvroNode& node);
+
+/// Interprets a plan over one block's bytes. Errors are kept in error().
+class Decoder {
+ public:
+  explicit Decoder(const uint8_t* end) : end_(end) {}
+  bool Decode(const Op& op, const uint8_t*& p);
+  bool Skip(const Op& op, const uint8_t*& p);
+  const Status& error() const { return error_; }
+
+ private:
+  bool ReadCount(const uint8_t*& p, int64_t* count, bool items_may_be_empty, const Op& op);
+  bool Fail(std::string message);
+  bool Truncated(const Op& op);
+  bool AppendFailed(const Status& s);
+
+  const uint8_t* end_;
+  Status error_;
+};
+
+}  // namespace floe::avro::internal
