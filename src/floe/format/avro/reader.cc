@@ -450,7 +450,7 @@ bool Decoder::ReadCount(const uint8_t*& p, int64_t* count, bool items_may_be_emp
     }
   }
   // Every item takes at least one byte unless its type encodes in zero bytes.
-  int64_t limit = items_may_be_empty ? (int64_t{1} << 24) : (end_ - p);
+  int64_t limit = items_may_be_empty ? (int64_t{1} << 16) : (end_ - p);
   if (n > limit) {
     return Fail(fmt::format("block count {} of '{}' exceeds the {} bytes left", n, op.name,
                             end_ - p));
