@@ -7,6 +7,9 @@ endif()
 floe_add_module(iceberg_expr
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/transform.cc
           ${CMAKE_CURRENT_SOURCE_DIR}/single_value.cc
+          ${CMAKE_CURRENT_SOURCE_DIR}/expression.cc
+          ${CMAKE_CURRENT_SOURCE_DIR}/projection.cc
+          ${CMAKE_CURRENT_SOURCE_DIR}/evaluator.cc
   DEPS ${_floe_iceberg_expr_deps})
 
 set(_floe_iceberg_expr_test_deps floe_iceberg_expr floe_parquet)
