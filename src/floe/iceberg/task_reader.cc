@@ -1,0 +1,412 @@
+#include "floe/iceberg/task_reader.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "floe/format/parquet/metadata.h"
+#include "floe/format/parquet/reader.h"
+#include "floe/iceberg/residual_internal.h"
+#include "floe/iceberg/task_reader_internal.h"
+
+namespace floe::iceberg {
+
+std::vector<int> RowGroupsInRange(const parquet::FileMetaData& metadata, int64_t start,
+                                  int64_t length) {
+  std::vector<int> selected;
+  for (size_t i = 0; i < metadata.row_groups.size(); ++i) {
+    const parquet::RowGroup& rg = metadata.row_groups[i];
+    std::optional<int64_t> first;
+    for (const parquet::ColumnChunk& chunk : rg.columns) {
+      if (!chunk.meta_data) continue;
+      int64_t offset = chunk.meta_data->data_page_offset;
+      if (chunk.meta_data->dictionary_page_offset && *chunk.meta_data->dictionary_page_offset > 0) {
+        offset = std::min(offset, *chunk.meta_data->dictionary_page_offset);
+      }
+      first = first ? std::min(*first, offset) : offset;
+    }
+    if (!first) first = rg.file_offset;
+    if (!first) first = 0;
+    if (*first >= start && *first - start < length) selected.push_back(static_cast<int>(i));
+  }
+  return selected;
+}
+
+namespace {
+
+using internal::MissingValues;
+
+// Adds the initial defaults of `field` and its descendants to `missing` (entries already
+// present, the partition values, win).
+void CollectDefaults(const Field& field, const Schema& schema, MissingValues& missing) {
+  const FieldDefaults* defaults = schema.FindDefaults(field.field_id());
+  if (defaults != nullptr && defaults->initial_default && missing.count(field.field_id()) == 0) {
+    missing.emplace(field.field_id(), *defaults->initial_default);
+  }
+  for (const Field& child : field.type()->fields()) CollectDefaults(child, schema, missing);
+}
+
+bool ContainsId(const Field& field, int32_t id) {
+  if (field.field_id() == id) return true;
+  for (const Field& child : field.type()->fields()) {
+    if (ContainsId(child, id)) return true;
+  }
+  return false;
+}
+
+bool HasAnyFieldId(const floe::Schema& schema) {
+  for (const Field& f : schema.fields()) {
+    if (f.has_field_id()) return true;
+  }
+  return false;
+}
+
+// Batches of rows with no columns, for projections that need nothing from the file.
+class RowCountStream final : public RecordBatchReader {
+ public:
+  RowCountStream(int64_t rows, int64_t batch_size)
+      : schema_(std::make_shared<floe::Schema>()), rows_(rows), batch_size_(batch_size) {}
+  const floe::SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    if (rows_ == 0) return nullptr;
+    const int64_t n = std::min(rows_, batch_size_);
+    rows_ -= n;
+    return RecordBatch::Make(schema_, n, {});
+  }
+
+ private:
+  floe::SchemaPtr schema_;
+  int64_t rows_;
+  int64_t batch_size_;
+};
+
+// The stream of one task: reads file batches, projects them onto the read fields, applies
+// deletes and the residual, drops the extra columns and rebatches.
+class TaskStream final : public RecordBatchReader {
+ public:
+  struct Plan {
+    std::string path;
+    std::unique_ptr<parquet::ParquetFileReader> file;
+    std::unique_ptr<RecordBatchReader> inner;
+    // Output columns first, then the extra columns deletes and the residual need.
+    floe::SchemaPtr read_schema;
+    floe::SchemaPtr output_schema;
+    // For each read field, the inner batch column it comes from, or -1.
+    std::vector<int> source_column;
+    // The file's field (with mapped ids) of each inner batch column.
+    std::vector<Field> inner_fields;
+    MissingValues missing;
+    std::unique_ptr<DeleteFilter> deletes;
+    ExpressionPtr residual;
+    // (first file position, rows) of the row groups read, in order; empty when
+    // positions are not needed.
+    std::vector<std::pair<int64_t, int64_t>> row_groups;
+    int64_t batch_size = 8192;
+    MemoryPool* pool = nullptr;
+  };
+
+  explicit TaskStream(Plan plan) : plan_(std::move(plan)) {}
+
+  const floe::SchemaPtr& schema() const override { return plan_.output_schema; }
+
+  Result<RecordBatchPtr> Next() override {
+    const int64_t batch_size = plan_.batch_size;
+    while (true) {
+      if (pending_rows_ >= batch_size || (done_ && pending_rows_ > 0)) return TakePending();
+      if (done_) return nullptr;
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr raw, plan_.inner->Next());
+      if (raw == nullptr) {
+        done_ = true;
+        continue;
+      }
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out, Process(raw));
+      if (out != nullptr && out->num_rows() > 0) {
+        pending_rows_ += out->num_rows();
+        pending_.push_back(std::move(out));
+      }
+    }
+  }
+
+ private:
+  Result<int64_t> FirstPosition(int64_t rows) {
+    if (plan_.row_groups.empty()) return 0;
+    while (rg_index_ < plan_.row_groups.size() &&
+           rg_consumed_ == plan_.row_groups[rg_index_].second) {
+      ++rg_index_;
+      rg_consumed_ = 0;
+    }
+    if (rg_index_ == plan_.row_groups.size() ||
+        rows > plan_.row_groups[rg_index_].second - rg_consumed_) {
+      return Status::Corrupt("data file '{}': the Parquet reader returned more rows than the "
+                             "row groups hold",
+                             plan_.path);
+    }
+    const int64_t first = plan_.row_groups[rg_index_].first + rg_consumed_;
+    rg_consumed_ += rows;
+    return first;
+  }
+
+  Result<RecordBatchPtr> Process(const RecordBatchPtr& raw) {
+    const int64_t rows = raw->num_rows();
+    FLOE_ASSIGN_OR_RAISE(int64_t first_position, FirstPosition(rows));
+    const floe::Schema& read_schema = *plan_.read_schema;
+    std::vector<ArrayPtr> columns;
+    columns.reserve(static_cast<size_t>(read_schema.num_fields()));
+    for (int i = 0; i < read_schema.num_fields(); ++i) {
+      const int source = plan_.source_column[static_cast<size_t>(i)];
+      ArrayPtr file_column = source >= 0 ? raw->column(source) : nullptr;
+      const Field* file_field =
+          source >= 0 ? &plan_.inner_fields[static_cast<size_t>(source)] : nullptr;
+      FLOE_ASSIGN_OR_RAISE(
+          ArrayPtr column,
+          internal::ProjectArray(file_column, file_field, read_schema.field(i), rows,
+                                 plan_.missing, plan_.path, plan_.pool));
+      columns.push_back(std::move(column));
+    }
+    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
+                         RecordBatch::Make(plan_.read_schema, rows, columns));
+    std::vector<uint8_t> keep(static_cast<size_t>(rows), 1);
+    if (plan_.deletes != nullptr) {
+      Status st = plan_.deletes->Apply(*batch, first_position, keep);
+      if (!st.ok()) {
+        return Status(st.code(), "data file '" + plan_.path + "': " + st.message());
+      }
+    }
+    if (plan_.residual != nullptr) {
+      FLOE_RETURN_NOT_OK(internal::ApplyResidual(*plan_.residual, *batch, keep));
+    }
+    const int output_columns = plan_.output_schema->num_fields();
+    columns.resize(static_cast<size_t>(output_columns));
+    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out,
+                         RecordBatch::Make(plan_.output_schema, rows, std::move(columns)));
+    return internal::FilterBatch(out, keep, plan_.pool);
+  }
+
+  Result<RecordBatchPtr> TakePending() {
+    const int64_t batch_size = plan_.batch_size;
+    RecordBatchPtr head;
+    if (pending_.size() == 1 || pending_[0]->num_rows() >= batch_size) {
+      head = pending_[0];
+      pending_.erase(pending_.begin());
+    } else {
+      // Coalesce small filtered batches up to batch_size rows.
+      std::vector<RecordBatchPtr> parts;
+      int64_t rows = 0;
+      while (!pending_.empty() && rows < batch_size) {
+        rows += pending_[0]->num_rows();
+        parts.push_back(pending_[0]);
+        pending_.erase(pending_.begin());
+      }
+      FLOE_ASSIGN_OR_RAISE(head, internal::ConcatenateBatches(parts, plan_.pool));
+    }
+    if (head->num_rows() > batch_size) {
+      pending_.insert(pending_.begin(), head->Slice(batch_size, head->num_rows() - batch_size));
+      head = head->Slice(0, batch_size);
+    }
+    pending_rows_ -= head->num_rows();
+    return head;
+  }
+
+  Plan plan_;
+  size_t rg_index_ = 0;
+  int64_t rg_consumed_ = 0;
+  std::vector<RecordBatchPtr> pending_;
+  int64_t pending_rows_ = 0;
+  bool done_ = false;
+};
+
+// Reads the tasks of a group one after another.
+class GroupStream final : public RecordBatchReader {
+ public:
+  GroupStream(const TaskReader& reader, std::vector<FileScanTask> tasks)
+      : reader_(reader), tasks_(std::move(tasks)) {}
+  const floe::SchemaPtr& schema() const override { return reader_.output_schema(); }
+  Result<RecordBatchPtr> Next() override {
+    while (true) {
+      if (current_ == nullptr) {
+        if (next_task_ == tasks_.size()) return nullptr;
+        FLOE_ASSIGN_OR_RAISE(current_, reader_.Read(tasks_[next_task_++]));
+      }
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, current_->Next());
+      if (batch != nullptr) return batch;
+      current_.reset();
+    }
+  }
+
+ private:
+  const TaskReader& reader_;
+  std::vector<FileScanTask> tasks_;
+  size_t next_task_ = 0;
+  std::unique_ptr<RecordBatchReader> current_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<TaskReader>> TaskReader::Make(std::shared_ptr<const io::FileIO> io,
+                                                     SchemaPtr projected, SchemaPtr table_schema,
+                                                     std::shared_ptr<const NameMapping> name_mapping,
+                                                     TaskReaderOptions options,
+                                                     std::shared_ptr<DeleteFileCache> cache) {
+  if (io == nullptr || projected == nullptr) {
+    return Status::Invalid("TaskReader needs a FileIO and a projected schema");
+  }
+  if (options.batch_size <= 0) {
+    return Status::Invalid("batch_size must be positive, got {}", options.batch_size);
+  }
+  std::unique_ptr<TaskReader> reader(new TaskReader());
+  reader->io_ = io;
+  reader->projected_ = projected;
+  reader->table_schema_ = table_schema ? std::move(table_schema) : projected;
+  reader->name_mapping_ = std::move(name_mapping);
+  reader->options_ = options;
+  reader->cache_ = cache ? std::move(cache) : std::make_shared<DeleteFileCache>(io, options.pool);
+  return reader;
+}
+
+Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const ScanTaskGroup& group) const {
+  return std::unique_ptr<RecordBatchReader>(new GroupStream(*this, group.tasks));
+}
+
+Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& task) const {
+  if (task.data_file == nullptr) return Status::Invalid("scan task without a data file");
+  const DataFile& data_file = *task.data_file;
+  const std::string& path = data_file.file_path;
+  if (data_file.content != FileContent::kData) {
+    return Status::Invalid("scan task file '{}' is not a data file", path);
+  }
+  if (data_file.file_format != FileFormat::kParquet) {
+    return Status::NotSupported("data file '{}': only Parquet data files can be read", path);
+  }
+  if (task.start < 0 || task.length <= 0) {
+    return Status::Invalid("data file '{}': invalid task byte range start {} length {}",
+                                   path, task.start, task.length);
+  }
+
+  TaskStream::Plan plan;
+  plan.path = path;
+  plan.batch_size = options_.batch_size;
+  plan.pool = options_.pool;
+  plan.residual = internal::IsTrivialResidual(task.residual) ? nullptr : task.residual;
+
+  FLOE_ASSIGN_OR_RAISE(plan.deletes, DeleteFilter::Make(data_file, task.delete_files, *cache_));
+  if (plan.deletes->empty()) plan.deletes.reset();
+
+  // The read fields: the projection, then what deletes and the residual need besides.
+  std::vector<Field> read_fields = projected_->fields();
+  plan.output_schema = projected_->columns();
+  std::vector<int32_t> extra_ids;
+  if (plan.deletes != nullptr) extra_ids = plan.deletes->EqualityFieldIds();
+  if (plan.residual != nullptr) {
+    for (int32_t id : internal::ResidualFieldIds(*plan.residual)) {
+      if (std::find(extra_ids.begin(), extra_ids.end(), id) == extra_ids.end()) {
+        extra_ids.push_back(id);
+      }
+    }
+  }
+  std::vector<int32_t> missing_ids;
+  for (int32_t id : extra_ids) {
+    bool present = std::any_of(read_fields.begin(), read_fields.end(),
+                               [&](const Field& f) { return ContainsId(f, id); });
+    if (!present) missing_ids.push_back(id);
+  }
+  if (!missing_ids.empty()) {
+    FLOE_ASSIGN_OR_RAISE(SchemaPtr extra, table_schema_->Select(missing_ids));
+    for (const Field& f : extra->fields()) read_fields.push_back(f);
+  }
+  plan.read_schema = std::make_shared<floe::Schema>(read_fields);
+
+  // Values of columns the file lacks: identity partition values, then initial defaults.
+  if (task.spec != nullptr) {
+    const auto& fields = task.spec->fields();
+    for (size_t i = 0; i < fields.size() && i < data_file.partition.size(); ++i) {
+      if (fields[i].transform.kind() == TransformKind::kIdentity) {
+        plan.missing.emplace(fields[i].source_id, data_file.partition[i]);
+      }
+    }
+  }
+  for (const Field& f : read_fields) {
+    CollectDefaults(f, *projected_, plan.missing);
+    CollectDefaults(f, *table_schema_, plan.missing);
+  }
+
+  // Open the file and map its columns to the read fields by field id.
+  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<io::RandomAccessFile> input, io_->NewInputFile(path));
+  parquet::ReaderOptions reader_options;
+  reader_options.batch_size = options_.batch_size;
+  reader_options.use_page_index = options_.use_page_index;
+  reader_options.read_ahead_bytes = options_.read_ahead_bytes;
+  reader_options.pool = options_.pool;
+  FLOE_ASSIGN_OR_RAISE(plan.file,
+                       parquet::ParquetFileReader::Open(
+                           std::shared_ptr<io::RandomAccessFile>(std::move(input)), reader_options));
+  const parquet::ParquetFileReader& file = *plan.file;
+  std::vector<Field> file_fields = file.schema()->fields();
+  if (!HasAnyFieldId(*file.schema())) {
+    if (!name_mapping_) {
+      return Status::Invalid(
+          "data file '{}' has no field ids and the table has no name mapping", path);
+    }
+    file_fields = name_mapping_->Apply(*file.schema())->fields();
+  }
+  std::vector<int> file_columns;
+  plan.source_column.assign(read_fields.size(), -1);
+  for (size_t i = 0; i < read_fields.size(); ++i) {
+    for (size_t c = 0; c < file_fields.size(); ++c) {
+      if (!file_fields[c].has_field_id() || file_fields[c].field_id() != read_fields[i].field_id()) {
+        continue;
+      }
+      auto it = std::find(file_columns.begin(), file_columns.end(), static_cast<int>(c));
+      plan.source_column[i] = static_cast<int>(it - file_columns.begin());
+      if (it == file_columns.end()) {
+        file_columns.push_back(static_cast<int>(c));
+        plan.inner_fields.push_back(file_fields[c]);
+      }
+      break;
+    }
+  }
+
+  // Row groups: those starting in the byte range, less those the residual rules out.
+  const parquet::FileMetaData& metadata = file.metadata();
+  std::vector<int> row_groups = RowGroupsInRange(metadata, task.start, task.length);
+  std::vector<parquet::ColumnPredicate> predicates;
+  if (plan.residual != nullptr) {
+    predicates = internal::ResidualToParquetPredicates(*plan.residual, file_fields);
+  }
+  if (!predicates.empty() && !row_groups.empty()) {
+    FLOE_ASSIGN_OR_RAISE(std::vector<int> survivors, file.PruneRowGroups(predicates));
+    std::vector<int> kept;
+    std::set_intersection(row_groups.begin(), row_groups.end(), survivors.begin(),
+                          survivors.end(), std::back_inserter(kept));
+    row_groups = std::move(kept);
+  }
+  const bool need_positions = plan.deletes != nullptr && plan.deletes->has_position_deletes();
+  std::vector<int64_t> first_row(metadata.row_groups.size() + 1, 0);
+  for (size_t i = 0; i < metadata.row_groups.size(); ++i) {
+    first_row[i + 1] = first_row[i] + metadata.row_groups[i].num_rows;
+  }
+  int64_t total_rows = 0;
+  for (int rg : row_groups) {
+    const int64_t rows = metadata.row_groups[static_cast<size_t>(rg)].num_rows;
+    total_rows += rows;
+    if (need_positions) plan.row_groups.emplace_back(first_row[static_cast<size_t>(rg)], rows);
+  }
+  // A batch of zero rows still has to pass through the pipeline once for nothing, so an
+  // empty selection reads nothing.
+  if (file_columns.empty()) {
+    plan.inner = std::make_unique<RowCountStream>(total_rows, options_.batch_size);
+  } else {
+    parquet::ReadRequest request;
+    request.columns = file_columns;
+    request.row_groups = row_groups;
+    // Page pruning drops rows inside a row group, so positions would be lost: only
+    // without position deletes.
+    if (!need_positions) request.predicates = std::move(predicates);
+    FLOE_ASSIGN_OR_RAISE(plan.inner, file.Read(request));
+    if (plan.inner->schema()->num_fields() != static_cast<int>(file_columns.size())) {
+      return Status::Internal("data file '{}': the Parquet reader returned {} columns, not {}",
+                              path, plan.inner->schema()->num_fields(), file_columns.size());
+    }
+  }
+  return std::unique_ptr<RecordBatchReader>(new TaskStream(std::move(plan)));
+}
+
+}  // namespace floe::iceberg
