@@ -1,0 +1,191 @@
+#include "floe/iceberg/table_metadata.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace floe::iceberg {
+
+std::string Snapshot::operation() const {
+  auto it = summary.find("operation");
+  return it == summary.end() ? std::string() : it->second;
+}
+
+SchemaPtr TableMetadata::SchemaById(int32_t schema_id) const {
+  for (const auto& s : schemas) {
+    if (s->schema_id() == schema_id) return s;
+  }
+  return nullptr;
+}
+
+PartitionSpecPtr TableMetadata::SpecById(int32_t spec_id) const {
+  for (const auto& s : partition_specs) {
+    if (s->spec_id() == spec_id) return s;
+  }
+  return nullptr;
+}
+
+SortOrderPtr TableMetadata::SortOrderById(int32_t order_id) const {
+  for (const auto& s : sort_orders) {
+    if (s->order_id() == order_id) return s;
+  }
+  return nullptr;
+}
+
+const Snapshot* TableMetadata::SnapshotById(int64_t snapshot_id) const {
+  for (const auto& s : snapshots) {
+    if (s.snapshot_id == snapshot_id) return &s;
+  }
+  return nullptr;
+}
+
+const Snapshot* TableMetadata::CurrentSnapshot() const {
+  if (!current_snapshot_id) return nullptr;
+  return SnapshotById(*current_snapshot_id);
+}
+
+Result<const Snapshot*> TableMetadata::SnapshotByRef(std::string_view ref_name) const {
+  auto it = refs.find(std::string(ref_name));
+  if (it == refs.end()) {
+    if (ref_name == kMainBranch && current_snapshot_id) {
+      if (const Snapshot* s = CurrentSnapshot()) return s;
+    }
+    return Status::NotFound("table {} has no branch or tag named '{}'", location, ref_name);
+  }
+  const Snapshot* s = SnapshotById(it->second.snapshot_id);
+  if (s == nullptr) {
+    return Status::NotFound("ref '{}' of table {} points at snapshot {}, which is not in the "
+                            "metadata",
+                            ref_name, location, it->second.snapshot_id);
+  }
+  return s;
+}
+
+std::vector<int64_t> TableMetadata::Ancestors(int64_t snapshot_id) const {
+  std::vector<int64_t> out;
+  std::set<int64_t> seen;
+  const Snapshot* s = SnapshotById(snapshot_id);
+  while (s != nullptr && seen.insert(s->snapshot_id).second) {
+    out.push_back(s->snapshot_id);
+    if (!s->parent_snapshot_id) break;
+    s = SnapshotById(*s->parent_snapshot_id);
+  }
+  return out;
+}
+
+Result<const Snapshot*> TableMetadata::SnapshotAsOf(int64_t timestamp_ms) const {
+  std::optional<int64_t> found;
+  if (!snapshot_log.empty()) {
+    for (const auto& entry : snapshot_log) {
+      if (entry.timestamp_ms <= timestamp_ms) found = entry.snapshot_id;
+    }
+  } else if (current_snapshot_id) {
+    // Without a log, walk the current snapshot's ancestry: the newest one committed in time.
+    for (int64_t id : Ancestors(*current_snapshot_id)) {
+      if (SnapshotById(id)->timestamp_ms <= timestamp_ms) {
+        found = id;
+        break;
+      }
+    }
+  }
+  if (!found) {
+    return Status::NotFound("table {} has no snapshot at or before timestamp {} ms", location,
+                            timestamp_ms);
+  }
+  const Snapshot* s = SnapshotById(*found);
+  if (s == nullptr) {
+    return Status::NotFound("the snapshot current at timestamp {} ms ({}) has expired from "
+                            "table {}",
+                            timestamp_ms, *found, location);
+  }
+  return s;
+}
+
+SchemaPtr TableMetadata::SchemaForSnapshot(const Snapshot& snapshot) const {
+  if (snapshot.schema_id) {
+    if (auto s = SchemaById(*snapshot.schema_id)) return s;
+  }
+  return CurrentSchema();
+}
+
+std::string TableMetadata::Property(std::string_view key, std::string_view default_value) const {
+  auto it = properties.find(std::string(key));
+  return it == properties.end() ? std::string(default_value) : it->second;
+}
+
+Status TableMetadata::Validate() const {
+  if (format_version < 1 || format_version > kMaxSupportedFormatVersion) {
+    return Status::NotSupported("format-version {} is not supported (1 to {} are)", format_version,
+                                kMaxSupportedFormatVersion);
+  }
+  std::set<int32_t> ids;
+  for (const auto& s : schemas) {
+    if (!ids.insert(s->schema_id()).second) {
+      return Status::Corrupt("schema id {} appears twice in 'schemas'", s->schema_id());
+    }
+  }
+  if (CurrentSchema() == nullptr) {
+    return Status::Corrupt("current-schema-id {} is not among the schemas", current_schema_id);
+  }
+  ids.clear();
+  for (const auto& s : partition_specs) {
+    if (!ids.insert(s->spec_id()).second) {
+      return Status::Corrupt("spec id {} appears twice in 'partition-specs'", s->spec_id());
+    }
+  }
+  if (DefaultSpec() == nullptr) {
+    return Status::Corrupt("default-spec-id {} is not among the partition-specs", default_spec_id);
+  }
+  ids.clear();
+  for (const auto& s : sort_orders) {
+    if (!ids.insert(s->order_id()).second) {
+      return Status::Corrupt("sort order id {} appears twice in 'sort-orders'", s->order_id());
+    }
+  }
+  if (DefaultSortOrder() == nullptr && !(default_sort_order_id == 0 && sort_orders.empty())) {
+    return Status::Corrupt("default-sort-order-id {} is not among the sort-orders",
+                           default_sort_order_id);
+  }
+  std::set<int64_t> snapshot_ids;
+  for (const auto& s : snapshots) {
+    if (!snapshot_ids.insert(s.snapshot_id).second) {
+      return Status::Corrupt("snapshot id {} appears twice in 'snapshots'", s.snapshot_id);
+    }
+  }
+  if (current_snapshot_id && snapshot_ids.count(*current_snapshot_id) == 0) {
+    return Status::Corrupt("current-snapshot-id {} is not among the snapshots",
+                           *current_snapshot_id);
+  }
+  for (const auto& [name, ref] : refs) {
+    if (snapshot_ids.count(ref.snapshot_id) == 0) {
+      return Status::Corrupt("ref '{}' points at snapshot {}, which is not among the snapshots",
+                             name, ref.snapshot_id);
+    }
+  }
+  return Status::OK();
+}
+
+bool TableMetadata::Equals(const TableMetadata& o) const {
+  auto same_list = [](const auto& a, const auto& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!a[i]->Equals(*b[i])) return false;
+    }
+    return true;
+  };
+  return format_version == o.format_version && table_uuid == o.table_uuid &&
+         location == o.location && last_sequence_number == o.last_sequence_number &&
+         last_updated_ms == o.last_updated_ms && last_column_id == o.last_column_id &&
+         same_list(schemas, o.schemas) && current_schema_id == o.current_schema_id &&
+         same_list(partition_specs, o.partition_specs) && default_spec_id == o.default_spec_id &&
+         last_partition_id == o.last_partition_id && properties == o.properties &&
+         current_snapshot_id == o.current_snapshot_id && snapshots == o.snapshots &&
+         snapshot_log == o.snapshot_log && metadata_log == o.metadata_log &&
+         same_list(sort_orders, o.sort_orders) &&
+         default_sort_order_id == o.default_sort_order_id && refs == o.refs &&
+         statistics == o.statistics && partition_statistics == o.partition_statistics &&
+         next_row_id == o.next_row_id && encryption_keys == o.encryption_keys;
+}
+
+}  // namespace floe::iceberg
