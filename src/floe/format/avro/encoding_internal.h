@@ -19,7 +19,7 @@ inline uint64_t ZigZagEncode(int64_t v) {
 
 /// Reads one zigzag varint of at most 10 bytes at `p`, advancing it. False when the
 /// input ends first or the varint is longer than 10 bytes.
-inline bool ReadVarLong(const uint8_t*& p, const uint8_t* end, int64_t* out) {
+[[gnu::always_inline]] inline bool ReadVarLong(const uint8_t*& p, const uint8_t* end, int64_t* out) {
   if (end - p >= 10) [[likely]] {
     uint64_t b = p[0];
     if (b < 0x80) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -160,10 +161,21 @@ Op SkipOp(const AvroNode& n) {
     case AvroType::kFixed: op.code = OpCode::kSkipFixed; op.size = n.fixed_size; break;
     case AvroType::kBytes:
     case AvroType::kString: op.code = OpCode::kSkipBytes; break;
-    case AvroType::kRecord:
+    case AvroType::kRecord: {
       op.code = OpCode::kRecord;
-      for (const AvroField& f : n.fields) op.children.push_back(SkipOp(*f.type));
+      bool all_varints = !n.fields.empty();
+      for (const AvroField& f : n.fields) {
+        op.children.push_back(SkipOp(*f.type));
+        all_varints = all_varints && op.children.back().code == OpCode::kSkipVarint;
+      }
+      // A record of ints and longs (Iceberg's metrics map entries) skips in one loop.
+      if (all_varints) {
+        op.code = OpCode::kSkipVarints;
+        op.size = static_cast<int32_t>(op.children.size());
+        op.children.clear();
+      }
       break;
+    }
     case AvroType::kArray:
       op.code = OpCode::kSkipArray;
       op.children.push_back(SkipOp(*n.items));
@@ -421,6 +433,15 @@ Result<Op> CompileRecord(const AvroNode& file, const std::vector<Field>& targets
 // ---------------------------------------------------------------------------------
 // The decoder.
 
+bool Decoder::AppendBinary(const Op& op, const uint8_t*& p, int64_t n) {
+  auto* b = static_cast<BinaryBuilder*>(op.builder);
+  Status s = b->ReserveData(n);
+  if (!s.ok()) return AppendFailed(s);
+  b->UnsafeAppend(std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(n)));
+  p += n;
+  return true;
+}
+
 bool Decoder::Fail(std::string message) {
   if (error_.ok()) error_ = Status::Corrupt("{}", message);
   return false;
@@ -469,6 +490,13 @@ bool Decoder::Skip(const Op& op, const uint8_t*& p) {
     case OpCode::kSkipVarint: {
       int64_t v;
       if (!ReadVarLong(p, end_, &v)) return Truncated(op);
+      return true;
+    }
+    case OpCode::kSkipVarints: {
+      int64_t v;
+      for (int32_t i = 0; i < op.size; ++i) {
+        if (!ReadVarLong(p, end_, &v)) return Truncated(op);
+      }
       return true;
     }
     case OpCode::kSkipFixed:
@@ -527,27 +555,27 @@ bool Decoder::Decode(const Op& op, const uint8_t*& p) {
       if (v < INT32_MIN || v > INT32_MAX) {
         return Fail(fmt::format("int value {} of '{}' out of range", v, op.name));
       }
-      Status s = static_cast<Int32Builder*>(op.builder)->Append(static_cast<int32_t>(v));
-      return s.ok() || AppendFailed(s);
+      static_cast<Int32Builder*>(op.builder)->UnsafeAppend(static_cast<int32_t>(v));
+      return true;
     }
     case OpCode::kIntToI64:
     case OpCode::kLongToI64: {
       int64_t v;
       if (!ReadVarLong(p, end_, &v)) return Truncated(op);
-      Status s = static_cast<Int64Builder*>(op.builder)->Append(v);
-      return s.ok() || AppendFailed(s);
+      static_cast<Int64Builder*>(op.builder)->UnsafeAppend(v);
+      return true;
     }
     case OpCode::kLongToF32: {
       int64_t v;
       if (!ReadVarLong(p, end_, &v)) return Truncated(op);
-      Status s = static_cast<Float32Builder*>(op.builder)->Append(static_cast<float>(v));
-      return s.ok() || AppendFailed(s);
+      static_cast<Float32Builder*>(op.builder)->UnsafeAppend(static_cast<float>(v));
+      return true;
     }
     case OpCode::kLongToF64: {
       int64_t v;
       if (!ReadVarLong(p, end_, &v)) return Truncated(op);
-      Status s = static_cast<Float64Builder*>(op.builder)->Append(static_cast<double>(v));
-      return s.ok() || AppendFailed(s);
+      static_cast<Float64Builder*>(op.builder)->UnsafeAppend(static_cast<double>(v));
+      return true;
     }
     case OpCode::kFloatToF32:
     case OpCode::kFloatToF64: {
@@ -555,25 +583,27 @@ bool Decoder::Decode(const Op& op, const uint8_t*& p) {
       float f;
       std::memcpy(&f, p, 4);
       p += 4;
-      Status s = op.code == OpCode::kFloatToF32
-                     ? static_cast<Float32Builder*>(op.builder)->Append(f)
-                     : static_cast<Float64Builder*>(op.builder)->Append(static_cast<double>(f));
-      return s.ok() || AppendFailed(s);
+      if (op.code == OpCode::kFloatToF32) {
+        static_cast<Float32Builder*>(op.builder)->UnsafeAppend(f);
+      } else {
+        static_cast<Float64Builder*>(op.builder)->UnsafeAppend(static_cast<double>(f));
+      }
+      return true;
     }
     case OpCode::kDoubleToF64: {
       if (end_ - p < 8) return Truncated(op);
       double d;
       std::memcpy(&d, p, 8);
       p += 8;
-      Status s = static_cast<Float64Builder*>(op.builder)->Append(d);
-      return s.ok() || AppendFailed(s);
+      static_cast<Float64Builder*>(op.builder)->UnsafeAppend(d);
+      return true;
     }
     case OpCode::kBool: {
       if (p >= end_) return Truncated(op);
       uint8_t b = *p++;
       if (b > 1) return Fail(fmt::format("boolean byte {} of '{}' is not 0 or 1", b, op.name));
-      Status s = static_cast<BooleanBuilder*>(op.builder)->Append(b == 1);
-      return s.ok() || AppendFailed(s);
+      static_cast<BooleanBuilder*>(op.builder)->UnsafeAppend(b == 1);
+      return true;
     }
     case OpCode::kBytes: {
       int64_t n;
@@ -581,11 +611,7 @@ bool Decoder::Decode(const Op& op, const uint8_t*& p) {
       if (n < 0 || n > end_ - p) {
         return Fail(fmt::format("length {} of '{}' is out of range", n, op.name));
       }
-      Status s = static_cast<BinaryBuilder*>(op.builder)
-                     ->Append(std::string_view(reinterpret_cast<const char*>(p),
-                                               static_cast<size_t>(n)));
-      p += n;
-      return s.ok() || AppendFailed(s);
+      return AppendBinary(op, p, n);
     }
     case OpCode::kEnum: {
       int64_t i;
@@ -593,24 +619,19 @@ bool Decoder::Decode(const Op& op, const uint8_t*& p) {
       if (i < 0 || i >= static_cast<int64_t>(op.symbols.size())) {
         return Fail(fmt::format("enum index {} of '{}' out of range", i, op.name));
       }
-      Status s = static_cast<BinaryBuilder*>(op.builder)->Append(op.symbols[static_cast<size_t>(i)]);
-      return s.ok() || AppendFailed(s);
+      const std::string& sym = op.symbols[static_cast<size_t>(i)];
+      const uint8_t* q = reinterpret_cast<const uint8_t*>(sym.data());
+      return AppendBinary(op, q, static_cast<int64_t>(sym.size()));
     }
     case OpCode::kFixed: {
       if (end_ - p < op.size) return Truncated(op);
-      Status s = static_cast<FixedSizeBinaryBuilder*>(op.builder)
-                     ->Append(std::string_view(reinterpret_cast<const char*>(p),
-                                               static_cast<size_t>(op.size)));
+      static_cast<FixedSizeBinaryBuilder*>(op.builder)->UnsafeAppend(p);
       p += op.size;
-      return s.ok() || AppendFailed(s);
+      return true;
     }
     case OpCode::kFixedToBinary: {
       if (end_ - p < op.size) return Truncated(op);
-      Status s = static_cast<BinaryBuilder*>(op.builder)
-                     ->Append(std::string_view(reinterpret_cast<const char*>(p),
-                                               static_cast<size_t>(op.size)));
-      p += op.size;
-      return s.ok() || AppendFailed(s);
+      return AppendBinary(op, p, op.size);
     }
     case OpCode::kDecimalFixed:
     case OpCode::kDecimalBytes: {
@@ -627,8 +648,8 @@ bool Decoder::Decode(const Op& op, const uint8_t*& p) {
       unsigned __int128 u = (n > 0 && (p[0] & 0x80)) ? ~static_cast<unsigned __int128>(0) : 0;
       for (int64_t i = 0; i < n; ++i) u = (u << 8) | p[i];
       p += n;
-      Status s = static_cast<DecimalBuilder*>(op.builder)->Append(static_cast<Int128>(u));
-      return s.ok() || AppendFailed(s);
+      static_cast<DecimalBuilder*>(op.builder)->UnsafeAppend(static_cast<Int128>(u));
+      return true;
     }
     case OpCode::kAppendNull: {
       if (!op.nullable) {
@@ -673,6 +694,8 @@ bool Decoder::Decode(const Op& op, const uint8_t*& p) {
         int64_t n;
         if (!ReadCount(p, &n, op.items_may_be_empty, op)) return false;
         if (n == 0) return true;
+        s = elem.builder->Reserve(n);
+        if (!s.ok()) return AppendFailed(s);
         for (int64_t i = 0; i < n; ++i) {
           if (!Decode(elem, p)) return false;
         }
@@ -688,6 +711,24 @@ bool Decoder::Decode(const Op& op, const uint8_t*& p) {
         int64_t n;
         if (!ReadCount(p, &n, false, op)) return false;
         if (n == 0) return true;
+        s = key.builder->Reserve(n);
+        if (s.ok()) s = value.builder->Reserve(n);
+        if (!s.ok()) return AppendFailed(s);
+        if (key.code == OpCode::kIntToI32 && value.code == OpCode::kLongToI64) {
+          // Iceberg's metrics maps (map<int, long>): one tight loop.
+          auto* kb = static_cast<Int32Builder*>(key.builder);
+          auto* vb = static_cast<Int64Builder*>(value.builder);
+          for (int64_t i = 0; i < n; ++i) {
+            int64_t k, v;
+            if (!ReadVarLong(p, end_, &k) || !ReadVarLong(p, end_, &v)) return Truncated(op);
+            if (k < INT32_MIN || k > INT32_MAX) {
+              return Fail(fmt::format("int value {} of '{}' out of range", k, key.name));
+            }
+            kb->UnsafeAppend(static_cast<int32_t>(k));
+            vb->UnsafeAppend(v);
+          }
+          continue;
+        }
         for (int64_t i = 0; i < n; ++i) {
           if (!Decode(key, p) || !Decode(value, p)) return false;
         }
@@ -725,6 +766,7 @@ class AvroBatchReader final : public RecordBatchReader {
       raw.push_back(builders_.back().get());
     }
     FLOE_ASSIGN_OR_RAISE(plan_, internal::CompileRecord(file_schema, schema_->fields(), raw, ""));
+    CollectBuilders(plan_);
     if (codec_) {
       FLOE_ASSIGN_OR_RAISE(decompressor_, compression::Decompressor::Make(*codec_));
     }
@@ -732,6 +774,15 @@ class AvroBatchReader final : public RecordBatchReader {
   }
 
   const SchemaPtr& schema() const override { return schema_; }
+
+  // Every builder the plan appends to (each once), for capacity hints.
+  void CollectBuilders(const internal::Op& op) {
+    if (op.builder != nullptr &&
+        std::find(nested_.begin(), nested_.end(), op.builder) == nested_.end()) {
+      nested_.push_back(op.builder);
+    }
+    for (const internal::Op& c : op.children) CollectBuilders(c);
+  }
 
   Result<RecordBatchPtr> Next() override {
     if (!failed_.ok()) return failed_;
@@ -824,6 +875,7 @@ class AvroBatchReader final : public RecordBatchReader {
         continue;
       }
       int64_t n = std::min(remaining_, batch_size_ - rows);
+      for (auto& b : builders_) FLOE_RETURN_NOT_OK(b->Reserve(n));
       internal::Decoder dec(block_end_);
       const uint8_t* p = cursor_;
       for (int64_t i = 0; i < n; ++i) {
@@ -837,10 +889,25 @@ class AvroBatchReader final : public RecordBatchReader {
       rows += n;
     }
     if (rows == 0) return RecordBatchPtr();
+    // The next batch will likely need as much room as this one: note each nested
+    // builder's size and reserve it again after Finish, so builders do not regrow from
+    // empty batch after batch.
+    std::vector<std::pair<int64_t, int64_t>> sizes;
+    sizes.reserve(nested_.size());
+    for (ArrayBuilder* b : nested_) {
+      int64_t data = b->type()->is_binary_like() ? static_cast<BinaryBuilder*>(b)->data_length() : 0;
+      sizes.emplace_back(b->length(), data);
+    }
     std::vector<ArrayPtr> columns;
     for (auto& b : builders_) {
       FLOE_ASSIGN_OR_RAISE(ArrayPtr a, b->Finish());
       columns.push_back(std::move(a));
+    }
+    for (size_t i = 0; i < nested_.size(); ++i) {
+      FLOE_RETURN_NOT_OK(nested_[i]->Reserve(sizes[i].first));
+      if (sizes[i].second > 0) {
+        FLOE_RETURN_NOT_OK(static_cast<BinaryBuilder*>(nested_[i])->ReserveData(sizes[i].second));
+      }
     }
     return RecordBatch::Make(schema_, rows, std::move(columns));
   }
@@ -854,6 +921,7 @@ class AvroBatchReader final : public RecordBatchReader {
   int64_t batch_size_;
   bool record_may_be_empty_;
   std::vector<std::unique_ptr<ArrayBuilder>> builders_;
+  std::vector<ArrayBuilder*> nested_;
   internal::Op plan_;
   std::unique_ptr<compression::Decompressor> decompressor_;
   std::vector<uint8_t> scratch_;

@@ -22,6 +22,8 @@ enum class OpCode : uint8_t {
   kSkipNull,
   kSkipBool,
   kSkipVarint,
+  /// `size` varints in a row.
+  kSkipVarints,
   kSkipFixed,
   kSkipBytes,
   kSkipArray,
@@ -85,7 +87,9 @@ Result<Op> CompileRecord(const AvroNode& file, const std::vector<Field>& targets
 /// Whether a value of this type may encode in zero bytes.
 bool MinSizeIsZeroForTest(const AvroNode& node);
 
-/// Interprets a plan over one block's bytes. Errors are kept in error().
+/// Interprets a plan over one block's bytes. Errors are kept in error(). Values are
+/// appended without capacity checks: the caller reserves room for the records it decodes
+/// in the top-level builders, and list and map blocks reserve their item count.
 class Decoder {
  public:
   explicit Decoder(const uint8_t* end) : end_(end) {}
@@ -95,6 +99,7 @@ class Decoder {
 
  private:
   bool ReadCount(const uint8_t*& p, int64_t* count, bool items_may_be_empty, const Op& op);
+  bool AppendBinary(const Op& op, const uint8_t*& p, int64_t n);
   bool Fail(std::string message);
   bool Truncated(const Op& op);
   bool AppendFailed(const Status& s);
