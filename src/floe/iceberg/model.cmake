@@ -2,8 +2,9 @@
 # name mappings, table metadata and locating a table's metadata file.
 #
 # partition_spec.cc and the metadata parser use Transform, which floe_iceberg_expr
-# implements (and floe_iceberg_expr depends on this library): executables that use them link
-# both libraries.
+# implements (and floe_iceberg_expr depends on this library). The library itself does not
+# build against floe_iceberg_expr; its link interface names it (when it exists) so that every
+# executable linking floe_iceberg_model also gets the Transform implementation.
 floe_add_module(iceberg_model
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/schema.cc
           ${CMAKE_CURRENT_SOURCE_DIR}/type_json.cc
@@ -13,6 +14,7 @@ floe_add_module(iceberg_model
           ${CMAKE_CURRENT_SOURCE_DIR}/table_metadata_json.cc
           ${CMAKE_CURRENT_SOURCE_DIR}/table_location.cc
   DEPS floe_batch floe_io floe_compression nlohmann_json::nlohmann_json)
+target_link_libraries(floe_iceberg_model INTERFACE $<TARGET_NAME_IF_EXISTS:floe_iceberg_expr>)
 
 floe_add_test(floe_iceberg_model_test
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tests/schema_test.cc
@@ -20,4 +22,4 @@ floe_add_test(floe_iceberg_model_test
           ${CMAKE_CURRENT_SOURCE_DIR}/tests/partition_spec_test.cc
           ${CMAKE_CURRENT_SOURCE_DIR}/tests/name_mapping_test.cc
           ${CMAKE_CURRENT_SOURCE_DIR}/tests/table_metadata_test.cc
-  DEPS floe_iceberg_model $<TARGET_NAME_IF_EXISTS:floe_iceberg_expr> floe_iceberg_model)
+  DEPS floe_iceberg_model)
