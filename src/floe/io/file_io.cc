@@ -90,8 +90,8 @@ bool IsSecretKey(std::string_view key) {
   std::vector<std::string> words = KeyWords(key);
   if (words.empty()) return false;
   static constexpr std::string_view kSecretWords[] = {
-      "secret", "password", "passwd", "token",     "credential", "credentials",
-      "authorization", "signature", "sas", "apikey", "privatekey", "passphrase"};
+      "secret",        "password",  "passwd", "token",  "credential", "credentials",
+      "authorization", "signature", "sas",    "apikey", "privatekey", "passphrase"};
   for (const std::string& w : words) {
     for (std::string_view s : kSecretWords) {
       if (w == s) return true;
@@ -241,8 +241,8 @@ Result<std::string> LocalFileIO::ResolvePath(const std::string& path) const {
   } else {
     size_t authority_begin = scheme.size() + 3;
     size_t authority_end = mapped.find('/', authority_begin);
-    std::string bucket = RedactUri(mapped.substr(
-        0, authority_end == std::string::npos ? mapped.size() : authority_end + 1));
+    std::string bucket = RedactUri(
+        mapped.substr(0, authority_end == std::string::npos ? mapped.size() : authority_end + 1));
     if (bucket.back() != '/') bucket.push_back('/');
     return Status::NotSupported(
         "cannot open '{}': the local file system cannot read '{}://' paths and no path map rule "
@@ -287,7 +287,8 @@ Result<std::unique_ptr<OutputStream>> LocalFileIO::NewOutputFile(const std::stri
     // O_EXCL decides atomically who creates the file; the winner then reopens its own empty file.
     int fd = ::open(local.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
-      if (errno == EEXIST) return Status::Constraint("file {} already exists", Described(path, local));
+      if (errno == EEXIST)
+        return Status::Constraint("file {} already exists", Described(path, local));
       return ErrnoStatus("creating", path, local);
     }
     ::close(fd);

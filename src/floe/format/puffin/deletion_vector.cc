@@ -281,8 +281,8 @@ Status ParseContainer(Cursor& in, bool is_run, int32_t cardinality, Container* c
                         r.length_minus_one);
       }
       if (i > 0 && r.start < prev_end) {
-        return in.Error("run {} of container {} starts at {}, inside or before the previous run",
-                        i, c->key, r.start);
+        return in.Error("run {} of container {} starts at {}, inside or before the previous run", i,
+                        c->key, r.start);
       }
       prev_end = r.end();
       total += r.length_minus_one + 1;
@@ -301,8 +301,8 @@ Status ParseContainer(Cursor& in, bool is_run, int32_t cardinality, Container* c
     for (int32_t i = 0; i < cardinality; ++i) {
       uint16_t v = in.U16();
       if (i > 0 && v <= c->array[static_cast<size_t>(i) - 1]) {
-        return in.Error("array container of key {} is not strictly increasing at value {}",
-                        c->key, i);
+        return in.Error("array container of key {} is not strictly increasing at value {}", c->key,
+                        i);
       }
       c->array[static_cast<size_t>(i)] = v;
     }
@@ -530,11 +530,10 @@ Status PositionDeleteSet::AddRange(int64_t begin, int64_t end) {
   while (begin < end) {
     uint64_t p = static_cast<uint64_t>(begin);
     int64_t chunk_end = std::min<int64_t>(end, static_cast<int64_t>((p | 0xFFFF) + 1));
-    Container* c =
-        impl_->FindOrAdd(static_cast<uint32_t>(p >> 32), static_cast<uint16_t>(p >> 16));
-    impl_->cardinality += c->AddRange(static_cast<uint32_t>(p & 0xFFFF),
-                                      static_cast<uint32_t>(p & 0xFFFF) +
-                                          static_cast<uint32_t>(chunk_end - begin));
+    Container* c = impl_->FindOrAdd(static_cast<uint32_t>(p >> 32), static_cast<uint16_t>(p >> 16));
+    impl_->cardinality +=
+        c->AddRange(static_cast<uint32_t>(p & 0xFFFF),
+                    static_cast<uint32_t>(p & 0xFFFF) + static_cast<uint32_t>(chunk_end - begin));
     begin = chunk_end;
   }
   return Status::OK();
@@ -568,8 +567,8 @@ std::optional<int64_t> PositionDeleteSet::Max() const {
   return static_cast<int64_t>((uint64_t{b.key} << 32) | (uint64_t{c.key} << 16) | last);
 }
 
-void PositionDeleteSet::VisitRanges(int64_t begin, int64_t end,
-                                    void (*fn)(void*, int64_t, int64_t), void* ctx) const {
+void PositionDeleteSet::VisitRanges(int64_t begin, int64_t end, void (*fn)(void*, int64_t, int64_t),
+                                    void* ctx) const {
   begin = std::max<int64_t>(begin, 0);
   if (end <= begin) return;
   for (const Bucket& b : impl_->buckets) {
@@ -712,8 +711,8 @@ Result<PositionDeleteSet> DeserializeDeletionVector(std::span<const uint8_t> blo
                            message);
   };
   if (blob.size() < 12) {
-    return corrupt(0, fmt::format("blob has {} bytes, fewer than the 12 of an empty vector",
-                                  blob.size()));
+    return corrupt(
+        0, fmt::format("blob has {} bytes, fewer than the 12 of an empty vector", blob.size()));
   }
   auto be32 = [&](size_t at) {
     return (uint32_t{blob[at]} << 24) | (uint32_t{blob[at + 1]} << 16) |
@@ -737,12 +736,12 @@ Result<PositionDeleteSet> DeserializeDeletionVector(std::span<const uint8_t> blo
                    fmt::format("CRC-32 mismatch: stored {:08x}, computed {:08x}", stored_crc,
                                static_cast<uint32_t>(crc)));
   }
-  FLOE_ASSIGN_OR_RAISE(PositionDeleteSet set,
-                       PositionDeleteSet::DeserializeRoaring(blob.subspan(8, length - 4), where,
-                                                             base_offset + 8));
+  FLOE_ASSIGN_OR_RAISE(
+      PositionDeleteSet set,
+      PositionDeleteSet::DeserializeRoaring(blob.subspan(8, length - 4), where, base_offset + 8));
   if (expected_cardinality && set.Cardinality() != *expected_cardinality) {
-    return corrupt(0, fmt::format("holds {} positions but its metadata says {}",
-                                  set.Cardinality(), *expected_cardinality));
+    return corrupt(0, fmt::format("holds {} positions but its metadata says {}", set.Cardinality(),
+                                  *expected_cardinality));
   }
   return set;
 }
@@ -751,9 +750,10 @@ Result<PositionDeleteSet> ReadDeletionVector(const io::RandomAccessFile& file, i
                                              int64_t length,
                                              std::optional<int64_t> expected_cardinality) {
   if (offset < 0 || length < 0 || offset > file.size() || length > file.size() - offset) {
-    return Status::Corrupt("deletion vector in '{}' at offset {} with {} bytes lies outside the "
-                           "file of {} bytes",
-                           file.path(), offset, length, file.size());
+    return Status::Corrupt(
+        "deletion vector in '{}' at offset {} with {} bytes lies outside the "
+        "file of {} bytes",
+        file.path(), offset, length, file.size());
   }
   FLOE_ASSIGN_OR_RAISE(BufferPtr bytes, file.ReadAt(offset, length));
   return DeserializeDeletionVector(bytes->span(), file.path(), offset, expected_cardinality);

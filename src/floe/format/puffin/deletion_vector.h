@@ -55,7 +55,8 @@ class PositionDeleteSet {
     VisitRanges(
         begin, end,
         [](void* f, int64_t lo, int64_t hi) {
-          for (int64_t pos = lo; pos < hi; ++pos) (*static_cast<std::remove_reference_t<Fn>*>(f))(pos);
+          for (int64_t pos = lo; pos < hi; ++pos)
+            (*static_cast<std::remove_reference_t<Fn>*>(f))(pos);
         },
         &fn);
   }

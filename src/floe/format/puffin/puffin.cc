@@ -90,8 +90,8 @@ Result<std::vector<uint8_t>> DecompressLz4Frame(std::span<const uint8_t> input, 
   return out;
 }
 
-Result<std::vector<uint8_t>> DecompressZstdFrame(std::span<const uint8_t> input,
-                                                 int64_t max_size, std::string_view where) {
+Result<std::vector<uint8_t>> DecompressZstdFrame(std::span<const uint8_t> input, int64_t max_size,
+                                                 std::string_view where) {
   unsigned long long size = ZSTD_getFrameContentSize(input.data(), input.size());
   if (size == ZSTD_CONTENTSIZE_ERROR) {
     return Status::Corrupt("{}: malformed zstd frame header", where);
@@ -157,8 +157,8 @@ Result<std::map<std::string, std::string>> StringMap(const json& object, std::st
   }
   for (const auto& [key, value] : object.items()) {
     if (!value.is_string()) {
-      return Status::Corrupt("Puffin footer of '{}': {} property '{}' is not a string", where,
-                             what, key);
+      return Status::Corrupt("Puffin footer of '{}': {} property '{}' is not a string", where, what,
+                             key);
     }
     out.emplace(key, value.get<std::string>());
   }
@@ -269,9 +269,10 @@ Result<FileMetadata> FileMetadataFromJson(std::string_view text, std::string_vie
       } else if (name == "zstd") {
         blob.compression = PuffinCodec::kZstd;
       } else {
-        return Status::NotSupported("Puffin file '{}': blob {} uses compression codec '{}'; only "
-                                    "lz4 and zstd are defined",
-                                    where, i, name);
+        return Status::NotSupported(
+            "Puffin file '{}': blob {} uses compression codec '{}'; only "
+            "lz4 and zstd are defined",
+            where, i, name);
       }
     }
     auto props = b.find("properties");
@@ -310,13 +311,15 @@ Result<std::unique_ptr<PuffinReader>> PuffinReader::Open(std::shared_ptr<io::Ran
   int32_t payload_size = LE32(t);
   int64_t payload_end = size - kTrailerSize;
   if (payload_size < 0 || payload_size > payload_end - 8) {
-    return Status::Corrupt("Puffin file '{}': footer payload size {} (at offset {}) does not fit "
-                           "in the file of {} bytes",
-                           path, payload_size, payload_end, size);
+    return Status::Corrupt(
+        "Puffin file '{}': footer payload size {} (at offset {}) does not fit "
+        "in the file of {} bytes",
+        path, payload_size, payload_end, size);
   }
   if (t[4] & ~kFlagCompressed || t[5] != 0 || t[6] != 0 || t[7] != 0) {
-    return Status::NotSupported("Puffin file '{}': unknown footer flags {:02x} {:02x} {:02x} {:02x}",
-                                path, t[4], t[5], t[6], t[7]);
+    return Status::NotSupported(
+        "Puffin file '{}': unknown footer flags {:02x} {:02x} {:02x} {:02x}", path, t[4], t[5],
+        t[6], t[7]);
   }
   int64_t footer_start = payload_end - payload_size - 4;
   FLOE_ASSIGN_OR_RAISE(BufferPtr footer, file->ReadAt(footer_start, 4 + payload_size));
@@ -338,9 +341,10 @@ Result<std::unique_ptr<PuffinReader>> PuffinReader::Open(std::shared_ptr<io::Ran
     const BlobMetadata& b = reader->metadata_.blobs[i];
     if (b.offset < 4 || b.length < 0 || b.offset > footer_start ||
         b.length > footer_start - b.offset) {
-      return Status::Corrupt("Puffin file '{}': blob {} at offset {} with {} bytes lies outside "
-                             "the blob area [4, {})",
-                             path, i, b.offset, b.length, footer_start);
+      return Status::Corrupt(
+          "Puffin file '{}': blob {} at offset {} with {} bytes lies outside "
+          "the blob area [4, {})",
+          path, i, b.offset, b.length, footer_start);
     }
   }
   reader->footer_size_ = size - footer_start;
@@ -351,16 +355,17 @@ Result<BufferPtr> PuffinReader::ReadBlob(const BlobMetadata& blob) const {
   int64_t footer_start = file_->size() - footer_size_;
   if (blob.offset < 4 || blob.length < 0 || blob.offset > footer_start ||
       blob.length > footer_start - blob.offset) {
-    return Status::Invalid("Puffin file '{}': blob at offset {} with {} bytes lies outside the "
-                           "blob area [4, {})",
-                           path(), blob.offset, blob.length, footer_start);
+    return Status::Invalid(
+        "Puffin file '{}': blob at offset {} with {} bytes lies outside the "
+        "blob area [4, {})",
+        path(), blob.offset, blob.length, footer_start);
   }
   FLOE_ASSIGN_OR_RAISE(BufferPtr raw, file_->ReadAt(blob.offset, blob.length));
   if (blob.compression == PuffinCodec::kNone) return raw;
-  FLOE_ASSIGN_OR_RAISE(std::vector<uint8_t> bytes,
-                       Decompress(blob.compression, raw->span(), options_.max_decompressed_bytes,
-                                  fmt::format("Puffin file '{}' blob at offset {}", path(),
-                                              blob.offset)));
+  FLOE_ASSIGN_OR_RAISE(
+      std::vector<uint8_t> bytes,
+      Decompress(blob.compression, raw->span(), options_.max_decompressed_bytes,
+                 fmt::format("Puffin file '{}' blob at offset {}", path(), blob.offset)));
   return Buffer::CopyOf(std::span<const uint8_t>(bytes));
 }
 

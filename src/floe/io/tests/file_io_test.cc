@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <zlib.h>
+#include <nlohmann/json.hpp>
 
 #include "floe/testing/matchers.h"
 
@@ -40,11 +40,12 @@ TEST(PathMapRuleTest, Parses) {
 }
 
 TEST(LocalFileIOTest, ResolvesPaths) {
-  ASSERT_OK_AND_ASSIGN(auto io, LocalFileIO::Make({"s3a://warehouse/=/data/tables/",
-                                                   "s3a://warehouse/special/=/other/",
-                                                   "s3://rel/="},
-                                                  "/base"));
-  EXPECT_EQ(io->ResolvePath("s3a://warehouse/t/a.parquet").ValueOrDie(), "/data/tables/t/a.parquet");
+  ASSERT_OK_AND_ASSIGN(auto io,
+                       LocalFileIO::Make({"s3a://warehouse/=/data/tables/",
+                                          "s3a://warehouse/special/=/other/", "s3://rel/="},
+                                         "/base"));
+  EXPECT_EQ(io->ResolvePath("s3a://warehouse/t/a.parquet").ValueOrDie(),
+            "/data/tables/t/a.parquet");
   // The longest matching prefix wins.
   EXPECT_EQ(io->ResolvePath("s3a://warehouse/special/a").ValueOrDie(), "/other/a");
   // An empty TO makes the rest relative to the base.
@@ -90,9 +91,9 @@ TEST(RedactTest, SecretKeys) {
         "jdbc.password", "clientSecret", "api_key", "private-key", "CREDENTIALS"}) {
     EXPECT_TRUE(IsSecretKey(key)) << key;
   }
-  for (const char* key : {"s3.access-key-id", "oauth2-server-uri", "uri", "warehouse",
-                          "s3.endpoint", "key-metadata", "sort-key-fields", "monkey", "scope",
-                          "s3.region", ""}) {
+  for (const char* key :
+       {"s3.access-key-id", "oauth2-server-uri", "uri", "warehouse", "s3.endpoint", "key-metadata",
+        "sort-key-fields", "monkey", "scope", "s3.region", ""}) {
     EXPECT_FALSE(IsSecretKey(key)) << key;
   }
 }
@@ -151,8 +152,8 @@ TEST_F(LocalFileIOFilesTest, WriteListReadDelete) {
   ASSERT_OK_AND_ASSIGN(auto out, io->NewOutputFile("s3://wh/t/metadata/v1.metadata.json"));
   ASSERT_OK(out->Write("{}"));
   ASSERT_OK(out->Close());
-  ASSERT_OK_AND_ASSIGN(out, io->NewOutputFile("s3://wh/t/metadata/v2.metadata.json",
-                                              CreateMode::kExclusive));
+  ASSERT_OK_AND_ASSIGN(
+      out, io->NewOutputFile("s3://wh/t/metadata/v2.metadata.json", CreateMode::kExclusive));
   ASSERT_OK(out->Write("{\"a\":1}"));
   ASSERT_OK(out->Close());
   EXPECT_THAT(io->NewOutputFile("s3://wh/t/metadata/v2.metadata.json", CreateMode::kExclusive),
@@ -171,7 +172,8 @@ TEST_F(LocalFileIOFilesTest, WriteListReadDelete) {
   ASSERT_EQ(entries.size(), 2u);
   EXPECT_EQ(entries[0].path, "s3://wh/t/data");
   EXPECT_TRUE(entries[0].is_directory);
-  EXPECT_THAT(io->ListDirectory("s3://wh/nope"), IsErrorWith(StatusCode::kNotFound, "s3://wh/nope"));
+  EXPECT_THAT(io->ListDirectory("s3://wh/nope"),
+              IsErrorWith(StatusCode::kNotFound, "s3://wh/nope"));
 
   ASSERT_OK_AND_ASSIGN(auto in, io->NewInputFile("s3://wh/t/metadata/v2.metadata.json"));
   EXPECT_EQ(in->size(), 7);
@@ -247,20 +249,19 @@ TEST(LocalFileIOFixturesTest, EveryGroupResolves) {
     }
   }
   EXPECT_GT(checked, 200);
-  EXPECT_EQ(missing,
-            (std::vector<std::string>{
-                "data/persistent/equality_delete_cross_partition/warehouse/ns/t/metadata/"
-                "00000-e0d80a48-cc2e-412f-a93e-37016dd2d852.metadata.json",
-                "data/persistent/equality_deletes/warehouse/mydb/mytable/metadata/"
-                "snap-7342794868382145167-1-34f7dec7-90c5-4cd5-b158-5782b73fc010.avro"}));
+  EXPECT_EQ(missing, (std::vector<std::string>{
+                         "data/persistent/equality_delete_cross_partition/warehouse/ns/t/metadata/"
+                         "00000-e0d80a48-cc2e-412f-a93e-37016dd2d852.metadata.json",
+                         "data/persistent/equality_deletes/warehouse/mydb/mytable/metadata/"
+                         "snap-7342794868382145167-1-34f7dec7-90c5-4cd5-b158-5782b73fc010.avro"}));
 
   // The malformed "file://data/..." URI of map_stats and a DV's data file.
   EXPECT_TRUE(duck->Exists("file://data/persistent/map_stats/default.db/map_stats/metadata/"
                            "00000-e5eddfa2-1468-4e06-bb1d-bb443e4dd618.metadata.json")
                   .ValueOrDie());
-  ASSERT_OK_AND_ASSIGN(auto data, cxx->NewInputFile(
-                                      "s3a://warehouse/deletion_vectors/data/20260504_111440_00009_"
-                                      "8gkte-580c7fe8-68ec-4a8b-8bce-a37f4af02113.parquet"));
+  ASSERT_OK_AND_ASSIGN(
+      auto data, cxx->NewInputFile("s3a://warehouse/deletion_vectors/data/20260504_111440_00009_"
+                                   "8gkte-580c7fe8-68ec-4a8b-8bce-a37f4af02113.parquet"));
   EXPECT_EQ(data->size(), 371);
   ASSERT_OK_AND_ASSIGN(auto listing, cxx->ListDirectory("s3a://warehouse/deletion_vectors/data"));
   ASSERT_EQ(listing.size(), 4u);

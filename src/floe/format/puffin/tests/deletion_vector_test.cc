@@ -136,9 +136,8 @@ TEST(PositionDeleteSetTest, LiveBitmap) {
       EXPECT_EQ(bits.back(), 0xAB);  // nothing written past the bitmap
       std::vector<int64_t> all = set.ToVector();
       EXPECT_EQ(set.CountInRange(begin, end),
-                static_cast<int64_t>(std::count_if(all.begin(), all.end(), [&](int64_t p) {
-                  return p >= begin && p < end;
-                })));
+                static_cast<int64_t>(std::count_if(
+                    all.begin(), all.end(), [&](int64_t p) { return p >= begin && p < end; })));
     }
   }
 }
@@ -188,10 +187,12 @@ TEST(DeletionVectorTest, RejectsBadFraming) {
               IsErrorWith(StatusCode::kCorrupt, "at offset 104: bad magic"));
   bad = blob;
   bad[bad.size() - 1] ^= 1;
-  EXPECT_THAT(DeserializeDeletionVector(Bytes(bad), "f", 0), IsErrorWith(StatusCode::kCorrupt, "CRC"));
+  EXPECT_THAT(DeserializeDeletionVector(Bytes(bad), "f", 0),
+              IsErrorWith(StatusCode::kCorrupt, "CRC"));
   bad = blob;
   bad[40] = 7;  // a value changed: the CRC no longer matches
-  EXPECT_THAT(DeserializeDeletionVector(Bytes(bad), "f", 0), IsErrorWith(StatusCode::kCorrupt, "CRC"));
+  EXPECT_THAT(DeserializeDeletionVector(Bytes(bad), "f", 0),
+              IsErrorWith(StatusCode::kCorrupt, "CRC"));
   bad = blob;
   bad[3] = 0x25;
   EXPECT_THAT(DeserializeDeletionVector(Bytes(bad), "f", 0),
@@ -233,8 +234,8 @@ TEST(DeletionVectorTest, RejectsMalformedBitmaps) {
     return DeserializeDeletionVector(Bytes(Frame(bitmap)), "f", 0);
   };
   // A well-formed run container with the run cookie and no offsets: {10..14}.
-  std::string run = LE(1, 8) + LE(0, 4) + LE(12347, 4) + "\x01" + LE(0, 2) + LE(4, 2) +
-                    LE(1, 2) + LE(10, 2) + LE(4, 2);
+  std::string run = LE(1, 8) + LE(0, 4) + LE(12347, 4) + "\x01" + LE(0, 2) + LE(4, 2) + LE(1, 2) +
+                    LE(10, 2) + LE(4, 2);
   ASSERT_OK_AND_ASSIGN(auto set, decode(run));
   EXPECT_EQ(set.ToVector(), (std::vector<int64_t>{10, 11, 12, 13, 14}));
   // The same set without the run flag reads the run bytes as array values.
@@ -253,8 +254,7 @@ TEST(DeletionVectorTest, RejectsMalformedBitmaps) {
   EXPECT_THAT(decode(LE(1, 8) + LE(0, 4) + LE(999, 4) + LE(0, 4)),
               IsErrorWith(StatusCode::kCorrupt, "cookie"));
   // Bucket count far beyond the data: no allocation, a clear error.
-  EXPECT_THAT(decode(LE(uint64_t{1} << 60, 8)),
-              IsErrorWith(StatusCode::kCorrupt, "cannot fit"));
+  EXPECT_THAT(decode(LE(uint64_t{1} << 60, 8)), IsErrorWith(StatusCode::kCorrupt, "cannot fit"));
   // Container count beyond the data.
   EXPECT_THAT(decode(LE(1, 8) + LE(0, 4) + LE(12346, 4) + LE(60000, 4)),
               IsErrorWith(StatusCode::kCorrupt, "container headers"));
@@ -262,9 +262,9 @@ TEST(DeletionVectorTest, RejectsMalformedBitmaps) {
   EXPECT_THAT(decode(LE(1, 8) + LE(0x80000000u, 4) + LE(12346, 4) + LE(0, 4)),
               IsErrorWith(StatusCode::kCorrupt, "top bit"));
   // Keys out of order.
-  EXPECT_THAT(decode(LE(2, 8) + LE(3, 4) + LE(12346, 4) + LE(0, 4) + LE(1, 4) + LE(12346, 4) +
-                     LE(0, 4)),
-              IsErrorWith(StatusCode::kCorrupt, "not increasing"));
+  EXPECT_THAT(
+      decode(LE(2, 8) + LE(3, 4) + LE(12346, 4) + LE(0, 4) + LE(1, 4) + LE(12346, 4) + LE(0, 4)),
+      IsErrorWith(StatusCode::kCorrupt, "not increasing"));
   // Array values not increasing.
   EXPECT_THAT(decode(LE(1, 8) + LE(0, 4) + LE(12346, 4) + LE(1, 4) + LE(0, 2) + LE(1, 2) +
                      LE(16, 4) + LE(5, 2) + LE(5, 2)),

@@ -1,5 +1,6 @@
 #include "floe/format/puffin/puffin.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -51,6 +52,7 @@ TEST(PuffinFixtureTest, TrinoDeletionVectors) {
        {{second_data, {2, 5}}, {first_data, {0, 1, 3, 4, 6, 7}}}},
   };
   int64_t live_after_replacement = 0;
+  std::vector<int32_t> live_c1;
   for (const Expected& e : expected) {
     ASSERT_OK_AND_ASSIGN(std::shared_ptr<io::RandomAccessFile> file, io->NewInputFile(e.puffin));
     ASSERT_OK_AND_ASSIGN(auto reader, PuffinReader::Open(file));
@@ -84,10 +86,31 @@ TEST(PuffinFixtureTest, TrinoDeletionVectors) {
       EXPECT_LT(*dv.Max(), parquet->num_rows());
       if (reader->metadata().blobs.size() == 2) {
         live_after_replacement += parquet->num_rows() - dv.Cardinality();
+        // Apply the current DVs to c1 (field id 1) through the live-row bitmap.
+        ASSERT_OK_AND_ASSIGN(auto columns, parquet->ColumnsByFieldId({1}));
+        parquet::ReadRequest request;
+        request.columns = columns;
+        ASSERT_OK_AND_ASSIGN(auto batches, parquet->Read(request));
+        int64_t row = 0;
+        while (true) {
+          ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, batches->Next());
+          if (batch == nullptr) break;
+          std::vector<uint8_t> live(static_cast<size_t>((batch->num_rows() + 7) / 8));
+          dv.FillLiveBitmap(row, row + batch->num_rows(), live.data());
+          for (int64_t i = 0; i < batch->num_rows(); ++i) {
+            if ((live[static_cast<size_t>(i / 8)] >> (i % 8)) & 1) {
+              live_c1.push_back(batch->column(0)->Value<int32_t>(i));
+            }
+          }
+          row += batch->num_rows();
+        }
+        EXPECT_EQ(row, 8);
       }
     }
   }
   EXPECT_EQ(live_after_replacement, 8);
+  std::sort(live_c1.begin(), live_c1.end());
+  EXPECT_EQ(live_c1, (std::vector<int32_t>{2, 5, 8, 9, 11, 12, 14, 15}));
 }
 
 // Trino's table statistics: theta sketches compressed with zstd.
@@ -215,9 +238,10 @@ TEST(PuffinReaderTest, RejectsCorruptFooters) {
               IsErrorWith(StatusCode::kCorrupt, "not valid JSON"));
   EXPECT_THAT(PuffinReader::Open(Memory(with_json("{}"))),
               IsErrorWith(StatusCode::kCorrupt, "'blobs'"));
-  EXPECT_THAT(PuffinReader::Open(Memory(with_json(
-                  R"({"blobs":[{"type":"t","fields":[],"snapshot-id":1,"offset":4,"length":0}]})"))),
-              IsErrorWith(StatusCode::kCorrupt, "sequence-number"));
+  EXPECT_THAT(
+      PuffinReader::Open(Memory(with_json(
+          R"({"blobs":[{"type":"t","fields":[],"snapshot-id":1,"offset":4,"length":0}]})"))),
+      IsErrorWith(StatusCode::kCorrupt, "sequence-number"));
   EXPECT_THAT(
       PuffinReader::Open(Memory(with_json(
           R"({"blobs":[{"type":"t","fields":[],"snapshot-id":1,"sequence-number":1,"offset":4,"length":1}]})"))),
@@ -262,8 +286,8 @@ TEST(PuffinReaderTest, RejectsCorruptCompressedBlobs) {
 }
 
 TEST(PuffinDeletionVectorTest, WriteAndReadThroughFileIO) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("floe_puffin_test_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("floe_puffin_test_" + std::to_string(::getpid()));
   ASSERT_OK_AND_ASSIGN(auto io, io::LocalFileIO::Make({"s3://b/=" + dir.string() + "/"}));
   PositionDeleteSet dv;
   ASSERT_OK(dv.AddRange(10, 20000));
@@ -271,7 +295,10 @@ TEST(PuffinDeletionVectorTest, WriteAndReadThroughFileIO) {
   std::string blob = SerializeDeletionVector(dv);
   ASSERT_OK_AND_ASSIGN(auto out, io->NewOutputFile("s3://b/t/data/dv-1.puffin"));
   ASSERT_OK_AND_ASSIGN(auto writer, PuffinWriter::Make(out.get()));
-  BlobInfo info{std::string(kDeletionVectorBlobType), {}, -1, -1,
+  BlobInfo info{std::string(kDeletionVectorBlobType),
+                {},
+                -1,
+                -1,
                 {{"referenced-data-file", "s3://b/t/data/a.parquet"},
                  {"cardinality", std::to_string(dv.Cardinality())}}};
   ASSERT_OK_AND_ASSIGN(BlobMetadata meta, writer->AddBlob(info, Bytes(blob)));
