@@ -119,8 +119,22 @@ Result<Field> MakeField(std::string name, const ParsedType& parsed, bool require
   return Field(std::move(name), parsed.type, !required, id, std::move(metadata));
 }
 
+// Types nest at most this deep; deeper input (from a JSON value not read through ParseJson's
+// own depth limit) is rejected before the recursion can exhaust the stack.
+constexpr int kMaxTypeDepth = 64;
+thread_local int type_depth = 0;
+
+struct DepthGuard {
+  DepthGuard() { ++type_depth; }
+  ~DepthGuard() { --type_depth; }
+};
+
 Result<ParsedType> ParseType(const json& j, std::string_view context,
                              std::map<int32_t, FieldDefaults>* defaults) {
+  DepthGuard guard;
+  if (type_depth > kMaxTypeDepth) {
+    return Status::Corrupt("{}: types nested deeper than {} levels", context, kMaxTypeDepth);
+  }
   if (j.is_string()) {
     const std::string& name = j.get_ref<const std::string&>();
     FLOE_ASSIGN_OR_RAISE(TypePtr t, PrimitiveFromName(name, context));

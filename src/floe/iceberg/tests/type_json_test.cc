@@ -99,6 +99,16 @@ TEST(TypeJsonTest, BadSchemas) {
               IsErrorWith(StatusCode::kCorrupt, "initial-default"));
   EXPECT_THAT(SchemaFromJsonString("{\"type\": \"struct\", \"fields\": [", "s.json"),
               IsErrorWith(StatusCode::kCorrupt, "s.json: invalid JSON"));
+  // A type nested 100 lists deep, built as a JSON value (no parser depth limit applies).
+  json type = "int";
+  for (int i = 0; i < 100; ++i) {
+    type = json{{"type", "list"}, {"element-id", i + 2}, {"element-required", false},
+                {"element", type}};
+  }
+  json schema{{"type", "struct"},
+              {"fields", json::array({{{"id", 1}, {"name", "l"}, {"required", false},
+                                       {"type", type}}})}};
+  EXPECT_THAT(SchemaFromJson(schema, "deep"), IsErrorWith(StatusCode::kCorrupt, "nested deeper"));
   std::string deep(1000, '[');
   EXPECT_THAT(SchemaFromJsonString(deep, "deep.json"), IsError(StatusCode::kCorrupt));
 }
