@@ -253,6 +253,10 @@ struct FieldMetrics {
 
   bool NullsOnly() const { return values && nulls && *values == *nulls; }
   bool NaNsOnly() const { return values && nans && *values == *nans; }
+  // No value is both non-null and non-NaN.
+  bool NoOrdinaryValues() const {
+    return NullsOnly() || NaNsOnly() || (values && nulls && nans && *nulls + *nans == *values);
+  }
   bool NoNulls() const { return !nullable || (nulls && *nulls == 0); }
   bool NoNaNs() const { return !floating || (nans && *nans == 0); }
 };
@@ -311,7 +315,7 @@ Result<Truth> InclusiveLeaf(const Expression& pred, const Schema& schema, const 
     case Operation::kNotIn: return kTrue;
     default: break;
   }
-  if (m.NullsOnly() || m.NaNsOnly()) return kFalse;
+  if (m.NoOrdinaryValues()) return kFalse;
   const Scalar* lit = pred.literals().empty() ? nullptr : &pred.literals()[0];
   switch (op) {
     case Operation::kLt:

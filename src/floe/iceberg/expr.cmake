@@ -20,4 +20,7 @@ endif()
 floe_add_test(floe_iceberg_expr_test
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/tests/transform_test.cc
           ${CMAKE_CURRENT_SOURCE_DIR}/tests/single_value_test.cc
+          ${CMAKE_CURRENT_SOURCE_DIR}/tests/expression_test.cc
+          ${CMAKE_CURRENT_SOURCE_DIR}/tests/projection_test.cc
+          ${CMAKE_CURRENT_SOURCE_DIR}/tests/evaluator_test.cc
   DEPS ${_floe_iceberg_expr_test_deps})

@@ -63,6 +63,14 @@ struct Term {
   /// otherwise).
   int position = -1;
 
+  /// An unbound term on `column`, optionally through `transform`.
+  static Term Ref(std::string column, std::optional<Transform> transform = std::nullopt) {
+    Term t;
+    t.name = std::move(column);
+    t.transform = std::move(transform);
+    return t;
+  }
+
   bool bound() const { return source_type != nullptr; }
   /// The type of the term's values: the source type, or the transform's result type.
   TypePtr type() const;
