@@ -282,5 +282,32 @@ TEST(DeletionVectorTest, RejectsMalformedBitmaps) {
   EXPECT_TRUE(empty.empty());
 }
 
+// Random byte changes to a bitmap with every container kind either parse or fail as Corrupt.
+TEST(DeletionVectorTest, MutatedBitmapsFailCleanly) {
+  PositionDeleteSet set;
+  ASSERT_OK(set.AddRange(0, 70000));
+  ASSERT_OK(set.Add(int64_t{1} << 32));
+  for (int i = 0; i < 5000; ++i) ASSERT_OK(set.Add(200000 + 3 * i));
+  for (int i = 0; i < 10; ++i) ASSERT_OK(set.Add(400000 + 7 * i));
+  std::string bitmap = set.SerializeRoaring();
+  std::mt19937_64 rng(7);
+  int corrupt = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string bad = bitmap;
+    int changes = 1 + static_cast<int>(rng() % 3);
+    for (int c = 0; c < changes; ++c) {
+      // Favor the headers, where a change alters the structure.
+      size_t at = rng() % 2 == 0 ? rng() % 64 : rng() % bad.size();
+      bad[at] = static_cast<char>(rng());
+    }
+    auto result = PositionDeleteSet::DeserializeRoaring(Bytes(bad), "f", 0);
+    if (!result.ok()) {
+      ASSERT_EQ(result.status().code(), StatusCode::kCorrupt);
+      ++corrupt;
+    }
+  }
+  EXPECT_GT(corrupt, 1000);
+}
+
 }  // namespace
 }  // namespace floe::puffin
