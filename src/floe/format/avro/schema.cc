@@ -345,9 +345,7 @@ Result<TypePtr> AvroToFloeType(const AvroNode& node, bool* nullable) {
     }
     case AvroType::kArray: {
       const AvroNode& items = *node.items;
-      if (items.type == AvroType::kRecord && items.fields.size() == 2 &&
-          (lt == "map" || (items.fields[0].name == "key" && items.fields[1].name == "value" &&
-                           lt == "map"))) {
+      if (lt == "map" && items.type == AvroType::kRecord && items.fields.size() == 2) {
         bool kn, vn;
         FLOE_ASSIGN_OR_RAISE(TypePtr kt, AvroToFloeType(*items.fields[0].type, &kn));
         FLOE_ASSIGN_OR_RAISE(TypePtr vt, AvroToFloeType(*items.fields[1].type, &vn));

@@ -399,25 +399,29 @@ Result<std::unique_ptr<AvroFileWriter>> AvroFileWriter::Open(
 Status AvroFileWriter::Write(const RecordBatch& batch) {
   if (closed_) return Status::Invalid("Avro write: the writer is closed");
   FLOE_ASSIGN_OR_RAISE(WOp plan, CompileRecordWrite(*schema_, batch.schema()->fields(), ""));
-  size_t mark = block_.size();
+  // Encode the whole batch first so that a failing row leaves nothing of it behind.
+  std::string pending;
+  std::vector<size_t> row_ends;
+  row_ends.reserve(static_cast<size_t>(batch.num_rows()));
   for (int64_t r = 0; r < batch.num_rows(); ++r) {
     for (size_t k = 0; k < plan.children.size(); ++k) {
       int src = plan.sources[k];
-      Status s;
       if (src < 0) {
-        WriteVarLong(&block_, plan.children[k].null_branch);
-      } else {
-        s = Encode(plan.children[k], *batch.column(src), r, &block_);
+        WriteVarLong(&pending, plan.children[k].null_branch);
+        continue;
       }
-      if (!s.ok()) {
-        block_.resize(mark);
-        return s.WithPrefix(fmt::format("row {}: ", r));
-      }
+      Status s = Encode(plan.children[k], *batch.column(src), r, &pending);
+      if (!s.ok()) return s.WithPrefix(fmt::format("row {}: ", r));
     }
+    row_ends.push_back(pending.size());
+  }
+  size_t start = 0;
+  for (size_t end : row_ends) {
+    block_.append(pending, start, end - start);
+    start = end;
     ++block_rows_;
     if (static_cast<int64_t>(block_.size()) >= options_.block_size_bytes) {
       FLOE_RETURN_NOT_OK(FlushBlock());
-      mark = 0;
     }
   }
   rows_written_ += batch.num_rows();

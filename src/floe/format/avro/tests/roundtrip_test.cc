@@ -201,5 +201,29 @@ TEST(AvroWriterTest, RejectsNullsInRequiredFieldsAndReservedKeys) {
   EXPECT_THAT(testing::WriteBytes(json, {}, bad), floe::testing::IsError(StatusCode::kNotSupported));
 }
 
+TEST(AvroWriterTest, AFailedBatchLeavesNothingBehind) {
+  const std::string json = R"({"type":"record","name":"r","fields":[{"name":"a","type":"int"}]})";
+  auto nullable = std::make_shared<Schema>(std::vector<Field>{Field("a", Int32(), true)});
+  ASSERT_OK_AND_ASSIGN(auto with_null, MakeBatch(nullable, 4));  // row 2 is NULL
+  ASSERT_OK_AND_ASSIGN(auto good, MakeBatch(nullable, 2));
+  auto stream = std::make_unique<io::BufferOutputStream>();
+  auto* raw = stream.get();
+  AvroWriteOptions options;
+  options.block_size_bytes = 1;  // a block per row
+  ASSERT_OK_AND_ASSIGN(auto writer, AvroFileWriter::Open(std::move(stream), json, {}, options));
+  ASSERT_OK(writer->Write(*good));
+  EXPECT_THAT(writer->Write(*with_null),
+              floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "row 2: "));
+  ASSERT_OK(writer->Write(*good));
+  ASSERT_OK(writer->Close());
+  EXPECT_EQ(writer->rows_written(), 4);
+  auto target = std::make_shared<Schema>(std::vector<Field>{Field("a", Int32(), false)});
+  ASSERT_OK_AND_ASSIGN(auto got, testing::ReadBytes(raw->bytes(), target));
+  ASSERT_EQ(got->num_rows(), 4);
+  EXPECT_EQ(got->column(0)->Value<int32_t>(0), -1000);
+  EXPECT_EQ(got->column(0)->Value<int32_t>(1), -993);
+  EXPECT_EQ(got->column(0)->Value<int32_t>(2), -1000);
+}
+
 }  // namespace
 }  // namespace floe::avro
