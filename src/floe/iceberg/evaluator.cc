@@ -63,11 +63,12 @@ Truth EvalPredicateOnValue(const Expression& pred, const Scalar& value) {
       return (found == (op == Operation::kIn)) ? kTrue : kFalse;
     }
     case Operation::kStartsWith:
-      return StartsWith(value.get<std::string>(), pred.literal().get<std::string>()) ? kTrue
-                                                                                    : kFalse;
-    case Operation::kNotStartsWith:
-      return StartsWith(value.get<std::string>(), pred.literal().get<std::string>()) ? kFalse
-                                                                                    : kTrue;
+    case Operation::kNotStartsWith: {
+      if (!std::holds_alternative<std::string>(value.value())) return kUnknown;
+      const bool starts =
+          StartsWith(value.get<std::string>(), pred.literal().get<std::string>());
+      return (starts == (op == Operation::kStartsWith)) ? kTrue : kFalse;
+    }
     default: return kUnknown;
   }
 }
@@ -604,6 +605,13 @@ Status EvalPredicateRows(const Expression& pred, const RecordBatch& batch, uint8
   }
   const Operation op = pred.op();
   const TypeId id = column->type_id();
+  const TypePtr term_type = pred.term().type();
+  if (term_type == nullptr || term_type->id() != id ||
+      (id == TypeId::kDecimal && term_type->scale() != column->type()->scale())) {
+    return Status::Invalid("predicate {} expects type {}, but the batch column of field {} is {}",
+                           pred.ToString(), term_type ? term_type->ToString() : "none",
+                           pred.term().field_id, column->type()->ToString());
+  }
   if (op == Operation::kIsNull || op == Operation::kNotNull) {
     const uint8_t when_valid = op == Operation::kNotNull ? kTrue : kFalse;
     for (int64_t i = 0; i < n; ++i) out[i] = valid[i] ? when_valid : (kTrue - when_valid);

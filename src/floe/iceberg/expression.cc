@@ -322,8 +322,15 @@ ExpressionPtr RewriteNot(const ExpressionPtr& expr) {
   switch (expr->op()) {
     case Operation::kTrue:
     case Operation::kFalse: return expr;
-    case Operation::kAnd: return Expression::And(RewriteNot(expr->left()), RewriteNot(expr->right()));
-    case Operation::kOr: return Expression::Or(RewriteNot(expr->left()), RewriteNot(expr->right()));
+    case Operation::kAnd:
+    case Operation::kOr: {
+      ExpressionPtr l = RewriteNot(expr->left());
+      ExpressionPtr r = RewriteNot(expr->right());
+      // Subtrees without NOT come back unchanged; so does their parent.
+      if (l == expr->left() && r == expr->right()) return expr;
+      return expr->op() == Operation::kAnd ? Expression::And(std::move(l), std::move(r))
+                                           : Expression::Or(std::move(l), std::move(r));
+    }
     case Operation::kNot: {
       const ExpressionPtr& c = expr->child();
       switch (c->op()) {

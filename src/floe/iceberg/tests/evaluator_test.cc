@@ -406,6 +406,13 @@ TEST(EvaluateRowsTest, PredicatesAndThreeValuedLogic) {
   missing.source_type = Int32();
   EXPECT_THAT(EvaluateRows(*Expression::MakeBound(Op::kIsNull, missing), *Rows()),
               testing::IsErrorWith(StatusCode::kNotFound, "99"));
+  // A column whose type differs from the predicate's is an error, not a misread.
+  Term wrong;
+  wrong.name = "big";
+  wrong.field_id = 4;
+  wrong.source_type = Int32();
+  EXPECT_THAT(EvaluateRows(*Expression::MakeBound(Op::kEq, wrong, {Scalar::I32(1)}), *Rows()),
+              testing::IsErrorWith(StatusCode::kInvalidArgument, "field 4"));
 }
 
 }  // namespace

@@ -69,6 +69,9 @@ TEST(ExpressionTest, RewriteNotPushesDown) {
   EXPECT_EQ(r->ToString(), "id >= 5 or name is not null");
   auto n = RewriteNot(Expression::Not(Expression::Make(Op::kIn, "id", {Scalar::I32(1), Scalar::I32(2)})));
   EXPECT_EQ(n->ToString(), "id not in (1, 2)");
+  auto plain = Expression::And(Expression::Make(Op::kLt, "id", {Scalar::I32(5)}),
+                               Expression::Make(Op::kIsNull, "name"));
+  EXPECT_EQ(RewriteNot(plain), plain);
   auto s = RewriteNot(Expression::Not(Expression::Make(Op::kStartsWith, "name", {Scalar::Str("a")})));
   EXPECT_EQ(s->ToString(), "name not starts with 'a'");
 }
