@@ -74,7 +74,8 @@ Field ApplyToField(const Field& field, const MappedField* mapping) {
   const std::vector<MappedField>* children = mapping ? &mapping->fields : nullptr;
   int32_t id = mapping && mapping->field_id ? *mapping->field_id : kNoFieldId;
   const DataType& type = *field.type();
-  auto child_mapping = [&](const Field& child, std::string_view fallback_name) -> const MappedField* {
+  auto child_mapping = [&](const Field& child,
+                           std::string_view fallback_name) -> const MappedField* {
     if (children == nullptr) return nullptr;
     const MappedField* m = FindIn(*children, child.name());
     if (m == nullptr && !fallback_name.empty()) m = FindIn(*children, fallback_name);

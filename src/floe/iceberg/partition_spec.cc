@@ -129,8 +129,8 @@ Result<std::shared_ptr<const SortOrder>> SortOrder::Make(const Schema& schema, i
     return Status::Invalid("sort order {} has no fields; only order 0 may be unsorted", order_id);
   }
   for (const auto& f : fields) {
-    std::string what = fmt::format("sort order {}: field {}({})", order_id, f.transform.ToString(),
-                                   f.source_id);
+    std::string what =
+        fmt::format("sort order {}: field {}({})", order_id, f.transform.ToString(), f.source_id);
     bool missing = false;
     FLOE_RETURN_NOT_OK(CheckSource(schema, f.source_id, f.transform, what, &missing));
     if (missing) {
@@ -167,8 +167,8 @@ std::string SortOrder::ToString() const {
   if (fields_.empty()) return "[]";
   std::string out = "[\n";
   for (const auto& f : fields_) {
-    fmt::format_to(std::back_inserter(out), "  {}({}) {} {}\n", f.transform.ToString(),
-                   f.source_id, DirectionName(f.direction), NullOrderName(f.null_order));
+    fmt::format_to(std::back_inserter(out), "  {}({}) {} {}\n", f.transform.ToString(), f.source_id,
+                   DirectionName(f.direction), NullOrderName(f.null_order));
   }
   out += "]";
   return out;

@@ -60,8 +60,8 @@ std::optional<Field> PruneField(const Field& field, const std::set<int32_t>& sel
       auto value = PruneField(type.field(1), selected);
       if (!key && !value) return std::nullopt;
       // A map needs both children: an unselected key or value is kept whole.
-      return field.WithType(Map(key ? std::move(*key) : type.field(0),
-                                value ? std::move(*value) : type.field(1)));
+      return field.WithType(
+          Map(key ? std::move(*key) : type.field(0), value ? std::move(*value) : type.field(1)));
     }
     default:
       return std::nullopt;
@@ -130,8 +130,8 @@ Result<std::shared_ptr<const Schema>> Schema::Make(int32_t schema_id, std::vecto
       return Status::Invalid("schema {}: field '{}' has no positive field id (got {})", schema_id,
                              p.full_name, f.field_id());
     }
-    auto [pos, inserted] = schema->by_id_.emplace(f.field_id(),
-                                                  Entry{&f, p.parent_id, p.full_name});
+    auto [pos, inserted] =
+        schema->by_id_.emplace(f.field_id(), Entry{&f, p.parent_id, p.full_name});
     if (!inserted) {
       return Status::Invalid("schema {}: field id {} is used by both '{}' and '{}'", schema_id,
                              f.field_id(), pos->second.full_name, p.full_name);
@@ -155,8 +155,8 @@ Result<std::shared_ptr<const Schema>> Schema::Make(int32_t schema_id, std::vecto
                              schema_id, name, id);
     }
     if (f.nullable()) {
-      return Status::Invalid("schema {}: identifier field '{}' (id {}) must be required",
-                             schema_id, name, id);
+      return Status::Invalid("schema {}: identifier field '{}' (id {}) must be required", schema_id,
+                             name, id);
     }
     if (f.type()->is_floating()) {
       return Status::Invalid("schema {}: identifier field '{}' (id {}) cannot be float or double",
@@ -171,8 +171,8 @@ Result<std::shared_ptr<const Schema>> Schema::Make(int32_t schema_id, std::vecto
       }
       if (pe.field->nullable()) {
         return Status::Invalid(
-            "schema {}: identifier field '{}' (id {}) is nested in optional struct '{}'",
-            schema_id, name, id, pe.full_name);
+            "schema {}: identifier field '{}' (id {}) is nested in optional struct '{}'", schema_id,
+            name, id, pe.full_name);
       }
       parent = pe.parent_id;
     }
@@ -186,9 +186,10 @@ Result<std::shared_ptr<const Schema>> Schema::Make(int32_t schema_id, std::vecto
     }
     const Field& f = *it->second.field;
     if (!IsPrimitive(*f.type())) {
-      return Status::Invalid("schema {}: field '{}' (id {}) is not primitive; its default must be "
-                             "given through its fields",
-                             schema_id, it->second.full_name, id);
+      return Status::Invalid(
+          "schema {}: field '{}' (id {}) is not primitive; its default must be "
+          "given through its fields",
+          schema_id, it->second.full_name, id);
     }
     for (const auto* value : {&d.initial_default, &d.write_default}) {
       if (!value->has_value()) continue;

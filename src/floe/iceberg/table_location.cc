@@ -89,8 +89,7 @@ Result<std::string> FindCurrentMetadataFile(const std::string& table_path) {
   if (IsRegularFile(root)) return table_path;
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
-    return Status::NotFound("table path {} is neither a metadata file nor a directory",
-                            table_path);
+    return Status::NotFound("table path {} is neither a metadata file nor a directory", table_path);
   }
   fs::path dir = root / "metadata";
   if (!fs::is_directory(dir, ec)) {
@@ -105,8 +104,8 @@ Result<std::string> FindCurrentMetadataFile(const std::string& table_path) {
     hint = Trim(std::move(hint));
     std::vector<std::string> candidates;
     if (AllDigits(hint)) {
-      for (const char* pattern : {"v{}.metadata.json", "v{}.gz.metadata.json",
-                                  "v{}.metadata.json.gz"}) {
+      for (const char* pattern :
+           {"v{}.metadata.json", "v{}.gz.metadata.json", "v{}.metadata.json.gz"}) {
         candidates.push_back(fmt::format(fmt::runtime(pattern), hint));
       }
     } else if (!hint.empty() && hint.find('/') == std::string::npos) {
@@ -170,10 +169,11 @@ Status WriteTableMetadata(const TableMetadata& metadata, const std::string& path
   std::vector<uint8_t> compressed;
   std::string_view out = text;
   if (EndsWith(path, ".gz.metadata.json") || EndsWith(path, ".metadata.json.gz")) {
-    FLOE_ASSIGN_OR_RAISE(compressed,
-                         compression::Compress(compression::CodecKind::kGzip,
-                                  std::span<const uint8_t>(
-                                      reinterpret_cast<const uint8_t*>(text.data()), text.size())));
+    FLOE_ASSIGN_OR_RAISE(
+        compressed,
+        compression::Compress(
+            compression::CodecKind::kGzip,
+            std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
     out = std::string_view(reinterpret_cast<const char*>(compressed.data()), compressed.size());
   }
   FLOE_ASSIGN_OR_RAISE(auto stream, io::CreateLocalFile(path));

@@ -55,9 +55,10 @@ Result<const Snapshot*> TableMetadata::SnapshotByRef(std::string_view ref_name) 
   }
   const Snapshot* s = SnapshotById(it->second.snapshot_id);
   if (s == nullptr) {
-    return Status::NotFound("ref '{}' of table {} points at snapshot {}, which is not in the "
-                            "metadata",
-                            ref_name, location, it->second.snapshot_id);
+    return Status::NotFound(
+        "ref '{}' of table {} points at snapshot {}, which is not in the "
+        "metadata",
+        ref_name, location, it->second.snapshot_id);
   }
   return s;
 }
@@ -95,9 +96,10 @@ Result<const Snapshot*> TableMetadata::SnapshotAsOf(int64_t timestamp_ms) const 
   }
   const Snapshot* s = SnapshotById(*found);
   if (s == nullptr) {
-    return Status::NotFound("the snapshot current at timestamp {} ms ({}) has expired from "
-                            "table {}",
-                            timestamp_ms, *found, location);
+    return Status::NotFound(
+        "the snapshot current at timestamp {} ms ({}) has expired from "
+        "table {}",
+        timestamp_ms, *found, location);
   }
   return s;
 }

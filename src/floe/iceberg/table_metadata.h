@@ -49,8 +49,8 @@ struct SnapshotRef {
   enum class Type : uint8_t { kBranch, kTag };
   int64_t snapshot_id = 0;
   Type type = Type::kBranch;
-  std::optional<int32_t> min_snapshots_to_keep;   // branches only
-  std::optional<int64_t> max_snapshot_age_ms;     // branches only
+  std::optional<int32_t> min_snapshots_to_keep;  // branches only
+  std::optional<int64_t> max_snapshot_age_ms;    // branches only
   std::optional<int64_t> max_ref_age_ms;
 
   bool is_branch() const { return type == Type::kBranch; }
@@ -185,8 +185,7 @@ Result<TableMetadataPtr> TableMetadataFromJson(const nlohmann::json& json,
                                                std::string_view file_name);
 /// Parses metadata bytes: plain JSON, or gzip-compressed JSON (detected by its magic bytes,
 /// whatever the file is called).
-Result<TableMetadataPtr> TableMetadataFromBytes(std::string_view bytes,
-                                                std::string_view file_name);
+Result<TableMetadataPtr> TableMetadataFromBytes(std::string_view bytes, std::string_view file_name);
 /// Writes metadata JSON that spec-compliant readers of its format version accept. v1
 /// metadata also carries the legacy `schema` and `partition-spec` fields.
 Result<nlohmann::json> TableMetadataToJson(const TableMetadata& metadata);

@@ -14,18 +14,18 @@
 
 namespace floe::iceberg {
 
-using nlohmann::json;
 using internal::GetArray;
 using internal::GetInt;
 using internal::GetInt32;
 using internal::GetOptionalInt;
 using internal::GetOptionalString;
 using internal::GetString;
+using nlohmann::json;
 
 namespace {
 
 // Decompressed metadata larger than this is refused (a bound against gzip bombs).
-constexpr int64_t kMaxMetadataBytes = int64_t{1} << 30;
+constexpr int64_t kMaxMetadataBytes = int64_t{512} << 20;
 
 Result<std::map<std::string, std::string>> StringMap(const json& j, std::string_view key,
                                                      std::string_view context) {
@@ -192,11 +192,11 @@ Result<SortOrderPtr> SortOrderFromJson(const json& j, const Schema& schema,
 json SortOrderToJson(const SortOrder& order) {
   json fields = json::array();
   for (const auto& f : order.fields()) {
-    fields.push_back(
-        json{{"transform", f.transform.ToString()},
-             {"source-id", f.source_id},
-             {"direction", f.direction == SortDirection::kAsc ? "asc" : "desc"},
-             {"null-order", f.null_order == NullOrder::kNullsFirst ? "nulls-first" : "nulls-last"}});
+    fields.push_back(json{
+        {"transform", f.transform.ToString()},
+        {"source-id", f.source_id},
+        {"direction", f.direction == SortDirection::kAsc ? "asc" : "desc"},
+        {"null-order", f.null_order == NullOrder::kNullsFirst ? "nulls-first" : "nulls-last"}});
   }
   return json{{"order-id", order.order_id()}, {"fields", std::move(fields)}};
 }
@@ -281,8 +281,7 @@ Result<SnapshotRef> RefFromJson(const json& j, std::string_view context) {
     FLOE_ASSIGN_OR_RAISE(int32_t v, ToInt32(*min_keep, "min-snapshots-to-keep", context));
     ref.min_snapshots_to_keep = v;
   }
-  FLOE_ASSIGN_OR_RAISE(ref.max_snapshot_age_ms,
-                       GetOptionalInt(j, "max-snapshot-age-ms", context));
+  FLOE_ASSIGN_OR_RAISE(ref.max_snapshot_age_ms, GetOptionalInt(j, "max-snapshot-age-ms", context));
   FLOE_ASSIGN_OR_RAISE(ref.max_ref_age_ms, GetOptionalInt(j, "max-ref-age-ms", context));
   return ref;
 }
@@ -308,7 +307,8 @@ Result<StatisticsFile> StatisticsFromJson(const json& j, std::string_view contex
   FLOE_ASSIGN_OR_RAISE(s.key_metadata, GetOptionalString(j, "key-metadata", context));
   FLOE_ASSIGN_OR_RAISE(const json* blobs, GetArray(j, "blob-metadata", context));
   for (const json& b : *blobs) {
-    if (!b.is_object()) return Status::Corrupt("{}: blob-metadata entries must be objects", context);
+    if (!b.is_object())
+      return Status::Corrupt("{}: blob-metadata entries must be objects", context);
     BlobMetadata blob;
     FLOE_ASSIGN_OR_RAISE(blob.type, GetString(b, "type", context));
     FLOE_ASSIGN_OR_RAISE(blob.snapshot_id, internal::GetId(b, "snapshot-id", context));
@@ -428,9 +428,9 @@ Result<TableMetadataPtr> TableMetadataFromJson(const json& j, std::string_view f
     }
     size_t i = 0;
     for (const json& s : *specs) {
-      FLOE_ASSIGN_OR_RAISE(PartitionSpecPtr spec,
-                           PartitionSpecFromJson(s, *current,
-                                                 fmt::format("{}: partition-specs[{}]", ctx, i++)));
+      FLOE_ASSIGN_OR_RAISE(
+          PartitionSpecPtr spec,
+          PartitionSpecFromJson(s, *current, fmt::format("{}: partition-specs[{}]", ctx, i++)));
       md->partition_specs.push_back(std::move(spec));
     }
     if (v1 && !j.contains("default-spec-id")) {
@@ -440,9 +440,9 @@ Result<TableMetadataPtr> TableMetadataFromJson(const json& j, std::string_view f
       FLOE_ASSIGN_OR_RAISE(md->default_spec_id, GetInt32(j, "default-spec-id", ctx));
     }
   } else if (v1 && j.contains("partition-spec")) {
-    FLOE_ASSIGN_OR_RAISE(PartitionSpecPtr spec,
-                         PartitionSpecFromFieldsJson(j["partition-spec"], *current, 0,
-                                                     ctx + ": partition-spec"));
+    FLOE_ASSIGN_OR_RAISE(
+        PartitionSpecPtr spec,
+        PartitionSpecFromFieldsJson(j["partition-spec"], *current, 0, ctx + ": partition-spec"));
     md->partition_specs.push_back(std::move(spec));
     md->default_spec_id = 0;
   } else {
@@ -468,35 +468,38 @@ Result<TableMetadataPtr> TableMetadataFromJson(const json& j, std::string_view f
 
   FLOE_ASSIGN_OR_RAISE(md->properties, StringMap(j, "properties", ctx));
 
-  FLOE_ASSIGN_OR_RAISE(auto current_snapshot, internal::GetOptionalId(j, "current-snapshot-id", ctx));
+  FLOE_ASSIGN_OR_RAISE(auto current_snapshot,
+                       internal::GetOptionalId(j, "current-snapshot-id", ctx));
   if (current_snapshot && *current_snapshot != -1) md->current_snapshot_id = *current_snapshot;
 
   const int fv = md->format_version;
-  FLOE_ASSIGN_OR_RAISE(md->snapshots,
-                       OptionalList<Snapshot>(j, "snapshots", ctx,
-                                              [fv](const json& e, std::string_view c) {
-                                                return SnapshotFromJson(e, fv, c);
-                                              }));
   FLOE_ASSIGN_OR_RAISE(
-      md->snapshot_log,
-      OptionalList<SnapshotLogEntry>(
-          j, "snapshot-log", ctx, [](const json& e, std::string_view c) -> Result<SnapshotLogEntry> {
-            if (!e.is_object()) return Status::Corrupt("{}: must be an object", c);
-            SnapshotLogEntry entry;
-            FLOE_ASSIGN_OR_RAISE(entry.timestamp_ms, GetInt(e, "timestamp-ms", c));
-            FLOE_ASSIGN_OR_RAISE(entry.snapshot_id, internal::GetId(e, "snapshot-id", c));
-            return entry;
-          }));
-  FLOE_ASSIGN_OR_RAISE(
-      md->metadata_log,
-      OptionalList<MetadataLogEntry>(
-          j, "metadata-log", ctx, [](const json& e, std::string_view c) -> Result<MetadataLogEntry> {
-            if (!e.is_object()) return Status::Corrupt("{}: must be an object", c);
-            MetadataLogEntry entry;
-            FLOE_ASSIGN_OR_RAISE(entry.timestamp_ms, GetInt(e, "timestamp-ms", c));
-            FLOE_ASSIGN_OR_RAISE(entry.metadata_file, GetString(e, "metadata-file", c));
-            return entry;
-          }));
+      md->snapshots,
+      OptionalList<Snapshot>(j, "snapshots", ctx, [fv](const json& e, std::string_view c) {
+        return SnapshotFromJson(e, fv, c);
+      }));
+  FLOE_ASSIGN_OR_RAISE(md->snapshot_log,
+                       OptionalList<SnapshotLogEntry>(
+                           j, "snapshot-log", ctx,
+                           [](const json& e, std::string_view c) -> Result<SnapshotLogEntry> {
+                             if (!e.is_object()) return Status::Corrupt("{}: must be an object", c);
+                             SnapshotLogEntry entry;
+                             FLOE_ASSIGN_OR_RAISE(entry.timestamp_ms, GetInt(e, "timestamp-ms", c));
+                             FLOE_ASSIGN_OR_RAISE(entry.snapshot_id,
+                                                  internal::GetId(e, "snapshot-id", c));
+                             return entry;
+                           }));
+  FLOE_ASSIGN_OR_RAISE(md->metadata_log,
+                       OptionalList<MetadataLogEntry>(
+                           j, "metadata-log", ctx,
+                           [](const json& e, std::string_view c) -> Result<MetadataLogEntry> {
+                             if (!e.is_object()) return Status::Corrupt("{}: must be an object", c);
+                             MetadataLogEntry entry;
+                             FLOE_ASSIGN_OR_RAISE(entry.timestamp_ms, GetInt(e, "timestamp-ms", c));
+                             FLOE_ASSIGN_OR_RAISE(entry.metadata_file,
+                                                  GetString(e, "metadata-file", c));
+                             return entry;
+                           }));
 
   // Sort orders (required from v2; v1 tables without them are unsorted). A historical
   // order may name a column the current schema dropped: try the other schemas then.
@@ -570,7 +573,8 @@ Result<TableMetadataPtr> TableMetadataFromBytes(std::string_view bytes,
   std::vector<uint8_t> inflated;
   if (bytes.size() >= 2 && static_cast<uint8_t>(bytes[0]) == 0x1f &&
       static_cast<uint8_t>(bytes[1]) == 0x8b) {
-    FLOE_ASSIGN_OR_RAISE(auto gunzip, compression::Decompressor::Make(compression::CodecKind::kGzip));
+    FLOE_ASSIGN_OR_RAISE(auto gunzip,
+                         compression::Decompressor::Make(compression::CodecKind::kGzip));
     Status st = gunzip->DecompressBounded(
         std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
         kMaxMetadataBytes, &inflated);

@@ -62,13 +62,20 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
 // A primitive type name, or nullopt when the name is not a primitive floe holds.
 Result<TypePtr> PrimitiveFromName(std::string_view name, std::string_view context) {
   static const std::pair<std::string_view, TypePtr (*)()> kSimple[] = {
-      {"boolean", &Boolean},       {"int", &Int32},
-      {"long", &Int64},            {"float", &Float32},
-      {"double", &Float64},        {"date", &Date},
-      {"time", &Time},             {"timestamp", &Timestamp},
-      {"timestamptz", &TimestampTz}, {"timestamp_ns", &TimestampNs},
-      {"timestamptz_ns", &TimestampTzNs}, {"string", &String},
-      {"uuid", &Uuid},             {"binary", &Binary},
+      {"boolean", &Boolean},
+      {"int", &Int32},
+      {"long", &Int64},
+      {"float", &Float32},
+      {"double", &Float64},
+      {"date", &Date},
+      {"time", &Time},
+      {"timestamp", &Timestamp},
+      {"timestamptz", &TimestampTz},
+      {"timestamp_ns", &TimestampNs},
+      {"timestamptz_ns", &TimestampTzNs},
+      {"string", &String},
+      {"uuid", &Uuid},
+      {"binary", &Binary},
   };
   for (const auto& [n, make] : kSimple) {
     if (name == n) return make();
@@ -164,8 +171,8 @@ Result<ParsedType> ParseType(const json& j, std::string_view context,
     if (it == j.end()) return Status::Corrupt("{}: list type lacks 'element'", context);
     std::string sub = fmt::format("{}: list element {}", context, id);
     FLOE_ASSIGN_OR_RAISE(ParsedType element, ParseType(*it, sub, defaults));
-    FLOE_ASSIGN_OR_RAISE(Field ef, MakeField("element", element, required,
-                                             static_cast<int32_t>(id), ""));
+    FLOE_ASSIGN_OR_RAISE(Field ef,
+                         MakeField("element", element, required, static_cast<int32_t>(id), ""));
     return ParsedType{List(std::move(ef)), ""};
   }
   if (kind == "map") {
@@ -177,13 +184,14 @@ Result<ParsedType> ParseType(const json& j, std::string_view context,
     if (k == j.end() || v == j.end()) {
       return Status::Corrupt("{}: map type lacks 'key' or 'value'", context);
     }
-    FLOE_ASSIGN_OR_RAISE(ParsedType key, ParseType(*k, fmt::format("{}: map key {}", context,
-                                                                   key_id), defaults));
-    FLOE_ASSIGN_OR_RAISE(ParsedType value, ParseType(*v, fmt::format("{}: map value {}", context,
-                                                                     value_id), defaults));
+    FLOE_ASSIGN_OR_RAISE(ParsedType key,
+                         ParseType(*k, fmt::format("{}: map key {}", context, key_id), defaults));
+    FLOE_ASSIGN_OR_RAISE(
+        ParsedType value,
+        ParseType(*v, fmt::format("{}: map value {}", context, value_id), defaults));
     FLOE_ASSIGN_OR_RAISE(Field kf, MakeField("key", key, true, static_cast<int32_t>(key_id), ""));
-    FLOE_ASSIGN_OR_RAISE(Field vf, MakeField("value", value, value_required,
-                                             static_cast<int32_t>(value_id), ""));
+    FLOE_ASSIGN_OR_RAISE(
+        Field vf, MakeField("value", value, value_required, static_cast<int32_t>(value_id), ""));
     return ParsedType{Map(std::move(kf), std::move(vf)), ""};
   }
   return Status::NotSupported("{}: unknown Iceberg nested type '{}'", context, kind);
@@ -311,8 +319,7 @@ bool ParseDecimal(std::string_view s, int scale, int precision, Int128* out) {
   std::string_view int_part = s.substr(0, dot);
   std::string_view frac_part = dot == std::string_view::npos ? "" : s.substr(dot + 1);
   if (int_part.empty() && frac_part.empty()) return false;
-  if (static_cast<int>(frac_part.size()) != scale &&
-      !(frac_part.empty() && scale == 0)) {
+  if (static_cast<int>(frac_part.size()) != scale && !(frac_part.empty() && scale == 0)) {
     return false;
   }
   Int128 v = 0;
@@ -577,9 +584,12 @@ Result<json> TypeToJson(const DataType& type, const std::map<int32_t, FieldDefau
       const Field& v = type.field(1);
       FLOE_ASSIGN_OR_RAISE(json key, FieldTypeToJson(k, defaults));
       FLOE_ASSIGN_OR_RAISE(json value, FieldTypeToJson(v, defaults));
-      return json{{"type", "map"},          {"key-id", k.field_id()},
-                  {"key", std::move(key)},  {"value-id", v.field_id()},
-                  {"value", std::move(value)}, {"value-required", !v.nullable()}};
+      return json{{"type", "map"},
+                  {"key-id", k.field_id()},
+                  {"key", std::move(key)},
+                  {"value-id", v.field_id()},
+                  {"value", std::move(value)},
+                  {"value-required", !v.nullable()}};
     }
     default: {
       FLOE_ASSIGN_OR_RAISE(std::string name, IcebergTypeName(type));
@@ -611,7 +621,8 @@ Result<SchemaPtr> SchemaFromJson(const json& j, std::string_view context,
   }
   std::vector<int32_t> identifiers;
   if (auto ids = j.find("identifier-field-ids"); ids != j.end() && !ids->is_null()) {
-    if (!ids->is_array()) return Status::Corrupt("{}: 'identifier-field-ids' must be an array", sub);
+    if (!ids->is_array())
+      return Status::Corrupt("{}: 'identifier-field-ids' must be an array", sub);
     for (const json& id : *ids) {
       if (!id.is_number_integer()) {
         return Status::Corrupt("{}: 'identifier-field-ids' must hold integers", sub);
@@ -619,8 +630,8 @@ Result<SchemaPtr> SchemaFromJson(const json& j, std::string_view context,
       identifiers.push_back(id.get<int32_t>());
     }
   }
-  auto schema = Schema::Make(schema_id, std::move(out), std::move(identifiers),
-                             std::move(defaults));
+  auto schema =
+      Schema::Make(schema_id, std::move(out), std::move(identifiers), std::move(defaults));
   if (!schema.ok()) return Status::Corrupt("{}: {}", context, schema.error().message());
   return *schema;
 }

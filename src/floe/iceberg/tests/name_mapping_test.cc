@@ -8,8 +8,8 @@
 namespace floe::iceberg {
 namespace {
 
-using nlohmann::json;
 using ::floe::testing::IsErrorWith;
+using nlohmann::json;
 
 const char* kMapping = R"([
   {"field-id": 1, "names": ["id", "record_id"]},

@@ -9,9 +9,9 @@
 namespace floe::iceberg {
 namespace {
 
-using nlohmann::json;
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
+using nlohmann::json;
 
 SchemaPtr TestSchema() {
   return Schema::Make(0, {Field("id", Int64(), false, 1), Field("ts", TimestampTz(), true, 2),
@@ -22,13 +22,12 @@ SchemaPtr TestSchema() {
 
 TEST(PartitionSpecTest, MakeAndPartitionType) {
   SchemaPtr schema = TestSchema();
-  ASSERT_OK_AND_ASSIGN(
-      PartitionSpecPtr spec,
-      PartitionSpec::Make(*schema, 3,
-                          {{2, 1000, "ts_day", Transform::Day()},
-                           {1, 1001, "id_bucket", Transform::Bucket(16)},
-                           {3, 1002, "name_trunc", Transform::Truncate(4)},
-                           {6, 1003, "x", Transform::Identity()}}));
+  ASSERT_OK_AND_ASSIGN(PartitionSpecPtr spec,
+                       PartitionSpec::Make(*schema, 3,
+                                           {{2, 1000, "ts_day", Transform::Day()},
+                                            {1, 1001, "id_bucket", Transform::Bucket(16)},
+                                            {3, 1002, "name_trunc", Transform::Truncate(4)},
+                                            {6, 1003, "x", Transform::Identity()}}));
   EXPECT_EQ(spec->spec_id(), 3);
   EXPECT_EQ(spec->last_assigned_field_id(), 1003);
   EXPECT_FALSE(spec->is_unpartitioned());
@@ -56,12 +55,14 @@ TEST(PartitionSpecTest, Validation) {
               IsErrorWith(StatusCode::kInvalidArgument, "hour cannot apply"));
   EXPECT_THAT(PartitionSpec::Make(*schema, 0, {{5, 1000, "s", Transform::Identity()}}),
               IsErrorWith(StatusCode::kInvalidArgument, "not a primitive"));
-  EXPECT_THAT(PartitionSpec::Make(*schema, 0, {{1, 1000, "a", Transform::Identity()},
-                                               {2, 1001, "a", Transform::Day()}}),
-              IsErrorWith(StatusCode::kInvalidArgument, "'a' is used twice"));
-  EXPECT_THAT(PartitionSpec::Make(*schema, 0, {{1, 1000, "a", Transform::Identity()},
-                                               {2, 1000, "b", Transform::Day()}}),
-              IsErrorWith(StatusCode::kInvalidArgument, "field id 1000 is used twice"));
+  EXPECT_THAT(
+      PartitionSpec::Make(
+          *schema, 0, {{1, 1000, "a", Transform::Identity()}, {2, 1001, "a", Transform::Day()}}),
+      IsErrorWith(StatusCode::kInvalidArgument, "'a' is used twice"));
+  EXPECT_THAT(
+      PartitionSpec::Make(
+          *schema, 0, {{1, 1000, "a", Transform::Identity()}, {2, 1000, "b", Transform::Day()}}),
+      IsErrorWith(StatusCode::kInvalidArgument, "field id 1000 is used twice"));
   EXPECT_THAT(PartitionSpec::Make(*schema, 0, {{99, 1000, "gone", Transform::Identity()}}),
               IsErrorWith(StatusCode::kInvalidArgument, "source field 99"));
   ASSERT_OK_AND_ASSIGN(PartitionSpecPtr spec,
@@ -83,22 +84,22 @@ TEST(PartitionSpecTest, V1FieldsAssignIds) {
   EXPECT_EQ(spec->fields()[0].field_id, 1000);
   EXPECT_EQ(spec->fields()[1].field_id, 1001);
   EXPECT_THAT(PartitionSpecFromJson(json::parse(R"({"spec-id": 1, "fields": [{"name": "x",
-                  "transform": "identity", "source-id": 1}]})"), *schema, "ctx"),
+                  "transform": "identity", "source-id": 1}]})"),
+                                    *schema, "ctx"),
               IsErrorWith(StatusCode::kCorrupt, "'field-id'"));
 }
 
 TEST(SortOrderTest, MakeSatisfiesAndJson) {
   SchemaPtr schema = TestSchema();
-  ASSERT_OK_AND_ASSIGN(SortOrderPtr by_ts_id,
-                       SortOrder::Make(*schema, 1,
-                                       {{2, Transform::Identity(), SortDirection::kAsc,
-                                         NullOrder::kNullsFirst},
-                                        {1, Transform::Identity(), SortDirection::kDesc,
-                                         NullOrder::kNullsLast}}));
-  ASSERT_OK_AND_ASSIGN(SortOrderPtr by_day,
-                       SortOrder::Make(*schema, 2,
-                                       {{2, Transform::Day(), SortDirection::kAsc,
-                                         NullOrder::kNullsFirst}}));
+  ASSERT_OK_AND_ASSIGN(
+      SortOrderPtr by_ts_id,
+      SortOrder::Make(*schema, 1,
+                      {{2, Transform::Identity(), SortDirection::kAsc, NullOrder::kNullsFirst},
+                       {1, Transform::Identity(), SortDirection::kDesc, NullOrder::kNullsLast}}));
+  ASSERT_OK_AND_ASSIGN(
+      SortOrderPtr by_day,
+      SortOrder::Make(*schema, 2,
+                      {{2, Transform::Day(), SortDirection::kAsc, NullOrder::kNullsFirst}}));
   EXPECT_TRUE(by_ts_id->Satisfies(*by_day));
   EXPECT_FALSE(by_day->Satisfies(*by_ts_id));
   EXPECT_TRUE(by_day->Satisfies(*SortOrder::Unsorted()));
@@ -109,9 +110,10 @@ TEST(SortOrderTest, MakeSatisfiesAndJson) {
   EXPECT_EQ(j["fields"][1]["null-order"], "nulls-last");
   ASSERT_OK_AND_ASSIGN(SortOrderPtr back, SortOrderFromJson(j, *schema, "o"));
   EXPECT_TRUE(back->Equals(*by_ts_id));
-  EXPECT_THAT(SortOrder::Make(*schema, 0, {{2, Transform::Identity(), SortDirection::kAsc,
-                                            NullOrder::kNullsFirst}}),
-              IsErrorWith(StatusCode::kInvalidArgument, "reserved"));
+  EXPECT_THAT(
+      SortOrder::Make(*schema, 0,
+                      {{2, Transform::Identity(), SortDirection::kAsc, NullOrder::kNullsFirst}}),
+      IsErrorWith(StatusCode::kInvalidArgument, "reserved"));
   j["fields"][0]["direction"] = "up";
   EXPECT_THAT(SortOrderFromJson(j, *schema, "o"), IsErrorWith(StatusCode::kCorrupt, "'up'"));
 }

@@ -13,8 +13,8 @@ using ::floe::testing::IsErrorWith;
 std::vector<Field> NestedFields() {
   return {
       Field("id", Int64(), false, 1),
-      Field("location", Struct({Field("lat", Float64(), true, 3), Field("Lon", Float64(), true, 4)}),
-            false, 2),
+      Field("location",
+            Struct({Field("lat", Float64(), true, 3), Field("Lon", Float64(), true, 4)}), false, 2),
       Field("tags", List(Field("element", String(), true, 6)), true, 5),
       Field("props", Map(Field("key", String(), false, 8), Field("value", Int32(), true, 9)), true,
             7),

@@ -18,9 +18,9 @@ namespace floe::iceberg {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
+using nlohmann::json;
 
 const std::string kFixtures = "../shared/fixtures/iceberg";
 
@@ -70,8 +70,8 @@ TEST(TableMetadataFixtures, ExpectedJsonCurrentSnapshotsAndCounts) {
   json expected = json::parse(Slurp(kFixtures + "/expected.json"));
   ASSERT_EQ(expected.size(), 51u);
   for (const json& table : expected) {
-    const std::string path = table["group"].get<std::string>() + "/" +
-                             table["metadata"].get<std::string>();
+    const std::string path =
+        table["group"].get<std::string>() + "/" + table["metadata"].get<std::string>();
     SCOPED_TRACE(path);
     TableMetadataPtr md = Load(path);
     ASSERT_NE(md, nullptr);
@@ -115,11 +115,20 @@ TEST(TableMetadataFixtures, AllTrinoTypesSchema) {
   ASSERT_NE(schema, nullptr);
   EXPECT_EQ(schema->schema_id(), 0);
   const std::vector<std::pair<std::string, std::string>> expected = {
-      {"id", "long"},          {"boolean_col", "boolean"},    {"integer_col", "int"},
-      {"long_col", "long"},    {"float_col", "float"},        {"double_col", "double"},
-      {"decimal_col", "decimal(18,5)"}, {"date_col", "date"}, {"time_col", "time"},
-      {"timestamp_col", "timestamp"},   {"timestamptz_col", "timestamptz"},
-      {"string_col", "string"}, {"uuid_col", "uuid"},         {"binary_col", "binary"},
+      {"id", "long"},
+      {"boolean_col", "boolean"},
+      {"integer_col", "int"},
+      {"long_col", "long"},
+      {"float_col", "float"},
+      {"double_col", "double"},
+      {"decimal_col", "decimal(18,5)"},
+      {"date_col", "date"},
+      {"time_col", "time"},
+      {"timestamp_col", "timestamp"},
+      {"timestamptz_col", "timestamptz"},
+      {"string_col", "string"},
+      {"uuid_col", "uuid"},
+      {"binary_col", "binary"},
       {"list_col", "list<double>"}};
   ASSERT_EQ(schema->num_fields(), static_cast<int>(expected.size()));
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -175,9 +184,9 @@ TEST(TableMetadataFixtures, BucketPartitioningSpec) {
   PartitionSpecPtr spec = md->DefaultSpec();
   ASSERT_NE(spec, nullptr);
   const std::vector<std::pair<std::string, int>> expected = {
-      {"col_int_bucket", 2},         {"col_long_bucket", 3},       {"col_decimal_bucket", 4},
-      {"col_date_bucket", 5},        {"col_time_bucket", 6},       {"col_timestamp_bucket", 100},
-      {"col_timestamptz_bucket", 123}, {"col_string_bucket", 42},  {"col_uuid_bucket", 55},
+      {"col_int_bucket", 2},           {"col_long_bucket", 3},    {"col_decimal_bucket", 4},
+      {"col_date_bucket", 5},          {"col_time_bucket", 6},    {"col_timestamp_bucket", 100},
+      {"col_timestamptz_bucket", 123}, {"col_string_bucket", 42}, {"col_uuid_bucket", 55},
       {"col_varbinary_bucket", 812}};
   ASSERT_EQ(spec->fields().size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -272,7 +281,8 @@ TEST(TableMetadataFixtures, V1LegacyManifestsSnapshot) {
 TEST(TableMetadataFixtures, AddColumnsWithDefaults) {
   TableMetadataPtr md = Load(
       "duckdb-iceberg/data/persistent/add_columns_with_defaults/default.db/"
-      "add_columns_with_defaults/metadata/00003-3f1801a5-7dfb-4072-b14a-39cd12f9279b.metadata.json");
+      "add_columns_with_defaults/metadata/"
+      "00003-3f1801a5-7dfb-4072-b14a-39cd12f9279b.metadata.json");
   ASSERT_NE(md, nullptr);
   SchemaPtr schema = md->CurrentSchema();
   EXPECT_EQ(schema->FindDefaults(1), nullptr);
@@ -312,7 +322,8 @@ TEST(TableMetadataFixtures, AddColumnsWithDefaults) {
 }
 
 TEST(TableMetadataFixtures, TimestamptzNsV3) {
-  TableMetadataPtr md = Load("duckdb-iceberg/data/persistent/timestamptz_ns/metadata/v1.metadata.json");
+  TableMetadataPtr md =
+      Load("duckdb-iceberg/data/persistent/timestamptz_ns/metadata/v1.metadata.json");
   ASSERT_NE(md, nullptr);
   EXPECT_EQ(md->format_version, 3);
   EXPECT_FALSE(md->current_snapshot_id.has_value());
@@ -409,17 +420,20 @@ class TempDir {
 TEST(TableLocation, VersionHintNumberAndName) {
   // Number form.
   std::string path;
-  ASSERT_OK_AND_ASSIGN(TableMetadataPtr md, LoadTableFromDirectory(
-      kFixtures + "/duckdb-iceberg/data/persistent/name_mapping/warehouse_1/mydb/t1", &path));
+  ASSERT_OK_AND_ASSIGN(
+      TableMetadataPtr md,
+      LoadTableFromDirectory(
+          kFixtures + "/duckdb-iceberg/data/persistent/name_mapping/warehouse_1/mydb/t1", &path));
   EXPECT_EQ(fs::path(path).filename(), "v7.metadata.json");
   EXPECT_EQ(md->current_snapshot_id, 2651609110244230974);
   // Name form without the suffix (uuid table).
-  ASSERT_OK_AND_ASSIGN(path, FindCurrentMetadataFile(kFixtures + "/duckdb-iceberg/data/persistent/uuid"));
+  ASSERT_OK_AND_ASSIGN(path,
+                       FindCurrentMetadataFile(kFixtures + "/duckdb-iceberg/data/persistent/uuid"));
   EXPECT_EQ(fs::path(path).filename(), "00001-43fda1f4-1c96-4376-ad16-91beb71d0759.metadata.json");
 
   TempDir dir;
-  const std::string doc = Slurp(kFixtures +
-      "/duckdb-iceberg/data/persistent/timestamptz_ns/metadata/v1.metadata.json");
+  const std::string doc =
+      Slurp(kFixtures + "/duckdb-iceberg/data/persistent/timestamptz_ns/metadata/v1.metadata.json");
   dir.Write("00001-aaaa.metadata.json", doc);
   dir.Write("00002-bbbb.metadata.json", doc);
   dir.Write("version-hint.text", "00001-aaaa.metadata.json\n");
@@ -456,8 +470,9 @@ TEST(TableLocation, MissingAndEmpty) {
 
 TEST(TableLocation, WriteAndReadBackGzip) {
   TempDir dir;
-  TableMetadataPtr md = Load("iceberg-cxx/tests/tables/partition_evolution/metadata/"
-                             "00005-218c3743-5886-48b9-88d6-86c202862e0f.metadata.json");
+  TableMetadataPtr md = Load(
+      "iceberg-cxx/tests/tables/partition_evolution/metadata/"
+      "00005-218c3743-5886-48b9-88d6-86c202862e0f.metadata.json");
   ASSERT_NE(md, nullptr);
   const std::string path = dir.path() + "/metadata/v1.gz.metadata.json";
   ASSERT_OK(WriteTableMetadata(*md, path));
@@ -502,8 +517,9 @@ TEST(TableMetadataErrors, TruncatedJson) {
 TEST(TableMetadataErrors, WrongTypes) {
   json j = MinimalV2();
   j["last-column-id"] = "one";
-  EXPECT_THAT(TableMetadataFromJson(j, "f.json"),
-              IsErrorWith(StatusCode::kCorrupt, "f.json: field 'last-column-id' must be an integer"));
+  EXPECT_THAT(
+      TableMetadataFromJson(j, "f.json"),
+      IsErrorWith(StatusCode::kCorrupt, "f.json: field 'last-column-id' must be an integer"));
   j = MinimalV2();
   j["schemas"] = json::object();
   EXPECT_THAT(TableMetadataFromJson(j, "f.json"), IsErrorWith(StatusCode::kCorrupt, "'schemas'"));
@@ -524,10 +540,10 @@ TEST(TableMetadataErrors, UnknownVersionAndMissingFields) {
   j["format-version"] = 4;
   EXPECT_THAT(TableMetadataFromJson(j, "v4.metadata.json"),
               IsErrorWith(StatusCode::kNotSupported, "v4.metadata.json: format-version 4"));
-  for (const char* field : {"format-version", "table-uuid", "location", "last-sequence-number",
-                            "last-updated-ms", "last-column-id", "schemas", "current-schema-id",
-                            "partition-specs", "default-spec-id", "last-partition-id",
-                            "sort-orders", "default-sort-order-id"}) {
+  for (const char* field :
+       {"format-version", "table-uuid", "location", "last-sequence-number", "last-updated-ms",
+        "last-column-id", "schemas", "current-schema-id", "partition-specs", "default-spec-id",
+        "last-partition-id", "sort-orders", "default-sort-order-id"}) {
     j = MinimalV2();
     j.erase(field);
     EXPECT_THAT(TableMetadataFromJson(j, "f.json"),
@@ -555,8 +571,8 @@ TEST(TableMetadataErrors, DanglingReferences) {
       {{{"name", "p"}, {"transform", "bucket[0]"}, {"source-id", 1}, {"field-id", 1000}}});
   EXPECT_THAT(TableMetadataFromJson(j, "f.json"), IsErrorWith(StatusCode::kCorrupt, "'p'"));
   j = MinimalV2();
-  j["snapshots"] = json::array({{{"snapshot-id", 1}, {"timestamp-ms", 5},
-                                 {"sequence-number", 1}, {"manifest-list", "l"}}});
+  j["snapshots"] = json::array(
+      {{{"snapshot-id", 1}, {"timestamp-ms", 5}, {"sequence-number", 1}, {"manifest-list", "l"}}});
   EXPECT_THAT(TableMetadataFromJson(j, "f.json"),
               IsErrorWith(StatusCode::kCorrupt, "snapshot 1: summary lacks"));
 }
@@ -569,20 +585,25 @@ TEST(TableMetadataErrors, ReadingAMissingFileNamesIt) {
 TEST(TableMetadataAccessors, SnapshotLogAndRefs) {
   json j = MinimalV2();
   auto snap = [](int64_t id, std::optional<int64_t> parent, int64_t ts, int64_t seq) {
-    json s{{"snapshot-id", id}, {"timestamp-ms", ts}, {"sequence-number", seq},
+    json s{{"snapshot-id", id},
+           {"timestamp-ms", ts},
+           {"sequence-number", seq},
            {"manifest-list", fmt::format("snap-{}.avro", id)},
            {"summary", {{"operation", "append"}}}};
     if (parent) s["parent-snapshot-id"] = *parent;
     return s;
   };
-  j["snapshots"] = json::array({snap(1, std::nullopt, 100, 1), snap(2, 1, 200, 2),
-                                snap(3, 2, 300, 3), snap(4, 1, 250, 4)});
+  j["snapshots"] = json::array(
+      {snap(1, std::nullopt, 100, 1), snap(2, 1, 200, 2), snap(3, 2, 300, 3), snap(4, 1, 250, 4)});
   j["current-snapshot-id"] = 3;
   j["snapshot-log"] = json::array({{{"timestamp-ms", 100}, {"snapshot-id", 1}},
                                    {{"timestamp-ms", 200}, {"snapshot-id", 2}},
                                    {{"timestamp-ms", 300}, {"snapshot-id", 3}}});
-  j["refs"] = {{"main", {{"snapshot-id", 3}, {"type", "branch"}, {"min-snapshots-to-keep", 2},
-                         {"max-snapshot-age-ms", 1000}}},
+  j["refs"] = {{"main",
+                {{"snapshot-id", 3},
+                 {"type", "branch"},
+                 {"min-snapshots-to-keep", 2},
+                 {"max-snapshot-age-ms", 1000}}},
                {"audit", {{"snapshot-id", 4}, {"type", "branch"}}},
                {"v1", {{"snapshot-id", 1}, {"type", "tag"}, {"max-ref-age-ms", 99}}}};
   j["last-sequence-number"] = 4;

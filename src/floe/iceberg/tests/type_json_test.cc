@@ -8,20 +8,27 @@
 namespace floe::iceberg {
 namespace {
 
-using nlohmann::json;
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
+using nlohmann::json;
 
 TEST(TypeJsonTest, EveryPrimitive) {
-  const std::vector<std::pair<std::string, TypePtr>> cases = {
-      {"boolean", Boolean()},         {"int", Int32()},
-      {"long", Int64()},              {"float", Float32()},
-      {"double", Float64()},          {"decimal(38,10)", Decimal(38, 10)},
-      {"date", Date()},               {"time", Time()},
-      {"timestamp", Timestamp()},     {"timestamptz", TimestampTz()},
-      {"timestamp_ns", TimestampNs()}, {"timestamptz_ns", TimestampTzNs()},
-      {"string", String()},           {"uuid", Uuid()},
-      {"fixed[11]", Fixed(11)},       {"binary", Binary()}};
+  const std::vector<std::pair<std::string, TypePtr>> cases = {{"boolean", Boolean()},
+                                                              {"int", Int32()},
+                                                              {"long", Int64()},
+                                                              {"float", Float32()},
+                                                              {"double", Float64()},
+                                                              {"decimal(38,10)", Decimal(38, 10)},
+                                                              {"date", Date()},
+                                                              {"time", Time()},
+                                                              {"timestamp", Timestamp()},
+                                                              {"timestamptz", TimestampTz()},
+                                                              {"timestamp_ns", TimestampNs()},
+                                                              {"timestamptz_ns", TimestampTzNs()},
+                                                              {"string", String()},
+                                                              {"uuid", Uuid()},
+                                                              {"fixed[11]", Fixed(11)},
+                                                              {"binary", Binary()}};
   for (const auto& [name, type] : cases) {
     ASSERT_OK_AND_ASSIGN(TypePtr parsed, TypeFromJson(json(name), "t"));
     EXPECT_TRUE(parsed->Equals(*type)) << name;
@@ -85,40 +92,44 @@ TEST(TypeJsonTest, V3TypesWithoutFloeValues) {
 
 TEST(TypeJsonTest, BadSchemas) {
   EXPECT_THAT(SchemaFromJsonString(R"({"type": "struct", "fields": [{"id": 1, "name": "a",
-      "type": "int"}]})", "s.json"),
+      "type": "int"}]})",
+                                   "s.json"),
               IsErrorWith(StatusCode::kCorrupt, "missing required field 'required'"));
   EXPECT_THAT(SchemaFromJsonString(R"({"type": "struct", "fields": [{"id": 1, "name": "a",
-      "required": "yes", "type": "int"}]})", "s.json"),
+      "required": "yes", "type": "int"}]})",
+                                   "s.json"),
               IsErrorWith(StatusCode::kCorrupt, "'required' must be a boolean"));
   EXPECT_THAT(SchemaFromJsonString(R"({"type": "struct", "fields": [
       {"id": 1, "name": "a", "required": true, "type": "int"},
-      {"id": 1, "name": "b", "required": true, "type": "int"}]})", "s.json"),
+      {"id": 1, "name": "b", "required": true, "type": "int"}]})",
+                                   "s.json"),
               IsErrorWith(StatusCode::kCorrupt, "s.json"));
   EXPECT_THAT(SchemaFromJsonString(R"({"type": "struct", "fields": [{"id": 1, "name": "a",
-      "required": true, "type": "int", "initial-default": "x"}]})", "s.json"),
+      "required": true, "type": "int", "initial-default": "x"}]})",
+                                   "s.json"),
               IsErrorWith(StatusCode::kCorrupt, "initial-default"));
   EXPECT_THAT(SchemaFromJsonString("{\"type\": \"struct\", \"fields\": [", "s.json"),
               IsErrorWith(StatusCode::kCorrupt, "s.json: invalid JSON"));
   // A type nested 100 lists deep, built as a JSON value (no parser depth limit applies).
   json type = "int";
   for (int i = 0; i < 100; ++i) {
-    type = json{{"type", "list"}, {"element-id", i + 2}, {"element-required", false},
-                {"element", type}};
+    type = json{
+        {"type", "list"}, {"element-id", i + 2}, {"element-required", false}, {"element", type}};
   }
-  json schema{{"type", "struct"},
-              {"fields", json::array({{{"id", 1}, {"name", "l"}, {"required", false},
-                                       {"type", type}}})}};
+  json schema{
+      {"type", "struct"},
+      {"fields", json::array({{{"id", 1}, {"name", "l"}, {"required", false}, {"type", type}}})}};
   EXPECT_THAT(SchemaFromJson(schema, "deep"), IsErrorWith(StatusCode::kCorrupt, "nested deeper"));
   std::string deep(1000, '[');
   EXPECT_THAT(SchemaFromJsonString(deep, "deep.json"), IsError(StatusCode::kCorrupt));
 }
 
 TEST(TypeJsonTest, DefaultValueForms) {
-  ASSERT_OK_AND_ASSIGN(Scalar ts, DefaultFromJson(json("2017-11-16T22:31:08.000001+01:00"),
-                                                  TimestampTz(), "d"));
+  ASSERT_OK_AND_ASSIGN(
+      Scalar ts, DefaultFromJson(json("2017-11-16T22:31:08.000001+01:00"), TimestampTz(), "d"));
   EXPECT_EQ(ts.get<int64_t>(), 1510867868000001);  // 2017-11-16T21:31:08.000001Z
-  ASSERT_OK_AND_ASSIGN(Scalar ns, DefaultFromJson(json("1970-01-01T00:00:00.000000001"),
-                                                  TimestampNs(), "d"));
+  ASSERT_OK_AND_ASSIGN(Scalar ns,
+                       DefaultFromJson(json("1970-01-01T00:00:00.000000001"), TimestampNs(), "d"));
   EXPECT_EQ(ns.get<int64_t>(), 1);
   ASSERT_OK_AND_ASSIGN(Scalar d, DefaultFromJson(json("-1.50"), Decimal(5, 2), "d"));
   EXPECT_TRUE(d.get<Int128>() == Int128{-150});
