@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <limits>
+#include <map>
+#include <variant>
 #include <nlohmann/json.hpp>
 
 #include "floe/batch/builder.h"
@@ -14,6 +17,7 @@
 #include "floe/format/avro/writer.h"
 #include "floe/iceberg/manifest_io_internal.h"
 #include "floe/iceberg/single_value.h"
+#include "floe/iceberg/table_metadata.h"
 #include "floe/iceberg/type_json.h"
 #include "floe/io/file.h"
 #include "floe/io/file_io.h"
@@ -319,32 +323,35 @@ class DataFileDecoder {
     return static_cast<FileContent>(content_->Value<int32_t>(i));
   }
 
-  /// Decodes row i. `where` names the file for errors.
-  Status Decode(int64_t i, int32_t spec_id, std::string_view where, DataFile* out) const {
+  /// Decodes row i. Errors name `what` (the file) and the record's `index` in it.
+  Status Decode(int64_t i, int32_t spec_id, std::string_view what, int64_t index,
+                DataFile* out) const {
+    // Formatted only for an error: this runs once per data file.
+    auto where = [&]() { return fmt::format("{} entry {}", what, index); };
     if (content_ && !content_->IsNull(i)) {
       int32_t c = content_->Value<int32_t>(i);
       if (c < 0 || c > 2) {
-        return Status::Corrupt("{}: data_file content {} is not 0, 1 or 2", where, c);
+        return Status::Corrupt("{}: data_file content {} is not 0, 1 or 2", where(), c);
       }
       out->content = static_cast<FileContent>(c);
     }
     if (file_path_ == nullptr || file_path_->IsNull(i)) {
-      return Status::Corrupt("{}: data_file has no file_path", where);
+      return Status::Corrupt("{}: data_file has no file_path", where());
     }
     out->file_path.assign(file_path_->BytesValue(i));
     if (file_format_ == nullptr || file_format_->IsNull(i)) {
-      return Status::Corrupt("{}: data_file {} has no file_format", where, out->file_path);
+      return Status::Corrupt("{}: data_file {} has no file_format", where(), out->file_path);
     }
     auto format = ParseFileFormat(file_format_->BytesValue(i));
     if (!format.has_value()) {
-      return format.error().WithPrefix(fmt::format("{}: data_file {}: ", where, out->file_path));
+      return format.error().WithPrefix(fmt::format("{}: data_file {}: ", where(), out->file_path));
     }
     out->file_format = *format;
     out->spec_id = spec_id;
     auto rc = OptI64(record_count_.get(), i);
     auto fs = OptI64(file_size_.get(), i);
     if (!rc || !fs) {
-      return Status::Corrupt("{}: data_file {} lacks {}", where, out->file_path,
+      return Status::Corrupt("{}: data_file {} lacks {}", where(), out->file_path,
                              !rc ? "record_count" : "file_size_in_bytes");
     }
     out->record_count = *rc;
@@ -500,19 +507,6 @@ Result<FileFormat> ParseFileFormat(std::string_view name) {
   return Status::NotSupported("file format '{}' is not parquet, avro, orc or puffin", name);
 }
 
-std::string PartitionFieldsToJson(const PartitionSpec& spec) {
-  nlohmann::ordered_json fields = nlohmann::ordered_json::array();
-  for (const PartitionField& f : spec.fields()) {
-    nlohmann::ordered_json o;
-    o["name"] = f.name;
-    o["transform"] = f.transform.ToString();
-    o["source-id"] = f.source_id;
-    o["field-id"] = f.field_id;
-    fields.push_back(std::move(o));
-  }
-  return fields.dump();
-}
-
 Result<std::pair<SchemaPtr, PartitionSpecPtr>> PartitionSpecFromHeader(const ManifestHeader& header,
                                                                        std::string_view path) {
   if (header.schema_json.empty() || header.partition_spec_json.empty()) {
@@ -523,37 +517,16 @@ Result<std::pair<SchemaPtr, PartitionSpecPtr>> PartitionSpecFromHeader(const Man
                        SchemaFromJsonString(header.schema_json, fmt::format("manifest {}", path)));
   nlohmann::json fields_json = nlohmann::json::parse(header.partition_spec_json, nullptr,
                                                      /*allow_exceptions=*/false);
-  if (fields_json.is_object() && fields_json.contains("fields")) {
-    fields_json = fields_json["fields"];
+  if (fields_json.is_discarded()) {
+    return Status::Corrupt("manifest {}: partition-spec is not valid JSON", path);
   }
-  if (!fields_json.is_array()) {
-    return Status::Corrupt("manifest {}: partition-spec is not a JSON array of fields", path);
-  }
-  std::vector<PartitionField> fields;
-  int32_t next_id = kPartitionFieldIdStart;
-  for (const auto& fj : fields_json) {
-    if (!fj.is_object() || !fj.contains("name") || !fj["name"].is_string() ||
-        !fj.contains("transform") || !fj["transform"].is_string() || !fj.contains("source-id") ||
-        !fj["source-id"].is_number_integer()) {
-      return Status::Corrupt("manifest {}: malformed partition-spec field {}", path, fj.dump());
-    }
-    PartitionField pf;
-    pf.name = fj["name"].get<std::string>();
-    pf.source_id = fj["source-id"].get<int32_t>();
-    pf.field_id = fj.contains("field-id") && fj["field-id"].is_number_integer()
-                      ? fj["field-id"].get<int32_t>()
-                      : next_id;
-    next_id = std::max(next_id, pf.field_id + 1);
-    auto transform = Transform::Parse(fj["transform"].get<std::string>());
-    if (!transform.has_value()) {
-      return transform.error().WithPrefix(fmt::format("manifest {}: ", path));
-    }
-    pf.transform = *transform;
-    fields.push_back(std::move(pf));
-  }
-  auto spec = PartitionSpec::Make(*schema, header.partition_spec_id.value_or(0),
-                                  std::move(fields), /*allow_missing_sources=*/true);
-  if (!spec.has_value()) return spec.error().WithPrefix(fmt::format("manifest {}: ", path));
+  // Some writers store the whole spec object rather than its fields array.
+  auto spec = fields_json.is_object()
+                  ? PartitionSpecFromJson(fields_json, *schema, fmt::format("manifest {}", path))
+                  : PartitionSpecFromFieldsJson(fields_json, *schema,
+                                                header.partition_spec_id.value_or(0),
+                                                fmt::format("manifest {}", path));
+  if (!spec.has_value()) return spec.error();
   return std::make_pair(std::move(schema), std::move(*spec));
 }
 
@@ -668,6 +641,7 @@ Result<std::vector<ManifestEntry>> ReadManifest(const io::FileIO& io,
   auto stream = reader->Read(target, 4096);
   if (!stream.has_value()) return stream.error().WithPrefix(fmt::format("manifest {}: ", path));
 
+  const std::string manifest_name = "manifest " + path;
   const bool inherit_row_ids =
       manifest.first_row_id.has_value() && manifest.content == FileContent::kData;
   int64_t next_row_id = manifest.first_row_id.value_or(0);
@@ -734,8 +708,7 @@ Result<std::vector<ManifestEntry>> ReadManifest(const io::FileIO& io,
             path, index, st);
       }
       auto file = std::make_shared<DataFile>();
-      FLOE_RETURN_NOT_OK(
-          decoder.Decode(i, spec_id, fmt::format("manifest {} entry {}", path, index), file.get()));
+      FLOE_RETURN_NOT_OK(decoder.Decode(i, spec_id, manifest_name, index, file.get()));
       if (row_id) file->first_row_id = row_id;
       e.data_file = std::move(file);
       out.push_back(std::move(e));
@@ -876,7 +849,27 @@ Status AppendList(ArrayBuilder* builder, const std::vector<T>& values, bool null
   return Status::OK();
 }
 
-/// Appends one data_file struct value to `sb` (built from DataFileFields(version)).
+/// kInvalidArgument unless the file's partition values match the partition type's fields
+/// in number and type (NULLs of any type allowed).
+Status CheckPartition(const DataFile& f, const TypePtr& partition_type, std::string_view where) {
+  const auto& pfields = partition_type->fields();
+  if (f.partition.size() != pfields.size()) {
+    return Status::Invalid("{}: data file {} has {} partition values; the partition type has {}",
+                           where, f.file_path, f.partition.size(), pfields.size());
+  }
+  for (size_t p = 0; p < pfields.size(); ++p) {
+    const Scalar& v = f.partition[p];
+    if (!v.is_null() && !v.type()->Equals(*pfields[p].type())) {
+      return Status::Invalid(
+          "{}: data file {}: partition value {} has type {}, partition field '{}' is {}", where,
+          f.file_path, p, v.type()->ToString(), pfields[p].name(), pfields[p].type()->ToString());
+    }
+  }
+  return Status::OK();
+}
+
+/// Appends one data_file struct value to `sb` (built from DataFileFields(version)); the
+/// partition values must have passed CheckPartition.
 Status AppendDataFile(StructBuilder* sb, const DataFileLayout& l, const DataFile& f,
                       const TypePtr& partition_type, std::string_view where) {
   FLOE_RETURN_NOT_OK(sb->Append());
@@ -891,19 +884,9 @@ Status AppendDataFile(StructBuilder* sb, const DataFileLayout& l, const DataFile
   if (l.partition >= 0) {
     auto* pb = static_cast<StructBuilder*>(child(l.partition));
     const auto& pfields = partition_type->fields();
-    if (f.partition.size() != pfields.size()) {
-      return Status::Invalid("{}: data file {} has {} partition values; the partition type has {}",
-                             where, f.file_path, f.partition.size(), pfields.size());
-    }
     FLOE_RETURN_NOT_OK(pb->Append());
     for (size_t p = 0; p < pfields.size(); ++p) {
       const Scalar& v = f.partition[p];
-      if (!v.is_null() && !v.type()->Equals(*pfields[p].type())) {
-        return Status::Invalid(
-            "{}: data file {}: partition value {} has type {}, partition field '{}' is {}", where,
-            f.file_path, p, v.type()->ToString(), pfields[p].name(),
-            pfields[p].type()->ToString());
-      }
       auto st = pb->field_builder(static_cast<int>(p))->AppendScalar(v);
       if (!st.ok()) return st.WithPrefix(fmt::format("{}: data file {}: ", where, f.file_path));
     }
@@ -971,11 +954,6 @@ class BatchWriter {
   Status Close() {
     FLOE_RETURN_NOT_OK(Flush());
     return writer_->Close();
-  }
-  /// Drops the rows not yet flushed (after a failed append left builders uneven).
-  void Reset() {
-    for (auto& b : builders_) (void)b->Finish();
-    rows_ = 0;
   }
 
  private:
@@ -1077,7 +1055,6 @@ struct ManifestWriter::Impl {
   int32_t added_files = 0, existing_files = 0, deleted_files = 0;
   int64_t added_rows = 0, existing_rows = 0, deleted_rows = 0;
   std::optional<int64_t> min_sequence_number;
-  bool inherits_sequence_number = false;
   bool closed = false;
   bool failed = false;
 
@@ -1102,6 +1079,9 @@ struct ManifestWriter::Impl {
           "manifest {}: EXISTING and DELETED entries need their sequence numbers (file {})", path,
           file.file_path);
     }
+    FLOE_RETURN_NOT_OK(CheckPartition(file, partition_type, fmt::format("manifest {}", path)));
+    // Past the checks an append can only fail inside a builder, which leaves the rows
+    // uneven: the writer refuses further entries then.
     auto st = AppendRow(status, snapshot_id, seq, file_seq, file);
     if (!st.ok()) {
       failed = true;
@@ -1123,11 +1103,7 @@ struct ManifestWriter::Impl {
         break;
     }
     if (status != ManifestEntryStatus::kDeleted) {
-      if (seq) {
-        min_sequence_number = std::min(min_sequence_number.value_or(*seq), *seq);
-      } else {
-        inherits_sequence_number = true;
-      }
+      if (seq) min_sequence_number = std::min(min_sequence_number.value_or(*seq), *seq);
     }
     // Partition summaries cover every entry of the manifest.
     for (size_t p = 0; p < summaries.size(); ++p) {
@@ -1148,12 +1124,8 @@ struct ManifestWriter::Impl {
       FLOE_RETURN_NOT_OK(AppendOpt<Int64Builder>(batches->builder(col++), seq));
       FLOE_RETURN_NOT_OK(AppendOpt<Int64Builder>(batches->builder(col++), file_seq));
     }
-    auto st = AppendDataFile(static_cast<StructBuilder*>(batches->builder(col)), layout, file,
-                             partition_type, fmt::format("manifest {}", path));
-    if (!st.ok()) {
-      batches->Reset();
-      return st;
-    }
+    FLOE_RETURN_NOT_OK(AppendDataFile(static_cast<StructBuilder*>(batches->builder(col)), layout,
+                                      file, partition_type, path));
     return batches->RowDone();
   }
 };
@@ -1192,7 +1164,7 @@ Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Make(const io::FileIO& i
   KeyValueMetadata meta;
   meta.emplace_back("schema", schema_json);
   meta.emplace_back("schema-id", std::to_string(schema.schema_id()));
-  meta.emplace_back("partition-spec", PartitionFieldsToJson(spec));
+  meta.emplace_back("partition-spec", PartitionFieldsToJson(spec).dump());
   meta.emplace_back("partition-spec-id", std::to_string(spec.spec_id()));
   meta.emplace_back("format-version", std::to_string(v));
   if (v >= 2) {
@@ -1253,9 +1225,9 @@ Result<ManifestFile> ManifestWriter::Close() {
   m.content = s.options.content == FileContent::kData ? FileContent::kData
                                                       : FileContent::kPositionDeletes;
   m.sequence_number = kUnassignedSequenceNumber;
-  m.min_sequence_number = s.inherits_sequence_number || !s.min_sequence_number
-                              ? kUnassignedSequenceNumber
-                              : *s.min_sequence_number;
+  // Inherited sequence numbers are the new snapshot's, above every explicit one, so the
+  // minimum is the smallest explicit one; with none, it is the snapshot's (assigned later).
+  m.min_sequence_number = s.min_sequence_number.value_or(kUnassignedSequenceNumber);
   m.added_snapshot_id = s.options.snapshot_id.value_or(0);
   m.added_files_count = s.added_files;
   m.existing_files_count = s.existing_files;
@@ -1280,6 +1252,7 @@ struct ManifestListWriter::Impl {
   std::vector<ManifestFile> written;
   std::optional<int64_t> next_row_id;
   bool closed = false;
+  bool failed = false;
 };
 
 ManifestListWriter::ManifestListWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -1323,6 +1296,7 @@ Result<std::unique_ptr<ManifestListWriter>> ManifestListWriter::Make(
 Status ManifestListWriter::Add(const ManifestFile& manifest) {
   Impl& s = *impl_;
   if (s.closed) return Status::Invalid("manifest list {}: written after Close", s.path);
+  if (s.failed) return Status::Invalid("manifest list {}: an earlier append failed", s.path);
   const int v = s.options.format_version;
   if (v == 1 && manifest.content != FileContent::kData) {
     return Status::Invalid("manifest list {}: a v1 list cannot hold delete manifest {}", s.path,
@@ -1339,22 +1313,19 @@ Status ManifestListWriter::Add(const ManifestFile& manifest) {
     *s.next_row_id += m.added_rows_count.value_or(0) + m.existing_rows_count.value_or(0);
   }
   if (v < 3) m.first_row_id.reset();
+  if (v >= 2 && (!m.added_files_count || !m.existing_files_count || !m.deleted_files_count ||
+                 !m.added_rows_count || !m.existing_rows_count || !m.deleted_rows_count)) {
+    return Status::Invalid("manifest list {}: manifest {} lacks its file or row counts", s.path,
+                           m.manifest_path);
+  }
   BatchWriter& b = *s.batches;
   int col = 0;
   auto i32 = [&](int32_t x) { return static_cast<Int32Builder*>(b.builder(col++))->Append(x); };
   auto i64 = [&](int64_t x) { return static_cast<Int64Builder*>(b.builder(col++))->Append(x); };
-  auto count32 = [&](const std::optional<int32_t>& x) -> Status {
-    if (v >= 2 && !x) {
-      return Status::Invalid("manifest list {}: manifest {} lacks its file counts", s.path,
-                             m.manifest_path);
-    }
+  auto count32 = [&](const std::optional<int32_t>& x) {
     return AppendOpt<Int32Builder>(b.builder(col++), x);
   };
-  auto count64 = [&](const std::optional<int64_t>& x) -> Status {
-    if (v >= 2 && !x) {
-      return Status::Invalid("manifest list {}: manifest {} lacks its row counts", s.path,
-                             m.manifest_path);
-    }
+  auto count64 = [&](const std::optional<int64_t>& x) {
     return AppendOpt<Int64Builder>(b.builder(col++), x);
   };
   Status st = [&]() -> Status {
@@ -1388,7 +1359,7 @@ Status ManifestListWriter::Add(const ManifestFile& manifest) {
     return Status::OK();
   }();
   if (!st.ok()) {
-    b.Reset();
+    s.failed = true;
     return st;
   }
   FLOE_RETURN_NOT_OK(b.RowDone());
@@ -1432,6 +1403,7 @@ Result<std::string> EncodeDataFiles(const std::vector<DataFilePtr>& files,
   StructBuilder record(Struct(fields));
   for (size_t i = 0; i < files.size(); ++i) {
     if (!files[i]) return Status::Invalid("EncodeDataFiles: file {} is null", i);
+    FLOE_RETURN_NOT_OK(CheckPartition(*files[i], partition_type, "EncodeDataFiles"));
     FLOE_RETURN_NOT_OK(
         AppendDataFile(&record, layout, *files[i], partition_type, "EncodeDataFiles"));
   }
@@ -1470,8 +1442,7 @@ Result<std::vector<DataFilePtr>> DecodeDataFiles(std::string_view bytes,
     decoder.Bind([&](int idx) { return batch->column(idx); });
     for (int64_t i = 0; i < batch->num_rows(); ++i) {
       auto f = std::make_shared<DataFile>();
-      FLOE_RETURN_NOT_OK(decoder.Decode(
-          i, spec_id, fmt::format("DecodeDataFiles record {}", out.size()), f.get()));
+      FLOE_RETURN_NOT_OK(decoder.Decode(i, spec_id, "DecodeDataFiles", static_cast<int64_t>(out.size()), f.get()));
       out.push_back(std::move(f));
     }
   }

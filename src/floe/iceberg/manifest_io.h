@@ -177,8 +177,8 @@ class ManifestWriter {
   /// Entries written so far.
   int64_t entry_count() const;
   /// Finishes the file and returns its list entry. Its sequence_number (and
-  /// min_sequence_number when an ADDED entry inherits) is kUnassignedSequenceNumber,
-  /// which ManifestListWriter replaces with the snapshot's sequence number.
+  /// min_sequence_number when no live entry has an explicit data sequence number) is
+  /// kUnassignedSequenceNumber, which ManifestListWriter replaces with the snapshot's.
   Result<ManifestFile> Close();
 
  private:
@@ -250,9 +250,5 @@ Result<std::vector<DataFilePtr>> DecodeDataFiles(std::string_view bytes,
 std::string_view FileFormatName(FileFormat format);
 /// Parses a file_format name case-insensitively.
 Result<FileFormat> ParseFileFormat(std::string_view name);
-
-/// The JSON form of a partition spec's fields array (the manifest `partition-spec`
-/// header): [{"name", "transform", "source-id", "field-id"}, ...].
-std::string PartitionFieldsToJson(const PartitionSpec& spec);
 
 }  // namespace floe::iceberg
