@@ -48,12 +48,18 @@ Truth EvalPredicateOnValue(const Expression& pred, const Scalar& value) {
   const bool nan = IsNaN(value);
   auto cmp = [&](const Scalar& lit) { return CompareValues(value, lit); };
   switch (op) {
-    case Operation::kLt: return !nan && cmp(pred.literal()) < 0 ? kTrue : kFalse;
-    case Operation::kLtEq: return !nan && cmp(pred.literal()) <= 0 ? kTrue : kFalse;
-    case Operation::kGt: return !nan && cmp(pred.literal()) > 0 ? kTrue : kFalse;
-    case Operation::kGtEq: return !nan && cmp(pred.literal()) >= 0 ? kTrue : kFalse;
-    case Operation::kEq: return !nan && cmp(pred.literal()) == 0 ? kTrue : kFalse;
-    case Operation::kNotEq: return nan || cmp(pred.literal()) != 0 ? kTrue : kFalse;
+    case Operation::kLt:
+      return !nan && cmp(pred.literal()) < 0 ? kTrue : kFalse;
+    case Operation::kLtEq:
+      return !nan && cmp(pred.literal()) <= 0 ? kTrue : kFalse;
+    case Operation::kGt:
+      return !nan && cmp(pred.literal()) > 0 ? kTrue : kFalse;
+    case Operation::kGtEq:
+      return !nan && cmp(pred.literal()) >= 0 ? kTrue : kFalse;
+    case Operation::kEq:
+      return !nan && cmp(pred.literal()) == 0 ? kTrue : kFalse;
+    case Operation::kNotEq:
+      return nan || cmp(pred.literal()) != 0 ? kTrue : kFalse;
     case Operation::kIn:
     case Operation::kNotIn: {
       bool found = false;
@@ -65,19 +71,21 @@ Truth EvalPredicateOnValue(const Expression& pred, const Scalar& value) {
     case Operation::kStartsWith:
     case Operation::kNotStartsWith: {
       if (!std::holds_alternative<std::string>(value.value())) return kUnknown;
-      const bool starts =
-          StartsWith(value.get<std::string>(), pred.literal().get<std::string>());
+      const bool starts = StartsWith(value.get<std::string>(), pred.literal().get<std::string>());
       return (starts == (op == Operation::kStartsWith)) ? kTrue : kFalse;
     }
-    default: return kUnknown;
+    default:
+      return kUnknown;
   }
 }
 
 template <typename Leaf>
 Result<Truth> EvalTree(const Expression& e, const Leaf& leaf) {
   switch (e.op()) {
-    case Operation::kTrue: return kTrue;
-    case Operation::kFalse: return kFalse;
+    case Operation::kTrue:
+      return kTrue;
+    case Operation::kFalse:
+      return kFalse;
     case Operation::kAnd: {
       FLOE_ASSIGN_OR_RAISE(Truth l, EvalTree(*e.left(), leaf));
       if (l == kFalse) return kFalse;
@@ -94,7 +102,8 @@ Result<Truth> EvalTree(const Expression& e, const Leaf& leaf) {
       FLOE_ASSIGN_OR_RAISE(Truth c, EvalTree(*e.child(), leaf));
       return static_cast<Truth>(2 - c);
     }
-    default: return leaf(e);
+    default:
+      return leaf(e);
   }
 }
 
@@ -174,8 +183,10 @@ Result<bool> ManifestEvaluator::MayMatch(const ManifestFile& manifest) const {
                           (!floating || (s.contains_nan.has_value() && !*s.contains_nan));
     const Operation op = pred.op();
     switch (op) {
-      case Operation::kIsNull: return s.contains_null ? kTrue : kFalse;
-      case Operation::kNotNull: return all_null ? kFalse : kTrue;
+      case Operation::kIsNull:
+        return s.contains_null ? kTrue : kFalse;
+      case Operation::kNotNull:
+        return all_null ? kFalse : kTrue;
       case Operation::kIsNan:
         if (s.contains_nan.has_value() && !*s.contains_nan) return kFalse;
         return all_null ? kFalse : kTrue;
@@ -186,8 +197,10 @@ Result<bool> ManifestEvaluator::MayMatch(const ManifestFile& manifest) const {
         }
         return kTrue;
       case Operation::kNotEq:
-      case Operation::kNotIn: return kTrue;
-      default: break;
+      case Operation::kNotIn:
+        return kTrue;
+      default:
+        break;
     }
     // The remaining operations need a non-null, non-NaN value.
     if (!lower.has_value() || !upper.has_value()) {
@@ -199,10 +212,14 @@ Result<bool> ManifestEvaluator::MayMatch(const ManifestFile& manifest) const {
       return kTrue;
     }
     switch (op) {
-      case Operation::kLt: return CompareValues(*lower, pred.literal()) < 0 ? kTrue : kFalse;
-      case Operation::kLtEq: return CompareValues(*lower, pred.literal()) <= 0 ? kTrue : kFalse;
-      case Operation::kGt: return CompareValues(*upper, pred.literal()) > 0 ? kTrue : kFalse;
-      case Operation::kGtEq: return CompareValues(*upper, pred.literal()) >= 0 ? kTrue : kFalse;
+      case Operation::kLt:
+        return CompareValues(*lower, pred.literal()) < 0 ? kTrue : kFalse;
+      case Operation::kLtEq:
+        return CompareValues(*lower, pred.literal()) <= 0 ? kTrue : kFalse;
+      case Operation::kGt:
+        return CompareValues(*upper, pred.literal()) > 0 ? kTrue : kFalse;
+      case Operation::kGtEq:
+        return CompareValues(*upper, pred.literal()) >= 0 ? kTrue : kFalse;
       case Operation::kEq:
         return CompareValues(*lower, pred.literal()) <= 0 &&
                        CompareValues(*upper, pred.literal()) >= 0
@@ -228,7 +245,8 @@ Result<bool> ManifestEvaluator::MayMatch(const ManifestFile& manifest) const {
         }
         return kTrue;
       }
-      default: return kTrue;
+      default:
+        return kTrue;
     }
   };
   FLOE_ASSIGN_OR_RAISE(Truth t, EvalTree(*expr_, leaf));
@@ -306,15 +324,20 @@ Result<Truth> InclusiveLeaf(const Expression& pred, const Schema& schema, const 
   if (!m.usable) return kTrue;
   const Operation op = pred.op();
   switch (op) {
-    case Operation::kIsNull: return (m.nulls && *m.nulls == 0) ? kFalse : kTrue;
-    case Operation::kNotNull: return m.NullsOnly() ? kFalse : kTrue;
+    case Operation::kIsNull:
+      return (m.nulls && *m.nulls == 0) ? kFalse : kTrue;
+    case Operation::kNotNull:
+      return m.NullsOnly() ? kFalse : kTrue;
     case Operation::kIsNan:
       if (m.nans && *m.nans == 0) return kFalse;
       return m.NullsOnly() ? kFalse : kTrue;
-    case Operation::kNotNan: return m.NaNsOnly() ? kFalse : kTrue;
+    case Operation::kNotNan:
+      return m.NaNsOnly() ? kFalse : kTrue;
     case Operation::kNotEq:
-    case Operation::kNotIn: return kTrue;
-    default: break;
+    case Operation::kNotIn:
+      return kTrue;
+    default:
+      break;
   }
   if (m.NoOrdinaryValues()) return kFalse;
   const Scalar* lit = pred.literals().empty() ? nullptr : &pred.literals()[0];
@@ -354,7 +377,8 @@ Result<Truth> InclusiveLeaf(const Expression& pred, const Schema& schema, const 
       }
       return kTrue;
     }
-    default: return kTrue;
+    default:
+      return kTrue;
   }
 }
 
@@ -363,22 +387,28 @@ Result<Truth> StrictLeaf(const Expression& pred, const Schema& schema, const Dat
   if (!m.usable) return kFalse;
   const Operation op = pred.op();
   switch (op) {
-    case Operation::kIsNull: return m.NullsOnly() ? kTrue : kFalse;
-    case Operation::kNotNull: return m.NoNulls() ? kTrue : kFalse;
-    case Operation::kIsNan: return m.NaNsOnly() ? kTrue : kFalse;
+    case Operation::kIsNull:
+      return m.NullsOnly() ? kTrue : kFalse;
+    case Operation::kNotNull:
+      return m.NoNulls() ? kTrue : kFalse;
+    case Operation::kIsNan:
+      return m.NaNsOnly() ? kTrue : kFalse;
     case Operation::kNotNan:
       return ((m.nans && *m.nans == 0) || m.NullsOnly()) ? kTrue : kFalse;
-    default: break;
+    default:
+      break;
   }
   // A NULL row never matches a comparison, and NaN matches only !=.
   if (!m.NoNulls()) return kFalse;
   if (op != Operation::kNotEq && op != Operation::kNotIn && !m.NoNaNs()) return kFalse;
   const Scalar* lit = pred.literals().empty() ? nullptr : &pred.literals()[0];
   switch (op) {
-    case Operation::kLt: return (m.upper && CompareValues(*m.upper, *lit) < 0) ? kTrue : kFalse;
+    case Operation::kLt:
+      return (m.upper && CompareValues(*m.upper, *lit) < 0) ? kTrue : kFalse;
     case Operation::kLtEq:
       return (m.upper && CompareValues(*m.upper, *lit) <= 0) ? kTrue : kFalse;
-    case Operation::kGt: return (m.lower && CompareValues(*m.lower, *lit) > 0) ? kTrue : kFalse;
+    case Operation::kGt:
+      return (m.lower && CompareValues(*m.lower, *lit) > 0) ? kTrue : kFalse;
     case Operation::kGtEq:
       return (m.lower && CompareValues(*m.lower, *lit) >= 0) ? kTrue : kFalse;
     case Operation::kEq:
@@ -415,7 +445,8 @@ Result<Truth> StrictLeaf(const Expression& pred, const Schema& schema, const Dat
       if (m.upper && ComparePrefix(m.upper->get<std::string>(), p) < 0) return kTrue;
       return kFalse;
     }
-    default: return kFalse;
+    default:
+      return kFalse;
   }
 }
 
@@ -503,7 +534,8 @@ Result<ExpressionPtr> ResidualEvaluator::Residual(const ExpressionPtr& e,
       FLOE_ASSIGN_OR_RAISE(auto r, Residual(e->right(), partition));
       return Expression::Or(std::move(l), std::move(r));
     }
-    default: break;
+    default:
+      break;
   }
   auto it = projections_.find(e.get());
   if (it == projections_.end()) return e;
@@ -549,8 +581,8 @@ bool FindColumn(const std::vector<Field>& fields, const std::vector<ArrayPtr>& a
 // Writes the truth of `pred` for every row into `out` (kFalse/kUnknown/kTrue), with
 // `valid[i]` = the value is not NULL.
 template <typename T, typename Get>
-void CompareRows(Operation op, int64_t n, const uint8_t* valid, Get get,
-                 const std::vector<T>& lits, uint8_t* out) {
+void CompareRows(Operation op, int64_t n, const uint8_t* valid, Get get, const std::vector<T>& lits,
+                 uint8_t* out) {
   const T lit = lits.empty() ? T() : lits[0];
   auto run = [&](auto pred) {
     for (int64_t i = 0; i < n; ++i) {
@@ -558,12 +590,24 @@ void CompareRows(Operation op, int64_t n, const uint8_t* valid, Get get,
     }
   };
   switch (op) {
-    case Operation::kLt: run([&](const T& v) { return v < lit; }); break;
-    case Operation::kLtEq: run([&](const T& v) { return v <= lit; }); break;
-    case Operation::kGt: run([&](const T& v) { return v > lit; }); break;
-    case Operation::kGtEq: run([&](const T& v) { return v >= lit; }); break;
-    case Operation::kEq: run([&](const T& v) { return v == lit; }); break;
-    case Operation::kNotEq: run([&](const T& v) { return !(v == lit); }); break;
+    case Operation::kLt:
+      run([&](const T& v) { return v < lit; });
+      break;
+    case Operation::kLtEq:
+      run([&](const T& v) { return v <= lit; });
+      break;
+    case Operation::kGt:
+      run([&](const T& v) { return v > lit; });
+      break;
+    case Operation::kGtEq:
+      run([&](const T& v) { return v >= lit; });
+      break;
+    case Operation::kEq:
+      run([&](const T& v) { return v == lit; });
+      break;
+    case Operation::kNotEq:
+      run([&](const T& v) { return !(v == lit); });
+      break;
     case Operation::kIn:
     case Operation::kNotIn: {
       const bool want = op == Operation::kIn;
@@ -574,7 +618,8 @@ void CompareRows(Operation op, int64_t n, const uint8_t* valid, Get get,
       });
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -632,26 +677,29 @@ Status EvalPredicateRows(const Expression& pred, const RecordBatch& batch, uint8
   const std::vector<Scalar>& lits = pred.literals();
   switch (id) {
     case TypeId::kBoolean:
-      CompareRows<bool>(op, n, valid.data(), [&](int64_t i) { return column->BoolValue(i); },
-                        LiteralValues<bool>(lits), out);
+      CompareRows<bool>(
+          op, n, valid.data(), [&](int64_t i) { return column->BoolValue(i); },
+          LiteralValues<bool>(lits), out);
       return Status::OK();
     case TypeId::kInt8: {
       const int8_t* v = column->values<int8_t>();
-      CompareRows<int32_t>(op, n, valid.data(), [&](int64_t i) { return int32_t{v[i]}; },
-                           LiteralValues<int32_t>(lits), out);
+      CompareRows<int32_t>(
+          op, n, valid.data(), [&](int64_t i) { return int32_t{v[i]}; },
+          LiteralValues<int32_t>(lits), out);
       return Status::OK();
     }
     case TypeId::kInt16: {
       const int16_t* v = column->values<int16_t>();
-      CompareRows<int32_t>(op, n, valid.data(), [&](int64_t i) { return int32_t{v[i]}; },
-                           LiteralValues<int32_t>(lits), out);
+      CompareRows<int32_t>(
+          op, n, valid.data(), [&](int64_t i) { return int32_t{v[i]}; },
+          LiteralValues<int32_t>(lits), out);
       return Status::OK();
     }
     case TypeId::kInt32:
     case TypeId::kDate: {
       const int32_t* v = column->values<int32_t>();
-      CompareRows<int32_t>(op, n, valid.data(), [&](int64_t i) { return v[i]; },
-                           LiteralValues<int32_t>(lits), out);
+      CompareRows<int32_t>(
+          op, n, valid.data(), [&](int64_t i) { return v[i]; }, LiteralValues<int32_t>(lits), out);
       return Status::OK();
     }
     case TypeId::kInt64:
@@ -661,25 +709,26 @@ Status EvalPredicateRows(const Expression& pred, const RecordBatch& batch, uint8
     case TypeId::kTimestampNs:
     case TypeId::kTimestampTzNs: {
       const int64_t* v = column->values<int64_t>();
-      CompareRows<int64_t>(op, n, valid.data(), [&](int64_t i) { return v[i]; },
-                           LiteralValues<int64_t>(lits), out);
+      CompareRows<int64_t>(
+          op, n, valid.data(), [&](int64_t i) { return v[i]; }, LiteralValues<int64_t>(lits), out);
       return Status::OK();
     }
     case TypeId::kFloat32: {
       const float* v = column->values<float>();
-      CompareRows<float>(op, n, valid.data(), [&](int64_t i) { return v[i]; },
-                         LiteralValues<float>(lits), out);
+      CompareRows<float>(
+          op, n, valid.data(), [&](int64_t i) { return v[i]; }, LiteralValues<float>(lits), out);
       return Status::OK();
     }
     case TypeId::kFloat64: {
       const double* v = column->values<double>();
-      CompareRows<double>(op, n, valid.data(), [&](int64_t i) { return v[i]; },
-                          LiteralValues<double>(lits), out);
+      CompareRows<double>(
+          op, n, valid.data(), [&](int64_t i) { return v[i]; }, LiteralValues<double>(lits), out);
       return Status::OK();
     }
     case TypeId::kDecimal:
-      CompareRows<Int128>(op, n, valid.data(), [&](int64_t i) { return column->DecimalValue(i); },
-                          LiteralValues<Int128>(lits), out);
+      CompareRows<Int128>(
+          op, n, valid.data(), [&](int64_t i) { return column->DecimalValue(i); },
+          LiteralValues<Int128>(lits), out);
       return Status::OK();
     case TypeId::kString:
     case TypeId::kBinary:
@@ -696,8 +745,8 @@ Status EvalPredicateRows(const Expression& pred, const RecordBatch& batch, uint8
         }
         return Status::OK();
       }
-      CompareRows<std::string_view>(op, n, valid.data(),
-                                    [&](int64_t i) { return column->BytesValue(i); }, views, out);
+      CompareRows<std::string_view>(
+          op, n, valid.data(), [&](int64_t i) { return column->BytesValue(i); }, views, out);
       return Status::OK();
     }
     default:
@@ -709,8 +758,12 @@ Status EvalPredicateRows(const Expression& pred, const RecordBatch& batch, uint8
 Status EvalRows(const Expression& e, const RecordBatch& batch, uint8_t* out) {
   const int64_t n = batch.num_rows();
   switch (e.op()) {
-    case Operation::kTrue: std::fill(out, out + n, uint8_t{kTrue}); return Status::OK();
-    case Operation::kFalse: std::fill(out, out + n, uint8_t{kFalse}); return Status::OK();
+    case Operation::kTrue:
+      std::fill(out, out + n, uint8_t{kTrue});
+      return Status::OK();
+    case Operation::kFalse:
+      std::fill(out, out + n, uint8_t{kFalse});
+      return Status::OK();
     case Operation::kAnd:
     case Operation::kOr: {
       FLOE_RETURN_NOT_OK(EvalRows(*e.left(), batch, out));

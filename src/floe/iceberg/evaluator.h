@@ -79,8 +79,7 @@ Result<bool> StrictMetricsAllMatch(const Expression& bound, const Schema& schema
 /// (its inclusive projection fails); the rest are kept, and the result is simplified.
 class ResidualEvaluator {
  public:
-  static Result<std::unique_ptr<ResidualEvaluator>> Make(ExpressionPtr bound,
-                                                         PartitionSpecPtr spec,
+  static Result<std::unique_ptr<ResidualEvaluator>> Make(ExpressionPtr bound, PartitionSpecPtr spec,
                                                          SchemaPtr schema);
   /// The residual for `partition` (a tuple of the spec), bound to the table schema.
   Result<ExpressionPtr> ResidualFor(const PartitionValues& partition) const;

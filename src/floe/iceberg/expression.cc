@@ -15,36 +15,60 @@ namespace floe::iceberg {
 
 Operation Negate(Operation op) {
   switch (op) {
-    case Operation::kTrue: return Operation::kFalse;
-    case Operation::kFalse: return Operation::kTrue;
-    case Operation::kAnd: return Operation::kOr;
-    case Operation::kOr: return Operation::kAnd;
-    case Operation::kNot: return Operation::kNot;
-    case Operation::kIsNull: return Operation::kNotNull;
-    case Operation::kNotNull: return Operation::kIsNull;
-    case Operation::kIsNan: return Operation::kNotNan;
-    case Operation::kNotNan: return Operation::kIsNan;
-    case Operation::kLt: return Operation::kGtEq;
-    case Operation::kLtEq: return Operation::kGt;
-    case Operation::kGt: return Operation::kLtEq;
-    case Operation::kGtEq: return Operation::kLt;
-    case Operation::kEq: return Operation::kNotEq;
-    case Operation::kNotEq: return Operation::kEq;
-    case Operation::kIn: return Operation::kNotIn;
-    case Operation::kNotIn: return Operation::kIn;
-    case Operation::kStartsWith: return Operation::kNotStartsWith;
-    case Operation::kNotStartsWith: return Operation::kStartsWith;
+    case Operation::kTrue:
+      return Operation::kFalse;
+    case Operation::kFalse:
+      return Operation::kTrue;
+    case Operation::kAnd:
+      return Operation::kOr;
+    case Operation::kOr:
+      return Operation::kAnd;
+    case Operation::kNot:
+      return Operation::kNot;
+    case Operation::kIsNull:
+      return Operation::kNotNull;
+    case Operation::kNotNull:
+      return Operation::kIsNull;
+    case Operation::kIsNan:
+      return Operation::kNotNan;
+    case Operation::kNotNan:
+      return Operation::kIsNan;
+    case Operation::kLt:
+      return Operation::kGtEq;
+    case Operation::kLtEq:
+      return Operation::kGt;
+    case Operation::kGt:
+      return Operation::kLtEq;
+    case Operation::kGtEq:
+      return Operation::kLt;
+    case Operation::kEq:
+      return Operation::kNotEq;
+    case Operation::kNotEq:
+      return Operation::kEq;
+    case Operation::kIn:
+      return Operation::kNotIn;
+    case Operation::kNotIn:
+      return Operation::kIn;
+    case Operation::kStartsWith:
+      return Operation::kNotStartsWith;
+    case Operation::kNotStartsWith:
+      return Operation::kStartsWith;
   }
   return op;
 }
 
 Operation FlipComparison(Operation op) {
   switch (op) {
-    case Operation::kLt: return Operation::kGt;
-    case Operation::kLtEq: return Operation::kGtEq;
-    case Operation::kGt: return Operation::kLt;
-    case Operation::kGtEq: return Operation::kLtEq;
-    default: return op;
+    case Operation::kLt:
+      return Operation::kGt;
+    case Operation::kLtEq:
+      return Operation::kGtEq;
+    case Operation::kGt:
+      return Operation::kLt;
+    case Operation::kGtEq:
+      return Operation::kLtEq;
+    default:
+      return op;
   }
 }
 
@@ -79,12 +103,18 @@ int CompareValues(const Scalar& a, const Scalar& b) {
   const auto& vb = b.value();
   if (va.index() != vb.index()) return Cmp(va.index(), vb.index());
   switch (va.index()) {
-    case 1: return Cmp(std::get<bool>(va), std::get<bool>(vb));
-    case 2: return Cmp(std::get<int32_t>(va), std::get<int32_t>(vb));
-    case 3: return Cmp(std::get<int64_t>(va), std::get<int64_t>(vb));
-    case 4: return CmpFloat(std::get<float>(va), std::get<float>(vb));
-    case 5: return CmpFloat(std::get<double>(va), std::get<double>(vb));
-    case 6: return Cmp(std::get<Int128>(va), std::get<Int128>(vb));
+    case 1:
+      return Cmp(std::get<bool>(va), std::get<bool>(vb));
+    case 2:
+      return Cmp(std::get<int32_t>(va), std::get<int32_t>(vb));
+    case 3:
+      return Cmp(std::get<int64_t>(va), std::get<int64_t>(vb));
+    case 4:
+      return CmpFloat(std::get<float>(va), std::get<float>(vb));
+    case 5:
+      return CmpFloat(std::get<double>(va), std::get<double>(vb));
+    case 6:
+      return Cmp(std::get<Int128>(va), std::get<Int128>(vb));
     case 7: {
       const std::string& x = std::get<std::string>(va);
       const std::string& y = std::get<std::string>(vb);
@@ -92,21 +122,24 @@ int CompareValues(const Scalar& a, const Scalar& b) {
       if (c != 0) return c < 0 ? -1 : 1;
       return Cmp(x.size(), y.size());
     }
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
 std::string LiteralToString(const Scalar& literal) {
   if (literal.is_null()) return "null";
   switch (literal.type()->id()) {
-    case TypeId::kBoolean: return literal.get<bool>() ? "true" : "false";
+    case TypeId::kBoolean:
+      return literal.get<bool>() ? "true" : "false";
     case TypeId::kInt8:
     case TypeId::kInt16:
     case TypeId::kInt32:
     case TypeId::kInt64:
     case TypeId::kFloat32:
     case TypeId::kFloat64:
-    case TypeId::kDecimal: return FormatScalar(literal);
+    case TypeId::kDecimal:
+      return FormatScalar(literal);
     default: {
       std::string text = FormatScalar(literal);
       std::string out = "'";
@@ -248,19 +281,25 @@ ExpressionPtr Expression::MakeBound(Operation op, Term term, std::vector<Scalar>
 bool Expression::bound() const {
   switch (op_) {
     case Operation::kTrue:
-    case Operation::kFalse: return true;
+    case Operation::kFalse:
+      return true;
     case Operation::kAnd:
-    case Operation::kOr: return left_->bound() && right_->bound();
-    case Operation::kNot: return left_->bound();
-    default: return term_.bound();
+    case Operation::kOr:
+      return left_->bound() && right_->bound();
+    case Operation::kNot:
+      return left_->bound();
+    default:
+      return term_.bound();
   }
 }
 
 std::string Expression::ToString() const {
   const std::string t = term_.ToString();
   switch (op_) {
-    case Operation::kTrue: return "true";
-    case Operation::kFalse: return "false";
+    case Operation::kTrue:
+      return "true";
+    case Operation::kFalse:
+      return "false";
     case Operation::kAnd: {
       // AND binds tighter than OR, so only OR children need parentheses.
       auto side = [](const Expression& e) {
@@ -268,18 +307,30 @@ std::string Expression::ToString() const {
       };
       return side(*left_) + " and " + side(*right_);
     }
-    case Operation::kOr: return left_->ToString() + " or " + right_->ToString();
-    case Operation::kNot: return "not (" + left_->ToString() + ")";
-    case Operation::kIsNull: return t + " is null";
-    case Operation::kNotNull: return t + " is not null";
-    case Operation::kIsNan: return t + " is nan";
-    case Operation::kNotNan: return t + " is not nan";
-    case Operation::kLt: return t + " < " + LiteralToString(literal());
-    case Operation::kLtEq: return t + " <= " + LiteralToString(literal());
-    case Operation::kGt: return t + " > " + LiteralToString(literal());
-    case Operation::kGtEq: return t + " >= " + LiteralToString(literal());
-    case Operation::kEq: return t + " = " + LiteralToString(literal());
-    case Operation::kNotEq: return t + " != " + LiteralToString(literal());
+    case Operation::kOr:
+      return left_->ToString() + " or " + right_->ToString();
+    case Operation::kNot:
+      return "not (" + left_->ToString() + ")";
+    case Operation::kIsNull:
+      return t + " is null";
+    case Operation::kNotNull:
+      return t + " is not null";
+    case Operation::kIsNan:
+      return t + " is nan";
+    case Operation::kNotNan:
+      return t + " is not nan";
+    case Operation::kLt:
+      return t + " < " + LiteralToString(literal());
+    case Operation::kLtEq:
+      return t + " <= " + LiteralToString(literal());
+    case Operation::kGt:
+      return t + " > " + LiteralToString(literal());
+    case Operation::kGtEq:
+      return t + " >= " + LiteralToString(literal());
+    case Operation::kEq:
+      return t + " = " + LiteralToString(literal());
+    case Operation::kNotEq:
+      return t + " != " + LiteralToString(literal());
     case Operation::kIn:
     case Operation::kNotIn: {
       std::string out = t + (op_ == Operation::kIn ? " in (" : " not in (");
@@ -289,8 +340,10 @@ std::string Expression::ToString() const {
       }
       return out + ")";
     }
-    case Operation::kStartsWith: return t + " starts with " + LiteralToString(literal());
-    case Operation::kNotStartsWith: return t + " not starts with " + LiteralToString(literal());
+    case Operation::kStartsWith:
+      return t + " starts with " + LiteralToString(literal());
+    case Operation::kNotStartsWith:
+      return t + " not starts with " + LiteralToString(literal());
   }
   return "";
 }
@@ -299,11 +352,15 @@ bool Expression::Equals(const Expression& other) const {
   if (op_ != other.op_) return false;
   switch (op_) {
     case Operation::kTrue:
-    case Operation::kFalse: return true;
+    case Operation::kFalse:
+      return true;
     case Operation::kAnd:
-    case Operation::kOr: return left_->Equals(*other.left_) && right_->Equals(*other.right_);
-    case Operation::kNot: return left_->Equals(*other.left_);
-    default: break;
+    case Operation::kOr:
+      return left_->Equals(*other.left_) && right_->Equals(*other.right_);
+    case Operation::kNot:
+      return left_->Equals(*other.left_);
+    default:
+      break;
   }
   if (!(term_ == other.term_) || literals_.size() != other.literals_.size()) return false;
   for (size_t i = 0; i < literals_.size(); ++i) {
@@ -321,7 +378,8 @@ bool IsAlwaysFalse(const Expression& expr) { return expr.op() == Operation::kFal
 ExpressionPtr RewriteNot(const ExpressionPtr& expr) {
   switch (expr->op()) {
     case Operation::kTrue:
-    case Operation::kFalse: return expr;
+    case Operation::kFalse:
+      return expr;
     case Operation::kAnd:
     case Operation::kOr: {
       ExpressionPtr l = RewriteNot(expr->left());
@@ -334,19 +392,24 @@ ExpressionPtr RewriteNot(const ExpressionPtr& expr) {
     case Operation::kNot: {
       const ExpressionPtr& c = expr->child();
       switch (c->op()) {
-        case Operation::kTrue: return Expression::False();
-        case Operation::kFalse: return Expression::True();
+        case Operation::kTrue:
+          return Expression::False();
+        case Operation::kFalse:
+          return Expression::True();
         case Operation::kAnd:
           return Expression::Or(RewriteNot(Expression::Not(c->left())),
                                 RewriteNot(Expression::Not(c->right())));
         case Operation::kOr:
           return Expression::And(RewriteNot(Expression::Not(c->left())),
                                  RewriteNot(Expression::Not(c->right())));
-        case Operation::kNot: return RewriteNot(c->child());
-        default: return Expression::MakeBound(Negate(c->op()), c->term(), c->literals());
+        case Operation::kNot:
+          return RewriteNot(c->child());
+        default:
+          return Expression::MakeBound(Negate(c->op()), c->term(), c->literals());
       }
     }
-    default: return expr;
+    default:
+      return expr;
   }
 }
 
@@ -355,13 +418,16 @@ namespace {
 void CollectIds(const Expression& e, std::set<int32_t>* ids) {
   switch (e.op()) {
     case Operation::kTrue:
-    case Operation::kFalse: return;
+    case Operation::kFalse:
+      return;
     case Operation::kAnd:
     case Operation::kOr:
       CollectIds(*e.left(), ids);
       CollectIds(*e.right(), ids);
       return;
-    case Operation::kNot: CollectIds(*e.child(), ids); return;
+    case Operation::kNot:
+      CollectIds(*e.child(), ids);
+      return;
     default:
       if (e.term().bound()) ids->insert(e.term().field_id);
   }
@@ -574,8 +640,8 @@ Result<std::optional<Scalar>> ConvertLiteral(const Scalar& literal, const TypePt
   const auto& v = literal.value();
   // Integer sources (int8..int64) as one wide value.
   if (literal.type()->is_integer()) {
-    const int64_t x = std::holds_alternative<int32_t>(v) ? std::get<int32_t>(v)
-                                                         : std::get<int64_t>(v);
+    const int64_t x =
+        std::holds_alternative<int32_t>(v) ? std::get<int32_t>(v) : std::get<int64_t>(v);
     switch (to) {
       case TypeId::kInt32:
       case TypeId::kDate:
@@ -589,14 +655,17 @@ Result<std::optional<Scalar>> ConvertLiteral(const Scalar& literal, const TypePt
       case TypeId::kTimestampNs:
       case TypeId::kTimestampTzNs:
         return ok(x);
-      case TypeId::kFloat32: return ok(static_cast<float>(x));
-      case TypeId::kFloat64: return ok(static_cast<double>(x));
+      case TypeId::kFloat32:
+        return ok(static_cast<float>(x));
+      case TypeId::kFloat64:
+        return ok(static_cast<double>(x));
       case TypeId::kDecimal: {
         Int128 u = Int128{x} * Pow10(type->scale());
         if (!FitsPrecision(u, type->precision())) return out_of_range(x > 0);
         return ok(u);
       }
-      default: return NoConversion(literal, type);
+      default:
+        return NoConversion(literal, type);
     }
   }
   switch (from) {
@@ -654,7 +723,8 @@ Result<std::optional<Scalar>> ConvertLiteral(const Scalar& literal, const TypePt
       const int64_t micros = nanos ? (x >= 0 ? x / 1000 : -((-x + 999) / 1000)) : x;
       switch (to) {
         case TypeId::kTimestamp:
-        case TypeId::kTimestampTz: return ok(micros);
+        case TypeId::kTimestampTz:
+          return ok(micros);
         case TypeId::kTimestampNs:
         case TypeId::kTimestampTzNs: {
           if (nanos) return ok(x);
@@ -667,13 +737,15 @@ Result<std::optional<Scalar>> ConvertLiteral(const Scalar& literal, const TypePt
           if (micros % kMicrosPerDay < 0) --days;
           return ok(static_cast<int32_t>(days));
         }
-        default: return NoConversion(literal, type);
+        default:
+          return NoConversion(literal, type);
       }
     }
     case TypeId::kString: {
       const std::string& s = std::get<std::string>(v);
       switch (to) {
-        case TypeId::kString: return ok(s);
+        case TypeId::kString:
+          return ok(s);
         case TypeId::kDate: {
           TextCursor c(s);
           int64_t days;
@@ -712,7 +784,8 @@ Result<std::optional<Scalar>> ConvertLiteral(const Scalar& literal, const TypePt
           if (!FitsPrecision(u, type->precision())) return out_of_range(u > 0);
           return ok(u);
         }
-        default: return NoConversion(literal, type);
+        default:
+          return NoConversion(literal, type);
       }
       return Status::Invalid("cannot parse '{}' as {}", s, type->ToString());
     }
@@ -726,7 +799,8 @@ Result<std::optional<Scalar>> ConvertLiteral(const Scalar& literal, const TypePt
     case TypeId::kUuid:
       if (to == TypeId::kUuid) return ok(std::get<std::string>(v));
       return NoConversion(literal, type);
-    default: return NoConversion(literal, type);
+    default:
+      return NoConversion(literal, type);
   }
 }
 
@@ -791,7 +865,8 @@ Result<ExpressionPtr> BindPredicate(const Expression& pred, const Schema& schema
                             unbound.name, type->ToString());
       }
       break;
-    default: break;
+    default:
+      break;
   }
   std::vector<Scalar> converted;
   bool any_above = false, any_below = false;
@@ -834,11 +909,10 @@ Result<ExpressionPtr> BindPredicate(const Expression& pred, const Schema& schema
     case Operation::kNotIn: {
       std::sort(converted.begin(), converted.end(),
                 [](const Scalar& a, const Scalar& b) { return CompareValues(a, b) < 0; });
-      converted.erase(std::unique(converted.begin(), converted.end(),
-                                  [](const Scalar& a, const Scalar& b) {
-                                    return CompareValues(a, b) == 0;
-                                  }),
-                      converted.end());
+      converted.erase(
+          std::unique(converted.begin(), converted.end(),
+                      [](const Scalar& a, const Scalar& b) { return CompareValues(a, b) == 0; }),
+          converted.end());
       if (converted.empty()) {
         return op == Operation::kIn ? Expression::False() : Expression::True();
       }
@@ -848,7 +922,8 @@ Result<ExpressionPtr> BindPredicate(const Expression& pred, const Schema& schema
       }
       break;
     }
-    default: break;
+    default:
+      break;
   }
   return Expression::MakeBound(op, term, std::move(converted));
 }
@@ -858,7 +933,8 @@ Result<ExpressionPtr> BindPredicate(const Expression& pred, const Schema& schema
 Result<ExpressionPtr> Bind(const ExpressionPtr& expr, const Schema& schema, bool case_sensitive) {
   switch (expr->op()) {
     case Operation::kTrue:
-    case Operation::kFalse: return expr;
+    case Operation::kFalse:
+      return expr;
     case Operation::kAnd: {
       FLOE_ASSIGN_OR_RAISE(auto l, Bind(expr->left(), schema, case_sensitive));
       FLOE_ASSIGN_OR_RAISE(auto r, Bind(expr->right(), schema, case_sensitive));

@@ -93,7 +93,8 @@ class Expression {
   /// An unbound predicate on a column name; literals may be of any convertible type.
   /// The literal count must suit the operation (none for null/NaN tests, one for
   /// comparisons and STARTS WITH, any for IN): kInvalidArgument otherwise.
-  static Result<ExpressionPtr> Predicate(Operation op, Term term, std::vector<Scalar> literals = {});
+  static Result<ExpressionPtr> Predicate(Operation op, Term term,
+                                         std::vector<Scalar> literals = {});
   /// Predicate(op, Term{column}, literals) for the common case; aborts on a bad count.
   static ExpressionPtr Make(Operation op, std::string column, std::vector<Scalar> literals = {});
   /// A bound predicate (used by Bind and the projections); literals must already have

@@ -24,8 +24,10 @@ std::optional<Scalar> Step(const Scalar& v, int delta) {
       if ((delta > 0 && x == INT64_MAX) || (delta < 0 && x == INT64_MIN)) return std::nullopt;
       return Scalar::Make(v.type(), x + delta);
     }
-    case 6: return Scalar::Make(v.type(), v.get<Int128>() + delta);
-    default: return std::nullopt;
+    case 6:
+      return Scalar::Make(v.type(), v.get<Int128>() + delta);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -57,7 +59,8 @@ ExpressionPtr WidenNegativeTemporal(Operation op, const Term& term, std::vector<
   auto is_neg = [](const Scalar& s) { return s.get<int32_t>() < 0; };
   switch (op) {
     case Operation::kLtEq:
-      if (is_neg(values[0])) values[0] = Scalar::Make(values[0].type(), values[0].get<int32_t>() + 1);
+      if (is_neg(values[0]))
+        values[0] = Scalar::Make(values[0].type(), values[0].get<int32_t>() + 1);
       return Expression::MakeBound(op, term, std::move(values));
     case Operation::kEq:
     case Operation::kIn: {
@@ -68,22 +71,22 @@ ExpressionPtr WidenNegativeTemporal(Operation op, const Term& term, std::vector<
       }
       std::sort(widened.begin(), widened.end(),
                 [](const Scalar& a, const Scalar& b) { return CompareValues(a, b) < 0; });
-      widened.erase(std::unique(widened.begin(), widened.end(),
-                                [](const Scalar& a, const Scalar& b) {
-                                  return CompareValues(a, b) == 0;
-                                }),
-                    widened.end());
+      widened.erase(
+          std::unique(widened.begin(), widened.end(),
+                      [](const Scalar& a, const Scalar& b) { return CompareValues(a, b) == 0; }),
+          widened.end());
       return MakeSet(Operation::kIn, term, std::move(widened));
     }
-    default: return Expression::MakeBound(op, term, std::move(values));
+    default:
+      return Expression::MakeBound(op, term, std::move(values));
   }
 }
 
 Result<ExpressionPtr> ProjectOrdered(const Expression& pred, const Transform& t, const Term& pt,
                                      bool strict) {
   const Operation op = pred.op();
-  const bool is_bytes = pred.term().type()->id() == TypeId::kString ||
-                        pred.term().type()->id() == TypeId::kBinary;
+  const bool is_bytes =
+      pred.term().type()->id() == TypeId::kString || pred.term().type()->id() == TypeId::kBinary;
   const bool temporal = IsTemporal(t.kind());
   auto apply = [&](const Scalar& v) { return t.Apply(v); };
   auto one = [&](Operation out_op, const Scalar& v) -> Result<ExpressionPtr> {
@@ -101,11 +104,14 @@ Result<ExpressionPtr> ProjectOrdered(const Expression& pred, const Transform& t,
     switch (op) {
       case Operation::kLt:
         return is_bytes ? one(Operation::kLtEq, pred.literal()) : stepped(Operation::kLtEq, -1);
-      case Operation::kLtEq: return one(Operation::kLtEq, pred.literal());
+      case Operation::kLtEq:
+        return one(Operation::kLtEq, pred.literal());
       case Operation::kGt:
         return is_bytes ? one(Operation::kGtEq, pred.literal()) : stepped(Operation::kGtEq, 1);
-      case Operation::kGtEq: return one(Operation::kGtEq, pred.literal());
-      case Operation::kEq: return one(Operation::kEq, pred.literal());
+      case Operation::kGtEq:
+        return one(Operation::kGtEq, pred.literal());
+      case Operation::kEq:
+        return one(Operation::kEq, pred.literal());
       case Operation::kIn: {
         FLOE_ASSIGN_OR_RAISE(auto values, ApplyAll(t, pred.literals()));
         if (temporal) return WidenNegativeTemporal(Operation::kIn, pt, std::move(values));
@@ -129,17 +135,21 @@ Result<ExpressionPtr> ProjectOrdered(const Expression& pred, const Transform& t,
         }
         return ExpressionPtr();
       }
-      default: return ExpressionPtr();
+      default:
+        return ExpressionPtr();
     }
   }
   switch (op) {
-    case Operation::kLt: return one(Operation::kLt, pred.literal());
+    case Operation::kLt:
+      return one(Operation::kLt, pred.literal());
     case Operation::kLtEq:
       return is_bytes ? one(Operation::kLt, pred.literal()) : stepped(Operation::kLt, 1);
-    case Operation::kGt: return one(Operation::kGt, pred.literal());
+    case Operation::kGt:
+      return one(Operation::kGt, pred.literal());
     case Operation::kGtEq:
       return is_bytes ? one(Operation::kGt, pred.literal()) : stepped(Operation::kGt, -1);
-    case Operation::kNotEq: return one(Operation::kNotEq, pred.literal());
+    case Operation::kNotEq:
+      return one(Operation::kNotEq, pred.literal());
     case Operation::kNotIn: {
       FLOE_ASSIGN_OR_RAISE(auto values, ApplyAll(t, pred.literals()));
       if (temporal) {
@@ -154,8 +164,10 @@ Result<ExpressionPtr> ProjectOrdered(const Expression& pred, const Transform& t,
         return Expression::MakeBound(Operation::kStartsWith, pt, {pred.literal()});
       }
       return ExpressionPtr();
-    case Operation::kNotStartsWith: return one(Operation::kNotStartsWith, pred.literal());
-    default: return ExpressionPtr();
+    case Operation::kNotStartsWith:
+      return one(Operation::kNotStartsWith, pred.literal());
+    default:
+      return ExpressionPtr();
   }
 }
 
@@ -178,7 +190,8 @@ Result<ExpressionPtr> ProjectPredicate(const Expression& pred, const Transform& 
     return Expression::MakeBound(op, pt);
   }
   switch (transform.kind()) {
-    case TransformKind::kIdentity: return Expression::MakeBound(op, pt, pred.literals());
+    case TransformKind::kIdentity:
+      return Expression::MakeBound(op, pt, pred.literals());
     case TransformKind::kBucket: {
       const Operation want_single = strict ? Operation::kNotEq : Operation::kEq;
       const Operation want_set = strict ? Operation::kNotIn : Operation::kIn;
@@ -199,7 +212,8 @@ Result<ExpressionPtr> ProjectPredicate(const Expression& pred, const Transform& 
     case TransformKind::kHour:
       if (op == Operation::kIsNan || op == Operation::kNotNan) return ExpressionPtr();
       return ProjectOrdered(pred, transform, pt, strict);
-    default: return ExpressionPtr();
+    default:
+      return ExpressionPtr();
   }
 }
 
@@ -209,7 +223,8 @@ Result<ExpressionPtr> Project(const ExpressionPtr& expr, const PartitionSpec& sp
                               const Schema& schema, const TypePtr& partition_type, bool strict) {
   switch (expr->op()) {
     case Operation::kTrue:
-    case Operation::kFalse: return expr;
+    case Operation::kFalse:
+      return expr;
     case Operation::kAnd: {
       FLOE_ASSIGN_OR_RAISE(auto l, Project(expr->left(), spec, schema, partition_type, strict));
       FLOE_ASSIGN_OR_RAISE(auto r, Project(expr->right(), spec, schema, partition_type, strict));
@@ -222,7 +237,8 @@ Result<ExpressionPtr> Project(const ExpressionPtr& expr, const PartitionSpec& sp
     }
     case Operation::kNot:
       return Status::Internal("projection expects an expression without NOT");
-    default: break;
+    default:
+      break;
   }
   if (!expr->term().bound()) {
     return Status::Invalid("cannot project unbound predicate {}", expr->ToString());

@@ -118,7 +118,8 @@ Result<Scalar> DeserializeValue(const TypePtr& type, std::string_view bytes) {
       return WrongLength(*type, n, "8");
     case TypeId::kDecimal: {
       if (n == 0 || n > 16) return WrongLength(*type, n, "1 to 16");
-      unsigned __int128 u = (static_cast<unsigned char>(bytes[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
+      unsigned __int128 u =
+          (static_cast<unsigned char>(bytes[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
       for (char c : bytes) u = (u << 8) | static_cast<unsigned char>(c);
       return Scalar::Make(type, static_cast<Int128>(u));
     }

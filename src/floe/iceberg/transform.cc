@@ -59,9 +59,7 @@ int64_t ToMicros(TypeId id, int64_t v) { return IsNanos(id) ? FloorDiv(v, 1000) 
 
 uint32_t Rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
 
-uint32_t HashLong(int64_t v) {
-  return static_cast<uint32_t>(Murmur3Hash32(&v, sizeof(v)));
-}
+uint32_t HashLong(int64_t v) { return static_cast<uint32_t>(Murmur3Hash32(&v, sizeof(v))); }
 
 uint32_t HashBytes(std::string_view b) {
   return static_cast<uint32_t>(Murmur3Hash32(b.data(), b.size()));
@@ -425,22 +423,19 @@ Result<ArrayPtr> Transform::Apply(const Array& values) const {
       switch (id) {
         case TypeId::kInt8: {
           const int8_t* v = values.values<int8_t>();
-          return MapToInt32(values, result_type, [&](int64_t i) {
-            return BucketOf(HashLong(v[i]), buckets);
-          });
+          return MapToInt32(values, result_type,
+                            [&](int64_t i) { return BucketOf(HashLong(v[i]), buckets); });
         }
         case TypeId::kInt16: {
           const int16_t* v = values.values<int16_t>();
-          return MapToInt32(values, result_type, [&](int64_t i) {
-            return BucketOf(HashLong(v[i]), buckets);
-          });
+          return MapToInt32(values, result_type,
+                            [&](int64_t i) { return BucketOf(HashLong(v[i]), buckets); });
         }
         case TypeId::kInt32:
         case TypeId::kDate: {
           const int32_t* v = values.values<int32_t>();
-          return MapToInt32(values, result_type, [&](int64_t i) {
-            return BucketOf(HashLong(v[i]), buckets);
-          });
+          return MapToInt32(values, result_type,
+                            [&](int64_t i) { return BucketOf(HashLong(v[i]), buckets); });
         }
         case TypeId::kTimestampNs:
         case TypeId::kTimestampTzNs: {
@@ -454,9 +449,8 @@ Result<ArrayPtr> Transform::Apply(const Array& values) const {
         case TypeId::kTimestamp:
         case TypeId::kTimestampTz: {
           const int64_t* v = values.values<int64_t>();
-          return MapToInt32(values, result_type, [&](int64_t i) {
-            return BucketOf(HashLong(v[i]), buckets);
-          });
+          return MapToInt32(values, result_type,
+                            [&](int64_t i) { return BucketOf(HashLong(v[i]), buckets); });
         }
         case TypeId::kDecimal:
           return MapToInt32(values, result_type, [&](int64_t i) {

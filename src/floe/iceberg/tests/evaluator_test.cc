@@ -15,11 +15,10 @@ namespace {
 using Op = Operation;
 
 SchemaPtr TestSchema() {
-  auto s = Schema::Make(
-      1, {Field("id", Int32(), false, 1), Field("name", String(), true, 2),
-          Field("x", Float64(), true, 3), Field("big", Int64(), true, 4),
-          Field("s", Struct({Field("a", Int32(), true, 6)}), true, 5),
-          Field("l", List(Field("element", Int32(), true, 8)), true, 7)});
+  auto s = Schema::Make(1, {Field("id", Int32(), false, 1), Field("name", String(), true, 2),
+                            Field("x", Float64(), true, 3), Field("big", Int64(), true, 4),
+                            Field("s", Struct({Field("a", Int32(), true, 6)}), true, 5),
+                            Field("l", List(Field("element", Int32(), true, 8)), true, 7)});
   EXPECT_TRUE(s.has_value()) << s.error().ToString();
   return *s;
 }
@@ -52,10 +51,14 @@ DataFile IntFile() {
   f.value_counts = {{1, 100}, {2, 100}, {3, 100}, {6, 100}, {8, 300}};
   f.null_value_counts = {{1, 0}, {2, 10}, {3, 40}, {6, 0}, {8, 0}};
   f.nan_value_counts = {{3, 60}};
-  f.lower_bounds = {{1, Ser(Scalar::I32(10))}, {2, Ser(Scalar::Str("abc"))},
-                    {6, Ser(Scalar::I32(1))}, {8, Ser(Scalar::I32(1))}};
-  f.upper_bounds = {{1, Ser(Scalar::I32(20))}, {2, Ser(Scalar::Str("abd"))},
-                    {6, Ser(Scalar::I32(1))}, {8, Ser(Scalar::I32(5))}};
+  f.lower_bounds = {{1, Ser(Scalar::I32(10))},
+                    {2, Ser(Scalar::Str("abc"))},
+                    {6, Ser(Scalar::I32(1))},
+                    {8, Ser(Scalar::I32(1))}};
+  f.upper_bounds = {{1, Ser(Scalar::I32(20))},
+                    {2, Ser(Scalar::Str("abd"))},
+                    {6, Ser(Scalar::I32(1))},
+                    {8, Ser(Scalar::I32(5))}};
   return f;
 }
 
@@ -205,9 +208,9 @@ struct Spec {
 };
 
 Spec MakeSpec() {
-  auto spec = PartitionSpec::Make(*TestSchema(), 1,
-                                  {{4, 1000, "big_trunc", Transform::Truncate(10)},
-                                   {2, 1001, "name", Transform::Identity()}});
+  auto spec = PartitionSpec::Make(
+      *TestSchema(), 1,
+      {{4, 1000, "big_trunc", Transform::Truncate(10)}, {2, 1001, "name", Transform::Identity()}});
   EXPECT_TRUE(spec.has_value()) << spec.error().ToString();
   auto type = (*spec)->PartitionType(*TestSchema());
   EXPECT_TRUE(type.has_value());
@@ -298,10 +301,10 @@ TEST(ManifestEvaluatorTest, Summaries) {
 
 TEST(ResidualEvaluatorTest, PartitionDecidesPredicates) {
   Spec s = MakeSpec();
-  ExpressionPtr filter = B(Expression::And(
-      Expression::Make(Op::kLt, "big", {Scalar::I64(105)}),
-      Expression::And(Expression::Make(Op::kEq, "name", {Scalar::Str("a")}),
-                      Expression::Make(Op::kGt, "id", {Scalar::I32(3)}))));
+  ExpressionPtr filter =
+      B(Expression::And(Expression::Make(Op::kLt, "big", {Scalar::I64(105)}),
+                        Expression::And(Expression::Make(Op::kEq, "name", {Scalar::Str("a")}),
+                                        Expression::Make(Op::kGt, "id", {Scalar::I32(3)}))));
   ASSERT_OK_AND_ASSIGN(auto ev, ResidualEvaluator::Make(filter, s.spec, TestSchema()));
   auto residual = [&](PartitionValues v) {
     auto r = ev->ResidualFor(v);
@@ -315,8 +318,9 @@ TEST(ResidualEvaluatorTest, PartitionDecidesPredicates) {
   EXPECT_EQ(residual({Scalar::I64(110), Scalar::Str("a")}), "false");
   EXPECT_EQ(residual({Scalar::I64(90), Scalar::Str("b")}), "false");
   EXPECT_EQ(residual({Scalar::Null(Int64()), Scalar::Str("a")}), "false");
-  ASSERT_OK_AND_ASSIGN(auto unpartitioned, ResidualEvaluator::Make(filter, PartitionSpec::Unpartitioned(),
-                                                                   TestSchema()));
+  ASSERT_OK_AND_ASSIGN(
+      auto unpartitioned,
+      ResidualEvaluator::Make(filter, PartitionSpec::Unpartitioned(), TestSchema()));
   ASSERT_OK_AND_ASSIGN(auto all, unpartitioned->ResidualFor({}));
   EXPECT_TRUE(all->Equals(*filter));
 }
@@ -335,22 +339,35 @@ RecordBatchPtr Rows() {
   // Row 1: 2, NULL, NaN, NULL, NULL
   // Row 2: 3, "b", NULL, 30, {a: NULL}
   // Row 3: 4, "abx", -1, 40, {a: 4}
-  EXPECT_OK(id.Append(1)); EXPECT_OK(id.Append(2)); EXPECT_OK(id.Append(3)); EXPECT_OK(id.Append(4));
-  EXPECT_OK(name.Append("abc")); EXPECT_OK(name.AppendNull()); EXPECT_OK(name.Append("b"));
+  EXPECT_OK(id.Append(1));
+  EXPECT_OK(id.Append(2));
+  EXPECT_OK(id.Append(3));
+  EXPECT_OK(id.Append(4));
+  EXPECT_OK(name.Append("abc"));
+  EXPECT_OK(name.AppendNull());
+  EXPECT_OK(name.Append("b"));
   EXPECT_OK(name.Append("abx"));
-  EXPECT_OK(x.Append(1.5)); EXPECT_OK(x.Append(NAN)); EXPECT_OK(x.AppendNull()); EXPECT_OK(x.Append(-1));
-  EXPECT_OK(big.Append(10)); EXPECT_OK(big.AppendNull()); EXPECT_OK(big.Append(30));
+  EXPECT_OK(x.Append(1.5));
+  EXPECT_OK(x.Append(NAN));
+  EXPECT_OK(x.AppendNull());
+  EXPECT_OK(x.Append(-1));
+  EXPECT_OK(big.Append(10));
+  EXPECT_OK(big.AppendNull());
+  EXPECT_OK(big.Append(30));
   EXPECT_OK(big.Append(40));
-  EXPECT_OK(st.Append()); EXPECT_OK(a->Append(1));
+  EXPECT_OK(st.Append());
+  EXPECT_OK(a->Append(1));
   EXPECT_OK(st.AppendNull());
-  EXPECT_OK(st.Append()); EXPECT_OK(a->AppendNull());
-  EXPECT_OK(st.Append()); EXPECT_OK(a->Append(4));
+  EXPECT_OK(st.Append());
+  EXPECT_OK(a->AppendNull());
+  EXPECT_OK(st.Append());
+  EXPECT_OK(a->Append(4));
   std::vector<ArrayPtr> cols = {*id.Finish(), *name.Finish(), *x.Finish(), *big.Finish(),
                                 *st.Finish()};
-  auto schema = std::make_shared<floe::Schema>(std::vector<Field>{
-      Field("id", Int32(), false, 1), Field("name", String(), true, 2),
-      Field("x", Float64(), true, 3), Field("big", Int64(), true, 4),
-      Field("s", Struct({Field("a", Int32(), true, 6)}), true, 5)});
+  auto schema = std::make_shared<floe::Schema>(
+      std::vector<Field>{Field("id", Int32(), false, 1), Field("name", String(), true, 2),
+                         Field("x", Float64(), true, 3), Field("big", Int64(), true, 4),
+                         Field("s", Struct({Field("a", Int32(), true, 6)}), true, 5)});
   auto batch = RecordBatch::Make(schema, 4, cols);
   EXPECT_TRUE(batch.has_value()) << batch.error().ToString();
   return *batch;
@@ -372,7 +389,9 @@ TEST(EvaluateRowsTest, PredicatesAndThreeValuedLogic) {
   EXPECT_EQ(Eval(P(Op::kGt, "id", {Scalar::I32(2)})), "fftt");
   EXPECT_EQ(Eval(P(Op::kIn, "id", {Scalar::I32(1), Scalar::I32(4)})), "tfft");
   EXPECT_EQ(Eval(P(Op::kNotIn, "id", {Scalar::I32(1), Scalar::I32(4)})), "fttf");
-  EXPECT_EQ(Eval(P(Op::kEq, "name", {Scalar::Str("b")})), "fnt" "f");
+  EXPECT_EQ(Eval(P(Op::kEq, "name", {Scalar::Str("b")})),
+            "fnt"
+            "f");
   EXPECT_EQ(Eval(P(Op::kStartsWith, "name", {Scalar::Str("ab")})), "tnft");
   EXPECT_EQ(Eval(P(Op::kNotStartsWith, "name", {Scalar::Str("ab")})), "fntf");
   EXPECT_EQ(Eval(P(Op::kIsNull, "name")), "ftff");
@@ -396,8 +415,9 @@ TEST(EvaluateRowsTest, PredicatesAndThreeValuedLogic) {
   EXPECT_EQ(Eval(B(Expression::And(Expression::Make(Op::kIsNull, "name"), id_gt))), "ftff");
   EXPECT_EQ(Eval(Expression::True()), "tttt");
   // Transform terms apply the transform to the column.
-  ASSERT_OK_AND_ASSIGN(auto trunc, Expression::Predicate(Op::kEq, Term::Ref("big", Transform::Truncate(20)),
-                                                         {Scalar::I64(20)}));
+  ASSERT_OK_AND_ASSIGN(
+      auto trunc,
+      Expression::Predicate(Op::kEq, Term::Ref("big", Transform::Truncate(20)), {Scalar::I64(20)}));
   EXPECT_EQ(Eval(B(trunc)), "fntf");
   // Unknown field id.
   Term missing;

@@ -82,10 +82,10 @@ TEST(ProjectionTest, Bucket) {
   EXPECT_EQ(Incl(f, Op::kNotIn, "id", {Scalar::I32(1), Scalar::I32(2)}), "true");
   // Literals in one bucket collapse to one value.
   EXPECT_EQ(Incl(f, Op::kIn, "id", {Scalar::I32(1), Scalar::I32(2)}),
-            Bucket16(1) == Bucket16(2) ? fmt::format("id_bucket = {}", b1)
-                                       : fmt::format("id_bucket in ({}, {})",
-                                                     std::min(b1, Bucket16(2)),
-                                                     std::max(b1, Bucket16(2))));
+            Bucket16(1) == Bucket16(2)
+                ? fmt::format("id_bucket = {}", b1)
+                : fmt::format("id_bucket in ({}, {})", std::min(b1, Bucket16(2)),
+                              std::max(b1, Bucket16(2))));
   EXPECT_EQ(Strict(f, Op::kNotEq, "id", {Scalar::I32(5)}), fmt::format("id_bucket != {}", b5));
   EXPECT_EQ(Strict(f, Op::kNotIn, "id", {Scalar::I32(1), Scalar::I32(v2)}),
             fmt::format("id_bucket not in ({}, {})", std::min(b1, b2), std::max(b1, b2)));
@@ -93,12 +93,14 @@ TEST(ProjectionTest, Bucket) {
     EXPECT_EQ(Strict(f, op, "id", {Scalar::I32(5)}), "false");
   }
   // A transform term projects onto the matching partition field exactly.
-  ASSERT_OK_AND_ASSIGN(auto t, Expression::Predicate(Op::kEq, Term::Ref("id", Transform::Bucket(16)),
-                                                     {Scalar::I32(3)}));
+  ASSERT_OK_AND_ASSIGN(
+      auto t,
+      Expression::Predicate(Op::kEq, Term::Ref("id", Transform::Bucket(16)), {Scalar::I32(3)}));
   EXPECT_EQ(Project(f, t, false), "id_bucket = 3");
   EXPECT_EQ(Project(f, t, true), "id_bucket = 3");
-  ASSERT_OK_AND_ASSIGN(auto other, Expression::Predicate(Op::kEq, Term::Ref("id", Transform::Bucket(8)),
-                                                         {Scalar::I32(3)}));
+  ASSERT_OK_AND_ASSIGN(
+      auto other,
+      Expression::Predicate(Op::kEq, Term::Ref("id", Transform::Bucket(8)), {Scalar::I32(3)}));
   EXPECT_EQ(Project(f, other, false), "true");
   EXPECT_EQ(Project(f, other, true), "false");
 }
@@ -184,8 +186,8 @@ TEST(ProjectionTest, TemporalWithPreEpochAdjustment) {
 
   auto date = [](int32_t v) { return Scalar::Make(Date(), v); };
   EXPECT_EQ(Incl(f, Op::kGtEq, "d", {date(17486)}), "d_month >= 574");
-  EXPECT_EQ(Incl(f, Op::kLt, "d", {date(17471)}), "d_month <= 573");  // 2017-11-01
-  EXPECT_EQ(Strict(f, Op::kGt, "d", {date(17500)}), "d_month > 574");   // 2017-11-30
+  EXPECT_EQ(Incl(f, Op::kLt, "d", {date(17471)}), "d_month <= 573");   // 2017-11-01
+  EXPECT_EQ(Strict(f, Op::kGt, "d", {date(17500)}), "d_month > 574");  // 2017-11-30
   EXPECT_EQ(Strict(f, Op::kGtEq, "d", {date(17471)}), "d_month > 573");
 }
 
@@ -196,8 +198,9 @@ TEST(ProjectionTest, IdentityVoidAndStructure) {
             "price not in (1.00, 2.00)");
   EXPECT_EQ(Incl(f, Op::kGt, "x", {Scalar::F64(1)}), "true");
   EXPECT_EQ(Strict(f, Op::kGt, "x", {Scalar::F64(1)}), "false");
-  EXPECT_EQ(Project(f, Expression::Not(Expression::Make(Op::kNotEq, "id", {Scalar::I32(5)})), false),
-            fmt::format("id_bucket = {}", Bucket16(5)));
+  EXPECT_EQ(
+      Project(f, Expression::Not(Expression::Make(Op::kNotEq, "id", {Scalar::I32(5)})), false),
+      fmt::format("id_bucket = {}", Bucket16(5)));
   EXPECT_EQ(Project(f,
                     Expression::Or(Expression::Make(Op::kLt, "big", {Scalar::I64(100)}),
                                    Expression::Make(Op::kGt, "x", {Scalar::F64(1)})),
@@ -221,8 +224,8 @@ TEST(ProjectionTest, IdentityVoidAndStructure) {
   EXPECT_EQ(Strict(v, Op::kNotNull, "big"), "false");
 
   // Two fields on one source: inclusive ANDs, strict ORs.
-  Fixture two = Make({{8, 1000, "b10", Transform::Truncate(10)},
-                      {8, 1001, "b", Transform::Identity()}});
+  Fixture two =
+      Make({{8, 1000, "b10", Transform::Truncate(10)}, {8, 1001, "b", Transform::Identity()}});
   EXPECT_EQ(Incl(two, Op::kLt, "big", {Scalar::I64(100)}), "b10 <= 90 and b < 100");
   EXPECT_EQ(Strict(two, Op::kLt, "big", {Scalar::I64(100)}), "b10 < 100 or b < 100");
 }

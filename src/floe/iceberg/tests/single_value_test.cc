@@ -45,12 +45,18 @@ TEST(SingleValueTest, EncodesEveryPrimitive) {
 }
 
 TEST(SingleValueTest, RoundTrips) {
-  std::vector<Scalar> values = {
-      Scalar::Bool(true), Scalar::I32(-7), Scalar::I64(INT64_MIN), Scalar::Make(Float32(), -0.5f),
-      Scalar::F64(1e300), Scalar::Make(Decimal(38, 0), Int128{-1} << 100),
-      Scalar::Make(Decimal(38, 0), (Int128{1} << 120)), Scalar::Make(Time(), int64_t{5}),
-      Scalar::Make(TimestampNs(), int64_t{-5}), Scalar::Str(""),
-      Scalar::Make(Uuid(), std::string(16, '\x7f')), Scalar::Make(Fixed(3), Bytes({1, 2, 3}))};
+  std::vector<Scalar> values = {Scalar::Bool(true),
+                                Scalar::I32(-7),
+                                Scalar::I64(INT64_MIN),
+                                Scalar::Make(Float32(), -0.5f),
+                                Scalar::F64(1e300),
+                                Scalar::Make(Decimal(38, 0), Int128{-1} << 100),
+                                Scalar::Make(Decimal(38, 0), (Int128{1} << 120)),
+                                Scalar::Make(Time(), int64_t{5}),
+                                Scalar::Make(TimestampNs(), int64_t{-5}),
+                                Scalar::Str(""),
+                                Scalar::Make(Uuid(), std::string(16, '\x7f')),
+                                Scalar::Make(Fixed(3), Bytes({1, 2, 3}))};
   for (const Scalar& v : values) {
     std::string bytes = Ser(v);
     ASSERT_OK_AND_ASSIGN(Scalar back, DeserializeValue(v.type(), bytes));

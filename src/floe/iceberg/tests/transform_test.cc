@@ -36,10 +36,8 @@ TEST(BucketHashTest, SpecAppendixBTestValues) {
   EXPECT_EQ(Hash(Scalar::Make(TimestampTz(), kMicros20171116T223108)), -2047944441);
   EXPECT_EQ(Hash(Scalar::Make(TimestampTz(), kMicros20171116T223108 + 1)), -1207196810);
   EXPECT_EQ(Hash(Scalar::Make(TimestampNs(), kMicros20171116T223108 * 1000)), -2047944441);
-  EXPECT_EQ(Hash(Scalar::Make(TimestampNs(), kMicros20171116T223108 * 1000 + 1001)),
-            -1207196810);
-  EXPECT_EQ(Hash(Scalar::Make(TimestampTzNs(), kMicros20171116T223108 * 1000 + 1001)),
-            -1207196810);
+  EXPECT_EQ(Hash(Scalar::Make(TimestampNs(), kMicros20171116T223108 * 1000 + 1001)), -1207196810);
+  EXPECT_EQ(Hash(Scalar::Make(TimestampTzNs(), kMicros20171116T223108 * 1000 + 1001)), -1207196810);
   EXPECT_EQ(Hash(Scalar::Str("iceberg")), 1210000089);
   EXPECT_EQ(Hash(Scalar::Make(Uuid(), Bytes({0xF7, 0x9C, 0x3E, 0x09, 0x67, 0x7C, 0x4B, 0xBD, 0xA4,
                                              0x79, 0x3F, 0x34, 0x9C, 0xB7, 0x85, 0xE7}))),
@@ -64,8 +62,8 @@ TEST(TransformTest, ParseAndToString) {
   EXPECT_EQ(z.kind(), TransformKind::kUnknown);
   EXPECT_EQ(z.ToString(), "zorder");
   EXPECT_FALSE(z.CanTransform(*Int32()));
-  for (std::string_view bad : {"bucket[0]", "bucket[x]", "truncate[-1]", "bucket[]",
-                               "bucket[16x]", "truncate[99999999999]"}) {
+  for (std::string_view bad : {"bucket[0]", "bucket[x]", "truncate[-1]", "bucket[]", "bucket[16x]",
+                               "truncate[99999999999]"}) {
     EXPECT_THAT(Transform::Parse(bad), testing::IsError(StatusCode::kInvalidArgument)) << bad;
   }
   EXPECT_EQ(Transform::Bucket(16).ToExpressionString("id"), "bucket(16, id)");
@@ -176,8 +174,7 @@ TEST(TransformTest, HumanStrings) {
   EXPECT_EQ(Transform::Month().ToHumanString(Scalar::I32(574)), "2017-11");
   EXPECT_EQ(Transform::Month().ToHumanString(Scalar::I32(-1)), "1969-12");
   EXPECT_EQ(Transform::Day().ToHumanString(Scalar::Make(Date(), kDays20171116)), "2017-11-16");
-  EXPECT_EQ(Transform::Hour().ToHumanString(Scalar::I32(kDays20171116 * 24 + 22)),
-            "2017-11-16-22");
+  EXPECT_EQ(Transform::Hour().ToHumanString(Scalar::I32(kDays20171116 * 24 + 22)), "2017-11-16-22");
   EXPECT_EQ(Transform::Hour().ToHumanString(Scalar::I32(-1)), "1969-12-31-23");
   EXPECT_EQ(Transform::Bucket(4).ToHumanString(Scalar::I32(3)), "3");
   EXPECT_EQ(Transform::Identity().ToHumanString(Scalar::Str("a b")), "a b");
