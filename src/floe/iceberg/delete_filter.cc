@@ -1,13 +1,12 @@
 #include "floe/iceberg/delete_filter.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <functional>
 #include <cstring>
 #include <utility>
 
 #include "floe/format/parquet/reader.h"
+#include "floe/format/puffin/deletion_vector.h"
 #include "floe/iceberg/task_reader_internal.h"
 
 namespace floe::iceberg {
@@ -74,172 +73,6 @@ void PositionDeleteIndex::Merge(const PositionDeleteIndex& other) {
   std::vector<std::pair<int64_t, int64_t>> all = ranges_;
   all.insert(all.end(), other.ranges_.begin(), other.ranges_.end());
   *this = FromRanges(std::move(all));
-}
-
-// ---------------------------------------------------------------------------------------
-// Deletion vectors
-
-namespace {
-
-class ByteCursor {
- public:
-  ByteCursor(std::string_view data, const std::string& where) : data_(data), where_(where) {}
-
-  Status Need(size_t n) const {
-    if (data_.size() - pos_ < n) {
-      return Status::Corrupt("{}: deletion vector truncated at byte {} (needs {} more bytes)",
-                             where_, pos_, n);
-    }
-    return Status::OK();
-  }
-  template <typename T>
-  Result<T> ReadLE() {
-    FLOE_RETURN_NOT_OK(Need(sizeof(T)));
-    T v = 0;
-    for (size_t i = 0; i < sizeof(T); ++i) {
-      v |= static_cast<T>(static_cast<uint8_t>(data_[pos_ + i])) << (8 * i);
-    }
-    pos_ += sizeof(T);
-    return v;
-  }
-  Status Skip(size_t n) {
-    FLOE_RETURN_NOT_OK(Need(n));
-    pos_ += n;
-    return Status::OK();
-  }
-  const uint8_t* here() const { return reinterpret_cast<const uint8_t*>(data_.data() + pos_); }
-  size_t pos() const { return pos_; }
-  bool done() const { return pos_ == data_.size(); }
-
- private:
-  std::string_view data_;
-  size_t pos_ = 0;
-  const std::string& where_;
-};
-
-uint32_t ReadBE32(const char* p) {
-  const auto* u = reinterpret_cast<const uint8_t*>(p);
-  return (uint32_t{u[0]} << 24) | (uint32_t{u[1]} << 16) | (uint32_t{u[2]} << 8) | u[3];
-}
-
-// Appends the values of one 32-bit Roaring bitmap in the portable format (Roaring format
-// spec) as ranges offset by `high` << 32.
-Status DecodeRoaring32(ByteCursor& in, int64_t high,
-                       std::vector<std::pair<int64_t, int64_t>>& ranges,
-                       const std::string& where) {
-  constexpr uint32_t kSerialCookieNoRun = 12346;
-  constexpr uint32_t kSerialCookie = 12347;
-  FLOE_ASSIGN_OR_RAISE(uint32_t cookie, in.ReadLE<uint32_t>());
-  uint32_t size = 0;
-  bool has_runs = false;
-  const uint8_t* run_bitset = nullptr;
-  if ((cookie & 0xFFFF) == kSerialCookie) {
-    has_runs = true;
-    size = (cookie >> 16) + 1;
-    run_bitset = in.here();
-    FLOE_RETURN_NOT_OK(in.Skip((size + 7) / 8));
-  } else if (cookie == kSerialCookieNoRun) {
-    FLOE_ASSIGN_OR_RAISE(size, in.ReadLE<uint32_t>());
-  } else {
-    return Status::Corrupt("{}: bad Roaring cookie {} at byte {}", where, cookie, in.pos() - 4);
-  }
-  if (size > 65536) {
-    return Status::Corrupt("{}: Roaring bitmap claims {} containers (at most 65536)", where,
-                           size);
-  }
-  std::vector<std::pair<uint16_t, uint32_t>> headers;  // key, cardinality
-  FLOE_RETURN_NOT_OK(in.Need(size_t{size} * 4));
-  for (uint32_t i = 0; i < size; ++i) {
-    FLOE_ASSIGN_OR_RAISE(uint16_t key, in.ReadLE<uint16_t>());
-    FLOE_ASSIGN_OR_RAISE(uint16_t card_minus_one, in.ReadLE<uint16_t>());
-    headers.emplace_back(key, uint32_t{card_minus_one} + 1);
-  }
-  if (!has_runs || size >= 4) FLOE_RETURN_NOT_OK(in.Skip(size_t{size} * 4));  // offsets
-  for (uint32_t i = 0; i < size; ++i) {
-    const int64_t base = (high << 32) | (int64_t{headers[i].first} << 16);
-    const bool is_run = has_runs && ((run_bitset[i / 8] >> (i % 8)) & 1) != 0;
-    if (is_run) {
-      FLOE_ASSIGN_OR_RAISE(uint16_t runs, in.ReadLE<uint16_t>());
-      for (uint16_t r = 0; r < runs; ++r) {
-        FLOE_ASSIGN_OR_RAISE(uint16_t start, in.ReadLE<uint16_t>());
-        FLOE_ASSIGN_OR_RAISE(uint16_t length_minus_one, in.ReadLE<uint16_t>());
-        const int64_t begin = base + start;
-        const int64_t end = begin + length_minus_one + 1;
-        if (int64_t{start} + length_minus_one > 0xFFFF) {
-          return Status::Corrupt("{}: Roaring run passes the end of its container", where);
-        }
-        ranges.emplace_back(begin, end);
-      }
-    } else if (headers[i].second <= 4096) {
-      for (uint32_t k = 0; k < headers[i].second; ++k) {
-        FLOE_ASSIGN_OR_RAISE(uint16_t low, in.ReadLE<uint16_t>());
-        ranges.emplace_back(base + low, base + low + 1);
-      }
-    } else {
-      FLOE_RETURN_NOT_OK(in.Need(8192));
-      const uint8_t* words = in.here();
-      int64_t run_start = -1;
-      for (int64_t bit = 0; bit <= 65536; ++bit) {
-        const bool set = bit < 65536 && ((words[bit / 8] >> (bit % 8)) & 1) != 0;
-        if (set && run_start < 0) run_start = bit;
-        if (!set && run_start >= 0) {
-          ranges.emplace_back(base + run_start, base + bit);
-          run_start = -1;
-        }
-      }
-      FLOE_RETURN_NOT_OK(in.Skip(8192));
-    }
-  }
-  return Status::OK();
-}
-
-}  // namespace
-
-Result<PositionDeleteIndex> DecodeDeletionVector(std::string_view blob, const std::string& where) {
-  static constexpr unsigned char kMagic[4] = {0xD1, 0xD3, 0x39, 0x64};
-  if (blob.size() < 12) {
-    return Status::Corrupt("{}: deletion vector blob of {} bytes is too short", where,
-                           blob.size());
-  }
-  const uint32_t length = ReadBE32(blob.data());
-  if (length != blob.size() - 8) {
-    return Status::Corrupt("{}: deletion vector length field {} does not match the blob size {}",
-                           where, length, blob.size());
-  }
-  if (std::memcmp(blob.data() + 4, kMagic, 4) != 0) {
-    return Status::Corrupt("{}: deletion vector magic bytes are wrong", where);
-  }
-  const std::string_view body = blob.substr(4, length);
-  const uint32_t expected_crc = ReadBE32(blob.data() + 4 + length);
-  const uint32_t crc = static_cast<uint32_t>(
-      crc32(0L, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size())));
-  if (crc != expected_crc) {
-    return Status::Corrupt("{}: deletion vector CRC-32 mismatch (stored {:08x}, computed {:08x})",
-                           where, expected_crc, crc);
-  }
-  ByteCursor in(body.substr(4), where);
-  FLOE_ASSIGN_OR_RAISE(uint64_t bitmaps, in.ReadLE<uint64_t>());
-  std::vector<std::pair<int64_t, int64_t>> ranges;
-  // Each bitmap takes at least 12 bytes, so the count is bounded by the blob.
-  if (bitmaps > body.size() / 12) {
-    return Status::Corrupt("{}: deletion vector claims {} bitmaps in {} bytes", where, bitmaps,
-                           body.size());
-  }
-  int64_t previous_key = -1;
-  for (uint64_t b = 0; b < bitmaps; ++b) {
-    FLOE_ASSIGN_OR_RAISE(uint32_t key, in.ReadLE<uint32_t>());
-    if (int64_t{key} <= previous_key || key > 0x7FFFFFFF) {
-      return Status::Corrupt("{}: deletion vector bitmap key {} out of order or range", where,
-                             key);
-    }
-    previous_key = key;
-    FLOE_RETURN_NOT_OK(DecodeRoaring32(in, key, ranges, where));
-  }
-  if (!in.done()) {
-    return Status::Corrupt("{}: {} trailing bytes after the deletion vector bitmaps", where,
-                           body.size() - 4 - in.pos());
-  }
-  return PositionDeleteIndex::FromRanges(std::move(ranges));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -341,10 +174,15 @@ Result<std::shared_ptr<const PositionDeleteIndex>> DeleteFileCache::LoadDeletion
     return Status::Corrupt("deletion vector '{}': blob [{}, +{}) lies outside the {}-byte file",
                            delete_file.file_path, offset, size, file->size());
   }
-  FLOE_ASSIGN_OR_RAISE(BufferPtr bytes, file->ReadAt(offset, size));
-  const std::string where =
-      "deletion vector '" + delete_file.file_path + "' at offset " + std::to_string(offset);
-  FLOE_ASSIGN_OR_RAISE(PositionDeleteIndex index, DecodeDeletionVector(bytes->view(), where));
+  // The manifest's record_count is the vector's cardinality; a mismatch is corruption.
+  std::optional<int64_t> cardinality;
+  if (delete_file.record_count > 0) cardinality = delete_file.record_count;
+  FLOE_ASSIGN_OR_RAISE(puffin::PositionDeleteSet set,
+                       puffin::ReadDeletionVector(*file, offset, size, cardinality));
+  std::vector<int64_t> positions;
+  positions.reserve(static_cast<size_t>(set.Cardinality()));
+  set.ForEach([&](int64_t position) { positions.push_back(position); });
+  PositionDeleteIndex index = PositionDeleteIndex::FromPositions(std::move(positions));
   return std::make_shared<const PositionDeleteIndex>(std::move(index));
 }
 

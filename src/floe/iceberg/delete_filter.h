@@ -96,11 +96,6 @@ class DeleteFileCache {
   std::map<std::string, std::shared_ptr<const EqualityDeleteSet>> equality_files_;
 };
 
-/// Decodes a Puffin "deletion-vector-v1" blob (Puffin spec: 4-byte big-endian length,
-/// magic D1 D3 39 64, a 64-bit Roaring bitmap in the portable format, CRC-32 of magic and
-/// bitmap) into the deleted positions. kCorrupt names `where` on any inconsistency.
-Result<PositionDeleteIndex> DecodeDeletionVector(std::string_view blob, const std::string& where);
-
 /// The deletes that apply to one data file: its position deletes merged into one index and
 /// its equality delete sets. Apply() marks the deleted rows of a batch.
 class DeleteFilter {

@@ -1,10 +1,9 @@
 #include "floe/iceberg/delete_filter.h"
 
-#include <zlib.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "floe/format/puffin/deletion_vector.h"
 #include "floe/iceberg/tests/reader_test_util.h"
 #include "floe/testing/matchers.h"
 
@@ -35,94 +34,6 @@ TEST(PositionDeleteIndex, MergesPositionsIntoRanges) {
 
   index.Merge(PositionDeleteIndex::FromRanges({{6, 7}, {11, 20}, {30, 30}}));
   EXPECT_THAT(index.ranges(), ElementsAre(Pair(3, 8), Pair(10, 20)));
-}
-
-// Serialises positions as a Puffin deletion-vector-v1 blob: 64-bit portable Roaring with
-// one 32-bit bitmap per high key, array containers only, or a run container when `runs`.
-std::string EncodeDeletionVector(const std::map<uint32_t, std::map<uint16_t, std::vector<uint16_t>>>&
-                                     values) {
-  std::string body = "\xD1\xD3\x39\x64";
-  auto le = [&](uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) body.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-  };
-  le(values.size(), 8);
-  for (const auto& [high, containers] : values) {
-    le(high, 4);
-    le(12346, 4);  // no run containers
-    le(containers.size(), 4);
-    for (const auto& [key, lows] : containers) {
-      le(key, 2);
-      le(lows.size() - 1, 2);
-    }
-    for (size_t i = 0; i < containers.size(); ++i) le(0, 4);  // offsets (unused by readers)
-    for (const auto& [key, lows] : containers) {
-      for (uint16_t low : lows) le(low, 2);
-    }
-  }
-  std::string blob;
-  auto be32 = [&](uint32_t v) {
-    for (int i = 3; i >= 0; --i) blob.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-  };
-  be32(static_cast<uint32_t>(body.size()));
-  blob += body;
-  be32(static_cast<uint32_t>(
-      crc32(0L, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()))));
-  return blob;
-}
-
-TEST(DeletionVector, DecodesArrayContainersAcrossHighKeys) {
-  std::string blob = EncodeDeletionVector({{0, {{0, {1, 5}}, {1, {4464}}}}, {1, {{0, {3}}}}});
-  ASSERT_OK_AND_ASSIGN(auto index, DecodeDeletionVector(blob, "test"));
-  EXPECT_THAT(index.ranges(), ElementsAre(Pair(1, 2), Pair(5, 6), Pair(70000, 70001),
-                                          Pair((int64_t{1} << 32) + 3, (int64_t{1} << 32) + 4)));
-}
-
-TEST(DeletionVector, DecodesRunAndBitmapContainers) {
-  // Built by hand: one bitmap (key 0) with a run container [10, 13] and a bitmap container
-  // (key 1) holding 5000 values 0..4999 with cookie 12347 (runs present, 2 containers).
-  std::string body = "\xD1\xD3\x39\x64";
-  auto le = [&](uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) body.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-  };
-  le(1, 8);
-  le(0, 4);
-  le(12347 | (1u << 16), 4);  // 2 containers
-  body.push_back('\x01');     // container 0 is a run container
-  le(0, 2);
-  le(3, 2);  // cardinality 4
-  le(1, 2);
-  le(4999, 2);  // cardinality 5000
-  le(1, 2);     // one run
-  le(10, 2);
-  le(3, 2);  // 10..13
-  std::string bitmap(8192, '\0');
-  for (int v = 0; v < 5000; ++v) bitmap[static_cast<size_t>(v / 8)] |= static_cast<char>(1 << (v % 8));
-  body += bitmap;
-  std::string blob;
-  auto be32 = [&](uint32_t v) {
-    for (int i = 3; i >= 0; --i) blob.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-  };
-  be32(static_cast<uint32_t>(body.size()));
-  blob += body;
-  be32(static_cast<uint32_t>(
-      crc32(0L, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()))));
-  ASSERT_OK_AND_ASSIGN(auto index, DecodeDeletionVector(blob, "test"));
-  EXPECT_THAT(index.ranges(), ElementsAre(Pair(10, 14), Pair(65536, 65536 + 5000)));
-}
-
-TEST(DeletionVector, CorruptBlobsAreErrors) {
-  std::string blob = EncodeDeletionVector({{0, {{0, {1, 5}}}}});
-  std::string bad_crc = blob;
-  bad_crc.back() ^= 1;
-  EXPECT_THAT(DecodeDeletionVector(bad_crc, "dv.puffin"),
-              IsErrorWith(StatusCode::kCorrupt, "CRC-32"));
-  std::string bad_magic = blob;
-  bad_magic[5] = 0;
-  EXPECT_THAT(DecodeDeletionVector(bad_magic, "dv.puffin"),
-              IsErrorWith(StatusCode::kCorrupt, "magic"));
-  EXPECT_THAT(DecodeDeletionVector(blob.substr(0, blob.size() - 2), "dv.puffin"),
-              IsError(StatusCode::kCorrupt));
-  EXPECT_THAT(DecodeDeletionVector("", "dv.puffin"), IsError(StatusCode::kCorrupt));
 }
 
 class DeleteFilterTest : public ::testing::Test {
@@ -252,7 +163,10 @@ TEST_F(DeleteFilterTest, EqualityDeleteFileWithoutTheKeyColumnIsCorrupt) {
 TEST_F(DeleteFilterTest, DeletionVectorFromAPuffinFile) {
   // A Puffin file: magic, one blob, then (unused here) a footer; the blob is located by
   // content_offset and content_size_in_bytes as the manifest records them.
-  std::string blob = EncodeDeletionVector({{0, {{0, {0, 2}}}}});
+  puffin::PositionDeleteSet set;
+  ASSERT_OK(set.Add(0));
+  ASSERT_OK(set.Add(2));
+  std::string blob = puffin::SerializeDeletionVector(set);
   std::string puffin = "PFA1" + blob + "PFA1";
   {
     auto out = io::CreateLocalFile(dir_.Join("dv.puffin"));
@@ -267,6 +181,7 @@ TEST_F(DeleteFilterTest, DeletionVectorFromAPuffinFile) {
   dv->referenced_data_file = "d.parquet";
   dv->content_offset = 4;
   dv->content_size_in_bytes = static_cast<int64_t>(blob.size());
+  dv->record_count = 2;
   ASSERT_OK_AND_ASSIGN(auto filter, DeleteFilter::Make(DataFileAt("d.parquet"), {dv}, *cache_));
   auto schema = std::make_shared<floe::Schema>(std::vector<Field>{Field("x", Int64(), true, 1)});
   ASSERT_OK_AND_ASSIGN(auto batch, RecordBatch::Make(schema, 4, {I64s({1, 2, 3, 4})}));
@@ -274,11 +189,16 @@ TEST_F(DeleteFilterTest, DeletionVectorFromAPuffinFile) {
   ASSERT_OK(filter->Apply(*batch, 0, keep));
   EXPECT_THAT(keep, ElementsAre(0, 1, 0, 1));
 
-  dv = std::make_shared<DataFile>(*dv);
-  std::const_pointer_cast<DataFile>(dv)->content_size_in_bytes = 4096;
+  auto too_long = std::make_shared<DataFile>(*dv);
+  too_long->content_size_in_bytes = 4096;
   DeleteFileCache fresh(io_);
-  EXPECT_THAT(DeleteFilter::Make(DataFileAt("d.parquet"), {dv}, fresh),
+  EXPECT_THAT(DeleteFilter::Make(DataFileAt("d.parquet"), {too_long}, fresh),
               IsErrorWith(StatusCode::kCorrupt, "outside"));
+  // The manifest's record_count must be the vector's cardinality.
+  auto wrong_count = std::make_shared<DataFile>(*dv);
+  wrong_count->record_count = 3;
+  EXPECT_THAT(DeleteFilter::Make(DataFileAt("d.parquet"), {wrong_count}, fresh),
+              IsError(StatusCode::kCorrupt));
 }
 
 }  // namespace
