@@ -1,0 +1,515 @@
+#include "floe/iceberg/table_scan.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <numeric>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "floe/iceberg/evaluator.h"
+#include "floe/iceberg/expression.h"
+#include "floe/iceberg/manifest_io.h"
+#include "floe/iceberg/projection.h"
+#include "floe/iceberg/single_value.h"
+#include "floe/io/file_io.h"
+
+namespace floe::iceberg {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Snapshot, schema and projection
+// ---------------------------------------------------------------------------------------
+
+Result<const Snapshot*> ResolveSnapshot(const TableMetadata& metadata,
+                                        const SnapshotSelector& selector) {
+  int selectors = (selector.snapshot_id ? 1 : 0) + (selector.as_of_timestamp_ms ? 1 : 0) +
+                  (selector.ref ? 1 : 0);
+  if (selectors > 1) {
+    return Status::Invalid("a scan selects its snapshot by id, by time or by ref, not several");
+  }
+  if (selector.snapshot_id) {
+    const Snapshot* snapshot = metadata.SnapshotById(*selector.snapshot_id);
+    if (snapshot == nullptr) {
+      return Status::NotFound("table {} has no snapshot {}", metadata.location,
+                              *selector.snapshot_id);
+    }
+    return snapshot;
+  }
+  if (selector.as_of_timestamp_ms) return metadata.SnapshotAsOf(*selector.as_of_timestamp_ms);
+  if (selector.ref) return metadata.SnapshotByRef(*selector.ref);
+  return metadata.CurrentSnapshot();
+}
+
+bool IsPinned(const SnapshotSelector& selector) {
+  return selector.snapshot_id || selector.as_of_timestamp_ms || selector.ref;
+}
+
+Result<std::vector<int32_t>> ResolveProjection(const Schema& schema, const ScanOptions& options) {
+  if (!options.projected_field_ids.empty()) return options.projected_field_ids;
+  std::vector<int32_t> ids;
+  if (options.projected_names.empty()) {
+    for (const Field& field : schema.fields()) ids.push_back(field.field_id());
+    return ids;
+  }
+  for (const std::string& name : options.projected_names) {
+    FLOE_ASSIGN_OR_RAISE(const Field* field, schema.FindFieldByName(name, options.case_sensitive));
+    if (field == nullptr) return Status::Bind("column {} does not exist", name);
+    ids.push_back(field->field_id());
+  }
+  return ids;
+}
+
+// The partition type of a spec. A spec of an older schema may name a source column that
+// the scan's schema no longer has; its type is then taken from the newest schema that has
+// it.
+Result<TypePtr> PartitionTypeFor(const TableMetadata& metadata, const Schema& schema,
+                                 const PartitionSpec& spec) {
+  auto type = spec.PartitionType(schema);
+  if (type.has_value()) return type;
+  for (auto it = metadata.schemas.rbegin(); it != metadata.schemas.rend(); ++it) {
+    auto older = spec.PartitionType(**it);
+    if (older.has_value()) return older;
+  }
+  return type;
+}
+
+// ---------------------------------------------------------------------------------------
+// Partition keys: spec id + partition values, as bytes, for matching delete files.
+// ---------------------------------------------------------------------------------------
+
+Result<std::string> PartitionKey(int32_t spec_id, const PartitionValues& values) {
+  std::string key = std::to_string(spec_id);
+  for (const Scalar& value : values) {
+    if (value.is_null()) {
+      key += "|n";
+      continue;
+    }
+    FLOE_ASSIGN_OR_RAISE(std::string bytes, SerializeValue(value));
+    key += "|v";
+    key += std::to_string(bytes.size());
+    key += ':';
+    key += bytes;
+  }
+  return key;
+}
+
+// ---------------------------------------------------------------------------------------
+// Delete file index (spec, "Scan Planning": which delete files apply to a data file).
+// ---------------------------------------------------------------------------------------
+
+struct IndexedDelete {
+  DataFilePtr file;
+  int64_t sequence_number = 0;
+};
+
+class DeleteFileIndex {
+ public:
+  Status Add(const ManifestEntry& entry, const PartitionSpec& spec) {
+    const DataFilePtr& file = entry.data_file;
+    IndexedDelete indexed{file, entry.sequence_number};
+    if (file->content == FileContent::kPositionDeletes) {
+      if (file->referenced_data_file) {
+        by_data_file_[*file->referenced_data_file].push_back(indexed);
+        return Status::OK();
+      }
+      if (std::optional<std::string> only = FileScopedPath(*file)) {
+        by_data_file_[*only].push_back(indexed);
+        return Status::OK();
+      }
+    } else if (file->content != FileContent::kEqualityDeletes) {
+      return Status::OK();
+    }
+    if (spec.is_unpartitioned()) {
+      (file->content == FileContent::kEqualityDeletes ? global_equality_ : global_position_)
+          .push_back(indexed);
+      return Status::OK();
+    }
+    FLOE_ASSIGN_OR_RAISE(std::string key, PartitionKey(file->spec_id, file->partition));
+    by_partition_[key].push_back(indexed);
+    return Status::OK();
+  }
+
+  void Finish() {
+    auto sort = [](std::vector<IndexedDelete>& files) {
+      std::sort(files.begin(), files.end(), [](const IndexedDelete& a, const IndexedDelete& b) {
+        return std::tie(a.sequence_number, a.file->file_path) <
+               std::tie(b.sequence_number, b.file->file_path);
+      });
+    };
+    for (auto& [_, files] : by_data_file_) sort(files);
+    for (auto& [_, files] : by_partition_) sort(files);
+    sort(global_equality_);
+    sort(global_position_);
+  }
+
+  bool empty() const {
+    return by_data_file_.empty() && by_partition_.empty() && global_equality_.empty() &&
+           global_position_.empty();
+  }
+
+  // The delete files for a data file with this data sequence number: position deletes
+  // (and deletion vectors) with a sequence number >= it, equality deletes with a
+  // strictly greater one, in the same partition or from an unpartitioned spec.
+  Result<std::vector<DataFilePtr>> For(const DataFile& data, int64_t data_sequence) const {
+    std::vector<DataFilePtr> out;
+    auto take = [&](const std::vector<IndexedDelete>& files) {
+      for (const IndexedDelete& d : files) {
+        bool applies = d.file->content == FileContent::kEqualityDeletes
+                           ? d.sequence_number > data_sequence
+                           : d.sequence_number >= data_sequence;
+        if (applies) out.push_back(d.file);
+      }
+    };
+    if (auto it = by_data_file_.find(data.file_path); it != by_data_file_.end()) take(it->second);
+    if (!by_partition_.empty()) {
+      FLOE_ASSIGN_OR_RAISE(std::string key, PartitionKey(data.spec_id, data.partition));
+      if (auto it = by_partition_.find(key); it != by_partition_.end()) take(it->second);
+    }
+    take(global_position_);
+    take(global_equality_);
+    // A deletion vector replaces the position delete files of earlier sequence numbers
+    // for the same data file (spec, "Deletion Vectors"): keep only the newest DV.
+    const DataFile* newest_dv = nullptr;
+    for (const DataFilePtr& file : out) {
+      if (file->is_deletion_vector()) newest_dv = file.get();
+    }
+    if (newest_dv != nullptr) {
+      std::erase_if(out, [&](const DataFilePtr& file) {
+        return file->content == FileContent::kPositionDeletes && file.get() != newest_dv;
+      });
+    }
+    return out;
+  }
+
+ private:
+  // A position delete file whose file_path bounds are equal holds deletes for one data
+  // file only.
+  static std::optional<std::string> FileScopedPath(const DataFile& file) {
+    auto lower = file.lower_bounds.find(2147483546);
+    auto upper = file.upper_bounds.find(2147483546);
+    if (lower == file.lower_bounds.end() || upper == file.upper_bounds.end()) return std::nullopt;
+    if (lower->second != upper->second) return std::nullopt;
+    return lower->second;
+  }
+
+  std::unordered_map<std::string, std::vector<IndexedDelete>> by_data_file_;
+  std::unordered_map<std::string, std::vector<IndexedDelete>> by_partition_;
+  std::vector<IndexedDelete> global_equality_;
+  std::vector<IndexedDelete> global_position_;
+};
+
+// Everything planning needs per partition spec: the partition type and the filter's
+// projections and evaluators for it.
+struct SpecContext {
+  PartitionSpecPtr spec;
+  TypePtr partition_type;
+  std::unique_ptr<ManifestEvaluator> manifest_evaluator;
+  ExpressionPtr inclusive;  // bound to the partition type; nullptr without a filter
+  std::unique_ptr<ResidualEvaluator> residuals;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// TableScan
+// ---------------------------------------------------------------------------------------
+
+Result<std::unique_ptr<TableScan>> TableScan::Make(TableMetadataPtr metadata,
+                                                   std::shared_ptr<const io::FileIO> io,
+                                                   ScanOptions options) {
+  std::unique_ptr<TableScan> scan(new TableScan());
+  FLOE_ASSIGN_OR_RAISE(scan->snapshot_, ResolveSnapshot(*metadata, options.snapshot));
+  if (scan->snapshot_ != nullptr && IsPinned(options.snapshot)) {
+    scan->schema_ = metadata->SchemaForSnapshot(*scan->snapshot_);
+  } else {
+    scan->schema_ = metadata->CurrentSchema();
+  }
+  if (scan->schema_ == nullptr) {
+    return Status::Corrupt("table {} has no current schema", metadata->location);
+  }
+  FLOE_ASSIGN_OR_RAISE(std::vector<int32_t> ids, ResolveProjection(*scan->schema_, options));
+  FLOE_ASSIGN_OR_RAISE(scan->projected_, scan->schema_->Select(ids));
+  if (options.filter != nullptr) {
+    FLOE_ASSIGN_OR_RAISE(scan->bound_filter_,
+                         Bind(options.filter, *scan->schema_, options.case_sensitive));
+  }
+  scan->split_target_size_ = options.split_target_size;
+  if (scan->split_target_size_ <= 0) {
+    std::string property = metadata->Property("read.split.target-size");
+    int64_t value = 0;
+    auto [end, ec] = std::from_chars(property.data(), property.data() + property.size(), value);
+    scan->split_target_size_ = (ec == std::errc() && end == property.data() + property.size() &&
+                                value > 0)
+                                   ? value
+                                   : kDefaultSplitTargetSize;
+  }
+  scan->metadata_ = std::move(metadata);
+  scan->io_ = std::move(io);
+  scan->options_ = std::move(options);
+  return scan;
+}
+
+Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
+  if (snapshot_ == nullptr) return std::vector<FileScanTask>{};
+  const TableMetadata& metadata = *metadata_;
+
+  std::vector<ManifestFile> manifests;
+  if (!snapshot_->manifest_list.empty()) {
+    FLOE_ASSIGN_OR_RAISE(manifests, ReadManifestList(*io_, snapshot_->manifest_list));
+  } else {
+    FLOE_ASSIGN_OR_RAISE(manifests, ManifestFilesFromPaths(*io_, snapshot_->manifests,
+                                                           snapshot_->snapshot_id,
+                                                           metadata.default_spec_id));
+  }
+
+  // Per-spec projections and evaluators, built once.
+  std::map<int32_t, SpecContext> specs;
+  for (const ManifestFile& manifest : manifests) {
+    if (specs.count(manifest.partition_spec_id)) continue;
+    PartitionSpecPtr spec = metadata.SpecById(manifest.partition_spec_id);
+    if (spec == nullptr) {
+      return Status::Corrupt("manifest {} names partition spec {}, which table {} lacks",
+                             manifest.manifest_path, manifest.partition_spec_id,
+                             metadata.location);
+    }
+    SpecContext context;
+    context.spec = spec;
+    FLOE_ASSIGN_OR_RAISE(context.partition_type, PartitionTypeFor(metadata, *schema_, *spec));
+    if (bound_filter_ != nullptr) {
+      FLOE_ASSIGN_OR_RAISE(context.inclusive,
+                           ProjectInclusive(bound_filter_, *spec, *schema_, context.partition_type));
+      FLOE_ASSIGN_OR_RAISE(context.manifest_evaluator,
+                           ManifestEvaluator::Make(context.inclusive, context.partition_type));
+      FLOE_ASSIGN_OR_RAISE(context.residuals,
+                           ResidualEvaluator::Make(bound_filter_, spec, schema_));
+    }
+    specs.emplace(manifest.partition_spec_id, std::move(context));
+  }
+
+  // Manifest-list pruning by partition summaries.
+  std::vector<const ManifestFile*> kept;
+  for (const ManifestFile& manifest : manifests) {
+    const SpecContext& context = specs.at(manifest.partition_spec_id);
+    if (context.manifest_evaluator != nullptr) {
+      FLOE_ASSIGN_OR_RAISE(bool may_match, context.manifest_evaluator->MayMatch(manifest));
+      if (!may_match) continue;
+    }
+    kept.push_back(&manifest);
+  }
+
+  // Read the surviving manifests in parallel, each into its own slot.
+  std::vector<std::vector<ManifestEntry>> entries(kept.size());
+  bool need_stats = bound_filter_ != nullptr;
+  auto read_one = [&](int64_t i) -> Status {
+    const ManifestFile& manifest = *kept[static_cast<size_t>(i)];
+    const SpecContext& context = specs.at(manifest.partition_spec_id);
+    ManifestReadOptions read_options = ManifestReadOptions::Live(
+        need_stats || manifest.content != FileContent::kData);
+    FLOE_ASSIGN_OR_RAISE(auto read,
+                         ReadManifest(const_cast<io::FileIO&>(*io_), manifest,
+                                      context.partition_type, read_options));
+    if (context.inclusive != nullptr) {
+      std::vector<ManifestEntry> matching;
+      matching.reserve(read.size());
+      for (ManifestEntry& entry : read) {
+        FLOE_ASSIGN_OR_RAISE(bool in_partition,
+                             EvaluatePartition(*context.inclusive, entry.data_file->partition));
+        if (!in_partition) continue;
+        if (entry.data_file->content == FileContent::kData) {
+          FLOE_ASSIGN_OR_RAISE(bool may_match,
+                               InclusiveMetricsMayMatch(*bound_filter_, *schema_, *entry.data_file));
+          if (!may_match) continue;
+        }
+        matching.push_back(std::move(entry));
+      }
+      read = std::move(matching);
+    }
+    entries[static_cast<size_t>(i)] = std::move(read);
+    return Status::OK();
+  };
+  if (options_.pool != nullptr && kept.size() > 1) {
+    FLOE_RETURN_NOT_OK(options_.pool->ParallelFor(static_cast<int64_t>(kept.size()), read_one));
+  } else {
+    for (size_t i = 0; i < kept.size(); ++i) FLOE_RETURN_NOT_OK(read_one(static_cast<int64_t>(i)));
+  }
+
+  DeleteFileIndex deletes;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    if (kept[i]->content == FileContent::kData) continue;
+    const SpecContext& context = specs.at(kept[i]->partition_spec_id);
+    for (const ManifestEntry& entry : entries[i]) {
+      FLOE_RETURN_NOT_OK(deletes.Add(entry, *context.spec));
+    }
+  }
+  deletes.Finish();
+
+  std::vector<FileScanTask> tasks;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    if (kept[i]->content != FileContent::kData) continue;
+    const SpecContext& context = specs.at(kept[i]->partition_spec_id);
+    for (const ManifestEntry& entry : entries[i]) {
+      const DataFilePtr& file = entry.data_file;
+      if (file->content != FileContent::kData) continue;
+      FileScanTask base;
+      base.data_file = file;
+      base.spec = context.spec;
+      base.data_sequence_number = entry.sequence_number;
+      FLOE_ASSIGN_OR_RAISE(base.delete_files, deletes.For(*file, entry.sequence_number));
+      if (context.residuals != nullptr) {
+        FLOE_ASSIGN_OR_RAISE(ExpressionPtr residual,
+                             context.residuals->ResidualFor(file->partition));
+        if (residual != nullptr && !IsAlwaysTrue(*residual)) {
+          FLOE_ASSIGN_OR_RAISE(bool all_match,
+                               StrictMetricsAllMatch(*residual, *schema_, *file));
+          if (all_match) residual = nullptr;
+        }
+        if (residual != nullptr && IsAlwaysFalse(*residual)) continue;
+        if (residual != nullptr && IsAlwaysTrue(*residual)) residual = nullptr;
+        base.residual = std::move(residual);
+      }
+      std::vector<std::pair<int64_t, int64_t>> ranges = SplitRanges(*file, split_target_size_);
+      for (const auto& [start, length] : ranges) {
+        FileScanTask task = base;
+        task.start = start;
+        task.length = length;
+        task.estimated_row_count =
+            ranges.size() == 1 || file->file_size_in_bytes <= 0
+                ? file->record_count
+                : std::max<int64_t>(1, static_cast<int64_t>(
+                                           static_cast<double>(file->record_count) *
+                                           static_cast<double>(length) /
+                                           static_cast<double>(file->file_size_in_bytes)));
+        tasks.push_back(std::move(task));
+      }
+    }
+  }
+  std::sort(tasks.begin(), tasks.end(), [](const FileScanTask& a, const FileScanTask& b) {
+    return std::tie(a.data_file->file_path, a.start) < std::tie(b.data_file->file_path, b.start);
+  });
+  return tasks;
+}
+
+Result<std::vector<ScanTaskGroup>> TableScan::PlanGroups(int max_groups) const {
+  FLOE_ASSIGN_OR_RAISE(std::vector<FileScanTask> tasks, PlanFiles());
+  return GroupTasks(std::move(tasks), max_groups);
+}
+
+ScanStatistics TableScan::Statistics(const std::vector<FileScanTask>& tasks) const {
+  ScanStatistics stats;
+  std::map<std::string, const DataFile*> delete_files;
+  std::map<int32_t, TypePtr> primitive_types;
+  for (const Field& field : schema_->fields()) {
+    if (!field.type()->is_nested()) primitive_types[field.field_id()] = field.type();
+  }
+  for (const auto& [id, type] : primitive_types) stats.columns[id] = ColumnStatistics{};
+  std::map<int32_t, bool> null_unknown, lower_unknown, upper_unknown;
+
+  const DataFile* previous = nullptr;
+  for (const FileScanTask& task : tasks) {
+    stats.row_count += task.estimated_row_count;
+    stats.total_bytes += task.length;
+    if (!task.delete_files.empty() || task.residual != nullptr) stats.row_count_exact = false;
+    for (const DataFilePtr& d : task.delete_files) delete_files[d->file_path] = d.get();
+    const DataFile& file = *task.data_file;
+    // Splits of one file are adjacent after planning's sort; count a file's metrics once.
+    if (previous == &file) continue;
+    previous = &file;
+    if (!task.is_whole_file()) stats.row_count_exact = false;
+    ++stats.file_count;
+    for (auto& [id, column] : stats.columns) {
+      if (!null_unknown[id]) {
+        auto it = file.null_value_counts.find(id);
+        if (it == file.null_value_counts.end()) {
+          null_unknown[id] = true;
+          column.null_count.reset();
+        } else {
+          column.null_count = column.null_count.value_or(0) + it->second;
+        }
+      }
+      const TypePtr& type = primitive_types[id];
+      auto merge = [&](const std::map<int32_t, std::string>& bounds, bool& unknown,
+                       std::optional<Scalar>& bound, bool lower) {
+        if (unknown) return;
+        auto it = bounds.find(id);
+        if (it == bounds.end()) {
+          unknown = true;
+          bound.reset();
+          return;
+        }
+        auto value = DeserializeValue(type, it->second);
+        if (!value.has_value()) {
+          unknown = true;
+          bound.reset();
+          return;
+        }
+        if (!bound.has_value()) {
+          bound = std::move(*value);
+          return;
+        }
+        int cmp = CompareValues(*value, *bound);
+        if (lower ? cmp < 0 : cmp > 0) bound = std::move(*value);
+      };
+      merge(file.lower_bounds, lower_unknown[id], column.lower_bound, true);
+      merge(file.upper_bounds, upper_unknown[id], column.upper_bound, false);
+    }
+  }
+  if (stats.file_count == 0) {
+    for (auto& [_, column] : stats.columns) column.null_count = 0;
+  }
+  stats.delete_file_count = static_cast<int64_t>(delete_files.size());
+  if (stats.delete_file_count > 0) stats.row_count_exact = false;
+  return stats;
+}
+
+// ---------------------------------------------------------------------------------------
+// Splitting and grouping
+// ---------------------------------------------------------------------------------------
+
+std::vector<std::pair<int64_t, int64_t>> SplitRanges(const DataFile& file, int64_t target_size) {
+  const int64_t size = file.file_size_in_bytes;
+  const std::vector<int64_t>& offsets = file.split_offsets;
+  bool valid = offsets.size() > 1 && target_size > 0;
+  for (size_t i = 0; valid && i < offsets.size(); ++i) {
+    if (offsets[i] < 0 || offsets[i] >= size) valid = false;
+    if (i > 0 && offsets[i] <= offsets[i - 1]) valid = false;
+  }
+  if (!valid) return {{0, size}};
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  // The first range starts at 0 so that bytes before the first row group (the magic)
+  // belong to some task; every range ends where the next begins.
+  int64_t start = 0;
+  for (size_t i = 1; i < offsets.size(); ++i) {
+    if (offsets[i] - start >= target_size) {
+      ranges.emplace_back(start, offsets[i] - start);
+      start = offsets[i];
+    }
+  }
+  ranges.emplace_back(start, size - start);
+  return ranges;
+}
+
+std::vector<ScanTaskGroup> GroupTasks(std::vector<FileScanTask> tasks, int max_groups) {
+  if (max_groups < 1) max_groups = 1;
+  size_t n = std::max<size_t>(1, std::min(tasks.size(), static_cast<size_t>(max_groups)));
+  std::vector<ScanTaskGroup> groups(n);
+  std::stable_sort(tasks.begin(), tasks.end(), [](const FileScanTask& a, const FileScanTask& b) {
+    if (a.length != b.length) return a.length > b.length;
+    return std::tie(a.data_file->file_path, a.start) < std::tie(b.data_file->file_path, b.start);
+  });
+  for (FileScanTask& task : tasks) {
+    size_t lightest = 0;
+    for (size_t g = 1; g < n; ++g) {
+      if (groups[g].total_bytes < groups[lightest].total_bytes) lightest = g;
+    }
+    groups[lightest].total_bytes += task.length;
+    groups[lightest].estimated_row_count += task.estimated_row_count;
+    groups[lightest].tasks.push_back(std::move(task));
+  }
+  return groups;
+}
+
+}  // namespace floe::iceberg
