@@ -1,4 +1,4 @@
-// The floe command line: `floe parquet ...` tools, `floe --version`, `floe --help`.
+// The floe command line: `floe parquet ...` and `floe iceberg ...` tools, `floe --version`, `floe --help`.
 // CLI11 reports parse errors by exception; they are caught here, in the adapter, and
 // nowhere else.
 
@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "floe/cli/demo.h"
+#include "floe/cli/iceberg_commands.h"
 #include "floe/cli/parquet_commands.h"
 #include "floe/common/status.h"
 
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   floe::cli::CommandAction action;
   floe::cli::AddParquetCommands(&app, &action);
+  floe::cli::AddIcebergCommands(&app, &action);
   floe::cli::AddDemoCommand(&app, &action);
   try {
     app.parse(argc, argv);

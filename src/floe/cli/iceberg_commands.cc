@@ -1,0 +1,363 @@
+#include "floe/cli/iceberg_commands.h"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include "floe/cli/row_output.h"
+#include "floe/iceberg/expression.h"
+#include "floe/iceberg/table.h"
+#include "floe/iceberg/table_scan.h"
+#include "floe/io/file_io.h"
+
+namespace floe::cli {
+
+namespace {
+
+using iceberg::ScanTaskGroup;
+using iceberg::Table;
+using iceberg::TableScan;
+
+Result<Table> OpenTableFromOptions(const IcebergTableOptions& options) {
+  FLOE_ASSIGN_OR_RAISE(std::shared_ptr<io::LocalFileIO> io,
+                       io::LocalFileIO::Make(options.path_map, options.base));
+  return iceberg::OpenTable(options.table, std::move(io));
+}
+
+Result<iceberg::SnapshotSelector> SelectorFromOptions(const IcebergTableOptions& options) {
+  iceberg::SnapshotSelector selector;
+  selector.snapshot_id = options.snapshot_id;
+  selector.ref = options.ref;
+  if (options.as_of) {
+    FLOE_ASSIGN_OR_RAISE(int64_t ms, ParseAsOf(*options.as_of));
+    selector.as_of_timestamp_ms = ms;
+  }
+  return selector;
+}
+
+std::string FormatTimestampMs(int64_t ms) {
+  using namespace std::chrono;
+  sys_time<milliseconds> t{milliseconds{ms}};
+  auto day = floor<days>(t);
+  year_month_day ymd{day};
+  hh_mm_ss hms{t - day};
+  return fmt::format("{:04d}-{:02d}-{:02d} {:02d}:{:02d}:{:02d}.{:03d}", int(ymd.year()),
+                     unsigned(ymd.month()), unsigned(ymd.day()), hms.hours().count(),
+                     hms.minutes().count(), hms.seconds().count(), hms.subseconds().count());
+}
+
+std::string ContentName(iceberg::FileContent content) {
+  switch (content) {
+    case iceberg::FileContent::kData:
+      return "data";
+    case iceberg::FileContent::kPositionDeletes:
+      return "position-deletes";
+    case iceberg::FileContent::kEqualityDeletes:
+      return "equality-deletes";
+  }
+  return "unknown";
+}
+
+nlohmann::json GroupsToJson(const std::vector<ScanTaskGroup>& groups) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ScanTaskGroup& group : groups) {
+    nlohmann::json tasks = nlohmann::json::array();
+    for (const iceberg::FileScanTask& task : group.tasks) {
+      nlohmann::json deletes = nlohmann::json::array();
+      for (const iceberg::DataFilePtr& d : task.delete_files) {
+        nlohmann::json del = {{"path", d->file_path},
+                              {"content", d->is_deletion_vector() ? std::string("deletion-vector")
+                                                                  : ContentName(d->content)},
+                              {"record_count", d->record_count}};
+        deletes.push_back(std::move(del));
+      }
+      nlohmann::json t = {{"path", task.data_file->file_path},
+                          {"start", task.start},
+                          {"length", task.length},
+                          {"file_size", task.data_file->file_size_in_bytes},
+                          {"record_count", task.data_file->record_count},
+                          {"estimated_rows", task.estimated_row_count},
+                          {"data_sequence_number", task.data_sequence_number},
+                          {"spec_id", task.data_file->spec_id},
+                          {"deletes", std::move(deletes)}};
+      if (task.residual != nullptr) t["residual"] = task.residual->ToString();
+      tasks.push_back(std::move(t));
+    }
+    out.push_back({{"bytes", group.total_bytes},
+                   {"estimated_rows", group.estimated_row_count},
+                   {"tasks", std::move(tasks)}});
+  }
+  return out;
+}
+
+Status CheckStdout() {
+  std::cout.flush();
+  if (!std::cout) return Status::IOError("writing to standard output failed");
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<int64_t> ParseAsOf(std::string_view text) {
+  int64_t ms = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
+  if (ec == std::errc() && end == text.data() + text.size()) return ms;
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, frac = 0, frac_digits = 0;
+  std::string copy(text);
+  std::replace(copy.begin(), copy.end(), 'T', ' ');
+  int consumed = 0;
+  int fields = std::sscanf(copy.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &consumed);
+  if (fields < 3) {
+    return Status::Invalid("--as-of '{}' is neither milliseconds nor YYYY-MM-DD[ HH:MM[:SS]]",
+                           text);
+  }
+  std::string_view rest = std::string_view(copy).substr(static_cast<size_t>(consumed));
+  if (!rest.empty()) {
+    int n = 0;
+    std::string tail(rest);
+    if (std::sscanf(tail.c_str(), " %2d:%2d%n", &h, &mi, &n) < 2) {
+      return Status::Invalid("--as-of '{}': bad time of day", text);
+    }
+    rest.remove_prefix(static_cast<size_t>(n));
+    if (!rest.empty() && rest[0] == ':') {
+      tail = std::string(rest);
+      if (std::sscanf(tail.c_str(), ":%2d%n", &s, &n) < 1) {
+        return Status::Invalid("--as-of '{}': bad seconds", text);
+      }
+      rest.remove_prefix(static_cast<size_t>(n));
+      if (!rest.empty() && rest[0] == '.') {
+        rest.remove_prefix(1);
+        while (!rest.empty() && rest[0] >= '0' && rest[0] <= '9') {
+          if (frac_digits < 3) {
+            frac = frac * 10 + (rest[0] - '0');
+            ++frac_digits;
+          }
+          rest.remove_prefix(1);
+        }
+        while (frac_digits < 3) {
+          frac *= 10;
+          ++frac_digits;
+        }
+      }
+    }
+    if (!rest.empty()) return Status::Invalid("--as-of '{}': unexpected '{}'", text, rest);
+  }
+  using namespace std::chrono;
+  year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
+  if (!ymd.ok() || h > 23 || mi > 59 || s > 60) {
+    return Status::Invalid("--as-of '{}' is not a valid date and time", text);
+  }
+  auto t = sys_days{ymd} + hours{h} + minutes{mi} + seconds{s} + milliseconds{frac};
+  return duration_cast<milliseconds>(t.time_since_epoch()).count();
+}
+
+Status RunIcebergScan(const IcebergScanOptions& options) {
+  FLOE_ASSIGN_OR_RAISE(Table table, OpenTableFromOptions(options.table));
+  iceberg::ScanOptions scan_options;
+  FLOE_ASSIGN_OR_RAISE(scan_options.snapshot, SelectorFromOptions(options.table));
+  scan_options.projected_names = options.columns;
+  FLOE_ASSIGN_OR_RAISE(auto scan, TableScan::Make(table.metadata, table.io, scan_options));
+  FLOE_ASSIGN_OR_RAISE(std::vector<ScanTaskGroup> groups, scan->PlanGroups(1));
+
+  iceberg::TaskReaderOptions reader_options;
+  if (options.limit) {
+    reader_options.batch_size = std::clamp<int64_t>(*options.limit, 1, reader_options.batch_size);
+  }
+  FLOE_ASSIGN_OR_RAISE(auto reader, iceberg::MakeTaskReader(table, *scan, reader_options));
+  FLOE_ASSIGN_OR_RAISE(auto printer,
+                       RowPrinter::Make(options.format, reader->output_schema(), &std::cout));
+  int64_t remaining = options.limit.value_or(INT64_MAX);
+  for (const ScanTaskGroup& group : groups) {
+    if (remaining <= 0) break;
+    FLOE_ASSIGN_OR_RAISE(auto stream, reader->Read(group));
+    while (remaining > 0) {
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, stream->Next());
+      if (!batch) break;
+      if (batch->num_rows() > remaining) batch = batch->Slice(0, remaining);
+      remaining -= batch->num_rows();
+      FLOE_RETURN_NOT_OK(printer->Write(*batch));
+    }
+  }
+  return printer->Finish();
+}
+
+Status RunIcebergPlan(const IcebergPlanOptions& options) {
+  FLOE_ASSIGN_OR_RAISE(Table table, OpenTableFromOptions(options.table));
+  iceberg::ScanOptions scan_options;
+  FLOE_ASSIGN_OR_RAISE(scan_options.snapshot, SelectorFromOptions(options.table));
+  FLOE_ASSIGN_OR_RAISE(auto scan, TableScan::Make(table.metadata, table.io, scan_options));
+  FLOE_ASSIGN_OR_RAISE(std::vector<iceberg::FileScanTask> tasks, scan->PlanFiles());
+  iceberg::ScanStatistics stats = scan->Statistics(tasks);
+  std::vector<ScanTaskGroup> groups = iceberg::GroupTasks(std::move(tasks), options.partitions);
+  if (options.format == "json") {
+    nlohmann::json out = {
+        {"metadata", table.metadata_location},
+        {"snapshot_id", scan->snapshot() ? nlohmann::json(scan->snapshot()->snapshot_id)
+                                         : nlohmann::json(nullptr)},
+        {"row_count", stats.row_count},
+        {"row_count_exact", stats.row_count_exact},
+        {"files", stats.file_count},
+        {"bytes", stats.total_bytes},
+        {"delete_files", stats.delete_file_count},
+        {"groups", GroupsToJson(groups)}};
+    std::cout << out.dump(2) << '\n';
+    return CheckStdout();
+  }
+  std::cout << fmt::format("snapshot {}: {} files, {} bytes, {} rows{}, {} delete files, {} groups\n",
+                           scan->snapshot() ? std::to_string(scan->snapshot()->snapshot_id)
+                                            : std::string("(none)"),
+                           stats.file_count, stats.total_bytes, stats.row_count,
+                           stats.row_count_exact ? "" : " (upper bound)", stats.delete_file_count,
+                           groups.size());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const ScanTaskGroup& group = groups[g];
+    std::cout << fmt::format("group {}: {} tasks, {} bytes, ~{} rows\n", g, group.tasks.size(),
+                             group.total_bytes, group.estimated_row_count);
+    for (const iceberg::FileScanTask& task : group.tasks) {
+      std::cout << fmt::format("  {} [{}, +{}) {} rows", task.data_file->file_path, task.start,
+                               task.length, task.estimated_row_count);
+      if (!task.delete_files.empty()) {
+        std::cout << fmt::format(", {} delete files", task.delete_files.size());
+      }
+      if (task.residual != nullptr) std::cout << ", residual " << task.residual->ToString();
+      std::cout << '\n';
+    }
+  }
+  return CheckStdout();
+}
+
+Status RunIcebergInfo(const IcebergTableOptions& options) {
+  FLOE_ASSIGN_OR_RAISE(Table table, OpenTableFromOptions(options));
+  const iceberg::TableMetadata& md = *table.metadata;
+  std::cout << "metadata: " << table.metadata_location << '\n';
+  std::cout << "format-version: " << md.format_version << '\n';
+  std::cout << "table-uuid: " << md.table_uuid << '\n';
+  std::cout << "location: " << io::RedactUri(md.location) << '\n';
+  std::cout << "last-updated: " << FormatTimestampMs(md.last_updated_ms) << '\n';
+  std::cout << "current schema (id " << md.current_schema_id << "):\n";
+  if (iceberg::SchemaPtr schema = md.CurrentSchema()) std::cout << schema->ToString() << '\n';
+  for (const iceberg::PartitionSpecPtr& spec : md.partition_specs) {
+    std::cout << "partition spec " << spec->spec_id()
+              << (spec->spec_id() == md.default_spec_id ? " (default)" : "") << ": "
+              << spec->ToString() << '\n';
+  }
+  for (const iceberg::SortOrderPtr& order : md.sort_orders) {
+    std::cout << "sort order " << order->order_id()
+              << (order->order_id() == md.default_sort_order_id ? " (default)" : "") << ": "
+              << order->ToString() << '\n';
+  }
+  std::cout << "properties:\n";
+  for (const auto& [key, value] : io::RedactProperties(md.properties)) {
+    std::cout << "  " << key << " = " << value << '\n';
+  }
+  std::cout << "refs:\n";
+  for (const auto& [name, ref] : md.refs) {
+    std::cout << "  " << name << ": " << (ref.is_branch() ? "branch" : "tag") << " -> "
+              << ref.snapshot_id << '\n';
+  }
+  std::cout << "snapshots:\n";
+  for (const iceberg::Snapshot& snapshot : md.snapshots) {
+    std::string current =
+        md.current_snapshot_id == snapshot.snapshot_id ? " (current)" : std::string();
+    auto total = snapshot.summary.find("total-records");
+    std::cout << fmt::format(
+        "  {}{}: {} seq {} {}{}{}\n", snapshot.snapshot_id, current,
+        FormatTimestampMs(snapshot.timestamp_ms), snapshot.sequence_number,
+        snapshot.operation().empty() ? "-" : snapshot.operation(),
+        snapshot.parent_snapshot_id ? fmt::format(" parent {}", *snapshot.parent_snapshot_id)
+                                    : std::string(),
+        total != snapshot.summary.end() ? fmt::format(" total-records {}", total->second)
+                                        : std::string());
+  }
+  return CheckStdout();
+}
+
+namespace {
+
+void AddTableOptions(CLI::App* cmd, IcebergTableOptions* o, std::shared_ptr<int64_t> snapshot,
+                     std::shared_ptr<std::string> ref, std::shared_ptr<std::string> as_of,
+                     bool with_snapshot) {
+  cmd->add_option("TABLE", o->table, "Table directory or metadata file")->required();
+  cmd->add_option("--path-map", o->path_map,
+                  "Rewrite paths in the metadata that start with FROM to start with TO "
+                  "(FROM=TO, repeatable)");
+  cmd->add_option("--base", o->base,
+                  "Directory that relative paths in the metadata resolve against "
+                  "(default: the working directory)");
+  if (!with_snapshot) return;
+  cmd->add_option("--snapshot", *snapshot, "Read this snapshot id");
+  cmd->add_option("--ref", *ref, "Read the snapshot of this branch or tag");
+  cmd->add_option("--as-of", *as_of,
+                  "Read the snapshot current at this time (ms since the epoch, or "
+                  "'YYYY-MM-DD HH:MM:SS' UTC)");
+}
+
+void ApplySnapshotOptions(IcebergTableOptions* o, const CLI::App* cmd, int64_t snapshot,
+                          const std::string& ref, const std::string& as_of) {
+  if (cmd->count("--snapshot") > 0) o->snapshot_id = snapshot;
+  if (cmd->count("--ref") > 0) o->ref = ref;
+  if (cmd->count("--as-of") > 0) o->as_of = as_of;
+}
+
+}  // namespace
+
+void AddIcebergCommands(CLI::App* app, CommandAction* action) {
+  CLI::App* iceberg =
+      app->add_subcommand("iceberg", "Read Iceberg tables: print rows, scan plans and metadata");
+  iceberg->require_subcommand(1);
+  {
+    auto o = std::make_shared<IcebergScanOptions>();
+    auto limit = std::make_shared<int64_t>(-1);
+    auto snapshot = std::make_shared<int64_t>(0);
+    auto ref = std::make_shared<std::string>();
+    auto as_of = std::make_shared<std::string>();
+    CLI::App* cmd = iceberg->add_subcommand("scan", "Print the live rows of TABLE");
+    AddTableOptions(cmd, &o->table, snapshot, ref, as_of, true);
+    cmd->add_option("--columns", o->columns, "Columns to print, comma-separated")->delimiter(',');
+    cmd->add_option("--limit", *limit, "Print at most N rows")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--format", o->format, "Output format")
+        ->check(CLI::IsMember({"table", "csv", "jsonl"}))
+        ->capture_default_str();
+    cmd->callback([action, o, limit, snapshot, ref, as_of, cmd] {
+      if (*limit >= 0) o->limit = *limit;
+      ApplySnapshotOptions(&o->table, cmd, *snapshot, *ref, *as_of);
+      *action = [o] { return RunIcebergScan(*o); };
+    });
+  }
+  {
+    auto o = std::make_shared<IcebergPlanOptions>();
+    auto snapshot = std::make_shared<int64_t>(0);
+    auto ref = std::make_shared<std::string>();
+    auto as_of = std::make_shared<std::string>();
+    CLI::App* cmd =
+        iceberg->add_subcommand("plan", "Print the file task groups a scan of TABLE reads");
+    AddTableOptions(cmd, &o->table, snapshot, ref, as_of, true);
+    cmd->add_option("--partitions", o->partitions, "Most task groups to make")
+        ->check(CLI::Range(1, 1 << 16))
+        ->capture_default_str();
+    cmd->add_option("--format", o->format, "Output format")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+    cmd->callback([action, o, snapshot, ref, as_of, cmd] {
+      ApplySnapshotOptions(&o->table, cmd, *snapshot, *ref, *as_of);
+      *action = [o] { return RunIcebergPlan(*o); };
+    });
+  }
+  {
+    auto o = std::make_shared<IcebergTableOptions>();
+    CLI::App* cmd = iceberg->add_subcommand(
+        "info", "Print TABLE's schema, partition specs, sort orders, properties and snapshots");
+    AddTableOptions(cmd, o.get(), nullptr, nullptr, nullptr, false);
+    cmd->callback([action, o] { *action = [o] { return RunIcebergInfo(*o); }; });
+  }
+}
+
+}  // namespace floe::cli

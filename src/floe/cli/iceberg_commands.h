@@ -1,0 +1,66 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "floe/cli/parquet_commands.h"
+#include "floe/common/result.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace floe::cli {
+
+/// Where a table lies and how the paths in its metadata map to local files.
+struct IcebergTableOptions {
+  /// A table directory or a metadata file.
+  std::string table;
+  /// --path-map FROM=TO rules (repeatable).
+  std::vector<std::string> path_map;
+  /// --base DIR: what relative paths in the metadata resolve against (default: the
+  /// working directory).
+  std::string base;
+  /// --snapshot ID / --ref NAME / --as-of TIME (at most one).
+  std::optional<int64_t> snapshot_id;
+  std::optional<std::string> ref;
+  std::optional<std::string> as_of;
+};
+
+/// Options of `floe iceberg scan`.
+struct IcebergScanOptions {
+  IcebergTableOptions table;
+  /// Column names (dotted for nested fields); empty selects every column.
+  std::vector<std::string> columns;
+  std::optional<int64_t> limit;
+  /// "table", "csv" or "jsonl".
+  std::string format = "table";
+};
+
+/// Options of `floe iceberg plan`.
+struct IcebergPlanOptions {
+  IcebergTableOptions table;
+  /// The most task groups to make (scan partitions).
+  int partitions = 1;
+  /// "text" or "json".
+  std::string format = "text";
+};
+
+/// Prints the live rows of a table snapshot (deletes applied, schema evolution resolved).
+Status RunIcebergScan(const IcebergScanOptions& options);
+/// Prints the planned task groups of a table snapshot.
+Status RunIcebergPlan(const IcebergPlanOptions& options);
+/// Prints a table's schema, partition specs, sort orders, properties (secrets redacted),
+/// refs and snapshots.
+Status RunIcebergInfo(const IcebergTableOptions& options);
+
+/// Parses --as-of: milliseconds since the epoch, or a UTC date/time
+/// "YYYY-MM-DD[ HH:MM[:SS[.fff]]]" (a 'T' may separate date and time).
+Result<int64_t> ParseAsOf(std::string_view text);
+
+/// Adds `floe iceberg scan|plan|info`.
+void AddIcebergCommands(CLI::App* app, CommandAction* action);
+
+}  // namespace floe::cli
