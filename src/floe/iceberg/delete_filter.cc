@@ -1,8 +1,8 @@
 #include "floe/iceberg/delete_filter.h"
 
 #include <algorithm>
-#include <functional>
 #include <cstring>
+#include <functional>
 #include <utility>
 
 #include "floe/format/parquet/reader.h"
@@ -134,10 +134,10 @@ Result<std::shared_ptr<const DeleteFileCache::PositionsByFile>> DeleteFileCache:
     const Array& paths = *batch->column(0);
     const Array& pos = *batch->column(1);
     if (!paths.type()->is_binary_like() || pos.type_id() != TypeId::kInt64) {
-      return Status::Corrupt("position delete file '{}': file_path must be a string and pos a "
-                             "long, found {} and {}",
-                             delete_file.file_path, paths.type()->ToString(),
-                             pos.type()->ToString());
+      return Status::Corrupt(
+          "position delete file '{}': file_path must be a string and pos a "
+          "long, found {} and {}",
+          delete_file.file_path, paths.type()->ToString(), pos.type()->ToString());
     }
     for (int64_t i = 0; i < batch->num_rows(); ++i) {
       if (paths.IsNull(i) || pos.IsNull(i)) {
@@ -193,8 +193,7 @@ Result<std::shared_ptr<const EqualityDeleteSet>> DeleteFileCache::LoadEqualityFi
                                 delete_file.file_path);
   }
   if (delete_file.equality_ids.empty()) {
-    return Status::Corrupt("equality delete file '{}' has no equality_ids",
-                           delete_file.file_path);
+    return Status::Corrupt("equality delete file '{}' has no equality_ids", delete_file.file_path);
   }
   FLOE_ASSIGN_OR_RAISE(auto reader, OpenParquet(*io_, delete_file.file_path, pool_));
   const floe::Schema& schema = *reader->schema();
@@ -222,8 +221,8 @@ Result<std::shared_ptr<const EqualityDeleteSet>> DeleteFileCache::LoadEqualityFi
     for (int32_t id : delete_file.equality_ids) {
       for (int c = 0; c < batch->num_columns(); ++c) {
         std::vector<uint8_t> nulls(rows, 0);
-        ArrayPtr found = internal::FindStructPath(batch->column(c), batch->schema()->field(c), id,
-                                                  nulls);
+        ArrayPtr found =
+            internal::FindStructPath(batch->column(c), batch->schema()->field(c), id, nulls);
         if (found != nullptr) {
           if (found->type()->is_nested()) {
             return Status::NotSupported(
@@ -313,7 +312,7 @@ Result<std::unique_ptr<DeleteFilter>> DeleteFilter::Make(
       }
       default:
         return Status::Invalid("'{}' is listed as a delete file of '{}' but holds data",
-                                       file->file_path, data_file.file_path);
+                               file->file_path, data_file.file_path);
     }
   }
   return filter;
@@ -344,8 +343,7 @@ Status DeleteFilter::Apply(const RecordBatch& batch, int64_t first_position,
         found = internal::FindStructPath(batch.column(c), batch.schema()->field(c), id, nulls);
       }
       if (found == nullptr) {
-        return Status::Invalid("equality delete field id {} is not among the columns read",
-                                       id);
+        return Status::Invalid("equality delete field id {} is not among the columns read", id);
       }
       parts.push_back(std::move(found));
       part_nulls.push_back(std::move(nulls));

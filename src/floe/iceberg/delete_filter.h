@@ -117,8 +117,7 @@ class DeleteFilter {
   /// `first_position` (rows are consecutive; the position is ignored without position
   /// deletes). Columns are found by field id. kInvalidArgument when an equality field is
   /// missing from the batch.
-  Status Apply(const RecordBatch& batch, int64_t first_position,
-               std::vector<uint8_t>& keep) const;
+  Status Apply(const RecordBatch& batch, int64_t first_position, std::vector<uint8_t>& keep) const;
 
  private:
   DeleteFilter() = default;
@@ -126,8 +125,7 @@ class DeleteFilter {
   PositionDeleteIndex positions_;
   // Equality delete sets grouped by their equality ids, so a row's key is encoded once
   // per group.
-  std::map<std::vector<int32_t>, std::vector<std::shared_ptr<const EqualityDeleteSet>>>
-      equality_;
+  std::map<std::vector<int32_t>, std::vector<std::shared_ptr<const EqualityDeleteSet>>> equality_;
 };
 
 }  // namespace floe::iceberg

@@ -136,9 +136,10 @@ class TaskStream final : public RecordBatchReader {
     }
     if (rg_index_ == plan_.row_groups.size() ||
         rows > plan_.row_groups[rg_index_].second - rg_consumed_) {
-      return Status::Corrupt("data file '{}': the Parquet reader returned more rows than the "
-                             "row groups hold",
-                             plan_.path);
+      return Status::Corrupt(
+          "data file '{}': the Parquet reader returned more rows than the "
+          "row groups hold",
+          plan_.path);
     }
     const int64_t first = plan_.row_groups[rg_index_].first + rg_consumed_;
     rg_consumed_ += rows;
@@ -156,14 +157,12 @@ class TaskStream final : public RecordBatchReader {
       ArrayPtr file_column = source >= 0 ? raw->column(source) : nullptr;
       const Field* file_field =
           source >= 0 ? &plan_.inner_fields[static_cast<size_t>(source)] : nullptr;
-      FLOE_ASSIGN_OR_RAISE(
-          ArrayPtr column,
-          internal::ProjectArray(file_column, file_field, read_schema.field(i), rows,
-                                 plan_.missing, plan_.path, plan_.pool));
+      FLOE_ASSIGN_OR_RAISE(ArrayPtr column,
+                           internal::ProjectArray(file_column, file_field, read_schema.field(i),
+                                                  rows, plan_.missing, plan_.path, plan_.pool));
       columns.push_back(std::move(column));
     }
-    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
-                         RecordBatch::Make(plan_.read_schema, rows, columns));
+    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, RecordBatch::Make(plan_.read_schema, rows, columns));
     std::vector<uint8_t> keep(static_cast<size_t>(rows), 1);
     if (plan_.deletes != nullptr) {
       Status st = plan_.deletes->Apply(*batch, first_position, keep);
@@ -241,11 +240,10 @@ class GroupStream final : public RecordBatchReader {
 
 }  // namespace
 
-Result<std::unique_ptr<TaskReader>> TaskReader::Make(std::shared_ptr<const io::FileIO> io,
-                                                     SchemaPtr projected, SchemaPtr table_schema,
-                                                     std::shared_ptr<const NameMapping> name_mapping,
-                                                     TaskReaderOptions options,
-                                                     std::shared_ptr<DeleteFileCache> cache) {
+Result<std::unique_ptr<TaskReader>> TaskReader::Make(
+    std::shared_ptr<const io::FileIO> io, SchemaPtr projected, SchemaPtr table_schema,
+    std::shared_ptr<const NameMapping> name_mapping, TaskReaderOptions options,
+    std::shared_ptr<DeleteFileCache> cache) {
   if (io == nullptr || projected == nullptr) {
     return Status::Invalid("TaskReader needs a FileIO and a projected schema");
   }
@@ -277,8 +275,8 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
     return Status::NotSupported("data file '{}': only Parquet data files can be read", path);
   }
   if (task.start < 0 || task.length <= 0) {
-    return Status::Invalid("data file '{}': invalid task byte range start {} length {}",
-                                   path, task.start, task.length);
+    return Status::Invalid("data file '{}': invalid task byte range start {} length {}", path,
+                           task.start, task.length);
   }
 
   TaskStream::Plan plan;
@@ -335,15 +333,15 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
   reader_options.use_page_index = options_.use_page_index;
   reader_options.read_ahead_bytes = options_.read_ahead_bytes;
   reader_options.pool = options_.pool;
-  FLOE_ASSIGN_OR_RAISE(plan.file,
-                       parquet::ParquetFileReader::Open(
-                           std::shared_ptr<io::RandomAccessFile>(std::move(input)), reader_options));
+  FLOE_ASSIGN_OR_RAISE(
+      plan.file, parquet::ParquetFileReader::Open(
+                     std::shared_ptr<io::RandomAccessFile>(std::move(input)), reader_options));
   const parquet::ParquetFileReader& file = *plan.file;
   std::vector<Field> file_fields = file.schema()->fields();
   if (!HasAnyFieldId(*file.schema())) {
     if (!name_mapping_) {
-      return Status::Invalid(
-          "data file '{}' has no field ids and the table has no name mapping", path);
+      return Status::Invalid("data file '{}' has no field ids and the table has no name mapping",
+                             path);
     }
     file_fields = name_mapping_->Apply(*file.schema())->fields();
   }
@@ -351,7 +349,8 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
   plan.source_column.assign(read_fields.size(), -1);
   for (size_t i = 0; i < read_fields.size(); ++i) {
     for (size_t c = 0; c < file_fields.size(); ++c) {
-      if (!file_fields[c].has_field_id() || file_fields[c].field_id() != read_fields[i].field_id()) {
+      if (!file_fields[c].has_field_id() ||
+          file_fields[c].field_id() != read_fields[i].field_id()) {
         continue;
       }
       auto it = std::find(file_columns.begin(), file_columns.end(), static_cast<int>(c));
@@ -374,8 +373,8 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
   if (!predicates.empty() && !row_groups.empty()) {
     FLOE_ASSIGN_OR_RAISE(std::vector<int> survivors, file.PruneRowGroups(predicates));
     std::vector<int> kept;
-    std::set_intersection(row_groups.begin(), row_groups.end(), survivors.begin(),
-                          survivors.end(), std::back_inserter(kept));
+    std::set_intersection(row_groups.begin(), row_groups.end(), survivors.begin(), survivors.end(),
+                          std::back_inserter(kept));
     row_groups = std::move(kept);
   }
   const bool need_positions = plan.deletes != nullptr && plan.deletes->has_position_deletes();

@@ -51,11 +51,10 @@ class TaskReader {
   /// `name_mapping` (the table's schema.name-mapping.default) gives field ids to the
   /// columns of data files written without them; such a file is an error without it.
   /// `cache` may be shared by several readers of one scan; a new one is made when null.
-  static Result<std::unique_ptr<TaskReader>> Make(std::shared_ptr<const io::FileIO> io,
-                                                  SchemaPtr projected, SchemaPtr table_schema,
-                                                  std::shared_ptr<const NameMapping> name_mapping = nullptr,
-                                                  TaskReaderOptions options = {},
-                                                  std::shared_ptr<DeleteFileCache> cache = nullptr);
+  static Result<std::unique_ptr<TaskReader>> Make(
+      std::shared_ptr<const io::FileIO> io, SchemaPtr projected, SchemaPtr table_schema,
+      std::shared_ptr<const NameMapping> name_mapping = nullptr, TaskReaderOptions options = {},
+      std::shared_ptr<DeleteFileCache> cache = nullptr);
 
   /// The output schema (the projected Iceberg schema's columns).
   const floe::SchemaPtr& output_schema() const { return projected_->columns(); }

@@ -99,8 +99,7 @@ Result<ArrayPtr> MissingArray(const Field& target, int64_t length, const Missing
     // A struct whose fields have defaults reads as a struct of those defaults.
     std::vector<ArrayPtr> children;
     for (const Field& child : type->fields()) {
-      FLOE_ASSIGN_OR_RAISE(ArrayPtr array,
-                           MissingArray(child, length, missing, file_path, pool));
+      FLOE_ASSIGN_OR_RAISE(ArrayPtr array, MissingArray(child, length, missing, file_path, pool));
       children.push_back(std::move(array));
     }
     return Array::Make(type, length, {nullptr}, std::move(children), 0);
@@ -142,8 +141,7 @@ Result<Scalar> CastScalar(const Scalar& value, const TypePtr& type) {
       (from.id() == TypeId::kFixed && from.byte_width() == 16 && to == TypeId::kUuid)) {
     return Scalar::Make(type, value.get<std::string>());
   }
-  return Status::Invalid("cannot read a {} value as {}", from.ToString(),
-                                 type->ToString());
+  return Status::Invalid("cannot read a {} value as {}", from.ToString(), type->ToString());
 }
 
 Result<ArrayPtr> ConstantArray(const Scalar& value, int64_t length, MemoryPool* pool) {
@@ -170,12 +168,14 @@ Result<ArrayPtr> CastArray(const ArrayPtr& array, const TypePtr& target, const s
         return static_cast<int32_t>(ReadInteger(*array, i));
       });
     }
-    return MapValues<int16_t>(*array, target, pool,
-                              [&](int64_t i) { return static_cast<int16_t>(ReadInteger(*array, i)); });
+    return MapValues<int16_t>(*array, target, pool, [&](int64_t i) {
+      return static_cast<int16_t>(ReadInteger(*array, i));
+    });
   }
   if (from.id() == TypeId::kFloat32 && to == TypeId::kFloat64) {
-    return MapValues<double>(*array, target, pool,
-                             [&](int64_t i) { return static_cast<double>(array->Value<float>(i)); });
+    return MapValues<double>(*array, target, pool, [&](int64_t i) {
+      return static_cast<double>(array->Value<float>(i));
+    });
   }
   if (from.id() == TypeId::kDecimal && to == TypeId::kDecimal && from.scale() == target->scale() &&
       from.precision() <= target->precision()) {
@@ -195,8 +195,8 @@ Result<ArrayPtr> CastArray(const ArrayPtr& array, const TypePtr& target, const s
       (from.id() == TypeId::kUuid && to == TypeId::kFixed && target->byte_width() == 16)) {
     return Retype(array, target);
   }
-  return Status::Invalid("{}: cannot read the file's {} values as {}", where,
-                                 from.ToString(), target->ToString());
+  return Status::Invalid("{}: cannot read the file's {} values as {}", where, from.ToString(),
+                         target->ToString());
 }
 
 Result<ArrayPtr> ProjectArray(const ArrayPtr& file_array, const Field* file_field,
@@ -211,13 +211,13 @@ Result<ArrayPtr> ProjectArray(const ArrayPtr& file_array, const Field* file_fiel
   if (!type->is_nested()) {
     if (file_type.is_nested()) {
       return Status::Invalid("{}: the file holds a {} where {} is expected", where,
-                                     file_type.ToString(), type->ToString());
+                             file_type.ToString(), type->ToString());
     }
     return CastArray(file_array, type, where, pool);
   }
   if (file_type.id() != type->id()) {
     return Status::Invalid("{}: the file holds a {} where {} is expected", where,
-                                   file_type.ToString(), type->ToString());
+                           file_type.ToString(), type->ToString());
   }
   // Children keep the parent's offset (struct children are indexed at offset + i, list
   // and map children through the offsets), so each child is projected whole.
@@ -226,8 +226,7 @@ Result<ArrayPtr> ProjectArray(const ArrayPtr& file_array, const Field* file_fiel
     int index = ChildById(parent_type, child_target.field_id());
     ArrayPtr child = index >= 0 ? parent->child(index) : nullptr;
     const Field* child_field = index >= 0 ? &parent_type.field(index) : nullptr;
-    return ProjectArray(child, child_field, child_target, child_length, missing, file_path,
-                        pool);
+    return ProjectArray(child, child_field, child_target, child_length, missing, file_path, pool);
   };
   switch (type->id()) {
     case TypeId::kStruct: {
@@ -243,9 +242,8 @@ Result<ArrayPtr> ProjectArray(const ArrayPtr& file_array, const Field* file_fiel
     }
     case TypeId::kList: {
       const ArrayPtr& elements = file_array->child(0);
-      FLOE_ASSIGN_OR_RAISE(ArrayPtr child,
-                           project_child(type->field(0), file_array, file_type,
-                                         elements->length()));
+      FLOE_ASSIGN_OR_RAISE(
+          ArrayPtr child, project_child(type->field(0), file_array, file_type, elements->length()));
       return Array::Make(type, file_array->length(), file_array->buffers(), {std::move(child)},
                          file_array->null_count(), file_array->offset());
     }
@@ -263,8 +261,7 @@ Result<ArrayPtr> ProjectArray(const ArrayPtr& file_array, const Field* file_fiel
                            Array::Make(entries_type, entries->length(), {entries->buffer(0)},
                                        std::move(kv), entries->null_count(), entries->offset()));
       return Array::Make(type, file_array->length(), file_array->buffers(),
-                         {std::move(new_entries)}, file_array->null_count(),
-                         file_array->offset());
+                         {std::move(new_entries)}, file_array->null_count(), file_array->offset());
     }
     default:
       return Status::Internal("unexpected nested type {}", type->ToString());

@@ -39,8 +39,8 @@ Result<ArrayPtr> CastArray(const ArrayPtr& array, const TypePtr& target, const s
 /// Builds the array of `target` from a file's array by field id, at every depth.
 /// `file_field` is the file's field for the array (its type's ids are matched; nullptr
 /// uses the array's type). `file_array` is nullptr when the file lacks the field;
-/// `length` is then the number of values to produce. Missing fields come from `missing` or are NULL; a required
-/// field with neither is kInvalidArgument naming the field and `file_path`.
+/// `length` is then the number of values to produce. Missing fields come from `missing` or are
+/// NULL; a required field with neither is kInvalidArgument naming the field and `file_path`.
 Result<ArrayPtr> ProjectArray(const ArrayPtr& file_array, const Field* file_field,
                               const Field& target, int64_t length, const MissingValues& missing,
                               const std::string& file_path, MemoryPool* pool);

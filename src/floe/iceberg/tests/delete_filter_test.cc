@@ -71,11 +71,11 @@ class DeleteFilterTest : public ::testing::Test {
 };
 
 TEST_F(DeleteFilterTest, PositionDeletesMatchThePathAsWrittenAndIgnoreOtherFiles) {
-  auto deletes = PositionDeleteFile(
-      "pos-deletes.parquet",
-      {"s3://bucket/t/data/a.parquet", "s3://bucket/t/data/b.parquet",
-       "s3://bucket/t/data/a.parquet", "s3://bucket/t/data/a.parquet"},
-      {3, 1, 0, 3});
+  auto deletes =
+      PositionDeleteFile("pos-deletes.parquet",
+                         {"s3://bucket/t/data/a.parquet", "s3://bucket/t/data/b.parquet",
+                          "s3://bucket/t/data/a.parquet", "s3://bucket/t/data/a.parquet"},
+                         {3, 1, 0, 3});
   DataFile a = DataFileAt("s3://bucket/t/data/a.parquet");
   ASSERT_OK_AND_ASSIGN(auto filter, DeleteFilter::Make(a, {deletes}, *cache_));
   EXPECT_TRUE(filter->has_position_deletes());
@@ -90,9 +90,8 @@ TEST_F(DeleteFilterTest, PositionDeletesMatchThePathAsWrittenAndIgnoreOtherFiles
   EXPECT_THAT(keep, ElementsAre(0, 1, 1));
 
   // A data file the delete file never names: nothing applies.
-  ASSERT_OK_AND_ASSIGN(auto none,
-                       DeleteFilter::Make(DataFileAt("s3://bucket/t/data/c.parquet"), {deletes},
-                                          *cache_));
+  ASSERT_OK_AND_ASSIGN(auto none, DeleteFilter::Make(DataFileAt("s3://bucket/t/data/c.parquet"),
+                                                     {deletes}, *cache_));
   EXPECT_TRUE(none->empty());
 }
 
@@ -129,14 +128,13 @@ TEST_F(DeleteFilterTest, EqualityDeletesAreNullSafeIgnoreExtraColumnsAndPromoted
   ASSERT_OK_AND_ASSIGN(auto filter, DeleteFilter::Make(DataFileAt("d.parquet"), {eq}, *cache_));
   EXPECT_THAT(filter->EqualityFieldIds(), ElementsAre(1, 2));
 
-  auto schema = std::make_shared<floe::Schema>(std::vector<Field>{
-      Field("name", String(), true, 2), Field("id", Int64(), true, 1),
-      Field("extra", Int64(), true, 3)});
-  ASSERT_OK_AND_ASSIGN(
-      auto batch,
-      RecordBatch::Make(schema, 5,
-                        {Strs({"a", std::nullopt, "b", std::nullopt, "x"}),
-                         I64s({1, 1, 2, 3, 2}), I64s({0, 0, 0, 0, 0})}));
+  auto schema = std::make_shared<floe::Schema>(
+      std::vector<Field>{Field("name", String(), true, 2), Field("id", Int64(), true, 1),
+                         Field("extra", Int64(), true, 3)});
+  ASSERT_OK_AND_ASSIGN(auto batch,
+                       RecordBatch::Make(schema, 5,
+                                         {Strs({"a", std::nullopt, "b", std::nullopt, "x"}),
+                                          I64s({1, 1, 2, 3, 2}), I64s({0, 0, 0, 0, 0})}));
   std::vector<uint8_t> keep = Keep(5);
   ASSERT_OK(filter->Apply(*batch, 0, keep));
   // (1,a) deleted; (1,NULL) kept; (2,b) kept; (3,NULL) deleted (NULL equals NULL);

@@ -48,9 +48,9 @@ class TempDir {
  public:
   TempDir() {
     static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("floe_reader_test_" + std::to_string(::getpid()) + "_" +
-             std::to_string(counter.fetch_add(1)));
+    path_ =
+        std::filesystem::temp_directory_path() / ("floe_reader_test_" + std::to_string(::getpid()) +
+                                                  "_" + std::to_string(counter.fetch_add(1)));
     std::filesystem::create_directories(path_);
   }
   ~TempDir() {

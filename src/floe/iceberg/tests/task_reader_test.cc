@@ -80,9 +80,8 @@ class TaskReaderTest : public ::testing::Test {
   Result<ReadResult> ReadTask(const FileScanTask& task, SchemaPtr projected,
                               SchemaPtr table = nullptr, TaskReaderOptions options = {},
                               std::shared_ptr<const NameMapping> mapping = nullptr) {
-    FLOE_ASSIGN_OR_RAISE(auto reader, TaskReader::Make(io_, std::move(projected),
-                                                       std::move(table), std::move(mapping),
-                                                       options));
+    FLOE_ASSIGN_OR_RAISE(auto reader, TaskReader::Make(io_, std::move(projected), std::move(table),
+                                                       std::move(mapping), options));
     FLOE_ASSIGN_OR_RAISE(auto stream, reader->Read(task));
     return Drain(*stream);
   }
@@ -101,8 +100,7 @@ TEST_F(TaskReaderTest, ProjectsByFieldIdInSchemaOrderAndHonoursBatchSize) {
       MakeSchema({Field("data", String(), true, 2), Field("id", Int64(), false, 1)});
   TaskReaderOptions options;
   options.batch_size = 4;
-  ASSERT_OK_AND_ASSIGN(ReadResult result,
-                       ReadTask(Task("a.parquet"), projected, nullptr, options));
+  ASSERT_OK_AND_ASSIGN(ReadResult result, ReadTask(Task("a.parquet"), projected, nullptr, options));
   EXPECT_THAT(result.batch_sizes, ElementsAre(4, 4, 2));
   EXPECT_THAT(result.rows, ElementsAre("a|1", "b|2", "NULL|3", "d|4", "e|5", "f|6", "g|7", "h|8",
                                        "i|9", "j|10"));
@@ -127,25 +125,24 @@ TEST_F(TaskReaderTest, MissingColumnsReadInitialDefaultsPartitionValuesOrNull) {
   defaults[4].initial_default = Scalar::I64(42);
   defaults[4].write_default = Scalar::I64(7);
   defaults[5].initial_default = Scalar::Str("dflt");
-  SchemaPtr table = MakeSchema({Field("a", Int32(), true, 1), Field("part", Int64(), true, 2),
-                                Field("opt", Float64(), true, 3),
-                                Field("with_default", Int64(), false, 4),
-                                Field("s", String(), true, 5)},
-                               defaults);
+  SchemaPtr table =
+      MakeSchema({Field("a", Int32(), true, 1), Field("part", Int64(), true, 2),
+                  Field("opt", Float64(), true, 3), Field("with_default", Int64(), false, 4),
+                  Field("s", String(), true, 5)},
+                 defaults);
   FileScanTask task = Task("c.parquet");
   // The identity partition source (id 2, an int when the spec was written) is absent from
   // the file and comes from the partition tuple, promoted to long.
   ASSERT_OK_AND_ASSIGN(
-      auto spec, PartitionSpec::Make(*table, 1, {PartitionField{2, 1000, "part",
-                                                                 Transform::Identity()}}));
+      auto spec,
+      PartitionSpec::Make(*table, 1, {PartitionField{2, 1000, "part", Transform::Identity()}}));
   task.spec = spec;
   std::const_pointer_cast<DataFile>(task.data_file)->partition = {Scalar::I32(9)};
   ASSERT_OK_AND_ASSIGN(ReadResult result, ReadTask(task, table));
   EXPECT_THAT(result.rows, ElementsAre("1|9|NULL|42|dflt", "2|9|NULL|42|dflt"));
 
   // A required column the file lacks, with no default, is an error naming it and the file.
-  SchemaPtr strict =
-      MakeSchema({Field("a", Int32(), true, 1), Field("must", Int64(), false, 9)});
+  SchemaPtr strict = MakeSchema({Field("a", Int32(), true, 1), Field("must", Int64(), false, 9)});
   EXPECT_THAT(ReadTask(Task("c.parquet"), strict),
               IsErrorWith(StatusCode::kInvalidArgument, "'must' (id 9)"));
 }
@@ -175,8 +172,7 @@ TEST_F(TaskReaderTest, PromotesIntFloatAndDecimal) {
 TEST_F(TaskReaderTest, NestedFieldsByIdWithMissingChildrenAndPromotedElements) {
   // struct s (10) {x (11) int, y (12) string}, list l (20) of int (21), map m (30) string
   // (31) -> int (32).
-  TypePtr file_struct =
-      Struct({Field("x", Int32(), true, 11), Field("y", String(), true, 12)});
+  TypePtr file_struct = Struct({Field("x", Int32(), true, 11), Field("y", String(), true, 12)});
   StructBuilder sb(file_struct);
   ListBuilder lb(List(Field("element", Int32(), true, 21)));
   MapBuilder mb(Map(Field("key", String(), false, 31), Field("value", Int32(), true, 32)));
@@ -202,12 +198,13 @@ TEST_F(TaskReaderTest, NestedFieldsByIdWithMissingChildrenAndPromotedElements) {
   ASSERT_OK_AND_ASSIGN(ArrayPtr s, sb.Finish());
   ASSERT_OK_AND_ASSIGN(ArrayPtr l, lb.Finish());
   ASSERT_OK_AND_ASSIGN(ArrayPtr m, mb.Finish());
-  WriteParquet(dir_.Join("n.parquet"),
-               {Field("s", file_struct, true, 10),
-                Field("l", List(Field("element", Int32(), true, 21)), true, 20),
-                Field("m", Map(Field("key", String(), false, 31), Field("value", Int32(), true, 32)),
-                      true, 30)},
-               {s, l, m});
+  WriteParquet(
+      dir_.Join("n.parquet"),
+      {Field("s", file_struct, true, 10),
+       Field("l", List(Field("element", Int32(), true, 21)), true, 20),
+       Field("m", Map(Field("key", String(), false, 31), Field("value", Int32(), true, 32)), true,
+             30)},
+      {s, l, m});
   // The table renamed y to why, added z (13) with a default, widened list elements and
   // map values to long, and projects the struct's y before x.
   std::map<int32_t, FieldDefaults> defaults;
@@ -304,9 +301,8 @@ TEST_F(TaskReaderTest, PositionDeletesUseFileGlobalPositionsAcrossRowGroups) {
   ASSERT_OK_AND_ASSIGN(auto parquet_reader,
                        parquet::ParquetFileReader::OpenPath(dir_.Join("d.parquet")));
   auto first_byte = [&](int rg) {
-    const auto& meta = *parquet_reader->metadata().row_groups[static_cast<size_t>(rg)]
-                            .columns[0]
-                            .meta_data;
+    const auto& meta =
+        *parquet_reader->metadata().row_groups[static_cast<size_t>(rg)].columns[0].meta_data;
     return meta.dictionary_page_offset.value_or(meta.data_page_offset);
   };
   const int64_t second = first_byte(1);
@@ -330,7 +326,8 @@ TEST_F(TaskReaderTest, PositionDeletesUseFileGlobalPositionsAcrossRowGroups) {
 }
 
 TEST_F(TaskReaderTest, EqualityDeletesOnAColumnThatIsNotProjected) {
-  WriteParquet(dir_.Join("e.parquet"), {Field("id", Int64(), true, 1), Field("k", String(), true, 2)},
+  WriteParquet(dir_.Join("e.parquet"),
+               {Field("id", Int64(), true, 1), Field("k", String(), true, 2)},
                {I64s({1, 2, 3, 4}), Strs({"a", std::nullopt, "c", "a"})});
   WriteParquet(dir_.Join("ed.parquet"),
                {Field("k", String(), true, 2), Field("junk", Int32(), true, 50)},
@@ -355,7 +352,8 @@ TEST_F(TaskReaderTest, ResidualFiltersRowsAndPrunesRowGroups) {
     ids.push_back(i);
     names.push_back(i % 3 == 0 ? std::optional<std::string>() : "n" + std::to_string(i));
   }
-  WriteParquet(dir_.Join("r.parquet"), {Field("id", Int64(), false, 1), Field("name", String(), true, 2)},
+  WriteParquet(dir_.Join("r.parquet"),
+               {Field("id", Int64(), false, 1), Field("name", String(), true, 2)},
                {I64s(ids), Strs(names)}, 4);
   SchemaPtr table = MakeSchema({Field("id", Int64(), false, 1), Field("name", String(), true, 2)});
   SchemaPtr projected = MakeSchema({Field("name", String(), true, 2)});
@@ -372,7 +370,8 @@ TEST_F(TaskReaderTest, ResidualFiltersRowsAndPrunesRowGroups) {
 
   // A residual no row satisfies reads nothing.
   ASSERT_OK_AND_ASSIGN(
-      task.residual, Bind(Expression::Make(Operation::kGt, "id", {Scalar::I64(100)}), *table, true));
+      task.residual,
+      Bind(Expression::Make(Operation::kGt, "id", {Scalar::I64(100)}), *table, true));
   ASSERT_OK_AND_ASSIGN(result, ReadTask(task, projected, table));
   EXPECT_THAT(result.rows, ElementsAre());
 }
@@ -414,17 +413,21 @@ TEST(TaskReaderFixtures, TrinoDeletionVectors) {
   const std::string data = "s3a://warehouse/deletion_vectors/data/";
   // The current snapshot's deletion vectors, both blobs of one Puffin file (offset and
   // length as the manifest and the Puffin footer record them).
-  const std::string puffin = data + "dv-20260504_111849_00012_8gkte-2ed65adb-8895-4026-bb5e-efcedbf874e5.puffin";
+  const std::string puffin =
+      data + "dv-20260504_111849_00012_8gkte-2ed65adb-8895-4026-bb5e-efcedbf874e5.puffin";
   struct Part {
     std::string data_file;
     int64_t offset;
     int64_t length;
+    int64_t cardinality;
   };
   std::vector<Part> parts = {
-      {data + "20260504_111440_00009_8gkte-580c7fe8-68ec-4a8b-8bce-a37f4af02113.parquet", 48, 52},
-      {data + "20260504_111846_00011_8gkte-7c2867a1-65a0-4133-9132-76d4b294da2a.parquet", 4, 44}};
-  ASSERT_OK_AND_ASSIGN(auto table, Schema::Make(0, {Field("c1", Int32(), true, 1),
-                                                    Field("c2", Int32(), true, 2)}));
+      {data + "20260504_111440_00009_8gkte-580c7fe8-68ec-4a8b-8bce-a37f4af02113.parquet", 48, 52,
+       6},
+      {data + "20260504_111846_00011_8gkte-7c2867a1-65a0-4133-9132-76d4b294da2a.parquet", 4, 44,
+       2}};
+  ASSERT_OK_AND_ASSIGN(
+      auto table, Schema::Make(0, {Field("c1", Int32(), true, 1), Field("c2", Int32(), true, 2)}));
   ASSERT_OK_AND_ASSIGN(auto projected, table->Select({1}));
   ASSERT_OK_AND_ASSIGN(auto reader, TaskReader::Make(io, projected, table));
   std::vector<std::string> rows;
@@ -438,14 +441,14 @@ TEST(TaskReaderFixtures, TrinoDeletionVectors) {
     dv->referenced_data_file = part.data_file;
     dv->content_offset = part.offset;
     dv->content_size_in_bytes = part.length;
+    dv->record_count = part.cardinality;
     task.delete_files = {dv};
     ASSERT_OK_AND_ASSIGN(auto stream, reader->Read(task));
     ASSERT_OK_AND_ASSIGN(ReadResult result, Drain(*stream));
     rows.insert(rows.end(), result.rows.begin(), result.rows.end());
   }
-  std::sort(rows.begin(), rows.end(), [](const std::string& a, const std::string& b) {
-    return std::stoi(a) < std::stoi(b);
-  });
+  std::sort(rows.begin(), rows.end(),
+            [](const std::string& a, const std::string& b) { return std::stoi(a) < std::stoi(b); });
   EXPECT_THAT(rows, ElementsAre("2", "5", "8", "9", "11", "12", "14", "15"));
 }
 
@@ -457,12 +460,11 @@ TEST(TaskReaderFixtures, EqualityDeleteWithExtraColumns) {
   auto io = std::make_shared<io::LocalFileIO>(options);
   const std::string dir =
       "data/persistent/equality_delete_extra_column/warehouse/ns/t/data/val_bucket=0/";
-  ASSERT_OK_AND_ASSIGN(auto table, Schema::Make(0, {Field("id", Int64(), false, 1),
-                                                    Field("val", String(), true, 2)},
-                                                {1}));
+  ASSERT_OK_AND_ASSIGN(
+      auto table,
+      Schema::Make(0, {Field("id", Int64(), false, 1), Field("val", String(), true, 2)}, {1}));
   FileScanTask task;
-  task.data_file =
-      FixtureFile(*io, dir + "00000-0-d2abf39d-e78d-4f97-8f12-88b0626995dc.parquet");
+  task.data_file = FixtureFile(*io, dir + "00000-0-d2abf39d-e78d-4f97-8f12-88b0626995dc.parquet");
   task.spec = PartitionSpec::Unpartitioned();
   task.length = task.data_file->file_size_in_bytes;
   auto deletes = FixtureFile(*io, dir + "eq-delete-cc70197d-cfbc-4758-8c7e-30a34b566b89.parquet",
