@@ -8,8 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <variant>
 #include <nlohmann/json.hpp>
+#include <variant>
 
 #include "floe/batch/builder.h"
 #include "floe/format/avro/reader.h"
@@ -36,9 +36,9 @@ Field Req(std::string name, TypePtr type, int32_t id, bool for_read) {
 }
 
 TypePtr MetricMapType(const MetricMapIds& ids) {
-  return Map(Field("key", Int32(), /*nullable=*/false, ids.key_id),
-             Field("value", ids.binary_values ? Binary() : Int64(), /*nullable=*/false,
-                   ids.value_id));
+  return Map(
+      Field("key", Int32(), /*nullable=*/false, ids.key_id),
+      Field("value", ids.binary_values ? Binary() : Int64(), /*nullable=*/false, ids.value_id));
 }
 
 }  // namespace
@@ -63,8 +63,8 @@ std::vector<Field> DataFileFields(int v, const TypePtr& partition_type, bool wit
   if (v == 1) add(&l.block_size, Req("block_size_in_bytes", Int64(), kBlockSizeId, false));
   if (!read || with_stats) {
     for (int i = 0; i < 6; ++i) {
-      add(&l.metric_maps[i], Opt(kMetricMaps[i].name, MetricMapType(kMetricMaps[i]),
-                                 kMetricMaps[i].field_id));
+      add(&l.metric_maps[i],
+          Opt(kMetricMaps[i].name, MetricMapType(kMetricMaps[i]), kMetricMaps[i].field_id));
     }
   }
   add(&l.key_metadata, Opt("key_metadata", Binary(), kKeyMetadataId));
@@ -101,9 +101,8 @@ std::vector<Field> ManifestEntryFields(int v, const TypePtr& partition_type, boo
     f.push_back(Opt("sequence_number", Int64(), kSequenceNumberId));
     f.push_back(Opt("file_sequence_number", Int64(), kFileSequenceNumberId));
   }
-  f.push_back(Req("data_file",
-                  Struct(DataFileFields(v, partition_type, with_stats, layout)), kDataFileId,
-                  read));
+  f.push_back(Req("data_file", Struct(DataFileFields(v, partition_type, with_stats, layout)),
+                  kDataFileId, read));
   return f;
 }
 
@@ -201,23 +200,31 @@ enum class ValueKind : uint8_t { kBool, kI32, kI64, kF32, kF64, kDecimal, kBytes
 
 Result<ValueKind> KindOf(const DataType& type, std::string_view field) {
   switch (type.id()) {
-    case TypeId::kBoolean: return ValueKind::kBool;
+    case TypeId::kBoolean:
+      return ValueKind::kBool;
     case TypeId::kInt32:
-    case TypeId::kDate: return ValueKind::kI32;
+    case TypeId::kDate:
+      return ValueKind::kI32;
     case TypeId::kInt64:
     case TypeId::kTime:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs: return ValueKind::kI64;
-    case TypeId::kFloat32: return ValueKind::kF32;
-    case TypeId::kFloat64: return ValueKind::kF64;
-    case TypeId::kDecimal: return ValueKind::kDecimal;
+    case TypeId::kTimestampTzNs:
+      return ValueKind::kI64;
+    case TypeId::kFloat32:
+      return ValueKind::kF32;
+    case TypeId::kFloat64:
+      return ValueKind::kF64;
+    case TypeId::kDecimal:
+      return ValueKind::kDecimal;
     case TypeId::kString:
     case TypeId::kBinary:
     case TypeId::kFixed:
-    case TypeId::kUuid: return ValueKind::kBytes;
-    default: break;
+    case TypeId::kUuid:
+      return ValueKind::kBytes;
+    default:
+      break;
   }
   return Status::NotSupported("partition field '{}' has type {}, which is not a partition type",
                               field, type.ToString());
@@ -226,13 +233,20 @@ Result<ValueKind> KindOf(const DataType& type, std::string_view field) {
 Scalar MakeScalar(const TypePtr& type, ValueKind kind, const Array& a, int64_t i) {
   if (a.IsNull(i)) return Scalar::Null(type);
   switch (kind) {
-    case ValueKind::kBool: return Scalar::Make(type, a.BoolValue(i));
-    case ValueKind::kI32: return Scalar::Make(type, a.Value<int32_t>(i));
-    case ValueKind::kI64: return Scalar::Make(type, a.Value<int64_t>(i));
-    case ValueKind::kF32: return Scalar::Make(type, a.Value<float>(i));
-    case ValueKind::kF64: return Scalar::Make(type, a.Value<double>(i));
-    case ValueKind::kDecimal: return Scalar::Make(type, a.DecimalValue(i));
-    case ValueKind::kBytes: return Scalar::Make(type, std::string(a.BytesValue(i)));
+    case ValueKind::kBool:
+      return Scalar::Make(type, a.BoolValue(i));
+    case ValueKind::kI32:
+      return Scalar::Make(type, a.Value<int32_t>(i));
+    case ValueKind::kI64:
+      return Scalar::Make(type, a.Value<int64_t>(i));
+    case ValueKind::kF32:
+      return Scalar::Make(type, a.Value<float>(i));
+    case ValueKind::kF64:
+      return Scalar::Make(type, a.Value<double>(i));
+    case ValueKind::kDecimal:
+      return Scalar::Make(type, a.DecimalValue(i));
+    case ValueKind::kBytes:
+      return Scalar::Make(type, std::string(a.BytesValue(i)));
   }
   return Scalar::Null(type);
 }
@@ -260,8 +274,8 @@ class DataFileDecoder {
       d.partition_kinds_.push_back(k);
     }
     if (options.include_column_stats && !options.stats_column_ids.empty()) {
-      int32_t max_id = *std::max_element(options.stats_column_ids.begin(),
-                                         options.stats_column_ids.end());
+      int32_t max_id =
+          *std::max_element(options.stats_column_ids.begin(), options.stats_column_ids.end());
       if (max_id >= 0) {
         d.stats_filter_.assign(static_cast<size_t>(max_id) + 1, false);
         for (int32_t id : options.stats_column_ids) {
@@ -370,8 +384,7 @@ class DataFileDecoder {
     }
 
     std::map<int32_t, int64_t>* count_maps[4] = {&out->column_sizes, &out->value_counts,
-                                                 &out->null_value_counts,
-                                                 &out->nan_value_counts};
+                                                 &out->null_value_counts, &out->nan_value_counts};
     std::map<int32_t, std::string>* bound_maps[2] = {&out->lower_bounds, &out->upper_bounds};
     for (int m = 0; m < 6; ++m) {
       const Array* map = maps_[m].get();
@@ -430,8 +443,8 @@ class DataFileDecoder {
   std::vector<bool> stats_filter_;
 
   ArrayPtr content_, file_path_, file_format_, record_count_, file_size_, key_metadata_,
-      split_offsets_, split_values_, equality_ids_, equality_values_, sort_order_id_,
-      first_row_id_, referenced_data_file_, content_offset_, content_size_;
+      split_offsets_, split_values_, equality_ids_, equality_values_, sort_order_id_, first_row_id_,
+      referenced_data_file_, content_offset_, content_size_;
   std::vector<ArrayPtr> partition_fields_;
   ArrayPtr maps_[6];
   ArrayPtr map_keys_[6];
@@ -473,8 +486,7 @@ Result<ManifestHeader> HeaderFrom(const avro::AvroFileReader& reader, std::strin
     if (*v == "deletes") {
       h.content = FileContent::kPositionDeletes;
     } else if (*v != "data") {
-      return Status::Corrupt("manifest {}: content '{}' is neither 'data' nor 'deletes'", path,
-                             *v);
+      return Status::Corrupt("manifest {}: content '{}' is neither 'data' nor 'deletes'", path, *v);
     }
   }
   if (const std::string* v = reader.metadata_value("schema")) h.schema_json = *v;
@@ -490,10 +502,14 @@ Result<ManifestHeader> HeaderFrom(const avro::AvroFileReader& reader, std::strin
 
 std::string_view FileFormatName(FileFormat format) {
   switch (format) {
-    case FileFormat::kParquet: return "PARQUET";
-    case FileFormat::kAvro: return "AVRO";
-    case FileFormat::kOrc: return "ORC";
-    case FileFormat::kPuffin: return "PUFFIN";
+    case FileFormat::kParquet:
+      return "PARQUET";
+    case FileFormat::kAvro:
+      return "AVRO";
+    case FileFormat::kOrc:
+      return "ORC";
+    case FileFormat::kPuffin:
+      return "PUFFIN";
   }
   return "PARQUET";
 }
@@ -521,11 +537,11 @@ Result<std::pair<SchemaPtr, PartitionSpecPtr>> PartitionSpecFromHeader(const Man
     return Status::Corrupt("manifest {}: partition-spec is not valid JSON", path);
   }
   // Some writers store the whole spec object rather than its fields array.
-  auto spec = fields_json.is_object()
-                  ? PartitionSpecFromJson(fields_json, *schema, fmt::format("manifest {}", path))
-                  : PartitionSpecFromFieldsJson(fields_json, *schema,
-                                                header.partition_spec_id.value_or(0),
-                                                fmt::format("manifest {}", path));
+  auto spec =
+      fields_json.is_object()
+          ? PartitionSpecFromJson(fields_json, *schema, fmt::format("manifest {}", path))
+          : PartitionSpecFromFieldsJson(fields_json, *schema, header.partition_spec_id.value_or(0),
+                                        fmt::format("manifest {}", path));
   if (!spec.has_value()) return spec.error();
   return std::make_pair(std::move(schema), std::move(*spec));
 }
@@ -620,8 +636,7 @@ Result<ManifestHeader> ReadManifestHeader(const io::FileIO& io, const std::strin
   return HeaderFrom(*reader, path);
 }
 
-Result<std::vector<ManifestEntry>> ReadManifest(const io::FileIO& io,
-                                                const ManifestFile& manifest,
+Result<std::vector<ManifestEntry>> ReadManifest(const io::FileIO& io, const ManifestFile& manifest,
                                                 const TypePtr& partition_type,
                                                 const ManifestReadOptions& options) {
   const std::string& path = manifest.manifest_path;
@@ -634,8 +649,8 @@ Result<std::vector<ManifestEntry>> ReadManifest(const io::FileIO& io,
 
   DataFileLayout layout;
   TypePtr read_partition = ReadPartitionType(partition_type);
-  auto target = std::make_shared<floe::Schema>(internal::ManifestEntryFields(
-      0, read_partition, options.include_column_stats, &layout));
+  auto target = std::make_shared<floe::Schema>(
+      internal::ManifestEntryFields(0, read_partition, options.include_column_stats, &layout));
   FLOE_ASSIGN_OR_RAISE(DataFileDecoder decoder,
                        DataFileDecoder::Make(partition_type, layout, options));
   auto stream = reader->Read(target, 4096);
@@ -665,8 +680,8 @@ Result<std::vector<ManifestEntry>> ReadManifest(const io::FileIO& io,
       }
       int32_t st = status.Value<int32_t>(i);
       if (st < 0 || st > 2) {
-        return Status::Corrupt("manifest {}: entry {} has status {} (not 0, 1 or 2)", path,
-                               index, st);
+        return Status::Corrupt("manifest {}: entry {} has status {} (not 0, 1 or 2)", path, index,
+                               st);
       }
       auto entry_status = static_cast<ManifestEntryStatus>(st);
       std::optional<int64_t> row_id;
@@ -675,7 +690,7 @@ Result<std::vector<ManifestEntry>> ReadManifest(const io::FileIO& io,
         row_id = next_row_id;
         next_row_id += decoder.record_count(i);
       }
-      bool wanted = entry_status == ManifestEntryStatus::kAdded     ? options.include_added
+      bool wanted = entry_status == ManifestEntryStatus::kAdded      ? options.include_added
                     : entry_status == ManifestEntryStatus::kExisting ? options.include_existing
                                                                      : options.include_deleted;
       if (!wanted) continue;
@@ -717,8 +732,7 @@ Result<std::vector<ManifestEntry>> ReadManifest(const io::FileIO& io,
   return out;
 }
 
-Result<std::vector<ManifestEntry>> ReadManifest(const io::FileIO& io,
-                                                const ManifestFile& manifest,
+Result<std::vector<ManifestEntry>> ReadManifest(const io::FileIO& io, const ManifestFile& manifest,
                                                 const PartitionSpec& spec, const Schema& schema,
                                                 const ManifestReadOptions& options) {
   auto type = spec.PartitionType(schema);
@@ -892,8 +906,7 @@ Status AppendDataFile(StructBuilder* sb, const DataFileLayout& l, const DataFile
     }
   }
   FLOE_RETURN_NOT_OK(static_cast<Int64Builder*>(child(l.record_count))->Append(f.record_count));
-  FLOE_RETURN_NOT_OK(
-      static_cast<Int64Builder*>(child(l.file_size))->Append(f.file_size_in_bytes));
+  FLOE_RETURN_NOT_OK(static_cast<Int64Builder*>(child(l.file_size))->Append(f.file_size_in_bytes));
   if (l.block_size >= 0) {
     // Deprecated; v1 requires a value (the spec: "always write a default").
     FLOE_RETURN_NOT_OK(static_cast<Int64Builder*>(child(l.block_size))->Append(64 << 20));
@@ -919,8 +932,7 @@ Status AppendDataFile(StructBuilder* sb, const DataFileLayout& l, const DataFile
   }
   if (l.content_offset >= 0) {
     FLOE_RETURN_NOT_OK(AppendOpt<Int64Builder>(child(l.content_offset), f.content_offset));
-    FLOE_RETURN_NOT_OK(
-        AppendOpt<Int64Builder>(child(l.content_size), f.content_size_in_bytes));
+    FLOE_RETURN_NOT_OK(AppendOpt<Int64Builder>(child(l.content_size), f.content_size_in_bytes));
   }
   return Status::OK();
 }
@@ -992,8 +1004,10 @@ class SummaryBuilder {
   Result<PartitionFieldSummary> Finish() const {
     PartitionFieldSummary s;
     s.contains_null = contains_null_;
-    if (type_->is_floating()) s.contains_nan = contains_nan_;
-    else s.contains_nan = false;
+    if (type_->is_floating())
+      s.contains_nan = contains_nan_;
+    else
+      s.contains_nan = false;
     if (lower_) {
       FLOE_ASSIGN_OR_RAISE(std::string lo, SerializeValue(*lower_));
       FLOE_ASSIGN_OR_RAISE(std::string hi, SerializeValue(*upper_));
@@ -1059,8 +1073,7 @@ struct ManifestWriter::Impl {
   bool failed = false;
 
   Status Append(ManifestEntryStatus status, std::optional<int64_t> snapshot_id,
-                std::optional<int64_t> seq, std::optional<int64_t> file_seq,
-                const DataFile& file) {
+                std::optional<int64_t> seq, std::optional<int64_t> file_seq, const DataFile& file) {
     if (closed) return Status::Invalid("manifest {}: written after Close", path);
     if (failed) return Status::Invalid("manifest {}: an earlier append failed", path);
     const int v = options.format_version;
@@ -1133,8 +1146,7 @@ struct ManifestWriter::Impl {
 ManifestWriter::ManifestWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ManifestWriter::~ManifestWriter() = default;
 
-Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Make(const io::FileIO& io,
-                                                             std::string path,
+Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Make(const io::FileIO& io, std::string path,
                                                              const Schema& schema,
                                                              const PartitionSpec& spec,
                                                              ManifestWriterOptions options) {
@@ -1188,13 +1200,15 @@ Status ManifestWriter::Add(const DataFile& file, std::optional<int64_t> data_seq
 }
 
 Status ManifestWriter::Existing(const ManifestEntry& entry) {
-  if (!entry.data_file) return Status::Invalid("manifest {}: entry without a data file", impl_->path);
+  if (!entry.data_file)
+    return Status::Invalid("manifest {}: entry without a data file", impl_->path);
   return impl_->Append(ManifestEntryStatus::kExisting, entry.snapshot_id, entry.sequence_number,
                        entry.file_sequence_number, *entry.data_file);
 }
 
 Status ManifestWriter::Delete(const ManifestEntry& entry) {
-  if (!entry.data_file) return Status::Invalid("manifest {}: entry without a data file", impl_->path);
+  if (!entry.data_file)
+    return Status::Invalid("manifest {}: entry without a data file", impl_->path);
   std::optional<int64_t> snapshot = impl_->options.snapshot_id;
   if (!snapshot) snapshot = entry.snapshot_id;
   return impl_->Append(ManifestEntryStatus::kDeleted, snapshot, entry.sequence_number,
@@ -1202,7 +1216,8 @@ Status ManifestWriter::Delete(const ManifestEntry& entry) {
 }
 
 Status ManifestWriter::Write(const ManifestEntry& entry) {
-  if (!entry.data_file) return Status::Invalid("manifest {}: entry without a data file", impl_->path);
+  if (!entry.data_file)
+    return Status::Invalid("manifest {}: entry without a data file", impl_->path);
   auto opt = [](int64_t s) {
     return s == kUnassignedSequenceNumber ? std::nullopt : std::optional<int64_t>(s);
   };
@@ -1222,13 +1237,13 @@ Result<ManifestFile> ManifestWriter::Close() {
   m.manifest_path = s.path;
   m.manifest_length = *s.bytes;
   m.partition_spec_id = s.spec_id;
-  m.content = s.options.content == FileContent::kData ? FileContent::kData
-                                                      : FileContent::kPositionDeletes;
+  m.content =
+      s.options.content == FileContent::kData ? FileContent::kData : FileContent::kPositionDeletes;
   m.sequence_number = kUnassignedSequenceNumber;
   // Inherited sequence numbers are the new snapshot's, above every explicit one, so the
   // minimum is the smallest explicit one; with none, it is the snapshot's (assigned later).
   m.min_sequence_number = s.min_sequence_number.value_or(kUnassignedSequenceNumber);
-  m.added_snapshot_id = s.options.snapshot_id.value_or(0);
+  m.added_snapshot_id = s.options.snapshot_id.value_or(kUnassignedSnapshotId);
   m.added_files_count = s.added_files;
   m.existing_files_count = s.existing_files;
   m.deleted_files_count = s.deleted_files;
@@ -1303,6 +1318,7 @@ Status ManifestListWriter::Add(const ManifestFile& manifest) {
                            manifest.manifest_path);
   }
   ManifestFile m = manifest;
+  if (m.added_snapshot_id == kUnassignedSnapshotId) m.added_snapshot_id = s.options.snapshot_id;
   if (m.sequence_number == kUnassignedSequenceNumber) m.sequence_number = s.options.sequence_number;
   if (m.min_sequence_number == kUnassignedSequenceNumber) {
     m.min_sequence_number = s.options.sequence_number;
@@ -1349,7 +1365,8 @@ Status ManifestListWriter::Add(const ManifestFile& manifest) {
     auto* sb = static_cast<StructBuilder*>(lb->value_builder());
     for (const PartitionFieldSummary& p : m.partitions) {
       FLOE_RETURN_NOT_OK(sb->Append());
-      FLOE_RETURN_NOT_OK(static_cast<BooleanBuilder*>(sb->field_builder(0))->Append(p.contains_null));
+      FLOE_RETURN_NOT_OK(
+          static_cast<BooleanBuilder*>(sb->field_builder(0))->Append(p.contains_null));
       FLOE_RETURN_NOT_OK(AppendOpt<BooleanBuilder>(sb->field_builder(1), p.contains_nan));
       FLOE_RETURN_NOT_OK(AppendBytesOpt(sb->field_builder(2), p.lower_bound));
       FLOE_RETURN_NOT_OK(AppendBytesOpt(sb->field_builder(3), p.upper_bound));
@@ -1395,9 +1412,9 @@ Result<std::string> EncodeDataFiles(const std::vector<DataFilePtr>& files,
   auto bytes = std::make_shared<std::string>();
   avro::AvroWriteOptions wopts;
   wopts.codec = "null";
-  FLOE_ASSIGN_OR_RAISE(auto writer, avro::AvroFileWriter::Open(
-                                        std::make_unique<StringOutputStream>(bytes),
-                                        std::move(avro_schema), {}, wopts));
+  FLOE_ASSIGN_OR_RAISE(auto writer,
+                       avro::AvroFileWriter::Open(std::make_unique<StringOutputStream>(bytes),
+                                                  std::move(avro_schema), {}, wopts));
   auto schema = std::make_shared<floe::Schema>(fields);
   // One struct builder for the records, whose fields become the batch columns.
   StructBuilder record(Struct(fields));
@@ -1442,7 +1459,8 @@ Result<std::vector<DataFilePtr>> DecodeDataFiles(std::string_view bytes,
     decoder.Bind([&](int idx) { return batch->column(idx); });
     for (int64_t i = 0; i < batch->num_rows(); ++i) {
       auto f = std::make_shared<DataFile>();
-      FLOE_RETURN_NOT_OK(decoder.Decode(i, spec_id, "DecodeDataFiles", static_cast<int64_t>(out.size()), f.get()));
+      FLOE_RETURN_NOT_OK(
+          decoder.Decode(i, spec_id, "DecodeDataFiles", static_cast<int64_t>(out.size()), f.get()));
       out.push_back(std::move(f));
     }
   }

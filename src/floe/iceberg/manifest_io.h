@@ -23,6 +23,9 @@ namespace floe::iceberg {
 /// A data sequence number (or manifest sequence number) not yet assigned: a manifest
 /// written for a commit gets its sequence number from the manifest list writer.
 inline constexpr int64_t kUnassignedSequenceNumber = -1;
+/// The added_snapshot_id of a manifest written without a snapshot id: the manifest list
+/// writer replaces it with its snapshot's id.
+inline constexpr int64_t kUnassignedSnapshotId = -1;
 
 // ---------------------------------------------------------------------------------------
 // Reading
@@ -162,8 +165,7 @@ class ManifestWriter {
 
   /// An ADDED entry. Its data and file sequence numbers are inherited (null) unless
   /// `data_sequence_number` is given (a file whose data is older than the commit).
-  Status Add(const DataFile& file,
-             std::optional<int64_t> data_sequence_number = std::nullopt);
+  Status Add(const DataFile& file, std::optional<int64_t> data_sequence_number = std::nullopt);
   /// An EXISTING entry: the entry's snapshot id and sequence numbers are kept (they
   /// must be set; they are after ReadManifest).
   Status Existing(const ManifestEntry& entry);
@@ -208,7 +210,8 @@ class ManifestListWriter {
                                                           ManifestListWriterOptions options);
   ~ManifestListWriter();
 
-  /// Adds a manifest. Unassigned sequence numbers become the snapshot's; in v3 a data
+  /// Adds a manifest. Unassigned sequence numbers and an unassigned added_snapshot_id
+  /// become the snapshot's; in v3 a data
   /// manifest without first_row_id is assigned the next row id. A v1 list cannot hold
   /// delete manifests (kInvalidArgument).
   Status Add(const ManifestFile& manifest);

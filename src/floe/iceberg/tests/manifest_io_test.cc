@@ -119,15 +119,17 @@ TEST(ManifestFixtures, TrinoBucketPartitioning) {
   SKIP_WITHOUT_FIXTURES();
   io::LocalFileIO fio({{{"s3a://warehouse/", kFixtures + "iceberg-cxx/tests/tables/"}}, "", {}});
   const std::string table = kFixtures + "iceberg-cxx/tests/tables/bucket_partitioning/";
-  auto md = LoadMetadata(table + "metadata/00002-53948f10-cced-409f-8dd9-6dea096895e8.metadata.json");
+  auto md =
+      LoadMetadata(table + "metadata/00002-53948f10-cced-409f-8dd9-6dea096895e8.metadata.json");
   ASSERT_NE(md, nullptr);
   const Snapshot* snap = md->SnapshotById(8499397478161915471);
   ASSERT_NE(snap, nullptr);
   ASSERT_OK_AND_ASSIGN(auto list, ReadManifestList(fio, snap->manifest_list));
   ASSERT_EQ(list.size(), 1u);
   const ManifestFile& m = list[0];
-  EXPECT_EQ(m.manifest_path,
-            "s3a://warehouse/bucket_partitioning/metadata/0ffce867-cc54-49f8-ac74-c89fc147015d-m0.avro");
+  EXPECT_EQ(
+      m.manifest_path,
+      "s3a://warehouse/bucket_partitioning/metadata/0ffce867-cc54-49f8-ac74-c89fc147015d-m0.avro");
   EXPECT_EQ(m.manifest_length, 9779);
   EXPECT_EQ(m.partition_spec_id, 0);
   EXPECT_EQ(m.content, FileContent::kData);
@@ -214,8 +216,7 @@ struct SnapshotCounts {
   int64_t added_data_files = 0;
 };
 
-SnapshotCounts CountSnapshot(const io::FileIO& fio, const TableMetadata& md,
-                             const Snapshot& snap) {
+SnapshotCounts CountSnapshot(const io::FileIO& fio, const TableMetadata& md, const Snapshot& snap) {
   SnapshotCounts c;
   auto list = ReadManifestList(fio, snap.manifest_list);
   EXPECT_TRUE(list.ok()) << list.status().ToString();
@@ -224,8 +225,8 @@ SnapshotCounts CountSnapshot(const io::FileIO& fio, const TableMetadata& md,
     const PartitionSpecPtr spec = md.SpecById(m.partition_spec_id);
     EXPECT_NE(spec, nullptr);
     if (!spec) continue;
-    auto entries = ReadManifest(fio, m, *spec, *md.CurrentSchema(),
-                                ManifestReadOptions::Live(false));
+    auto entries =
+        ReadManifest(fio, m, *spec, *md.CurrentSchema(), ManifestReadOptions::Live(false));
     EXPECT_TRUE(entries.ok()) << entries.status().ToString();
     if (!entries.ok()) continue;
     for (const ManifestEntry& e : *entries) {
@@ -270,16 +271,16 @@ void CheckSummaries(const std::string& group, const std::string& metadata, int e
 
 TEST(ManifestFixtures, SparkV1ListsMatchSummaries) {
   SKIP_WITHOUT_FIXTURES();
-  CheckSummaries("duckdb-iceberg-2024",
-                 "data/iceberg/generated_spec1_0_001/pyspark_iceberg_table/metadata/v9.metadata.json",
-                 1);
+  CheckSummaries(
+      "duckdb-iceberg-2024",
+      "data/iceberg/generated_spec1_0_001/pyspark_iceberg_table/metadata/v9.metadata.json", 1);
 }
 
 TEST(ManifestFixtures, SparkV2ListsWithDeletesMatchSummaries) {
   SKIP_WITHOUT_FIXTURES();
-  CheckSummaries("duckdb-iceberg-2024",
-                 "data/iceberg/generated_spec2_0_001/pyspark_iceberg_table/metadata/v9.metadata.json",
-                 2);
+  CheckSummaries(
+      "duckdb-iceberg-2024",
+      "data/iceberg/generated_spec2_0_001/pyspark_iceberg_table/metadata/v9.metadata.json", 2);
 }
 
 TEST(ManifestFixtures, SparkV1ListReadsWithoutContentOrSequenceNumbers) {
@@ -288,7 +289,8 @@ TEST(ManifestFixtures, SparkV1ListReadsWithoutContentOrSequenceNumbers) {
   const std::string dir = "data/iceberg/generated_spec1_0_001/pyspark_iceberg_table/metadata/";
   ASSERT_OK_AND_ASSIGN(
       auto list,
-      ReadManifestList(fio, dir + "snap-6238750566879819059-1-d76c5203-4f0a-46ef-a293-268e0afec64b.avro"));
+      ReadManifestList(
+          fio, dir + "snap-6238750566879819059-1-d76c5203-4f0a-46ef-a293-268e0afec64b.avro"));
   ASSERT_EQ(list.size(), 3u);
   EXPECT_EQ(list[0].manifest_path, dir + "d76c5203-4f0a-46ef-a293-268e0afec64b-m2.avro");
   EXPECT_EQ(list[0].manifest_length, 7082);
@@ -307,7 +309,8 @@ TEST(ManifestFixtures, SparkV1ListReadsWithoutContentOrSequenceNumbers) {
   auto unpartitioned = Struct({});
   ASSERT_OK_AND_ASSIGN(auto live, ReadManifest(fio, list[2], unpartitioned));
   EXPECT_TRUE(live.empty());
-  ASSERT_OK_AND_ASSIGN(auto all, ReadManifest(fio, list[2], unpartitioned, ManifestReadOptions::All()));
+  ASSERT_OK_AND_ASSIGN(auto all,
+                       ReadManifest(fio, list[2], unpartitioned, ManifestReadOptions::All()));
   ASSERT_EQ(all.size(), 1u);
   EXPECT_EQ(all[0].status, ManifestEntryStatus::kDeleted);
   EXPECT_EQ(all[0].snapshot_id, 6238750566879819059);
@@ -323,9 +326,9 @@ TEST(ManifestFixtures, SparkV1ListReadsWithoutContentOrSequenceNumbers) {
 TEST(ManifestFixtures, SparkV2SequenceNumbersAreInherited) {
   SKIP_WITHOUT_FIXTURES();
   io::LocalFileIO fio({{}, kFixtures + "duckdb-iceberg-2024", {}});
-  auto md = LoadMetadata(
-      kFixtures +
-      "duckdb-iceberg-2024/data/iceberg/generated_spec2_0_001/pyspark_iceberg_table/metadata/v9.metadata.json");
+  auto md = LoadMetadata(kFixtures +
+                         "duckdb-iceberg-2024/data/iceberg/generated_spec2_0_001/"
+                         "pyspark_iceberg_table/metadata/v9.metadata.json");
   ASSERT_NE(md, nullptr);
   // Snapshot 4 (sequence number 4) added one data file and one position delete file.
   const Snapshot* snap = md->SnapshotById(6585012225877417653);
@@ -390,8 +393,9 @@ TEST(ManifestFixtures, V1SnapshotWithManifestsArray) {
   ASSERT_OK_AND_ASSIGN(auto list, ManifestFilesFromPaths(fio, snap->manifests, snap->snapshot_id));
   ASSERT_EQ(list.size(), 1u);
   EXPECT_EQ(list[0].manifest_path, snap->manifests[0]);
-  EXPECT_EQ(list[0].manifest_length,
-            static_cast<int64_t>(fs::file_size(kFixtures + "duckdb-iceberg/" + snap->manifests[0])));
+  EXPECT_EQ(
+      list[0].manifest_length,
+      static_cast<int64_t>(fs::file_size(kFixtures + "duckdb-iceberg/" + snap->manifests[0])));
   EXPECT_EQ(list[0].partition_spec_id, 0);
   EXPECT_EQ(list[0].added_snapshot_id, snap->snapshot_id);
   EXPECT_EQ(list[0].sequence_number, 0);
@@ -454,7 +458,8 @@ TEST(ManifestFixtures, TrinoV3DeletionVectorsAndRowIds) {
             "s3a://warehouse/deletion_vectors/data/"
             "20260504_111440_00009_8gkte-580c7fe8-68ec-4a8b-8bce-a37f4af02113.parquet");
   // The replaced DV, as a DELETED entry with explicit sequence numbers.
-  ASSERT_OK_AND_ASSIGN(auto removed, ReadManifest(fio, list[3], Struct({}), ManifestReadOptions::All()));
+  ASSERT_OK_AND_ASSIGN(auto removed,
+                       ReadManifest(fio, list[3], Struct({}), ManifestReadOptions::All()));
   ASSERT_EQ(removed.size(), 1u);
   EXPECT_EQ(removed[0].status, ManifestEntryStatus::kDeleted);
   EXPECT_EQ(removed[0].sequence_number, 3);
@@ -492,9 +497,9 @@ TEST(ManifestErrors, CorruptAndTruncatedFilesAreNamed) {
   m.manifest_path = garbage;
   EXPECT_THAT(ReadManifest(fio, m, Struct({})), IsErrorWith(StatusCode::kCorrupt, "garbage.avro"));
 
-  std::string bytes = ReadBytes(
-      kFixtures +
-      "iceberg-cxx/tests/tables/bucket_partitioning/metadata/0ffce867-cc54-49f8-ac74-c89fc147015d-m0.avro");
+  std::string bytes = ReadBytes(kFixtures +
+                                "iceberg-cxx/tests/tables/bucket_partitioning/metadata/"
+                                "0ffce867-cc54-49f8-ac74-c89fc147015d-m0.avro");
   ASSERT_GT(bytes.size(), 1000u);
   for (size_t cut : {size_t{10}, bytes.size() / 2, bytes.size() - 20}) {
     const std::string truncated = dir.File("truncated-" + std::to_string(cut) + ".avro");
@@ -506,7 +511,8 @@ TEST(ManifestErrors, CorruptAndTruncatedFilesAreNamed) {
   }
   // A manifest read as a manifest list has no manifest_path.
   m.manifest_path = kFixtures +
-      "iceberg-cxx/tests/tables/bucket_partitioning/metadata/0ffce867-cc54-49f8-ac74-c89fc147015d-m0.avro";
+                    "iceberg-cxx/tests/tables/bucket_partitioning/metadata/"
+                    "0ffce867-cc54-49f8-ac74-c89fc147015d-m0.avro";
   auto as_list = ReadManifestList(fio, m.manifest_path);
   ASSERT_FALSE(as_list.ok());
   EXPECT_THAT(as_list.status().message(), ::testing::HasSubstr("manifest_path"));
@@ -517,16 +523,15 @@ TEST(ManifestErrors, CorruptAndTruncatedFilesAreNamed) {
 // ---------------------------------------------------------------------------------------
 
 SchemaPtr AllTypesSchema() {
-  auto s = Schema::Make(7, {Field("b", Boolean(), true, 1), Field("i", Int32(), true, 2),
-                            Field("l", Int64(), true, 3), Field("f", Float32(), true, 4),
-                            Field("d", Float64(), true, 5), Field("dec", Decimal(9, 2), true, 6),
-                            Field("bigdec", Decimal(38, 10), true, 7),
-                            Field("dt", Date(), true, 8), Field("t", Time(), true, 9),
-                            Field("ts", Timestamp(), true, 10),
-                            Field("tstz", TimestampTz(), true, 11),
-                            Field("s", String(), true, 12), Field("u", Uuid(), true, 13),
-                            Field("fx", Fixed(4), true, 14), Field("bin", Binary(), true, 15),
-                            Field("tsns", TimestampNs(), true, 16)});
+  auto s =
+      Schema::Make(7, {Field("b", Boolean(), true, 1), Field("i", Int32(), true, 2),
+                       Field("l", Int64(), true, 3), Field("f", Float32(), true, 4),
+                       Field("d", Float64(), true, 5), Field("dec", Decimal(9, 2), true, 6),
+                       Field("bigdec", Decimal(38, 10), true, 7), Field("dt", Date(), true, 8),
+                       Field("t", Time(), true, 9), Field("ts", Timestamp(), true, 10),
+                       Field("tstz", TimestampTz(), true, 11), Field("s", String(), true, 12),
+                       Field("u", Uuid(), true, 13), Field("fx", Fixed(4), true, 14),
+                       Field("bin", Binary(), true, 15), Field("tsns", TimestampNs(), true, 16)});
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   return *s;
 }
@@ -563,8 +568,8 @@ std::vector<Scalar> SourceRow(int which) {
           Scalar::Make(Float32(), lo ? -1.5f : 2.5f),
           Scalar::Make(Float64(), lo ? -0.0 : 1e300),
           Scalar::Make(Decimal(9, 2), static_cast<Int128>(lo ? -12345 : 99999)),
-          Scalar::Make(Decimal(38, 10), lo ? -(static_cast<Int128>(1) << 100)
-                                           : static_cast<Int128>(1) << 100),
+          Scalar::Make(Decimal(38, 10),
+                       lo ? -(static_cast<Int128>(1) << 100) : static_cast<Int128>(1) << 100),
           Scalar::Make(Date(), lo ? int32_t{-400} : int32_t{20000}),
           Scalar::Make(Time(), lo ? int64_t{0} : int64_t{86399999999}),
           Scalar::Make(Timestamp(), lo ? int64_t{-1000000} : int64_t{1767225600123456}),
@@ -837,7 +842,7 @@ TEST_P(ManifestRoundTrip, DeleteManifests) {
   EXPECT_THAT(writer->Add(data), IsError(StatusCode::kInvalidArgument));
   ASSERT_OK_AND_ASSIGN(ManifestFile mf, writer->Close());
   EXPECT_EQ(mf.content, FileContent::kPositionDeletes);
-  EXPECT_EQ(mf.added_snapshot_id, 0);
+  EXPECT_EQ(mf.added_snapshot_id, kUnassignedSnapshotId);
   EXPECT_EQ(mf.min_sequence_number, 2);
   ASSERT_EQ(mf.partitions.size(), 1u);
   EXPECT_TRUE(mf.partitions[0].contains_null);
@@ -850,7 +855,6 @@ TEST_P(ManifestRoundTrip, DeleteManifests) {
   if (version >= 3) lo.first_row_id = 0;
   const std::string list_path = dir.File("list.avro");
   ASSERT_OK_AND_ASSIGN(auto lw, ManifestListWriter::Make(fio, list_path, lo));
-  mf.added_snapshot_id = 11;
   ASSERT_OK(lw->Add(mf));
   ASSERT_OK(lw->Close());
   if (version >= 3) {
@@ -860,6 +864,7 @@ TEST_P(ManifestRoundTrip, DeleteManifests) {
   ASSERT_EQ(list.size(), 1u);
   EXPECT_EQ(list[0].content, FileContent::kPositionDeletes);
   EXPECT_EQ(list[0].first_row_id, std::nullopt);
+  EXPECT_EQ(list[0].added_snapshot_id, 11);
   ASSERT_OK_AND_ASSIGN(ManifestHeader h, ReadManifestHeader(fio, path));
   EXPECT_EQ(h.content, FileContent::kPositionDeletes);
 
@@ -930,8 +935,8 @@ TEST(ManifestWriterTest, FirstRowIdsAssignedAcrossManifests) {
     ManifestWriterOptions wo;
     wo.format_version = 3;
     wo.snapshot_id = 5;
-    ASSERT_OK_AND_ASSIGN(auto w, ManifestWriter::Make(fio, dir.File("m" + std::to_string(m)),
-                                                      *schema, *spec, wo));
+    ASSERT_OK_AND_ASSIGN(
+        auto w, ManifestWriter::Make(fio, dir.File("m" + std::to_string(m)), *schema, *spec, wo));
     for (int i = 0; i < 3; ++i) {
       DataFile f;
       f.file_path = "f" + std::to_string(m) + std::to_string(i);

@@ -41,10 +41,9 @@ Result<DataFile> MakeFile(const std::string& name, int32_t day, int32_t bucket,
 
 Status Write(const std::string& dir) {
   io::LocalFileIO fio;
-  FLOE_ASSIGN_OR_RAISE(
-      SchemaPtr schema,
-      Schema::Make(0, {Field("id", Int64(), false, 1), Field("ts", TimestampTz(), true, 2),
-                       Field("s", String(), true, 3)}));
+  FLOE_ASSIGN_OR_RAISE(SchemaPtr schema, Schema::Make(0, {Field("id", Int64(), false, 1),
+                                                          Field("ts", TimestampTz(), true, 2),
+                                                          Field("s", String(), true, 3)}));
   FLOE_ASSIGN_OR_RAISE(PartitionSpecPtr spec,
                        PartitionSpec::Make(*schema, 0,
                                            {{2, 1000, "ts_day", Transform::Day()},
@@ -69,7 +68,8 @@ Status Write(const std::string& dir) {
     lo.parent_snapshot_id = 41;
     lo.sequence_number = 5;
     lo.codec = wo.codec;
-    FLOE_ASSIGN_OR_RAISE(auto list, ManifestListWriter::Make(fio, dir + "/list-v" + v + ".avro", lo));
+    FLOE_ASSIGN_OR_RAISE(auto list,
+                         ManifestListWriter::Make(fio, dir + "/list-v" + v + ".avro", lo));
     FLOE_RETURN_NOT_OK(list->Add(m));
     FLOE_RETURN_NOT_OK(list->Close());
   }
