@@ -376,6 +376,34 @@ TEST_F(TaskReaderTest, ResidualFiltersRowsAndPrunesRowGroups) {
   EXPECT_THAT(result.rows, ElementsAre());
 }
 
+TEST_F(TaskReaderTest, GroupReadsItsTasksInOrderWithDeletesAndResidual) {
+  WriteParquet(dir_.Join("g1.parquet"), {Field("id", Int64(), false, 1)}, {I64s({1, 2, 3})});
+  WriteParquet(dir_.Join("g2.parquet"), {Field("id", Int64(), false, 1)}, {I64s({4, 5, 6})});
+  // One position delete file names rows of both data files.
+  WriteParquet(dir_.Join("gd.parquet"),
+               {Field("file_path", String(), false, kDeleteFilePathFieldId),
+                Field("pos", Int64(), false, kDeletePosFieldId)},
+               {Strs({"g1.parquet", "g2.parquet"}), I64s({0, 2})});
+  auto deletes = std::make_shared<DataFile>();
+  deletes->content = FileContent::kPositionDeletes;
+  deletes->file_path = "gd.parquet";
+  SchemaPtr table = MakeSchema({Field("id", Int64(), false, 1)});
+  ASSERT_OK_AND_ASSIGN(
+      ExpressionPtr residual,
+      Bind(Expression::Make(Operation::kNotEq, "id", {Scalar::I64(2)}), *table, true));
+  ScanTaskGroup group;
+  for (const char* name : {"g1.parquet", "g2.parquet"}) {
+    FileScanTask task = Task(name);
+    task.delete_files = {deletes};
+    task.residual = residual;
+    group.tasks.push_back(task);
+  }
+  ASSERT_OK_AND_ASSIGN(auto reader, TaskReader::Make(io_, table, table));
+  ASSERT_OK_AND_ASSIGN(auto stream, reader->Read(group));
+  ASSERT_OK_AND_ASSIGN(ReadResult result, Drain(*stream));
+  EXPECT_THAT(result.rows, ElementsAre("3", "4", "5"));
+}
+
 TEST_F(TaskReaderTest, BadTasksAreErrors) {
   WriteParquet(dir_.Join("x.parquet"), {Field("id", Int64(), true, 1)}, {I64s({1})});
   SchemaPtr table = MakeSchema({Field("id", Int64(), true, 1)});
