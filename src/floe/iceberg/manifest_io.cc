@@ -73,7 +73,10 @@ std::vector<Field> DataFileFields(int v, const TypePtr& partition_type, bool wit
           kSplitOffsetsId));
   if (read || v >= 2) {
     add(&l.equality_ids,
-        Opt("equality_ids", List(Field("element", Int32(), false, kEqualityIdsElementId)),
+        // The spec's element type is int; pyiceberg writes long. Reading as long accepts
+        // both (int -> long promotion); the values are range-checked below.
+        Opt("equality_ids",
+            List(Field("element", read ? Int64() : Int32(), false, kEqualityIdsElementId)),
             kEqualityIdsId));
   }
   add(&l.sort_order_id, Opt("sort_order_id", Int32(), kSortOrderIdId));
@@ -308,9 +311,12 @@ class DataFileDecoder {
     split_values_ = split_offsets_ ? split_offsets_->child(0) : nullptr;
     equality_values_ = equality_ids_ ? equality_ids_->child(0) : nullptr;
     partition_fields_.clear();
+    partition_struct_ = nullptr;
     if (layout_.partition >= 0) {
-      ArrayPtr part = field_at(layout_.partition);
-      for (int i = 0; i < part->num_children(); ++i) partition_fields_.push_back(part->field(i));
+      partition_struct_ = field_at(layout_.partition);
+      for (int i = 0; i < partition_struct_->num_children(); ++i) {
+        partition_fields_.push_back(partition_struct_->field(i));
+      }
     }
     for (int m = 0; m < 6; ++m) {
       maps_[m] = get(layout_.metric_maps[m]);
@@ -374,8 +380,10 @@ class DataFileDecoder {
     const auto& pfields = partition_type_->fields();
     out->partition.clear();
     out->partition.reserve(pfields.size());
+    // A file without the partition struct (or with a null one) has no partition values.
+    const bool no_partition = partition_fields_.empty() || partition_struct_->IsNull(i);
     for (size_t p = 0; p < pfields.size(); ++p) {
-      if (partition_fields_.empty()) {
+      if (no_partition) {
         out->partition.push_back(Scalar::Null(pfields[p].type()));
       } else {
         out->partition.push_back(
@@ -417,9 +425,14 @@ class DataFileDecoder {
                                 vals + split_offsets_->ListEnd(i));
     }
     if (equality_ids_ && !equality_ids_->IsNull(i)) {
-      const int32_t* vals = equality_values_->values<int32_t>();
-      out->equality_ids.assign(vals + equality_ids_->ListBegin(i),
-                               vals + equality_ids_->ListEnd(i));
+      const int64_t* vals = equality_values_->values<int64_t>();
+      for (int64_t k = equality_ids_->ListBegin(i); k < equality_ids_->ListEnd(i); ++k) {
+        if (vals[k] <= 0 || vals[k] > INT32_MAX) {
+          return Status::Corrupt("{}: data_file {} has equality field id {}, not a field id",
+                                 where(), out->file_path, vals[k]);
+        }
+        out->equality_ids.push_back(static_cast<int32_t>(vals[k]));
+      }
     }
     out->sort_order_id = OptI32(sort_order_id_.get(), i);
     out->first_row_id = OptI64(first_row_id_.get(), i);
@@ -445,6 +458,7 @@ class DataFileDecoder {
   ArrayPtr content_, file_path_, file_format_, record_count_, file_size_, key_metadata_,
       split_offsets_, split_values_, equality_ids_, equality_values_, sort_order_id_, first_row_id_,
       referenced_data_file_, content_offset_, content_size_;
+  ArrayPtr partition_struct_;
   std::vector<ArrayPtr> partition_fields_;
   ArrayPtr maps_[6];
   ArrayPtr map_keys_[6];

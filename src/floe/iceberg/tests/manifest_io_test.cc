@@ -879,6 +879,17 @@ TEST_P(ManifestRoundTrip, DeleteManifests) {
   ExpectSameDataFile(*entries[1].data_file, eq);
   ExpectSameDataFile(*entries[2].data_file, dv);
   EXPECT_TRUE(entries[2].data_file->is_deletion_vector());
+
+  // Partition fields are read by id: one the file lacks reads as NULL, order follows the
+  // requested type.
+  TypePtr wider = Struct({Field("later", Int64(), true, 1999), ptype->field(0)});
+  ASSERT_OK_AND_ASSIGN(auto widened, ReadManifest(fio, list[0], wider));
+  ASSERT_EQ(widened.size(), 3u);
+  ASSERT_EQ(widened[0].data_file->partition.size(), 2u);
+  EXPECT_TRUE(widened[0].data_file->partition[0].is_null());
+  EXPECT_EQ(widened[0].data_file->partition[0].type()->id(), TypeId::kInt64);
+  EXPECT_EQ(widened[0].data_file->partition[1].get<std::string>(), "x");
+  EXPECT_TRUE(widened[1].data_file->partition[1].is_null());
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, ManifestRoundTrip, ::testing::Values(1, 2, 3));
