@@ -35,6 +35,9 @@ Result<Table> OpenTableFromOptions(const IcebergTableOptions& options) {
 Result<iceberg::SnapshotSelector> SelectorFromOptions(const IcebergTableOptions& options) {
   iceberg::SnapshotSelector selector;
   selector.snapshot_id = options.snapshot_id;
+  if (options.snapshot_text) {
+    FLOE_ASSIGN_OR_RAISE(selector.snapshot_id, ParseSnapshotId(*options.snapshot_text));
+  }
   selector.ref = options.ref;
   if (options.as_of) {
     FLOE_ASSIGN_OR_RAISE(int64_t ms, ParseAsOf(*options.as_of));
@@ -105,6 +108,20 @@ Status CheckStdout() {
 }
 
 }  // namespace
+
+Result<int64_t> ParseSnapshotId(std::string_view text) {
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  int64_t id = 0;
+  auto [ptr, ec] = std::from_chars(begin, end, id);
+  if (ec == std::errc() && ptr == end) return id;
+  // Ids above INT64_MAX appear in hand-made metadata; they are read modulo 2^64, as the
+  // metadata parser reads them.
+  uint64_t unsigned_id = 0;
+  auto [uptr, uec] = std::from_chars(begin, end, unsigned_id);
+  if (uec == std::errc() && uptr == end) return static_cast<int64_t>(unsigned_id);
+  return Status::Invalid("--snapshot '{}' is not a snapshot id", text);
+}
 
 Result<int64_t> ParseAsOf(std::string_view text) {
   int64_t ms = 0;
@@ -282,7 +299,7 @@ Status RunIcebergInfo(const IcebergTableOptions& options) {
 
 namespace {
 
-void AddTableOptions(CLI::App* cmd, IcebergTableOptions* o, std::shared_ptr<int64_t> snapshot,
+void AddTableOptions(CLI::App* cmd, IcebergTableOptions* o, std::shared_ptr<std::string> snapshot,
                      std::shared_ptr<std::string> ref, std::shared_ptr<std::string> as_of,
                      bool with_snapshot) {
   cmd->add_option("TABLE", o->table, "Table directory or metadata file")->required();
@@ -300,9 +317,9 @@ void AddTableOptions(CLI::App* cmd, IcebergTableOptions* o, std::shared_ptr<int6
                   "'YYYY-MM-DD HH:MM:SS' UTC)");
 }
 
-void ApplySnapshotOptions(IcebergTableOptions* o, const CLI::App* cmd, int64_t snapshot,
+void ApplySnapshotOptions(IcebergTableOptions* o, const CLI::App* cmd, const std::string& snapshot,
                           const std::string& ref, const std::string& as_of) {
-  if (cmd->count("--snapshot") > 0) o->snapshot_id = snapshot;
+  if (cmd->count("--snapshot") > 0) o->snapshot_text = snapshot;
   if (cmd->count("--ref") > 0) o->ref = ref;
   if (cmd->count("--as-of") > 0) o->as_of = as_of;
 }
@@ -316,7 +333,7 @@ void AddIcebergCommands(CLI::App* app, CommandAction* action) {
   {
     auto o = std::make_shared<IcebergScanOptions>();
     auto limit = std::make_shared<int64_t>(-1);
-    auto snapshot = std::make_shared<int64_t>(0);
+    auto snapshot = std::make_shared<std::string>();
     auto ref = std::make_shared<std::string>();
     auto as_of = std::make_shared<std::string>();
     CLI::App* cmd = iceberg->add_subcommand("scan", "Print the live rows of TABLE");
@@ -334,7 +351,7 @@ void AddIcebergCommands(CLI::App* app, CommandAction* action) {
   }
   {
     auto o = std::make_shared<IcebergPlanOptions>();
-    auto snapshot = std::make_shared<int64_t>(0);
+    auto snapshot = std::make_shared<std::string>();
     auto ref = std::make_shared<std::string>();
     auto as_of = std::make_shared<std::string>();
     CLI::App* cmd =

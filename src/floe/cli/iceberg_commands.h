@@ -25,6 +25,8 @@ struct IcebergTableOptions {
   std::string base;
   /// --snapshot ID / --ref NAME / --as-of TIME (at most one).
   std::optional<int64_t> snapshot_id;
+  /// --snapshot as typed (parsed by ParseSnapshotId when the command runs).
+  std::optional<std::string> snapshot_text;
   std::optional<std::string> ref;
   std::optional<std::string> as_of;
 };
@@ -55,6 +57,10 @@ Status RunIcebergPlan(const IcebergPlanOptions& options);
 /// Prints a table's schema, partition specs, sort orders, properties (secrets redacted),
 /// refs and snapshots.
 Status RunIcebergInfo(const IcebergTableOptions& options);
+
+/// Parses --snapshot: a signed 64-bit id, or an unsigned one above INT64_MAX taken modulo
+/// 2^64 (as table metadata with such ids is read).
+Result<int64_t> ParseSnapshotId(std::string_view text);
 
 /// Parses --as-of: milliseconds since the epoch, or a UTC date/time
 /// "YYYY-MM-DD[ HH:MM[:SS[.fff]]]" (a 'T' may separate date and time).
