@@ -180,11 +180,6 @@ std::optional<int64_t> ParseInt(std::string_view s) {
   return v;
 }
 
-template <typename T>
-T ValueAt(const Array& a, int64_t i) {
-  return a.Value<T>(i);
-}
-
 std::optional<int64_t> OptI64(const Array* a, int64_t i) {
   if (a == nullptr || a->IsNull(i)) return std::nullopt;
   return a->Value<int64_t>(i);

@@ -138,7 +138,8 @@ struct ManifestWriterOptions {
   FileContent content = FileContent::kData;
   /// The snapshot writing the manifest: ADDED and DELETED entries get it, and it is the
   /// returned ManifestFile's added_snapshot_id. nullopt writes ADDED entries with a
-  /// null snapshot id (inherited from the list; v2+ only).
+  /// null snapshot id (inherited from the list; v2+ only) and returns
+  /// kUnassignedSnapshotId, which the manifest list writer fills in.
   std::optional<int64_t> snapshot_id;
   /// Avro codec: "deflate" (default), "null", "snappy", "zstd".
   std::string codec = "deflate";
