@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "floe/format/avro/reader.h"
@@ -516,6 +517,47 @@ TEST(ManifestErrors, CorruptAndTruncatedFilesAreNamed) {
   auto as_list = ReadManifestList(fio, m.manifest_path);
   ASSERT_FALSE(as_list.ok());
   EXPECT_THAT(as_list.status().message(), ::testing::HasSubstr("manifest_path"));
+}
+
+TEST(ManifestErrors, RandomByteFlipsNeverCrash) {
+  SKIP_WITHOUT_FIXTURES();
+  TempDir dir;
+  io::LocalFileIO fio;
+  const std::string table = kFixtures + "iceberg-cxx/tests/tables/bucket_partitioning/metadata/";
+  const std::string manifest = ReadBytes(table + "0ffce867-cc54-49f8-ac74-c89fc147015d-m0.avro");
+  const std::string list =
+      ReadBytes(table + "snap-8499397478161915471-1-0ffce867-cc54-49f8-ac74-c89fc147015d.avro");
+  ASSERT_FALSE(manifest.empty());
+  ASSERT_FALSE(list.empty());
+  std::mt19937 rng(7);
+  TypePtr ptype = Struct({});
+  int failures = 0;
+  for (int round = 0; round < 300; ++round) {
+    const bool is_list = round % 2 == 1;
+    std::string bytes = is_list ? list : manifest;
+    for (int k = 0; k < 1 + round % 4; ++k) {
+      bytes[rng() % bytes.size()] = static_cast<char>(rng());
+    }
+    const std::string path = dir.File("mutated.avro");
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    if (is_list) {
+      auto r = ReadManifestList(fio, path);
+      if (!r.ok()) {
+        ++failures;
+        EXPECT_THAT(r.status().message(), ::testing::HasSubstr("mutated.avro"));
+      }
+    } else {
+      ManifestFile m;
+      m.manifest_path = path;
+      auto r = ReadManifest(fio, m, ptype, ManifestReadOptions::All());
+      if (!r.ok()) {
+        ++failures;
+        EXPECT_THAT(r.status().message(), ::testing::HasSubstr("mutated.avro"));
+      }
+    }
+  }
+  // Most mutations hit the compressed blocks or the header and are caught.
+  EXPECT_GT(failures, 100);
 }
 
 // ---------------------------------------------------------------------------------------
