@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "floe/cli/row_output.h"
+#include "floe/common/thread_pool.h"
 #include "floe/iceberg/expression.h"
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/table_scan.h"
@@ -181,6 +182,7 @@ Status RunIcebergScan(const IcebergScanOptions& options) {
   iceberg::ScanOptions scan_options;
   FLOE_ASSIGN_OR_RAISE(scan_options.snapshot, SelectorFromOptions(options.table));
   scan_options.projected_names = options.columns;
+  scan_options.pool = DefaultThreadPool();
   FLOE_ASSIGN_OR_RAISE(auto scan, TableScan::Make(table.metadata, table.io, scan_options));
   FLOE_ASSIGN_OR_RAISE(std::vector<ScanTaskGroup> groups, scan->PlanGroups(1));
 
@@ -210,6 +212,7 @@ Status RunIcebergPlan(const IcebergPlanOptions& options) {
   FLOE_ASSIGN_OR_RAISE(Table table, OpenTableFromOptions(options.table));
   iceberg::ScanOptions scan_options;
   FLOE_ASSIGN_OR_RAISE(scan_options.snapshot, SelectorFromOptions(options.table));
+  scan_options.pool = DefaultThreadPool();
   FLOE_ASSIGN_OR_RAISE(auto scan, TableScan::Make(table.metadata, table.io, scan_options));
   FLOE_ASSIGN_OR_RAISE(std::vector<iceberg::FileScanTask> tasks, scan->PlanFiles());
   iceberg::ScanStatistics stats = scan->Statistics(tasks);

@@ -9,11 +9,13 @@
 #include <unordered_map>
 #include <utility>
 
+#include "floe/iceberg/delete_filter.h"
 #include "floe/iceberg/evaluator.h"
 #include "floe/iceberg/expression.h"
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/projection.h"
 #include "floe/iceberg/single_value.h"
+#include "floe/iceberg/type_json.h"
 #include "floe/io/file_io.h"
 
 namespace floe::iceberg {
@@ -189,8 +191,8 @@ class DeleteFileIndex {
   // A position delete file whose file_path bounds are equal holds deletes for one data
   // file only.
   static std::optional<std::string> FileScopedPath(const DataFile& file) {
-    auto lower = file.lower_bounds.find(2147483546);
-    auto upper = file.upper_bounds.find(2147483546);
+    auto lower = file.lower_bounds.find(kDeleteFilePathFieldId);
+    auto upper = file.upper_bounds.find(kDeleteFilePathFieldId);
     if (lower == file.lower_bounds.end() || upper == file.upper_bounds.end()) return std::nullopt;
     if (lower->second != upper->second) return std::nullopt;
     return lower->second;
@@ -233,6 +235,10 @@ Result<std::unique_ptr<TableScan>> TableScan::Make(TableMetadataPtr metadata,
   }
   FLOE_ASSIGN_OR_RAISE(std::vector<int32_t> ids, ResolveProjection(*scan->schema_, options));
   FLOE_ASSIGN_OR_RAISE(scan->projected_, scan->schema_->Select(ids));
+  // v3 types floe cannot represent (variant, geometry, ...) parse, but cannot be read.
+  for (const Field& field : scan->projected_->fields()) {
+    FLOE_RETURN_NOT_OK(CheckRepresentable(field, field.name()));
+  }
   if (options.filter != nullptr) {
     FLOE_ASSIGN_OR_RAISE(scan->bound_filter_,
                          Bind(options.filter, *scan->schema_, options.case_sensitive));
@@ -303,15 +309,27 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
 
   // Read the surviving manifests in parallel, each into its own slot.
   std::vector<std::vector<ManifestEntry>> entries(kept.size());
-  bool need_stats = bound_filter_ != nullptr;
+  bool need_stats = bound_filter_ != nullptr || options_.collect_column_stats;
+  // Empty means every column's metrics.
+  std::vector<int32_t> filter_ids;
+  if (bound_filter_ != nullptr && !options_.collect_column_stats) {
+    filter_ids = ReferencedFieldIds(*bound_filter_);
+  }
   auto read_one = [&](int64_t i) -> Status {
     const ManifestFile& manifest = *kept[static_cast<size_t>(i)];
     const SpecContext& context = specs.at(manifest.partition_spec_id);
-    ManifestReadOptions read_options = ManifestReadOptions::Live(
-        need_stats || manifest.content != FileContent::kData);
+    // Data manifests need metrics only for the filter's columns; delete manifests need the
+    // file_path bounds that mark file-scoped position deletes.
+    ManifestReadOptions read_options;
+    if (manifest.content == FileContent::kData) {
+      read_options = ManifestReadOptions::Live(need_stats);
+      if (need_stats) read_options.stats_column_ids = filter_ids;
+    } else {
+      read_options = ManifestReadOptions::Live(true);
+      read_options.stats_column_ids = {kDeleteFilePathFieldId};
+    }
     FLOE_ASSIGN_OR_RAISE(auto read,
-                         ReadManifest(const_cast<io::FileIO&>(*io_), manifest,
-                                      context.partition_type, read_options));
+                         ReadManifest(*io_, manifest, context.partition_type, read_options));
     if (context.inclusive != nullptr) {
       std::vector<ManifestEntry> matching;
       matching.reserve(read.size());
@@ -402,8 +420,10 @@ ScanStatistics TableScan::Statistics(const std::vector<FileScanTask>& tasks) con
   ScanStatistics stats;
   std::map<std::string, const DataFile*> delete_files;
   std::map<int32_t, TypePtr> primitive_types;
-  for (const Field& field : schema_->fields()) {
-    if (!field.type()->is_nested()) primitive_types[field.field_id()] = field.type();
+  if (options_.collect_column_stats) {
+    for (const Field& field : schema_->fields()) {
+      if (!field.type()->is_nested()) primitive_types[field.field_id()] = field.type();
+    }
   }
   for (const auto& [id, type] : primitive_types) stats.columns[id] = ColumnStatistics{};
   std::map<int32_t, bool> null_unknown, lower_unknown, upper_unknown;

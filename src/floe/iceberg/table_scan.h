@@ -47,6 +47,10 @@ struct ScanOptions {
   bool case_sensitive = true;
   /// Overrides `read.split.target-size`; 0 uses the table property.
   int64_t split_target_size = 0;
+  /// Read every column's metrics from the manifests so that Statistics() can report
+  /// null counts and bounds (otherwise only the filter's columns' metrics are read, the
+  /// cheaper plan).
+  bool collect_column_stats = false;
   /// Threads that read manifests in parallel (planning is deterministic whatever the
   /// number); nullptr reads them on the calling thread.
   ThreadPool* pool = nullptr;
@@ -73,7 +77,8 @@ struct ScanStatistics {
   int64_t file_count = 0;
   int64_t total_bytes = 0;
   int64_t delete_file_count = 0;
-  /// By field id, for the primitive columns of the scan's schema.
+  /// By field id, for the top-level primitive columns of the scan's schema; empty unless
+  /// the scan was made with collect_column_stats.
   std::map<int32_t, ColumnStatistics> columns;
 };
 

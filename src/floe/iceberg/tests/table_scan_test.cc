@@ -160,6 +160,26 @@ TEST(TableScanTest, PlansEveryDataFileOnceWithStatistics) {
   EXPECT_TRUE(stats.row_count_exact);
   EXPECT_EQ(stats.file_count, 6);
 
+  EXPECT_TRUE(stats.columns.empty());
+
+  // With column statistics: c1 is 1 or 2, c2 within the six dates, no nulls.
+  ScanOptions with_stats;
+  with_stats.collect_column_stats = true;
+  ASSERT_OK_AND_ASSIGN(auto stats_scan, TableScan::Make(table.metadata, table.io, with_stats));
+  ASSERT_OK_AND_ASSIGN(auto stats_tasks, stats_scan->PlanFiles());
+  ScanStatistics full = stats_scan->Statistics(stats_tasks);
+  ASSERT_EQ(full.columns.size(), 3u);
+  const ColumnStatistics& c1 = full.columns.at(1);
+  EXPECT_EQ(c1.null_count, 0);
+  ASSERT_TRUE(c1.lower_bound.has_value());
+  ASSERT_TRUE(c1.upper_bound.has_value());
+  EXPECT_EQ(c1.lower_bound->get<int32_t>(), 1);
+  EXPECT_EQ(c1.upper_bound->get<int32_t>(), 2);
+  const ColumnStatistics& c3 = full.columns.at(3);
+  ASSERT_TRUE(c3.lower_bound.has_value());
+  EXPECT_EQ(c3.lower_bound->get<double>(), -50.0);
+  EXPECT_EQ(c3.upper_bound->get<double>(), 42.0);
+
   ASSERT_OK_AND_ASSIGN(std::vector<ScanTaskGroup> groups, scan->PlanGroups(4));
   EXPECT_EQ(groups.size(), 4u);
   ASSERT_OK_AND_ASSIGN(groups, scan->PlanGroups(64));
