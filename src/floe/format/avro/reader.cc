@@ -369,6 +369,12 @@ Result<Op> Compile(const AvroNode& file, const Field& target, ArrayBuilder* buil
                                            path + ".key"));
       FLOE_ASSIGN_OR_RAISE(Op value, Compile(*rec.fields[1].type, t.field(1),
                                              mb->item_builder(), path + ".value"));
+      // Iceberg's column-metric maps get loops of their own.
+      if (key.code == OpCode::kIntToI32 && value.code == OpCode::kLongToI64) {
+        op.code = OpCode::kMapIntLong;
+      } else if (key.code == OpCode::kIntToI32 && value.code == OpCode::kBytes) {
+        op.code = OpCode::kMapIntBinary;
+      }
       op.children.push_back(std::move(key));
       op.children.push_back(std::move(value));
       return op;
@@ -433,12 +439,100 @@ Result<Op> CompileRecord(const AvroNode& file, const std::vector<Field>& targets
 // ---------------------------------------------------------------------------------
 // The decoder.
 
-bool Decoder::AppendBinary(const Op& op, const uint8_t*& p, int64_t n) {
+void ResetReservations(const Op& op) {
+  op.data_reserved_to = -1;
+  for (const Op& c : op.children) ResetReservations(c);
+}
+
+bool Decoder::AppendBinary(const Op& op, const uint8_t* p, int64_t n) {
   auto* b = static_cast<BinaryBuilder*>(op.builder);
-  Status s = b->ReserveData(n);
-  if (!s.ok()) return AppendFailed(s);
+  const int64_t length = b->data_length();
+  if (length + n > op.data_reserved_to) [[unlikely]] {
+    // The first reservation after Finish also writes the builder's leading offset, so
+    // data_reserved_to is -1 until then and even an empty value takes this branch.
+    int64_t step = std::max(n, std::min<int64_t>(end_ - p, kDataReserveStep));
+    Status s = b->ReserveData(step);
+    if (!s.ok()) return AppendFailed(s);
+    op.data_reserved_to = length + step;
+  }
   b->UnsafeAppend(std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(n)));
-  p += n;
+  return true;
+}
+
+bool Decoder::DecodeMapIntLong(const Op& op, const uint8_t*& p) {
+  Status s = static_cast<MapBuilder*>(op.builder)->Append();
+  if (!s.ok()) return AppendFailed(s);
+  const Op& key = op.children[0];
+  auto* kb = static_cast<Int32Builder*>(key.builder);
+  auto* vb = static_cast<Int64Builder*>(op.children[1].builder);
+  // Entries are decoded into local arrays and appended a chunk at a time: writing
+  // through the builders value by value costs more than the decoding itself.
+  constexpr int64_t kChunk = 64;
+  int32_t keys[kChunk];
+  int64_t values[kChunk];
+  const uint8_t* q = p;
+  while (true) {
+    int64_t n;
+    if (!ReadCount(q, &n, false, op)) return false;
+    if (n == 0) break;
+    while (n > 0) {
+      int64_t m = std::min(n, kChunk);
+      for (int64_t i = 0; i < m; ++i) {
+        int64_t k, v;
+        if (!ReadVarLong(q, end_, &k) || !ReadVarLong(q, end_, &v)) return Truncated(op);
+        if (k < INT32_MIN || k > INT32_MAX) [[unlikely]] {
+          return Fail(fmt::format("int value {} of '{}' out of range", k, key.name));
+        }
+        keys[i] = static_cast<int32_t>(k);
+        values[i] = v;
+      }
+      s = kb->AppendValues(keys, m);
+      if (s.ok()) s = vb->AppendValues(values, m);
+      if (!s.ok()) return AppendFailed(s);
+      n -= m;
+    }
+  }
+  p = q;
+  return true;
+}
+
+bool Decoder::DecodeMapIntBinary(const Op& op, const uint8_t*& p) {
+  Status s = static_cast<MapBuilder*>(op.builder)->Append();
+  if (!s.ok()) return AppendFailed(s);
+  const Op& key = op.children[0];
+  const Op& value = op.children[1];
+  auto* kb = static_cast<Int32Builder*>(key.builder);
+  auto* vb = static_cast<BinaryBuilder*>(value.builder);
+  constexpr int64_t kChunk = 64;
+  int32_t keys[kChunk];
+  const uint8_t* q = p;
+  while (true) {
+    int64_t n;
+    if (!ReadCount(q, &n, false, op)) return false;
+    if (n == 0) break;
+    s = vb->Reserve(n);
+    if (!s.ok()) return AppendFailed(s);
+    while (n > 0) {
+      int64_t m = std::min(n, kChunk);
+      for (int64_t i = 0; i < m; ++i) {
+        int64_t k, len;
+        if (!ReadVarLong(q, end_, &k) || !ReadVarLong(q, end_, &len)) return Truncated(op);
+        if (k < INT32_MIN || k > INT32_MAX) [[unlikely]] {
+          return Fail(fmt::format("int value {} of '{}' out of range", k, key.name));
+        }
+        if (len < 0 || len > end_ - q) [[unlikely]] {
+          return Fail(fmt::format("length {} of '{}' is out of range", len, value.name));
+        }
+        keys[i] = static_cast<int32_t>(k);
+        if (!AppendBinary(value, q, len)) return false;
+        q += len;
+      }
+      s = kb->AppendValues(keys, m);
+      if (!s.ok()) return AppendFailed(s);
+      n -= m;
+    }
+  }
+  p = q;
   return true;
 }
 
@@ -611,7 +705,9 @@ bool Decoder::Decode(const Op& op, const uint8_t*& p) {
       if (n < 0 || n > end_ - p) {
         return Fail(fmt::format("length {} of '{}' is out of range", n, op.name));
       }
-      return AppendBinary(op, p, n);
+      if (!AppendBinary(op, p, n)) return false;
+      p += n;
+      return true;
     }
     case OpCode::kEnum: {
       int64_t i;
@@ -631,7 +727,9 @@ bool Decoder::Decode(const Op& op, const uint8_t*& p) {
     }
     case OpCode::kFixedToBinary: {
       if (end_ - p < op.size) return Truncated(op);
-      return AppendBinary(op, p, op.size);
+      if (!AppendBinary(op, p, op.size)) return false;
+      p += op.size;
+      return true;
     }
     case OpCode::kDecimalFixed:
     case OpCode::kDecimalBytes: {
@@ -701,6 +799,8 @@ bool Decoder::Decode(const Op& op, const uint8_t*& p) {
         }
       }
     }
+    case OpCode::kMapIntLong: return DecodeMapIntLong(op, p);
+    case OpCode::kMapIntBinary: return DecodeMapIntBinary(op, p);
     case OpCode::kMapFromMap:
     case OpCode::kMapFromArray: {
       Status s = static_cast<MapBuilder*>(op.builder)->Append();
@@ -714,21 +814,6 @@ bool Decoder::Decode(const Op& op, const uint8_t*& p) {
         s = key.builder->Reserve(n);
         if (s.ok()) s = value.builder->Reserve(n);
         if (!s.ok()) return AppendFailed(s);
-        if (key.code == OpCode::kIntToI32 && value.code == OpCode::kLongToI64) {
-          // Iceberg's metrics maps (map<int, long>): one tight loop.
-          auto* kb = static_cast<Int32Builder*>(key.builder);
-          auto* vb = static_cast<Int64Builder*>(value.builder);
-          for (int64_t i = 0; i < n; ++i) {
-            int64_t k, v;
-            if (!ReadVarLong(p, end_, &k) || !ReadVarLong(p, end_, &v)) return Truncated(op);
-            if (k < INT32_MIN || k > INT32_MAX) {
-              return Fail(fmt::format("int value {} of '{}' out of range", k, key.name));
-            }
-            kb->UnsafeAppend(static_cast<int32_t>(k));
-            vb->UnsafeAppend(v);
-          }
-          continue;
-        }
         for (int64_t i = 0; i < n; ++i) {
           if (!Decode(key, p) || !Decode(value, p)) return false;
         }
@@ -903,10 +988,14 @@ class AvroBatchReader final : public RecordBatchReader {
       FLOE_ASSIGN_OR_RAISE(ArrayPtr a, b->Finish());
       columns.push_back(std::move(a));
     }
+    internal::ResetReservations(plan_);
     for (size_t i = 0; i < nested_.size(); ++i) {
       FLOE_RETURN_NOT_OK(nested_[i]->Reserve(sizes[i].first));
       if (sizes[i].second > 0) {
-        FLOE_RETURN_NOT_OK(static_cast<BinaryBuilder*>(nested_[i])->ReserveData(sizes[i].second));
+        // With room for one reservation step more, the decoder's step-wise reservations
+        // (see AppendBinary) do not double the buffer near the end of a similar batch.
+        FLOE_RETURN_NOT_OK(static_cast<BinaryBuilder*>(nested_[i])
+                               ->ReserveData(sizes[i].second + internal::kDataReserveStep));
       }
     }
     return RecordBatch::Make(schema_, rows, std::move(columns));

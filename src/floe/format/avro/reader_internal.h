@@ -56,6 +56,12 @@ enum class OpCode : uint8_t {
   kList,
   kMapFromMap,
   kMapFromArray,
+  /// An Avro array of {int key, long value} records read as map<int32, int64> (Iceberg's
+  /// column-metric count maps): decoded in chunks and appended in bulk.
+  kMapIntLong,
+  /// An Avro array of {int key, bytes value} records read as map<int32, binary or
+  /// string> (Iceberg's bound maps): one loop without per-entry dispatch.
+  kMapIntBinary,
 };
 
 struct Op {
@@ -75,7 +81,19 @@ struct Op {
   /// The target field's path, for errors; the error of a kError op.
   std::string name;
   std::string message;
+  /// For ops appending to a BinaryBuilder (kBytes, kEnum, kFixedToBinary, and the value
+  /// of kMapIntBinary): the builder's data length up to which room is known to be
+  /// reserved, so appends skip ReserveData. -1 means unknown; ResetReservations sets it
+  /// back after the builder is finished.
+  mutable int64_t data_reserved_to = -1;
 };
+
+/// Value data is reserved in steps of at least this many bytes (bounded by the bytes left
+/// in the block, which no value can exceed), so most appends need no ReserveData call.
+inline constexpr int64_t kDataReserveStep = 64 << 10;
+
+/// Forgets every op's known data reservation (after the plan's builders are finished).
+void ResetReservations(const Op& op);
 
 /// Compiles reading `file` into `builder` (of `target`'s type).
 Result<Op> Compile(const AvroNode& file, const Field& target, ArrayBuilder* builder,
@@ -99,7 +117,9 @@ class Decoder {
 
  private:
   bool ReadCount(const uint8_t*& p, int64_t* count, bool items_may_be_empty, const Op& op);
-  bool AppendBinary(const Op& op, const uint8_t*& p, int64_t n);
+  bool AppendBinary(const Op& op, const uint8_t* p, int64_t n);
+  bool DecodeMapIntLong(const Op& op, const uint8_t*& p);
+  bool DecodeMapIntBinary(const Op& op, const uint8_t*& p);
   bool Fail(std::string message);
   bool Truncated(const Op& op);
   bool AppendFailed(const Status& s);
