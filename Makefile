@@ -7,7 +7,7 @@ JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 FUZZ_LONG_SECONDS ?= 1800
 
-.PHONY: all deps configure build test unit-test fuzz-smoke fuzz demo bench format clean
+.PHONY: all deps configure build test unit-test fuzz-smoke fuzz demo bench bench-iceberg format clean
 
 all: build
 
@@ -41,6 +41,10 @@ demo: build
 
 bench: build
 	bench/parquet_scan.sh
+
+bench-iceberg: build
+	$(BUILD_DIR)/bench/floe_avro_decode_bench
+	$(BUILD_DIR)/bench/floe_iceberg_plan_bench
 
 format:
 	git ls-files '*.h' '*.cc' | xargs clang-format -i
