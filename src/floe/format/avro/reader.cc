@@ -105,8 +105,7 @@ Result<std::unique_ptr<AvroFileReader>> AvroFileReader::Open(
   r->schema_json_ = *schema;
   auto parsed = ParseAvroSchema(r->schema_json_);
   if (!parsed.has_value()) {
-    return Status::Corrupt("Avro file {}: bad writer schema: {}", path,
-                           parsed.error().message());
+    return Status::Corrupt("Avro file {}: bad writer schema: {}", path, parsed.error().message());
   }
   r->schema_ = std::move(*parsed);
   if (const std::string* codec = r->metadata_value("avro.codec"); codec && !codec->empty()) {
@@ -137,30 +136,50 @@ namespace {
 bool MinSizeIsZero(const AvroNode& n, int depth = 0) {
   if (depth > 64) return false;
   switch (n.type) {
-    case AvroType::kNull: return true;
-    case AvroType::kFixed: return n.fixed_size == 0;
+    case AvroType::kNull:
+      return true;
+    case AvroType::kFixed:
+      return n.fixed_size == 0;
     case AvroType::kRecord:
       for (const AvroField& f : n.fields) {
         if (!MinSizeIsZero(*f.type, depth + 1)) return false;
       }
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 
 Op SkipOp(const AvroNode& n) {
   Op op;
   switch (n.type) {
-    case AvroType::kNull: op.code = OpCode::kSkipNull; break;
-    case AvroType::kBoolean: op.code = OpCode::kSkipBool; break;
+    case AvroType::kNull:
+      op.code = OpCode::kSkipNull;
+      break;
+    case AvroType::kBoolean:
+      op.code = OpCode::kSkipBool;
+      break;
     case AvroType::kInt:
     case AvroType::kLong:
-    case AvroType::kEnum: op.code = OpCode::kSkipVarint; break;
-    case AvroType::kFloat: op.code = OpCode::kSkipFixed; op.size = 4; break;
-    case AvroType::kDouble: op.code = OpCode::kSkipFixed; op.size = 8; break;
-    case AvroType::kFixed: op.code = OpCode::kSkipFixed; op.size = n.fixed_size; break;
+    case AvroType::kEnum:
+      op.code = OpCode::kSkipVarint;
+      break;
+    case AvroType::kFloat:
+      op.code = OpCode::kSkipFixed;
+      op.size = 4;
+      break;
+    case AvroType::kDouble:
+      op.code = OpCode::kSkipFixed;
+      op.size = 8;
+      break;
+    case AvroType::kFixed:
+      op.code = OpCode::kSkipFixed;
+      op.size = n.fixed_size;
+      break;
     case AvroType::kBytes:
-    case AvroType::kString: op.code = OpCode::kSkipBytes; break;
+    case AvroType::kString:
+      op.code = OpCode::kSkipBytes;
+      break;
     case AvroType::kRecord: {
       op.code = OpCode::kRecord;
       bool all_varints = !n.fields.empty();
@@ -199,10 +218,9 @@ bool IsMapArray(const AvroNode& n) {
 }
 
 Status Incompatible(const std::string& name, const AvroNode& file, const DataType& target) {
-  return Status::Invalid("Avro field '{}': file type {}{} cannot be read as {}", name,
-                         AvroTypeName(file.type),
-                         file.logical_type.empty() ? "" : " (" + file.logical_type + ")",
-                         target.ToString());
+  return Status::Invalid(
+      "Avro field '{}': file type {}{} cannot be read as {}", name, AvroTypeName(file.type),
+      file.logical_type.empty() ? "" : " (" + file.logical_type + ")", target.ToString());
 }
 
 }  // namespace
@@ -271,15 +289,22 @@ Result<Op> Compile(const AvroNode& file, const Field& target, ArrayBuilder* buil
       }
       return op;
     case TypeId::kFloat32:
-      if (ft == AvroType::kFloat) op.code = OpCode::kFloatToF32;
-      else if (ft == AvroType::kInt || ft == AvroType::kLong) op.code = OpCode::kLongToF32;
-      else return fail();
+      if (ft == AvroType::kFloat)
+        op.code = OpCode::kFloatToF32;
+      else if (ft == AvroType::kInt || ft == AvroType::kLong)
+        op.code = OpCode::kLongToF32;
+      else
+        return fail();
       return op;
     case TypeId::kFloat64:
-      if (ft == AvroType::kDouble) op.code = OpCode::kDoubleToF64;
-      else if (ft == AvroType::kFloat) op.code = OpCode::kFloatToF64;
-      else if (ft == AvroType::kInt || ft == AvroType::kLong) op.code = OpCode::kLongToF64;
-      else return fail();
+      if (ft == AvroType::kDouble)
+        op.code = OpCode::kDoubleToF64;
+      else if (ft == AvroType::kFloat)
+        op.code = OpCode::kFloatToF64;
+      else if (ft == AvroType::kInt || ft == AvroType::kLong)
+        op.code = OpCode::kLongToF64;
+      else
+        return fail();
       return op;
     case TypeId::kString:
       if (ft == AvroType::kString || ft == AvroType::kBytes) {
@@ -338,8 +363,8 @@ Result<Op> Compile(const AvroNode& file, const Field& target, ArrayBuilder* buil
       auto* lb = static_cast<ListBuilder*>(builder);
       op.code = OpCode::kList;
       op.items_may_be_empty = MinSizeIsZero(*file.items);
-      FLOE_ASSIGN_OR_RAISE(Op elem, Compile(*file.items, t.field(0), lb->value_builder(),
-                                            path + ".element"));
+      FLOE_ASSIGN_OR_RAISE(
+          Op elem, Compile(*file.items, t.field(0), lb->value_builder(), path + ".element"));
       op.children.push_back(std::move(elem));
       return op;
     }
@@ -350,25 +375,24 @@ Result<Op> Compile(const AvroNode& file, const Field& target, ArrayBuilder* buil
         Field key_target = t.field(0);
         AvroNode string_node;
         string_node.type = AvroType::kString;
-        FLOE_ASSIGN_OR_RAISE(Op key, Compile(string_node, key_target, mb->key_builder(),
-                                             path + ".key"));
-        FLOE_ASSIGN_OR_RAISE(Op value, Compile(*file.items, t.field(1), mb->item_builder(),
-                                               path + ".value"));
+        FLOE_ASSIGN_OR_RAISE(Op key,
+                             Compile(string_node, key_target, mb->key_builder(), path + ".key"));
+        FLOE_ASSIGN_OR_RAISE(Op value,
+                             Compile(*file.items, t.field(1), mb->item_builder(), path + ".value"));
         op.children.push_back(std::move(key));
         op.children.push_back(std::move(value));
         return op;
       }
-      if (!IsMapArray(file) &&
-          !(ft == AvroType::kArray && file.items->type == AvroType::kRecord &&
-            file.items->fields.size() == 2)) {
+      if (!IsMapArray(file) && !(ft == AvroType::kArray && file.items->type == AvroType::kRecord &&
+                                 file.items->fields.size() == 2)) {
         return fail();
       }
       op.code = OpCode::kMapFromArray;
       const AvroNode& rec = *file.items;
-      FLOE_ASSIGN_OR_RAISE(Op key, Compile(*rec.fields[0].type, t.field(0), mb->key_builder(),
-                                           path + ".key"));
-      FLOE_ASSIGN_OR_RAISE(Op value, Compile(*rec.fields[1].type, t.field(1),
-                                             mb->item_builder(), path + ".value"));
+      FLOE_ASSIGN_OR_RAISE(
+          Op key, Compile(*rec.fields[0].type, t.field(0), mb->key_builder(), path + ".key"));
+      FLOE_ASSIGN_OR_RAISE(
+          Op value, Compile(*rec.fields[1].type, t.field(1), mb->item_builder(), path + ".value"));
       // Iceberg's column-metric maps get loops of their own.
       if (key.code == OpCode::kIntToI32 && value.code == OpCode::kLongToI64) {
         op.code = OpCode::kMapIntLong;
@@ -390,8 +414,7 @@ Result<Op> CompileRecord(const AvroNode& file, const std::vector<Field>& targets
                          const std::vector<ArrayBuilder*>& builders, const std::string& path) {
   if (file.type != AvroType::kRecord) {
     return Status::Invalid("Avro {}: file schema is a {}, not a record",
-                           path.empty() ? "file" : "field '" + path + "'",
-                           AvroTypeName(file.type));
+                           path.empty() ? "file" : "field '" + path + "'", AvroTypeName(file.type));
   }
   Op op;
   op.code = OpCode::kRecord;
@@ -429,8 +452,8 @@ Result<Op> CompileRecord(const AvroNode& file, const std::vector<Field>& targets
     }
     const Field& tf = targets[static_cast<size_t>(ti)];
     std::string child_path = path.empty() ? tf.name() : path + "." + tf.name();
-    FLOE_ASSIGN_OR_RAISE(Op child, Compile(*ff.type, tf, builders[static_cast<size_t>(ti)],
-                                           child_path));
+    FLOE_ASSIGN_OR_RAISE(Op child,
+                         Compile(*ff.type, tf, builders[static_cast<size_t>(ti)], child_path));
     op.children.push_back(std::move(child));
   }
   return op;
@@ -457,6 +480,160 @@ bool Decoder::AppendBinary(const Op& op, const uint8_t* p, int64_t n) {
   }
   b->UnsafeAppend(std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(n)));
   return true;
+}
+
+IntMapSink::IntMapSink(MapBuilder* target, bool binary_values, MemoryPool* pool)
+    : target_(target),
+      binary_values_(binary_values),
+      offsets_(pool),
+      valid_(pool),
+      keys_(pool),
+      values_(pool),
+      data_(pool),
+      bitmap_(pool) {}
+
+Status IntMapSink::Flush() {
+  if (length_ == 0) return Status::OK();
+  const DataType& type = *target_->type();
+  auto wrap = [](const BufferBuilder& b) { return Buffer::Wrap(b.data(), b.size(), nullptr); };
+  // The leading offsets are written here rather than at each reset, so an empty sink
+  // holds nothing.
+  std::memset(offsets_.mutable_data(), 0, 4);
+  // Buffers of empty columns still need memory to point at.
+  for (BufferBuilder* b : {&keys_, &values_, &data_}) FLOE_RETURN_NOT_OK(b->Reserve(8));
+  if (binary_values_ && values_.size() == 0) values_.UnsafeAdvance(4);
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr keys,
+                       Array::Make(type.field(0).type(), count_, {nullptr, wrap(keys_)}));
+  ArrayPtr values;
+  if (binary_values_) {
+    std::memset(values_.mutable_data(), 0, 4);
+    FLOE_ASSIGN_OR_RAISE(
+        values, Array::Make(type.field(1).type(), count_, {nullptr, wrap(values_), wrap(data_)}));
+  } else {
+    FLOE_ASSIGN_OR_RAISE(values,
+                         Array::Make(type.field(1).type(), count_, {nullptr, wrap(values_)}));
+  }
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr entries, Array::Make(type.map_entries_type(), count_, {nullptr},
+                                                     {std::move(keys), std::move(values)}));
+  BufferPtr validity;
+  if (null_count_ > 0) {
+    bitmap_.Reset();
+    FLOE_RETURN_NOT_OK(bitmap_.Resize(bit_util::BytesForBits(length_)));
+    const uint8_t* v = valid_.data();
+    for (int64_t i = 0; i < length_; ++i) {
+      if (v[i]) bit_util::SetBit(bitmap_.mutable_data(), i);
+    }
+    validity = wrap(bitmap_);
+  }
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr maps,
+                       Array::Make(target_->type(), length_, {std::move(validity), wrap(offsets_)},
+                                   {std::move(entries)}, null_count_));
+  FLOE_RETURN_NOT_OK(target_->AppendArraySlice(*maps, 0, length_));
+  length_ = null_count_ = count_ = 0;
+  offsets_.Reset();
+  valid_.Reset();
+  keys_.Reset();
+  values_.Reset();
+  data_.Reset();
+  return Status::OK();
+}
+
+bool Decoder::SinkEndMap(const Op& op, IntMapSink& sink, bool valid) {
+  if (sink.count_ > INT32_MAX) [[unlikely]] {
+    return Fail(fmt::format("'{}' has more than {} map entries in one batch", op.name, INT32_MAX));
+  }
+  // offsets_ holds a slot for the leading offset (written by Flush) before the ends.
+  Status s = sink.offsets_.Reserve(sink.offsets_.size() == 0 ? 8 : 4);
+  if (s.ok()) s = sink.valid_.Reserve(1);
+  if (!s.ok()) return AppendFailed(s);
+  if (sink.offsets_.size() == 0) sink.offsets_.UnsafeAdvance(4);
+  sink.offsets_.UnsafeAppendValue(static_cast<int32_t>(sink.count_));
+  sink.valid_.UnsafeAppendValue(static_cast<uint8_t>(valid));
+  ++sink.length_;
+  if (!valid) ++sink.null_count_;
+  return true;
+}
+
+bool Decoder::SinkMapIntLong(const Op& op, const uint8_t*& p) {
+  IntMapSink& sink = *op.sink;
+  const uint8_t* q = p;
+  const uint8_t* const end = end_;
+  while (true) {
+    int64_t n;
+    if (!ReadCount(q, &n, false, op)) return false;
+    if (n == 0) break;
+    Status s = sink.keys_.Reserve(n * 4);
+    if (s.ok()) s = sink.values_.Reserve(n * 8);
+    if (!s.ok()) return AppendFailed(s);
+    int32_t* keys = reinterpret_cast<int32_t*>(sink.keys_.mutable_data() + sink.keys_.size());
+    int64_t* values = reinterpret_cast<int64_t*>(sink.values_.mutable_data() + sink.values_.size());
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t k, v;
+      if (!ReadVarLong(q, end, &k) || !ReadVarLong(q, end, &v)) return Truncated(op);
+      if (k < INT32_MIN || k > INT32_MAX) [[unlikely]] {
+        return Fail(fmt::format("int value {} of '{}' out of range", k, op.children[0].name));
+      }
+      keys[i] = static_cast<int32_t>(k);
+      values[i] = v;
+    }
+    sink.keys_.UnsafeAdvance(n * 4);
+    sink.values_.UnsafeAdvance(n * 8);
+    sink.count_ += n;
+  }
+  p = q;
+  return SinkEndMap(op, sink, true);
+}
+
+bool Decoder::SinkMapIntBinary(const Op& op, const uint8_t*& p) {
+  IntMapSink& sink = *op.sink;
+  const uint8_t* q = p;
+  const uint8_t* const end = end_;
+  while (true) {
+    int64_t n;
+    if (!ReadCount(q, &n, false, op)) return false;
+    if (n == 0) break;
+    // values_ holds a slot for the leading offset (written by Flush) before the ends.
+    Status s = sink.keys_.Reserve(n * 4);
+    if (s.ok()) s = sink.values_.Reserve(n * 4 + 4);
+    if (!s.ok()) return AppendFailed(s);
+    if (sink.values_.size() == 0) sink.values_.UnsafeAdvance(4);
+    int32_t* keys = reinterpret_cast<int32_t*>(sink.keys_.mutable_data() + sink.keys_.size());
+    int32_t* ends = reinterpret_cast<int32_t*>(sink.values_.mutable_data() + sink.values_.size());
+    BufferBuilder& data = sink.data_;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t k, len;
+      if (!ReadVarLong(q, end, &k) || !ReadVarLong(q, end, &len)) return Truncated(op);
+      if (k < INT32_MIN || k > INT32_MAX) [[unlikely]] {
+        return Fail(fmt::format("int value {} of '{}' out of range", k, op.children[0].name));
+      }
+      if (len < 0 || len > end - q) [[unlikely]] {
+        return Fail(fmt::format("length {} of '{}' is out of range", len, op.children[1].name));
+      }
+      if (data.size() + len > BinaryBuilder::kMaxDataBytes) [[unlikely]] {
+        return Fail(fmt::format("'{}' has more than {} bytes of values in one batch",
+                                op.children[1].name, BinaryBuilder::kMaxDataBytes));
+      }
+      // 16 bytes of slack let short values (most bounds are 1 to 16 bytes) move in one
+      // fixed-size copy when the input has as much left.
+      s = data.Reserve(len + 16);
+      if (!s.ok()) return AppendFailed(s);
+      uint8_t* dst = data.mutable_data() + data.size();
+      if (len <= 16 && end - q >= 16) {
+        std::memcpy(dst, q, 16);
+      } else {
+        std::memcpy(dst, q, static_cast<size_t>(len));
+      }
+      data.UnsafeAdvance(len);
+      q += len;
+      keys[i] = static_cast<int32_t>(k);
+      ends[i] = static_cast<int32_t>(data.size());
+    }
+    sink.keys_.UnsafeAdvance(n * 4);
+    sink.values_.UnsafeAdvance(n * 4);
+    sink.count_ += n;
+  }
+  p = q;
+  return SinkEndMap(op, sink, true);
 }
 
 bool Decoder::DecodeMapIntLong(const Op& op, const uint8_t*& p) {
@@ -550,8 +727,7 @@ bool Decoder::AppendFailed(const Status& s) {
   return false;
 }
 
-bool Decoder::ReadCount(const uint8_t*& p, int64_t* count, bool items_may_be_empty,
-                        const Op& op) {
+bool Decoder::ReadCount(const uint8_t*& p, int64_t* count, bool items_may_be_empty, const Op& op) {
   int64_t n;
   if (!ReadVarLong(p, end_, &n)) return Truncated(op);
   if (n < 0) {
@@ -567,8 +743,8 @@ bool Decoder::ReadCount(const uint8_t*& p, int64_t* count, bool items_may_be_emp
   // Every item takes at least one byte unless its type encodes in zero bytes.
   int64_t limit = items_may_be_empty ? (int64_t{1} << 16) : (end_ - p);
   if (n > limit) {
-    return Fail(fmt::format("block count {} of '{}' exceeds the {} bytes left", n, op.name,
-                            end_ - p));
+    return Fail(
+        fmt::format("block count {} of '{}' exceeds the {} bytes left", n, op.name, end_ - p));
   }
   *count = n;
   return true;
@@ -576,7 +752,8 @@ bool Decoder::ReadCount(const uint8_t*& p, int64_t* count, bool items_may_be_emp
 
 bool Decoder::Skip(const Op& op, const uint8_t*& p) {
   switch (op.code) {
-    case OpCode::kSkipNull: return true;
+    case OpCode::kSkipNull:
+      return true;
     case OpCode::kSkipBool:
       if (p >= end_) return Truncated(op);
       ++p;
@@ -637,7 +814,8 @@ bool Decoder::Skip(const Op& op, const uint8_t*& p) {
       }
       return Skip(op.children[static_cast<size_t>(b)], p);
     }
-    default: return Decode(op, p);
+    default:
+      return Decode(op, p);
   }
 }
 
@@ -756,7 +934,8 @@ bool Decoder::Decode(const Op& op, const uint8_t*& p) {
       Status s = op.builder->AppendNull();
       return s.ok() || AppendFailed(s);
     }
-    case OpCode::kError: return Fail(op.message);
+    case OpCode::kError:
+      return Fail(op.message);
     case OpCode::kUnion: {
       int64_t b;
       if (!ReadVarLong(p, end_, &b)) return Truncated(op);
@@ -799,8 +978,13 @@ bool Decoder::Decode(const Op& op, const uint8_t*& p) {
         }
       }
     }
-    case OpCode::kMapIntLong: return DecodeMapIntLong(op, p);
-    case OpCode::kMapIntBinary: return DecodeMapIntBinary(op, p);
+    case OpCode::kMapIntLong:
+      return op.sink != nullptr ? SinkMapIntLong(op, p) : DecodeMapIntLong(op, p);
+    case OpCode::kMapIntBinary:
+      return op.sink != nullptr ? SinkMapIntBinary(op, p) : DecodeMapIntBinary(op, p);
+    case OpCode::kIntMapNull:
+      if (!op.nullable) return Fail(fmt::format("null value for required field '{}'", op.name));
+      return SinkEndMap(op, *op.sink, false);
     case OpCode::kMapFromMap:
     case OpCode::kMapFromArray: {
       Status s = static_cast<MapBuilder*>(op.builder)->Append();
@@ -819,7 +1003,8 @@ bool Decoder::Decode(const Op& op, const uint8_t*& p) {
         }
       }
     }
-    default: return Skip(op, p);
+    default:
+      return Skip(op, p);
   }
 }
 
@@ -852,6 +1037,7 @@ class AvroBatchReader final : public RecordBatchReader {
     }
     FLOE_ASSIGN_OR_RAISE(plan_, internal::CompileRecord(file_schema, schema_->fields(), raw, ""));
     CollectBuilders(plan_);
+    AttachSinks();
     if (codec_) {
       FLOE_ASSIGN_OR_RAISE(decompressor_, compression::Decompressor::Make(*codec_));
     }
@@ -859,6 +1045,74 @@ class AvroBatchReader final : public RecordBatchReader {
   }
 
   const SchemaPtr& schema() const override { return schema_; }
+
+  // Gives each int-keyed metric map op a sink of its own where that keeps the values in
+  // order: nothing but the op and NULLs of its own union may append to the map builder,
+  // and no enclosing struct may be appended as NULL (which appends to its fields).
+  void AttachSinks() {
+    std::vector<const ArrayBuilder*> nulled;
+    std::vector<std::pair<const ArrayBuilder*, int>> appenders;
+    CountAppenders(plan_, &nulled, &appenders);
+    auto count_of = [&](const ArrayBuilder* b) {
+      for (const auto& [builder, n] : appenders) {
+        if (builder == b) return n;
+      }
+      return 0;
+    };
+    std::vector<internal::Op*> fast;
+    FindSinkable(plan_, false, nulled, &fast);
+    for (internal::Op* op : fast) {
+      if (count_of(op->builder) != 1) continue;
+      sinks_.push_back(std::make_unique<internal::IntMapSink>(
+          static_cast<MapBuilder*>(op->builder), op->code == internal::OpCode::kMapIntBinary,
+          op->builder->pool()));
+      op->sink = sinks_.back().get();
+      RouteNulls(plan_, op->builder, op->sink);
+    }
+  }
+
+  // Builders that kAppendNull ops target, and how many other ops target each builder.
+  static void CountAppenders(const internal::Op& op, std::vector<const ArrayBuilder*>* nulled,
+                             std::vector<std::pair<const ArrayBuilder*, int>>* appenders) {
+    if (op.builder != nullptr) {
+      if (op.code == internal::OpCode::kAppendNull) {
+        nulled->push_back(op.builder);
+      } else if (op.code != internal::OpCode::kUnion) {
+        auto it = std::find_if(appenders->begin(), appenders->end(),
+                               [&](const auto& e) { return e.first == op.builder; });
+        if (it == appenders->end()) {
+          appenders->emplace_back(op.builder, 1);
+        } else {
+          ++it->second;
+        }
+      }
+    }
+    for (const ArrayBuilder* m : op.missing) nulled->push_back(m);
+    for (const internal::Op& c : op.children) CountAppenders(c, nulled, appenders);
+  }
+
+  static void FindSinkable(internal::Op& op, bool nulled_ancestor,
+                           const std::vector<const ArrayBuilder*>& nulled,
+                           std::vector<internal::Op*>* out) {
+    if (op.code == internal::OpCode::kMapIntLong || op.code == internal::OpCode::kMapIntBinary) {
+      if (!nulled_ancestor) out->push_back(&op);
+      return;
+    }
+    if (op.code == internal::OpCode::kStruct &&
+        std::find(nulled.begin(), nulled.end(), op.builder) != nulled.end()) {
+      nulled_ancestor = true;
+    }
+    for (internal::Op& c : op.children) FindSinkable(c, nulled_ancestor, nulled, out);
+  }
+
+  static void RouteNulls(internal::Op& op, const ArrayBuilder* builder,
+                         internal::IntMapSink* sink) {
+    if (op.code == internal::OpCode::kAppendNull && op.builder == builder) {
+      op.code = internal::OpCode::kIntMapNull;
+      op.sink = sink;
+    }
+    for (internal::Op& c : op.children) RouteNulls(c, builder, sink);
+  }
 
   // Every builder the plan appends to (each once), for capacity hints.
   void CollectBuilders(const internal::Op& op) {
@@ -894,9 +1148,8 @@ class AvroBatchReader final : public RecordBatchReader {
     if (!internal::ReadVarLong(p, end, &bytes)) return Corrupt("truncated block size", pos_);
     if (count < 0) return Corrupt(fmt::format("negative block count {}", count), pos_);
     if (bytes < 0 || bytes > end - p - 16) {
-      return Corrupt(fmt::format("block size {} exceeds the {} bytes left in the file", bytes,
-                                 end - p),
-                     pos_);
+      return Corrupt(
+          fmt::format("block size {} exceeds the {} bytes left in the file", bytes, end - p), pos_);
     }
     const uint8_t* data = p;
     p += bytes;
@@ -924,12 +1177,12 @@ class AvroBatchReader final : public RecordBatchReader {
         const uint8_t* c = data + bytes - 4;
         uint32_t want = (uint32_t{c[0]} << 24) | (uint32_t{c[1]} << 16) | (uint32_t{c[2]} << 8) |
                         uint32_t{c[3]};
-        uint32_t got = static_cast<uint32_t>(
-            crc32(0, scratch_.data(), static_cast<uInt>(scratch_.size())));
+        uint32_t got =
+            static_cast<uint32_t>(crc32(0, scratch_.data(), static_cast<uInt>(scratch_.size())));
         if (want != got) {
-          return Corrupt(fmt::format("snappy block CRC32 {:08x} does not match the data's {:08x}",
-                                     want, got),
-                         block_offset_);
+          return Corrupt(
+              fmt::format("snappy block CRC32 {:08x} does not match the data's {:08x}", want, got),
+              block_offset_);
         }
       }
       block_begin_ = scratch_.data();
@@ -951,9 +1204,9 @@ class AvroBatchReader final : public RecordBatchReader {
     while (rows < batch_size_) {
       if (remaining_ == 0) {
         if (cursor_ != block_end_) {
-          return Corrupt(fmt::format("{} bytes left over after the block's records",
-                                     block_end_ - cursor_),
-                         block_offset_);
+          return Corrupt(
+              fmt::format("{} bytes left over after the block's records", block_end_ - cursor_),
+              block_offset_);
         }
         FLOE_ASSIGN_OR_RAISE(bool more, NextBlock());
         if (!more) break;
@@ -980,9 +1233,11 @@ class AvroBatchReader final : public RecordBatchReader {
     std::vector<std::pair<int64_t, int64_t>> sizes;
     sizes.reserve(nested_.size());
     for (ArrayBuilder* b : nested_) {
-      int64_t data = b->type()->is_binary_like() ? static_cast<BinaryBuilder*>(b)->data_length() : 0;
+      int64_t data =
+          b->type()->is_binary_like() ? static_cast<BinaryBuilder*>(b)->data_length() : 0;
       sizes.emplace_back(b->length(), data);
     }
+    for (auto& sink : sinks_) FLOE_RETURN_NOT_OK(sink->Flush());
     std::vector<ArrayPtr> columns;
     for (auto& b : builders_) {
       FLOE_ASSIGN_OR_RAISE(ArrayPtr a, b->Finish());
@@ -1012,6 +1267,7 @@ class AvroBatchReader final : public RecordBatchReader {
   std::vector<std::unique_ptr<ArrayBuilder>> builders_;
   std::vector<ArrayBuilder*> nested_;
   internal::Op plan_;
+  std::vector<std::unique_ptr<internal::IntMapSink>> sinks_;
   std::unique_ptr<compression::Decompressor> decompressor_;
   std::vector<uint8_t> scratch_;
   int64_t block_offset_ = 0;
@@ -1028,9 +1284,9 @@ Result<std::unique_ptr<RecordBatchReader>> AvroFileReader::Read(SchemaPtr target
                                                                 int64_t batch_size) const {
   if (batch_size <= 0) return Status::Invalid("Avro read: batch_size must be positive");
   FLOE_ASSIGN_OR_RAISE(auto codec, internal::CodecFromName(codec_));
-  auto reader = std::make_unique<AvroBatchReader>(file_, bytes_, data_start_, sync_, codec,
-                                                  std::move(target), batch_size,
-                                                  internal::MinSizeIsZeroForTest(*schema_));
+  auto reader =
+      std::make_unique<AvroBatchReader>(file_, bytes_, data_start_, sync_, codec, std::move(target),
+                                        batch_size, internal::MinSizeIsZeroForTest(*schema_));
   Status s = reader->Init(*schema_);
   if (!s.ok()) return s.WithPrefix(fmt::format("Avro file {}: ", file_->path()));
   return std::unique_ptr<RecordBatchReader>(std::move(reader));

@@ -62,6 +62,42 @@ enum class OpCode : uint8_t {
   /// An Avro array of {int key, bytes value} records read as map<int32, binary or
   /// string> (Iceberg's bound maps): one loop without per-entry dispatch.
   kMapIntBinary,
+  /// A NULL for a map decoded through an IntMapSink.
+  kIntMapNull,
+};
+
+/// Collects one int-keyed metric-map column (see kMapIntLong and kMapIntBinary) in raw
+/// buffers that the decoder writes without per-value bookkeeping, and hands a batch's
+/// worth to the target MapBuilder in bulk. Used only when nothing else appends to that
+/// builder (see Decoder and AvroBatchReader::Init), so values keep their order.
+class IntMapSink {
+ public:
+  IntMapSink(MapBuilder* target, bool binary_values, MemoryPool* pool = DefaultMemoryPool());
+
+  MapBuilder* target() const { return target_; }
+
+  /// Appends everything collected since the last Flush to the target builder and clears
+  /// the sink, keeping its memory.
+  Status Flush();
+
+ private:
+  friend class Decoder;
+
+  MapBuilder* target_;
+  bool binary_values_;
+  /// Maps so far and how many are NULL.
+  int64_t length_ = 0;
+  int64_t null_count_ = 0;
+  /// Entries so far.
+  int64_t count_ = 0;
+  /// int32 entry offsets (length_ + 1, starting with 0) and one byte per map (1 = valid).
+  BufferBuilder offsets_;
+  BufferBuilder valid_;
+  BufferBuilder keys_;
+  /// int64 values, or int32 value offsets (count_ + 1, starting with 0) and value data.
+  BufferBuilder values_;
+  BufferBuilder data_;
+  BufferBuilder bitmap_;
 };
 
 struct Op {
@@ -86,6 +122,9 @@ struct Op {
   /// reserved, so appends skip ReserveData. -1 means unknown; ResetReservations sets it
   /// back after the builder is finished.
   mutable int64_t data_reserved_to = -1;
+  /// For kMapIntLong, kMapIntBinary and kIntMapNull: the sink the values go to, or null
+  /// to append to the builders.
+  IntMapSink* sink = nullptr;
 };
 
 /// Value data is reserved in steps of at least this many bytes (bounded by the bytes left
@@ -120,6 +159,9 @@ class Decoder {
   bool AppendBinary(const Op& op, const uint8_t* p, int64_t n);
   bool DecodeMapIntLong(const Op& op, const uint8_t*& p);
   bool DecodeMapIntBinary(const Op& op, const uint8_t*& p);
+  bool SinkMapIntLong(const Op& op, const uint8_t*& p);
+  bool SinkMapIntBinary(const Op& op, const uint8_t*& p);
+  bool SinkEndMap(const Op& op, IntMapSink& sink, bool valid);
   bool Fail(std::string message);
   bool Truncated(const Op& op);
   bool AppendFailed(const Status& s);

@@ -214,3 +214,65 @@ TEST(AvroMetricMapsTest, BadInputInTheFastLoops) {
 
 }  // namespace
 }  // namespace floe::avro
+
+namespace floe::avro {
+namespace {
+
+// A metric map inside a nullable struct: a NULL struct appends an empty map to the map
+// builder itself, so the decoder appends there (no sink) and the values keep their order.
+TEST(AvroMetricMapsTest, MapsInsideANullableStruct) {
+  auto map_type = Map(Field("key", Int32(), false, 3), Field("value", Int64(), false, 4));
+  auto bounds_type = Map(Field("key", Int32(), false, 6), Field("value", String(), false, 7));
+  auto struct_type =
+      Struct({Field("counts", map_type, true, 2), Field("bounds", bounds_type, false, 5)});
+  auto schema = std::make_shared<Schema>(std::vector<Field>{Field("s", struct_type, true, 1)});
+  StructBuilder sb(struct_type);
+  auto* counts = static_cast<MapBuilder*>(sb.field_builder(0));
+  auto* bounds = static_cast<MapBuilder*>(sb.field_builder(1));
+  for (int r = 0; r < 100; ++r) {
+    if (r % 4 == 1) {
+      ASSERT_OK(sb.AppendNull());
+      continue;
+    }
+    ASSERT_OK(sb.Append());
+    if (r % 4 == 2) {
+      ASSERT_OK(counts->AppendNull());
+    } else {
+      ASSERT_OK(counts->Append());
+      for (int k = 0; k < r % 70; ++k) {
+        ASSERT_OK(static_cast<Int32Builder*>(counts->key_builder())->Append(k - r));
+        ASSERT_OK(static_cast<Int64Builder*>(counts->item_builder())->Append(int64_t{r} << 40));
+      }
+    }
+    ASSERT_OK(bounds->Append());
+    for (int k = 0; k < r % 3; ++k) {
+      ASSERT_OK(static_cast<Int32Builder*>(bounds->key_builder())->Append(k));
+      ASSERT_OK(static_cast<BinaryBuilder*>(bounds->item_builder())->Append(std::to_string(r)));
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(ArrayPtr column, sb.Finish());
+  ASSERT_OK_AND_ASSIGN(auto batch, RecordBatch::Make(schema, 100, {column}));
+  ASSERT_OK_AND_ASSIGN(std::string json, ToAvroSchemaJson(*schema, "r"));
+  AvroWriteOptions options;
+  options.block_size_bytes = 300;
+  ASSERT_OK_AND_ASSIGN(std::string bytes, testing::WriteBytes(json, {batch}, options));
+  ASSERT_OK_AND_ASSIGN(auto reader, testing::OpenBytes(bytes));
+  for (int64_t batch_size : {1, 9, 100}) {
+    ASSERT_OK_AND_ASSIGN(RecordBatchPtr all, testing::ReadOne(*reader, schema, batch_size));
+    EXPECT_TRUE(all->Equals(*batch)) << batch_size;
+  }
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr all, testing::ReadOne(*reader, schema, 7));
+  const Array& s = *all->column(0);
+  EXPECT_TRUE(s.IsNull(5));
+  ArrayPtr c = s.field(0);
+  EXPECT_TRUE(c->IsNull(6));
+  ASSERT_EQ(c->ListEnd(4) - c->ListBegin(4), 4);
+  EXPECT_EQ(c->child(0)->child(0)->Value<int32_t>(c->ListBegin(4) + 3), -1);
+  EXPECT_EQ(c->child(0)->child(1)->Value<int64_t>(c->ListBegin(4) + 3), int64_t{4} << 40);
+  ArrayPtr b = s.field(1);
+  ASSERT_EQ(b->ListEnd(98) - b->ListBegin(98), 2);
+  EXPECT_EQ(b->child(0)->child(1)->BytesValue(b->ListBegin(98) + 1), "98");
+}
+
+}  // namespace
+}  // namespace floe::avro
