@@ -282,6 +282,78 @@ TEST(TableScanTest, FilterPrunesPartitionsAndKeepsResiduals) {
               IsError(StatusCode::kBind));
 }
 
+// Reads every group of a scan and returns the number of rows and the output schema.
+Result<std::pair<int64_t, floe::SchemaPtr>> ReadAll(const Table& table, const TableScan& scan) {
+  FLOE_ASSIGN_OR_RAISE(auto groups, scan.PlanGroups(3));
+  FLOE_ASSIGN_OR_RAISE(auto reader, MakeTaskReader(table, scan));
+  int64_t rows = 0;
+  for (const ScanTaskGroup& group : groups) {
+    FLOE_ASSIGN_OR_RAISE(auto stream, reader->Read(group));
+    while (true) {
+      FLOE_ASSIGN_OR_RAISE(auto batch, stream->Next());
+      if (!batch) break;
+      if (!batch->schema()->Equals(*reader->output_schema())) {
+        return Status::Internal("batch schema {} differs from {}", batch->schema()->ToString(),
+                                reader->output_schema()->ToString());
+      }
+      rows += batch->num_rows();
+    }
+  }
+  return std::make_pair(rows, reader->output_schema());
+}
+
+TEST(TableScanTest, PinnedSnapshotReadsWithItsOwnSchema) {
+  // Spark's generated_spec1: column 16 (schema_evol_added_col_1) was added after the
+  // first snapshots and later promoted int -> long.
+  ASSERT_OK_AND_ASSIGN(Table table,
+                       OpenFixture("duckdb-iceberg-2024",
+                                   "data/iceberg/generated_spec1_0_001/pyspark_iceberg_table/"
+                                   "metadata/v9.metadata.json"));
+  const TableMetadata& md = *table.metadata;
+  ScanOptions first;
+  first.snapshot.snapshot_id = md.snapshots.front().snapshot_id;
+  ASSERT_OK_AND_ASSIGN(auto old_scan, TableScan::Make(table.metadata, table.io, first));
+  EXPECT_EQ(old_scan->projected_schema()->FindFieldById(16), nullptr);
+  ASSERT_OK_AND_ASSIGN(auto old_read, ReadAll(table, *old_scan));
+  EXPECT_EQ(old_read.first, 6005);
+  EXPECT_EQ(old_read.second->num_fields(), 15);
+
+  ASSERT_OK_AND_ASSIGN(auto current, TableScan::Make(table.metadata, table.io, {}));
+  const Field* added = current->projected_schema()->FindFieldById(16);
+  ASSERT_NE(added, nullptr);
+  EXPECT_EQ(added->type()->id(), TypeId::kInt64);
+  ASSERT_OK_AND_ASSIGN(auto current_read, ReadAll(table, *current));
+  EXPECT_EQ(current_read.first, 7690);
+  EXPECT_EQ(current_read.second->num_fields(), 16);
+
+  // An unpinned scan of an old snapshot's data through the current schema is what a
+  // query without time travel does; a pinned scan by ref "main" is the current one.
+  ScanOptions by_ref;
+  by_ref.snapshot.ref = "main";
+  ASSERT_OK_AND_ASSIGN(auto main_scan, TableScan::Make(table.metadata, table.io, by_ref));
+  EXPECT_EQ(main_scan->projected_schema()->num_fields(), 16);
+}
+
+TEST(TableScanTest, ProjectionByNameAndId) {
+  ASSERT_OK_AND_ASSIGN(Table table, OpenCxx("partitioned_table"));
+  ScanOptions by_name;
+  by_name.projected_names = {"c3", "c1"};
+  ASSERT_OK_AND_ASSIGN(auto scan, TableScan::Make(table.metadata, table.io, by_name));
+  ASSERT_OK_AND_ASSIGN(auto read, ReadAll(table, *scan));
+  EXPECT_EQ(read.first, 6);
+  ASSERT_EQ(read.second->num_fields(), 2);
+  EXPECT_EQ(read.second->field(0).field_id(), 1);
+  EXPECT_EQ(read.second->field(1).field_id(), 3);
+
+  ScanOptions case_insensitive;
+  case_insensitive.projected_names = {"C2"};
+  EXPECT_THAT(TableScan::Make(table.metadata, table.io, case_insensitive),
+              IsError(StatusCode::kBind));
+  case_insensitive.case_sensitive = false;
+  ASSERT_OK_AND_ASSIGN(scan, TableScan::Make(table.metadata, table.io, case_insensitive));
+  EXPECT_EQ(scan->projected_schema()->fields()[0].field_id(), 2);
+}
+
 TEST(TableScanTest, MissingManifestListIsAnErrorNamingIt) {
   ASSERT_OK_AND_ASSIGN(Table table,
                        OpenFixture("duckdb-iceberg",
