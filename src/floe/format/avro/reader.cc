@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <new>
 #include <optional>
 
 #include "floe/batch/builder.h"
@@ -942,7 +944,16 @@ bool Decoder::Decode(const Op& op, const uint8_t*& p) {
       if (b < 0 || b >= static_cast<int64_t>(op.children.size())) {
         return Fail(fmt::format("union branch {} of '{}' out of range", b, op.name));
       }
-      return Decode(op.children[static_cast<size_t>(b)], p);
+      const Op& branch = op.children[static_cast<size_t>(b)];
+      // Optional longs and ints (Iceberg's sequence numbers, snapshot and sort order ids)
+      // are decoded here rather than through another dispatch.
+      if (branch.code == OpCode::kLongToI64) {
+        int64_t v;
+        if (!ReadVarLong(p, end_, &v)) return Truncated(branch);
+        static_cast<Int64Builder*>(branch.builder)->UnsafeAppend(v);
+        return true;
+      }
+      return Decode(branch, p);
     }
     case OpCode::kStruct: {
       Status s = static_cast<StructBuilder*>(op.builder)->Append();
@@ -1015,6 +1026,99 @@ bool Decoder::Decode(const Op& op, const uint8_t*& p) {
 
 namespace {
 
+// Inflates the raw deflate data (RFC 1951) of Avro's "deflate" codec with one z_stream
+// reset per block, into one buffer reused from block to block: its first size is a guess
+// from the compressed size, and it keeps the largest size a block needed, so blocks of a
+// similar size inflate in a single call without zero-filling or copying the output.
+class Inflater {
+ public:
+  Inflater() = default;
+  Inflater(const Inflater&) = delete;
+  Inflater& operator=(const Inflater&) = delete;
+  ~Inflater() {
+    if (initialized_) inflateEnd(&stream_);
+  }
+
+  // Inflates `in`, at most `max_output` bytes; the output is [data(), data() + size).
+  Status Inflate(std::span<const uint8_t> in, int64_t max_output) {
+    if (!initialized_) {
+      std::memset(&stream_, 0, sizeof(stream_));
+      if (inflateInit2(&stream_, -15) != Z_OK) return Status::Internal("inflateInit2 failed");
+      initialized_ = true;
+    } else if (inflateReset(&stream_) != Z_OK) {
+      return Status::Internal("inflateReset failed");
+    }
+    if (in.size() > std::numeric_limits<uInt>::max()) {
+      return Status::Corrupt("{} compressed bytes exceed zlib's input limit", in.size());
+    }
+    if (capacity_ == 0) {
+      FLOE_RETURN_NOT_OK(
+          Grow(std::min<int64_t>(static_cast<int64_t>(in.size()) * 4 + 4096, max_output), 0));
+    }
+    stream_.next_in = const_cast<Bytef*>(in.data());
+    stream_.avail_in = static_cast<uInt>(in.size());
+    int64_t produced = 0;
+    while (true) {
+      int64_t room = std::min<int64_t>(std::min(capacity_, max_output) - produced,
+                                       std::numeric_limits<uInt>::max());
+      // zlib rejects a null output pointer; with no room left, a probe byte tells
+      // whether more output is coming.
+      uint8_t probe;
+      stream_.next_out = room > 0 ? buffer_.get() + produced : &probe;
+      stream_.avail_out = room > 0 ? static_cast<uInt>(room) : 1;
+      int rc = inflate(&stream_, Z_FINISH);
+      if (room > 0) {
+        produced += room - stream_.avail_out;
+      } else if (stream_.avail_out == 0) {
+        return Status::Corrupt("{} compressed bytes inflate to more than {} bytes", in.size(),
+                               max_output);
+      }
+      if (rc == Z_STREAM_END) break;
+      if (rc != Z_BUF_ERROR && rc != Z_OK) {
+        return Status::Corrupt(
+            "malformed deflate data at input byte {} (after {} bytes of "
+            "output): {}",
+            in.size() - stream_.avail_in, produced,
+            stream_.msg ? stream_.msg : "error " + std::to_string(rc));
+      }
+      if (stream_.avail_out > 0) {
+        // inflate stops when the input or the output room runs out: here, the input.
+        return Status::Corrupt(
+            "truncated deflate data: {} compressed bytes end after {} "
+            "bytes of output",
+            in.size(), produced);
+      }
+      if (capacity_ < max_output) {
+        FLOE_RETURN_NOT_OK(Grow(std::min(capacity_ * 2, max_output), produced));
+      }
+    }
+    size_ = produced;
+    return Status::OK();
+  }
+
+  const uint8_t* data() const { return buffer_.get(); }
+  int64_t size() const { return size_; }
+
+ private:
+  // Grows the buffer to `capacity` bytes, keeping its first `keep`.
+  Status Grow(int64_t capacity, int64_t keep) {
+    std::unique_ptr<uint8_t[]> bigger(new (std::nothrow) uint8_t[static_cast<size_t>(capacity)]);
+    if (bigger == nullptr) {
+      return Status::OutOfMemory("cannot allocate {} bytes for an inflated block", capacity);
+    }
+    if (keep > 0) std::memcpy(bigger.get(), buffer_.get(), static_cast<size_t>(keep));
+    buffer_ = std::move(bigger);
+    capacity_ = capacity;
+    return Status::OK();
+  }
+
+  z_stream stream_;
+  bool initialized_ = false;
+  std::unique_ptr<uint8_t[]> buffer_;
+  int64_t capacity_ = 0;
+  int64_t size_ = 0;
+};
+
 class AvroBatchReader final : public RecordBatchReader {
  public:
   AvroBatchReader(std::shared_ptr<io::RandomAccessFile> file, BufferPtr bytes, int64_t start,
@@ -1038,7 +1142,7 @@ class AvroBatchReader final : public RecordBatchReader {
     FLOE_ASSIGN_OR_RAISE(plan_, internal::CompileRecord(file_schema, schema_->fields(), raw, ""));
     CollectBuilders(plan_);
     AttachSinks();
-    if (codec_) {
+    if (codec_ && *codec_ != compression::CodecKind::kDeflate) {
       FLOE_ASSIGN_OR_RAISE(decompressor_, compression::Decompressor::Make(*codec_));
     }
     return Status::OK();
@@ -1160,6 +1264,15 @@ class AvroBatchReader final : public RecordBatchReader {
     if (!codec_) {
       block_begin_ = data;
       block_end_ = data + bytes;
+    } else if (*codec_ == compression::CodecKind::kDeflate) {
+      int64_t max_out = std::min<int64_t>(bytes * 1100 + (1 << 20), int64_t{1} << 31);
+      Status s =
+          inflater_.Inflate(std::span<const uint8_t>(data, static_cast<size_t>(bytes)), max_out);
+      if (!s.ok()) {
+        return Corrupt(fmt::format("cannot decompress block: {}", s.message()), block_offset_);
+      }
+      block_begin_ = inflater_.data();
+      block_end_ = inflater_.data() + inflater_.size();
     } else {
       scratch_.clear();
       std::span<const uint8_t> in(data, static_cast<size_t>(bytes));
@@ -1270,6 +1383,7 @@ class AvroBatchReader final : public RecordBatchReader {
   std::vector<std::unique_ptr<internal::IntMapSink>> sinks_;
   std::unique_ptr<compression::Decompressor> decompressor_;
   std::vector<uint8_t> scratch_;
+  Inflater inflater_;
   int64_t block_offset_ = 0;
   const uint8_t* block_begin_ = nullptr;
   const uint8_t* block_end_ = nullptr;

@@ -276,3 +276,43 @@ TEST(AvroMetricMapsTest, MapsInsideANullableStruct) {
 
 }  // namespace
 }  // namespace floe::avro
+
+namespace floe::avro {
+namespace {
+
+// Deflate blocks that inflate to far more than the reader's first guess (4x the
+// compressed size), growing its buffer, then smaller ones reusing it.
+TEST(AvroInflateTest, BlocksOfGrowingAndShrinkingSize) {
+  auto schema = std::make_shared<Schema>(
+      std::vector<Field>{Field("id", Int64(), false, 1), Field("text", String(), false, 2)});
+  Int64Builder id(Int64());
+  BinaryBuilder text(String());
+  std::vector<int> sizes = {0, 10, 5000, 300000, 2000000, 70000, 1, 900000};
+  for (size_t r = 0; r < sizes.size(); ++r) {
+    ASSERT_OK(id.Append(static_cast<int64_t>(r)));
+    std::string value(static_cast<size_t>(sizes[r]), static_cast<char>('a' + r));
+    if (!value.empty()) value.back() = '!';
+    ASSERT_OK(text.Append(value));
+  }
+  ASSERT_OK_AND_ASSIGN(ArrayPtr ids, id.Finish());
+  ASSERT_OK_AND_ASSIGN(ArrayPtr texts, text.Finish());
+  ASSERT_OK_AND_ASSIGN(auto batch,
+                       RecordBatch::Make(schema, static_cast<int64_t>(sizes.size()), {ids, texts}));
+  ASSERT_OK_AND_ASSIGN(std::string json, ToAvroSchemaJson(*schema, "r"));
+  AvroWriteOptions options;
+  options.codec = "deflate";
+  options.block_size_bytes = 1;  // one record per block
+  ASSERT_OK_AND_ASSIGN(std::string bytes, testing::WriteBytes(json, {batch}, options));
+  // The whole file is a fraction of the largest value: it compresses over 100 times.
+  EXPECT_LT(bytes.size(), size_t{100000});
+  ASSERT_OK_AND_ASSIGN(auto reader, testing::OpenBytes(bytes));
+  for (int64_t batch_size : {1, 3, 8}) {
+    ASSERT_OK_AND_ASSIGN(RecordBatchPtr all, testing::ReadOne(*reader, schema, batch_size));
+    ASSERT_TRUE(all->Equals(*batch)) << batch_size;
+    EXPECT_EQ(all->column(1)->BytesValue(4).size(), size_t{2000000});
+    EXPECT_EQ(all->column(1)->BytesValue(4).back(), '!');
+  }
+}
+
+}  // namespace
+}  // namespace floe::avro
