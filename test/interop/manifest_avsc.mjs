@@ -9,55 +9,24 @@
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 
-import { makeTempDir, repoRoot, Reporter } from './lib/common.mjs';
+import { decodeAvroFile, loadAvsc } from './lib/avsc.mjs';
+import { makeTempDir, Reporter } from './lib/common.mjs';
 
 const tool = process.argv[2];
 if (!tool) {
   console.error('usage: node test/interop/manifest_avsc.mjs PATH_TO_FLOE_MANIFEST_TOOL');
   process.exit(2);
 }
-const require = createRequire(path.join(repoRoot, '.deps', 'node', 'package.json'));
-let avro;
-try {
-  avro = require('avsc');
-} catch (e) {
-  console.error(`cannot load avsc from .deps/node: ${e.message}; run scripts/install-deps`);
-  process.exit(2);
-}
-
-// Avro longs as BigInt, so 64-bit values compare exactly.
-const longType = avro.types.LongType.__with({
-  fromBuffer: (buf) => buf.readBigInt64LE(),
-  toBuffer: (n) => {
-    const buf = Buffer.alloc(8);
-    buf.writeBigInt64LE(BigInt(n));
-    return buf;
-  },
-  fromJSON: BigInt,
-  toJSON: Number,
-  isValid: (n) => typeof n === 'bigint',
-  compare: (a, b) => (a === b ? 0 : a < b ? -1 : 1),
-});
-const parseHook = (schema) => avro.Type.forSchema(schema, { registry: { long: longType } });
+const avsc = loadAvsc();
+const { avro, parseHook } = avsc;
 
 const report = new Reporter('manifest avsc interop');
 const { dir, cleanup } = makeTempDir('manifest');
 process.on('exit', cleanup);
 
-function decodeFile(file) {
-  return new Promise((resolve, reject) => {
-    const records = [];
-    let header;
-    avro.createFileDecoder(file, { parseHook })
-      .on('metadata', (type, codec, h) => { header = { codec, meta: h.meta }; })
-      .on('data', (r) => records.push(r))
-      .on('error', reject)
-      .on('end', () => resolve({ header, records }));
-  });
-}
+const decodeFile = (file) => decodeAvroFile(avsc, file);
 
 // JSON with BigInt as "<n>n" and Buffers as hex, for exact comparison and readable output.
 function canon(v) {
