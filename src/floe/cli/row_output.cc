@@ -17,9 +17,11 @@ Status CheckStream(const std::ostream& out) {
   return Status::OK();
 }
 
-class TablePrinter final : public RowPrinter {
+/// The table and CSV printers: a pretty_print writer, flushed and checked at the end.
+template <typename Writer>
+class WriterPrinter final : public RowPrinter {
  public:
-  TablePrinter(SchemaPtr schema, std::ostream* out) : writer_(std::move(schema), out), out_(out) {}
+  WriterPrinter(SchemaPtr schema, std::ostream* out) : writer_(std::move(schema), out), out_(out) {}
   Status Write(const RecordBatch& batch) override { return writer_.Write(batch); }
   Status Finish() override {
     FLOE_RETURN_NOT_OK(writer_.Finish());
@@ -28,22 +30,7 @@ class TablePrinter final : public RowPrinter {
   }
 
  private:
-  TableWriter writer_;
-  std::ostream* out_;
-};
-
-class CsvPrinter final : public RowPrinter {
- public:
-  CsvPrinter(SchemaPtr schema, std::ostream* out) : writer_(std::move(schema), out), out_(out) {}
-  Status Write(const RecordBatch& batch) override { return writer_.Write(batch); }
-  Status Finish() override {
-    FLOE_RETURN_NOT_OK(writer_.Finish());
-    out_->flush();
-    return CheckStream(*out_);
-  }
-
- private:
-  CsvWriter writer_;
+  Writer writer_;
   std::ostream* out_;
 };
 
@@ -98,8 +85,8 @@ class JsonLinesPrinter final : public RowPrinter {
 
 Result<std::unique_ptr<RowPrinter>> RowPrinter::Make(std::string_view format, SchemaPtr schema,
                                                      std::ostream* out) {
-  if (format == "table") return std::make_unique<TablePrinter>(std::move(schema), out);
-  if (format == "csv") return std::make_unique<CsvPrinter>(std::move(schema), out);
+  if (format == "table") return std::make_unique<WriterPrinter<TableWriter>>(std::move(schema), out);
+  if (format == "csv") return std::make_unique<WriterPrinter<CsvWriter>>(std::move(schema), out);
   if (format == "jsonl") return std::make_unique<JsonLinesPrinter>(out);
   return Status::Invalid("unknown --format '{}' (table, csv or jsonl)", format);
 }
