@@ -197,13 +197,7 @@ Status RunIcebergScan(const IcebergScanOptions& options) {
   for (const ScanTaskGroup& group : groups) {
     if (remaining <= 0) break;
     FLOE_ASSIGN_OR_RAISE(auto stream, reader->Read(group));
-    while (remaining > 0) {
-      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, stream->Next());
-      if (!batch) break;
-      if (batch->num_rows() > remaining) batch = batch->Slice(0, remaining);
-      remaining -= batch->num_rows();
-      FLOE_RETURN_NOT_OK(printer->Write(*batch));
-    }
+    FLOE_RETURN_NOT_OK(printer->WriteStream(*stream, &remaining));
   }
   return printer->Finish();
 }

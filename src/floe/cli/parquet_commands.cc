@@ -152,13 +152,7 @@ Status RunCat(const CatOptions& options) {
   int64_t remaining = options.limit.value_or(INT64_MAX);
   if (remaining > 0) {
     FLOE_ASSIGN_OR_RAISE(auto stream, reader->Read(request));
-    while (remaining > 0) {
-      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, stream->Next());
-      if (!batch) break;
-      if (batch->num_rows() > remaining) batch = batch->Slice(0, remaining);
-      remaining -= batch->num_rows();
-      FLOE_RETURN_NOT_OK(printer->Write(*batch));
-    }
+    FLOE_RETURN_NOT_OK(printer->WriteStream(*stream, &remaining));
   }
   return printer->Finish();
 }

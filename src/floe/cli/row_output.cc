@@ -83,6 +83,17 @@ class JsonLinesPrinter final : public RowPrinter {
 
 }  // namespace
 
+Status RowPrinter::WriteStream(RecordBatchReader& stream, int64_t* remaining) {
+  while (*remaining > 0) {
+    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, stream.Next());
+    if (!batch) break;
+    if (batch->num_rows() > *remaining) batch = batch->Slice(0, *remaining);
+    *remaining -= batch->num_rows();
+    FLOE_RETURN_NOT_OK(Write(*batch));
+  }
+  return Status::OK();
+}
+
 Result<std::unique_ptr<RowPrinter>> RowPrinter::Make(std::string_view format, SchemaPtr schema,
                                                      std::ostream* out) {
   if (format == "table") return std::make_unique<WriterPrinter<TableWriter>>(std::move(schema), out);

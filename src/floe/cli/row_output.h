@@ -21,6 +21,9 @@ class RowPrinter {
                                                   std::ostream* out);
 
   virtual Status Write(const RecordBatch& batch) = 0;
+  /// Writes the stream's batches until it ends or `*remaining` rows have been written
+  /// (the last batch is cut to fit); decrements `*remaining` by the rows written.
+  Status WriteStream(RecordBatchReader& stream, int64_t* remaining);
   /// Writes what a format prints after the rows (the table's header when no row came and
   /// its row count) and flushes; an output stream that failed is kIOError.
   virtual Status Finish() = 0;
