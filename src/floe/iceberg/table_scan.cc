@@ -440,7 +440,10 @@ ScanStatistics TableScan::Statistics(const std::vector<FileScanTask>& tasks) con
     previous = &file;
     if (!task.is_whole_file()) stats.row_count_exact = false;
     ++stats.file_count;
-    for (auto& [id, column] : stats.columns) {
+    for (auto& entry : stats.columns) {
+      // A plain variable, not a structured binding: lambdas below capture it.
+      const int32_t id = entry.first;
+      ColumnStatistics& column = entry.second;
       if (!null_unknown[id]) {
         auto it = file.null_value_counts.find(id);
         if (it == file.null_value_counts.end()) {
