@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "floe/batch/builder.h"
 #include "floe/format/avro/encoding_internal.h"
 #include "floe/format/avro/tests/avro_testing.h"
@@ -22,9 +24,15 @@ std::string Hex(std::string_view s) {
 TEST(AvroEncodingTest, ZigZagVarintsMatchTheSpecTable) {
   // The specification's examples: 0 -> 00, -1 -> 01, 1 -> 02, -2 -> 03, 2 -> 04,
   // -64 -> 7f, 64 -> 80 01.
-  const std::pair<int64_t, std::string> cases[] = {
-      {0, "00"}, {-1, "01"}, {1, "02"}, {-2, "03"}, {2, "04"}, {-64, "7f"}, {64, "8001"},
-      {INT64_MAX, "feffffffffffffffff01"}, {INT64_MIN, "ffffffffffffffffff01"}};
+  const std::pair<int64_t, std::string> cases[] = {{0, "00"},
+                                                   {-1, "01"},
+                                                   {1, "02"},
+                                                   {-2, "03"},
+                                                   {2, "04"},
+                                                   {-64, "7f"},
+                                                   {64, "8001"},
+                                                   {INT64_MAX, "feffffffffffffffff01"},
+                                                   {INT64_MIN, "ffffffffffffffffff01"}};
   for (const auto& [v, hex] : cases) {
     std::string out;
     WriteVarLong(&out, v);
@@ -40,6 +48,43 @@ TEST(AvroEncodingTest, ZigZagVarintsMatchTheSpecTable) {
     EXPECT_EQ(back, v);
     EXPECT_EQ(p - reinterpret_cast<const uint8_t*>(padded.data()),
               static_cast<int64_t>(out.size()));
+  }
+}
+
+// Every varint length from 1 to 10 bytes, at the edges of each length, through the
+// branch-free path (8 readable bytes), the byte loop for 9 and 10 bytes, and the
+// near-the-end path; also non-minimal encodings, which the spec does not forbid.
+TEST(AvroEncodingTest, VarintsOfEveryLength) {
+  std::vector<int64_t> values = {INT64_MIN, INT64_MAX};
+  for (int bits = 0; bits < 63; ++bits) {
+    int64_t edge = int64_t{1} << bits;
+    for (int64_t v : {edge - 1, edge, edge + 1, -edge, -edge - 1, -edge + 1}) values.push_back(v);
+  }
+  for (int64_t v : values) {
+    std::string out;
+    WriteVarLong(&out, v);
+    for (size_t padding : {size_t{0}, size_t{3}, size_t{16}}) {
+      std::string bytes = out + std::string(padding, '\xff');
+      const uint8_t* begin = reinterpret_cast<const uint8_t*>(bytes.data());
+      const uint8_t* p = begin;
+      int64_t back = 0;
+      ASSERT_TRUE(ReadVarLong(p, begin + bytes.size(), &back)) << v << " " << padding;
+      EXPECT_EQ(back, v) << padding;
+      EXPECT_EQ(p - begin, static_cast<int64_t>(out.size())) << v << " " << padding;
+    }
+  }
+  for (int length = 2; length <= 10; ++length) {
+    // 3 (zigzag -2) written in `length` bytes, then bytes that must not be read.
+    std::string bytes(static_cast<size_t>(length), '\x80');
+    bytes[0] = '\x83';
+    bytes[static_cast<size_t>(length - 1)] = '\0';
+    bytes += std::string(12, '\xff');
+    const uint8_t* begin = reinterpret_cast<const uint8_t*>(bytes.data());
+    const uint8_t* p = begin;
+    int64_t back = 0;
+    ASSERT_TRUE(ReadVarLong(p, begin + bytes.size(), &back)) << length;
+    EXPECT_EQ(back, -2) << length;
+    EXPECT_EQ(p - begin, length);
   }
 }
 
@@ -86,7 +131,11 @@ TEST(AvroEncodingTest, RecordBytesFollowTheSpec) {
   ASSERT_OK_AND_ASSIGN(std::string bytes, testing::WriteBytes(schema, {batch}, options));
   // Block: count 1 (02), size 10 (14), then 03 | 06 "foo" | 00 | 04 02 01 00, sync.
   std::string tail = Hex(bytes.substr(bytes.size() - 16 - 12, 12));
-  EXPECT_EQ(tail, "021403" "06666f6f" "00" "04020100");
+  EXPECT_EQ(tail,
+            "021403"
+            "06666f6f"
+            "00"
+            "04020100");
   EXPECT_EQ(Hex(bytes.substr(0, 4)), "4f626a01");
 }
 
