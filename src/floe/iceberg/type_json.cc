@@ -253,8 +253,11 @@ bool ParseTimeNanos(std::string_view s, int64_t* nanos) {
   return true;
 }
 
-// "YYYY-MM-DDTHH:MM:SS[.f][+HH:MM|Z]" to nanoseconds since the epoch (UTC when zoned).
-bool ParseTimestampNanos(std::string_view s, bool with_zone, int64_t* nanos) {
+// "YYYY-MM-DDTHH:MM:SS[.f][+HH:MM|Z]" to units (10^6 or 10^9 per second) since the epoch
+// (UTC when zoned). False when the text is malformed or the value does not fit 64 bits
+// (nanoseconds reach only the years 1677 to 2262).
+bool ParseTimestamp(std::string_view s, bool with_zone, int64_t units_per_second,
+                    int64_t* out) {
   if (s.size() < 16 || (s[10] != 'T' && s[10] != ' ')) return false;
   int64_t days = 0;
   if (!ParseDate(s.substr(0, 10), &days)) return false;
@@ -277,8 +280,12 @@ bool ParseTimestampNanos(std::string_view s, bool with_zone, int64_t* nanos) {
   }
   int64_t tod = 0;
   if (!ParseTimeNanos(rest, &tod)) return false;
-  *nanos = days * 86400LL * 1000000000LL + tod - offset_minutes * 60LL * 1000000000LL;
-  return true;
+  // Whole seconds fit easily (four-digit years); only the scaling can overflow.
+  const int64_t seconds = days * 86400 + tod / 1000000000 - offset_minutes * 60;
+  const int64_t fraction = (tod % 1000000000) / (1000000000 / units_per_second);
+  int64_t scaled = 0;
+  if (__builtin_mul_overflow(seconds, units_per_second, &scaled)) return false;
+  return !__builtin_add_overflow(scaled, fraction, out);
 }
 
 int HexValue(char c) {
@@ -410,8 +417,8 @@ Result<Scalar> DefaultFromJson(const json& j, const TypePtr& type, std::string_v
       const bool zoned = type->id() == TypeId::kTimestampTz || type->id() == TypeId::kTimestampTzNs;
       const bool nanos = type->id() == TypeId::kTimestampNs || type->id() == TypeId::kTimestampTzNs;
       int64_t v = 0;
-      if (!ParseTimestampNanos(s, zoned, &v)) return bad();
-      return Scalar::Make(type, nanos ? v : v / 1000);
+      if (!ParseTimestamp(s, zoned, nanos ? 1000000000 : 1000000, &v)) return bad();
+      return Scalar::Make(type, v);
     }
     case TypeId::kString:
       return Scalar::Make(type, s);

@@ -131,6 +131,16 @@ TEST(TypeJsonTest, DefaultValueForms) {
   ASSERT_OK_AND_ASSIGN(Scalar ns,
                        DefaultFromJson(json("1970-01-01T00:00:00.000000001"), TimestampNs(), "d"));
   EXPECT_EQ(ns.get<int64_t>(), 1);
+  // Nanoseconds reach only 1677..2262; outside, a clear error (found by fuzzing: the
+  // scaling used to overflow). Microseconds reach every four-digit year.
+  EXPECT_THAT(DefaultFromJson(json("1000-06-01T00:00:00"), TimestampNs(), "d"),
+              IsError(StatusCode::kCorrupt));
+  EXPECT_THAT(DefaultFromJson(json("2500-01-01T00:00:00+00:00"), TimestampTzNs(), "d"),
+              IsError(StatusCode::kCorrupt));
+  ASSERT_OK_AND_ASSIGN(Scalar far, DefaultFromJson(json("3000-01-01T00:00:00.5"), Timestamp(), "d"));
+  EXPECT_EQ(far.get<int64_t>(), 32503680000500000);
+  ASSERT_OK_AND_ASSIGN(Scalar early, DefaultFromJson(json("1969-12-31T23:59:59.999999"), Timestamp(), "d"));
+  EXPECT_EQ(early.get<int64_t>(), -1);
   ASSERT_OK_AND_ASSIGN(Scalar d, DefaultFromJson(json("-1.50"), Decimal(5, 2), "d"));
   EXPECT_TRUE(d.get<Int128>() == Int128{-150});
   EXPECT_THAT(DefaultFromJson(json("1.5"), Decimal(5, 2), "d"), IsError(StatusCode::kCorrupt));
