@@ -796,6 +796,31 @@ bool Decoder::Skip(const Op& op, const uint8_t*& p) {
         int64_t n;
         if (!ReadCount(p, &n, op.items_may_be_empty, op)) return false;
         if (n == 0) return true;
+        const Op& item = op.children[0];
+        if (op.code == OpCode::kSkipArray && item.code == OpCode::kSkipVarints) {
+          // Skipped count maps (records of an int and a long): only varints.
+          int64_t v;
+          for (int64_t i = 0, total = n * item.size; i < total; ++i) {
+            if (!ReadVarLong(p, end_, &v)) return Truncated(item);
+          }
+          continue;
+        }
+        if (op.code == OpCode::kSkipArray && item.code == OpCode::kRecord &&
+            item.children.size() == 2 && item.children[0].code == OpCode::kSkipVarint &&
+            item.children[1].code == OpCode::kSkipBytes) {
+          // Skipped bound maps (records of an int and bytes).
+          for (int64_t i = 0; i < n; ++i) {
+            int64_t key, len;
+            if (!ReadVarLong(p, end_, &key) || !ReadVarLong(p, end_, &len)) {
+              return Truncated(item);
+            }
+            if (len < 0 || len > end_ - p) {
+              return Fail(fmt::format("length {} of '{}' is out of range", len, op.name));
+            }
+            p += len;
+          }
+          continue;
+        }
         for (int64_t i = 0; i < n; ++i) {
           if (op.code == OpCode::kSkipMap) {
             int64_t len;

@@ -316,3 +316,42 @@ TEST(AvroInflateTest, BlocksOfGrowingAndShrinkingSize) {
 
 }  // namespace
 }  // namespace floe::avro
+
+namespace floe::avro {
+namespace {
+
+// Planning reads project the metric maps away: they are skipped by loops of their own.
+TEST(AvroMetricMapsTest, SkippedMapsLeaveTheOtherFieldsExact) {
+  RecordBatchPtr full = MetricsBatch();
+  auto target = std::make_shared<Schema>(
+      std::vector<Field>{Field("path", String(), false, 8), Field("id", Int64(), false, 1)});
+  ASSERT_OK_AND_ASSIGN(auto expected,
+                       RecordBatch::Make(target, kRows, {full->column(3), full->column(0)}));
+  for (const std::string codec : {"null", "deflate"}) {
+    for (int64_t block_size : {int64_t{1} << 20, int64_t{700}}) {
+      std::string bytes = WriteMetrics(codec, block_size);
+      ASSERT_OK_AND_ASSIGN(auto reader, testing::OpenBytes(bytes));
+      for (int64_t batch_size : {1, 64, 8192}) {
+        ASSERT_OK_AND_ASSIGN(RecordBatchPtr all, testing::ReadOne(*reader, target, batch_size));
+        EXPECT_TRUE(all->Equals(*expected)) << codec << " " << block_size << " " << batch_size;
+      }
+    }
+  }
+}
+
+TEST(AvroMetricMapsTest, BadInputInTheSkipLoops) {
+  // Only a field the files lack, so their one map is skipped.
+  auto target = std::make_shared<Schema>(std::vector<Field>{Field("other", Int64(), true, 99)});
+  ASSERT_OK_AND_ASSIGN(auto ok, testing::ReadBytes(OneEntryFile(-7, false), target));
+  EXPECT_EQ(ok->num_rows(), 1);
+  EXPECT_TRUE(ok->column(0)->IsNull(0));
+  EXPECT_THAT(testing::ReadBytes(OneEntryFile(1, true), target),
+              IsErrorWith(StatusCode::kCorrupt, "past the end of the block"));
+  EXPECT_THAT(testing::ReadBytes(OneEntryFile(1, true, "bytes"), target),
+              IsErrorWith(StatusCode::kCorrupt, "past the end of the block"));
+  EXPECT_THAT(testing::ReadBytes(OneEntryFile(1, false, "bytes"), target),
+              IsErrorWith(StatusCode::kCorrupt, "length 5 of"));
+}
+
+}  // namespace
+}  // namespace floe::avro
