@@ -67,10 +67,6 @@ bool IsTrivialResidual(const ExpressionPtr& residual) {
   return residual == nullptr || IsAlwaysTrue(*residual);
 }
 
-std::vector<int32_t> ResidualFieldIds(const Expression& residual) {
-  return ReferencedFieldIds(residual);
-}
-
 std::vector<parquet::ColumnPredicate> ResidualToParquetPredicates(
     const Expression& residual, const std::vector<Field>& file_fields) {
   std::vector<parquet::ColumnPredicate> predicates;

@@ -17,9 +17,6 @@ namespace floe::iceberg::internal {
 /// True for a null residual or one that is always true.
 bool IsTrivialResidual(const ExpressionPtr& residual);
 
-/// The field ids a bound residual references.
-std::vector<int32_t> ResidualFieldIds(const Expression& residual);
-
 /// Parquet column predicates implied by the residual's top-level conjuncts that compare a
 /// top-level primitive column (by field id among `file_fields`) with literals (=, <, <=, >,
 /// >=, IS NULL, IS NOT NULL, IN). They only prune; rows are still filtered by the residual.

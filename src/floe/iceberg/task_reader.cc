@@ -5,6 +5,7 @@
 
 #include "floe/format/parquet/metadata.h"
 #include "floe/format/parquet/reader.h"
+#include "floe/iceberg/expression.h"
 #include "floe/iceberg/residual_internal.h"
 #include "floe/iceberg/task_reader_internal.h"
 
@@ -294,7 +295,7 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
   std::vector<int32_t> extra_ids;
   if (plan.deletes != nullptr) extra_ids = plan.deletes->EqualityFieldIds();
   if (plan.residual != nullptr) {
-    for (int32_t id : internal::ResidualFieldIds(*plan.residual)) {
+    for (int32_t id : ReferencedFieldIds(*plan.residual)) {
       if (std::find(extra_ids.begin(), extra_ids.end(), id) == extra_ids.end()) {
         extra_ids.push_back(id);
       }
