@@ -239,6 +239,12 @@ class Mapper {
     leaf.out_width = leaf.type->id() == TypeId::kBoolean ? 0
                      : leaf.type->is_binary_like()       ? -1
                                                          : leaf.type->byte_width();
+    // Variable-width output is decoded as byte-array views; any other physical type
+    // under a variable-width type would be read as the wrong shape.
+    if (leaf.out_width < 0 && leaf.physical != Type::kByteArray) {
+      return Status::Corrupt("column '{}': type {} on physical type {}", leaf.path,
+                             leaf.type->ToString(), static_cast<int>(leaf.physical));
+    }
     ReadNode node;
     node.kind = ReadNode::Kind::kLeaf;
     node.def_level = static_cast<int16_t>(def);
@@ -372,6 +378,7 @@ Result<std::pair<TypePtr, Conversion>> MapPrimitiveType(const SchemaElement& e) 
         if (t != Type::kByteArray) return bad("UTF8");
         return std::make_pair(String(), C::kNone);
       case ConvertedType::kBson:
+        if (t != Type::kByteArray) return bad("BSON");
         return std::make_pair(Binary(), C::kNone);
       case ConvertedType::kDecimal:
         return decimal(e.precision.value_or(0), e.scale.value_or(0));

@@ -209,6 +209,19 @@ TEST(ReaderHostile, SchemaLies) {
   EXPECT_THAT(ReadAll(fb2.Finish()), IsErrorWith(StatusCode::kCorrupt, "has 0 columns"));
 }
 
+// A BSON annotation on fixed-length bytes (found by the fuzzer): the column would be
+// read as variable-width values that were never decoded as such.
+TEST(ReaderHostile, BsonOnFixedLengthBytes) {
+  SchemaElement b = Leaf("b", Type::kFixedLenByteArray, FR::kRequired);
+  b.type_length = 4;
+  b.converted_type = ConvertedType::kBson;
+  FileBuilder fb({Root(1), b});
+  ChunkBuilder cb(Type::kFixedLenByteArray);
+  cb.DataV1(2, Encoding::kPlain, "", "abcdefgh");
+  fb.AddRowGroup(2, {cb});
+  EXPECT_THAT(ReadAll(fb.Finish()), IsErrorWith(StatusCode::kCorrupt, "BSON annotation"));
+}
+
 // Random byte flips anywhere in the file: an error or a successful read, never a crash.
 TEST(ReaderHostile, RandomCorruption) {
   for (CompressionCodec codec : {CompressionCodec::kUncompressed, CompressionCodec::kZstd}) {
