@@ -1,0 +1,141 @@
+#pragma once
+
+// The catalog interface, modelled on the Iceberg REST catalog spec: namespaces, tables and
+// atomic table commits. Backends (the SQL catalog on SQLite today; PostgreSQL and REST
+// later) implement it; callers see only this interface.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/common/result.h"
+#include "floe/iceberg/partition_spec.h"
+#include "floe/iceberg/schema.h"
+#include "floe/iceberg/table.h"
+#include "floe/iceberg/table_operations.h"
+#include "floe/iceberg/table_update.h"
+
+namespace floe::io {
+class FileIO;
+}  // namespace floe::io
+
+namespace floe::catalog {
+
+/// A namespace: one or more levels ("db", or "a.b").
+using Namespace = std::vector<std::string>;
+
+/// "a.b" for {"a", "b"}.
+std::string NamespaceToString(const Namespace& ns);
+/// Splits at '.'; an empty string or an empty level is kInvalidArgument.
+Result<Namespace> ParseNamespace(std::string_view text);
+
+/// A table's name inside a catalog.
+struct TableIdentifier {
+  Namespace ns;
+  std::string name;
+
+  /// "db.events".
+  std::string ToString() const;
+  /// "db.events" → {{"db"}, "events"}; the last dot separates the name. A name without a
+  /// namespace, or with an empty part, is kInvalidArgument.
+  static Result<TableIdentifier> Parse(std::string_view text);
+  bool operator==(const TableIdentifier& other) const = default;
+  bool operator<(const TableIdentifier& other) const {
+    return ns != other.ns ? ns < other.ns : name < other.name;
+  }
+};
+
+/// What CreateTable is given (REST spec, `CreateTableRequest`).
+struct CreateTableRequest {
+  iceberg::SchemaPtr schema;
+  /// nullptr: unpartitioned. Sources refer to `schema`'s field ids.
+  iceberg::PartitionSpecPtr spec;
+  /// nullptr: unsorted.
+  iceberg::SortOrderPtr sort_order;
+  /// Empty: `<warehouse>/<ns levels joined by '/'>/<name>` (namespaces may override with a
+  /// `location` property).
+  std::string location;
+  std::map<std::string, std::string> properties;
+  int format_version = 2;
+};
+
+/// A catalog. Implementations are thread-safe and hold no table state between calls:
+/// every LoadTable reads the current metadata pointer from the backing store.
+class Catalog {
+ public:
+  virtual ~Catalog() = default;
+
+  /// The catalog's configured name ("default" for the embedded one).
+  virtual const std::string& name() const = 0;
+  /// The FileIO for metadata and data files of this catalog's tables.
+  virtual std::shared_ptr<const io::FileIO> io() const = 0;
+  /// The configuration, secrets redacted.
+  virtual std::string ToString() const = 0;
+
+  // Namespaces. Errors: kNotFound (missing namespace), kConstraint (already exists, or
+  // dropping a namespace that still holds tables or child namespaces).
+  virtual Status CreateNamespace(const Namespace& ns,
+                                 const std::map<std::string, std::string>& properties = {}) = 0;
+  /// The namespaces directly under `parent` (top-level ones for an empty parent), sorted.
+  virtual Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent = {}) const = 0;
+  virtual Result<bool> NamespaceExists(const Namespace& ns) const = 0;
+  virtual Result<std::map<std::string, std::string>> LoadNamespaceProperties(
+      const Namespace& ns) const = 0;
+  /// Removes `removals` and sets `updates`; a key in both is kInvalidArgument.
+  virtual Status UpdateNamespaceProperties(const Namespace& ns,
+                                           const std::set<std::string>& removals,
+                                           const std::map<std::string, std::string>& updates) = 0;
+  virtual Status DropNamespace(const Namespace& ns) = 0;
+
+  // Tables. Errors: kNotFound (missing table or namespace), kConstraint (already exists).
+  /// The tables of a namespace, sorted by name.
+  virtual Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) const = 0;
+  virtual Result<bool> TableExists(const TableIdentifier& id) const = 0;
+  /// Writes the first metadata file (`<location>/metadata/00000-<uuid>.metadata.json`) and
+  /// registers it atomically; a concurrent create of the same name makes exactly one win.
+  virtual Result<iceberg::Table> CreateTable(const TableIdentifier& id,
+                                             const CreateTableRequest& request) = 0;
+  /// The current metadata, read fresh from the backing store.
+  virtual Result<iceberg::Table> LoadTable(const TableIdentifier& id) const = 0;
+  /// Registers an existing metadata file under a new name (no files are written).
+  virtual Result<iceberg::Table> RegisterTable(const TableIdentifier& id,
+                                               const std::string& metadata_location) = 0;
+  /// Renames within the catalog (the target namespace must exist). Files do not move.
+  virtual Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) = 0;
+  /// Removes the table from the catalog; with `purge`, also deletes every file reachable
+  /// from its metadata (data, delete, manifest, manifest-list, metadata and statistics files).
+  virtual Status DropTable(const TableIdentifier& id, bool purge = false) = 0;
+
+  /// The commit protocol (REST spec, `CommitTableRequest`): checks `requirements` against
+  /// the current metadata, applies `updates`, writes `<location>/metadata/NNNNN-<uuid>
+  /// .metadata.json` and swaps the pointer with a compare-and-set. With an assert-create
+  /// requirement the table must not exist and the updates build it from nothing. A failed
+  /// requirement or a lost swap is kCommitConflict and the written file is deleted; a
+  /// missing table is kNotFound. Applies `write.metadata.delete-after-commit.enabled` /
+  /// `write.metadata.previous-versions-max` after a successful swap.
+  virtual Result<iceberg::Table> CommitTable(
+      const TableIdentifier& id, const std::vector<iceberg::TableRequirement>& requirements,
+      const std::vector<iceberg::TableUpdate>& updates) = 0;
+
+  /// TableOperations for one table of this catalog (what transactions commit through).
+  /// The catalog must outlive it.
+  iceberg::TableOperationsPtr TableOps(const TableIdentifier& id);
+};
+
+using CatalogPtr = std::shared_ptr<Catalog>;
+
+/// Opens a catalog from a URI: `sqlite:///abs/path/catalog.db` or `sqlite:relative.db`.
+/// `warehouse` is where new tables go; empty means the catalog file's directory. Other
+/// schemes are kNotSupported naming the scheme.
+Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& warehouse = "",
+                               const std::string& name = "default");
+
+/// The embedded default: `./warehouse`, with `catalog.db` inside it (both created when
+/// missing).
+Result<CatalogPtr> OpenDefaultCatalog();
+
+}  // namespace floe::catalog
