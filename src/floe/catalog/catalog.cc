@@ -1,1 +1,150 @@
-// placeholder: being written
+#include "floe/catalog/catalog.h"
+
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "floe/catalog/sql_catalog.h"
+#include "floe/catalog/sqlite_backend.h"
+#include "floe/io/file_io.h"
+
+namespace floe::catalog {
+
+std::string NamespaceToString(const Namespace& ns) { return fmt::format("{}", fmt::join(ns, ".")); }
+
+Result<Namespace> ParseNamespace(std::string_view text) {
+  if (text.empty()) return Status::Invalid("empty namespace name");
+  Namespace ns;
+  size_t start = 0;
+  while (true) {
+    size_t dot = text.find('.', start);
+    std::string_view level =
+        text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (level.empty()) return Status::Invalid("namespace '{}' has an empty level", text);
+    ns.emplace_back(level);
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return ns;
+}
+
+std::string TableIdentifier::ToString() const {
+  return ns.empty() ? name : NamespaceToString(ns) + "." + name;
+}
+
+Result<TableIdentifier> TableIdentifier::Parse(std::string_view text) {
+  size_t dot = text.rfind('.');
+  if (dot == std::string_view::npos) {
+    return Status::Invalid("table name '{}' has no namespace (expected namespace.table)", text);
+  }
+  std::string_view name = text.substr(dot + 1);
+  if (name.empty()) return Status::Invalid("table name '{}' ends with '.'", text);
+  Result<Namespace> ns = ParseNamespace(text.substr(0, dot));
+  if (!ns.ok()) {
+    return ns.status().WithPrefix(fmt::format("table name '{}': ", text));
+  }
+  return TableIdentifier{std::move(*ns), std::string(name)};
+}
+
+namespace {
+
+// TableOperations that go to the catalog on every call.
+class CatalogTableOperations final : public iceberg::TableOperations {
+ public:
+  CatalogTableOperations(Catalog* catalog, TableIdentifier id)
+      : catalog_(catalog), id_(std::move(id)) {}
+
+  Result<iceberg::Table> Refresh() const override { return catalog_->LoadTable(id_); }
+  Result<iceberg::Table> Commit(const std::vector<iceberg::TableRequirement>& requirements,
+                                const std::vector<iceberg::TableUpdate>& updates) override {
+    return catalog_->CommitTable(id_, requirements, updates);
+  }
+  std::shared_ptr<const io::FileIO> io() const override { return catalog_->io(); }
+  std::string name() const override { return id_.ToString(); }
+
+ private:
+  Catalog* catalog_;
+  TableIdentifier id_;
+};
+
+// The database file a `sqlite:` URI names ("" when it names none).
+std::string SqlitePath(std::string_view rest) {
+  // "sqlite://<path>": an authority-style form. "sqlite:///abs" and "sqlite:////abs" are
+  // absolute, "sqlite://relative" is relative.
+  if (rest.substr(0, 2) == "//") {
+    rest.remove_prefix(2);
+    if (rest.substr(0, 2) == "//") rest.remove_prefix(1);
+  }
+  return std::string(rest);
+}
+
+}  // namespace
+
+iceberg::TableOperationsPtr Catalog::TableOps(const TableIdentifier& id) {
+  return std::make_shared<CatalogTableOperations>(this, id);
+}
+
+Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& warehouse,
+                               const std::string& name) {
+  std::string_view rest = uri;
+  for (std::string_view prefix : {"jdbc:sqlite:", "sqlite:"}) {
+    if (rest.substr(0, prefix.size()) == prefix) {
+      rest.remove_prefix(prefix.size());
+      std::string path = SqlitePath(rest);
+      if (path.empty()) return Status::Invalid("catalog URI '{}' names no database file", uri);
+      if (path == ":memory:" || path.find("mode=memory") != std::string::npos) {
+        return Status::NotSupported(
+            "catalog URI '{}': an in-memory SQLite catalog is not supported (its connections "
+            "would not share it); name a file",
+            io::RedactUri(uri));
+      }
+      std::error_code ec;
+      std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+      if (ec) return Status::IOError("catalog URI '{}': {}", uri, ec.message());
+      absolute = absolute.lexically_normal();
+      std::string warehouse_location = warehouse;
+      if (warehouse_location.empty()) {
+        warehouse_location = absolute.parent_path().string();
+      } else if (io::UriScheme(warehouse_location).empty()) {
+        // A relative warehouse is made absolute, so that the locations written into the
+        // catalog mean the same to every process and tool that reads them.
+        std::filesystem::path w = std::filesystem::absolute(warehouse_location, ec);
+        if (ec) return Status::IOError("warehouse '{}': {}", warehouse_location, ec.message());
+        warehouse_location = w.lexically_normal().string();
+      }
+      FLOE_ASSIGN_OR_RAISE(SqlBackendPtr backend, OpenSqliteBackend(absolute.string()));
+      SqlCatalogOptions options;
+      options.name = name;
+      options.uri = uri;
+      options.warehouse = warehouse_location;
+      FLOE_ASSIGN_OR_RAISE(auto catalog,
+                           SqlCatalog::Make(std::move(backend),
+                                            std::make_shared<io::LocalFileIO>(), options));
+      return CatalogPtr(std::move(catalog));
+    }
+  }
+  std::string_view scheme = rest.substr(0, rest.find(':'));
+  if (scheme.size() == rest.size() || scheme.empty()) {
+    return Status::NotSupported("catalog URI '{}' has no scheme (expected sqlite:<file>)",
+                                io::RedactUri(uri));
+  }
+  return Status::NotSupported("catalog URI scheme '{}' is not supported (in '{}'; supported: sqlite)",
+                              scheme, io::RedactUri(uri));
+}
+
+Result<CatalogPtr> OpenDefaultCatalog() {
+  std::error_code ec;
+  std::filesystem::path warehouse = std::filesystem::absolute("warehouse", ec);
+  if (ec) return Status::IOError("default warehouse: {}", ec.message());
+  std::filesystem::create_directories(warehouse, ec);
+  if (ec) {
+    return Status::IOError("cannot create the default warehouse {}: {}", warehouse.string(),
+                           ec.message());
+  }
+  return OpenCatalog("sqlite:" + (warehouse / "catalog.db").string(), warehouse.string(),
+                     "default");
+}
+
+}  // namespace floe::catalog

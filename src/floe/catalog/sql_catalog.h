@@ -1,0 +1,107 @@
+#pragma once
+
+// The SQL catalog: namespaces and table pointers kept in two tables with exactly the layout
+// of Iceberg's JDBC catalog (schema version V1, with `iceberg_type`) and pyiceberg's
+// SqlCatalog, so that those tools open a warehouse floe writes and floe opens theirs:
+//
+//   iceberg_tables(catalog_name VARCHAR(255) NOT NULL, table_namespace VARCHAR(255) NOT NULL,
+//                  table_name VARCHAR(255) NOT NULL, metadata_location VARCHAR(1000),
+//                  previous_metadata_location VARCHAR(1000), iceberg_type VARCHAR(5),
+//                  PRIMARY KEY (catalog_name, table_namespace, table_name))
+//   iceberg_namespace_properties(catalog_name VARCHAR(255) NOT NULL,
+//                  namespace VARCHAR(255) NOT NULL, property_key VARCHAR(255) NOT NULL,
+//                  property_value VARCHAR(1000),
+//                  PRIMARY KEY (catalog_name, namespace, property_key))
+//
+// Namespaces are stored as their dotted string. A namespace exists when it, or a namespace
+// below it, has a property row or a table; CreateNamespace writes the reserved property
+// `exists`=`true` (as the JDBC catalog does), which LoadNamespaceProperties does not return.
+// Rows whose iceberg_type is NULL (written by pyiceberg or a V0 JDBC catalog) are tables;
+// rows of type VIEW are not (but still occupy their name).
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "floe/catalog/catalog.h"
+#include "floe/catalog/sql_backend.h"
+
+namespace floe::catalog {
+
+/// What a SqlCatalog is built from.
+struct SqlCatalogOptions {
+  /// The catalog's name (the `catalog_name` column): several catalogs can share a database.
+  std::string name = "default";
+  /// The connection URI, kept for ToString() (printed with secrets redacted).
+  std::string uri;
+  /// Where new tables go unless their namespace has a `location` property: a local path or
+  /// a URI the FileIO resolves. A trailing '/' is dropped.
+  std::string warehouse;
+};
+
+/// A Catalog over a SqlBackend. Thread-safe; holds no table state between calls.
+class SqlCatalog final : public Catalog {
+ public:
+  /// Creates the two catalog tables when missing and adds the `iceberg_type` column to an
+  /// `iceberg_tables` made without it (a V0 JDBC or pyiceberg database). kInvalidArgument
+  /// for an empty name or warehouse.
+  static Result<std::shared_ptr<SqlCatalog>> Make(SqlBackendPtr backend,
+                                                  std::shared_ptr<const io::FileIO> io,
+                                                  SqlCatalogOptions options);
+
+  const std::string& name() const override { return options_.name; }
+  std::shared_ptr<const io::FileIO> io() const override { return io_; }
+  std::string ToString() const override;
+  const std::string& warehouse() const { return options_.warehouse; }
+
+  Status CreateNamespace(const Namespace& ns,
+                         const std::map<std::string, std::string>& properties = {}) override;
+  Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent = {}) const override;
+  Result<bool> NamespaceExists(const Namespace& ns) const override;
+  Result<std::map<std::string, std::string>> LoadNamespaceProperties(
+      const Namespace& ns) const override;
+  Status UpdateNamespaceProperties(const Namespace& ns, const std::set<std::string>& removals,
+                                   const std::map<std::string, std::string>& updates) override;
+  Status DropNamespace(const Namespace& ns) override;
+
+  Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) const override;
+  Result<bool> TableExists(const TableIdentifier& id) const override;
+  Result<iceberg::Table> CreateTable(const TableIdentifier& id,
+                                     const CreateTableRequest& request) override;
+  Result<iceberg::Table> LoadTable(const TableIdentifier& id) const override;
+  Result<iceberg::Table> RegisterTable(const TableIdentifier& id,
+                                       const std::string& metadata_location) override;
+  Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
+  Status DropTable(const TableIdentifier& id, bool purge = false) override;
+  Result<iceberg::Table> CommitTable(const TableIdentifier& id,
+                                     const std::vector<iceberg::TableRequirement>& requirements,
+                                     const std::vector<iceberg::TableUpdate>& updates) override;
+
+  /// The location a new table gets when its request names none: the namespace's `location`
+  /// property joined with the table name, else `<warehouse>/<ns levels joined by '/'>/<name>`.
+  Result<std::string> DefaultTableLocation(const TableIdentifier& id) const;
+
+ private:
+  SqlCatalog(SqlBackendPtr backend, std::shared_ptr<const io::FileIO> io,
+             SqlCatalogOptions options)
+      : backend_(std::move(backend)), io_(std::move(io)), options_(std::move(options)) {}
+
+  Status InitializeSchema() const;
+
+  SqlBackendPtr backend_;
+  std::shared_ptr<const io::FileIO> io_;
+  SqlCatalogOptions options_;
+};
+
+/// Every file a table's metadata reaches: for each snapshot its manifest list, manifests
+/// and their data and delete files (deleted entries included), the statistics and partition
+/// statistics files, the metadata-log files and `metadata_location` itself. Files that are
+/// already gone are skipped. Sorted, without duplicates; errors name the file that could not
+/// be read.
+Result<std::vector<std::string>> ReachableFiles(const io::FileIO& io,
+                                                const iceberg::TableMetadata& metadata,
+                                                const std::string& metadata_location);
+
+}  // namespace floe::catalog
