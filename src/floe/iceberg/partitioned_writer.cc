@@ -1,1 +1,702 @@
-// placeholder: being written
+#include "floe/iceberg/partitioned_writer.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "floe/batch/builder.h"
+#include "floe/iceberg/table_update.h"
+
+namespace floe::iceberg {
+
+// ---------------------------------------------------------------------------------------
+// Paths and names
+// ---------------------------------------------------------------------------------------
+
+std::string EscapePartitionPathPart(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    auto c = static_cast<unsigned char>(ch);
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+        c == '-' || c == '*' || c == '_') {
+      out.push_back(ch);
+    } else if (c == ' ') {
+      out.push_back('+');
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 0xF]);
+    }
+  }
+  return out;
+}
+
+std::string PartitionPath(const PartitionSpec& spec, const PartitionValues& values) {
+  std::string path;
+  for (size_t i = 0; i < spec.fields().size() && i < values.size(); ++i) {
+    const PartitionField& f = spec.fields()[i];
+    if (i > 0) path.push_back('/');
+    path += EscapePartitionPathPart(f.name);
+    path.push_back('=');
+    path += EscapePartitionPathPart(f.transform.ToHumanString(values[i]));
+  }
+  return path;
+}
+
+OutputFileFactory::OutputFileFactory(std::string data_location, int32_t writer_id,
+                                     int64_t task_id, std::string operation_id)
+    : data_location_(std::move(data_location)),
+      writer_id_(writer_id),
+      task_id_(task_id),
+      operation_id_(operation_id.empty() ? NewUuid() : std::move(operation_id)) {}
+
+std::string OutputFileFactory::NewDataFilePath(std::string_view partition_path) {
+  ++file_count_;
+  std::string name = fmt::format("{:05d}-{}-{}-{:05d}.parquet", writer_id_, task_id_,
+                                 operation_id_, file_count_);
+  if (partition_path.empty()) return fmt::format("{}/{}", data_location_, name);
+  return fmt::format("{}/{}/{}", data_location_, partition_path, name);
+}
+
+// ---------------------------------------------------------------------------------------
+// PartitionProjector
+// ---------------------------------------------------------------------------------------
+
+namespace {
+
+// The child indices from a top-level column down to field `id`, through structs only.
+bool FindStructPath(const std::vector<Field>& fields, int32_t id, std::vector<int>* path) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    path->push_back(static_cast<int>(i));
+    if (fields[i].field_id() == id) return true;
+    if (fields[i].type()->id() == TypeId::kStruct &&
+        FindStructPath(fields[i].type()->fields(), id, path)) {
+      return true;
+    }
+    path->pop_back();
+  }
+  return false;
+}
+
+// `leaf` with a NULL wherever one of `ancestors` (same length) is NULL.
+Result<ArrayPtr> WithAncestorNulls(const ArrayPtr& leaf, const std::vector<ArrayPtr>& ancestors) {
+  const int64_t n = leaf->length();
+  const int64_t off = leaf->offset();
+  FLOE_ASSIGN_OR_RAISE(std::shared_ptr<Buffer> bits,
+                       Buffer::AllocateZeroed(bit_util::BytesForBits(off + n)));
+  for (int64_t i = 0; i < n; ++i) {
+    bool valid = leaf->IsValid(i);
+    for (const ArrayPtr& a : ancestors) valid = valid && a->IsValid(i);
+    if (valid) bit_util::SetBit(bits->mutable_data(), off + i);
+  }
+  std::vector<BufferPtr> buffers = leaf->buffers();
+  buffers[0] = std::move(bits);
+  return Array::Make(leaf->type(), n, std::move(buffers), leaf->children(), -1, off);
+}
+
+Scalar ScalarAt(const Array& a, int64_t i) {
+  const TypePtr& type = a.type();
+  if (a.IsNull(i)) return Scalar::Null(type);
+  switch (a.type_id()) {
+    case TypeId::kBoolean:
+      return Scalar::Make(type, a.BoolValue(i));
+    case TypeId::kInt8:
+      return Scalar::Make(type, static_cast<int32_t>(a.Value<int8_t>(i)));
+    case TypeId::kInt16:
+      return Scalar::Make(type, static_cast<int32_t>(a.Value<int16_t>(i)));
+    case TypeId::kInt32:
+    case TypeId::kDate:
+      return Scalar::Make(type, a.Value<int32_t>(i));
+    case TypeId::kInt64:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs:
+      return Scalar::Make(type, a.Value<int64_t>(i));
+    case TypeId::kFloat32:
+      return Scalar::Make(type, a.Value<float>(i));
+    case TypeId::kFloat64:
+      return Scalar::Make(type, a.Value<double>(i));
+    case TypeId::kDecimal:
+      return Scalar::Make(type, a.DecimalValue(i));
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kFixed:
+    case TypeId::kUuid:
+      return Scalar::Make(type, std::string(a.BytesValue(i)));
+    default:
+      // Partition values are primitive (PartitionProjector::Make checks it).
+      return Scalar::Null(type);
+  }
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const PartitionProjector>> PartitionProjector::Make(SchemaPtr schema,
+                                                                           PartitionSpecPtr spec) {
+  if (!schema || !spec) return Status::Invalid("partition projector: null schema or spec");
+  std::shared_ptr<PartitionProjector> p(new PartitionProjector());
+  for (const PartitionField& f : spec->fields()) {
+    std::vector<int> path;
+    if (!FindStructPath(schema->fields(), f.source_id, &path)) {
+      if (schema->FindFieldById(f.source_id) != nullptr) {
+        return Status::Invalid(
+            "partition field '{}': source field id {} lies inside a list or map, which cannot "
+            "be partitioned on",
+            f.name, f.source_id);
+      }
+      return Status::Invalid("partition field '{}': source field id {} is not in the schema",
+                             f.name, f.source_id);
+    }
+    const Field* source = schema->FindFieldById(f.source_id);
+    if (source->type()->is_nested() || !f.transform.CanTransform(*source->type())) {
+      return Status::Invalid("partition field '{}': transform {} cannot apply to source '{}' of "
+                             "type {}",
+                             f.name, f.transform.ToString(), source->name(),
+                             source->type()->ToString());
+    }
+    p->source_paths_.push_back(std::move(path));
+  }
+  FLOE_ASSIGN_OR_RAISE(p->partition_type_, spec->PartitionType(*schema));
+  p->schema_ = std::move(schema);
+  p->spec_ = std::move(spec);
+  return p;
+}
+
+Result<std::vector<ArrayPtr>> PartitionProjector::Project(const RecordBatch& batch) const {
+  if (batch.num_columns() != schema_->num_fields()) {
+    return Status::Invalid("partition projector: the batch has {} columns, the schema has {}",
+                           batch.num_columns(), schema_->num_fields());
+  }
+  std::vector<ArrayPtr> out;
+  out.reserve(source_paths_.size());
+  for (size_t k = 0; k < source_paths_.size(); ++k) {
+    const std::vector<int>& path = source_paths_[k];
+    ArrayPtr cur = batch.column(path[0]);
+    std::vector<ArrayPtr> nullable_ancestors;
+    for (size_t d = 1; d < path.size(); ++d) {
+      if (cur->type_id() != TypeId::kStruct) {
+        return Status::Invalid("partition field '{}': the batch's column is not a struct",
+                               spec_->fields()[k].name);
+      }
+      if (cur->null_count() > 0) nullable_ancestors.push_back(cur);
+      cur = cur->field(path[d]);
+    }
+    if (!nullable_ancestors.empty()) {
+      FLOE_ASSIGN_OR_RAISE(cur, WithAncestorNulls(cur, nullable_ancestors));
+    }
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr values, spec_->fields()[k].transform.Apply(*cur));
+    out.push_back(std::move(values));
+  }
+  return out;
+}
+
+PartitionValues PartitionProjector::TupleAt(const std::vector<ArrayPtr>& columns, int64_t row) {
+  PartitionValues values;
+  values.reserve(columns.size());
+  for (const ArrayPtr& c : columns) values.push_back(ScalarAt(*c, row));
+  return values;
+}
+
+// ---------------------------------------------------------------------------------------
+// Row grouping by partition tuple
+// ---------------------------------------------------------------------------------------
+
+namespace {
+
+inline uint64_t Mix(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
+uint64_t HashBytes(const void* data, size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+  while (n >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = Mix(h ^ w);
+    p += 8;
+    n -= 8;
+  }
+  uint64_t tail = 0;
+  std::memcpy(&tail, p, n);
+  return Mix(h ^ tail);
+}
+
+// The raw bytes of a non-null value of a primitive array.
+std::string_view RawValue(const Array& a, int64_t i) {
+  if (a.type()->is_binary_like()) return a.BytesValue(i);
+  const int w = a.type()->byte_width();
+  return {reinterpret_cast<const char*>(a.buffer(1)->data()) + (a.offset() + i) * w,
+          static_cast<size_t>(w)};
+}
+
+// Folds the values of `a` into per-row hashes.
+void HashColumn(const Array& a, std::vector<uint64_t>* hashes) {
+  constexpr uint64_t kNullHash = 0x5bd1e9955bd1e995ULL;
+  const int64_t n = a.length();
+  const bool is_bool = a.type_id() == TypeId::kBoolean;
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t v;
+    if (a.IsNull(i)) {
+      v = kNullHash;
+    } else if (is_bool) {
+      v = a.BoolValue(i) ? 1 : 2;
+    } else {
+      std::string_view raw = RawValue(a, i);
+      v = HashBytes(raw.data(), raw.size());
+    }
+    uint64_t& h = (*hashes)[static_cast<size_t>(i)];
+    h = Mix(h * 31 + v);
+  }
+}
+
+bool ValuesEqual(const Array& a, int64_t i, int64_t j) {
+  bool ni = a.IsNull(i), nj = a.IsNull(j);
+  if (ni || nj) return ni == nj;
+  if (a.type_id() == TypeId::kBoolean) return a.BoolValue(i) == a.BoolValue(j);
+  return RawValue(a, i) == RawValue(a, j);
+}
+
+bool RowsEqual(const std::vector<ArrayPtr>& columns, int64_t i, int64_t j) {
+  for (const ArrayPtr& c : columns) {
+    if (!ValuesEqual(*c, i, j)) return false;
+  }
+  return true;
+}
+
+// A byte string that identifies the tuple of row `row` (equal tuples, equal keys).
+std::string TupleKey(const std::vector<ArrayPtr>& columns, int64_t row) {
+  std::string key;
+  for (const ArrayPtr& c : columns) {
+    if (c->IsNull(row)) {
+      key.push_back('\0');
+      continue;
+    }
+    key.push_back('\1');
+    if (c->type_id() == TypeId::kBoolean) {
+      key.push_back(c->BoolValue(row) ? '\1' : '\0');
+      continue;
+    }
+    std::string_view raw = RawValue(*c, row);
+    auto len = static_cast<uint32_t>(raw.size());
+    key.append(reinterpret_cast<const char*>(&len), sizeof(len));
+    key.append(raw);
+  }
+  return key;
+}
+
+struct RowGroups {
+  // Rows of each group in order; the first row of a group represents it.
+  std::vector<std::vector<int64_t>> rows;
+};
+
+RowGroups GroupRows(const std::vector<ArrayPtr>& columns, int64_t n) {
+  RowGroups groups;
+  if (n == 0) return groups;
+  std::vector<uint64_t> hashes(static_cast<size_t>(n), 0);
+  for (const ArrayPtr& c : columns) HashColumn(*c, &hashes);
+  // Hash -> first group with that hash; further groups with the same hash chain through `next`.
+  std::unordered_map<uint64_t, int32_t> first;
+  std::vector<int32_t> next;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t h = hashes[static_cast<size_t>(i)];
+    auto [it, inserted] = first.try_emplace(h, static_cast<int32_t>(groups.rows.size()));
+    int32_t g = it->second;
+    if (!inserted) {
+      int32_t prev = -1;
+      while (g >= 0 && !RowsEqual(columns, groups.rows[static_cast<size_t>(g)][0], i)) {
+        prev = g;
+        g = next[static_cast<size_t>(g)];
+      }
+      if (g < 0) {
+        g = static_cast<int32_t>(groups.rows.size());
+        next[static_cast<size_t>(prev)] = g;
+        inserted = true;
+      }
+    }
+    if (inserted) {
+      groups.rows.emplace_back();
+      next.push_back(-1);
+    }
+    groups.rows[static_cast<size_t>(g)].push_back(i);
+  }
+  return groups;
+}
+
+// The rows `rows` (ascending) of `batch`, copied run by run.
+Result<RecordBatchPtr> TakeRows(const RecordBatch& batch, const std::vector<int64_t>& rows) {
+  std::vector<ArrayPtr> columns;
+  columns.reserve(static_cast<size_t>(batch.num_columns()));
+  for (int c = 0; c < batch.num_columns(); ++c) {
+    const ArrayPtr& src = batch.column(c);
+    std::unique_ptr<ArrayBuilder> b = MakeBuilder(src->type());
+    FLOE_RETURN_NOT_OK(b->Reserve(static_cast<int64_t>(rows.size())));
+    size_t k = 0;
+    while (k < rows.size()) {
+      size_t end = k + 1;
+      while (end < rows.size() && rows[end] == rows[end - 1] + 1) ++end;
+      FLOE_RETURN_NOT_OK(b->AppendArraySlice(*src, rows[k], static_cast<int64_t>(end - k)));
+      k = end;
+    }
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr a, b->Finish());
+    columns.push_back(std::move(a));
+  }
+  return RecordBatch::Make(batch.schema(), static_cast<int64_t>(rows.size()), std::move(columns));
+}
+
+// ---------------------------------------------------------------------------------------
+// Writers
+// ---------------------------------------------------------------------------------------
+
+// What the files of one write share.
+struct WriteContext {
+  PartitionedWriterOptions options;
+  std::shared_ptr<const MetricsConfig> metrics;
+  std::unique_ptr<OutputFileFactory> factory;
+  parquet::WriterOptions parquet;
+  int32_t spec_id = 0;
+};
+
+// The files of one partition: one open at a time, a new one when it reaches the target size.
+class RollingFileWriter {
+ public:
+  RollingFileWriter(WriteContext* ctx, PartitionValues partition, std::string partition_path)
+      : ctx_(ctx), partition_(std::move(partition)), partition_path_(std::move(partition_path)) {}
+
+  const std::string& partition_path() const { return partition_path_; }
+  bool has_open_file() const { return current_ != nullptr; }
+  int64_t BufferedBytes() const { return current_ ? current_->BufferedBytes() : 0; }
+
+  Status Write(const RecordBatch& batch, std::vector<DataFile>* done) {
+    // The first rows of a file are a probe that measures bytes per row; later slices are sized
+    // to reach the target, so files end close to it even when batches are large.
+    constexpr int64_t kProbeRows = 1024;
+    const int64_t target = ctx_->options.properties.target_file_size_bytes;
+    const int64_t n = batch.num_rows();
+    int64_t offset = 0;
+    while (offset < n) {
+      if (!current_) FLOE_RETURN_NOT_OK(OpenFile());
+      int64_t take = std::min(n - offset, kProbeRows);
+      if (current_->num_rows() > 0) {
+        int64_t est = current_->EstimatedFileSize();
+        int64_t per_row = std::max<int64_t>(1, est / current_->num_rows());
+        take = std::clamp<int64_t>((target - est) / per_row, 1, n - offset);
+      }
+      if (offset == 0 && take == n) {
+        FLOE_RETURN_NOT_OK(current_->Write(batch));
+      } else {
+        FLOE_RETURN_NOT_OK(current_->Write(*batch.Slice(offset, take)));
+      }
+      offset += take;
+      if (current_->EstimatedFileSize() >= target) FLOE_RETURN_NOT_OK(CloseFile(done));
+    }
+    return Status::OK();
+  }
+
+  Status CloseFile(std::vector<DataFile>* done) {
+    if (!current_) return Status::OK();
+    std::unique_ptr<DataFileWriter> w = std::move(current_);
+    FLOE_ASSIGN_OR_RAISE(DataFile file, w->Close());
+    done->push_back(std::move(file));
+    return Status::OK();
+  }
+
+  Status AbortFile() {
+    if (!current_) return Status::OK();
+    std::unique_ptr<DataFileWriter> w = std::move(current_);
+    return w->Abort();
+  }
+
+ private:
+  Status OpenFile() {
+    DataFileWriterOptions o;
+    o.spec_id = ctx_->spec_id;
+    o.partition = partition_;
+    o.sort_order_id = ctx_->options.sort_order_id;
+    o.parquet = ctx_->parquet;
+    FLOE_ASSIGN_OR_RAISE(current_, DataFileWriter::Open(ctx_->options.io,
+                                                        ctx_->factory->NewDataFilePath(
+                                                            partition_path_),
+                                                        ctx_->options.schema, ctx_->metrics,
+                                                        std::move(o)));
+    return Status::OK();
+  }
+
+  WriteContext* ctx_;
+  PartitionValues partition_;
+  std::string partition_path_;
+  std::unique_ptr<DataFileWriter> current_;
+};
+
+// The error handling, closing and aborting that every writer shares.
+class WriterBase : public PartitionedWriter {
+ public:
+  explicit WriterBase(std::unique_ptr<WriteContext> ctx) : ctx_(std::move(ctx)) {}
+  // A writer dropped before Close or Abort deletes the files it finished; its open files are
+  // deleted by their DataFileWriters.
+  ~WriterBase() override {
+    if (finished_) return;
+    for (const DataFile& f : files_) (void)ctx_->options.io->Delete(f.file_path);
+  }
+
+  Status Write(const RecordBatch& batch) final {
+    FLOE_RETURN_NOT_OK(CheckUsable());
+    Status st;
+    auto conformed = ConformBatch(*ctx_->options.schema, batch);
+    if (conformed.ok()) {
+      if ((*conformed)->num_rows() > 0) st = DoWrite(**conformed);
+    } else {
+      st = conformed.status();
+    }
+    if (!st.ok()) return Fail(std::move(st));
+    return Status::OK();
+  }
+
+  Result<std::vector<DataFile>> Close() final {
+    FLOE_RETURN_NOT_OK(CheckUsable());
+    for (RollingFileWriter* w : OpenWriters()) {
+      Status st = w->CloseFile(&files_);
+      if (!st.ok()) return Fail(std::move(st));
+    }
+    finished_ = true;
+    return std::move(files_);
+  }
+
+  Status Abort() final {
+    if (finished_) return Status::OK();
+    finished_ = true;
+    if (failed_.ok()) failed_ = Status::Invalid("the writer was aborted");
+    Status first;
+    for (RollingFileWriter* w : OpenWriters()) {
+      Status st = w->AbortFile();
+      if (first.ok() && !st.ok()) first = std::move(st);
+    }
+    for (const DataFile& f : files_) {
+      Status st = ctx_->options.io->Delete(f.file_path);
+      if (first.ok() && !st.ok()) first = std::move(st);
+    }
+    files_.clear();
+    return first;
+  }
+
+ protected:
+  virtual Status DoWrite(const RecordBatch& batch) = 0;
+  // Every partition writer that may hold an open file.
+  virtual std::vector<RollingFileWriter*> OpenWriters() = 0;
+
+  Status CheckUsable() const {
+    if (!failed_.ok()) return failed_;
+    if (finished_) return Status::Invalid("the partitioned writer is closed");
+    return Status::OK();
+  }
+
+  Status Fail(Status st) {
+    (void)Abort();
+    failed_ = st;
+    return st;
+  }
+
+  std::unique_ptr<WriteContext> ctx_;
+  std::vector<DataFile> files_;
+  Status failed_;
+  bool finished_ = false;
+};
+
+class UnpartitionedWriter final : public WriterBase {
+ public:
+  explicit UnpartitionedWriter(std::unique_ptr<WriteContext> ctx)
+      : WriterBase(std::move(ctx)), writer_(ctx_.get(), {}, "") {}
+
+ protected:
+  Status DoWrite(const RecordBatch& batch) override { return writer_.Write(batch, &files_); }
+  std::vector<RollingFileWriter*> OpenWriters() override { return {&writer_}; }
+
+ private:
+  RollingFileWriter writer_;
+};
+
+class FanoutWriter final : public WriterBase {
+ public:
+  FanoutWriter(std::unique_ptr<WriteContext> ctx,
+               std::shared_ptr<const PartitionProjector> projector)
+      : WriterBase(std::move(ctx)), projector_(std::move(projector)) {}
+
+ protected:
+  Status DoWrite(const RecordBatch& batch) override {
+    FLOE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> columns, projector_->Project(batch));
+    RowGroups groups = GroupRows(columns, batch.num_rows());
+    for (const std::vector<int64_t>& rows : groups.rows) {
+      RollingFileWriter* w = WriterFor(columns, rows[0]);
+      if (groups.rows.size() == 1) {
+        FLOE_RETURN_NOT_OK(w->Write(batch, &files_));
+      } else {
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr part, TakeRows(batch, rows));
+        FLOE_RETURN_NOT_OK(w->Write(*part, &files_));
+      }
+    }
+    return EnforceBudget();
+  }
+
+  std::vector<RollingFileWriter*> OpenWriters() override {
+    std::vector<RollingFileWriter*> out;
+    for (const auto& w : writers_) out.push_back(w.get());
+    return out;
+  }
+
+ private:
+  RollingFileWriter* WriterFor(const std::vector<ArrayPtr>& columns, int64_t row) {
+    std::string key = TupleKey(columns, row);
+    auto it = by_key_.find(key);
+    if (it != by_key_.end()) return it->second;
+    PartitionValues tuple = PartitionProjector::TupleAt(columns, row);
+    std::string path = PartitionPath(*projector_->spec(), tuple);
+    writers_.push_back(std::make_unique<RollingFileWriter>(ctx_.get(), std::move(tuple),
+                                                           std::move(path)));
+    RollingFileWriter* w = writers_.back().get();
+    by_key_.emplace(std::move(key), w);
+    return w;
+  }
+
+  // Closes the files holding the most buffered rows until the total is within the budget.
+  Status EnforceBudget() {
+    const int64_t budget = ctx_->options.fanout_memory_budget_bytes;
+    while (true) {
+      int64_t total = 0;
+      RollingFileWriter* largest = nullptr;
+      for (const auto& w : writers_) {
+        int64_t b = w->BufferedBytes();
+        total += b;
+        if (w->has_open_file() && (largest == nullptr || b > largest->BufferedBytes())) {
+          largest = w.get();
+        }
+      }
+      if (total <= budget || largest == nullptr) return Status::OK();
+      FLOE_RETURN_NOT_OK(largest->CloseFile(&files_));
+    }
+  }
+
+  std::shared_ptr<const PartitionProjector> projector_;
+  std::vector<std::unique_ptr<RollingFileWriter>> writers_;
+  std::unordered_map<std::string, RollingFileWriter*> by_key_;
+};
+
+class ClusteredWriter final : public WriterBase {
+ public:
+  ClusteredWriter(std::unique_ptr<WriteContext> ctx,
+                  std::shared_ptr<const PartitionProjector> projector)
+      : WriterBase(std::move(ctx)), projector_(std::move(projector)) {}
+
+ protected:
+  Status DoWrite(const RecordBatch& batch) override {
+    FLOE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> columns, projector_->Project(batch));
+    const int64_t n = batch.num_rows();
+    int64_t start = 0;
+    for (int64_t i = 1; i <= n; ++i) {
+      if (i < n && RowsEqual(columns, i, i - 1)) continue;
+      FLOE_RETURN_NOT_OK(WriteRun(batch, columns, start, i));
+      start = i;
+    }
+    return Status::OK();
+  }
+
+  std::vector<RollingFileWriter*> OpenWriters() override {
+    if (!current_) return {};
+    return {current_.get()};
+  }
+
+ private:
+  Status WriteRun(const RecordBatch& batch, const std::vector<ArrayPtr>& columns, int64_t begin,
+                  int64_t end) {
+    std::string key = TupleKey(columns, begin);
+    if (!current_ || key != current_key_) {
+      if (current_) {
+        FLOE_RETURN_NOT_OK(current_->CloseFile(&files_));
+        closed_keys_.insert(std::move(current_key_));
+        current_.reset();
+      }
+      PartitionValues tuple = PartitionProjector::TupleAt(columns, begin);
+      std::string path = PartitionPath(*projector_->spec(), tuple);
+      if (closed_keys_.count(key) != 0) {
+        return Status::Invalid(
+            "partition {} seen again after it was closed: input is not clustered by partition",
+            path.empty() ? "()" : path);
+      }
+      current_ = std::make_unique<RollingFileWriter>(ctx_.get(), std::move(tuple),
+                                                     std::move(path));
+      current_key_ = std::move(key);
+    }
+    if (begin == 0 && end == batch.num_rows()) return current_->Write(batch, &files_);
+    return current_->Write(*batch.Slice(begin, end - begin), &files_);
+  }
+
+  std::shared_ptr<const PartitionProjector> projector_;
+  std::unique_ptr<RollingFileWriter> current_;
+  std::string current_key_;
+  std::unordered_set<std::string> closed_keys_;
+};
+
+Result<std::unique_ptr<WriteContext>> MakeContext(PartitionedWriterOptions options) {
+  if (!options.io || !options.schema) {
+    return Status::Invalid("partitioned writer: null FileIO or schema");
+  }
+  if (options.fanout_memory_budget_bytes <= 0) {
+    return Status::Invalid("partitioned writer: the fanout memory budget must be positive, not {}",
+                           options.fanout_memory_budget_bytes);
+  }
+  auto ctx = std::make_unique<WriteContext>();
+  ctx->metrics =
+      MetricsConfig::Make(options.properties, *options.schema, options.sort_order.get());
+  ctx->parquet = options.properties.ToParquetOptions();
+  ctx->spec_id = options.spec ? options.spec->spec_id() : 0;
+  ctx->factory = std::make_unique<OutputFileFactory>(options.properties.data_location,
+                                                     options.writer_id, options.task_id,
+                                                     options.operation_id);
+  ctx->options = std::move(options);
+  return ctx;
+}
+
+Result<std::shared_ptr<const PartitionProjector>> MakeProjector(
+    const PartitionedWriterOptions& options) {
+  PartitionSpecPtr spec = options.spec ? options.spec : PartitionSpec::Unpartitioned();
+  return PartitionProjector::Make(options.schema, spec);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PartitionedWriter>> MakeUnpartitionedWriter(
+    PartitionedWriterOptions options) {
+  if (options.spec && !options.spec->is_unpartitioned()) {
+    return Status::Invalid("unpartitioned writer: spec {} has partition fields",
+                           options.spec->spec_id());
+  }
+  FLOE_ASSIGN_OR_RAISE(auto ctx, MakeContext(std::move(options)));
+  return std::unique_ptr<PartitionedWriter>(new UnpartitionedWriter(std::move(ctx)));
+}
+
+Result<std::unique_ptr<PartitionedWriter>> MakeFanoutWriter(PartitionedWriterOptions options) {
+  FLOE_ASSIGN_OR_RAISE(auto projector, MakeProjector(options));
+  FLOE_ASSIGN_OR_RAISE(auto ctx, MakeContext(std::move(options)));
+  return std::unique_ptr<PartitionedWriter>(new FanoutWriter(std::move(ctx), std::move(projector)));
+}
+
+Result<std::unique_ptr<PartitionedWriter>> MakeClusteredWriter(PartitionedWriterOptions options) {
+  FLOE_ASSIGN_OR_RAISE(auto projector, MakeProjector(options));
+  FLOE_ASSIGN_OR_RAISE(auto ctx, MakeContext(std::move(options)));
+  return std::unique_ptr<PartitionedWriter>(
+      new ClusteredWriter(std::move(ctx), std::move(projector)));
+}
+
+}  // namespace floe::iceberg
