@@ -119,9 +119,9 @@ Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& wareho
       options.name = name;
       options.uri = uri;
       options.warehouse = warehouse_location;
-      FLOE_ASSIGN_OR_RAISE(auto catalog,
-                           SqlCatalog::Make(std::move(backend),
-                                            std::make_shared<io::LocalFileIO>(), options));
+      FLOE_ASSIGN_OR_RAISE(
+          auto catalog,
+          SqlCatalog::Make(std::move(backend), std::make_shared<io::LocalFileIO>(), options));
       return CatalogPtr(std::move(catalog));
     }
   }
@@ -130,8 +130,9 @@ Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& wareho
     return Status::NotSupported("catalog URI '{}' has no scheme (expected sqlite:<file>)",
                                 io::RedactUri(uri));
   }
-  return Status::NotSupported("catalog URI scheme '{}' is not supported (in '{}'; supported: sqlite)",
-                              scheme, io::RedactUri(uri));
+  return Status::NotSupported(
+      "catalog URI scheme '{}' is not supported (in '{}'; supported: sqlite)", scheme,
+      io::RedactUri(uri));
 }
 
 Result<CatalogPtr> OpenDefaultCatalog() {

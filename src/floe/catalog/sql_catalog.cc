@@ -115,12 +115,11 @@ Result<std::set<std::string>> NamespacesAtOrBelow(SqlSession& session, const std
                               {catalog}));
     } else {
       FLOE_ASSIGN_OR_RAISE(
-          rows,
-          session.Query("look up namespace " + ns,
-                        fmt::format("SELECT DISTINCT {0} FROM {1} WHERE catalog_name = ? AND "
-                                    "({0} = ? OR {0} LIKE ? ESCAPE '!')",
-                                    source.column, source.table),
-                        {catalog, ns, ChildrenPattern(ns)}));
+          rows, session.Query("look up namespace " + ns,
+                              fmt::format("SELECT DISTINCT {0} FROM {1} WHERE catalog_name = ? AND "
+                                          "({0} = ? OR {0} LIKE ? ESCAPE '!')",
+                                          source.column, source.table),
+                              {catalog, ns, ChildrenPattern(ns)}));
     }
     for (const SqlRow& row : rows) {
       if (row.empty() || !row[0].has_value()) continue;
@@ -284,8 +283,9 @@ Status SqlCatalog::InitializeSchema() const {
                            .status());
     // A table made by pyiceberg or a V0 JDBC catalog lacks iceberg_type; the JDBC catalog's
     // V1 migration adds it as a nullable column, and so does this.
-    if (!session.Query("check for column iceberg_type",
-                       "SELECT iceberg_type FROM iceberg_tables WHERE 1 = 0")
+    if (!session
+             .Query("check for column iceberg_type",
+                    "SELECT iceberg_type FROM iceberg_tables WHERE 1 = 0")
              .ok()) {
       FLOE_RETURN_NOT_OK(session
                              .Execute("add column iceberg_type",
@@ -407,10 +407,12 @@ Status SqlCatalog::UpdateNamespaceProperties(const Namespace& ns,
             "DELETE FROM iceberg_namespace_properties "
             "WHERE catalog_name = ? AND namespace = ? AND property_key = ?";
         for (const std::string& key : removals) {
-          FLOE_RETURN_NOT_OK(session.Execute(purpose, kDelete, {options_.name, name, key}).status());
+          FLOE_RETURN_NOT_OK(
+              session.Execute(purpose, kDelete, {options_.name, name, key}).status());
         }
         for (const auto& [key, value] : updates) {
-          FLOE_RETURN_NOT_OK(session.Execute(purpose, kDelete, {options_.name, name, key}).status());
+          FLOE_RETURN_NOT_OK(
+              session.Execute(purpose, kDelete, {options_.name, name, key}).status());
           FLOE_RETURN_NOT_OK(session
                                  .Execute(purpose,
                                           "INSERT INTO iceberg_namespace_properties (catalog_name, "
@@ -429,12 +431,11 @@ Status SqlCatalog::DropNamespace(const Namespace& ns) {
   return backend_->Transact("drop namespace " + name, [&](SqlSession& session) -> Status {
     FLOE_ASSIGN_OR_RAISE(auto found, NamespacesAtOrBelow(session, options_.name, name));
     if (found.empty()) return Status::NotFound("namespace {} does not exist", name);
-    FLOE_ASSIGN_OR_RAISE(
-        std::vector<SqlRow> tables,
-        session.Query("list tables of namespace " + name,
-                      "SELECT table_name FROM iceberg_tables "
-                      "WHERE catalog_name = ? AND table_namespace = ?",
-                      {options_.name, name}));
+    FLOE_ASSIGN_OR_RAISE(std::vector<SqlRow> tables,
+                         session.Query("list tables of namespace " + name,
+                                       "SELECT table_name FROM iceberg_tables "
+                                       "WHERE catalog_name = ? AND table_namespace = ?",
+                                       {options_.name, name}));
     if (!tables.empty()) {
       return Status::Constraint("namespace {} is not empty: it holds {} table{}", name,
                                 tables.size(), tables.size() == 1 ? "" : "s");
@@ -445,9 +446,10 @@ Status SqlCatalog::DropNamespace(const Namespace& ns) {
                                 *found.begin());
     }
     return session
-        .Execute("drop namespace " + name,
-                 "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?",
-                 {options_.name, name})
+        .Execute(
+            "drop namespace " + name,
+            "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?",
+            {options_.name, name})
         .status();
   });
 }
@@ -539,8 +541,8 @@ Result<iceberg::Table> SqlCatalog::CreateTable(const TableIdentifier& id,
                        iceberg::NewTableMetadata(options, NowMs()));
   const std::string metadata_location =
       location + "/metadata/" + iceberg::MetadataFileName(0, WantsGzip(metadata->properties));
-  FLOE_RETURN_NOT_OK(WriteMetadataFile(*io_, *metadata, metadata_location,
-                                       WantsGzip(metadata->properties)));
+  FLOE_RETURN_NOT_OK(
+      WriteMetadataFile(*io_, *metadata, metadata_location, WantsGzip(metadata->properties)));
 
   Status status = backend_->Transact("create table " + id.ToString(), [&](SqlSession& session) {
     FLOE_RETURN_NOT_OK(RequireNamespace(session, options_.name, id.ns));
@@ -660,9 +662,8 @@ Status SqlCatalog::DropTable(const TableIdentifier& id, bool purge) {
     }));
     Result<iceberg::TableMetadataPtr> metadata = ReadMetadataFile(*io_, location);
     if (!metadata.ok()) {
-      return metadata.status().WithPrefix(
-          fmt::format("cannot purge table {} (nothing was dropped; drop it without purge): ",
-                      id.ToString()));
+      return metadata.status().WithPrefix(fmt::format(
+          "cannot purge table {} (nothing was dropped; drop it without purge): ", id.ToString()));
     }
     int64_t changed = 0;
     FLOE_RETURN_NOT_OK(backend_->Run([&](SqlSession& session) -> Status {
@@ -700,9 +701,9 @@ Status SqlCatalog::DropTable(const TableIdentifier& id, bool purge) {
       }
     }
     if (!first_error.ok()) {
-      return first_error.WithPrefix(fmt::format(
-          "table {} was dropped, but purging its files failed{}: ", id.ToString(),
-          failed > 1 ? fmt::format(" ({} files could not be deleted)", failed) : ""));
+      return first_error.WithPrefix(
+          fmt::format("table {} was dropped, but purging its files failed{}: ", id.ToString(),
+                      failed > 1 ? fmt::format(" ({} files could not be deleted)", failed) : ""));
     }
     return Status::OK();
   }
@@ -751,8 +752,7 @@ Result<iceberg::Table> SqlCatalog::CommitTable(
     FLOE_ASSIGN_OR_RAISE(
         next, iceberg::ApplyUpdates(*base, updates, std::max(NowMs(), base->last_updated_ms),
                                     *base_location));
-    std::optional<int64_t> base_version =
-        iceberg::MetadataFileVersion(FileNameOf(*base_location));
+    std::optional<int64_t> base_version = iceberg::MetadataFileVersion(FileNameOf(*base_location));
     version = base_version.has_value() ? *base_version + 1
                                        : static_cast<int64_t>(base->metadata_log.size()) + 1;
   } else {
@@ -774,8 +774,7 @@ Result<iceberg::Table> SqlCatalog::CommitTable(
     FLOE_ASSIGN_OR_RAISE(next, iceberg::ApplyUpdates(empty, create_updates, NowMs()));
   }
   if (next->location.empty()) {
-    return Status::Invalid("commit to table {}: the new metadata has no location",
-                           id.ToString());
+    return Status::Invalid("commit to table {}: the new metadata has no location", id.ToString());
   }
   const bool gzip = WantsGzip(next->properties);
   const std::string next_location = StripTrailingSlashes(next->location) + "/metadata/" +
@@ -803,13 +802,12 @@ Result<iceberg::Table> SqlCatalog::CommitTable(
       return inserted;
     }
     FLOE_ASSIGN_OR_RAISE(
-        changed,
-        session.Execute("swap the metadata pointer of table " + id.ToString(),
-                        "UPDATE iceberg_tables SET metadata_location = ?, "
-                        "previous_metadata_location = ? WHERE catalog_name = ? AND "
-                        "table_namespace = ? AND table_name = ? AND metadata_location = ?",
-                        {next_location, *base_location, options_.name, ns, id.name,
-                         *base_location}));
+        changed, session.Execute(
+                     "swap the metadata pointer of table " + id.ToString(),
+                     "UPDATE iceberg_tables SET metadata_location = ?, "
+                     "previous_metadata_location = ? WHERE catalog_name = ? AND "
+                     "table_namespace = ? AND table_name = ? AND metadata_location = ?",
+                     {next_location, *base_location, options_.name, ns, id.name, *base_location}));
     return Status::OK();
   });
   if (!swapped.ok() || changed != 1) {
@@ -883,9 +881,9 @@ Result<std::vector<std::string>> ReachableFiles(const io::FileIO& io,
         Result<bool> exists = io.Exists(path);
         if (!exists.ok()) return exists.status();
         if (!*exists) continue;
-        FLOE_ASSIGN_OR_RAISE(auto one, iceberg::ManifestFilesFromPaths(
-                                           io, {path}, snapshot.snapshot_id,
-                                           metadata.default_spec_id));
+        FLOE_ASSIGN_OR_RAISE(auto one,
+                             iceberg::ManifestFilesFromPaths(io, {path}, snapshot.snapshot_id,
+                                                             metadata.default_spec_id));
         manifests.insert(manifests.end(), one.begin(), one.end());
       }
     }

@@ -84,8 +84,7 @@ class SqlCatalog final : public Catalog {
   Result<std::string> DefaultTableLocation(const TableIdentifier& id) const;
 
  private:
-  SqlCatalog(SqlBackendPtr backend, std::shared_ptr<const io::FileIO> io,
-             SqlCatalogOptions options)
+  SqlCatalog(SqlBackendPtr backend, std::shared_ptr<const io::FileIO> io, SqlCatalogOptions options)
       : backend_(std::move(backend)), io_(std::move(io)), options_(std::move(options)) {}
 
   Status InitializeSchema() const;

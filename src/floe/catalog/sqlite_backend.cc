@@ -123,14 +123,12 @@ class SqliteBackend final : public SqlBackend {
     SqliteSession session(*this, db.get());
     // WAL lets readers run while one writer commits; the mode is stored in the file, so
     // this is a no-op for a database already in WAL mode.
-    FLOE_ASSIGN_OR_RAISE(std::vector<SqlRow> rows,
-                         session.Query("switch to WAL journal mode", "PRAGMA journal_mode=WAL",
-                                       {}));
+    FLOE_ASSIGN_OR_RAISE(std::vector<SqlRow> rows, session.Query("switch to WAL journal mode",
+                                                                 "PRAGMA journal_mode=WAL", {}));
     if (rows.empty() || rows[0].empty() || !rows[0][0].has_value() || *rows[0][0] != "wal") {
-      return Status::IOError("catalog file {}: cannot switch to WAL journal mode (mode is {})",
-                             path_,
-                             rows.empty() || rows[0].empty() || !rows[0][0] ? "unknown"
-                                                                            : *rows[0][0]);
+      return Status::IOError(
+          "catalog file {}: cannot switch to WAL journal mode (mode is {})", path_,
+          rows.empty() || rows[0].empty() || !rows[0][0] ? "unknown" : *rows[0][0]);
     }
     Release(std::move(db));
     return Status::OK();
@@ -139,9 +137,9 @@ class SqliteBackend final : public SqlBackend {
  private:
   Result<Connection> OpenConnection() const {
     sqlite3* raw = nullptr;
-    int rc = sqlite3_open_v2(path_.c_str(), &raw,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                             nullptr);
+    int rc =
+        sqlite3_open_v2(path_.c_str(), &raw,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     Connection db(raw);
     if (rc != SQLITE_OK) {
       return Status::IOError("cannot open catalog file {}: {}", path_,
@@ -159,8 +157,8 @@ class SqliteBackend final : public SqlBackend {
 };
 
 Status SqliteSession::Error(std::string_view purpose, int rc) const {
-  std::string message = fmt::format("catalog file {}: {} failed: {}", backend_.path(), purpose,
-                                    sqlite3_errmsg(db_));
+  std::string message =
+      fmt::format("catalog file {}: {} failed: {}", backend_.path(), purpose, sqlite3_errmsg(db_));
   if ((rc & 0xff) == SQLITE_CONSTRAINT) return Status::Constraint(std::move(message));
   return Status::IOError(std::move(message));
 }
@@ -190,8 +188,7 @@ Result<Statement> SqliteSession::Prepare(std::string_view purpose, const std::st
   return stmt;
 }
 
-Result<std::vector<SqlRow>> SqliteSession::Query(std::string_view purpose,
-                                                 const std::string& sql,
+Result<std::vector<SqlRow>> SqliteSession::Query(std::string_view purpose, const std::string& sql,
                                                  const std::vector<SqlValue>& params) {
   FLOE_ASSIGN_OR_RAISE(Statement stmt, Prepare(purpose, sql, params));
   std::vector<SqlRow> rows;

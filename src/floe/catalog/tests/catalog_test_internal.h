@@ -1,0 +1,82 @@
+#pragma once
+
+// Helpers shared by the catalog tests: a temporary directory, a small schema, plain SQL
+// over the catalog file, and listing a table's metadata directory.
+
+#include <sqlite3.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "floe/iceberg/schema.h"
+#include "floe/type/type.h"
+
+namespace floe::catalog::testing {
+
+/// A fresh directory, removed with everything in it at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "floe-catalog-XXXXXX").string();
+    char* made = mkdtemp(pattern.data());
+    EXPECT_NE(made, nullptr);
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+inline iceberg::SchemaPtr TestSchema() {
+  auto schema = iceberg::Schema::Make(
+      0, {Field("id", Int64(), /*nullable=*/false, 1), Field("data", String(), true, 2)});
+  EXPECT_TRUE(schema.ok());
+  return *schema;
+}
+
+/// Runs `sql` on the database file with the sqlite3 C API; NULL reads as "NULL".
+inline std::vector<std::vector<std::string>> SqlRows(const std::string& db_path,
+                                                     const std::string& sql) {
+  std::vector<std::vector<std::string>> rows;
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+  sqlite3_busy_timeout(db, 30000);
+  sqlite3_stmt* stmt = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
+  int rc;
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    std::vector<std::string> row;
+    for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
+      const auto* text = sqlite3_column_text(stmt, c);
+      row.push_back(text == nullptr ? "NULL" : reinterpret_cast<const char*>(text));
+    }
+    rows.push_back(std::move(row));
+  }
+  EXPECT_EQ(rc, SQLITE_DONE) << sqlite3_errmsg(db);
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return rows;
+}
+
+/// The names of the files in a directory, sorted (empty when it does not exist).
+inline std::vector<std::string> FileNames(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace floe::catalog::testing
