@@ -189,6 +189,13 @@ bool WantsGzip(const std::map<std::string, std::string>& properties) {
 Status WriteMetadataFile(const io::FileIO& io, const iceberg::TableMetadata& metadata,
                          const std::string& path, bool gzip) {
   FLOE_ASSIGN_OR_RAISE(std::string text, iceberg::TableMetadataToJsonString(metadata));
+  // Never make current a file that no reader (floe included) accepts: the table could not
+  // be loaded again, not even to repair it.
+  Result<iceberg::TableMetadataPtr> reread = iceberg::TableMetadataFromBytes(text, path);
+  if (!reread.ok()) {
+    return Status::Invalid("the new metadata {} would not read back, so it is not written: {}",
+                           path, reread.status().message());
+  }
   std::vector<uint8_t> compressed;
   std::string_view bytes = text;
   if (gzip) {

@@ -583,6 +583,22 @@ TEST_F(SqlCatalogTest, EachFailedRequirementIsAConflictAndWritesNothing) {
   EXPECT_EQ(TableRows(), (Rows{{"test", "db", "t", v0.metadata_location, "NULL", "TABLE"}}));
 }
 
+TEST_F(SqlCatalogTest, MetadataThatWouldNotReadBackIsNotWritten) {
+  ASSERT_OK(catalog_->CreateNamespace({"db"}));
+  ASSERT_OK_AND_ASSIGN(iceberg::Table v0, Create({{"db"}, "t"}));
+  // The spec requires a snapshot summary's `operation`; readers reject a snapshot without it.
+  iceberg::Snapshot snapshot;
+  snapshot.snapshot_id = 9;
+  snapshot.sequence_number = 1;
+  snapshot.timestamp_ms = v0.metadata->last_updated_ms + 1;
+  snapshot.manifest_list = warehouse_ + "/db/t/metadata/snap-9.avro";
+  EXPECT_THAT(catalog_->CommitTable({{"db"}, "t"}, {}, {iceberg::update::AddSnapshot{snapshot}}),
+              IsError(StatusCode::kInvalidArgument));
+  EXPECT_THAT(FileNames(MetadataDir("t")), SizeIs(1));
+  ASSERT_OK_AND_ASSIGN(iceberg::Table loaded, catalog_->LoadTable({{"db"}, "t"}));
+  EXPECT_EQ(loaded.metadata_location, v0.metadata_location);
+}
+
 TEST_F(SqlCatalogTest, CommitToAMissingTableIsNotFoundAndWritesNothing) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   EXPECT_THAT(
