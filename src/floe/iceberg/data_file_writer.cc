@@ -123,8 +123,8 @@ Result<WriterProperties> WriterProperties::Make(
   if (const std::string* v = find(kParquetCompressionLevel)) {
     int level = 0;
     if (!ParseInteger(*v, &level)) {
-      return Status::Invalid("table property {}: '{}' is not an integer",
-                             kParquetCompressionLevel, *v);
+      return Status::Invalid("table property {}: '{}' is not an integer", kParquetCompressionLevel,
+                             *v);
     }
     p.compression_level = level;
   }
@@ -134,7 +134,8 @@ Result<WriterProperties> WriterProperties::Make(
   FLOE_RETURN_NOT_OK(positive(kTargetFileSizeBytes, &p.target_file_size_bytes));
   if (const std::string* v = find(kMetricsModeDefault)) {
     auto mode = MetricsMode::Parse(*v);
-    if (!mode.ok()) return mode.status().WithPrefix(fmt::format("table property {}: ", kMetricsModeDefault));
+    if (!mode.ok())
+      return mode.status().WithPrefix(fmt::format("table property {}: ", kMetricsModeDefault));
     p.default_metrics = *mode;
   }
   if (const std::string* v = find(kMetricsMaxInferredColumnDefaults)) {
@@ -161,8 +162,8 @@ Result<WriterProperties> WriterProperties::Make(
     location = *f;
   } else {
     if (table_location.empty()) {
-      return Status::Invalid("the table has no location and sets neither {} nor {}",
-                             kWriteDataPath, kWriteFolderStoragePath);
+      return Status::Invalid("the table has no location and sets neither {} nor {}", kWriteDataPath,
+                             kWriteFolderStoragePath);
     }
     std::string_view base = table_location;
     while (base.size() > 1 && base.back() == '/') base.remove_suffix(1);
@@ -636,23 +637,16 @@ std::optional<std::string> TruncateBinaryUpper(std::string_view s, size_t n) {
 
 }  // namespace
 
-struct DataFileWriter::Impl {
-  std::shared_ptr<const io::FileIO> io;
-  SchemaPtr schema;
-  DataFileWriterOptions options;
-  std::unique_ptr<parquet::ParquetFileWriter> writer;
-  // The output stream, owned by `writer`.
-  io::OutputStream* stream = nullptr;
-  std::vector<Node> roots;
-  std::vector<LeafInfo> leaves;
-  std::vector<LeafStats> stats;
+namespace {
+
+// Walks the columns of a batch along the schema tree: checks required fields and, when `stats`
+// is set, updates the leaves' statistics.
+struct Walker {
+  const std::vector<LeafInfo>* leaves = nullptr;
+  std::vector<LeafStats>* stats = nullptr;
   // Row index lists, one per nesting depth, reused across batches (held by pointer so that
   // growing the list does not move a list a caller is iterating).
   std::vector<std::unique_ptr<std::vector<int64_t>>> scratch;
-  int64_t rows_written = 0;
-  Status failed;
-  bool closed = false;
-  bool aborted = false;
 
   std::vector<int64_t>* Scratch(size_t depth) {
     while (scratch.size() <= depth) scratch.push_back(std::make_unique<std::vector<int64_t>>());
@@ -706,19 +700,46 @@ struct DataFileWriter::Impl {
         return Visit(node.children[1], *entries.field(1), child_rows, depth + 1, false);
       }
       default:
-        UpdateStats(leaves[static_cast<size_t>(node.leaf)], a, rows,
-                    &stats[static_cast<size_t>(node.leaf)]);
+        if (stats != nullptr) {
+          UpdateStats((*leaves)[static_cast<size_t>(node.leaf)], a, rows,
+                      &(*stats)[static_cast<size_t>(node.leaf)]);
+        }
         return Status::OK();
     }
   }
 
-  Status WriteConformed(const RecordBatch& batch) {
+  Status WalkBatch(const std::vector<Node>& roots, const RecordBatch& batch) {
     const int64_t n = batch.num_rows();
-    if (n == 0) return Status::OK();
     for (size_t c = 0; c < roots.size(); ++c) {
       FLOE_RETURN_NOT_OK(
           Visit(roots[c], *batch.column(static_cast<int>(c)), Rows{nullptr, n}, 0, true));
     }
+    return Status::OK();
+  }
+};
+
+}  // namespace
+
+struct DataFileWriter::Impl {
+  std::shared_ptr<const io::FileIO> io;
+  SchemaPtr schema;
+  DataFileWriterOptions options;
+  std::unique_ptr<parquet::ParquetFileWriter> writer;
+  // The output stream, owned by `writer`.
+  io::OutputStream* stream = nullptr;
+  std::vector<Node> roots;
+  std::vector<LeafInfo> leaves;
+  std::vector<LeafStats> stats;
+  Walker walker;
+  int64_t rows_written = 0;
+  Status failed;
+  bool closed = false;
+  bool aborted = false;
+
+  Status WriteConformed(const RecordBatch& batch) {
+    const int64_t n = batch.num_rows();
+    if (n == 0) return Status::OK();
+    FLOE_RETURN_NOT_OK(walker.WalkBatch(roots, batch));
     FLOE_RETURN_NOT_OK(writer->Write(batch));
     rows_written += n;
     return Status::OK();
@@ -739,8 +760,7 @@ struct DataFileWriter::Impl {
         FLOE_RETURN_NOT_OK(serialize(s.imin != 0, s.imax != 0));
         break;
       case BoundKind::kInt32:
-        FLOE_RETURN_NOT_OK(
-            serialize(static_cast<int32_t>(s.imin), static_cast<int32_t>(s.imax)));
+        FLOE_RETURN_NOT_OK(serialize(static_cast<int32_t>(s.imin), static_cast<int32_t>(s.imax)));
         break;
       case BoundKind::kInt64:
         FLOE_RETURN_NOT_OK(serialize(s.imin, s.imax));
@@ -830,6 +850,24 @@ struct DataFileWriter::Impl {
   }
 };
 
+Status CheckRequiredFields(const Schema& schema, const RecordBatch& batch) {
+  if (batch.num_columns() != schema.num_fields()) {
+    return Status::Invalid("the batch has {} columns, the table has {}", batch.num_columns(),
+                           schema.num_fields());
+  }
+  // Leaves are numbered but carry no metrics here.
+  WriterProperties none;
+  none.default_metrics = MetricsMode::None();
+  auto metrics = MetricsConfig::Make(none, schema);
+  std::vector<LeafInfo> leaves;
+  std::vector<Node> roots;
+  for (const Field& f : schema.fields()) {
+    roots.push_back(BuildNode(f, f.name(), false, *metrics, &leaves));
+  }
+  Walker walker;
+  return walker.WalkBatch(roots, batch);
+}
+
 DataFileWriter::DataFileWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 DataFileWriter::~DataFileWriter() {
@@ -851,6 +889,8 @@ Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Open(
     impl->roots.push_back(BuildNode(f, f.name(), false, *metrics, &impl->leaves));
   }
   impl->stats.resize(impl->leaves.size());
+  impl->walker.leaves = &impl->leaves;
+  impl->walker.stats = &impl->stats;
   parquet::WriterOptions popts = impl->options.parquet;
   FLOE_ASSIGN_OR_RAISE(std::string schema_json, SchemaToJsonString(*impl->schema));
   popts.key_value_metadata.emplace_back("iceberg.schema", std::move(schema_json));

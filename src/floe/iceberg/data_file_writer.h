@@ -128,6 +128,13 @@ class MetricsConfig {
 /// column for a missing or extra column or a different type. Nulls are not checked here.
 Result<RecordBatchPtr> ConformBatch(const Schema& schema, const RecordBatch& batch);
 
+/// Checks a batch returned by ConformBatch for NULLs in required fields at any depth (a required
+/// top-level column, a required field of a non-null struct, a required list element or map
+/// value): kConstraint "NULL value in required column 'name'" naming the full column name (and
+/// the row, for columns outside lists and maps). NULLs below a NULL struct, list or map are
+/// allowed.
+Status CheckRequiredFields(const Schema& schema, const RecordBatch& batch);
+
 /// What a DataFileWriter records about its file beyond the rows.
 struct DataFileWriterOptions {
   /// The partition spec and the file's partition tuple (empty for an unpartitioned spec).

@@ -49,8 +49,8 @@ std::string PartitionPath(const PartitionSpec& spec, const PartitionValues& valu
   return path;
 }
 
-OutputFileFactory::OutputFileFactory(std::string data_location, int32_t writer_id,
-                                     int64_t task_id, std::string operation_id)
+OutputFileFactory::OutputFileFactory(std::string data_location, int32_t writer_id, int64_t task_id,
+                                     std::string operation_id)
     : data_location_(std::move(data_location)),
       writer_id_(writer_id),
       task_id_(task_id),
@@ -58,8 +58,8 @@ OutputFileFactory::OutputFileFactory(std::string data_location, int32_t writer_i
 
 std::string OutputFileFactory::NewDataFilePath(std::string_view partition_path) {
   ++file_count_;
-  std::string name = fmt::format("{:05d}-{}-{}-{:05d}.parquet", writer_id_, task_id_,
-                                 operation_id_, file_count_);
+  std::string name =
+      fmt::format("{:05d}-{}-{}-{:05d}.parquet", writer_id_, task_id_, operation_id_, file_count_);
   if (partition_path.empty()) return fmt::format("{}/{}", data_location_, name);
   return fmt::format("{}/{}/{}", data_location_, partition_path, name);
 }
@@ -157,10 +157,10 @@ Result<std::shared_ptr<const PartitionProjector>> PartitionProjector::Make(Schem
     }
     const Field* source = schema->FindFieldById(f.source_id);
     if (source->type()->is_nested() || !f.transform.CanTransform(*source->type())) {
-      return Status::Invalid("partition field '{}': transform {} cannot apply to source '{}' of "
-                             "type {}",
-                             f.name, f.transform.ToString(), source->name(),
-                             source->type()->ToString());
+      return Status::Invalid(
+          "partition field '{}': transform {} cannot apply to source '{}' of "
+          "type {}",
+          f.name, f.transform.ToString(), source->name(), source->type()->ToString());
     }
     p->source_paths_.push_back(std::move(path));
   }
@@ -427,11 +427,10 @@ class RollingFileWriter {
     o.partition = partition_;
     o.sort_order_id = ctx_->options.sort_order_id;
     o.parquet = ctx_->parquet;
-    FLOE_ASSIGN_OR_RAISE(current_, DataFileWriter::Open(ctx_->options.io,
-                                                        ctx_->factory->NewDataFilePath(
-                                                            partition_path_),
-                                                        ctx_->options.schema, ctx_->metrics,
-                                                        std::move(o)));
+    FLOE_ASSIGN_OR_RAISE(
+        current_,
+        DataFileWriter::Open(ctx_->options.io, ctx_->factory->NewDataFilePath(partition_path_),
+                             ctx_->options.schema, ctx_->metrics, std::move(o)));
     return Status::OK();
   }
 
@@ -457,7 +456,9 @@ class WriterBase : public PartitionedWriter {
     Status st;
     auto conformed = ConformBatch(*ctx_->options.schema, batch);
     if (conformed.ok()) {
-      if ((*conformed)->num_rows() > 0) st = DoWrite(**conformed);
+      // Required fields are checked for the whole batch before any row is routed to a file.
+      st = CheckRequiredFields(*ctx_->options.schema, **conformed);
+      if (st.ok() && (*conformed)->num_rows() > 0) st = DoWrite(**conformed);
     } else {
       st = conformed.status();
     }
@@ -563,8 +564,8 @@ class FanoutWriter final : public WriterBase {
     if (it != by_key_.end()) return it->second;
     PartitionValues tuple = PartitionProjector::TupleAt(columns, row);
     std::string path = PartitionPath(*projector_->spec(), tuple);
-    writers_.push_back(std::make_unique<RollingFileWriter>(ctx_.get(), std::move(tuple),
-                                                           std::move(path)));
+    writers_.push_back(
+        std::make_unique<RollingFileWriter>(ctx_.get(), std::move(tuple), std::move(path)));
     RollingFileWriter* w = writers_.back().get();
     by_key_.emplace(std::move(key), w);
     return w;
@@ -634,8 +635,7 @@ class ClusteredWriter final : public WriterBase {
             "partition {} seen again after it was closed: input is not clustered by partition",
             path.empty() ? "()" : path);
       }
-      current_ = std::make_unique<RollingFileWriter>(ctx_.get(), std::move(tuple),
-                                                     std::move(path));
+      current_ = std::make_unique<RollingFileWriter>(ctx_.get(), std::move(tuple), std::move(path));
       current_key_ = std::move(key);
     }
     if (begin == 0 && end == batch.num_rows()) return current_->Write(batch, &files_);
@@ -657,13 +657,11 @@ Result<std::unique_ptr<WriteContext>> MakeContext(PartitionedWriterOptions optio
                            options.fanout_memory_budget_bytes);
   }
   auto ctx = std::make_unique<WriteContext>();
-  ctx->metrics =
-      MetricsConfig::Make(options.properties, *options.schema, options.sort_order.get());
+  ctx->metrics = MetricsConfig::Make(options.properties, *options.schema, options.sort_order.get());
   ctx->parquet = options.properties.ToParquetOptions();
   ctx->spec_id = options.spec ? options.spec->spec_id() : 0;
-  ctx->factory = std::make_unique<OutputFileFactory>(options.properties.data_location,
-                                                     options.writer_id, options.task_id,
-                                                     options.operation_id);
+  ctx->factory = std::make_unique<OutputFileFactory>(
+      options.properties.data_location, options.writer_id, options.task_id, options.operation_id);
   ctx->options = std::move(options);
   return ctx;
 }
