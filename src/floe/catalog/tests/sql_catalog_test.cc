@@ -734,48 +734,67 @@ void WriteFile(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
-TEST_F(SqlCatalogTest, PurgeDeletesEveryReachableFile) {
-  ASSERT_OK(catalog_->CreateNamespace({"db"}));
-  ASSERT_OK_AND_ASSIGN(iceberg::Table v0, Create({{"db"}, "t"}));
-  const std::string table_dir = warehouse_ + "/db/t";
-  io::LocalFileIO io;
+// The files of a table with one snapshot: a data file and a delete file in a data and a
+// delete manifest, a manifest list, a statistics file and two metadata files.
+struct TableFiles {
+  std::string data_file;
+  std::string delete_file;
+  std::string data_manifest;
+  std::string delete_manifest;
+  std::string manifest_list;
+  std::string stats_file;
+  std::vector<std::string> metadata_files;
 
-  // Snapshot 1: one data file and one delete file, in a data and a delete manifest.
-  const std::string data_file = table_dir + "/data/a.parquet";
-  const std::string delete_file = table_dir + "/data/a-deletes.parquet";
-  WriteFile(data_file, "not really parquet");
-  WriteFile(delete_file, "not really parquet either");
+  std::vector<std::string> All() const {
+    std::vector<std::string> all = {data_file,       delete_file,   data_manifest,
+                                    delete_manifest, manifest_list, stats_file};
+    all.insert(all.end(), metadata_files.begin(), metadata_files.end());
+    std::sort(all.begin(), all.end());
+    return all;
+  }
+};
+
+void WriteSnapshotFiles(Catalog& catalog, const TableIdentifier& id, TableFiles* out) {
+  ASSERT_OK_AND_ASSIGN(iceberg::Table v0, catalog.LoadTable(id));
+  const std::string table_dir = v0.metadata->location;
+  io::LocalFileIO io;
+  out->data_file = table_dir + "/data/a.parquet";
+  out->delete_file = table_dir + "/data/a-deletes.parquet";
+  WriteFile(out->data_file, "not really parquet");
+  WriteFile(out->delete_file, "not really parquet either");
   iceberg::DataFile data;
-  data.file_path = data_file;
+  data.file_path = out->data_file;
   data.record_count = 3;
   data.file_size_in_bytes = 18;
   iceberg::DataFile deletes;
   deletes.content = iceberg::FileContent::kPositionDeletes;
-  deletes.file_path = delete_file;
+  deletes.file_path = out->delete_file;
   deletes.record_count = 1;
   deletes.file_size_in_bytes = 25;
   const auto& schema = *v0.metadata->CurrentSchema();
   const auto& spec = *v0.metadata->DefaultSpec();
+
   iceberg::ManifestWriterOptions data_options;
   data_options.snapshot_id = 1;
-  ASSERT_OK_AND_ASSIGN(auto data_writer,
-                       iceberg::ManifestWriter::Make(io, table_dir + "/metadata/m-data.avro",
-                                                     schema, spec, data_options));
+  out->data_manifest = table_dir + "/metadata/m-data.avro";
+  ASSERT_OK_AND_ASSIGN(auto data_writer, iceberg::ManifestWriter::Make(io, out->data_manifest,
+                                                                       schema, spec, data_options));
   ASSERT_OK(data_writer->Add(data));
   ASSERT_OK_AND_ASSIGN(iceberg::ManifestFile data_manifest, data_writer->Close());
   iceberg::ManifestWriterOptions delete_options = data_options;
   delete_options.content = iceberg::FileContent::kPositionDeletes;
-  ASSERT_OK_AND_ASSIGN(auto delete_writer,
-                       iceberg::ManifestWriter::Make(io, table_dir + "/metadata/m-deletes.avro",
-                                                     schema, spec, delete_options));
+  out->delete_manifest = table_dir + "/metadata/m-deletes.avro";
+  ASSERT_OK_AND_ASSIGN(
+      auto delete_writer,
+      iceberg::ManifestWriter::Make(io, out->delete_manifest, schema, spec, delete_options));
   ASSERT_OK(delete_writer->Add(deletes));
   ASSERT_OK_AND_ASSIGN(iceberg::ManifestFile delete_manifest, delete_writer->Close());
   iceberg::ManifestListWriterOptions list_options;
   list_options.snapshot_id = 1;
   list_options.sequence_number = 1;
-  const std::string list_path = table_dir + "/metadata/snap-1.avro";
+  out->manifest_list = table_dir + "/metadata/snap-1.avro";
   ASSERT_OK_AND_ASSIGN(auto list_writer,
-                       iceberg::ManifestListWriter::Make(io, list_path, list_options));
+                       iceberg::ManifestListWriter::Make(io, out->manifest_list, list_options));
   ASSERT_OK(list_writer->Add(data_manifest));
   ASSERT_OK(list_writer->Add(delete_manifest));
   ASSERT_OK(list_writer->Close());
@@ -784,44 +803,78 @@ TEST_F(SqlCatalogTest, PurgeDeletesEveryReachableFile) {
   snapshot.snapshot_id = 1;
   snapshot.sequence_number = 1;
   snapshot.timestamp_ms = v0.metadata->last_updated_ms + 1;
-  snapshot.manifest_list = list_path;
+  snapshot.manifest_list = out->manifest_list;
   snapshot.summary = {{"operation", "append"}};
   iceberg::SnapshotRef ref;
   ref.snapshot_id = 1;
-  const std::string stats_file = table_dir + "/metadata/stats-1.puffin";
-  WriteFile(stats_file, "PFA1");
+  out->stats_file = table_dir + "/metadata/stats-1.puffin";
+  WriteFile(out->stats_file, "PFA1");
   iceberg::StatisticsFile stats;
   stats.snapshot_id = 1;
-  stats.statistics_path = stats_file;
+  stats.statistics_path = out->stats_file;
   stats.file_size_in_bytes = 4;
-  ASSERT_OK(catalog_->CommitTable(
-      {{"db"}, "t"}, {},
-      {iceberg::update::AddSnapshot{snapshot}, iceberg::update::SetSnapshotRef{"main", ref},
-       iceberg::update::SetStatistics{stats}}));
+  ASSERT_OK_AND_ASSIGN(iceberg::Table v1,
+                       catalog.CommitTable(id, {},
+                                           {iceberg::update::AddSnapshot{snapshot},
+                                            iceberg::update::SetSnapshotRef{"main", ref},
+                                            iceberg::update::SetStatistics{stats}}));
+  out->metadata_files = {v0.metadata_location, v1.metadata_location};
+}
+
+TEST_F(SqlCatalogTest, PurgeDeletesEveryReachableFile) {
+  ASSERT_OK(catalog_->CreateNamespace({"db"}));
+  ASSERT_OK(Create({{"db"}, "t"}));
+  TableFiles files;
+  ASSERT_NO_FATAL_FAILURE(WriteSnapshotFiles(*catalog_, {{"db"}, "t"}, &files));
   // A file the metadata does not reach stays.
-  const std::string orphan = table_dir + "/data/orphan.parquet";
+  const std::string orphan = warehouse_ + "/db/t/data/orphan.parquet";
   WriteFile(orphan, "x");
 
   ASSERT_OK_AND_ASSIGN(iceberg::Table current, catalog_->LoadTable({{"db"}, "t"}));
-  ASSERT_OK_AND_ASSIGN(auto reachable,
-                       ReachableFiles(io, *current.metadata, current.metadata_location));
-  std::vector<std::string> expected = {data_file,
-                                       delete_file,
-                                       table_dir + "/metadata/m-data.avro",
-                                       table_dir + "/metadata/m-deletes.avro",
-                                       list_path,
-                                       stats_file,
-                                       v0.metadata_location,
-                                       current.metadata_location};
-  std::sort(expected.begin(), expected.end());
-  EXPECT_EQ(reachable, expected);
+  ASSERT_OK_AND_ASSIGN(auto reachable, ReachableFiles(*catalog_->io(), *current.metadata,
+                                                      current.metadata_location));
+  EXPECT_EQ(reachable, files.All());
 
   ASSERT_OK(catalog_->DropTable({{"db"}, "t"}, /*purge=*/true));
   EXPECT_TRUE(TableRows().empty());
-  for (const std::string& file : expected) {
+  for (const std::string& file : files.All()) {
     EXPECT_FALSE(std::filesystem::exists(file)) << file;
   }
   EXPECT_TRUE(std::filesystem::exists(orphan));
+}
+
+TEST_F(SqlCatalogTest, PurgeReportsAFileItCouldNotDeleteAndDeletesTheRest) {
+  ASSERT_OK(catalog_->CreateNamespace({"db"}));
+  ASSERT_OK(Create({{"db"}, "t"}));
+  TableFiles files;
+  ASSERT_NO_FATAL_FAILURE(WriteSnapshotFiles(*catalog_, {{"db"}, "t"}, &files));
+  // A directory where the data file should be cannot be deleted as a file.
+  std::filesystem::remove(files.data_file);
+  std::filesystem::create_directories(files.data_file + "/inside");
+  EXPECT_THAT(catalog_->DropTable({{"db"}, "t"}, /*purge=*/true),
+              IsErrorWith(StatusCode::kIOError, files.data_file));
+  EXPECT_TRUE(TableRows().empty());
+  for (const std::string& file : files.All()) {
+    if (file != files.data_file) {
+      EXPECT_FALSE(std::filesystem::exists(file)) << file;
+    }
+  }
+}
+
+TEST_F(SqlCatalogTest, PurgeWithACorruptManifestDropsButKeepsTheFiles) {
+  ASSERT_OK(catalog_->CreateNamespace({"db"}));
+  ASSERT_OK(Create({{"db"}, "t"}));
+  TableFiles files;
+  ASSERT_NO_FATAL_FAILURE(WriteSnapshotFiles(*catalog_, {{"db"}, "t"}, &files));
+  WriteFile(files.delete_manifest, "Obj\x01 garbage");
+  Status status = catalog_->DropTable({{"db"}, "t"}, /*purge=*/true);
+  EXPECT_THAT(status, IsErrorWith(StatusCode::kCorrupt, files.delete_manifest));
+  EXPECT_THAT(status.message(), HasSubstr("table db.t was dropped, but purging its files failed"));
+  EXPECT_TRUE(TableRows().empty());
+  // Nothing was deleted: the metadata still leads to every file.
+  for (const std::string& file : files.All()) {
+    EXPECT_TRUE(std::filesystem::exists(file)) << file;
+  }
 }
 
 TEST_F(SqlCatalogTest, PurgeWithUnreadableMetadataDropsNothing) {
