@@ -32,15 +32,89 @@ Result<int64_t> LongProperty(const TableMetadata& base, const std::string& key,
 
 /// now - age, saturating.
 int64_t Before(int64_t now, int64_t age) {
-  if (age >= now - std::numeric_limits<int64_t>::min() / 2) return std::numeric_limits<int64_t>::min();
+  if (age >= now - std::numeric_limits<int64_t>::min() / 2) {
+    return std::numeric_limits<int64_t>::min();
+  }
   return now - age;
 }
 
 Result<std::vector<ManifestFile>> SnapshotManifests(const io::FileIO& io, const TableMetadata& base,
                                                     const Snapshot& snapshot) {
   if (!snapshot.manifest_list.empty()) return ReadManifestList(io, snapshot.manifest_list);
-  return ManifestFilesFromPaths(io, snapshot.manifests, snapshot.snapshot_id,
-                                base.default_spec_id);
+  return ManifestFilesFromPaths(io, snapshot.manifests, snapshot.snapshot_id, base.default_spec_id);
+}
+
+/// Deletes the files only the expired snapshots reached. Every manifest read happens before
+/// the first deletion, so a read error deletes nothing.
+Status DeleteUnreachableFiles(const io::FileIO& io_ref, const TableMetadata& before,
+                              ExpireSnapshotsResult* out) {
+  ExpireSnapshotsResult& result = *out;
+  const io::FileIO* io = &io_ref;
+  // Reachability is computed against the committed metadata: anything a kept snapshot
+  // reaches stays.
+  const TableMetadata& after = *result.table.metadata;
+  std::set<std::string> kept_lists;
+  std::set<std::string> kept_manifests;
+  std::vector<ManifestFile> kept_manifest_files;
+  for (const Snapshot& s : after.snapshots) {
+    kept_lists.insert(s.manifest_list);
+    FLOE_ASSIGN_OR_RAISE(auto manifests, SnapshotManifests(*io, after, s));
+    for (auto& m : manifests) {
+      if (kept_manifests.insert(m.manifest_path).second) kept_manifest_files.push_back(m);
+    }
+  }
+  std::set<std::string> lists_to_delete;
+  std::set<std::string> manifests_to_delete;
+  std::vector<ManifestFile> expired_manifest_files;
+  for (int64_t id : result.expired_snapshot_ids) {
+    const Snapshot* s = before.SnapshotById(id);
+    if (s == nullptr) continue;
+    if (!s->manifest_list.empty() && kept_lists.count(s->manifest_list) == 0) {
+      lists_to_delete.insert(s->manifest_list);
+    }
+    FLOE_ASSIGN_OR_RAISE(auto manifests, SnapshotManifests(*io, before, *s));
+    for (auto& m : manifests) {
+      if (kept_manifests.count(m.manifest_path) > 0) continue;
+      if (manifests_to_delete.insert(m.manifest_path).second) expired_manifest_files.push_back(m);
+    }
+  }
+  // Data and delete files reached by the manifests going away, minus those live in a kept one.
+  std::set<std::string> candidates;
+  for (const ManifestFile& m : expired_manifest_files) {
+    FLOE_ASSIGN_OR_RAISE(auto entries,
+                         ReadManifestSelfDescribed(*io, m, ManifestReadOptions::All(false)));
+    for (const auto& e : entries) candidates.insert(e.data_file->file_path);
+  }
+  if (!candidates.empty()) {
+    for (const ManifestFile& m : kept_manifest_files) {
+      FLOE_ASSIGN_OR_RAISE(auto entries,
+                           ReadManifestSelfDescribed(*io, m, ManifestReadOptions::Live(false)));
+      for (const auto& e : entries) candidates.erase(e.data_file->file_path);
+    }
+  }
+  std::set<std::string> kept_stats;
+  for (const auto& st : after.statistics) kept_stats.insert(st.statistics_path);
+  std::set<std::string> stats_to_delete;
+  for (const auto& st : before.statistics) {
+    if (kept_stats.count(st.statistics_path) == 0) stats_to_delete.insert(st.statistics_path);
+  }
+  for (const auto& st : before.partition_statistics) {
+    bool kept = std::any_of(after.partition_statistics.begin(), after.partition_statistics.end(),
+                            [&](const auto& k) { return k.statistics_path == st.statistics_path; });
+    if (!kept) stats_to_delete.insert(st.statistics_path);
+  }
+
+  auto delete_all = [&](const std::set<std::string>& paths, std::vector<std::string>* sink) {
+    for (const auto& p : paths) {
+      // Cleanup is best effort: a file that cannot be deleted stays an orphan.
+      if (io->Delete(p).ok()) sink->push_back(p);
+    }
+  };
+  delete_all(candidates, &result.deleted_files);
+  delete_all(manifests_to_delete, &result.deleted_manifests);
+  delete_all(lists_to_delete, &result.deleted_manifest_lists);
+  delete_all(stats_to_delete, &result.deleted_statistics_files);
+  return Status::OK();
 }
 
 }  // namespace
@@ -153,105 +227,42 @@ Result<std::pair<std::set<int64_t>, std::set<std::string>>> ExpireSnapshots::App
 }
 
 Result<ExpireSnapshotsResult> ExpireSnapshots::Commit() {
-  const int64_t now_ms =
-      now_ms_ ? *now_ms_
-              : std::chrono::duration_cast<std::chrono::milliseconds>(
-                    std::chrono::system_clock::now().time_since_epoch())
-                    .count();
+  const int64_t now_ms = now_ms_ ? *now_ms_
+                                 : std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count();
   FLOE_ASSIGN_OR_RAISE(Table current, ops_->Refresh());
   FLOE_ASSIGN_OR_RAISE(CommitRetryOptions retry,
                        CommitRetryOptions::FromProperties(current.metadata->properties));
   ExpireSnapshotsResult result;
   TableMetadataPtr before;
-  FLOE_ASSIGN_OR_RAISE(result.table, RunWithRetries(retry, [&](int) -> Result<Table> {
-    FLOE_ASSIGN_OR_RAISE(Table table, ops_->Refresh());
-    const TableMetadata& base = *table.metadata;
-    FLOE_ASSIGN_OR_RAISE(auto applied, Apply(base, now_ms));
-    before = table.metadata;
-    result.expired_snapshot_ids.assign(applied.first.begin(), applied.first.end());
-    result.removed_refs.assign(applied.second.begin(), applied.second.end());
-    if (applied.first.empty() && applied.second.empty()) return table;
-    std::vector<TableRequirement> requirements;
-    if (!base.table_uuid.empty()) {
-      requirements.push_back(TableRequirement::AssertTableUuid(base.table_uuid));
-    }
-    for (const auto& [name, ref] : base.refs) {
-      requirements.push_back(TableRequirement::AssertRefSnapshotId(name, ref.snapshot_id));
-    }
-    std::vector<TableUpdate> updates;
-    for (const auto& name : applied.second) updates.push_back(update::RemoveSnapshotRef{name});
-    if (!applied.first.empty()) {
-      updates.push_back(update::RemoveSnapshots{result.expired_snapshot_ids});
-    }
-    return ops_->Commit(requirements, updates);
-  }));
+  FLOE_ASSIGN_OR_RAISE(
+      result.table, RunWithRetries(retry, [&](int) -> Result<Table> {
+        FLOE_ASSIGN_OR_RAISE(Table table, ops_->Refresh());
+        const TableMetadata& base = *table.metadata;
+        FLOE_ASSIGN_OR_RAISE(auto applied, Apply(base, now_ms));
+        before = table.metadata;
+        result.expired_snapshot_ids.assign(applied.first.begin(), applied.first.end());
+        result.removed_refs.assign(applied.second.begin(), applied.second.end());
+        if (applied.first.empty() && applied.second.empty()) return table;
+        std::vector<TableRequirement> requirements;
+        if (!base.table_uuid.empty()) {
+          requirements.push_back(TableRequirement::AssertTableUuid(base.table_uuid));
+        }
+        for (const auto& [name, ref] : base.refs) {
+          requirements.push_back(TableRequirement::AssertRefSnapshotId(name, ref.snapshot_id));
+        }
+        std::vector<TableUpdate> updates;
+        for (const auto& name : applied.second) updates.push_back(update::RemoveSnapshotRef{name});
+        if (!applied.first.empty()) {
+          updates.push_back(update::RemoveSnapshots{result.expired_snapshot_ids});
+        }
+        return ops_->Commit(requirements, updates);
+      }));
   if (!clean_ || result.expired_snapshot_ids.empty()) return result;
 
-  // Cleanup, only now that the commit succeeded. Reachability is computed against the
-  // committed metadata: anything a kept snapshot reaches stays.
-  const TableMetadata& after = *result.table.metadata;
-  std::shared_ptr<const io::FileIO> io = ops_->io();
-  std::set<std::string> kept_lists;
-  std::set<std::string> kept_manifests;
-  std::vector<ManifestFile> kept_manifest_files;
-  for (const Snapshot& s : after.snapshots) {
-    kept_lists.insert(s.manifest_list);
-    FLOE_ASSIGN_OR_RAISE(auto manifests, SnapshotManifests(*io, after, s));
-    for (auto& m : manifests) {
-      if (kept_manifests.insert(m.manifest_path).second) kept_manifest_files.push_back(m);
-    }
-  }
-  std::set<std::string> lists_to_delete;
-  std::set<std::string> manifests_to_delete;
-  std::vector<ManifestFile> expired_manifest_files;
-  for (int64_t id : result.expired_snapshot_ids) {
-    const Snapshot* s = before->SnapshotById(id);
-    if (s == nullptr) continue;
-    if (!s->manifest_list.empty() && kept_lists.count(s->manifest_list) == 0) {
-      lists_to_delete.insert(s->manifest_list);
-    }
-    FLOE_ASSIGN_OR_RAISE(auto manifests, SnapshotManifests(*io, *before, *s));
-    for (auto& m : manifests) {
-      if (kept_manifests.count(m.manifest_path) > 0) continue;
-      if (manifests_to_delete.insert(m.manifest_path).second) expired_manifest_files.push_back(m);
-    }
-  }
-  // Data and delete files reached by the manifests going away, minus those live in a kept one.
-  std::set<std::string> candidates;
-  for (const ManifestFile& m : expired_manifest_files) {
-    FLOE_ASSIGN_OR_RAISE(auto entries,
-                         ReadManifestSelfDescribed(*io, m, ManifestReadOptions::All(false)));
-    for (const auto& e : entries) candidates.insert(e.data_file->file_path);
-  }
-  if (!candidates.empty()) {
-    for (const ManifestFile& m : kept_manifest_files) {
-      FLOE_ASSIGN_OR_RAISE(auto entries,
-                           ReadManifestSelfDescribed(*io, m, ManifestReadOptions::Live(false)));
-      for (const auto& e : entries) candidates.erase(e.data_file->file_path);
-    }
-  }
-  std::set<std::string> kept_stats;
-  for (const auto& st : after.statistics) kept_stats.insert(st.statistics_path);
-  std::set<std::string> stats_to_delete;
-  for (const auto& st : before->statistics) {
-    if (kept_stats.count(st.statistics_path) == 0) stats_to_delete.insert(st.statistics_path);
-  }
-  for (const auto& st : before->partition_statistics) {
-    bool kept = std::any_of(after.partition_statistics.begin(), after.partition_statistics.end(),
-                            [&](const auto& k) { return k.statistics_path == st.statistics_path; });
-    if (!kept) stats_to_delete.insert(st.statistics_path);
-  }
-
-  auto delete_all = [&](const std::set<std::string>& paths, std::vector<std::string>* out) {
-    for (const auto& p : paths) {
-      // Cleanup is best effort: a file that cannot be deleted stays an orphan.
-      if (io->Delete(p).ok()) out->push_back(p);
-    }
-  };
-  delete_all(candidates, &result.deleted_files);
-  delete_all(manifests_to_delete, &result.deleted_manifests);
-  delete_all(lists_to_delete, &result.deleted_manifest_lists);
-  delete_all(stats_to_delete, &result.deleted_statistics_files);
+  // Cleanup, only now that the commit succeeded; its failure does not undo the commit.
+  result.cleanup_status = DeleteUnreachableFiles(*ops_->io(), *before, &result);
   return result;
 }
 

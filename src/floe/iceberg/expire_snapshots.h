@@ -29,6 +29,9 @@ struct ExpireSnapshotsResult {
   /// Data and delete files.
   std::vector<std::string> deleted_files;
   std::vector<std::string> deleted_statistics_files;
+  /// Why cleanup did not run (a manifest that could not be read: then nothing was deleted,
+  /// since reachability was unknown). The expiration itself is committed either way.
+  Status cleanup_status;
 };
 
 /// Expires snapshots. Which snapshots are kept:

@@ -77,8 +77,8 @@ UpdatePartitionSpec& UpdatePartitionSpec::CaseSensitive(bool case_sensitive) {
 
 UpdatePartitionSpec& UpdatePartitionSpec::AddField(std::string source_name, Transform transform,
                                                    std::string name) {
-  changes_.push_back(Change{Change::Kind::kAdd, std::move(name), std::move(source_name),
-                            std::move(transform)});
+  changes_.push_back(
+      Change{Change::Kind::kAdd, std::move(name), std::move(source_name), std::move(transform)});
   return *this;
 }
 
@@ -116,16 +116,17 @@ Result<std::pair<PartitionSpecPtr, int32_t>> UpdatePartitionSpec::Apply(
   for (const Change& c : changes_) {
     switch (c.kind) {
       case Change::Kind::kAdd: {
-        FLOE_ASSIGN_OR_RAISE(const Field* source, schema->FindFieldByName(c.other, case_sensitive_));
+        FLOE_ASSIGN_OR_RAISE(const Field* source,
+                             schema->FindFieldByName(c.other, case_sensitive_));
         if (source == nullptr) {
-          return Status::Invalid("table {}: cannot partition by '{}': no such column",
-                                 ops_->name(), c.other);
+          return Status::Invalid("table {}: cannot partition by '{}': no such column", ops_->name(),
+                                 c.other);
         }
         if (!c.transform.CanTransform(*source->type())) {
-          return Status::Invalid("table {}: cannot partition by {}: the transform does not apply "
-                                 "to {}",
-                                 ops_->name(), c.transform.ToExpressionString(c.other),
-                                 source->type()->ToString());
+          return Status::Invalid(
+              "table {}: cannot partition by {}: the transform does not apply "
+              "to {}",
+              ops_->name(), c.transform.ToExpressionString(c.other), source->type()->ToString());
         }
         std::string full = *schema->FindColumnName(source->field_id());
         std::string name = c.name.empty() ? DefaultPartitionName(full, c.transform) : c.name;
@@ -134,9 +135,10 @@ Result<std::pair<PartitionSpecPtr, int32_t>> UpdatePartitionSpec::Apply(
           if (same_source && f.transform.kind() != TransformKind::kVoid &&
               (f.transform == c.transform ||
                (IsTimeTransform(f.transform) && IsTimeTransform(c.transform)))) {
-            return Status::Invalid("table {}: cannot add partition field {}: it duplicates or "
-                                   "overlaps field '{}'",
-                                   ops_->name(), c.transform.ToExpressionString(full), f.name);
+            return Status::Invalid(
+                "table {}: cannot add partition field {}: it duplicates or "
+                "overlaps field '{}'",
+                ops_->name(), c.transform.ToExpressionString(full), f.name);
           }
           if (f.name == name) {
             return Status::Invalid("table {}: cannot add partition field '{}': the name is taken",
@@ -184,9 +186,10 @@ Result<std::pair<PartitionSpecPtr, int32_t>> UpdatePartitionSpec::Apply(
                                  ops_->name(), c.name);
         }
         if (c.other.empty() || find_by_name(c.other) != nullptr) {
-          return Status::Invalid("table {}: cannot rename partition field '{}' to '{}': the name "
-                                 "is empty or taken",
-                                 ops_->name(), c.name, c.other);
+          return Status::Invalid(
+              "table {}: cannot rename partition field '{}' to '{}': the name "
+              "is empty or taken",
+              ops_->name(), c.name, c.other);
         }
         f->name = c.other;
         break;
@@ -249,8 +252,7 @@ Result<SortOrderPtr> ReplaceSortOrder::Apply(const TableMetadata& base) const {
   for (const Key& k : keys_) {
     FLOE_ASSIGN_OR_RAISE(const Field* source, schema->FindFieldByName(k.name, case_sensitive_));
     if (source == nullptr) {
-      return Status::Invalid("table {}: cannot sort by '{}': no such column", ops_->name(),
-                             k.name);
+      return Status::Invalid("table {}: cannot sort by '{}': no such column", ops_->name(), k.name);
     }
     fields.push_back(SortField{source->field_id(), k.transform, k.direction, k.null_order});
   }
@@ -267,9 +269,9 @@ Result<Table> ReplaceSortOrder::Commit() {
   return CommitWithRetries(ops_, [&](const Table& table) -> Result<Table> {
     const TableMetadata& base = *table.metadata;
     FLOE_ASSIGN_OR_RAISE(SortOrderPtr order, Apply(base));
-    return ops_->Commit(WithUuid(base, {TableRequirement::AssertCurrentSchemaId(
-                                           base.current_schema_id)}),
-                        {update::AddSortOrder{order}, update::SetDefaultSortOrder{-1}});
+    return ops_->Commit(
+        WithUuid(base, {TableRequirement::AssertCurrentSchemaId(base.current_schema_id)}),
+        {update::AddSortOrder{order}, update::SetDefaultSortOrder{-1}});
   });
 }
 
@@ -300,9 +302,10 @@ Result<Table> UpdateProperties::Commit() {
     }
   }
   if (updates_.count("format-version") > 0 || removals_.count("format-version") > 0) {
-    return Status::Invalid("table {}: format-version is not a table property; upgrade the format "
-                           "version instead",
-                           ops_->name());
+    return Status::Invalid(
+        "table {}: format-version is not a table property; upgrade the format "
+        "version instead",
+        ops_->name());
   }
   return CommitWithRetries(ops_, [&](const Table& table) -> Result<Table> {
     std::vector<TableUpdate> updates;
@@ -354,8 +357,8 @@ ManageSnapshots& ManageSnapshots::ReplaceTag(std::string name, int64_t snapshot_
   return *this;
 }
 ManageSnapshots& ManageSnapshots::FastForwardBranch(std::string name, std::string to) {
-  changes_.push_back(Change{Change::Kind::kFastForward, std::move(name), std::move(to),
-                            std::nullopt});
+  changes_.push_back(
+      Change{Change::Kind::kFastForward, std::move(name), std::move(to), std::nullopt});
   return *this;
 }
 ManageSnapshots& ManageSnapshots::SetCurrentSnapshot(int64_t snapshot_id) {
@@ -411,9 +414,10 @@ Result<std::map<std::string, SnapshotRef>> ManageSnapshots::Apply(const TableMet
         std::optional<int64_t> id = c.value;
         if (!id) {
           if (!base.current_snapshot_id) {
-            return Status::Invalid("table {}: cannot create branch '{}': the table has no "
-                                   "current snapshot",
-                                   table, c.name);
+            return Status::Invalid(
+                "table {}: cannot create branch '{}': the table has no "
+                "current snapshot",
+                table, c.name);
           }
           id = base.current_snapshot_id;
         }
@@ -439,7 +443,7 @@ Result<std::map<std::string, SnapshotRef>> ManageSnapshots::Apply(const TableMet
         if (c.name == kMainBranch) {
           return Status::Invalid("table {}: cannot rename the main branch", table);
         }
-        FLOE_ASSIGN_OR_RAISE(SnapshotRef* ref, need_ref(c.name, true));
+        FLOE_ASSIGN_OR_RAISE(SnapshotRef * ref, need_ref(c.name, true));
         FLOE_RETURN_NOT_OK(need_new(c.other));
         SnapshotRef copy = *ref;
         refs.erase(c.name);
@@ -448,14 +452,14 @@ Result<std::map<std::string, SnapshotRef>> ManageSnapshots::Apply(const TableMet
       }
       case Change::Kind::kReplaceBranch:
       case Change::Kind::kReplaceTag: {
-        FLOE_ASSIGN_OR_RAISE(SnapshotRef* ref,
+        FLOE_ASSIGN_OR_RAISE(SnapshotRef * ref,
                              need_ref(c.name, c.kind == Change::Kind::kReplaceBranch));
         FLOE_RETURN_NOT_OK(need_snapshot(*c.value));
         ref->snapshot_id = *c.value;
         break;
       }
       case Change::Kind::kFastForward: {
-        FLOE_ASSIGN_OR_RAISE(SnapshotRef* ref, need_ref(c.name, true));
+        FLOE_ASSIGN_OR_RAISE(SnapshotRef * ref, need_ref(c.name, true));
         auto to = refs.find(c.other);
         if (to == refs.end()) {
           return Status::NotFound("table {}: ref '{}' does not exist", table, c.other);
@@ -463,9 +467,10 @@ Result<std::map<std::string, SnapshotRef>> ManageSnapshots::Apply(const TableMet
         int64_t target = to->second.snapshot_id;
         auto ancestors = base.Ancestors(target);
         if (std::find(ancestors.begin(), ancestors.end(), ref->snapshot_id) == ancestors.end()) {
-          return Status::Invalid("table {}: cannot fast-forward '{}' to '{}': snapshot {} is not "
-                                 "an ancestor of snapshot {}",
-                                 table, c.name, c.other, ref->snapshot_id, target);
+          return Status::Invalid(
+              "table {}: cannot fast-forward '{}' to '{}': snapshot {} is not "
+              "an ancestor of snapshot {}",
+              table, c.name, c.other, ref->snapshot_id, target);
         }
         ref->snapshot_id = target;
         break;
@@ -478,9 +483,10 @@ Result<std::map<std::string, SnapshotRef>> ManageSnapshots::Apply(const TableMet
           std::vector<int64_t> ancestors;
           if (it != refs.end()) ancestors = base.Ancestors(it->second.snapshot_id);
           if (std::find(ancestors.begin(), ancestors.end(), *c.value) == ancestors.end()) {
-            return Status::Invalid("table {}: cannot roll back to snapshot {}: it is not an "
-                                   "ancestor of the current snapshot",
-                                   table, *c.value);
+            return Status::Invalid(
+                "table {}: cannot roll back to snapshot {}: it is not an "
+                "ancestor of the current snapshot",
+                table, *c.value);
           }
         }
         if (it == refs.end()) {
@@ -494,7 +500,7 @@ Result<std::map<std::string, SnapshotRef>> ManageSnapshots::Apply(const TableMet
       }
       case Change::Kind::kMinSnapshots:
       case Change::Kind::kMaxSnapshotAge: {
-        FLOE_ASSIGN_OR_RAISE(SnapshotRef* ref, need_ref(c.name, true));
+        FLOE_ASSIGN_OR_RAISE(SnapshotRef * ref, need_ref(c.name, true));
         if (*c.value <= 0) {
           return Status::Invalid("table {}: retention of branch '{}' must be positive, got {}",
                                  table, c.name, *c.value);
@@ -539,7 +545,8 @@ Result<Table> ManageSnapshots::Commit() {
       auto it = base.refs.find(name);
       if (it != base.refs.end() && it->second == ref) continue;
       requirements.push_back(TableRequirement::AssertRefSnapshotId(
-          name, it == base.refs.end() ? std::nullopt : std::optional<int64_t>(it->second.snapshot_id)));
+          name,
+          it == base.refs.end() ? std::nullopt : std::optional<int64_t>(it->second.snapshot_id)));
       updates.push_back(update::SetSnapshotRef{name, ref});
     }
     if (updates.empty()) return table;

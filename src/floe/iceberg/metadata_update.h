@@ -118,7 +118,8 @@ class ManageSnapshots {
   static std::unique_ptr<ManageSnapshots> Make(TableOperationsPtr ops);
 
   /// A new branch at `snapshot_id` (nullopt: the current snapshot).
-  ManageSnapshots& CreateBranch(std::string name, std::optional<int64_t> snapshot_id = std::nullopt);
+  ManageSnapshots& CreateBranch(std::string name,
+                                std::optional<int64_t> snapshot_id = std::nullopt);
   ManageSnapshots& CreateTag(std::string name, int64_t snapshot_id);
   /// Removes a branch (not main).
   ManageSnapshots& RemoveBranch(std::string name);

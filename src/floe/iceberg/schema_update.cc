@@ -145,8 +145,8 @@ UpdateSchema& UpdateSchema::AddRequiredColumn(std::string parent, std::string na
 }
 
 namespace {
-std::shared_ptr<UpdateSchema::Change> MakeChange(UpdateSchema::Change::Kind kind,
-                                                 std::string name, std::string other = "") {
+std::shared_ptr<UpdateSchema::Change> MakeChange(UpdateSchema::Change::Kind kind, std::string name,
+                                                 std::string other = "") {
   auto c = std::make_shared<UpdateSchema::Change>();
   c->kind = kind;
   c->name = std::move(name);
@@ -188,7 +188,8 @@ UpdateSchema& UpdateSchema::MoveFirst(std::string name) {
 }
 
 UpdateSchema& UpdateSchema::MoveBefore(std::string name, std::string before_name) {
-  changes_.push_back(MakeChange(Change::Kind::kMoveBefore, std::move(name), std::move(before_name)));
+  changes_.push_back(
+      MakeChange(Change::Kind::kMoveBefore, std::move(name), std::move(before_name)));
   return *this;
 }
 
@@ -269,8 +270,8 @@ Result<std::pair<SchemaPtr, int32_t>> UpdateSchema::Apply(const TableMetadata& b
               "separately",
               ops_->name(), c.name);
         }
-        if (c.name.empty()) return Status::Invalid("table {}: cannot add a column with no name",
-                                                   ops_->name());
+        if (c.name.empty())
+          return Status::Invalid("table {}: cannot add a column with no name", ops_->name());
         FLOE_RETURN_NOT_OK(check_sibling(*parent, c.name, nullptr));
         if (c.required && !c.default_value && !allow_incompatible_) {
           return Status::Invalid(
@@ -327,13 +328,14 @@ Result<std::pair<SchemaPtr, int32_t>> UpdateSchema::Apply(const TableMetadata& b
         FLOE_RETURN_NOT_OK(find(c.name, &parent, &index));
         TypeId pid = parent->field.type()->id();
         if (parent != &root && pid != TypeId::kStruct) {
-          return Status::Invalid("table {}: cannot rename '{}': list elements and map keys and "
-                                 "values have fixed names",
-                                 ops_->name(), c.name);
+          return Status::Invalid(
+              "table {}: cannot rename '{}': list elements and map keys and "
+              "values have fixed names",
+              ops_->name(), c.name);
         }
         if (c.other.empty() || c.other.find('.') != std::string::npos) {
-          return Status::Invalid("table {}: cannot rename '{}' to '{}': invalid name",
-                                 ops_->name(), c.name, c.other);
+          return Status::Invalid("table {}: cannot rename '{}' to '{}': invalid name", ops_->name(),
+                                 c.name, c.other);
         }
         Node& node = parent->children[index];
         FLOE_RETURN_NOT_OK(check_sibling(*parent, c.other, &node));
@@ -350,8 +352,8 @@ Result<std::pair<SchemaPtr, int32_t>> UpdateSchema::Apply(const TableMetadata& b
           return Status::Invalid("table {}: no type given for column '{}'", ops_->name(), c.name);
         }
         if (from.Equals(*c.type)) break;
-        bool nested = from.id() == TypeId::kStruct || from.id() == TypeId::kList ||
-                      from.id() == TypeId::kMap;
+        bool nested =
+            from.id() == TypeId::kStruct || from.id() == TypeId::kList || from.id() == TypeId::kMap;
         if (nested || !IsPromotionAllowed(from, *c.type, base.format_version >= 3)) {
           return Status::Invalid("table {}: cannot change column '{}' from {} to {}", ops_->name(),
                                  c.name, TypeName(from), TypeName(*c.type));
@@ -388,9 +390,10 @@ Result<std::pair<SchemaPtr, int32_t>> UpdateSchema::Apply(const TableMetadata& b
           size_t ref_index = 0;
           FLOE_RETURN_NOT_OK(find(c.other, &ref_parent, &ref_index));
           if (ref_parent != parent) {
-            return Status::Invalid("table {}: cannot move '{}' next to '{}': they are not in the "
-                                   "same struct",
-                                   ops_->name(), c.name, c.other);
+            return Status::Invalid(
+                "table {}: cannot move '{}' next to '{}': they are not in the "
+                "same struct",
+                ops_->name(), c.name, c.other);
           }
           if (ref_index == index) {
             return Status::Invalid("table {}: cannot move '{}' relative to itself", ops_->name(),
@@ -439,8 +442,8 @@ Result<std::pair<SchemaPtr, int32_t>> UpdateSchema::Apply(const TableMetadata& b
   for (const auto& s : base.schemas) new_id = std::max(new_id, s->schema_id() + 1);
   auto made = Schema::Make(new_id, std::move(fields), std::move(identifiers), std::move(defaults));
   if (!made.has_value()) {
-    return made.error().WithPrefix(fmt::format("table {}: invalid schema after update: ",
-                                               ops_->name()));
+    return made.error().WithPrefix(
+        fmt::format("table {}: invalid schema after update: ", ops_->name()));
   }
   return std::make_pair(*made, last_id);
 }

@@ -32,8 +32,7 @@ Result<int64_t> IntProperty(const std::map<std::string, std::string>& properties
   const std::string& text = it->second;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || ptr != text.data() + text.size() || value < 0) {
-    return Status::Invalid("table property {} must be a non-negative integer, got '{}'", key,
-                           text);
+    return Status::Invalid("table property {} must be a non-negative integer, got '{}'", key, text);
   }
   return value;
 }
@@ -247,7 +246,8 @@ Result<ManifestMergeOptions> ManifestMergeOptions::FromProperties(
   auto it = properties.find("commit.manifest-merge.enabled");
   if (it != properties.end()) {
     std::string v = it->second;
-    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    std::transform(v.begin(), v.end(), v.begin(),
+                   [](unsigned char ch) { return std::tolower(ch); });
     if (v == "true") {
       o.enabled = true;
     } else if (v == "false") {
@@ -258,13 +258,13 @@ Result<ManifestMergeOptions> ManifestMergeOptions::FromProperties(
           it->second);
     }
   }
-  FLOE_ASSIGN_OR_RAISE(int64_t min_count, IntProperty(properties,
-                                                       "commit.manifest.min-count-to-merge",
-                                                       o.min_count_to_merge));
+  FLOE_ASSIGN_OR_RAISE(
+      int64_t min_count,
+      IntProperty(properties, "commit.manifest.min-count-to-merge", o.min_count_to_merge));
   o.min_count_to_merge = static_cast<int>(std::min<int64_t>(min_count, 1 << 30));
-  FLOE_ASSIGN_OR_RAISE(o.target_size_bytes, IntProperty(properties,
-                                                        "commit.manifest.target-size-bytes",
-                                                        o.target_size_bytes));
+  FLOE_ASSIGN_OR_RAISE(
+      o.target_size_bytes,
+      IntProperty(properties, "commit.manifest.target-size-bytes", o.target_size_bytes));
   return o;
 }
 
@@ -285,20 +285,20 @@ Result<Table> RunWithRetries(const CommitRetryOptions& options,
     for (int i = 0; i < n && wait < options.max_wait_ms; ++i) wait *= 2;
     wait = std::min(wait, options.max_wait_ms);
     if (NowMs() - start + wait > options.total_timeout_ms) {
-      return status.WithPrefix(fmt::format(
-          "commit failed after {} attempts (retry timeout of {} ms reached): ", n + 1,
-          options.total_timeout_ms));
+      return status.WithPrefix(
+          fmt::format("commit failed after {} attempts (retry timeout of {} ms reached): ", n + 1,
+                      options.total_timeout_ms));
     }
     if (wait > 0) std::this_thread::sleep_for(std::chrono::milliseconds(wait));
   }
 }
 
 int64_t NewSnapshotId(const TableMetadata* metadata) {
-  static thread_local std::mt19937_64 rng{std::random_device{}() ^
-                                          static_cast<uint64_t>(NowMs()) ^
+  static thread_local std::mt19937_64 rng{std::random_device{}() ^ static_cast<uint64_t>(NowMs()) ^
                                           std::hash<std::thread::id>{}(std::this_thread::get_id())};
   for (;;) {
-    auto id = static_cast<int64_t>(rng() & static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
+    auto id =
+        static_cast<int64_t>(rng() & static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
     if (id == 0) continue;
     if (metadata != nullptr && metadata->SnapshotById(id) != nullptr) continue;
     return id;
@@ -371,8 +371,8 @@ void SnapshotProducer::DeletePathInternal(std::string path) {
 }
 
 void SnapshotProducer::DeleteByFilterInternal(ExpressionPtr filter) {
-  delete_filter_ = delete_filter_ ? Expression::Or(delete_filter_, std::move(filter))
-                                  : std::move(filter);
+  delete_filter_ =
+      delete_filter_ ? Expression::Or(delete_filter_, std::move(filter)) : std::move(filter);
 }
 
 namespace {
@@ -518,8 +518,8 @@ Result<Table> SnapshotProducer::Commit() {
         std::unique_ptr<FilterProjections> conflict;
         ExpressionPtr conflict_expr = conflict_detection_filter_;
         if (!conflict_expr && !replace_added_partitions_) {
-          conflict_expr = delete_paths_.empty() && delete_filter_ ? delete_filter_
-                                                                  : Expression::True();
+          conflict_expr =
+              delete_paths_.empty() && delete_filter_ ? delete_filter_ : Expression::True();
         }
         if (conflict_expr) {
           FLOE_ASSIGN_OR_RAISE(ExpressionPtr bound, Bind(conflict_expr, *schema, case_sensitive_));
@@ -533,12 +533,13 @@ Result<Table> SnapshotProducer::Commit() {
           if (!snap->manifest_list.empty()) {
             FLOE_ASSIGN_OR_RAISE(manifests, ReadManifestList(*io, snap->manifest_list));
           } else {
-            FLOE_ASSIGN_OR_RAISE(manifests, ManifestFilesFromPaths(*io, snap->manifests,
-                                                                   snap->snapshot_id,
-                                                                   base.default_spec_id));
+            FLOE_ASSIGN_OR_RAISE(manifests,
+                                 ManifestFilesFromPaths(*io, snap->manifests, snap->snapshot_id,
+                                                        base.default_spec_id));
           }
           for (const ManifestFile& m : manifests) {
-            if (m.content != FileContent::kData || m.added_snapshot_id != snap->snapshot_id) continue;
+            if (m.content != FileContent::kData || m.added_snapshot_id != snap->snapshot_id)
+              continue;
             if (m.added_files_count && *m.added_files_count == 0) continue;
             PartitionSpecPtr spec = base.SpecById(m.partition_spec_id);
             if (spec == nullptr) continue;
@@ -573,8 +574,8 @@ Result<Table> SnapshotProducer::Commit() {
                 return Status::CommitConflict(
                     "table {}: found conflicting data file {} in {}, added by concurrent snapshot "
                     "{} ({})",
-                    ops_->name(), f.file_path, DescribePartition(spec.get(), f.spec_id, f.partition),
-                    snap->snapshot_id, op);
+                    ops_->name(), f.file_path,
+                    DescribePartition(spec.get(), f.spec_id, f.partition), snap->snapshot_id, op);
               }
             }
           }
@@ -595,9 +596,10 @@ Result<Table> SnapshotProducer::Commit() {
         for (const auto& [spec_id, group] : by_spec) {
           PartitionSpecPtr spec = base.SpecById(spec_id);
           if (spec == nullptr) {
-            return Status::Invalid("table {}: added file {} names partition spec {}, which the "
-                                   "table does not have",
-                                   ops_->name(), group.front()->file_path, spec_id);
+            return Status::Invalid(
+                "table {}: added file {} names partition spec {}, which the "
+                "table does not have",
+                ops_->name(), group.front()->file_path, spec_id);
           }
           ManifestWriterOptions wo;
           wo.format_version = format_version;
@@ -644,9 +646,10 @@ Result<Table> SnapshotProducer::Commit() {
       if (cached == st.filtered.end()) {
         PartitionSpecPtr spec = base.SpecById(m.partition_spec_id);
         if (spec == nullptr) {
-          return Status::Corrupt("table {}: manifest {} names partition spec {}, which the table "
-                                 "does not have",
-                                 ops_->name(), m.manifest_path, m.partition_spec_id);
+          return Status::Corrupt(
+              "table {}: manifest {} names partition spec {}, which the table "
+              "does not have",
+              ops_->name(), m.manifest_path, m.partition_spec_id);
         }
         const FilterProjections::ForSpec* proj = nullptr;
         bool may_match_filter = false;
@@ -676,8 +679,8 @@ Result<Table> SnapshotProducer::Commit() {
             result.found_paths.push_back(f.file_path);
             continue;
           }
-          if (may_match_partition &&
-              (replace_all || replaced_partitions.count(PartitionKey(f.spec_id, f.partition)) > 0)) {
+          if (may_match_partition && (replace_all || replaced_partitions.count(PartitionKey(
+                                                         f.spec_id, f.partition)) > 0)) {
             remove[i] = true;
             continue;
           }
@@ -685,8 +688,7 @@ Result<Table> SnapshotProducer::Commit() {
             FLOE_ASSIGN_OR_RAISE(bool all_partition, EvaluatePartition(*proj->strict, f.partition));
             bool all = all_partition;
             if (!all) {
-              FLOE_ASSIGN_OR_RAISE(all,
-                                   StrictMetricsAllMatch(*delete_filter->bound(), *schema, f));
+              FLOE_ASSIGN_OR_RAISE(all, StrictMetricsAllMatch(*delete_filter->bound(), *schema, f));
             }
             if (all) {
               remove[i] = true;
@@ -697,8 +699,8 @@ Result<Table> SnapshotProducer::Commit() {
                                    EvaluatePartition(*proj->inclusive, f.partition));
               bool some = some_partition;
               if (some) {
-                FLOE_ASSIGN_OR_RAISE(
-                    some, InclusiveMetricsMayMatch(*delete_filter->bound(), *schema, f));
+                FLOE_ASSIGN_OR_RAISE(some,
+                                     InclusiveMetricsMayMatch(*delete_filter->bound(), *schema, f));
               }
               if (some) {
                 return Status::Invalid(
@@ -753,8 +755,8 @@ Result<Table> SnapshotProducer::Commit() {
 
     // --- The manifest list's manifests, merged per the table's settings. ---
     std::vector<ManifestFile> manifests;
-    FLOE_ASSIGN_OR_RAISE(ManifestMergeOptions merge, ManifestMergeOptions::FromProperties(
-                                                         base.properties));
+    FLOE_ASSIGN_OR_RAISE(ManifestMergeOptions merge,
+                         ManifestMergeOptions::FromProperties(base.properties));
     if (!merge_manifests_ || !merge.enabled) {
       manifests = st.new_manifests;
       manifests.insert(manifests.end(), carried.begin(), carried.end());
@@ -795,8 +797,8 @@ Result<Table> SnapshotProducer::Commit() {
             FLOE_ASSIGN_OR_RAISE(auto writer,
                                  ManifestWriter::Make(*io, path, *schema, *spec, std::move(wo)));
             for (const auto& m : bin) {
-              FLOE_ASSIGN_OR_RAISE(auto entries,
-                                   ReadManifest(*io, m, *spec, *schema, ManifestReadOptions::All()));
+              FLOE_ASSIGN_OR_RAISE(
+                  auto entries, ReadManifest(*io, m, *spec, *schema, ManifestReadOptions::All()));
               for (const auto& e : entries) {
                 if (e.status == ManifestEntryStatus::kDeleted) {
                   // Only this snapshot's deletes are kept; older ones are history.
@@ -838,8 +840,8 @@ Result<Table> SnapshotProducer::Commit() {
     lo.sequence_number = snapshot.sequence_number;
     if (format_version >= 3) lo.first_row_id = base.next_row_id.value_or(0);
     std::string list_path = StripSlash(base.location) + "/metadata/snap-" +
-                            std::to_string(snapshot_id_) + "-" + std::to_string(attempt + 1) +
-                            "-" + st.uuid + ".avro";
+                            std::to_string(snapshot_id_) + "-" + std::to_string(attempt + 1) + "-" +
+                            st.uuid + ".avro";
     st.written.push_back(list_path);
     FLOE_ASSIGN_OR_RAISE(auto list_writer, ManifestListWriter::Make(*io, list_path, lo));
     for (const auto& m : manifests) FLOE_RETURN_NOT_OK(list_writer->Add(m));
@@ -847,7 +849,8 @@ Result<Table> SnapshotProducer::Commit() {
     snapshot.manifest_list = list_path;
     if (format_version >= 3) {
       snapshot.first_row_id = lo.first_row_id;
-      snapshot.added_rows = list_writer->next_row_id().value_or(*lo.first_row_id) - *lo.first_row_id;
+      snapshot.added_rows =
+          list_writer->next_row_id().value_or(*lo.first_row_id) - *lo.first_row_id;
     }
 
     std::vector<TableRequirement> requirements;
@@ -874,12 +877,12 @@ Result<Table> SnapshotProducer::Commit() {
   } else {
     auto current = ops_->Refresh();
     if (current.has_value()) {
-      FLOE_ASSIGN_OR_RAISE(retry, CommitRetryOptions::FromProperties(current->metadata->properties));
+      FLOE_ASSIGN_OR_RAISE(retry,
+                           CommitRetryOptions::FromProperties(current->metadata->properties));
     }
   }
-  Result<Table> result = RunWithRetries(retry, attempt_fn, [&](const Status&) {
-    return !st.fatal_conflict;
-  });
+  Result<Table> result =
+      RunWithRetries(retry, attempt_fn, [&](const Status&) { return !st.fatal_conflict; });
   // Files this operation wrote that the committed snapshot does not reference (earlier
   // attempts' lists and manifests, or everything after a failure) are referenced by no
   // metadata: delete them. Errors while deleting are ignored (the files are orphans).

@@ -97,6 +97,7 @@ TEST_F(ExpireSnapshotsTest, DeletesExactlyTheUnreachableFiles) {
   auto expire = ExpireSnapshots::Make(ops_);
   expire->ExpireOlderThan(kFarFuture).RetainLast(1);
   ASSERT_OK_AND_ASSIGN(ExpireSnapshotsResult r, expire->Commit());
+  EXPECT_OK(r.cleanup_status);
   std::vector<int64_t> expired = {s1, s2};
   std::sort(expired.begin(), expired.end());
   EXPECT_EQ(r.expired_snapshot_ids, expired);

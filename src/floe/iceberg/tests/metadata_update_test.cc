@@ -76,14 +76,16 @@ TEST_F(MetadataUpdateTest, V2SpecEvolutionKeepsFieldIds) {
     update->AddField("id", Transform::Bucket(16));
     ASSERT_OK_AND_ASSIGN(Table t, update->Commit());
     EXPECT_EQ(t.metadata->default_spec_id, 1);
-    EXPECT_EQ(Fields(*t.metadata->DefaultSpec()), "1000:data:identity(2) 1001:id_bucket_16:bucket[16](1)");
+    EXPECT_EQ(Fields(*t.metadata->DefaultSpec()),
+              "1000:data:identity(2) 1001:id_bucket_16:bucket[16](1)");
     EXPECT_EQ(t.metadata->last_partition_id, 1001);
   }
   {
     auto update = UpdatePartitionSpec::Make(ops_);
     update->RemoveField("data").AddField("ts", Transform::Day());
     ASSERT_OK_AND_ASSIGN(Table t, update->Commit());
-    EXPECT_EQ(Fields(*t.metadata->DefaultSpec()), "1001:id_bucket_16:bucket[16](1) 1002:ts_day:day(3)");
+    EXPECT_EQ(Fields(*t.metadata->DefaultSpec()),
+              "1001:id_bucket_16:bucket[16](1) 1002:ts_day:day(3)");
   }
   {
     // Re-adding (data, identity) gets its old id back; renaming keeps ids.
@@ -134,10 +136,10 @@ TEST_F(MetadataUpdateTest, ReplaceSortOrder) {
   SortOrderPtr order = t.metadata->DefaultSortOrder();
   EXPECT_EQ(order->order_id(), 1);
   ASSERT_EQ(order->fields().size(), 2u);
-  EXPECT_EQ(order->fields()[0], (SortField{2, Transform::Identity(), SortDirection::kAsc,
-                                           NullOrder::kNullsFirst}));
-  EXPECT_EQ(order->fields()[1], (SortField{1, Transform::Identity(), SortDirection::kDesc,
-                                           NullOrder::kNullsLast}));
+  EXPECT_EQ(order->fields()[0],
+            (SortField{2, Transform::Identity(), SortDirection::kAsc, NullOrder::kNullsFirst}));
+  EXPECT_EQ(order->fields()[1],
+            (SortField{1, Transform::Identity(), SortDirection::kDesc, NullOrder::kNullsLast}));
   auto unsorted = ReplaceSortOrder::Make(ops_);
   ASSERT_OK_AND_ASSIGN(Table t2, unsorted->Commit());
   EXPECT_EQ(t2.metadata->default_sort_order_id, 0);
@@ -165,7 +167,9 @@ TEST_F(MetadataUpdateTest, ManageBranchesAndTags) {
   int64_t s2 = AppendSnapshot("b");
   {
     auto manage = ManageSnapshots::Make(ops_);
-    manage->CreateTag("v1", s1).CreateBranch("dev", s1).SetMinSnapshotsToKeep("dev", 3)
+    manage->CreateTag("v1", s1)
+        .CreateBranch("dev", s1)
+        .SetMinSnapshotsToKeep("dev", 3)
         .SetMaxRefAgeMs("v1", 1000);
     ASSERT_OK_AND_ASSIGN(Table t, manage->Commit());
     EXPECT_EQ(t.metadata->refs.at("v1").snapshot_id, s1);

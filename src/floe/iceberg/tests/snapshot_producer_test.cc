@@ -146,9 +146,8 @@ TEST_F(SnapshotProducerTest, FastAppendWritesManifestListAndSummary) {
   EXPECT_EQ(s1->parent_snapshot_id, std::nullopt);
   EXPECT_EQ(s1->sequence_number, 1);
   EXPECT_EQ(t1.metadata->refs.at("main").snapshot_id, s1->snapshot_id);
-  EXPECT_THAT(s1->manifest_list,
-              StartsWith(dir_.Join("t") + "/metadata/snap-" + std::to_string(s1->snapshot_id) +
-                         "-1-"));
+  EXPECT_THAT(s1->manifest_list, StartsWith(dir_.Join("t") + "/metadata/snap-" +
+                                            std::to_string(s1->snapshot_id) + "-1-"));
   std::map<std::string, std::string> expected = {
       {"operation", "append"},          {"added-data-files", "2"},
       {"added-records", "30"},          {"added-files-size", "300"},
@@ -178,7 +177,7 @@ TEST_F(SnapshotProducerTest, FastAppendWritesManifestListAndSummary) {
   EXPECT_EQ(s2->summary.at("changed-partition-count"), "1");
   auto m2 = Manifests(t2);
   ASSERT_EQ(m2.size(), 2u);
-  EXPECT_EQ(m2[0].added_snapshot_id, s2->snapshot_id);  // new manifest first
+  EXPECT_EQ(m2[0].added_snapshot_id, s2->snapshot_id);         // new manifest first
   EXPECT_EQ(m2[1].manifest_path, manifests[0].manifest_path);  // carried unchanged
   EXPECT_THAT(ScanPaths(), ElementsAre(Path("a.parquet"), Path("b.parquet"), Path("c.parquet")));
   EXPECT_THAT(ScanPaths(Expression::Make(Operation::kEq, "part", {Scalar::I32(1)})),
@@ -213,14 +212,15 @@ TEST_F(SnapshotProducerTest, MergeAppendMergesAtMinCount) {
                           {Path("f1"), ManifestEntryStatus::kExisting},
                           {Path("f2"), ManifestEntryStatus::kAdded}}));
   // Merged entries keep their data sequence numbers.
-  EXPECT_EQ(seqs, (std::map<std::string, int64_t>{{Path("f0"), 1}, {Path("f1"), 2}, {Path("f2"), 3}}));
+  EXPECT_EQ(seqs,
+            (std::map<std::string, int64_t>{{Path("f0"), 1}, {Path("f1"), 2}, {Path("f2"), 3}}));
   EXPECT_EQ(t.metadata->CurrentSnapshot()->summary.at("total-data-files"), "3");
   EXPECT_THAT(ScanPaths(), ElementsAre(Path("f0"), Path("f1"), Path("f2")));
 }
 
 TEST_F(SnapshotProducerTest, MergeDisabledKeepsManifests) {
-  MakeTable({{"commit.manifest.min-count-to-merge", "2"},
-             {"commit.manifest-merge.enabled", "false"}});
+  MakeTable(
+      {{"commit.manifest.min-count-to-merge", "2"}, {"commit.manifest-merge.enabled", "false"}});
   for (int i = 0; i < 3; ++i) {
     auto append = MergeAppend::Make(ops_);
     append->AppendFile(File(Path("f" + std::to_string(i)), i, 1, 10));
@@ -237,13 +237,13 @@ TEST_F(SnapshotProducerTest, OverwriteByFilterRemovesWholePartitions) {
   overwrite->AddFile(File(Path("d"), 1, 7, 70));
   ASSERT_OK_AND_ASSIGN(Table t, overwrite->Commit());
   std::map<std::string, std::string> expected = {
-      {"operation", "overwrite"},       {"added-data-files", "1"},
-      {"deleted-data-files", "2"},      {"added-records", "7"},
-      {"deleted-records", "15"},        {"added-files-size", "70"},
-      {"removed-files-size", "150"},    {"changed-partition-count", "1"},
-      {"total-records", "27"},          {"total-files-size", "270"},
-      {"total-data-files", "2"},        {"total-delete-files", "0"},
-      {"total-position-deletes", "0"},  {"total-equality-deletes", "0"}};
+      {"operation", "overwrite"},      {"added-data-files", "1"},
+      {"deleted-data-files", "2"},     {"added-records", "7"},
+      {"deleted-records", "15"},       {"added-files-size", "70"},
+      {"removed-files-size", "150"},   {"changed-partition-count", "1"},
+      {"total-records", "27"},         {"total-files-size", "270"},
+      {"total-data-files", "2"},       {"total-delete-files", "0"},
+      {"total-position-deletes", "0"}, {"total-equality-deletes", "0"}};
   EXPECT_EQ(t.metadata->CurrentSnapshot()->summary, expected);
   EXPECT_THAT(ScanPaths(), ElementsAre(Path("b"), Path("d")));
   // Both old manifests were rewritten with a DELETED entry; the new one is first.
@@ -257,8 +257,8 @@ TEST_F(SnapshotProducerTest, OverwriteByFilterRemovesWholePartitions) {
 }
 
 TEST_F(SnapshotProducerTest, OverwriteByMetricsAndPartialMatch) {
-  ASSERT_OK(Append({File(Path("low"), 1, 10, 100, {{0, 9}}), File(Path("high"), 1, 10, 100,
-                                                                   {{10, 19}})}));
+  ASSERT_OK(Append(
+      {File(Path("low"), 1, 10, 100, {{0, 9}}), File(Path("high"), 1, 10, 100, {{10, 19}})}));
   std::set<std::string> before = AvroFiles();
   {
     auto overwrite = OverwriteFiles::Make(ops_);
@@ -275,8 +275,8 @@ TEST_F(SnapshotProducerTest, OverwriteByMetricsAndPartialMatch) {
 }
 
 TEST_F(SnapshotProducerTest, ReplacePartitionsDropsAddedPartitions) {
-  ASSERT_OK(Append({File(Path("a"), 1, 10, 100), File(Path("b"), 2, 20, 200),
-                    File(Path("c"), 3, 30, 300)}));
+  ASSERT_OK(Append(
+      {File(Path("a"), 1, 10, 100), File(Path("b"), 2, 20, 200), File(Path("c"), 3, 30, 300)}));
   auto replace = ReplacePartitions::Make(ops_);
   replace->AddFile(File(Path("a2"), 1, 1, 10));
   replace->AddFile(File(Path("b2"), 2, 2, 20));
@@ -292,8 +292,8 @@ TEST_F(SnapshotProducerTest, ReplacePartitionsDropsAddedPartitions) {
 }
 
 TEST_F(SnapshotProducerTest, DeleteFilesByPathAndFilter) {
-  ASSERT_OK(Append({File(Path("a"), 1, 10, 100), File(Path("b"), 2, 20, 200),
-                    File(Path("c"), 3, 30, 300)}));
+  ASSERT_OK(Append(
+      {File(Path("a"), 1, 10, 100), File(Path("b"), 2, 20, 200), File(Path("c"), 3, 30, 300)}));
   auto del = DeleteFiles::Make(ops_);
   del->DeleteFile(Path("a"));
   ASSERT_OK_AND_ASSIGN(Table t, del->Commit());
@@ -341,9 +341,8 @@ TEST_F(SnapshotProducerTest, RewriteFilesReplacesSet) {
 
 TEST_F(SnapshotProducerTest, ConcurrentAppendsBothLand) {
   ASSERT_OK(Append({File(Path("base"), 1, 1, 10)}));
-  ops_->AddBeforeCommitHook([this]() -> Status {
-    return Append({File(Path("other"), 2, 2, 20)}).status();
-  });
+  ops_->AddBeforeCommitHook(
+      [this]() -> Status { return Append({File(Path("other"), 2, 2, 20)}).status(); });
   auto append = FastAppend::Make(ops_);
   append->AppendFile(File(Path("mine"), 3, 3, 30));
   ASSERT_OK_AND_ASSIGN(Table t, append->Commit());
@@ -352,8 +351,7 @@ TEST_F(SnapshotProducerTest, ConcurrentAppendsBothLand) {
   EXPECT_EQ(s->snapshot_id, append->snapshot_id());
   EXPECT_EQ(s->sequence_number, 3);
   // The retry's manifest list is attempt 2; attempt 1's list was deleted.
-  EXPECT_THAT(s->manifest_list,
-              HasSubstr("/snap-" + std::to_string(s->snapshot_id) + "-2-"));
+  EXPECT_THAT(s->manifest_list, HasSubstr("/snap-" + std::to_string(s->snapshot_id) + "-2-"));
   EXPECT_EQ(s->summary.at("total-records"), "6");
   EXPECT_EQ(s->summary.at("total-data-files"), "3");
   EXPECT_EQ(Manifests(t).size(), 3u);
@@ -373,16 +371,15 @@ TEST_F(SnapshotProducerTest, OverwriteLosesToConcurrentDeleteOfSameFile) {
   overwrite->AddFile(File(Path("a2"), 1, 1, 10));
   EXPECT_THAT(overwrite->Commit(), IsErrorWith(StatusCode::kCommitConflict, Path("a")));
   EXPECT_EQ(ops_->successful_commits(), 2);  // the concurrent delete only
-  EXPECT_EQ(ops_->commit_calls(), 3);  // append, overwrite (+ the hook's delete); no retry
+  EXPECT_EQ(ops_->commit_calls(), 3);        // append, overwrite (+ the hook's delete); no retry
   EXPECT_EQ(AvroFiles(), ReferencedAvroFiles());
   EXPECT_THAT(ScanPaths(), ElementsAre(Path("b")));
 }
 
 TEST_F(SnapshotProducerTest, RewriteRetriesWhenConcurrentAppendDoesNotConflict) {
   ASSERT_OK(Append({File(Path("a"), 1, 1, 10)}));
-  ops_->AddBeforeCommitHook([this]() -> Status {
-    return Append({File(Path("b"), 1, 1, 10)}).status();
-  });
+  ops_->AddBeforeCommitHook(
+      [this]() -> Status { return Append({File(Path("b"), 1, 1, 10)}).status(); });
   auto rewrite = RewriteFiles::Make(ops_);
   rewrite->DeleteFile(Path("a"));
   rewrite->AddFile(File(Path("a2"), 1, 1, 10));
@@ -394,9 +391,8 @@ TEST_F(SnapshotProducerTest, RewriteRetriesWhenConcurrentAppendDoesNotConflict) 
 TEST_F(SnapshotProducerTest, ValidateNoConflictingDataByFilter) {
   ASSERT_OK(Append({File(Path("a"), 1, 1, 10)}));
   // A concurrent append to another partition does not conflict.
-  ops_->AddBeforeCommitHook([this]() -> Status {
-    return Append({File(Path("p2"), 2, 1, 10)}).status();
-  });
+  ops_->AddBeforeCommitHook(
+      [this]() -> Status { return Append({File(Path("p2"), 2, 1, 10)}).status(); });
   auto ok = OverwriteFiles::Make(ops_);
   ok->OverwriteByRowFilter(Expression::Make(Operation::kEq, "part", {Scalar::I32(1)}));
   ok->AddFile(File(Path("a2"), 1, 1, 10));
@@ -405,9 +401,8 @@ TEST_F(SnapshotProducerTest, ValidateNoConflictingDataByFilter) {
   EXPECT_THAT(ScanPaths(), ElementsAre(Path("a2"), Path("p2")));
 
   // One to the overwritten partition does.
-  ops_->AddBeforeCommitHook([this]() -> Status {
-    return Append({File(Path("p1"), 1, 1, 10)}).status();
-  });
+  ops_->AddBeforeCommitHook(
+      [this]() -> Status { return Append({File(Path("p1"), 1, 1, 10)}).status(); });
   auto bad = OverwriteFiles::Make(ops_);
   bad->OverwriteByRowFilter(Expression::Make(Operation::kEq, "part", {Scalar::I32(1)}));
   bad->AddFile(File(Path("a3"), 1, 1, 10));
@@ -419,9 +414,8 @@ TEST_F(SnapshotProducerTest, ValidateNoConflictingDataByFilter) {
 
 TEST_F(SnapshotProducerTest, ReplacePartitionsConflictsOnConcurrentAddToPartition) {
   ASSERT_OK(Append({File(Path("a"), 1, 1, 10)}));
-  ops_->AddBeforeCommitHook([this]() -> Status {
-    return Append({File(Path("c"), 1, 1, 10)}).status();
-  });
+  ops_->AddBeforeCommitHook(
+      [this]() -> Status { return Append({File(Path("c"), 1, 1, 10)}).status(); });
   auto replace = ReplacePartitions::Make(ops_);
   replace->AddFile(File(Path("a2"), 1, 1, 10));
   replace->ValidateNoConflictingData();
@@ -468,10 +462,112 @@ TEST_F(SnapshotProducerTest, V1TableAppend) {
   EXPECT_THAT(ScanPaths(), ElementsAre(Path("a"), Path("b")));
 }
 
+TEST_F(SnapshotProducerTest, DeleteFilesInSummariesAndScans) {
+  ASSERT_OK(Append({File(Path("a"), 1, 10, 100), File(Path("b"), 2, 10, 100)}));
+  auto deletes = std::make_shared<DataFile>(*File(Path("a-deletes"), 1, 3, 30));
+  deletes->content = FileContent::kPositionDeletes;
+  auto overwrite = OverwriteFiles::Make(ops_);
+  overwrite->AddFile(deletes);
+  ASSERT_OK_AND_ASSIGN(Table t, overwrite->Commit());
+  std::map<std::string, std::string> expected = {{"operation", "overwrite"},
+                                                 {"added-delete-files", "1"},
+                                                 {"added-position-delete-files", "1"},
+                                                 {"added-position-deletes", "3"},
+                                                 {"added-files-size", "30"},
+                                                 {"changed-partition-count", "1"},
+                                                 {"total-records", "20"},
+                                                 {"total-files-size", "230"},
+                                                 {"total-data-files", "2"},
+                                                 {"total-delete-files", "1"},
+                                                 {"total-position-deletes", "3"},
+                                                 {"total-equality-deletes", "0"}};
+  EXPECT_EQ(t.metadata->CurrentSnapshot()->summary, expected);
+  auto manifests = Manifests(t);
+  ASSERT_EQ(manifests.size(), 2u);
+  EXPECT_EQ(manifests[1].content, FileContent::kPositionDeletes);  // data groups come first
+  auto scan = TableScan::Make(t.metadata, t.io, ScanOptions{});
+  ASSERT_OK(scan);
+  ASSERT_OK_AND_ASSIGN(auto tasks, (*scan)->PlanFiles());
+  ASSERT_EQ(tasks.size(), 2u);
+  ASSERT_EQ(tasks[0].delete_files.size(), 1u);
+  EXPECT_EQ(tasks[0].delete_files[0]->file_path, Path("a-deletes"));
+  EXPECT_TRUE(tasks[1].delete_files.empty());
+
+  auto del = DeleteFiles::Make(ops_);
+  del->DeleteFile(Path("a-deletes"));
+  ASSERT_OK_AND_ASSIGN(Table t2, del->Commit());
+  const auto& summary = t2.metadata->CurrentSnapshot()->summary;
+  EXPECT_EQ(summary.at("removed-delete-files"), "1");
+  EXPECT_EQ(summary.at("removed-position-delete-files"), "1");
+  EXPECT_EQ(summary.at("removed-position-deletes"), "3");
+  EXPECT_EQ(summary.at("total-delete-files"), "0");
+  EXPECT_EQ(summary.at("total-position-deletes"), "0");
+  EXPECT_EQ(summary.at("total-files-size"), "200");
+}
+
+TEST_F(SnapshotProducerTest, AppendRefusesDeleteFilesAndUnknownSpecs) {
+  auto deletes = std::make_shared<DataFile>(*File(Path("d"), 1, 3, 30));
+  deletes->content = FileContent::kEqualityDeletes;
+  auto append = FastAppend::Make(ops_);
+  append->AppendFile(deletes);
+  EXPECT_THAT(append->Commit(), IsErrorWith(StatusCode::kInvalidArgument, "delete file"));
+  auto other_spec = std::make_shared<DataFile>(*File(Path("e"), 1, 3, 30));
+  other_spec->spec_id = 7;
+  auto append2 = FastAppend::Make(ops_);
+  append2->AppendFile(other_spec);
+  EXPECT_THAT(append2->Commit(), IsErrorWith(StatusCode::kInvalidArgument, "partition spec 7"));
+  EXPECT_TRUE(AvroFiles().empty());
+}
+
+TEST_F(SnapshotProducerTest, DeleteByFilterRetriesOverConcurrentAppend) {
+  ASSERT_OK(Append({File(Path("a"), 1, 1, 10), File(Path("b"), 2, 1, 10)}));
+  ops_->AddBeforeCommitHook(
+      [this]() -> Status { return Append({File(Path("c"), 1, 1, 10)}).status(); });
+  auto del = DeleteFiles::Make(ops_);
+  del->DeleteFromRowFilter(Expression::Make(Operation::kEq, "part", {Scalar::I32(1)}));
+  ASSERT_OK_AND_ASSIGN(Table t, del->Commit());
+  // The retry applies the filter to the new base: the concurrently added c goes too.
+  EXPECT_THAT(ScanPaths(), ElementsAre(Path("b")));
+  EXPECT_EQ(t.metadata->CurrentSnapshot()->summary.at("deleted-data-files"), "2");
+  EXPECT_EQ(AvroFiles(), ReferencedAvroFiles());
+}
+
+TEST(RunWithRetriesTest, StopsAtTimeoutAndOnNonRetryable) {
+  CommitRetryOptions options;
+  options.num_retries = 10;
+  options.min_wait_ms = 5;
+  options.total_timeout_ms = 0;
+  int calls = 0;
+  auto conflict = [&](int) -> Result<Table> {
+    ++calls;
+    return Status::CommitConflict("busy");
+  };
+  EXPECT_THAT(RunWithRetries(options, conflict),
+              IsErrorWith(StatusCode::kCommitConflict, "retry timeout"));
+  EXPECT_EQ(calls, 1);
+  calls = 0;
+  options.total_timeout_ms = 1000000;
+  options.min_wait_ms = 0;
+  EXPECT_THAT(RunWithRetries(options, conflict, [](const Status&) { return false; }),
+              IsErrorWith(StatusCode::kCommitConflict, "busy"));
+  EXPECT_EQ(calls, 1);
+  calls = 0;
+  EXPECT_THAT(RunWithRetries(options, conflict),
+              IsErrorWith(StatusCode::kCommitConflict, "after 11 attempts"));
+  EXPECT_EQ(calls, 11);
+  calls = 0;
+  auto io_error = [&](int) -> Result<Table> {
+    ++calls;
+    return Status::IOError("disk");
+  };
+  EXPECT_THAT(RunWithRetries(options, io_error), IsError(StatusCode::kIOError));
+  EXPECT_EQ(calls, 1);
+}
+
 TEST_F(SnapshotProducerTest, RetryOptionsFromProperties) {
-  ASSERT_OK_AND_ASSIGN(auto o, CommitRetryOptions::FromProperties(
-                                   {{"commit.retry.num-retries", "7"},
-                                    {"commit.retry.min-wait-ms", "5"}}));
+  ASSERT_OK_AND_ASSIGN(auto o,
+                       CommitRetryOptions::FromProperties(
+                           {{"commit.retry.num-retries", "7"}, {"commit.retry.min-wait-ms", "5"}}));
   EXPECT_EQ(o.num_retries, 7);
   EXPECT_EQ(o.min_wait_ms, 5);
   EXPECT_EQ(o.max_wait_ms, 60000);
