@@ -22,6 +22,10 @@ struct SqliteOptions {
 /// `path` and switches it to WAL journal mode. Connections are pooled; each has the busy
 /// timeout set, so that writers in several threads and processes are serialised by the
 /// database's locks. kIOError naming the file when it cannot be opened.
+///
+/// SQLite keeps its file-lock bookkeeping per process: a process must not fork() while it
+/// holds connections to a database that the child will open too (close the backend first,
+/// or start the child with exec, as mpirun does).
 Result<SqlBackendPtr> OpenSqliteBackend(const std::string& path, SqliteOptions options = {});
 
 }  // namespace floe::catalog
