@@ -372,6 +372,8 @@ struct Node {
   const Field* field = nullptr;
   std::string name;  // full dotted name
   int leaf = -1;     // for primitive nodes
+  // Whether the node or a node below it is required (so that a check-only walk can skip it).
+  bool has_required = false;
   std::vector<Node> children;
 };
 
@@ -380,6 +382,7 @@ Node BuildNode(const Field& field, std::string name, bool under_repeated,
   Node node;
   node.field = &field;
   node.name = std::move(name);
+  node.has_required = !field.nullable();
   const DataType& type = *field.type();
   if (!type.is_nested()) {
     LeafInfo info;
@@ -397,6 +400,7 @@ Node BuildNode(const Field& field, std::string name, bool under_repeated,
   for (const Field& child : type.fields()) {
     node.children.push_back(
         BuildNode(child, node.name + "." + child.name(), repeated, metrics, leaves));
+    node.has_required = node.has_required || node.children.back().has_required;
   }
   return node;
 }
@@ -657,6 +661,7 @@ struct Walker {
   // Checks required fields and updates the statistics for the rows `rows` of `a`. While
   // `by_row` (no list or map above), indices of `a` are rows of the batch.
   Status Visit(const Node& node, const Array& a, const Rows& rows, size_t depth, bool by_row) {
+    if (stats == nullptr && !node.has_required) return Status::OK();
     if (!node.field->nullable() && a.null_count() > 0) {
       std::optional<int64_t> bad;
       rows.ForEach([&](int64_t i) {

@@ -669,6 +669,40 @@ TEST_F(DataFileWriterTest, NestedColumnMetrics) {
   }
 }
 
+TEST_F(DataFileWriterTest, SlicedBatchesUseTheirOwnRows) {
+  SchemaPtr schema = NestedSchema();
+  RecordBatchPtr batch = NestedBatch(schema)->Slice(2, 2);  // rows 2 and 3
+  ASSERT_OK_AND_ASSIGN(DataFile file, WriteFile(schema, {batch}));
+  EXPECT_EQ(file.record_count, 2);
+  EXPECT_EQ(file.value_counts,
+            (std::map<int32_t, int64_t>{{1, 2}, {4, 2}, {5, 2}, {6, 3}, {8, 3}, {9, 3}}));
+  EXPECT_EQ(file.null_value_counts,
+            (std::map<int32_t, int64_t>{{1, 0}, {4, 1}, {5, 0}, {6, 2}, {8, 1}, {9, 2}}));
+  EXPECT_EQ(file.nan_value_counts, (std::map<int32_t, int64_t>{{4, 0}, {9, 0}}));
+  EXPECT_EQ(file.lower_bounds,
+            (std::map<int32_t, std::string>{{1, LE64(3)}, {4, F64Bytes(-2.0)}, {5, "b"}}));
+  EXPECT_EQ(file.upper_bounds,
+            (std::map<int32_t, std::string>{{1, LE64(4)}, {4, F64Bytes(-2.0)}, {5, "c"}}));
+  std::vector<ArrayPtr> back = ReadBack(path_);
+  for (int c = 0; c < 4; ++c) EXPECT_TRUE(back[c]->Equals(*batch->column(c))) << c;
+}
+
+TEST_F(DataFileWriterTest, FixedAndUuidBoundsAreNeverCut) {
+  SchemaPtr schema = MakeSchema({Field("fx", Fixed(20), true, 1), Field("u", Uuid(), true, 2)});
+  FixedSizeBinaryBuilder fb(Fixed(20)), ub(Uuid());
+  std::string lo(20, 'a'), hi(20, '\xff');
+  ASSERT_OK(fb.Append(hi));
+  ASSERT_OK(fb.Append(lo));
+  std::string u(16, '\xff');
+  ASSERT_OK(ub.Append(u));
+  ASSERT_OK(ub.Append(u));
+  ASSERT_OK_AND_ASSIGN(DataFile file,
+                       WriteFile(schema, {MakeBatch(schema, {*fb.Finish(), *ub.Finish()})},
+                                 {{"write.metadata.metrics.default", "truncate(4)"}}));
+  EXPECT_EQ(file.lower_bounds, (std::map<int32_t, std::string>{{1, lo}, {2, u}}));
+  EXPECT_EQ(file.upper_bounds, (std::map<int32_t, std::string>{{1, hi}, {2, u}}));
+}
+
 TEST_F(DataFileWriterTest, RequiredFieldViolationsAreConstraintErrorsAndLeaveNoFile) {
   SchemaPtr schema = NestedSchema();
   auto expect_rejected = [&](const RecordBatchPtr& batch, const std::string& column) {
