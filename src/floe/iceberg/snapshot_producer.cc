@@ -497,8 +497,8 @@ Result<Table> SnapshotProducer::Commit() {
     }
 
     // --- Validation of the snapshots committed since the starting snapshot. ---
+    std::vector<const Snapshot*> concurrent;
     if (parent != nullptr && st.starting_snapshot_id != parent->snapshot_id) {
-      std::vector<const Snapshot*> concurrent;
       bool found_start = !st.starting_snapshot_id.has_value();
       for (int64_t id : base.Ancestors(parent->snapshot_id)) {
         if (st.starting_snapshot_id && id == *st.starting_snapshot_id) {
@@ -635,6 +635,7 @@ Result<Table> SnapshotProducer::Commit() {
         !delete_paths_.empty() || delete_filter != nullptr || replace_added_partitions_;
     std::set<std::string> found_paths;
     std::vector<ManifestFile> carried;
+    std::vector<DataFilePtr> removed_data;
     for (const ManifestFile& m : parent_manifests) {
       bool has_live = !(m.added_files_count && m.existing_files_count &&
                         *m.added_files_count + *m.existing_files_count == 0);
@@ -734,7 +735,10 @@ Result<Table> SnapshotProducer::Commit() {
         }
         cached = st.filtered.emplace(m.manifest_path, std::move(result)).first;
       }
-      for (const auto& e : cached->second.removed) counts.Removed(*e.data_file);
+      for (const auto& e : cached->second.removed) {
+        counts.Removed(*e.data_file);
+        if (e.data_file->content == FileContent::kData) removed_data.push_back(e.data_file);
+      }
       found_paths.insert(cached->second.found_paths.begin(), cached->second.found_paths.end());
       carried.push_back(cached->second.manifest);
     }
@@ -750,6 +754,53 @@ Result<Table> SnapshotProducer::Commit() {
         }
         return Status::Invalid("table {}: file {} to be removed is not a live file of branch {}",
                                ops_->name(), path, st.branch);
+      }
+    }
+
+    // Delete files committed concurrently for data files this operation removes would be
+    // lost with them (their rows would come back): a conflict.
+    if (validate_no_new_deletes_ && !removed_data.empty() && !concurrent.empty()) {
+      std::map<std::string, const DataFile*> removed_by_path;
+      std::map<std::string, const DataFile*> removed_by_partition;
+      for (const auto& f : removed_data) {
+        removed_by_path.emplace(f->file_path, f.get());
+        removed_by_partition.emplace(PartitionKey(f->spec_id, f->partition), f.get());
+      }
+      for (const Snapshot* snap : concurrent) {
+        if (snap == nullptr || snap->manifest_list.empty()) continue;
+        FLOE_ASSIGN_OR_RAISE(auto manifests, ReadManifestList(*io, snap->manifest_list));
+        for (const ManifestFile& m : manifests) {
+          if (m.content == FileContent::kData || m.added_snapshot_id != snap->snapshot_id) continue;
+          FLOE_ASSIGN_OR_RAISE(auto entries,
+                               ReadManifestSelfDescribed(*io, m, ManifestReadOptions::Live(false)));
+          for (const ManifestEntry& e : entries) {
+            if (e.status != ManifestEntryStatus::kAdded || e.snapshot_id != snap->snapshot_id) {
+              continue;
+            }
+            const DataFile& d = *e.data_file;
+            const DataFile* hit = nullptr;
+            if (d.referenced_data_file) {
+              auto it = removed_by_path.find(*d.referenced_data_file);
+              if (it != removed_by_path.end()) hit = it->second;
+            } else {
+              PartitionSpecPtr dspec = base.SpecById(d.spec_id);
+              if (d.content == FileContent::kEqualityDeletes && dspec != nullptr &&
+                  dspec->is_unpartitioned()) {
+                hit = removed_data.front().get();  // a global equality delete applies to all
+              } else {
+                auto it = removed_by_partition.find(PartitionKey(d.spec_id, d.partition));
+                if (it != removed_by_partition.end()) hit = it->second;
+              }
+            }
+            if (hit != nullptr) {
+              st.fatal_conflict = true;
+              return Status::CommitConflict(
+                  "table {}: delete file {} added by concurrent snapshot {} may apply to data "
+                  "file {}, which this {} removes",
+                  ops_->name(), d.file_path, snap->snapshot_id, hit->file_path, operation_);
+            }
+          }
+        }
       }
     }
 
@@ -961,6 +1012,11 @@ OverwriteFiles& OverwriteFiles::ValidateNoConflictingData() {
   return *this;
 }
 
+OverwriteFiles& OverwriteFiles::ValidateNoConflictingDeletes() {
+  validate_no_new_deletes_ = true;
+  return *this;
+}
+
 OverwriteFiles& OverwriteFiles::ValidateFromSnapshot(int64_t snapshot_id) {
   validate_from_snapshot_id_ = snapshot_id;
   return *this;
@@ -1018,7 +1074,9 @@ DeleteFiles& DeleteFiles::CaseSensitive(bool case_sensitive) {
 }
 
 RewriteFiles::RewriteFiles(TableOperationsPtr ops)
-    : SnapshotProducer(std::move(ops), "replace", /*merge_manifests=*/true) {}
+    : SnapshotProducer(std::move(ops), "replace", /*merge_manifests=*/true) {
+  validate_no_new_deletes_ = true;
+}
 
 std::unique_ptr<RewriteFiles> RewriteFiles::Make(TableOperationsPtr ops) {
   return std::unique_ptr<RewriteFiles>(new RewriteFiles(std::move(ops)));

@@ -128,6 +128,10 @@ class SnapshotProducer {
   std::optional<int64_t> validate_from_snapshot_id_;
   /// Require every explicitly removed file to exist when validating (always on).
   bool validate_deleted_files_exist_ = true;
+  /// Delete files added concurrently that may apply to a data file this operation removes
+  /// are a conflict (by referenced data file, else by partition; a global equality delete
+  /// applies to every file).
+  bool validate_no_new_deletes_ = false;
 
  private:
   struct State;
@@ -172,6 +176,9 @@ class OverwriteFiles final : public SnapshotProducer {
   OverwriteFiles& DeleteFile(std::string path);
   OverwriteFiles& ConflictDetectionFilter(ExpressionPtr filter);
   OverwriteFiles& ValidateNoConflictingData();
+  /// Delete files committed concurrently for a data file this overwrite removes fail the
+  /// commit (their rows would be lost).
+  OverwriteFiles& ValidateNoConflictingDeletes();
   /// Concurrent commits are validated from this snapshot instead of the one the first
   /// attempt was based on.
   OverwriteFiles& ValidateFromSnapshot(int64_t snapshot_id);
@@ -211,7 +218,8 @@ class DeleteFiles final : public SnapshotProducer {
 
 /// Replaces a set of files with another holding the same rows (operation "replace",
 /// e.g. compaction). Every replaced file must still be live, also after a concurrent
-/// commit (kCommitConflict naming it otherwise).
+/// commit, and no delete file for a replaced data file may have been committed
+/// concurrently (kCommitConflict naming the file otherwise).
 class RewriteFiles final : public SnapshotProducer {
  public:
   static std::unique_ptr<RewriteFiles> Make(TableOperationsPtr ops);

@@ -532,6 +532,33 @@ TEST_F(SnapshotProducerTest, DeleteByFilterRetriesOverConcurrentAppend) {
   EXPECT_EQ(AvroFiles(), ReferencedAvroFiles());
 }
 
+TEST_F(SnapshotProducerTest, RewriteConflictsWithConcurrentDeletesForReplacedFile) {
+  ASSERT_OK(Append({File(Path("a"), 1, 10, 100), File(Path("b"), 2, 10, 100)}));
+  auto add_deletes = [this](const std::string& name, int32_t part,
+                            std::optional<std::string> referenced) {
+    return [this, name, part, referenced]() -> Status {
+      auto deletes = std::make_shared<DataFile>(*File(Path(name), part, 1, 10));
+      deletes->content = FileContent::kPositionDeletes;
+      deletes->referenced_data_file = referenced;
+      auto row_delta = OverwriteFiles::Make(ops_);
+      row_delta->AddFile(deletes);
+      return row_delta->Commit().status();
+    };
+  };
+  // Deletes for another partition's file do not conflict.
+  ops_->AddBeforeCommitHook(add_deletes("b-deletes", 2, std::nullopt));
+  auto ok = RewriteFiles::Make(ops_);
+  ok->DeleteFile(Path("a")).AddFile(File(Path("a2"), 1, 10, 90));
+  ASSERT_OK(ok->Commit());
+  // Deletes referencing the replaced file do.
+  ops_->AddBeforeCommitHook(add_deletes("a2-deletes", 1, Path("a2")));
+  auto bad = RewriteFiles::Make(ops_);
+  bad->DeleteFile(Path("a2")).AddFile(File(Path("a3"), 1, 10, 80));
+  EXPECT_THAT(bad->Commit(), IsErrorWith(StatusCode::kCommitConflict, Path("a2-deletes")));
+  EXPECT_THAT(ScanPaths(), ElementsAre(Path("a2"), Path("b")));
+  EXPECT_EQ(AvroFiles(), ReferencedAvroFiles());
+}
+
 TEST(RunWithRetriesTest, StopsAtTimeoutAndOnNonRetryable) {
   CommitRetryOptions options;
   options.num_retries = 10;
