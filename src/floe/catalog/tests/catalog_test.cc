@@ -137,6 +137,23 @@ TEST_F(WorkingDirectoryTest, DefaultCatalogLivesInWarehouse) {
   EXPECT_TRUE(exists);
 }
 
+TEST(OpenCatalogTest, FileUriWarehouseIsKeptAsAUri) {
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(CatalogPtr catalog, OpenCatalog("sqlite:" + dir.path() + "/c.db",
+                                                       "file://" + dir.path() + "/wh"));
+  ASSERT_OK(catalog->CreateNamespace({"db"}));
+  CreateTableRequest request;
+  request.schema = TestSchema();
+  ASSERT_OK_AND_ASSIGN(iceberg::Table table, catalog->CreateTable({{"db"}, "t"}, request));
+  EXPECT_EQ(table.metadata->location, "file://" + dir.path() + "/wh/db/t");
+  const std::string prefix = "file://" + dir.path() + "/wh/db/t/metadata/00000-";
+  ASSERT_EQ(table.metadata_location.substr(0, prefix.size()), prefix);
+  EXPECT_TRUE(
+      std::filesystem::exists(table.metadata_location.substr(std::string("file://").size())));
+  ASSERT_OK_AND_ASSIGN(iceberg::Table loaded, catalog->LoadTable({{"db"}, "t"}));
+  EXPECT_EQ(loaded.metadata_location, table.metadata_location);
+}
+
 TEST(OpenCatalogTest, UnknownSchemeIsNotSupportedNamingIt) {
   EXPECT_THAT(OpenCatalog("postgresql://user:hunter2@host/db"),
               IsErrorWith(StatusCode::kNotSupported, "scheme 'postgresql'"));
