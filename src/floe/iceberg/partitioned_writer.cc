@@ -674,9 +674,35 @@ Result<std::shared_ptr<const PartitionProjector>> MakeProjector(
 
 }  // namespace
 
+Result<PartitionedWriterOptions> WriterOptionsForTable(
+    const TableMetadata& metadata, std::shared_ptr<const io::FileIO> io,
+    const std::map<std::string, std::string>& overrides) {
+  PartitionedWriterOptions o;
+  o.schema = metadata.CurrentSchema();
+  if (!o.schema) {
+    return Status::Invalid("table {}: current schema {} is not in the metadata", metadata.location,
+                           metadata.current_schema_id);
+  }
+  o.spec = metadata.DefaultSpec();
+  o.sort_order = metadata.DefaultSortOrder();
+  FLOE_ASSIGN_OR_RAISE(o.properties,
+                       WriterProperties::Make(metadata.properties, metadata.location, overrides));
+  o.io = std::move(io);
+  return o;
+}
+
+Result<std::unique_ptr<PartitionedWriter>> MakePartitionedWriter(PartitionedWriterOptions options,
+                                                                 bool fanout) {
+  // A spec of void fields only still gives files a tuple of NULLs: it goes the partitioned way.
+  if (!options.spec || options.spec->fields().empty()) {
+    return MakeUnpartitionedWriter(std::move(options));
+  }
+  return fanout ? MakeFanoutWriter(std::move(options)) : MakeClusteredWriter(std::move(options));
+}
+
 Result<std::unique_ptr<PartitionedWriter>> MakeUnpartitionedWriter(
     PartitionedWriterOptions options) {
-  if (options.spec && !options.spec->is_unpartitioned()) {
+  if (options.spec && !options.spec->fields().empty()) {
     return Status::Invalid("unpartitioned writer: spec {} has partition fields",
                            options.spec->spec_id());
   }

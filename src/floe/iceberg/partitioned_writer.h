@@ -6,6 +6,7 @@
 // clustered (one open file; input grouped by partition).
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 #include "floe/iceberg/manifest.h"
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/schema.h"
+#include "floe/iceberg/table_metadata.h"
 #include "floe/io/file_io.h"
 
 namespace floe::iceberg {
@@ -110,6 +112,14 @@ struct PartitionedWriterOptions {
   int64_t fanout_memory_budget_bytes = 256LL << 20;
 };
 
+/// The options for writing into a table as `metadata` describes it: its current schema, default
+/// spec and default sort order (for metrics; files get no sort_order_id), and WriterProperties from
+/// its properties and location with `overrides` on top. Errors as WriterProperties::Make; a
+/// metadata without a current schema is kInvalidArgument.
+Result<PartitionedWriterOptions> WriterOptionsForTable(
+    const TableMetadata& metadata, std::shared_ptr<const io::FileIO> io,
+    const std::map<std::string, std::string>& overrides = {});
+
 /// Writes a table's rows into data files, rolling to a new file when one reaches
 /// write.target-file-size-bytes. Batches must have the schema's columns (see ConformBatch).
 /// Any error of Write or Close aborts the writer (every file it wrote is deleted) and is
@@ -120,13 +130,14 @@ class PartitionedWriter {
 
   /// Writes the rows of `batch` (NULLs in required fields are kConstraint, see DataFileWriter).
   virtual Status Write(const RecordBatch& batch) = 0;
-  /// Closes every open file and returns all files written, in the order they were opened.
+  /// Closes every open file and returns all files written, in the order they were finished.
   virtual Result<std::vector<DataFile>> Close() = 0;
   /// Deletes every file written so far, open or closed. Idempotent.
   virtual Status Abort() = 0;
 };
 
-/// One rolling file at a time, every file in the data location itself.
+/// One rolling file at a time, every file in the data location itself. kInvalidArgument when the
+/// spec has fields.
 Result<std::unique_ptr<PartitionedWriter>> MakeUnpartitionedWriter(
     PartitionedWriterOptions options);
 
@@ -138,5 +149,11 @@ Result<std::unique_ptr<PartitionedWriter>> MakeFanoutWriter(PartitionedWriterOpt
 /// together, partitions in any order). A partition that reappears after its file was closed is
 /// kInvalidArgument naming its partition path.
 Result<std::unique_ptr<PartitionedWriter>> MakeClusteredWriter(PartitionedWriterOptions options);
+
+/// The unpartitioned writer when the spec is null or has no fields (a spec of void fields still
+/// records a tuple of NULLs, so it is written as partitioned); otherwise the fanout writer
+/// when `fanout`, else the clustered one.
+Result<std::unique_ptr<PartitionedWriter>> MakePartitionedWriter(PartitionedWriterOptions options,
+                                                                 bool fanout);
 
 }  // namespace floe::iceberg

@@ -14,6 +14,7 @@
 #include "floe/batch/builder.h"
 #include "floe/format/parquet/reader.h"
 #include "floe/iceberg/manifest_io.h"
+#include "floe/iceberg/table_update.h"
 #include "floe/iceberg/tests/reader_test_util.h"
 #include "floe/io/file_io.h"
 #include "floe/testing/matchers.h"
@@ -482,6 +483,55 @@ TEST_F(PartitionedWriterTest, ParallelWritersNeverCollide) {
   EXPECT_EQ(fa[0].file_path, data_dir() + "/ts_day=2024-01-02/00007-42-op-00001.parquet");
   EXPECT_EQ(fb[0].file_path, data_dir() + "/ts_day=2024-01-02/00008-42-op-00001.parquet");
   EXPECT_EQ(FilesUnder(data_dir()).size(), 2u);
+}
+
+TEST_F(PartitionedWriterTest, OptionsFromTableMetadata) {
+  NewTableOptions t;
+  t.schema = schema_;
+  t.spec = DaySpec();
+  t.location = dir_.path() + "/tbl";
+  t.properties = {{"write.data.path", dir_.path() + "/elsewhere"},
+                  {"write.metadata.metrics.default", "counts"}};
+  ASSERT_OK_AND_ASSIGN(TableMetadataPtr metadata, NewTableMetadata(t, 1700000000000));
+  ASSERT_OK_AND_ASSIGN(
+      PartitionedWriterOptions o,
+      WriterOptionsForTable(*metadata, io_, {{"write.target-file-size-bytes", "1234"}}));
+  EXPECT_EQ(o.properties.data_location, dir_.path() + "/elsewhere");
+  EXPECT_EQ(o.properties.target_file_size_bytes, 1234);
+  EXPECT_EQ(o.spec->fields().size(), 1u);
+  o.operation_id = "op";
+  ASSERT_OK_AND_ASSIGN(auto writer, MakePartitionedWriter(o, /*fanout=*/false));
+  ASSERT_OK(writer->Write(*Batch(schema_, {1}, {kTs}, {"x"})));
+  ASSERT_OK_AND_ASSIGN(auto files, writer->Close());
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].file_path,
+            dir_.path() + "/elsewhere/ts_day=2024-01-02/00000-0-op-00001.parquet");
+  EXPECT_TRUE(files[0].lower_bounds.empty());  // counts only
+  EXPECT_EQ(files[0].value_counts.at(1), 1);
+
+  // A spec of void fields still writes a tuple of NULLs; no spec writes none.
+  ASSERT_OK_AND_ASSIGN(
+      auto void_spec,
+      PartitionSpec::Make(*schema_, 3, {PartitionField{2, 1000, "ts_null", Transform::Void()}}));
+  o.spec = void_spec;
+  o.operation_id = "op2";
+  ASSERT_OK_AND_ASSIGN(writer, MakePartitionedWriter(o, /*fanout=*/true));
+  ASSERT_OK(writer->Write(*Batch(schema_, {1}, {kTs}, {"x"})));
+  ASSERT_OK_AND_ASSIGN(files, writer->Close());
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].spec_id, 3);
+  ASSERT_EQ(files[0].partition.size(), 1u);
+  EXPECT_TRUE(files[0].partition[0].is_null());
+  EXPECT_NE(files[0].file_path.find("/ts_null=null/"), std::string::npos);
+  EXPECT_THAT(MakeUnpartitionedWriter(o), IsError(StatusCode::kInvalidArgument));
+  o.spec = nullptr;
+  o.operation_id = "op3";
+  ASSERT_OK_AND_ASSIGN(writer, MakePartitionedWriter(o, /*fanout=*/true));
+  ASSERT_OK(writer->Write(*Batch(schema_, {1}, {kTs}, {"x"})));
+  ASSERT_OK_AND_ASSIGN(files, writer->Close());
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_TRUE(files[0].partition.empty());
+  EXPECT_EQ(files[0].file_path, dir_.path() + "/elsewhere/00000-0-op3-00001.parquet");
 }
 
 }  // namespace
