@@ -639,7 +639,10 @@ Result<Table> SnapshotProducer::Commit() {
     for (const ManifestFile& m : parent_manifests) {
       bool has_live = !(m.added_files_count && m.existing_files_count &&
                         *m.added_files_count + *m.existing_files_count == 0);
-      if (!removes_files || !has_live) {
+      // A manifest left with only DELETED entries by an earlier snapshot is history: it is
+      // not carried into the new snapshot.
+      if (!has_live) continue;
+      if (!removes_files) {
         carried.push_back(m);
         continue;
       }

@@ -559,6 +559,23 @@ TEST_F(SnapshotProducerTest, RewriteConflictsWithConcurrentDeletesForReplacedFil
   EXPECT_EQ(AvroFiles(), ReferencedAvroFiles());
 }
 
+TEST_F(SnapshotProducerTest, ManifestsWithoutLiveFilesAreDroppedNextTime) {
+  ASSERT_OK(Append({File(Path("a"), 1, 1, 10)}));
+  ASSERT_OK(Append({File(Path("b"), 2, 1, 10)}));
+  auto del = DeleteFiles::Make(ops_);
+  del->DeleteFile(Path("a"));
+  ASSERT_OK_AND_ASSIGN(Table t, del->Commit());
+  auto manifests = Manifests(t);
+  ASSERT_EQ(manifests.size(), 2u);  // the deleting snapshot keeps its DELETED entry
+  EXPECT_EQ(manifests[1].deleted_files_count, 1);
+  EXPECT_EQ(manifests[1].added_snapshot_id, del->snapshot_id());
+  ASSERT_OK(Append({File(Path("c"), 3, 1, 10)}));
+  auto after = Manifests(Current());
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_EQ(after[1].manifest_path, manifests[0].manifest_path);
+  EXPECT_THAT(ScanPaths(), ElementsAre(Path("b"), Path("c")));
+}
+
 TEST(RunWithRetriesTest, StopsAtTimeoutAndOnNonRetryable) {
   CommitRetryOptions options;
   options.num_retries = 10;
