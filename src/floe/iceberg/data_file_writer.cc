@@ -897,6 +897,8 @@ Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Open(
   impl->walker.leaves = &impl->leaves;
   impl->walker.stats = &impl->stats;
   parquet::WriterOptions popts = impl->options.parquet;
+  // Value and null counts come from the column chunk statistics.
+  popts.write_statistics = true;
   FLOE_ASSIGN_OR_RAISE(std::string schema_json, SchemaToJsonString(*impl->schema));
   popts.key_value_metadata.emplace_back("iceberg.schema", std::move(schema_json));
   FLOE_ASSIGN_OR_RAISE(std::unique_ptr<io::OutputStream> out,

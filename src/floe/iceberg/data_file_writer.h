@@ -142,6 +142,7 @@ struct DataFileWriterOptions {
   PartitionValues partition;
   /// Set on the DataFile when the rows are sorted by this table sort order.
   std::optional<int32_t> sort_order_id;
+  /// Column statistics are always written (the value and null counts come from them).
   parquet::WriterOptions parquet;
 };
 
