@@ -319,6 +319,7 @@ struct SnapshotProducer::State {
   std::optional<int64_t> starting_snapshot_id;
   /// A validation failure: a real conflict, not retried.
   bool fatal_conflict = false;
+  bool committed = false;
 
   bool new_manifests_written = false;
   std::vector<ManifestFile> new_manifests;
@@ -421,6 +422,11 @@ class FilterProjections {
 
 Result<Table> SnapshotProducer::Commit() {
   State& st = *state_;
+  if (st.committed) {
+    return Status::Invalid("table {}: this {} operation was already committed (snapshot {})",
+                           ops_->name(), operation_, snapshot_id_);
+  }
+  st.fatal_conflict = false;
   std::set<std::string> committed_files;
 
   auto attempt_fn = [&](int attempt) -> Result<Table> {
@@ -940,9 +946,8 @@ Result<Table> SnapshotProducer::Commit() {
   // Files this operation wrote that the committed snapshot does not reference (earlier
   // attempts' lists and manifests, or everything after a failure) are referenced by no
   // metadata: delete them. Errors while deleting are ignored (the files are orphans).
-  io::FileIO const* io = nullptr;
-  auto io_holder = ops_->io();
-  io = io_holder.get();
+  st.committed = result.has_value();
+  std::shared_ptr<const io::FileIO> io = ops_->io();
   for (const std::string& path : st.written) {
     if (result.has_value() && committed_files.count(path) > 0) continue;
     (void)io->Delete(path);

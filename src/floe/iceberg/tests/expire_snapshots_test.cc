@@ -187,5 +187,32 @@ TEST_F(ExpireSnapshotsTest, ExplicitIdsAndNoCleanup) {
   EXPECT_TRUE(Exists(Path("a")));
 }
 
+TEST_F(ExpireSnapshotsTest, TablePropertiesSetTheDefaults) {
+  int64_t s1 = Append("a");
+  int64_t s2 = Append("b");
+  int64_t s3 = Append("c");
+  auto props = UpdateProperties::Make(ops_);
+  props->Set("history.expire.max-snapshot-age-ms", "0")
+      .Set("history.expire.min-snapshots-to-keep", "2");
+  ASSERT_OK(props->Commit());
+  auto expire = ExpireSnapshots::Make(ops_);
+  expire->SetNowMs(kFarFuture);
+  ASSERT_OK_AND_ASSIGN(ExpireSnapshotsResult r, expire->Commit());
+  EXPECT_EQ(r.expired_snapshot_ids, std::vector<int64_t>{s1});
+  ASSERT_EQ(r.table.metadata->snapshots.size(), 2u);
+  EXPECT_NE(r.table.metadata->SnapshotById(s2), nullptr);
+  EXPECT_NE(r.table.metadata->SnapshotById(s3), nullptr);
+  // a is still live in s2 and s3: only s1's list goes.
+  EXPECT_THAT(r.deleted_files, IsEmpty());
+  EXPECT_THAT(r.deleted_manifests, IsEmpty());
+  EXPECT_EQ(r.deleted_manifest_lists.size(), 1u);
+
+  auto bad = UpdateProperties::Make(ops_);
+  bad->Set("history.expire.min-snapshots-to-keep", "many");
+  ASSERT_OK(bad->Commit());
+  EXPECT_THAT(ExpireSnapshots::Make(ops_)->Commit(),
+              IsErrorWith(StatusCode::kInvalidArgument, "history.expire.min-snapshots-to-keep"));
+}
+
 }  // namespace
 }  // namespace floe::iceberg

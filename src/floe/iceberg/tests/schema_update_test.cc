@@ -76,6 +76,28 @@ TEST_F(SchemaUpdateTest, AddColumnsGetNewIds) {
   EXPECT_EQ(t.metadata->last_column_id, 10);
 }
 
+TEST_F(SchemaUpdateTest, AddToListElementStructAndRefuseBadParents) {
+  {
+    auto update = UpdateSchema::Make(ops_);
+    update->AddColumn("points", List(Field("element", Struct({Field("x", Int32(), true)}), true)));
+    ASSERT_OK(update->Commit());
+  }
+  // points:7, element:8, x:9.
+  auto update = UpdateSchema::Make(ops_);
+  update->AddColumn("points", "y", Int32());
+  ASSERT_OK(update->Commit());
+  EXPECT_EQ(*Current()->FindColumnName(10), "points.element.y");
+  auto bad = UpdateSchema::Make(ops_);
+  bad->AddColumn("data", "z", Int32());
+  EXPECT_THAT(bad->Commit(), IsErrorWith(StatusCode::kInvalidArgument, "not a struct"));
+  auto dotted = UpdateSchema::Make(ops_);
+  dotted->AddColumn("a.b", Int32());
+  EXPECT_THAT(dotted->Commit(), IsErrorWith(StatusCode::kInvalidArgument, "'a.b'"));
+  auto taken = UpdateSchema::Make(ops_);
+  taken->AddColumn("data", Int32());
+  EXPECT_THAT(taken->Commit(), IsErrorWith(StatusCode::kInvalidArgument, "'data'"));
+}
+
 TEST_F(SchemaUpdateTest, DropThenReAddGetsNewId) {
   {
     auto update = UpdateSchema::Make(ops_);

@@ -576,6 +576,40 @@ TEST_F(SnapshotProducerTest, ManifestsWithoutLiveFilesAreDroppedNextTime) {
   EXPECT_THAT(ScanPaths(), ElementsAre(Path("b"), Path("c")));
 }
 
+TEST_F(SnapshotProducerTest, CommitsOnceWithCustomSummary) {
+  auto append = FastAppend::Make(ops_);
+  append->AppendFile(File(Path("a"), 1, 1, 10));
+  append->SetSummaryProperty("spark.app.id", "app-1");
+  ASSERT_OK_AND_ASSIGN(Table t, append->Commit());
+  EXPECT_EQ(t.metadata->CurrentSnapshot()->summary.at("spark.app.id"), "app-1");
+  EXPECT_THAT(append->Commit(), IsErrorWith(StatusCode::kInvalidArgument, "already committed"));
+  EXPECT_EQ(Current().metadata->snapshots.size(), 1u);
+}
+
+TEST_F(SnapshotProducerTest, ReplacePartitionsOfUnpartitionedTableReplacesAll) {
+  auto schema = Schema::Make(0, {Field("id", Int64(), false, 1)});
+  ASSERT_OK(schema);
+  NewTableOptions options;
+  options.schema = *schema;
+  options.location = dir_.Join("u");
+  ASSERT_OK_AND_ASSIGN(auto ops, InMemoryTableOps::Create(options));
+  auto file = [&](const std::string& name) {
+    auto f = std::make_shared<DataFile>();
+    f->file_path = dir_.Join("u/" + name);
+    f->record_count = 1;
+    f->file_size_in_bytes = 1;
+    return f;
+  };
+  auto append = FastAppend::Make(ops);
+  append->AppendFile(file("a")).AppendFile(file("b"));
+  ASSERT_OK(append->Commit());
+  auto replace = ReplacePartitions::Make(ops);
+  replace->AddFile(file("c"));
+  ASSERT_OK_AND_ASSIGN(Table t, replace->Commit());
+  EXPECT_EQ(t.metadata->CurrentSnapshot()->summary.at("deleted-data-files"), "2");
+  EXPECT_EQ(t.metadata->CurrentSnapshot()->summary.at("total-data-files"), "1");
+}
+
 TEST(RunWithRetriesTest, StopsAtTimeoutAndOnNonRetryable) {
   CommitRetryOptions options;
   options.num_retries = 10;
