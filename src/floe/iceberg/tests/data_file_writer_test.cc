@@ -14,6 +14,8 @@
 #include "floe/batch/builder.h"
 #include "floe/format/parquet/metadata.h"
 #include "floe/format/parquet/reader.h"
+#include "floe/iceberg/evaluator.h"
+#include "floe/iceberg/expression.h"
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/single_value.h"
 #include "floe/iceberg/tests/reader_test_util.h"
@@ -558,6 +560,42 @@ TEST_F(DataFileWriterTest, NaNAndSignedZeros) {
   EXPECT_EQ(file.upper_bounds[1], F32Bytes(0.0f));
   EXPECT_EQ(file.lower_bounds[2], F64Bytes(-0.0));
   EXPECT_EQ(file.upper_bounds[2], F64Bytes(7.0));
+}
+
+TEST_F(DataFileWriterTest, MetricsEvaluatorNeverPrunesAFileThatHasTheValue) {
+  SchemaPtr schema = MakeSchema({Field("s", String(), true, 1), Field("d", Float64(), true, 2),
+                                 Field("l", List(Field("element", Int32(), true, 4)), true, 3)});
+  std::string long_a(20, 'a'), long_z(20, 'z');
+  ListBuilder lb(schema->columns()->field(2).type());
+  auto* el = static_cast<Int32Builder*>(lb.value_builder());
+  ASSERT_OK(lb.Append());
+  ASSERT_OK(el->Append(5));
+  ASSERT_OK(lb.AppendNull());
+  RecordBatchPtr batch =
+      MakeBatch(schema, {Strs({long_a, long_z}), F64s({0.0, 0.0}), *lb.Finish()});
+  ASSERT_OK_AND_ASSIGN(DataFile file, WriteFile(schema, {batch}));
+  auto may_match = [&](Operation op, const std::string& column, Scalar literal) {
+    std::vector<Scalar> literals;
+    if (op != Operation::kIsNan && op != Operation::kNotNan) literals.push_back(literal);
+    auto bound = Bind(Expression::Make(op, column, literals), *schema, true);
+    EXPECT_TRUE(bound.ok()) << bound.status().ToString();
+    auto r = InclusiveMetricsMayMatch(**bound, *schema, file);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() && *r;
+  };
+  // Truncated string bounds still cover the values.
+  EXPECT_TRUE(may_match(Operation::kEq, "s", Scalar::Str(long_a)));
+  EXPECT_TRUE(may_match(Operation::kEq, "s", Scalar::Str(long_z)));
+  EXPECT_TRUE(may_match(Operation::kGtEq, "s", Scalar::Str(long_z)));
+  EXPECT_FALSE(may_match(Operation::kLt, "s", Scalar::Str("a")));
+  EXPECT_FALSE(may_match(Operation::kGt, "s", Scalar::Str("zzzzzzzzzzzzzzz{")));
+  // Only +0.0 was written; -0.0 equals it and must not be pruned.
+  EXPECT_TRUE(may_match(Operation::kEq, "d", Scalar::F64(-0.0)));
+  EXPECT_TRUE(may_match(Operation::kEq, "d", Scalar::F64(0.0)));
+  EXPECT_FALSE(may_match(Operation::kGt, "d", Scalar::F64(0.0)));
+  EXPECT_FALSE(may_match(Operation::kIsNan, "d", Scalar::F64(0.0)));
+  // List elements have counts but no bounds: never pruned by value.
+  EXPECT_TRUE(may_match(Operation::kEq, "l.element", Scalar::I32(99)));
 }
 
 TEST_F(DataFileWriterTest, NullOnlyColumnHasCountsButNoBounds) {
