@@ -354,7 +354,12 @@ TEST_F(SnapshotProducerTest, ConcurrentAppendsBothLand) {
   EXPECT_THAT(s->manifest_list, HasSubstr("/snap-" + std::to_string(s->snapshot_id) + "-2-"));
   EXPECT_EQ(s->summary.at("total-records"), "6");
   EXPECT_EQ(s->summary.at("total-data-files"), "3");
-  EXPECT_EQ(Manifests(t).size(), 3u);
+  auto manifests = Manifests(t);
+  ASSERT_EQ(manifests.size(), 3u);
+  // The retry reused the manifest of the first attempt (the operation's only one, m0).
+  EXPECT_EQ(manifests[0].added_snapshot_id, s->snapshot_id);
+  EXPECT_THAT(manifests[0].manifest_path, ::testing::EndsWith("-m0.avro"));
+  EXPECT_EQ(manifests[0].sequence_number, 3);
   EXPECT_THAT(ScanPaths(), ElementsAre(Path("base"), Path("mine"), Path("other")));
   EXPECT_EQ(AvroFiles(), ReferencedAvroFiles());
 }
