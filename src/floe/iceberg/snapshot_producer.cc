@@ -589,6 +589,22 @@ Result<Table> SnapshotProducer::Commit() {
       }
     }
 
+    if (validate_added_files_match_filter_ && delete_filter != nullptr) {
+      for (const auto& f : added_data_files_) {
+        FLOE_ASSIGN_OR_RAISE(const FilterProjections::ForSpec* proj,
+                             delete_filter->Get(base, f->spec_id));
+        FLOE_ASSIGN_OR_RAISE(bool all, EvaluatePartition(*proj->strict, f->partition));
+        if (!all) {
+          FLOE_ASSIGN_OR_RAISE(all, StrictMetricsAllMatch(*delete_filter->bound(), *schema, *f));
+        }
+        if (!all) {
+          return Status::Invalid(
+              "table {}: added file {} may hold rows that do not match the overwrite filter '{}'",
+              ops_->name(), f->file_path, delete_filter_->ToString());
+        }
+      }
+    }
+
     // --- New manifests for the added files (written once, reused by retries). ---
 
     SummaryCounts counts;
@@ -1022,6 +1038,11 @@ OverwriteFiles& OverwriteFiles::ValidateNoConflictingData() {
 
 OverwriteFiles& OverwriteFiles::ValidateNoConflictingDeletes() {
   validate_no_new_deletes_ = true;
+  return *this;
+}
+
+OverwriteFiles& OverwriteFiles::ValidateAddedFilesMatchOverwriteFilter() {
+  validate_added_files_match_filter_ = true;
   return *this;
 }
 

@@ -132,6 +132,8 @@ class SnapshotProducer {
   /// are a conflict (by referenced data file, else by partition; a global equality delete
   /// applies to every file).
   bool validate_no_new_deletes_ = false;
+  /// Every added data file must hold only rows matching the delete filter.
+  bool validate_added_files_match_filter_ = false;
 
  private:
   struct State;
@@ -179,6 +181,9 @@ class OverwriteFiles final : public SnapshotProducer {
   /// Delete files committed concurrently for a data file this overwrite removes fail the
   /// commit (their rows would be lost).
   OverwriteFiles& ValidateNoConflictingDeletes();
+  /// Every added data file must provably hold only rows matching the row filter (by its
+  /// partition or column metrics); kInvalidArgument naming the file otherwise.
+  OverwriteFiles& ValidateAddedFilesMatchOverwriteFilter();
   /// Concurrent commits are validated from this snapshot instead of the one the first
   /// attempt was based on.
   OverwriteFiles& ValidateFromSnapshot(int64_t snapshot_id);

@@ -615,6 +615,21 @@ TEST_F(SnapshotProducerTest, ReplacePartitionsOfUnpartitionedTableReplacesAll) {
   EXPECT_EQ(t.metadata->CurrentSnapshot()->summary.at("total-data-files"), "1");
 }
 
+TEST_F(SnapshotProducerTest, OverwriteValidatesAddedFilesAgainstFilter) {
+  ASSERT_OK(Append({File(Path("a"), 1, 1, 10)}));
+  auto filter = Expression::Make(Operation::kEq, "part", {Scalar::I32(1)});
+  auto bad = OverwriteFiles::Make(ops_);
+  bad->OverwriteByRowFilter(filter).AddFile(File(Path("x"), 2, 1, 10));
+  bad->ValidateAddedFilesMatchOverwriteFilter();
+  EXPECT_THAT(bad->Commit(), IsErrorWith(StatusCode::kInvalidArgument, Path("x")));
+  EXPECT_EQ(AvroFiles(), ReferencedAvroFiles());
+  auto ok = OverwriteFiles::Make(ops_);
+  ok->OverwriteByRowFilter(filter).AddFile(File(Path("y"), 1, 1, 10));
+  ok->ValidateAddedFilesMatchOverwriteFilter();
+  ASSERT_OK(ok->Commit());
+  EXPECT_THAT(ScanPaths(), ElementsAre(Path("y")));
+}
+
 TEST(RunWithRetriesTest, StopsAtTimeoutAndOnNonRetryable) {
   CommitRetryOptions options;
   options.num_retries = 10;
