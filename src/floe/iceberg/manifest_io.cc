@@ -272,15 +272,22 @@ class DataFileDecoder {
       d.partition_kinds_.push_back(k);
     }
     if (options.include_column_stats && !options.stats_column_ids.empty()) {
-      int32_t max_id =
-          *std::max_element(options.stats_column_ids.begin(), options.stats_column_ids.end());
-      if (max_id >= 0) {
-        d.stats_filter_.assign(static_cast<size_t>(max_id) + 1, false);
-        for (int32_t id : options.stats_column_ids) {
-          if (id >= 0) d.stats_filter_[static_cast<size_t>(id)] = true;
+      // Ids are dense and small for ordinary columns (a bitmap lookup); the spec's reserved
+      // metadata columns sit near 2^31 and are kept in a sorted list instead, so that the
+      // bitmap never grows with them.
+      for (int32_t id : options.stats_column_ids) {
+        if (id < 0) continue;
+        if (id < kMaxBitmapStatsId) {
+          if (static_cast<size_t>(id) >= d.stats_filter_.size()) {
+            d.stats_filter_.resize(static_cast<size_t>(id) + 1, false);
+          }
+          d.stats_filter_[static_cast<size_t>(id)] = true;
+        } else {
+          d.large_stats_ids_.push_back(id);
         }
-        d.filter_stats_ = true;
       }
+      std::sort(d.large_stats_ids_.begin(), d.large_stats_ids_.end());
+      d.filter_stats_ = true;
     }
     return d;
   }
@@ -440,15 +447,21 @@ class DataFileDecoder {
  private:
   bool KeepStat(int32_t id) const {
     if (!filter_stats_) return true;
-    return id >= 0 && static_cast<size_t>(id) < stats_filter_.size() &&
-           stats_filter_[static_cast<size_t>(id)];
+    if (id < 0) return false;
+    if (id < kMaxBitmapStatsId) {
+      return static_cast<size_t>(id) < stats_filter_.size() &&
+             stats_filter_[static_cast<size_t>(id)];
+    }
+    return std::binary_search(large_stats_ids_.begin(), large_stats_ids_.end(), id);
   }
 
   DataFileLayout layout_;
   TypePtr partition_type_;
   std::vector<ValueKind> partition_kinds_;
   bool filter_stats_ = false;
+  static constexpr int32_t kMaxBitmapStatsId = 1 << 20;
   std::vector<bool> stats_filter_;
+  std::vector<int32_t> large_stats_ids_;
 
   ArrayPtr content_, file_path_, file_format_, record_count_, file_size_, key_metadata_,
       split_offsets_, split_values_, equality_ids_, equality_values_, sort_order_id_, first_row_id_,

@@ -205,5 +205,13 @@ nlohmann::json PartitionFieldsToJson(const PartitionSpec& spec);
 Result<SortOrderPtr> SortOrderFromJson(const nlohmann::json& json, const Schema& schema,
                                        std::string_view context);
 nlohmann::json SortOrderToJson(const SortOrder& order);
+/// Snapshot, ref and statistics-file JSON as in table metadata (and REST updates).
+Result<Snapshot> SnapshotFromJson(const nlohmann::json& json, int format_version,
+                                  std::string_view context);
+nlohmann::json SnapshotToJson(const Snapshot& snapshot, int format_version);
+Result<SnapshotRef> RefFromJson(const nlohmann::json& json, std::string_view context);
+nlohmann::json RefToJson(const SnapshotRef& ref);
+Result<StatisticsFile> StatisticsFromJson(const nlohmann::json& json, std::string_view context);
+nlohmann::json StatisticsToJson(const StatisticsFile& statistics);
 
 }  // namespace floe::iceberg

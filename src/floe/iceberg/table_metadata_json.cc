@@ -201,8 +201,6 @@ json SortOrderToJson(const SortOrder& order) {
   return json{{"order-id", order.order_id()}, {"fields", std::move(fields)}};
 }
 
-namespace {
-
 Result<Snapshot> SnapshotFromJson(const json& j, int format_version, std::string_view context) {
   if (!j.is_object()) {
     return Status::Corrupt("{}: a snapshot must be an object, got {}", context, j.type_name());
@@ -343,6 +341,8 @@ json StatisticsToJson(const StatisticsFile& s) {
   if (s.key_metadata) out["key-metadata"] = *s.key_metadata;
   return out;
 }
+
+namespace {
 
 // Reads an optional array member, parsing each element with `parse`.
 template <typename T, typename Parse>
