@@ -7,7 +7,7 @@ JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 FUZZ_LONG_SECONDS ?= 1800
 
-.PHONY: all deps configure build test unit-test fuzz-smoke fuzz demo bench bench-iceberg format clean
+.PHONY: all deps configure build test unit-test fuzz-smoke fuzz demo bench bench-iceberg bench-iceberg-write format clean
 
 all: build
 
@@ -45,6 +45,9 @@ bench: build
 bench-iceberg: build
 	$(BUILD_DIR)/bench/floe_avro_decode_bench
 	$(BUILD_DIR)/bench/floe_iceberg_plan_bench
+
+bench-iceberg-write: build
+	bench/iceberg_append.sh
 
 format:
 	git ls-files '*.h' '*.cc' | xargs clang-format -i
