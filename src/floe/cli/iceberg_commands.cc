@@ -12,9 +12,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include "floe/cli/iceberg_write_commands.h"
 #include "floe/cli/row_output.h"
 #include "floe/common/thread_pool.h"
+#include "floe/catalog/catalog.h"
 #include "floe/iceberg/expression.h"
+#include "floe/iceberg/spec_text.h"
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/table_scan.h"
 #include "floe/io/file_io.h"
@@ -28,6 +31,13 @@ using iceberg::Table;
 using iceberg::TableScan;
 
 Result<Table> OpenTableFromOptions(const IcebergTableOptions& options) {
+  if (options.catalog_uri) {
+    CatalogOptions catalog_options{*options.catalog_uri, options.warehouse};
+    FLOE_ASSIGN_OR_RAISE(catalog::CatalogPtr catalog, OpenCatalogFromOptions(catalog_options));
+    FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id,
+                         catalog::TableIdentifier::Parse(options.table));
+    return catalog->LoadTable(id);
+  }
   FLOE_ASSIGN_OR_RAISE(std::shared_ptr<io::LocalFileIO> io,
                        io::LocalFileIO::Make(options.path_map, options.base));
   return iceberg::OpenTable(options.table, std::move(io));
@@ -248,8 +258,66 @@ Status RunIcebergPlan(const IcebergPlanOptions& options) {
   return CheckStdout();
 }
 
-Status RunIcebergInfo(const IcebergTableOptions& options) {
+namespace {
+
+nlohmann::json InfoToJson(const Table& table) {
+  const iceberg::TableMetadata& md = *table.metadata;
+  nlohmann::json out;
+  out["metadata"] = table.metadata_location;
+  out["format_version"] = md.format_version;
+  out["table_uuid"] = md.table_uuid;
+  out["location"] = io::RedactUri(md.location);
+  out["last_updated_ms"] = md.last_updated_ms;
+  out["current_schema_id"] = md.current_schema_id;
+  iceberg::SchemaPtr schema = md.CurrentSchema();
+  if (schema != nullptr) {
+    out["schema"] = schema->ToString();
+    if (iceberg::PartitionSpecPtr spec = md.DefaultSpec()) {
+      out["partition"] = iceberg::PartitionSpecText(*spec, *schema);
+    }
+    if (iceberg::SortOrderPtr order = md.DefaultSortOrder()) {
+      out["sort"] = iceberg::SortOrderText(*order, *schema);
+    }
+  }
+  out["default_spec_id"] = md.default_spec_id;
+  out["default_sort_order_id"] = md.default_sort_order_id;
+  nlohmann::json properties = nlohmann::json::object();
+  for (const auto& [key, value] : io::RedactProperties(md.properties)) properties[key] = value;
+  out["properties"] = std::move(properties);
+  out["current_snapshot_id"] = md.current_snapshot_id ? nlohmann::json(*md.current_snapshot_id)
+                                                      : nlohmann::json(nullptr);
+  nlohmann::json refs = nlohmann::json::object();
+  for (const auto& [name, ref] : md.refs) {
+    refs[name] = {{"type", ref.is_branch() ? "branch" : "tag"}, {"snapshot_id", ref.snapshot_id}};
+  }
+  out["refs"] = std::move(refs);
+  nlohmann::json snapshots = nlohmann::json::array();
+  for (const iceberg::Snapshot& snapshot : md.snapshots) {
+    nlohmann::json summary = nlohmann::json::object();
+    for (const auto& [key, value] : snapshot.summary) summary[key] = value;
+    snapshots.push_back(
+        {{"snapshot_id", snapshot.snapshot_id},
+         {"parent_snapshot_id", snapshot.parent_snapshot_id
+                                    ? nlohmann::json(*snapshot.parent_snapshot_id)
+                                    : nlohmann::json(nullptr)},
+         {"sequence_number", snapshot.sequence_number},
+         {"timestamp_ms", snapshot.timestamp_ms},
+         {"manifest_list", snapshot.manifest_list},
+         {"operation", snapshot.operation()},
+         {"summary", std::move(summary)}});
+  }
+  out["snapshots"] = std::move(snapshots);
+  return out;
+}
+
+}  // namespace
+
+Status RunIcebergInfo(const IcebergTableOptions& options, const std::string& format) {
   FLOE_ASSIGN_OR_RAISE(Table table, OpenTableFromOptions(options));
+  if (format == "json") {
+    std::cout << InfoToJson(table).dump(2) << '\n';
+    return CheckStdout();
+  }
   const iceberg::TableMetadata& md = *table.metadata;
   std::cout << "metadata: " << table.metadata_location << '\n';
   std::cout << "format-version: " << md.format_version << '\n';
@@ -299,7 +367,12 @@ namespace {
 void AddTableOptions(CLI::App* cmd, IcebergTableOptions* o, std::shared_ptr<std::string> snapshot,
                      std::shared_ptr<std::string> ref, std::shared_ptr<std::string> as_of,
                      bool with_snapshot) {
-  cmd->add_option("TABLE", o->table, "Table directory or metadata file")->required();
+  cmd->add_option("TABLE", o->table,
+                  "Table directory or metadata file; with --catalog, the table's name (ns.name)")
+      ->required();
+  cmd->add_option("--catalog", o->catalog_uri,
+                  "Load TABLE through this catalog (sqlite:///abs/path.db or sqlite:rel.db)");
+  cmd->add_option("--warehouse", o->warehouse, "The catalog's warehouse directory");
   cmd->add_option("--path-map", o->path_map,
                   "Rewrite paths in the metadata that start with FROM to start with TO "
                   "(FROM=TO, repeatable)");
@@ -325,7 +398,8 @@ void ApplySnapshotOptions(IcebergTableOptions* o, const CLI::App* cmd, const std
 
 void AddIcebergCommands(CLI::App* app, CommandAction* action) {
   CLI::App* iceberg =
-      app->add_subcommand("iceberg", "Read Iceberg tables: print rows, scan plans and metadata");
+      app->add_subcommand("iceberg", "Read and write Iceberg tables, through a catalog or a table "
+                                     "directory");
   iceberg->require_subcommand(1);
   {
     auto o = std::make_shared<IcebergScanOptions>();
@@ -367,11 +441,18 @@ void AddIcebergCommands(CLI::App* app, CommandAction* action) {
   }
   {
     auto o = std::make_shared<IcebergTableOptions>();
+    auto format = std::make_shared<std::string>("text");
     CLI::App* cmd = iceberg->add_subcommand(
         "info", "Print TABLE's schema, partition specs, sort orders, properties and snapshots");
     AddTableOptions(cmd, o.get(), nullptr, nullptr, nullptr, false);
-    cmd->callback([action, o] { *action = [o] { return RunIcebergInfo(*o); }; });
+    cmd->add_option("--format", *format, "Output format")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+    cmd->callback([action, o, format] {
+      *action = [o, format] { return RunIcebergInfo(*o, *format); };
+    });
   }
+  AddIcebergWriteCommands(iceberg, action);
 }
 
 }  // namespace floe::cli

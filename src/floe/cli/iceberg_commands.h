@@ -16,8 +16,12 @@ namespace floe::cli {
 
 /// Where a table lies and how the paths in its metadata map to local files.
 struct IcebergTableOptions {
-  /// A table directory or a metadata file.
+  /// A table directory or a metadata file; with `catalog_uri`, a table name (ns.name).
   std::string table;
+  /// --catalog URI: load `table` through this catalog instead of from the filesystem.
+  std::optional<std::string> catalog_uri;
+  /// --warehouse DIR (with --catalog).
+  std::string warehouse;
   /// --path-map FROM=TO rules (repeatable).
   std::vector<std::string> path_map;
   /// --base DIR: what relative paths in the metadata resolve against (default: the
@@ -55,8 +59,9 @@ Status RunIcebergScan(const IcebergScanOptions& options);
 /// Prints the planned task groups of a table snapshot.
 Status RunIcebergPlan(const IcebergPlanOptions& options);
 /// Prints a table's schema, partition specs, sort orders, properties (secrets redacted),
-/// refs and snapshots.
-Status RunIcebergInfo(const IcebergTableOptions& options);
+/// refs and snapshots; `format` is "text" or "json" (one object with the same content,
+/// snapshots with their full summaries).
+Status RunIcebergInfo(const IcebergTableOptions& options, const std::string& format = "text");
 
 /// Parses --snapshot: a signed 64-bit id, or an unsigned one above INT64_MAX taken modulo
 /// 2^64 (as table metadata with such ids is read).
@@ -66,7 +71,7 @@ Result<int64_t> ParseSnapshotId(std::string_view text);
 /// "YYYY-MM-DD[ HH:MM[:SS[.fff]]]" (a 'T' may separate date and time).
 Result<int64_t> ParseAsOf(std::string_view text);
 
-/// Adds `floe iceberg scan|plan|info`.
+/// Adds `floe iceberg scan|plan|info` and the catalog commands (iceberg_write_commands.h).
 void AddIcebergCommands(CLI::App* app, CommandAction* action);
 
 }  // namespace floe::cli
