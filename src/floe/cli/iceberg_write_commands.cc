@@ -784,6 +784,14 @@ Status RunCreateTable(const CreateTableOptions& options) {
   return CheckStdout();
 }
 
+Status RunDropTable(const DropTableOptions& options) {
+  FLOE_ASSIGN_OR_RAISE(CatalogPtr catalog, OpenCatalogFromOptions(options.catalog));
+  FLOE_ASSIGN_OR_RAISE(TableIdentifier id, TableIdentifier::Parse(options.table));
+  FLOE_RETURN_NOT_OK(catalog->DropTable(id, options.purge));
+  std::cout << (options.purge ? "dropped and purged " : "dropped ") << id.ToString() << '\n';
+  return CheckStdout();
+}
+
 Status RunAddFiles(const AddFilesOptions& options) {
   FLOE_ASSIGN_OR_RAISE(LoadedTable loaded, LoadTableFromCatalog(options.catalog, options.table));
   std::vector<iceberg::DataFilePtr> files;
@@ -934,6 +942,14 @@ void AddIcebergWriteCommands(CLI::App* iceberg, CommandAction* action) {
         ->check(CLI::IsMember({1, 2}))
         ->capture_default_str();
     cmd->callback([action, o] { *action = [o] { return RunCreateTable(*o); }; });
+  }
+  {
+    auto o = std::make_shared<DropTableOptions>();
+    CLI::App* cmd = iceberg->add_subcommand("drop", "Remove a table from the catalog");
+    AddCatalogOptions(cmd, &o->catalog);
+    cmd->add_option("TABLE", o->table, "Table name (namespace.name)")->required();
+    cmd->add_flag("--purge", o->purge, "Also delete the table's data and metadata files");
+    cmd->callback([action, o] { *action = [o] { return RunDropTable(*o); }; });
   }
   {
     auto o = std::make_shared<AddFilesOptions>();

@@ -74,6 +74,14 @@ struct AppendOptions {
   bool fanout = true;
 };
 
+/// Options of `floe iceberg drop`.
+struct DropTableOptions {
+  CatalogOptions catalog;
+  std::string table;
+  /// Also delete every file the table's metadata reaches.
+  bool purge = false;
+};
+
 /// Options of `floe iceberg expire-snapshots`.
 struct ExpireSnapshotsOptions {
   CatalogOptions catalog;
@@ -95,6 +103,8 @@ Status RunCreateNamespace(const CreateNamespaceOptions& options);
 Status RunList(const ListOptions& options);
 /// Creates a table from the schema, partition and sort text forms and prints its location.
 Status RunCreateTable(const CreateTableOptions& options);
+/// Removes a table from the catalog (with `purge`, also its files).
+Status RunDropTable(const DropTableOptions& options);
 /// Registers existing Parquet files as data files of a table in one append commit, after
 /// checking their schemas against the table's (by field id when the files carry ids, else
 /// by name, then the table gets a name mapping when it has none). Metrics come from the
