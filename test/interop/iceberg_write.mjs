@@ -65,6 +65,11 @@ function expectFailure(args, pattern) {
 }
 
 const events = 'db.events';
+const allTypesSchema =
+    'b boolean, i int not null, l bigint, f float, d double, dec decimal(9, 2), ' +
+    'wide decimal(38, 10), dt date, tm time, ts timestamp, tstz timestamptz, ' +
+    's string, bin binary, u uuid, li list<int>, st struct<a: int, b: string>, ' +
+    'm map<string, bigint>';
 const eventsDir = path.join(dir, 'warehouse', 'db', 'events');
 const eventsInputs = [];
 
@@ -161,8 +166,14 @@ await step('add-files registers a DuckDB file in one partition', async () => {
   const file = await writeParquet('add_events', `
     SELECT 7::BIGINT AS id, TIMESTAMPTZ '2024-03-05 00:00:00+00' + to_minutes(i) AS ts,
            'added' AS kind FROM range(50) t(i)`);
+  const before = snapshotIds(floe, catalog, events);
   const out = floeOk(floe, ['iceberg', 'add-files', ...catalog, events, file]);
   expect(/^added 1 files with 50 rows \(snapshot -?\d+\)\n$/.test(out), `add-files printed ${out}`);
+  // The file has no field ids: the table got a name mapping in the same (single) commit.
+  const { json } = tableInfo(floe, catalog, events);
+  expect(json.snapshots.length === before.length + 1, `${json.snapshots.length} snapshots`);
+  expect(JSON.parse(json.properties['schema.name-mapping.default'])[0].names[0] === 'id',
+         'no name mapping');
   eventsInputs.push(file);
   const want = await eventsExpected();
   const got = canonScanRows(duck, floe, catalog, events, want.names, want.types);
@@ -208,11 +219,7 @@ await step('rejected add-files and appends add no snapshot and leave no data fil
 });
 
 await step('every shared type round-trips through an unpartitioned table', async () => {
-  floeOk(floe, ['iceberg', 'create', ...catalog, 'db.sub.all_types', '--schema',
-                'b boolean, i int not null, l bigint, f float, d double, dec decimal(9, 2), ' +
-                'wide decimal(38, 10), dt date, tm time, ts timestamp, tstz timestamptz, ' +
-                's string, bin binary, u uuid, li list<int>, st struct<a: int, b: string>, ' +
-                'm map<string, bigint>']);
+  floeOk(floe, ['iceberg', 'create', ...catalog, 'db.sub.all_types', '--schema', allTypesSchema]);
   const file = await writeParquet('all_types', `
     SELECT CASE WHEN i % 3 = 0 THEN NULL ELSE i % 2 = 0 END AS b,
            i::INTEGER AS i,
@@ -242,6 +249,81 @@ await step('every shared type round-trips through an unpartitioned table', async
   const back = await duckRows(files);
   const d2 = diffRows(back.rows, want.rows);
   expect(d2 === null, `DuckDB reading floe's data file: ${d2}`);
+});
+
+/// The plan JSON entry of each data file of a table, by path.
+function fileDetails(table) {
+  const plan = JSON.parse(floeOk(floe, ['iceberg', 'plan', ...catalog, table, '--format', 'json']));
+  return new Map(plan.groups.flatMap((g) => g.tasks).map((t) => [t.path, t]));
+}
+
+/// Compares the partition and metrics add-files derived from a DuckDB file's footer with
+/// those floe's writer recorded for the same rows (appended into a twin table); `skip`
+/// names columns left out of the comparison of `what`.
+function compareMetrics(added, written, skip = {}) {
+  const problems = [];
+  for (const what of ['partition', 'value_counts', 'null_value_counts', 'lower_bounds',
+                      'upper_bounds']) {
+    const a = { ...added[what] };
+    const w = { ...written[what] };
+    for (const c of skip[what] || []) {
+      delete a[c];
+      delete w[c];
+    }
+    if (JSON.stringify(a, Object.keys(a).sort()) !== JSON.stringify(w, Object.keys(w).sort())) {
+      problems.push(`${what}: add-files ${JSON.stringify(a)}, writer ${JSON.stringify(w)}`);
+    }
+  }
+  return problems;
+}
+
+await step('add-files metrics and partition equal the writer\'s for the same rows', async () => {
+  const schema = 'id bigint not null, ts timestamptz, kind string';
+  floeOk(floe, ['iceberg', 'create', ...catalog, 'db.added', '--schema', schema,
+                '--partition', 'day(ts), bucket(4, id)']);
+  floeOk(floe, ['iceberg', 'create', ...catalog, 'db.written', '--schema', schema,
+                '--partition', 'day(ts), bucket(4, id)']);
+  const file = await writeParquet('metrics_events', `
+    SELECT 11::BIGINT AS id, TIMESTAMPTZ '2024-05-06 01:02:03.456789+00' + to_seconds(i * 7) AS ts,
+           CASE WHEN i % 3 = 0 THEN NULL ELSE 'k' || (i * 37 % 1000) END AS kind
+    FROM range(300) t(i)`);
+  floeOk(floe, ['iceberg', 'add-files', ...catalog, 'db.added', file]);
+  floeOk(floe, ['iceberg', 'append', ...catalog, 'db.written', file]);
+  const added = [...fileDetails('db.added').values()];
+  const written = [...fileDetails('db.written').values()];
+  expect(added.length === 1 && written.length === 1,
+         `${added.length} added and ${written.length} written files`);
+  expect(added[0].partition.ts_day === '2024-05-06', `partition ${JSON.stringify(added[0].partition)}`);
+  const problems = compareMetrics(added[0], written[0]);
+  expect(problems.length === 0, problems.join('\n'));
+  // Strings longer than the truncate(16) default: the lower bound is cut, the upper bound
+  // (which would have to be rounded up) is left out.
+  const long = await writeParquet('long_strings', `
+    SELECT 12::BIGINT AS id, TIMESTAMPTZ '2024-05-07 00:00:00+00' AS ts,
+           'abcdefghijklmnopqrstuvwxyz-' || i AS kind FROM range(5) t(i)`);
+  floeOk(floe, ['iceberg', 'add-files', ...catalog, 'db.added', long]);
+  const entry = fileDetails('db.added').get(long);
+  expect(entry.lower_bounds.kind === 'abcdefghijklmnop', `lower ${entry.lower_bounds.kind}`);
+  expect(!('kind' in entry.upper_bounds), `upper ${entry.upper_bounds.kind}`);
+});
+
+await step('add-files metrics of every shared type equal the writer\'s', async () => {
+  const file = path.join(dir, 'input', 'all_types.parquet');
+  floeOk(floe, ['iceberg', 'create', ...catalog, 'db.sub.all_added', '--schema', allTypesSchema]);
+  floeOk(floe, ['iceberg', 'add-files', ...catalog, 'db.sub.all_added', file]);
+  const added = [...fileDetails('db.sub.all_added').values()];
+  const written = [...fileDetails('db.sub.all_types').values()];
+  expect(added.length === 1 && written.length === 1, 'one file each');
+  // Float columns: DuckDB's footers do not count NaNs, so add-files records no bounds for
+  // them (a reader could not tell that a NaN may be present).
+  const skip = { lower_bounds: ['f', 'd'], upper_bounds: ['f', 'd'] };
+  const problems = compareMetrics(added[0], written[0], skip);
+  expect(!('f' in added[0].lower_bounds), 'a float column without NaN counts got bounds');
+  expect(problems.length === 0, problems.join('\n'));
+  const want = await duckRows([file]);
+  const got = canonScanRows(duck, floe, catalog, 'db.sub.all_added', want.names, want.types);
+  const d = diffRows(got, want.rows);
+  expect(d === null, d);
 });
 
 await step('add-files into a table with field ids from another table\'s data file', async () => {

@@ -12,11 +12,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "floe/batch/value_format.h"
+#include "floe/catalog/catalog.h"
 #include "floe/cli/iceberg_write_commands.h"
 #include "floe/cli/row_output.h"
 #include "floe/common/thread_pool.h"
-#include "floe/catalog/catalog.h"
 #include "floe/iceberg/expression.h"
+#include "floe/iceberg/single_value.h"
 #include "floe/iceberg/spec_text.h"
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/table_scan.h"
@@ -80,7 +82,49 @@ std::string ContentName(iceberg::FileContent content) {
   return "unknown";
 }
 
-nlohmann::json GroupsToJson(const std::vector<ScanTaskGroup>& groups) {
+// A data file's partition tuple and column metrics, keyed by partition field and column
+// names of the table's current schema, values in their text forms.
+void AddFileDetails(const iceberg::DataFile& file, const iceberg::TableMetadata& md,
+                    nlohmann::json* out) {
+  nlohmann::json partition = nlohmann::json::object();
+  if (iceberg::PartitionSpecPtr spec = md.SpecById(file.spec_id)) {
+    for (size_t i = 0; i < spec->fields().size() && i < file.partition.size(); ++i) {
+      partition[spec->fields()[i].name] =
+          spec->fields()[i].transform.ToHumanString(file.partition[i]);
+    }
+  }
+  (*out)["partition"] = std::move(partition);
+  iceberg::SchemaPtr schema = md.CurrentSchema();
+  auto column_name = [&](int32_t id) {
+    std::optional<std::string> name = schema ? schema->FindColumnName(id) : std::nullopt;
+    return name ? *name : fmt::format("#{}", id);
+  };
+  auto counts = [&](const std::map<int32_t, int64_t>& m) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [id, n] : m) j[column_name(id)] = n;
+    return j;
+  };
+  auto bounds = [&](const std::map<int32_t, std::string>& m) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [id, bytes] : m) {
+      const Field* field = schema ? schema->FindFieldById(id) : nullptr;
+      if (field == nullptr) continue;
+      Result<Scalar> value = iceberg::DeserializeValue(field->type(), bytes);
+      j[column_name(id)] = value.ok() ? FormatScalar(*value) : std::string("(undecodable)");
+    }
+    return j;
+  };
+  (*out)["column_sizes"] = counts(file.column_sizes);
+  (*out)["value_counts"] = counts(file.value_counts);
+  (*out)["null_value_counts"] = counts(file.null_value_counts);
+  (*out)["nan_value_counts"] = counts(file.nan_value_counts);
+  (*out)["lower_bounds"] = bounds(file.lower_bounds);
+  (*out)["upper_bounds"] = bounds(file.upper_bounds);
+  (*out)["split_offsets"] = file.split_offsets;
+}
+
+nlohmann::json GroupsToJson(const std::vector<ScanTaskGroup>& groups,
+                            const iceberg::TableMetadata& md) {
   nlohmann::json out = nlohmann::json::array();
   for (const ScanTaskGroup& group : groups) {
     nlohmann::json tasks = nlohmann::json::array();
@@ -103,6 +147,7 @@ nlohmann::json GroupsToJson(const std::vector<ScanTaskGroup>& groups) {
                           {"spec_id", task.data_file->spec_id},
                           {"deletes", std::move(deletes)}};
       if (task.residual != nullptr) t["residual"] = task.residual->ToString();
+      AddFileDetails(*task.data_file, md, &t);
       tasks.push_back(std::move(t));
     }
     out.push_back({{"bytes", group.total_bytes},
@@ -217,6 +262,7 @@ Status RunIcebergPlan(const IcebergPlanOptions& options) {
   iceberg::ScanOptions scan_options;
   FLOE_ASSIGN_OR_RAISE(scan_options.snapshot, SelectorFromOptions(options.table));
   scan_options.pool = DefaultThreadPool();
+  scan_options.collect_column_stats = options.format == "json";
   FLOE_ASSIGN_OR_RAISE(auto scan, TableScan::Make(table.metadata, table.io, scan_options));
   FLOE_ASSIGN_OR_RAISE(std::vector<iceberg::FileScanTask> tasks, scan->PlanFiles());
   iceberg::ScanStatistics stats = scan->Statistics(tasks);
@@ -231,16 +277,15 @@ Status RunIcebergPlan(const IcebergPlanOptions& options) {
         {"files", stats.file_count},
         {"bytes", stats.total_bytes},
         {"delete_files", stats.delete_file_count},
-        {"groups", GroupsToJson(groups)}};
+        {"groups", GroupsToJson(groups, *table.metadata)}};
     std::cout << out.dump(2) << '\n';
     return CheckStdout();
   }
-  std::cout << fmt::format("snapshot {}: {} files, {} bytes, {} rows{}, {} delete files, {} groups\n",
-                           scan->snapshot() ? std::to_string(scan->snapshot()->snapshot_id)
-                                            : std::string("(none)"),
-                           stats.file_count, stats.total_bytes, stats.row_count,
-                           stats.row_count_exact ? "" : " (upper bound)", stats.delete_file_count,
-                           groups.size());
+  std::cout << fmt::format(
+      "snapshot {}: {} files, {} bytes, {} rows{}, {} delete files, {} groups\n",
+      scan->snapshot() ? std::to_string(scan->snapshot()->snapshot_id) : std::string("(none)"),
+      stats.file_count, stats.total_bytes, stats.row_count,
+      stats.row_count_exact ? "" : " (upper bound)", stats.delete_file_count, groups.size());
   for (size_t g = 0; g < groups.size(); ++g) {
     const ScanTaskGroup& group = groups[g];
     std::cout << fmt::format("group {}: {} tasks, {} bytes, ~{} rows\n", g, group.tasks.size(),
@@ -284,8 +329,8 @@ nlohmann::json InfoToJson(const Table& table) {
   nlohmann::json properties = nlohmann::json::object();
   for (const auto& [key, value] : io::RedactProperties(md.properties)) properties[key] = value;
   out["properties"] = std::move(properties);
-  out["current_snapshot_id"] = md.current_snapshot_id ? nlohmann::json(*md.current_snapshot_id)
-                                                      : nlohmann::json(nullptr);
+  out["current_snapshot_id"] =
+      md.current_snapshot_id ? nlohmann::json(*md.current_snapshot_id) : nlohmann::json(nullptr);
   nlohmann::json refs = nlohmann::json::object();
   for (const auto& [name, ref] : md.refs) {
     refs[name] = {{"type", ref.is_branch() ? "branch" : "tag"}, {"snapshot_id", ref.snapshot_id}};
@@ -295,16 +340,15 @@ nlohmann::json InfoToJson(const Table& table) {
   for (const iceberg::Snapshot& snapshot : md.snapshots) {
     nlohmann::json summary = nlohmann::json::object();
     for (const auto& [key, value] : snapshot.summary) summary[key] = value;
-    snapshots.push_back(
-        {{"snapshot_id", snapshot.snapshot_id},
-         {"parent_snapshot_id", snapshot.parent_snapshot_id
-                                    ? nlohmann::json(*snapshot.parent_snapshot_id)
-                                    : nlohmann::json(nullptr)},
-         {"sequence_number", snapshot.sequence_number},
-         {"timestamp_ms", snapshot.timestamp_ms},
-         {"manifest_list", snapshot.manifest_list},
-         {"operation", snapshot.operation()},
-         {"summary", std::move(summary)}});
+    snapshots.push_back({{"snapshot_id", snapshot.snapshot_id},
+                         {"parent_snapshot_id", snapshot.parent_snapshot_id
+                                                    ? nlohmann::json(*snapshot.parent_snapshot_id)
+                                                    : nlohmann::json(nullptr)},
+                         {"sequence_number", snapshot.sequence_number},
+                         {"timestamp_ms", snapshot.timestamp_ms},
+                         {"manifest_list", snapshot.manifest_list},
+                         {"operation", snapshot.operation()},
+                         {"summary", std::move(summary)}});
   }
   out["snapshots"] = std::move(snapshots);
   return out;
@@ -398,8 +442,9 @@ void ApplySnapshotOptions(IcebergTableOptions* o, const CLI::App* cmd, const std
 
 void AddIcebergCommands(CLI::App* app, CommandAction* action) {
   CLI::App* iceberg =
-      app->add_subcommand("iceberg", "Read and write Iceberg tables, through a catalog or a table "
-                                     "directory");
+      app->add_subcommand("iceberg",
+                          "Read and write Iceberg tables, through a catalog or a table "
+                          "directory");
   iceberg->require_subcommand(1);
   {
     auto o = std::make_shared<IcebergScanOptions>();
@@ -448,9 +493,8 @@ void AddIcebergCommands(CLI::App* app, CommandAction* action) {
     cmd->add_option("--format", *format, "Output format")
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();
-    cmd->callback([action, o, format] {
-      *action = [o, format] { return RunIcebergInfo(*o, *format); };
-    });
+    cmd->callback(
+        [action, o, format] { *action = [o, format] { return RunIcebergInfo(*o, *format); }; });
   }
   AddIcebergWriteCommands(iceberg, action);
 }

@@ -56,7 +56,8 @@ struct IcebergPlanOptions {
 
 /// Prints the live rows of a table snapshot (deletes applied, schema evolution resolved).
 Status RunIcebergScan(const IcebergScanOptions& options);
-/// Prints the planned task groups of a table snapshot.
+/// Prints the planned task groups of a table snapshot; the JSON form also shows each data
+/// file's partition tuple and column metrics (by column name, bounds as text).
 Status RunIcebergPlan(const IcebergPlanOptions& options);
 /// Prints a table's schema, partition specs, sort orders, properties (secrets redacted),
 /// refs and snapshots; `format` is "text" or "json" (one object with the same content,

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <utility>
 #include <variant>
 
@@ -70,6 +70,28 @@ Result<LoadedTable> LoadTableFromCatalog(const CatalogOptions& options, const st
   return out;
 }
 
+// Table operations that add updates to every commit (so that a property change lands
+// atomically with the snapshot a producer commits).
+class ExtraUpdatesOps final : public iceberg::TableOperations {
+ public:
+  ExtraUpdatesOps(iceberg::TableOperationsPtr inner, std::vector<iceberg::TableUpdate> extra)
+      : inner_(std::move(inner)), extra_(std::move(extra)) {}
+
+  Result<Table> Refresh() const override { return inner_->Refresh(); }
+  Result<Table> Commit(const std::vector<iceberg::TableRequirement>& requirements,
+                       const std::vector<iceberg::TableUpdate>& updates) override {
+    std::vector<iceberg::TableUpdate> all = updates;
+    all.insert(all.end(), extra_.begin(), extra_.end());
+    return inner_->Commit(requirements, all);
+  }
+  std::shared_ptr<const io::FileIO> io() const override { return inner_->io(); }
+  std::string name() const override { return inner_->name(); }
+
+ private:
+  iceberg::TableOperationsPtr inner_;
+  std::vector<iceberg::TableUpdate> extra_;
+};
+
 // ---------------------------------------------------------------------------------------
 // append
 
@@ -128,8 +150,8 @@ Result<InputMapping> MapInputColumns(const std::string& file, const floe::Schema
     auto it = by_lower_name.find(Lower(field.name()));
     if (it == by_lower_name.end()) {
       if (!field.nullable()) {
-        return Status::Invalid("{}: the file has no column '{}', which the table requires",
-                               file, field.name());
+        return Status::Invalid("{}: the file has no column '{}', which the table requires", file,
+                               field.name());
       }
       mapping.source.push_back(-1);
       continue;
@@ -168,16 +190,15 @@ Result<int64_t> WriteFileRows(const std::string& file, const iceberg::Schema& ta
       if (mapping.source[c] < 0) {
         FLOE_ASSIGN_OR_RAISE(column, Array::MakeNull(table_field.type(), batch->num_rows()));
       } else {
-        FLOE_ASSIGN_OR_RAISE(column,
-                             WidenToTableType(batch->column(mapping.source[c]), table_field.type()));
+        FLOE_ASSIGN_OR_RAISE(
+            column, WidenToTableType(batch->column(mapping.source[c]), table_field.type()));
       }
       fields.emplace_back(table_field.name(), column->type(), true);
       columns.push_back(std::move(column));
     }
-    FLOE_ASSIGN_OR_RAISE(
-        RecordBatchPtr conformed,
-        RecordBatch::Make(std::make_shared<floe::Schema>(std::move(fields)), batch->num_rows(),
-                          std::move(columns)));
+    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr conformed,
+                         RecordBatch::Make(std::make_shared<floe::Schema>(std::move(fields)),
+                                           batch->num_rows(), std::move(columns)));
     Status st = writer->Write(*conformed);
     if (!st.ok()) return st.WithPrefix(file + ": ");
     rows += batch->num_rows();
@@ -220,7 +241,8 @@ struct FileCheck {
   std::vector<std::pair<std::string, std::vector<size_t>>> must_be_non_null;
 };
 
-const Field* FindChild(const std::vector<Field>& table_fields, const Field& file_field, bool by_id) {
+const Field* FindChild(const std::vector<Field>& table_fields, const Field& file_field,
+                       bool by_id) {
   for (const Field& f : table_fields) {
     if (by_id ? f.field_id() == file_field.field_id() : f.name() == file_field.name()) return &f;
   }
@@ -279,10 +301,10 @@ Status CheckFields(const std::vector<Field>& file_fields, const std::vector<Fiel
   for (const Field& file_field : file_fields) {
     const Field* table_field = FindChild(table_fields, file_field, check->by_id);
     if (table_field == nullptr) {
-      return Status::Invalid("{}: column '{}{}'{} is not a column of the table", check->file,
-                             prefix, file_field.name(),
-                             check->by_id ? fmt::format(" (field id {})", file_field.field_id())
-                                          : std::string());
+      return Status::Invalid(
+          "{}: column '{}{}'{} is not a column of the table", check->file, prefix,
+          file_field.name(),
+          check->by_id ? fmt::format(" (field id {})", file_field.field_id()) : std::string());
     }
     if (std::find(matched.begin(), matched.end(), table_field) != matched.end()) {
       return Status::Invalid("{}: two columns map to the table's column '{}{}'", check->file,
@@ -318,7 +340,8 @@ T LoadLE(std::string_view bytes) {
 
 Int128 BigEndianSigned(std::string_view bytes) {
   Int128 v = (!bytes.empty() && static_cast<unsigned char>(bytes[0]) >= 0x80) ? -1 : 0;
-  for (unsigned char b : bytes) v = static_cast<Int128>((static_cast<unsigned __int128>(v) << 8) | b);
+  for (unsigned char b : bytes)
+    v = static_cast<Int128>((static_cast<unsigned __int128>(v) << 8) | b);
   return v;
 }
 
@@ -501,8 +524,7 @@ Result<DataFile> DataFileFromParquet(const std::string& path, const Table& table
   check.file = path;
   check.by_id = AnyFieldId(reader->schema()->fields());
   if (!check.by_id) *needs_name_mapping = true;
-  FLOE_RETURN_NOT_OK(
-      CheckFields(reader->schema()->fields(), schema->fields(), "", false, &check));
+  FLOE_RETURN_NOT_OK(CheckFields(reader->schema()->fields(), schema->fields(), "", false, &check));
 
   std::vector<const parquet::SchemaElement*> leaf_elements;
   for (size_t i = 1; i < footer.schema.size(); ++i) {
@@ -515,7 +537,6 @@ Result<DataFile> DataFileFromParquet(const std::string& path, const Table& table
                            leaf_elements.size(), check.leaves.size());
   }
   for (size_t k = 0; k < check.leaves.size(); ++k) check.leaves[k].element = leaf_elements[k];
-
 
   // Column orders other than the type-defined one (or unknown ones) make bounds unusable.
   auto type_defined_order = [&](size_t k) {
@@ -571,8 +592,8 @@ Result<DataFile> DataFileFromParquet(const std::string& path, const Table& table
       if (st && type_defined_order(k) && st->min_value && st->max_value) {
         lo = DecodeStat(*leaf.element, *leaf.file_type, *leaf.table_field->type(), *st->min_value);
         if (st->is_max_value_exact.value_or(true)) {
-          hi = DecodeStat(*leaf.element, *leaf.file_type, *leaf.table_field->type(),
-                          *st->max_value);
+          hi =
+              DecodeStat(*leaf.element, *leaf.file_type, *leaf.table_field->type(), *st->max_value);
         }
       }
       if (lo && std::holds_alternative<double>(*lo) && std::get<double>(*lo) == 0.0) {
@@ -636,9 +657,10 @@ Result<DataFile> DataFileFromParquet(const std::string& path, const Table& table
   for (const iceberg::PartitionField& pf : spec->fields()) {
     const Field* source = schema->FindFieldById(pf.source_id);
     if (source == nullptr) {
-      return Status::Invalid("{}: partition field '{}' has no source column (id {}) in the "
-                             "current schema",
-                             path, pf.name, pf.source_id);
+      return Status::Invalid(
+          "{}: partition field '{}' has no source column (id {}) in the "
+          "current schema",
+          path, pf.name, pf.source_id);
     }
     FLOE_ASSIGN_OR_RAISE(TypePtr result_type, pf.transform.ResultType(source->type()));
     if (pf.transform.kind() == iceberg::TransformKind::kVoid) {
@@ -714,7 +736,7 @@ Result<CatalogPtr> OpenCatalogFromOptions(const CatalogOptions& options) {
 }
 
 Result<std::map<std::string, std::string>> ParseProperties(const std::vector<std::string>& items,
-                                                            std::string_view option) {
+                                                           std::string_view option) {
   std::map<std::string, std::string> out;
   for (const std::string& item : items) {
     size_t eq = item.find('=');
@@ -810,8 +832,8 @@ Status RunAddFiles(const AddFilesOptions& options) {
   // Files already in the table would be read twice.
   {
     iceberg::ScanOptions scan_options;
-    FLOE_ASSIGN_OR_RAISE(auto scan, iceberg::TableScan::Make(loaded.table.metadata,
-                                                             loaded.table.io, scan_options));
+    FLOE_ASSIGN_OR_RAISE(
+        auto scan, iceberg::TableScan::Make(loaded.table.metadata, loaded.table.io, scan_options));
     FLOE_ASSIGN_OR_RAISE(std::vector<iceberg::FileScanTask> tasks, scan->PlanFiles());
     for (const iceberg::FileScanTask& task : tasks) {
       if (seen.count(task.data_file->file_path) > 0) {
@@ -821,20 +843,16 @@ Status RunAddFiles(const AddFilesOptions& options) {
     }
   }
   const iceberg::TableMetadata& md = *loaded.table.metadata;
+  iceberg::TableOperationsPtr ops = loaded.ops;
   if (needs_name_mapping && md.properties.count(std::string(kNameMappingProperty)) == 0) {
     // Files without field ids are read through the table's name mapping (spec, "Column
-    // Projection"); the table gets one for its current schema before the files join it.
-    iceberg::NameMapping mapping = iceberg::NameMapping::FromSchema(*md.CurrentSchema());
+    // Projection"); the table gets one for its current schema in the same commit.
     iceberg::update::SetProperties set;
-    set.updates[std::string(kNameMappingProperty)] = mapping.ToJsonString();
-    FLOE_RETURN_NOT_OK(
-        loaded.ops
-            ->Commit({iceberg::TableRequirement::AssertTableUuid(md.table_uuid),
-                      iceberg::TableRequirement::AssertCurrentSchemaId(md.current_schema_id)},
-                     {iceberg::TableUpdate(std::move(set))})
-            .status());
+    set.updates[std::string(kNameMappingProperty)] =
+        iceberg::NameMapping::FromSchema(*md.CurrentSchema()).ToJsonString();
+    ops = std::make_shared<ExtraUpdatesOps>(loaded.ops, std::vector<iceberg::TableUpdate>{set});
   }
-  auto append = iceberg::FastAppend::Make(loaded.ops);
+  auto append = iceberg::FastAppend::Make(ops);
   int64_t rows = 0;
   for (const iceberg::DataFilePtr& file : files) {
     rows += file->record_count;

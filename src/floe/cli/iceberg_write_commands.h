@@ -94,7 +94,7 @@ struct ExpireSnapshotsOptions {
 /// Splits "key=value" items into a map; an item without '=' or with an empty key is
 /// kInvalidArgument naming `option` and the item.
 Result<std::map<std::string, std::string>> ParseProperties(const std::vector<std::string>& items,
-                                                            std::string_view option);
+                                                           std::string_view option);
 
 /// Creates a namespace with properties.
 Status RunCreateNamespace(const CreateNamespaceOptions& options);
