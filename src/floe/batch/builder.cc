@@ -71,6 +71,37 @@ void ArrayBuilder::UnsafeAppendValidityOf(const Array& array, int64_t offset, in
   }
 }
 
+void ArrayBuilder::UnsafeAppendValidityAt(const Array& array, const int64_t* indices, int64_t n) {
+  if (array.null_count() == 0) {
+    UnsafeAppendValid(n);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (array.IsNull(indices[i])) {
+      UnsafeAppendNullBits(1);
+    } else {
+      UnsafeAppendValidBit();
+    }
+  }
+}
+
+Status ArrayBuilder::CheckIndices(const Array& array, const int64_t* indices, int64_t n) const {
+  FLOE_RETURN_NOT_OK(CheckSlice(array, 0, array.length()));
+  for (int64_t i = 0; i < n; ++i) {
+    if (indices[i] < 0 || indices[i] >= array.length()) {
+      return Status::Invalid("index {} is outside an array of {} values", indices[i],
+                             array.length());
+    }
+  }
+  return Status::OK();
+}
+
+Status ArrayBuilder::AppendIndices(const Array& array, const int64_t* indices, int64_t n) {
+  FLOE_RETURN_NOT_OK(CheckIndices(array, indices, n));
+  for (int64_t i = 0; i < n; ++i) FLOE_RETURN_NOT_OK(AppendArraySlice(array, indices[i], 1));
+  return Status::OK();
+}
+
 void ArrayBuilder::UnsafeAppendBitmap(const uint8_t* bits, int64_t offset, int64_t length) {
   const int64_t nulls = length - bit_util::CountSetBits(bits, offset, length);
   if (nulls == 0) {
@@ -156,6 +187,16 @@ Status NumericBuilder<T>::AppendArraySlice(const Array& array, int64_t offset, i
   FLOE_RETURN_NOT_OK(NumericBuilder::Reserve(length));
   values_.UnsafeAppend(array.values<T>() + offset, length * static_cast<int64_t>(sizeof(T)));
   UnsafeAppendValidityOf(array, offset, length);
+  return Status::OK();
+}
+
+template <typename T>
+Status NumericBuilder<T>::AppendIndices(const Array& array, const int64_t* indices, int64_t n) {
+  FLOE_RETURN_NOT_OK(CheckIndices(array, indices, n));
+  FLOE_RETURN_NOT_OK(NumericBuilder::Reserve(n));
+  const T* values = array.values<T>();
+  for (int64_t i = 0; i < n; ++i) values_.UnsafeAppendValue(values[indices[i]]);
+  UnsafeAppendValidityAt(array, indices, n);
   return Status::OK();
 }
 
@@ -263,6 +304,15 @@ Status DecimalBuilder::AppendArraySlice(const Array& array, int64_t offset, int6
   return Status::OK();
 }
 
+Status DecimalBuilder::AppendIndices(const Array& array, const int64_t* indices, int64_t n) {
+  FLOE_RETURN_NOT_OK(CheckIndices(array, indices, n));
+  FLOE_RETURN_NOT_OK(DecimalBuilder::Reserve(n));
+  const uint8_t* values = array.buffer(1)->data() + array.offset() * 16;
+  for (int64_t i = 0; i < n; ++i) values_.UnsafeAppend(values + indices[i] * 16, 16);
+  UnsafeAppendValidityAt(array, indices, n);
+  return Status::OK();
+}
+
 Status DecimalBuilder::AppendScalar(const Scalar& scalar) {
   FLOE_RETURN_NOT_OK(CheckScalarType(*type_, scalar));
   if (scalar.is_null()) return AppendNull();
@@ -328,6 +378,23 @@ Status BinaryBuilder::AppendArraySlice(const Array& array, int64_t offset, int64
   data_.UnsafeAppend(array.buffer(2)->data() + offs[0], bytes);
   AppendRebasedOffsets(&offsets_, offs, length, base);
   UnsafeAppendValidityOf(array, offset, length);
+  return Status::OK();
+}
+
+Status BinaryBuilder::AppendIndices(const Array& array, const int64_t* indices, int64_t n) {
+  FLOE_RETURN_NOT_OK(CheckIndices(array, indices, n));
+  const int32_t* offs = array.value_offsets();
+  const uint8_t* data = array.buffer(2)->data();
+  int64_t bytes = 0;
+  for (int64_t i = 0; i < n; ++i) bytes += offs[indices[i] + 1] - offs[indices[i]];
+  FLOE_RETURN_NOT_OK(BinaryBuilder::Reserve(n));
+  FLOE_RETURN_NOT_OK(ReserveData(bytes));
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t start = offs[indices[i]];
+    data_.UnsafeAppend(data + start, offs[indices[i] + 1] - start);
+    offsets_.UnsafeAppendValue(static_cast<int32_t>(data_.size()));
+  }
+  UnsafeAppendValidityAt(array, indices, n);
   return Status::OK();
 }
 

@@ -46,6 +46,11 @@ class ArrayBuilder {
   /// Appends values [offset, offset + length) of `array`, which must have this
   /// builder's type (kInvalidArgument otherwise), copying values and validity in bulk.
   virtual Status AppendArraySlice(const Array& array, int64_t offset, int64_t length) = 0;
+  /// Appends the values of `array` at `indices[0..n)` (each in [0, array.length()), in
+  /// any order, repeats allowed): a gather. kInvalidArgument for another type or an index
+  /// out of range. Fixed-width and byte-array builders copy value by value; the others
+  /// append one-value slices.
+  virtual Status AppendIndices(const Array& array, const int64_t* indices, int64_t n);
   /// Appends a scalar of this builder's type (NULL scalars append a null).
   /// kNotSupported for nested types, kInvalidArgument for a scalar of another type.
   virtual Status AppendScalar(const Scalar& scalar);
@@ -68,6 +73,10 @@ class ArrayBuilder {
   void UnsafeAppendNullBits(int64_t n);
   /// Appends the validity of `array`'s values [offset, offset + length).
   void UnsafeAppendValidityOf(const Array& array, int64_t offset, int64_t length);
+  /// Appends the validity of `array`'s values at `indices[0..n)`.
+  void UnsafeAppendValidityAt(const Array& array, const int64_t* indices, int64_t n);
+  /// kInvalidArgument unless `array` has this builder's type and every index is in it.
+  Status CheckIndices(const Array& array, const int64_t* indices, int64_t n) const;
   /// Appends validity bits [offset, offset + length) of `bits` (1 = valid).
   void UnsafeAppendBitmap(const uint8_t* bits, int64_t offset, int64_t length);
   /// The validity bitmap for the values so far (null when none is null); resets the
@@ -117,6 +126,7 @@ class NumericBuilder final : public ArrayBuilder {
   Status AppendNulls(int64_t n) override;
   Status AppendEmptyValues(int64_t n) override;
   Status AppendArraySlice(const Array& array, int64_t offset, int64_t length) override;
+  Status AppendIndices(const Array& array, const int64_t* indices, int64_t n) override;
   Status AppendScalar(const Scalar& scalar) override;
   Result<ArrayPtr> Finish() override;
 
@@ -182,6 +192,7 @@ class DecimalBuilder final : public ArrayBuilder {
   Status AppendNulls(int64_t n) override;
   Status AppendEmptyValues(int64_t n) override;
   Status AppendArraySlice(const Array& array, int64_t offset, int64_t length) override;
+  Status AppendIndices(const Array& array, const int64_t* indices, int64_t n) override;
   Status AppendScalar(const Scalar& scalar) override;
   Result<ArrayPtr> Finish() override;
 
@@ -220,6 +231,7 @@ class BinaryBuilder final : public ArrayBuilder {
   Status AppendNulls(int64_t n) override;
   Status AppendEmptyValues(int64_t n) override;
   Status AppendArraySlice(const Array& array, int64_t offset, int64_t length) override;
+  Status AppendIndices(const Array& array, const int64_t* indices, int64_t n) override;
   Status AppendScalar(const Scalar& scalar) override;
   Result<ArrayPtr> Finish() override;
 

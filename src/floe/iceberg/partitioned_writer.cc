@@ -336,27 +336,6 @@ RowGroups GroupRows(const std::vector<ArrayPtr>& columns, int64_t n) {
   return groups;
 }
 
-// The rows `rows` (ascending) of `batch`, copied run by run.
-Result<RecordBatchPtr> TakeRows(const RecordBatch& batch, const std::vector<int64_t>& rows) {
-  std::vector<ArrayPtr> columns;
-  columns.reserve(static_cast<size_t>(batch.num_columns()));
-  for (int c = 0; c < batch.num_columns(); ++c) {
-    const ArrayPtr& src = batch.column(c);
-    std::unique_ptr<ArrayBuilder> b = MakeBuilder(src->type());
-    FLOE_RETURN_NOT_OK(b->Reserve(static_cast<int64_t>(rows.size())));
-    size_t k = 0;
-    while (k < rows.size()) {
-      size_t end = k + 1;
-      while (end < rows.size() && rows[end] == rows[end - 1] + 1) ++end;
-      FLOE_RETURN_NOT_OK(b->AppendArraySlice(*src, rows[k], static_cast<int64_t>(end - k)));
-      k = end;
-    }
-    FLOE_ASSIGN_OR_RAISE(ArrayPtr a, b->Finish());
-    columns.push_back(std::move(a));
-  }
-  return RecordBatch::Make(batch.schema(), static_cast<int64_t>(rows.size()), std::move(columns));
-}
-
 // ---------------------------------------------------------------------------------------
 // Writers
 // ---------------------------------------------------------------------------------------
@@ -468,6 +447,7 @@ class WriterBase : public PartitionedWriter {
 
   Result<std::vector<DataFile>> Close() final {
     FLOE_RETURN_NOT_OK(CheckUsable());
+    if (Status st = FlushPending(); !st.ok()) return Fail(std::move(st));
     for (RollingFileWriter* w : OpenWriters()) {
       Status st = w->CloseFile(&files_);
       if (!st.ok()) return Fail(std::move(st));
@@ -495,6 +475,8 @@ class WriterBase : public PartitionedWriter {
 
  protected:
   virtual Status DoWrite(const RecordBatch& batch) = 0;
+  // Writes rows a writer gathered but has not handed to its files yet (before Close).
+  virtual Status FlushPending() { return Status::OK(); }
   // Every partition writer that may hold an open file.
   virtual std::vector<RollingFileWriter*> OpenWriters() = 0;
 
@@ -529,6 +511,23 @@ class UnpartitionedWriter final : public WriterBase {
   RollingFileWriter writer_;
 };
 
+// Estimated bytes per row of `batch` (its buffers over its rows; a slice counts its parents'
+// whole buffers, which errs on the side of closing files early).
+double EstimateRowBytes(const RecordBatch& batch) {
+  int64_t bytes = 0;
+  std::vector<const Array*> stack;
+  for (int c = 0; c < batch.num_columns(); ++c) stack.push_back(batch.column(c).get());
+  while (!stack.empty()) {
+    const Array* a = stack.back();
+    stack.pop_back();
+    for (const BufferPtr& b : a->buffers()) {
+      if (b) bytes += b->size();
+    }
+    for (int i = 0; i < a->num_children(); ++i) stack.push_back(a->child(i).get());
+  }
+  return static_cast<double>(bytes) / static_cast<double>(std::max<int64_t>(1, batch.num_rows()));
+}
+
 class FanoutWriter final : public WriterBase {
  public:
   FanoutWriter(std::unique_ptr<WriteContext> ctx,
@@ -536,52 +535,111 @@ class FanoutWriter final : public WriterBase {
       : WriterBase(std::move(ctx)), projector_(std::move(projector)) {}
 
  protected:
+  // Rows are gathered per partition and handed to the partition's file fanout_flush_rows at a
+  // time:
+  // writing a few rows into each of hundreds of files in turn would keep every file's column
+  // encoders (dictionaries above all) out of the CPU caches.
   Status DoWrite(const RecordBatch& batch) override {
     FLOE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> columns, projector_->Project(batch));
+    if (schema_ == nullptr) schema_ = batch.schema();
     RowGroups groups = GroupRows(columns, batch.num_rows());
+    const double row_bytes = EstimateRowBytes(batch);
+    const int64_t flush_rows = std::max<int64_t>(1, ctx_->options.fanout_flush_rows);
     for (const std::vector<int64_t>& rows : groups.rows) {
-      RollingFileWriter* w = WriterFor(columns, rows[0]);
-      if (groups.rows.size() == 1) {
-        FLOE_RETURN_NOT_OK(w->Write(batch, &files_));
-      } else {
-        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr part, TakeRows(batch, rows));
-        FLOE_RETURN_NOT_OK(w->Write(*part, &files_));
+      size_t index = PartitionFor(columns, rows[0]);
+      Partition& part = partitions_[index];
+      const auto n = static_cast<int64_t>(rows.size());
+      if (groups.rows.size() == 1 && part.pending_rows == 0 && n >= flush_rows) {
+        FLOE_RETURN_NOT_OK(part.writer->Write(batch, &files_));
+        continue;
       }
+      FLOE_RETURN_NOT_OK(Gather(batch, rows, &part));
+      const auto bytes = static_cast<int64_t>(row_bytes * static_cast<double>(n));
+      part.pending_bytes += bytes;
+      pending_bytes_ += bytes;
+      if (part.pending_rows >= flush_rows) FLOE_RETURN_NOT_OK(Flush(&part));
+    }
+    if (pending_bytes_ > ctx_->options.fanout_memory_budget_bytes / 2) {
+      FLOE_RETURN_NOT_OK(FlushPending());
     }
     return EnforceBudget();
   }
 
+  Status FlushPending() override {
+    for (Partition& part : partitions_) FLOE_RETURN_NOT_OK(Flush(&part));
+    return Status::OK();
+  }
+
   std::vector<RollingFileWriter*> OpenWriters() override {
     std::vector<RollingFileWriter*> out;
-    for (const auto& w : writers_) out.push_back(w.get());
+    for (const Partition& p : partitions_) out.push_back(p.writer.get());
     return out;
   }
 
  private:
-  RollingFileWriter* WriterFor(const std::vector<ArrayPtr>& columns, int64_t row) {
+  struct Partition {
+    std::unique_ptr<RollingFileWriter> writer;
+    // One builder per column holding the rows gathered since the last flush.
+    std::vector<std::unique_ptr<ArrayBuilder>> builders;
+    int64_t pending_rows = 0;
+    int64_t pending_bytes = 0;
+  };
+
+  size_t PartitionFor(const std::vector<ArrayPtr>& columns, int64_t row) {
     std::string key = TupleKey(columns, row);
     auto it = by_key_.find(key);
     if (it != by_key_.end()) return it->second;
     PartitionValues tuple = PartitionProjector::TupleAt(columns, row);
     std::string path = PartitionPath(*projector_->spec(), tuple);
-    writers_.push_back(
-        std::make_unique<RollingFileWriter>(ctx_.get(), std::move(tuple), std::move(path)));
-    RollingFileWriter* w = writers_.back().get();
-    by_key_.emplace(std::move(key), w);
-    return w;
+    Partition part;
+    part.writer =
+        std::make_unique<RollingFileWriter>(ctx_.get(), std::move(tuple), std::move(path));
+    partitions_.push_back(std::move(part));
+    by_key_.emplace(std::move(key), partitions_.size() - 1);
+    return partitions_.size() - 1;
+  }
+
+  // Appends the rows `rows` of `batch` to the partition's builders.
+  Status Gather(const RecordBatch& batch, const std::vector<int64_t>& rows, Partition* part) {
+    if (part->builders.empty()) {
+      for (int c = 0; c < batch.num_columns(); ++c) {
+        part->builders.push_back(MakeBuilder(batch.column(c)->type()));
+      }
+    }
+    for (int c = 0; c < batch.num_columns(); ++c) {
+      FLOE_RETURN_NOT_OK(part->builders[static_cast<size_t>(c)]->AppendIndices(
+          *batch.column(c), rows.data(), static_cast<int64_t>(rows.size())));
+    }
+    part->pending_rows += static_cast<int64_t>(rows.size());
+    return Status::OK();
+  }
+
+  Status Flush(Partition* part) {
+    if (part->pending_rows == 0) return Status::OK();
+    std::vector<ArrayPtr> columns;
+    for (auto& b : part->builders) {
+      FLOE_ASSIGN_OR_RAISE(ArrayPtr a, b->Finish());
+      columns.push_back(std::move(a));
+    }
+    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
+                         RecordBatch::Make(schema_, part->pending_rows, std::move(columns)));
+    pending_bytes_ -= part->pending_bytes;
+    part->pending_rows = 0;
+    part->pending_bytes = 0;
+    return part->writer->Write(*batch, &files_);
   }
 
   // Closes the files holding the most buffered rows until the total is within the budget.
   Status EnforceBudget() {
     const int64_t budget = ctx_->options.fanout_memory_budget_bytes;
     while (true) {
-      int64_t total = 0;
+      int64_t total = pending_bytes_;
       RollingFileWriter* largest = nullptr;
-      for (const auto& w : writers_) {
-        int64_t b = w->BufferedBytes();
+      for (const Partition& p : partitions_) {
+        int64_t b = p.writer->BufferedBytes();
         total += b;
-        if (w->has_open_file() && (largest == nullptr || b > largest->BufferedBytes())) {
-          largest = w.get();
+        if (p.writer->has_open_file() && (largest == nullptr || b > largest->BufferedBytes())) {
+          largest = p.writer.get();
         }
       }
       if (total <= budget || largest == nullptr) return Status::OK();
@@ -590,8 +648,10 @@ class FanoutWriter final : public WriterBase {
   }
 
   std::shared_ptr<const PartitionProjector> projector_;
-  std::vector<std::unique_ptr<RollingFileWriter>> writers_;
-  std::unordered_map<std::string, RollingFileWriter*> by_key_;
+  floe::SchemaPtr schema_;
+  std::vector<Partition> partitions_;
+  std::unordered_map<std::string, size_t> by_key_;
+  int64_t pending_bytes_ = 0;
 };
 
 class ClusteredWriter final : public WriterBase {

@@ -110,6 +110,10 @@ struct PartitionedWriterOptions {
   /// Fanout writer: when the rows buffered in memory by all open files pass this many bytes,
   /// the file buffering the most is closed.
   int64_t fanout_memory_budget_bytes = 256LL << 20;
+  /// Fanout writer: rows are gathered per partition and handed to its file this many at a
+  /// time (and when the budget or Close asks), so that each file's encoders work on long
+  /// runs instead of a few rows of every partition in turn. 1 writes every batch through.
+  int64_t fanout_flush_rows = 16384;
 };
 
 /// The options for writing into a table as `metadata` describes it: its current schema, default

@@ -8,6 +8,8 @@
 #include <set>
 #include <utility>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -372,6 +374,9 @@ class UpdateApplier {
           "snapshot {} has sequence number {}, below the table's last sequence number {}",
           s.snapshot_id, s.sequence_number, md_.last_sequence_number);
     }
+    if (md_.format_version >= 2 && s.summary.count("operation") == 0) {
+      return Status::Invalid("snapshot {} has no 'operation' in its summary", s.snapshot_id);
+    }
     if (s.schema_id && md_.SchemaById(*s.schema_id) == nullptr) {
       return Status::Invalid("snapshot {} names schema {}, which does not exist", s.snapshot_id,
                              *s.schema_id);
@@ -715,11 +720,20 @@ std::vector<TableUpdate> CreateTableUpdates(const TableMetadata& md) {
 }
 
 std::string NewUuid() {
-  thread_local std::mt19937_64 rng([] {
+  // One generator per thread, reseeded in a forked child (which would otherwise repeat its
+  // parent's sequence and so its file names and table UUIDs).
+  struct Generator {
+    pid_t pid = -1;
+    std::mt19937_64 engine;
+  };
+  thread_local Generator gen;
+  if (gen.pid != getpid()) {
     std::random_device device;
-    std::seed_seq seed{device(), device(), device(), device()};
-    return std::mt19937_64(seed);
-  }());
+    std::seed_seq seed{device(), device(), device(), device(), device(), device()};
+    gen.engine.seed(seed);
+    gen.pid = getpid();
+  }
+  std::mt19937_64& rng = gen.engine;
   uint64_t hi = rng();
   uint64_t lo = rng();
   hi = (hi & ~uint64_t{0xF000}) | uint64_t{0x4000};            // version 4

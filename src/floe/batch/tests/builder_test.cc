@@ -108,6 +108,49 @@ TEST(BuilderTest, EveryPrimitiveTypeThroughMakeBuilder) {
   }
 }
 
+// AppendIndices (a gather) equals appending the same values one slice at a time, for the
+// specialised builders (numeric, decimal, byte arrays) and the generic path (others).
+TEST(BuilderTest, AppendIndicesGathersValuesAndNulls) {
+  const std::vector<std::pair<TypePtr, Scalar>> cases = {
+      {Int32(), Scalar::I32(7)},
+      {Int64(), Scalar::I64(-9)},
+      {Float64(), Scalar::F64(2.5)},
+      {Decimal(20, 2), Scalar::Make(Decimal(20, 2), Int128(12345))},
+      {String(), Scalar::Str("hello")},
+      {Boolean(), Scalar::Bool(true)},
+      {Fixed(2), Scalar::Make(Fixed(2), std::string("ab"))},
+  };
+  for (const auto& [type, value] : cases) {
+    SCOPED_TRACE(type->ToString());
+    auto b = MakeBuilder(type);
+    ASSERT_OK(b->AppendScalar(value));
+    ASSERT_OK(b->AppendNull());
+    ASSERT_OK(b->AppendEmptyValues(1));
+    ASSERT_OK_AND_ASSIGN(ArrayPtr src, b->Finish());
+    const std::vector<int64_t> indices = {2, 0, 1, 0, 2};
+    auto gathered = MakeBuilder(type);
+    ASSERT_OK(gathered->AppendIndices(*src, indices.data(), 5));
+    ASSERT_OK_AND_ASSIGN(ArrayPtr got, gathered->Finish());
+    auto expected_builder = MakeBuilder(type);
+    for (int64_t i : indices) ASSERT_OK(expected_builder->AppendArraySlice(*src, i, 1));
+    ASSERT_OK_AND_ASSIGN(ArrayPtr expected, expected_builder->Finish());
+    EXPECT_OK(got->ValidateFull());
+    EXPECT_EQ(got->null_count(), 1);
+    EXPECT_TRUE(got->IsNull(2));
+    EXPECT_TRUE(got->Equals(*expected));
+    // From a slice: indices are relative to the slice.
+    auto from_slice = MakeBuilder(type);
+    const int64_t one = 1;
+    ASSERT_OK(from_slice->AppendIndices(*src->Slice(1, 2), &one, 1));
+    ASSERT_OK_AND_ASSIGN(ArrayPtr sliced, from_slice->Finish());
+    EXPECT_TRUE(sliced->Equals(*src->Slice(2, 1)));
+    // An index outside the array is an error, not a read past its end.
+    const int64_t bad = 3;
+    EXPECT_THAT(MakeBuilder(type)->AppendIndices(*src, &bad, 1),
+                IsErrorWith(StatusCode::kInvalidArgument, "index 3 is outside"));
+  }
+}
+
 TEST(BuilderTest, ScalarOfTheWrongTypeOrNestedIsRejected) {
   auto b = MakeBuilder(Int64());
   EXPECT_THAT(b->AppendScalar(Scalar::Str("x")), IsError(StatusCode::kInvalidArgument));

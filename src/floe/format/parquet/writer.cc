@@ -241,7 +241,8 @@ class ColumnWriter {
       int64_t cut = NextCut(levels, begin, end);
       AppendRange(levels, begin, cut);
       begin = cut;
-      if (use_dict_ && dict_.plain_size() > options_.dictionary_page_size_limit) {
+      if (use_dict_ &&
+          (dict_.plain_size() > options_.dictionary_page_size_limit || DictionaryDoesNotPay())) {
         // Encodings.md: once the dictionary is too large the chunk continues in PLAIN; the
         // pages written so far keep their dictionary encoding.
         FLOE_RETURN_NOT_OK(CutPage());
@@ -251,6 +252,18 @@ class ColumnWriter {
       }
     }
     return Status::OK();
+  }
+
+  // Probed once per chunk, after the first kDictionaryProbeValues values: when nearly every
+  // value is distinct, a dictionary only adds a hash insert per value and a page of its own,
+  // so the chunk continues in PLAIN (as other writers decide after their first page).
+  bool DictionaryDoesNotPay() {
+    if (dict_probed_ || !page_dict_mode_ ||
+        static_cast<int64_t>(page_indices_.size()) < kDictionaryProbeValues) {
+      return false;
+    }
+    dict_probed_ = true;
+    return dict_.size() * 4 > static_cast<int64_t>(page_indices_.size()) * 3;
   }
 
   // Bytes the chunk would take now (before compression of the open page).
@@ -386,6 +399,7 @@ class ColumnWriter {
     pages_uncompressed_ = 0;
     dict_.Clear();
     use_dict_ = options_.enable_dictionary && desc_.kind != LeafKind::kBoolean;
+    dict_probed_ = false;
     dict_pages_ = 0;
     dict_data_pages_ = 0;
     plain_pages_ = 0;
@@ -448,7 +462,13 @@ class ColumnWriter {
   // The end of the next run of entries to append: whole records, about as many bytes as the
   // open page has room for.
   int64_t NextCut(const LeafLevels& l, int64_t begin, int64_t end) const {
-    constexpr int64_t kMaxStep = 64 * 1024;
+    // Until the dictionary has been probed, steps stop at the probe point so that a column
+    // of distinct values does not build a large dictionary first.
+    const int64_t kMaxStep =
+        use_dict_ && !dict_probed_
+            ? std::max<int64_t>(kDictionaryProbeValues - static_cast<int64_t>(page_indices_.size()),
+                                1)
+            : 64 * 1024;
     int64_t room = std::max<int64_t>(options_.page_size_bytes - PageEstimate(), 1);
     int64_t cut;
     if (desc_.kind == LeafKind::kByteArray) {
@@ -812,6 +832,8 @@ class ColumnWriter {
   const WriterOptions& options_;
   DictionaryBuilder dict_;
   bool use_dict_;
+  bool dict_probed_ = false;
+  static constexpr int64_t kDictionaryProbeValues = 4096;
   int64_t value_cursor_ = 0;
 
   // The open page.

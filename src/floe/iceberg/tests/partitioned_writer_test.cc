@@ -371,6 +371,7 @@ TEST_F(PartitionedWriterTest, RequiredViolationsAbortEveryFile) {
   for (bool fanout : {true, false}) {
     PartitionedWriterOptions o = Options(DaySpec());
     o.operation_id = fanout ? "fan" : "clu";
+    o.fanout_flush_rows = 1;  // rows reach their files at once, so there is something to abort
     auto writer = fanout ? MakeFanoutWriter(o) : MakeClusteredWriter(o);
     ASSERT_OK(writer);
     ASSERT_OK((*writer)->Write(*Batch(schema_, {1, 2}, {kTs, kTs + kDayMicros}, {"a", "b"})));
@@ -388,6 +389,7 @@ TEST_F(PartitionedWriterTest, RequiredViolationsAbortEveryFile) {
 
 TEST_F(PartitionedWriterTest, AbortDeletesClosedAndOpenFiles) {
   PartitionedWriterOptions o = Options(DaySpec(), {{"write.target-file-size-bytes", "1"}});
+  o.fanout_flush_rows = 1;  // rows reach their files at once, so there is something to abort
   ASSERT_OK_AND_ASSIGN(auto writer, MakeFanoutWriter(o));
   std::vector<std::optional<int64_t>> ids, ts;
   std::vector<std::optional<std::string>> names;

@@ -2,6 +2,9 @@
 
 #include <regex>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -388,6 +391,36 @@ TEST(TableRequirementJson, EveryKindRoundTrips) {
   EXPECT_TRUE(ref["snapshot-id"].is_null());
   EXPECT_THAT(TableRequirementFromJson(nlohmann::json{{"type", "assert-nothing"}}),
               IsError(StatusCode::kNotSupported));
+}
+
+TEST(ApplyUpdates, SnapshotNeedsAnOperation) {
+  TableMetadataPtr md = NewTable();
+  Snapshot s = MakeSnapshot(11, std::nullopt, 1, 2000);
+  s.summary.clear();
+  EXPECT_THAT(ApplyUpdates(*md, {update::AddSnapshot{s}}, 3000),
+              IsErrorWith(StatusCode::kInvalidArgument, "no 'operation'"));
+}
+
+TEST(NewUuid, ForkedChildDoesNotRepeatItsParent) {
+  (void)NewUuid();  // the parent's generator is seeded
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::string id = NewUuid();
+    ssize_t w = write(fds[1], id.data(), id.size());
+    _exit(w == static_cast<ssize_t>(id.size()) ? 0 : 1);
+  }
+  std::string parent = NewUuid();
+  char buf[64] = {};
+  ssize_t r = read(fds[0], buf, sizeof(buf));
+  int status = 0;
+  waitpid(child, &status, 0);
+  close(fds[0]);
+  close(fds[1]);
+  ASSERT_EQ(r, 36);
+  EXPECT_NE(std::string(buf, 36), parent);
 }
 
 TEST(MetadataFileName, VersionedAndUnique) {
