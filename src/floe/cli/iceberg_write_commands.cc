@@ -1,6 +1,7 @@
 #include "floe/cli/iceberg_write_commands.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -436,27 +437,46 @@ std::optional<StatValue> DecodeStat(const parquet::SchemaElement& el, const Data
   return std::nullopt;
 }
 
-// A statistics value as a scalar of the table column's type.
-Scalar ToScalar(const StatValue& v, const TypePtr& type) {
+// A statistics value as a scalar of the table column's type; nullopt when the decoded value
+// is not of the form the type holds.
+std::optional<Scalar> ToScalar(const StatValue& v, const TypePtr& type) {
+  auto make = [&](auto value) -> std::optional<Scalar> {
+    return Scalar::Make(type, Scalar::Storage(std::move(value)));
+  };
+  const int64_t* integer = std::get_if<int64_t>(&v);
   switch (type->id()) {
     case TypeId::kBoolean:
-      return Scalar::Make(type, std::get<bool>(v));
+      if (const bool* b = std::get_if<bool>(&v)) return make(*b);
+      return std::nullopt;
     case TypeId::kInt32:
     case TypeId::kDate:
-      return Scalar::Make(type, static_cast<int32_t>(std::get<int64_t>(v)));
+      if (integer == nullptr || *integer < INT32_MIN || *integer > INT32_MAX) return std::nullopt;
+      return make(static_cast<int32_t>(*integer));
+    case TypeId::kInt64:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs:
+      if (integer == nullptr) return std::nullopt;
+      return make(*integer);
     case TypeId::kFloat32:
-      return Scalar::Make(type, static_cast<float>(std::get<double>(v)));
+      if (const double* d = std::get_if<double>(&v)) return make(static_cast<float>(*d));
+      return std::nullopt;
     case TypeId::kFloat64:
-      return Scalar::Make(type, std::get<double>(v));
+      if (const double* d = std::get_if<double>(&v)) return make(*d);
+      return std::nullopt;
     case TypeId::kDecimal:
-      return Scalar::Make(type, std::get<Int128>(v));
+      if (const Int128* d = std::get_if<Int128>(&v)) return make(*d);
+      return std::nullopt;
     case TypeId::kString:
     case TypeId::kBinary:
     case TypeId::kFixed:
     case TypeId::kUuid:
-      return Scalar::Make(type, std::get<std::string>(v));
+      if (const std::string* b = std::get_if<std::string>(&v)) return make(*b);
+      return std::nullopt;
     default:
-      return Scalar::Make(type, std::get<int64_t>(v));
+      return std::nullopt;
   }
 }
 
@@ -475,7 +495,9 @@ size_t CodePointPrefix(std::string_view s, int32_t n) {
 // (a missing bound never prunes wrongly).
 std::optional<std::string> BoundBytes(const StatValue& v, const TypePtr& type,
                                       const iceberg::MetricsMode& mode, bool upper) {
-  Result<std::string> bytes = iceberg::SerializeValue(ToScalar(v, type));
+  std::optional<Scalar> scalar = ToScalar(v, type);
+  if (!scalar) return std::nullopt;
+  Result<std::string> bytes = iceberg::SerializeValue(*scalar);
   if (!bytes.ok()) return std::nullopt;
   std::string out = std::move(*bytes);
   if (mode.kind != iceberg::MetricsMode::Kind::kTruncate) return out;
@@ -706,8 +728,16 @@ Result<DataFile> DataFileFromParquet(const std::string& path, const Table& table
           path, pf.name, leaf->name);
     }
     const TypePtr& source_type = leaf->table_field->type();
-    FLOE_ASSIGN_OR_RAISE(Scalar lo, pf.transform.Apply(ToScalar(*s->lower, source_type)));
-    FLOE_ASSIGN_OR_RAISE(Scalar hi, pf.transform.Apply(ToScalar(*s->upper, source_type)));
+    std::optional<Scalar> lower = ToScalar(*s->lower, source_type);
+    std::optional<Scalar> upper = ToScalar(*s->upper, source_type);
+    if (!lower || !upper) {
+      return Status::Invalid(
+          "{}: cannot derive partition field '{}': the footer bounds of column '{}' do not "
+          "decode as {}",
+          path, pf.name, leaf->name, source_type->ToString());
+    }
+    FLOE_ASSIGN_OR_RAISE(Scalar lo, pf.transform.Apply(*lower));
+    FLOE_ASSIGN_OR_RAISE(Scalar hi, pf.transform.Apply(*upper));
     if (lo.value() != hi.value()) {
       return Status::Invalid(
           "{}: column '{}' spans partition values {} and {} of partition field '{}'; a file "
