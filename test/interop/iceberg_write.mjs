@@ -218,6 +218,59 @@ await step('rejected add-files and appends add no snapshot and leave no data fil
          `data files changed: ${filesBefore.length} -> ${filesAfter.length}`);
 });
 
+await step('a failed append deletes the files it wrote, closed ones too', async () => {
+  // Small target files: the writer closes files while the first input is written, before
+  // the second input fails.
+  floeOk(floe, ['iceberg', 'create', ...catalog, 'db.rolling', '--schema',
+                'id bigint not null, ts timestamptz, kind string', '--partition', 'day(ts)',
+                '--property', 'write.target-file-size-bytes=4096',
+                '--property', 'write.parquet.row-group-size-bytes=4096']);
+  const rollingData = path.join(dir, 'warehouse', 'db', 'rolling', 'data');
+  const big = await writeParquet('rolling_good', `
+    SELECT i::BIGINT AS id, TIMESTAMPTZ '2024-01-01 00:00:00+00' + to_seconds(i * 3) AS ts,
+           md5(i::VARCHAR) AS kind FROM range(60000) t(i)`);
+  const bad = path.join(dir, 'input', 'null_id.parquet');
+  expectFailure(['iceberg', 'append', ...catalog, 'db.rolling', big, bad],
+                /null_id\.parquet.*NULL value in required column 'id'/);
+  expect(filesUnder(rollingData, '.parquet').length === 0,
+         `${filesUnder(rollingData, '.parquet').length} data files left behind`);
+  // Clustered writes need input grouped by partition; this input comes in day order, the
+  // reverse of it does not.
+  const out = floeOk(floe, ['iceberg', 'append', ...catalog, 'db.rolling', big, '--no-fanout']);
+  const m = /^appended 60000 rows in (\d+) files/.exec(out);
+  expect(m && Number(m[1]) > 3, `append printed ${out}`);
+  const reversed = await writeParquet('rolling_reversed', `
+    SELECT i::BIGINT AS id, TIMESTAMPTZ '2024-03-01 00:00:00+00' - to_hours(i) AS ts,
+           'r' AS kind FROM range(200) t(i)
+    UNION ALL SELECT 0::BIGINT, TIMESTAMPTZ '2024-03-01 00:00:00+00', 'again'`);
+  const files = filesUnder(rollingData, '.parquet');
+  expectFailure(['iceberg', 'append', ...catalog, 'db.rolling', reversed, '--no-fanout'],
+                /ts_day=2024-03-01/);
+  expect(filesUnder(rollingData, '.parquet').join() === files.join(),
+         'the failed clustered append left files');
+  expect(snapshotIds(floe, catalog, 'db.rolling').length === 1, 'snapshot count');
+});
+
+await step('bad input and usage errors are one clear line', async () => {
+  const truncated = path.join(dir, 'input', 'truncated.parquet');
+  const whole = fs.readFileSync(path.join(dir, 'input', 'events1.parquet'));
+  fs.writeFileSync(truncated, whole.subarray(0, Math.floor(whole.length / 2)));
+  expectFailure(['iceberg', 'append', ...catalog, events, truncated], /truncated\.parquet/);
+  expectFailure(['iceberg', 'add-files', ...catalog, events, truncated], /truncated\.parquet/);
+  expectFailure(['iceberg', 'append', ...catalog, events, path.join(dir, 'missing.parquet')],
+                /missing\.parquet/);
+  expectFailure(['iceberg', 'create', ...catalog, 'db.bad', '--schema', 'id bigint, ts nosuchtype'],
+                /nosuchtype/);
+  expectFailure(['iceberg', 'create', ...catalog, 'db.bad', '--schema', 'id bigint',
+                 '--partition', 'day(nope)'], /nope/);
+  expectFailure(['iceberg', 'create', ...catalog, 'nons.t', '--schema', 'id bigint'], /nons/);
+  expectFailure(['iceberg', 'create', ...catalog, events, '--schema', 'id bigint'], /db\.events/);
+  expectFailure(['iceberg', 'scan', '--catalog', 'postgres://x/y', events], /postgres/);
+  expectFailure(['iceberg', 'list', ...catalog, 'nosuch'], /nosuch/);
+  expectFailure(['iceberg', 'expire-snapshots', ...catalog, events, '--older-than', 'yesterday'],
+                /yesterday/);
+});
+
 await step('every shared type round-trips through an unpartitioned table', async () => {
   floeOk(floe, ['iceberg', 'create', ...catalog, 'db.sub.all_types', '--schema', allTypesSchema]);
   const file = await writeParquet('all_types', `
