@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <utility>
@@ -32,9 +33,21 @@ using iceberg::ScanTaskGroup;
 using iceberg::Table;
 using iceberg::TableScan;
 
+// TABLE names a table of a catalog when a catalog or warehouse is given, or when it is not a
+// path on disk and the embedded default catalog (./warehouse/catalog.db) exists; otherwise
+// it is a table directory or metadata file.
+bool NamesCatalogTable(const IcebergTableOptions& options) {
+  if (options.catalog_uri || !options.warehouse.empty()) return true;
+  std::error_code ec;
+  if (options.table.find('/') != std::string::npos || std::filesystem::exists(options.table, ec)) {
+    return false;
+  }
+  return std::filesystem::exists(std::filesystem::path("warehouse") / "catalog.db", ec);
+}
+
 Result<Table> OpenTableFromOptions(const IcebergTableOptions& options) {
-  if (options.catalog_uri) {
-    CatalogOptions catalog_options{*options.catalog_uri, options.warehouse};
+  if (NamesCatalogTable(options)) {
+    CatalogOptions catalog_options{options.catalog_uri.value_or(""), options.warehouse};
     FLOE_ASSIGN_OR_RAISE(catalog::CatalogPtr catalog, OpenCatalogFromOptions(catalog_options));
     FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id,
                          catalog::TableIdentifier::Parse(options.table));
@@ -412,7 +425,8 @@ void AddTableOptions(CLI::App* cmd, IcebergTableOptions* o, std::shared_ptr<std:
                      std::shared_ptr<std::string> ref, std::shared_ptr<std::string> as_of,
                      bool with_snapshot) {
   cmd->add_option("TABLE", o->table,
-                  "Table directory or metadata file; with --catalog, the table's name (ns.name)")
+                  "A table's name (ns.name) in --catalog, or in ./warehouse/catalog.db when that "
+                  "exists and TABLE is no path; else a table directory or metadata file")
       ->required();
   cmd->add_option("--catalog", o->catalog_uri,
                   "Load TABLE through this catalog (sqlite:///abs/path.db or sqlite:rel.db)");

@@ -16,7 +16,9 @@ namespace floe::cli {
 
 /// Where a table lies and how the paths in its metadata map to local files.
 struct IcebergTableOptions {
-  /// A table directory or a metadata file; with `catalog_uri`, a table name (ns.name).
+  /// A table name (ns.name) when `catalog_uri` or `warehouse` is set, or when it is no path
+  /// on disk and the embedded catalog ./warehouse/catalog.db exists; otherwise a table
+  /// directory or a metadata file.
   std::string table;
   /// --catalog URI: load `table` through this catalog instead of from the filesystem.
   std::optional<std::string> catalog_uri;
