@@ -164,6 +164,25 @@ Result<std::optional<TableRow>> LookUpRow(SqlSession& session, const std::string
 }
 
 // The current metadata location of a table; kNotFound when there is no such table.
+// Inserts the row naming a new table (its namespace must exist); a row of that name already
+// there is kConstraint. `purpose` names the operation in database errors.
+Status InsertTableRow(SqlSession& session, const std::string& catalog, const TableIdentifier& id,
+                      const std::string& metadata_location, const std::string& purpose) {
+  FLOE_RETURN_NOT_OK(RequireNamespace(session, catalog, id.ns));
+  Status inserted =
+      session
+          .Execute(purpose,
+                   "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
+                   "metadata_location, previous_metadata_location, iceberg_type) "
+                   "VALUES (?, ?, ?, ?, NULL, 'TABLE')",
+                   {catalog, NamespaceToString(id.ns), id.name, metadata_location})
+          .status();
+  if (inserted.code() == StatusCode::kConstraint) {
+    return Status::Constraint("table {} already exists", id.ToString());
+  }
+  return inserted;
+}
+
 Result<std::string> CurrentLocation(SqlSession& session, const std::string& catalog,
                                     const TableIdentifier& id) {
   FLOE_ASSIGN_OR_RAISE(std::optional<TableRow> row, LookUpRow(session, catalog, id));
@@ -552,20 +571,9 @@ Result<iceberg::Table> SqlCatalog::CreateTable(const TableIdentifier& id,
   FLOE_RETURN_NOT_OK(
       WriteMetadataFile(*io_, *metadata, metadata_location, WantsGzip(metadata->properties)));
 
-  Status status = backend_->Transact("create table " + id.ToString(), [&](SqlSession& session) {
-    FLOE_RETURN_NOT_OK(RequireNamespace(session, options_.name, id.ns));
-    Status inserted =
-        session
-            .Execute("create table " + id.ToString(),
-                     "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
-                     "metadata_location, previous_metadata_location, iceberg_type) "
-                     "VALUES (?, ?, ?, ?, NULL, 'TABLE')",
-                     {options_.name, NamespaceToString(id.ns), id.name, metadata_location})
-            .status();
-    if (inserted.code() == StatusCode::kConstraint) {
-      return Status::Constraint("table {} already exists", id.ToString());
-    }
-    return inserted;
+  const std::string purpose = "create table " + id.ToString();
+  Status status = backend_->Transact(purpose, [&](SqlSession& session) {
+    return InsertTableRow(session, options_.name, id, metadata_location, purpose);
   });
   if (!status.ok()) {
     (void)io_->Delete(metadata_location);
@@ -594,22 +602,10 @@ Result<iceberg::Table> SqlCatalog::RegisterTable(const TableIdentifier& id,
   // The file must be readable metadata before a name points at it.
   FLOE_ASSIGN_OR_RAISE(iceberg::TableMetadataPtr metadata,
                        ReadMetadataFile(*io_, metadata_location));
-  FLOE_RETURN_NOT_OK(
-      backend_->Transact("register table " + id.ToString(), [&](SqlSession& session) -> Status {
-        FLOE_RETURN_NOT_OK(RequireNamespace(session, options_.name, id.ns));
-        Status inserted =
-            session
-                .Execute("register table " + id.ToString(),
-                         "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
-                         "metadata_location, previous_metadata_location, iceberg_type) "
-                         "VALUES (?, ?, ?, ?, NULL, 'TABLE')",
-                         {options_.name, NamespaceToString(id.ns), id.name, metadata_location})
-                .status();
-        if (inserted.code() == StatusCode::kConstraint) {
-          return Status::Constraint("table {} already exists", id.ToString());
-        }
-        return inserted;
-      }));
+  const std::string purpose = "register table " + id.ToString();
+  FLOE_RETURN_NOT_OK(backend_->Transact(purpose, [&](SqlSession& session) {
+    return InsertTableRow(session, options_.name, id, metadata_location, purpose);
+  }));
   return iceberg::Table{metadata_location, std::move(metadata), io_};
 }
 
