@@ -80,9 +80,8 @@ Result<ScanResult> ReadTable(const iceberg::Table& table, iceberg::ScanOptions o
       }
     }
   }
-  std::sort(result.rows.begin(), result.rows.end(), [](const TextRow& a, const TextRow& b) {
-    return std::stoll(a[0]) < std::stoll(b[0]);
-  });
+  std::sort(result.rows.begin(), result.rows.end(),
+            [](const TextRow& a, const TextRow& b) { return std::stoll(a[0]) < std::stoll(b[0]); });
   return result;
 }
 
@@ -162,9 +161,8 @@ Result<RecordBatchPtr> EvolBatch(const iceberg::Schema& schema, const std::vecto
       std::optional<Scalar> value;
       switch (field.field_id()) {
         case 1:
-          value = field.type()->id() == TypeId::kInt32
-                      ? Scalar::I32(static_cast<int32_t>(r.id))
-                      : Scalar::I64(r.id);
+          value = field.type()->id() == TypeId::kInt32 ? Scalar::I32(static_cast<int32_t>(r.id))
+                                                       : Scalar::I64(r.id);
           break;
         case 2:
           if (r.name) value = Scalar::Str(*r.name);
@@ -186,8 +184,7 @@ Result<RecordBatchPtr> EvolBatch(const iceberg::Schema& schema, const std::vecto
     FLOE_ASSIGN_OR_RAISE(ArrayPtr array, builder->Finish());
     columns.push_back(std::move(array));
   }
-  return RecordBatch::Make(schema.columns(), static_cast<int64_t>(rows.size()),
-                           std::move(columns));
+  return RecordBatch::Make(schema.columns(), static_cast<int64_t>(rows.size()), std::move(columns));
 }
 
 /// One appended snapshot and what reading it must give.
@@ -207,6 +204,10 @@ class WritePathTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(catalog_, OpenCatalog("sqlite://" + db_, warehouse_));
     ASSERT_OK(catalog_->CreateNamespace({"db"}));
   }
+
+  /// Test 2's body: conflicting overwrites of partitions by ReplacePartitions, or by
+  /// OverwriteFiles with a row filter on the partition column when `by_filter`.
+  void ConcurrentOverwrites(bool by_filter);
 
   TempDir dir_;
   std::string db_;
@@ -245,8 +246,8 @@ TEST_F(WritePathTest, EvolvedTableReadsEverySnapshotWithItsOwnSchema) {
     Step step;
     step.snapshot_id = producer->snapshot_id();
     step.schema_id = current.schema_id();
-    step.file_count = static_cast<int64_t>(files.size()) +
-                      (steps.empty() ? 0 : steps.back().file_count);
+    step.file_count =
+        static_cast<int64_t>(files.size()) + (steps.empty() ? 0 : steps.back().file_count);
     for (const Field& f : current.fields()) {
       step.columns.push_back(f.name() + ":" + f.type()->ToString());
     }
@@ -307,9 +308,10 @@ TEST_F(WritePathTest, EvolvedTableReadsEverySnapshotWithItsOwnSchema) {
   for (const Field& f : md.CurrentSchema()->fields()) current_ids.push_back(f.field_id());
   EXPECT_THAT(current_ids, ElementsAre(1, 2, 3, 5));
   EXPECT_EQ(md.default_spec_id, 1);
-  // 3 files (two days and NULL), then 2, 2, 2, 2 and 1.
-  EXPECT_THAT(std::vector<int64_t>({steps[0].file_count, steps[5].file_count}),
-              ElementsAre(3, 12));
+  // Files so far: 3 (two days and NULL), then 2, 2, 2, 2 (two partitions each) and 1.
+  std::vector<int64_t> file_counts;
+  for (const Step& s : steps) file_counts.push_back(s.file_count);
+  EXPECT_THAT(file_counts, ElementsAre(3, 5, 7, 9, 11, 12));
 
   // The schemas the steps recorded.
   EXPECT_THAT(steps[0].columns, ElementsAre("id:int32", "name:string", "ts:timestamptz"));
@@ -338,16 +340,15 @@ TEST_F(WritePathTest, EvolvedTableReadsEverySnapshotWithItsOwnSchema) {
     iceberg::ScanOptions options;
     options.snapshot.snapshot_id = steps[2].snapshot_id;
     ASSERT_OK_AND_ASSIGN(ScanResult read, ReadTable(table, options));
-    EXPECT_THAT(read.rows,
-                ElementsAre(ElementsAre("1", "a", "2024-01-02 03:04:05+00", "NULL"),
-                            ElementsAre("2", "b", "2024-01-03 10:00:00+00", "NULL"),
-                            ElementsAre("3", "NULL", "2024-01-02 03:04:05+00", "NULL"),
-                            ElementsAre("4", "d", "NULL", "NULL"),
-                            ElementsAre("5", "e", "2024-01-02 03:04:05+00", "1.5"),
-                            ElementsAre("6", "NULL", "2024-01-03 10:00:00+00", "NULL"),
-                            ElementsAre("7", "g", "2024-01-03 10:00:00+00", "-0.25"),
-                            ElementsAre("8", "h", "2024-01-02 03:04:05+00", "2.75"),
-                            ElementsAre("9", "i", "NULL", "NULL")));
+    EXPECT_THAT(read.rows, ElementsAre(ElementsAre("1", "a", "2024-01-02 03:04:05+00", "NULL"),
+                                       ElementsAre("2", "b", "2024-01-03 10:00:00+00", "NULL"),
+                                       ElementsAre("3", "NULL", "2024-01-02 03:04:05+00", "NULL"),
+                                       ElementsAre("4", "d", "NULL", "NULL"),
+                                       ElementsAre("5", "e", "2024-01-02 03:04:05+00", "1.5"),
+                                       ElementsAre("6", "NULL", "2024-01-03 10:00:00+00", "NULL"),
+                                       ElementsAre("7", "g", "2024-01-03 10:00:00+00", "-0.25"),
+                                       ElementsAre("8", "h", "2024-01-02 03:04:05+00", "2.75"),
+                                       ElementsAre("9", "i", "NULL", "NULL")));
   }
   // ... and the current snapshot with the current schema reads NULL for it on every row
   // written before the new `extra` existed, and the renamed column's values as `label`.
@@ -423,7 +424,7 @@ class RecordingFileIO final : public io::FileIO {
     created_avro_.clear();
   }
   /// Runs the callback now if it has not run since Arm.
-  void FireIfArmed() {
+  void FireIfArmed() const {
     std::function<void()> hook;
     {
       std::lock_guard lock(mu_);
@@ -444,7 +445,7 @@ class RecordingFileIO final : public io::FileIO {
   Result<std::unique_ptr<io::OutputStream>> NewOutputFile(const std::string& path,
                                                           io::CreateMode mode) const override {
     if (iceberg::IsMetadataFileName(fs::path(path).filename().string())) {
-      const_cast<RecordingFileIO*>(this)->FireIfArmed();
+      FireIfArmed();
     } else if (path.ends_with(".avro")) {
       std::lock_guard lock(mu_);
       created_avro_.push_back(path);
@@ -464,7 +465,7 @@ class RecordingFileIO final : public io::FileIO {
  private:
   io::LocalFileIO local_;
   mutable std::mutex mu_;
-  std::function<void()> hook_;
+  mutable std::function<void()> hook_;
   mutable std::vector<std::string> created_avro_;
 };
 
@@ -516,7 +517,7 @@ std::vector<TextRow> OpRows(int round, int thread, const std::set<int>& partitio
   return rows;
 }
 
-TEST_F(WritePathTest, ConcurrentReplacePartitionsCommitOrConflictCleanly) {
+void WritePathTest::ConcurrentOverwrites(bool by_filter) {
   const TableIdentifier id{{"db"}, "o"};
   ASSERT_OK_AND_ASSIGN(auto schema,
                        iceberg::ParseSchemaText("p int not null, id bigint not null, tag string"));
@@ -553,7 +554,7 @@ TEST_F(WritePathTest, ConcurrentReplacePartitionsCommitOrConflictCleanly) {
   }
 
   // Round r: every thread loads the table and writes its files; once all have, each commits
-  // a ReplacePartitions validated from the snapshot it loaded. The commits meet once more
+  // its overwrite validated from the snapshot it loaded. The commits meet once more
   // just before their first metadata file is written, so every first attempt has written its
   // manifests and manifest list before any compare-and-set: one wins, the others retry and
   // either commit (disjoint partitions) or conflict and must delete what they wrote. With 4
@@ -583,7 +584,7 @@ TEST_F(WritePathTest, ConcurrentReplacePartitionsCommitOrConflictCleanly) {
         op.rows = OpRows(r, t, op.partitions);
 
         sync.arrive_and_wait();  // the previous round is committed
-        std::unique_ptr<iceberg::ReplacePartitions> replace;
+        std::unique_ptr<iceberg::SnapshotProducer> producer;
         auto prepare = [&]() -> Status {
           FLOE_RETURN_NOT_OK(opened.status());
           iceberg::TableOperationsPtr ops = (*opened)->TableOps(id);
@@ -592,21 +593,33 @@ TEST_F(WritePathTest, ConcurrentReplacePartitionsCommitOrConflictCleanly) {
           FLOE_ASSIGN_OR_RAISE(auto batch,
                                OverwriteBatch(*table.metadata->CurrentSchema(), op.rows));
           FLOE_ASSIGN_OR_RAISE(auto files, WriteFiles(table, *batch));
-          replace = iceberg::ReplacePartitions::Make(ops);
-          for (const auto& f : files) {
-            op.data_files.push_back(f->file_path);
-            replace->AddFile(f);
+          for (const auto& f : files) op.data_files.push_back(f->file_path);
+          if (by_filter) {
+            std::vector<Scalar> values;
+            for (int p : op.partitions) values.push_back(Scalar::I32(p));
+            auto overwrite = iceberg::OverwriteFiles::Make(ops);
+            overwrite->OverwriteByRowFilter(
+                iceberg::Expression::Make(iceberg::Operation::kIn, "p", std::move(values)));
+            for (const auto& f : files) overwrite->AddFile(f);
+            overwrite->ValidateFromSnapshot(*op.base_snapshot_id)
+                .ValidateNoConflictingData()
+                .ValidateAddedFilesMatchOverwriteFilter();
+            producer = std::move(overwrite);
+          } else {
+            auto replace = iceberg::ReplacePartitions::Make(ops);
+            for (const auto& f : files) replace->AddFile(f);
+            replace->ValidateFromSnapshot(*op.base_snapshot_id).ValidateNoConflictingData();
+            producer = std::move(replace);
           }
-          replace->ValidateFromSnapshot(*op.base_snapshot_id).ValidateNoConflictingData();
           return Status::OK();
         };
         op.status = prepare();
         sync.arrive_and_wait();  // every thread has loaded the same snapshot
         io->Arm([&] { at_swap.arrive_and_wait(); });
         if (op.status.ok()) {
-          auto committed = replace->Commit();
+          auto committed = producer->Commit();
           op.status = committed.status();
-          op.snapshot_id = replace->snapshot_id();
+          op.snapshot_id = producer->snapshot_id();
         }
         // An operation that failed before writing a metadata file still meets the others.
         io->FireIfArmed();
@@ -653,7 +666,7 @@ TEST_F(WritePathTest, ConcurrentReplacePartitionsCommitOrConflictCleanly) {
       const iceberg::Snapshot* snap = md.SnapshotById(op->snapshot_id);
       ASSERT_NE(snap, nullptr);
       EXPECT_EQ(snap->operation(), "overwrite");
-      EXPECT_EQ(snap->summary.at("replace-partitions"), "true");
+      EXPECT_EQ(snap->summary.count("replace-partitions"), by_filter ? 0u : 1u);
       for (int p : op->partitions) EXPECT_TRUE(taken.insert(p).second) << "partition " << p;
     }
     for (const OverwriteOp* op : failed) {
@@ -674,10 +687,10 @@ TEST_F(WritePathTest, ConcurrentReplacePartitionsCommitOrConflictCleanly) {
       ASSERT_OK_AND_ASSIGN(auto manifests,
                            iceberg::ReadManifestList(*table.io, base->manifest_list));
       for (const auto& m : manifests) {
-        ASSERT_OK_AND_ASSIGN(auto entries,
-                             iceberg::ReadManifest(*table.io, m, *md.SpecById(m.partition_spec_id),
-                                                   *md.CurrentSchema(),
-                                                   iceberg::ManifestReadOptions::Live()));
+        ASSERT_OK_AND_ASSIGN(
+            auto entries,
+            iceberg::ReadManifest(*table.io, m, *md.SpecById(m.partition_spec_id),
+                                  *md.CurrentSchema(), iceberg::ManifestReadOptions::Live()));
         bool touched = false;
         for (const auto& e : entries) {
           touched |= op->partitions.count(e.data_file->partition[0].get<int32_t>()) > 0;
@@ -764,10 +777,10 @@ TEST_F(WritePathTest, ConcurrentReplacePartitionsCommitOrConflictCleanly) {
   for (const iceberg::Snapshot& s : md.snapshots) {
     ASSERT_OK_AND_ASSIGN(auto manifests, iceberg::ReadManifestList(*table.io, s.manifest_list));
     for (const auto& m : manifests) {
-      ASSERT_OK_AND_ASSIGN(auto entries,
-                           iceberg::ReadManifest(*table.io, m, *md.SpecById(m.partition_spec_id),
-                                                 *md.CurrentSchema(),
-                                                 iceberg::ManifestReadOptions::All()));
+      ASSERT_OK_AND_ASSIGN(
+          auto entries,
+          iceberg::ReadManifest(*table.io, m, *md.SpecById(m.partition_spec_id),
+                                *md.CurrentSchema(), iceberg::ManifestReadOptions::All()));
       for (const auto& e : entries) referenced_data.insert(e.data_file->file_path);
     }
   }
@@ -794,6 +807,14 @@ TEST_F(WritePathTest, ConcurrentReplacePartitionsCommitOrConflictCleanly) {
     }
   }
   EXPECT_EQ(live, expected_live);
+}
+
+TEST_F(WritePathTest, ConcurrentReplacePartitionsCommitOrConflictCleanly) {
+  ConcurrentOverwrites(/*by_filter=*/false);
+}
+
+TEST_F(WritePathTest, ConcurrentOverwritesByFilterCommitOrConflictCleanly) {
+  ConcurrentOverwrites(/*by_filter=*/true);
 }
 
 }  // namespace
