@@ -36,8 +36,9 @@ struct SnapshotSelector {
 /// What a scan reads.
 struct ScanOptions {
   SnapshotSelector snapshot;
-  /// Output columns by field id, in the order given; empty means every column of the
-  /// scan's schema. Top-level or nested ids (a nested id keeps its ancestors).
+  /// Output columns by field id, in the schema's column order whatever order they are
+  /// given in (as Schema::Select keeps them); empty means every column of the scan's
+  /// schema. Top-level or nested ids (a nested id keeps its ancestors).
   std::vector<int32_t> projected_field_ids;
   /// Output columns by (dotted) name, resolved against the scan's schema; used when
   /// projected_field_ids is empty.
