@@ -28,3 +28,13 @@ endif()
 if(FLOE_BUILD_BENCH)
   find_package(benchmark REQUIRED)   # libbenchmark-dev
 endif()
+
+# libpg-query-dev ships a static library and a header only.
+find_path(PG_QUERY_INCLUDE_DIR pg_query.h REQUIRED)
+find_library(PG_QUERY_LIBRARY NAMES libpg_query.a pg_query REQUIRED)
+add_library(PgQuery::PgQuery INTERFACE IMPORTED)
+target_include_directories(PgQuery::PgQuery INTERFACE ${PG_QUERY_INCLUDE_DIR})
+target_link_libraries(PgQuery::PgQuery INTERFACE ${PG_QUERY_LIBRARY} Threads::Threads)
+
+# libedit-dev: line editing and history for floe shell.
+pkg_check_modules(LIBEDIT REQUIRED IMPORTED_TARGET libedit)

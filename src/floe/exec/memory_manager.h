@@ -1,0 +1,63 @@
+#pragma once
+
+// The query's memory budget (the memory_limit setting). Operators that hold data across
+// batches (sort, aggregation, join build sides, exchange buffers) take a reservation and
+// grow it before they hold more; when growing fails they spill to disk, or, when they
+// cannot spill, fail with kOutOfMemory naming themselves. Streaming operators hold at
+// most a few batches and do not reserve.
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "floe/common/result.h"
+
+namespace floe::exec {
+
+class MemoryManager {
+ public:
+  /// `limit` in bytes; 0 means no limit.
+  explicit MemoryManager(int64_t limit) : limit_(limit) {}
+
+  /// Reserves `bytes` when the total stays within the limit; false otherwise.
+  bool TryReserve(int64_t bytes);
+  void Release(int64_t bytes);
+
+  int64_t limit() const { return limit_; }
+  int64_t reserved() const { return reserved_.load(std::memory_order_relaxed); }
+  /// The most ever reserved at once.
+  int64_t peak() const { return peak_.load(std::memory_order_relaxed); }
+
+ private:
+  const int64_t limit_;
+  std::atomic<int64_t> reserved_{0};
+  std::atomic<int64_t> peak_{0};
+};
+
+/// One consumer's share of the budget; released when destroyed.
+class MemoryReservation {
+ public:
+  MemoryReservation(MemoryManager* manager, std::string consumer)
+      : manager_(manager), consumer_(std::move(consumer)) {}
+  ~MemoryReservation() { Free(); }
+  MemoryReservation(const MemoryReservation&) = delete;
+  MemoryReservation& operator=(const MemoryReservation&) = delete;
+
+  int64_t size() const { return size_; }
+  const std::string& consumer() const { return consumer_; }
+
+  /// Grows or shrinks to `bytes`; false (and unchanged) when growing would pass the limit.
+  bool TryResize(int64_t bytes);
+  /// TryResize, or kOutOfMemory: "memory_limit of 64.0 MiB exceeded by <consumer>
+  /// (needs N bytes more, M reserved in all)".
+  Status Resize(int64_t bytes);
+  /// Releases everything.
+  void Free();
+
+ private:
+  MemoryManager* manager_;
+  std::string consumer_;
+  int64_t size_ = 0;
+};
+
+}  // namespace floe::exec

@@ -1,0 +1,59 @@
+#pragma once
+
+// A SQL session: settings, the catalog, and running statements end to end
+// (parse -> bind -> optimize -> physical plan -> enforce -> stages -> scheduler).
+// The CLI (floe sql, floe shell, floe sqllogictest) talks only to this.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/batch/array.h"
+#include "floe/common/result.h"
+#include "floe/exec/session_config.h"
+
+namespace floe::exec {
+
+struct SessionOptions {
+  /// The warehouse directory of the embedded catalog (tables created by SQL live here).
+  std::string warehouse = "warehouse";
+  /// Worker threads; 0 = the hardware threads.
+  int threads = 0;
+};
+
+/// The result of one statement: a stream of rows (empty schema for statements that
+/// return none) and PostgreSQL's command tag ("SELECT 3", "SET", "CREATE TABLE").
+class QueryResult {
+ public:
+  virtual ~QueryResult() = default;
+  virtual const SchemaPtr& schema() const = 0;
+  /// The next batch, or nullptr at the end. Errors of the running query surface here.
+  virtual Result<RecordBatchPtr> Next() = 0;
+  /// Valid once Next() returned nullptr.
+  virtual std::string command_tag() const = 0;
+  /// Stops the query (the remaining tasks are cancelled, spill files removed).
+  virtual void Cancel() = 0;
+  /// Rows produced so far (for a progress line).
+  virtual int64_t rows_produced() const = 0;
+};
+
+class Session {
+ public:
+  static Result<std::unique_ptr<Session>> Make(SessionOptions options = {});
+  virtual ~Session() = default;
+
+  /// Runs exactly one statement (kInvalidArgument when `sql` holds more than one; use
+  /// SplitStatements). Errors name what is wrong and where (see sql/parser.h,
+  /// plan/binder.h).
+  virtual Result<std::unique_ptr<QueryResult>> Execute(std::string_view sql) = 0;
+
+  /// Splits a script into statement texts (comments and quoted ';' respected); kSyntax
+  /// for an unterminated string or comment.
+  static Result<std::vector<std::string>> SplitStatements(std::string_view script);
+
+  virtual const SessionConfig& config() const = 0;
+  virtual SessionConfig& mutable_config() = 0;
+};
+
+}  // namespace floe::exec

@@ -1,0 +1,76 @@
+#pragma once
+
+// Session settings (SET name = value / SHOW name). Every setting is registered with a
+// type, a default and a description; an unknown name or a value of the wrong shape is a
+// kInvalidArgument naming it.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/common/result.h"
+
+namespace floe::exec {
+
+struct SettingInfo {
+  std::string name;
+  enum class Kind { kInt, kBytes, kBool, kString } kind = Kind::kInt;
+  std::string default_value;
+  std::string description;
+  int64_t min = 0;  // kInt / kBytes
+};
+
+/// The registered settings:
+///   target_partitions        int   default: the hardware threads
+///   batch_size               int   8192
+///   memory_limit             bytes 0 = a quarter of physical memory ("2GB", "512MB")
+///   spill_directory          str   "" = the system temp directory
+///   broadcast_join_threshold bytes 16MB: a join side estimated below it is broadcast
+///   sort_spill_reservation   bytes 64MB
+///   prefer_hash_join         bool  true
+///   explain_verbose          bool  false
+///   codec_roundtrip          bool  false (stages pass through the plan codec; later work)
+///   search_path              str   ""
+///   time_zone                str   "UTC"
+///   statement_timeout        int   0 (milliseconds; 0 = none)
+class SessionConfig {
+ public:
+  SessionConfig();
+
+  static const std::vector<SettingInfo>& Registered();
+
+  /// Sets a value given as SQL text; kInvalidArgument for an unknown name or bad value.
+  Status Set(std::string_view name, std::string_view value);
+  /// Back to the default.
+  Status Reset(std::string_view name);
+  /// The value's text form (bytes as written or as a number); kInvalidArgument when unknown.
+  Result<std::string> Get(std::string_view name) const;
+
+  int target_partitions() const { return static_cast<int>(GetInt("target_partitions")); }
+  int64_t batch_size() const { return GetInt("batch_size"); }
+  /// Effective limit in bytes (the default resolved).
+  int64_t memory_limit() const;
+  std::string spill_directory() const;
+  int64_t broadcast_join_threshold() const { return GetInt("broadcast_join_threshold"); }
+  int64_t sort_spill_reservation() const { return GetInt("sort_spill_reservation"); }
+  bool prefer_hash_join() const { return GetBool("prefer_hash_join"); }
+  bool codec_roundtrip() const { return GetBool("codec_roundtrip"); }
+  std::string time_zone() const { return GetString("time_zone"); }
+
+  int64_t GetInt(std::string_view name) const;
+  bool GetBool(std::string_view name) const;
+  std::string GetString(std::string_view name) const;
+
+  /// name -> value text for every setting, for SHOW ALL.
+  const std::map<std::string, std::string, std::less<>>& values() const { return values_; }
+
+ private:
+  std::map<std::string, std::string, std::less<>> values_;
+};
+
+/// "2GB", "512MB", "64KiB", "1000" -> bytes; kInvalidArgument otherwise.
+Result<int64_t> ParseBytes(std::string_view text);
+
+}  // namespace floe::exec

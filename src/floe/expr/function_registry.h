@@ -1,0 +1,83 @@
+#pragma once
+
+// What the binder needs to type-check calls: PostgreSQL's implicit-cast and numeric
+// promotion rules, scalar-function resolution and aggregate resolution. The kernels
+// behind the names live in the expr module; the binder sees only signatures.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/common/result.h"
+#include "floe/type/type.h"
+
+namespace floe::expr {
+
+/// True when PostgreSQL would cast `from` to `to` implicitly (int2 -> int4 -> int8 ->
+/// numeric -> float4 -> float8; date -> timestamp -> timestamptz; varchar/text
+/// interchangeably; a string literal's unknown type to anything is the binder's job).
+bool CanImplicitCast(const DataType& from, const DataType& to);
+
+/// True when an explicit CAST from `from` to `to` exists (it may still fail on a value).
+bool CanExplicitCast(const DataType& from, const DataType& to);
+
+/// The type two operands are both coerced to for comparison, CASE, COALESCE, IN, UNION
+/// (PostgreSQL's "UNION, CASE, and related constructs" rules): integers widen, integer
+/// with decimal gives a decimal wide enough for both, anything with float gives float64,
+/// date with timestamp gives timestamp. kBind error naming both types when none exists
+/// ("CASE types integer and text cannot be matched" style, with `context` as the construct).
+Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b, std::string_view context);
+
+/// A scalar function resolved for argument types: the types each argument must be cast
+/// to before the call, and the result type.
+struct ResolvedFunction {
+  std::string name;                 // the canonical name (aliases resolved: "substring" ->
+                                    // "substr", "ceiling" -> "ceil", ...)
+  std::vector<TypePtr> arg_types;   // one per argument
+  TypePtr return_type;
+  /// The result is NULL only when an argument is NULL (false for coalesce, is_null, ...,
+  /// and for functions that can return NULL on non-NULL input such as nullif).
+  bool null_if_any_arg_null = true;
+  bool volatile_function = false;   // random(), now() (the binder folds now() per statement)
+};
+
+/// Resolves `name` (lower-case) for these argument types, choosing the candidate
+/// PostgreSQL would choose (exact match, then fewest implicit casts, preferring the
+/// numeric category's preferred type). kBind "function name(types) does not exist" or
+/// "operator does not exist: text + integer" (for the reserved operator names) when none
+/// fits.
+Result<ResolvedFunction> ResolveScalarFunction(std::string_view name,
+                                               const std::vector<TypePtr>& arg_types);
+/// True when `name` is a registered scalar function (any signature).
+bool IsScalarFunction(std::string_view name);
+
+/// An aggregate resolved for argument types. Partial aggregation emits `state_fields`
+/// per group; the final phase merges them and produces `return_type`.
+struct ResolvedAggregate {
+  std::string name;                // count, sum, avg, min, max, bool_and, bool_or,
+                                   // string_agg, count_star (count(*)), stddev, ...
+  std::vector<TypePtr> arg_types;  // the types each argument must be cast to
+  TypePtr return_type;             // PostgreSQL's: sum(int4) -> int8, sum(int8) ->
+                                   // numeric (decimal(38, 0)), avg(int) -> numeric, ...
+  bool distinct = false;
+  std::vector<Field> state_fields;  // the partial state's columns
+};
+
+/// kBind "function name(types) does not exist" when no signature fits.
+Result<ResolvedAggregate> ResolveAggregate(std::string_view name,
+                                           const std::vector<TypePtr>& arg_types,
+                                           bool distinct);
+bool IsAggregateFunction(std::string_view name);
+
+/// Window-only functions: row_number, rank, dense_rank, percent_rank, cume_dist, ntile,
+/// lag, lead, first_value, last_value, nth_value. (Aggregates are window functions too.)
+struct ResolvedWindowFunction {
+  std::string name;
+  std::vector<TypePtr> arg_types;
+  TypePtr return_type;
+};
+Result<ResolvedWindowFunction> ResolveWindowFunction(std::string_view name,
+                                                     const std::vector<TypePtr>& arg_types);
+bool IsWindowFunction(std::string_view name);
+
+}  // namespace floe::expr

@@ -1,0 +1,21 @@
+#pragma once
+
+// Row hashing for hash partitioning, hash joins and hash aggregation. One function, so
+// that Hash(exprs, n) partitioning means the same thing on every operator and rank:
+// partition = HashRows(...)[i] % n. Equal values hash equally across types that compare
+// equal after coercion only when they were coerced to one type first (the planner does).
+// NULLs hash to a fixed value; -0.0 and 0.0 hash equally; all NaNs hash equally.
+
+#include <cstdint>
+#include <vector>
+
+#include "floe/batch/array.h"
+#include "floe/common/result.h"
+
+namespace floe::expr {
+
+/// Writes one 64-bit hash per row of the columns (all of one length) into `out`
+/// (resized to the row count). Every type, nested ones included.
+Status HashRows(const std::vector<ArrayPtr>& columns, std::vector<uint64_t>* out);
+
+}  // namespace floe::expr

@@ -1,0 +1,59 @@
+#pragma once
+
+// The binder: resolves names and types of a parsed query and builds its logical plan.
+// Name resolution is query-scoped: every table named in a statement is resolved once
+// through the resolver, and two references to one table in one statement share that
+// resolution (same TableSource, same version).
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "floe/batch/scalar.h"
+#include "floe/common/result.h"
+#include "floe/plan/logical_plan.h"
+#include "floe/sql/ast.h"
+
+namespace floe::plan {
+
+/// A named argument of a table function call: iceberg_scan('t', snapshot_id => 4).
+struct TableFunctionArg {
+  std::string name;  // "" for positional
+  Scalar value;      // arguments must be constants
+};
+
+/// Where the binder finds relations. Implemented by the session (exec/session.h).
+class RelationResolver {
+ public:
+  virtual ~RelationResolver() = default;
+  /// A table or view by its name parts as written (["t"], ["db", "t"], ["cat", "db", "t"]).
+  /// kNotFound "table \"db.t\" does not exist" when absent.
+  virtual Result<TableSourcePtr> ResolveTable(const std::vector<std::string>& name) = 0;
+  /// A table function in FROM (read_parquet, generate_series, ...). kNotFound when the
+  /// function is unknown; kInvalidArgument naming the argument when one is wrong.
+  virtual Result<TableSourcePtr> ResolveTableFunction(const std::string& name,
+                                                      const std::vector<TableFunctionArg>& args) = 0;
+};
+
+struct BindOptions {
+  /// now(), current_timestamp and current_date are this instant for the whole statement
+  /// (microseconds since the epoch, UTC).
+  int64_t statement_time_micros = 0;
+  /// The session's time zone for timestamptz text forms and date_trunc ("UTC").
+  std::string time_zone = "UTC";
+};
+
+/// Binds a query (SELECT, VALUES, set operations) into a logical plan whose output
+/// schema has the query's column names. `text` is the statement's text, used to place
+/// errors: kBind "column \"x\" does not exist (line 1, column 8)", kBind for type errors
+/// ("operator does not exist: text + integer (line 1, column 10)"), kNotFound for
+/// unknown tables and functions, kNotSupported for what floe does not handle yet.
+Result<LogicalPlanPtr> BindQuery(const sql::SelectStmt& query, std::string_view text,
+                                 RelationResolver& resolver, const BindOptions& options);
+
+/// Binds a standalone constant expression (SET values, table-function arguments, LIMIT).
+Result<expr::ExprPtr> BindConstantExpr(const sql::ParsedExpr& expr, std::string_view text,
+                                       const BindOptions& options);
+
+}  // namespace floe::plan

@@ -1,0 +1,217 @@
+#pragma once
+
+// The logical plan: what the binder builds, the optimizer rewrites and the physical
+// planner (exec/physical_planner.h) turns into ExecutionPlans. Nodes are immutable and
+// shared. Every node has an output schema; expressions in a node refer to the columns of
+// its input by index (for a join: the left input's columns, then the right input's).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/batch/scalar.h"
+#include "floe/expr/expr.h"
+#include "floe/expr/function_registry.h"
+#include "floe/type/type.h"
+
+namespace floe::plan {
+
+/// Estimated or exact statistics of a relation. Unknown values are nullopt.
+struct ColumnStatistics {
+  std::optional<Scalar> min;
+  std::optional<Scalar> max;
+  std::optional<int64_t> null_count;
+  std::optional<int64_t> distinct_count;
+};
+
+struct Statistics {
+  std::optional<int64_t> row_count;
+  std::optional<int64_t> total_bytes;
+  bool exact = false;  // row_count is exact (count(*) may be answered from it)
+  std::vector<ColumnStatistics> columns;  // empty, or one per output column
+};
+
+/// A relation a scan reads: a table of a catalog, read_parquet(...), generate_series(...).
+/// Implementations live in layers above (the exec module's table providers); the logical
+/// plan only needs the schema, statistics and what can be pushed into the scan.
+class TableSource {
+ public:
+  virtual ~TableSource() = default;
+  /// A stable kind name ("parquet", "generate_series", "iceberg").
+  virtual std::string_view kind() const = 0;
+  /// The name shown by EXPLAIN ("read_parquet(3 files)", "db.events").
+  virtual std::string display_name() const = 0;
+  virtual const SchemaPtr& schema() const = 0;
+  /// Statistics of the whole source (no filter applied).
+  virtual Statistics statistics() const { return {}; }
+  /// How a filter conjunct can be pushed into the scan.
+  enum class FilterPushdown {
+    kUnsupported,  // keep it above the scan
+    kInexact,      // the scan prunes with it (row groups, files), the filter stays above
+    kExact,        // the scan returns only rows satisfying it
+  };
+  /// `conjunct` refers to columns of schema().
+  virtual FilterPushdown SupportsFilter(const expr::Expr& conjunct) const {
+    return FilterPushdown::kUnsupported;
+  }
+};
+using TableSourcePtr = std::shared_ptr<const TableSource>;
+
+enum class LogicalKind {
+  kScan,        // source, projection, filters, limit
+  kValues,      // rows of constant expressions (no input); SELECT 1 is one empty row
+  kProjection,  // exprs (over the input) named by the schema
+  kFilter,      // predicate (boolean)
+  kAggregate,   // group_exprs then aggregates; output: groups..., aggregates...
+  kWindow,      // input columns..., then one column per window call
+  kJoin,        // join_type, left_keys/right_keys (equi), filter (over left ++ right)
+  kSort,        // sort_keys
+  kLimit,       // offset, fetch
+  kUnion,       // children (two or more) with equal column types; set_all (false: distinct)
+  kMaxOneRow,   // passes its input through; more than one row is an error (scalar
+                // subqueries: "more than one row returned by a subquery used as an
+                // expression")
+};
+
+enum class JoinType {
+  kInner,
+  kLeft,
+  kRight,
+  kFull,
+  kSemi,  // left rows with a match; output: the left columns
+  kAnti,  // left rows without a match; output: the left columns
+  /// Left rows each with one boolean "mark" column appended: true when a right row
+  /// matches; NULL when none matches but a NULL key made the comparison unknown (the left
+  /// key is NULL and the right side is not empty, or the right side holds a NULL key);
+  /// false otherwise. Exactly x IN (subquery) semantics, so NOT IN is NOT(mark).
+  kMark,
+};
+std::string_view JoinTypeName(JoinType type);
+
+struct SortKey {
+  expr::ExprPtr expr;
+  bool ascending = true;
+  bool nulls_first = false;  // PostgreSQL's default: NULLS LAST for ASC, FIRST for DESC
+  std::string ToString() const;
+};
+
+struct AggregateCall {
+  expr::ResolvedAggregate function;
+  std::vector<expr::ExprPtr> args;   // over the input, cast to function.arg_types
+  expr::ExprPtr filter;              // FILTER (WHERE ...) or null
+  std::vector<SortKey> order_by;     // string_agg(x, ',' ORDER BY y)
+  std::string ToString() const;
+};
+
+struct WindowFrameBound {
+  enum class Kind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing,
+                    kUnboundedFollowing };
+  Kind kind = Kind::kUnboundedPreceding;
+  int64_t offset = 0;  // kPreceding / kFollowing (ROWS and GROUPS; RANGE offsets are
+                       // in the order key's unit: days for dates, micros for timestamps)
+};
+
+struct WindowFrame {
+  enum class Mode { kRows, kRange, kGroups };
+  Mode mode = Mode::kRange;
+  WindowFrameBound start{WindowFrameBound::Kind::kUnboundedPreceding, 0};
+  WindowFrameBound end{WindowFrameBound::Kind::kCurrentRow, 0};
+};
+
+struct WindowCall {
+  std::string function;  // a window function, or an aggregate name
+  bool is_aggregate = false;
+  expr::ResolvedAggregate aggregate;  // when is_aggregate
+  std::vector<expr::ExprPtr> args;
+  std::vector<expr::ExprPtr> partition_by;
+  std::vector<SortKey> order_by;
+  WindowFrame frame;
+  TypePtr type;
+  std::string ToString() const;
+};
+
+struct LogicalPlan;
+using LogicalPlanPtr = std::shared_ptr<const LogicalPlan>;
+
+/// One node. Each kind uses the members its comment in LogicalKind names.
+struct LogicalPlan {
+  LogicalKind kind = LogicalKind::kValues;
+  SchemaPtr schema;  // the output columns (names as the query will show them)
+  std::vector<LogicalPlanPtr> children;
+
+  // kScan
+  TableSourcePtr source;
+  std::vector<int> projection;          // source columns read, in output order
+  std::vector<expr::ExprPtr> filters;   // pushed conjuncts, over the source's schema
+  std::optional<int64_t> scan_limit;    // rows the scan may stop after (no filter left)
+
+  // kValues
+  std::vector<std::vector<expr::ExprPtr>> rows;
+
+  // kProjection
+  std::vector<expr::ExprPtr> exprs;
+
+  // kFilter
+  expr::ExprPtr predicate;
+
+  // kAggregate
+  std::vector<expr::ExprPtr> group_exprs;
+  std::vector<AggregateCall> aggregates;
+
+  // kWindow
+  std::vector<WindowCall> windows;
+
+  // kJoin
+  JoinType join_type = JoinType::kInner;
+  std::vector<expr::ExprPtr> left_keys;   // over the left input
+  std::vector<expr::ExprPtr> right_keys;  // over the right input, same types as left_keys
+  expr::ExprPtr join_filter;              // over left ++ right columns, or null
+  /// Per key pair: true when NULL keys match (IS NOT DISTINCT FROM; INTERSECT/EXCEPT).
+  std::vector<bool> null_equals_null;
+
+  // kSort
+  std::vector<SortKey> sort_keys;
+
+  // kLimit
+  int64_t offset = 0;
+  std::optional<int64_t> fetch;
+
+  // kUnion
+  bool set_all = true;
+
+  /// An indented tree, one node per line ("Projection: a, b + 1\n  Filter: ...").
+  std::string ToString() const;
+};
+
+// Constructors that compute the output schema from the inputs.
+LogicalPlanPtr MakeScan(TableSourcePtr source, std::vector<int> projection,
+                        std::vector<expr::ExprPtr> filters = {},
+                        std::optional<int64_t> limit = std::nullopt);
+LogicalPlanPtr MakeValues(SchemaPtr schema, std::vector<std::vector<expr::ExprPtr>> rows);
+LogicalPlanPtr MakeProjection(LogicalPlanPtr input, std::vector<expr::ExprPtr> exprs,
+                              std::vector<std::string> names);
+LogicalPlanPtr MakeFilter(LogicalPlanPtr input, expr::ExprPtr predicate);
+LogicalPlanPtr MakeAggregate(LogicalPlanPtr input, std::vector<expr::ExprPtr> group_exprs,
+                             std::vector<std::string> group_names,
+                             std::vector<AggregateCall> aggregates,
+                             std::vector<std::string> aggregate_names);
+LogicalPlanPtr MakeWindow(LogicalPlanPtr input, std::vector<WindowCall> windows,
+                          std::vector<std::string> names);
+LogicalPlanPtr MakeJoin(LogicalPlanPtr left, LogicalPlanPtr right, JoinType type,
+                        std::vector<expr::ExprPtr> left_keys,
+                        std::vector<expr::ExprPtr> right_keys, expr::ExprPtr filter,
+                        std::vector<bool> null_equals_null = {});
+LogicalPlanPtr MakeSort(LogicalPlanPtr input, std::vector<SortKey> keys);
+LogicalPlanPtr MakeLimit(LogicalPlanPtr input, int64_t offset, std::optional<int64_t> fetch);
+/// Output names are the first child's; nullability is the OR over children.
+LogicalPlanPtr MakeUnion(std::vector<LogicalPlanPtr> children, bool all);
+LogicalPlanPtr MakeMaxOneRow(LogicalPlanPtr input);
+
+/// A copy of `node` with new children (same kind and parameters); the schema is
+/// recomputed where it derives from the children.
+LogicalPlanPtr WithNewChildren(const LogicalPlan& node, std::vector<LogicalPlanPtr> children);
+
+}  // namespace floe::plan

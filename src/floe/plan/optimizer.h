@@ -1,0 +1,35 @@
+#pragma once
+
+// Logical optimizer: a fixed sequence of rewrite rules, each a function from plan to
+// plan that preserves the result (rows, and their order where the plan defines one).
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/common/result.h"
+#include "floe/plan/logical_plan.h"
+
+namespace floe::plan {
+
+class OptimizerRule {
+ public:
+  virtual ~OptimizerRule() = default;
+  virtual std::string_view name() const = 0;
+  virtual Result<LogicalPlanPtr> Rewrite(const LogicalPlanPtr& plan) const = 0;
+};
+
+/// The default rules, in order: constant folding and simplification, predicate pushdown
+/// (through projections, joins, aggregates on group columns, into scans), join reordering
+/// by estimated row counts (where statistics exist), projection pushdown (scans read only
+/// the columns used), limit pushdown.
+std::vector<std::unique_ptr<OptimizerRule>> DefaultRules();
+
+/// Runs the default rules.
+Result<LogicalPlanPtr> Optimize(const LogicalPlanPtr& plan);
+
+/// Estimated statistics of a plan's output (selectivity guesses where nothing is known).
+Statistics EstimateStatistics(const LogicalPlan& plan);
+
+}  // namespace floe::plan
