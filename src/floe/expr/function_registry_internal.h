@@ -5,8 +5,9 @@
 // not fit) and one kernel (evaluates arguments already cast to the resolved types). The
 // groups are registered explicitly by the registry's constructor:
 //   RegisterArithmeticFunctions, RegisterComparisonFunctions, RegisterBooleanFunctions
-//   (and/or/not/is_*/in_list/like/coalesce/nullif/greatest/least), RegisterCastSupport,
+//   (and/or/not/is_*/in_list/like/coalesce/nullif/greatest/least),
 //   RegisterStringFunctions, RegisterDatetimeFunctions, RegisterMathFunctions.
+// Elementwise loop templates shared by the kernels live in kernel_internal.h.
 
 #include <functional>
 #include <string>
@@ -55,6 +56,12 @@ class ScalarFunctionRegistry {
   ScalarFunctionRegistry();
   std::vector<ScalarFunctionDef> defs_;
 };
+
+/// CAST(value AS to) over `num_rows` rows with PostgreSQL's rules and errors
+/// (kInvalidArgument: "invalid input syntax for type integer: \"abc\"", "integer out of
+/// range", "value too long for type ..."). Used by the kCast expression (cast.cc).
+Result<ColumnarValue> CastValue(const ColumnarValue& value, const TypePtr& to, int64_t num_rows,
+                                EvalContext& ctx);
 
 void RegisterArithmeticFunctions(ScalarFunctionRegistry& registry);
 void RegisterComparisonFunctions(ScalarFunctionRegistry& registry);
