@@ -1,1 +1,9 @@
-// Placeholder: filled in by the change that introduces this file.
+// String functions.
+
+#include "floe/expr/function_registry_internal.h"
+
+namespace floe::expr::internal {
+
+void RegisterStringFunctions(ScalarFunctionRegistry& registry) { (void)registry; }
+
+}  // namespace floe::expr::internal
