@@ -1,1 +1,429 @@
-// Placeholder: filled in by the change that introduces this file.
+#include "floe/plan/logical_plan.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace floe::plan {
+
+namespace {
+
+std::string JoinExprs(const std::vector<expr::ExprPtr>& exprs) {
+  std::string out;
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += exprs[i] ? exprs[i]->ToString() : "<null>";
+  }
+  return out;
+}
+
+std::string JoinSortKeys(const std::vector<SortKey>& keys) {
+  std::string out;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += keys[i].ToString();
+  }
+  return out;
+}
+
+std::string BoundToString(const WindowFrameBound& bound) {
+  switch (bound.kind) {
+    case WindowFrameBound::Kind::kUnboundedPreceding:
+      return "UNBOUNDED PRECEDING";
+    case WindowFrameBound::Kind::kPreceding:
+      return std::to_string(bound.offset) + " PRECEDING";
+    case WindowFrameBound::Kind::kCurrentRow:
+      return "CURRENT ROW";
+    case WindowFrameBound::Kind::kFollowing:
+      return std::to_string(bound.offset) + " FOLLOWING";
+    case WindowFrameBound::Kind::kUnboundedFollowing:
+      return "UNBOUNDED FOLLOWING";
+  }
+  return "?";
+}
+
+/// Window functions that never return NULL.
+bool WindowNeverNull(const WindowCall& call) {
+  if (call.is_aggregate) {
+    return call.aggregate.name == "count" || call.aggregate.name == "count_star";
+  }
+  return call.function == "row_number" || call.function == "rank" ||
+         call.function == "dense_rank" || call.function == "percent_rank" ||
+         call.function == "cume_dist" || call.function == "ntile";
+}
+
+bool AggregateNeverNull(const AggregateCall& call) {
+  return call.function.name == "count" || call.function.name == "count_star";
+}
+
+std::string ProjectionItem(const expr::ExprPtr& e, const std::string& name) {
+  std::string s = e->ToString();
+  if (e->kind == expr::ExprKind::kColumn && e->name == name) return s;
+  return s + " AS " + name;
+}
+
+void AppendNode(const LogicalPlan& node, int depth, std::string* out) {
+  out->append(static_cast<size_t>(depth) * 2, ' ');
+  const Schema& schema = *node.schema;
+  switch (node.kind) {
+    case LogicalKind::kScan: {
+      *out += "Scan: " + node.source->display_name();
+      *out += " projection=[";
+      const Schema& source_schema = *node.source->schema();
+      for (size_t i = 0; i < node.projection.size(); ++i) {
+        if (i > 0) *out += ", ";
+        *out += source_schema.field(node.projection[i]).name();
+      }
+      *out += "]";
+      if (!node.filters.empty()) *out += " filters=[" + JoinExprs(node.filters) + "]";
+      if (node.scan_limit) *out += " limit=" + std::to_string(*node.scan_limit);
+      break;
+    }
+    case LogicalKind::kValues: {
+      *out += "Values:";
+      for (size_t r = 0; r < node.rows.size(); ++r) {
+        *out += r == 0 ? " (" : ", (";
+        *out += JoinExprs(node.rows[r]) + ")";
+      }
+      break;
+    }
+    case LogicalKind::kProjection: {
+      *out += "Projection: ";
+      for (size_t i = 0; i < node.exprs.size(); ++i) {
+        if (i > 0) *out += ", ";
+        *out += ProjectionItem(node.exprs[i], schema.field(static_cast<int>(i)).name());
+      }
+      break;
+    }
+    case LogicalKind::kFilter:
+      *out += "Filter: " + node.predicate->ToString();
+      break;
+    case LogicalKind::kAggregate: {
+      *out += "Aggregate: groups=[";
+      for (size_t i = 0; i < node.group_exprs.size(); ++i) {
+        if (i > 0) *out += ", ";
+        *out += ProjectionItem(node.group_exprs[i], schema.field(static_cast<int>(i)).name());
+      }
+      *out += "] aggregates=[";
+      for (size_t i = 0; i < node.aggregates.size(); ++i) {
+        if (i > 0) *out += ", ";
+        *out += node.aggregates[i].ToString() + " AS " +
+                schema.field(static_cast<int>(node.group_exprs.size() + i)).name();
+      }
+      *out += "]";
+      break;
+    }
+    case LogicalKind::kWindow: {
+      *out += "Window: ";
+      size_t base = static_cast<size_t>(schema.num_fields()) - node.windows.size();
+      for (size_t i = 0; i < node.windows.size(); ++i) {
+        if (i > 0) *out += ", ";
+        *out +=
+            node.windows[i].ToString() + " AS " + schema.field(static_cast<int>(base + i)).name();
+      }
+      break;
+    }
+    case LogicalKind::kJoin: {
+      *out += "Join(";
+      *out += JoinTypeName(node.join_type);
+      *out += "):";
+      if (!node.left_keys.empty()) {
+        *out += " keys=[";
+        for (size_t i = 0; i < node.left_keys.size(); ++i) {
+          if (i > 0) *out += ", ";
+          bool nen = i < node.null_equals_null.size() && node.null_equals_null[i];
+          *out += node.left_keys[i]->ToString() + (nen ? " <=> " : " = ") +
+                  node.right_keys[i]->ToString();
+        }
+        *out += "]";
+      }
+      if (node.join_filter) *out += " filter=" + node.join_filter->ToString();
+      if (node.left_keys.empty() && !node.join_filter) *out += " cross";
+      break;
+    }
+    case LogicalKind::kSort:
+      *out += "Sort: " + JoinSortKeys(node.sort_keys);
+      break;
+    case LogicalKind::kLimit:
+      *out += "Limit: offset=" + std::to_string(node.offset) +
+              " fetch=" + (node.fetch ? std::to_string(*node.fetch) : std::string("all"));
+      break;
+    case LogicalKind::kUnion:
+      *out += node.set_all ? "Union: all" : "Union: distinct";
+      break;
+    case LogicalKind::kMaxOneRow:
+      *out += "MaxOneRow";
+      break;
+  }
+  *out += "\n";
+  for (const auto& child : node.children) AppendNode(*child, depth + 1, out);
+}
+
+std::shared_ptr<LogicalPlan> NewNode(LogicalKind kind, std::vector<LogicalPlanPtr> children) {
+  auto node = std::make_shared<LogicalPlan>();
+  node->kind = kind;
+  node->children = std::move(children);
+  return node;
+}
+
+SchemaPtr JoinSchema(const Schema& left, const Schema& right, JoinType type) {
+  std::vector<Field> fields;
+  bool left_nullable = type == JoinType::kRight || type == JoinType::kFull;
+  bool right_nullable = type == JoinType::kLeft || type == JoinType::kFull;
+  for (const Field& f : left.fields()) {
+    fields.push_back(left_nullable ? f.WithNullable(true) : f);
+  }
+  switch (type) {
+    case JoinType::kSemi:
+    case JoinType::kAnti:
+      break;
+    case JoinType::kMark:
+      fields.emplace_back("mark", Boolean(), true);
+      break;
+    default:
+      for (const Field& f : right.fields()) {
+        fields.push_back(right_nullable ? f.WithNullable(true) : f);
+      }
+      break;
+  }
+  return std::make_shared<Schema>(std::move(fields));
+}
+
+SchemaPtr UnionSchema(const std::vector<LogicalPlanPtr>& children) {
+  std::vector<Field> fields = children.front()->schema->fields();
+  for (size_t c = 1; c < children.size(); ++c) {
+    const Schema& s = *children[c]->schema;
+    for (int i = 0; i < s.num_fields() && i < static_cast<int>(fields.size()); ++i) {
+      if (s.field(i).nullable())
+        fields[static_cast<size_t>(i)] = fields[static_cast<size_t>(i)].WithNullable(true);
+    }
+  }
+  return std::make_shared<Schema>(std::move(fields));
+}
+
+}  // namespace
+
+std::string_view JoinTypeName(JoinType type) {
+  switch (type) {
+    case JoinType::kInner:
+      return "inner";
+    case JoinType::kLeft:
+      return "left";
+    case JoinType::kRight:
+      return "right";
+    case JoinType::kFull:
+      return "full";
+    case JoinType::kSemi:
+      return "semi";
+    case JoinType::kAnti:
+      return "anti";
+    case JoinType::kMark:
+      return "mark";
+  }
+  return "?";
+}
+
+std::string SortKey::ToString() const {
+  std::string out = expr->ToString();
+  out += ascending ? " ASC" : " DESC";
+  out += nulls_first ? " NULLS FIRST" : " NULLS LAST";
+  return out;
+}
+
+std::string AggregateCall::ToString() const {
+  std::string out = function.name + "(";
+  if (function.distinct) out += "DISTINCT ";
+  out += JoinExprs(args);
+  if (!order_by.empty()) out += " ORDER BY " + JoinSortKeys(order_by);
+  out += ")";
+  if (filter) out += " FILTER (WHERE " + filter->ToString() + ")";
+  return out;
+}
+
+std::string WindowCall::ToString() const {
+  std::string out = (is_aggregate ? aggregate.name : function) + "(";
+  if (is_aggregate && aggregate.distinct) out += "DISTINCT ";
+  out += JoinExprs(args) + ") OVER (";
+  bool space = false;
+  if (!partition_by.empty()) {
+    out += "PARTITION BY " + JoinExprs(partition_by);
+    space = true;
+  }
+  if (!order_by.empty()) {
+    if (space) out += " ";
+    out += "ORDER BY " + JoinSortKeys(order_by);
+    space = true;
+  }
+  if (space) out += " ";
+  switch (frame.mode) {
+    case WindowFrame::Mode::kRows:
+      out += "ROWS";
+      break;
+    case WindowFrame::Mode::kRange:
+      out += "RANGE";
+      break;
+    case WindowFrame::Mode::kGroups:
+      out += "GROUPS";
+      break;
+  }
+  out += " BETWEEN " + BoundToString(frame.start) + " AND " + BoundToString(frame.end) + ")";
+  return out;
+}
+
+std::string LogicalPlan::ToString() const {
+  std::string out;
+  AppendNode(*this, 0, &out);
+  return out;
+}
+
+LogicalPlanPtr MakeScan(TableSourcePtr source, std::vector<int> projection,
+                        std::vector<expr::ExprPtr> filters, std::optional<int64_t> limit) {
+  auto node = NewNode(LogicalKind::kScan, {});
+  std::vector<Field> fields;
+  for (int index : projection) fields.push_back(source->schema()->field(index));
+  node->schema = std::make_shared<Schema>(std::move(fields));
+  node->source = std::move(source);
+  node->projection = std::move(projection);
+  node->filters = std::move(filters);
+  node->scan_limit = limit;
+  return node;
+}
+
+LogicalPlanPtr MakeValues(SchemaPtr schema, std::vector<std::vector<expr::ExprPtr>> rows) {
+  auto node = NewNode(LogicalKind::kValues, {});
+  node->schema = std::move(schema);
+  node->rows = std::move(rows);
+  return node;
+}
+
+LogicalPlanPtr MakeProjection(LogicalPlanPtr input, std::vector<expr::ExprPtr> exprs,
+                              std::vector<std::string> names) {
+  auto node = NewNode(LogicalKind::kProjection, {std::move(input)});
+  std::vector<Field> fields;
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    fields.emplace_back(names[i], exprs[i]->type, exprs[i]->nullable);
+  }
+  node->schema = std::make_shared<Schema>(std::move(fields));
+  node->exprs = std::move(exprs);
+  return node;
+}
+
+LogicalPlanPtr MakeFilter(LogicalPlanPtr input, expr::ExprPtr predicate) {
+  auto node = NewNode(LogicalKind::kFilter, {input});
+  node->schema = input->schema;
+  node->predicate = std::move(predicate);
+  return node;
+}
+
+LogicalPlanPtr MakeAggregate(LogicalPlanPtr input, std::vector<expr::ExprPtr> group_exprs,
+                             std::vector<std::string> group_names,
+                             std::vector<AggregateCall> aggregates,
+                             std::vector<std::string> aggregate_names) {
+  auto node = NewNode(LogicalKind::kAggregate, {std::move(input)});
+  std::vector<Field> fields;
+  for (size_t i = 0; i < group_exprs.size(); ++i) {
+    fields.emplace_back(group_names[i], group_exprs[i]->type, group_exprs[i]->nullable);
+  }
+  for (size_t i = 0; i < aggregates.size(); ++i) {
+    fields.emplace_back(aggregate_names[i], aggregates[i].function.return_type,
+                        !AggregateNeverNull(aggregates[i]));
+  }
+  node->schema = std::make_shared<Schema>(std::move(fields));
+  node->group_exprs = std::move(group_exprs);
+  node->aggregates = std::move(aggregates);
+  return node;
+}
+
+LogicalPlanPtr MakeWindow(LogicalPlanPtr input, std::vector<WindowCall> windows,
+                          std::vector<std::string> names) {
+  auto node = NewNode(LogicalKind::kWindow, {input});
+  std::vector<Field> fields = input->schema->fields();
+  for (size_t i = 0; i < windows.size(); ++i) {
+    fields.emplace_back(names[i], windows[i].type, !WindowNeverNull(windows[i]));
+  }
+  node->schema = std::make_shared<Schema>(std::move(fields));
+  node->windows = std::move(windows);
+  return node;
+}
+
+LogicalPlanPtr MakeJoin(LogicalPlanPtr left, LogicalPlanPtr right, JoinType type,
+                        std::vector<expr::ExprPtr> left_keys, std::vector<expr::ExprPtr> right_keys,
+                        expr::ExprPtr filter, std::vector<bool> null_equals_null) {
+  auto node = NewNode(LogicalKind::kJoin, {left, right});
+  node->schema = JoinSchema(*left->schema, *right->schema, type);
+  node->join_type = type;
+  null_equals_null.resize(left_keys.size(), false);
+  node->left_keys = std::move(left_keys);
+  node->right_keys = std::move(right_keys);
+  node->join_filter = std::move(filter);
+  node->null_equals_null = std::move(null_equals_null);
+  return node;
+}
+
+LogicalPlanPtr MakeSort(LogicalPlanPtr input, std::vector<SortKey> keys) {
+  auto node = NewNode(LogicalKind::kSort, {input});
+  node->schema = input->schema;
+  node->sort_keys = std::move(keys);
+  return node;
+}
+
+LogicalPlanPtr MakeLimit(LogicalPlanPtr input, int64_t offset, std::optional<int64_t> fetch) {
+  auto node = NewNode(LogicalKind::kLimit, {input});
+  node->schema = input->schema;
+  node->offset = offset;
+  node->fetch = fetch;
+  return node;
+}
+
+LogicalPlanPtr MakeUnion(std::vector<LogicalPlanPtr> children, bool all) {
+  SchemaPtr schema = UnionSchema(children);
+  auto node = NewNode(LogicalKind::kUnion, std::move(children));
+  node->schema = std::move(schema);
+  node->set_all = all;
+  return node;
+}
+
+LogicalPlanPtr MakeMaxOneRow(LogicalPlanPtr input) {
+  auto node = NewNode(LogicalKind::kMaxOneRow, {input});
+  node->schema = input->schema;
+  return node;
+}
+
+LogicalPlanPtr WithNewChildren(const LogicalPlan& node, std::vector<LogicalPlanPtr> children) {
+  auto copy = std::make_shared<LogicalPlan>(node);
+  copy->children = std::move(children);
+  switch (node.kind) {
+    case LogicalKind::kScan:
+    case LogicalKind::kValues:
+    case LogicalKind::kProjection:
+    case LogicalKind::kAggregate:
+      // The schema derives from the node's own expressions; keep it (names included).
+      break;
+    case LogicalKind::kFilter:
+    case LogicalKind::kSort:
+    case LogicalKind::kLimit:
+    case LogicalKind::kMaxOneRow:
+      copy->schema = copy->children.front()->schema;
+      break;
+    case LogicalKind::kWindow: {
+      std::vector<Field> fields = copy->children.front()->schema->fields();
+      const Schema& old = *node.schema;
+      for (size_t i = 0; i < node.windows.size(); ++i) {
+        fields.push_back(old.field(old.num_fields() - static_cast<int>(node.windows.size()) +
+                                   static_cast<int>(i)));
+      }
+      copy->schema = std::make_shared<Schema>(std::move(fields));
+      break;
+    }
+    case LogicalKind::kJoin:
+      copy->schema =
+          JoinSchema(*copy->children[0]->schema, *copy->children[1]->schema, node.join_type);
+      break;
+    case LogicalKind::kUnion:
+      copy->schema = UnionSchema(copy->children);
+      break;
+  }
+  return copy;
+}
+
+}  // namespace floe::plan
