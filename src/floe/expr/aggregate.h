@@ -30,6 +30,9 @@ class GroupsAccumulator {
   /// Folds rows into their groups. `args` are the evaluated arguments (already cast to
   /// ResolvedAggregate::arg_types), `group_ids[i]` the group of row i, `filter` (nullable)
   /// a boolean array: rows where it is not true are skipped (FILTER (WHERE ...)).
+  /// An aggregate without arguments (count_star) learns the batch's row count from
+  /// `args[0]` when given (any array of the batch's length; only its length is read),
+  /// else from `filter`; the caller passes one of them (e.g. the first input column).
   virtual Status Update(const std::vector<ArrayPtr>& args, const uint32_t* group_ids,
                         const Array* filter, int64_t total_groups) = 0;
   /// Folds partial states (columns shaped as state_fields) into their groups.
