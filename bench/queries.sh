@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# TPC-H-shaped query benchmark: Q1, Q3, Q5, Q6, Q10, Q12, Q14, Q18 in floe and in DuckDB on
+# the same Parquet files (generated once per scale factor), same thread count, one run.
+# Prints a markdown table with per-query times, the ratio floe/DuckDB and whether the
+# results agree.
+#
+# usage: bench/queries.sh [--sf N] [--threads T] [--runs R] [--queries 1,6]
+# env:   FLOE (the binary; default $BUILD_DIR/src/floe/cli/floe, BUILD_DIR default build)
+#        BENCH_DATA_DIR (where the generated tables are kept; default $BUILD_DIR/bench-data)
+# Needs node and the npm peers (scripts/install-deps). Not part of ctest.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${BUILD_DIR:-build}"
+case "$build" in /*) ;; *) build="$root/$build" ;; esac
+floe="${FLOE:-$build/src/floe/cli/floe}"
+data="${BENCH_DATA_DIR:-$build/bench-data}"
+if [ ! -x "$floe" ]; then
+  echo "queries.sh: $floe not found; build first (make build) or set FLOE" >&2
+  exit 2
+fi
+exec node "$root/bench/tpch.mjs" "$floe" "$data" "$@"

@@ -1,0 +1,293 @@
+// TPC-H-shaped benchmark: floe against DuckDB on the same Parquet files, same thread count,
+// in one run.
+//
+// Data: the eight TPC-H tables generated with DuckDB's SQL (the offline DuckDB has no tpch
+// extension) following the column definitions and value distributions of the TPC-H
+// specification (section 4.2.3): key ranges and sparse order keys, 1-7 lines per order,
+// quantities 1-50, discounts 0.00-0.10, taxes 0.00-0.08, ship/commit/receipt date offsets,
+// return flag and line status from CURRENTDATE 1995-06-17, retail price formula, the
+// partsupp supplier formula, segments, priorities, ship modes and instructions, part types
+// and containers. Comments are pseudo-text of the specified lengths from a small word list
+// (none of the queries here matches patterns in comments). Values come from hashes of the
+// row number, so the data is the same on every run. Written once per scale factor as
+// Parquet (DuckDB's defaults).
+//
+// Queries: bench/tpch/qNN.sql, written from the specification with its validation
+// parameters; {table} stands for the table's read_parquet(...) in both engines. ORDER BY
+// lists carry a unique tie-breaker where the spec's order is not total, so both engines
+// must return identical rows.
+//
+// For every query: best wall time of RUNS for each engine (floe: the `floe sql` process,
+// start-up included; DuckDB: the query in-process), the ratio floe/DuckDB, and whether the
+// results agree (numbers compared with a relative tolerance of 1e-6: floe's numeric
+// division and averages are decimals, DuckDB's are doubles).
+//
+// usage: node bench/tpch.mjs FLOE DATA_DIR [--sf N] [--threads T] [--runs R] [--queries 1,6]
+// bench/queries.sh wraps it with defaults.
+
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { openDuckDB, repoRoot, runFloe, sqlStr } from '../test/interop/lib/common.mjs';
+
+const [floe, dataDir, ...rest] = process.argv.slice(2);
+if (!floe || !dataDir) {
+  console.error('usage: node bench/tpch.mjs FLOE DATA_DIR [--sf N] [--threads T] [--runs R] ' +
+                '[--queries 1,6]');
+  process.exit(2);
+}
+const opt = (name, dflt) => {
+  const i = rest.indexOf(name);
+  return i >= 0 ? rest[i + 1] : dflt;
+};
+const sf = Number(opt('--sf', '1'));
+const threads = Number(opt('--threads', '2'));
+const runs = Number(opt('--runs', '3'));
+const only = opt('--queries', '');
+
+const tables = ['region', 'nation', 'supplier', 'customer', 'part', 'partsupp', 'orders',
+                'lineitem'];
+const dir = path.join(dataDir, `tpch-sf${sf}`);
+fs.mkdirSync(dir, { recursive: true });
+const file = (t) => path.join(dir, `${t}.parquet`);
+
+const db = await openDuckDB(threads);
+await db.conn.run(`SET threads = ${threads}`);
+
+// A value in [0, n) from the row number and a salt.
+const rnd = (key, salt, n) => `(hash(${key}, ${salt}) % ${n})::BIGINT`;
+const words = ['furiously', 'quickly', 'carefully', 'blithely', 'slyly', 'express', 'regular',
+               'final', 'pending', 'ironic', 'special', 'bold', 'even', 'silent', 'unusual',
+               'deposits', 'requests', 'packages', 'accounts', 'theodolites', 'pinto', 'beans',
+               'foxes', 'ideas', 'instructions', 'dependencies', 'platelets', 'asymptotes',
+               'courts', 'dolphins'];
+const wordList = `[${words.map(sqlStr).join(', ')}]`;
+// Pseudo-text of `lo`..`hi` characters.
+const text = (key, salt, lo, hi) =>
+  `substr(${[0, 1, 2, 3, 4, 5].map((k) =>
+      `${wordList}[1 + ${rnd(key, salt * 10 + k, words.length)}]`).join(" || ' ' || ")}, 1, ` +
+  `${lo} + ${rnd(key, salt * 10 + 9, hi - lo + 1)}::INTEGER)`;
+const phone = (key, nation) =>
+  `(${nation} + 10)::VARCHAR || '-' || (100 + ${rnd(key, 71, 900)})::VARCHAR || '-' || ` +
+  `(100 + ${rnd(key, 72, 900)})::VARCHAR || '-' || (1000 + ${rnd(key, 73, 9000)})::VARCHAR`;
+const pad9 = (v) => `lpad((${v})::VARCHAR, 9, '0')`;
+
+const S = 10000 * sf, C = 150000 * sf, P = 200000 * sf, O = 1500000 * sf;
+const nations = [
+  ['ALGERIA', 0], ['ARGENTINA', 1], ['BRAZIL', 1], ['CANADA', 1], ['EGYPT', 4],
+  ['ETHIOPIA', 0], ['FRANCE', 3], ['GERMANY', 3], ['INDIA', 2], ['INDONESIA', 2],
+  ['IRAN', 4], ['IRAQ', 4], ['JAPAN', 2], ['JORDAN', 4], ['KENYA', 0], ['MOROCCO', 0],
+  ['MOZAMBIQUE', 0], ['PERU', 1], ['CHINA', 2], ['ROMANIA', 3], ['SAUDI ARABIA', 4],
+  ['VIETNAM', 2], ['RUSSIA', 3], ['UNITED KINGDOM', 3], ['UNITED STATES', 1]];
+const retailPrice = (k) =>
+  `((90000 + ((${k} // 10) % 20001) + 100 * (${k} % 1000)) / 100)::DECIMAL(15,2)`;
+const pick = (list, key, salt) =>
+  `[${list.map(sqlStr).join(', ')}][1 + ${rnd(key, salt, list.length)}]`;
+
+const generators = {
+  region: `SELECT i::INTEGER AS r_regionkey,
+             ['AFRICA', 'AMERICA', 'ASIA', 'EUROPE', 'MIDDLE EAST'][i + 1] AS r_name,
+             ${text('i', 1, 31, 115)} AS r_comment
+           FROM range(5) t(i)`,
+  nation: `SELECT i::INTEGER AS n_nationkey,
+             [${nations.map((n) => sqlStr(n[0])).join(', ')}][i + 1] AS n_name,
+             [${nations.map((n) => n[1]).join(', ')}][i + 1]::INTEGER AS n_regionkey,
+             ${text('i', 2, 31, 114)} AS n_comment
+           FROM range(25) t(i)`,
+  supplier: `SELECT k::INTEGER AS s_suppkey, 'Supplier#' || ${pad9('k')} AS s_name,
+               ${text('k', 3, 10, 40)} AS s_address, nk::INTEGER AS s_nationkey,
+               ${phone('k', 'nk')} AS s_phone,
+               ((${rnd('k', 4, 1099999)}::BIGINT - 99999) / 100)::DECIMAL(15,2) AS s_acctbal,
+               ${text('k', 5, 25, 100)} AS s_comment
+             FROM (SELECT i + 1 AS k, ${rnd('i + 1', 6, 25)} AS nk FROM range(${S}) t(i))`,
+  customer: `SELECT k::INTEGER AS c_custkey, 'Customer#' || ${pad9('k')} AS c_name,
+               ${text('k', 7, 10, 40)} AS c_address, nk::INTEGER AS c_nationkey,
+               ${phone('k', 'nk')} AS c_phone,
+               ((${rnd('k', 8, 1099999)}::BIGINT - 99999) / 100)::DECIMAL(15,2) AS c_acctbal,
+               ${pick(['AUTOMOBILE', 'BUILDING', 'FURNITURE', 'MACHINERY', 'HOUSEHOLD'], 'k', 9)}
+                 AS c_mktsegment,
+               ${text('k', 10, 29, 116)} AS c_comment
+             FROM (SELECT i + 1 AS k, ${rnd('i + 1', 11, 25)} AS nk FROM range(${C}) t(i))`,
+  part: `SELECT k::INTEGER AS p_partkey,
+           ${[0, 1, 2, 3, 4].map((w) => pick(['almond', 'antique', 'aquamarine', 'azure', 'beige',
+             'bisque', 'black', 'blanched', 'blue', 'blush', 'brown', 'burlywood', 'burnished',
+             'chartreuse', 'chiffon', 'chocolate', 'coral', 'cornflower', 'cornsilk', 'cream',
+             'cyan', 'dark', 'deep', 'dim', 'dodger', 'drab', 'firebrick', 'floral', 'forest',
+             'frosted', 'gainsboro', 'ghost', 'goldenrod', 'green', 'grey', 'honeydew', 'hot',
+             'indian', 'ivory', 'khaki', 'lace', 'lavender', 'lawn', 'lemon', 'light', 'lime',
+             'linen', 'magenta', 'maroon', 'medium', 'metallic', 'midnight', 'mint', 'misty',
+             'moccasin', 'navajo', 'navy', 'olive', 'orange', 'orchid', 'pale', 'papaya',
+             'peach', 'peru', 'pink', 'plum', 'powder', 'puff', 'purple', 'red', 'rose', 'rosy',
+             'royal', 'saddle', 'salmon', 'sandy', 'seashell', 'sienna', 'sky', 'slate', 'smoke',
+             'snow', 'spring', 'steel', 'tan', 'thistle', 'tomato', 'turquoise', 'violet',
+             'wheat', 'white', 'yellow'], 'k', 20 + w)).join(" || ' ' || ")} AS p_name,
+           'Manufacturer#' || m::VARCHAR AS p_mfgr,
+           'Brand#' || m::VARCHAR || (1 + ${rnd('k', 26, 5)})::VARCHAR AS p_brand,
+           ${pick(['STANDARD', 'SMALL', 'MEDIUM', 'LARGE', 'ECONOMY', 'PROMO'], 'k', 27)} || ' ' ||
+           ${pick(['ANODIZED', 'BURNISHED', 'PLATED', 'POLISHED', 'BRUSHED'], 'k', 28)} || ' ' ||
+           ${pick(['TIN', 'NICKEL', 'BRASS', 'STEEL', 'COPPER'], 'k', 29)} AS p_type,
+           (1 + ${rnd('k', 30, 50)})::INTEGER AS p_size,
+           ${pick(['SM', 'LG', 'MED', 'JUMBO', 'WRAP'], 'k', 31)} || ' ' ||
+           ${pick(['CASE', 'BOX', 'BAG', 'JAR', 'PKG', 'PACK', 'CAN', 'DRUM'], 'k', 32)}
+             AS p_container,
+           ${retailPrice('k')} AS p_retailprice,
+           ${text('k', 33, 5, 22)} AS p_comment
+         FROM (SELECT i + 1 AS k, 1 + ${rnd('i + 1', 34, 5)} AS m FROM range(${P}) t(i))`,
+  partsupp: `SELECT k::INTEGER AS ps_partkey,
+               ((k + (j * ((${S} // 4) + (k - 1) // ${S}))) % ${S} + 1)::INTEGER AS ps_suppkey,
+               (1 + ${rnd('k * 4 + j', 40, 9999)})::INTEGER AS ps_availqty,
+               ((100 + ${rnd('k * 4 + j', 41, 99901)}) / 100)::DECIMAL(15,2) AS ps_supplycost,
+               ${text('k * 4 + j', 42, 49, 198)} AS ps_comment
+             FROM range(1, ${P + 1}) a(k), range(4) b(j)
+             ORDER BY k, j`,
+};
+
+// Orders and lineitem: lineitem first (from an order skeleton), then orders with the
+// totals and status its lines give.
+const skeleton = `SELECT (i // 8) * 32 + (i % 8) + 1 AS ok,
+    CASE WHEN c % 3 = 0 THEN (CASE WHEN c + 1 > ${C} THEN c - 1 ELSE c + 1 END) ELSE c END AS ck,
+    DATE '1992-01-01' + ${rnd('i', 50, 2406)}::INTEGER AS od,
+    1 + ${rnd('i', 51, 7)} AS nlines, i
+  FROM (SELECT i, 1 + ${rnd('i', 52, C)} AS c FROM range(${O}) t(i))`;
+const lineitemSql = `SELECT ok::BIGINT AS l_orderkey, pk::INTEGER AS l_partkey,
+    ((pk + (sj * ((${S} // 4) + (pk - 1) // ${S}))) % ${S} + 1)::INTEGER AS l_suppkey,
+    ln::INTEGER AS l_linenumber, q::DECIMAL(15,2) AS l_quantity,
+    (q * ${retailPrice('pk')})::DECIMAL(15,2) AS l_extendedprice,
+    (${rnd('lk', 53, 11)} / 100)::DECIMAL(15,2) AS l_discount,
+    (${rnd('lk', 54, 9)} / 100)::DECIMAL(15,2) AS l_tax,
+    CASE WHEN rd <= DATE '1995-06-17'
+         THEN (CASE WHEN ${rnd('lk', 55, 2)} = 0 THEN 'R' ELSE 'A' END) ELSE 'N' END
+      AS l_returnflag,
+    CASE WHEN sd > DATE '1995-06-17' THEN 'O' ELSE 'F' END AS l_linestatus,
+    sd AS l_shipdate, cd AS l_commitdate, rd AS l_receiptdate,
+    ${pick(['DELIVER IN PERSON', 'COLLECT COD', 'NONE', 'TAKE BACK RETURN'], 'lk', 56)}
+      AS l_shipinstruct,
+    ${pick(['REG AIR', 'AIR', 'RAIL', 'SHIP', 'TRUCK', 'MAIL', 'FOB'], 'lk', 57)} AS l_shipmode,
+    ${text('lk', 58, 10, 43)} AS l_comment
+  FROM (SELECT ok, ln, lk, pk, sj, q, sd, cd, sd + (1 + ${rnd('lk', 59, 30)})::INTEGER AS rd
+        FROM (SELECT ok, ln, lk, 1 + ${rnd('lk', 60, P)} AS pk, ${rnd('lk', 61, 4)} AS sj,
+                     1 + ${rnd('lk', 62, 50)} AS q,
+                     od + (1 + ${rnd('lk', 63, 121)})::INTEGER AS sd,
+                     od + (30 + ${rnd('lk', 64, 61)})::INTEGER AS cd
+              FROM (SELECT ok, od, ln, ok * 8 + ln AS lk
+                    FROM (SELECT ok, od, unnest(range(1, nlines + 1)) AS ln FROM skel))))
+  ORDER BY l_orderkey, l_linenumber`;
+const ordersSql = `SELECT s.ok::BIGINT AS o_orderkey, s.ck::INTEGER AS o_custkey,
+    CASE WHEN t.nf = t.n THEN 'F' WHEN t.nf = 0 THEN 'O' ELSE 'P' END AS o_orderstatus,
+    t.total AS o_totalprice, s.od AS o_orderdate,
+    ${pick(['1-URGENT', '2-HIGH', '3-MEDIUM', '4-NOT SPECIFIED', '5-LOW'], 's.ok', 65)}
+      AS o_orderpriority,
+    'Clerk#' || ${pad9(`1 + ${rnd('s.ok', 66, Math.max(1, 1000 * sf))}`)} AS o_clerk,
+    0::INTEGER AS o_shippriority, ${text('s.ok', 67, 19, 78)} AS o_comment
+  FROM skel s JOIN (SELECT l_orderkey,
+        round(sum(l_extendedprice * (1 + l_tax) * (1 - l_discount)), 2)::DECIMAL(15,2) AS total,
+        count(*) AS n, count(*) FILTER (WHERE l_linestatus = 'F') AS nf
+      FROM read_parquet(${sqlStr(file('lineitem'))}) GROUP BY l_orderkey) t
+    ON t.l_orderkey = s.ok
+  ORDER BY o_orderkey`;
+
+async function generate() {
+  if (tables.every((t) => fs.existsSync(file(t)))) return;
+  const t0 = Date.now();
+  for (const [t, sql] of Object.entries(generators)) {
+    await db.conn.run(`COPY (${sql}) TO ${sqlStr(file(t))} (FORMAT parquet)`);
+  }
+  await db.conn.run(`CREATE TEMP TABLE skel AS ${skeleton}`);
+  await db.conn.run(`COPY (${lineitemSql}) TO ${sqlStr(file('lineitem'))} (FORMAT parquet)`);
+  await db.conn.run(`COPY (${ordersSql}) TO ${sqlStr(file('orders'))} (FORMAT parquet)`);
+  await db.conn.run('DROP TABLE skel');
+  console.error(`generated TPC-H sf${sf} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+const queryDir = path.join(repoRoot, 'bench', 'tpch');
+function querySql(name) {
+  const sql = fs.readFileSync(path.join(queryDir, name), 'utf8')
+    .split('\n').filter((l) => !l.startsWith('--')).join('\n');
+  return sql.replace(/\{(\w+)\}/g,
+                     (_, t) => `read_parquet(${sqlStr(file(t))}) AS ${t}`);
+}
+
+function rowsOfCsv(text) {
+  const lines = text.trim().split('\n');
+  lines.shift();  // header
+  return lines.filter((l) => l.length).map(parseCsvLine);
+}
+function parseCsvLine(line) {
+  const out = [];
+  let cur = '', quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (quoted) {
+      if (ch === '"' && line[i + 1] === '"') { cur += '"'; i++; }
+      else if (ch === '"') quoted = false;
+      else cur += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') { out.push(cur); cur = ''; }
+    else cur += ch;
+  }
+  out.push(cur);
+  return out;
+}
+function sameValue(a, b) {
+  if (a === b) return true;
+  const x = Number(a), y = Number(b);
+  if (a !== '' && b !== '' && Number.isFinite(x) && Number.isFinite(y)) {
+    return Math.abs(x - y) <= 1e-6 * Math.max(1, Math.abs(x), Math.abs(y));
+  }
+  return false;
+}
+function duckValue(v) {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'object' && 'days' in v) {  // DuckDBDateValue
+    return v.toString();
+  }
+  return String(v);
+}
+
+await generate();
+const queries = fs.readdirSync(queryDir).filter((f) => /^q\d+\.sql$/.test(f)).sort()
+  .filter((f) => !only || only.split(',').map(Number).includes(Number(f.slice(1, 3))));
+
+const rows = [];
+for (const q of queries) {
+  const sql = querySql(q);
+  let duckBest = Infinity, duckRows = null;
+  for (let r = 0; r < runs; r++) {
+    const t0 = process.hrtime.bigint();
+    const reader = await db.conn.runAndReadAll(sql);
+    const s = Number(process.hrtime.bigint() - t0) / 1e9;
+    duckBest = Math.min(duckBest, s);
+    duckRows = reader.getRows().map((row) => row.map(duckValue));
+  }
+  let floeBest = Infinity, floeRows = null, error = null;
+  for (let r = 0; r < runs && !error; r++) {
+    const res = runFloe(floe, ['sql', '--threads', String(threads), '--format', 'csv', '-c', sql]);
+    if (res.status !== 0) { error = res.stderr.trim().split('\n')[0] || `exit ${res.status}`; break; }
+    floeBest = Math.min(floeBest, res.seconds);
+    floeRows = rowsOfCsv(res.stdout);
+  }
+  let agree = 'no';
+  if (!error && floeRows.length === duckRows.length &&
+      floeRows.every((row, i) => row.length === duckRows[i].length &&
+                                 row.every((v, j) => sameValue(v, duckRows[i][j])))) {
+    agree = 'yes';
+  }
+  rows.push({ q: q.replace('.sql', '').toUpperCase(), floe: floeBest, duck: duckBest, agree,
+              error });
+  console.error(`${q}: floe ${error ? 'ERROR ' + error : floeBest.toFixed(3) + ' s'}, ` +
+                `duckdb ${duckBest.toFixed(3)} s, results agree: ${agree}`);
+  if (agree === 'no' && !error) {
+    console.error(`  floe:   ${JSON.stringify(floeRows.slice(0, 3))}`);
+    console.error(`  duckdb: ${JSON.stringify(duckRows.slice(0, 3))}`);
+  }
+}
+
+console.log(`TPC-H-shaped sf${sf}, ${threads} threads, best of ${runs}`);
+console.log('');
+console.log('| query | floe (s) | DuckDB (s) | floe/DuckDB | results agree |');
+console.log('|---|---|---|---|---|');
+for (const r of rows) {
+  const ratio = r.error ? '-' : (r.floe / r.duck).toFixed(2);
+  console.log(`| ${r.q} | ${r.error ? 'error: ' + r.error : r.floe.toFixed(3)} | ` +
+              `${r.duck.toFixed(3)} | ${ratio} | ${r.agree} |`);
+}
