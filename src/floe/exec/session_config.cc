@@ -1,1 +1,259 @@
-// Placeholder: filled in by the change that introduces this file.
+#include "floe/exec/session_config.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <thread>
+
+#include "floe/common/logging.h"
+#include "fmt/format.h"
+
+namespace floe::exec {
+
+namespace {
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+std::vector<SettingInfo> MakeRegistered() {
+  unsigned threads = std::thread::hardware_concurrency();
+  if (threads == 0) threads = 1;
+  using Kind = SettingInfo::Kind;
+  return {
+      {"target_partitions", Kind::kInt, std::to_string(threads),
+       "partitions a query's operators run with (default: the hardware threads)", 1},
+      {"batch_size", Kind::kInt, "8192", "rows per batch operators produce", 1},
+      {"memory_limit", Kind::kBytes, "0",
+       "the query's memory budget before operators spill (0: a quarter of physical memory)", 0},
+      {"spill_directory", Kind::kString, "",
+       "directory for spill files (empty: the system temp directory)", 0},
+      {"broadcast_join_threshold", Kind::kBytes, "16MB",
+       "a join side estimated below this many bytes is broadcast", 0},
+      {"sort_spill_reservation", Kind::kBytes, "64MB",
+       "memory a sort keeps back for merging its spilled runs", 0},
+      {"prefer_hash_join", Kind::kBool, "true", "plan equi-joins as hash joins", 0},
+      {"explain_verbose", Kind::kBool, "false", "EXPLAIN shows every plan stage", 0},
+      {"codec_roundtrip", Kind::kBool, "false", "stages pass through the plan codec", 0},
+      {"search_path", Kind::kString, "", "namespaces searched for unqualified table names", 0},
+      {"time_zone", Kind::kString, "UTC", "the session's time zone", 0},
+      {"statement_timeout", Kind::kInt, "0", "milliseconds a statement may run (0: no limit)", 0},
+  };
+}
+
+const SettingInfo* Find(std::string_view name) {
+  for (const SettingInfo& info : SessionConfig::Registered()) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+Result<int64_t> ParseInt(std::string_view text) {
+  text = Trim(text);
+  int64_t value = 0;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  if (!text.empty() && text.front() == '+') ++begin;
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || ptr != end || begin == end) {
+    return Status::Invalid("invalid integer \"{}\"", text);
+  }
+  return value;
+}
+
+Result<bool> ParseBool(std::string_view text) {
+  std::string lower = Lower(Trim(text));
+  if (lower == "true" || lower == "on" || lower == "yes" || lower == "1" || lower == "t" ||
+      lower == "y") {
+    return true;
+  }
+  if (lower == "false" || lower == "off" || lower == "no" || lower == "0" || lower == "f" ||
+      lower == "n") {
+    return false;
+  }
+  return Status::Invalid("invalid boolean \"{}\"", text);
+}
+
+int64_t PhysicalMemory() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return int64_t{8} << 30;
+  return static_cast<int64_t>(pages) * static_cast<int64_t>(page_size);
+}
+
+}  // namespace
+
+Result<int64_t> ParseBytes(std::string_view text) {
+  std::string_view trimmed = Trim(text);
+  size_t digits = 0;
+  while (digits < trimmed.size() &&
+         (std::isdigit(static_cast<unsigned char>(trimmed[digits])) || trimmed[digits] == '.')) {
+    ++digits;
+  }
+  std::string number(trimmed.substr(0, digits));
+  std::string unit = Lower(Trim(trimmed.substr(digits)));
+  if (number.empty() || std::count(number.begin(), number.end(), '.') > 1) {
+    return Status::Invalid(
+        "invalid byte size \"{}\" (expected a number with an optional unit "
+        "such as 512MB or 2GB)",
+        text);
+  }
+  int64_t multiplier = 0;
+  if (unit.empty() || unit == "b" || unit == "byte" || unit == "bytes") {
+    multiplier = 1;
+  } else if (unit == "k" || unit == "kb" || unit == "kib") {
+    multiplier = int64_t{1} << 10;
+  } else if (unit == "m" || unit == "mb" || unit == "mib") {
+    multiplier = int64_t{1} << 20;
+  } else if (unit == "g" || unit == "gb" || unit == "gib") {
+    multiplier = int64_t{1} << 30;
+  } else if (unit == "t" || unit == "tb" || unit == "tib") {
+    multiplier = int64_t{1} << 40;
+  } else {
+    return Status::Invalid("invalid byte size \"{}\": unknown unit \"{}\"", text, unit);
+  }
+  char* end = nullptr;
+  double value = std::strtod(number.c_str(), &end);
+  double bytes = value * static_cast<double>(multiplier);
+  if (bytes >= 9.2e18) return Status::Invalid("byte size \"{}\" is too large", text);
+  return static_cast<int64_t>(bytes);
+}
+
+SessionConfig::SessionConfig() {
+  for (const SettingInfo& info : Registered()) values_[info.name] = info.default_value;
+}
+
+const std::vector<SettingInfo>& SessionConfig::Registered() {
+  static const std::vector<SettingInfo> registered = MakeRegistered();
+  return registered;
+}
+
+Status SessionConfig::Set(std::string_view name, std::string_view value) {
+  std::string key = Lower(Trim(name));
+  const SettingInfo* info = Find(key);
+  if (info == nullptr) {
+    return Status::Invalid("unrecognized configuration parameter \"{}\"", name);
+  }
+  std::string stored;
+  switch (info->kind) {
+    case SettingInfo::Kind::kInt: {
+      Result<int64_t> parsed = ParseInt(value);
+      if (!parsed.ok()) {
+        return Status::Invalid("invalid value for parameter \"{}\": \"{}\" (an integer)", key,
+                               value);
+      }
+      if (*parsed < info->min) {
+        return Status::Invalid("{} is outside the valid range for parameter \"{}\" ({} .. )",
+                               *parsed, key, info->min);
+      }
+      if (key == "target_partitions" && *parsed > std::numeric_limits<int>::max()) {
+        return Status::Invalid("{} is outside the valid range for parameter \"{}\"", *parsed, key);
+      }
+      stored = std::to_string(*parsed);
+      break;
+    }
+    case SettingInfo::Kind::kBytes: {
+      Result<int64_t> parsed = ParseBytes(value);
+      if (!parsed.ok()) {
+        return parsed.status().WithPrefix(fmt::format("parameter \"{}\": ", key));
+      }
+      if (*parsed < info->min) {
+        return Status::Invalid("{} is outside the valid range for parameter \"{}\"", *parsed, key);
+      }
+      stored = std::string(Trim(value));
+      break;
+    }
+    case SettingInfo::Kind::kBool: {
+      Result<bool> parsed = ParseBool(value);
+      if (!parsed.ok()) {
+        return Status::Invalid("parameter \"{}\" requires a Boolean value, got \"{}\"", key, value);
+      }
+      stored = *parsed ? "true" : "false";
+      break;
+    }
+    case SettingInfo::Kind::kString:
+      stored = std::string(value);
+      break;
+  }
+  values_[key] = std::move(stored);
+  return Status::OK();
+}
+
+Status SessionConfig::Reset(std::string_view name) {
+  std::string key = Lower(Trim(name));
+  const SettingInfo* info = Find(key);
+  if (info == nullptr) {
+    return Status::Invalid("unrecognized configuration parameter \"{}\"", name);
+  }
+  values_[key] = info->default_value;
+  return Status::OK();
+}
+
+Result<std::string> SessionConfig::Get(std::string_view name) const {
+  std::string key = Lower(Trim(name));
+  auto it = values_.find(key);
+  if (it == values_.end()) {
+    return Status::Invalid("unrecognized configuration parameter \"{}\"", name);
+  }
+  return it->second;
+}
+
+int64_t SessionConfig::memory_limit() const {
+  int64_t limit = GetInt("memory_limit");
+  if (limit > 0) return limit;
+  return PhysicalMemory() / 4;
+}
+
+std::string SessionConfig::spill_directory() const {
+  std::string dir = GetString("spill_directory");
+  if (!dir.empty()) return dir;
+  std::error_code ec;
+  std::filesystem::path temp = std::filesystem::temp_directory_path(ec);
+  if (ec) return "/tmp";
+  return temp.string();
+}
+
+int64_t SessionConfig::GetInt(std::string_view name) const {
+  const SettingInfo* info = Find(name);
+  FLOE_CHECK(info != nullptr, "unknown setting");
+  auto it = values_.find(name);
+  FLOE_CHECK(it != values_.end(), "unset setting");
+  if (info->kind == SettingInfo::Kind::kBytes) {
+    Result<int64_t> bytes = ParseBytes(it->second);
+    return bytes.ok() ? *bytes : 0;
+  }
+  Result<int64_t> value = ParseInt(it->second);
+  return value.ok() ? *value : 0;
+}
+
+bool SessionConfig::GetBool(std::string_view name) const {
+  auto it = values_.find(name);
+  FLOE_CHECK(it != values_.end(), "unknown setting");
+  return it->second == "true";
+}
+
+std::string SessionConfig::GetString(std::string_view name) const {
+  auto it = values_.find(name);
+  FLOE_CHECK(it != values_.end(), "unknown setting");
+  return it->second;
+}
+
+}  // namespace floe::exec
