@@ -1,0 +1,74 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/exec/execution_plan.h"
+#include "floe/plan/logical_plan.h"
+
+namespace floe::exec {
+
+enum class JoinMode { kPartitioned, kBroadcast };
+std::string_view JoinModeName(JoinMode mode);
+
+/// Equi-join through a hash table. The RIGHT child is the build side, the LEFT child the
+/// probe side. Output: left ++ right columns (inner/left/right/full), left columns
+/// (semi/anti), left columns ++ boolean "mark" (mark). `filter` (over left ++ right) is
+/// evaluated on candidate pairs. kPartitioned: both sides Hash-distributed by their keys
+/// with equal partition counts; every join type. kBroadcast: the right child is one
+/// partition read by every probe partition, the table is built once per query; inner,
+/// left, semi, anti and mark only. A build side past the memory budget fails with
+/// kOutOfMemory naming the join and memory_limit.
+class HashJoinExec final : public ExecutionPlan {
+ public:
+  static constexpr std::string_view kName = "HashJoinExec";
+  static Result<PlanPtr> Make(PlanPtr left, PlanPtr right,
+                              std::vector<expr::PhysicalExprPtr> left_keys,
+                              std::vector<expr::PhysicalExprPtr> right_keys, plan::JoinType type,
+                              expr::PhysicalExprPtr filter, std::vector<bool> null_equals_null,
+                              JoinMode mode);
+
+  std::string_view name() const override { return kName; }
+  const PlanProperties& properties() const override { return properties_; }
+  std::vector<PlanPtr> children() const override { return {left_, right_}; }
+  Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;
+  Result<BatchStreamPtr> Execute(int partition, const TaskContextPtr& ctx) const override;
+  std::vector<Distribution> RequiredInputDistribution() const override;
+  /// "HashJoinExec: mode=Partitioned, type=Inner, on=[(a, b)], filter=..."
+  std::string ToString() const override;
+
+  const PlanPtr& left() const { return left_; }
+  const PlanPtr& right() const { return right_; }
+  const std::vector<expr::PhysicalExprPtr>& left_keys() const { return left_keys_; }
+  const std::vector<expr::PhysicalExprPtr>& right_keys() const { return right_keys_; }
+  plan::JoinType join_type() const { return type_; }
+  const expr::PhysicalExprPtr& filter() const { return filter_; }
+  const std::vector<bool>& null_equals_null() const { return null_equals_null_; }
+  JoinMode mode() const { return mode_; }
+
+  HashJoinExec(PlanPtr left, PlanPtr right, std::vector<expr::PhysicalExprPtr> left_keys,
+               std::vector<expr::PhysicalExprPtr> right_keys, plan::JoinType type,
+               expr::PhysicalExprPtr filter, std::vector<bool> null_equals_null, JoinMode mode,
+               PlanProperties properties)
+      : left_(std::move(left)),
+        right_(std::move(right)),
+        left_keys_(std::move(left_keys)),
+        right_keys_(std::move(right_keys)),
+        type_(type),
+        filter_(std::move(filter)),
+        null_equals_null_(std::move(null_equals_null)),
+        mode_(mode),
+        properties_(std::move(properties)) {}
+
+ private:
+  PlanPtr left_, right_;
+  std::vector<expr::PhysicalExprPtr> left_keys_, right_keys_;
+  plan::JoinType type_;
+  expr::PhysicalExprPtr filter_;
+  std::vector<bool> null_equals_null_;
+  JoinMode mode_;
+  PlanProperties properties_;
+};
+
+}  // namespace floe::exec
