@@ -1,0 +1,25 @@
+#pragma once
+
+// Private to the aggregate files of the expr module (aggregate.cc,
+// aggregate_functions.cc, window_functions.cc).
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/type/type.h"
+
+namespace floe::expr::internal {
+
+/// avg over integers returns decimal(38, kAvgMinScale); over decimal(p, s) it returns
+/// decimal(38, max(s, kAvgMinScale)).
+inline constexpr int kAvgMinScale = 6;
+
+/// PostgreSQL's name of a type for error messages ("integer", "text", "numeric").
+std::string SqlTypeName(const TypePtr& type);
+/// "name(integer, text)".
+std::string SignatureText(std::string_view name, const std::vector<TypePtr>& arg_types);
+/// Scalar types with a total order min/max can use (every non-nested type).
+bool IsOrderableScalar(const TypePtr& type);
+
+}  // namespace floe::expr::internal
