@@ -1,0 +1,55 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/exec/execution_plan.h"
+
+namespace floe::exec {
+
+/// Batches held in the plan, in one partition (VALUES, constant relations, tests).
+class ValuesExec final : public ExecutionPlan {
+ public:
+  static constexpr std::string_view kName = "ValuesExec";
+  /// kInternal when a batch's column types differ from `schema`.
+  static Result<PlanPtr> Make(SchemaPtr schema, std::vector<RecordBatchPtr> batches);
+
+  std::string_view name() const override { return kName; }
+  const PlanProperties& properties() const override { return properties_; }
+  std::vector<PlanPtr> children() const override { return {}; }
+  Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;
+  Result<BatchStreamPtr> Execute(int partition, const TaskContextPtr& ctx) const override;
+  std::string ToString() const override;
+
+  const std::vector<RecordBatchPtr>& batches() const { return batches_; }
+
+ private:
+  ValuesExec(PlanProperties properties, std::vector<RecordBatchPtr> batches)
+      : properties_(std::move(properties)), batches_(std::move(batches)) {}
+
+  PlanProperties properties_;
+  std::vector<RecordBatchPtr> batches_;
+};
+
+/// No rows, in `partitions` partitions (a relation proven empty, WHERE false).
+class EmptyExec final : public ExecutionPlan {
+ public:
+  static constexpr std::string_view kName = "EmptyExec";
+  /// kInternal when partitions < 1.
+  static Result<PlanPtr> Make(SchemaPtr schema, int partitions);
+
+  std::string_view name() const override { return kName; }
+  const PlanProperties& properties() const override { return properties_; }
+  std::vector<PlanPtr> children() const override { return {}; }
+  Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;
+  Result<BatchStreamPtr> Execute(int partition, const TaskContextPtr& ctx) const override;
+  std::string ToString() const override;
+
+ private:
+  explicit EmptyExec(PlanProperties properties) : properties_(std::move(properties)) {}
+
+  PlanProperties properties_;
+};
+
+}  // namespace floe::exec
