@@ -1,1 +1,119 @@
-// Placeholder: filled in by the change that introduces this file.
+#include "floe/exec/stage_planner.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "floe/exec/shuffle_exec.h"
+
+namespace floe::exec {
+
+namespace {
+
+constexpr std::string_view kRepartition = "RepartitionExec";
+constexpr std::string_view kCoalesce = "CoalescePartitionsExec";
+constexpr std::string_view kMerge = "SortPreservingMergeExec";
+
+class Cutter {
+ public:
+  std::vector<Stage> stages;
+
+  // Rewrites `node`'s subtree with its exchanges replaced by readers, adding a stage
+  // for each one; `inputs` collects the stages the rewritten subtree reads.
+  Result<PlanPtr> Rewrite(const PlanPtr& node, std::set<int>* inputs) {
+    const std::string_view name = node->name();
+    if (name == kRepartition || name == kCoalesce) {
+      std::vector<PlanPtr> children = node->children();
+      if (children.size() != 1) return Status::Internal("{} without one input", name);
+      Partitioning output =
+          name == kCoalesce ? Partitioning::Single() : node->properties().partitioning;
+      FLOE_ASSIGN_OR_RAISE(int stage, AddStage(children[0], output));
+      inputs->insert(stage);
+      return ShuffleReaderExec::Make(stage, node->schema(), output);
+    }
+    std::vector<PlanPtr> children = node->children();
+    if (children.empty()) return node;
+    std::vector<PlanPtr> rewritten;
+    rewritten.reserve(children.size());
+    bool changed = false;
+    for (const PlanPtr& child : children) {
+      PlanPtr out;
+      if (name == kMerge) {
+        // The merge reads its input's partitions as they are, each in order.
+        Partitioning keep = Partitioning::Unknown(child->partition_count());
+        FLOE_ASSIGN_OR_RAISE(int stage, AddStage(child, keep));
+        inputs->insert(stage);
+        FLOE_ASSIGN_OR_RAISE(
+            out, ShuffleReaderExec::Make(stage, child->schema(), child->properties().partitioning,
+                                         child->properties().ordering));
+      } else {
+        FLOE_ASSIGN_OR_RAISE(out, Rewrite(child, inputs));
+      }
+      changed = changed || out != child;
+      rewritten.push_back(std::move(out));
+    }
+    if (!changed) return node;
+    return node->WithNewChildren(std::move(rewritten));
+  }
+
+  // Makes the stage that runs `input` and writes it partitioned by `output`; its id.
+  Result<int> AddStage(const PlanPtr& input, Partitioning output) {
+    std::set<int> inputs;
+    FLOE_ASSIGN_OR_RAISE(PlanPtr fragment, Rewrite(input, &inputs));
+    Stage stage;
+    stage.id = static_cast<int>(stages.size()) + 1;
+    FLOE_ASSIGN_OR_RAISE(stage.plan, ShuffleWriterExec::Make(fragment, stage.id, output));
+    stage.inputs.assign(inputs.begin(), inputs.end());
+    stages.push_back(std::move(stage));
+    return stages.back().id;
+  }
+};
+
+}  // namespace
+
+Result<StagePlan> PlanStages(const PlanPtr& plan) {
+  if (!plan) return Status::Internal("PlanStages: no plan");
+  Cutter cutter;
+  std::set<int> inputs;
+  FLOE_ASSIGN_OR_RAISE(PlanPtr root, cutter.Rewrite(plan, &inputs));
+  Stage final_stage;
+  final_stage.id = static_cast<int>(cutter.stages.size()) + 1;
+  final_stage.plan = std::move(root);
+  final_stage.inputs.assign(inputs.begin(), inputs.end());
+  cutter.stages.push_back(std::move(final_stage));
+  StagePlan out;
+  out.stages_ = std::move(cutter.stages);
+  return out;
+}
+
+std::string StagePlan::ToString() const {
+  std::string out;
+  for (const Stage& stage : stages_) {
+    out += "Stage " + std::to_string(stage.id);
+    if (&stage == &stages_.back()) out += " (final)";
+    const int tasks = stage.partition_count();
+    out += ", " + std::to_string(tasks) + (tasks == 1 ? " task" : " tasks");
+    out += ", inputs: ";
+    if (stage.inputs.empty()) {
+      out += "none";
+    } else {
+      for (size_t i = 0; i < stage.inputs.size(); ++i) {
+        if (i > 0) out += ", ";
+        out += std::to_string(stage.inputs[i]);
+      }
+    }
+    out += "\n";
+    std::string tree = PlanToString(*stage.plan);
+    // Indent the stage's tree by two spaces under its header.
+    size_t start = 0;
+    while (start < tree.size()) {
+      size_t end = tree.find('\n', start);
+      if (end == std::string::npos) end = tree.size();
+      out += "  " + tree.substr(start, end - start) + "\n";
+      start = end + 1;
+    }
+  }
+  return out;
+}
+
+}  // namespace floe::exec

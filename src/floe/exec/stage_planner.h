@@ -1,0 +1,52 @@
+#pragma once
+
+// Cuts an enforced physical plan into a DAG of stages at its exchanges (Ballista's
+// model, DESIGN.md section 3). Every RepartitionExec and CoalescePartitionsExec (which
+// also feeds a broadcast join's build side) becomes a stage boundary: its input becomes
+// a stage rooted at a ShuffleWriterExec that routes rows to the exchange's output
+// partitions, and a ShuffleReaderExec takes its place in the consuming stage. A
+// SortPreservingMergeExec stays in the consuming stage over a ShuffleReaderExec whose
+// partitions are its input's, each in order. The final stage's root is the plan's root.
+
+#include <string>
+#include <vector>
+
+#include "floe/common/result.h"
+#include "floe/exec/execution_plan.h"
+
+namespace floe::exec {
+
+struct Stage {
+  /// 1, 2, ... in the order the stages complete in a sequential run (inputs first); the
+  /// final stage has the highest id.
+  int id = 0;
+  /// A ShuffleWriterExec over the stage's fragment, or the plan's root for the final stage.
+  PlanPtr plan;
+  /// The stages whose output this one reads, ascending.
+  std::vector<int> inputs;
+  /// Tasks: one per partition of `plan`.
+  int partition_count() const { return plan->partition_count(); }
+};
+
+class StagePlan {
+ public:
+  /// Stages ordered by id; the last one is the final stage.
+  const std::vector<Stage>& stages() const { return stages_; }
+  const Stage& final_stage() const { return stages_.back(); }
+  const Stage& stage(int id) const { return stages_[static_cast<size_t>(id - 1)]; }
+
+  /// One block per stage, inputs first:
+  ///   Stage 1 (4 tasks) <- inputs: none
+  ///     ShuffleWriterExec: stage=1, output=Hash([a], 4)  [partitions=4 ...]
+  ///       ...
+  std::string ToString() const;
+
+ private:
+  friend Result<StagePlan> PlanStages(const PlanPtr& plan);
+  std::vector<Stage> stages_;
+};
+
+/// Cuts `plan` (already passed through EnforceRequirements) into stages.
+Result<StagePlan> PlanStages(const PlanPtr& plan);
+
+}  // namespace floe::exec
