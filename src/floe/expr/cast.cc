@@ -1,14 +1,1067 @@
-// CAST between types with PostgreSQL's rules.
+// CAST between types with PostgreSQL's rules and error messages.
 
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "floe/batch/builder.h"
+#include "floe/batch/value_format.h"
+#include "floe/expr/cast_internal.h"
 #include "floe/expr/function_registry_internal.h"
 
 namespace floe::expr::internal {
 
+namespace {
+
+bool IsPgSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && IsPgSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsPgSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (Lower(a[i]) != Lower(b[i])) return false;
+  }
+  return true;
+}
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+Status InvalidSyntax(std::string_view type_name, std::string_view text) {
+  return Status::Invalid("invalid input syntax for type {}: \"{}\"", type_name, text);
+}
+
+/// PostgreSQL's name of a type in error messages.
+std::string PgTypeName(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kBoolean:
+      return "boolean";
+    case TypeId::kInt8:
+      return "tinyint";
+    case TypeId::kInt16:
+      return "smallint";
+    case TypeId::kInt32:
+      return "integer";
+    case TypeId::kInt64:
+      return "bigint";
+    case TypeId::kFloat32:
+      return "real";
+    case TypeId::kFloat64:
+      return "double precision";
+    case TypeId::kDecimal:
+      return "numeric";
+    case TypeId::kDate:
+      return "date";
+    case TypeId::kTime:
+      return "time without time zone";
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNs:
+      return "timestamp without time zone";
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampTzNs:
+      return "timestamp with time zone";
+    case TypeId::kString:
+      return "text";
+    case TypeId::kBinary:
+      return "bytea";
+    case TypeId::kUuid:
+      return "uuid";
+    default:
+      return type.ToString();
+  }
+}
+
+Status IntOutOfRange(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8:
+      return Status::Invalid("tinyint out of range");
+    case TypeId::kInt16:
+      return Status::Invalid("smallint out of range");
+    case TypeId::kInt32:
+      return Status::Invalid("integer out of range");
+    default:
+      return Status::Invalid("bigint out of range");
+  }
+}
+
+template <typename T>
+bool FitsInt(int64_t v) {
+  return v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max();
+}
+
+int64_t IntAt(const Array& a, int64_t i) {
+  switch (a.type_id()) {
+    case TypeId::kInt8:
+      return a.Value<int8_t>(i);
+    case TypeId::kInt16:
+      return a.Value<int16_t>(i);
+    case TypeId::kInt32:
+      return a.Value<int32_t>(i);
+    default:
+      return a.Value<int64_t>(i);
+  }
+}
+
+double FloatAt(const Array& a, int64_t i) {
+  return a.type_id() == TypeId::kFloat32 ? a.Value<float>(i) : a.Value<double>(i);
+}
+
+Int128 Abs128(Int128 v) { return v < 0 ? -v : v; }
+
+// Rounds value / 10^digits half away from zero.
+Int128 DivRoundPow10(Int128 value, int digits) {
+  if (digits <= 0) return value;
+  if (digits > 38) return 0;
+  const Int128 p = Pow10(digits);
+  Int128 q = value / p;
+  const Int128 r = value % p;
+  if (Abs128(r) * 2 >= p) q += value < 0 ? -1 : 1;
+  return q;
+}
+
+// Builds an array of `n` values by calling fn(i, &value) for each non-null input row
+// (rows where `in` is null stay null).
+template <typename Builder, typename Value, typename Fn>
+Result<ArrayPtr> BuildValues(const Array& in, const TypePtr& to, MemoryPool* pool, Fn&& fn) {
+  Builder builder(to, pool);
+  FLOE_RETURN_NOT_OK(builder.Reserve(in.length()));
+  for (int64_t i = 0; i < in.length(); ++i) {
+    if (in.IsNull(i)) {
+      FLOE_RETURN_NOT_OK(builder.AppendNull());
+      continue;
+    }
+    Value v{};
+    FLOE_RETURN_NOT_OK(fn(i, &v));
+    FLOE_RETURN_NOT_OK(builder.Append(v));
+  }
+  return builder.Finish();
+}
+
+template <typename Fn>
+Result<ArrayPtr> BuildBools(const Array& in, MemoryPool* pool, Fn&& fn) {
+  BooleanBuilder builder(pool);
+  FLOE_RETURN_NOT_OK(builder.Reserve(in.length()));
+  for (int64_t i = 0; i < in.length(); ++i) {
+    if (in.IsNull(i)) {
+      FLOE_RETURN_NOT_OK(builder.AppendNull());
+      continue;
+    }
+    bool v = false;
+    FLOE_RETURN_NOT_OK(fn(i, &v));
+    builder.UnsafeAppend(v);
+  }
+  return builder.Finish();
+}
+
+// fn(i, std::string* out) appends the value's bytes.
+template <typename Fn>
+Result<ArrayPtr> BuildBytes(const Array& in, const TypePtr& to, MemoryPool* pool, Fn&& fn) {
+  auto builder = MakeBuilder(to, pool);
+  FLOE_RETURN_NOT_OK(builder->Reserve(in.length()));
+  std::string buf;
+  for (int64_t i = 0; i < in.length(); ++i) {
+    if (in.IsNull(i)) {
+      FLOE_RETURN_NOT_OK(builder->AppendNull());
+      continue;
+    }
+    buf.clear();
+    FLOE_RETURN_NOT_OK(fn(i, &buf));
+    if (to->id() == TypeId::kString || to->id() == TypeId::kBinary) {
+      FLOE_RETURN_NOT_OK(static_cast<BinaryBuilder*>(builder.get())->Append(buf));
+    } else {
+      FLOE_RETURN_NOT_OK(static_cast<FixedSizeBinaryBuilder*>(builder.get())->Append(buf));
+    }
+  }
+  return builder->Finish();
+}
+
+// ---------------------------------------------------------------------------------------
+// Text input.
+
+Result<int64_t> ParseInt(std::string_view text, TypeId to) {
+  const std::string_view s = Trim(text);
+  const std::string_view type_name = to == TypeId::kInt8    ? "tinyint"
+                                     : to == TypeId::kInt16 ? "smallint"
+                                     : to == TypeId::kInt32 ? "integer"
+                                                            : "bigint";
+  size_t pos = 0;
+  bool negative = false;
+  if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
+    negative = s[pos] == '-';
+    ++pos;
+  }
+  if (pos == s.size()) return InvalidSyntax(type_name, text);
+  // Accumulate negatively so INT64_MIN parses.
+  int64_t value = 0;
+  bool overflow = false;
+  for (; pos < s.size(); ++pos) {
+    const char c = s[pos];
+    if (c == '_' && pos > 0 && IsDigit(s[pos - 1]) && pos + 1 < s.size() && IsDigit(s[pos + 1])) {
+      continue;
+    }
+    if (!IsDigit(c)) return InvalidSyntax(type_name, text);
+    const int d = c - '0';
+    if (value < (std::numeric_limits<int64_t>::min() + d) / 10) overflow = true;
+    if (!overflow) value = value * 10 - d;
+  }
+  if (!negative) {
+    if (value == std::numeric_limits<int64_t>::min()) overflow = true;
+    value = -value;
+  }
+  bool fits = !overflow;
+  if (fits) {
+    switch (to) {
+      case TypeId::kInt8:
+        fits = FitsInt<int8_t>(value);
+        break;
+      case TypeId::kInt16:
+        fits = FitsInt<int16_t>(value);
+        break;
+      case TypeId::kInt32:
+        fits = FitsInt<int32_t>(value);
+        break;
+      default:
+        break;
+    }
+  }
+  if (!fits) {
+    return Status::Invalid("value \"{}\" is out of range for type {}", text, type_name);
+  }
+  return value;
+}
+
+Result<double> ParseFloat(std::string_view text, bool is_float32) {
+  const std::string_view type_name = is_float32 ? "real" : "double precision";
+  std::string s(Trim(text));
+  if (s.empty()) return InvalidSyntax(type_name, text);
+  std::string_view body = s;
+  bool negative = false;
+  if (body[0] == '+' || body[0] == '-') {
+    negative = body[0] == '-';
+    body.remove_prefix(1);
+  }
+  if (EqualsIgnoreCase(s, "nan")) return std::numeric_limits<double>::quiet_NaN();
+  if (EqualsIgnoreCase(body, "infinity") || EqualsIgnoreCase(body, "inf")) {
+    return negative ? -std::numeric_limits<double>::infinity()
+                    : std::numeric_limits<double>::infinity();
+  }
+  // strtod would also accept "nan(...)", hex floats and "infinity" spellings handled above.
+  for (char c : body) {
+    if (!(IsDigit(c) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')) {
+      return InvalidSyntax(type_name, text);
+    }
+  }
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size()) return InvalidSyntax(type_name, text);
+  if (is_float32) {
+    const float f = static_cast<float>(v);
+    if (std::isinf(f) || (f == 0.0f && v != 0.0) || errno == ERANGE) {
+      return Status::Invalid("\"{}\" is out of range for type real", Trim(text));
+    }
+    return f;
+  }
+  if (errno == ERANGE && (std::isinf(v) || v == 0.0)) {
+    return Status::Invalid("\"{}\" is out of range for type double precision", Trim(text));
+  }
+  return v;
+}
+
+Result<bool> ParseBool(std::string_view text) {
+  const std::string_view s = Trim(text);
+  std::string lower;
+  for (char c : s) lower.push_back(Lower(c));
+  auto is_prefix = [&](std::string_view word, size_t min_len) {
+    return lower.size() >= min_len && lower.size() <= word.size() &&
+           word.substr(0, lower.size()) == lower;
+  };
+  if (is_prefix("true", 1) || is_prefix("yes", 1) || lower == "on" || lower == "1") return true;
+  if (is_prefix("false", 1) || is_prefix("no", 1) || is_prefix("off", 2) || lower == "0") {
+    return false;
+  }
+  return InvalidSyntax("boolean", text);
+}
+
+// Reads exactly `n` digits at `pos`.
+bool ReadDigits(std::string_view s, size_t* pos, int min_n, int max_n, int64_t* out) {
+  int n = 0;
+  int64_t v = 0;
+  while (*pos < s.size() && IsDigit(s[*pos]) && n < max_n) {
+    v = v * 10 + (s[*pos] - '0');
+    ++*pos;
+    ++n;
+  }
+  *out = v;
+  return n >= min_n;
+}
+
+// Parses "YYYY-MM-DD" at the start of s; `*pos` is left after it (and after " BC"/" AD"
+// when those follow directly). Returns false on syntax errors; *range_error when a field
+// is out of range.
+bool ParseDatePart(std::string_view s, size_t* pos, int64_t* days, bool* range_error) {
+  int64_t year = 0, month = 0, day = 0;
+  if (!ReadDigits(s, pos, 1, 9, &year)) return false;
+  if (*pos >= s.size() || s[*pos] != '-') return false;
+  ++*pos;
+  if (!ReadDigits(s, pos, 1, 2, &month)) return false;
+  if (*pos >= s.size() || s[*pos] != '-') return false;
+  ++*pos;
+  if (!ReadDigits(s, pos, 1, 2, &day)) return false;
+  // An era suffix.
+  size_t p = *pos;
+  while (p < s.size() && s[p] == ' ') ++p;
+  bool bc = false;
+  if (p + 2 <= s.size() &&
+      (EqualsIgnoreCase(s.substr(p, 2), "bc") || EqualsIgnoreCase(s.substr(p, 2), "ad"))) {
+    if (p + 2 == s.size() || !std::isalpha(static_cast<unsigned char>(s[p + 2]))) {
+      bc = Lower(s[p]) == 'b';
+      *pos = p + 2;
+    }
+  }
+  if (month < 1 || month > 12 || day < 1 || (year == 0 && bc)) {
+    *range_error = true;
+    return true;
+  }
+  if (bc) year = 1 - year;
+  if (day > DaysInMonth(year, static_cast<int>(month))) {
+    *range_error = true;
+    return true;
+  }
+  *days = DaysFromCivil(year, static_cast<int>(month), static_cast<int>(day));
+  return true;
+}
+
+// Parses "HH:MM[:SS[.fff]]" at *pos.
+bool ParseTimePart(std::string_view s, size_t* pos, int64_t* micros, bool* range_error) {
+  int64_t h = 0, m = 0, sec = 0, frac = 0;
+  if (!ReadDigits(s, pos, 1, 2, &h)) return false;
+  if (*pos >= s.size() || s[*pos] != ':') return false;
+  ++*pos;
+  if (!ReadDigits(s, pos, 2, 2, &m)) return false;
+  if (*pos < s.size() && s[*pos] == ':') {
+    ++*pos;
+    if (!ReadDigits(s, pos, 2, 2, &sec)) return false;
+    if (*pos < s.size() && s[*pos] == '.') {
+      ++*pos;
+      int n = 0;
+      bool round_up = false;
+      while (*pos < s.size() && IsDigit(s[*pos])) {
+        if (n < 6) {
+          frac = frac * 10 + (s[*pos] - '0');
+        } else if (n == 6) {
+          round_up = s[*pos] >= '5';
+        }
+        ++n;
+        ++*pos;
+      }
+      if (n == 0) return false;
+      for (int k = n; k < 6; ++k) frac *= 10;
+      if (round_up) ++frac;
+    }
+  }
+  // PostgreSQL accepts 24:00:00 exactly, and 60 seconds (rolling into the next minute).
+  if (h > 24 || m > 59 || sec > 60 || (h == 24 && (m != 0 || sec != 0 || frac != 0))) {
+    *range_error = true;
+    return true;
+  }
+  *micros = h * kMicrosPerHour + m * kMicrosPerMinute + sec * kMicrosPerSecond + frac;
+  return true;
+}
+
+// Parses a zone at *pos: "Z", "UTC", "GMT", "+HH", "+HHMM", "+HH:MM", "+HH:MM:SS".
+bool ParseZone(std::string_view s, size_t* pos, int64_t* offset_micros) {
+  while (*pos < s.size() && s[*pos] == ' ') ++*pos;
+  const std::string_view rest = s.substr(*pos);
+  if (EqualsIgnoreCase(rest, "z") || EqualsIgnoreCase(rest, "utc") ||
+      EqualsIgnoreCase(rest, "gmt")) {
+    *offset_micros = 0;
+    *pos = s.size();
+    return true;
+  }
+  if (rest.empty() || (rest[0] != '+' && rest[0] != '-')) return false;
+  const bool negative = rest[0] == '-';
+  ++*pos;
+  int64_t h = 0, m = 0, sec = 0;
+  const size_t start = *pos;
+  if (!ReadDigits(s, pos, 1, 2, &h)) return false;
+  if (*pos < s.size() && s[*pos] == ':') {
+    ++*pos;
+    if (!ReadDigits(s, pos, 2, 2, &m)) return false;
+    if (*pos < s.size() && s[*pos] == ':') {
+      ++*pos;
+      if (!ReadDigits(s, pos, 2, 2, &sec)) return false;
+    }
+  } else if (*pos - start == 2 && *pos < s.size() && IsDigit(s[*pos])) {
+    if (!ReadDigits(s, pos, 2, 2, &m)) return false;
+  }
+  if (h > 15 || m > 59 || sec > 59) return false;
+  const int64_t off = h * kMicrosPerHour + m * kMicrosPerMinute + sec * kMicrosPerSecond;
+  *offset_micros = negative ? -off : off;
+  return true;
+}
+
+// PostgreSQL's timestamp range: 4714-11-24 BC (Julian day 0) up to the end of 294276 AD.
+constexpr int64_t kMinTimestampDays = -2440588;
+const int64_t kEndTimestampDays = DaysFromCivil(294277, 1, 1);
+
+Result<int64_t> ParseTimestampImpl(std::string_view text, bool with_zone, bool date_only) {
+  const std::string_view type_name = date_only   ? "date"
+                                     : with_zone ? "timestamp with time zone"
+                                                 : "timestamp without time zone";
+  const std::string_view s = Trim(text);
+  size_t pos = 0;
+  bool range_error = false;
+  int64_t days = 0;
+  if (!ParseDatePart(s, &pos, &days, &range_error)) return InvalidSyntax(type_name, text);
+  if (range_error) return Status::Invalid("date/time field value out of range: \"{}\"", text);
+  int64_t micros = 0;
+  int64_t zone = 0;
+  if (pos < s.size()) {
+    if (s[pos] != ' ' && s[pos] != 'T' && s[pos] != 't') return InvalidSyntax(type_name, text);
+    ++pos;
+    while (pos < s.size() && s[pos] == ' ') ++pos;
+    if (!ParseTimePart(s, &pos, &micros, &range_error)) return InvalidSyntax(type_name, text);
+    if (range_error) return Status::Invalid("date/time field value out of range: \"{}\"", text);
+    // A trailing era after the time ("... 10:00:00 BC").
+    size_t p = pos;
+    while (p < s.size() && s[p] == ' ') ++p;
+    if (p + 2 == s.size() && EqualsIgnoreCase(s.substr(p), "bc")) {
+      const CivilDate c = CivilFromDays(days);
+      if (c.year <= 0) return InvalidSyntax(type_name, text);
+      days = DaysFromCivil(1 - c.year, c.month, c.day);
+      pos = s.size();
+    }
+    if (pos < s.size()) {
+      if (!ParseZone(s, &pos, &zone) || pos != s.size()) return InvalidSyntax(type_name, text);
+    }
+  }
+  if (date_only) {
+    if (days < std::numeric_limits<int32_t>::min() || days > std::numeric_limits<int32_t>::max()) {
+      return Status::Invalid("date out of range: \"{}\"", text);
+    }
+    return days;
+  }
+  if (days < kMinTimestampDays || days >= kEndTimestampDays) {
+    return Status::Invalid("timestamp out of range: \"{}\"", text);
+  }
+  int64_t value = days * kMicrosPerDay + micros;
+  if (with_zone) value -= zone;
+  return value;
+}
+
+// bytea input: "\x" hex (whitespace between pairs allowed) or the escape format.
+Status ParseBytea(std::string_view text, std::string* out) {
+  if (text.size() >= 2 && text[0] == '\\' && (text[1] == 'x' || text[1] == 'X')) {
+    auto hex = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      return -1;
+    };
+    size_t i = 2;
+    while (i < text.size()) {
+      if (IsPgSpace(text[i])) {
+        ++i;
+        continue;
+      }
+      const int hi = hex(text[i]);
+      if (hi < 0) return Status::Invalid("invalid hexadecimal digit: \"{}\"", text.substr(i, 1));
+      if (i + 1 >= text.size()) {
+        return Status::Invalid("invalid hexadecimal data: odd number of digits");
+      }
+      const int lo = hex(text[i + 1]);
+      if (lo < 0) {
+        return Status::Invalid("invalid hexadecimal digit: \"{}\"", text.substr(i + 1, 1));
+      }
+      out->push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    }
+    return Status::OK();
+  }
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\') {
+      out->push_back(text[i]);
+      continue;
+    }
+    if (i + 1 < text.size() && text[i + 1] == '\\') {
+      out->push_back('\\');
+      ++i;
+    } else if (i + 3 < text.size() + 0 && text[i + 1] >= '0' && text[i + 1] <= '3' &&
+               text[i + 2] >= '0' && text[i + 2] <= '7' && text[i + 3] >= '0' &&
+               text[i + 3] <= '7') {
+      out->push_back(static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 +
+                                       (text[i + 3] - '0')));
+      i += 3;
+    } else {
+      return InvalidSyntax("bytea", text);
+    }
+  }
+  return Status::OK();
+}
+
+Status ParseUuid(std::string_view text, std::string* out) {
+  std::string_view s = text;
+  if (s.size() >= 2 && s.front() == '{' && s.back() == '}') s = s.substr(1, s.size() - 2);
+  int digits = 0;
+  int hi = -1;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    int v = -1;
+    if (c >= '0' && c <= '9') v = c - '0';
+    if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
+    if (v < 0) {
+      // A hyphen may follow any group of four digits.
+      if (c == '-' && digits > 0 && digits % 4 == 0 && digits < 32 && i + 1 < s.size() &&
+          s[i + 1] != '-') {
+        continue;
+      }
+      return InvalidSyntax("uuid", text);
+    }
+    if (digits >= 32) return InvalidSyntax("uuid", text);
+    if (hi < 0) {
+      hi = v;
+    } else {
+      out->push_back(static_cast<char>(hi * 16 + v));
+      hi = -1;
+    }
+    ++digits;
+  }
+  if (digits != 32) return InvalidSyntax("uuid", text);
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------------------
+// Casts by target.
+
+Result<ArrayPtr> CastToString(const Array& in, const TypePtr& to, MemoryPool* pool) {
+  const TypeId from = in.type_id();
+  return BuildBytes(in, to, pool, [&](int64_t i, std::string* out) {
+    if (from == TypeId::kBoolean) {
+      out->append(in.BoolValue(i) ? "true" : "false");
+    } else {
+      AppendValueText(in, i, out);
+    }
+    return Status::OK();
+  });
+}
+
+Result<ArrayPtr> CastFromString(const Array& in, const TypePtr& to, MemoryPool* pool) {
+  switch (to->id()) {
+    case TypeId::kBoolean:
+      return BuildBools(in, pool, [&](int64_t i, bool* v) {
+        FLOE_ASSIGN_OR_RAISE(*v, ParseBool(in.BytesValue(i)));
+        return Status::OK();
+      });
+    case TypeId::kInt8:
+      return BuildValues<Int8Builder, int8_t>(in, to, pool, [&](int64_t i, int8_t* v) {
+        FLOE_ASSIGN_OR_RAISE(int64_t x, ParseInt(in.BytesValue(i), TypeId::kInt8));
+        *v = static_cast<int8_t>(x);
+        return Status::OK();
+      });
+    case TypeId::kInt16:
+      return BuildValues<Int16Builder, int16_t>(in, to, pool, [&](int64_t i, int16_t* v) {
+        FLOE_ASSIGN_OR_RAISE(int64_t x, ParseInt(in.BytesValue(i), TypeId::kInt16));
+        *v = static_cast<int16_t>(x);
+        return Status::OK();
+      });
+    case TypeId::kInt32:
+      return BuildValues<Int32Builder, int32_t>(in, to, pool, [&](int64_t i, int32_t* v) {
+        FLOE_ASSIGN_OR_RAISE(int64_t x, ParseInt(in.BytesValue(i), TypeId::kInt32));
+        *v = static_cast<int32_t>(x);
+        return Status::OK();
+      });
+    case TypeId::kInt64:
+      return BuildValues<Int64Builder, int64_t>(in, to, pool, [&](int64_t i, int64_t* v) {
+        FLOE_ASSIGN_OR_RAISE(*v, ParseInt(in.BytesValue(i), TypeId::kInt64));
+        return Status::OK();
+      });
+    case TypeId::kFloat32:
+      return BuildValues<Float32Builder, float>(in, to, pool, [&](int64_t i, float* v) {
+        FLOE_ASSIGN_OR_RAISE(double x, ParseFloat(in.BytesValue(i), true));
+        *v = static_cast<float>(x);
+        return Status::OK();
+      });
+    case TypeId::kFloat64:
+      return BuildValues<Float64Builder, double>(in, to, pool, [&](int64_t i, double* v) {
+        FLOE_ASSIGN_OR_RAISE(*v, ParseFloat(in.BytesValue(i), false));
+        return Status::OK();
+      });
+    case TypeId::kDecimal:
+      return BuildValues<DecimalBuilder, Int128>(in, to, pool, [&](int64_t i, Int128* v) {
+        FLOE_ASSIGN_OR_RAISE(*v, ParseDecimal(in.BytesValue(i), to->precision(), to->scale()));
+        return Status::OK();
+      });
+    case TypeId::kDate:
+      return BuildValues<Int32Builder, int32_t>(in, to, pool, [&](int64_t i, int32_t* v) {
+        FLOE_ASSIGN_OR_RAISE(*v, ParseDate(in.BytesValue(i)));
+        return Status::OK();
+      });
+    case TypeId::kTime:
+      return BuildValues<Int64Builder, int64_t>(in, to, pool, [&](int64_t i, int64_t* v) {
+        FLOE_ASSIGN_OR_RAISE(*v, ParseTime(in.BytesValue(i)));
+        return Status::OK();
+      });
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs: {
+      const bool zone = to->id() == TypeId::kTimestampTz || to->id() == TypeId::kTimestampTzNs;
+      const bool nanos = to->id() == TypeId::kTimestampNs || to->id() == TypeId::kTimestampTzNs;
+      return BuildValues<Int64Builder, int64_t>(in, to, pool, [&](int64_t i, int64_t* v) {
+        FLOE_ASSIGN_OR_RAISE(*v, ParseTimestamp(in.BytesValue(i), zone));
+        if (nanos) {
+          if (__builtin_mul_overflow(*v, int64_t{1000}, v)) {
+            return Status::Invalid("timestamp out of range: \"{}\"", in.BytesValue(i));
+          }
+        }
+        return Status::OK();
+      });
+    }
+    case TypeId::kString:
+      return in.Slice(0, in.length());
+    case TypeId::kBinary:
+      return BuildBytes(in, to, pool, [&](int64_t i, std::string* out) {
+        return ParseBytea(in.BytesValue(i), out);
+      });
+    case TypeId::kUuid:
+      return BuildBytes(in, to, pool, [&](int64_t i, std::string* out) {
+        return ParseUuid(Trim(in.BytesValue(i)), out);
+      });
+    default:
+      return Status::NotSupported("cannot cast type text to {}", to->ToString());
+  }
+}
+
+template <typename T>
+Result<ArrayPtr> CastToInt(const Array& in, const TypePtr& to, MemoryPool* pool) {
+  const TypeId from = in.type_id();
+  const TypeId to_id = to->id();
+  return BuildValues<NumericBuilder<T>, T>(in, to, pool, [&](int64_t i, T* v) -> Status {
+    if (in.type()->is_integer()) {
+      const int64_t x = IntAt(in, i);
+      if (!FitsInt<T>(x)) return IntOutOfRange(to_id);
+      *v = static_cast<T>(x);
+    } else if (from == TypeId::kBoolean) {
+      *v = in.BoolValue(i) ? 1 : 0;
+    } else if (from == TypeId::kFloat32 || from == TypeId::kFloat64) {
+      const double x = std::nearbyint(FloatAt(in, i));
+      // The bounds are exact powers of two, so the comparison is exact.
+      if (std::isnan(x) || x < static_cast<double>(std::numeric_limits<T>::min()) ||
+          x >= -static_cast<double>(std::numeric_limits<T>::min())) {
+        return IntOutOfRange(to_id);
+      }
+      *v = static_cast<T>(x);
+    } else {
+      const Int128 x = DivRoundPow10(in.DecimalValue(i), in.type()->scale());
+      if (x < std::numeric_limits<T>::min() || x > std::numeric_limits<T>::max()) {
+        return IntOutOfRange(to_id);
+      }
+      *v = static_cast<T>(x);
+    }
+    return Status::OK();
+  });
+}
+
+Result<ArrayPtr> CastToFloat(const Array& in, const TypePtr& to, MemoryPool* pool) {
+  const TypeId from = in.type_id();
+  auto read = [&](int64_t i) -> double {
+    if (in.type()->is_integer()) return static_cast<double>(IntAt(in, i));
+    if (from == TypeId::kFloat32 || from == TypeId::kFloat64) return FloatAt(in, i);
+    if (from == TypeId::kBoolean) return in.BoolValue(i) ? 1 : 0;
+    return DecimalToDouble(in.DecimalValue(i), in.type()->scale());
+  };
+  if (to->id() == TypeId::kFloat64) {
+    return BuildValues<Float64Builder, double>(in, to, pool, [&](int64_t i, double* v) {
+      *v = read(i);
+      return Status::OK();
+    });
+  }
+  return BuildValues<Float32Builder, float>(in, to, pool, [&](int64_t i, float* v) -> Status {
+    if (in.type()->is_integer()) {
+      *v = static_cast<float>(IntAt(in, i));
+      return Status::OK();
+    }
+    const double x = read(i);
+    *v = static_cast<float>(x);
+    if (std::isinf(*v) && !std::isinf(x)) return Status::Invalid("value out of range: overflow");
+    if (*v == 0.0f && x != 0.0) return Status::Invalid("value out of range: underflow");
+    return Status::OK();
+  });
+}
+
+Result<ArrayPtr> CastToDecimal(const Array& in, const TypePtr& to, MemoryPool* pool) {
+  const TypeId from = in.type_id();
+  const int p = to->precision();
+  const int s = to->scale();
+  return BuildValues<DecimalBuilder, Int128>(in, to, pool, [&](int64_t i, Int128* v) -> Status {
+    if (in.type()->is_integer() || from == TypeId::kBoolean) {
+      const int64_t x = from == TypeId::kBoolean ? (in.BoolValue(i) ? 1 : 0) : IntAt(in, i);
+      FLOE_ASSIGN_OR_RAISE(*v, RescaleDecimal(x, 0, p, s));
+    } else if (from == TypeId::kDecimal) {
+      FLOE_ASSIGN_OR_RAISE(*v, RescaleDecimal(in.DecimalValue(i), in.type()->scale(), p, s));
+    } else {
+      const double x = FloatAt(in, i);
+      if (std::isnan(x)) return Status::Invalid("cannot convert NaN to numeric({},{})", p, s);
+      if (std::isinf(x)) return DecimalOverflow(p, s);
+      // PostgreSQL converts through the float's text with DBL_DIG (FLT_DIG) digits.
+      const std::string text = fmt::format("{:.{}g}", x, from == TypeId::kFloat32 ? 6 : 15);
+      FLOE_ASSIGN_OR_RAISE(*v, ParseDecimal(text, p, s));
+    }
+    return Status::OK();
+  });
+}
+
+Result<ArrayPtr> CastTemporal(const Array& in, const TypePtr& to, MemoryPool* pool) {
+  const TypeId from = in.type_id();
+  const bool from_nanos = from == TypeId::kTimestampNs || from == TypeId::kTimestampTzNs;
+  const bool to_nanos = to->id() == TypeId::kTimestampNs || to->id() == TypeId::kTimestampTzNs;
+  // Microseconds since the epoch of a date or timestamp value.
+  auto micros = [&](int64_t i) -> int64_t {
+    if (from == TypeId::kDate) return in.Value<int32_t>(i) * kMicrosPerDay;
+    const int64_t v = in.Value<int64_t>(i);
+    return from_nanos ? FloorDiv(v, 1000) : v;
+  };
+  switch (to->id()) {
+    case TypeId::kDate:
+      return BuildValues<Int32Builder, int32_t>(in, to, pool, [&](int64_t i, int32_t* v) {
+        *v = static_cast<int32_t>(FloorDiv(micros(i), kMicrosPerDay));
+        return Status::OK();
+      });
+    case TypeId::kTime:
+      return BuildValues<Int64Builder, int64_t>(in, to, pool, [&](int64_t i, int64_t* v) {
+        *v = FloorMod(micros(i), kMicrosPerDay);
+        return Status::OK();
+      });
+    default:
+      return BuildValues<Int64Builder, int64_t>(in, to, pool, [&](int64_t i, int64_t* v) -> Status {
+        if (from == TypeId::kDate) {
+          const int64_t days = in.Value<int32_t>(i);
+          if (days < kMinTimestampDays || days >= kEndTimestampDays) {
+            return Status::Invalid("date out of range for timestamp");
+          }
+        }
+        if (from_nanos && !to_nanos) {
+          *v = micros(i);
+        } else if (from_nanos && to_nanos) {
+          *v = in.Value<int64_t>(i);
+        } else if (to_nanos) {
+          if (__builtin_mul_overflow(micros(i), int64_t{1000}, v)) {
+            return Status::Invalid("timestamp out of range for nanosecond precision");
+          }
+        } else {
+          *v = micros(i);
+        }
+        return Status::OK();
+      });
+  }
+}
+
+bool IsTemporal(TypeId id) {
+  return id == TypeId::kDate || (id >= TypeId::kTimestamp && id <= TypeId::kTimestampTzNs);
+}
+bool IsNumeric(TypeId id) { return id >= TypeId::kInt8 && id <= TypeId::kDecimal; }
+
+Result<ArrayPtr> CastArray(const Array& in, const TypePtr& to, MemoryPool* pool) {
+  const TypeId from = in.type_id();
+  const TypeId to_id = to->id();
+  if (in.type()->Equals(*to)) return in.Slice(0, in.length());
+  if (to_id == TypeId::kString) {
+    if (from == TypeId::kString) return in.Slice(0, in.length());
+    return CastToString(in, to, pool);
+  }
+  if (from == TypeId::kString) return CastFromString(in, to, pool);
+  const bool numeric_from = IsNumeric(from) || from == TypeId::kBoolean;
+  if (numeric_from && (IsNumeric(to_id) || to_id == TypeId::kBoolean)) {
+    switch (to_id) {
+      case TypeId::kBoolean:
+        if (!in.type()->is_integer()) break;
+        return BuildBools(in, pool, [&](int64_t i, bool* v) {
+          *v = IntAt(in, i) != 0;
+          return Status::OK();
+        });
+      case TypeId::kInt8:
+        return CastToInt<int8_t>(in, to, pool);
+      case TypeId::kInt16:
+        return CastToInt<int16_t>(in, to, pool);
+      case TypeId::kInt32:
+        return CastToInt<int32_t>(in, to, pool);
+      case TypeId::kInt64:
+        return CastToInt<int64_t>(in, to, pool);
+      case TypeId::kFloat32:
+      case TypeId::kFloat64:
+        return CastToFloat(in, to, pool);
+      case TypeId::kDecimal:
+        return CastToDecimal(in, to, pool);
+      default:
+        break;
+    }
+  }
+  if (IsTemporal(from) &&
+      (IsTemporal(to_id) || (to_id == TypeId::kTime && from != TypeId::kDate))) {
+    return CastTemporal(in, to, pool);
+  }
+  if (from == TypeId::kBinary && (to_id == TypeId::kFixed || to_id == TypeId::kUuid)) {
+    return BuildBytes(in, to, pool, [&](int64_t i, std::string* out) -> Status {
+      const std::string_view b = in.BytesValue(i);
+      if (static_cast<int>(b.size()) != to->byte_width()) {
+        return Status::Invalid("cannot cast a {}-byte binary value to {}", b.size(),
+                               to->ToString());
+      }
+      out->append(b);
+      return Status::OK();
+    });
+  }
+  if ((from == TypeId::kFixed || from == TypeId::kUuid) && to_id == TypeId::kBinary) {
+    return BuildBytes(in, to, pool, [&](int64_t i, std::string* out) {
+      out->append(in.BytesValue(i));
+      return Status::OK();
+    });
+  }
+  return Status::NotSupported("cannot cast type {} to {}", PgTypeName(*in.type()), PgTypeName(*to));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+
+Int128 Pow10(int n) {
+  static const auto kTable = [] {
+    std::array<Int128, 39> t{};
+    t[0] = 1;
+    for (int i = 1; i < 39; ++i) t[static_cast<size_t>(i)] = t[static_cast<size_t>(i - 1)] * 10;
+    return t;
+  }();
+  return kTable[static_cast<size_t>(n)];
+}
+
+Status DecimalOverflow(int precision, int scale) {
+  return Status::Invalid(
+      "numeric field overflow: a field with precision {}, scale {} must round to an absolute "
+      "value less than 10^{}",
+      precision, scale, precision - scale);
+}
+
+Result<Int128> RescaleDecimal(Int128 value, int from_scale, int precision, int scale) {
+  Int128 v = value;
+  if (scale < from_scale) {
+    v = DivRoundPow10(value, from_scale - scale);
+  } else if (scale > from_scale) {
+    const int k = scale - from_scale;
+    // |value| < 10^(38-k) keeps the product within 38 digits.
+    if (k > 38 || Abs128(value) >= Pow10(38 - k)) return DecimalOverflow(precision, scale);
+    v = value * Pow10(k);
+  }
+  if (Abs128(v) >= Pow10(precision)) return DecimalOverflow(precision, scale);
+  return v;
+}
+
+Result<Int128> ParseDecimal(std::string_view text, int precision, int scale) {
+  const std::string_view s = Trim(text);
+  size_t pos = 0;
+  bool negative = false;
+  if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
+    negative = s[pos] == '-';
+    ++pos;
+  }
+  const std::string_view body = s.substr(pos);
+  if (EqualsIgnoreCase(body, "nan") || EqualsIgnoreCase(body, "infinity") ||
+      EqualsIgnoreCase(body, "inf")) {
+    if (EqualsIgnoreCase(body, "nan")) {
+      return Status::Invalid("cannot convert NaN to numeric({},{})", precision, scale);
+    }
+    return DecimalOverflow(precision, scale);
+  }
+  std::string digits;  // significant digits without leading zeros
+  int64_t exp10 = 0;   // value = digits * 10^exp10
+  bool any_digit = false;
+  bool seen_point = false;
+  for (; pos < s.size(); ++pos) {
+    const char c = s[pos];
+    if (IsDigit(c)) {
+      any_digit = true;
+      if (!(digits.empty() && c == '0')) digits.push_back(c);
+      if (seen_point) --exp10;
+    } else if (c == '.' && !seen_point) {
+      seen_point = true;
+    } else if (c == '_' && pos > 0 && IsDigit(s[pos - 1]) && pos + 1 < s.size() &&
+               IsDigit(s[pos + 1])) {
+      continue;
+    } else {
+      break;
+    }
+  }
+  if (!any_digit) return InvalidSyntax("numeric", text);
+  if (pos < s.size() && (s[pos] == 'e' || s[pos] == 'E')) {
+    ++pos;
+    bool exp_negative = false;
+    if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
+      exp_negative = s[pos] == '-';
+      ++pos;
+    }
+    int64_t e = 0;
+    if (pos >= s.size() || !IsDigit(s[pos])) return InvalidSyntax("numeric", text);
+    while (pos < s.size() && IsDigit(s[pos])) {
+      if (e < 100000000) e = e * 10 + (s[pos] - '0');
+      ++pos;
+    }
+    exp10 += exp_negative ? -e : e;
+  }
+  if (pos != s.size()) return InvalidSyntax("numeric", text);
+  if (digits.empty()) return Int128{0};
+  // Unscaled target = digits * 10^(exp10 + scale).
+  const int64_t shift = exp10 + scale;
+  bool round_up = false;
+  if (shift < 0) {
+    const int64_t drop = -shift;
+    if (drop > static_cast<int64_t>(digits.size())) {
+      digits.clear();
+    } else {
+      round_up = digits[digits.size() - static_cast<size_t>(drop)] >= '5';
+      digits.resize(digits.size() - static_cast<size_t>(drop));
+    }
+  } else {
+    if (shift + static_cast<int64_t>(digits.size()) > precision) {
+      return DecimalOverflow(precision, scale);
+    }
+    digits.append(static_cast<size_t>(shift), '0');
+  }
+  if (static_cast<int64_t>(digits.size()) > precision) return DecimalOverflow(precision, scale);
+  Int128 v = 0;
+  for (char c : digits) v = v * 10 + (c - '0');
+  if (round_up) ++v;
+  if (v >= Pow10(precision)) return DecimalOverflow(precision, scale);
+  return negative ? -v : v;
+}
+
+double DecimalToDouble(Int128 value, int scale) {
+  if (Abs128(value) < (Int128{1} << 53) && scale <= 22) {
+    // Both operands are exact, so the one division rounds correctly.
+    static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    return static_cast<double>(static_cast<int64_t>(value)) / kPow10[scale];
+  }
+  std::string text;
+  AppendDecimalText(value, scale, &text);
+  return std::strtod(text.c_str(), nullptr);
+}
+
+Result<int32_t> ParseDate(std::string_view text) {
+  FLOE_ASSIGN_OR_RAISE(int64_t days, ParseTimestampImpl(text, false, true));
+  return static_cast<int32_t>(days);
+}
+
+Result<int64_t> ParseTime(std::string_view text) {
+  const std::string_view s = Trim(text);
+  size_t pos = 0;
+  int64_t micros = 0;
+  bool range_error = false;
+  if (!ParseTimePart(s, &pos, &micros, &range_error)) {
+    // A full timestamp is accepted too; its time part counts.
+    size_t p = 0;
+    int64_t days = 0;
+    bool date_range = false;
+    if (ParseDatePart(s, &p, &days, &date_range) && p < s.size() && (s[p] == ' ' || s[p] == 'T')) {
+      pos = p + 1;
+      if (ParseTimePart(s, &pos, &micros, &range_error) && pos == s.size() && !range_error) {
+        return micros;
+      }
+    }
+    return InvalidSyntax("time without time zone", text);
+  }
+  if (range_error) return Status::Invalid("date/time field value out of range: \"{}\"", text);
+  if (pos != s.size()) {
+    int64_t zone = 0;
+    if (!ParseZone(s, &pos, &zone) || pos != s.size()) {
+      return InvalidSyntax("time without time zone", text);
+    }
+  }
+  return micros;
+}
+
+Result<int64_t> ParseTimestamp(std::string_view text, bool with_zone) {
+  return ParseTimestampImpl(text, with_zone, false);
+}
+
+Scalar ScalarAt(const Array& a, int64_t i) {
+  if (a.IsNull(i)) return Scalar::Null(a.type());
+  switch (a.type_id()) {
+    case TypeId::kBoolean:
+      return Scalar::Make(a.type(), a.BoolValue(i));
+    case TypeId::kInt8:
+      return Scalar::Make(a.type(), static_cast<int32_t>(a.Value<int8_t>(i)));
+    case TypeId::kInt16:
+      return Scalar::Make(a.type(), static_cast<int32_t>(a.Value<int16_t>(i)));
+    case TypeId::kInt32:
+    case TypeId::kDate:
+      return Scalar::Make(a.type(), a.Value<int32_t>(i));
+    case TypeId::kInt64:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs:
+      return Scalar::Make(a.type(), a.Value<int64_t>(i));
+    case TypeId::kFloat32:
+      return Scalar::Make(a.type(), a.Value<float>(i));
+    case TypeId::kFloat64:
+      return Scalar::Make(a.type(), a.Value<double>(i));
+    case TypeId::kDecimal:
+      return Scalar::Make(a.type(), a.DecimalValue(i));
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kFixed:
+    case TypeId::kUuid:
+      return Scalar::Make(a.type(), std::string(a.BytesValue(i)));
+    default:
+      return Scalar::Null(a.type());
+  }
+}
+
+Result<ArrayPtr> ScalarToArray(const Scalar& scalar, int64_t length, MemoryPool* pool) {
+  auto builder = MakeBuilder(scalar.type(), pool);
+  FLOE_RETURN_NOT_OK(builder->Reserve(length));
+  for (int64_t i = 0; i < length; ++i) FLOE_RETURN_NOT_OK(builder->AppendScalar(scalar));
+  return builder->Finish();
+}
+
 Result<ColumnarValue> CastValue(const ColumnarValue& value, const TypePtr& to, int64_t num_rows,
                                 EvalContext& ctx) {
   (void)num_rows;
-  (void)ctx;
-  return Status::NotSupported("cast from " + value.type()->ToString() + " to " + to->ToString());
+  if (value.type() && value.type()->Equals(*to)) return value;
+  if (value.is_scalar()) {
+    const Scalar& s = value.scalar();
+    if (s.is_null()) return ColumnarValue(Scalar::Null(to));
+    if (!s.type()) return Status::Internal("cast of an untyped scalar to {}", to->ToString());
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr one, ScalarToArray(s, 1, ctx.pool));
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr out, CastArray(*one, to, ctx.pool));
+    if (to->is_nested()) {
+      FLOE_ASSIGN_OR_RAISE(ArrayPtr many, ScalarToArray(s, num_rows, ctx.pool));
+      FLOE_ASSIGN_OR_RAISE(ArrayPtr all, CastArray(*many, to, ctx.pool));
+      return ColumnarValue(std::move(all));
+    }
+    return ColumnarValue(ScalarAt(*out, 0));
+  }
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr out, CastArray(*value.array(), to, ctx.pool));
+  return ColumnarValue(std::move(out));
 }
 
 }  // namespace floe::expr::internal
