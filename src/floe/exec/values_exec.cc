@@ -1,1 +1,95 @@
-// Placeholder: filled in by the change that introduces this file.
+#include "floe/exec/values_exec.h"
+
+#include <utility>
+
+#include "fmt/format.h"
+
+namespace floe::exec {
+
+namespace {
+
+class EmptyStream final : public BatchStream {
+ public:
+  explicit EmptyStream(SchemaPtr schema) : schema_(std::move(schema)) {}
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override { return RecordBatchPtr(); }
+
+ private:
+  SchemaPtr schema_;
+};
+
+}  // namespace
+
+Result<PlanPtr> ValuesExec::Make(SchemaPtr schema, std::vector<RecordBatchPtr> batches) {
+  if (!schema) return Status::Internal("ValuesExec: no schema");
+  std::vector<RecordBatchPtr> out;
+  out.reserve(batches.size());
+  for (size_t b = 0; b < batches.size(); ++b) {
+    const RecordBatchPtr& batch = batches[b];
+    if (batch->num_columns() != schema->num_fields()) {
+      return Status::Internal("ValuesExec: batch {} has {} columns, the schema {}", b,
+                              batch->num_columns(), schema->num_fields());
+    }
+    for (int i = 0; i < schema->num_fields(); ++i) {
+      if (!batch->column(i)->type()->Equals(*schema->field(i).type())) {
+        return Status::Internal("ValuesExec: column {} of batch {} is {}, the schema says {}",
+                                schema->field(i).name(), b, batch->column(i)->type()->ToString(),
+                                schema->field(i).type()->ToString());
+      }
+    }
+    if (batch->num_rows() == 0) continue;
+    if (batch->schema().get() == schema.get()) {
+      out.push_back(batch);
+    } else {
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr rebased,
+                           RecordBatch::Make(schema, batch->num_rows(), batch->columns()));
+      out.push_back(std::move(rebased));
+    }
+  }
+  PlanProperties properties;
+  properties.schema = std::move(schema);
+  properties.partitioning = Partitioning::Single();
+  return PlanPtr(new ValuesExec(std::move(properties), std::move(out)));
+}
+
+Result<PlanPtr> ValuesExec::WithNewChildren(std::vector<PlanPtr> children) const {
+  if (!children.empty()) return Status::Internal("ValuesExec takes no children");
+  return Make(schema(), batches_);
+}
+
+Result<BatchStreamPtr> ValuesExec::Execute(int partition, const TaskContextPtr&) const {
+  if (partition != 0) return Status::Internal("ValuesExec: no partition {}", partition);
+  return MakeVectorStream(schema(), batches_);
+}
+
+std::string ValuesExec::ToString() const {
+  int64_t rows = 0;
+  for (const RecordBatchPtr& batch : batches_) rows += batch->num_rows();
+  return fmt::format("ValuesExec: rows={}", rows);
+}
+
+Result<PlanPtr> EmptyExec::Make(SchemaPtr schema, int partitions) {
+  if (!schema) return Status::Internal("EmptyExec: no schema");
+  if (partitions < 1) return Status::Internal("EmptyExec: {} partitions", partitions);
+  PlanProperties properties;
+  properties.schema = std::move(schema);
+  properties.partitioning =
+      partitions == 1 ? Partitioning::Single() : Partitioning::Unknown(partitions);
+  return PlanPtr(new EmptyExec(std::move(properties)));
+}
+
+Result<PlanPtr> EmptyExec::WithNewChildren(std::vector<PlanPtr> children) const {
+  if (!children.empty()) return Status::Internal("EmptyExec takes no children");
+  return Make(schema(), partition_count());
+}
+
+Result<BatchStreamPtr> EmptyExec::Execute(int partition, const TaskContextPtr&) const {
+  if (partition < 0 || partition >= partition_count()) {
+    return Status::Internal("EmptyExec: no partition {}", partition);
+  }
+  return BatchStreamPtr(std::make_unique<EmptyStream>(schema()));
+}
+
+std::string EmptyExec::ToString() const { return "EmptyExec"; }
+
+}  // namespace floe::exec
