@@ -7,7 +7,7 @@ JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 FUZZ_LONG_SECONDS ?= 1800
 
-.PHONY: all deps configure build test unit-test fuzz-smoke fuzz demo bench bench-iceberg bench-iceberg-write format clean
+.PHONY: all deps configure build test unit-test fuzz-smoke fuzz demo bench bench-iceberg bench-iceberg-write bench-queries format clean
 
 all: build
 
@@ -48,6 +48,10 @@ bench-iceberg: build
 
 bench-iceberg-write: build
 	bench/iceberg_append.sh
+
+# TPC-H-shaped queries (scale factor 1) in floe and DuckDB on the same Parquet files.
+bench-queries: build
+	bench/queries.sh
 
 format:
 	git ls-files '*.h' '*.cc' | xargs clang-format -i
