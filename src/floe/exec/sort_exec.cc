@@ -1,1 +1,291 @@
-// Placeholder: filled in by the change that introduces this file.
+#include "floe/exec/sort_exec.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <queue>
+
+#include "floe/batch/select.h"
+#include "floe/exec/sort_key.h"
+#include "floe/exec/spill.h"
+
+namespace floe::exec {
+
+namespace {
+
+// Emits rows of one batch in the order of `indices`, batch_size rows at a time.
+class TakeStream final : public BatchStream {
+ public:
+  TakeStream(SchemaPtr schema, RecordBatchPtr batch, std::vector<int64_t> indices,
+             int64_t batch_size, std::shared_ptr<void> owned)
+      : schema_(std::move(schema)),
+        batch_(std::move(batch)),
+        indices_(std::move(indices)),
+        batch_size_(batch_size),
+        owned_(std::move(owned)) {}
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    const int64_t n = static_cast<int64_t>(indices_.size());
+    if (pos_ >= n) {
+      batch_.reset();
+      owned_.reset();
+      return RecordBatchPtr();
+    }
+    const int64_t len = std::min(batch_size_, n - pos_);
+    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out, TakeBatch(*batch_, indices_.data() + pos_, len));
+    pos_ += len;
+    return out;
+  }
+
+ private:
+  SchemaPtr schema_;
+  RecordBatchPtr batch_;
+  std::vector<int64_t> indices_;
+  int64_t batch_size_;
+  int64_t pos_ = 0;
+  std::shared_ptr<void> owned_;
+};
+
+// Spill files removed when the last reader of them is gone.
+struct SpillFiles {
+  std::vector<std::string> paths;
+  ~SpillFiles() {
+    std::error_code ec;
+    for (const auto& p : paths) std::filesystem::remove(p, ec);
+  }
+};
+
+// Sorts buffered batches: one batch and the permutation that sorts it.
+Status SortBuffered(const SchemaPtr& schema, const Ordering& keys,
+                    const std::vector<RecordBatchPtr>& batches, RecordBatchPtr* out,
+                    std::vector<int64_t>* indices) {
+  if (batches.size() == 1) {
+    *out = batches[0];
+  } else {
+    FLOE_ASSIGN_OR_RAISE(*out, ConcatenateBatches(schema, batches));
+  }
+  FLOE_ASSIGN_OR_RAISE(auto cols, EvaluateKeys(keys, **out));
+  RowKeys row_keys;
+  FLOE_RETURN_NOT_OK(EncodeRowKeys(cols, SortOptionsOf(keys), &row_keys));
+  *indices = SortIndices(row_keys);
+  return Status::OK();
+}
+
+class SortStream final : public BatchStream {
+ public:
+  SortStream(const SortExec* node, int partition, TaskContextPtr ctx)
+      : node_(node),
+        partition_(partition),
+        ctx_(std::move(ctx)),
+        reservation_(ctx_->memory(), "SortExec[" + std::to_string(partition) + "]") {}
+
+  const SchemaPtr& schema() const override { return node_->schema(); }
+
+  Result<RecordBatchPtr> Next() override {
+    if (!output_) {
+      FLOE_ASSIGN_OR_RAISE(
+          BatchStreamPtr input,
+          ExecutePlan(node_->input(), node_->preserve_partitioning() ? partition_ : 0, ctx_));
+      if (node_->fetch().has_value()) {
+        FLOE_ASSIGN_OR_RAISE(output_, TopK(*input, *node_->fetch()));
+      } else {
+        FLOE_ASSIGN_OR_RAISE(output_, FullSort(*input));
+      }
+    }
+    return output_->Next();
+  }
+
+ private:
+  int64_t batch_size() const { return std::max<int64_t>(1, ctx_->config().batch_size()); }
+
+  Result<BatchStreamPtr> FullSort(BatchStream& input) {
+    std::vector<RecordBatchPtr> buffered;
+    int64_t buffered_bytes = 0;
+    auto files = std::make_shared<SpillFiles>();
+    while (true) {
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr b, input.Next());
+      if (b == nullptr) break;
+      if (b->num_rows() == 0) continue;
+      // The batch, its keys and the sort's copy.
+      int64_t need = 2 * BatchMemorySize(*b) + 24 * b->num_rows();
+      if (!reservation_.TryResize(buffered_bytes + need)) {
+        if (!buffered.empty()) {
+          FLOE_RETURN_NOT_OK(SpillRun(buffered, files.get()));
+          buffered.clear();
+          buffered_bytes = 0;
+        }
+        // A single batch is held even past the budget; it is spilled with the next.
+        (void)reservation_.TryResize(need);
+      }
+      buffered_bytes += need;
+      buffered.push_back(std::move(b));
+    }
+    if (files->paths.empty()) {
+      if (buffered.empty()) return MakeVectorStream(schema(), {});
+      RecordBatchPtr all;
+      std::vector<int64_t> indices;
+      FLOE_RETURN_NOT_OK(SortBuffered(schema(), node_->keys(), buffered, &all, &indices));
+      buffered.clear();
+      return std::make_unique<TakeStream>(schema(), std::move(all), std::move(indices),
+                                          batch_size(), nullptr);
+    }
+    if (!buffered.empty()) FLOE_RETURN_NOT_OK(SpillRun(buffered, files.get()));
+    buffered.clear();
+    reservation_.Free();
+    std::vector<std::unique_ptr<MergeCursor>> cursors;
+    for (const auto& path : files->paths) {
+      FLOE_ASSIGN_OR_RAISE(BatchStreamPtr s, OpenSpillFile(path, schema()));
+      cursors.push_back(std::make_unique<MergeCursor>(std::move(s), node_->keys()));
+    }
+    return MakeMergeStream(schema(), std::move(cursors), batch_size(), -1, files);
+  }
+
+  Status SpillRun(const std::vector<RecordBatchPtr>& buffered, SpillFiles* files) {
+    RecordBatchPtr all;
+    std::vector<int64_t> indices;
+    FLOE_RETURN_NOT_OK(SortBuffered(schema(), node_->keys(), buffered, &all, &indices));
+    std::string path = NewSpillPath(ctx_->spill_directory(), "sort");
+    files->paths.push_back(path);
+    FLOE_ASSIGN_OR_RAISE(auto writer, SpillWriter::Make(path, schema()));
+    const int64_t n = static_cast<int64_t>(indices.size());
+    for (int64_t pos = 0; pos < n; pos += batch_size()) {
+      const int64_t len = std::min(batch_size(), n - pos);
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr chunk, TakeBatch(*all, indices.data() + pos, len));
+      FLOE_RETURN_NOT_OK(writer->Write(*chunk));
+    }
+    FLOE_ASSIGN_OR_RAISE(int64_t bytes, writer->Finish());
+    if (QueryMetrics* m = ctx_->metrics()) m->For(node_, partition_).spilled_bytes += bytes;
+    reservation_.Free();
+    return Status::OK();
+  }
+
+  struct HeapEntry {
+    std::string key;
+    int64_t seq;
+    int batch;
+    int64_t row;
+  };
+  struct HeapLess {
+    bool operator()(const HeapEntry& a, const HeapEntry& b) const {
+      int c = CompareKeys(a.key, b.key);
+      return c != 0 ? c < 0 : a.seq < b.seq;
+    }
+  };
+
+  Result<BatchStreamPtr> TopK(BatchStream& input, int64_t k) {
+    if (k <= 0) return MakeVectorStream(schema(), {});
+    std::vector<HeapEntry> heap;
+    std::vector<RecordBatchPtr> batches;
+    int64_t held_rows = 0;
+    int64_t seq = 0;
+    const auto options = SortOptionsOf(node_->keys());
+    RowKeys keys;
+    HeapLess less;
+    while (true) {
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr b, input.Next());
+      if (b == nullptr) break;
+      if (b->num_rows() == 0) continue;
+      FLOE_ASSIGN_OR_RAISE(auto cols, EvaluateKeys(node_->keys(), *b));
+      FLOE_RETURN_NOT_OK(EncodeRowKeys(cols, options, &keys));
+      bool used = false;
+      const int batch_id = static_cast<int>(batches.size());
+      for (int64_t r = 0; r < b->num_rows(); ++r, ++seq) {
+        std::string_view key = keys.Key(r);
+        if (static_cast<int64_t>(heap.size()) < k) {
+          heap.push_back({std::string(key), seq, batch_id, r});
+          std::push_heap(heap.begin(), heap.end(), less);
+          used = true;
+        } else if (CompareKeys(key, heap.front().key) < 0) {
+          std::pop_heap(heap.begin(), heap.end(), less);
+          heap.back() = {std::string(key), seq, batch_id, r};
+          std::push_heap(heap.begin(), heap.end(), less);
+          used = true;
+        }
+      }
+      if (!used) continue;
+      held_rows += b->num_rows();
+      batches.push_back(std::move(b));
+      if (held_rows > 4 * k + 4 * batch_size()) {
+        // Compact: keep only the rows the heap refers to.
+        RowInterleaver rows(schema());
+        for (auto& e : heap) {
+          rows.Add(batches[e.batch], e.row);
+        }
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr kept, rows.Finish());
+        for (size_t i = 0; i < heap.size(); ++i) {
+          heap[i].batch = 0;
+          heap[i].row = static_cast<int64_t>(i);
+        }
+        batches.assign(1, std::move(kept));
+        held_rows = batches[0]->num_rows();
+      }
+    }
+    std::sort(heap.begin(), heap.end(), less);
+    std::vector<RecordBatchPtr> out;
+    RowInterleaver rows(schema());
+    for (auto& e : heap) {
+      rows.Add(batches[e.batch], e.row);
+      if (rows.num_rows() == batch_size()) {
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr chunk, rows.Finish());
+        out.push_back(std::move(chunk));
+      }
+    }
+    if (rows.num_rows() > 0) {
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr chunk, rows.Finish());
+      out.push_back(std::move(chunk));
+    }
+    return MakeVectorStream(schema(), std::move(out));
+  }
+
+  const SortExec* node_;
+  int partition_;
+  TaskContextPtr ctx_;
+  MemoryReservation reservation_;
+  BatchStreamPtr output_;
+};
+
+}  // namespace
+
+Result<PlanPtr> SortExec::Make(Ordering keys, PlanPtr input, std::optional<int64_t> fetch,
+                               bool preserve_partitioning) {
+  if (input == nullptr) return Status::Internal("SortExec: no input");
+  if (keys.empty()) return Status::Internal("SortExec: no sort keys");
+  if (fetch.has_value() && *fetch < 0) {
+    return Status::Internal("SortExec: negative fetch {}", *fetch);
+  }
+  PlanProperties props;
+  props.schema = input->schema();
+  props.partitioning =
+      preserve_partitioning ? input->properties().partitioning : Partitioning::Single();
+  props.ordering = keys;
+  return std::make_shared<SortExec>(std::move(keys), std::move(input), fetch, preserve_partitioning,
+                                    std::move(props));
+}
+
+Result<PlanPtr> SortExec::WithNewChildren(std::vector<PlanPtr> children) const {
+  if (children.size() != 1) return Status::Internal("SortExec takes one child");
+  return Make(keys_, std::move(children[0]), fetch_, preserve_partitioning_);
+}
+
+std::vector<Distribution> SortExec::RequiredInputDistribution() const {
+  return {preserve_partitioning_ ? Distribution::Unspecified() : Distribution::Single()};
+}
+
+Result<BatchStreamPtr> SortExec::Execute(int partition, const TaskContextPtr& ctx) const {
+  if (partition < 0 || partition >= partition_count()) {
+    return Status::Internal("SortExec: partition {} out of range", partition);
+  }
+  if (!preserve_partitioning_ && input_->partition_count() != 1) {
+    return Status::Internal("SortExec: input has {} partitions where one is required",
+                            input_->partition_count());
+  }
+  return std::make_unique<SortStream>(this, partition, ctx);
+}
+
+std::string SortExec::ToString() const {
+  std::string out = "SortExec: " + OrderingToString(keys_);
+  if (fetch_) out += " fetch=" + std::to_string(*fetch_);
+  if (preserve_partitioning_) out += " preserve_partitioning";
+  return out;
+}
+
+}  // namespace floe::exec

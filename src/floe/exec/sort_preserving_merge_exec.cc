@@ -1,1 +1,67 @@
-// Placeholder: filled in by the change that introduces this file.
+#include "floe/exec/sort_preserving_merge_exec.h"
+
+#include "floe/exec/sort_key.h"
+
+namespace floe::exec {
+
+namespace {
+
+class SortPreservingMergeStream final : public BatchStream {
+ public:
+  SortPreservingMergeStream(const SortPreservingMergeExec* node, TaskContextPtr ctx)
+      : node_(node), ctx_(std::move(ctx)) {}
+  const SchemaPtr& schema() const override { return node_->schema(); }
+  Result<RecordBatchPtr> Next() override {
+    if (!merged_) {
+      std::vector<std::unique_ptr<MergeCursor>> cursors;
+      for (int p = 0; p < node_->input()->partition_count(); ++p) {
+        FLOE_ASSIGN_OR_RAISE(BatchStreamPtr s, ExecutePlan(node_->input(), p, ctx_));
+        cursors.push_back(std::make_unique<MergeCursor>(std::move(s), node_->keys()));
+      }
+      merged_ = MakeMergeStream(schema(), std::move(cursors),
+                                std::max<int64_t>(1, ctx_->config().batch_size()),
+                                node_->fetch().value_or(-1));
+    }
+    return merged_->Next();
+  }
+
+ private:
+  const SortPreservingMergeExec* node_;
+  TaskContextPtr ctx_;
+  BatchStreamPtr merged_;
+};
+
+}  // namespace
+
+Result<PlanPtr> SortPreservingMergeExec::Make(Ordering keys, PlanPtr input,
+                                              std::optional<int64_t> fetch) {
+  if (input == nullptr) return Status::Internal("SortPreservingMergeExec: no input");
+  if (keys.empty()) return Status::Internal("SortPreservingMergeExec: no sort keys");
+  PlanProperties props;
+  props.schema = input->schema();
+  props.partitioning = Partitioning::Single();
+  props.ordering = keys;
+  return std::make_shared<SortPreservingMergeExec>(std::move(keys), std::move(input), fetch,
+                                                   std::move(props));
+}
+
+Result<PlanPtr> SortPreservingMergeExec::WithNewChildren(std::vector<PlanPtr> children) const {
+  if (children.size() != 1) return Status::Internal("SortPreservingMergeExec takes one child");
+  return Make(keys_, std::move(children[0]), fetch_);
+}
+
+Result<BatchStreamPtr> SortPreservingMergeExec::Execute(int partition,
+                                                        const TaskContextPtr& ctx) const {
+  if (partition != 0) {
+    return Status::Internal("SortPreservingMergeExec: partition {} out of range", partition);
+  }
+  return std::make_unique<SortPreservingMergeStream>(this, ctx);
+}
+
+std::string SortPreservingMergeExec::ToString() const {
+  std::string out = "SortPreservingMergeExec: " + OrderingToString(keys_);
+  if (fetch_) out += " fetch=" + std::to_string(*fetch_);
+  return out;
+}
+
+}  // namespace floe::exec
