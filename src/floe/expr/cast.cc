@@ -47,59 +47,6 @@ Status InvalidSyntax(std::string_view type_name, std::string_view text) {
   return Status::Invalid("invalid input syntax for type {}: \"{}\"", type_name, text);
 }
 
-/// PostgreSQL's name of a type in error messages.
-std::string PgTypeName(const DataType& type) {
-  switch (type.id()) {
-    case TypeId::kBoolean:
-      return "boolean";
-    case TypeId::kInt8:
-      return "tinyint";
-    case TypeId::kInt16:
-      return "smallint";
-    case TypeId::kInt32:
-      return "integer";
-    case TypeId::kInt64:
-      return "bigint";
-    case TypeId::kFloat32:
-      return "real";
-    case TypeId::kFloat64:
-      return "double precision";
-    case TypeId::kDecimal:
-      return "numeric";
-    case TypeId::kDate:
-      return "date";
-    case TypeId::kTime:
-      return "time without time zone";
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampNs:
-      return "timestamp without time zone";
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampTzNs:
-      return "timestamp with time zone";
-    case TypeId::kString:
-      return "text";
-    case TypeId::kBinary:
-      return "bytea";
-    case TypeId::kUuid:
-      return "uuid";
-    default:
-      return type.ToString();
-  }
-}
-
-Status IntOutOfRange(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8:
-      return Status::Invalid("tinyint out of range");
-    case TypeId::kInt16:
-      return Status::Invalid("smallint out of range");
-    case TypeId::kInt32:
-      return Status::Invalid("integer out of range");
-    default:
-      return Status::Invalid("bigint out of range");
-  }
-}
-
 template <typename T>
 bool FitsInt(int64_t v) {
   return v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max();
@@ -841,6 +788,58 @@ Result<ArrayPtr> CastArray(const Array& in, const TypePtr& to, MemoryPool* pool)
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
+
+std::string PgTypeName(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kBoolean:
+      return "boolean";
+    case TypeId::kInt8:
+      return "tinyint";
+    case TypeId::kInt16:
+      return "smallint";
+    case TypeId::kInt32:
+      return "integer";
+    case TypeId::kInt64:
+      return "bigint";
+    case TypeId::kFloat32:
+      return "real";
+    case TypeId::kFloat64:
+      return "double precision";
+    case TypeId::kDecimal:
+      return "numeric";
+    case TypeId::kDate:
+      return "date";
+    case TypeId::kTime:
+      return "time without time zone";
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNs:
+      return "timestamp without time zone";
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampTzNs:
+      return "timestamp with time zone";
+    case TypeId::kString:
+      return "text";
+    case TypeId::kBinary:
+      return "bytea";
+    case TypeId::kUuid:
+      return "uuid";
+    default:
+      return type.ToString();
+  }
+}
+
+Status IntOutOfRange(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8:
+      return Status::Invalid("tinyint out of range");
+    case TypeId::kInt16:
+      return Status::Invalid("smallint out of range");
+    case TypeId::kInt32:
+      return Status::Invalid("integer out of range");
+    default:
+      return Status::Invalid("bigint out of range");
+  }
+}
 
 Int128 Pow10(int n) {
   static const auto kTable = [] {

@@ -66,6 +66,13 @@ inline int DaysInMonth(int64_t year, int month) {
   return month == 2 && IsLeapYear(year) ? 29 : kDays[month - 1];
 }
 
+/// PostgreSQL's name of a type in error messages ("integer", "double precision",
+/// "timestamp with time zone", "text", ...).
+std::string PgTypeName(const DataType& type);
+
+/// "integer out of range" (smallint, bigint, tinyint by the type).
+Status IntOutOfRange(TypeId id);
+
 /// 10^n for 0 <= n <= 38.
 Int128 Pow10(int n);
 

@@ -1,0 +1,86 @@
+#pragma once
+
+// Helpers for the resolvers of the string, date/time and math function families: matching
+// argument types against PostgreSQL-style parameter types and the "does not exist" error.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/expr/cast_internal.h"
+#include "floe/expr/function_registry.h"
+#include "floe/expr/function_registry_internal.h"
+
+namespace floe::expr::internal {
+
+/// Whether an argument of type `from` can be passed as `to`, adding one to `cost` when an
+/// implicit cast is needed. A null `from` (an untyped NULL) fits anything.
+inline bool Accepts(const TypePtr& from, const TypePtr& to, int* cost) {
+  if (from == nullptr) {
+    ++*cost;
+    return true;
+  }
+  if (from->Equals(*to)) return true;
+  if (CanImplicitCast(*from, *to)) {
+    ++*cost;
+    return true;
+  }
+  return false;
+}
+
+/// Matches every argument against `params` (same count).
+inline bool AcceptsAll(const std::vector<TypePtr>& args, const std::vector<TypePtr>& params,
+                       int* cost) {
+  if (args.size() != params.size()) return false;
+  int c = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!Accepts(args[i], params[i], &c)) return false;
+  }
+  *cost += c;
+  return true;
+}
+
+/// kBind "function name(integer, text) does not exist".
+inline Status NoSuchFunction(std::string_view name, const std::vector<TypePtr>& args) {
+  std::string list;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i > 0) list += ", ";
+    list += args[i] ? PgTypeName(*args[i]) : "unknown";
+  }
+  return Status::Bind("function {}({}) does not exist", name, list);
+}
+
+/// A resolution with these parameter and result types.
+inline ResolvedFunction Resolution(std::string name, std::vector<TypePtr> params, TypePtr ret,
+                                   bool null_if_any_arg_null = true,
+                                   bool volatile_function = false) {
+  ResolvedFunction fn;
+  fn.name = std::move(name);
+  fn.arg_types = std::move(params);
+  fn.return_type = std::move(ret);
+  fn.null_if_any_arg_null = null_if_any_arg_null;
+  fn.volatile_function = volatile_function;
+  return fn;
+}
+
+/// The decimal an argument becomes when passed as PostgreSQL's numeric: decimals stay,
+/// integers become decimals wide enough for every value; nullptr for other types.
+inline TypePtr AsNumeric(const TypePtr& t) {
+  if (t == nullptr) return Decimal(38, 6);
+  switch (t->id()) {
+    case TypeId::kDecimal:
+      return t;
+    case TypeId::kInt8:
+      return Decimal(3, 0);
+    case TypeId::kInt16:
+      return Decimal(5, 0);
+    case TypeId::kInt32:
+      return Decimal(10, 0);
+    case TypeId::kInt64:
+      return Decimal(19, 0);
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace floe::expr::internal
