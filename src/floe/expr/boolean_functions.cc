@@ -1,1 +1,7 @@
-// Placeholder: filled in by the change that introduces this file.
+#include "floe/expr/function_registry_internal.h"
+
+namespace floe::expr::internal {
+
+void RegisterBooleanFunctions(ScalarFunctionRegistry& registry) { (void)registry; }
+
+}  // namespace floe::expr::internal

@@ -573,3 +573,18 @@ inline bool AllScalars(const std::vector<ColumnarValue>& args) {
 }
 
 }  // namespace floe::expr::internal
+
+// Resolution helpers (type_coercion.cc) -------------------------------------------------
+
+namespace floe::expr::internal {
+
+/// Decimal digits an integer type needs (3, 5, 10, 19); 0 for other types.
+int IntegerDigits(TypeId id);
+/// decimal(IntegerDigits(id), 0).
+TypePtr DecimalForInteger(TypeId id);
+/// What passing a `from` value where `to` is expected costs a resolver: 0 when no cast
+/// is needed (decimals of any precision count as one type), 1 for an implicit cast, -1
+/// when there is none.
+int CastCost(const DataType& from, const DataType& to);
+
+}  // namespace floe::expr::internal
