@@ -175,7 +175,132 @@ void WriteFixedColumn(const Array& a, const SortOptions& opt, uint8_t* data,
   }
 }
 
+inline uint64_t Mix64(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
 }  // namespace
+
+uint64_t HashKeyBytes(const uint8_t* p, size_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+  while (n >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0x100000001B3ULL;
+    h = (h << 29) | (h >> 35);
+    p += 8;
+    n -= 8;
+  }
+  if (n > 0) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    h = (h ^ w) * 0x100000001B3ULL;
+  }
+  return Mix64(h);
+}
+
+int64_t KeyTable::memory_size() const {
+  return static_cast<int64_t>(slots_.capacity() * sizeof(Slot) + arena_.capacity() +
+                              key_len_.capacity() * 4 + key_off_.capacity() * 8 +
+                              hashes_.capacity() * 8);
+}
+
+void KeyTable::Clear() {
+  slots_.assign(1024, Slot{0, kNotFound});
+  mask_ = 1023;
+  arena_.clear();
+  key_len_.clear();
+  key_off_.clear();
+}
+
+void KeyTable::Hash(const RowKeys& keys) {
+  const int64_t n = keys.num_rows();
+  hashes_.resize(static_cast<size_t>(n));
+  const uint8_t* data = keys.data.data();
+  for (int64_t r = 0; r < n; ++r) {
+    hashes_[r] = HashKeyBytes(data + keys.offsets[r], keys.offsets[r + 1] - keys.offsets[r]);
+  }
+}
+
+void KeyTable::Insert(const RowKeys& keys, uint32_t* ids, std::vector<int64_t>* new_rows,
+                      const uint8_t* skip) {
+  Hash(keys);
+  const int64_t n = keys.num_rows();
+  const uint8_t* data = keys.data.data();
+  for (int64_t r = 0; r < n; ++r) {
+    if (skip != nullptr && skip[r]) {
+      ids[r] = kNotFound;
+      continue;
+    }
+    if ((num_keys() + 1) * 2 > static_cast<int64_t>(slots_.size())) Grow();
+    const uint64_t h = hashes_[r];
+    const uint8_t* k = data + keys.offsets[r];
+    const uint32_t len = keys.offsets[r + 1] - keys.offsets[r];
+    size_t s = h & mask_;
+    while (true) {
+      Slot& slot = slots_[s];
+      if (slot.id == kNotFound) {
+        uint32_t id = static_cast<uint32_t>(num_keys());
+        slot = {h, id};
+        key_off_.push_back(arena_.size());
+        key_len_.push_back(len);
+        arena_.insert(arena_.end(), k, k + len);
+        new_rows->push_back(r);
+        ids[r] = id;
+        break;
+      }
+      if (slot.hash == h && key_len_[slot.id] == len &&
+          std::memcmp(arena_.data() + key_off_[slot.id], k, len) == 0) {
+        ids[r] = slot.id;
+        break;
+      }
+      s = (s + 1) & mask_;
+    }
+  }
+}
+
+void KeyTable::Find(const RowKeys& keys, uint32_t* ids, const uint8_t* skip) {
+  Hash(keys);
+  const int64_t n = keys.num_rows();
+  const uint8_t* data = keys.data.data();
+  for (int64_t r = 0; r < n; ++r) {
+    ids[r] = kNotFound;
+    if (skip != nullptr && skip[r]) continue;
+    const uint64_t h = hashes_[r];
+    const uint8_t* k = data + keys.offsets[r];
+    const uint32_t len = keys.offsets[r + 1] - keys.offsets[r];
+    size_t s = h & mask_;
+    while (true) {
+      const Slot& slot = slots_[s];
+      if (slot.id == kNotFound) break;
+      if (slot.hash == h && key_len_[slot.id] == len &&
+          std::memcmp(arena_.data() + key_off_[slot.id], k, len) == 0) {
+        ids[r] = slot.id;
+        break;
+      }
+      s = (s + 1) & mask_;
+    }
+  }
+}
+
+void KeyTable::Grow() {
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(old.size() * 2, Slot{0, kNotFound});
+  mask_ = slots_.size() - 1;
+  for (const Slot& o : old) {
+    if (o.id == kNotFound) continue;
+    size_t s = o.hash & mask_;
+    while (slots_[s].id != kNotFound) s = (s + 1) & mask_;
+    slots_[s] = o;
+  }
+}
+
+namespace {}  // namespace
 
 uint64_t RowKeys::Prefix(int64_t i) const {
   uint32_t len = offsets[i + 1] - offsets[i];
@@ -450,8 +575,14 @@ Result<bool> MergeCursor::LoadNext() {
       return false;
     }
     if (b->num_rows() == 0) continue;
-    FLOE_ASSIGN_OR_RAISE(auto cols, EvaluateKeys(keys_, *b));
-    FLOE_RETURN_NOT_OK(EncodeRowKeys(cols, options_, &keys_rows_));
+    if (keys_.empty()) {
+      std::vector<ArrayPtr> cols;
+      for (int c : key_columns_) cols.push_back(b->column(c));
+      FLOE_RETURN_NOT_OK(EncodeRowKeys(cols, options_, &keys_rows_));
+    } else {
+      FLOE_ASSIGN_OR_RAISE(auto cols, EvaluateKeys(keys_, *b));
+      FLOE_RETURN_NOT_OK(EncodeRowKeys(cols, options_, &keys_rows_));
+    }
     batch_ = std::move(b);
     row_ = 0;
     return true;

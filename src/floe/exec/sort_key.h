@@ -60,6 +60,42 @@ inline int CompareKeys(std::string_view a, std::string_view b) {
   return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
 }
 
+/// A hash of a normalized key's bytes.
+uint64_t HashKeyBytes(const uint8_t* data, size_t size);
+
+/// Open-addressing hash table from normalized keys (byte strings, see EncodeRowKeys) to
+/// dense ids in order of first insertion; equality is byte equality.
+class KeyTable {
+ public:
+  static constexpr uint32_t kNotFound = UINT32_MAX;
+  KeyTable() { Clear(); }
+
+  int64_t num_keys() const { return static_cast<int64_t>(key_len_.size()); }
+  int64_t memory_size() const;
+  void Clear();
+  /// Assigns ids[i] for every row of `keys`, inserting new keys; rows that inserted a key
+  /// are appended to `new_rows`. Rows with skip[i] set (when given) get kNotFound.
+  void Insert(const RowKeys& keys, uint32_t* ids, std::vector<int64_t>* new_rows,
+              const uint8_t* skip = nullptr);
+  /// Finds each row's key: ids[i] is its id or kNotFound (also for skip[i] set).
+  void Find(const RowKeys& keys, uint32_t* ids, const uint8_t* skip = nullptr);
+
+ private:
+  struct Slot {
+    uint64_t hash;
+    uint32_t id;
+  };
+  void Grow();
+  void Hash(const RowKeys& keys);
+
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+  std::vector<uint8_t> arena_;
+  std::vector<uint32_t> key_len_;
+  std::vector<uint64_t> key_off_;
+  std::vector<uint64_t> hashes_;
+};
+
 /// The options of each key of an ordering.
 std::vector<SortOptions> SortOptionsOf(const Ordering& ordering);
 
@@ -101,6 +137,11 @@ class MergeCursor {
  public:
   MergeCursor(BatchStreamPtr stream, Ordering keys)
       : stream_(std::move(stream)), keys_(std::move(keys)), options_(SortOptionsOf(keys_)) {}
+  /// Keys are the columns `key_columns` of the batches themselves.
+  MergeCursor(BatchStreamPtr stream, std::vector<int> key_columns, std::vector<SortOptions> options)
+      : stream_(std::move(stream)),
+        key_columns_(std::move(key_columns)),
+        options_(std::move(options)) {}
   /// Loads the first batch; false when the stream is empty.
   Result<bool> Init() { return LoadNext(); }
   bool done() const { return batch_ == nullptr; }
@@ -114,6 +155,7 @@ class MergeCursor {
   Result<bool> LoadNext();
   BatchStreamPtr stream_;
   Ordering keys_;
+  std::vector<int> key_columns_;
   std::vector<SortOptions> options_;
   RecordBatchPtr batch_;
   RowKeys keys_rows_;
