@@ -1,1 +1,360 @@
-// Placeholder: filled in by the change that introduces this file.
+#include "floe/exec/parquet_scan_exec.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "floe/batch/value_format.h"
+#include "floe/format/parquet/metadata.h"
+#include "fmt/format.h"
+
+namespace floe::exec {
+
+namespace {
+
+using Op = parquet::ColumnPredicate::Op;
+
+bool IsPrimitive(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kStruct:
+    case TypeId::kList:
+    case TypeId::kMap:
+      return false;
+    default:
+      return true;
+  }
+}
+
+bool IsFloating(const DataType& type) {
+  return type.id() == TypeId::kFloat32 || type.id() == TypeId::kFloat64;
+}
+
+bool IsNaN(const Scalar& value) {
+  if (value.is_null()) return false;
+  if (const double* d = std::get_if<double>(&value.value())) return std::isnan(*d);
+  if (const float* f = std::get_if<float>(&value.value())) return std::isnan(*f);
+  return false;
+}
+
+// The column index when `e` is a top-level primitive column of `schema`, else -1.
+int PrunableColumn(const expr::Expr& e, const Schema& schema) {
+  if (e.kind != expr::ExprKind::kColumn) return -1;
+  if (e.column < 0 || e.column >= schema.num_fields()) return -1;
+  const Field& field = schema.field(e.column);
+  if (!IsPrimitive(*field.type()) || !field.type()->Equals(*e.type)) return -1;
+  return e.column;
+}
+
+// A non-NULL constant of exactly `type`.
+bool IsConstantOf(const expr::Expr& e, const DataType& type) {
+  return e.kind == expr::ExprKind::kLiteral && !e.literal.is_null() && e.literal.type() &&
+         e.literal.type()->Equals(type);
+}
+
+std::optional<Op> ComparisonOp(const std::string& name, bool flipped) {
+  if (name == "eq") return Op::kEq;
+  if (name == "lt") return flipped ? Op::kGt : Op::kLt;
+  if (name == "le") return flipped ? Op::kGe : Op::kLe;
+  if (name == "gt") return flipped ? Op::kLt : Op::kGt;
+  if (name == "ge") return flipped ? Op::kLe : Op::kGe;
+  return std::nullopt;
+}
+
+std::string OpText(Op op) {
+  switch (op) {
+    case Op::kEq:
+      return "=";
+    case Op::kLt:
+      return "<";
+    case Op::kLe:
+      return "<=";
+    case Op::kGt:
+      return ">";
+    case Op::kGe:
+      return ">=";
+    case Op::kIsNull:
+      return "IS NULL";
+    case Op::kIsNotNull:
+      return "IS NOT NULL";
+    case Op::kIn:
+      return "IN";
+  }
+  return "?";
+}
+
+// Batches of no columns carrying only row counts (a projection of no columns: count(*)).
+class RowCountStream final : public BatchStream {
+ public:
+  RowCountStream(SchemaPtr schema, int64_t rows, int64_t batch_size)
+      : schema_(std::move(schema)),
+        remaining_(rows),
+        batch_size_(std::max<int64_t>(batch_size, 1)) {}
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    if (remaining_ <= 0) return RecordBatchPtr();
+    int64_t n = std::min(remaining_, batch_size_);
+    remaining_ -= n;
+    return RecordBatch::Make(schema_, n, {});
+  }
+
+ private:
+  SchemaPtr schema_;
+  int64_t remaining_;
+  int64_t batch_size_;
+};
+
+class ParquetScanStream final : public BatchStream {
+ public:
+  ParquetScanStream(const ParquetScanExec* node, const std::vector<ParquetFileRange>* ranges,
+                    std::optional<int64_t> limit, int64_t batch_size, MemoryPool* pool)
+      : node_(node), ranges_(ranges), remaining_(limit), batch_size_(batch_size), pool_(pool) {
+    for (int c : node_->projection()) names_.push_back(node_->file_schema()->field(c).name());
+  }
+
+  const SchemaPtr& schema() const override { return node_->schema(); }
+
+  Result<RecordBatchPtr> Next() override {
+    while (true) {
+      if (remaining_ && *remaining_ <= 0) {
+        current_.reset();
+        return RecordBatchPtr();
+      }
+      if (!current_) {
+        if (next_range_ >= ranges_->size()) return RecordBatchPtr();
+        FLOE_RETURN_NOT_OK(Open((*ranges_)[next_range_++]));
+        continue;
+      }
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, current_->Next());
+      if (!batch) {
+        current_.reset();
+        file_.reset();
+        continue;
+      }
+      if (batch->num_rows() == 0) continue;
+      int64_t rows = batch->num_rows();
+      if (remaining_) {
+        rows = std::min(rows, *remaining_);
+        *remaining_ -= rows;
+      }
+      if (batch->num_columns() != schema()->num_fields()) {
+        return Status::Internal("ParquetScanExec: the reader returned {} columns, not {}",
+                                batch->num_columns(), schema()->num_fields());
+      }
+      std::vector<ArrayPtr> columns;
+      if (rows == batch->num_rows()) {
+        columns = batch->columns();
+      } else {
+        columns.reserve(static_cast<size_t>(batch->num_columns()));
+        for (const ArrayPtr& column : batch->columns()) columns.push_back(column->Slice(0, rows));
+      }
+      auto out = RecordBatch::Make(schema(), rows, std::move(columns));
+      if (!out.ok()) {
+        return out.status().WithPrefix(fmt::format("'{}': ", current_path_));
+      }
+      return out;
+    }
+  }
+
+ private:
+  Status Open(const ParquetFileRange& range) {
+    if (range.row_groups.empty()) return Status::OK();
+    current_path_ = range.path;
+    parquet::ReaderOptions options;
+    options.batch_size = batch_size_;
+    options.pool = pool_;
+    FLOE_ASSIGN_OR_RAISE(file_, parquet::ParquetFileReader::OpenPath(range.path, options));
+    std::vector<parquet::ColumnPredicate> predicates;
+    for (const ParquetScanExec::NamedPredicate& named : node_->predicates()) {
+      int column = file_->schema()->GetFieldIndex(named.column);
+      if (column < 0) {
+        return Status::Invalid("'{}' has no column named \"{}\"", range.path, named.column);
+      }
+      parquet::ColumnPredicate predicate = named.predicate;
+      predicate.column = column;
+      predicates.push_back(std::move(predicate));
+    }
+    for (int rg : range.row_groups) {
+      if (rg < 0 || rg >= file_->num_row_groups()) {
+        return Status::Invalid("'{}' has no row group {} ({} row groups)", range.path, rg,
+                               file_->num_row_groups());
+      }
+    }
+    if (names_.empty()) {
+      std::vector<int> row_groups = range.row_groups;
+      if (!predicates.empty()) {
+        FLOE_ASSIGN_OR_RAISE(std::vector<int> kept, file_->PruneRowGroups(predicates));
+        std::vector<int> both;
+        std::set_intersection(row_groups.begin(), row_groups.end(), kept.begin(), kept.end(),
+                              std::back_inserter(both));
+        row_groups = std::move(both);
+      }
+      int64_t rows = 0;
+      for (int rg : row_groups)
+        rows += file_->metadata().row_groups[static_cast<size_t>(rg)].num_rows;
+      current_ = std::make_unique<RowCountStream>(schema(), rows, batch_size_);
+      return Status::OK();
+    }
+    parquet::ReadRequest request;
+    FLOE_ASSIGN_OR_RAISE(request.columns, file_->ColumnsByName(names_));
+    request.row_groups = range.row_groups;
+    request.predicates = std::move(predicates);
+    FLOE_ASSIGN_OR_RAISE(current_, file_->Read(request));
+    return Status::OK();
+  }
+
+  const ParquetScanExec* node_;
+  const std::vector<ParquetFileRange>* ranges_;
+  std::optional<int64_t> remaining_;
+  int64_t batch_size_;
+  MemoryPool* pool_;
+  std::vector<std::string> names_;
+  size_t next_range_ = 0;
+  std::string current_path_;
+  std::unique_ptr<parquet::ParquetFileReader> file_;
+  std::unique_ptr<RecordBatchReader> current_;
+};
+
+}  // namespace
+
+std::optional<parquet::ColumnPredicate> ToParquetPredicate(const expr::Expr& conjunct,
+                                                           const Schema& file_schema) {
+  if (conjunct.kind != expr::ExprKind::kCall) return std::nullopt;
+  const std::string& name = conjunct.name;
+  const std::vector<expr::ExprPtr>& args = conjunct.args;
+  parquet::ColumnPredicate predicate;
+  if ((name == "is_null" || name == "is_not_null") && args.size() == 1) {
+    int column = PrunableColumn(*args[0], file_schema);
+    if (column < 0) return std::nullopt;
+    predicate.column = column;
+    predicate.op = name == "is_null" ? Op::kIsNull : Op::kIsNotNull;
+    return predicate;
+  }
+  if (name == "in_list" && args.size() >= 2) {
+    int column = PrunableColumn(*args[0], file_schema);
+    if (column < 0) return std::nullopt;
+    const DataType& type = *file_schema.field(column).type();
+    predicate.column = column;
+    predicate.op = Op::kIn;
+    for (size_t i = 1; i < args.size(); ++i) {
+      const expr::Expr& value = *args[i];
+      // A NULL in the list can never make the IN true, so it needs no row group.
+      if (value.kind == expr::ExprKind::kLiteral && value.literal.is_null()) continue;
+      if (!IsConstantOf(value, type) || IsNaN(value.literal)) return std::nullopt;
+      predicate.values.push_back(value.literal);
+    }
+    if (predicate.values.empty()) return std::nullopt;
+    return predicate;
+  }
+  if (args.size() != 2) return std::nullopt;
+  bool flipped = false;
+  int column = PrunableColumn(*args[0], file_schema);
+  const expr::Expr* constant = args[1].get();
+  if (column < 0) {
+    column = PrunableColumn(*args[1], file_schema);
+    constant = args[0].get();
+    flipped = true;
+  }
+  if (column < 0) return std::nullopt;
+  std::optional<Op> op = ComparisonOp(name, flipped);
+  if (!op) return std::nullopt;
+  const DataType& type = *file_schema.field(column).type();
+  if (!IsConstantOf(*constant, type) || IsNaN(constant->literal)) return std::nullopt;
+  // NaN is greater than every number in SQL, but footers leave NaNs out of min/max: a
+  // row group whose max is below the constant may still hold NaNs that pass > or >=.
+  if (IsFloating(type) && (*op == Op::kGt || *op == Op::kGe)) return std::nullopt;
+  predicate.column = column;
+  predicate.op = *op;
+  predicate.values.push_back(constant->literal);
+  return predicate;
+}
+
+Result<PlanPtr> ParquetScanExec::Make(SchemaPtr file_schema,
+                                      std::vector<std::vector<ParquetFileRange>> groups,
+                                      std::vector<int> projection,
+                                      std::vector<expr::ExprPtr> filters,
+                                      std::optional<int64_t> limit) {
+  if (!file_schema) return Status::Internal("ParquetScanExec: no file schema");
+  std::vector<Field> fields;
+  for (int c : projection) {
+    if (c < 0 || c >= file_schema->num_fields()) {
+      return Status::Internal("ParquetScanExec: projected column {} out of range ({} columns)", c,
+                              file_schema->num_fields());
+    }
+    fields.push_back(file_schema->field(c));
+  }
+  if (limit && *limit < 0) return Status::Internal("ParquetScanExec: negative limit {}", *limit);
+  auto node = std::shared_ptr<ParquetScanExec>(new ParquetScanExec());
+  for (const expr::ExprPtr& filter : filters) {
+    if (!filter) return Status::Internal("ParquetScanExec: null filter");
+    std::optional<parquet::ColumnPredicate> predicate = ToParquetPredicate(*filter, *file_schema);
+    if (!predicate) continue;
+    node->predicates_.push_back(
+        NamedPredicate{file_schema->field(predicate->column).name(), std::move(*predicate)});
+  }
+  if (groups.empty()) groups.emplace_back();
+  node->properties_.schema = std::make_shared<const Schema>(std::move(fields));
+  node->properties_.partitioning = Partitioning::Unknown(static_cast<int>(groups.size()));
+  node->file_schema_ = std::move(file_schema);
+  node->groups_ = std::move(groups);
+  node->projection_ = std::move(projection);
+  node->filters_ = std::move(filters);
+  node->limit_ = limit;
+  return PlanPtr(std::move(node));
+}
+
+Result<PlanPtr> ParquetScanExec::WithNewChildren(std::vector<PlanPtr> children) const {
+  if (!children.empty()) return Status::Internal("ParquetScanExec takes no children");
+  return Make(file_schema_, groups_, projection_, filters_, limit_);
+}
+
+Result<BatchStreamPtr> ParquetScanExec::Execute(int partition, const TaskContextPtr& ctx) const {
+  if (partition < 0 || partition >= static_cast<int>(groups_.size())) {
+    return Status::Internal("ParquetScanExec: no partition {}", partition);
+  }
+  return BatchStreamPtr(
+      std::make_unique<ParquetScanStream>(this, &groups_[static_cast<size_t>(partition)], limit_,
+                                          ctx->config().batch_size(), ctx->pool()));
+}
+
+std::string ParquetScanExec::ToString() const {
+  size_t files = 0;
+  size_t row_groups = 0;
+  std::string first_path;
+  for (const std::vector<ParquetFileRange>& group : groups_) {
+    for (const ParquetFileRange& range : group) {
+      if (first_path.empty()) first_path = range.path;
+      ++files;
+      row_groups += range.row_groups.size();
+    }
+  }
+  std::string out = fmt::format("ParquetScanExec: file_ranges={} row_groups={}", files, row_groups);
+  out += " projection=[";
+  for (size_t i = 0; i < projection_.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += file_schema_->field(projection_[i]).name();
+  }
+  out += "]";
+  if (!predicates_.empty()) {
+    out += " predicates=[";
+    for (size_t i = 0; i < predicates_.size(); ++i) {
+      if (i > 0) out += ", ";
+      const NamedPredicate& named = predicates_[i];
+      out += fmt::format("{} {}", named.column, OpText(named.predicate.op));
+      if (named.predicate.op == Op::kIn) {
+        out += " (";
+        for (size_t v = 0; v < named.predicate.values.size(); ++v) {
+          if (v > 0) out += ", ";
+          out += FormatScalar(named.predicate.values[v]);
+        }
+        out += ")";
+      } else if (!named.predicate.values.empty()) {
+        out += " " + FormatScalar(named.predicate.values[0]);
+      }
+    }
+    out += "]";
+  }
+  if (limit_) out += fmt::format(" limit={}", *limit_);
+  return out;
+}
+
+}  // namespace floe::exec

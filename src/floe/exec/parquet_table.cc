@@ -1,1 +1,394 @@
-// Placeholder: filled in by the change that introduces this file.
+#include "floe/exec/parquet_table.h"
+
+#include <glob.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <utility>
+
+#include "floe/format/parquet/metadata.h"
+#include "fmt/format.h"
+
+namespace floe::exec {
+
+namespace {
+
+bool HasGlobCharacters(const std::string& pattern) {
+  return pattern.find_first_of("*?[") != std::string::npos;
+}
+
+Status ExpandPattern(const std::string& pattern, std::vector<std::string>* out) {
+  glob_t matches;
+  std::memset(&matches, 0, sizeof(matches));
+  int rc = glob(pattern.c_str(), 0, nullptr, &matches);
+  if (rc == GLOB_NOMATCH) {
+    globfree(&matches);
+    return Status::NotFound("no files match \"{}\"", pattern);
+  }
+  if (rc != 0) {
+    globfree(&matches);
+    return Status::IOError("cannot expand \"{}\": {}", pattern,
+                           rc == GLOB_ABORTED ? "a directory could not be read" : "out of memory");
+  }
+  for (size_t i = 0; i < matches.gl_pathc; ++i) out->emplace_back(matches.gl_pathv[i]);
+  globfree(&matches);
+  return Status::OK();
+}
+
+// For every top-level column of the file, the index of its leaf column chunk, or -1 when
+// the column is nested.
+std::vector<int> TopLevelLeaves(const parquet::FileMetaData& metadata) {
+  std::vector<int> out;
+  const std::vector<parquet::SchemaElement>& elements = metadata.schema;
+  if (elements.empty()) return out;
+  size_t next = 1;
+  int leaf = 0;
+  // Skips the subtree at `next`, counting its leaves; returns whether it was one leaf.
+  std::function<bool()> walk = [&]() -> bool {
+    const parquet::SchemaElement& e = elements[next++];
+    int children = e.num_children.value_or(0);
+    if (!e.num_children || children == 0) {
+      if (!e.num_children) {
+        ++leaf;
+        return true;
+      }
+      return false;
+    }
+    for (int c = 0; c < children && next < elements.size(); ++c) walk();
+    return false;
+  };
+  int top = elements[0].num_children.value_or(0);
+  for (int c = 0; c < top && next < elements.size(); ++c) {
+    int first = leaf;
+    bool is_leaf = walk();
+    out.push_back(is_leaf ? first : -1);
+  }
+  return out;
+}
+
+// A footer statistics value as a scalar of `type`, for the simple representations only.
+std::optional<Scalar> DecodeBound(const parquet::SchemaElement& element, const TypePtr& type,
+                                  const std::string& bytes) {
+  if (!element.type) return std::nullopt;
+  parquet::Type physical = *element.type;
+  switch (type->id()) {
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kDate: {
+      if (physical != parquet::Type::kInt32 || bytes.size() != 4) return std::nullopt;
+      int32_t v;
+      std::memcpy(&v, bytes.data(), 4);
+      return Scalar::Make(type, v);
+    }
+    case TypeId::kInt64: {
+      if (physical != parquet::Type::kInt64 || bytes.size() != 8) return std::nullopt;
+      int64_t v;
+      std::memcpy(&v, bytes.data(), 8);
+      return Scalar::Make(type, v);
+    }
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz: {
+      if (physical != parquet::Type::kInt64 || bytes.size() != 8 || !element.logical_type ||
+          element.logical_type->kind != parquet::LogicalType::Kind::kTimestamp ||
+          element.logical_type->unit != parquet::TimeUnit::kMicros) {
+        return std::nullopt;
+      }
+      int64_t v;
+      std::memcpy(&v, bytes.data(), 8);
+      return Scalar::Make(type, v);
+    }
+    case TypeId::kFloat32: {
+      if (physical != parquet::Type::kFloat || bytes.size() != 4) return std::nullopt;
+      float v;
+      std::memcpy(&v, bytes.data(), 4);
+      if (std::isnan(v)) return std::nullopt;
+      return Scalar::Make(type, v);
+    }
+    case TypeId::kFloat64: {
+      if (physical != parquet::Type::kDouble || bytes.size() != 8) return std::nullopt;
+      double v;
+      std::memcpy(&v, bytes.data(), 8);
+      if (std::isnan(v)) return std::nullopt;
+      return Scalar::Make(type, v);
+    }
+    case TypeId::kString:
+      if (physical != parquet::Type::kByteArray) return std::nullopt;
+      return Scalar::Make(type, bytes);
+    default:
+      return std::nullopt;
+  }
+}
+
+bool Less(const Scalar& a, const Scalar& b) {
+  return std::visit(
+      [&](const auto& x) -> bool {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return false;
+        } else {
+          const T* y = std::get_if<T>(&b.value());
+          return y != nullptr && x < *y;
+        }
+      },
+      a.value());
+}
+
+struct ColumnBounds {
+  std::optional<Scalar> min;
+  std::optional<Scalar> max;
+  bool bounds_known = true;
+  int64_t nulls = 0;
+  bool nulls_known = true;
+};
+
+void AddFileStatistics(const parquet::ParquetFileReader& reader, const Schema& schema,
+                       std::vector<ColumnBounds>* columns) {
+  const parquet::FileMetaData& metadata = reader.metadata();
+  std::vector<int> leaves = TopLevelLeaves(metadata);
+  // Element index of each leaf, to find its SchemaElement.
+  std::vector<size_t> leaf_elements;
+  for (size_t e = 1; e < metadata.schema.size(); ++e) {
+    if (!metadata.schema[e].num_children) leaf_elements.push_back(e);
+  }
+  for (int c = 0; c < schema.num_fields(); ++c) {
+    ColumnBounds& bounds = (*columns)[static_cast<size_t>(c)];
+    int file_column = reader.schema()->GetFieldIndex(schema.field(c).name());
+    int leaf = file_column >= 0 && static_cast<size_t>(file_column) < leaves.size()
+                   ? leaves[static_cast<size_t>(file_column)]
+                   : -1;
+    if (leaf < 0 || static_cast<size_t>(leaf) >= leaf_elements.size()) {
+      bounds.bounds_known = false;
+      bounds.nulls_known = false;
+      continue;
+    }
+    const parquet::SchemaElement& element =
+        metadata.schema[leaf_elements[static_cast<size_t>(leaf)]];
+    for (const parquet::RowGroup& rg : metadata.row_groups) {
+      const parquet::ColumnChunk& chunk = rg.columns[static_cast<size_t>(leaf)];
+      const std::optional<parquet::Statistics>* stats = nullptr;
+      if (chunk.meta_data) stats = &chunk.meta_data->statistics;
+      if (stats == nullptr || !*stats) {
+        bounds.bounds_known = false;
+        bounds.nulls_known = false;
+        continue;
+      }
+      const parquet::Statistics& s = **stats;
+      if (s.null_count) {
+        bounds.nulls += *s.null_count;
+      } else {
+        bounds.nulls_known = false;
+      }
+      bool all_null = s.null_count && *s.null_count == rg.num_rows;
+      if (all_null) continue;
+      if (!s.min_value || !s.max_value) {
+        bounds.bounds_known = false;
+        continue;
+      }
+      std::optional<Scalar> lo = DecodeBound(element, schema.field(c).type(), *s.min_value);
+      std::optional<Scalar> hi = DecodeBound(element, schema.field(c).type(), *s.max_value);
+      if (!lo || !hi) {
+        bounds.bounds_known = false;
+        continue;
+      }
+      if (!bounds.min || Less(*lo, *bounds.min)) bounds.min = std::move(lo);
+      if (!bounds.max || Less(*bounds.max, *hi)) bounds.max = std::move(hi);
+    }
+  }
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const ParquetTable>> ParquetTable::Make(
+    std::vector<std::string> paths_or_globs) {
+  if (paths_or_globs.empty()) {
+    return Status::Invalid("read_parquet needs at least one path or glob pattern");
+  }
+  std::vector<std::string> paths;
+  for (const std::string& pattern : paths_or_globs) {
+    if (pattern.empty()) return Status::Invalid("read_parquet: empty path");
+    size_t before = paths.size();
+    Status st = ExpandPattern(pattern, &paths);
+    if (!st.ok()) {
+      if (st.code() == StatusCode::kNotFound && !HasGlobCharacters(pattern)) {
+        return Status::NotFound("no files match \"{}\" (the file does not exist)", pattern);
+      }
+      return st;
+    }
+    if (paths.size() == before) return Status::NotFound("no files match \"{}\"", pattern);
+  }
+  std::sort(paths.begin(), paths.end());
+  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+
+  auto table = std::shared_ptr<ParquetTable>(new ParquetTable());
+  std::vector<ColumnBounds> bounds;
+  int64_t rows = 0;
+  int64_t bytes = 0;
+  for (const std::string& path : paths) {
+    FLOE_ASSIGN_OR_RAISE(std::unique_ptr<parquet::ParquetFileReader> reader,
+                         parquet::ParquetFileReader::OpenPath(path));
+    const SchemaPtr& schema = reader->schema();
+    if (!table->schema_) {
+      // Field ids and metadata of the file are not part of the relation's schema.
+      std::vector<Field> fields;
+      for (const Field& field : schema->fields()) {
+        fields.emplace_back(field.name(), field.type(), field.nullable());
+      }
+      table->schema_ = std::make_shared<const Schema>(std::move(fields));
+      bounds.resize(static_cast<size_t>(schema->num_fields()));
+    } else {
+      const Schema& first = *table->schema_;
+      const std::string& first_path = table->files_[0].path;
+      if (schema->num_fields() != first.num_fields()) {
+        return Status::Invalid("'{}' has {} columns but '{}' has {}", path, schema->num_fields(),
+                               first_path, first.num_fields());
+      }
+      for (int c = 0; c < first.num_fields(); ++c) {
+        const Field& field = schema->field(c);
+        if (field.name() != first.field(c).name()) {
+          return Status::Invalid("column {} of '{}' is \"{}\" but \"{}\" in '{}'", c + 1, path,
+                                 field.name(), first.field(c).name(), first_path);
+        }
+        if (!field.type()->Equals(*first.field(c).type())) {
+          return Status::Invalid("column \"{}\" of '{}' is {} but {} in '{}'", field.name(), path,
+                                 field.type()->ToString(), first.field(c).type()->ToString(),
+                                 first_path);
+        }
+        if (field.nullable() && !first.field(c).nullable()) {
+          std::vector<Field> fields = first.fields();
+          fields[static_cast<size_t>(c)] = fields[static_cast<size_t>(c)].WithNullable(true);
+          table->schema_ = std::make_shared<const Schema>(std::move(fields));
+        }
+      }
+    }
+    File file;
+    file.path = path;
+    for (const parquet::RowGroup& rg : reader->metadata().row_groups) {
+      file.row_group_rows.push_back(rg.num_rows);
+      int64_t compressed = 0;
+      if (rg.total_compressed_size) {
+        compressed = *rg.total_compressed_size;
+      } else {
+        for (const parquet::ColumnChunk& chunk : rg.columns) {
+          if (chunk.meta_data) compressed += chunk.meta_data->total_compressed_size;
+        }
+      }
+      file.row_group_bytes.push_back(compressed);
+      bytes += rg.total_byte_size;
+    }
+    rows += reader->num_rows();
+    AddFileStatistics(*reader, *table->schema_, &bounds);
+    file.reader = std::move(reader);
+    table->files_.push_back(std::move(file));
+  }
+  plan::Statistics& statistics = table->statistics_;
+  statistics.row_count = rows;
+  statistics.total_bytes = bytes;
+  statistics.exact = true;
+  for (ColumnBounds& column : bounds) {
+    plan::ColumnStatistics out;
+    if (column.bounds_known && column.min && column.max) {
+      out.min = std::move(column.min);
+      out.max = std::move(column.max);
+    }
+    if (column.nulls_known) out.null_count = column.nulls;
+    statistics.columns.push_back(std::move(out));
+  }
+  return std::shared_ptr<const ParquetTable>(std::move(table));
+}
+
+std::string ParquetTable::display_name() const {
+  if (files_.size() == 1) return fmt::format("read_parquet('{}')", files_[0].path);
+  return fmt::format("read_parquet({} files)", files_.size());
+}
+
+ParquetTable::FilterPushdown ParquetTable::SupportsFilter(const expr::Expr& conjunct) const {
+  return ToParquetPredicate(conjunct, *schema_) ? FilterPushdown::kInexact
+                                                : FilterPushdown::kUnsupported;
+}
+
+Result<PlanPtr> ParquetTable::Scan(const ScanRequest& request, const SessionConfig& config) const {
+  std::vector<parquet::ColumnPredicate> predicates;
+  for (const expr::ExprPtr& filter : request.filters) {
+    if (!filter) continue;
+    std::optional<parquet::ColumnPredicate> predicate = ToParquetPredicate(*filter, *schema_);
+    if (predicate) predicates.push_back(std::move(*predicate));
+  }
+  struct Unit {
+    size_t file;
+    int row_group;
+    int64_t bytes;
+  };
+  std::vector<Unit> units;
+  for (size_t f = 0; f < files_.size(); ++f) {
+    const File& file = files_[f];
+    std::vector<int> kept;
+    if (predicates.empty()) {
+      for (int rg = 0; rg < static_cast<int>(file.row_group_rows.size()); ++rg) kept.push_back(rg);
+    } else {
+      std::vector<parquet::ColumnPredicate> mapped = predicates;
+      for (parquet::ColumnPredicate& p : mapped) {
+        p.column = file.reader->schema()->GetFieldIndex(schema_->field(p.column).name());
+      }
+      FLOE_ASSIGN_OR_RAISE(kept, file.reader->PruneRowGroups(mapped));
+    }
+    for (int rg : kept) {
+      if (file.row_group_rows[static_cast<size_t>(rg)] == 0) continue;
+      units.push_back(Unit{f, rg, file.row_group_bytes[static_cast<size_t>(rg)]});
+    }
+  }
+  size_t n = static_cast<size_t>(std::max(1, config.target_partitions()));
+  n = std::max<size_t>(1, std::min(n, units.size()));
+  // Largest row groups first, each to the group with the fewest bytes so far.
+  std::vector<size_t> order(units.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return units[a].bytes > units[b].bytes; });
+  std::vector<int64_t> load(n, 0);
+  std::vector<std::vector<size_t>> assigned(n);
+  for (size_t i : order) {
+    size_t target = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    load[target] += units[i].bytes;
+    assigned[target].push_back(i);
+  }
+  std::vector<std::vector<ParquetFileRange>> groups;
+  for (std::vector<size_t>& members : assigned) {
+    std::sort(members.begin(), members.end());
+    std::vector<ParquetFileRange> group;
+    for (size_t i : members) {
+      const Unit& unit = units[i];
+      if (group.empty() || group.back().path != files_[unit.file].path) {
+        group.push_back(ParquetFileRange{files_[unit.file].path, {}, 0});
+      }
+      group.back().row_groups.push_back(unit.row_group);
+      group.back().bytes += unit.bytes;
+    }
+    groups.push_back(std::move(group));
+  }
+  return ParquetScanExec::Make(schema_, std::move(groups), request.projection, request.filters,
+                               request.limit);
+}
+
+Result<plan::TableSourcePtr> MakeReadParquet(const std::vector<plan::TableFunctionArg>& args) {
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const plan::TableFunctionArg& arg = args[i];
+    if (!arg.name.empty()) {
+      return Status::Invalid("read_parquet has no argument named \"{}\"", arg.name);
+    }
+    if (arg.value.is_null() || !arg.value.type() || arg.value.type()->id() != TypeId::kString) {
+      return Status::Invalid(
+          "read_parquet: argument {} must be a text path or glob pattern, got {}", i + 1,
+          arg.value.is_null() ? std::string("NULL") : arg.value.type()->ToString());
+    }
+    paths.push_back(arg.value.get<std::string>());
+  }
+  if (paths.empty()) return Status::Invalid("read_parquet needs at least one path or glob pattern");
+  FLOE_ASSIGN_OR_RAISE(std::shared_ptr<const ParquetTable> table,
+                       ParquetTable::Make(std::move(paths)));
+  return plan::TableSourcePtr(std::move(table));
+}
+
+}  // namespace floe::exec

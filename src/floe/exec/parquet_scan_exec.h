@@ -1,0 +1,73 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/exec/execution_plan.h"
+#include "floe/format/parquet/reader.h"
+
+namespace floe::exec {
+
+/// Row groups of one Parquet file that one scan partition reads.
+struct ParquetFileRange {
+  std::string path;
+  std::vector<int> row_groups;  // ascending
+  int64_t bytes = 0;            // compressed bytes of those row groups
+};
+
+/// `conjunct` (over `file_schema`) as a predicate the Parquet reader can prune row groups
+/// and pages with, or nullopt: comparisons of a top-level primitive column with a non-NULL
+/// constant of the column's type (either side), IS [NOT] NULL, and IN lists of constants.
+/// Floating-point columns never prune with > or >= (NaN sorts above every number and
+/// footers leave NaN out of min/max).
+std::optional<parquet::ColumnPredicate> ToParquetPredicate(const expr::Expr& conjunct,
+                                                           const Schema& file_schema);
+
+/// Reads Parquet files: output partition i reads groups[i] in order. Produces the
+/// `projection` columns of `file_schema` (files are matched by column name), skips the
+/// row groups and pages that `filters` rule out (it never evaluates them on rows: a
+/// FilterExec stays above), and stops after `limit` rows per partition.
+class ParquetScanExec final : public ExecutionPlan {
+ public:
+  static constexpr std::string_view kName = "ParquetScanExec";
+  /// kInternal for a projection index out of range. No groups means one empty partition.
+  static Result<PlanPtr> Make(SchemaPtr file_schema,
+                              std::vector<std::vector<ParquetFileRange>> groups,
+                              std::vector<int> projection, std::vector<expr::ExprPtr> filters,
+                              std::optional<int64_t> limit);
+
+  std::string_view name() const override { return kName; }
+  const PlanProperties& properties() const override { return properties_; }
+  std::vector<PlanPtr> children() const override { return {}; }
+  Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;
+  Result<BatchStreamPtr> Execute(int partition, const TaskContextPtr& ctx) const override;
+  std::string ToString() const override;
+
+  const SchemaPtr& file_schema() const { return file_schema_; }
+  const std::vector<std::vector<ParquetFileRange>>& groups() const { return groups_; }
+  const std::vector<int>& projection() const { return projection_; }
+  const std::vector<expr::ExprPtr>& filters() const { return filters_; }
+  const std::optional<int64_t>& limit() const { return limit_; }
+  /// The filters the scan prunes with, by column name of file_schema.
+  struct NamedPredicate {
+    std::string column;
+    parquet::ColumnPredicate predicate;
+  };
+  const std::vector<NamedPredicate>& predicates() const { return predicates_; }
+
+ private:
+  ParquetScanExec() = default;
+
+  SchemaPtr file_schema_;
+  std::vector<std::vector<ParquetFileRange>> groups_;
+  std::vector<int> projection_;
+  std::vector<expr::ExprPtr> filters_;
+  std::optional<int64_t> limit_;
+  std::vector<NamedPredicate> predicates_;
+  PlanProperties properties_;
+};
+
+}  // namespace floe::exec
