@@ -83,4 +83,25 @@ inline TypePtr AsNumeric(const TypePtr& t) {
   }
 }
 
+/// A resolver trying fixed parameter lists in order (the cheapest match wins); every list
+/// returns `ret`.
+inline ScalarResolver Signatures(std::string name, std::vector<std::vector<TypePtr>> candidates,
+                                 TypePtr ret) {
+  return [name = std::move(name), candidates = std::move(candidates), ret = std::move(ret)](
+             const std::vector<TypePtr>& args, int* cost) -> Result<ResolvedFunction> {
+    int best_cost = -1;
+    const std::vector<TypePtr>* best = nullptr;
+    for (const auto& params : candidates) {
+      int c = 0;
+      if (AcceptsAll(args, params, &c) && (best == nullptr || c < best_cost)) {
+        best = &params;
+        best_cost = c;
+      }
+    }
+    if (best == nullptr) return NoSuchFunction(name, args);
+    *cost += best_cost;
+    return Resolution(name, *best, ret);
+  };
+}
+
 }  // namespace floe::expr::internal

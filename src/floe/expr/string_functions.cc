@@ -1,9 +1,895 @@
-// String functions.
+// String functions with PostgreSQL's semantics: lengths and positions count characters
+// (UTF-8), NULL arguments give NULL except in concat/concat_ws, errors name the function
+// and the offending value. Regular expressions use std::regex (ECMAScript syntax, which
+// shares PostgreSQL's \d \w \s classes, non-greedy quantifiers and lookahead).
 
+#include <locale.h>
+#include <clocale>
+#include <cstdint>
+#include <cwctype>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/batch/builder.h"
+#include "floe/expr/cast_internal.h"
 #include "floe/expr/function_registry_internal.h"
+#include "floe/expr/kernel_internal.h"
+#include "floe/expr/signature_internal.h"
 
 namespace floe::expr::internal {
 
-void RegisterStringFunctions(ScalarFunctionRegistry& registry) { (void)registry; }
+namespace {
+
+using Args = std::vector<ColumnarValue>;
+
+// ---------------------------------------------------------------------------------------
+// UTF-8.
+
+bool IsContinuation(char c) { return (static_cast<uint8_t>(c) & 0xC0) == 0x80; }
+
+int32_t CharCount(std::string_view s) {
+  int32_t n = 0;
+  for (char c : s) n += IsContinuation(c) ? 0 : 1;
+  return n;
+}
+
+// Byte offset where character `k` (0-based) starts; s.size() when s has <= k characters.
+size_t CharOffset(std::string_view s, int64_t k) {
+  if (k <= 0) return 0;
+  size_t i = 0;
+  int64_t seen = 0;
+  while (i < s.size()) {
+    ++i;
+    while (i < s.size() && IsContinuation(s[i])) ++i;
+    if (++seen == k) return i;
+  }
+  return s.size();
+}
+
+// Length in bytes of the character starting at s[i].
+size_t CharLen(std::string_view s, size_t i) {
+  size_t j = i + 1;
+  while (j < s.size() && IsContinuation(s[j])) ++j;
+  return j - i;
+}
+
+char32_t DecodeChar(std::string_view s, size_t i, size_t len) {
+  const auto b = [&](size_t k) { return static_cast<char32_t>(static_cast<uint8_t>(s[i + k])); };
+  switch (len) {
+    case 1:
+      return b(0);
+    case 2:
+      return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+    case 3:
+      return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+    default:
+      return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+  }
+}
+
+void EncodeChar(char32_t c, std::string* out) {
+  if (c < 0x80) {
+    out->push_back(static_cast<char>(c));
+  } else if (c < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (c >> 6)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else if (c < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (c >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (c >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  }
+}
+
+// A UTF-8 locale for case mapping beyond ASCII (null when the system has none).
+locale_t Utf8Locale() {
+  static const locale_t kLocale = [] {
+    locale_t l = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
+    if (l == static_cast<locale_t>(nullptr)) {
+      l = newlocale(LC_CTYPE_MASK, "en_US.UTF-8", static_cast<locale_t>(nullptr));
+    }
+    return l;
+  }();
+  return kLocale;
+}
+
+void ChangeCase(std::string_view s, bool upper, std::string* out) {
+  out->clear();
+  out->reserve(s.size());
+  const locale_t loc = Utf8Locale();
+  for (size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    if (static_cast<uint8_t>(c) < 0x80) {
+      if (upper && c >= 'a' && c <= 'z') {
+        out->push_back(static_cast<char>(c - 'a' + 'A'));
+      } else if (!upper && c >= 'A' && c <= 'Z') {
+        out->push_back(static_cast<char>(c - 'A' + 'a'));
+      } else {
+        out->push_back(c);
+      }
+      ++i;
+      continue;
+    }
+    const size_t len = CharLen(s, i);
+    if (loc == static_cast<locale_t>(nullptr) || len > 4) {
+      out->append(s.substr(i, len));
+    } else {
+      const wint_t cp = static_cast<wint_t>(DecodeChar(s, i, len));
+      const wint_t mapped = upper ? towupper_l(cp, loc) : towlower_l(cp, loc);
+      EncodeChar(static_cast<char32_t>(mapped), out);
+    }
+    i += len;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Resolvers.
+
+TypePtr Text() { return String(); }
+
+ScalarResolver Fixed(std::string name, std::vector<TypePtr> params, TypePtr ret) {
+  return Signatures(std::move(name), {std::move(params)}, std::move(ret));
+}
+
+// Every argument passed as text; at least `min_args`.
+ScalarResolver Variadic(std::string name, size_t min_args) {
+  return [name, min_args](const std::vector<TypePtr>& args, int* cost) -> Result<ResolvedFunction> {
+    if (args.size() < min_args) return NoSuchFunction(name, args);
+    std::vector<TypePtr> params(args.size(), Text());
+    for (const TypePtr& t : args) {
+      if (t == nullptr || t->id() != TypeId::kString) ++*cost;
+    }
+    return Resolution(name, std::move(params), Text(), /*null_if_any_arg_null=*/false);
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Kernels.
+
+template <typename Fn>
+ScalarKernel TextToText(Fn fn) {
+  return [fn](const ResolvedFunction& f, const Args& args, int64_t n,
+              EvalContext& ctx) -> Result<ColumnarValue> {
+    std::string buf;
+    return Map1<std::string, std::string_view>(args[0], n, f.return_type, ctx,
+                                               [&](std::string_view s) {
+                                                 fn(s, &buf);
+                                                 return buf;
+                                               });
+  };
+}
+
+Result<std::string_view> Substr(std::string_view s, int64_t start, std::optional<int64_t> count) {
+  // PostgreSQL: characters [start, start + count) intersected with [1, length].
+  int64_t end = 0;  // exclusive, 1-based; 0 = to the end
+  if (count) {
+    if (*count < 0) return Status::Invalid("negative substring length not allowed");
+    end = start + *count;
+    if (end <= 1) return std::string_view();
+  }
+  const int64_t first = std::max<int64_t>(start, 1);
+  const size_t b = CharOffset(s, first - 1);
+  if (!count) return s.substr(b);
+  const size_t e = CharOffset(s, end - 1);
+  return e <= b ? std::string_view() : s.substr(b, e - b);
+}
+
+Result<ColumnarValue> SubstrKernel(const ResolvedFunction& f, const Args& args, int64_t n,
+                                   EvalContext& ctx) {
+  if (args.size() == 2) {
+    return Map2Fallible<std::string_view, std::string_view, int32_t>(
+        args[0], args[1], n, f.return_type, ctx,
+        [](std::string_view s, int32_t start, std::string_view* out) -> Status {
+          FLOE_ASSIGN_OR_RAISE(*out, Substr(s, start, std::nullopt));
+          return Status::OK();
+        });
+  }
+  return Map3Fallible<std::string_view, std::string_view, int32_t, int32_t>(
+      args[0], args[1], args[2], n, f.return_type, ctx,
+      [](std::string_view s, int32_t start, int32_t count, std::string_view* out) -> Status {
+        FLOE_ASSIGN_OR_RAISE(*out, Substr(s, start, count));
+        return Status::OK();
+      });
+}
+
+int32_t StrPos(std::string_view s, std::string_view sub) {
+  const size_t at = s.find(sub);
+  if (at == std::string_view::npos) return 0;
+  return CharCount(s.substr(0, at)) + 1;
+}
+
+std::string Replace(std::string_view s, std::string_view from, std::string_view to) {
+  if (from.empty()) return std::string(s);
+  std::string out;
+  size_t pos = 0;
+  while (true) {
+    const size_t at = s.find(from, pos);
+    if (at == std::string_view::npos) break;
+    out.append(s.substr(pos, at - pos));
+    out.append(to);
+    pos = at + from.size();
+  }
+  out.append(s.substr(pos));
+  return out;
+}
+
+enum class TrimSide { kBoth, kLeft, kRight };
+
+std::string_view TrimChars(std::string_view s, std::string_view chars, TrimSide side) {
+  const bool ascii = [&] {
+    for (char c : chars) {
+      if (static_cast<uint8_t>(c) >= 0x80) return false;
+    }
+    return true;
+  }();
+  auto in_set = [&](std::string_view ch) {
+    if (ascii) return ch.size() == 1 && chars.find(ch[0]) != std::string_view::npos;
+    for (size_t i = 0; i < chars.size();) {
+      const size_t len = CharLen(chars, i);
+      if (chars.substr(i, len) == ch) return true;
+      i += len;
+    }
+    return false;
+  };
+  size_t b = 0;
+  size_t e = s.size();
+  if (side != TrimSide::kRight) {
+    while (b < e) {
+      const size_t len = CharLen(s, b);
+      if (!in_set(s.substr(b, len))) break;
+      b += len;
+    }
+  }
+  if (side != TrimSide::kLeft) {
+    while (e > b) {
+      size_t start = e - 1;
+      while (start > b && IsContinuation(s[start])) --start;
+      if (!in_set(s.substr(start, e - start))) break;
+      e = start;
+    }
+  }
+  return s.substr(b, e - b);
+}
+
+ScalarKernel TrimKernel(TrimSide side) {
+  return [side](const ResolvedFunction& f, const Args& args, int64_t n,
+                EvalContext& ctx) -> Result<ColumnarValue> {
+    if (args.size() == 1) {
+      return Map1<std::string_view, std::string_view>(
+          args[0], n, f.return_type, ctx,
+          [side](std::string_view s) { return TrimChars(s, " ", side); });
+    }
+    return Map2<std::string_view, std::string_view, std::string_view>(
+        args[0], args[1], n, f.return_type, ctx,
+        [side](std::string_view s, std::string_view chars) { return TrimChars(s, chars, side); });
+  };
+}
+
+// concat / concat_ws: NULL arguments are skipped; concat_ws is NULL when the separator is.
+ScalarKernel ConcatKernel(bool with_separator) {
+  return [with_separator](const ResolvedFunction& f, const Args& args, int64_t n,
+                          EvalContext& ctx) -> Result<ColumnarValue> {
+    std::vector<ValueReader<std::string_view>> readers;
+    readers.reserve(args.size());
+    for (const ColumnarValue& a : args) readers.emplace_back(a);
+    const bool scalar = AllScalars(args);
+    const int64_t rows = scalar ? 1 : n;
+    BinaryBuilder builder(f.return_type, ctx.pool);
+    FLOE_RETURN_NOT_OK(builder.Reserve(rows));
+    std::string buf;
+    for (int64_t i = 0; i < rows; ++i) {
+      buf.clear();
+      size_t k = 0;
+      std::string_view sep;
+      if (with_separator) {
+        if (readers[0].IsNull(i)) {
+          FLOE_RETURN_NOT_OK(builder.AppendNull());
+          continue;
+        }
+        sep = readers[0][i];
+        k = 1;
+      }
+      bool first = true;
+      for (; k < readers.size(); ++k) {
+        if (readers[k].IsNull(i)) continue;
+        if (!first) buf.append(sep);
+        buf.append(readers[k][i]);
+        first = false;
+      }
+      FLOE_RETURN_NOT_OK(builder.Append(buf));
+    }
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr out, builder.Finish());
+    if (scalar) return ColumnarValue(ScalarAt(*out, 0));
+    return ColumnarValue(std::move(out));
+  };
+}
+
+Result<ColumnarValue> SplitPartKernel(const ResolvedFunction& f, const Args& args, int64_t n,
+                                      EvalContext& ctx) {
+  return Map3Fallible<std::string_view, std::string_view, std::string_view, int32_t>(
+      args[0], args[1], args[2], n, f.return_type, ctx,
+      [](std::string_view s, std::string_view delim, int32_t field,
+         std::string_view* out) -> Status {
+        if (field == 0) return Status::Invalid("field position must not be zero");
+        *out = std::string_view();
+        if (s.empty()) return Status::OK();
+        if (delim.empty()) {
+          if (field == 1 || field == -1) *out = s;
+          return Status::OK();
+        }
+        std::vector<std::string_view> parts;
+        size_t pos = 0;
+        while (true) {
+          const size_t at = s.find(delim, pos);
+          if (at == std::string_view::npos) {
+            parts.push_back(s.substr(pos));
+            break;
+          }
+          parts.push_back(s.substr(pos, at - pos));
+          pos = at + delim.size();
+        }
+        const int64_t count = static_cast<int64_t>(parts.size());
+        const int64_t idx = field > 0 ? field - 1 : count + field;
+        if (idx >= 0 && idx < count) *out = parts[static_cast<size_t>(idx)];
+        return Status::OK();
+      });
+}
+
+ScalarKernel LeftRightKernel(bool left) {
+  return [left](const ResolvedFunction& f, const Args& args, int64_t n,
+                EvalContext& ctx) -> Result<ColumnarValue> {
+    return Map2<std::string_view, std::string_view, int32_t>(
+        args[0], args[1], n, f.return_type, ctx, [left](std::string_view s, int32_t k) {
+          const int64_t len = CharCount(s);
+          // left(s, -k): all but the last k characters; right(s, -k): all but the first k.
+          const int64_t keep = k >= 0 ? std::min<int64_t>(k, len) : std::max<int64_t>(0, len + k);
+          if (left) return s.substr(0, CharOffset(s, keep));
+          return s.substr(CharOffset(s, len - keep));
+        });
+  };
+}
+
+constexpr int64_t kMaxStringBytes = (int64_t{1} << 30) - 1;
+
+Result<ColumnarValue> RepeatKernel(const ResolvedFunction& f, const Args& args, int64_t n,
+                                   EvalContext& ctx) {
+  return Map2Fallible<std::string, std::string_view, int32_t>(
+      args[0], args[1], n, f.return_type, ctx,
+      [](std::string_view s, int32_t count, std::string* out) -> Status {
+        out->clear();
+        if (count <= 0) return Status::OK();
+        if (static_cast<int64_t>(s.size()) * count > kMaxStringBytes) {
+          return Status::Invalid("requested length too large");
+        }
+        out->reserve(s.size() * static_cast<size_t>(count));
+        for (int32_t i = 0; i < count; ++i) out->append(s);
+        return Status::OK();
+      });
+}
+
+// lpad/rpad(s, length[, fill]) in characters; a longer s is truncated.
+Status Pad(std::string_view s, int32_t length, std::string_view fill, bool left, std::string* out) {
+  out->clear();
+  if (length <= 0) return Status::OK();
+  const int64_t len = CharCount(s);
+  if (len >= length || fill.empty()) {
+    out->append(s.substr(0, CharOffset(s, length)));
+    return Status::OK();
+  }
+  if (static_cast<int64_t>(length) * 4 > kMaxStringBytes) {
+    return Status::Invalid("requested length too large");
+  }
+  std::string padding;
+  const int64_t need = length - len;
+  const int64_t fill_chars = CharCount(fill);
+  for (int64_t k = 0; k < need / fill_chars; ++k) padding.append(fill);
+  padding.append(fill.substr(0, CharOffset(fill, need % fill_chars)));
+  if (left) {
+    out->append(padding);
+    out->append(s);
+  } else {
+    out->append(s);
+    out->append(padding);
+  }
+  return Status::OK();
+}
+
+ScalarKernel PadKernel(bool left) {
+  return [left](const ResolvedFunction& f, const Args& args, int64_t n,
+                EvalContext& ctx) -> Result<ColumnarValue> {
+    if (args.size() == 2) {
+      return Map2Fallible<std::string, std::string_view, int32_t>(
+          args[0], args[1], n, f.return_type, ctx,
+          [left](std::string_view s, int32_t len, std::string* out) {
+            return Pad(s, len, " ", left, out);
+          });
+    }
+    return Map3Fallible<std::string, std::string_view, int32_t, std::string_view>(
+        args[0], args[1], args[2], n, f.return_type, ctx,
+        [left](std::string_view s, int32_t len, std::string_view fill, std::string* out) {
+          return Pad(s, len, fill, left, out);
+        });
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// MD5 (RFC 1321), for md5(text).
+
+std::string Md5Hex(std::string_view input) {
+  static constexpr uint32_t kK[64] = {
+      0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613,
+      0xfd469501, 0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193,
+      0xa679438e, 0x49b40821, 0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d,
+      0x02441453, 0xd8a1e681, 0xe7d3fbc8, 0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed,
+      0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a, 0xfffa3942, 0x8771f681, 0x6d9d6122,
+      0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70, 0x289b7ec6, 0xeaa127fa,
+      0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665, 0xf4292244,
+      0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
+      0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb,
+      0xeb86d391};
+  static constexpr int kShift[64] = {7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
+                                     5, 9,  14, 20, 5, 9,  14, 20, 5, 9,  14, 20, 5, 9,  14, 20,
+                                     4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
+                                     6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21};
+  std::string msg(input);
+  const uint64_t bit_len = static_cast<uint64_t>(input.size()) * 8;
+  msg.push_back(static_cast<char>(0x80));
+  while (msg.size() % 64 != 56) msg.push_back('\0');
+  for (int i = 0; i < 8; ++i) msg.push_back(static_cast<char>((bit_len >> (8 * i)) & 0xFF));
+  uint32_t a0 = 0x67452301, b0 = 0xefcdab89, c0 = 0x98badcfe, d0 = 0x10325476;
+  for (size_t chunk = 0; chunk < msg.size(); chunk += 64) {
+    uint32_t m[16];
+    for (int i = 0; i < 16; ++i) {
+      const auto* p = reinterpret_cast<const uint8_t*>(msg.data() + chunk + 4 * i);
+      m[i] =
+          uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
+    }
+    uint32_t a = a0, b = b0, c = c0, d = d0;
+    for (int i = 0; i < 64; ++i) {
+      uint32_t f;
+      int g;
+      if (i < 16) {
+        f = (b & c) | (~b & d);
+        g = i;
+      } else if (i < 32) {
+        f = (d & b) | (~d & c);
+        g = (5 * i + 1) % 16;
+      } else if (i < 48) {
+        f = b ^ c ^ d;
+        g = (3 * i + 5) % 16;
+      } else {
+        f = c ^ (b | ~d);
+        g = (7 * i) % 16;
+      }
+      f = f + a + kK[i] + m[g];
+      a = d;
+      d = c;
+      c = b;
+      b = b + ((f << kShift[i]) | (f >> (32 - kShift[i])));
+    }
+    a0 += a;
+    b0 += b;
+    c0 += c;
+    d0 += d;
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (uint32_t v : {a0, b0, c0, d0}) {
+    for (int i = 0; i < 4; ++i) {
+      const uint8_t byte = static_cast<uint8_t>(v >> (8 * i));
+      out.push_back(kHex[byte >> 4]);
+      out.push_back(kHex[byte & 15]);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Regular expressions.
+
+struct RegexFlags {
+  bool icase = false;
+  bool global = false;
+  bool newline = false;
+};
+
+Result<RegexFlags> ParseRegexFlags(std::string_view flags) {
+  RegexFlags out;
+  for (char c : flags) {
+    switch (c) {
+      case 'i':
+        out.icase = true;
+        break;
+      case 'c':
+        out.icase = false;
+        break;
+      case 'g':
+        out.global = true;
+        break;
+      case 'n':
+      case 'm':
+        out.newline = true;
+        break;
+      case 's':
+        out.newline = false;
+        break;
+      default:
+        return Status::Invalid("invalid regular expression option: \"{}\"", std::string(1, c));
+    }
+  }
+  return out;
+}
+
+// A compiled pattern, recompiled only when the pattern or flags change.
+class RegexCache {
+ public:
+  Result<const std::regex*> Get(std::string_view pattern, const RegexFlags& flags) {
+    if (regex_ && pattern == pattern_ && flags.icase == flags_.icase &&
+        flags.newline == flags_.newline) {
+      return &*regex_;
+    }
+    auto options = std::regex::ECMAScript;
+    if (flags.icase) options |= std::regex::icase;
+    if (flags.newline) options |= std::regex::multiline;
+    try {
+      regex_.emplace(std::string(pattern), options);
+    } catch (const std::regex_error& e) {
+      regex_.reset();
+      return Status::Invalid("invalid regular expression \"{}\": {}", pattern, e.what());
+    }
+    pattern_ = std::string(pattern);
+    flags_ = flags;
+    return &*regex_;
+  }
+
+ private:
+  std::string pattern_;
+  RegexFlags flags_;
+  std::optional<std::regex> regex_;
+};
+
+// Runs a regex library call, turning its exceptions (e.g. complexity limits) into errors.
+template <typename Fn>
+Status RunRegex(std::string_view pattern, Fn&& fn) {
+  try {
+    fn();
+  } catch (const std::regex_error& e) {
+    return Status::Invalid("regular expression \"{}\" failed: {}", pattern, e.what());
+  }
+  return Status::OK();
+}
+
+ScalarKernel RegexMatchKernel(bool force_icase) {
+  return [force_icase](const ResolvedFunction& f, const Args& args, int64_t n,
+                       EvalContext& ctx) -> Result<ColumnarValue> {
+    auto cache = std::make_shared<RegexCache>();
+    auto match = [cache](std::string_view s, std::string_view pattern, const RegexFlags& flags,
+                         bool* out) -> Status {
+      FLOE_ASSIGN_OR_RAISE(const std::regex* re, cache->Get(pattern, flags));
+      return RunRegex(pattern, [&] { *out = std::regex_search(s.begin(), s.end(), *re); });
+    };
+    if (args.size() == 2) {
+      RegexFlags flags;
+      flags.icase = force_icase;
+      return Map2Fallible<bool, std::string_view, std::string_view>(
+          args[0], args[1], n, f.return_type, ctx,
+          [&](std::string_view s, std::string_view p, bool* out) {
+            return match(s, p, flags, out);
+          });
+    }
+    return Map3Fallible<bool, std::string_view, std::string_view, std::string_view>(
+        args[0], args[1], args[2], n, f.return_type, ctx,
+        [&](std::string_view s, std::string_view p, std::string_view fl, bool* out) -> Status {
+          FLOE_ASSIGN_OR_RAISE(RegexFlags flags, ParseRegexFlags(fl));
+          if (flags.global) {
+            return Status::Invalid("regexp_like does not support the \"global\" option");
+          }
+          return match(s, p, flags, out);
+        });
+  };
+}
+
+// regexp_replace's replacement: \1..\9 name groups, \& the whole match, \\ a backslash.
+void AppendReplacement(std::string_view replacement, const std::cmatch& m, std::string* out) {
+  for (size_t i = 0; i < replacement.size(); ++i) {
+    const char c = replacement[i];
+    if (c == '\\' && i + 1 < replacement.size()) {
+      const char d = replacement[i + 1];
+      if (d >= '1' && d <= '9') {
+        const size_t g = static_cast<size_t>(d - '0');
+        if (g < m.size() && m[g].matched) out->append(m[g].first, m[g].second);
+        ++i;
+        continue;
+      }
+      if (d == '&') {
+        out->append(m[0].first, m[0].second);
+        ++i;
+        continue;
+      }
+      if (d == '\\') {
+        out->push_back('\\');
+        ++i;
+        continue;
+      }
+    }
+    out->push_back(c);
+  }
+}
+
+Result<ColumnarValue> RegexpReplaceKernel(const ResolvedFunction& f, const Args& args, int64_t n,
+                                          EvalContext& ctx) {
+  auto cache = std::make_shared<RegexCache>();
+  auto replace = [cache](std::string_view s, std::string_view pattern, std::string_view repl,
+                         std::string_view flag_text, std::string* out) -> Status {
+    FLOE_ASSIGN_OR_RAISE(RegexFlags flags, ParseRegexFlags(flag_text));
+    FLOE_ASSIGN_OR_RAISE(const std::regex* re, cache->Get(pattern, flags));
+    out->clear();
+    return RunRegex(pattern, [&] {
+      const char* pos = s.data();
+      const char* end = s.data() + s.size();
+      std::cmatch m;
+      auto match_flags = std::regex_constants::match_default;
+      while (pos <= end && std::regex_search(pos, end, m, *re, match_flags)) {
+        out->append(pos, m[0].first);
+        AppendReplacement(repl, m, out);
+        pos = m[0].second;
+        if (!flags.global) break;
+        if (m[0].length() == 0) {
+          // An empty match: copy one character and continue after it.
+          if (pos == end) break;
+          const size_t len = CharLen(s, static_cast<size_t>(pos - s.data()));
+          out->append(pos, len);
+          pos += len;
+        }
+        match_flags = std::regex_constants::match_prev_avail;
+      }
+      if (pos < end) out->append(pos, end);
+    });
+  };
+  if (args.size() == 3) {
+    return Map3Fallible<std::string, std::string_view, std::string_view, std::string_view>(
+        args[0], args[1], args[2], n, f.return_type, ctx,
+        [&](std::string_view s, std::string_view p, std::string_view r, std::string* out) {
+          return replace(s, p, r, "", out);
+        });
+  }
+  return Map4Fallible<std::string, std::string_view, std::string_view, std::string_view,
+                      std::string_view>(
+      args[0], args[1], args[2], args[3], n, f.return_type, ctx,
+      [&](std::string_view s, std::string_view p, std::string_view r, std::string_view fl,
+          std::string* out) { return replace(s, p, r, fl, out); });
+}
+
+// regexp_matches(s, pattern[, flags]): the capture groups of the first match (the whole
+// match when the pattern has no groups) as a text list; NULL when nothing matches.
+Result<ColumnarValue> RegexpMatchesKernel(const ResolvedFunction& f, const Args& args, int64_t n,
+                                          EvalContext& ctx) {
+  ValueReader<std::string_view> s_reader(args[0]);
+  ValueReader<std::string_view> p_reader(args[1]);
+  std::optional<ValueReader<std::string_view>> flag_reader;
+  if (args.size() == 3) flag_reader.emplace(args[2]);
+  RegexCache cache;
+  ListBuilder builder(f.return_type, ctx.pool);
+  auto* values = static_cast<BinaryBuilder*>(builder.value_builder());
+  for (int64_t i = 0; i < n; ++i) {
+    if (s_reader.IsNull(i) || p_reader.IsNull(i) || (flag_reader && flag_reader->IsNull(i))) {
+      FLOE_RETURN_NOT_OK(builder.AppendNull());
+      continue;
+    }
+    RegexFlags flags;
+    if (flag_reader) {
+      FLOE_ASSIGN_OR_RAISE(flags, ParseRegexFlags((*flag_reader)[i]));
+      if (flags.global) {
+        return Status::Invalid(
+            "regexp_matches with the \"global\" option returns a set of rows, which is not "
+            "supported");
+      }
+    }
+    const std::string_view pattern = p_reader[i];
+    const std::string_view s = s_reader[i];
+    FLOE_ASSIGN_OR_RAISE(const std::regex* re, cache.Get(pattern, flags));
+    std::cmatch m;
+    bool found = false;
+    FLOE_RETURN_NOT_OK(RunRegex(
+        pattern, [&] { found = std::regex_search(s.data(), s.data() + s.size(), m, *re); }));
+    if (!found) {
+      FLOE_RETURN_NOT_OK(builder.AppendNull());
+      continue;
+    }
+    FLOE_RETURN_NOT_OK(builder.Append());
+    if (m.size() == 1) {
+      FLOE_RETURN_NOT_OK(values->Append(std::string_view(m[0].first, m[0].length())));
+      continue;
+    }
+    for (size_t g = 1; g < m.size(); ++g) {
+      if (m[g].matched) {
+        FLOE_RETURN_NOT_OK(values->Append(std::string_view(m[g].first, m[g].length())));
+      } else {
+        FLOE_RETURN_NOT_OK(values->AppendNull());
+      }
+    }
+  }
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr out, builder.Finish());
+  return ColumnarValue(std::move(out));
+}
+
+}  // namespace
+
+void RegisterStringFunctions(ScalarFunctionRegistry& r) {
+  const TypePtr t = Text();
+  const TypePtr i4 = Int32();
+
+  auto char_length = [](const ResolvedFunction& f, const Args& args, int64_t n,
+                        EvalContext& ctx) -> Result<ColumnarValue> {
+    return Map1<int32_t, std::string_view>(args[0], n, f.return_type, ctx,
+                                           [](std::string_view s) { return CharCount(s); });
+  };
+  r.Add({"length", {"char_length", "character_length"}, Fixed("length", {t}, i4), char_length});
+  r.Add({"octet_length",
+         {},
+         Signatures("octet_length", {{t}, {Binary()}}, i4),
+         [](const ResolvedFunction& f, const Args& args, int64_t n,
+            EvalContext& ctx) -> Result<ColumnarValue> {
+           return Map1<int32_t, std::string_view>(
+               args[0], n, f.return_type, ctx,
+               [](std::string_view s) { return static_cast<int32_t>(s.size()); });
+         }});
+  r.Add({"lower", {}, Fixed("lower", {t}, t), TextToText([](std::string_view s, std::string* out) {
+           ChangeCase(s, false, out);
+         })});
+  r.Add({"upper", {}, Fixed("upper", {t}, t), TextToText([](std::string_view s, std::string* out) {
+           ChangeCase(s, true, out);
+         })});
+  r.Add({"initcap",
+         {},
+         Fixed("initcap", {t}, t),
+         TextToText([](std::string_view s, std::string* out) {
+           std::string lower;
+           ChangeCase(s, false, &lower);
+           out->clear();
+           bool word_start = true;
+           for (size_t i = 0; i < lower.size();) {
+             const size_t len = CharLen(lower, i);
+             const std::string_view ch = std::string_view(lower).substr(i, len);
+             const bool alnum = len > 1 || std::isalnum(static_cast<unsigned char>(ch[0]));
+             if (word_start && alnum) {
+               std::string up;
+               ChangeCase(ch, true, &up);
+               out->append(up);
+             } else {
+               out->append(ch);
+             }
+             word_start = !alnum;
+             i += len;
+           }
+         })});
+  r.Add({"reverse",
+         {},
+         Fixed("reverse", {t}, t),
+         TextToText([](std::string_view s, std::string* out) {
+           out->clear();
+           for (size_t e = s.size(); e > 0;) {
+             size_t b = e - 1;
+             while (b > 0 && IsContinuation(s[b])) --b;
+             out->append(s.substr(b, e - b));
+             e = b;
+           }
+         })});
+  r.Add({"md5", {}, Fixed("md5", {t}, t), TextToText([](std::string_view s, std::string* out) {
+           *out = Md5Hex(s);
+         })});
+  r.Add({"ascii",
+         {},
+         Fixed("ascii", {t}, i4),
+         [](const ResolvedFunction& f, const Args& args, int64_t n,
+            EvalContext& ctx) -> Result<ColumnarValue> {
+           return Map1<int32_t, std::string_view>(
+               args[0], n, f.return_type, ctx, [](std::string_view s) -> int32_t {
+                 if (s.empty()) return 0;
+                 return static_cast<int32_t>(DecodeChar(s, 0, CharLen(s, 0)));
+               });
+         }});
+  r.Add({"chr",
+         {},
+         Fixed("chr", {i4}, t),
+         [](const ResolvedFunction& f, const Args& args, int64_t n,
+            EvalContext& ctx) -> Result<ColumnarValue> {
+           return Map1Fallible<std::string, int32_t>(
+               args[0], n, f.return_type, ctx, [](int32_t c, std::string* out) -> Status {
+                 if (c == 0) return Status::Invalid("null character not permitted");
+                 if (c < 0 || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+                   return Status::Invalid("requested character not valid for encoding: {}", c);
+                 }
+                 out->clear();
+                 EncodeChar(static_cast<char32_t>(c), out);
+                 return Status::OK();
+               });
+         }});
+  r.Add({"substr", {"substring"}, Signatures("substr", {{t, i4}, {t, i4, i4}}, t), SubstrKernel});
+  r.Add({"strpos",
+         {"position"},
+         Fixed("strpos", {t, t}, i4),
+         [](const ResolvedFunction& f, const Args& args, int64_t n,
+            EvalContext& ctx) -> Result<ColumnarValue> {
+           return Map2<int32_t, std::string_view, std::string_view>(args[0], args[1], n,
+                                                                    f.return_type, ctx, StrPos);
+         }});
+  r.Add({"replace",
+         {},
+         Fixed("replace", {t, t, t}, t),
+         [](const ResolvedFunction& f, const Args& args, int64_t n,
+            EvalContext& ctx) -> Result<ColumnarValue> {
+           return Map3<std::string, std::string_view, std::string_view, std::string_view>(
+               args[0], args[1], args[2], n, f.return_type, ctx, Replace);
+         }});
+  r.Add({"btrim", {"trim"}, Signatures("btrim", {{t}, {t, t}}, t), TrimKernel(TrimSide::kBoth)});
+  r.Add({"ltrim", {}, Signatures("ltrim", {{t}, {t, t}}, t), TrimKernel(TrimSide::kLeft)});
+  r.Add({"rtrim", {}, Signatures("rtrim", {{t}, {t, t}}, t), TrimKernel(TrimSide::kRight)});
+  r.Add({"concat", {}, Variadic("concat", 1), ConcatKernel(false)});
+  r.Add({"concat_ws", {}, Variadic("concat_ws", 1), ConcatKernel(true)});
+  r.Add({"concat_op",
+         {},
+         [](const std::vector<TypePtr>& args, int* cost) -> Result<ResolvedFunction> {
+           if (args.size() == 2 && args[0] && args[1] && args[0]->id() == TypeId::kBinary &&
+               args[1]->id() == TypeId::kBinary) {
+             return Resolution("concat_op", {Binary(), Binary()}, Binary());
+           }
+           if (AcceptsAll(args, {String(), String()}, cost)) {
+             return Resolution("concat_op", {String(), String()}, String());
+           }
+           return Status::Bind("operator does not exist: {} || {}",
+                               args.size() > 0 && args[0] ? PgTypeName(*args[0]) : "unknown",
+                               args.size() > 1 && args[1] ? PgTypeName(*args[1]) : "unknown");
+         },
+         [](const ResolvedFunction& f, const Args& args, int64_t n,
+            EvalContext& ctx) -> Result<ColumnarValue> {
+           return Map2<std::string, std::string_view, std::string_view>(
+               args[0], args[1], n, f.return_type, ctx, [](std::string_view a, std::string_view b) {
+                 std::string out;
+                 out.reserve(a.size() + b.size());
+                 out.append(a);
+                 out.append(b);
+                 return out;
+               });
+         }});
+  r.Add({"starts_with",
+         {},
+         Fixed("starts_with", {t, t}, Boolean()),
+         [](const ResolvedFunction& f, const Args& args, int64_t n,
+            EvalContext& ctx) -> Result<ColumnarValue> {
+           return Map2<bool, std::string_view, std::string_view>(
+               args[0], args[1], n, f.return_type, ctx,
+               [](std::string_view s, std::string_view p) { return s.starts_with(p); });
+         }});
+  r.Add({"split_part", {}, Fixed("split_part", {t, t, i4}, t), SplitPartKernel});
+  r.Add({"left", {}, Fixed("left", {t, i4}, t), LeftRightKernel(true)});
+  r.Add({"right", {}, Fixed("right", {t, i4}, t), LeftRightKernel(false)});
+  r.Add({"repeat", {}, Fixed("repeat", {t, i4}, t), RepeatKernel});
+  r.Add({"lpad", {}, Signatures("lpad", {{t, i4}, {t, i4, t}}, t), PadKernel(true)});
+  r.Add({"rpad", {}, Signatures("rpad", {{t, i4}, {t, i4, t}}, t), PadKernel(false)});
+
+  r.Add({"regexp_like",
+         {},
+         Signatures("regexp_like", {{t, t}, {t, t, t}}, Boolean()),
+         RegexMatchKernel(false)});
+  r.Add({"regex_match", {}, Fixed("regex_match", {t, t}, Boolean()), RegexMatchKernel(false)});
+  r.Add({"regex_imatch", {}, Fixed("regex_imatch", {t, t}, Boolean()), RegexMatchKernel(true)});
+  r.Add({"regexp_replace",
+         {},
+         Signatures("regexp_replace", {{t, t, t}, {t, t, t, t}}, t),
+         RegexpReplaceKernel});
+  r.Add({"regexp_matches",
+         {},
+         Signatures("regexp_matches", {{t, t}, {t, t, t}}, List(String())),
+         RegexpMatchesKernel});
+}
 
 }  // namespace floe::expr::internal
