@@ -1,1 +1,452 @@
-// Placeholder: filled in by the change that introduces this file.
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "floe/batch/builder.h"
+#include "floe/batch/value_format.h"
+#include "floe/expr/aggregate.h"
+#include "floe/expr/function_registry.h"
+#include "floe/testing/matchers.h"
+
+namespace floe::expr {
+namespace {
+
+using ::floe::testing::IsError;
+using ::floe::testing::IsErrorWith;
+using ::testing::ElementsAre;
+
+ArrayPtr MakeArray(const TypePtr& type, const std::vector<Scalar>& values) {
+  auto builder = MakeBuilder(type);
+  for (const Scalar& v : values) {
+    FLOE_CHECK(builder->AppendScalar(v).ok(), "append");
+  }
+  return builder->Finish().ValueOrDie();
+}
+
+template <typename T>
+ArrayPtr Ints(const TypePtr& type, const std::vector<std::optional<T>>& values) {
+  std::vector<Scalar> scalars;
+  for (const auto& v : values) {
+    if (!v) {
+      scalars.push_back(Scalar::Null(type));
+    } else if constexpr (sizeof(T) <= 4) {
+      scalars.push_back(Scalar::Make(type, static_cast<int32_t>(*v)));
+    } else {
+      scalars.push_back(Scalar::Make(type, static_cast<int64_t>(*v)));
+    }
+  }
+  return MakeArray(type, scalars);
+}
+
+ArrayPtr I32(const std::vector<std::optional<int32_t>>& v) { return Ints<int32_t>(Int32(), v); }
+ArrayPtr I64(const std::vector<std::optional<int64_t>>& v) { return Ints<int64_t>(Int64(), v); }
+
+ArrayPtr F64(const std::vector<std::optional<double>>& values) {
+  std::vector<Scalar> scalars;
+  for (const auto& v : values) scalars.push_back(v ? Scalar::F64(*v) : Scalar::Null(Float64()));
+  return MakeArray(Float64(), scalars);
+}
+
+ArrayPtr Str(const std::vector<std::optional<std::string>>& values) {
+  std::vector<Scalar> scalars;
+  for (const auto& v : values) scalars.push_back(v ? Scalar::Str(*v) : Scalar::Null(String()));
+  return MakeArray(String(), scalars);
+}
+
+ArrayPtr Bools(const std::vector<std::optional<bool>>& values) {
+  std::vector<Scalar> scalars;
+  for (const auto& v : values) scalars.push_back(v ? Scalar::Bool(*v) : Scalar::Null(Boolean()));
+  return MakeArray(Boolean(), scalars);
+}
+
+ArrayPtr Dec(int precision, int scale, const std::vector<std::optional<Int128>>& values) {
+  TypePtr type = Decimal(precision, scale);
+  std::vector<Scalar> scalars;
+  for (const auto& v : values) {
+    scalars.push_back(v ? Scalar::Make(type, *v) : Scalar::Null(type));
+  }
+  return MakeArray(type, scalars);
+}
+
+std::vector<std::string> Texts(const Array& array) {
+  std::vector<std::string> out;
+  for (int64_t i = 0; i < array.length(); ++i) out.push_back(FormatValue(array, i));
+  return out;
+}
+
+ResolvedAggregate Resolve(const std::string& name, const std::vector<TypePtr>& types,
+                          bool distinct = false) {
+  return ResolveAggregate(name, types, distinct).ValueOrDie();
+}
+
+// Runs one aggregate in a single phase over `args` with `groups` and returns the texts.
+Result<std::vector<std::string>> RunSingle(const ResolvedAggregate& agg,
+                                           const std::vector<ArrayPtr>& args,
+                                           const std::vector<uint32_t>& groups,
+                                           int64_t total_groups, const Array* filter = nullptr) {
+  FLOE_ASSIGN_OR_RAISE(auto acc, MakeGroupsAccumulator(agg, DefaultMemoryPool()));
+  FLOE_RETURN_NOT_OK(acc->Update(args, groups.data(), filter, total_groups));
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr out, acc->Evaluate());
+  if (!out->type()->Equals(*agg.return_type)) {
+    return Status::Internal("result type {} is not {}", out->type()->ToString(),
+                            agg.return_type->ToString());
+  }
+  return Texts(*out);
+}
+
+// Splits the rows in two halves, aggregates each half partially (with its own group
+// numbering: groups appear in reverse in the second half), merges the states in a final
+// accumulator and evaluates.
+Result<std::vector<std::string>> RunTwoPhase(const ResolvedAggregate& agg,
+                                             const std::vector<ArrayPtr>& args,
+                                             const std::vector<uint32_t>& groups,
+                                             int64_t total_groups) {
+  const int64_t n = static_cast<int64_t>(groups.size());
+  const int64_t half = n / 2;
+  FLOE_ASSIGN_OR_RAISE(auto final_acc, MakeGroupsAccumulator(agg, DefaultMemoryPool()));
+  for (int part = 0; part < 2; ++part) {
+    const int64_t begin = part == 0 ? 0 : half;
+    const int64_t end = part == 0 ? half : n;
+    std::vector<ArrayPtr> sliced;
+    for (const auto& a : args) sliced.push_back(a->Slice(begin, end - begin));
+    // Partial group p of part 1 is global group total_groups - 1 - p.
+    std::vector<uint32_t> local;
+    for (int64_t i = begin; i < end; ++i) {
+      const uint32_t g = groups[static_cast<size_t>(i)];
+      local.push_back(part == 0 ? g : static_cast<uint32_t>(total_groups - 1 - g));
+    }
+    FLOE_ASSIGN_OR_RAISE(auto partial, MakeGroupsAccumulator(agg, DefaultMemoryPool()));
+    FLOE_RETURN_NOT_OK(partial->Update(sliced, local.data(), nullptr, total_groups));
+    FLOE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> state, partial->State());
+    if (state.size() != agg.state_fields.size()) return Status::Internal("state width");
+    for (size_t k = 0; k < state.size(); ++k) {
+      if (!state[k]->type()->Equals(*agg.state_fields[k].type())) {
+        return Status::Internal("state field {} has type {}, declared {}", k,
+                                state[k]->type()->ToString(),
+                                agg.state_fields[k].type()->ToString());
+      }
+      if (state[k]->length() != total_groups) return Status::Internal("state length");
+    }
+    std::vector<uint32_t> merge_groups;
+    for (int64_t p = 0; p < total_groups; ++p) {
+      merge_groups.push_back(part == 0 ? static_cast<uint32_t>(p)
+                                       : static_cast<uint32_t>(total_groups - 1 - p));
+    }
+    FLOE_RETURN_NOT_OK(final_acc->Merge(state, merge_groups.data(), total_groups));
+  }
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr out, final_acc->Evaluate());
+  return Texts(*out);
+}
+
+TEST(AggregateResolveTest, ResultTypes) {
+  EXPECT_EQ(Resolve("count", {String()}).return_type->ToString(), "int64");
+  EXPECT_EQ(Resolve("count", {}).name, "count_star");
+  EXPECT_EQ(Resolve("count_star", {}).return_type->ToString(), "int64");
+  EXPECT_EQ(Resolve("sum", {Int16()}).return_type->ToString(), "int64");
+  EXPECT_EQ(Resolve("sum", {Int32()}).return_type->ToString(), "int64");
+  EXPECT_EQ(Resolve("sum", {Int64()}).return_type->ToString(), "decimal(38,0)");
+  EXPECT_EQ(Resolve("sum", {Decimal(12, 2)}).return_type->ToString(), "decimal(38,2)");
+  EXPECT_EQ(Resolve("sum", {Float32()}).return_type->ToString(), "float32");
+  EXPECT_EQ(Resolve("sum", {Float64()}).return_type->ToString(), "float64");
+  EXPECT_EQ(Resolve("avg", {Int32()}).return_type->ToString(), "decimal(38,6)");
+  EXPECT_EQ(Resolve("avg", {Decimal(12, 2)}).return_type->ToString(), "decimal(38,6)");
+  EXPECT_EQ(Resolve("avg", {Decimal(20, 8)}).return_type->ToString(), "decimal(38,8)");
+  EXPECT_EQ(Resolve("avg", {Float32()}).return_type->ToString(), "float64");
+  EXPECT_EQ(Resolve("min", {Date()}).return_type->ToString(), "date");
+  EXPECT_EQ(Resolve("max", {Uuid()}).return_type->ToString(), "uuid");
+  EXPECT_EQ(Resolve("every", {Boolean()}).name, "bool_and");
+  EXPECT_EQ(Resolve("string_agg", {String(), String()}).return_type->ToString(), "string");
+  EXPECT_EQ(Resolve("stddev", {Int32()}).name, "stddev_samp");
+  EXPECT_EQ(Resolve("stddev", {Int32()}).arg_types[0]->ToString(), "float64");
+  EXPECT_EQ(Resolve("variance", {Float64()}).name, "var_samp");
+  EXPECT_TRUE(IsAggregateFunction("sum"));
+  EXPECT_TRUE(IsAggregateFunction("every"));
+  EXPECT_FALSE(IsAggregateFunction("row_number"));
+  EXPECT_FALSE(IsAggregateFunction("lower"));
+}
+
+TEST(AggregateResolveTest, StateFields) {
+  auto avg = Resolve("avg", {Int32()});
+  ASSERT_EQ(avg.state_fields.size(), 2u);
+  EXPECT_EQ(avg.state_fields[0].ToString(), "sum: decimal(38,0)");
+  EXPECT_EQ(avg.state_fields[1].ToString(), "count: int64 not null");
+  auto distinct = Resolve("count", {Int32()}, true);
+  ASSERT_EQ(distinct.state_fields.size(), 1u);
+  EXPECT_EQ(distinct.state_fields[0].type()->ToString(), "list<int32>");
+  EXPECT_EQ(Resolve("string_agg", {String(), String()}).state_fields.size(), 2u);
+}
+
+TEST(AggregateResolveTest, Errors) {
+  EXPECT_THAT(ResolveAggregate("sum", {String()}, false),
+              IsErrorWith(StatusCode::kBind, "function sum(text) does not exist"));
+  EXPECT_THAT(ResolveAggregate("avg", {Int32(), Int32()}, false),
+              IsErrorWith(StatusCode::kBind, "function avg(integer, integer) does not exist"));
+  EXPECT_THAT(ResolveAggregate("bool_and", {Int32()}, false), IsError(StatusCode::kBind));
+  EXPECT_THAT(ResolveAggregate("string_agg", {String(), Int32()}, false),
+              IsError(StatusCode::kBind));
+  EXPECT_THAT(ResolveAggregate("min", {List(Int32())}, false), IsError(StatusCode::kBind));
+  EXPECT_THAT(ResolveAggregate("nosuch", {Int32()}, false), IsError(StatusCode::kBind));
+}
+
+TEST(WindowResolveTest, Functions) {
+  EXPECT_TRUE(IsWindowFunction("row_number"));
+  EXPECT_FALSE(IsWindowFunction("sum"));
+  ASSERT_OK_AND_ASSIGN(auto rn, ResolveWindowFunction("row_number", {}));
+  EXPECT_EQ(rn.return_type->ToString(), "int64");
+  ASSERT_OK_AND_ASSIGN(auto pr, ResolveWindowFunction("percent_rank", {}));
+  EXPECT_EQ(pr.return_type->ToString(), "float64");
+  ASSERT_OK_AND_ASSIGN(auto nt, ResolveWindowFunction("ntile", {Int32()}));
+  EXPECT_EQ(nt.return_type->ToString(), "int32");
+  ASSERT_OK_AND_ASSIGN(auto lag, ResolveWindowFunction("lag", {String(), Int32(), String()}));
+  EXPECT_EQ(lag.return_type->ToString(), "string");
+  ASSERT_EQ(lag.arg_types.size(), 3u);
+  EXPECT_EQ(lag.arg_types[1]->ToString(), "int64");
+  ASSERT_OK_AND_ASSIGN(auto nth, ResolveWindowFunction("nth_value", {Date(), Int64()}));
+  EXPECT_EQ(nth.return_type->ToString(), "date");
+  EXPECT_THAT(ResolveWindowFunction("rank", {Int32()}),
+              IsErrorWith(StatusCode::kBind, "function rank(integer) does not exist"));
+  EXPECT_THAT(ResolveWindowFunction("lag", {Int32(), String()}), IsError(StatusCode::kBind));
+  EXPECT_THAT(ResolveWindowFunction("ntile", {}), IsError(StatusCode::kBind));
+}
+
+TEST(AggregateTest, CountWithNullsFilterAndEmptyGroups) {
+  auto values = I32({1, std::nullopt, 3, 4, std::nullopt});
+  std::vector<uint32_t> groups = {0, 0, 1, 1, 0};
+  ASSERT_OK_AND_ASSIGN(auto count, RunSingle(Resolve("count", {Int32()}), {values}, groups, 3));
+  EXPECT_THAT(count, ElementsAre("1", "2", "0"));
+  ASSERT_OK_AND_ASSIGN(auto star, RunSingle(Resolve("count", {}), {values}, groups, 3));
+  EXPECT_THAT(star, ElementsAre("3", "2", "0"));
+  auto filter = Bools({true, true, false, std::nullopt, true});
+  ASSERT_OK_AND_ASSIGN(auto filtered, RunSingle(Resolve("count", {}), {}, groups, 3, filter.get()));
+  EXPECT_THAT(filtered, ElementsAre("3", "0", "0"));
+  // Without arguments and filter the row count is unknown.
+  ASSERT_OK_AND_ASSIGN(auto acc, MakeGroupsAccumulator(Resolve("count", {}), nullptr));
+  EXPECT_THAT(acc->Update({}, groups.data(), nullptr, 3), IsError(StatusCode::kInternal));
+}
+
+TEST(AggregateTest, SumIntegers) {
+  auto values = I32({1, std::nullopt, 2147483647, 2147483647, 5});
+  std::vector<uint32_t> groups = {0, 1, 0, 0, 2};
+  ASSERT_OK_AND_ASSIGN(auto out, RunSingle(Resolve("sum", {Int32()}), {values}, groups, 4));
+  EXPECT_THAT(out, ElementsAre("4294967295", "NULL", "5", "NULL"));
+  auto big = I64({INT64_MAX, INT64_MAX, -5});
+  ASSERT_OK_AND_ASSIGN(auto sum64, RunSingle(Resolve("sum", {Int64()}), {big}, {0, 0, 0}, 1));
+  EXPECT_THAT(sum64, ElementsAre("18446744073709551609"));
+}
+
+TEST(AggregateTest, SumMergeOverflowsBigint) {
+  auto agg = Resolve("sum", {Int32()});
+  ASSERT_OK_AND_ASSIGN(auto acc, MakeGroupsAccumulator(agg, nullptr));
+  auto states = I64({INT64_MAX, 1});
+  std::vector<uint32_t> groups = {0, 0};
+  EXPECT_THAT(acc->Merge({states}, groups.data(), 1),
+              IsErrorWith(StatusCode::kInvalidArgument, "bigint out of range"));
+}
+
+TEST(AggregateTest, SumDecimalAndOverflow) {
+  auto values = Dec(12, 2, {Int128(150), Int128(-25), std::nullopt, Int128(1)});
+  ASSERT_OK_AND_ASSIGN(auto out,
+                       RunSingle(Resolve("sum", {Decimal(12, 2)}), {values}, {0, 0, 1, 1}, 2));
+  EXPECT_THAT(out, ElementsAre("1.25", "0.01"));
+  const Int128 nine_e37 = Int128(9000000000000000000LL) * Int128(1000000000000000000LL) * 10;
+  auto huge = Dec(38, 0, {nine_e37, nine_e37});
+  EXPECT_THAT(RunSingle(Resolve("sum", {Decimal(38, 0)}), {huge}, {0, 0}, 1),
+              IsErrorWith(StatusCode::kInvalidArgument, "numeric field overflow"));
+}
+
+TEST(AggregateTest, SumFloats) {
+  auto values = F64({0.5, 0.25, std::nullopt});
+  ASSERT_OK_AND_ASSIGN(auto out, RunSingle(Resolve("sum", {Float64()}), {values}, {0, 0, 1}, 2));
+  EXPECT_THAT(out, ElementsAre("0.75", "NULL"));
+}
+
+TEST(AggregateTest, Avg) {
+  auto values = I32({1, 2, 1, 2, 2, -1, -2, -2, std::nullopt});
+  std::vector<uint32_t> groups = {0, 0, 1, 1, 1, 2, 2, 2, 3};
+  ASSERT_OK_AND_ASSIGN(auto out, RunSingle(Resolve("avg", {Int32()}), {values}, groups, 4));
+  EXPECT_THAT(out, ElementsAre("1.500000", "1.666667", "-1.666667", "NULL"));
+  auto dec = Dec(10, 2, {Int128(100), Int128(201)});
+  ASSERT_OK_AND_ASSIGN(auto avg_dec, RunSingle(Resolve("avg", {Decimal(10, 2)}), {dec}, {0, 0}, 1));
+  EXPECT_THAT(avg_dec, ElementsAre("1.505000"));
+  auto f = F64({1.0, 2.0});
+  ASSERT_OK_AND_ASSIGN(auto avg_f, RunSingle(Resolve("avg", {Float64()}), {f}, {0, 0}, 1));
+  EXPECT_THAT(avg_f, ElementsAre("1.5"));
+}
+
+TEST(AggregateTest, MinMax) {
+  std::vector<uint32_t> groups = {0, 1, 0, 1, 2};
+  auto ints = I32({5, std::nullopt, -3, 7, std::nullopt});
+  ASSERT_OK_AND_ASSIGN(auto mn, RunSingle(Resolve("min", {Int32()}), {ints}, groups, 3));
+  EXPECT_THAT(mn, ElementsAre("-3", "7", "NULL"));
+  ASSERT_OK_AND_ASSIGN(auto mx, RunSingle(Resolve("max", {Int32()}), {ints}, groups, 3));
+  EXPECT_THAT(mx, ElementsAre("5", "7", "NULL"));
+
+  // NaN sorts above every number.
+  auto floats = F64({1.5, std::nan(""), -2.0, 3.0, 0.0});
+  ASSERT_OK_AND_ASSIGN(auto fmax, RunSingle(Resolve("max", {Float64()}), {floats}, groups, 3));
+  EXPECT_THAT(fmax, ElementsAre("1.5", "NaN", "0"));
+  ASSERT_OK_AND_ASSIGN(auto fmin, RunSingle(Resolve("min", {Float64()}), {floats}, groups, 3));
+  EXPECT_THAT(fmin, ElementsAre("-2", "3", "0"));
+
+  auto strings = Str({"pear", "b", "apple", std::nullopt, "zz"});
+  ASSERT_OK_AND_ASSIGN(auto smin, RunSingle(Resolve("min", {String()}), {strings}, groups, 3));
+  EXPECT_THAT(smin, ElementsAre("apple", "b", "zz"));
+  ASSERT_OK_AND_ASSIGN(auto smax, RunSingle(Resolve("max", {String()}), {strings}, groups, 3));
+  EXPECT_THAT(smax, ElementsAre("pear", "b", "zz"));
+
+  auto bools = Bools({true, false, false, true, std::nullopt});
+  ASSERT_OK_AND_ASSIGN(auto bmin, RunSingle(Resolve("min", {Boolean()}), {bools}, groups, 3));
+  EXPECT_THAT(bmin, ElementsAre("f", "f", "NULL"));
+
+  auto dates =
+      MakeArray(Date(), {Scalar::Make(Date(), int32_t{20000}), Scalar::Make(Date(), int32_t{0})});
+  ASSERT_OK_AND_ASSIGN(auto dmax, RunSingle(Resolve("max", {Date()}), {dates}, {0, 0}, 1));
+  EXPECT_THAT(dmax, ElementsAre("2024-10-04"));
+
+  auto decs = Dec(10, 2, {Int128(-500), Int128(12)});
+  ASSERT_OK_AND_ASSIGN(auto decmin, RunSingle(Resolve("min", {Decimal(10, 2)}), {decs}, {0, 0}, 1));
+  EXPECT_THAT(decmin, ElementsAre("-5.00"));
+
+  auto uuids = MakeArray(Uuid(), {Scalar::Make(Uuid(), std::string(16, '\x02')),
+                                  Scalar::Make(Uuid(), std::string(16, '\xf0'))});
+  ASSERT_OK_AND_ASSIGN(auto umax, RunSingle(Resolve("max", {Uuid()}), {uuids}, {0, 0}, 1));
+  EXPECT_THAT(umax, ElementsAre("f0f0f0f0-f0f0-f0f0-f0f0-f0f0f0f0f0f0"));
+}
+
+TEST(AggregateTest, BoolAndOr) {
+  auto values = Bools({true, std::nullopt, false, true, true, std::nullopt});
+  std::vector<uint32_t> groups = {0, 0, 1, 1, 2, 3};
+  ASSERT_OK_AND_ASSIGN(auto band, RunSingle(Resolve("bool_and", {Boolean()}), {values}, groups, 4));
+  EXPECT_THAT(band, ElementsAre("t", "f", "t", "NULL"));
+  ASSERT_OK_AND_ASSIGN(auto bor, RunSingle(Resolve("bool_or", {Boolean()}), {values}, groups, 4));
+  EXPECT_THAT(bor, ElementsAre("t", "t", "t", "NULL"));
+}
+
+TEST(AggregateTest, StringAgg) {
+  auto values = Str({"a", "b", std::nullopt, "c", "d", "e"});
+  auto delims = Str({",", ";", ",", std::nullopt, "-", "-"});
+  std::vector<uint32_t> groups = {0, 0, 0, 0, 1, 1};
+  auto agg = Resolve("string_agg", {String(), String()});
+  ASSERT_OK_AND_ASSIGN(auto out, RunSingle(agg, {values, delims}, groups, 3));
+  EXPECT_THAT(out, ElementsAre("a;bc", "d-e", "NULL"));
+}
+
+TEST(AggregateTest, VarianceAndStddev) {
+  auto values = F64({1, 2, 3, 4, 10, std::nullopt});
+  std::vector<uint32_t> groups = {0, 0, 0, 0, 1, 1};
+  ASSERT_OK_AND_ASSIGN(auto var_samp,
+                       RunSingle(Resolve("var_samp", {Float64()}), {values}, groups, 3));
+  EXPECT_THAT(var_samp, ElementsAre("1.6666666666666667", "NULL", "NULL"));
+  ASSERT_OK_AND_ASSIGN(auto var_pop,
+                       RunSingle(Resolve("var_pop", {Float64()}), {values}, groups, 3));
+  EXPECT_THAT(var_pop, ElementsAre("1.25", "0", "NULL"));
+  ASSERT_OK_AND_ASSIGN(auto sd, RunSingle(Resolve("stddev_pop", {Float64()}), {values}, groups, 3));
+  EXPECT_THAT(sd, ElementsAre("1.118033988749895", "0", "NULL"));
+}
+
+TEST(AggregateTest, Distinct) {
+  auto values = I32({1, 1, 2, std::nullopt, 3, 3, 3});
+  std::vector<uint32_t> groups = {0, 0, 0, 0, 1, 1, 2};
+  ASSERT_OK_AND_ASSIGN(auto count,
+                       RunSingle(Resolve("count", {Int32()}, true), {values}, groups, 4));
+  EXPECT_THAT(count, ElementsAre("2", "1", "1", "0"));
+  ASSERT_OK_AND_ASSIGN(auto sum, RunSingle(Resolve("sum", {Int32()}, true), {values}, groups, 4));
+  EXPECT_THAT(sum, ElementsAre("3", "3", "3", "NULL"));
+  // -0.0 and 0.0 are one value, as are all NaNs.
+  auto floats = F64({0.0, -0.0, std::nan(""), std::nan("")});
+  ASSERT_OK_AND_ASSIGN(auto fcount,
+                       RunSingle(Resolve("count", {Float64()}, true), {floats}, {0, 0, 0, 0}, 1));
+  EXPECT_THAT(fcount, ElementsAre("2"));
+  auto words = Str({"x", "y", "x", "z", "y"});
+  auto commas = Str({",", ",", ",", ",", ","});
+  ASSERT_OK_AND_ASSIGN(auto agg, RunSingle(Resolve("string_agg", {String(), String()}, true),
+                                           {words, commas}, {0, 0, 0, 0, 0}, 1));
+  EXPECT_THAT(agg, ElementsAre("x,y,z"));
+}
+
+// partial -> merge -> final equals the single phase for every aggregate.
+TEST(AggregateTest, TwoPhaseEqualsSinglePhase) {
+  auto ints = I32({4, 1, std::nullopt, 7, 1, 9, 2, std::nullopt, 4, 4, 6});
+  auto floats = F64({1.5, 2.5, 3.0, std::nullopt, -1.0, 8.0, 0.25, 2.0, 1.0, 1.0, 3.5});
+  auto strings = Str({"k", "a", "q", std::nullopt, "b", "z", "c", "m", "n", "a", "x"});
+  auto delims = Str({",", "|", ",", ",", "|", ",", ",", "|", ",", ",", ";"});
+  auto bools =
+      Bools({true, false, std::nullopt, true, true, true, false, true, std::nullopt, true, false});
+  auto decs = Dec(9, 3,
+                  {Int128(1), Int128(-2000), Int128(333), std::nullopt, Int128(5), Int128(6),
+                   Int128(7), Int128(8), Int128(9), Int128(10), Int128(11)});
+  std::vector<uint32_t> groups = {0, 1, 2, 0, 1, 2, 0, 1, 0, 3, 1};
+  struct Case {
+    std::string name;
+    std::vector<ArrayPtr> args;
+    bool distinct;
+  };
+  std::vector<Case> cases = {
+      {"count", {}, false},          {"count", {ints}, false},
+      {"sum", {ints}, false},        {"sum", {floats}, false},
+      {"sum", {decs}, false},        {"avg", {ints}, false},
+      {"avg", {decs}, false},        {"avg", {floats}, false},
+      {"min", {strings}, false},     {"max", {ints}, false},
+      {"min", {decs}, false},        {"bool_and", {bools}, false},
+      {"bool_or", {bools}, false},   {"string_agg", {strings, delims}, false},
+      {"var_samp", {floats}, false}, {"stddev_pop", {floats}, false},
+      {"count", {ints}, true},       {"sum", {ints}, true},
+      {"avg", {decs}, true},         {"string_agg", {strings, delims}, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name + (c.distinct ? " distinct" : ""));
+    std::vector<TypePtr> types;
+    for (const auto& a : c.args) types.push_back(a->type());
+    auto agg = Resolve(c.name, types, c.distinct);
+    std::vector<ArrayPtr> args = c.args;
+    if (args.empty()) args.push_back(ints);  // count(*) reads the row count from it
+    ASSERT_OK_AND_ASSIGN(auto single, RunSingle(agg, args, groups, 5));
+    ASSERT_OK_AND_ASSIGN(auto two_phase, RunTwoPhase(agg, args, groups, 5));
+    if (c.name == "string_agg") {
+      // Two partials concatenate in partial order, so only the pieces are comparable.
+      ASSERT_EQ(single.size(), two_phase.size());
+      for (size_t g = 0; g < single.size(); ++g) {
+        EXPECT_EQ(single[g].size(), two_phase[g].size()) << g;
+      }
+    } else if (c.name == "var_samp" || c.name == "stddev_pop") {
+      ASSERT_EQ(single.size(), two_phase.size());
+      for (size_t g = 0; g < single.size(); ++g) {
+        if (single[g] == "NULL") {
+          EXPECT_EQ(two_phase[g], "NULL");
+        } else {
+          EXPECT_NEAR(std::stod(single[g]), std::stod(two_phase[g]), 1e-12);
+        }
+      }
+    } else {
+      EXPECT_EQ(single, two_phase);
+    }
+  }
+}
+
+TEST(AggregateTest, StringAggMergeJoinsPartialsWithTheirFirstDelimiter) {
+  auto agg = Resolve("string_agg", {String(), String()});
+  ASSERT_OK_AND_ASSIGN(auto final_acc, MakeGroupsAccumulator(agg, nullptr));
+  std::vector<uint32_t> g = {0};
+  ASSERT_OK(final_acc->Merge({Str({"a,b"}), Str({"#"})}, g.data(), 1));
+  ASSERT_OK(final_acc->Merge({Str({"c;d"}), Str({"|"})}, g.data(), 1));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr out, final_acc->Evaluate());
+  EXPECT_THAT(Texts(*out), ElementsAre("a,b|c;d"));
+}
+
+TEST(AggregateTest, StateResetsAndMemoryIsReported) {
+  auto agg = Resolve("max", {String()});
+  ASSERT_OK_AND_ASSIGN(auto acc, MakeGroupsAccumulator(agg, nullptr));
+  std::vector<uint32_t> groups = {0, 1};
+  ASSERT_OK(acc->Update({Str({std::string(1000, 'x'), "y"})}, groups.data(), nullptr, 2));
+  EXPECT_GE(acc->memory_size(), 1000);
+  ASSERT_OK_AND_ASSIGN(auto state, acc->State());
+  EXPECT_EQ(state[0]->length(), 2);
+  EXPECT_EQ(acc->memory_size(), 0);
+  ASSERT_OK_AND_ASSIGN(ArrayPtr empty, acc->Evaluate());
+  EXPECT_EQ(empty->length(), 0);
+}
+
+}  // namespace
+}  // namespace floe::expr
