@@ -1,1 +1,471 @@
-// Placeholder: filled in by the change that introduces this file.
+#include "floe/exec/hash_join_exec.h"
+
+#include <algorithm>
+
+#include "floe/batch/builder.h"
+#include "floe/batch/select.h"
+#include "floe/exec/nested_loop_join_exec.h"
+#include "floe/exec/sort_key.h"
+
+namespace floe::exec {
+
+using plan::JoinType;
+
+namespace {
+
+constexpr uint32_t kNone = KeyTable::kNotFound;
+
+// The build side: all right rows in one batch, and for each distinct key the chain of
+// its rows (first_[key] -> next_[row] -> ... -> kNone).
+struct JoinTable {
+  RecordBatchPtr batch;  // null when the build side is empty
+  KeyTable keys;
+  std::vector<uint32_t> first;
+  std::vector<uint32_t> next;
+  bool has_null_key = false;  // a build row has a NULL in a key that does not match NULL
+  int64_t num_rows = 0;
+  std::unique_ptr<MemoryReservation> reservation;
+};
+
+// Rows whose key has a NULL in a column where NULL matches nothing.
+void MarkNullKeys(const std::vector<ArrayPtr>& keys, const std::vector<bool>& null_equals_null,
+                  std::vector<uint8_t>* skip, bool* any) {
+  const int64_t n = keys.empty() ? 0 : keys[0]->length();
+  skip->assign(static_cast<size_t>(n), 0);
+  *any = false;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (null_equals_null[k] || keys[k]->null_count() == 0) continue;
+    for (int64_t r = 0; r < n; ++r) {
+      if (keys[k]->IsNull(r)) {
+        (*skip)[r] = 1;
+        *any = true;
+      }
+    }
+  }
+}
+
+std::string OutOfMemory(const HashJoinExec* node, const TaskContextPtr& ctx, int64_t bytes) {
+  return "hash join build side exceeds memory_limit (" + std::to_string(bytes) +
+         " bytes needed, memory_limit is " + std::to_string(ctx->memory()->limit()) +
+         " bytes) in " + node->ToString();
+}
+
+Result<std::shared_ptr<const JoinTable>> BuildTable(const HashJoinExec* node, int partition,
+                                                    const TaskContextPtr& ctx) {
+  auto table = std::make_shared<JoinTable>();
+  table->reservation = std::make_unique<MemoryReservation>(
+      ctx->memory(), "HashJoinExec[" + std::to_string(partition) + "] build side");
+  FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(node->right(), partition, ctx));
+  std::vector<RecordBatchPtr> batches;
+  int64_t bytes = 0;
+  while (true) {
+    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr b, input->Next());
+    if (b == nullptr) break;
+    if (b->num_rows() == 0) continue;
+    bytes += BatchMemorySize(*b) + b->num_rows() * 24;
+    if (!table->reservation->TryResize(bytes)) {
+      return Status::OutOfMemory(OutOfMemory(node, ctx, bytes));
+    }
+    batches.push_back(std::move(b));
+  }
+  if (batches.empty()) return std::shared_ptr<const JoinTable>(std::move(table));
+  if (batches.size() == 1) {
+    table->batch = batches[0];
+  } else {
+    FLOE_ASSIGN_OR_RAISE(table->batch, ConcatenateBatches(node->right()->schema(), batches));
+  }
+  batches.clear();
+  const int64_t n = table->batch->num_rows();
+  if (n >= static_cast<int64_t>(kNone)) {
+    return Status::NotSupported("hash join build side of {} rows exceeds 2^32 - 1", n);
+  }
+  table->num_rows = n;
+  FLOE_ASSIGN_OR_RAISE(auto keys, EvaluateExprs(node->right_keys(), *table->batch));
+  std::vector<uint8_t> skip;
+  MarkNullKeys(keys, node->null_equals_null(), &skip, &table->has_null_key);
+  RowKeys row_keys;
+  FLOE_RETURN_NOT_OK(
+      EncodeRowKeys(keys, std::vector<SortOptions>(keys.size(), SortOptions{}), &row_keys));
+  std::vector<uint32_t> ids(static_cast<size_t>(n));
+  std::vector<int64_t> new_rows;
+  table->keys.Insert(row_keys, ids.data(), &new_rows, table->has_null_key ? skip.data() : nullptr);
+  table->first.assign(static_cast<size_t>(table->keys.num_keys()), kNone);
+  table->next.assign(static_cast<size_t>(n), kNone);
+  // Chains in row order: insert from the last row back.
+  for (int64_t r = n - 1; r >= 0; --r) {
+    if (ids[r] == kNone) continue;
+    table->next[r] = table->first[ids[r]];
+    table->first[ids[r]] = static_cast<uint32_t>(r);
+  }
+  bytes += table->keys.memory_size() + row_keys.memory_size() + n * 8;
+  if (!table->reservation->TryResize(bytes)) {
+    return Status::OutOfMemory(OutOfMemory(node, ctx, bytes));
+  }
+  return std::shared_ptr<const JoinTable>(std::move(table));
+}
+
+Result<ArrayPtr> NullColumn(const TypePtr& type, int64_t n) { return Array::MakeNull(type, n); }
+
+class HashJoinStream final : public BatchStream {
+ public:
+  HashJoinStream(const HashJoinExec* node, int partition, TaskContextPtr ctx)
+      : node_(node), partition_(partition), ctx_(std::move(ctx)), type_(node->join_type()) {}
+
+  const SchemaPtr& schema() const override { return node_->schema(); }
+
+  Result<RecordBatchPtr> Next() override {
+    if (!table_) {
+      if (node_->mode() == JoinMode::kBroadcast) {
+        const HashJoinExec* node = node_;
+        TaskContextPtr ctx = ctx_;
+        FLOE_ASSIGN_OR_RAISE(table_, ctx_->GetOrCreateShared<JoinTable>(node_, [node, ctx]() {
+          return BuildTable(node, 0, ctx);
+        }));
+      } else {
+        FLOE_ASSIGN_OR_RAISE(table_, BuildTable(node_, partition_, ctx_));
+      }
+      if (type_ == JoinType::kRight || type_ == JoinType::kFull) {
+        build_matched_.assign(static_cast<size_t>(table_->num_rows), 0);
+      }
+      // Inner and semi joins with an empty build side produce nothing.
+      if (table_->num_rows == 0 &&
+          (type_ == JoinType::kInner || type_ == JoinType::kSemi || type_ == JoinType::kRight)) {
+        done_probe_ = true;
+      }
+    }
+    while (true) {
+      if (out_pos_ < out_.size()) return out_[out_pos_++];
+      out_.clear();
+      out_pos_ = 0;
+      if (done_probe_) {
+        if (!emitted_unmatched_build_ && !build_matched_.empty()) {
+          emitted_unmatched_build_ = true;
+          FLOE_RETURN_NOT_OK(EmitUnmatchedBuild());
+          continue;
+        }
+        return RecordBatchPtr();
+      }
+      if (probe_ == nullptr) {
+        if (!input_) {
+          FLOE_ASSIGN_OR_RAISE(input_, ExecutePlan(node_->left(), partition_, ctx_));
+        }
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr b, input_->Next());
+        if (b == nullptr) {
+          done_probe_ = true;
+          input_.reset();
+          continue;
+        }
+        if (b->num_rows() == 0) continue;
+        FLOE_RETURN_NOT_OK(StartProbe(std::move(b)));
+      }
+      FLOE_RETURN_NOT_OK(ProbeChunk());
+    }
+  }
+
+ private:
+  int64_t batch_size() const { return std::max<int64_t>(1, ctx_->config().batch_size()); }
+
+  Status StartProbe(RecordBatchPtr b) {
+    probe_ = std::move(b);
+    const int64_t n = probe_->num_rows();
+    probe_row_ = 0;
+    chain_ = kNone;
+    probe_matched_.assign(static_cast<size_t>(n), 0);
+    ids_.assign(static_cast<size_t>(n), kNone);
+    probe_null_.assign(static_cast<size_t>(n), 0);
+    if (table_->num_rows == 0) return Status::OK();
+    FLOE_ASSIGN_OR_RAISE(auto keys, EvaluateExprs(node_->left_keys(), *probe_));
+    bool any_null = false;
+    MarkNullKeys(keys, node_->null_equals_null(), &probe_null_, &any_null);
+    FLOE_RETURN_NOT_OK(
+        EncodeRowKeys(keys, std::vector<SortOptions>(keys.size(), SortOptions{}), &row_keys_));
+    table_->keys.Find(row_keys_, ids_.data(), any_null ? probe_null_.data() : nullptr, &hashes_);
+    return Status::OK();
+  }
+
+  // Collects up to batch_size candidate pairs, evaluates the filter, and emits matches.
+  Status ProbeChunk() {
+    const int64_t n = probe_->num_rows();
+    probe_idx_.clear();
+    build_idx_.clear();
+    const bool first_match_only =
+        node_->filter() == nullptr &&
+        (type_ == JoinType::kSemi || type_ == JoinType::kAnti || type_ == JoinType::kMark);
+    const int64_t limit = batch_size();
+    while (probe_row_ < n && static_cast<int64_t>(probe_idx_.size()) < limit) {
+      if (chain_ == kNone) {
+        uint32_t id = ids_[probe_row_];
+        if (id == kNone) {
+          ++probe_row_;
+          continue;
+        }
+        chain_ = table_->first[id];
+      }
+      if (first_match_only) {
+        probe_matched_[probe_row_] = 1;
+        chain_ = kNone;
+        ++probe_row_;
+        continue;
+      }
+      probe_idx_.push_back(probe_row_);
+      build_idx_.push_back(chain_);
+      chain_ = table_->next[chain_];
+      if (chain_ == kNone) ++probe_row_;
+    }
+    if (!probe_idx_.empty()) FLOE_RETURN_NOT_OK(EmitPairs());
+    if (probe_row_ >= n) {
+      FLOE_RETURN_NOT_OK(FinishProbeBatch());
+      probe_.reset();
+    }
+    return Status::OK();
+  }
+
+  Status EmitPairs() {
+    const int64_t m = static_cast<int64_t>(probe_idx_.size());
+    RecordBatchPtr pairs;
+    const bool need_pairs = node_->filter() != nullptr || type_ == JoinType::kInner ||
+                            type_ == JoinType::kLeft || type_ == JoinType::kRight ||
+                            type_ == JoinType::kFull;
+    if (need_pairs) {
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr l, TakeBatch(*probe_, probe_idx_.data(), m));
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr r, TakeBatch(*table_->batch, build_idx_.data(), m));
+      std::vector<ArrayPtr> cols = l->columns();
+      cols.insert(cols.end(), r->columns().begin(), r->columns().end());
+      if (!pairs_schema_) {
+        pairs_schema_ =
+            JoinOutputSchema(*node_->left()->schema(), *node_->right()->schema(), JoinType::kInner);
+      }
+      FLOE_ASSIGN_OR_RAISE(pairs, RecordBatch::Make(pairs_schema_, m, std::move(cols)));
+    }
+    ArrayPtr mask;
+    if (node_->filter() != nullptr) {
+      expr::EvalContext ectx;
+      FLOE_ASSIGN_OR_RAISE(mask, expr::EvaluateToArray(*node_->filter(), *pairs, ectx));
+    }
+    auto passes = [&](int64_t i) {
+      return mask == nullptr || (mask->IsValid(i) && mask->BoolValue(i));
+    };
+    for (int64_t i = 0; i < m; ++i) {
+      if (!passes(i)) continue;
+      probe_matched_[probe_idx_[i]] = 1;
+      if (!build_matched_.empty()) build_matched_[build_idx_[i]] = 1;
+    }
+    if (type_ == JoinType::kInner || type_ == JoinType::kLeft || type_ == JoinType::kRight ||
+        type_ == JoinType::kFull) {
+      RecordBatchPtr out = pairs;
+      if (mask != nullptr) {
+        FLOE_ASSIGN_OR_RAISE(out, FilterBatch(*pairs, *mask));
+      }
+      if (out->num_rows() > 0) {
+        FLOE_ASSIGN_OR_RAISE(out, RecordBatch::Make(schema(), out->num_rows(), out->columns()));
+        out_.push_back(std::move(out));
+      }
+    }
+    return Status::OK();
+  }
+
+  // Emits what depends on whole probe rows: unmatched left rows, semi/anti rows, marks.
+  Status FinishProbeBatch() {
+    const int64_t n = probe_->num_rows();
+    switch (type_) {
+      case JoinType::kLeft:
+      case JoinType::kFull: {
+        std::vector<int64_t> rows;
+        for (int64_t r = 0; r < n; ++r) {
+          if (!probe_matched_[r]) rows.push_back(r);
+        }
+        if (rows.empty()) break;
+        for (size_t pos = 0; pos < rows.size(); pos += static_cast<size_t>(batch_size())) {
+          const int64_t len =
+              std::min<int64_t>(batch_size(), static_cast<int64_t>(rows.size() - pos));
+          FLOE_ASSIGN_OR_RAISE(RecordBatchPtr l, TakeBatch(*probe_, rows.data() + pos, len));
+          std::vector<ArrayPtr> cols = l->columns();
+          for (const Field& f : node_->right()->schema()->fields()) {
+            FLOE_ASSIGN_OR_RAISE(ArrayPtr nulls, NullColumn(f.type(), len));
+            cols.push_back(std::move(nulls));
+          }
+          FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out,
+                               RecordBatch::Make(schema(), len, std::move(cols)));
+          out_.push_back(std::move(out));
+        }
+        break;
+      }
+      case JoinType::kSemi:
+      case JoinType::kAnti: {
+        const uint8_t want = type_ == JoinType::kSemi ? 1 : 0;
+        std::vector<int64_t> rows;
+        for (int64_t r = 0; r < n; ++r) {
+          if (probe_matched_[r] == want) rows.push_back(r);
+        }
+        if (rows.empty()) break;
+        if (static_cast<int64_t>(rows.size()) == n) {
+          FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out,
+                               RecordBatch::Make(schema(), n, probe_->columns()));
+          out_.push_back(std::move(out));
+          break;
+        }
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out,
+                             TakeBatch(*probe_, rows.data(), static_cast<int64_t>(rows.size())));
+        FLOE_ASSIGN_OR_RAISE(out, RecordBatch::Make(schema(), out->num_rows(), out->columns()));
+        out_.push_back(std::move(out));
+        break;
+      }
+      case JoinType::kMark: {
+        BooleanBuilder mark(ctx_->pool());
+        FLOE_RETURN_NOT_OK(mark.Reserve(n));
+        const bool build_empty = table_->num_rows == 0;
+        for (int64_t r = 0; r < n; ++r) {
+          if (probe_matched_[r]) {
+            mark.UnsafeAppend(true);
+          } else if (!build_empty && (probe_null_[r] || table_->has_null_key)) {
+            FLOE_RETURN_NOT_OK(mark.AppendNull());
+          } else {
+            mark.UnsafeAppend(false);
+          }
+        }
+        FLOE_ASSIGN_OR_RAISE(ArrayPtr m, mark.Finish());
+        std::vector<ArrayPtr> cols = probe_->columns();
+        cols.push_back(std::move(m));
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out, RecordBatch::Make(schema(), n, std::move(cols)));
+        out_.push_back(std::move(out));
+        break;
+      }
+      default:
+        break;
+    }
+    return Status::OK();
+  }
+
+  Status EmitUnmatchedBuild() {
+    std::vector<int64_t> rows;
+    for (int64_t r = 0; r < table_->num_rows; ++r) {
+      if (!build_matched_[r]) rows.push_back(r);
+    }
+    for (size_t pos = 0; pos < rows.size(); pos += static_cast<size_t>(batch_size())) {
+      const int64_t len = std::min<int64_t>(batch_size(), static_cast<int64_t>(rows.size() - pos));
+      std::vector<ArrayPtr> cols;
+      for (const Field& f : node_->left()->schema()->fields()) {
+        FLOE_ASSIGN_OR_RAISE(ArrayPtr nulls, NullColumn(f.type(), len));
+        cols.push_back(std::move(nulls));
+      }
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr r, TakeBatch(*table_->batch, rows.data() + pos, len));
+      cols.insert(cols.end(), r->columns().begin(), r->columns().end());
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out, RecordBatch::Make(schema(), len, std::move(cols)));
+      out_.push_back(std::move(out));
+    }
+    return Status::OK();
+  }
+
+  const HashJoinExec* node_;
+  int partition_;
+  TaskContextPtr ctx_;
+  JoinType type_;
+  std::shared_ptr<const JoinTable> table_;
+  std::vector<uint8_t> build_matched_;
+  BatchStreamPtr input_;
+  SchemaPtr pairs_schema_;
+
+  RecordBatchPtr probe_;
+  int64_t probe_row_ = 0;
+  uint32_t chain_ = kNone;
+  RowKeys row_keys_;
+  std::vector<uint64_t> hashes_;
+  std::vector<uint32_t> ids_;
+  std::vector<uint8_t> probe_null_;
+  std::vector<uint8_t> probe_matched_;
+  std::vector<int64_t> probe_idx_, build_idx_;
+
+  std::vector<RecordBatchPtr> out_;
+  size_t out_pos_ = 0;
+  bool done_probe_ = false;
+  bool emitted_unmatched_build_ = false;
+};
+
+}  // namespace
+
+std::string_view JoinModeName(JoinMode mode) {
+  return mode == JoinMode::kPartitioned ? "Partitioned" : "Broadcast";
+}
+
+Result<PlanPtr> HashJoinExec::Make(PlanPtr left, PlanPtr right,
+                                   std::vector<expr::PhysicalExprPtr> left_keys,
+                                   std::vector<expr::PhysicalExprPtr> right_keys,
+                                   plan::JoinType type, expr::PhysicalExprPtr filter,
+                                   std::vector<bool> null_equals_null, JoinMode mode) {
+  if (left == nullptr || right == nullptr) return Status::Internal("HashJoinExec: missing input");
+  if (left_keys.empty() || left_keys.size() != right_keys.size()) {
+    return Status::Internal("HashJoinExec: {} left keys and {} right keys", left_keys.size(),
+                            right_keys.size());
+  }
+  for (size_t k = 0; k < left_keys.size(); ++k) {
+    if (!left_keys[k]->type()->Equals(*right_keys[k]->type())) {
+      return Status::Internal("HashJoinExec: join key {} has types {} and {}", k,
+                              left_keys[k]->type()->ToString(), right_keys[k]->type()->ToString());
+    }
+  }
+  if (null_equals_null.empty()) null_equals_null.assign(left_keys.size(), false);
+  if (null_equals_null.size() != left_keys.size()) {
+    return Status::Internal("HashJoinExec: {} null_equals_null flags for {} keys",
+                            null_equals_null.size(), left_keys.size());
+  }
+  if (mode == JoinMode::kBroadcast && (type == JoinType::kRight || type == JoinType::kFull)) {
+    return Status::Internal("HashJoinExec: a broadcast join cannot be a {} join",
+                            plan::JoinTypeName(type));
+  }
+  PlanProperties props;
+  props.schema = JoinOutputSchema(*left->schema(), *right->schema(), type);
+  const Partitioning& lp = left->properties().partitioning;
+  if (type == JoinType::kRight || type == JoinType::kFull) {
+    props.partitioning = lp.kind() == Partitioning::Kind::kSingle
+                             ? Partitioning::Single()
+                             : Partitioning::Unknown(lp.partition_count());
+  } else {
+    props.partitioning = lp;
+  }
+  return std::make_shared<HashJoinExec>(std::move(left), std::move(right), std::move(left_keys),
+                                        std::move(right_keys), type, std::move(filter),
+                                        std::move(null_equals_null), mode, std::move(props));
+}
+
+Result<PlanPtr> HashJoinExec::WithNewChildren(std::vector<PlanPtr> children) const {
+  if (children.size() != 2) return Status::Internal("HashJoinExec takes two children");
+  return Make(std::move(children[0]), std::move(children[1]), left_keys_, right_keys_, type_,
+              filter_, null_equals_null_, mode_);
+}
+
+std::vector<Distribution> HashJoinExec::RequiredInputDistribution() const {
+  if (mode_ == JoinMode::kBroadcast)
+    return {Distribution::Unspecified(), Distribution::Broadcast()};
+  return {Distribution::Hash(left_keys_), Distribution::Hash(right_keys_)};
+}
+
+Result<BatchStreamPtr> HashJoinExec::Execute(int partition, const TaskContextPtr& ctx) const {
+  if (partition < 0 || partition >= partition_count()) {
+    return Status::Internal("HashJoinExec: partition {} out of range", partition);
+  }
+  if (mode_ == JoinMode::kPartitioned && left_->partition_count() != right_->partition_count()) {
+    return Status::Internal("HashJoinExec: {} left partitions and {} right partitions",
+                            left_->partition_count(), right_->partition_count());
+  }
+  if (mode_ == JoinMode::kBroadcast && right_->partition_count() != 1) {
+    return Status::Internal("HashJoinExec: broadcast build side has {} partitions",
+                            right_->partition_count());
+  }
+  return std::make_unique<HashJoinStream>(this, partition, ctx);
+}
+
+std::string HashJoinExec::ToString() const {
+  std::string out = "HashJoinExec: mode=" + std::string(JoinModeName(mode_)) +
+                    ", type=" + std::string(plan::JoinTypeName(type_)) + ", on=[";
+  for (size_t k = 0; k < left_keys_.size(); ++k) {
+    if (k > 0) out += ", ";
+    out += "(" + left_keys_[k]->ToString() +
+           (null_equals_null_[k] ? " IS NOT DISTINCT FROM " : ", ") + right_keys_[k]->ToString() +
+           ")";
+  }
+  out += "]";
+  if (filter_) out += ", filter=" + filter_->ToString();
+  return out;
+}
+
+}  // namespace floe::exec

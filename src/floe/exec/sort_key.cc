@@ -218,8 +218,9 @@ void KeyTable::Clear() {
   key_off_.clear();
 }
 
-void KeyTable::Hash(const RowKeys& keys) {
+void KeyTable::Hash(const RowKeys& keys, std::vector<uint64_t>* out) {
   const int64_t n = keys.num_rows();
+  std::vector<uint64_t>& hashes_ = *out;
   hashes_.resize(static_cast<size_t>(n));
   const uint8_t* data = keys.data.data();
   for (int64_t r = 0; r < n; ++r) {
@@ -229,7 +230,7 @@ void KeyTable::Hash(const RowKeys& keys) {
 
 void KeyTable::Insert(const RowKeys& keys, uint32_t* ids, std::vector<int64_t>* new_rows,
                       const uint8_t* skip) {
-  Hash(keys);
+  Hash(keys, &hashes_);
   const int64_t n = keys.num_rows();
   const uint8_t* data = keys.data.data();
   for (int64_t r = 0; r < n; ++r) {
@@ -264,8 +265,10 @@ void KeyTable::Insert(const RowKeys& keys, uint32_t* ids, std::vector<int64_t>* 
   }
 }
 
-void KeyTable::Find(const RowKeys& keys, uint32_t* ids, const uint8_t* skip) {
-  Hash(keys);
+void KeyTable::Find(const RowKeys& keys, uint32_t* ids, const uint8_t* skip,
+                    std::vector<uint64_t>* scratch) const {
+  Hash(keys, scratch);
+  const std::vector<uint64_t>& hashes_ = *scratch;
   const int64_t n = keys.num_rows();
   const uint8_t* data = keys.data.data();
   for (int64_t r = 0; r < n; ++r) {

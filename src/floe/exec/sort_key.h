@@ -77,8 +77,10 @@ class KeyTable {
   /// are appended to `new_rows`. Rows with skip[i] set (when given) get kNotFound.
   void Insert(const RowKeys& keys, uint32_t* ids, std::vector<int64_t>* new_rows,
               const uint8_t* skip = nullptr);
-  /// Finds each row's key: ids[i] is its id or kNotFound (also for skip[i] set).
-  void Find(const RowKeys& keys, uint32_t* ids, const uint8_t* skip = nullptr);
+  /// Finds each row's key: ids[i] is its id or kNotFound (also for skip[i] set). Const
+  /// and thread-safe: `scratch` holds the hashes.
+  void Find(const RowKeys& keys, uint32_t* ids, const uint8_t* skip,
+            std::vector<uint64_t>* scratch) const;
 
  private:
   struct Slot {
@@ -86,7 +88,7 @@ class KeyTable {
     uint32_t id;
   };
   void Grow();
-  void Hash(const RowKeys& keys);
+  static void Hash(const RowKeys& keys, std::vector<uint64_t>* out);
 
   std::vector<Slot> slots_;
   size_t mask_ = 0;
