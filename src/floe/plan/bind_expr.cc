@@ -1,1 +1,1067 @@
-// Placeholder: filled in by the change that introduces this file.
+// Expression binding: names, types and PostgreSQL's coercions. Untyped literals (string
+// constants and NULL as written) take the type their context asks for and are converted
+// at bind time, so a bad literal is an error here naming the value.
+//
+// Type names: numeric without a typmod binds as decimal(38, 10) (PostgreSQL's numeric is
+// unconstrained; floe's decimals are at most 38 digits); varchar(n) and bpchar(n) bind as
+// text without enforcing the length. Numeric literals with an exponent (1e10) are float8.
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "floe/expr/function_registry.h"
+#include "floe/expr/physical_expr.h"
+#include "floe/plan/binder_internal.h"
+
+namespace floe::plan::internal {
+
+using expr::ExprPtr;
+
+bool AnyOf(const ExprPtr& e, const std::function<bool(const expr::Expr&)>& pred) {
+  if (pred(*e)) return true;
+  for (const ExprPtr& a : e->args) {
+    if (a && AnyOf(a, pred)) return true;
+  }
+  return false;
+}
+
+Result<ExprPtr> Transform(const ExprPtr& e,
+                          const std::function<Result<ExprPtr>(const ExprPtr&)>& fn) {
+  FLOE_ASSIGN_OR_RAISE(ExprPtr replaced, fn(e));
+  if (replaced) return replaced;
+  if (e->args.empty()) return e;
+  std::vector<ExprPtr> args;
+  bool changed = false;
+  for (const ExprPtr& a : e->args) {
+    if (!a) {
+      args.push_back(a);
+      continue;
+    }
+    FLOE_ASSIGN_OR_RAISE(ExprPtr t, Transform(a, fn));
+    changed = changed || t.get() != a.get();
+    args.push_back(std::move(t));
+  }
+  if (!changed) return e;
+  auto copy = std::make_shared<expr::Expr>(*e);
+  copy->args = std::move(args);
+  return ExprPtr(copy);
+}
+
+ExprPtr Binder::ReplacePlaceholders(const ExprPtr& e) const {
+  auto result = Transform(e, [this](const ExprPtr& x) -> Result<ExprPtr> {
+    if (IsPlaceholder(*x)) {
+      auto it = placeholder_values_.find(PlaceholderId(*x));
+      if (it != placeholder_values_.end()) return it->second;
+    }
+    return ExprPtr();
+  });
+  return *result;
+}
+
+namespace {
+
+constexpr int64_t kMicrosPerDay = 86400LL * 1000000LL;
+
+bool FitsInt32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+/// A numeric literal as written ("1.5", "99999999999999999999", "1e10").
+Result<Scalar> NumericLiteral(const std::string& text, bool negative) {
+  if (text.find_first_of("eE") != std::string::npos) {
+    double v = std::strtod(text.c_str(), nullptr);
+    return Scalar::F64(negative ? -v : v);
+  }
+  Int128 unscaled = 0;
+  int digits = 0;
+  int scale = 0;
+  bool seen_point = false;
+  bool leading = true;
+  for (char c : text) {
+    if (c == '.') {
+      seen_point = true;
+      continue;
+    }
+    if (c < '0' || c > '9') return Status::Invalid("invalid numeric literal \"" + text + "\"");
+    if (seen_point) ++scale;
+    if (leading && c == '0' && !seen_point) continue;
+    leading = false;
+    if (digits >= 38) {
+      double v = std::strtod(text.c_str(), nullptr);
+      return Scalar::F64(negative ? -v : v);
+    }
+    unscaled = unscaled * 10 + (c - '0');
+    ++digits;
+  }
+  int precision = std::max(std::max(digits, scale), 1);
+  if (negative) unscaled = -unscaled;
+  return Scalar::Make(Decimal(precision, scale), unscaled);
+}
+
+/// ParsedExpr as an interval literal ('1 day'::interval, INTERVAL '1' DAY), or null.
+const sql::ParsedExpr* AsIntervalLiteral(const sql::ParsedExpr& e) {
+  if (e.kind != sql::ExprKind::kCast || e.type.name != "interval") return nullptr;
+  if (e.args.empty() || e.args[0]->kind != sql::ExprKind::kConstant ||
+      e.args[0]->constant.kind != sql::Constant::Kind::kString) {
+    return nullptr;
+  }
+  return &e;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+/// Parses PostgreSQL's interval input ('1 day', '3 months', '1 year 2 mons', '2 hours',
+/// '01:30:00', '1 day ago'); a bare number takes the unit of the typmod field mask
+/// (INTERVAL '1' DAY), else seconds.
+Status ParseInterval(const std::string& text, int64_t mask, int32_t* months_out, int32_t* days_out,
+                     int64_t* micros_out) {
+  auto bad = [&]() {
+    return Status::Invalid("invalid input syntax for type interval: \"" + text + "\"");
+  };
+  std::vector<std::string> tokens;
+  {
+    std::string cur;
+    for (char c : text) {
+      if (std::isspace(static_cast<unsigned char>(c)) || c == ',') {
+        if (!cur.empty()) tokens.push_back(std::move(cur));
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    if (!cur.empty()) tokens.push_back(std::move(cur));
+  }
+  if (tokens.empty()) return bad();
+  double months = 0, days = 0, micros = 0;
+  bool ago = false;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    std::string tok = Lower(tokens[i]);
+    if (tok == "ago") {
+      ago = true;
+      continue;
+    }
+    if (tok.find(':') != std::string::npos) {
+      bool neg = tok[0] == '-';
+      if (neg || tok[0] == '+') tok = tok.substr(1);
+      double parts[3] = {0, 0, 0};
+      int n = 0;
+      size_t start = 0;
+      while (start <= tok.size() && n < 3) {
+        size_t colon = tok.find(':', start);
+        std::string part =
+            tok.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+        char* end = nullptr;
+        parts[n++] = std::strtod(part.c_str(), &end);
+        if (part.empty() || *end != '\0') return bad();
+        if (colon == std::string::npos) break;
+        start = colon + 1;
+      }
+      double v = (parts[0] * 3600 + parts[1] * 60 + parts[2]) * 1e6;
+      micros += neg ? -v : v;
+      continue;
+    }
+    char* end = nullptr;
+    double value = std::strtod(tok.c_str(), &end);
+    if (end == tok.c_str()) return bad();
+    std::string unit(end);
+    if (unit.empty()) {
+      if (i + 1 < tokens.size() && std::isalpha(static_cast<unsigned char>(tokens[i + 1][0])) &&
+          Lower(tokens[i + 1]) != "ago") {
+        unit = Lower(tokens[++i]);
+      } else if (mask & 4096 || mask == 0) {
+        unit = "second";
+      } else if (mask & 2048) {
+        unit = "minute";
+      } else if (mask & 1024) {
+        unit = "hour";
+      } else if (mask & 8) {
+        unit = "day";
+      } else if (mask & 2) {
+        unit = "month";
+      } else if (mask & 4) {
+        unit = "year";
+      } else {
+        unit = "second";
+      }
+    }
+    if (unit == "year" || unit == "years" || unit == "y" || unit == "yr" || unit == "yrs") {
+      months += value * 12;
+    } else if (unit == "month" || unit == "months" || unit == "mon" || unit == "mons") {
+      months += value;
+    } else if (unit == "week" || unit == "weeks" || unit == "w") {
+      days += value * 7;
+    } else if (unit == "day" || unit == "days" || unit == "d") {
+      days += value;
+    } else if (unit == "hour" || unit == "hours" || unit == "h" || unit == "hr" || unit == "hrs") {
+      micros += value * 3600e6;
+    } else if (unit == "minute" || unit == "minutes" || unit == "min" || unit == "mins" ||
+               unit == "m") {
+      micros += value * 60e6;
+    } else if (unit == "second" || unit == "seconds" || unit == "sec" || unit == "secs" ||
+               unit == "s") {
+      micros += value * 1e6;
+    } else if (unit == "millisecond" || unit == "milliseconds" || unit == "ms") {
+      micros += value * 1e3;
+    } else if (unit == "microsecond" || unit == "microseconds" || unit == "us") {
+      micros += value;
+    } else {
+      return bad();
+    }
+  }
+  // Fractional months spill into days (30 per month), fractional days into micros.
+  double whole_months = std::trunc(months);
+  days += (months - whole_months) * 30;
+  double whole_days = std::trunc(days);
+  micros += (days - whole_days) * static_cast<double>(kMicrosPerDay);
+  if (std::fabs(whole_months) > INT32_MAX || std::fabs(whole_days) > INT32_MAX) {
+    return Status::Invalid("interval out of range: \"" + text + "\"");
+  }
+  int32_t m = static_cast<int32_t>(whole_months);
+  int32_t d = static_cast<int32_t>(whole_days);
+  int64_t us = static_cast<int64_t>(std::llround(micros));
+  if (ago) {
+    m = -m;
+    d = -d;
+    us = -us;
+  }
+  *months_out = m;
+  *days_out = d;
+  *micros_out = us;
+  return Status::OK();
+}
+
+Result<TypePtr> Binder::CommonTypeAt(const TypePtr& a, const TypePtr& b, std::string_view context,
+                                     int location) const {
+  auto t = expr::CommonType(a, b, context);
+  if (!t.ok()) return Status(t.status().code(), t.status().message() + Where(location));
+  return *t;
+}
+
+Result<ExprPtr> Binder::CoerceTo(const ExprPtr& e, const TypePtr& type, int location) {
+  if (e->type && e->type->Equals(*type)) return e;
+  if (e->kind == expr::ExprKind::kLiteral) {
+    if (e->literal.is_null()) return expr::Literal(Scalar::Null(type));
+    ExprPtr cast = expr::Cast(e, type);
+    if (IsUntyped(*e)) {
+      FLOE_ASSIGN_OR_RAISE(Scalar value, EvaluateConstantAt(cast, location));
+      return expr::Literal(std::move(value));
+    }
+    auto value = expr::EvaluateConstant(cast);
+    if (value.ok()) return expr::Literal(*std::move(value));
+    return cast;
+  }
+  return expr::Cast(e, type);
+}
+
+Result<std::pair<ExprPtr, ExprPtr>> Binder::Unify(ExprPtr a, ExprPtr b, std::string_view context,
+                                                  int location) {
+  bool ua = IsUntyped(*a);
+  bool ub = IsUntyped(*b);
+  TypePtr type;
+  if (ua && ub) {
+    type = String();
+  } else if (ua) {
+    type = b->type;
+  } else if (ub) {
+    type = a->type;
+  } else if (a->type->Equals(*b->type)) {
+    return std::make_pair(std::move(a), std::move(b));
+  } else {
+    FLOE_ASSIGN_OR_RAISE(type, CommonTypeAt(a->type, b->type, context, location));
+  }
+  FLOE_ASSIGN_OR_RAISE(a, CoerceTo(a, type, location));
+  FLOE_ASSIGN_OR_RAISE(b, CoerceTo(b, type, location));
+  return std::make_pair(std::move(a), std::move(b));
+}
+
+Result<ExprPtr> Binder::MakeCall(std::string_view name, std::vector<ExprPtr> args, int location) {
+  std::vector<TypePtr> types;
+  for (const ExprPtr& a : args) types.push_back(a->type);
+  auto resolved = expr::ResolveScalarFunction(name, types);
+  if (!resolved.ok()) {
+    return Status(resolved.status().code(), resolved.status().message() + Where(location));
+  }
+  bool nullable = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    FLOE_ASSIGN_OR_RAISE(args[i], CoerceTo(args[i], resolved->arg_types[i], location));
+    nullable = nullable || args[i]->nullable;
+  }
+  if (!resolved->null_if_any_arg_null) nullable = true;
+  return expr::Call(resolved->name, std::move(args), resolved->return_type, nullable);
+}
+
+Result<ExprPtr> Binder::MakeCompare(std::string_view op, ExprPtr a, ExprPtr b, int location) {
+  FLOE_ASSIGN_OR_RAISE(auto unified, Unify(std::move(a), std::move(b), "operator", location));
+  return MakeCall(op, {unified.first, unified.second}, location);
+}
+
+Result<ExprPtr> Binder::RequireBoolean(ExprPtr e, std::string_view what, int location) {
+  if (IsUntyped(*e)) {
+    FLOE_ASSIGN_OR_RAISE(e, CoerceTo(e, Boolean(), location));
+  }
+  if (e->type->id() != TypeId::kBoolean) {
+    return BindError(location, "argument of " + std::string(what) +
+                                   " must be type boolean, not type " + e->type->ToString());
+  }
+  return e;
+}
+
+Result<TypePtr> Binder::BindTypeName(const sql::TypeName& type) {
+  if (type.array_bounds > 0) {
+    return NotSupported(type.location, "array types are not supported");
+  }
+  const std::string& n = type.name;
+  if (n == "int2" || n == "smallint") return Int16();
+  if (n == "int4" || n == "int" || n == "integer") return Int32();
+  if (n == "int8" || n == "bigint") return Int64();
+  if (n == "float4" || n == "real") return Float32();
+  if (n == "float8" || n == "double precision") return Float64();
+  if (n == "numeric" || n == "decimal") {
+    if (type.modifiers.empty()) return Decimal(38, 10);
+    int64_t p = type.modifiers[0];
+    int64_t s = type.modifiers.size() > 1 ? type.modifiers[1] : 0;
+    if (p < 1 || p > 38) {
+      return BindError(type.location,
+                       "NUMERIC precision " + std::to_string(p) + " must be between 1 and 38");
+    }
+    if (s < 0 || s > p) {
+      return BindError(type.location, "NUMERIC scale " + std::to_string(s) +
+                                          " must be between 0 and precision " + std::to_string(p));
+    }
+    return Decimal(static_cast<int>(p), static_cast<int>(s));
+  }
+  if (n == "text" || n == "varchar" || n == "bpchar" || n == "char" || n == "name" ||
+      n == "string") {
+    return String();
+  }
+  if (n == "bool" || n == "boolean") return Boolean();
+  if (n == "date") return Date();
+  if (n == "time") return Time();
+  if (n == "timestamp") return Timestamp();
+  if (n == "timestamptz") return TimestampTz();
+  if (n == "bytea") return Binary();
+  if (n == "uuid") return Uuid();
+  if (n == "interval") {
+    return NotSupported(type.location, "interval values are not supported as results");
+  }
+  return BindError(type.location, "type \"" + n + "\" does not exist");
+}
+
+std::string Binder::OutputName(const sql::ParsedExpr& e) {
+  switch (e.kind) {
+    case sql::ExprKind::kColumnRef:
+      return e.names.empty() ? "?column?" : e.names.back();
+    case sql::ExprKind::kFunction:
+      return e.names.empty() ? "?column?" : e.names.back();
+    case sql::ExprKind::kCast: {
+      std::string inner = OutputName(*e.args[0]);
+      if (inner != "?column?") return inner;
+      return e.type.name;
+    }
+    case sql::ExprKind::kCase:
+      return "case";
+    case sql::ExprKind::kCoalesce:
+      return "coalesce";
+    case sql::ExprKind::kNullIf:
+      return "nullif";
+    case sql::ExprKind::kGreatest:
+      return "greatest";
+    case sql::ExprKind::kLeast:
+      return "least";
+    case sql::ExprKind::kExists:
+      return "exists";
+    case sql::ExprKind::kArray:
+      return "array";
+    case sql::ExprKind::kRow:
+      return "row";
+    case sql::ExprKind::kCurrentValue:
+      return e.value_function;
+    case sql::ExprKind::kScalarSubquery: {
+      const sql::SelectStmt* s = e.subquery.get();
+      while (s && s->set_op != sql::SelectStmt::SetOp::kNone) s = s->left.get();
+      if (s && !s->targets.empty()) {
+        if (!s->targets[0].alias.empty()) return s->targets[0].alias;
+        if (s->targets[0].expr) return OutputName(*s->targets[0].expr);
+      }
+      return "?column?";
+    }
+    default:
+      return "?column?";
+  }
+}
+
+Result<ExprPtr> Binder::ResolveColumn(const sql::ParsedExpr& e, const ExprContext& ctx) {
+  const std::string& column = e.names.back();
+  std::string qualifier = e.names.size() >= 2 ? e.names[e.names.size() - 2] : "";
+  std::string shown = qualifier.empty() ? column : qualifier + "." + column;
+  bool table_seen = false;
+  int depth = 0;
+  for (const Scope* s = ctx.scope; s != nullptr; s = s->outer, ++depth) {
+    const ScopeColumn* found = nullptr;
+    bool table_here = false;
+    for (const ScopeColumn& c : s->columns) {
+      if (qualifier.empty()) {
+        if (c.using_hidden || c.name != column) continue;
+      } else {
+        if (c.table != qualifier) continue;
+        table_here = true;
+        if (c.name != column) continue;
+      }
+      if (found != nullptr && found->index != c.index) {
+        return BindError(e.location, "column reference \"" + shown + "\" is ambiguous");
+      }
+      found = &c;
+    }
+    if (found == nullptr) {
+      if (table_here) {
+        return BindError(e.location, "column \"" + shown + "\" does not exist");
+      }
+      continue;
+    }
+    table_seen = true;
+    if (depth == 0) {
+      ExprPtr col = expr::Column(found->index, found->name, found->type, found->nullable);
+      column_locations_[col.get()] = e.location;
+      return col;
+    }
+    if (depth > 1) {
+      return NotSupported(e.location,
+                          "correlated reference to \"" + shown + "\" more than one query level up");
+    }
+    ++outer_ref_count_;
+    if (!states_.empty()) {
+      ++state()->outer_refs;
+      if (!state()->binding_where) state()->outer_ref_outside_where = true;
+    }
+    return expr::Column(-1 - found->index, found->name, found->type, found->nullable);
+  }
+  if (!qualifier.empty() && !table_seen) {
+    return BindError(e.location, "missing FROM-clause entry for table \"" + qualifier + "\"");
+  }
+  return BindError(e.location, "column \"" + shown + "\" does not exist");
+}
+
+Result<ExprPtr> Binder::BindExpr(const sql::ParsedExpr& e, ExprContext& ctx) {
+  return BindExprImpl(e, ctx);
+}
+
+Result<ExprPtr> Binder::BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx) {
+  const std::string& op = e.op;
+  // date/timestamp +- interval.
+  if (op == "+" || op == "-") {
+    const sql::ParsedExpr* interval = AsIntervalLiteral(*e.args[1]);
+    const sql::ParsedExpr* base = e.args[0].get();
+    if (interval == nullptr && op == "+") {
+      interval = AsIntervalLiteral(*e.args[0]);
+      base = e.args[1].get();
+    }
+    if (interval != nullptr) {
+      int32_t months = 0, days = 0;
+      int64_t micros = 0;
+      Status st = ParseInterval(interval->args[0]->constant.text,
+                                interval->type.modifiers.empty() ? 0 : interval->type.modifiers[0],
+                                &months, &days, &micros);
+      if (!st.ok()) return Status(st.code(), st.message() + Where(interval->location));
+      if (op == "-") {
+        months = -months;
+        days = -days;
+        micros = -micros;
+      }
+      FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*base, ctx));
+      if (IsUntyped(*x)) {
+        FLOE_ASSIGN_OR_RAISE(x, CoerceTo(x, Timestamp(), base->location));
+      }
+      return MakeCall("interval_add",
+                      {x, expr::Literal(Scalar::I32(months)), expr::Literal(Scalar::I32(days)),
+                       expr::Literal(Scalar::I64(micros))},
+                      e.location);
+    }
+  }
+  FLOE_ASSIGN_OR_RAISE(ExprPtr a, BindExprImpl(*e.args[0], ctx));
+  FLOE_ASSIGN_OR_RAISE(ExprPtr b, BindExprImpl(*e.args[1], ctx));
+  static const std::pair<const char*, const char*> kCompare[] = {
+      {"=", "eq"},  {"<>", "ne"}, {"!=", "ne"}, {"<", "lt"},
+      {"<=", "le"}, {">", "gt"},  {">=", "ge"}};
+  for (const auto& [sym, name] : kCompare) {
+    if (op == sym) return MakeCompare(name, a, b, e.location);
+  }
+  static const std::pair<const char*, const char*> kArith[] = {{"+", "add"},
+                                                               {"-", "subtract"},
+                                                               {"*", "multiply"},
+                                                               {"/", "divide"},
+                                                               {"%", "modulo"},
+                                                               {"^", "power"},
+                                                               {"||", "concat_op"},
+                                                               {"~", "regex_match"},
+                                                               {"~*", "regex_imatch"},
+                                                               {"!~", "regex_match"},
+                                                               {"!~*", "regex_imatch"},
+                                                               {"&", "bitwise_and"},
+                                                               {"|", "bitwise_or"},
+                                                               {"#", "bitwise_xor"},
+                                                               {"<<", "bitwise_shift_left"},
+                                                               {">>", "bitwise_shift_right"}};
+  for (const auto& [sym, name] : kArith) {
+    if (op != sym) continue;
+    bool ua = IsUntyped(*a);
+    bool ub = IsUntyped(*b);
+    std::string_view fname = name;
+    bool textual = fname == "concat_op" || fname.starts_with("regex");
+    if (ua && (ub || textual)) {
+      FLOE_ASSIGN_OR_RAISE(a, CoerceTo(a, String(), e.location));
+    }
+    if (ub && (ua || textual)) {
+      FLOE_ASSIGN_OR_RAISE(b, CoerceTo(b, String(), e.location));
+    }
+    if (IsUntyped(*a)) {
+      FLOE_ASSIGN_OR_RAISE(a, CoerceTo(a, b->type, e.args[0]->location));
+    }
+    if (IsUntyped(*b)) {
+      FLOE_ASSIGN_OR_RAISE(b, CoerceTo(b, a->type, e.args[1]->location));
+    }
+    FLOE_ASSIGN_OR_RAISE(ExprPtr call, MakeCall(name, {a, b}, e.location));
+    if (op == "!~" || op == "!~*") return expr::Not(call);
+    return call;
+  }
+  return NotSupported(e.location, "operator " + op + " is not supported");
+}
+
+Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx) {
+  std::string name = e.names.empty() ? "" : Lower(e.names.back());
+  if (e.over) return BindWindow(e, ctx);
+  if (e.agg_star || expr::IsAggregateFunction(name)) return BindAggregate(e, ctx);
+  if (e.agg_distinct || !e.agg_order_by.empty() || e.agg_filter) {
+    return BindError(e.location, (e.agg_filter ? "FILTER" : "DISTINCT/ORDER BY") +
+                                     std::string(" specified, but ") + name +
+                                     " is not an aggregate function");
+  }
+  if (expr::IsWindowFunction(name)) {
+    return BindError(e.location, "window function " + name + " requires an OVER clause");
+  }
+  if (name == "now" || name == "transaction_timestamp" || name == "statement_timestamp" ||
+      name == "current_timestamp") {
+    if (!e.args.empty()) {
+      return BindError(e.location, "function " + name + " takes no arguments");
+    }
+    return expr::Literal(Scalar::Make(TimestampTz(), options_.statement_time_micros));
+  }
+  for (const std::string& n : e.arg_names) {
+    if (!n.empty()) {
+      return NotSupported(e.location, "named arguments of function " + name + " are not supported");
+    }
+  }
+  std::vector<ExprPtr> args;
+  for (const auto& a : e.args) {
+    FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*a, ctx));
+    args.push_back(std::move(x));
+  }
+  if (!expr::IsScalarFunction(name)) {
+    std::string types;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (i > 0) types += ", ";
+      types += IsUntyped(*args[i]) ? "unknown" : args[i]->type->ToString();
+    }
+    return Status::NotFound("function " + name + "(" + types + ") does not exist" +
+                            Where(e.location));
+  }
+  return MakeCall(name, std::move(args), e.location);
+}
+
+Result<ExprPtr> Binder::BindAggregate(const sql::ParsedExpr& e, ExprContext& ctx) {
+  std::string name = e.names.empty() ? "count" : Lower(e.names.back());
+  if (!ctx.allow_aggregates || states_.empty()) {
+    return BindError(e.location,
+                     "aggregate functions are not allowed in " + std::string(ctx.clause));
+  }
+  if (ctx.in_aggregate) {
+    return BindError(e.location, "aggregate function calls cannot be nested");
+  }
+  ExprContext inner = ctx;
+  inner.in_aggregate = true;
+  inner.allow_windows = false;
+  std::vector<ExprPtr> args;
+  for (const auto& a : e.args) {
+    FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*a, inner));
+    if (IsUntyped(*x)) {
+      FLOE_ASSIGN_OR_RAISE(x, CoerceTo(x, String(), a->location));
+    }
+    args.push_back(std::move(x));
+  }
+  std::string fname = e.agg_star ? "count_star" : name;
+  std::vector<TypePtr> types;
+  for (const ExprPtr& a : args) types.push_back(a->type);
+  auto resolved = expr::ResolveAggregate(fname, types, e.agg_distinct);
+  if (!resolved.ok()) {
+    return Status(resolved.status().code(), resolved.status().message() + Where(e.location));
+  }
+  AggregateCall call;
+  call.function = *resolved;
+  for (size_t i = 0; i < args.size(); ++i) {
+    FLOE_ASSIGN_OR_RAISE(args[i], CoerceTo(args[i], resolved->arg_types[i], e.location));
+  }
+  call.args = std::move(args);
+  if (e.agg_filter) {
+    FLOE_ASSIGN_OR_RAISE(ExprPtr f, BindExprImpl(*e.agg_filter, inner));
+    FLOE_ASSIGN_OR_RAISE(call.filter, RequireBoolean(f, "FILTER", e.agg_filter->location));
+  }
+  for (const sql::SortItem& item : e.agg_order_by) {
+    FLOE_ASSIGN_OR_RAISE(ExprPtr k, BindExprImpl(*item.expr, inner));
+    if (IsUntyped(*k)) {
+      FLOE_ASSIGN_OR_RAISE(k, CoerceTo(k, String(), item.location));
+    }
+    call.order_by.push_back(
+        SortKey{k, !item.descending, item.nulls_first.value_or(item.descending)});
+  }
+  // Identical calls share one aggregate.
+  std::string key = call.ToString();
+  for (const AggregateInfo& info : state()->aggregates) {
+    if (info.call.ToString() == key &&
+        info.call.function.return_type->Equals(*call.function.return_type)) {
+      return PlaceholderExpr(info.placeholder, call.function.return_type, info.name);
+    }
+  }
+  int id = NewPlaceholder();
+  TypePtr type = call.function.return_type;
+  state()->aggregates.push_back(AggregateInfo{id, std::move(call), name});
+  return PlaceholderExpr(id, type, name);
+}
+
+Result<ExprPtr> Binder::BindWindow(const sql::ParsedExpr& e, ExprContext& ctx) {
+  std::string name = e.names.empty() ? "" : Lower(e.names.back());
+  if (!ctx.allow_windows || states_.empty()) {
+    return BindError(e.location, "window functions are not allowed in " + std::string(ctx.clause));
+  }
+  // Resolve OVER w / OVER (w ...) against the WINDOW clause.
+  sql::WindowDef spec = *e.over;
+  if (!spec.ref_name.empty()) {
+    const sql::WindowDef* base = nullptr;
+    if (state()->named_windows != nullptr) {
+      for (const sql::WindowDef& w : *state()->named_windows) {
+        if (w.name == spec.ref_name) base = &w;
+      }
+    }
+    if (base == nullptr) {
+      return BindError(spec.location, "window \"" + spec.ref_name + "\" does not exist");
+    }
+    sql::WindowDef merged = *base;
+    if (!spec.order_by.empty()) merged.order_by = spec.order_by;
+    if (spec.frame.explicit_frame) merged.frame = spec.frame;
+    spec = std::move(merged);
+  }
+  ExprContext inner = ctx;
+  inner.allow_windows = false;
+  WindowCall call;
+  call.function = name;
+  std::vector<ExprPtr> args;
+  for (const auto& a : e.args) {
+    FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*a, inner));
+    if (IsUntyped(*x)) {
+      FLOE_ASSIGN_OR_RAISE(x, CoerceTo(x, String(), a->location));
+    }
+    args.push_back(std::move(x));
+  }
+  std::vector<TypePtr> types;
+  for (const ExprPtr& a : args) types.push_back(a->type);
+  std::vector<TypePtr> arg_types;
+  if (e.agg_star || expr::IsAggregateFunction(name)) {
+    std::string fname = e.agg_star ? "count_star" : name;
+    auto resolved = expr::ResolveAggregate(fname, types, e.agg_distinct);
+    if (!resolved.ok()) {
+      return Status(resolved.status().code(), resolved.status().message() + Where(e.location));
+    }
+    call.is_aggregate = true;
+    call.aggregate = *resolved;
+    call.function = fname;
+    call.type = resolved->return_type;
+    arg_types = resolved->arg_types;
+  } else if (expr::IsWindowFunction(name)) {
+    auto resolved = expr::ResolveWindowFunction(name, types);
+    if (!resolved.ok()) {
+      return Status(resolved.status().code(), resolved.status().message() + Where(e.location));
+    }
+    call.function = resolved->name;
+    call.type = resolved->return_type;
+    arg_types = resolved->arg_types;
+  } else {
+    return BindError(e.location, "OVER specified, but " + name +
+                                     " is not a window function nor an aggregate function");
+  }
+  for (size_t i = 0; i < args.size() && i < arg_types.size(); ++i) {
+    FLOE_ASSIGN_OR_RAISE(args[i], CoerceTo(args[i], arg_types[i], e.location));
+  }
+  call.args = std::move(args);
+  for (const auto& p : spec.partition_by) {
+    FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*p, inner));
+    if (IsUntyped(*x)) {
+      FLOE_ASSIGN_OR_RAISE(x, CoerceTo(x, String(), p->location));
+    }
+    call.partition_by.push_back(std::move(x));
+  }
+  for (const sql::SortItem& item : spec.order_by) {
+    FLOE_ASSIGN_OR_RAISE(ExprPtr k, BindExprImpl(*item.expr, inner));
+    if (IsUntyped(*k)) {
+      FLOE_ASSIGN_OR_RAISE(k, CoerceTo(k, String(), item.location));
+    }
+    call.order_by.push_back(
+        SortKey{k, !item.descending, item.nulls_first.value_or(item.descending)});
+  }
+  // The frame. Without ORDER BY every row is a peer of every other, so the default frame
+  // is the whole partition.
+  if (spec.frame.explicit_frame) {
+    switch (spec.frame.mode) {
+      case sql::WindowFrame::Mode::kRows:
+        call.frame.mode = WindowFrame::Mode::kRows;
+        break;
+      case sql::WindowFrame::Mode::kRange:
+        call.frame.mode = WindowFrame::Mode::kRange;
+        break;
+      case sql::WindowFrame::Mode::kGroups:
+        call.frame.mode = WindowFrame::Mode::kGroups;
+        break;
+    }
+    auto bind_bound = [&](const sql::FrameBound& b, WindowFrameBound* out,
+                          std::string_view which) -> Status {
+      out->kind = static_cast<WindowFrameBound::Kind>(static_cast<int>(b.kind));
+      if (b.kind != sql::FrameBound::Kind::kPreceding &&
+          b.kind != sql::FrameBound::Kind::kFollowing) {
+        return Status::OK();
+      }
+      if (!b.offset) return BindError(spec.location, "frame offset missing");
+      if (AsIntervalLiteral(*b.offset) != nullptr) {
+        return NotSupported(b.offset->location, "interval frame offsets are not supported");
+      }
+      FLOE_ASSIGN_OR_RAISE(ExprPtr off, BindConstantExpr(*b.offset, text_, options_));
+      FLOE_ASSIGN_OR_RAISE(Scalar v, EvaluateConstantAt(off, b.offset->location));
+      int64_t n = 0;
+      if (v.is_null()) {
+        return BindError(b.offset->location,
+                         "frame " + std::string(which) + " offset must not be null");
+      } else if (std::holds_alternative<int32_t>(v.value())) {
+        n = v.get<int32_t>();
+      } else if (std::holds_alternative<int64_t>(v.value())) {
+        n = v.get<int64_t>();
+      } else {
+        return NotSupported(b.offset->location, "frame offsets must be integer constants");
+      }
+      if (n < 0) {
+        return BindError(b.offset->location,
+                         "frame " + std::string(which) + " offset must not be negative");
+      }
+      out->offset = n;
+      return Status::OK();
+    };
+    FLOE_RETURN_NOT_OK(bind_bound(spec.frame.start, &call.frame.start, "starting"));
+    FLOE_RETURN_NOT_OK(bind_bound(spec.frame.end, &call.frame.end, "ending"));
+  } else if (call.order_by.empty()) {
+    call.frame.end.kind = WindowFrameBound::Kind::kUnboundedFollowing;
+  }
+  int id = NewPlaceholder();
+  TypePtr type = call.type;
+  state()->windows.push_back(WindowInfo{id, std::move(call), name});
+  return PlaceholderExpr(id, type, name);
+}
+
+Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx) {
+  using K = sql::ExprKind;
+  switch (e.kind) {
+    case K::kColumnRef:
+      return ResolveColumn(e, ctx);
+    case K::kStar:
+      return BindError(e.location, "* is not allowed here");
+    case K::kConstant:
+      switch (e.constant.kind) {
+        case sql::Constant::Kind::kNull:
+          return UntypedLiteral(Scalar::Null(String()));
+        case sql::Constant::Kind::kInteger:
+          if (FitsInt32(e.constant.integer)) {
+            return expr::Literal(Scalar::I32(static_cast<int32_t>(e.constant.integer)));
+          }
+          return expr::Literal(Scalar::I64(e.constant.integer));
+        case sql::Constant::Kind::kNumeric: {
+          auto v = NumericLiteral(e.constant.text, false);
+          if (!v.ok()) return BindError(e.location, v.status().message());
+          return expr::Literal(*v);
+        }
+        case sql::Constant::Kind::kString:
+          return UntypedLiteral(Scalar::Str(e.constant.text));
+        case sql::Constant::Kind::kBoolean:
+          return expr::Literal(Scalar::Bool(e.constant.boolean));
+      }
+      break;
+    case K::kParam:
+      return NotSupported(e.location,
+                          "parameter $" + std::to_string(e.param_index) + " is not supported");
+    case K::kCast: {
+      FLOE_ASSIGN_OR_RAISE(TypePtr type, BindTypeName(e.type));
+      FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.args[0], ctx));
+      if (IsUntyped(*x)) return CoerceTo(x, type, e.location);
+      if (x->type->Equals(*type)) return x;
+      if (!expr::CanExplicitCast(*x->type, *type)) {
+        return BindError(e.location,
+                         "cannot cast type " + x->type->ToString() + " to " + type->ToString());
+      }
+      return CoerceTo(x, type, e.location);
+    }
+    case K::kUnaryOp: {
+      const sql::ParsedExpr& arg = *e.args[0];
+      if (e.op == "+") return BindExprImpl(arg, ctx);
+      if (e.op == "-") {
+        if (arg.kind == K::kConstant && arg.constant.kind == sql::Constant::Kind::kInteger) {
+          int64_t v = -arg.constant.integer;
+          if (FitsInt32(v)) return expr::Literal(Scalar::I32(static_cast<int32_t>(v)));
+          return expr::Literal(Scalar::I64(v));
+        }
+        if (arg.kind == K::kConstant && arg.constant.kind == sql::Constant::Kind::kNumeric) {
+          auto v = NumericLiteral(arg.constant.text, true);
+          if (!v.ok()) return BindError(e.location, v.status().message());
+          // -9223372036854775808 arrives as the numeric 9223372036854775808.
+          if (v->type()->id() == TypeId::kDecimal && v->type()->scale() == 0 &&
+              v->get<Int128>() == static_cast<Int128>(INT64_MIN)) {
+            return expr::Literal(Scalar::I64(INT64_MIN));
+          }
+          return expr::Literal(*v);
+        }
+        FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(arg, ctx));
+        return MakeCall("negate", {x}, e.location);
+      }
+      FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(arg, ctx));
+      if (e.op == "~") return MakeCall("bitwise_not", {x}, e.location);
+      return NotSupported(e.location, "prefix operator " + e.op + " is not supported");
+    }
+    case K::kBinaryOp:
+      return BindBinaryOp(e, ctx);
+    case K::kAnd:
+    case K::kOr: {
+      std::vector<ExprPtr> args;
+      for (const auto& a : e.args) {
+        FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*a, ctx));
+        FLOE_ASSIGN_OR_RAISE(x, RequireBoolean(x, e.kind == K::kAnd ? "AND" : "OR", a->location));
+        args.push_back(std::move(x));
+      }
+      return e.kind == K::kAnd ? expr::And(std::move(args)) : expr::Or(std::move(args));
+    }
+    case K::kNot: {
+      FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.args[0], ctx));
+      FLOE_ASSIGN_OR_RAISE(x, RequireBoolean(x, "NOT", e.args[0]->location));
+      return expr::Not(x);
+    }
+    case K::kIsNull: {
+      FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.args[0], ctx));
+      return expr::Call(e.negated ? "is_not_null" : "is_null", {x}, Boolean(), false);
+    }
+    case K::kIsBool: {
+      FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.args[0], ctx));
+      FLOE_ASSIGN_OR_RAISE(x, RequireBoolean(x, "IS " + Lower(e.bool_test), e.args[0]->location));
+      std::string name;
+      if (e.bool_test == "true") {
+        name = e.negated ? "is_not_true" : "is_true";
+      } else if (e.bool_test == "false") {
+        name = e.negated ? "is_not_false" : "is_false";
+      } else {
+        name = e.negated ? "is_not_null" : "is_null";
+      }
+      return expr::Call(name, {x}, Boolean(), false);
+    }
+    case K::kIsDistinctFrom: {
+      FLOE_ASSIGN_OR_RAISE(ExprPtr a, BindExprImpl(*e.args[0], ctx));
+      FLOE_ASSIGN_OR_RAISE(ExprPtr b, BindExprImpl(*e.args[1], ctx));
+      FLOE_ASSIGN_OR_RAISE(auto u, Unify(a, b, "IS DISTINCT FROM", e.location));
+      return expr::Call(e.negated ? "is_not_distinct_from" : "is_distinct_from",
+                        {u.first, u.second}, Boolean(), false);
+    }
+    case K::kBetween: {
+      FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.args[0], ctx));
+      FLOE_ASSIGN_OR_RAISE(ExprPtr lo, BindExprImpl(*e.args[1], ctx));
+      FLOE_ASSIGN_OR_RAISE(ExprPtr hi, BindExprImpl(*e.args[2], ctx));
+      TypePtr type;
+      for (const ExprPtr& v : {x, lo, hi}) {
+        if (IsUntyped(*v)) continue;
+        if (!type) {
+          type = v->type;
+        } else if (!type->Equals(*v->type)) {
+          FLOE_ASSIGN_OR_RAISE(type, CommonTypeAt(type, v->type, "BETWEEN", e.location));
+        }
+      }
+      if (!type) type = String();
+      FLOE_ASSIGN_OR_RAISE(x, CoerceTo(x, type, e.args[0]->location));
+      FLOE_ASSIGN_OR_RAISE(lo, CoerceTo(lo, type, e.args[1]->location));
+      FLOE_ASSIGN_OR_RAISE(hi, CoerceTo(hi, type, e.args[2]->location));
+      auto range = [&](const ExprPtr& a, const ExprPtr& b) -> Result<ExprPtr> {
+        FLOE_ASSIGN_OR_RAISE(ExprPtr ge, MakeCall("ge", {x, a}, e.location));
+        FLOE_ASSIGN_OR_RAISE(ExprPtr le, MakeCall("le", {x, b}, e.location));
+        return expr::And({ge, le});
+      };
+      if (!e.symmetric) {
+        if (!e.negated) return range(lo, hi);
+        FLOE_ASSIGN_OR_RAISE(ExprPtr lt, MakeCall("lt", {x, lo}, e.location));
+        FLOE_ASSIGN_OR_RAISE(ExprPtr gt, MakeCall("gt", {x, hi}, e.location));
+        return expr::Or({lt, gt});
+      }
+      FLOE_ASSIGN_OR_RAISE(ExprPtr r1, range(lo, hi));
+      FLOE_ASSIGN_OR_RAISE(ExprPtr r2, range(hi, lo));
+      ExprPtr both = expr::Or({r1, r2});
+      return e.negated ? expr::Not(both) : both;
+    }
+    case K::kInList: {
+      std::vector<ExprPtr> args;
+      TypePtr type;
+      for (const auto& a : e.args) {
+        FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*a, ctx));
+        if (!IsUntyped(*x)) {
+          if (!type) {
+            type = x->type;
+          } else if (!type->Equals(*x->type)) {
+            FLOE_ASSIGN_OR_RAISE(type, CommonTypeAt(type, x->type, "IN", a->location));
+          }
+        }
+        args.push_back(std::move(x));
+      }
+      if (!type) type = String();
+      bool nullable = false;
+      for (size_t i = 0; i < args.size(); ++i) {
+        FLOE_ASSIGN_OR_RAISE(args[i], CoerceTo(args[i], type, e.args[i]->location));
+        nullable = nullable || args[i]->nullable;
+      }
+      ExprPtr in = expr::Call("in_list", std::move(args), Boolean(), nullable);
+      return e.negated ? expr::Not(in) : in;
+    }
+    case K::kLike: {
+      std::vector<ExprPtr> args;
+      for (const auto& a : e.args) {
+        FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*a, ctx));
+        if (IsUntyped(*x)) {
+          FLOE_ASSIGN_OR_RAISE(x, CoerceTo(x, String(), a->location));
+        }
+        args.push_back(std::move(x));
+      }
+      FLOE_ASSIGN_OR_RAISE(ExprPtr like, MakeCall(e.case_insensitive ? "ilike" : "like",
+                                                  std::move(args), e.location));
+      return e.negated ? expr::Not(like) : like;
+    }
+    case K::kSimilar:
+      return NotSupported(e.location, "SIMILAR TO is not supported");
+    case K::kCase: {
+      ExprPtr operand;
+      if (!e.args.empty() && e.args[0]) {
+        FLOE_ASSIGN_OR_RAISE(operand, BindExprImpl(*e.args[0], ctx));
+      }
+      std::vector<ExprPtr> whens;
+      std::vector<ExprPtr> results;
+      std::vector<int> locations;
+      for (const auto& [when, then] : e.when_then) {
+        FLOE_ASSIGN_OR_RAISE(ExprPtr w, BindExprImpl(*when, ctx));
+        if (operand) {
+          FLOE_ASSIGN_OR_RAISE(w, MakeCompare("eq", operand, w, when->location));
+        } else {
+          FLOE_ASSIGN_OR_RAISE(w, RequireBoolean(w, "CASE/WHEN", when->location));
+        }
+        whens.push_back(std::move(w));
+        FLOE_ASSIGN_OR_RAISE(ExprPtr t, BindExprImpl(*then, ctx));
+        results.push_back(std::move(t));
+        locations.push_back(then->location);
+      }
+      if (e.else_expr) {
+        FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.else_expr, ctx));
+        results.push_back(std::move(x));
+        locations.push_back(e.else_expr->location);
+      }
+      TypePtr type;
+      for (size_t i = 0; i < results.size(); ++i) {
+        if (IsUntyped(*results[i])) continue;
+        if (!type) {
+          type = results[i]->type;
+        } else if (!type->Equals(*results[i]->type)) {
+          FLOE_ASSIGN_OR_RAISE(type, CommonTypeAt(type, results[i]->type, "CASE", locations[i]));
+        }
+      }
+      if (!type) type = String();
+      for (size_t i = 0; i < results.size(); ++i) {
+        FLOE_ASSIGN_OR_RAISE(results[i], CoerceTo(results[i], type, locations[i]));
+      }
+      std::vector<ExprPtr> when_then;
+      for (size_t i = 0; i < whens.size(); ++i) {
+        when_then.push_back(whens[i]);
+        when_then.push_back(results[i]);
+      }
+      return expr::Case(std::move(when_then), e.else_expr ? results.back() : nullptr, type);
+    }
+    case K::kCoalesce:
+    case K::kGreatest:
+    case K::kLeast:
+    case K::kNullIf: {
+      std::string name = e.kind == K::kCoalesce   ? "coalesce"
+                         : e.kind == K::kGreatest ? "greatest"
+                         : e.kind == K::kLeast    ? "least"
+                                                  : "nullif";
+      std::vector<ExprPtr> args;
+      TypePtr type;
+      for (const auto& a : e.args) {
+        FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*a, ctx));
+        if (!IsUntyped(*x)) {
+          if (!type) {
+            type = x->type;
+          } else if (!type->Equals(*x->type)) {
+            FLOE_ASSIGN_OR_RAISE(type, CommonTypeAt(type, x->type, Lower(name), a->location));
+          }
+        }
+        args.push_back(std::move(x));
+      }
+      if (!type) type = String();
+      bool nullable = e.kind != K::kCoalesce;
+      for (size_t i = 0; i < args.size(); ++i) {
+        FLOE_ASSIGN_OR_RAISE(args[i], CoerceTo(args[i], type, e.args[i]->location));
+        if (e.kind == K::kCoalesce)
+          nullable = i == 0 ? args[i]->nullable : nullable && args[i]->nullable;
+      }
+      if (e.kind == K::kGreatest || e.kind == K::kLeast) {
+        nullable = true;
+        bool all_not_null = true;
+        for (const ExprPtr& a : args) all_not_null = all_not_null && !a->nullable;
+        nullable = !all_not_null;
+      }
+      return expr::Call(name, std::move(args), type, nullable);
+    }
+    case K::kFunction:
+      return BindFunction(e, ctx);
+    case K::kScalarSubquery:
+    case K::kExists:
+    case K::kInSubquery:
+    case K::kQuantified:
+      if (!ctx.allow_subqueries) {
+        return NotSupported(e.location,
+                            "subqueries in " + std::string(ctx.clause) + " are not supported");
+      }
+      return BindSubqueryExpr(e, ctx);
+    case K::kArray:
+      return NotSupported(e.location, "ARRAY constructors are not supported");
+    case K::kSubscript:
+      return NotSupported(e.location, "subscripts are not supported");
+    case K::kRow:
+      return NotSupported(e.location, "row constructors are not supported");
+    case K::kCurrentValue: {
+      int64_t t = options_.statement_time_micros;
+      int64_t day = t >= 0 ? t / kMicrosPerDay : -((-t + kMicrosPerDay - 1) / kMicrosPerDay);
+      const std::string& f = e.value_function;
+      if (f == "current_date") {
+        return expr::Literal(Scalar::Make(Date(), static_cast<int32_t>(day)));
+      }
+      if (f == "current_timestamp") return expr::Literal(Scalar::Make(TimestampTz(), t));
+      if (f == "localtimestamp") return expr::Literal(Scalar::Make(Timestamp(), t));
+      if (f == "current_time" || f == "localtime") {
+        return expr::Literal(Scalar::Make(Time(), t - day * kMicrosPerDay));
+      }
+      return NotSupported(e.location, f + " is not supported");
+    }
+    case K::kTypedInterval:
+      break;
+  }
+  return NotSupported(e.location, "this expression is not supported");
+}
+
+}  // namespace floe::plan::internal

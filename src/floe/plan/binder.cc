@@ -1,1 +1,424 @@
-// Placeholder: filled in by the change that introduces this file.
+// Binder entry points, error placement, and the FROM clause: tables (resolved once per
+// statement), table functions, subqueries, CTE references, VALUES, and joins with ON,
+// USING and NATURAL.
+
+#include "floe/plan/binder.h"
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "floe/expr/physical_expr.h"
+#include "floe/plan/binder_internal.h"
+#include "floe/sql/parser.h"
+
+namespace floe::plan {
+
+namespace internal {
+
+std::string Binder::Where(int location) const {
+  std::string where = sql::DescribeLocation(text_, location);
+  return where.empty() ? "" : " (" + where + ")";
+}
+
+Status Binder::BindError(int location, std::string message) const {
+  return Status::Bind(message + Where(location));
+}
+
+Status Binder::NotSupported(int location, std::string message) const {
+  return Status::NotSupported(message + Where(location));
+}
+
+namespace {
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += ".";
+    out += names[i];
+  }
+  return out;
+}
+
+/// Applies `AS alias(a, b, ...)` to a relation's columns.
+Status ApplyAliases(const Binder& binder, const sql::TableRef& ref, std::string default_name,
+                    std::vector<ScopeColumn>* columns) {
+  std::string qualifier = ref.alias.empty() ? std::move(default_name) : ref.alias;
+  if (ref.column_aliases.size() > columns->size()) {
+    return binder.BindError(
+        ref.location, "table \"" + qualifier + "\" has " + std::to_string(columns->size()) +
+                          " columns available but " + std::to_string(ref.column_aliases.size()) +
+                          " columns specified");
+  }
+  for (size_t i = 0; i < columns->size(); ++i) {
+    (*columns)[i].table = qualifier;
+    if (i < ref.column_aliases.size()) (*columns)[i].name = ref.column_aliases[i];
+  }
+  return Status::OK();
+}
+
+std::vector<ScopeColumn> ColumnsOf(const Schema& schema) {
+  std::vector<ScopeColumn> columns;
+  for (int i = 0; i < schema.num_fields(); ++i) {
+    const Field& f = schema.field(i);
+    columns.push_back(ScopeColumn{"", f.name(), f.type(), f.nullable(), i, false});
+  }
+  return columns;
+}
+
+/// The one visible column named `name` among `columns`, or -1 (-2 when ambiguous).
+int FindUnqualified(const std::vector<ScopeColumn>& columns, const std::string& name) {
+  int found = -1;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i].using_hidden || columns[i].name != name) continue;
+    if (found >= 0) return -2;
+    found = static_cast<int>(i);
+  }
+  return found;
+}
+
+}  // namespace
+
+Result<BoundRelation> Binder::BindTableRef(const sql::TableRef& ref, const Scope* outer) {
+  if (ref.lateral) return NotSupported(ref.location, "LATERAL is not supported");
+  switch (ref.kind) {
+    case sql::TableRef::Kind::kTable: {
+      // A CTE of an enclosing WITH, innermost first.
+      if (ref.names.size() == 1) {
+        for (auto it = cte_stack_.rbegin(); it != cte_stack_.rend(); ++it) {
+          auto found = it->find(ref.names[0]);
+          if (found == it->end()) continue;
+          const sql::CommonTableExpr* cte = found->second;
+          // A CTE's own body does not see the CTE (no recursion): hide it while binding.
+          auto saved = std::move(*it);
+          it->clear();
+          for (const auto& [name, other] : saved) {
+            if (name != ref.names[0]) it->emplace(name, other);
+          }
+          auto plan = BindSelectStmt(*cte->query, nullptr);
+          *it = std::move(saved);
+          FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr cte_plan, std::move(plan));
+          BoundRelation rel{cte_plan, ColumnsOf(*cte_plan->schema)};
+          if (cte->column_names.size() > rel.columns.size()) {
+            return BindError(cte->location,
+                             "WITH query \"" + cte->name + "\" has " +
+                                 std::to_string(rel.columns.size()) + " columns available but " +
+                                 std::to_string(cte->column_names.size()) + " columns specified");
+          }
+          for (size_t i = 0; i < cte->column_names.size(); ++i) {
+            rel.columns[i].name = cte->column_names[i];
+          }
+          FLOE_RETURN_NOT_OK(ApplyAliases(*this, ref, cte->name, &rel.columns));
+          return rel;
+        }
+      }
+      std::string key = JoinNames(ref.names);
+      TableSourcePtr source;
+      auto cached = table_cache_.find(key);
+      if (cached != table_cache_.end()) {
+        source = cached->second;
+      } else {
+        auto resolved = resolver_->ResolveTable(ref.names);
+        if (!resolved.ok()) {
+          Status st = resolved.status();
+          return Status(st.code(), st.message() + Where(ref.location));
+        }
+        source = *resolved;
+        table_cache_.emplace(key, source);
+      }
+      std::vector<int> projection;
+      for (int i = 0; i < source->schema()->num_fields(); ++i) projection.push_back(i);
+      LogicalPlanPtr plan = MakeScan(source, std::move(projection));
+      BoundRelation rel{plan, ColumnsOf(*plan->schema)};
+      FLOE_RETURN_NOT_OK(ApplyAliases(*this, ref, ref.names.back(), &rel.columns));
+      return rel;
+    }
+    case sql::TableRef::Kind::kFunction: {
+      const sql::ParsedExpr& call = *ref.function;
+      std::string name = call.names.empty() ? "" : call.names.back();
+      std::vector<TableFunctionArg> args;
+      for (size_t i = 0; i < call.args.size(); ++i) {
+        FLOE_ASSIGN_OR_RAISE(expr::ExprPtr bound, BindConstantExpr(*call.args[i], text_, options_));
+        FLOE_ASSIGN_OR_RAISE(Scalar value, EvaluateConstantAt(bound, call.args[i]->location));
+        std::string arg_name = i < call.arg_names.size() ? call.arg_names[i] : "";
+        args.push_back(TableFunctionArg{std::move(arg_name), std::move(value)});
+      }
+      auto resolved = resolver_->ResolveTableFunction(name, args);
+      if (!resolved.ok()) {
+        Status st = resolved.status();
+        return Status(st.code(), st.message() + Where(ref.location));
+      }
+      TableSourcePtr source = *resolved;
+      std::vector<int> projection;
+      for (int i = 0; i < source->schema()->num_fields(); ++i) projection.push_back(i);
+      LogicalPlanPtr plan = MakeScan(source, std::move(projection));
+      BoundRelation rel{plan, ColumnsOf(*plan->schema)};
+      FLOE_RETURN_NOT_OK(ApplyAliases(*this, ref, name, &rel.columns));
+      return rel;
+    }
+    case sql::TableRef::Kind::kSubquery: {
+      FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr plan, BindSelectStmt(*ref.subquery, nullptr));
+      BoundRelation rel{plan, ColumnsOf(*plan->schema)};
+      FLOE_RETURN_NOT_OK(ApplyAliases(*this, ref, "", &rel.columns));
+      return rel;
+    }
+    case sql::TableRef::Kind::kJoin:
+      break;
+  }
+
+  // Joins.
+  FLOE_ASSIGN_OR_RAISE(BoundRelation left, BindTableRef(*ref.left, outer));
+  FLOE_ASSIGN_OR_RAISE(BoundRelation right, BindTableRef(*ref.right, outer));
+  JoinType type = JoinType::kInner;
+  switch (ref.join_kind) {
+    case sql::JoinKind::kInner:
+    case sql::JoinKind::kCross:
+      type = JoinType::kInner;
+      break;
+    case sql::JoinKind::kLeft:
+      type = JoinType::kLeft;
+      break;
+    case sql::JoinKind::kRight:
+      type = JoinType::kRight;
+      break;
+    case sql::JoinKind::kFull:
+      type = JoinType::kFull;
+      break;
+  }
+  int left_width = left.plan->schema->num_fields();
+  std::vector<ScopeColumn> combined = left.columns;
+  for (ScopeColumn c : right.columns) {
+    c.index += left_width;
+    combined.push_back(std::move(c));
+  }
+  bool left_nullable = type == JoinType::kRight || type == JoinType::kFull;
+  bool right_nullable = type == JoinType::kLeft || type == JoinType::kFull;
+  for (size_t i = 0; i < combined.size(); ++i) {
+    bool is_left = i < left.columns.size();
+    if ((is_left && left_nullable) || (!is_left && right_nullable)) combined[i].nullable = true;
+  }
+
+  std::vector<std::string> using_columns = ref.using_columns;
+  if (ref.natural) {
+    for (const ScopeColumn& c : left.columns) {
+      if (c.using_hidden) continue;
+      if (FindUnqualified(right.columns, c.name) >= 0 &&
+          std::find(using_columns.begin(), using_columns.end(), c.name) == using_columns.end()) {
+        using_columns.push_back(c.name);
+      }
+    }
+  }
+
+  std::vector<expr::ExprPtr> left_keys;
+  std::vector<expr::ExprPtr> right_keys;
+  expr::ExprPtr filter;
+  if (!using_columns.empty() || ref.natural) {
+    std::vector<std::pair<int, int>> pairs;  // (left position, right position) in columns
+    for (const std::string& name : using_columns) {
+      int l = FindUnqualified(left.columns, name);
+      int r = FindUnqualified(right.columns, name);
+      if (l == -2 || r == -2) {
+        return BindError(ref.location, "common column name \"" + name +
+                                           "\" appears more than once in " +
+                                           (l == -2 ? "left" : "right") + " table");
+      }
+      if (l < 0 || r < 0) {
+        return BindError(ref.location, "column \"" + name +
+                                           "\" specified in USING clause "
+                                           "does not exist in " +
+                                           (l < 0 ? "left" : "right") + " table");
+      }
+      pairs.emplace_back(l, r);
+      const ScopeColumn& lc = left.columns[static_cast<size_t>(l)];
+      const ScopeColumn& rc = right.columns[static_cast<size_t>(r)];
+      expr::ExprPtr lk = expr::Column(lc.index, lc.name, lc.type, lc.nullable);
+      expr::ExprPtr rk = expr::Column(rc.index, rc.name, rc.type, rc.nullable);
+      FLOE_ASSIGN_OR_RAISE(auto unified, Unify(lk, rk, "JOIN/USING", ref.location));
+      left_keys.push_back(unified.first);
+      right_keys.push_back(unified.second);
+    }
+    LogicalPlanPtr join = MakeJoin(left.plan, right.plan, type, left_keys, right_keys, nullptr);
+    // Merged columns first, then the rest of the left and right columns.
+    std::vector<expr::ExprPtr> exprs;
+    std::vector<std::string> names;
+    std::vector<ScopeColumn> columns;
+    std::set<int> merged_left, merged_right;
+    for (size_t k = 0; k < pairs.size(); ++k) {
+      const ScopeColumn& lc = combined[static_cast<size_t>(pairs[k].first)];
+      const ScopeColumn& rc = combined[left.columns.size() + static_cast<size_t>(pairs[k].second)];
+      merged_left.insert(pairs[k].first);
+      merged_right.insert(pairs[k].second);
+      expr::ExprPtr lx = expr::Column(lc.index, lc.name, lc.type, lc.nullable);
+      expr::ExprPtr rx = expr::Column(rc.index, rc.name, rc.type, rc.nullable);
+      FLOE_ASSIGN_OR_RAISE(auto unified, Unify(lx, rx, "JOIN/USING", ref.location));
+      expr::ExprPtr merged;
+      if (type == JoinType::kFull) {
+        FLOE_ASSIGN_OR_RAISE(merged,
+                             MakeCall("coalesce", {unified.first, unified.second}, ref.location));
+      } else {
+        merged = type == JoinType::kRight ? unified.second : unified.first;
+      }
+      columns.push_back(ScopeColumn{"", lc.name, merged->type, merged->nullable,
+                                    static_cast<int>(exprs.size()), false});
+      exprs.push_back(merged);
+      names.push_back(lc.name);
+    }
+    for (size_t i = 0; i < combined.size(); ++i) {
+      ScopeColumn c = combined[i];
+      bool is_left = i < left.columns.size();
+      int pos = static_cast<int>(is_left ? i : i - left.columns.size());
+      if (is_left ? merged_left.count(pos) > 0 : merged_right.count(pos) > 0) {
+        c.using_hidden = true;
+      }
+      exprs.push_back(expr::Column(c.index, c.name, c.type, c.nullable));
+      names.push_back(c.name);
+      c.index = static_cast<int>(exprs.size()) - 1;
+      columns.push_back(std::move(c));
+    }
+    BoundRelation rel{MakeProjection(join, std::move(exprs), std::move(names)), std::move(columns)};
+    if (!ref.alias.empty()) {
+      for (ScopeColumn& c : rel.columns) c.table = ref.alias;
+    }
+    return rel;
+  }
+
+  if (ref.on) {
+    Scope scope{combined, nullptr};
+    ExprContext ctx;
+    ctx.scope = &scope;
+    ctx.allow_subqueries = false;
+    ctx.clause = "JOIN conditions";
+    FLOE_ASSIGN_OR_RAISE(expr::ExprPtr on, BindExpr(*ref.on, ctx));
+    FLOE_ASSIGN_OR_RAISE(on, CoerceTo(on, Boolean(), ref.on->location));
+    if (on->type->id() != TypeId::kBoolean) {
+      return BindError(ref.on->location, "argument of JOIN/ON must be type boolean, not type " +
+                                             on->type->ToString());
+    }
+    std::vector<expr::ExprPtr> rest;
+    for (const expr::ExprPtr& c : expr::SplitConjunction(on)) {
+      if (c->kind == expr::ExprKind::kCall && c->name == "eq" && c->args.size() == 2) {
+        auto side = [&](const expr::ExprPtr& e) {
+          std::vector<int> cols = expr::ReferencedColumns(*e);
+          if (cols.empty()) return 0;
+          if (cols.back() < left_width) return 1;
+          if (cols.front() >= left_width) return 2;
+          return 0;
+        };
+        int a = side(c->args[0]);
+        int b = side(c->args[1]);
+        if (a != 0 && b != 0 && a != b) {
+          expr::ExprPtr l = a == 1 ? c->args[0] : c->args[1];
+          expr::ExprPtr r = a == 1 ? c->args[1] : c->args[0];
+          std::vector<int> shift(static_cast<size_t>(left_width + right.plan->schema->num_fields()),
+                                 -1);
+          for (int i = left_width; i < static_cast<int>(shift.size()); ++i) {
+            shift[static_cast<size_t>(i)] = i - left_width;
+          }
+          left_keys.push_back(l);
+          right_keys.push_back(expr::RemapColumns(r, shift));
+          continue;
+        }
+      }
+      rest.push_back(c);
+    }
+    filter = expr::JoinConjunction(std::move(rest));
+  }
+  BoundRelation rel{MakeJoin(left.plan, right.plan, type, left_keys, right_keys, filter),
+                    std::move(combined)};
+  if (!ref.alias.empty()) {
+    for (ScopeColumn& c : rel.columns) c.table = ref.alias;
+  }
+  return rel;
+}
+
+Result<BoundRelation> Binder::BindFrom(const std::vector<sql::TableRefPtr>& from,
+                                       const Scope* outer) {
+  if (from.empty()) {
+    return BoundRelation{MakeValues(std::make_shared<Schema>(), {{}}), {}};
+  }
+  FLOE_ASSIGN_OR_RAISE(BoundRelation rel, BindTableRef(*from[0], outer));
+  for (size_t i = 1; i < from.size(); ++i) {
+    FLOE_ASSIGN_OR_RAISE(BoundRelation next, BindTableRef(*from[i], outer));
+    int width = rel.plan->schema->num_fields();
+    for (ScopeColumn c : next.columns) {
+      c.index += width;
+      rel.columns.push_back(std::move(c));
+    }
+    rel.plan = MakeJoin(rel.plan, next.plan, JoinType::kInner, {}, {}, nullptr);
+  }
+  return rel;
+}
+
+Result<LogicalPlanPtr> Binder::BindValues(const sql::SelectStmt& stmt) {
+  Scope empty;
+  size_t width = stmt.values.front().size();
+  std::vector<std::vector<expr::ExprPtr>> rows;
+  for (const auto& row : stmt.values) {
+    if (row.size() != width) {
+      return BindError(row.empty() ? stmt.location : row.front()->location,
+                       "VALUES lists must all be the same length");
+    }
+    std::vector<expr::ExprPtr> bound;
+    for (const auto& item : row) {
+      ExprContext ctx;
+      ctx.scope = &empty;
+      ctx.allow_subqueries = false;
+      ctx.clause = "VALUES";
+      FLOE_ASSIGN_OR_RAISE(expr::ExprPtr e, BindExpr(*item, ctx));
+      bound.push_back(std::move(e));
+    }
+    rows.push_back(std::move(bound));
+  }
+  std::vector<Field> fields;
+  for (size_t c = 0; c < width; ++c) {
+    TypePtr type;
+    for (const auto& row : rows) {
+      if (IsUntyped(*row[c])) continue;
+      if (!type) {
+        type = row[c]->type;
+      } else {
+        FLOE_ASSIGN_OR_RAISE(
+            type, CommonTypeAt(type, row[c]->type, "VALUES", stmt.values[0][c]->location));
+      }
+    }
+    if (!type) type = String();
+    bool nullable = false;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      FLOE_ASSIGN_OR_RAISE(rows[r][c], CoerceTo(rows[r][c], type, stmt.values[r][c]->location));
+      nullable = nullable || rows[r][c]->nullable;
+    }
+    fields.emplace_back("column" + std::to_string(c + 1), type, nullable);
+  }
+  return MakeValues(std::make_shared<Schema>(std::move(fields)), std::move(rows));
+}
+
+Result<Scalar> Binder::EvaluateConstantAt(const expr::ExprPtr& e, int location) {
+  auto value = expr::EvaluateConstant(e);
+  if (!value.ok()) {
+    Status st = value.status();
+    return Status(st.code(), st.message() + Where(location));
+  }
+  return *value;
+}
+
+}  // namespace internal
+
+Result<LogicalPlanPtr> BindQuery(const sql::SelectStmt& query, std::string_view text,
+                                 RelationResolver& resolver, const BindOptions& options) {
+  internal::Binder binder(text, &resolver, options);
+  return binder.BindSelectStmt(query, nullptr);
+}
+
+Result<expr::ExprPtr> BindConstantExpr(const sql::ParsedExpr& expr, std::string_view text,
+                                       const BindOptions& options) {
+  internal::Binder binder(text, nullptr, options);
+  internal::Scope empty;
+  internal::ExprContext ctx;
+  ctx.scope = &empty;
+  ctx.allow_subqueries = false;
+  ctx.clause = "constant expressions";
+  return binder.BindExpr(expr, ctx);
+}
+
+}  // namespace floe::plan

@@ -1,0 +1,280 @@
+#pragma once
+
+// The binder's private state, shared by binder.cc (scopes, FROM), bind_expr.cc
+// (expressions), bind_query.cc (SELECT pipeline, set operations) and subquery.cc
+// (subquery planning and decorrelation).
+//
+// Bound expressions refer to the columns of the plan they are evaluated over. Two kinds
+// of column indices are reserved while binding:
+//  - outer references (a correlated subquery's reference to its enclosing query):
+//    column = -1 - index, the index into the enclosing query's plan;
+//  - placeholders (aggregate calls, window calls and subqueries that are planned later):
+//    column = kPlaceholderBase - id; replaced by real columns once planned.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/plan/binder.h"
+
+namespace floe::plan::internal {
+
+inline constexpr int kPlaceholderBase = -1000000;
+
+inline bool IsOuterRef(const expr::Expr& e) {
+  return e.kind == expr::ExprKind::kColumn && e.column < 0 && e.column > kPlaceholderBase;
+}
+inline bool IsPlaceholder(const expr::Expr& e) {
+  return e.kind == expr::ExprKind::kColumn && e.column <= kPlaceholderBase;
+}
+inline int PlaceholderId(const expr::Expr& e) { return kPlaceholderBase - e.column; }
+
+/// A column visible by name in a scope.
+struct ScopeColumn {
+  std::string table;  // the qualifier (alias or table name); "" for none
+  std::string name;
+  TypePtr type;
+  bool nullable = true;
+  int index = 0;  // in the scope plan's output
+  /// A column merged away by USING/NATURAL: found only qualified, not by `*`.
+  bool using_hidden = false;
+};
+
+/// The columns a FROM clause makes visible, over one plan.
+struct Scope {
+  std::vector<ScopeColumn> columns;
+  /// The enclosing query's scope (correlated subqueries), or null.
+  const Scope* outer = nullptr;
+};
+
+/// A FROM item bound: its plan and its columns (indices into plan's output).
+struct BoundRelation {
+  LogicalPlanPtr plan;
+  std::vector<ScopeColumn> columns;
+};
+
+/// A correlated subquery's bound body: its FROM (filtered by the uncorrelated part of
+/// its WHERE), the correlated WHERE conjuncts (over filtered's columns, outer columns as
+/// outer references), and the rest of the query.
+struct SubqueryBody {
+  LogicalPlanPtr plan;                    // the full query plan (uncorrelated subqueries)
+  LogicalPlanPtr filtered;                // FROM + uncorrelated WHERE (correlated subqueries)
+  std::vector<expr::ExprPtr> correlated;  // correlated WHERE conjuncts
+  /// The single select expression over `filtered` (plain SELECT without aggregation).
+  expr::ExprPtr select_expr;
+  bool simple = false;          // no aggregation, DISTINCT, LIMIT, windows, set operation
+  bool aggregate_only = false;  // aggregates without GROUP BY/HAVING/LIMIT/DISTINCT
+};
+
+enum class PendingKind { kScalar, kExists, kIn };
+
+/// A subquery bound to a placeholder and planned later (joined onto the plan the
+/// placeholder's expression is evaluated over).
+struct PendingSubquery {
+  int placeholder = 0;
+  PendingKind kind = PendingKind::kScalar;
+  const sql::ParsedExpr* node = nullptr;
+  expr::ExprPtr value;  // kIn: the left operand over the outer plan
+  TypePtr type;
+  bool before_aggregate = false;  // appears inside an aggregate's arguments
+  const Scope* scope = nullptr;   // the scope the subquery is correlated to
+  SubqueryBody body;
+};
+
+/// What kind of expression is being bound (what is allowed in it).
+struct ExprContext {
+  const Scope* scope = nullptr;
+  bool allow_aggregates = false;
+  bool allow_windows = false;
+  bool allow_subqueries = true;
+  std::string_view clause = "";  // "WHERE", "JOIN conditions", ... for errors
+  bool in_aggregate = false;
+};
+
+class Binder {
+ public:
+  Binder(std::string_view text, RelationResolver* resolver, const BindOptions& options)
+      : text_(text), resolver_(resolver), options_(options) {}
+
+  // ---- errors (binder.cc)
+  std::string Where(int location) const;
+  Status BindError(int location, std::string message) const;
+  Status NotSupported(int location, std::string message) const;
+
+  // ---- queries (bind_query.cc)
+  /// Binds a query; `outer` is the enclosing scope for subqueries.
+  Result<LogicalPlanPtr> BindSelectStmt(const sql::SelectStmt& stmt, const Scope* outer);
+  /// Binds a subquery's body for decorrelation.
+  Result<SubqueryBody> BindSubqueryBody(const sql::SelectStmt& stmt, const Scope* outer,
+                                        bool need_correlated_forms);
+  /// Binds a plain SELECT; extra_groups (over the FROM plan) are prepended to GROUP BY and
+  /// appended to the output (decorrelated scalar aggregates).
+  /// What BindSelect found (for subquery planning).
+  struct SelectInfo {
+    bool aggregating = false;
+    bool windows = false;
+    bool outer_ref_outside_where = false;
+  };
+  struct SelectOptions {
+    const Scope* outer = nullptr;
+    /// When set, correlated WHERE conjuncts are not filtered but returned here.
+    std::vector<expr::ExprPtr>* correlated_out = nullptr;
+    LogicalPlanPtr* filtered_out = nullptr;
+    std::vector<expr::ExprPtr>* select_exprs_out = nullptr;  // over filtered_out
+    const std::vector<expr::ExprPtr>* extra_groups = nullptr;
+    SelectInfo* info_out = nullptr;
+  };
+  /// BindSelect with the statement's own WITH clause in scope.
+  Result<LogicalPlanPtr> BindSelectWithCtes(const sql::SelectStmt& stmt, const SelectOptions& opts);
+  Result<LogicalPlanPtr> BindSetOp(const sql::SelectStmt& stmt, const Scope* outer);
+  /// ORDER BY (output columns by name or ordinal), LIMIT and OFFSET over a finished plan.
+  Result<LogicalPlanPtr> ApplyOutputOrderLimit(LogicalPlanPtr plan, const sql::SelectStmt& stmt);
+  Result<LogicalPlanPtr> ApplyLimit(LogicalPlanPtr plan, const sql::SelectStmt& stmt);
+  Status PushCtes(const sql::SelectStmt& stmt, bool* pushed);
+  Result<expr::ExprPtr> RequireBoolean(expr::ExprPtr e, std::string_view what, int location);
+  /// Maps an expression bound over the FROM scope to the aggregate's output.
+  Result<expr::ExprPtr> RewriteAfterAggregate(const expr::ExprPtr& e,
+                                              const std::vector<expr::ExprPtr>& groups,
+                                              const Scope& scope);
+  Result<LogicalPlanPtr> BindSelect(const sql::SelectStmt& stmt, const SelectOptions& opts);
+
+  // ---- FROM (binder.cc)
+  Result<BoundRelation> BindFrom(const std::vector<sql::TableRefPtr>& from, const Scope* outer);
+  Result<BoundRelation> BindTableRef(const sql::TableRef& ref, const Scope* outer);
+  Result<LogicalPlanPtr> BindValues(const sql::SelectStmt& stmt);
+
+  // ---- expressions (bind_expr.cc)
+  Result<expr::ExprPtr> BindExpr(const sql::ParsedExpr& e, ExprContext& ctx);
+  /// Casts `e` to `type` (string literals are converted now; others get a kCast).
+  Result<expr::ExprPtr> CoerceTo(const expr::ExprPtr& e, const TypePtr& type, int location);
+  /// Binds two operands and unifies their types (untyped string literals take the other
+  /// side's type).
+  Result<std::pair<expr::ExprPtr, expr::ExprPtr>> Unify(expr::ExprPtr a, expr::ExprPtr b,
+                                                        std::string_view context, int location);
+  Result<expr::ExprPtr> MakeCall(std::string_view name, std::vector<expr::ExprPtr> args,
+                                 int location);
+  Result<expr::ExprPtr> MakeCompare(std::string_view op, expr::ExprPtr a, expr::ExprPtr b,
+                                    int location);
+  Result<TypePtr> BindTypeName(const sql::TypeName& type);
+  /// expr::CommonType with the error placed at `location`.
+  Result<TypePtr> CommonTypeAt(const TypePtr& a, const TypePtr& b, std::string_view context,
+                               int location) const;
+  /// True for string literals and NULL as written (PostgreSQL's "unknown" type), which
+  /// take the type their context asks for.
+  bool IsUntyped(const expr::Expr& e) const { return untyped_.count(&e) > 0; }
+  expr::ExprPtr UntypedLiteral(Scalar value) {
+    expr::ExprPtr e = expr::Literal(std::move(value));
+    untyped_.insert(e.get());
+    untyped_keep_.push_back(e);
+    return e;
+  }
+  /// The PostgreSQL output name of a select item without alias.
+  static std::string OutputName(const sql::ParsedExpr& e);
+  Result<Scalar> EvaluateConstantAt(const expr::ExprPtr& e, int location);
+  Result<std::optional<int64_t>> BindLimitValue(const sql::ParsedExprPtr& e, std::string_view what);
+
+  // Column lookup.
+  Result<expr::ExprPtr> ResolveColumn(const sql::ParsedExpr& e, const ExprContext& ctx);
+
+  // ---- subqueries (subquery.cc)
+  /// Binds a subquery expression in a scalar context: a placeholder, planned later.
+  Result<expr::ExprPtr> BindSubqueryExpr(const sql::ParsedExpr& e, ExprContext& ctx);
+  /// Tries to plan a WHERE conjunct that is [NOT] EXISTS / IN (subquery) as a semi or
+  /// anti join onto `plan`. Returns false when the conjunct has another form.
+  Result<bool> TryPlanSubqueryConjunct(const sql::ParsedExpr& conjunct, const Scope& scope,
+                                       LogicalPlanPtr* plan);
+  /// Joins the pending subqueries (those with before_aggregate == `before_aggregate`)
+  /// onto `plan`; `rewrite` maps outer-side expressions (bound over the FROM scope) to
+  /// `plan`'s columns. Afterwards the placeholders resolve through placeholder_values_.
+  Status PlanPendingSubqueries(
+      LogicalPlanPtr* plan, bool before_aggregate,
+      const std::function<Result<expr::ExprPtr>(const expr::ExprPtr&)>& rewrite);
+
+  /// The right side, keys and filter of a join computing `value IN (subquery)`.
+  struct InJoinParts {
+    LogicalPlanPtr right;
+    std::vector<expr::ExprPtr> left_keys, right_keys;
+    expr::ExprPtr filter;
+  };
+  Result<InJoinParts> BuildInJoin(
+      const SubqueryBody& body, const expr::ExprPtr& value, int outer_width,
+      const std::function<Result<expr::ExprPtr>(const expr::ExprPtr&)>& rewrite, int location);
+  Result<expr::ExprPtr> PlanOneSubquery(
+      const PendingSubquery& p, LogicalPlanPtr* plan,
+      const std::function<Result<expr::ExprPtr>(const expr::ExprPtr&)>& rewrite);
+
+  // ---- placeholders
+  int NewPlaceholder() { return next_placeholder_++; }
+  expr::ExprPtr PlaceholderExpr(int id, TypePtr type, std::string name) {
+    return expr::Column(kPlaceholderBase - id, std::move(name), std::move(type));
+  }
+  /// Replaces placeholders whose values are known (placeholder_values_).
+  expr::ExprPtr ReplacePlaceholders(const expr::ExprPtr& e) const;
+
+  // Aggregates and windows collected while binding one SELECT's expressions.
+  struct AggregateInfo {
+    int placeholder;
+    AggregateCall call;
+    std::string name;
+  };
+  struct WindowInfo {
+    int placeholder;
+    WindowCall call;
+    std::string name;
+  };
+  struct SelectState {
+    std::vector<AggregateInfo> aggregates;
+    std::vector<WindowInfo> windows;
+    std::vector<PendingSubquery> pending;
+    const std::vector<sql::WindowDef>* named_windows = nullptr;
+    bool correlated_allowed = true;
+    /// Outer references created while binding this SELECT (indices into outer plan).
+    int outer_refs = 0;
+    bool outer_ref_outside_where = false;
+    bool binding_where = false;
+  };
+  SelectState* state() { return states_.back().get(); }
+
+  std::string_view text() const { return text_; }
+  RelationResolver* resolver() { return resolver_; }
+  const BindOptions& options() const { return options_; }
+
+  struct CteEntry {
+    const sql::CommonTableExpr* cte;
+  };
+  std::vector<std::map<std::string, const sql::CommonTableExpr*>> cte_stack_;
+  std::map<std::string, TableSourcePtr> table_cache_;
+  std::vector<std::unique_ptr<SelectState>> states_;
+  std::map<int, expr::ExprPtr> placeholder_values_;
+  std::set<const expr::Expr*> untyped_;
+  std::map<const expr::Expr*, int> column_locations_;  // where column refs were written
+  std::vector<expr::ExprPtr> untyped_keep_;            // keeps untyped_'s pointers alive
+  /// Outer references created so far (any subquery level).
+  int outer_ref_count_ = 0;
+
+ private:
+  Result<LogicalPlanPtr> BindSelectImpl(const sql::SelectStmt& stmt, const SelectOptions& opts);
+  Result<expr::ExprPtr> BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx);
+  Result<expr::ExprPtr> BindFunction(const sql::ParsedExpr& e, ExprContext& ctx);
+  Result<expr::ExprPtr> BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx);
+  Result<expr::ExprPtr> BindAggregate(const sql::ParsedExpr& e, ExprContext& ctx);
+  Result<expr::ExprPtr> BindWindow(const sql::ParsedExpr& e, ExprContext& ctx);
+
+  std::string_view text_;
+  RelationResolver* resolver_;
+  BindOptions options_;
+  int next_placeholder_ = 0;
+};
+
+/// True when `e` or a sub-expression satisfies `pred`.
+bool AnyOf(const expr::ExprPtr& e, const std::function<bool(const expr::Expr&)>& pred);
+/// A copy where every node for which `fn` returns non-null is replaced by that result.
+Result<expr::ExprPtr> Transform(
+    const expr::ExprPtr& e, const std::function<Result<expr::ExprPtr>(const expr::ExprPtr&)>& fn);
+
+}  // namespace floe::plan::internal
