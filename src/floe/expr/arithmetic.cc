@@ -1,7 +1,522 @@
+// Arithmetic operators: add, subtract, multiply, divide, modulo, negate over integers,
+// floats and decimals, date +- integer, date - date, and interval_add.
+//
+// Semantics follow PostgreSQL: integer overflow is an error ("integer out of range"),
+// integer division truncates toward zero and the remainder takes the dividend's sign,
+// division by zero is an error for every numeric type (floats included).
+//
+// Decimal result types (p = precision, s = scale):
+//   add, subtract   scale max(s1, s2), precision max(p1 - s1, p2 - s2) + scale + 1
+//   multiply        scale s1 + s2, precision p1 + p2
+//   divide          decimal(38, max(6, s1, s2)), rounded half away from zero. PostgreSQL's
+//                   numeric division picks a display scale from the operands' weights;
+//                   a fixed-width engine needs one type for the whole column, so this
+//                   takes the larger of the operand scales and 6 digits (DuckDB-like) and
+//                   rounds the last digit half away from zero as PostgreSQL rounds.
+//   modulo          scale max(s1, s2), precision max(p1 - s1, p2 - s2) + scale
+// Precisions are capped at 38; a value that no longer fits is "numeric field overflow".
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "floe/expr/cast_internal.h"
 #include "floe/expr/function_registry_internal.h"
+#include "floe/expr/kernel_internal.h"
 
 namespace floe::expr::internal {
 
-void RegisterArithmeticFunctions(ScalarFunctionRegistry& registry) { (void)registry; }
+namespace {
+
+constexpr Int128 kInt128Max = (static_cast<Int128>(1) << 126) - 1 + (static_cast<Int128>(1) << 126);
+
+template <typename T>
+constexpr std::string_view IntTypeName() {
+  if constexpr (std::is_same_v<T, int16_t>) return "smallint";
+  if constexpr (std::is_same_v<T, int32_t>) return "integer";
+  return "bigint";
+}
+
+template <typename T>
+Status IntOutOfRange() {
+  return Status::Invalid("{} out of range", IntTypeName<T>());
+}
+
+Status DivisionByZero() { return Status::Invalid("division by zero"); }
+
+Status NumericOverflow() {
+  return Status::Invalid("numeric field overflow: the result does not fit in 38 digits");
+}
+
+Int128 Abs128(Int128 v) { return v < 0 ? -v : v; }
+
+// a / b rounded half away from zero (b != 0).
+Int128 RoundDiv(Int128 a, Int128 b) {
+  Int128 q = a / b;
+  Int128 r = a % b;
+  if (r != 0) {
+    const Int128 ar = Abs128(r);
+    const Int128 ab = Abs128(b);
+    if (ar >= ab - ar) q += ((a < 0) != (b < 0)) ? -1 : 1;
+  }
+  return q;
+}
+
+bool FitsDecimal38(Int128 v) { return v < Pow10(38) && v > -Pow10(38); }
+
+// Numeric type ranks (int8 < int16 < int32 < int64 < decimal < float32 < float64).
+int Rank(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8:
+      return 0;
+    case TypeId::kInt16:
+      return 1;
+    case TypeId::kInt32:
+      return 2;
+    case TypeId::kInt64:
+      return 3;
+    case TypeId::kDecimal:
+      return 4;
+    case TypeId::kFloat32:
+      return 5;
+    case TypeId::kFloat64:
+      return 6;
+    default:
+      return -1;
+  }
+}
+
+TypePtr AsDecimal(const TypePtr& t) {
+  return t->id() == TypeId::kDecimal ? t : DecimalForInteger(t->id());
+}
+
+int IntDigits(const DataType& t) { return t.precision() - t.scale(); }
+
+TypePtr DecimalResult(std::string_view op, const DataType& a, const DataType& b) {
+  const int s1 = a.scale(), s2 = b.scale();
+  if (op == "add" || op == "subtract") {
+    const int s = std::max(s1, s2);
+    return Decimal(std::min(38, std::max(IntDigits(a), IntDigits(b)) + s + 1), s);
+  }
+  if (op == "multiply") {
+    const int s = std::min(38, s1 + s2);
+    return Decimal(std::min(38, std::max(a.precision() + b.precision(), s)), s);
+  }
+  if (op == "divide") return Decimal(38, std::max({6, s1, s2}));
+  // modulo
+  const int s = std::max(s1, s2);
+  return Decimal(std::max(1, std::min(38, std::max(IntDigits(a), IntDigits(b)) + s)), s);
+}
+
+int ChangeCost(const TypePtr& from, const TypePtr& to) { return from->id() == to->id() ? 0 : 1; }
+
+Result<ResolvedFunction> ResolveBinary(std::string_view op, const std::vector<TypePtr>& t,
+                                       int* cost) {
+  if (t.size() != 2) return Status::Bind("{} takes two arguments", op);
+  const TypePtr& a = t[0];
+  const TypePtr& b = t[1];
+  ResolvedFunction fn;
+  fn.name = std::string(op);
+  const TypeId ia = a->id(), ib = b->id();
+  const int ra = Rank(ia), rb = Rank(ib);
+  if (ra >= 0 && rb >= 0) {
+    TypePtr arg_a, arg_b;
+    if (a->is_floating() || b->is_floating()) {
+      if (op == "modulo") return Status::Bind("no modulo for floating point");
+      const TypePtr f = ia == TypeId::kFloat32 && ib == TypeId::kFloat32 ? Float32() : Float64();
+      arg_a = arg_b = fn.return_type = f;
+    } else if (ia == TypeId::kDecimal || ib == TypeId::kDecimal) {
+      arg_a = AsDecimal(a);
+      arg_b = AsDecimal(b);
+      fn.return_type = DecimalResult(op, *arg_a, *arg_b);
+    } else {
+      TypePtr wider = ra >= rb ? a : b;
+      if (wider->id() == TypeId::kInt8) wider = Int16();
+      arg_a = arg_b = fn.return_type = wider;
+    }
+    *cost = ChangeCost(a, arg_a) + ChangeCost(b, arg_b);
+    fn.arg_types = {arg_a, arg_b};
+    return fn;
+  }
+  const bool a_int = a->is_integer() && ia != TypeId::kInt64;
+  const bool b_int = b->is_integer() && ib != TypeId::kInt64;
+  if (op == "add" && ia == TypeId::kDate && b_int) {
+    fn.arg_types = {a, Int32()};
+    fn.return_type = Date();
+    *cost = ChangeCost(b, Int32());
+    return fn;
+  }
+  if (op == "add" && a_int && ib == TypeId::kDate) {
+    fn.arg_types = {Int32(), b};
+    fn.return_type = Date();
+    *cost = ChangeCost(a, Int32());
+    return fn;
+  }
+  if (op == "subtract" && ia == TypeId::kDate && b_int) {
+    fn.arg_types = {a, Int32()};
+    fn.return_type = Date();
+    *cost = ChangeCost(b, Int32());
+    return fn;
+  }
+  if (op == "subtract" && ia == TypeId::kDate && ib == TypeId::kDate) {
+    fn.arg_types = {a, b};
+    fn.return_type = Int32();
+    *cost = 0;
+    return fn;
+  }
+  return Status::Bind("no arithmetic");
+}
+
+Result<ResolvedFunction> ResolveNegate(const std::vector<TypePtr>& t, int* cost) {
+  if (t.size() != 1 || Rank(t[0]->id()) < 0) return Status::Bind("no negate");
+  ResolvedFunction fn;
+  fn.name = "negate";
+  TypePtr arg = t[0]->id() == TypeId::kInt8 ? Int16() : t[0];
+  *cost = ChangeCost(t[0], arg);
+  fn.arg_types = {arg};
+  fn.return_type = arg;
+  return fn;
+}
+
+// Integer kernels ------------------------------------------------------------------------
+
+template <typename T>
+Result<ColumnarValue> IntegerBinary(std::string_view op, const ColumnarValue& a,
+                                    const ColumnarValue& b, int64_t n, const TypePtr& type,
+                                    EvalContext& ctx) {
+  if (op == "add") {
+    return Map2Fallible<T, T, T>(a, b, n, type, ctx, [](T x, T y, T* out) -> Status {
+      if (__builtin_add_overflow(x, y, out)) [[unlikely]]
+        return IntOutOfRange<T>();
+      return Status::OK();
+    });
+  }
+  if (op == "subtract") {
+    return Map2Fallible<T, T, T>(a, b, n, type, ctx, [](T x, T y, T* out) -> Status {
+      if (__builtin_sub_overflow(x, y, out)) [[unlikely]]
+        return IntOutOfRange<T>();
+      return Status::OK();
+    });
+  }
+  if (op == "multiply") {
+    return Map2Fallible<T, T, T>(a, b, n, type, ctx, [](T x, T y, T* out) -> Status {
+      if (__builtin_mul_overflow(x, y, out)) [[unlikely]]
+        return IntOutOfRange<T>();
+      return Status::OK();
+    });
+  }
+  if (op == "divide") {
+    return Map2Fallible<T, T, T>(a, b, n, type, ctx, [](T x, T y, T* out) -> Status {
+      if (y == 0) [[unlikely]]
+        return DivisionByZero();
+      if (y == -1) {
+        if (x == std::numeric_limits<T>::min()) [[unlikely]]
+          return IntOutOfRange<T>();
+        *out = static_cast<T>(-x);
+        return Status::OK();
+      }
+      *out = static_cast<T>(x / y);
+      return Status::OK();
+    });
+  }
+  // modulo
+  return Map2Fallible<T, T, T>(a, b, n, type, ctx, [](T x, T y, T* out) -> Status {
+    if (y == 0) [[unlikely]]
+      return DivisionByZero();
+    *out = y == -1 ? T{0} : static_cast<T>(x % y);
+    return Status::OK();
+  });
+}
+
+template <typename T>
+Result<ColumnarValue> FloatBinary(std::string_view op, const ColumnarValue& a,
+                                  const ColumnarValue& b, int64_t n, const TypePtr& type,
+                                  EvalContext& ctx) {
+  if (op == "add") return Map2<T, T, T>(a, b, n, type, ctx, [](T x, T y) { return x + y; });
+  if (op == "subtract") return Map2<T, T, T>(a, b, n, type, ctx, [](T x, T y) { return x - y; });
+  if (op == "multiply") return Map2<T, T, T>(a, b, n, type, ctx, [](T x, T y) { return x * y; });
+  if (op == "divide") {
+    return Map2Fallible<T, T, T>(a, b, n, type, ctx, [](T x, T y, T* out) -> Status {
+      if (y == 0) [[unlikely]]
+        return DivisionByZero();
+      *out = x / y;
+      return Status::OK();
+    });
+  }
+  return Status::Internal("no float kernel for {}", op);
+}
+
+// Decimal kernels ------------------------------------------------------------------------
+
+Result<ColumnarValue> DecimalBinary(std::string_view op, const ColumnarValue& a,
+                                    const ColumnarValue& b, int64_t n, const DataType& ta,
+                                    const DataType& tb, const TypePtr& type, EvalContext& ctx) {
+  const int s1 = ta.scale(), s2 = tb.scale(), s = type->scale();
+  if (op == "add" || op == "subtract") {
+    const bool sub = op == "subtract";
+    const Int128 fa = Pow10(s - s1), fb = Pow10(s - s2);
+    // Without the 38-digit cap the result cannot overflow.
+    const bool check = type->precision() >= 38;
+    if (s1 == s2 && !check) {
+      if (sub) {
+        return Map2<Int128, Int128, Int128>(a, b, n, type, ctx,
+                                            [](Int128 x, Int128 y) { return x - y; });
+      }
+      return Map2<Int128, Int128, Int128>(a, b, n, type, ctx,
+                                          [](Int128 x, Int128 y) { return x + y; });
+    }
+    return Map2Fallible<Int128, Int128, Int128>(
+        a, b, n, type, ctx, [=](Int128 x, Int128 y, Int128* out) -> Status {
+          Int128 xs, ys;
+          if (__builtin_mul_overflow(x, fa, &xs) || __builtin_mul_overflow(y, fb, &ys) ||
+              (sub ? __builtin_sub_overflow(xs, ys, out) : __builtin_add_overflow(xs, ys, out)))
+              [[unlikely]] {
+            return NumericOverflow();
+          }
+          if (check && !FitsDecimal38(*out)) [[unlikely]]
+            return NumericOverflow();
+          return Status::OK();
+        });
+  }
+  if (op == "multiply") {
+    const int excess = s1 + s2 - s;
+    const bool check = ta.precision() + tb.precision() > 38 || excess > 0;
+    if (!check) {
+      return Map2<Int128, Int128, Int128>(a, b, n, type, ctx,
+                                          [](Int128 x, Int128 y) { return x * y; });
+    }
+    const Int128 div = Pow10(excess);
+    return Map2Fallible<Int128, Int128, Int128>(a, b, n, type, ctx,
+                                                [=](Int128 x, Int128 y, Int128* out) -> Status {
+                                                  Int128 p;
+                                                  if (__builtin_mul_overflow(x, y, &p)) [[unlikely]]
+                                                    return NumericOverflow();
+                                                  if (excess > 0) p = RoundDiv(p, div);
+                                                  if (!FitsDecimal38(p)) [[unlikely]]
+                                                    return NumericOverflow();
+                                                  *out = p;
+                                                  return Status::OK();
+                                                });
+  }
+  if (op == "divide") {
+    // x / 10^s1 divided by y / 10^s2 at scale s: x * 10^(s - s1 + s2) / y.
+    const int e = s - s1 + s2;
+    return Map2Fallible<Int128, Int128, Int128>(
+        a, b, n, type, ctx, [=](Int128 x, Int128 y, Int128* out) -> Status {
+          if (y == 0) [[unlikely]]
+            return DivisionByZero();
+          Int128 num;
+          if (e <= 38 && !__builtin_mul_overflow(x, Pow10(e), &num)) {
+            *out = RoundDiv(num, y);
+          } else {
+            // Long division, one decimal digit at a time.
+            Int128 q = x / y;
+            Int128 r = x % y;
+            const Int128 ay = Abs128(y);
+            const bool negative = (x < 0) != (y < 0);
+            Int128 aq = Abs128(q), ar = Abs128(r);
+            for (int i = 0; i < e; ++i) {
+              if (ar > kInt128Max / 10 || __builtin_mul_overflow(aq, 10, &aq)) [[unlikely]]
+                return NumericOverflow();
+              ar *= 10;
+              aq += ar / ay;
+              ar %= ay;
+            }
+            if (ar >= ay - ar) aq += 1;
+            *out = negative ? -aq : aq;
+          }
+          if (!FitsDecimal38(*out)) [[unlikely]]
+            return NumericOverflow();
+          return Status::OK();
+        });
+  }
+  // modulo: both at the result scale, remainder with the dividend's sign.
+  const Int128 fa = Pow10(s - s1), fb = Pow10(s - s2);
+  return Map2Fallible<Int128, Int128, Int128>(
+      a, b, n, type, ctx, [=](Int128 x, Int128 y, Int128* out) -> Status {
+        if (y == 0) [[unlikely]]
+          return DivisionByZero();
+        Int128 xs, ys;
+        if (__builtin_mul_overflow(x, fa, &xs) || __builtin_mul_overflow(y, fb, &ys)) [[unlikely]] {
+          return NumericOverflow();
+        }
+        *out = xs % ys;
+        return Status::OK();
+      });
+}
+
+// Dates ----------------------------------------------------------------------------------
+
+Status DateOutOfRange() { return Status::Invalid("date out of range"); }
+Status TimestampOutOfRange() { return Status::Invalid("timestamp out of range"); }
+
+Result<ColumnarValue> DateArithmetic(std::string_view op, const ResolvedFunction& fn,
+                                     const std::vector<ColumnarValue>& args, int64_t n,
+                                     EvalContext& ctx) {
+  const bool date_first = fn.arg_types[0]->id() == TypeId::kDate;
+  if (fn.return_type->id() == TypeId::kInt32) {
+    return Map2Fallible<int32_t, int32_t, int32_t>(
+        args[0], args[1], n, fn.return_type, ctx, [](int32_t x, int32_t y, int32_t* out) {
+          if (__builtin_sub_overflow(x, y, out)) [[unlikely]]
+            return IntOutOfRange<int32_t>();
+          return Status::OK();
+        });
+  }
+  const bool sub = op == "subtract";
+  const ColumnarValue& date = date_first ? args[0] : args[1];
+  const ColumnarValue& days = date_first ? args[1] : args[0];
+  return Map2Fallible<int32_t, int32_t, int32_t>(
+      date, days, n, fn.return_type, ctx, [sub](int32_t d, int32_t k, int32_t* out) -> Status {
+        if (sub ? __builtin_sub_overflow(d, k, out) : __builtin_add_overflow(d, k, out))
+            [[unlikely]] {
+          return DateOutOfRange();
+        }
+        return Status::OK();
+      });
+}
+
+// PostgreSQL's timestamp + interval: months first (the day clamped to the month's last
+// day), then days, then the time part.
+Status AddInterval(int64_t value, int64_t unit_per_day, int32_t months, int32_t days,
+                   int64_t micros, int64_t unit_per_micro, int64_t* out) {
+  int64_t v = value;
+  if (months != 0) {
+    const int64_t day = FloorDiv(v, unit_per_day);
+    const int64_t time_of_day = v - day * unit_per_day;
+    const CivilDate c = CivilFromDays(day);
+    const int64_t total = c.year * 12 + (c.month - 1) + months;
+    const int64_t year = FloorDiv(total, 12);
+    const int month = static_cast<int>(FloorMod(total, 12)) + 1;
+    if (year < -4713 || year > 294276) return TimestampOutOfRange();
+    const int dom = std::min(c.day, DaysInMonth(year, month));
+    if (__builtin_mul_overflow(DaysFromCivil(year, month, dom), unit_per_day, &v) ||
+        __builtin_add_overflow(v, time_of_day, &v)) {
+      return TimestampOutOfRange();
+    }
+  }
+  int64_t delta;
+  if (__builtin_mul_overflow(static_cast<int64_t>(days), unit_per_day, &delta) ||
+      __builtin_add_overflow(v, delta, &v) ||
+      __builtin_mul_overflow(micros, unit_per_micro, &delta) ||
+      __builtin_add_overflow(v, delta, &v)) {
+    return TimestampOutOfRange();
+  }
+  *out = v;
+  return Status::OK();
+}
+
+Result<ResolvedFunction> ResolveIntervalAdd(const std::vector<TypePtr>& t, int* cost) {
+  if (t.size() != 4) return Status::Bind("interval_add takes four arguments");
+  const TypeId id = t[0]->id();
+  ResolvedFunction fn;
+  fn.name = "interval_add";
+  if (id == TypeId::kDate) {
+    fn.return_type = Timestamp();
+  } else if (t[0]->is_timestamp()) {
+    fn.return_type = t[0];
+  } else {
+    return Status::Bind("interval_add needs a date or timestamp");
+  }
+  if (!t[1]->is_integer() || !t[2]->is_integer() || !t[3]->is_integer()) {
+    return Status::Bind("interval_add needs integer interval parts");
+  }
+  fn.arg_types = {t[0], Int32(), Int32(), Int64()};
+  *cost = ChangeCost(t[1], Int32()) + ChangeCost(t[2], Int32()) + ChangeCost(t[3], Int64());
+  return fn;
+}
+
+Result<ColumnarValue> IntervalAddKernel(const ResolvedFunction& fn,
+                                        const std::vector<ColumnarValue>& args, int64_t n,
+                                        EvalContext& ctx) {
+  const TypeId id = fn.arg_types[0]->id();
+  if (id == TypeId::kDate) {
+    return Map4Fallible<int64_t, int32_t, int32_t, int32_t, int64_t>(
+        args[0], args[1], args[2], args[3], n, fn.return_type, ctx,
+        [](int32_t d, int32_t months, int32_t days, int64_t micros, int64_t* out) {
+          return AddInterval(static_cast<int64_t>(d) * kMicrosPerDay, kMicrosPerDay, months, days,
+                             micros, 1, out);
+        });
+  }
+  const bool nanos = id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs;
+  const int64_t per_day = nanos ? kMicrosPerDay * 1000 : kMicrosPerDay;
+  const int64_t per_micro = nanos ? 1000 : 1;
+  return Map4Fallible<int64_t, int64_t, int32_t, int32_t, int64_t>(
+      args[0], args[1], args[2], args[3], n, fn.return_type, ctx,
+      [=](int64_t ts, int32_t months, int32_t days, int64_t micros, int64_t* out) {
+        return AddInterval(ts, per_day, months, days, micros, per_micro, out);
+      });
+}
+
+// Dispatch -------------------------------------------------------------------------------
+
+Result<ColumnarValue> BinaryKernel(std::string_view op, const ResolvedFunction& fn,
+                                   const std::vector<ColumnarValue>& args, int64_t n,
+                                   EvalContext& ctx) {
+  if (args.size() != 2) return Status::Internal("{} needs two arguments", op);
+  const TypePtr& type = fn.return_type;
+  const TypeId a_id = fn.arg_types[0]->id();
+  const TypeId b_id = fn.arg_types[1]->id();
+  if (a_id == TypeId::kDate || b_id == TypeId::kDate) return DateArithmetic(op, fn, args, n, ctx);
+  switch (type->id()) {
+    case TypeId::kInt16:
+      return IntegerBinary<int16_t>(op, args[0], args[1], n, type, ctx);
+    case TypeId::kInt32:
+      return IntegerBinary<int32_t>(op, args[0], args[1], n, type, ctx);
+    case TypeId::kInt64:
+      return IntegerBinary<int64_t>(op, args[0], args[1], n, type, ctx);
+    case TypeId::kFloat32:
+      return FloatBinary<float>(op, args[0], args[1], n, type, ctx);
+    case TypeId::kFloat64:
+      return FloatBinary<double>(op, args[0], args[1], n, type, ctx);
+    case TypeId::kDecimal:
+      return DecimalBinary(op, args[0], args[1], n, *fn.arg_types[0], *fn.arg_types[1], type, ctx);
+    default:
+      return Status::Internal("no {} kernel for {}", op, type->ToString());
+  }
+}
+
+Result<ColumnarValue> NegateKernel(const ResolvedFunction& fn,
+                                   const std::vector<ColumnarValue>& args, int64_t n,
+                                   EvalContext& ctx) {
+  const TypePtr& type = fn.return_type;
+  auto negate_int = [&]<typename T>(TypeTag<T>) {
+    return Map1Fallible<T, T>(args[0], n, type, ctx, [](T x, T* out) -> Status {
+      if (x == std::numeric_limits<T>::min()) [[unlikely]]
+        return IntOutOfRange<T>();
+      *out = static_cast<T>(-x);
+      return Status::OK();
+    });
+  };
+  switch (type->id()) {
+    case TypeId::kInt16:
+      return negate_int(TypeTag<int16_t>{});
+    case TypeId::kInt32:
+      return negate_int(TypeTag<int32_t>{});
+    case TypeId::kInt64:
+      return negate_int(TypeTag<int64_t>{});
+    case TypeId::kFloat32:
+      return Map1<float, float>(args[0], n, type, ctx, [](float x) { return -x; });
+    case TypeId::kFloat64:
+      return Map1<double, double>(args[0], n, type, ctx, [](double x) { return -x; });
+    case TypeId::kDecimal:
+      return Map1<Int128, Int128>(args[0], n, type, ctx, [](Int128 x) { return -x; });
+    default:
+      return Status::Internal("no negate kernel for {}", type->ToString());
+  }
+}
+
+}  // namespace
+
+void RegisterArithmeticFunctions(ScalarFunctionRegistry& registry) {
+  for (const char* op : {"add", "subtract", "multiply", "divide", "modulo"}) {
+    const std::string name = op;
+    registry.Add(ScalarFunctionDef{
+        name, name == "modulo" ? std::vector<std::string>{"mod"} : std::vector<std::string>{},
+        [name](const std::vector<TypePtr>& t, int* cost) { return ResolveBinary(name, t, cost); },
+        [name](const ResolvedFunction& fn, const std::vector<ColumnarValue>& args, int64_t n,
+               EvalContext& ctx) { return BinaryKernel(name, fn, args, n, ctx); }});
+  }
+  registry.Add(ScalarFunctionDef{"negate", {}, ResolveNegate, NegateKernel});
+  registry.Add(ScalarFunctionDef{"interval_add", {}, ResolveIntervalAdd, IntervalAddKernel});
+}
 
 }  // namespace floe::expr::internal

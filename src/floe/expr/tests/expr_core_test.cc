@@ -1,1 +1,255 @@
-// Placeholder: filled in by the change that introduces this file.
+// Tests of the expression core: bound expressions, resolution and coercion, physical
+// evaluation (CASE laziness), arithmetic, comparison and boolean kernels, hashing, and
+// the row selection kernels of batch/select.h.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "floe/batch/builder.h"
+#include "floe/batch/select.h"
+#include "floe/batch/value_format.h"
+#include "floe/expr/expr.h"
+#include "floe/expr/function_registry.h"
+#include "floe/expr/hash.h"
+#include "floe/expr/physical_expr.h"
+#include "floe/testing/matchers.h"
+
+namespace floe::expr {
+namespace {
+
+using ::floe::testing::IsError;
+using ::floe::testing::IsErrorWith;
+using ::floe::testing::IsOk;
+
+template <typename T>
+ArrayPtr MakeNumeric(TypePtr type, const std::vector<std::optional<T>>& values) {
+  NumericBuilder<T> b(std::move(type));
+  for (const auto& v : values) {
+    Status st = v ? b.Append(*v) : b.AppendNull();
+    FLOE_CHECK(st.ok(), st.ToString());
+  }
+  return b.Finish().ValueOrDie();
+}
+
+ArrayPtr I16s(const std::vector<std::optional<int16_t>>& v) { return MakeNumeric(Int16(), v); }
+ArrayPtr I32s(const std::vector<std::optional<int32_t>>& v) { return MakeNumeric(Int32(), v); }
+ArrayPtr I64s(const std::vector<std::optional<int64_t>>& v) { return MakeNumeric(Int64(), v); }
+[[maybe_unused]] ArrayPtr F32s(const std::vector<std::optional<float>>& v) {
+  return MakeNumeric(Float32(), v);
+}
+ArrayPtr F64s(const std::vector<std::optional<double>>& v) { return MakeNumeric(Float64(), v); }
+ArrayPtr Dates(const std::vector<std::optional<int32_t>>& v) { return MakeNumeric(Date(), v); }
+ArrayPtr Timestamps(const std::vector<std::optional<int64_t>>& v) {
+  return MakeNumeric(Timestamp(), v);
+}
+
+[[maybe_unused]] ArrayPtr Bools(const std::vector<std::optional<bool>>& values) {
+  BooleanBuilder b;
+  for (const auto& v : values) FLOE_CHECK((v ? b.Append(*v) : b.AppendNull()).ok());
+  return b.Finish().ValueOrDie();
+}
+
+[[maybe_unused]] ArrayPtr Strs(const std::vector<std::optional<std::string>>& values,
+                               TypePtr type = String()) {
+  BinaryBuilder b(std::move(type));
+  for (const auto& v : values) FLOE_CHECK((v ? b.Append(*v) : b.AppendNull()).ok());
+  return b.Finish().ValueOrDie();
+}
+
+ArrayPtr Decs(int p, int s, const std::vector<std::optional<int64_t>>& values) {
+  DecimalBuilder b(Decimal(p, s));
+  for (const auto& v : values) {
+    FLOE_CHECK((v ? b.Append(static_cast<Int128>(*v)) : b.AppendNull()).ok());
+  }
+  return b.Finish().ValueOrDie();
+}
+
+Int128 Pow10ForTest(int n) {
+  Int128 v = 1;
+  for (int i = 0; i < n; ++i) v *= 10;
+  return v;
+}
+
+/// "1,NULL,3": the PostgreSQL text of every value.
+std::string Text(const Array& a) {
+  std::string out;
+  for (int64_t i = 0; i < a.length(); ++i) {
+    if (i > 0) out += ",";
+    out += FormatValue(a, i);
+  }
+  return out;
+}
+
+RecordBatchPtr MakeBatch(std::vector<std::pair<std::string, ArrayPtr>> columns) {
+  std::vector<Field> fields;
+  std::vector<ArrayPtr> arrays;
+  int64_t rows = columns.empty() ? 1 : columns[0].second->length();
+  for (auto& [name, a] : columns) {
+    fields.emplace_back(name, a->type());
+    arrays.push_back(a);
+  }
+  return RecordBatch::Make(std::make_shared<Schema>(fields), rows, arrays).ValueOrDie();
+}
+
+ExprPtr Col(const RecordBatch& batch, int i) {
+  return Column(i, batch.schema()->field(i).name(), batch.column(i)->type());
+}
+
+/// A call resolved like the binder does: arguments cast to the resolved types.
+Result<ExprPtr> Bind(const std::string& name, std::vector<ExprPtr> args) {
+  std::vector<TypePtr> types;
+  for (const auto& a : args) types.push_back(a->type);
+  FLOE_ASSIGN_OR_RAISE(ResolvedFunction fn, ResolveScalarFunction(name, types));
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i]->type->Equals(*fn.arg_types[i])) args[i] = Cast(args[i], fn.arg_types[i]);
+  }
+  return Call(fn.name, std::move(args), fn.return_type);
+}
+
+Result<ArrayPtr> Eval(const ExprPtr& e, const RecordBatch& batch) {
+  FLOE_ASSIGN_OR_RAISE(PhysicalExprPtr p, Compile(e, batch.schema()));
+  EvalContext ctx;
+  return EvaluateToArray(*p, batch, ctx);
+}
+
+/// Evaluates name(columns...) over a batch of the given columns and returns its text.
+Result<std::string> EvalCall(const std::string& name, std::vector<ArrayPtr> columns) {
+  std::vector<std::pair<std::string, ArrayPtr>> named;
+  for (size_t i = 0; i < columns.size(); ++i)
+    named.emplace_back("c" + std::to_string(i), columns[i]);
+  RecordBatchPtr batch = MakeBatch(named);
+  std::vector<ExprPtr> args;
+  for (int i = 0; i < batch->num_columns(); ++i) args.push_back(Col(*batch, i));
+  FLOE_ASSIGN_OR_RAISE(ExprPtr call, Bind(name, std::move(args)));
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr out, Eval(call, *batch));
+  return Text(*out);
+}
+
+/// The type name(args) resolves to.
+std::string ReturnType(const std::string& name, std::vector<TypePtr> types) {
+  auto r = ResolveScalarFunction(name, types);
+  return r.ok() ? r->return_type->ToString() : r.status().ToString();
+}
+
+#define EXPECT_CALL_TEXT(expected, ...)             \
+  do {                                              \
+    auto _r = EvalCall(__VA_ARGS__);                \
+    ASSERT_TRUE(_r.ok()) << _r.status().ToString(); \
+    EXPECT_EQ(*_r, expected);                       \
+  } while (false)
+
+// Arithmetic ------------------------------------------------------------------------------
+
+TEST(ArithmeticTest, Integers) {
+  EXPECT_CALL_TEXT("5,NULL,-1", "add", {I32s({2, std::nullopt, -4}), I32s({3, 1, 3})});
+  EXPECT_CALL_TEXT("-1,NULL,-7", "subtract", {I32s({2, std::nullopt, -4}), I32s({3, 1, 3})});
+  EXPECT_CALL_TEXT("6,NULL,-12", "multiply", {I32s({2, std::nullopt, -4}), I32s({3, 1, 3})});
+  EXPECT_CALL_TEXT("2,-2,-2,2", "divide", {I32s({7, -7, 7, -7}), I32s({3, 3, -3, -3})});
+  EXPECT_CALL_TEXT("1,-1,1,-1", "modulo", {I32s({7, -7, 7, -7}), I32s({3, 3, -3, -3})});
+  EXPECT_CALL_TEXT("-3,NULL", "negate", {I32s({3, std::nullopt})});
+  // Mixed widths widen: smallint + bigint is bigint.
+  EXPECT_EQ(ReturnType("add", {Int16(), Int64()}), "int64");
+  EXPECT_EQ(ReturnType("add", {Int16(), Int16()}), "int16");
+  EXPECT_CALL_TEXT("9000000000", "add", {I16s({1}), I64s({8999999999})});
+}
+
+TEST(ArithmeticTest, IntegerErrors) {
+  EXPECT_THAT(EvalCall("add", {I32s({INT32_MAX}), I32s({1})}),
+              IsErrorWith(StatusCode::kInvalidArgument, "integer out of range"));
+  EXPECT_THAT(EvalCall("multiply", {I64s({INT64_MAX}), I64s({2})}),
+              IsErrorWith(StatusCode::kInvalidArgument, "bigint out of range"));
+  EXPECT_THAT(EvalCall("subtract", {I16s({-32768}), I16s({1})}),
+              IsErrorWith(StatusCode::kInvalidArgument, "smallint out of range"));
+  EXPECT_THAT(EvalCall("divide", {I32s({INT32_MIN}), I32s({-1})}),
+              IsErrorWith(StatusCode::kInvalidArgument, "integer out of range"));
+  EXPECT_THAT(EvalCall("negate", {I32s({INT32_MIN})}),
+              IsErrorWith(StatusCode::kInvalidArgument, "integer out of range"));
+  EXPECT_THAT(EvalCall("divide", {I32s({1}), I32s({0})}),
+              IsErrorWith(StatusCode::kInvalidArgument, "division by zero"));
+  EXPECT_THAT(EvalCall("modulo", {I64s({1}), I64s({0})}),
+              IsErrorWith(StatusCode::kInvalidArgument, "division by zero"));
+  // A NULL row is not evaluated: no division by zero there.
+  EXPECT_CALL_TEXT("NULL,2", "divide", {I32s({std::nullopt, 4}), I32s({0, 2})});
+  EXPECT_CALL_TEXT("0", "modulo", {I32s({INT32_MIN}), I32s({-1})});
+}
+
+TEST(ArithmeticTest, Floats) {
+  EXPECT_CALL_TEXT("3.5,NULL", "add", {F64s({1.5, std::nullopt}), F64s({2, 1})});
+  EXPECT_CALL_TEXT("0.5", "divide", {F64s({1}), F64s({2})});
+  EXPECT_THAT(EvalCall("divide", {F64s({1}), F64s({0})}),
+              IsErrorWith(StatusCode::kInvalidArgument, "division by zero"));
+  EXPECT_EQ(ReturnType("add", {Int32(), Float32()}), "float64");
+  EXPECT_EQ(ReturnType("add", {Float32(), Float32()}), "float32");
+  EXPECT_EQ(ReturnType("multiply", {Decimal(10, 2), Float64()}), "float64");
+  EXPECT_CALL_TEXT("2.5", "add", {I32s({1}), F64s({1.5})});
+}
+
+TEST(ArithmeticTest, Decimals) {
+  // 1.50 + 2.255 = 3.755 at scale 3.
+  EXPECT_EQ(ReturnType("add", {Decimal(10, 2), Decimal(10, 3)}), "decimal(12,3)");
+  EXPECT_CALL_TEXT("3.755,NULL", "add", {Decs(10, 2, {150, std::nullopt}), Decs(10, 3, {2255, 1})});
+  EXPECT_CALL_TEXT("-0.755", "subtract", {Decs(10, 2, {150}), Decs(10, 3, {2255})});
+  // Integer with decimal: 1 - 0.05.
+  EXPECT_EQ(ReturnType("subtract", {Int32(), Decimal(15, 2)}), "decimal(16,2)");
+  EXPECT_CALL_TEXT("0.95", "subtract", {I32s({1}), Decs(15, 2, {5})});
+  // l_extendedprice * (1 - l_discount).
+  EXPECT_EQ(ReturnType("multiply", {Decimal(15, 2), Decimal(16, 2)}), "decimal(31,4)");
+  EXPECT_CALL_TEXT("950.0000,-1.0000", "multiply",
+                   {Decs(15, 2, {100000, -100}), Decs(16, 2, {95, 100})});
+  // Division: scale max(6, s1, s2), rounded half away from zero.
+  EXPECT_EQ(ReturnType("divide", {Decimal(10, 2), Decimal(10, 2)}), "decimal(38,6)");
+  EXPECT_CALL_TEXT("0.333333,0.666667,-0.666667,2.000000", "divide",
+                   {Decs(10, 2, {100, 200, -200, 400}), Decs(10, 2, {300, 300, 300, 200})});
+  EXPECT_THAT(EvalCall("divide", {Decs(10, 2, {100}), Decs(10, 2, {0})}),
+              IsErrorWith(StatusCode::kInvalidArgument, "division by zero"));
+  // Modulo takes the dividend's sign: -7.5 % 2 = -1.5.
+  EXPECT_CALL_TEXT("-1.5", "modulo", {Decs(5, 1, {-75}), I32s({2})});
+  EXPECT_CALL_TEXT("-1.25", "negate", {Decs(5, 2, {125})});
+  // 38-digit overflow.
+  DecimalBuilder big(Decimal(38, 0));
+  ASSERT_OK(big.Append(Pow10ForTest(37) * 9));
+  ArrayPtr nines = big.Finish().ValueOrDie();
+  EXPECT_THAT(EvalCall("add", {nines, nines}),
+              IsErrorWith(StatusCode::kInvalidArgument, "numeric field overflow"));
+  EXPECT_THAT(EvalCall("multiply", {nines, nines}),
+              IsErrorWith(StatusCode::kInvalidArgument, "numeric field overflow"));
+}
+
+TEST(ArithmeticTest, Dates) {
+  // 1998-12-01 is day 10561.
+  EXPECT_CALL_TEXT("1998-12-31,NULL", "add", {Dates({10561, std::nullopt}), I32s({30, 1})});
+  EXPECT_CALL_TEXT("1998-12-31", "add", {I32s({30}), Dates({10561})});
+  EXPECT_CALL_TEXT("1998-11-01", "subtract", {Dates({10561}), I32s({30})});
+  EXPECT_CALL_TEXT("30", "subtract", {Dates({10591}), Dates({10561})});
+  EXPECT_EQ(ReturnType("subtract", {Date(), Date()}), "int32");
+  // interval_add: 2024-01-31 + 1 month = 2024-02-29 (clamped), then + 1 day, + 1 hour.
+  const int64_t day = 86400000000LL;
+  const int32_t jan31 = 19753;  // 2024-01-31
+  EXPECT_CALL_TEXT("2024-02-29 00:00:00", "interval_add",
+                   {Dates({jan31}), I32s({1}), I32s({0}), I64s({0})});
+  EXPECT_CALL_TEXT("2024-03-01 01:00:00", "interval_add",
+                   {Timestamps({jan31 * day}), I32s({1}), I32s({1}), I64s({3600000000LL})});
+  EXPECT_CALL_TEXT("2023-12-31 00:00:00", "interval_add",
+                   {Timestamps({jan31 * day}), I32s({-1}), I32s({0}), I64s({0})});
+}
+
+TEST(ArithmeticTest, ResolutionErrors) {
+  EXPECT_THAT(ResolveScalarFunction("add", {String(), Int32()}),
+              IsErrorWith(StatusCode::kBind, "operator does not exist: text + integer"));
+  EXPECT_THAT(ResolveScalarFunction("negate", {String()}),
+              IsErrorWith(StatusCode::kBind, "operator does not exist: - text"));
+  EXPECT_THAT(
+      ResolveScalarFunction("no_such_function", {Int32(), String()}),
+      IsErrorWith(StatusCode::kBind, "function no_such_function(integer, text) does not exist"));
+  EXPECT_THAT(ResolveScalarFunction("modulo", {Float64(), Float64()}),
+              IsErrorWith(StatusCode::kBind,
+                          "operator does not exist: double precision % double precision"));
+}
+
+}  // namespace
+}  // namespace floe::expr
