@@ -73,7 +73,7 @@ struct WindowFrame {
 
 /// OVER (...) or WINDOW name AS (...).
 struct WindowDef {
-  std::string name;      // for WINDOW w AS (...); empty inline
+  std::string name;      // for WINDOW w AS (...), and OVER w (no other member set); empty inline
   std::string ref_name;  // OVER w, or OVER (w ORDER BY ...)
   std::vector<ParsedExprPtr> partition_by;
   std::vector<SortItem> order_by;
@@ -98,7 +98,7 @@ enum class ExprKind {
   kBetween,     // args[0] [NOT] BETWEEN [SYMMETRIC] args[1] AND args[2]
   kInList,      // args[0] [NOT] IN (args[1..])
   kLike,        // args[0] [NOT] LIKE|ILIKE args[1] [ESCAPE args[2]]; case_insensitive
-  kSimilar,     // args[0] [NOT] SIMILAR TO args[1]
+  kSimilar,     // args[0] [NOT] SIMILAR TO args[1] [ESCAPE args[2]]
   kCase,        // [args[0] = operand or null] WHEN when_then[i].first THEN .second ELSE else_expr
   kCoalesce,    // COALESCE(args...)
   kNullIf,      // NULLIF(args[0], args[1])
@@ -108,7 +108,8 @@ enum class ExprKind {
   kScalarSubquery,  // (subquery)
   kExists,          // [NOT] EXISTS (subquery)
   kInSubquery,      // args[0] [NOT] IN (subquery)
-  kQuantified,      // args[0] op ANY|ALL (subquery): op, all
+  kQuantified,      // args[0] op ANY|ALL (subquery): op, all; without a subquery,
+                    // args[0] op ANY|ALL (args[1]) over an array expression
   kArray,           // ARRAY[args...]
   kSubscript,       // args[0][args[1]]
   kRow,             // ROW(args...) or (a, b)
@@ -185,7 +186,7 @@ struct SelectStmt {
   std::vector<std::vector<ParsedExprPtr>> values;  // VALUES (...), (...) when non-empty
 
   std::shared_ptr<WithClause> with;
-  bool distinct = false;
+  bool distinct = false;                   // DISTINCT, also set for DISTINCT ON
   std::vector<ParsedExprPtr> distinct_on;  // DISTINCT ON (...)
   std::vector<SelectItem> targets;
   std::vector<TableRefPtr> from;  // comma-separated items (cross joined)
