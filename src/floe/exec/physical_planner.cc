@@ -1,1 +1,531 @@
-// Placeholder: filled in by the change that introduces this file.
+#include "floe/exec/physical_planner.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "floe/batch/builder.h"
+#include "floe/exec/aggregate_exec.h"
+#include "floe/exec/filter_exec.h"
+#include "floe/exec/hash_join_exec.h"
+#include "floe/exec/limit_exec.h"
+#include "floe/exec/nested_loop_join_exec.h"
+#include "floe/exec/projection_exec.h"
+#include "floe/exec/sort_exec.h"
+#include "floe/exec/sort_preserving_merge_exec.h"
+#include "floe/exec/table_provider.h"
+#include "floe/exec/union_exec.h"
+#include "floe/exec/values_exec.h"
+#include "floe/exec/window_exec.h"
+#include "floe/expr/physical_expr.h"
+#include "floe/plan/optimizer.h"
+
+namespace floe::exec {
+
+// ---------------------------------------------------------------------------------------
+// MaxOneRowExec
+
+namespace {
+
+class MaxOneRowStream final : public BatchStream {
+ public:
+  explicit MaxOneRowStream(BatchStreamPtr input) : input_(std::move(input)) {}
+  const SchemaPtr& schema() const override { return input_->schema(); }
+  Result<RecordBatchPtr> Next() override {
+    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, input_->Next());
+    if (!batch) return batch;
+    rows_ += batch->num_rows();
+    if (rows_ > 1) {
+      return Status::Invalid("more than one row returned by a subquery used as an expression");
+    }
+    return batch;
+  }
+
+ private:
+  BatchStreamPtr input_;
+  int64_t rows_ = 0;
+};
+
+}  // namespace
+
+MaxOneRowExec::MaxOneRowExec(PlanPtr input) : input_(std::move(input)) {
+  properties_.schema = input_->schema();
+  properties_.partitioning = Partitioning::Single();
+  properties_.ordering = input_->properties().ordering;
+}
+
+Result<PlanPtr> MaxOneRowExec::Make(PlanPtr input) {
+  if (!input) return Status::Internal("MaxOneRowExec needs an input");
+  return PlanPtr(new MaxOneRowExec(std::move(input)));
+}
+
+Result<PlanPtr> MaxOneRowExec::WithNewChildren(std::vector<PlanPtr> children) const {
+  if (children.size() != 1) return Status::Internal("MaxOneRowExec takes one child");
+  return Make(std::move(children[0]));
+}
+
+Result<BatchStreamPtr> MaxOneRowExec::Execute(int partition, const TaskContextPtr& ctx) const {
+  if (input_->partition_count() != 1) {
+    return Status::Internal("MaxOneRowExec over {} partitions", input_->partition_count());
+  }
+  FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(input_, partition, ctx));
+  return BatchStreamPtr(std::make_unique<MaxOneRowStream>(std::move(input)));
+}
+
+// ---------------------------------------------------------------------------------------
+// The planner
+
+namespace {
+
+using plan::LogicalKind;
+using plan::LogicalPlan;
+using plan::LogicalPlanPtr;
+
+Result<std::vector<expr::PhysicalExprPtr>> CompileAll(const std::vector<expr::ExprPtr>& exprs,
+                                                      const SchemaPtr& schema) {
+  std::vector<expr::PhysicalExprPtr> out;
+  out.reserve(exprs.size());
+  for (const auto& e : exprs) {
+    FLOE_ASSIGN_OR_RAISE(expr::PhysicalExprPtr compiled, expr::Compile(e, schema));
+    out.push_back(std::move(compiled));
+  }
+  return out;
+}
+
+Result<Ordering> CompileOrdering(const std::vector<plan::SortKey>& keys, const SchemaPtr& schema) {
+  Ordering out;
+  for (const plan::SortKey& key : keys) {
+    PhysicalSortExpr sort;
+    FLOE_ASSIGN_OR_RAISE(sort.expr, expr::Compile(key.expr, schema));
+    sort.descending = !key.ascending;
+    sort.nulls_first = key.nulls_first;
+    out.push_back(std::move(sort));
+  }
+  return out;
+}
+
+// Estimated bytes of a relation, or nullopt when nothing is known.
+std::optional<int64_t> EstimatedBytes(const LogicalPlan& node) {
+  plan::Statistics stats = plan::EstimateStatistics(node);
+  if (stats.total_bytes) return stats.total_bytes;
+  if (!stats.row_count) return std::nullopt;
+  int64_t width = 0;
+  for (const Field& field : node.schema->fields()) {
+    const int w = field.type()->byte_width();
+    width += w > 0 ? w : 16;
+  }
+  return *stats.row_count * std::max<int64_t>(width, 1);
+}
+
+std::optional<int64_t> EstimatedRows(const LogicalPlan& node) {
+  return plan::EstimateStatistics(node).row_count;
+}
+
+class Planner {
+ public:
+  explicit Planner(const SessionConfig& config) : config_(config) {}
+
+  // `fetch` is the number of rows a LIMIT above needs (passed through projections down
+  // to a sort, which keeps only that many).
+  Result<PlanPtr> Plan(const LogicalPlanPtr& node, std::optional<int64_t> fetch = std::nullopt) {
+    switch (node->kind) {
+      case LogicalKind::kScan:
+        return PlanScan(*node);
+      case LogicalKind::kValues:
+        return PlanValues(*node);
+      case LogicalKind::kProjection: {
+        FLOE_ASSIGN_OR_RAISE(PlanPtr input, Plan(node->children[0], fetch));
+        FLOE_ASSIGN_OR_RAISE(auto exprs, CompileAll(node->exprs, input->schema()));
+        return ProjectionExec::Make(std::move(exprs), FieldNames(*node->schema), input);
+      }
+      case LogicalKind::kFilter: {
+        FLOE_ASSIGN_OR_RAISE(PlanPtr input, Plan(node->children[0]));
+        FLOE_ASSIGN_OR_RAISE(auto predicate, expr::Compile(node->predicate, input->schema()));
+        return FilterExec::Make(std::move(predicate), input);
+      }
+      case LogicalKind::kAggregate:
+        return PlanAggregate(*node);
+      case LogicalKind::kWindow:
+        return PlanWindow(*node);
+      case LogicalKind::kJoin:
+        return PlanJoin(*node);
+      case LogicalKind::kSort:
+        return PlanSort(*node, fetch);
+      case LogicalKind::kLimit:
+        return PlanLimit(*node);
+      case LogicalKind::kUnion:
+        return PlanUnion(*node);
+      case LogicalKind::kMaxOneRow: {
+        FLOE_ASSIGN_OR_RAISE(PlanPtr input, Plan(node->children[0]));
+        return MaxOneRowExec::Make(std::move(input));
+      }
+    }
+    return Status::Internal("unknown logical node kind {}", static_cast<int>(node->kind));
+  }
+
+ private:
+  static std::vector<std::string> FieldNames(const Schema& schema) {
+    std::vector<std::string> names;
+    for (const Field& field : schema.fields()) names.push_back(field.name());
+    return names;
+  }
+
+  Result<PlanPtr> PlanScan(const LogicalPlan& node) {
+    const auto* provider = dynamic_cast<const TableProvider*>(node.source.get());
+    if (provider == nullptr) {
+      return Status::NotSupported("scanning {} ({}) is not supported",
+                                  node.source ? node.source->display_name() : "nothing",
+                                  node.source ? node.source->kind() : "");
+    }
+    ScanRequest request;
+    request.projection = node.projection;
+    request.filters = node.filters;
+    request.limit = node.scan_limit;
+    return provider->Scan(request, config_);
+  }
+
+  Result<PlanPtr> PlanValues(const LogicalPlan& node) {
+    const SchemaPtr& schema = node.schema;
+    const int64_t num_rows = static_cast<int64_t>(node.rows.size());
+    std::vector<RecordBatchPtr> batches;
+    const int64_t batch_size = std::max<int64_t>(1, config_.batch_size());
+    for (int64_t start = 0; start < num_rows; start += batch_size) {
+      const int64_t end = std::min(num_rows, start + batch_size);
+      std::vector<ArrayPtr> columns;
+      for (int c = 0; c < schema->num_fields(); ++c) {
+        std::unique_ptr<ArrayBuilder> builder = MakeBuilder(schema->field(c).type());
+        for (int64_t r = start; r < end; ++r) {
+          const auto& row = node.rows[static_cast<size_t>(r)];
+          if (static_cast<int>(row.size()) != schema->num_fields()) {
+            return Status::Internal("VALUES row {} has {} values for {} columns", r + 1, row.size(),
+                                    schema->num_fields());
+          }
+          FLOE_ASSIGN_OR_RAISE(Scalar value, expr::EvaluateConstant(row[static_cast<size_t>(c)]));
+          if (value.is_null()) {
+            FLOE_RETURN_NOT_OK(builder->AppendNull());
+          } else {
+            FLOE_RETURN_NOT_OK(builder->AppendScalar(value));
+          }
+        }
+        FLOE_ASSIGN_OR_RAISE(ArrayPtr column, builder->Finish());
+        columns.push_back(std::move(column));
+      }
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
+                           RecordBatch::Make(schema, end - start, std::move(columns)));
+      batches.push_back(std::move(batch));
+    }
+    return ValuesExec::Make(schema, std::move(batches));
+  }
+
+  Result<PlanPtr> PlanAggregate(const LogicalPlan& node) {
+    FLOE_ASSIGN_OR_RAISE(PlanPtr input, Plan(node.children[0]));
+    const int groups = static_cast<int>(node.group_exprs.size());
+    std::vector<std::string> names = FieldNames(*node.schema);
+    std::vector<std::string> group_names(names.begin(), names.begin() + groups);
+
+    // Aggregates with an ORDER BY see their rows in that order: one sorted partition
+    // feeds a single-phase aggregation.
+    const std::vector<plan::SortKey>* order_by = nullptr;
+    bool single = input->partition_count() == 1;
+    for (const plan::AggregateCall& call : node.aggregates) {
+      if (call.function.distinct) single = true;
+      if (!call.order_by.empty()) {
+        if (order_by != nullptr && !SameKeys(*order_by, call.order_by)) {
+          return Status::NotSupported(
+              "aggregates with different ORDER BY clauses in one query level ({})",
+              call.ToString());
+        }
+        order_by = &call.order_by;
+        single = true;
+      }
+    }
+    if (order_by != nullptr) {
+      FLOE_ASSIGN_OR_RAISE(Ordering keys, CompileOrdering(*order_by, input->schema()));
+      FLOE_ASSIGN_OR_RAISE(input, SortExec::Make(std::move(keys), input, std::nullopt,
+                                                 /*preserve_partitioning=*/false));
+    }
+
+    FLOE_ASSIGN_OR_RAISE(auto group_exprs, CompileAll(node.group_exprs, input->schema()));
+    std::vector<AggregateExprSpec> specs;
+    for (size_t i = 0; i < node.aggregates.size(); ++i) {
+      const plan::AggregateCall& call = node.aggregates[i];
+      AggregateExprSpec spec;
+      spec.function = call.function;
+      FLOE_ASSIGN_OR_RAISE(spec.args, CompileAll(call.args, input->schema()));
+      if (call.filter) {
+        FLOE_ASSIGN_OR_RAISE(spec.filter, expr::Compile(call.filter, input->schema()));
+      }
+      spec.name = names[static_cast<size_t>(groups) + i];
+      specs.push_back(std::move(spec));
+    }
+    if (single) {
+      return HashAggregateExec::Make(AggregateMode::kSingle, std::move(group_exprs),
+                                     std::move(group_names), std::move(specs), input);
+    }
+    std::vector<AggregateExprSpec> final_specs;
+    for (const AggregateExprSpec& spec : specs) {
+      AggregateExprSpec final_spec;
+      final_spec.function = spec.function;
+      final_spec.name = spec.name;
+      final_specs.push_back(std::move(final_spec));
+    }
+    FLOE_ASSIGN_OR_RAISE(PlanPtr partial,
+                         HashAggregateExec::Make(AggregateMode::kPartial, std::move(group_exprs),
+                                                 group_names, std::move(specs), input));
+    std::vector<expr::PhysicalExprPtr> final_groups;
+    for (int g = 0; g < groups; ++g) {
+      const Field& field = partial->schema()->field(g);
+      FLOE_ASSIGN_OR_RAISE(
+          expr::PhysicalExprPtr column,
+          expr::Compile(expr::Column(g, field.name(), field.type(), field.nullable()),
+                        partial->schema()));
+      final_groups.push_back(std::move(column));
+    }
+    return HashAggregateExec::Make(AggregateMode::kFinal, std::move(final_groups),
+                                   std::move(group_names), std::move(final_specs), partial);
+  }
+
+  static bool SameKeys(const std::vector<plan::SortKey>& a, const std::vector<plan::SortKey>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!a[i].expr->Equals(*b[i].expr) || a[i].ascending != b[i].ascending ||
+          a[i].nulls_first != b[i].nulls_first) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  static bool SameExprs(const std::vector<expr::ExprPtr>& a, const std::vector<expr::ExprPtr>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!a[i]->Equals(*b[i])) return false;
+    }
+    return true;
+  }
+
+  Result<PlanPtr> PlanWindow(const LogicalPlan& node) {
+    FLOE_ASSIGN_OR_RAISE(PlanPtr input, Plan(node.children[0]));
+    const int input_columns = node.children[0]->schema->num_fields();
+    std::vector<std::string> names = FieldNames(*node.schema);
+    // Windows sharing PARTITION BY and ORDER BY run in one WindowExec, one after another.
+    std::vector<std::vector<size_t>> groups;
+    for (size_t i = 0; i < node.windows.size(); ++i) {
+      bool placed = false;
+      for (auto& group : groups) {
+        const plan::WindowCall& first = node.windows[group[0]];
+        if (SameExprs(first.partition_by, node.windows[i].partition_by) &&
+            SameKeys(first.order_by, node.windows[i].order_by)) {
+          group.push_back(i);
+          placed = true;
+          break;
+        }
+      }
+      if (!placed) groups.push_back({i});
+    }
+    // Output column of window i after the chain.
+    std::vector<int> position(node.windows.size());
+    int next = input_columns;
+    for (const auto& group : groups) {
+      std::vector<WindowExprSpec> specs;
+      for (size_t i : group) {
+        const plan::WindowCall& call = node.windows[i];
+        WindowExprSpec spec;
+        spec.call = call;
+        FLOE_ASSIGN_OR_RAISE(spec.args, CompileAll(call.args, input->schema()));
+        FLOE_ASSIGN_OR_RAISE(spec.partition_by, CompileAll(call.partition_by, input->schema()));
+        FLOE_ASSIGN_OR_RAISE(spec.order_by, CompileOrdering(call.order_by, input->schema()));
+        spec.name = names[static_cast<size_t>(input_columns) + i];
+        specs.push_back(std::move(spec));
+        position[i] = next++;
+      }
+      FLOE_ASSIGN_OR_RAISE(input, WindowExec::Make(std::move(specs), input));
+    }
+    if (groups.size() <= 1) return input;
+    bool in_order = true;
+    for (size_t i = 0; i < position.size(); ++i) {
+      in_order = in_order && position[i] == input_columns + static_cast<int>(i);
+    }
+    if (in_order) return input;
+    std::vector<int> order;
+    for (int c = 0; c < input_columns; ++c) order.push_back(c);
+    for (int p : position) order.push_back(p);
+    return Reorder(input, order, names);
+  }
+
+  // A projection that outputs input columns `order`, named `names`.
+  static Result<PlanPtr> Reorder(const PlanPtr& input, const std::vector<int>& order,
+                                 std::vector<std::string> names) {
+    std::vector<expr::PhysicalExprPtr> exprs;
+    for (int c : order) {
+      const Field& field = input->schema()->field(c);
+      FLOE_ASSIGN_OR_RAISE(
+          expr::PhysicalExprPtr column,
+          expr::Compile(expr::Column(c, field.name(), field.type(), field.nullable()),
+                        input->schema()));
+      exprs.push_back(std::move(column));
+    }
+    return ProjectionExec::Make(std::move(exprs), std::move(names), input);
+  }
+
+  Result<PlanPtr> PlanJoin(const LogicalPlan& node) {
+    const LogicalPlanPtr& left_node = node.children[0];
+    const LogicalPlanPtr& right_node = node.children[1];
+    FLOE_ASSIGN_OR_RAISE(PlanPtr left, Plan(left_node));
+    FLOE_ASSIGN_OR_RAISE(PlanPtr right, Plan(right_node));
+    const int nl = left->schema()->num_fields();
+    const int nr = right->schema()->num_fields();
+    std::vector<std::string> names = FieldNames(*node.schema);
+
+    if (node.left_keys.empty()) {
+      expr::PhysicalExprPtr filter;
+      if (node.join_filter) {
+        FLOE_ASSIGN_OR_RAISE(SchemaPtr joined, JoinedSchema(left, right));
+        FLOE_ASSIGN_OR_RAISE(filter, expr::Compile(node.join_filter, joined));
+      }
+      FLOE_ASSIGN_OR_RAISE(
+          PlanPtr join, NestedLoopJoinExec::Make(left, right, node.join_type, std::move(filter)));
+      return Rename(join, names);
+    }
+
+    plan::JoinType type = node.join_type;
+    bool swap = false;
+    if (type == plan::JoinType::kRight) {
+      swap = true;
+    } else if (type == plan::JoinType::kInner) {
+      std::optional<int64_t> lb = EstimatedBytes(*left_node);
+      std::optional<int64_t> rb = EstimatedBytes(*right_node);
+      if (lb && rb) {
+        swap = *lb < *rb;
+      } else {
+        std::optional<int64_t> lr = EstimatedRows(*left_node);
+        std::optional<int64_t> rr = EstimatedRows(*right_node);
+        swap = lr && rr && *lr < *rr;
+      }
+    }
+    std::vector<expr::ExprPtr> probe_keys = node.left_keys;
+    std::vector<expr::ExprPtr> build_keys = node.right_keys;
+    expr::ExprPtr filter = node.join_filter;
+    PlanPtr probe = left;
+    PlanPtr build = right;
+    const LogicalPlan* build_node = right_node.get();
+    if (swap) {
+      std::swap(probe, build);
+      std::swap(probe_keys, build_keys);
+      build_node = left_node.get();
+      if (type == plan::JoinType::kRight) type = plan::JoinType::kLeft;
+      if (filter) {
+        // The filter was over left ++ right; the swapped join's rows are right ++ left.
+        std::vector<int> mapping(static_cast<size_t>(nl + nr));
+        for (int i = 0; i < nl; ++i) mapping[static_cast<size_t>(i)] = nr + i;
+        for (int i = 0; i < nr; ++i) mapping[static_cast<size_t>(nl + i)] = i;
+        filter = expr::RemapColumns(filter, mapping);
+      }
+    }
+
+    JoinMode mode = JoinMode::kPartitioned;
+    if (type == plan::JoinType::kMark) {
+      mode = JoinMode::kBroadcast;
+    } else if (type != plan::JoinType::kFull) {
+      std::optional<int64_t> bytes = EstimatedBytes(*build_node);
+      if (bytes && *bytes < config_.broadcast_join_threshold()) mode = JoinMode::kBroadcast;
+    }
+
+    FLOE_ASSIGN_OR_RAISE(auto probe_exprs, CompileAll(probe_keys, probe->schema()));
+    FLOE_ASSIGN_OR_RAISE(auto build_exprs, CompileAll(build_keys, build->schema()));
+    expr::PhysicalExprPtr compiled_filter;
+    if (filter) {
+      FLOE_ASSIGN_OR_RAISE(SchemaPtr joined, JoinedSchema(probe, build));
+      FLOE_ASSIGN_OR_RAISE(compiled_filter, expr::Compile(filter, joined));
+    }
+    std::vector<bool> null_equals_null = node.null_equals_null;
+    null_equals_null.resize(probe_keys.size(), false);
+    FLOE_ASSIGN_OR_RAISE(
+        PlanPtr join,
+        HashJoinExec::Make(probe, build, std::move(probe_exprs), std::move(build_exprs), type,
+                           std::move(compiled_filter), std::move(null_equals_null), mode));
+    if (!swap) return Rename(join, names);
+    // Back to left ++ right.
+    std::vector<int> order;
+    for (int i = 0; i < nl; ++i) order.push_back(nr + i);
+    for (int i = 0; i < nr; ++i) order.push_back(i);
+    return Reorder(join, order, names);
+  }
+
+  static Result<SchemaPtr> JoinedSchema(const PlanPtr& left, const PlanPtr& right) {
+    std::vector<Field> fields = left->schema()->fields();
+    for (const Field& field : right->schema()->fields()) fields.push_back(field);
+    return std::make_shared<const Schema>(std::move(fields));
+  }
+
+  // The join's output carries its inputs' names; the logical plan may name them
+  // differently only when names were made unique, which a projection restores.
+  static Result<PlanPtr> Rename(const PlanPtr& plan, const std::vector<std::string>& names) {
+    const Schema& schema = *plan->schema();
+    if (static_cast<int>(names.size()) != schema.num_fields()) return plan;
+    bool same = true;
+    for (int i = 0; i < schema.num_fields(); ++i) {
+      same = same && schema.field(i).name() == names[static_cast<size_t>(i)];
+    }
+    if (same) return plan;
+    std::vector<int> order;
+    for (int i = 0; i < schema.num_fields(); ++i) order.push_back(i);
+    return Reorder(plan, order, names);
+  }
+
+  Result<PlanPtr> PlanSort(const LogicalPlan& node, std::optional<int64_t> fetch) {
+    FLOE_ASSIGN_OR_RAISE(PlanPtr input, Plan(node.children[0]));
+    FLOE_ASSIGN_OR_RAISE(Ordering keys, CompileOrdering(node.sort_keys, input->schema()));
+    FLOE_ASSIGN_OR_RAISE(PlanPtr sorted,
+                         SortExec::Make(keys, input, fetch, /*preserve_partitioning=*/true));
+    return SortPreservingMergeExec::Make(std::move(keys), sorted, fetch);
+  }
+
+  Result<PlanPtr> PlanLimit(const LogicalPlan& node) {
+    std::optional<int64_t> needed;
+    if (node.fetch) needed = node.offset + *node.fetch;
+    FLOE_ASSIGN_OR_RAISE(PlanPtr input, Plan(node.children[0], needed));
+    if (needed && input->name() != SortPreservingMergeExec::kName && input->partition_count() > 1) {
+      FLOE_ASSIGN_OR_RAISE(input, LimitExec::Make(input, 0, needed, /*global=*/false));
+    }
+    return LimitExec::Make(input, node.offset, node.fetch, /*global=*/true);
+  }
+
+  Result<PlanPtr> PlanUnion(const LogicalPlan& node) {
+    std::vector<PlanPtr> children;
+    for (const LogicalPlanPtr& child : node.children) {
+      FLOE_ASSIGN_OR_RAISE(PlanPtr planned, Plan(child));
+      children.push_back(std::move(planned));
+    }
+    FLOE_ASSIGN_OR_RAISE(PlanPtr all, UnionExec::Make(std::move(children)));
+    FLOE_ASSIGN_OR_RAISE(all, Rename(all, FieldNames(*node.schema)));
+    if (node.set_all) return all;
+    // UNION without ALL: group by every column.
+    std::vector<expr::PhysicalExprPtr> groups;
+    std::vector<std::string> names;
+    for (int c = 0; c < all->schema()->num_fields(); ++c) {
+      const Field& field = all->schema()->field(c);
+      FLOE_ASSIGN_OR_RAISE(
+          expr::PhysicalExprPtr column,
+          expr::Compile(expr::Column(c, field.name(), field.type(), field.nullable()),
+                        all->schema()));
+      groups.push_back(std::move(column));
+      names.push_back(field.name());
+    }
+    return HashAggregateExec::Make(AggregateMode::kSingle, std::move(groups), std::move(names), {},
+                                   all);
+  }
+
+  const SessionConfig& config_;
+};
+
+}  // namespace
+
+Result<PlanPtr> CreatePhysicalPlan(const plan::LogicalPlanPtr& plan, const SessionConfig& config) {
+  if (!plan) return Status::Internal("CreatePhysicalPlan: no plan");
+  Planner planner(config);
+  return planner.Plan(plan);
+}
+
+}  // namespace floe::exec

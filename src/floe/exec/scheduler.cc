@@ -11,7 +11,7 @@
 
 namespace floe::exec {
 
-struct QueryScheduler::State : std::enable_shared_from_this<QueryScheduler::State> {
+struct QueryScheduler::State {
   StagePlan plan;
   TaskContextPtr ctx;
   ThreadPool* threads = nullptr;
@@ -59,7 +59,9 @@ struct QueryScheduler::State : std::enable_shared_from_this<QueryScheduler::Stat
       auto [stage, partition] = queue.front();
       queue.pop_front();
       ++running;
-      std::shared_ptr<State> self = shared_from_this();
+      // The task holds no reference: the scheduler's destructor waits until `running` is
+      // zero, and the task's last touch of the state is that decrement (under the lock).
+      State* self = this;
       threads->Spawn([self, stage, partition] { self->RunTask(stage, partition); });
     }
   }
@@ -67,7 +69,6 @@ struct QueryScheduler::State : std::enable_shared_from_this<QueryScheduler::Stat
   void RunTask(int stage, int partition) {
     Status status = RunFragment(plan.stages()[static_cast<size_t>(stage)].plan, partition);
     std::lock_guard<std::mutex> lock(mutex);
-    --running;
     if (!status.ok()) {
       Fail(std::move(status));
     } else if (--remaining_tasks[static_cast<size_t>(stage)] == 0) {
@@ -75,6 +76,7 @@ struct QueryScheduler::State : std::enable_shared_from_this<QueryScheduler::Stat
       StartReadyStages();
     }
     Launch();
+    --running;
     cv.notify_all();
   }
 

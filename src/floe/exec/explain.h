@@ -1,0 +1,23 @@
+#pragma once
+
+// Text forms for EXPLAIN and EXPLAIN ANALYZE.
+
+#include <string>
+
+#include "floe/exec/execution_plan.h"
+#include "floe/exec/stage_planner.h"
+
+namespace floe::exec {
+
+/// The stages of an executed query, each operator annotated with what it did: one line
+/// per operator, "<ToString()>  [partitions=N]  rows=R batches=B bytes=Y time=T" summed
+/// over partitions, then one indented line per partition that ran:
+/// "    partition 0: rows=R batches=B bytes=Y time=T" (times in ms with 3 decimals).
+/// Operators that never ran show "not executed".
+std::string ExplainAnalyzeStages(const StagePlan& stages, const QueryMetrics& metrics);
+
+/// The same annotation for one plan tree, each line prefixed by `indent` spaces.
+std::string AnnotatedPlanToString(const ExecutionPlan& plan, const QueryMetrics& metrics,
+                                  int indent = 0);
+
+}  // namespace floe::exec
