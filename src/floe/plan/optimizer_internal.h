@@ -1,0 +1,50 @@
+#pragma once
+
+// The optimizer's rules as plain functions (one file each), shared by optimizer.cc and
+// the optimizer's tests. Each takes an immutable plan and returns a plan with the same
+// output schema and the same result.
+
+#include <vector>
+
+#include "floe/common/result.h"
+#include "floe/expr/expr.h"
+#include "floe/plan/logical_plan.h"
+
+namespace floe::plan::internal {
+
+/// Constant folding and boolean simplification of one expression. Constant
+/// sub-expressions are evaluated; an evaluation error is returned (a constant 1/0 is a
+/// query error) unless the sub-expression sits where it might not be evaluated (a CASE
+/// branch after the first WHEN, a COALESCE argument after the first), where it is left
+/// as it is.
+Result<expr::ExprPtr> SimplifyExpr(const expr::ExprPtr& e);
+
+/// Simplifies every expression of the plan; removes filters that are always true and
+/// replaces filters that are never true (and what they make empty) by empty Values.
+Result<LogicalPlanPtr> SimplifyPlan(const LogicalPlanPtr& plan);
+
+/// Moves filter conjuncts as close to the scans as they can go (see
+/// rule_predicate_pushdown.cc), turning equalities between join sides into join keys.
+Result<LogicalPlanPtr> PushDownPredicates(const LogicalPlanPtr& plan);
+
+/// Greedy reordering of trees of inner joins by estimated row counts.
+Result<LogicalPlanPtr> ReorderJoins(const LogicalPlanPtr& plan);
+
+/// Scans read only the columns used; unused projection expressions and pass-through
+/// columns are dropped.
+Result<LogicalPlanPtr> PushDownProjections(const LogicalPlanPtr& plan);
+
+/// Limits pushed through projections, into UNION ALL inputs, the preserved side of left
+/// joins and scans.
+Result<LogicalPlanPtr> PushDownLimits(const LogicalPlanPtr& plan);
+
+/// True for a boolean literal equal to `value`.
+bool IsBoolLiteral(const expr::Expr& e, bool value);
+/// True for a NULL literal.
+bool IsNullLiteral(const expr::Expr& e);
+
+/// Estimated fraction of rows for which `predicate` is true, given the statistics of the
+/// input it is evaluated over.
+double EstimateSelectivity(const expr::Expr& predicate, const Statistics& input);
+
+}  // namespace floe::plan::internal
