@@ -1,1 +1,526 @@
-// Placeholder: filled in by the change that introduces this file.
+#include "floe/exec/session.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <utility>
+
+#include "floe/batch/builder.h"
+#include "floe/common/thread_pool.h"
+#include "floe/exec/enforce.h"
+#include "floe/exec/exchange.h"
+#include "floe/exec/explain.h"
+#include "floe/exec/generate_series.h"
+#include "floe/exec/parquet_table.h"
+#include "floe/exec/physical_planner.h"
+#include "floe/exec/scheduler.h"
+#include "floe/exec/stage_planner.h"
+#include "floe/plan/binder.h"
+#include "floe/plan/optimizer.h"
+#include "floe/sql/parser.h"
+
+namespace floe::exec {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Results
+
+/// Rows known up front (SET, SHOW, EXPLAIN).
+class MaterializedResult final : public QueryResult {
+ public:
+  MaterializedResult(SchemaPtr schema, std::vector<RecordBatchPtr> batches, std::string tag)
+      : schema_(std::move(schema)), batches_(std::move(batches)), tag_(std::move(tag)) {}
+
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    if (next_ >= batches_.size()) return RecordBatchPtr();
+    rows_ += batches_[next_]->num_rows();
+    return batches_[next_++];
+  }
+  std::string command_tag() const override { return tag_; }
+  void Cancel() override { next_ = batches_.size(); }
+  int64_t rows_produced() const override { return rows_; }
+
+ private:
+  SchemaPtr schema_;
+  std::vector<RecordBatchPtr> batches_;
+  std::string tag_;
+  size_t next_ = 0;
+  int64_t rows_ = 0;
+};
+
+SchemaPtr EmptySchema() { return std::make_shared<const Schema>(); }
+
+std::unique_ptr<QueryResult> CommandResult(std::string tag) {
+  return std::make_unique<MaterializedResult>(EmptySchema(), std::vector<RecordBatchPtr>{},
+                                              std::move(tag));
+}
+
+/// A result of text columns, one row per entry of `rows`.
+Result<std::unique_ptr<QueryResult>> TextResult(const std::vector<std::string>& names,
+                                                const std::vector<std::vector<std::string>>& rows,
+                                                std::string tag) {
+  std::vector<Field> fields;
+  for (const std::string& name : names) fields.emplace_back(name, String(), true);
+  auto schema = std::make_shared<const Schema>(std::move(fields));
+  std::vector<ArrayPtr> columns;
+  for (size_t c = 0; c < names.size(); ++c) {
+    std::unique_ptr<ArrayBuilder> builder = MakeBuilder(String());
+    for (const auto& row : rows) FLOE_RETURN_NOT_OK(builder->AppendScalar(Scalar::Str(row[c])));
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr column, builder->Finish());
+    columns.push_back(std::move(column));
+  }
+  std::vector<RecordBatchPtr> batches;
+  if (!rows.empty()) {
+    FLOE_ASSIGN_OR_RAISE(
+        RecordBatchPtr batch,
+        RecordBatch::Make(schema, static_cast<int64_t>(rows.size()), std::move(columns)));
+    batches.push_back(std::move(batch));
+  }
+  return std::unique_ptr<QueryResult>(
+      std::make_unique<MaterializedResult>(schema, std::move(batches), std::move(tag)));
+}
+
+/// Removes a query's spill directory when the query is done with it.
+class SpillDirectory {
+ public:
+  explicit SpillDirectory(std::string path) : path_(std::move(path)) {}
+  ~SpillDirectory() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+/// Everything one running query holds, in the order it must be torn down
+/// (members are destroyed last to first: the scheduler waits for its tasks,
+/// then the context drops the exchange and its files, then the directory goes).
+struct RunningQuery {
+  std::unique_ptr<SpillDirectory> spill;
+  TaskContextPtr ctx;
+  std::unique_ptr<QueryScheduler> scheduler;
+
+  ~RunningQuery() {
+    scheduler.reset();
+    ctx.reset();
+    spill.reset();
+  }
+};
+
+/// A SELECT's rows, streamed from the final stage.
+class StreamingResult final : public QueryResult {
+ public:
+  explicit StreamingResult(std::unique_ptr<RunningQuery> query) : query_(std::move(query)) {}
+
+  const SchemaPtr& schema() const override { return query_->scheduler->schema(); }
+  Result<RecordBatchPtr> Next() override {
+    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, query_->scheduler->Next());
+    if (batch) rows_.fetch_add(batch->num_rows(), std::memory_order_relaxed);
+    return batch;
+  }
+  std::string command_tag() const override { return "SELECT " + std::to_string(rows_.load()); }
+  void Cancel() override { query_->scheduler->Cancel(); }
+  int64_t rows_produced() const override { return rows_.load(std::memory_order_relaxed); }
+
+ private:
+  std::unique_ptr<RunningQuery> query_;
+  std::atomic<int64_t> rows_{0};
+};
+
+// ---------------------------------------------------------------------------------------
+// Name resolution
+
+class SessionResolver final : public plan::RelationResolver {
+ public:
+  Result<plan::TableSourcePtr> ResolveTable(const std::vector<std::string>& name) override {
+    std::string joined;
+    for (const std::string& part : name) {
+      if (!joined.empty()) joined += ".";
+      joined += part;
+    }
+    return Status::NotFound("table \"{}\" does not exist", joined);
+  }
+
+  Result<plan::TableSourcePtr> ResolveTableFunction(
+      const std::string& name, const std::vector<plan::TableFunctionArg>& args) override {
+    if (name == "read_parquet") return MakeReadParquet(args);
+    if (name == "generate_series") return MakeGenerateSeries(args);
+    return Status::NotFound("table function \"{}\" does not exist", name);
+  }
+};
+
+std::string Indent(const std::string& text, const std::string& pad) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out += pad + text.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+std::vector<std::vector<std::string>> Lines(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    rows.push_back({text.substr(start, end - start)});
+    start = end + 1;
+  }
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------
+// The session
+
+class SessionImpl final : public Session {
+ public:
+  SessionImpl(SessionOptions options, std::unique_ptr<ThreadPool> threads)
+      : options_(std::move(options)), threads_(std::move(threads)) {}
+
+  const SessionConfig& config() const override { return config_; }
+  SessionConfig& mutable_config() override { return config_; }
+
+  Result<std::unique_ptr<QueryResult>> Execute(std::string_view sql) override {
+    FLOE_ASSIGN_OR_RAISE(std::vector<sql::Statement> statements, sql::Parse(sql));
+    if (statements.empty()) return Status::Invalid("no statement to execute");
+    if (statements.size() > 1) {
+      return Status::Invalid("{} statements given where one was expected (split the script first)",
+                             statements.size());
+    }
+    return ExecuteStatement(statements[0]);
+  }
+
+ private:
+  struct PlannedQuery {
+    plan::LogicalPlanPtr logical;
+    PlanPtr physical;  // enforced
+    StagePlan stages;
+  };
+
+  Result<std::unique_ptr<QueryResult>> ExecuteStatement(const sql::Statement& statement) {
+    const sql::StatementBody& body = statement.body;
+    if (const auto* select = std::get_if<sql::SelectStatement>(&body)) {
+      FLOE_ASSIGN_OR_RAISE(PlannedQuery planned, PlanSelect(*select->query, statement.text));
+      FLOE_ASSIGN_OR_RAISE(auto running, Run(std::move(planned.stages), false));
+      return std::unique_ptr<QueryResult>(std::make_unique<StreamingResult>(std::move(running)));
+    }
+    if (const auto* set = std::get_if<sql::SetStatement>(&body)) return ExecuteSet(*set);
+    if (const auto* show = std::get_if<sql::ShowStatement>(&body)) return ExecuteShow(*show);
+    if (const auto* explain = std::get_if<std::shared_ptr<sql::ExplainStatement>>(&body)) {
+      return ExecuteExplain(**explain);
+    }
+    return Status::NotSupported("{} is not supported yet", StatementName(body));
+  }
+
+  static std::string StatementName(const sql::StatementBody& body) {
+    switch (body.index()) {
+      case 1:
+        return "INSERT";
+      case 2:
+        return "DELETE";
+      case 3:
+        return "CREATE SCHEMA";
+      case 4:
+        return std::get<sql::CreateTableStatement>(body).as_query ? "CREATE TABLE AS"
+                                                                  : "CREATE TABLE";
+      case 5:
+        switch (std::get<sql::DropStatement>(body).object) {
+          case sql::DropStatement::ObjectKind::kTable:
+            return "DROP TABLE";
+          case sql::DropStatement::ObjectKind::kSchema:
+            return "DROP SCHEMA";
+          case sql::DropStatement::ObjectKind::kView:
+            return "DROP VIEW";
+        }
+        return "DROP";
+      case 6:
+        return "ALTER TABLE";
+      case 10:
+        return "CALL";
+      case 11:
+        switch (std::get<sql::ShowObjectsStatement>(body).kind) {
+          case sql::ShowObjectsStatement::Kind::kTables:
+            return "SHOW TABLES";
+          case sql::ShowObjectsStatement::Kind::kSchemas:
+            return "SHOW SCHEMAS";
+          case sql::ShowObjectsStatement::Kind::kDescribe:
+            return "DESCRIBE";
+        }
+        return "SHOW";
+      default:
+        return "this statement";
+    }
+  }
+
+  plan::BindOptions MakeBindOptions() const {
+    plan::BindOptions options;
+    options.statement_time_micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count();
+    options.time_zone = config_.time_zone();
+    return options;
+  }
+
+  Result<PlannedQuery> PlanSelect(const sql::SelectStmt& query, std::string_view text) {
+    SessionResolver resolver;
+    PlannedQuery planned;
+    FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr bound,
+                         plan::BindQuery(query, text, resolver, MakeBindOptions()));
+    FLOE_ASSIGN_OR_RAISE(planned.logical, plan::Optimize(bound));
+    FLOE_ASSIGN_OR_RAISE(PlanPtr physical, CreatePhysicalPlan(planned.logical, config_));
+    FLOE_ASSIGN_OR_RAISE(planned.physical, EnforceRequirements(physical, config_));
+    FLOE_ASSIGN_OR_RAISE(planned.stages, PlanStages(planned.physical));
+    return planned;
+  }
+
+  Result<std::unique_ptr<RunningQuery>> Run(StagePlan stages, bool collect_metrics) {
+    auto running = std::make_unique<RunningQuery>();
+    std::string base = config_.spill_directory();
+    if (base.empty()) base = std::filesystem::temp_directory_path().string();
+    std::string dir = base + "/floe-spill-" + std::to_string(::getpid()) + "-" +
+                      std::to_string(next_query_.fetch_add(1));
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+      return Status::IOError("cannot create the spill directory {}: {}", dir, ec.message());
+    }
+    running->spill = std::make_unique<SpillDirectory>(dir);
+    auto memory = std::make_shared<MemoryManager>(config_.memory_limit());
+    auto exchange = MakeLocalExchange(memory, dir);
+    running->ctx = std::make_shared<TaskContext>(config_, memory, threads_.get(), dir, exchange);
+    running->ctx->set_collect_metrics(collect_metrics);
+    FLOE_ASSIGN_OR_RAISE(running->scheduler,
+                         QueryScheduler::Start(std::move(stages), running->ctx));
+    return running;
+  }
+
+  Result<std::unique_ptr<QueryResult>> ExecuteSet(const sql::SetStatement& set) {
+    if (set.reset) {
+      if (set.name == "all") {
+        for (const SettingInfo& info : SessionConfig::Registered()) {
+          FLOE_RETURN_NOT_OK(config_.Reset(info.name));
+        }
+      } else {
+        FLOE_RETURN_NOT_OK(config_.Reset(set.name));
+      }
+      return CommandResult(set.values.empty() ? "RESET" : "SET");
+    }
+    std::string value;
+    for (size_t i = 0; i < set.values.size(); ++i) {
+      if (i > 0) value += ", ";
+      value += set.values[i];
+    }
+    FLOE_RETURN_NOT_OK(config_.Set(set.name, value));
+    return CommandResult("SET");
+  }
+
+  Result<std::unique_ptr<QueryResult>> ExecuteShow(const sql::ShowStatement& show) {
+    if (show.name == "all") {
+      std::vector<std::vector<std::string>> rows;
+      for (const auto& [name, value] : config_.values()) rows.push_back({name, value});
+      return TextResult({"name", "setting"}, rows, "SHOW");
+    }
+    FLOE_ASSIGN_OR_RAISE(std::string value, config_.Get(show.name));
+    return TextResult({show.name}, {{value}}, "SHOW");
+  }
+
+  Result<std::unique_ptr<QueryResult>> ExecuteExplain(const sql::ExplainStatement& explain) {
+    const auto* select = std::get_if<sql::SelectStatement>(&explain.statement.body);
+    if (select == nullptr) {
+      return Status::NotSupported("EXPLAIN of {} is not supported yet",
+                                  StatementName(explain.statement.body));
+    }
+    FLOE_ASSIGN_OR_RAISE(PlannedQuery planned, PlanSelect(*select->query, explain.statement.text));
+    std::string text;
+    if (!explain.analyze) {
+      text += "Logical plan:\n" + Indent(planned.logical->ToString(), "  ");
+      text += "Physical plan:\n" + Indent(PlanToString(*planned.physical), "  ");
+      text += "Stages:\n" + Indent(planned.stages.ToString(), "  ");
+      return TextResult({"plan"}, Lines(text), "EXPLAIN");
+    }
+    FLOE_ASSIGN_OR_RAISE(auto running, Run(std::move(planned.stages), true));
+    int64_t rows = 0;
+    const auto start = std::chrono::steady_clock::now();
+    while (true) {
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, running->scheduler->Next());
+      if (!batch) break;
+      rows += batch->num_rows();
+    }
+    running->scheduler->Wait();
+    const double millis =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    text += "Physical plan (analyzed):\n";
+    text +=
+        Indent(ExplainAnalyzeStages(running->scheduler->stages(), *running->ctx->metrics()), "  ");
+    text += fmt::format("Rows: {}, time: {:.3f} ms, peak memory: {} bytes\n", rows, millis,
+                        running->ctx->memory()->peak());
+    return TextResult({"plan"}, Lines(text), "EXPLAIN");
+  }
+
+  SessionOptions options_;
+  std::unique_ptr<ThreadPool> threads_;
+  SessionConfig config_;
+  std::atomic<int64_t> next_query_{0};
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Session>> Session::Make(SessionOptions options) {
+  const int threads = options.threads > 0 ? options.threads : ThreadPool::DefaultThreads();
+  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<ThreadPool> pool, ThreadPool::Make(threads));
+  auto session = std::make_unique<SessionImpl>(std::move(options), std::move(pool));
+  if (session->config().target_partitions() != threads) {
+    FLOE_RETURN_NOT_OK(session->mutable_config().Set("target_partitions", std::to_string(threads)));
+  }
+  return std::unique_ptr<Session>(std::move(session));
+}
+
+// ---------------------------------------------------------------------------------------
+// Splitting scripts
+
+Result<std::vector<std::string>> Session::SplitStatements(std::string_view script) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  size_t i = 0;
+  const size_t n = script.size();
+  auto flush = [&](size_t end) {
+    std::string_view piece = script.substr(start, end - start);
+    // Keep statements that hold more than whitespace and comments.
+    bool meaningful = false;
+    size_t j = 0;
+    while (j < piece.size()) {
+      char c = piece[j];
+      if (c == '-' && j + 1 < piece.size() && piece[j + 1] == '-') {
+        while (j < piece.size() && piece[j] != '\n') ++j;
+      } else if (c == '/' && j + 1 < piece.size() && piece[j + 1] == '*') {
+        int depth = 1;
+        j += 2;
+        while (j < piece.size() && depth > 0) {
+          if (piece[j] == '/' && j + 1 < piece.size() && piece[j + 1] == '*') {
+            ++depth;
+            j += 2;
+          } else if (piece[j] == '*' && j + 1 < piece.size() && piece[j + 1] == '/') {
+            --depth;
+            j += 2;
+          } else {
+            ++j;
+          }
+        }
+      } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+        ++j;
+      } else {
+        meaningful = true;
+        break;
+      }
+    }
+    if (meaningful) {
+      size_t b = 0, e = piece.size();
+      while (b < e && std::isspace(static_cast<unsigned char>(piece[b]))) ++b;
+      while (e > b && std::isspace(static_cast<unsigned char>(piece[e - 1]))) --e;
+      out.emplace_back(piece.substr(b, e - b));
+    }
+    start = end + 1;
+  };
+  auto location = [&](size_t offset) {
+    return sql::DescribeLocation(script, static_cast<int>(offset));
+  };
+  while (i < n) {
+    const char c = script[i];
+    if (c == '\'') {
+      // A string: '' is a quote inside; E'...' also takes backslash escapes.
+      const bool escapes = i > 0 && (script[i - 1] == 'E' || script[i - 1] == 'e') &&
+                           (i < 2 || !(std::isalnum(static_cast<unsigned char>(script[i - 2])) ||
+                                       script[i - 2] == '_'));
+      const size_t open = i++;
+      while (true) {
+        if (i >= n)
+          return Status::Syntax("unterminated quoted string at or near ({})", location(open));
+        if (escapes && script[i] == '\\') {
+          i += 2;
+          continue;
+        }
+        if (script[i] == '\'') {
+          if (i + 1 < n && script[i + 1] == '\'') {
+            i += 2;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        ++i;
+      }
+    } else if (c == '"') {
+      const size_t open = i++;
+      while (true) {
+        if (i >= n) {
+          return Status::Syntax("unterminated quoted identifier at or near ({})", location(open));
+        }
+        if (script[i] == '"') {
+          if (i + 1 < n && script[i + 1] == '"') {
+            i += 2;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        ++i;
+      }
+    } else if (c == '-' && i + 1 < n && script[i + 1] == '-') {
+      while (i < n && script[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < n && script[i + 1] == '*') {
+      const size_t open = i;
+      int depth = 1;
+      i += 2;
+      while (depth > 0) {
+        if (i >= n)
+          return Status::Syntax("unterminated /* comment at or near ({})", location(open));
+        if (script[i] == '/' && i + 1 < n && script[i + 1] == '*') {
+          ++depth;
+          i += 2;
+        } else if (script[i] == '*' && i + 1 < n && script[i + 1] == '/') {
+          --depth;
+          i += 2;
+        } else {
+          ++i;
+        }
+      }
+    } else if (c == '$' && (i == 0 || !(std::isalnum(static_cast<unsigned char>(script[i - 1])) ||
+                                        script[i - 1] == '_'))) {
+      // A dollar-quoted string: $tag$ ... $tag$ (a $1 parameter is no tag).
+      size_t j = i + 1;
+      while (j < n && (std::isalnum(static_cast<unsigned char>(script[j])) || script[j] == '_'))
+        ++j;
+      if (j < n && script[j] == '$' &&
+          !(j > i + 1 && std::isdigit(static_cast<unsigned char>(script[i + 1])))) {
+        std::string_view tag = script.substr(i, j - i + 1);
+        size_t close = script.find(tag, j + 1);
+        if (close == std::string_view::npos) {
+          return Status::Syntax("unterminated dollar-quoted string at or near ({})", location(i));
+        }
+        i = close + tag.size();
+      } else {
+        ++i;
+      }
+    } else if (c == ';') {
+      flush(i);
+      ++i;
+    } else {
+      ++i;
+    }
+  }
+  if (start < n) flush(n);
+  return out;
+}
+
+}  // namespace floe::exec
