@@ -1,6 +1,6 @@
 // Math functions with PostgreSQL's signatures, rounding rules and errors: abs, round, floor,
-// ceil, trunc, power, sqrt, cbrt, ln, log, log10, exp, mod, sign, pi, random, degrees,
-// radians, trigonometry, gcd, lcm.
+// ceil, trunc, power, sqrt, cbrt, ln, log, log10, exp, sign, pi, random, degrees,
+// radians, trigonometry, gcd, lcm. (mod is the arithmetic "modulo".)
 
 #include <algorithm>
 #include <cmath>
@@ -127,47 +127,13 @@ ScalarResolver SameNumeric(std::string name) {
   };
 }
 
-// mod / gcd / lcm over integers (the wider of both), or numerics at a common scale.
-ScalarResolver IntegerPair(std::string name, bool allow_numeric) {
-  return [name, allow_numeric](const std::vector<TypePtr>& args,
-                               int* cost) -> Result<ResolvedFunction> {
-    if (args.size() != 2) return NoSuchFunction(name, args);
-    const TypePtr& a = args[0];
-    const TypePtr& b = args[1];
-    auto rank = [](const TypePtr& t) {
-      if (t == nullptr) return 0;
-      switch (t->id()) {
-        case TypeId::kInt8:
-        case TypeId::kInt16:
-          return 1;
-        case TypeId::kInt32:
-          return 2;
-        case TypeId::kInt64:
-          return 3;
-        default:
-          return -1;
-      }
-    };
-    if (rank(a) >= 0 && rank(b) >= 0) {
-      const int r = std::max({rank(a), rank(b), name == "mod" ? 1 : 2});
-      TypePtr t = r == 1 ? Int16() : r == 2 ? Int32() : Int64();
-      int c = 0;
-      if (!Accepts(a, t, &c) || !Accepts(b, t, &c)) return NoSuchFunction(name, args);
-      *cost += c;
-      return Resolution(name, {t, t}, t);
-    }
-    if (allow_numeric) {
-      TypePtr na = AsNumeric(a);
-      TypePtr nb = AsNumeric(b);
-      if (na && nb) {
-        const int s = std::max(na->scale(), nb->scale());
-        const int p = std::min(
-            38, std::max(na->precision() - na->scale(), nb->precision() - nb->scale()) + s);
-        TypePtr t = Decimal(std::max(p, s), s);
-        if (!a || !t->Equals(*a)) ++*cost;
-        if (!b || !t->Equals(*b)) ++*cost;
-        return Resolution(name, {t, t}, t);
-      }
+// gcd / lcm over integers: int4 unless an argument is int8.
+ScalarResolver IntegerPair(std::string name) {
+  return [name](const std::vector<TypePtr>& args, int* cost) -> Result<ResolvedFunction> {
+    if (args.size() == 2) {
+      const bool wide = args[0]->id() == TypeId::kInt64 || args[1]->id() == TypeId::kInt64;
+      const TypePtr t = wide ? Int64() : Int32();
+      if (AcceptsAll(args, {t, t}, cost)) return Resolution(name, {t, t}, t);
     }
     return NoSuchFunction(name, args);
   };
@@ -312,31 +278,6 @@ ScalarKernel RoundingKernel(Rounding mode) {
   };
 }
 
-Result<ColumnarValue> ModKernel(const ResolvedFunction& f, const std::vector<ColumnarValue>& args,
-                                int64_t n, EvalContext& ctx) {
-  auto int_mod = [&](auto tag) -> Result<ColumnarValue> {
-    using T = typename decltype(tag)::type;
-    return Map2Fallible<T, T, T>(args[0], args[1], n, f.return_type, ctx,
-                                 [](T a, T b, T* out) -> Status {
-                                   if (b == 0) return Status::Invalid("division by zero");
-                                   *out = b == -1 ? T{0} : static_cast<T>(a % b);
-                                   return Status::OK();
-                                 });
-  };
-  switch (f.arg_types[0]->id()) {
-    case TypeId::kInt16:
-      return int_mod(TypeTag<int16_t>{});
-    case TypeId::kInt32:
-      return int_mod(TypeTag<int32_t>{});
-    case TypeId::kInt64:
-      return int_mod(TypeTag<int64_t>{});
-    case TypeId::kDecimal:
-      return int_mod(TypeTag<Int128>{});
-    default:
-      return Status::Internal("mod of {}", f.arg_types[0]->ToString());
-  }
-}
-
 ScalarKernel GcdKernel(bool lcm) {
   return [lcm](const ResolvedFunction& f, const std::vector<ColumnarValue>& args, int64_t n,
                EvalContext& ctx) -> Result<ColumnarValue> {
@@ -405,9 +346,8 @@ void RegisterMathFunctions(ScalarFunctionRegistry& r) {
   r.Add({"trunc", {}, RoundingWithDigits("trunc"), RoundingKernel(Rounding::kTrunc)});
   r.Add({"floor", {}, RoundingUnary("floor"), RoundingKernel(Rounding::kFloor)});
   r.Add({"ceil", {"ceiling"}, RoundingUnary("ceil"), RoundingKernel(Rounding::kCeil)});
-  r.Add({"mod", {}, IntegerPair("mod", true), ModKernel});
-  r.Add({"gcd", {}, IntegerPair("gcd", false), GcdKernel(false)});
-  r.Add({"lcm", {}, IntegerPair("lcm", false), GcdKernel(true)});
+  r.Add({"gcd", {}, IntegerPair("gcd"), GcdKernel(false)});
+  r.Add({"lcm", {}, IntegerPair("lcm"), GcdKernel(true)});
 
   AddFloat8(r, "sqrt", {}, Float8Kernel([](double x, double* out) -> Status {
               if (x < 0) return Status::Invalid("cannot take square root of a negative number");
@@ -416,6 +356,10 @@ void RegisterMathFunctions(ScalarFunctionRegistry& r) {
             }));
   AddFloat8(r, "cbrt", {}, Float8Kernel([](double x, double* out) -> Status {
               *out = std::cbrt(x);
+              // One Newton step makes exact cubes exact (the library result may be 1 ulp off).
+              if (std::isfinite(*out) && *out != 0) {
+                *out -= (*out * *out * *out - x) / (3 * *out * *out);
+              }
               return Status::OK();
             }));
   auto log_of = [](double (*fn)(double)) {
