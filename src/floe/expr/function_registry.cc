@@ -104,6 +104,12 @@ Result<ResolvedFunction> ScalarFunctionRegistry::Resolve(
   // A resolver's error other than a type mismatch (a bad constant argument, an
   // unsupported form) says more than the generic message.
   if (any && !first_error.ok() && first_error.code() != StatusCode::kBind) return first_error;
+  // PostgreSQL's own messages for the SQL constructs ("COALESCE types integer and text
+  // cannot be matched", "argument of AND must be type boolean, not type integer").
+  if (any && (first_error.message().find("cannot be matched") != std::string::npos ||
+              first_error.message().starts_with("argument of "))) {
+    return first_error;
+  }
   return NoSuchFunction(name, arg_types);
 }
 

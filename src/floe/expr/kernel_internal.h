@@ -124,6 +124,7 @@ Scalar MakeScalarOf(const TypePtr& type, const T& v) {
 template <typename T>
 class ArrayReader {
  public:
+  ArrayReader() = default;
   explicit ArrayReader(const Array& a) : array_(&a) {
     if constexpr (std::is_same_v<T, bool>) {
       bits_ = a.buffer(1)->data();
@@ -161,7 +162,7 @@ class ArrayReader {
   const Array& array() const { return *array_; }
 
  private:
-  const Array* array_;
+  const Array* array_ = nullptr;
   const T* values_ = nullptr;
   const uint8_t* bits_ = nullptr;
   int64_t bit_offset_ = 0;
@@ -192,17 +193,17 @@ class ValueReader {
       scalar_null_ = v.scalar().is_null();
       if (!scalar_null_) scalar_value_ = ScalarValueAs<T>(v.scalar());
     } else {
-      array_.emplace(*v.array());
+      array_ = ArrayReader<T>(*v.array());
     }
   }
-  bool IsNull(int64_t i) const { return is_scalar_ ? scalar_null_ : array_->array().IsNull(i); }
-  T operator[](int64_t i) const { return is_scalar_ ? scalar_value_ : (*array_)[i]; }
+  bool IsNull(int64_t i) const { return is_scalar_ ? scalar_null_ : array_.array().IsNull(i); }
+  T operator[](int64_t i) const { return is_scalar_ ? scalar_value_ : array_[i]; }
 
  private:
   bool is_scalar_ = false;
   bool scalar_null_ = false;
   T scalar_value_{};
-  std::optional<ArrayReader<T>> array_;
+  ArrayReader<T> array_;
 };
 
 // Validity ----------------------------------------------------------------------------

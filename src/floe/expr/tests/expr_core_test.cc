@@ -48,14 +48,13 @@ ArrayPtr Timestamps(const std::vector<std::optional<int64_t>>& v) {
   return MakeNumeric(Timestamp(), v);
 }
 
-[[maybe_unused]] ArrayPtr Bools(const std::vector<std::optional<bool>>& values) {
+ArrayPtr Bools(const std::vector<std::optional<bool>>& values) {
   BooleanBuilder b;
   for (const auto& v : values) FLOE_CHECK((v ? b.Append(*v) : b.AppendNull()).ok());
   return b.Finish().ValueOrDie();
 }
 
-[[maybe_unused]] ArrayPtr Strs(const std::vector<std::optional<std::string>>& values,
-                               TypePtr type = String()) {
+ArrayPtr Strs(const std::vector<std::optional<std::string>>& values, TypePtr type = String()) {
   BinaryBuilder b(std::move(type));
   for (const auto& v : values) FLOE_CHECK((v ? b.Append(*v) : b.AppendNull()).ok());
   return b.Finish().ValueOrDie();
@@ -249,6 +248,159 @@ TEST(ArithmeticTest, ResolutionErrors) {
   EXPECT_THAT(ResolveScalarFunction("modulo", {Float64(), Float64()}),
               IsErrorWith(StatusCode::kBind,
                           "operator does not exist: double precision % double precision"));
+}
+
+// Comparison -----------------------------------------------------------------------------
+
+TEST(ComparisonTest, Integers) {
+  EXPECT_CALL_TEXT("f,NULL,t", "eq", {I32s({1, std::nullopt, 3}), I32s({2, 2, 3})});
+  EXPECT_CALL_TEXT("t,NULL,f", "ne", {I32s({1, std::nullopt, 3}), I32s({2, 2, 3})});
+  EXPECT_CALL_TEXT("t,f,f", "lt", {I32s({1, 2, 3}), I32s({2, 2, 2})});
+  EXPECT_CALL_TEXT("t,t,f", "le", {I32s({1, 2, 3}), I32s({2, 2, 2})});
+  EXPECT_CALL_TEXT("f,f,t", "gt", {I32s({1, 2, 3}), I32s({2, 2, 2})});
+  EXPECT_CALL_TEXT("f,t,t", "ge", {I32s({1, 2, 3}), I32s({2, 2, 2})});
+  // Mixed widths are widened: smallint vs bigint.
+  EXPECT_CALL_TEXT("t", "lt", {I16s({5}), I64s({5000000000})});
+}
+
+TEST(ComparisonTest, FloatsFollowPostgres) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_CALL_TEXT("t,f,t", "eq", {F64s({nan, nan, -0.0}), F64s({nan, 1, 0.0})});
+  EXPECT_CALL_TEXT("t,f,f", "gt", {F64s({nan, 1, nan}), F64s({inf, nan, nan})});
+  EXPECT_CALL_TEXT("f,t", "lt", {F64s({nan, inf}), F64s({inf, nan})});
+}
+
+TEST(ComparisonTest, DecimalsStringsDates) {
+  // 1.50 vs 1.500 and 1.5 vs 1.499 across scales, no cast.
+  EXPECT_CALL_TEXT("t,f", "eq", {Decs(10, 2, {150, 150}), Decs(10, 3, {1500, 1499})});
+  EXPECT_CALL_TEXT("f,t", "lt", {Decs(10, 3, {1500, 1499}), Decs(10, 2, {150, 150})});
+  // Integer against decimal: 2 > 1.99.
+  EXPECT_CALL_TEXT("t", "gt", {I32s({2}), Decs(5, 2, {199})});
+  // Strings compare by bytes.
+  EXPECT_CALL_TEXT("t,t,f,NULL", "lt",
+                   {Strs({"a", "ab", "b", std::nullopt}), Strs({"b", "b", "B", "x"})});
+  EXPECT_CALL_TEXT("t", "eq", {Strs({"é"}), Strs({"é"})});
+  // Date vs timestamp compares as timestamps: 1998-12-01 < 1998-12-01 00:00:01.
+  EXPECT_CALL_TEXT("t,f", "lt",
+                   {Dates({10561, 10561}), Timestamps({10561LL * 86400000000LL + 1000000, 0})});
+  EXPECT_CALL_TEXT("f,t", "lt", {Bools({true, false}), Bools({false, true})});
+  EXPECT_THAT(ResolveScalarFunction("eq", {String(), Int32()}),
+              IsErrorWith(StatusCode::kBind, "operator does not exist: text = integer"));
+}
+
+TEST(ComparisonTest, ArrayAgainstScalar) {
+  // l_shipdate <= DATE '1998-09-02' with a literal on the right.
+  RecordBatchPtr batch = MakeBatch({{"l_shipdate", Dates({10470, 10471, 10472, std::nullopt})}});
+  ASSERT_OK_AND_ASSIGN(ExprPtr e,
+                       Bind("le", {Col(*batch, 0), Literal(Scalar::Make(Date(), 10471))}));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr out, Eval(e, *batch));
+  EXPECT_EQ(Text(*out), "t,t,f,NULL");
+  ASSERT_OK_AND_ASSIGN(PhysicalExprPtr p, Compile(e, batch->schema()));
+  EXPECT_EQ(p->ToString(), "l_shipdate <= DATE '1998-09-02'");
+  // Scalar on both sides gives a scalar.
+  ASSERT_OK_AND_ASSIGN(
+      Scalar s, EvaluateConstant(Compare("lt", Literal(Scalar::I32(1)), Literal(Scalar::I32(2)))));
+  EXPECT_TRUE(s.get<bool>());
+}
+
+TEST(ComparisonTest, IsDistinctFrom) {
+  EXPECT_CALL_TEXT("f,t,t,f", "is_distinct_from",
+                   {I32s({1, 1, std::nullopt, std::nullopt}), I32s({1, 2, 1, std::nullopt})});
+  EXPECT_CALL_TEXT("t,f,f,t", "is_not_distinct_from",
+                   {I32s({1, 1, std::nullopt, std::nullopt}), I32s({1, 2, 1, std::nullopt})});
+  EXPECT_CALL_TEXT("f,t", "is_distinct_from", {Decs(5, 1, {15, 15}), Decs(5, 2, {150, 151})});
+}
+
+// Boolean functions ------------------------------------------------------------------------
+
+TEST(BooleanTest, ThreeValuedAndOrNot) {
+  auto a = Bools({true, true, true, false, false, false, std::nullopt, std::nullopt, std::nullopt});
+  auto b = Bools({true, false, std::nullopt, true, false, std::nullopt, true, false, std::nullopt});
+  EXPECT_CALL_TEXT("t,f,NULL,f,f,f,NULL,f,NULL", "and", {a, b});
+  EXPECT_CALL_TEXT("t,t,t,t,f,NULL,t,NULL,NULL", "or", {a, b});
+  EXPECT_CALL_TEXT("f,f,f,t,t,t,NULL,NULL,NULL", "not", {a});
+  // N-ary.
+  EXPECT_CALL_TEXT(
+      "f,NULL", "and",
+      {Bools({true, true}), Bools({std::nullopt, std::nullopt}), Bools({false, true})});
+  EXPECT_THAT(
+      ResolveScalarFunction("and", {Boolean(), Int32()}),
+      IsErrorWith(StatusCode::kBind, "argument of AND must be type boolean, not type integer"));
+}
+
+TEST(BooleanTest, IsPredicates) {
+  auto a = Bools({true, false, std::nullopt});
+  EXPECT_CALL_TEXT("f,f,t", "is_null", {a});
+  EXPECT_CALL_TEXT("t,t,f", "is_not_null", {a});
+  EXPECT_CALL_TEXT("t,f,f", "is_true", {a});
+  EXPECT_CALL_TEXT("f,t,f", "is_false", {a});
+  EXPECT_CALL_TEXT("f,t,t", "is_not_true", {a});
+  EXPECT_CALL_TEXT("t,f,t", "is_not_false", {a});
+  EXPECT_CALL_TEXT("f,t", "is_null", {Strs({"x", std::nullopt})});
+}
+
+TEST(BooleanTest, InList) {
+  RecordBatchPtr batch = MakeBatch({{"x", I32s({1, 2, 3, std::nullopt})}});
+  auto in = [&](std::vector<ExprPtr> list) -> std::string {
+    list.insert(list.begin(), Col(*batch, 0));
+    auto e = Bind("in_list", list);
+    if (!e.ok()) return e.status().ToString();
+    auto out = Eval(*e, *batch);
+    return out.ok() ? Text(**out) : out.status().ToString();
+  };
+  auto lit = [](int v) { return Literal(Scalar::I32(v)); };
+  ExprPtr null_lit = Literal(Scalar::Null(Int32()));
+  EXPECT_EQ(in({lit(1), lit(3)}), "t,f,t,NULL");
+  // No match with a NULL in the list is NULL.
+  EXPECT_EQ(in({lit(1), null_lit}), "t,NULL,NULL,NULL");
+  // A list of columns, row by row.
+  EXPECT_EQ(in({Col(*batch, 0)}), "t,t,t,NULL");
+  // Integer value against bigint list elements.
+  EXPECT_EQ(in({Literal(Scalar::I64(2))}), "f,t,f,NULL");
+  EXPECT_CALL_TEXT("t,f", "in_list", {Strs({"b", "z"}), Strs({"a", "a"}), Strs({"b", "b"})});
+}
+
+TEST(BooleanTest, Like) {
+  auto s = Strs({"forest green", "green", "PROMO BRUSHED", "abc", "a_c", "100%", std::nullopt});
+  auto like = [&](const std::string& pattern, const std::string& fn = "like",
+                  std::optional<std::string> escape = std::nullopt) -> std::string {
+    std::vector<ArrayPtr> cols{s, Strs(std::vector<std::optional<std::string>>(7, pattern))};
+    if (escape) cols.push_back(Strs(std::vector<std::optional<std::string>>(7, *escape)));
+    auto r = EvalCall(fn, cols);
+    return r.ok() ? *r : r.status().ToString();
+  };
+  EXPECT_EQ(like("%green%"), "t,t,f,f,f,f,NULL");
+  EXPECT_EQ(like("PROMO%"), "f,f,t,f,f,f,NULL");
+  EXPECT_EQ(like("%green"), "t,t,f,f,f,f,NULL");
+  EXPECT_EQ(like("a_c"), "f,f,f,t,t,f,NULL");
+  EXPECT_EQ(like("a\\_c"), "f,f,f,f,t,f,NULL");
+  EXPECT_EQ(like("100\\%"), "f,f,f,f,f,t,NULL");
+  EXPECT_EQ(like("a#_c", "like", "#"), "f,f,f,f,t,f,NULL");
+  EXPECT_EQ(like("%r%e%n"), "t,t,f,f,f,f,NULL");
+  EXPECT_EQ(like("_%"), "t,t,t,t,t,t,NULL");
+  EXPECT_EQ(like("promo%", "ilike"), "f,f,t,f,f,f,NULL");
+  EXPECT_EQ(like("ab\\"), "Invalid argument: LIKE pattern must not end with escape character");
+  // The pattern as a literal (compiled once) and a multi-byte character for '_'.
+  RecordBatchPtr batch = MakeBatch({{"s", Strs({"héllo", "hello", "hllo"})}});
+  ASSERT_OK_AND_ASSIGN(ExprPtr e, Bind("like", {Col(*batch, 0), Literal(Scalar::Str("h_llo"))}));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr out, Eval(e, *batch));
+  EXPECT_EQ(Text(*out), "t,t,f");
+}
+
+TEST(BooleanTest, CoalesceNullIfGreatestLeast) {
+  EXPECT_CALL_TEXT("1,2,NULL", "coalesce",
+                   {I32s({1, std::nullopt, std::nullopt}), I32s({5, 2, std::nullopt})});
+  EXPECT_CALL_TEXT("a,b", "coalesce", {Strs({"a", std::nullopt}), Strs({"x", "b"})});
+  EXPECT_CALL_TEXT("NULL,2,NULL", "nullif", {I32s({1, 2, std::nullopt}), I32s({1, 3, 1})});
+  EXPECT_CALL_TEXT("5,2,NULL", "greatest",
+                   {I32s({1, std::nullopt, std::nullopt}), I32s({5, 2, std::nullopt})});
+  EXPECT_CALL_TEXT("1,2,NULL", "least",
+                   {I32s({1, std::nullopt, std::nullopt}), I32s({5, 2, std::nullopt})});
+  // Greatest over int and decimal is a decimal.
+  EXPECT_CALL_TEXT("2.50", "greatest", {I32s({2}), Decs(5, 2, {250})});
+  EXPECT_THAT(ResolveScalarFunction("coalesce", {Int32(), String()}),
+              IsErrorWith(StatusCode::kBind, "COALESCE types integer and text cannot be matched"));
 }
 
 }  // namespace
