@@ -592,6 +592,14 @@ Result<ArrayPtr> CastFromString(const Array& in, const TypePtr& to, MemoryPool* 
       return BuildBytes(in, to, pool, [&](int64_t i, std::string* out) {
         return ParseUuid(Trim(in.BytesValue(i)), out);
       });
+    case TypeId::kFixed:
+      return BuildBytes(in, to, pool, [&](int64_t i, std::string* out) -> Status {
+        FLOE_RETURN_NOT_OK(ParseBytea(in.BytesValue(i), out));
+        if (static_cast<int>(out->size()) != to->byte_width()) {
+          return Status::Invalid("cannot cast a {}-byte value to {}", out->size(), to->ToString());
+        }
+        return Status::OK();
+      });
     default:
       return Status::NotSupported("cannot cast type text to {}", to->ToString());
   }
@@ -764,6 +772,12 @@ Result<ArrayPtr> CastArray(const Array& in, const TypePtr& to, MemoryPool* pool)
   if (IsTemporal(from) &&
       (IsTemporal(to_id) || (to_id == TypeId::kTime && from != TypeId::kDate))) {
     return CastTemporal(in, to, pool);
+  }
+  if (from == TypeId::kList && to_id == TypeId::kList) {
+    // The offsets and validity stay; the elements are cast.
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr elements, CastArray(*in.child(0), to->field(0).type(), pool));
+    return Array::Make(to, in.length(), in.buffers(), {std::move(elements)}, in.null_count(),
+                       in.offset());
   }
   if (from == TypeId::kBinary && (to_id == TypeId::kFixed || to_id == TypeId::kUuid)) {
     return BuildBytes(in, to, pool, [&](int64_t i, std::string* out) -> Status {

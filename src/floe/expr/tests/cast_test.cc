@@ -259,6 +259,33 @@ TEST(CastTest, UuidAndBytea) {
   EXPECT_EQ(Text("a\\b", Binary()), "ERROR: invalid input syntax for type bytea: \"a\\b\"");
 }
 
+TEST(CastTest, Lists) {
+  ListBuilder builder(List(Int32()));
+  auto* values = static_cast<Int32Builder*>(builder.value_builder());
+  ASSERT_OK(builder.Append());
+  ASSERT_OK(values->Append(1));
+  ASSERT_OK(values->AppendNull());
+  ASSERT_OK(builder.AppendNull());
+  ASSERT_OK(builder.Append());
+  ASSERT_OK(values->Append(-3));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr lists, builder.Finish());
+  EvalContext ctx;
+  ASSERT_OK_AND_ASSIGN(ColumnarValue out,
+                       CastValue(ColumnarValue(lists->Slice(1, 2)), List(Int64()), 2, ctx));
+  ASSERT_OK(out.array()->ValidateFull());
+  EXPECT_TRUE(out.array()->type()->Equals(*List(Int64())));
+  EXPECT_EQ(FormatValue(*out.array(), 0), "NULL");
+  EXPECT_EQ(FormatValue(*out.array(), 1), "{-3}");
+  ASSERT_OK_AND_ASSIGN(out, CastValue(ColumnarValue(lists), String(), 3, ctx));
+  EXPECT_EQ(FormatValue(*out.array(), 0), "{1,NULL}");
+  EXPECT_TRUE(out.array()->IsNull(1));
+}
+
+TEST(CastTest, TextToFixed) {
+  EXPECT_EQ(Text("\\x0102", Fixed(2)), "\\x0102");
+  EXPECT_EQ(Text("\\x01", Fixed(2)), "ERROR: cannot cast a 1-byte value to fixed[2]");
+}
+
 TEST(CastTest, Unsupported) {
   EXPECT_EQ(CastText(Parsed("1998-12-01", Date()), Int32()),
             "Not supported: cannot cast type date to integer");
