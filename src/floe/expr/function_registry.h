@@ -51,6 +51,14 @@ Result<ResolvedFunction> ResolveScalarFunction(std::string_view name,
 /// True when `name` is a registered scalar function (any signature).
 bool IsScalarFunction(std::string_view name);
 
+/// "extract"(field, x) resolves to decimal(38, 6); PostgreSQL's numeric result has a
+/// field-dependent scale (EXTRACT(year ...) prints 2024, EXTRACT(second ...) 12.500000).
+/// The scale PostgreSQL gives a constant `field` (case-insensitive: 0 for year, month,
+/// day, hour, minute, microseconds, dow, doy, week, quarter, ...; 3 for milliseconds; 6
+/// for second, epoch and julian), or -1 when the field is unknown. A binder that knows the
+/// field may cast the call's result to decimal(38, scale).
+int ExtractResultScale(std::string_view field);
+
 /// An aggregate resolved for argument types. Partial aggregation emits `state_fields`
 /// per group; the final phase merges them and produces `return_type`.
 struct ResolvedAggregate {
