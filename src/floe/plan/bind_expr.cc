@@ -296,9 +296,37 @@ Result<ExprPtr> Binder::MakeCall(std::string_view name, std::vector<ExprPtr> arg
   return expr::Call(resolved->name, std::move(args), resolved->return_type, nullable);
 }
 
+namespace {
+
+/// A constant timestamp expression that is exactly midnight, as a date literal (so that
+/// `date_column < DATE '1994-01-01' + INTERVAL '1' YEAR` compares dates, which scans can
+/// prune with); null otherwise. Comparing a date with such a timestamp is equivalent.
+ExprPtr MidnightAsDate(const ExprPtr& e) {
+  if (e->type->id() != TypeId::kTimestamp || !expr::IsConstant(*e) || expr::IsVolatile(*e)) {
+    return nullptr;
+  }
+  auto value = expr::EvaluateConstant(e);
+  if (!value.ok() || value->is_null() || !std::holds_alternative<int64_t>(value->value())) {
+    return nullptr;
+  }
+  int64_t micros = value->get<int64_t>();
+  if (micros % kMicrosPerDay != 0) return nullptr;
+  int64_t days = micros / kMicrosPerDay;
+  if (!FitsInt32(days)) return nullptr;
+  return expr::Literal(Scalar::Make(Date(), static_cast<int32_t>(days)));
+}
+
+}  // namespace
+
 Result<ExprPtr> Binder::MakeCompare(std::string_view op, ExprPtr a, ExprPtr b, int location) {
+  if (a->type->id() == TypeId::kDate) {
+    if (ExprPtr d = MidnightAsDate(b)) b = d;
+  } else if (b->type->id() == TypeId::kDate) {
+    if (ExprPtr d = MidnightAsDate(a)) a = d;
+  }
   FLOE_ASSIGN_OR_RAISE(auto unified, Unify(std::move(a), std::move(b), "operator", location));
-  return MakeCall(op, {unified.first, unified.second}, location);
+  // Comparisons exist for every pair of equal types the engine has.
+  return expr::Compare(std::string(op), unified.first, unified.second);
 }
 
 Result<ExprPtr> Binder::RequireBoolean(ExprPtr e, std::string_view what, int location) {
@@ -893,14 +921,14 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
       FLOE_ASSIGN_OR_RAISE(lo, CoerceTo(lo, type, e.args[1]->location));
       FLOE_ASSIGN_OR_RAISE(hi, CoerceTo(hi, type, e.args[2]->location));
       auto range = [&](const ExprPtr& a, const ExprPtr& b) -> Result<ExprPtr> {
-        FLOE_ASSIGN_OR_RAISE(ExprPtr ge, MakeCall("ge", {x, a}, e.location));
-        FLOE_ASSIGN_OR_RAISE(ExprPtr le, MakeCall("le", {x, b}, e.location));
+        FLOE_ASSIGN_OR_RAISE(ExprPtr ge, MakeCompare("ge", x, a, e.location));
+        FLOE_ASSIGN_OR_RAISE(ExprPtr le, MakeCompare("le", x, b, e.location));
         return expr::And({ge, le});
       };
       if (!e.symmetric) {
         if (!e.negated) return range(lo, hi);
-        FLOE_ASSIGN_OR_RAISE(ExprPtr lt, MakeCall("lt", {x, lo}, e.location));
-        FLOE_ASSIGN_OR_RAISE(ExprPtr gt, MakeCall("gt", {x, hi}, e.location));
+        FLOE_ASSIGN_OR_RAISE(ExprPtr lt, MakeCompare("lt", x, lo, e.location));
+        FLOE_ASSIGN_OR_RAISE(ExprPtr gt, MakeCompare("gt", x, hi, e.location));
         return expr::Or({lt, gt});
       }
       FLOE_ASSIGN_OR_RAISE(ExprPtr r1, range(lo, hi));
@@ -933,15 +961,22 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
     }
     case K::kLike: {
       std::vector<ExprPtr> args;
+      bool nullable = false;
       for (const auto& a : e.args) {
         FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*a, ctx));
         if (IsUntyped(*x)) {
           FLOE_ASSIGN_OR_RAISE(x, CoerceTo(x, String(), a->location));
         }
+        if (x->type->id() != TypeId::kString) {
+          return BindError(e.location, std::string("operator does not exist: ") +
+                                           x->type->ToString() +
+                                           (e.case_insensitive ? " ~~* " : " ~~ ") + "text");
+        }
+        nullable = nullable || x->nullable;
         args.push_back(std::move(x));
       }
-      FLOE_ASSIGN_OR_RAISE(ExprPtr like, MakeCall(e.case_insensitive ? "ilike" : "like",
-                                                  std::move(args), e.location));
+      ExprPtr like =
+          expr::Call(e.case_insensitive ? "ilike" : "like", std::move(args), Boolean(), nullable);
       return e.negated ? expr::Not(like) : like;
     }
     case K::kSimilar:

@@ -254,8 +254,8 @@ Result<BoundRelation> Binder::BindTableRef(const sql::TableRef& ref, const Scope
       FLOE_ASSIGN_OR_RAISE(auto unified, Unify(lx, rx, "JOIN/USING", ref.location));
       expr::ExprPtr merged;
       if (type == JoinType::kFull) {
-        FLOE_ASSIGN_OR_RAISE(merged,
-                             MakeCall("coalesce", {unified.first, unified.second}, ref.location));
+        merged = expr::Call("coalesce", {unified.first, unified.second}, unified.first->type,
+                            unified.first->nullable && unified.second->nullable);
       } else {
         merged = type == JoinType::kRight ? unified.second : unified.first;
       }
