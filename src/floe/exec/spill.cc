@@ -146,8 +146,9 @@ class BlockReader {
     Pad();
     return b;
   }
-  Status Error(const std::string& what) const {
-    return Status::Corrupt("spill file {}: {} at offset {}", path_, what, base_ + pos_);
+  Status Error(const std::string& what) const { return ErrorAt(pos_, what); }
+  Status ErrorAt(int64_t pos, const std::string& what) const {
+    return Status::Corrupt("spill file {}: {} at offset {}", path_, what, base_ + pos);
   }
   int64_t pos() const { return pos_; }
   int64_t size() const { return block_->size(); }
@@ -160,10 +161,11 @@ class BlockReader {
 };
 
 Result<ArrayPtr> ReadArray(BlockReader& r, const TypePtr& type) {
+  const int64_t start = r.pos();
   FLOE_ASSIGN_OR_RAISE(uint8_t id, r.U8());
   if (id != static_cast<uint8_t>(type->id())) {
-    return r.Error("column of type id " + std::to_string(id) + " where " + type->ToString() +
-                   " was expected");
+    return r.ErrorAt(start, "column of type id " + std::to_string(id) + " where " +
+                                type->ToString() + " was expected");
   }
   FLOE_ASSIGN_OR_RAISE(uint64_t n64, r.U64());
   FLOE_ASSIGN_OR_RAISE(uint64_t nulls64, r.U64());
