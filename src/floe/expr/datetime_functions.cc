@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "floe/expr/cast_internal.h"
+#include "floe/expr/function_registry.h"
 #include "floe/expr/function_registry_internal.h"
 #include "floe/expr/kernel_internal.h"
 #include "floe/expr/signature_internal.h"
@@ -444,3 +445,23 @@ void RegisterDatetimeFunctions(ScalarFunctionRegistry& r) {
 }
 
 }  // namespace floe::expr::internal
+
+namespace floe::expr {
+
+int ExtractResultScale(std::string_view field) {
+  using internal::Unit;
+  switch (internal::ParseUnit(field)) {
+    case Unit::kUnknown:
+      return -1;
+    case Unit::kMilliseconds:
+      return 3;
+    case Unit::kSecond:
+    case Unit::kEpoch:
+    case Unit::kJulian:
+      return 6;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace floe::expr

@@ -721,6 +721,46 @@ Result<ColumnarValue> RegexpMatchesKernel(const ResolvedFunction& f, const Args&
   return ColumnarValue(std::move(out));
 }
 
+// translate(s, from, to): characters of `from` become the character at the same position
+// of `to`, or are dropped when `to` is shorter.
+std::string Translate(std::string_view s, std::string_view from, std::string_view to) {
+  std::vector<std::string_view> from_chars;
+  std::vector<std::string_view> to_chars;
+  for (size_t i = 0; i < from.size(); i += CharLen(from, i)) {
+    from_chars.push_back(from.substr(i, CharLen(from, i)));
+  }
+  for (size_t i = 0; i < to.size(); i += CharLen(to, i)) {
+    to_chars.push_back(to.substr(i, CharLen(to, i)));
+  }
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    const size_t len = CharLen(s, i);
+    const std::string_view ch = s.substr(i, len);
+    size_t k = 0;
+    while (k < from_chars.size() && from_chars[k] != ch) ++k;
+    if (k == from_chars.size()) {
+      out.append(ch);
+    } else if (k < to_chars.size()) {
+      out.append(to_chars[k]);
+    }
+    i += len;
+  }
+  return out;
+}
+
+template <typename T>
+std::string ToHex(T v) {
+  using U = std::make_unsigned_t<T>;
+  U u = static_cast<U>(v);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  do {
+    out.insert(out.begin(), kHex[u & 15]);
+    u >>= 4;
+  } while (u != 0);
+  return out;
+}
+
 }  // namespace
 
 void RegisterStringFunctions(ScalarFunctionRegistry& r) {
@@ -741,6 +781,39 @@ void RegisterStringFunctions(ScalarFunctionRegistry& r) {
            return Map1<int32_t, std::string_view>(
                args[0], n, f.return_type, ctx,
                [](std::string_view s) { return static_cast<int32_t>(s.size()); });
+         }});
+  r.Add({"bit_length",
+         {},
+         Signatures("bit_length", {{t}, {Binary()}}, i4),
+         [](const ResolvedFunction& f, const Args& args, int64_t n,
+            EvalContext& ctx) -> Result<ColumnarValue> {
+           return Map1<int32_t, std::string_view>(
+               args[0], n, f.return_type, ctx,
+               [](std::string_view s) { return static_cast<int32_t>(s.size() * 8); });
+         }});
+  r.Add({"translate",
+         {},
+         Fixed("translate", {t, t, t}, t),
+         [](const ResolvedFunction& f, const Args& args, int64_t n,
+            EvalContext& ctx) -> Result<ColumnarValue> {
+           return Map3<std::string, std::string_view, std::string_view, std::string_view>(
+               args[0], args[1], args[2], n, f.return_type, ctx, Translate);
+         }});
+  r.Add({"to_hex",
+         {},
+         [](const std::vector<TypePtr>& args, int* cost) -> Result<ResolvedFunction> {
+           if (args.size() == 1 && args[0]->id() == TypeId::kInt64) {
+             return Resolution("to_hex", {Int64()}, String());
+           }
+           if (AcceptsAll(args, {Int32()}, cost)) return Resolution("to_hex", {Int32()}, String());
+           return NoSuchFunction("to_hex", args);
+         },
+         [](const ResolvedFunction& f, const Args& args, int64_t n,
+            EvalContext& ctx) -> Result<ColumnarValue> {
+           if (f.arg_types[0]->id() == TypeId::kInt64) {
+             return Map1<std::string, int64_t>(args[0], n, f.return_type, ctx, ToHex<int64_t>);
+           }
+           return Map1<std::string, int32_t>(args[0], n, f.return_type, ctx, ToHex<int32_t>);
          }});
   r.Add({"lower", {}, Fixed("lower", {t}, t), TextToText([](std::string_view s, std::string* out) {
            ChangeCase(s, false, out);

@@ -231,6 +231,12 @@ TEST(StringFunctionsTest, MiscCharacters) {
   EXPECT_EQ(Eval("ascii", {S("é")}), "233");
   EXPECT_EQ(Eval("chr", {I(233)}), "é");
   EXPECT_EQ(Eval("chr", {I(0)}), "ERROR: null character not permitted");
+  EXPECT_EQ(Eval("translate", {S("12345"), S("143"), S("ax")}), "a2x5");
+  EXPECT_EQ(Eval("translate", {S("héllo"), S("él"), S("EL")}), "hELLo");
+  EXPECT_EQ(Eval("to_hex", {I(255)}), "ff");
+  EXPECT_EQ(Eval("to_hex", {I(-1)}), "ffffffff");
+  EXPECT_EQ(Eval("to_hex", {L(-1)}), "ffffffffffffffff");
+  EXPECT_EQ(Eval("bit_length", {S("é")}), "16");
 }
 
 TEST(StringFunctionsTest, RegularExpressions) {
@@ -461,6 +467,16 @@ TEST(DatetimeFunctionsTest, Extract) {
   EXPECT_EQ(Eval("extract", {S("epoch"), Ts("2001-02-16 20:38:40.123456")}), "982355920.123456");
   EXPECT_EQ(Eval("extract", {S("julian"), Ts("1970-01-01 12:00:00")}), "2440588.500000");
   EXPECT_EQ(Eval("extract", {S("day"), Day("2024-02-29")}), "29.000000");
+}
+
+TEST(DatetimeFunctionsTest, ExtractResultScale) {
+  EXPECT_EQ(ExtractResultScale("YEAR"), 0);
+  EXPECT_EQ(ExtractResultScale("microseconds"), 0);
+  EXPECT_EQ(ExtractResultScale("dow"), 0);
+  EXPECT_EQ(ExtractResultScale("milliseconds"), 3);
+  EXPECT_EQ(ExtractResultScale("second"), 6);
+  EXPECT_EQ(ExtractResultScale("epoch"), 6);
+  EXPECT_EQ(ExtractResultScale("fortnight"), -1);
 }
 
 TEST(DatetimeFunctionsTest, MakeDateAndToTimestamp) {
