@@ -403,5 +403,313 @@ TEST(BooleanTest, CoalesceNullIfGreatestLeast) {
               IsErrorWith(StatusCode::kBind, "COALESCE types integer and text cannot be matched"));
 }
 
+// Bound expressions ------------------------------------------------------------------------
+
+TEST(ExprTest, FactoriesToStringEquals) {
+  ExprPtr a = Column(0, "a", Int32());
+  ExprPtr b = Column(2, "b", String(), false);
+  ExprPtr lit = Literal(Scalar::I32(5));
+  ExprPtr call = Call("add", {a, lit}, Int32());
+  EXPECT_EQ(a->ToString(), "#0:a");
+  EXPECT_EQ(Literal(Scalar::Str("it's"))->ToString(), "'it''s'");
+  EXPECT_EQ(Literal(Scalar::Null(Int64()))->ToString(), "NULL::int64");
+  EXPECT_EQ(Literal(Scalar::Bool(true))->ToString(), "true");
+  EXPECT_EQ(call->ToString(), "(#0:a + 5)");
+  EXPECT_EQ(Call("upper", {b}, String())->ToString(), "upper(#2:b)");
+  EXPECT_EQ(Cast(a, Int64())->ToString(), "CAST(#0:a AS int64)");
+  ExprPtr c = Case({Compare("eq", a, lit), lit}, Literal(Scalar::I32(0)), Int32());
+  EXPECT_EQ(c->ToString(), "CASE WHEN (#0:a = 5) THEN 5 ELSE 0 END");
+  EXPECT_TRUE(c->nullable == false);
+  EXPECT_TRUE(Case({Compare("eq", a, lit), lit}, nullptr, Int32())->nullable);
+  EXPECT_FALSE(IsNull(a)->nullable);
+
+  EXPECT_TRUE(
+      call->Equals(*Call("add", {Column(0, "a", Int32()), Literal(Scalar::I32(5))}, Int32())));
+  EXPECT_EQ(call->Hash(),
+            Call("add", {Column(0, "a", Int32()), Literal(Scalar::I32(5))}, Int32())->Hash());
+  EXPECT_FALSE(call->Equals(*Call("add", {a, Literal(Scalar::I32(6))}, Int32())));
+  EXPECT_FALSE(call->Equals(*Call("add", {a, Literal(Scalar::I64(5))}, Int32())));
+  EXPECT_FALSE(a->Equals(*Column(1, "a", Int32())));
+}
+
+TEST(ExprTest, Conjunctions) {
+  ExprPtr a = Column(0, "a", Boolean());
+  ExprPtr b = Column(1, "b", Boolean());
+  ExprPtr c = Column(2, "c", Boolean());
+  ExprPtr nested = And({And({a, b}), Or({c, a})});
+  std::vector<ExprPtr> parts = SplitConjunction(nested);
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[0]->ToString(), "#0:a");
+  EXPECT_EQ(parts[1]->ToString(), "#1:b");
+  EXPECT_EQ(parts[2]->ToString(), "(#2:c OR #0:a)");
+  EXPECT_EQ(SplitConjunction(a).size(), 1u);
+  EXPECT_EQ(JoinConjunction({}), nullptr);
+  EXPECT_EQ(JoinConjunction({a}), a);
+  EXPECT_EQ(JoinConjunction({a, b, c})->ToString(), "(#0:a AND #1:b AND #2:c)");
+}
+
+TEST(ExprTest, ColumnRewrites) {
+  ExprPtr e =
+      Call("add", {Column(3, "x", Int32()), Call("negate", {Column(1, "y", Int32())}, Int32())},
+           Int32());
+  EXPECT_EQ(ReferencedColumns(*e), (std::vector<int>{1, 3}));
+  ExprPtr remapped = RemapColumns(e, {-1, 0, -1, 1});
+  EXPECT_EQ(remapped->ToString(), "(#1:x + negate(#0:y))");
+  ExprPtr inlined =
+      SubstituteColumns(e, {nullptr, Literal(Scalar::I32(7)), nullptr, Column(0, "z", Int32())});
+  EXPECT_EQ(inlined->ToString(), "(#0:z + negate(7))");
+  EXPECT_FALSE(IsConstant(*e));
+  EXPECT_TRUE(IsConstant(*Call("negate", {Literal(Scalar::I32(7))}, Int32())));
+  EXPECT_TRUE(IsVolatile(*Call("add", {Call("random", {}, Float64()), e}, Float64())));
+  EXPECT_FALSE(IsVolatile(*e));
+}
+
+// Coercion ---------------------------------------------------------------------------------
+
+TEST(CoercionTest, ImplicitAndExplicit) {
+  EXPECT_TRUE(CanImplicitCast(*Int16(), *Int32()));
+  EXPECT_TRUE(CanImplicitCast(*Int32(), *Decimal(10, 0)));
+  EXPECT_TRUE(CanImplicitCast(*Decimal(10, 2), *Float64()));
+  EXPECT_TRUE(CanImplicitCast(*Decimal(10, 2), *Decimal(5, 1)));
+  EXPECT_TRUE(CanImplicitCast(*Date(), *Timestamp()));
+  EXPECT_TRUE(CanImplicitCast(*Timestamp(), *TimestampTz()));
+  EXPECT_FALSE(CanImplicitCast(*Int64(), *Int32()));
+  EXPECT_FALSE(CanImplicitCast(*Float64(), *Decimal(10, 2)));
+  EXPECT_FALSE(CanImplicitCast(*String(), *Int32()));
+  EXPECT_FALSE(CanImplicitCast(*Timestamp(), *Date()));
+  EXPECT_TRUE(CanImplicitCast(*List(Int32()), *List(Int64())));
+  EXPECT_TRUE(CanExplicitCast(*Int64(), *Int32()));
+  EXPECT_TRUE(CanExplicitCast(*String(), *Date()));
+  EXPECT_TRUE(CanExplicitCast(*Timestamp(), *Date()));
+  EXPECT_TRUE(CanExplicitCast(*Int32(), *Boolean()));
+  EXPECT_FALSE(CanExplicitCast(*Date(), *Int32()));
+}
+
+TEST(CoercionTest, CommonType) {
+  auto common = [](TypePtr a, TypePtr b) {
+    auto r = CommonType(a, b, "CASE");
+    return r.ok() ? (*r)->ToString() : r.status().ToString();
+  };
+  EXPECT_EQ(common(Int16(), Int64()), "int64");
+  EXPECT_EQ(common(Int32(), Decimal(5, 2)), "decimal(12,2)");
+  EXPECT_EQ(common(Decimal(10, 2), Decimal(8, 4)), "decimal(12,4)");
+  EXPECT_EQ(common(Int32(), Float32()), "float64");
+  EXPECT_EQ(common(Float32(), Float32()), "float32");
+  EXPECT_EQ(common(Date(), Timestamp()), "timestamp");
+  EXPECT_EQ(common(Timestamp(), TimestampTz()), "timestamptz");
+  EXPECT_EQ(common(String(), String()), "string");
+  EXPECT_EQ(common(List(Int32()), List(Int64())), "list<int64>");
+  EXPECT_EQ(common(Int32(), String()), "Bind error: CASE types integer and text cannot be matched");
+}
+
+// Physical expressions ---------------------------------------------------------------------
+
+TEST(PhysicalExprTest, CompileErrorsAndToString) {
+  RecordBatchPtr batch = MakeBatch({{"l_quantity", I32s({10, 30})}, {"l_tax", F64s({1, 2})}});
+  EXPECT_THAT(Compile(Column(5, "x", Int32()), batch->schema()), IsError(StatusCode::kInternal));
+  EXPECT_THAT(Compile(Column(0, "x", Int64()), batch->schema()), IsError(StatusCode::kInternal));
+  ASSERT_OK_AND_ASSIGN(ExprPtr lt, Bind("lt", {Col(*batch, 0), Literal(Scalar::I32(24))}));
+  ASSERT_OK_AND_ASSIGN(ExprPtr both, Bind("and", {lt, IsNull(Col(*batch, 1))}));
+  ASSERT_OK_AND_ASSIGN(PhysicalExprPtr p, Compile(both, batch->schema()));
+  EXPECT_EQ(p->ToString(), "(l_quantity < 24) AND (l_tax IS NULL)");
+  EXPECT_EQ(p->name(), "Call");
+  EXPECT_EQ(p->children().size(), 2u);
+  ASSERT_OK_AND_ASSIGN(ArrayPtr out, Eval(both, *batch));
+  EXPECT_EQ(Text(*out), "f,f");
+  // A literal materializes to the batch length.
+  ASSERT_OK_AND_ASSIGN(ArrayPtr lit, Eval(Literal(Scalar::Str("x")), *batch));
+  EXPECT_EQ(Text(*lit), "x,x");
+  ASSERT_OK_AND_ASSIGN(ArrayPtr nul, Eval(Literal(Scalar::Null(Int32())), *batch));
+  EXPECT_EQ(Text(*nul), "NULL,NULL");
+}
+
+TEST(PhysicalExprTest, CaseIsLazy) {
+  // CASE WHEN x = 0 THEN 0 ELSE 100 / x END never divides by zero.
+  RecordBatchPtr batch = MakeBatch({{"x", I32s({0, 5, std::nullopt, -4, 0})}});
+  ExprPtr x = Col(*batch, 0);
+  ExprPtr zero = Literal(Scalar::I32(0));
+  ASSERT_OK_AND_ASSIGN(ExprPtr is_zero, Bind("eq", {x, zero}));
+  ASSERT_OK_AND_ASSIGN(ExprPtr div, Bind("divide", {Literal(Scalar::I32(100)), x}));
+  ExprPtr c = Case({is_zero, zero}, div, Int32());
+  ASSERT_OK_AND_ASSIGN(ArrayPtr out, Eval(c, *batch));
+  EXPECT_EQ(Text(*out), "0,20,NULL,-25,0");
+  // Without the guard the division fails.
+  EXPECT_THAT(Eval(div, *batch), IsErrorWith(StatusCode::kInvalidArgument, "division by zero"));
+  // Several WHENs; each decides only rows not yet decided; no ELSE gives NULL.
+  ASSERT_OK_AND_ASSIGN(ExprPtr neg, Bind("lt", {x, zero}));
+  ASSERT_OK_AND_ASSIGN(ExprPtr div2, Bind("divide", {Literal(Scalar::I32(10)), x}));
+  ExprPtr c2 = Case({is_zero, Literal(Scalar::Str("zero")), neg, Literal(Scalar::Str("neg"))},
+                    nullptr, String());
+  ASSERT_OK_AND_ASSIGN(ArrayPtr out2, Eval(c2, *batch));
+  EXPECT_EQ(Text(*out2), "zero,NULL,NULL,neg,zero");
+  // A later WHEN that would fail on an earlier-decided row is not evaluated there.
+  ASSERT_OK_AND_ASSIGN(ExprPtr gt, Bind("gt", {div2, zero}));
+  ExprPtr c3 = Case({is_zero, Literal(Scalar::I32(1)), gt, Literal(Scalar::I32(2))},
+                    Literal(Scalar::I32(3)), Int32());
+  ASSERT_OK_AND_ASSIGN(ArrayPtr out3, Eval(c3, *batch));
+  EXPECT_EQ(Text(*out3), "1,2,3,3,1");
+  // Every row takes the first branch.
+  ExprPtr c4 = Case({Literal(Scalar::Bool(true)), x}, div, Int32());
+  ASSERT_OK_AND_ASSIGN(ArrayPtr out4, Eval(c4, *batch));
+  EXPECT_EQ(Text(*out4), "0,5,NULL,-4,0");
+  ASSERT_OK_AND_ASSIGN(PhysicalExprPtr p, Compile(c, batch->schema()));
+  EXPECT_EQ(p->ToString(), "CASE WHEN x = 0 THEN 0 ELSE 100 / x END");
+}
+
+TEST(PhysicalExprTest, EvaluateConstant) {
+  ASSERT_OK_AND_ASSIGN(ExprPtr e,
+                       Bind("multiply", {Literal(Scalar::I32(6)), Literal(Scalar::I32(7))}));
+  ASSERT_OK_AND_ASSIGN(Scalar s, EvaluateConstant(e));
+  EXPECT_EQ(s.get<int32_t>(), 42);
+  ASSERT_OK_AND_ASSIGN(ExprPtr bad,
+                       Bind("divide", {Literal(Scalar::I32(1)), Literal(Scalar::I32(0))}));
+  EXPECT_THAT(EvaluateConstant(bad), IsErrorWith(StatusCode::kInvalidArgument, "division by zero"));
+  ASSERT_OK_AND_ASSIGN(ExprPtr n,
+                       Bind("add", {Literal(Scalar::I32(1)), Literal(Scalar::Null(Int32()))}));
+  ASSERT_OK_AND_ASSIGN(Scalar ns, EvaluateConstant(n));
+  EXPECT_TRUE(ns.is_null());
+}
+
+// Hashing ----------------------------------------------------------------------------------
+
+TEST(HashTest, EqualValuesHashEqually) {
+  std::vector<uint64_t> h;
+  ASSERT_OK(HashRows({I64s({1, 2, 1, std::nullopt, std::nullopt})}, &h));
+  ASSERT_EQ(h.size(), 5u);
+  EXPECT_EQ(h[0], h[2]);
+  EXPECT_NE(h[0], h[1]);
+  EXPECT_EQ(h[3], h[4]);
+  ASSERT_OK(HashRows({F64s({0.0, -0.0, std::nan(""), -std::nan("")})}, &h));
+  EXPECT_EQ(h[0], h[1]);
+  EXPECT_EQ(h[2], h[3]);
+  ASSERT_OK(HashRows({Strs({"abc", "abd", "abc", ""}), I32s({1, 1, 1, 1})}, &h));
+  EXPECT_EQ(h[0], h[2]);
+  EXPECT_NE(h[0], h[1]);
+  // Column order matters.
+  std::vector<uint64_t> h2;
+  ASSERT_OK(HashRows({I32s({1}), I32s({2})}, &h));
+  ASSERT_OK(HashRows({I32s({2}), I32s({1})}, &h2));
+  EXPECT_NE(h[0], h2[0]);
+  // A slice hashes like the values it holds.
+  ArrayPtr decs = Decs(20, 2, {5, 7, 5});
+  ASSERT_OK(HashRows({decs->Slice(1, 2)}, &h));
+  ASSERT_OK(HashRows({Decs(20, 2, {7, 5})}, &h2));
+  EXPECT_EQ(h, h2);
+  // Partitions spread: 1000 consecutive keys over 8 partitions, none empty or over 2x.
+  std::vector<std::optional<int64_t>> keys;
+  for (int i = 0; i < 1000; ++i) keys.push_back(i);
+  ASSERT_OK(HashRows({I64s(keys)}, &h));
+  std::vector<int> counts(8);
+  for (uint64_t v : h) counts[v % 8]++;
+  for (int c : counts) {
+    EXPECT_GT(c, 60);
+    EXPECT_LT(c, 250);
+  }
+}
+
+TEST(HashTest, NestedTypes) {
+  ListBuilder lb(List(Int32()));
+  auto* values = static_cast<Int32Builder*>(lb.value_builder());
+  ASSERT_OK(lb.Append());
+  ASSERT_OK(values->Append(1));
+  ASSERT_OK(values->Append(2));
+  ASSERT_OK(lb.Append());
+  ASSERT_OK(values->Append(1));
+  ASSERT_OK(lb.Append());
+  ASSERT_OK(values->Append(1));
+  ASSERT_OK(values->Append(2));
+  ASSERT_OK(lb.AppendNull());
+  ASSERT_OK_AND_ASSIGN(ArrayPtr lists, lb.Finish());
+  std::vector<uint64_t> h;
+  ASSERT_OK(HashRows({lists}, &h));
+  EXPECT_EQ(h[0], h[2]);
+  EXPECT_NE(h[0], h[1]);
+  ASSERT_OK(HashRows({lists->Slice(2, 2)}, &h));
+  std::vector<uint64_t> full;
+  ASSERT_OK(HashRows({lists}, &full));
+  EXPECT_EQ(h[0], full[2]);
+  EXPECT_EQ(h[1], full[3]);
+}
+
+// Row selection ----------------------------------------------------------------------------
+
+TEST(SelectTest, FilterTakeConcatenate) {
+  ArrayPtr ints = I32s({1, 2, std::nullopt, 4, 5});
+  ArrayPtr strs = Strs({"a", "b", "c", std::nullopt, "e"});
+  ArrayPtr mask = Bools({true, false, true, std::nullopt, true});
+  ASSERT_OK_AND_ASSIGN(ArrayPtr f, FilterArray(*ints, *mask));
+  EXPECT_EQ(Text(*f), "1,NULL,5");
+  ASSERT_OK_AND_ASSIGN(ArrayPtr fs, FilterArray(*strs, *mask));
+  EXPECT_EQ(Text(*fs), "a,c,e");
+  ASSERT_OK_AND_ASSIGN(ArrayPtr fb, FilterArray(*mask, *mask));
+  EXPECT_EQ(Text(*fb), "t,t,t");
+  // A sliced mask and array.
+  ASSERT_OK_AND_ASSIGN(ArrayPtr fsl, FilterArray(*ints->Slice(1, 3), *mask->Slice(2, 3)));
+  EXPECT_EQ(Text(*fsl), "2,4");
+  const int64_t idx[] = {4, -1, 0, 0, 2};
+  ASSERT_OK_AND_ASSIGN(ArrayPtr t, TakeArray(*strs, idx, 5));
+  EXPECT_EQ(Text(*t), "e,NULL,a,a,c");
+  ASSERT_OK_AND_ASSIGN(ArrayPtr tb, TakeArray(*mask, idx, 5));
+  EXPECT_EQ(Text(*tb), "t,NULL,t,t,t");
+  ASSERT_OK_AND_ASSIGN(ArrayPtr td, TakeArray(*Decs(10, 2, {1, 2, 3, 4, 5}), idx, 5));
+  EXPECT_EQ(Text(*td), "0.05,NULL,0.01,0.01,0.03");
+  const int64_t bad[] = {7};
+  EXPECT_THAT(TakeArray(*ints, bad, 1), IsError(StatusCode::kInvalidArgument));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr c, ConcatenateArrays({ints, ints->Slice(3, 2)}));
+  EXPECT_EQ(Text(*c), "1,2,NULL,4,5,4,5");
+
+  RecordBatchPtr batch = MakeBatch({{"i", ints}, {"s", strs}});
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr fbatch, FilterBatch(*batch, *mask));
+  EXPECT_EQ(fbatch->num_rows(), 3);
+  EXPECT_EQ(Text(*fbatch->column(1)), "a,c,e");
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr tbatch, TakeBatch(*batch, idx, 5));
+  EXPECT_EQ(Text(*tbatch->column(0)), "5,NULL,1,1,NULL");
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr cat, ConcatenateBatches(batch->schema(), {batch, fbatch}));
+  EXPECT_EQ(cat->num_rows(), 8);
+  EXPECT_EQ(Text(*cat->column(1)), "a,b,c,NULL,e,a,c,e");
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr none, ConcatenateBatches(batch->schema(), {}));
+  EXPECT_EQ(none->num_rows(), 0);
+  // All rows pass: the same values.
+  ASSERT_OK_AND_ASSIGN(ArrayPtr all, FilterArray(*ints, *Bools({true, true, true, true, true})));
+  EXPECT_TRUE(all->Equals(*ints));
+}
+
+TEST(SelectTest, NestedTypes) {
+  StructBuilder sb(Struct({Field("a", Int32()), Field("b", String())}));
+  auto* a = static_cast<Int32Builder*>(sb.field_builder(0));
+  auto* b = static_cast<BinaryBuilder*>(sb.field_builder(1));
+  for (int i = 0; i < 4; ++i) {
+    if (i == 2) {
+      ASSERT_OK(sb.AppendNull());
+      continue;
+    }
+    ASSERT_OK(sb.Append());
+    ASSERT_OK(a->Append(i));
+    ASSERT_OK(b->Append(std::string(1, static_cast<char>('w' + i))));
+  }
+  ASSERT_OK_AND_ASSIGN(ArrayPtr structs, sb.Finish());
+  const int64_t idx[] = {3, 2, -1, 0};
+  ASSERT_OK_AND_ASSIGN(ArrayPtr t, TakeArray(*structs, idx, 4));
+  EXPECT_EQ(Text(*t), "(3,z),NULL,NULL,(0,w)");
+  ASSERT_OK_AND_ASSIGN(ArrayPtr f, FilterArray(*structs->Slice(1, 3), *Bools({true, false, true})));
+  EXPECT_EQ(Text(*f), "(1,x),(3,z)");
+
+  ListBuilder lb(List(String()));
+  auto* v = static_cast<BinaryBuilder*>(lb.value_builder());
+  ASSERT_OK(lb.Append());
+  ASSERT_OK(v->Append("p"));
+  ASSERT_OK(lb.AppendNull());
+  ASSERT_OK(lb.Append());
+  ASSERT_OK(v->Append("q"));
+  ASSERT_OK(v->Append("r"));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr lists, lb.Finish());
+  const int64_t lidx[] = {2, -1, 0, 1, 2};
+  ASSERT_OK_AND_ASSIGN(ArrayPtr tl, TakeArray(*lists, lidx, 5));
+  EXPECT_EQ(Text(*tl), "{q,r},NULL,{p},NULL,{q,r}");
+  ASSERT_OK_AND_ASSIGN(ArrayPtr cl, ConcatenateArrays({lists, tl}));
+  EXPECT_EQ(cl->length(), 8);
+  EXPECT_EQ(Text(*cl), "{p},NULL,{q,r},{q,r},NULL,{p},NULL,{q,r}");
+}
+
 }  // namespace
 }  // namespace floe::expr
