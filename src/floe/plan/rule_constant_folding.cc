@@ -59,7 +59,9 @@ Result<ExprPtr> Fold(const ExprPtr& e, bool conditional) {
   if (expr::IsVolatile(*e)) return e;
   Result<Scalar> value = expr::EvaluateConstant(e);
   if (!value.ok()) {
-    if (conditional) return e;
+    // Only a failure of the expression itself (division by zero, overflow, a bad cast)
+    // is the query's error; anything else is left for execution to report.
+    if (conditional || value.status().code() != StatusCode::kInvalidArgument) return e;
     return value.status();
   }
   Scalar s = std::move(value).value();

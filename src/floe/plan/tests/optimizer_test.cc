@@ -1,1 +1,510 @@
-// Placeholder: filled in by the change that introduces this file.
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "floe/plan/logical_plan.h"
+#include "floe/plan/optimizer.h"
+#include "floe/plan/optimizer_internal.h"
+#include "floe/testing/matchers.h"
+
+namespace floe::plan {
+namespace {
+
+using expr::ExprPtr;
+using ::floe::testing::IsError;
+
+// A table with a fixed schema, optional statistics and a fixed answer to SupportsFilter.
+class TestSource final : public TableSource {
+ public:
+  TestSource(std::string name, std::vector<Field> fields, std::optional<int64_t> rows,
+             FilterPushdown pushdown, std::vector<ColumnStatistics> columns = {})
+      : name_(std::move(name)),
+        schema_(std::make_shared<Schema>(std::move(fields))),
+        rows_(rows),
+        pushdown_(pushdown),
+        columns_(std::move(columns)) {}
+
+  std::string_view kind() const override { return "test"; }
+  std::string display_name() const override { return name_; }
+  const SchemaPtr& schema() const override { return schema_; }
+  Statistics statistics() const override {
+    Statistics s;
+    s.row_count = rows_;
+    s.exact = rows_.has_value();
+    if (rows_) s.total_bytes = *rows_ * 8 * schema_->num_fields();
+    s.columns = columns_;
+    return s;
+  }
+  FilterPushdown SupportsFilter(const expr::Expr&) const override { return pushdown_; }
+
+ private:
+  std::string name_;
+  SchemaPtr schema_;
+  std::optional<int64_t> rows_;
+  FilterPushdown pushdown_;
+  std::vector<ColumnStatistics> columns_;
+};
+
+using Pushdown = TableSource::FilterPushdown;
+
+// A scan of all columns of a table of int64 columns named `columns`.
+LogicalPlanPtr Table(const std::string& name, const std::vector<std::string>& columns,
+                     std::optional<int64_t> rows = std::nullopt,
+                     Pushdown pushdown = Pushdown::kUnsupported,
+                     std::vector<ColumnStatistics> stats = {}) {
+  std::vector<Field> fields;
+  std::vector<int> projection;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    fields.emplace_back(columns[i], Int64());
+    projection.push_back(static_cast<int>(i));
+  }
+  auto source =
+      std::make_shared<TestSource>(name, std::move(fields), rows, pushdown, std::move(stats));
+  return MakeScan(std::move(source), std::move(projection));
+}
+
+// Column i of a plan's output.
+ExprPtr Col(const LogicalPlanPtr& plan, int i) {
+  const Field& f = plan->schema->field(i);
+  return expr::Column(i, f.name(), f.type(), f.nullable());
+}
+ExprPtr I64(int64_t v) { return expr::Literal(Scalar::I64(v)); }
+ExprPtr Bool(bool v) { return expr::Literal(Scalar::Bool(v)); }
+ExprPtr Eq(ExprPtr a, ExprPtr b) { return expr::Compare("eq", std::move(a), std::move(b)); }
+ExprPtr Gt(ExprPtr a, ExprPtr b) { return expr::Compare("gt", std::move(a), std::move(b)); }
+ExprPtr Lt(ExprPtr a, ExprPtr b) { return expr::Compare("lt", std::move(a), std::move(b)); }
+ExprPtr Add(ExprPtr a, ExprPtr b) {
+  return expr::Call("add", {std::move(a), std::move(b)}, Int64(), false);
+}
+ExprPtr Div(ExprPtr a, ExprPtr b) {
+  return expr::Call("divide", {std::move(a), std::move(b)}, Int64(), true);
+}
+
+LogicalPlanPtr Project(const LogicalPlanPtr& input, const std::vector<int>& columns) {
+  std::vector<ExprPtr> exprs;
+  std::vector<std::string> names;
+  for (int c : columns) {
+    exprs.push_back(Col(input, c));
+    names.push_back(input->schema->field(c).name());
+  }
+  return MakeProjection(input, std::move(exprs), std::move(names));
+}
+
+AggregateCall CountStar() {
+  AggregateCall call;
+  call.function = expr::ResolveAggregate("count", {}, false).ValueOrDie();
+  return call;
+}
+
+AggregateCall Sum(ExprPtr arg) {
+  AggregateCall call;
+  call.function = expr::ResolveAggregate("sum", {arg->type}, false).ValueOrDie();
+  call.args = {std::move(arg)};
+  return call;
+}
+
+std::string Show(const Result<LogicalPlanPtr>& plan) {
+  if (!plan.ok()) return plan.status().ToString();
+  return (*plan)->ToString();
+}
+
+// ---------------------------------------------------------------------------------------
+// Simplification
+
+TEST(SimplifyTest, FoldsConstantsAndDropsTrueConjuncts) {
+  auto t = Table("t", {"a", "b"});
+  auto plan = MakeFilter(t, expr::And({Eq(Add(I64(1), I64(1)), I64(2)), Bool(true),
+                                       Gt(Col(t, 0), Add(I64(2), I64(3)))}));
+  ASSERT_OK_AND_ASSIGN(auto out, internal::SimplifyPlan(plan));
+  // eq(2, 2) folds when the comparison kernel is registered; either way the addition folds.
+  const std::string text = out->ToString();
+  EXPECT_TRUE(text == "Filter: (#0:a > 5)\n  Scan: t projection=[a, b]\n" ||
+              text == "Filter: ((2 = 2) AND (#0:a > 5))\n  Scan: t projection=[a, b]\n")
+      << text;
+}
+
+TEST(SimplifyTest, AlwaysTrueFilterDisappears) {
+  auto t = Table("t", {"a"});
+  auto plan = MakeFilter(t, expr::Or({Gt(Col(t, 0), I64(1)), Bool(true)}));
+  EXPECT_EQ(Show(internal::SimplifyPlan(plan)), "Scan: t projection=[a]\n");
+}
+
+TEST(SimplifyTest, NeverTrueFilterEmptiesWhatItFeeds) {
+  auto t = Table("t", {"a", "b"});
+  auto filter = MakeFilter(t, expr::And({Gt(Col(t, 0), I64(1)), Bool(false)}));
+  auto plan = MakeSort(Project(filter, {1}), {SortKey{Col(t, 0), true, false}});
+  EXPECT_EQ(Show(internal::SimplifyPlan(plan)), "Values:\n");
+  // Comparisons with NULL are NULL: no row passes.
+  auto null_cmp = MakeFilter(t, Gt(Col(t, 0), expr::Literal(Scalar::Null(Int64()))));
+  EXPECT_EQ(Show(internal::SimplifyPlan(null_cmp)), "Values:\n");
+  // An aggregate without GROUP BY still returns its one row.
+  auto agg = MakeAggregate(filter, {}, {}, {CountStar()}, {"count"});
+  EXPECT_EQ(Show(internal::SimplifyPlan(agg)),
+            "Aggregate: groups=[] aggregates=[count_star() AS count]\n  Values:\n");
+}
+
+TEST(SimplifyTest, NotNotAndConstantSortKeys) {
+  auto t = Table("t", {"a"});
+  auto plan = MakeSort(MakeFilter(t, expr::Not(expr::Not(Gt(Col(t, 0), I64(0))))),
+                       {SortKey{I64(1), true, false}, SortKey{Col(t, 0), false, true}});
+  EXPECT_EQ(Show(internal::SimplifyPlan(plan)),
+            "Sort: #0:a DESC NULLS FIRST\n"
+            "  Filter: (#0:a > 0)\n"
+            "    Scan: t projection=[a]\n");
+}
+
+TEST(SimplifyTest, ConstantErrorIsAQueryErrorButNotInsideAnUntakenCaseBranch) {
+  auto t = Table("t", {"a"});
+  auto bad = MakeProjection(t, {Div(I64(1), I64(0))}, {"x"});
+  EXPECT_THAT(internal::SimplifyPlan(bad), IsError(StatusCode::kInvalidArgument));
+  auto guarded = expr::Case({Gt(Col(t, 0), I64(0)), Div(I64(1), I64(0))}, I64(7), Int64());
+  auto ok = MakeProjection(t, {guarded}, {"x"});
+  EXPECT_EQ(Show(internal::SimplifyPlan(ok)),
+            "Projection: CASE WHEN (#0:a > 0) THEN (1 / 0) ELSE 7 END AS x\n"
+            "  Scan: t projection=[a]\n");
+  // A constant true condition selects its branch; false ones disappear.
+  auto folded = expr::Case({Bool(false), I64(1), Bool(true), Add(I64(2), I64(2))}, I64(9), Int64());
+  ASSERT_OK_AND_ASSIGN(auto e, internal::SimplifyExpr(folded));
+  EXPECT_EQ(e->ToString(), "4");
+}
+
+// ---------------------------------------------------------------------------------------
+// Predicate pushdown
+
+TEST(PredicatePushdownTest, ThroughProjectionIntoScanByPushdownKind) {
+  for (Pushdown kind : {Pushdown::kUnsupported, Pushdown::kInexact, Pushdown::kExact}) {
+    auto t = Table("t", {"a", "b", "c"}, std::nullopt, kind);
+    // SELECT c + 1 AS x, a FROM t, then WHERE x > 10
+    auto proj = MakeProjection(t, {Add(Col(t, 2), I64(1)), Col(t, 0)}, {"x", "a"});
+    auto plan = MakeFilter(proj, Gt(Col(proj, 0), I64(10)));
+    ASSERT_OK_AND_ASSIGN(auto out, internal::PushDownPredicates(plan));
+    switch (kind) {
+      case Pushdown::kUnsupported:
+        EXPECT_EQ(out->ToString(),
+                  "Projection: (#2:c + 1) AS x, #0:a\n"
+                  "  Filter: ((#2:c + 1) > 10)\n"
+                  "    Scan: t projection=[a, b, c]\n");
+        break;
+      case Pushdown::kInexact:
+        EXPECT_EQ(out->ToString(),
+                  "Projection: (#2:c + 1) AS x, #0:a\n"
+                  "  Filter: ((#2:c + 1) > 10)\n"
+                  "    Scan: t projection=[a, b, c] filters=[((#2:c + 1) > 10)]\n");
+        break;
+      case Pushdown::kExact:
+        EXPECT_EQ(out->ToString(),
+                  "Projection: (#2:c + 1) AS x, #0:a\n"
+                  "  Scan: t projection=[a, b, c] filters=[((#2:c + 1) > 10)]\n");
+        break;
+    }
+  }
+}
+
+TEST(PredicatePushdownTest, ScanFiltersAreOverTheSourceSchema) {
+  auto base = Table("t", {"a", "b", "c"}, std::nullopt, Pushdown::kExact);
+  auto scan = MakeScan(base->source, {2, 0});
+  auto plan = MakeFilter(scan, Eq(Col(scan, 0), I64(3)));
+  EXPECT_EQ(Show(internal::PushDownPredicates(plan)),
+            "Scan: t projection=[c, a] filters=[(#2:c = 3)]\n");
+}
+
+TEST(PredicatePushdownTest, CommaJoinBecomesEquiJoin) {
+  auto a = Table("a", {"a1", "a2"});
+  auto b = Table("b", {"b1", "b2"});
+  auto c = Table("c", {"c1"});
+  auto ab = MakeJoin(a, b, JoinType::kInner, {}, {}, nullptr);
+  auto abc = MakeJoin(ab, c, JoinType::kInner, {}, {}, nullptr);
+  // WHERE a1 = b1 AND b2 = c1 AND a2 > 5 AND b2 < 3 AND a2 + b2 > c1
+  auto where = expr::And({Eq(Col(abc, 0), Col(abc, 2)), Eq(Col(abc, 3), Col(abc, 4)),
+                          Gt(Col(abc, 1), I64(5)), Lt(Col(abc, 3), I64(3)),
+                          Gt(Add(Col(abc, 1), Col(abc, 3)), Col(abc, 4))});
+  auto plan = MakeFilter(abc, where);
+  EXPECT_EQ(Show(internal::PushDownPredicates(plan)),
+            "Join(inner): keys=[#3:b2 = #0:c1] filter=((#1:a2 + #3:b2) > #4:c1)\n"
+            "  Join(inner): keys=[#0:a1 = #0:b1]\n"
+            "    Filter: (#1:a2 > 5)\n"
+            "      Scan: a projection=[a1, a2]\n"
+            "    Filter: (#1:b2 < 3)\n"
+            "      Scan: b projection=[b1, b2]\n"
+            "  Scan: c projection=[c1]\n");
+}
+
+TEST(PredicatePushdownTest, OuterJoinKeepsNullSupplyingSideFiltersAbove) {
+  auto a = Table("a", {"a1", "a2"});
+  auto b = Table("b", {"b1", "b2"});
+  // a LEFT JOIN b ON a1 = b1 AND b2 > 1 AND a2 > 2, then WHERE a2 < 9 AND b2 < 7
+  auto on = expr::And({Eq(Col(a, 0), expr::Column(2, "b1", Int64())),
+                       Gt(expr::Column(3, "b2", Int64()), I64(1)), Gt(Col(a, 1), I64(2))});
+  auto join = MakeJoin(a, b, JoinType::kLeft, {}, {}, on);
+  auto plan = MakeFilter(join, expr::And({Lt(Col(join, 1), I64(9)), Lt(Col(join, 3), I64(7))}));
+  EXPECT_EQ(Show(internal::PushDownPredicates(plan)),
+            "Filter: (#3:b2 < 7)\n"
+            "  Join(left): keys=[#0:a1 = #0:b1] filter=(#1:a2 > 2)\n"
+            "    Filter: (#1:a2 < 9)\n"
+            "      Scan: a projection=[a1, a2]\n"
+            "    Filter: (#1:b2 > 1)\n"
+            "      Scan: b projection=[b1, b2]\n");
+}
+
+TEST(PredicatePushdownTest, SemiAntiAndFullJoins) {
+  auto a = Table("a", {"a1"});
+  auto b = Table("b", {"b1"});
+  auto on = expr::And({Eq(Col(a, 0), expr::Column(1, "b1", Int64())), Gt(Col(a, 0), I64(4))});
+  auto semi = MakeJoin(a, b, JoinType::kSemi, {}, {}, on);
+  EXPECT_EQ(Show(internal::PushDownPredicates(MakeFilter(semi, Lt(Col(semi, 0), I64(9))))),
+            "Join(semi): keys=[#0:a1 = #0:b1]\n"
+            "  Filter: ((#0:a1 < 9) AND (#0:a1 > 4))\n"
+            "    Scan: a projection=[a1]\n"
+            "  Scan: b projection=[b1]\n");
+  // An anti join keeps its left-only ON conjunct: failing it means "no match", so kept.
+  auto anti = MakeJoin(a, b, JoinType::kAnti, {}, {}, on);
+  EXPECT_EQ(Show(internal::PushDownPredicates(anti)),
+            "Join(anti): keys=[#0:a1 = #0:b1] filter=(#0:a1 > 4)\n"
+            "  Scan: a projection=[a1]\n"
+            "  Scan: b projection=[b1]\n");
+  auto full = MakeJoin(a, b, JoinType::kFull, {}, {}, on);
+  EXPECT_EQ(Show(internal::PushDownPredicates(MakeFilter(full, Lt(Col(full, 0), I64(9))))),
+            "Filter: (#0:a1 < 9)\n"
+            "  Join(full): keys=[#0:a1 = #0:b1] filter=(#0:a1 > 4)\n"
+            "    Scan: a projection=[a1]\n"
+            "    Scan: b projection=[b1]\n");
+}
+
+TEST(PredicatePushdownTest, AggregateWindowLimitUnionAndVolatile) {
+  auto t = Table("t", {"g", "v"});
+  auto agg = MakeAggregate(t, {Col(t, 0)}, {"g"}, {Sum(Col(t, 1))}, {"s"});
+  auto having = MakeFilter(agg, expr::And({Gt(Col(agg, 0), I64(1)), Gt(Col(agg, 1), I64(100))}));
+  EXPECT_EQ(Show(internal::PushDownPredicates(having)),
+            "Filter: (#1:s > 100)\n"
+            "  Aggregate: groups=[#0:g] aggregates=[sum(#1:v) AS s]\n"
+            "    Filter: (#0:g > 1)\n"
+            "      Scan: t projection=[g, v]\n");
+
+  WindowCall w;
+  w.function = "row_number";
+  w.partition_by = {Col(t, 0)};
+  w.type = Int64();
+  auto window = MakeWindow(t, {w}, {"rn"});
+  auto wfilter =
+      MakeFilter(window, expr::And({Eq(Col(window, 0), I64(3)), Eq(Col(window, 1), I64(4)),
+                                    Lt(Col(window, 2), I64(2))}));
+  EXPECT_EQ(Show(internal::PushDownPredicates(wfilter)),
+            "Filter: ((#1:v = 4) AND (#2:rn < 2))\n"
+            "  Window: row_number() OVER (PARTITION BY #0:g RANGE BETWEEN UNBOUNDED PRECEDING "
+            "AND CURRENT ROW) AS rn\n"
+            "    Filter: (#0:g = 3)\n"
+            "      Scan: t projection=[g, v]\n");
+
+  auto limited = MakeFilter(MakeLimit(t, 0, 5), Gt(Col(t, 0), I64(1)));
+  EXPECT_EQ(Show(internal::PushDownPredicates(limited)),
+            "Filter: (#0:g > 1)\n"
+            "  Limit: offset=0 fetch=5\n"
+            "    Scan: t projection=[g, v]\n");
+
+  auto u = MakeUnion({t, Table("u", {"x", "y"})}, true);
+  EXPECT_EQ(Show(internal::PushDownPredicates(MakeFilter(u, Gt(Col(u, 1), I64(0))))),
+            "Union: all\n"
+            "  Filter: (#1:v > 0)\n"
+            "    Scan: t projection=[g, v]\n"
+            "  Filter: (#1:v > 0)\n"
+            "    Scan: u projection=[x, y]\n");
+
+  auto random = expr::Call("random", {}, Float64(), false);
+  auto vol = expr::Compare("lt", random, expr::Literal(Scalar::F64(0.5)));
+  auto proj = Project(t, {0});
+  auto volatile_plan = MakeFilter(proj, expr::And({vol, Gt(Col(proj, 0), I64(2))}));
+  EXPECT_EQ(Show(internal::PushDownPredicates(volatile_plan)),
+            "Filter: (random() < 0.5)\n"
+            "  Projection: #0:g\n"
+            "    Filter: (#0:g > 2)\n"
+            "      Scan: t projection=[g, v]\n");
+}
+
+// ---------------------------------------------------------------------------------------
+// Projection pushdown
+
+TEST(ProjectionPushdownTest, ScansReadOnlyUsedColumns) {
+  auto t = Table("t", {"a", "b", "c", "d"});
+  auto filter = MakeFilter(t, Gt(Col(t, 1), I64(1)));
+  auto plan = MakeProjection(filter, {Add(Col(filter, 3), Col(filter, 0))}, {"x"});
+  EXPECT_EQ(Show(internal::PushDownProjections(plan)),
+            "Projection: (#2:d + #0:a) AS x\n"
+            "  Filter: (#1:b > 1)\n"
+            "    Scan: t projection=[a, b, d]\n");
+  // count(*) reads one column.
+  auto count = MakeAggregate(t, {}, {}, {CountStar()}, {"count"});
+  EXPECT_EQ(Show(internal::PushDownProjections(count)),
+            "Aggregate: groups=[] aggregates=[count_star() AS count]\n"
+            "  Scan: t projection=[a]\n");
+}
+
+TEST(ProjectionPushdownTest, JoinInputsAreTrimmedAndOutputKept) {
+  auto a = Table("a", {"a1", "a2", "a3"});
+  auto b = Table("b", {"b1", "b2"});
+  auto fa = MakeFilter(a, Gt(Col(a, 2), I64(0)));
+  auto join = MakeJoin(fa, b, JoinType::kInner, {Col(a, 0)}, {Col(b, 0)}, nullptr);
+  auto plan = MakeProjection(join, {Col(join, 1), Col(join, 4)}, {"a2", "b2"});
+  EXPECT_EQ(Show(internal::PushDownProjections(plan)),
+            "Projection: #1:a2, #3:b2\n"
+            "  Join(inner): keys=[#0:a1 = #0:b1]\n"
+            "    Projection: #0:a1, #1:a2\n"
+            "      Filter: (#2:a3 > 0)\n"
+            "        Scan: a projection=[a1, a2, a3]\n"
+            "    Scan: b projection=[b1, b2]\n");
+  // The root keeps its schema: nothing to prune.
+  EXPECT_EQ(Show(internal::PushDownProjections(join)), join->ToString());
+}
+
+TEST(ProjectionPushdownTest, UnusedProjectionExpressionsAndUnionColumns) {
+  auto t = Table("t", {"a", "b", "c"});
+  auto inner = MakeProjection(t, {Col(t, 0), Add(Col(t, 1), I64(1)), Col(t, 2)}, {"a", "b1", "c"});
+  auto u = MakeUnion({inner, Table("u", {"x", "y", "z"})}, true);
+  auto plan = MakeProjection(u, {Col(u, 2)}, {"c"});
+  EXPECT_EQ(Show(internal::PushDownProjections(plan)),
+            "Projection: #0:c\n"
+            "  Union: all\n"
+            "    Projection: #0:c\n"
+            "      Scan: t projection=[c]\n"
+            "    Scan: u projection=[z]\n");
+}
+
+// ---------------------------------------------------------------------------------------
+// Limit pushdown
+
+TEST(LimitPushdownTest, ThroughProjectionIntoScan) {
+  auto t = Table("t", {"a", "b"});
+  auto plan = MakeLimit(Project(t, {1}), 2, 10);
+  EXPECT_EQ(Show(internal::PushDownLimits(plan)),
+            "Projection: #1:b\n"
+            "  Limit: offset=2 fetch=10\n"
+            "    Scan: t projection=[a, b] limit=12\n");
+}
+
+TEST(LimitPushdownTest, SortFilteredScanAndMergedLimits) {
+  auto t = Table("t", {"a"});
+  auto sorted = MakeLimit(MakeSort(t, {SortKey{Col(t, 0), true, false}}), 0, 3);
+  EXPECT_EQ(Show(internal::PushDownLimits(sorted)), sorted->ToString());
+  auto filtered = MakeLimit(MakeScan(t->source, {0}, {Gt(Col(t, 0), I64(1))}), 0, 3);
+  EXPECT_EQ(Show(internal::PushDownLimits(filtered)), filtered->ToString());
+  auto twice = MakeLimit(MakeLimit(MakeFilter(t, Gt(Col(t, 0), I64(0))), 5, 10), 2, 20);
+  EXPECT_EQ(Show(internal::PushDownLimits(twice)),
+            "Limit: offset=7 fetch=8\n"
+            "  Filter: (#0:a > 0)\n"
+            "    Scan: t projection=[a]\n");
+}
+
+TEST(LimitPushdownTest, UnionAllAndLeftJoin) {
+  auto a = Table("a", {"x"});
+  auto b = Table("b", {"y"});
+  auto plan = MakeLimit(MakeUnion({a, MakeFilter(b, Gt(Col(b, 0), I64(0)))}, true), 1, 4);
+  EXPECT_EQ(Show(internal::PushDownLimits(plan)),
+            "Limit: offset=1 fetch=4\n"
+            "  Union: all\n"
+            "    Limit: offset=0 fetch=5\n"
+            "      Scan: a projection=[x] limit=5\n"
+            "    Limit: offset=0 fetch=5\n"
+            "      Filter: (#0:y > 0)\n"
+            "        Scan: b projection=[y]\n");
+  auto join = MakeJoin(a, b, JoinType::kLeft, {Col(a, 0)}, {Col(b, 0)}, nullptr);
+  EXPECT_EQ(Show(internal::PushDownLimits(MakeLimit(join, 0, 7))),
+            "Limit: offset=0 fetch=7\n"
+            "  Join(left): keys=[#0:x = #0:y]\n"
+            "    Limit: offset=0 fetch=7\n"
+            "      Scan: a projection=[x] limit=7\n"
+            "    Scan: b projection=[y]\n");
+  // Distinct unions and inner joins are left alone.
+  auto distinct = MakeLimit(MakeUnion({a, b}, false), 0, 4);
+  EXPECT_EQ(Show(internal::PushDownLimits(distinct)), distinct->ToString());
+}
+
+// ---------------------------------------------------------------------------------------
+// Join reordering and statistics
+
+TEST(JoinReorderTest, LargestFirstThenSmallestConnected) {
+  auto small = Table("small", {"s"}, 10);
+  auto mid = Table("mid", {"m", "ms"}, 100);
+  auto big = Table("big", {"b", "bm"}, 1000);
+  // small JOIN mid ON s = ms JOIN big ON m = bm
+  auto sm = MakeJoin(small, mid, JoinType::kInner, {Col(small, 0)}, {Col(mid, 1)}, nullptr);
+  auto smb = MakeJoin(sm, big, JoinType::kInner, {Col(sm, 1)}, {Col(big, 1)}, nullptr);
+  EXPECT_EQ(Show(internal::ReorderJoins(smb)),
+            "Projection: #4:s, #2:m, #3:ms, #0:b, #1:bm\n"
+            "  Join(inner): keys=[#3:ms = #0:s]\n"
+            "    Join(inner): keys=[#1:bm = #0:m]\n"
+            "      Scan: big projection=[b, bm]\n"
+            "      Scan: mid projection=[m, ms]\n"
+            "    Scan: small projection=[s]\n");
+}
+
+TEST(JoinReorderTest, AvoidsCrossJoinsAndKeepsOrderWithoutEstimates) {
+  // big is connected only to tiny; other is connected only to tiny too.
+  auto tiny = Table("tiny", {"t"}, 5);
+  auto other = Table("other", {"o"}, 50);
+  auto big = Table("big", {"b"}, 1000);
+  auto j1 = MakeJoin(tiny, other, JoinType::kInner, {Col(tiny, 0)}, {Col(other, 0)}, nullptr);
+  auto j2 = MakeJoin(j1, big, JoinType::kInner, {Col(j1, 0)}, {Col(big, 0)}, nullptr);
+  EXPECT_EQ(Show(internal::ReorderJoins(j2)),
+            "Projection: #1:t, #2:o, #0:b\n"
+            "  Join(inner): keys=[#1:t = #0:o]\n"
+            "    Join(inner): keys=[#0:b = #0:t]\n"
+            "      Scan: big projection=[b]\n"
+            "      Scan: tiny projection=[t]\n"
+            "    Scan: other projection=[o]\n");
+  auto unknown = Table("unknown", {"u"});
+  auto j3 = MakeJoin(j1, unknown, JoinType::kInner, {Col(j1, 0)}, {Col(unknown, 0)}, nullptr);
+  EXPECT_EQ(Show(internal::ReorderJoins(j3)), j3->ToString());
+}
+
+TEST(StatisticsTest, ScansFiltersJoinsAndAggregates) {
+  ColumnStatistics range;
+  range.min = Scalar::I64(0);
+  range.max = Scalar::I64(99);
+  auto t = Table("t", {"a", "b"}, 1000, Pushdown::kUnsupported, {range, ColumnStatistics{}});
+  EXPECT_EQ(EstimateStatistics(*t).row_count, 1000);
+  EXPECT_TRUE(EstimateStatistics(*t).exact);
+  // a < 25 keeps a quarter of [0, 99]; b = 1 keeps a tenth.
+  EXPECT_EQ(EstimateStatistics(*MakeFilter(t, Lt(Col(t, 0), I64(25)))).row_count, 253);
+  EXPECT_EQ(EstimateStatistics(*MakeFilter(t, Eq(Col(t, 1), I64(1)))).row_count, 100);
+  auto u = Table("u", {"x"}, 50);
+  // ndv(a) is at most 100 (its range), ndv(x) unknown: 50 rows.
+  auto join = MakeJoin(t, u, JoinType::kInner, {Col(t, 0)}, {Col(u, 0)}, nullptr);
+  EXPECT_EQ(EstimateStatistics(*join).row_count, 500);
+  auto agg = MakeAggregate(t, {Col(t, 1)}, {"b"}, {CountStar()}, {"count"});
+  EXPECT_EQ(EstimateStatistics(*agg).row_count, 100);
+  EXPECT_EQ(EstimateStatistics(*MakeAggregate(t, {}, {}, {CountStar()}, {"c"})).row_count, 1);
+  EXPECT_EQ(EstimateStatistics(*MakeLimit(t, 10, 5)).row_count, 5);
+  EXPECT_FALSE(EstimateStatistics(*Table("n", {"x"})).row_count.has_value());
+}
+
+// ---------------------------------------------------------------------------------------
+// The whole pipeline
+
+TEST(OptimizeTest, CommaJoinQuery) {
+  // SELECT a2, c2 FROM a, b, c WHERE a1 = b1 AND b2 = c1 AND c2 > 3
+  auto a = Table("a", {"a1", "a2", "a3"}, 1000, Pushdown::kInexact);
+  auto b = Table("b", {"b1", "b2"}, 100);
+  auto c = Table("c", {"c1", "c2"}, 10);
+  auto ab = MakeJoin(a, b, JoinType::kInner, {}, {}, nullptr);
+  auto abc = MakeJoin(ab, c, JoinType::kInner, {}, {}, nullptr);
+  auto where =
+      MakeFilter(abc, expr::And({Eq(Col(abc, 0), Col(abc, 3)), Eq(Col(abc, 4), Col(abc, 5)),
+                                 Gt(Col(abc, 6), I64(3)), Bool(true)}));
+  auto plan = MakeProjection(where, {Col(abc, 1), Col(abc, 6)}, {"a2", "c2"});
+  ASSERT_OK_AND_ASSIGN(auto out, Optimize(plan));
+  EXPECT_EQ(out->ToString(),
+            "Projection: #0:a2, #3:c2\n"
+            "  Join(inner): keys=[#1:b2 = #0:c1]\n"
+            "    Projection: #1:a2, #3:b2\n"
+            "      Join(inner): keys=[#0:a1 = #0:b1]\n"
+            "        Scan: a projection=[a1, a2]\n"
+            "        Scan: b projection=[b1, b2]\n"
+            "    Filter: (#1:c2 > 3)\n"
+            "      Scan: c projection=[c1, c2]\n");
+  EXPECT_TRUE(out->schema->Equals(*plan->schema));
+  EXPECT_EQ(DefaultRules().size(), 7u);
+}
+
+}  // namespace
+}  // namespace floe::plan
