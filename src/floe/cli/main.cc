@@ -1,4 +1,5 @@
-// The floe command line: `floe parquet ...` and `floe iceberg ...` tools, `floe --version`, `floe --help`.
+// The floe command line: `floe parquet ...` and `floe iceberg ...` tools, `floe sql`,
+// `floe shell`, `floe sqllogictest`, `floe --version`, `floe --help`.
 // CLI11 reports parse errors by exception; they are caught here, in the adapter, and
 // nowhere else.
 
@@ -10,6 +11,7 @@
 #include "floe/cli/demo.h"
 #include "floe/cli/iceberg_commands.h"
 #include "floe/cli/parquet_commands.h"
+#include "floe/cli/sql_commands.h"
 #include "floe/common/status.h"
 
 #ifndef FLOE_VERSION
@@ -37,6 +39,7 @@ int main(int argc, char** argv) {
   floe::cli::AddParquetCommands(&app, &action);
   floe::cli::AddIcebergCommands(&app, &action);
   floe::cli::AddDemoCommand(&app, &action);
+  floe::cli::AddSqlCommands(&app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "floe/common/result.h"
+
+namespace floe::exec {
+class Session;
+}  // namespace floe::exec
+
+namespace floe::cli {
+
+/// Options of `floe shell`.
+struct ShellOptions {
+  std::string warehouse = "warehouse";
+  int threads = 0;
+};
+
+/// The interactive shell: reads statements (ending at ';', possibly over several lines)
+/// with libedit when standard input is a terminal (prompts "floe> " and "   -> ",
+/// history in ~/.floe_history), or plain lines otherwise (no prompts), and prints each
+/// result as a table. Meta-commands at the start of a statement: \q quits, \dt lists
+/// tables, \d TABLE describes one, \timing toggles "Time: ... ms" after each statement,
+/// \? prints help. A failed statement prints "ERROR: ..." on stderr and the shell goes
+/// on. Returns when input ends or after \q.
+Status RunShell(const ShellOptions& options);
+
+/// The shell's loop over already-opened streams (no libedit, no prompts): what RunShell
+/// does for non-terminal input. Exposed for tests.
+Status RunShellOnStreams(exec::Session& session, std::istream& in, std::ostream& out,
+                         std::ostream& err);
+
+}  // namespace floe::cli

@@ -1,0 +1,85 @@
+#pragma once
+
+// `floe sql`, `floe shell` and `floe sqllogictest`: the user's side of the SQL engine.
+// The engine is reached only through exec::Session (exec/session.h).
+
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/cli/parquet_commands.h"
+#include "floe/common/result.h"
+
+namespace floe::exec {
+class Session;
+}  // namespace floe::exec
+
+namespace floe::cli {
+
+/// Cuts SQL text into statements at ';' outside string literals ('...', E'...',
+/// $tag$...$tag$), quoted identifiers and comments (-- and nested /* */). Text is fed
+/// piece by piece (the shell feeds lines), so a statement may span many pieces.
+class StatementSplitter {
+ public:
+  /// Appends text to the pending buffer.
+  void Append(std::string_view text);
+  /// Removes the complete statements (ended by ';') from the buffer and returns them
+  /// without the ';' and without surrounding blanks; statements of only blanks and
+  /// comments are dropped.
+  std::vector<std::string> TakeComplete();
+  /// Whether the buffer holds more than blanks and comments.
+  bool HasPending() const;
+  /// Returns the rest of the buffer as a statement ("" when it is only blanks and
+  /// comments) and clears it.
+  std::string TakeRest();
+
+ private:
+  std::string buffer_;
+};
+
+/// Every statement of a script, the last one with or without a ';'.
+std::vector<std::string> SplitScript(std::string_view script);
+
+/// How a statement's result is printed.
+struct OutputOptions {
+  /// "table", "csv" or "jsonl".
+  std::string format = "table";
+  /// Print the command tag of statements that return no rows ("SET", "CREATE TABLE");
+  /// table format only.
+  bool command_tags = true;
+  /// Show "rows: N  elapsed: T s" on stderr for statements running over a second, when
+  /// stderr is a terminal.
+  bool progress = true;
+};
+
+/// Runs one statement on `session` and prints its rows (or its command tag) to `out`.
+/// Returns the statement's error without printing it.
+Status RunAndPrint(exec::Session& session, const std::string& sql, const OutputOptions& options,
+                   std::ostream* out);
+
+/// Options of `floe sql`.
+struct SqlOptions {
+  /// -c statements, run in order (each may hold several statements).
+  std::vector<std::string> commands;
+  /// -f script, run after the -c statements.
+  std::string file;
+  /// "table", "csv", "jsonl" or "parquet".
+  std::string format = "table";
+  /// --format parquet: the file that receives the result.
+  std::string output;
+  std::string warehouse = "warehouse";
+  int threads = 0;
+};
+
+/// Runs `floe sql`: statements from -c, -f, or (when neither is given) `in`. Results go
+/// to `out`; the first failing statement's error goes to `err` as "ERROR: ..." and
+/// stops the run. Returns the exit code (0, or 1 after a failed statement); a Status
+/// error for bad options or a session that cannot start.
+Result<int> RunSql(const SqlOptions& options, std::istream& in, std::ostream& out,
+                   std::ostream& err);
+
+/// Registers `floe sql`, `floe shell` and `floe sqllogictest` on `app`.
+void AddSqlCommands(CLI::App* app, CommandAction* action);
+
+}  // namespace floe::cli

@@ -1,0 +1,193 @@
+#include "floe/cli/sqllogictest.h"
+
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "floe/batch/builder.h"
+#include "floe/testing/matchers.h"
+
+namespace floe::cli {
+namespace {
+
+using ::floe::testing::IsErrorWith;
+using ::testing::ElementsAre;
+
+constexpr const char* kFile =
+    "# header comment\n"
+    "statement ok\n"
+    "CREATE TABLE t (a int)\n"
+    "\n"
+    "statement error does not exist\n"
+    "SELECT * FROM nope\n"
+    "\n"
+    "statement error\n"
+    "SELEC 1\n"
+    "\n"
+    "query IT rowsort\n"
+    "SELECT a,\n"
+    "  b FROM t\n"
+    "----\n"
+    "1 x\n"
+    "2 (empty)\n"
+    "\n"
+    "skipif floe\n"
+    "query I\n"
+    "SELECT 1\n"
+    "\n"
+    "query R valuesort\n"
+    "SELECT 1.5\n"
+    "----\n"
+    "1.5\n"
+    "\n"
+    "query B\n"
+    "SELECT 1 WHERE false\n"
+    "\n"
+    "halt\n"
+    "\n"
+    "query I\n"
+    "SELECT 2\n";
+
+TEST(SltParse, Records) {
+  ASSERT_OK_AND_ASSIGN(auto records, ParseSltFile(kFile, "f.test"));
+  ASSERT_EQ(records.size(), 9u);
+  EXPECT_EQ(records[0].kind, SltRecord::Kind::kStatementOk);
+  EXPECT_EQ(records[0].line, 2);
+  EXPECT_EQ(records[0].sql, "CREATE TABLE t (a int)");
+  EXPECT_EQ(records[1].kind, SltRecord::Kind::kStatementError);
+  EXPECT_EQ(records[1].error_substring, "does not exist");
+  EXPECT_EQ(records[2].error_substring, "");
+  EXPECT_EQ(records[3].kind, SltRecord::Kind::kQuery);
+  EXPECT_EQ(records[3].line, 11);
+  EXPECT_EQ(records[3].types, "IT");
+  EXPECT_EQ(records[3].sort_mode, "rowsort");
+  EXPECT_EQ(records[3].sql, "SELECT a,\n  b FROM t");
+  EXPECT_THAT(records[3].expected, ElementsAre("1 x", "2 (empty)"));
+  EXPECT_EQ(records[3].separator_index, 13);
+  EXPECT_EQ(records[3].results_end_index, 16);
+  EXPECT_TRUE(records[4].skip);
+  EXPECT_FALSE(records[3].skip);
+  EXPECT_EQ(records[5].sort_mode, "valuesort");
+  EXPECT_EQ(records[6].separator_index, -1);
+  EXPECT_TRUE(records[6].expected.empty());
+  EXPECT_EQ(records[6].sql_end_index, 28);
+  EXPECT_EQ(records[7].kind, SltRecord::Kind::kHalt);
+}
+
+TEST(SltParse, MalformedRecordsNameFileAndLine) {
+  EXPECT_THAT(ParseSltFile("statement maybe\nSELECT 1\n", "a.test"),
+              IsErrorWith(StatusCode::kInvalidArgument, "a.test:1: expected 'statement ok'"));
+  EXPECT_THAT(ParseSltFile("\nquery IX\nSELECT 1\n", "b.test"),
+              IsErrorWith(StatusCode::kInvalidArgument, "b.test:2: unknown column type 'X'"));
+  EXPECT_THAT(ParseSltFile("query I sometimes\nSELECT 1\n", "c.test"),
+              IsErrorWith(StatusCode::kInvalidArgument, "unknown sort mode 'sometimes'"));
+  EXPECT_THAT(ParseSltFile("select 1\n", "d.test"),
+              IsErrorWith(StatusCode::kInvalidArgument, "d.test:1: unknown record 'select'"));
+  EXPECT_THAT(
+      ParseSltFile("statement ok\n\n", "e.test"),
+      IsErrorWith(StatusCode::kInvalidArgument, "e.test:1: a statement record without SQL"));
+}
+
+TEST(SltFormat, ValuesByColumnType) {
+  Int64Builder ints(Int64());
+  ASSERT_OK(ints.Append(42));
+  ASSERT_OK(ints.AppendNull());
+  ASSERT_OK_AND_ASSIGN(ArrayPtr int_array, ints.Finish());
+  EXPECT_EQ(FormatSltValue(*int_array, 0, 'I'), "42");
+  EXPECT_EQ(FormatSltValue(*int_array, 1, 'I'), "NULL");
+  EXPECT_EQ(FormatSltValue(*int_array, 0, 'R'), "42");
+
+  Float64Builder doubles(Float64());
+  ASSERT_OK(doubles.Append(0.1 + 0.2));
+  ASSERT_OK(doubles.Append(1.0 / 3.0));
+  ASSERT_OK(doubles.Append(1e20));
+  ASSERT_OK(doubles.Append(-2.5));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr double_array, doubles.Finish());
+  EXPECT_EQ(FormatSltValue(*double_array, 0, 'R'), "0.3");
+  EXPECT_EQ(FormatSltValue(*double_array, 1, 'R'), "0.333333333333");
+  EXPECT_EQ(FormatSltValue(*double_array, 2, 'R'), "1e+20");
+  EXPECT_EQ(FormatSltValue(*double_array, 3, 'R'), "-2.5");
+
+  BooleanBuilder bools;
+  ASSERT_OK(bools.Append(true));
+  ASSERT_OK(bools.Append(false));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr bool_array, bools.Finish());
+  EXPECT_EQ(FormatSltValue(*bool_array, 0, 'B'), "true");
+  EXPECT_EQ(FormatSltValue(*bool_array, 1, 'T'), "false");
+
+  BinaryBuilder strings(String());
+  ASSERT_OK(strings.Append("a b"));
+  ASSERT_OK(strings.Append(""));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr string_array, strings.Finish());
+  EXPECT_EQ(FormatSltValue(*string_array, 0, 'T'), "a b");
+  EXPECT_EQ(FormatSltValue(*string_array, 1, 'T'), "(empty)");
+
+  auto schema =
+      std::make_shared<Schema>(std::vector<Field>{Field("i", Int64()), Field("s", String())});
+  ASSERT_OK_AND_ASSIGN(auto batch, RecordBatch::Make(schema, 2, {int_array, string_array}));
+  EXPECT_THAT(FormatSltRows({batch}, "IT"), ElementsAre("42 a b", "NULL (empty)"));
+  EXPECT_EQ(SltTypesOf(*schema), "IT");
+}
+
+TEST(SltCompare, SortModes) {
+  SltRecord r;
+  r.kind = SltRecord::Kind::kQuery;
+  r.expected = {"1 b", "2 a "};
+  EXPECT_TRUE(SltResultsMatch(r, {"1 b", "2 a"}));
+  EXPECT_FALSE(SltResultsMatch(r, {"2 a", "1 b"}));
+  r.sort_mode = "rowsort";
+  EXPECT_TRUE(SltResultsMatch(r, {"2 a", "1 b"}));
+  EXPECT_FALSE(SltResultsMatch(r, {"2 a", "1 c"}));
+  r.sort_mode = "valuesort";
+  EXPECT_TRUE(SltResultsMatch(r, {"a 2", "b 1"}));
+  EXPECT_FALSE(SltResultsMatch(r, {"a 2", "b 1", "3"}));
+}
+
+TEST(SltComplete, RewritesExpectedRows) {
+  std::string text =
+      "query I\n"
+      "SELECT 1\n"
+      "----\n"
+      "7\n"
+      "8\n"
+      "\n"
+      "statement error boom\n"
+      "SELECT x\n"
+      "\n"
+      "query IT rowsort\n"
+      "SELECT 2, 'b'\n"
+      "\n"
+      "query T\n"
+      "SELECT 3\n";
+  ASSERT_OK_AND_ASSIGN(auto records, ParseSltFile(text, "x.test"));
+  ASSERT_EQ(records.size(), 4u);
+  std::vector<std::string> first = {"1"};
+  std::vector<std::string> third = {"3 c", "2 b"};
+  std::vector<std::string> fourth = {"3"};
+  std::string completed =
+      CompleteSltFile(text, records, {&first, nullptr, &third, &fourth}, {"", "", "", "I"});
+  EXPECT_EQ(completed,
+            "query I\n"
+            "SELECT 1\n"
+            "----\n"
+            "1\n"
+            "\n"
+            "statement error boom\n"
+            "SELECT x\n"
+            "\n"
+            "query IT rowsort\n"
+            "SELECT 2, 'b'\n"
+            "----\n"
+            "2 b\n"
+            "3 c\n"
+            "\n"
+            "query I\n"
+            "SELECT 3\n"
+            "----\n"
+            "3\n");
+}
+
+}  // namespace
+}  // namespace floe::cli
