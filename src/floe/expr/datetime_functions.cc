@@ -424,9 +424,208 @@ Result<ColumnarValue> ToTimestampKernel(const ResolvedFunction& f, const Args& a
       });
 }
 
+// ---------------------------------------------------------------------------------------
+// to_char(timestamp, format): PostgreSQL's template patterns for dates and times.
+
+constexpr std::string_view kMonthNames[] = {"January",   "February", "March",    "April",
+                                            "May",       "June",     "July",     "August",
+                                            "September", "October",  "November", "December"};
+constexpr std::string_view kDayNames[] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
+                                          "Thursday", "Friday", "Saturday"};
+
+std::string_view OrdinalSuffix(int64_t v) {
+  const int64_t last2 = (v < 0 ? -v : v) % 100;
+  if (last2 >= 11 && last2 <= 13) return "th";
+  switch (last2 % 10) {
+    case 1:
+      return "st";
+    case 2:
+      return "nd";
+    case 3:
+      return "rd";
+    default:
+      return "th";
+  }
+}
+
+// A name in the case the pattern was written in ("MONTH", "Month", "month"), blank-padded
+// to `width` unless `fill_mode`.
+void AppendName(std::string_view name, std::string_view pattern, int width, bool fill_mode,
+                std::string* out) {
+  std::string text(name);
+  const bool all_upper = pattern.size() > 1 && pattern[1] >= 'A' && pattern[1] <= 'Z';
+  const bool all_lower = pattern[0] >= 'a' && pattern[0] <= 'z';
+  for (char& c : text) {
+    if (all_upper && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    if (all_lower && c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  out->append(text);
+  if (!fill_mode) {
+    for (int i = static_cast<int>(text.size()); i < width; ++i) out->push_back(' ');
+  }
+}
+
+std::string ToChar(int64_t ts, std::string_view format, bool with_zone) {
+  const int64_t days = FloorDiv(ts, kMicrosPerDay);
+  const int64_t in_day = ts - days * kMicrosPerDay;
+  const CivilDate c = CivilFromDays(days);
+  const int64_t year = DisplayYear(c.year);
+  const int64_t hour = in_day / kMicrosPerHour;
+  const int64_t dow = FloorMod(days + 4, 7);
+  std::string out;
+  bool fill_mode = false;
+  size_t i = 0;
+  auto starts = [&](std::string_view p) { return format.substr(i, p.size()) == p; };
+  // Appends a number zero-padded to `width` (unless FM) and an optional th/TH suffix.
+  auto number = [&](int64_t v, int width, size_t pattern_len) {
+    std::string digits = std::to_string(v < 0 ? -v : v);
+    if (v < 0) out.push_back('-');
+    if (!fill_mode) {
+      for (int k = static_cast<int>(digits.size()); k < width; ++k) out.push_back('0');
+    }
+    out.append(digits);
+    i += pattern_len;
+    if (format.substr(i, 2) == "th") {
+      out.append(OrdinalSuffix(v));
+      i += 2;
+    } else if (format.substr(i, 2) == "TH") {
+      std::string suffix(OrdinalSuffix(v));
+      for (char& ch : suffix) ch = static_cast<char>(ch - 'a' + 'A');
+      out.append(suffix);
+      i += 2;
+    }
+    fill_mode = false;
+  };
+  auto name = [&](std::string_view text, size_t pattern_len, int width) {
+    AppendName(text, format.substr(i, pattern_len), width, fill_mode, &out);
+    i += pattern_len;
+    fill_mode = false;
+  };
+  auto upper_ci = [&](std::string_view p) {
+    // Case-insensitive match for patterns whose case only changes the output's case.
+    if (i + p.size() > format.size()) return false;
+    for (size_t k = 0; k < p.size(); ++k) {
+      char ch = format[i + k];
+      if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
+      if (ch != p[k]) return false;
+    }
+    return true;
+  };
+  while (i < format.size()) {
+    if (starts("FM") || starts("fm")) {
+      fill_mode = true;
+      i += 2;
+    } else if (format[i] == '"') {
+      ++i;
+      while (i < format.size() && format[i] != '"') {
+        if (format[i] == '\\' && i + 1 < format.size()) ++i;
+        out.push_back(format[i++]);
+      }
+      ++i;
+    } else if (starts("HH24") || starts("hh24")) {
+      number(hour, 2, 4);
+    } else if (starts("HH12") || starts("hh12")) {
+      number(hour % 12 == 0 ? 12 : hour % 12, 2, 4);
+    } else if (starts("HH") || starts("hh")) {
+      number(hour % 12 == 0 ? 12 : hour % 12, 2, 2);
+    } else if (starts("MI") || starts("mi")) {
+      number(in_day / kMicrosPerMinute % 60, 2, 2);
+    } else if (starts("SSSS") || starts("ssss")) {
+      number(in_day / kMicrosPerSecond, 1, 4);
+    } else if (starts("SS") || starts("ss")) {
+      number(in_day / kMicrosPerSecond % 60, 2, 2);
+    } else if (starts("MS") || starts("ms")) {
+      number(in_day / 1000 % 1000, 3, 2);
+    } else if (starts("US") || starts("us")) {
+      number(in_day % kMicrosPerSecond, 6, 2);
+    } else if (starts("AM") || starts("PM") || starts("am") || starts("pm")) {
+      const bool lower = format[i] == 'a' || format[i] == 'p';
+      out.append(hour < 12 ? (lower ? "am" : "AM") : (lower ? "pm" : "PM"));
+      i += 2;
+    } else if (starts("A.M.") || starts("P.M.") || starts("a.m.") || starts("p.m.")) {
+      const bool lower = format[i] == 'a' || format[i] == 'p';
+      out.append(hour < 12 ? (lower ? "a.m." : "A.M.") : (lower ? "p.m." : "P.M."));
+      i += 4;
+    } else if (starts("YYYY") || starts("yyyy")) {
+      number(year < 0 ? -year : year, 4, 4);
+    } else if (starts("IYYY") || starts("iyyy")) {
+      const int64_t iy = IsoWeekOf(days).year;
+      number(iy > 0 ? iy : 1 - iy, 4, 4);
+    } else if (starts("YYY") || starts("yyy")) {
+      number((year < 0 ? -year : year) % 1000, 3, 3);
+    } else if (starts("YY") || starts("yy")) {
+      number((year < 0 ? -year : year) % 100, 2, 2);
+    } else if (starts("Y") || starts("y")) {
+      number((year < 0 ? -year : year) % 10, 1, 1);
+    } else if (upper_ci("BC") || upper_ci("AD")) {
+      const bool lower = format[i] == 'b' || format[i] == 'a';
+      out.append(year < 0 ? (lower ? "bc" : "BC") : (lower ? "ad" : "AD"));
+      i += 2;
+    } else if (upper_ci("MONTH")) {
+      name(kMonthNames[c.month - 1], 5, 9);
+    } else if (upper_ci("MON")) {
+      name(kMonthNames[c.month - 1].substr(0, 3), 3, 3);
+    } else if (starts("MM") || starts("mm")) {
+      number(c.month, 2, 2);
+    } else if (upper_ci("DAY")) {
+      name(kDayNames[dow], 3, 9);
+    } else if (upper_ci("DY")) {
+      name(kDayNames[dow].substr(0, 3), 2, 3);
+    } else if (starts("DDD") || starts("ddd")) {
+      number(days - DaysFromCivil(c.year, 1, 1) + 1, 3, 3);
+    } else if (starts("DD") || starts("dd")) {
+      number(c.day, 2, 2);
+    } else if (starts("ID") || starts("id")) {
+      number(MondayBasedWeekday(days) + 1, 1, 2);
+    } else if (starts("D") || starts("d")) {
+      number(dow + 1, 1, 1);
+    } else if (starts("IW") || starts("iw")) {
+      number(IsoWeekOf(days).week, 2, 2);
+    } else if (starts("WW") || starts("ww")) {
+      number((days - DaysFromCivil(c.year, 1, 1)) / 7 + 1, 2, 2);
+    } else if (starts("Q") || starts("q")) {
+      number((c.month - 1) / 3 + 1, 1, 1);
+    } else if (starts("J")) {
+      number(days + 2440588, 1, 1);
+    } else if (starts("TZ") || starts("tz")) {
+      if (with_zone) out.append(format[i] == 't' ? "utc" : "UTC");
+      i += 2;
+    } else if (starts("OF")) {
+      if (with_zone) out.append("+00");
+      i += 2;
+    } else {
+      out.push_back(format[i++]);
+    }
+  }
+  return out;
+}
+
+Result<ColumnarValue> ToCharKernel(const ResolvedFunction& f, const Args& args, int64_t n,
+                                   EvalContext& ctx) {
+  const bool with_zone = f.arg_types[0]->id() == TypeId::kTimestampTz;
+  return Map2<std::string, int64_t, std::string_view>(
+      args[0], args[1], n, f.return_type, ctx,
+      [with_zone](int64_t ts, std::string_view format) { return ToChar(ts, format, with_zone); });
+}
+
 }  // namespace
 
 void RegisterDatetimeFunctions(ScalarFunctionRegistry& r) {
+  r.Add({"to_char",
+         {},
+         [](const std::vector<TypePtr>& args, int* cost) -> Result<ResolvedFunction> {
+           if (args.size() == 2) {
+             TypePtr param = TemporalParam(args[0], true, false);
+             int c = 0;
+             if (param != nullptr && Accepts(args[1], String(), &c)) {
+               if (!param->Equals(*args[0])) ++c;
+               *cost += c;
+               return Resolution("to_char", {param, String()}, String());
+             }
+           }
+           return NoSuchFunction("to_char", args);
+         },
+         ToCharKernel});
   r.Add({"date_trunc", {}, UnitAndTemporal("date_trunc", true, false, nullptr), DateTruncKernel});
   r.Add({"extract",
          {},

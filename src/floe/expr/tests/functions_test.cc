@@ -469,6 +469,21 @@ TEST(DatetimeFunctionsTest, Extract) {
   EXPECT_EQ(Eval("extract", {S("day"), Day("2024-02-29")}), "29.000000");
 }
 
+TEST(DatetimeFunctionsTest, ToChar) {
+  const Scalar ts = Ts("2024-05-07 14:05:09.123456");
+  EXPECT_EQ(Eval("to_char", {ts, S("YYYY-MM-DD HH24:MI:SS.US")}), "2024-05-07 14:05:09.123456");
+  EXPECT_EQ(Eval("to_char", {ts, S("HH12:MI PM, Dy Mon DD YY")}), "02:05 PM, Tue May 07 24");
+  EXPECT_EQ(Eval("to_char", {ts, S("Day|FMDay|MONTH|FMmonth|")}),
+            "Tuesday  |Tuesday|MAY      |may|");
+  EXPECT_EQ(Eval("to_char", {ts, S("FMDDth \"of\" FMMonth, Q, DDD, IW, ID, D, MS")}),
+            "7th of May, 2, 128, 19, 2, 3, 123");
+  EXPECT_EQ(Eval("to_char", {Day("2024-05-07"), S("YYYY/MM/DD TZ")}), "2024/05/07 UTC");
+  EXPECT_EQ(Eval("to_char", {Day("0044-03-15 BC"), S("YYYY BC")}), "0044 BC");
+  EXPECT_EQ(Eval("to_char", {Null(Timestamp()), S("YYYY")}), "NULL");
+  EXPECT_EQ(Eval("to_char", {I(5), S("999")}),
+            "Bind error: function to_char(integer, text) does not exist");
+}
+
 TEST(DatetimeFunctionsTest, ExtractResultScale) {
   EXPECT_EQ(ExtractResultScale("YEAR"), 0);
   EXPECT_EQ(ExtractResultScale("microseconds"), 0);
