@@ -264,6 +264,14 @@ Result<ColumnarValue> DecimalBinary(std::string_view op, const ColumnarValue& a,
       return Map2<Int128, Int128, Int128>(a, b, n, type, ctx,
                                           [](Int128 x, Int128 y) { return x + y; });
     }
+    if (!check) {
+      if (sub) {
+        return Map2<Int128, Int128, Int128>(a, b, n, type, ctx,
+                                            [=](Int128 x, Int128 y) { return x * fa - y * fb; });
+      }
+      return Map2<Int128, Int128, Int128>(a, b, n, type, ctx,
+                                          [=](Int128 x, Int128 y) { return x * fa + y * fb; });
+    }
     return Map2Fallible<Int128, Int128, Int128>(
         a, b, n, type, ctx, [=](Int128 x, Int128 y, Int128* out) -> Status {
           Int128 xs, ys;

@@ -140,6 +140,28 @@ class LiteralExpr final : public PhysicalExpr {
   ExprPtr source_;
 };
 
+class CastExpr final : public PhysicalExpr {
+ public:
+  CastExpr(ExprPtr source, PhysicalExprPtr input)
+      : source_(std::move(source)), input_(std::move(input)) {}
+  std::string_view name() const override { return "Cast"; }
+  const TypePtr& type() const override { return source_->type; }
+  bool nullable() const override { return source_->nullable; }
+  Result<ColumnarValue> Evaluate(const RecordBatch& batch, EvalContext& ctx) const override {
+    FLOE_ASSIGN_OR_RAISE(ColumnarValue v, input_->Evaluate(batch, ctx));
+    return internal::CastValue(v, source_->type, batch.num_rows(), ctx);
+  }
+  std::vector<PhysicalExprPtr> children() const override { return {input_}; }
+  std::string ToString() const override {
+    return "CAST(" + input_->ToString() + " AS " + source_->type->ToString() + ")";
+  }
+  const ExprPtr& source() const override { return source_; }
+
+ private:
+  ExprPtr source_;
+  PhysicalExprPtr input_;
+};
+
 class CallExpr final : public PhysicalExpr {
  public:
   CallExpr(ExprPtr source, std::vector<PhysicalExprPtr> args, ResolvedFunction fn,
@@ -158,7 +180,13 @@ class CallExpr final : public PhysicalExpr {
       FLOE_ASSIGN_OR_RAISE(ColumnarValue v, a->Evaluate(batch, ctx));
       values.push_back(std::move(v));
     }
-    return kernel_(fn_, values, batch.num_rows(), ctx);
+    FLOE_ASSIGN_OR_RAISE(ColumnarValue out, kernel_(fn_, values, batch.num_rows(), ctx));
+    // The expression's type wins over the resolved one when they differ (a decimal
+    // precision the binder chose, say).
+    if (out.type() && !source_->type->is_nested() && !out.type()->Equals(*source_->type)) {
+      return internal::CastValue(out, source_->type, batch.num_rows(), ctx);
+    }
+    return out;
   }
   std::vector<PhysicalExprPtr> children() const override { return args_; }
   std::string ToString() const override {
@@ -209,28 +237,6 @@ class CallExpr final : public PhysicalExpr {
   std::vector<PhysicalExprPtr> args_;
   ResolvedFunction fn_;
   internal::ScalarKernel kernel_;
-};
-
-class CastExpr final : public PhysicalExpr {
- public:
-  CastExpr(ExprPtr source, PhysicalExprPtr input)
-      : source_(std::move(source)), input_(std::move(input)) {}
-  std::string_view name() const override { return "Cast"; }
-  const TypePtr& type() const override { return source_->type; }
-  bool nullable() const override { return source_->nullable; }
-  Result<ColumnarValue> Evaluate(const RecordBatch& batch, EvalContext& ctx) const override {
-    FLOE_ASSIGN_OR_RAISE(ColumnarValue v, input_->Evaluate(batch, ctx));
-    return internal::CastValue(v, source_->type, batch.num_rows(), ctx);
-  }
-  std::vector<PhysicalExprPtr> children() const override { return {input_}; }
-  std::string ToString() const override {
-    return "CAST(" + input_->ToString() + " AS " + source_->type->ToString() + ")";
-  }
-  const ExprPtr& source() const override { return source_; }
-
- private:
-  ExprPtr source_;
-  PhysicalExprPtr input_;
 };
 
 // Rows where a boolean value is true (NULL counts as false), as ascending indices into
@@ -427,9 +433,18 @@ Result<PhysicalExprPtr> CompileImpl(const ExprPtr& expr, const Schema& schema) {
       }
       auto& registry = internal::ScalarFunctionRegistry::Instance();
       FLOE_ASSIGN_OR_RAISE(ResolvedFunction fn, registry.Resolve(expr->name, arg_types));
-      // The binder coerced the arguments already: the kernel runs on them as they are.
-      fn.arg_types = arg_types;
-      fn.return_type = expr->type;
+      // The binder normally coerced the arguments already; an argument that still differs
+      // from the resolved signature is cast here so the kernel sees the types it expects.
+      if (fn.arg_types.size() != args.size()) {
+        return Status::Internal("{} resolved to {} arguments for {}", expr->name,
+                                fn.arg_types.size(), args.size());
+      }
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (!arg_types[i]->is_nested() && !fn.arg_types[i]->Equals(*arg_types[i])) {
+          ExprPtr cast = Cast(expr->args[i], fn.arg_types[i]);
+          args[i] = std::make_shared<CastExpr>(std::move(cast), std::move(args[i]));
+        }
+      }
       FLOE_ASSIGN_OR_RAISE(internal::ScalarKernel kernel, registry.Kernel(fn));
       return PhysicalExprPtr(
           std::make_shared<CallExpr>(expr, std::move(args), std::move(fn), std::move(kernel)));

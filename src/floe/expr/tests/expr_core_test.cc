@@ -570,6 +570,22 @@ TEST(PhysicalExprTest, EvaluateConstant) {
   EXPECT_TRUE(ns.is_null());
 }
 
+TEST(PhysicalExprTest, UncoercedArgumentsAreCast) {
+  // eq(int32, int64) built without casts still compares as bigint.
+  RecordBatchPtr batch = MakeBatch({{"a", I32s({1, 2})}, {"b", I64s({1, 5000000000})}});
+  ExprPtr e = Compare("eq", Col(*batch, 0), Col(*batch, 1));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr out, Eval(e, *batch));
+  EXPECT_EQ(Text(*out), "t,f");
+  // A decimal result type chosen by the caller is honoured.
+  ExprPtr sum = Call("add",
+                     {Literal(Scalar::Make(Decimal(5, 2), Int128{150})),
+                      Literal(Scalar::Make(Decimal(5, 2), Int128{25}))},
+                     Decimal(10, 3));
+  ASSERT_OK_AND_ASSIGN(Scalar s, EvaluateConstant(sum));
+  EXPECT_EQ(s.type()->ToString(), "decimal(10,3)");
+  EXPECT_TRUE(s.get<Int128>() == 1750);
+}
+
 // Hashing ----------------------------------------------------------------------------------
 
 TEST(HashTest, EqualValuesHashEqually) {
