@@ -17,7 +17,9 @@
 // Volatile conjuncts (random() < 0.5) stay where they are written.
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -161,10 +163,57 @@ Side SideOf(const Expr& e, int left_columns) {
   return Side::kBoth;
 }
 
+// True when `e` is NULL whenever a column in [begin, end) is NULL: it reaches such a
+// column only through operators that return NULL for a NULL operand.
+bool StrictIn(const Expr& e, int begin, int end) {
+  switch (e.kind) {
+    case ExprKind::kColumn:
+      return e.column >= begin && e.column < end;
+    case ExprKind::kCast:
+      return StrictIn(*e.args[0], begin, end);
+    case ExprKind::kCall: {
+      static constexpr std::string_view kStrict[] = {
+          "eq",       "ne",       "lt",     "le",     "gt",     "ge",        "add",
+          "subtract", "multiply", "divide", "modulo", "negate", "concat_op", "like"};
+      if (std::find(std::begin(kStrict), std::end(kStrict), e.name) == std::end(kStrict)) {
+        return false;
+      }
+      return std::any_of(e.args.begin(), e.args.end(),
+                         [&](const ExprPtr& a) { return StrictIn(*a, begin, end); });
+    }
+    default:
+      return false;
+  }
+}
+
+// True when a row whose columns [begin, end) are all NULL fails `conjunct` (NULL or
+// false): a filter above an outer join with it removes every row the join padded.
+bool RejectsNulls(const Expr& conjunct, int begin, int end) {
+  if (conjunct.kind == ExprKind::kCall) {
+    if (conjunct.name == "or") {
+      return std::all_of(conjunct.args.begin(), conjunct.args.end(),
+                         [&](const ExprPtr& a) { return RejectsNulls(*a, begin, end); });
+    }
+    if (conjunct.name == "is_true" || conjunct.name == "is_not_null") {
+      return StrictIn(*conjunct.args[0], begin, end);
+    }
+  }
+  return StrictIn(conjunct, begin, end);
+}
+
 Result<LogicalPlanPtr> PushJoin(const LogicalPlanPtr& plan, Conjuncts conjuncts) {
   const LogicalPlan& node = *plan;
   const int nl = node.children[0]->schema->num_fields();
   const int nr = node.children[1]->schema->num_fields();
+  // An outer join under a filter that rejects its padded rows is an inner join.
+  JoinType join_type = node.join_type;
+  if (join_type == JoinType::kLeft || join_type == JoinType::kRight) {
+    const int begin = join_type == JoinType::kLeft ? nl : 0;
+    const int end = join_type == JoinType::kLeft ? nl + nr : nl;
+    for (const ExprPtr& c : conjuncts) {
+      if (RejectsNulls(*c, begin, end)) join_type = JoinType::kInner;
+    }
+  }
   std::vector<int> right_mapping(static_cast<size_t>(nl + nr), -1);
   for (int i = nl; i < nl + nr; ++i) right_mapping[static_cast<size_t>(i)] = i - nl;
   auto to_right = [&](const ExprPtr& e) { return expr::RemapColumns(e, right_mapping); };
@@ -202,7 +251,7 @@ Result<LogicalPlanPtr> PushJoin(const LogicalPlanPtr& plan, Conjuncts conjuncts)
   };
 
   const Conjuncts on = expr::SplitConjunction(node.join_filter);
-  switch (node.join_type) {
+  switch (join_type) {
     case JoinType::kInner: {
       Conjuncts all = on;
       for (auto& c : conjuncts) all.push_back(std::move(c));
@@ -230,7 +279,7 @@ Result<LogicalPlanPtr> PushJoin(const LogicalPlanPtr& plan, Conjuncts conjuncts)
     case JoinType::kRight: {
       // The preserved side takes conjuncts from above; the null-supplying side takes ON
       // conjuncts.
-      const bool left_preserved = node.join_type == JoinType::kLeft;
+      const bool left_preserved = join_type == JoinType::kLeft;
       const Side preserved = left_preserved ? Side::kLeft : Side::kRight;
       for (auto& c : conjuncts) {
         if (SideOf(*c, nl) == preserved) {
@@ -265,7 +314,7 @@ Result<LogicalPlanPtr> PushJoin(const LogicalPlanPtr& plan, Conjuncts conjuncts)
     case JoinType::kAnti: {
       // The output is the left input's columns.
       left = std::move(conjuncts);
-      const bool semi = node.join_type == JoinType::kSemi;
+      const bool semi = join_type == JoinType::kSemi;
       for (const ExprPtr& c : on) {
         const Side side = SideOf(*c, nl);
         if (expr::IsVolatile(*c)) {
@@ -295,7 +344,7 @@ Result<LogicalPlanPtr> PushJoin(const LogicalPlanPtr& plan, Conjuncts conjuncts)
   FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr new_left, Push(node.children[0], std::move(left)));
   FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr new_right, Push(node.children[1], std::move(right)));
   LogicalPlanPtr join = MakeJoin(
-      std::move(new_left), std::move(new_right), node.join_type, std::move(left_keys),
+      std::move(new_left), std::move(new_right), join_type, std::move(left_keys),
       std::move(right_keys), expr::JoinConjunction(std::move(filter)), std::move(null_equals_null));
   return AddFilter(std::move(join), std::move(above));
 }

@@ -234,18 +234,34 @@ TEST(PredicatePushdownTest, CommaJoinBecomesEquiJoin) {
 TEST(PredicatePushdownTest, OuterJoinKeepsNullSupplyingSideFiltersAbove) {
   auto a = Table("a", {"a1", "a2"});
   auto b = Table("b", {"b1", "b2"});
-  // a LEFT JOIN b ON a1 = b1 AND b2 > 1 AND a2 > 2, then WHERE a2 < 9 AND b2 < 7
+  // a LEFT JOIN b ON a1 = b1 AND b2 > 1 AND a2 > 2, then WHERE a2 < 9 AND b2 IS NULL
   auto on = expr::And({Eq(Col(a, 0), expr::Column(2, "b1", Int64())),
                        Gt(expr::Column(3, "b2", Int64()), I64(1)), Gt(Col(a, 1), I64(2))});
   auto join = MakeJoin(a, b, JoinType::kLeft, {}, {}, on);
-  auto plan = MakeFilter(join, expr::And({Lt(Col(join, 1), I64(9)), Lt(Col(join, 3), I64(7))}));
+  auto plan = MakeFilter(join, expr::And({Lt(Col(join, 1), I64(9)), expr::IsNull(Col(join, 3))}));
   EXPECT_EQ(Show(internal::PushDownPredicates(plan)),
-            "Filter: (#3:b2 < 7)\n"
+            "Filter: is_null(#3:b2)\n"
             "  Join(left): keys=[#0:a1 = #0:b1] filter=(#1:a2 > 2)\n"
             "    Filter: (#1:a2 < 9)\n"
             "      Scan: a projection=[a1, a2]\n"
             "    Filter: (#1:b2 > 1)\n"
             "      Scan: b projection=[b1, b2]\n");
+  // WHERE b2 + 1 < 7 rejects the padded rows: the join is an inner join.
+  auto inner = MakeFilter(join, Lt(Add(Col(join, 3), I64(1)), I64(7)));
+  EXPECT_EQ(Show(internal::PushDownPredicates(inner)),
+            "Join(inner): keys=[#0:a1 = #0:b1]\n"
+            "  Filter: (#1:a2 > 2)\n"
+            "    Scan: a projection=[a1, a2]\n"
+            "  Filter: ((#1:b2 > 1) AND ((#1:b2 + 1) < 7))\n"
+            "    Scan: b projection=[b1, b2]\n");
+  // So does a right join under a filter on its left side.
+  auto right = MakeJoin(a, b, JoinType::kRight, {Col(a, 0)}, {Col(b, 0)}, nullptr);
+  auto right_plan = MakeFilter(right, Eq(Col(right, 1), I64(5)));
+  EXPECT_EQ(Show(internal::PushDownPredicates(right_plan)),
+            "Join(inner): keys=[#0:a1 = #0:b1]\n"
+            "  Filter: (#1:a2 = 5)\n"
+            "    Scan: a projection=[a1, a2]\n"
+            "  Scan: b projection=[b1, b2]\n");
 }
 
 TEST(PredicatePushdownTest, SemiAntiAndFullJoins) {
