@@ -109,6 +109,49 @@ const sql::ParsedExpr* AsIntervalLiteral(const sql::ParsedExpr& e) {
   return &e;
 }
 
+}  // namespace
+
+std::string SqlTypeName(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kBoolean:
+      return "boolean";
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+      return "smallint";
+    case TypeId::kInt32:
+      return "integer";
+    case TypeId::kInt64:
+      return "bigint";
+    case TypeId::kFloat32:
+      return "real";
+    case TypeId::kFloat64:
+      return "double precision";
+    case TypeId::kDecimal:
+      return "numeric";
+    case TypeId::kDate:
+      return "date";
+    case TypeId::kTime:
+      return "time without time zone";
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNs:
+      return "timestamp without time zone";
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampTzNs:
+      return "timestamp with time zone";
+    case TypeId::kString:
+      return "text";
+    case TypeId::kBinary:
+    case TypeId::kFixed:
+      return "bytea";
+    case TypeId::kUuid:
+      return "uuid";
+    default:
+      return type.ToString();
+  }
+}
+
+namespace {
+
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -335,7 +378,7 @@ Result<ExprPtr> Binder::RequireBoolean(ExprPtr e, std::string_view what, int loc
   }
   if (e->type->id() != TypeId::kBoolean) {
     return BindError(location, "argument of " + std::string(what) +
-                                   " must be type boolean, not type " + e->type->ToString());
+                                   " must be type boolean, not type " + SqlTypeName(*e->type));
   }
   return e;
 }
@@ -593,7 +636,7 @@ Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx)
     std::string types;
     for (size_t i = 0; i < args.size(); ++i) {
       if (i > 0) types += ", ";
-      types += IsUntyped(*args[i]) ? "unknown" : args[i]->type->ToString();
+      types += IsUntyped(*args[i]) ? "unknown" : SqlTypeName(*args[i]->type);
     }
     return Status::NotFound("function " + name + "(" + types + ") does not exist" +
                             Where(e.location));
@@ -667,6 +710,8 @@ Result<ExprPtr> Binder::BindWindow(const sql::ParsedExpr& e, ExprContext& ctx) {
   }
   // Resolve OVER w / OVER (w ...) against the WINDOW clause.
   sql::WindowDef spec = *e.over;
+  // OVER w may arrive with the window's name in `name` (PostgreSQL's parse tree does that).
+  if (spec.ref_name.empty() && !spec.name.empty()) spec.ref_name = spec.name;
   if (!spec.ref_name.empty()) {
     const sql::WindowDef* base = nullptr;
     if (state()->named_windows != nullptr) {
@@ -832,7 +877,7 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
       if (x->type->Equals(*type)) return x;
       if (!expr::CanExplicitCast(*x->type, *type)) {
         return BindError(e.location,
-                         "cannot cast type " + x->type->ToString() + " to " + type->ToString());
+                         "cannot cast type " + SqlTypeName(*x->type) + " to " + SqlTypeName(*type));
       }
       return CoerceTo(x, type, e.location);
     }
@@ -969,7 +1014,7 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
         }
         if (x->type->id() != TypeId::kString) {
           return BindError(e.location, std::string("operator does not exist: ") +
-                                           x->type->ToString() +
+                                           SqlTypeName(*x->type) +
                                            (e.case_insensitive ? " ~~* " : " ~~ ") + "text");
         }
         nullable = nullable || x->nullable;

@@ -126,7 +126,7 @@ Result<std::optional<int64_t>> Binder::BindLimitValue(const sql::ParsedExprPtr& 
   }
   if (!x->type->is_integer()) {
     return BindError(e->location, "argument of " + std::string(what) +
-                                      " must be type bigint, not type " + x->type->ToString());
+                                      " must be type bigint, not type " + SqlTypeName(*x->type));
   }
   FLOE_ASSIGN_OR_RAISE(Scalar v, EvaluateConstantAt(x, e->location));
   if (v.is_null()) return std::optional<int64_t>();
@@ -235,7 +235,10 @@ Result<LogicalPlanPtr> Binder::BindSetOp(const sql::SelectStmt& stmt, const Scop
     LogicalPlanPtr u = MakeUnion({left, right}, true);
     return stmt.set_all ? u : DistinctAll(u);
   }
-  if (stmt.set_all) return NotSupported(stmt.location, op + " ALL is not supported");
+  if (stmt.set_all) {
+    return NotSupported(stmt.location >= 0 ? stmt.location : stmt.left->location,
+                        op + " ALL is not supported");
+  }
   LogicalPlanPtr distinct = DistinctAll(left);
   std::vector<ExprPtr> lk, rk;
   for (int i = 0; i < width; ++i) {

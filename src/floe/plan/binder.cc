@@ -293,7 +293,7 @@ Result<BoundRelation> Binder::BindTableRef(const sql::TableRef& ref, const Scope
     FLOE_ASSIGN_OR_RAISE(on, CoerceTo(on, Boolean(), ref.on->location));
     if (on->type->id() != TypeId::kBoolean) {
       return BindError(ref.on->location, "argument of JOIN/ON must be type boolean, not type " +
-                                             on->type->ToString());
+                                             SqlTypeName(*on->type));
     }
     std::vector<expr::ExprPtr> rest;
     for (const expr::ExprPtr& c : expr::SplitConjunction(on)) {

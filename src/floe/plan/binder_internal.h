@@ -96,6 +96,9 @@ struct ExprContext {
   bool in_aggregate = false;
 };
 
+/// PostgreSQL's name of a type for messages ("integer", "text", "numeric").
+std::string SqlTypeName(const DataType& type);
+
 class Binder {
  public:
   Binder(std::string_view text, RelationResolver* resolver, const BindOptions& options)
