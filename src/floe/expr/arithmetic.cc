@@ -264,6 +264,19 @@ Result<ColumnarValue> DecimalBinary(std::string_view op, const ColumnarValue& a,
       return Map2<Int128, Int128, Int128>(a, b, n, type, ctx,
                                           [](Int128 x, Int128 y) { return x + y; });
     }
+    if (!check && type->precision() <= 18) {
+      // Every operand and result fits in 64 bits.
+      const int64_t fa64 = static_cast<int64_t>(fa), fb64 = static_cast<int64_t>(fb);
+      if (sub) {
+        return Map2<Int128, Int128, Int128>(a, b, n, type, ctx, [=](Int128 x, Int128 y) {
+          return static_cast<Int128>(static_cast<int64_t>(x) * fa64 -
+                                     static_cast<int64_t>(y) * fb64);
+        });
+      }
+      return Map2<Int128, Int128, Int128>(a, b, n, type, ctx, [=](Int128 x, Int128 y) {
+        return static_cast<Int128>(static_cast<int64_t>(x) * fa64 + static_cast<int64_t>(y) * fb64);
+      });
+    }
     if (!check) {
       if (sub) {
         return Map2<Int128, Int128, Int128>(a, b, n, type, ctx,
@@ -289,6 +302,12 @@ Result<ColumnarValue> DecimalBinary(std::string_view op, const ColumnarValue& a,
     const int excess = s1 + s2 - s;
     const bool check = ta.precision() + tb.precision() > 38 || excess > 0;
     if (!check) {
+      if (ta.precision() <= 18 && tb.precision() <= 18) {
+        // Both fit in 64 bits: one widening 64x64 -> 128-bit multiply.
+        return Map2<Int128, Int128, Int128>(a, b, n, type, ctx, [](Int128 x, Int128 y) {
+          return static_cast<Int128>(static_cast<int64_t>(x)) * static_cast<int64_t>(y);
+        });
+      }
       return Map2<Int128, Int128, Int128>(a, b, n, type, ctx,
                                           [](Int128 x, Int128 y) { return x * y; });
     }
