@@ -366,13 +366,14 @@ bool ParseZone(std::string_view s, size_t* pos, int64_t* offset_micros) {
 
 // PostgreSQL's timestamp range: 4714-11-24 BC (Julian day 0) up to the end of 294276 AD.
 constexpr int64_t kMinTimestampDays = -2440588;
-const int64_t kEndTimestampDays = DaysFromCivil(294277, 1, 1);
+constexpr int64_t kEndTimestampDays = DaysFromCivil(294277, 1, 1);
 
 Result<int64_t> ParseTimestampImpl(std::string_view text, bool with_zone, bool date_only) {
   const std::string_view type_name = date_only   ? "date"
                                      : with_zone ? "timestamp with time zone"
                                                  : "timestamp without time zone";
   const std::string_view s = Trim(text);
+  if (EqualsIgnoreCase(s, "epoch")) return int64_t{0};
   size_t pos = 0;
   bool range_error = false;
   int64_t days = 0;

@@ -21,11 +21,11 @@ inline constexpr int64_t kMicrosPerMinute = 60 * kMicrosPerSecond;
 inline constexpr int64_t kMicrosPerHour = 60 * kMicrosPerMinute;
 inline constexpr int64_t kMicrosPerDay = 24 * kMicrosPerHour;
 
-inline int64_t FloorDiv(int64_t a, int64_t b) {
+constexpr int64_t FloorDiv(int64_t a, int64_t b) {
   const int64_t q = a / b;
   return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
-inline int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
+constexpr int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
 
 /// A calendar date; `year` is astronomical (0 = 1 BC).
 struct CivilDate {
@@ -35,7 +35,7 @@ struct CivilDate {
 };
 
 /// Days since 1970-01-01 of a proleptic Gregorian date.
-inline int64_t DaysFromCivil(int64_t year, int month, int day) {
+constexpr int64_t DaysFromCivil(int64_t year, int month, int day) {
   year -= month <= 2 ? 1 : 0;
   const int64_t era = FloorDiv(year, 400);
   const int64_t yoe = year - era * 400;
@@ -46,7 +46,7 @@ inline int64_t DaysFromCivil(int64_t year, int month, int day) {
 }
 
 /// The calendar date of a day number (days since 1970-01-01).
-inline CivilDate CivilFromDays(int64_t days) {
+constexpr CivilDate CivilFromDays(int64_t days) {
   days += 719468;
   const int64_t era = FloorDiv(days, 146097);
   const int64_t doe = days - era * 146097;
@@ -58,7 +58,7 @@ inline CivilDate CivilFromDays(int64_t days) {
   return CivilDate{yoe + era * 400 + (month <= 2 ? 1 : 0), month, day};
 }
 
-inline bool IsLeapYear(int64_t year) {
+constexpr bool IsLeapYear(int64_t year) {
   return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
 }
 inline int DaysInMonth(int64_t year, int month) {

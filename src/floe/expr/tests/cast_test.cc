@@ -214,6 +214,8 @@ TEST(CastTest, Timestamps) {
             "ERROR: invalid input syntax for type timestamp with time zone: \"nope\"");
   EXPECT_EQ(Text("300000-01-01", Timestamp()), "ERROR: timestamp out of range: \"300000-01-01\"");
   EXPECT_EQ(Text("1998-12-01 10:11:12", TimestampNs()), "1998-12-01 10:11:12");
+  EXPECT_EQ(Text("epoch", TimestampTz()), "1970-01-01 00:00:00+00");
+  EXPECT_EQ(Text(" Epoch ", Date()), "1970-01-01");
 }
 
 TEST(CastTest, Times) {
