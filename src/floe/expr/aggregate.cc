@@ -1162,6 +1162,13 @@ Result<std::unique_ptr<GroupsAccumulator>> MakeGroupsAccumulator(const ResolvedA
   if (pool == nullptr) pool = DefaultMemoryPool();
   if (!aggregate.distinct) return MakePlain(aggregate, pool);
   if (aggregate.arg_types.empty()) return Unsupported(aggregate);
+  for (const TypePtr& t : aggregate.arg_types) {
+    // The distinct-set key encodes scalar values only.
+    if (!t || t->is_nested()) {
+      return Status::NotSupported("{}(DISTINCT ...) over {} is not supported", aggregate.name,
+                                  t ? t->ToString() : "an untyped value");
+    }
+  }
   ResolvedAggregate plain = aggregate;
   plain.distinct = false;
   FLOE_ASSIGN_OR_RAISE(std::unique_ptr<GroupsAccumulator> inner, MakePlain(plain, pool));

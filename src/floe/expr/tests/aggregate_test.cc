@@ -364,6 +364,8 @@ TEST(AggregateTest, Distinct) {
   ASSERT_OK_AND_ASSIGN(auto agg, RunSingle(Resolve("string_agg", {String(), String()}, true),
                                            {words, commas}, {0, 0, 0, 0, 0}, 1));
   EXPECT_THAT(agg, ElementsAre("x,y,z"));
+  EXPECT_THAT(MakeGroupsAccumulator(Resolve("count", {List(Int32())}, true), nullptr),
+              IsError(StatusCode::kNotSupported));
 }
 
 // partial -> merge -> final equals the single phase for every aggregate.
