@@ -250,6 +250,35 @@ TEST(ArithmeticTest, ResolutionErrors) {
                           "operator does not exist: double precision % double precision"));
 }
 
+TEST(ArithmeticTest, ModAliasAndScalars) {
+  ASSERT_OK_AND_ASSIGN(ResolvedFunction fn, ResolveScalarFunction("mod", {Int32(), Int64()}));
+  EXPECT_EQ(fn.name, "modulo");
+  EXPECT_EQ(fn.return_type->ToString(), "int64");
+  EXPECT_CALL_TEXT("-1", "mod", {I32s({-7}), I64s({3})});
+  // Scalar-only arguments give a scalar.
+  ASSERT_OK_AND_ASSIGN(ExprPtr e, Bind("add", {Literal(Scalar::Make(Decimal(5, 2), Int128{150})),
+                                               Literal(Scalar::I32(2))}));
+  EXPECT_EQ(e->type->ToString(), "decimal(13,2)");
+  ASSERT_OK_AND_ASSIGN(Scalar s, EvaluateConstant(e));
+  EXPECT_TRUE(s.get<Int128>() == 350);
+  // A scalar repeated into an array.
+  ColumnarValue v(Scalar::Make(Decimal(5, 2), Int128{-5}));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr a, v.ToArray(3));
+  EXPECT_EQ(Text(*a), "-0.05,-0.05,-0.05");
+  ASSERT_OK_AND_ASSIGN(ArrayPtr b, ColumnarValue(Scalar::Bool(true)).ToArray(2));
+  EXPECT_EQ(Text(*b), "t,t");
+}
+
+TEST(BooleanTest, FloatsAndStringsInConditionals) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_CALL_TEXT("NaN,2", "greatest", {F64s({nan, 1}), F64s({1, 2})});
+  EXPECT_CALL_TEXT("1,1", "least", {F64s({nan, 1}), F64s({1, 2})});
+  EXPECT_CALL_TEXT("t,NULL,f", "in_list",
+                   {F64s({nan, std::nullopt, 1}), F64s({nan, 1, 2}), F64s({0, 0, 3})});
+  EXPECT_CALL_TEXT("b,NULL", "nullif", {Strs({"b", "a"}), Strs({"a", "a"})});
+  EXPECT_CALL_TEXT("z,b", "greatest", {Strs({"z", "a"}), Strs({"b", "b"})});
+}
+
 // Comparison -----------------------------------------------------------------------------
 
 TEST(ComparisonTest, Integers) {
