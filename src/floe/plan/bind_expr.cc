@@ -641,7 +641,18 @@ Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx)
     return Status::NotFound("function " + name + "(" + types + ") does not exist" +
                             Where(e.location));
   }
-  return MakeCall(name, std::move(args), e.location);
+  FLOE_ASSIGN_OR_RAISE(ExprPtr call, MakeCall(name, std::move(args), e.location));
+  // EXTRACT's numeric result has PostgreSQL's per-field scale (EXTRACT(year ...) is 2024).
+  if (call->kind == expr::ExprKind::kCall && call->name == "extract" && call->args.size() == 2 &&
+      call->args[0]->kind == expr::ExprKind::kLiteral && !call->args[0]->literal.is_null() &&
+      std::holds_alternative<std::string>(call->args[0]->literal.value()) &&
+      call->type->id() == TypeId::kDecimal) {
+    int scale = expr::ExtractResultScale(call->args[0]->literal.get<std::string>());
+    if (scale >= 0 && scale != call->type->scale()) {
+      return expr::Cast(call, Decimal(call->type->precision(), scale));
+    }
+  }
+  return call;
 }
 
 Result<ExprPtr> Binder::BindAggregate(const sql::ParsedExpr& e, ExprContext& ctx) {

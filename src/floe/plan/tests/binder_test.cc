@@ -542,7 +542,7 @@ TEST_F(BinderTest, LiteralsAndFunctions) {
   EXPECT_EQ(
       Plan("SELECT extract(year FROM d), date_part('month', d), -a, 2147483648, 1.50, 'a' || b "
            "FROM t"),
-      R"plan(Projection: extract('year', CAST(#3:d AS timestamp)) AS extract, date_part('month', CAST(#3:d AS timestamp)) AS date_part, negate(#0:a) AS ?column?, 2147483648 AS ?column?, 1.50 AS ?column?, ('a' || #1:b) AS ?column?
+      R"plan(Projection: CAST(extract('year', CAST(#3:d AS timestamp)) AS decimal(38,0)) AS extract, date_part('month', CAST(#3:d AS timestamp)) AS date_part, negate(#0:a) AS ?column?, 2147483648 AS ?column?, 1.50 AS ?column?, ('a' || #1:b) AS ?column?
   Scan: t projection=[a, b, c, d]
 )plan");
 }
@@ -963,6 +963,80 @@ TEST_F(BinderTest, TpchQ11) {
                    "n_nationkey and n_name = 'GERMANY') order by value desc"),
       R"schema(ps_partkey: int64 not null
 value: decimal(38,2)
+)schema");
+}
+
+TEST_F(BinderTest, TpchQ7) {
+  EXPECT_EQ(OutputSchema(
+                "select supp_nation, cust_nation, l_year, sum(volume) as revenue from (select "
+                "n1.n_name as supp_nation, n2.n_name as cust_nation, extract(year from l_shipdate) "
+                "as l_year, l_extendedprice * (1 - l_discount) as volume from supplier, lineitem, "
+                "orders, customer, nation n1, nation n2 where s_suppkey = l_suppkey and o_orderkey "
+                "= l_orderkey and c_custkey = o_custkey and s_nationkey = n1.n_nationkey and "
+                "c_nationkey = n2.n_nationkey and ((n1.n_name = 'FRANCE' and n2.n_name = "
+                "'GERMANY') or (n1.n_name = 'GERMANY' and n2.n_name = 'FRANCE')) and l_shipdate "
+                "between date '1995-01-01' and date '1996-12-31') as shipping group by "
+                "supp_nation, cust_nation, l_year order by supp_nation, cust_nation, l_year"),
+            R"schema(supp_nation: string not null
+cust_nation: string not null
+l_year: decimal(38,0) not null
+revenue: decimal(38,4)
+)schema");
+}
+
+TEST_F(BinderTest, TpchQ8) {
+  EXPECT_EQ(
+      OutputSchema(
+          "select o_year, sum(case when nation = 'BRAZIL' then volume else 0 end) / sum(volume) as "
+          "mkt_share from (select extract(year from o_orderdate) as o_year, l_extendedprice * (1 - "
+          "l_discount) as volume, n2.n_name as nation from part, supplier, lineitem, orders, "
+          "customer, nation n1, nation n2, region where p_partkey = l_partkey and s_suppkey = "
+          "l_suppkey and l_orderkey = o_orderkey and o_custkey = c_custkey and c_nationkey = "
+          "n1.n_nationkey and n1.n_regionkey = r_regionkey and r_name = 'AMERICA' and s_nationkey "
+          "= n2.n_nationkey and o_orderdate between date '1995-01-01' and date '1996-12-31' and "
+          "p_type = 'ECONOMY ANODIZED STEEL') as all_nations group by o_year order by o_year"),
+      R"schema(o_year: decimal(38,0) not null
+mkt_share: decimal(38,6)
+)schema");
+}
+
+TEST_F(BinderTest, TpchQ9) {
+  EXPECT_EQ(
+      OutputSchema("select nation, o_year, sum(amount) as sum_profit from (select n_name as "
+                   "nation, extract(year from o_orderdate) as o_year, l_extendedprice * (1 - "
+                   "l_discount) - ps_supplycost * l_quantity as amount from part, supplier, "
+                   "lineitem, partsupp, orders, nation where s_suppkey = l_suppkey and ps_suppkey "
+                   "= l_suppkey and ps_partkey = l_partkey and p_partkey = l_partkey and "
+                   "o_orderkey = l_orderkey and s_nationkey = n_nationkey and p_name like "
+                   "'%green%') as profit group by nation, o_year order by nation, o_year desc"),
+      R"schema(nation: string not null
+o_year: decimal(38,0) not null
+sum_profit: decimal(38,4)
+)schema");
+}
+
+TEST_F(BinderTest, TpchQ13) {
+  EXPECT_EQ(
+      OutputSchema("select c_count, count(*) as custdist from (select c_custkey, count(o_orderkey) "
+                   "from customer left outer join orders on c_custkey = o_custkey and o_comment "
+                   "not like '%special%requests%' group by c_custkey) as c_orders (c_custkey, "
+                   "c_count) group by c_count order by custdist desc, c_count desc"),
+      R"schema(c_count: int64 not null
+custdist: int64 not null
+)schema");
+}
+
+TEST_F(BinderTest, TpchQ19) {
+  EXPECT_EQ(
+      OutputSchema("select sum(l_extendedprice* (1 - l_discount)) as revenue from lineitem, part "
+                   "where (p_partkey = l_partkey and p_brand = 'Brand#12' and p_container in ('SM "
+                   "CASE', 'SM BOX', 'SM PACK', 'SM PKG') and l_quantity >= 1 and l_quantity <= 1 "
+                   "+ 10 and p_size between 1 and 5 and l_shipmode in ('AIR', 'AIR REG') and "
+                   "l_shipinstruct = 'DELIVER IN PERSON') or (p_partkey = l_partkey and p_brand = "
+                   "'Brand#23' and p_container in ('MED BAG', 'MED BOX', 'MED PKG', 'MED PACK') "
+                   "and l_quantity >= 10 and l_quantity <= 10 + 10 and p_size between 1 and 10 and "
+                   "l_shipmode in ('AIR', 'AIR REG') and l_shipinstruct = 'DELIVER IN PERSON')"),
+      R"schema(revenue: decimal(38,4)
 )schema");
 }
 
