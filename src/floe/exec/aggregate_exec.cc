@@ -184,6 +184,16 @@ class AggregateStream final : public BatchStream {
         FLOE_RETURN_NOT_OK(accumulators_[j]->Update(args, ids_.data(), filter.get(), total));
       }
     }
+    if (mode() == AggregateMode::kPartial && num_keys_ > 0) {
+      // A partial aggregation that barely reduces its input (most groups seen once) only
+      // costs a large table: past the first rows it emits each batch's groups at once,
+      // keeping the table small and cache-resident.
+      rows_in_ += n;
+      if (!passthrough_ && rows_in_ >= kPassthroughMinRows && table_.num_keys() * 2 > rows_in_) {
+        passthrough_ = true;
+      }
+      if (passthrough_) return EmitState();
+    }
     if (num_keys_ > 0 && !reservation_.TryResize(MemoryUsed())) {
       if (mode() == AggregateMode::kPartial) return EmitState();
       return SpillState();
@@ -356,6 +366,10 @@ class AggregateStream final : public BatchStream {
   SchemaPtr state_schema_;
   std::vector<SortOptions> key_options_;
   std::vector<int> key_columns_;
+
+  static constexpr int64_t kPassthroughMinRows = 1 << 17;
+  int64_t rows_in_ = 0;
+  bool passthrough_ = false;
 
   BatchStreamPtr input_;
   KeyTable table_;

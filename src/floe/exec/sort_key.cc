@@ -184,6 +184,25 @@ inline uint64_t Mix64(uint64_t h) {
   return h;
 }
 
+// Byte equality of two keys of `len` bytes, inlined for the short keys that dominate.
+inline bool KeyBytesEqual(const uint8_t* a, const uint8_t* b, uint32_t len) {
+  if (len <= 16) {
+    if (len >= 8) {
+      uint64_t a0, b0, a1, b1;
+      std::memcpy(&a0, a, 8);
+      std::memcpy(&b0, b, 8);
+      std::memcpy(&a1, a + len - 8, 8);
+      std::memcpy(&b1, b + len - 8, 8);
+      return a0 == b0 && a1 == b1;
+    }
+    for (uint32_t i = 0; i < len; ++i) {
+      if (a[i] != b[i]) return false;
+    }
+    return true;
+  }
+  return std::memcmp(a, b, len) == 0;
+}
+
 }  // namespace
 
 uint64_t HashKeyBytes(const uint8_t* p, size_t n) {
@@ -256,7 +275,7 @@ void KeyTable::Insert(const RowKeys& keys, uint32_t* ids, std::vector<int64_t>* 
         break;
       }
       if (slot.hash == h && key_len_[slot.id] == len &&
-          std::memcmp(arena_.data() + key_off_[slot.id], k, len) == 0) {
+          KeyBytesEqual(arena_.data() + key_off_[slot.id], k, len)) {
         ids[r] = slot.id;
         break;
       }
@@ -282,7 +301,7 @@ void KeyTable::Find(const RowKeys& keys, uint32_t* ids, const uint8_t* skip,
       const Slot& slot = slots_[s];
       if (slot.id == kNotFound) break;
       if (slot.hash == h && key_len_[slot.id] == len &&
-          std::memcmp(arena_.data() + key_off_[slot.id], k, len) == 0) {
+          KeyBytesEqual(arena_.data() + key_off_[slot.id], k, len)) {
         ids[r] = slot.id;
         break;
       }
@@ -337,9 +356,18 @@ Status EncodeRowKeys(const std::vector<ArrayPtr>& columns, const std::vector<Sor
       case TypeId::kTimestampNs:
       case TypeId::kTimestampTzNs:
       case TypeId::kFloat32:
-      case TypeId::kFloat64: {
-        const uint64_t w = static_cast<uint64_t>(a.type()->byte_width());
-        for (int64_t r = 0; r < n; ++r) sizes[r] += a.IsNull(r) ? 1 : 1 + w;
+      case TypeId::kFloat64:
+      case TypeId::kDecimal:
+      case TypeId::kFixed:
+      case TypeId::kUuid:
+      case TypeId::kBoolean: {
+        const uint64_t w =
+            id == TypeId::kBoolean ? 1 : static_cast<uint64_t>(a.type()->byte_width());
+        if (a.null_count() == 0) {
+          for (int64_t r = 0; r < n; ++r) sizes[r] += 1 + w;
+        } else {
+          for (int64_t r = 0; r < n; ++r) sizes[r] += a.IsNull(r) ? 1 : 1 + w;
+        }
         break;
       }
       case TypeId::kString:
@@ -422,6 +450,39 @@ Status EncodeRowKeys(const std::vector<ArrayPtr>& columns, const std::vector<Sor
       case TypeId::kFloat64:
         WriteFixedColumn<double>(a, opt, data, pos);
         break;
+      case TypeId::kDecimal:
+      case TypeId::kFixed:
+      case TypeId::kUuid:
+      case TypeId::kBoolean: {
+        const uint8_t null_marker = opt.nulls_first ? kNullFirst : kNullLast;
+        const TypeId id = a.type_id();
+        const int64_t w = id == TypeId::kBoolean ? 1 : a.type()->byte_width();
+        const uint8_t* base = a.buffer(1)->data();
+        for (int64_t r = 0; r < n; ++r) {
+          uint8_t* p = data + pos[r];
+          if (a.IsNull(r)) {
+            *p = null_marker;
+            pos[r] += 1;
+            continue;
+          }
+          *p = kValid;
+          if (id == TypeId::kDecimal) {
+            Int128 v;
+            std::memcpy(&v, base + (a.offset() + r) * 16, 16);
+            unsigned __int128 u =
+                static_cast<unsigned __int128>(v) ^ (static_cast<unsigned __int128>(1) << 127);
+            StoreBigEndian(static_cast<uint64_t>(u >> 64), p + 1);
+            StoreBigEndian(static_cast<uint64_t>(u), p + 9);
+          } else if (id == TypeId::kBoolean) {
+            p[1] = a.BoolValue(r) ? 1 : 0;
+          } else {
+            std::memcpy(p + 1, base + (a.offset() + r) * w, static_cast<size_t>(w));
+          }
+          if (opt.descending) InvertBytes(p + 1, static_cast<size_t>(w));
+          pos[r] += static_cast<uint32_t>(1 + w);
+        }
+        break;
+      }
       case TypeId::kString:
       case TypeId::kBinary: {
         const uint8_t null_marker = opt.nulls_first ? kNullFirst : kNullLast;
@@ -487,26 +548,35 @@ Result<std::vector<ArrayPtr>> EvaluateKeys(const Ordering& ordering, const Recor
 std::vector<int64_t> SortIndices(const RowKeys& keys) {
   const int64_t n = keys.num_rows();
   struct Entry {
-    uint64_t prefix;
+    uint64_t p0, p1;
     uint32_t len;
     uint32_t row;
   };
   std::vector<Entry> entries(static_cast<size_t>(n));
   bool all_short = true;
+  const uint8_t* data = keys.data.data();
   for (int64_t r = 0; r < n; ++r) {
-    uint32_t len = keys.offsets[r + 1] - keys.offsets[r];
-    entries[r] = {keys.Prefix(r), len, static_cast<uint32_t>(r)};
-    all_short &= len <= 8;
+    const uint32_t len = keys.offsets[r + 1] - keys.offsets[r];
+    uint8_t buf[16] = {0};
+    std::memcpy(buf, data + keys.offsets[r], len < 16 ? len : 16);
+    uint64_t p0, p1;
+    std::memcpy(&p0, buf, 8);
+    std::memcpy(&p1, buf + 8, 8);
+    entries[r] = {__builtin_bswap64(p0), __builtin_bswap64(p1), len, static_cast<uint32_t>(r)};
+    all_short &= len <= 16;
   }
   if (all_short) {
-    // Prefix-free keys of at most 8 bytes are equal exactly when their prefixes are.
+    // Prefix-free keys of at most 16 bytes are equal exactly when their prefixes are.
     std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-      return a.prefix != b.prefix ? a.prefix < b.prefix : a.row < b.row;
+      if (a.p0 != b.p0) return a.p0 < b.p0;
+      if (a.p1 != b.p1) return a.p1 < b.p1;
+      return a.row < b.row;
     });
   } else {
     std::sort(entries.begin(), entries.end(), [&keys](const Entry& a, const Entry& b) {
-      if (a.prefix != b.prefix) return a.prefix < b.prefix;
-      if (a.len > 8 || b.len > 8) {
+      if (a.p0 != b.p0) return a.p0 < b.p0;
+      if (a.p1 != b.p1) return a.p1 < b.p1;
+      if (a.len > 16 || b.len > 16) {
         int c = CompareKeys(keys.Key(a.row), keys.Key(b.row));
         if (c != 0) return c < 0;
       }
