@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "floe/batch/builder.h"
 #include "floe/expr/cast_internal.h"
 #include "floe/expr/function_registry.h"
 #include "floe/expr/function_registry_internal.h"
@@ -19,6 +20,10 @@ namespace floe::expr::internal {
 namespace {
 
 using Args = std::vector<ColumnarValue>;
+
+// PostgreSQL's timestamp range: 4714-11-24 BC up to the end of 294276 AD.
+constexpr int64_t kPgMinTimestampDays = -2440588;
+constexpr int64_t kPgEndTimestampDays = DaysFromCivil(294277, 1, 1);
 
 enum class Unit {
   kMicroseconds,
@@ -407,6 +412,45 @@ Result<ColumnarValue> MakeDateKernel(const ResolvedFunction& f, const Args& args
       });
 }
 
+// make_timestamp(year, month, day, hour, min, sec float8).
+Result<ColumnarValue> MakeTimestampKernel(const ResolvedFunction& f, const Args& args, int64_t n,
+                                          EvalContext& ctx) {
+  std::vector<ValueReader<int32_t>> ints;
+  for (int k = 0; k < 5; ++k) ints.emplace_back(args[static_cast<size_t>(k)]);
+  ValueReader<double> seconds(args[5]);
+  const bool scalar = AllScalars(args);
+  const int64_t rows = scalar ? 1 : n;
+  Int64Builder builder(f.return_type, ctx.pool);
+  FLOE_RETURN_NOT_OK(builder.Reserve(rows));
+  for (int64_t i = 0; i < rows; ++i) {
+    bool null = seconds.IsNull(i);
+    for (const auto& r : ints) null = null || r.IsNull(i);
+    if (null) {
+      FLOE_RETURN_NOT_OK(builder.AppendNull());
+      continue;
+    }
+    const int32_t y = ints[0][i], m = ints[1][i], d = ints[2][i], h = ints[3][i], mi = ints[4][i];
+    const double sec = seconds[i];
+    const int64_t year = y < 0 ? int64_t{y} + 1 : y;
+    if (y == 0 || m < 1 || m > 12 || d < 1 || d > DaysInMonth(year, m)) {
+      return Status::Invalid("date field value out of range: {}-{:02}-{:02}", y, m, d);
+    }
+    if (h < 0 || h > 24 || mi < 0 || mi > 59 || !(sec >= 0 && sec <= 60) ||
+        (h == 24 && (mi != 0 || sec != 0))) {
+      return Status::Invalid("time field value out of range: {}:{:02}:{:02}", h, mi, sec);
+    }
+    const int64_t days = DaysFromCivil(year, m, d);
+    if (days < kPgMinTimestampDays || days >= kPgEndTimestampDays) {
+      return Status::Invalid("timestamp out of range: {}-{:02}-{:02}", y, m, d);
+    }
+    builder.UnsafeAppend(days * kMicrosPerDay + h * kMicrosPerHour + mi * kMicrosPerMinute +
+                         static_cast<int64_t>(std::nearbyint(sec * 1e6)));
+  }
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr out, builder.Finish());
+  if (scalar) return ColumnarValue(ScalarAt(*out, 0));
+  return ColumnarValue(std::move(out));
+}
+
 Result<ColumnarValue> ToTimestampKernel(const ResolvedFunction& f, const Args& args, int64_t n,
                                         EvalContext& ctx) {
   return Map1Fallible<int64_t, double>(
@@ -637,6 +681,11 @@ void RegisterDatetimeFunctions(ScalarFunctionRegistry& r) {
          {},
          Signatures("make_date", {{Int32(), Int32(), Int32()}}, Date()),
          MakeDateKernel});
+  r.Add({"make_timestamp",
+         {},
+         Signatures("make_timestamp", {{Int32(), Int32(), Int32(), Int32(), Int32(), Float64()}},
+                    Timestamp()),
+         MakeTimestampKernel});
   r.Add({"to_timestamp",
          {},
          Signatures("to_timestamp", {{Float64()}}, TimestampTz()),

@@ -503,6 +503,13 @@ TEST(DatetimeFunctionsTest, MakeDateAndToTimestamp) {
   EXPECT_EQ(Eval("make_date", {I(0), I(1), I(1)}), "ERROR: date field value out of range: 0-01-01");
   EXPECT_EQ(Eval("make_date", {I(-44), I(3), I(15)}), "0044-03-15 BC");
   EXPECT_EQ(Eval("make_date", {I(2024), Null(Int32()), I(1)}), "NULL");
+  EXPECT_EQ(Eval("make_timestamp", {I(2024), I(2), I(29), I(23), I(59), F(59.5)}),
+            "2024-02-29 23:59:59.5");
+  EXPECT_EQ(Eval("make_timestamp", {I(2023), I(2), I(29), I(0), I(0), F(0)}),
+            "ERROR: date field value out of range: 2023-02-29");
+  EXPECT_EQ(Eval("make_timestamp", {I(2024), I(1), I(1), I(25), I(0), F(0)}),
+            "ERROR: time field value out of range: 25:00:00");
+  EXPECT_EQ(Eval("make_timestamp", {I(2024), I(1), I(1), I(0), Null(Int32()), F(0)}), "NULL");
   EXPECT_EQ(Eval("to_timestamp", {F(86400.5)}), "1970-01-02 00:00:00.5+00");
   EXPECT_EQ(Eval("to_timestamp", {I(0)}), "1970-01-01 00:00:00+00");
 }
