@@ -299,9 +299,7 @@ Result<LogicalPlanPtr> Binder::BindSelectImpl(const sql::SelectStmt& stmt,
                                               const SelectOptions& opts) {
   SelectState& st = *state();
   st.named_windows = &stmt.windows;
-  if (!stmt.distinct_on.empty()) {
-    return NotSupported(stmt.distinct_on[0]->location, "DISTINCT ON is not supported");
-  }
+  const bool plain_distinct = stmt.distinct && stmt.distinct_on.empty();
   if (!stmt.grouping_sets.empty()) {
     return NotSupported(stmt.location, "GROUPING SETS, ROLLUP and CUBE are not supported");
   }
@@ -448,44 +446,56 @@ Result<LogicalPlanPtr> Binder::BindSelectImpl(const sql::SelectStmt& stmt,
     bool nulls_first = false;
     int location = -1;
   };
+  // An ORDER BY or DISTINCT ON item: an output column (by name or ordinal) or an
+  // expression over the FROM scope.
+  auto bind_item = [&](const sql::ParsedExpr& e, std::string_view clause, OrderItem* o) -> Status {
+    o->location = e.location;
+    if (IsOrdinal(e)) {
+      int64_t k = e.constant.integer;
+      if (k < 1 || k > static_cast<int64_t>(select_exprs.size())) {
+        return BindError(e.location, std::string(clause) + " position " + std::to_string(k) +
+                                         " is not in select list");
+      }
+      o->position = static_cast<int>(k - 1);
+      return Status::OK();
+    }
+    if (e.kind == sql::ExprKind::kColumnRef && e.names.size() == 1) {
+      for (size_t i = 0; i < names.size(); ++i) {
+        if (names[i] != e.names[0]) continue;
+        if (o->position >= 0 &&
+            !select_exprs[static_cast<size_t>(o->position)]->Equals(*select_exprs[i])) {
+          return BindError(e.location,
+                           std::string(clause) + " \"" + e.names[0] + "\" is ambiguous");
+        }
+        if (o->position < 0) o->position = static_cast<int>(i);
+      }
+    }
+    if (o->position < 0) {
+      ExprContext ctx;
+      ctx.scope = &scope;
+      ctx.allow_aggregates = true;
+      ctx.allow_windows = true;
+      ctx.clause = clause;
+      FLOE_ASSIGN_OR_RAISE(o->expr, BindExpr(e, ctx));
+      if (IsUntyped(*o->expr)) {
+        FLOE_ASSIGN_OR_RAISE(o->expr, CoerceTo(o->expr, String(), e.location));
+      }
+    }
+    return Status::OK();
+  };
   std::vector<OrderItem> order;
   for (const sql::SortItem& item : stmt.order_by) {
     OrderItem o;
     o.ascending = !item.descending;
     o.nulls_first = item.nulls_first.value_or(item.descending);
-    const sql::ParsedExpr& e = *item.expr;
-    o.location = e.location;
-    if (IsOrdinal(e)) {
-      int64_t k = e.constant.integer;
-      if (k < 1 || k > static_cast<int64_t>(select_exprs.size())) {
-        return BindError(e.location,
-                         "ORDER BY position " + std::to_string(k) + " is not in select list");
-      }
-      o.position = static_cast<int>(k - 1);
-    } else {
-      if (e.kind == sql::ExprKind::kColumnRef && e.names.size() == 1) {
-        for (size_t i = 0; i < names.size(); ++i) {
-          if (names[i] != e.names[0]) continue;
-          if (o.position >= 0 &&
-              !select_exprs[static_cast<size_t>(o.position)]->Equals(*select_exprs[i])) {
-            return BindError(e.location, "ORDER BY \"" + e.names[0] + "\" is ambiguous");
-          }
-          if (o.position < 0) o.position = static_cast<int>(i);
-        }
-      }
-      if (o.position < 0) {
-        ExprContext ctx;
-        ctx.scope = &scope;
-        ctx.allow_aggregates = true;
-        ctx.allow_windows = true;
-        ctx.clause = "ORDER BY";
-        FLOE_ASSIGN_OR_RAISE(o.expr, BindExpr(e, ctx));
-        if (IsUntyped(*o.expr)) {
-          FLOE_ASSIGN_OR_RAISE(o.expr, CoerceTo(o.expr, String(), e.location));
-        }
-      }
-    }
+    FLOE_RETURN_NOT_OK(bind_item(*item.expr, "ORDER BY", &o));
     order.push_back(std::move(o));
+  }
+  std::vector<OrderItem> distinct_on;
+  for (const auto& e : stmt.distinct_on) {
+    OrderItem o;
+    FLOE_RETURN_NOT_OK(bind_item(*e, "DISTINCT ON", &o));
+    distinct_on.push_back(std::move(o));
   }
 
   // Aggregation.
@@ -591,7 +601,11 @@ Result<LogicalPlanPtr> Binder::BindSelectImpl(const sql::SelectStmt& stmt,
     out_names.push_back("__key" + std::to_string(i + 1));
   }
   size_t visible = out.size();
-  for (OrderItem& o : order) {
+  std::vector<OrderItem*> items;
+  for (OrderItem& o : order) items.push_back(&o);
+  for (OrderItem& o : distinct_on) items.push_back(&o);
+  for (OrderItem* item : items) {
+    OrderItem& o = *item;
     if (o.position >= 0) continue;
     FLOE_ASSIGN_OR_RAISE(ExprPtr x, finish(o.expr));
     for (size_t i = 0; i < out.size(); ++i) {
@@ -601,7 +615,7 @@ Result<LogicalPlanPtr> Binder::BindSelectImpl(const sql::SelectStmt& stmt,
       }
     }
     if (o.position < 0) {
-      if (stmt.distinct) {
+      if (plain_distinct) {
         return BindError(o.location,
                          "for SELECT DISTINCT, ORDER BY expressions must appear in select list");
       }
@@ -611,7 +625,46 @@ Result<LogicalPlanPtr> Binder::BindSelectImpl(const sql::SelectStmt& stmt,
     }
   }
   plan = MakeProjection(plan, out, out_names);
-  if (stmt.distinct) plan = DistinctAll(plan);
+  if (plain_distinct) plan = DistinctAll(plan);
+  if (!distinct_on.empty()) {
+    // DISTINCT ON keeps the first row (in ORDER BY order) of each group:
+    // row_number() OVER (PARTITION BY the DISTINCT ON columns ORDER BY ...) = 1.
+    for (size_t i = 0; i < order.size() && i < distinct_on.size(); ++i) {
+      bool found = false;
+      for (const OrderItem& d : distinct_on) found = found || d.position == order[i].position;
+      if (!found) {
+        return BindError(order[i].location,
+                         "SELECT DISTINCT ON expressions must match initial ORDER BY "
+                         "expressions");
+      }
+    }
+    auto resolved = expr::ResolveWindowFunction("row_number", {});
+    if (!resolved.ok()) return resolved.status();
+    WindowCall call;
+    call.function = resolved->name;
+    call.type = resolved->return_type;
+    for (const OrderItem& d : distinct_on) {
+      const Field& f = plan->schema->field(d.position);
+      call.partition_by.push_back(expr::Column(d.position, f.name(), f.type(), f.nullable()));
+    }
+    for (const OrderItem& o : order) {
+      const Field& f = plan->schema->field(o.position);
+      call.order_by.push_back(SortKey{expr::Column(o.position, f.name(), f.type(), f.nullable()),
+                                      o.ascending, o.nulls_first});
+    }
+    call.frame.end.kind = WindowFrameBound::Kind::kCurrentRow;
+    int width = plan->schema->num_fields();
+    plan = MakeWindow(plan, {call}, {"__row_number"});
+    FLOE_ASSIGN_OR_RAISE(ExprPtr one, CoerceTo(expr::Literal(Scalar::I32(1)), call.type, -1));
+    plan = MakeFilter(
+        plan, expr::Compare("eq", expr::Column(width, "__row_number", call.type, false), one));
+    std::vector<ExprPtr> exprs;
+    for (int i = 0; i < width; ++i) {
+      const Field& f = plan->schema->field(i);
+      exprs.push_back(expr::Column(i, f.name(), f.type(), f.nullable()));
+    }
+    plan = MakeProjection(plan, std::move(exprs), out_names);
+  }
   if (!order.empty()) {
     std::vector<SortKey> keys;
     for (const OrderItem& o : order) {

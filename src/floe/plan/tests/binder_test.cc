@@ -163,6 +163,18 @@ TEST_F(BinderTest, Dump) {
             << std::endl;
 }
 
+TEST_F(BinderTest, DistinctOnKeepsFirstRowPerGroup) {
+  EXPECT_EQ(Plan("SELECT DISTINCT ON (b) b, a FROM t ORDER BY b, c DESC"),
+            R"plan(Projection: #0:b, #1:a
+  Sort: #0:b ASC NULLS LAST, #2:__order1 DESC NULLS FIRST
+    Projection: #0:b, #1:a, #2:__order1
+      Filter: (#3:__row_number = 1)
+        Window: row_number() OVER (PARTITION BY #0:b ORDER BY #0:b ASC NULLS LAST, #2:__order1 DESC NULLS FIRST RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS __row_number
+          Projection: #1:b, #0:a, #2:c AS __order1
+            Scan: t projection=[a, b, c, d]
+)plan");
+}
+
 TEST_F(BinderTest, TablesResolveOncePerStatement) {
   ASSERT_OK_AND_ASSIGN(LogicalPlanPtr plan, Bind("SELECT x.a FROM t x JOIN t y ON x.a = y.a"));
   EXPECT_EQ(resolver_.resolve_calls, 1);
@@ -697,8 +709,9 @@ TEST_F(BinderTest, Errors) {
   EXPECT_EQ(Error("SELECT * FROM t JOIN u USING (z)"),
             "Bind error: column \"z\" specified in USING clause does not exist in left table (line "
             "1, column 15)");
-  EXPECT_EQ(Error("SELECT DISTINCT ON (a) a FROM t"),
-            "Not supported: DISTINCT ON is not supported (line 1, column 21)");
+  EXPECT_EQ(Error("SELECT DISTINCT ON (a) b FROM t ORDER BY c"),
+            "Bind error: SELECT DISTINCT ON expressions must match initial ORDER BY expressions "
+            "(line 1, column 42)");
   EXPECT_EQ(Error("SELECT a FROM t WHERE a = '12x'"),
             "Invalid argument: invalid input syntax for type integer: \"12x\" (line 1, column 25)");
   EXPECT_EQ(Error("SELECT nosuchfunc(a) FROM t"),
