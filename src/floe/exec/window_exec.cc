@@ -137,6 +137,7 @@ class WindowStream final : public BatchStream {
     held_.clear();
     held_bytes_ = 0;
     p.n = p.batch->num_rows();
+    range_keys_.clear();
     FLOE_RETURN_NOT_OK(ComputePeers(&p));
     std::vector<ArrayPtr> cols = p.batch->columns();
     for (const auto& w : node_->windows()) {
@@ -175,6 +176,74 @@ class WindowStream final : public BatchStream {
     return Status::OK();
   }
 
+  // RANGE with an offset: the rows whose (single, numeric or date/time) ORDER BY value is
+  // within `off` of row r's, in the direction of the ordering. NULL rows frame their peers.
+  Result<int64_t> RangeOffsetBound(const PartitionRows& p, int64_t r, int64_t off, bool is_end) {
+    if (range_keys_.size() != static_cast<size_t>(p.n)) FLOE_RETURN_NOT_OK(LoadRangeKeys(p));
+    if (range_null_[r]) return is_end ? p.peer_end[r] : p.peer_start[r];
+    const double target = range_keys_[r] + static_cast<double>(off);
+    auto begin = range_keys_.begin() + range_begin_, end = range_keys_.begin() + range_end_;
+    auto it = is_end ? std::upper_bound(begin, end, target) : std::lower_bound(begin, end, target);
+    return static_cast<int64_t>(it - range_keys_.begin());
+  }
+
+  Status LoadRangeKeys(const PartitionRows& p) {
+    const auto& order = node_->windows()[0].order_by;
+    if (order.size() != 1) {
+      return Status::NotSupported(
+          "RANGE with an offset PRECEDING or FOLLOWING needs exactly one ORDER BY column, not {}",
+          order.size());
+    }
+    expr::EvalContext ectx;
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr a, expr::EvaluateToArray(*order[0].expr, *p.batch, ectx));
+    const double sign = order[0].descending ? -1.0 : 1.0;
+    range_keys_.assign(static_cast<size_t>(p.n), 0.0);
+    range_null_.assign(static_cast<size_t>(p.n), 0);
+    range_begin_ = p.n;
+    range_end_ = 0;
+    for (int64_t r = 0; r < p.n; ++r) {
+      if (a->IsNull(r)) {
+        range_null_[r] = 1;
+        continue;
+      }
+      double v;
+      switch (a->type_id()) {
+        case TypeId::kInt8:
+          v = a->Value<int8_t>(r);
+          break;
+        case TypeId::kInt16:
+          v = a->Value<int16_t>(r);
+          break;
+        case TypeId::kInt32:
+        case TypeId::kDate:
+          v = a->Value<int32_t>(r);
+          break;
+        case TypeId::kInt64:
+        case TypeId::kTime:
+        case TypeId::kTimestamp:
+        case TypeId::kTimestampTz:
+        case TypeId::kTimestampNs:
+        case TypeId::kTimestampTzNs:
+          v = static_cast<double>(a->Value<int64_t>(r));
+          break;
+        case TypeId::kFloat32:
+          v = a->Value<float>(r);
+          break;
+        case TypeId::kFloat64:
+          v = a->Value<double>(r);
+          break;
+        default:
+          return Status::NotSupported("RANGE with an offset over ORDER BY of type {}",
+                                      a->type()->ToString());
+      }
+      range_keys_[r] = sign * v;
+      range_begin_ = std::min(range_begin_, r);
+      range_end_ = r + 1;
+    }
+    if (range_begin_ > range_end_) range_begin_ = range_end_;
+    return Status::OK();
+  }
+
   // The frame [start, end) of every row.
   Status Frames(const WindowFrame& frame, const PartitionRows& p, std::vector<int64_t>* fs,
                 std::vector<int64_t>* fe) {
@@ -203,8 +272,7 @@ class WindowStream final : public BatchStream {
             g = std::clamp<int64_t>(g, 0, groups);
             return p.group_start[g];
           }
-          return Status::NotSupported(
-              "RANGE frames with an offset PRECEDING or FOLLOWING are not supported yet");
+          return RangeOffsetBound(p, r, off, is_end);
         }
       }
       return int64_t{0};
@@ -390,6 +458,9 @@ class WindowStream final : public BatchStream {
   bool has_key_ = false;
   std::vector<RecordBatchPtr> held_;
   int64_t held_bytes_ = 0;
+  std::vector<double> range_keys_;
+  std::vector<uint8_t> range_null_;
+  int64_t range_begin_ = 0, range_end_ = 0;
   std::vector<RecordBatchPtr> out_;
   size_t out_pos_ = 0;
   bool done_ = false;

@@ -111,6 +111,9 @@ TEST_F(WindowTest, AggregatesOverFrames) {
                  W("count_star", {}, nullptr, ahead, true)}),
             (V{"10|30|1|10|2", "60|60|2|30|2", "60|90|3|30|1", "100|70|4|40|0", "5|5|1|5|1",
                "5|5|1|5|0"}));
+  WindowFrame range{WindowFrame::Mode::kRange, {K::kPreceding, 1}, {K::kFollowing, 1}};
+  EXPECT_EQ(Run({W("sum", {Col(schema_, 2)}, nullptr, range, true)}),
+            (V{"60", "60", "60", "40", "5", "NULL"}));
   // Without ORDER BY every row is a peer: the frame is the whole partition.
   EXPECT_EQ(Run({W("sum", {Col(schema_, 2)}, nullptr, {}, true, false),
                  W("min", {Col(schema_, 2)}, nullptr, {}, true, false)}),
