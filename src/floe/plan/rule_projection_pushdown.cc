@@ -258,8 +258,12 @@ Result<Pruned> PruneJoin(const LogicalPlanPtr& plan, const std::vector<int>& req
   }
   Normalize(&left_required);
   Normalize(&right_required);
-  if (left_required.empty()) left_required.push_back(NarrowestColumn(*left_input->schema));
-  if (right_required.empty()) right_required.push_back(NarrowestColumn(*right_input->schema));
+  if (left_required.empty() && nl > 0) {
+    left_required.push_back(NarrowestColumn(*left_input->schema));
+  }
+  if (right_required.empty() && nr > 0) {
+    right_required.push_back(NarrowestColumn(*right_input->schema));
+  }
 
   FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr left, PruneExactly(left_input, left_required));
   FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr right, PruneExactly(right_input, right_required));
@@ -307,7 +311,9 @@ Result<Pruned> PruneUnion(const LogicalPlanPtr& plan, std::vector<int> required)
   }
   if (!changed) return Pruned{plan, AllColumns(*plan)};
   Normalize(&required);
-  if (required.empty()) required.push_back(NarrowestColumn(*plan->schema));
+  if (required.empty() && plan->schema->num_fields() > 0) {
+    required.push_back(NarrowestColumn(*plan->schema));
+  }
   // The union takes its names from its first input, which keeps the original names.
   return Pruned{MakeUnion(std::move(children), plan->set_all), std::move(required)};
 }

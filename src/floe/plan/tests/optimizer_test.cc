@@ -386,6 +386,19 @@ TEST(ProjectionPushdownTest, UnusedProjectionExpressionsAndUnionColumns) {
             "    Scan: u projection=[z]\n");
 }
 
+TEST(ProjectionPushdownTest, ZeroColumnInputsStayZeroColumns) {
+  // SELECT (SELECT b FROM t): one empty row left-joined with the subquery.
+  auto one_row = MakeValues(std::make_shared<Schema>(), {{}});
+  auto t = Table("t", {"a", "b"});
+  auto join = MakeJoin(one_row, t, JoinType::kLeft, {}, {}, nullptr);
+  auto plan = MakeProjection(join, {Col(join, 1)}, {"b"});
+  EXPECT_EQ(Show(internal::PushDownProjections(plan)),
+            "Projection: #0:b\n"
+            "  Join(left): cross\n"
+            "    Values: ()\n"
+            "    Scan: t projection=[b]\n");
+}
+
 // ---------------------------------------------------------------------------------------
 // Limit pushdown
 
