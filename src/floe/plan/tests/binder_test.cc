@@ -1053,5 +1053,45 @@ TEST_F(BinderTest, TpchQ19) {
 )schema");
 }
 
+TEST_F(BinderTest, CorrelatedSubqueryOverGroupedColumn) {
+  EXPECT_EQ(Plan("SELECT a, (SELECT count(*) FROM u WHERE u.a = t.a) FROM t GROUP BY a"),
+            R"plan(Projection: #0:a, coalesce(#1:count, 0) AS count
+  Join(left): keys=[#0:a = #1:__key1]
+    Aggregate: groups=[#0:a] aggregates=[]
+      Scan: t projection=[a, b, c, d]
+    Projection: #1:count, #0:a AS __key1
+      Aggregate: groups=[#0:a] aggregates=[count_star() AS count]
+        Scan: u projection=[a, e]
+)plan");
+}
+
+TEST_F(BinderTest, HavingInSubqueryIsMarkJoinAfterAggregate) {
+  EXPECT_EQ(Plan("SELECT a FROM t GROUP BY a HAVING a IN (SELECT e FROM u)"),
+            R"plan(Projection: #0:a
+  Filter: #1:mark
+    Join(mark): keys=[CAST(#0:a AS int64) = #0:e]
+      Aggregate: groups=[#0:a] aggregates=[]
+        Scan: t projection=[a, b, c, d]
+      Projection: #1:e
+        Scan: u projection=[a, e]
+)plan");
+}
+
+TEST_F(BinderTest, WindowOverAggregate) {
+  EXPECT_EQ(Plan("SELECT a, rank() OVER (ORDER BY sum(c)) FROM t GROUP BY a"),
+            R"plan(Projection: #0:a, #2:rank
+  Window: rank() OVER (ORDER BY #1:sum ASC NULLS LAST RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS rank
+    Aggregate: groups=[#0:a] aggregates=[sum(#2:c) AS sum]
+      Scan: t projection=[a, b, c, d]
+)plan");
+}
+
+TEST_F(BinderTest, CorrelationTwoLevelsUpIsNotSupported) {
+  EXPECT_EQ(Error("SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.a = t.a AND EXISTS "
+                  "(SELECT 1 FROM v WHERE v.a = t.a))"),
+            "Not supported: correlated reference to \"t.a\" more than one query level up (line 1, "
+            "column 103)");
+}
+
 }  // namespace
 }  // namespace floe::plan
