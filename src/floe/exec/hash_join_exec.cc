@@ -227,7 +227,13 @@ class HashJoinStream final : public BatchStream {
                             type_ == JoinType::kLeft || type_ == JoinType::kRight ||
                             type_ == JoinType::kFull;
     if (need_pairs) {
-      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr l, TakeBatch(*probe_, probe_idx_.data(), m));
+      RecordBatchPtr l;
+      if (probe_idx_.back() - probe_idx_.front() + 1 == m) {
+        // Each probe row of a range matched once (a foreign-key join): no gather needed.
+        l = probe_->Slice(probe_idx_.front(), m);
+      } else {
+        FLOE_ASSIGN_OR_RAISE(l, TakeBatch(*probe_, probe_idx_.data(), m));
+      }
       FLOE_ASSIGN_OR_RAISE(RecordBatchPtr r, TakeBatch(*table_->batch, build_idx_.data(), m));
       std::vector<ArrayPtr> cols = l->columns();
       cols.insert(cols.end(), r->columns().begin(), r->columns().end());
