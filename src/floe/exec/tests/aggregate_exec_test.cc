@@ -120,6 +120,37 @@ TEST_F(AggregateTest, FilterClauseAndFloatKeys) {
   EXPECT_EQ(rows, (std::vector<std::string>{"0|2|2", "NaN|2|8", "1.5|1|4", "NULL|1|6"}));
 }
 
+TEST(AggregatePartial, EmitsEarlyWithoutChangingTheFinalResult) {
+  // 200000 rows over 100000 keys: the partial phase stops building one big table (it
+  // barely reduces) and emits every batch's groups; the final phase still merges them.
+  auto schema = SchemaOf({"k", "v"}, {I64s({}), I64s({})});
+  std::vector<RecordBatchPtr> batches;
+  for (int b = 0; b < 25; ++b) {
+    std::vector<testing::OptI64> k, v;
+    for (int r = 0; r < 8000; ++r) {
+      const int64_t row = static_cast<int64_t>(b) * 8000 + r;
+      k.push_back((row * 7) % 100000);
+      v.push_back(1);
+    }
+    batches.push_back(BatchOf(schema, {I64s(k), I64s(v)}));
+  }
+  std::vector<AggregateExprSpec> aggs = {Agg("sum", {Col(schema, 1)}, "s")};
+  ASSERT_OK_AND_ASSIGN(
+      auto partial, HashAggregateExec::Make(AggregateMode::kPartial, {Col(schema, 0)}, {"k"}, aggs,
+                                            Source(schema, batches)));
+  auto ctx = MakeContext();
+  ASSERT_OK_AND_ASSIGN(auto partial_out, CollectAll(partial, ctx));
+  int64_t partial_rows = 0;
+  for (const auto& b : partial_out) partial_rows += b->num_rows();
+  EXPECT_GT(partial_rows, 100000);  // some keys were emitted more than once
+  ASSERT_OK_AND_ASSIGN(auto final_agg,
+                       HashAggregateExec::Make(AggregateMode::kFinal, {Col(partial->schema(), 0)},
+                                               {"k"}, aggs, partial));
+  ASSERT_OK_AND_ASSIGN(auto rows, RunRows(final_agg, MakeContext()));
+  ASSERT_EQ(rows.size(), 100000u);
+  for (const auto& row : rows) ASSERT_EQ(row.substr(row.find('|')), "|2") << row;
+}
+
 TEST(AggregateSpill, FinishesPastTheMemoryLimitBySpillingSortedState) {
   auto schema = SchemaOf({"k", "v"}, {I64s({}), I64s({})});
   std::vector<RecordBatchPtr> batches;
