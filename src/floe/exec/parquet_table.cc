@@ -367,8 +367,11 @@ Result<PlanPtr> ParquetTable::Scan(const ScanRequest& request, const SessionConf
     }
     groups.push_back(std::move(group));
   }
+  // The filters only prune, the rows still pass a filter above: a limit is safe only
+  // without them.
+  std::optional<int64_t> limit = request.filters.empty() ? request.limit : std::nullopt;
   return ParquetScanExec::Make(schema_, std::move(groups), request.projection, request.filters,
-                               request.limit);
+                               limit);
 }
 
 Result<plan::TableSourcePtr> MakeReadParquet(const std::vector<plan::TableFunctionArg>& args) {

@@ -31,7 +31,8 @@ class ParquetTable final : public TableProvider {
   /// kInexact for what ToParquetPredicate accepts, kUnsupported otherwise.
   FilterPushdown SupportsFilter(const expr::Expr& conjunct) const override;
   /// A ParquetScanExec over the row groups the filters do not rule out, split at row
-  /// groups into at most target_partitions groups of about equal compressed bytes.
+  /// groups into at most target_partitions groups of about equal compressed bytes. The
+  /// request's limit is passed on only when there are no filters (they prune inexactly).
   Result<PlanPtr> Scan(const ScanRequest& request, const SessionConfig& config) const override;
 
   /// One file's footer facts.
