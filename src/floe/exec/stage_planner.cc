@@ -38,7 +38,7 @@ class Cutter {
     bool changed = false;
     for (const PlanPtr& child : children) {
       PlanPtr out;
-      if (name == kMerge) {
+      if (name == kMerge && child->partition_count() > 1) {
         // The merge reads its input's partitions as they are, each in order.
         Partitioning keep = Partitioning::Unknown(child->partition_count());
         FLOE_ASSIGN_OR_RAISE(int stage, AddStage(child, keep));

@@ -6,7 +6,8 @@
 // a stage rooted at a ShuffleWriterExec that routes rows to the exchange's output
 // partitions, and a ShuffleReaderExec takes its place in the consuming stage. A
 // SortPreservingMergeExec stays in the consuming stage over a ShuffleReaderExec whose
-// partitions are its input's, each in order. The final stage's root is the plan's root.
+// partitions are its input's, each in order (over an input of one partition it needs no
+// exchange and stays in its input's stage). The final stage's root is the plan's root.
 
 #include <string>
 #include <vector>

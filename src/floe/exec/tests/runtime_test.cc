@@ -13,7 +13,9 @@
 #include "floe/exec/execution_plan.h"
 #include "floe/exec/scheduler.h"
 #include "floe/exec/shuffle_exec.h"
+#include "floe/exec/sort_preserving_merge_exec.h"
 #include "floe/exec/stage_planner.h"
+#include "floe/expr/physical_expr.h"
 #include "floe/testing/matchers.h"
 
 namespace floe::exec {
@@ -293,6 +295,44 @@ TEST_F(RuntimeTest, StagesOfARepartitionChain) {
   // Partition 0 gets batch 0 of inputs 0 and 2 and batch 1 of input 1; partition 1 the
   // others.
   EXPECT_EQ(sums, (std::vector<int64_t>{15 + 115 + 90, 40 + 65 + 140}));
+}
+
+TEST_F(RuntimeTest, AMergeReadsEachInputPartitionInOrder) {
+  PhysicalSortExpr key;
+  key.expr = expr::Compile(expr::Column(0, "a", Int64()), IntSchema()).ValueOrDie();
+  // Partitions of 3 sorted runs interleaved: 1,4,7,... / 2,5,8,... / 3,6,9,...
+  std::vector<std::vector<RecordBatchPtr>> partitions(3);
+  for (int p = 0; p < 3; ++p) {
+    std::vector<int64_t> values;
+    for (int i = 0; i < 10; ++i) values.push_back(i * 3 + p + 1);
+    partitions[static_cast<size_t>(p)] = {IntBatch(values)};
+  }
+  PlanPtr source = std::make_shared<TestSourceExec>(partitions);
+  PlanPtr plan = SortPreservingMergeExec::Make({key}, source, std::nullopt).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(StagePlan stages, PlanStages(plan));
+  EXPECT_EQ(stages.ToString(),
+            "Stage 1, 3 tasks, inputs: none\n"
+            "  ShuffleWriterExec: stage=1, output=KeepPartitions(3)  [partitions=3 Unknown(3)]\n"
+            "    TestSourceExec: 3 partitions  [partitions=3 Unknown(3)]\n"
+            "Stage 2 (final), 1 task, inputs: 1\n"
+            "  SortPreservingMergeExec: a  [partitions=1 Single]\n"
+            "    ShuffleReaderExec: stage=1  [partitions=3 Unknown(3)]\n");
+  std::vector<int64_t> expected;
+  for (int i = 1; i <= 30; ++i) expected.push_back(i);
+  for (int64_t batch_size : {1, 4, 8192}) {
+    auto ctx = MakeContext(0, batch_size);
+    ASSERT_OK_AND_ASSIGN(std::vector<int64_t> rows, RunStages(plan, ctx));
+    EXPECT_EQ(rows, expected) << batch_size;
+  }
+  // Over one partition the merge needs no exchange.
+  PlanPtr one = SortPreservingMergeExec::Make(
+                    {key},
+                    std::make_shared<TestSourceExec>(
+                        std::vector<std::vector<RecordBatchPtr>>{{IntBatch({1, 2})}}),
+                    std::nullopt)
+                    .ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(stages, PlanStages(one));
+  EXPECT_EQ(stages.stages().size(), 1u);
 }
 
 TEST_F(RuntimeTest, AFailedTaskFailsTheQueryAndCleansUp) {
