@@ -239,9 +239,7 @@ TEST_F(SessionTest, ErrorsSurfaceWithTheirMessages) {
   EXPECT_EQ(SpillFilesLeft(), 0);
 }
 
-// Disabled while the projection pushdown of a scalar subquery's join crashes (it asks a
-// zero-column VALUES for a column).
-TEST_F(SessionTest, DISABLED_ScalarSubqueryOfTwoRowsFails) {
+TEST_F(SessionTest, ScalarSubqueryOfTwoRowsFails) {
   EXPECT_EQ(Q("SELECT (SELECT x FROM generate_series(1, 2) AS t(x) WHERE x > 1) + 1"),
             (std::vector<std::string>{"3"}));
   EXPECT_THAT(Query("SELECT (SELECT x FROM generate_series(1, 2) AS t(x))"),
