@@ -145,7 +145,15 @@ Result<Pruned> PruneProjection(const LogicalPlanPtr& plan, const std::vector<int
     exprs.push_back(expr::RemapColumns(plan->exprs[static_cast<size_t>(c)], m));
     names.push_back(plan->schema->field(c).name());
   }
-  return Pruned{MakeProjection(child.plan, std::move(exprs), std::move(names)), required};
+  // A projection over one that only selects columns reads the columns directly.
+  LogicalPlanPtr below = child.plan;
+  if (below->kind == LogicalKind::kProjection &&
+      std::all_of(below->exprs.begin(), below->exprs.end(),
+                  [](const ExprPtr& e) { return e->kind == expr::ExprKind::kColumn; })) {
+    for (ExprPtr& e : exprs) e = expr::SubstituteColumns(e, below->exprs);
+    below = below->children[0];
+  }
+  return Pruned{MakeProjection(std::move(below), std::move(exprs), std::move(names)), required};
 }
 
 // Filter, Sort, Limit, MaxOneRow: the input's columns pass through; the node's own

@@ -386,6 +386,15 @@ TEST(ProjectionPushdownTest, UnusedProjectionExpressionsAndUnionColumns) {
             "    Scan: u projection=[z]\n");
 }
 
+TEST(ProjectionPushdownTest, ColumnSelectingProjectionsMerge) {
+  auto t = Table("t", {"a", "b"});
+  auto inner = Project(t, {1, 0});
+  auto plan = MakeProjection(inner, {Col(inner, 0)}, {"x"});
+  EXPECT_EQ(Show(internal::PushDownProjections(plan)),
+            "Projection: #0:b AS x\n"
+            "  Scan: t projection=[b]\n");
+}
+
 TEST(ProjectionPushdownTest, ZeroColumnInputsStayZeroColumns) {
   // SELECT (SELECT b FROM t): one empty row left-joined with the subquery.
   auto one_row = MakeValues(std::make_shared<Schema>(), {{}});
