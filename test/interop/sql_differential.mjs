@@ -11,8 +11,9 @@
 // for `read_parquet('<t.parquet>') AS t`, `{t:x}` for the same file aliased x.
 //
 // Values are compared as text after light normalisation: booleans t/f and true/false are
-// the same, numbers are compared with a relative tolerance of 1e-9 (floe's averages and
-// numeric division are decimals where DuckDB's are doubles), and NULL is NULL.
+// the same, numbers are compared with a relative tolerance of 1e-6 (floe's averages and
+// numeric division are decimals with 6 fractional digits, DuckDB's are doubles), and NULL
+// is NULL.
 //
 // usage: node test/interop/sql_differential.mjs FLOE [--only N] [--quick]
 //   --only N   run only the query with this 1-based index
@@ -144,7 +145,7 @@ function sameValue(a, b) {
   const x = Number(a), y = Number(b);
   if (a.trim() !== '' && b.trim() !== '' && !Number.isNaN(x) && !Number.isNaN(y)) {
     if (x === y) return true;
-    return Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(x), Math.abs(y));
+    return Math.abs(x - y) <= 1e-6 * Math.max(1, Math.abs(x), Math.abs(y));
   }
   return false;
 }

@@ -220,6 +220,16 @@ class HashJoinStream final : public BatchStream {
     return Status::OK();
   }
 
+  // True when the indices are first, first + 1, ..., first + size - 1. (A span check of
+  // first and last alone is not enough: a row matching twice next to a row matching
+  // nothing spans the same range.)
+  static bool IsConsecutive(const std::vector<int64_t>& indices) {
+    for (size_t i = 1; i < indices.size(); ++i) {
+      if (indices[i] != indices[i - 1] + 1) return false;
+    }
+    return true;
+  }
+
   Status EmitPairs() {
     const int64_t m = static_cast<int64_t>(probe_idx_.size());
     RecordBatchPtr pairs;
@@ -228,7 +238,7 @@ class HashJoinStream final : public BatchStream {
                             type_ == JoinType::kFull;
     if (need_pairs) {
       RecordBatchPtr l;
-      if (probe_idx_.back() - probe_idx_.front() + 1 == m) {
+      if (IsConsecutive(probe_idx_)) {
         // Each probe row of a range matched once (a foreign-key join): no gather needed.
         l = probe_->Slice(probe_idx_.front(), m);
       } else {

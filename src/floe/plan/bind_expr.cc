@@ -68,7 +68,13 @@ constexpr int64_t kMicrosPerDay = 86400LL * 1000000LL;
 bool FitsInt32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
 /// A numeric literal as written ("1.5", "99999999999999999999", "1e10").
-Result<Scalar> NumericLiteral(const std::string& text, bool negative) {
+Result<Scalar> NumericLiteral(const std::string& written, bool negative) {
+  // The parser hands negative literals over with their sign (-1000.5).
+  std::string text = written;
+  while (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+    if (text[0] == '-') negative = !negative;
+    text.erase(0, 1);
+  }
   if (text.find_first_of("eE") != std::string::npos) {
     double v = std::strtod(text.c_str(), nullptr);
     return Scalar::F64(negative ? -v : v);
@@ -595,6 +601,17 @@ Result<ExprPtr> Binder::BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx)
     }
     if (IsUntyped(*b)) {
       FLOE_ASSIGN_OR_RAISE(b, CoerceTo(b, a->type, e.args[1]->location));
+    }
+    if (fname == "concat_op") {
+      // PostgreSQL's text || anynonarray and anynonarray || text: the other side is
+      // converted to its text form.
+      auto is_text = [](const expr::Expr& x) { return x.type->id() == TypeId::kString; };
+      auto is_other = [](const expr::Expr& x) {
+        return x.type->id() != TypeId::kString && x.type->id() != TypeId::kBinary &&
+               !x.type->is_nested();
+      };
+      if (is_text(*a) && is_other(*b)) b = expr::Cast(b, String());
+      if (is_other(*a) && is_text(*b)) a = expr::Cast(a, String());
     }
     FLOE_ASSIGN_OR_RAISE(ExprPtr call, MakeCall(name, {a, b}, e.location));
     if (op == "!~" || op == "!~*") return expr::Not(call);

@@ -77,6 +77,22 @@ TEST_F(JoinTest, Inner) {
   EXPECT_EQ(plan->ToString(), "HashJoinExec: mode=Partitioned, type=inner, on=[(lk, rk)]");
 }
 
+// Probe rows that match twice beside probe rows that match nothing span a consecutive
+// range of row numbers without being consecutive themselves: the rows must still be
+// gathered, not sliced (a regression: 3 was paired with 5's match).
+TEST_F(JoinTest, DuplicateMatchesBesideMisses) {
+  PlanPtr left =
+      Source(left_schema_,
+             {BatchOf(left_schema_, {I64s({1, 3, 5, 7, 9}), Strs({"a", "b", "c", "d", "e"})})});
+  PlanPtr right =
+      Source(right_schema_,
+             {BatchOf(right_schema_, {I64s({1, 5, 7, 7}), Strs({"r1", "r5", "r7", "r7b"})})});
+  EXPECT_EQ(Run(Hash(left, right, JoinType::kInner)),
+            (V{"1|a|1|r1", "5|c|5|r5", "7|d|7|r7", "7|d|7|r7b"}));
+  EXPECT_EQ(Run(Hash(left, right, JoinType::kLeft)),
+            (V{"1|a|1|r1", "5|c|5|r5", "7|d|7|r7", "7|d|7|r7b", "3|b|NULL|NULL", "9|e|NULL|NULL"}));
+}
+
 TEST_F(JoinTest, OuterJoins) {
   EXPECT_EQ(Run(Hash(Left(), Right(), JoinType::kLeft)),
             (V{"1|l1|1|r1", "2|l2|2|r2", "2|l2|2|r2b", "2|l2b|2|r2", "2|l2b|2|r2b",
