@@ -45,10 +45,10 @@ class Shell {
 
   /// Handles one input line (without its newline); false after \q.
   bool HandleLine(const std::string& line) {
-    if (!splitter_.HasPending()) {
-      size_t first = line.find_first_not_of(" \t");
-      if (first != std::string::npos && line[first] == '\\') return MetaCommand(line.substr(first));
-    }
+    // As in psql, a line starting with a backslash is a meta-command even while a
+    // statement is pending (the statement stays pending).
+    size_t first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && line[first] == '\\') return MetaCommand(line.substr(first));
     splitter_.Append(line);
     splitter_.Append("\n");
     for (const std::string& sql : splitter_.TakeComplete()) Run(sql);

@@ -3,8 +3,17 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "floe/cli/shell.h"
+#include "floe/exec/session.h"
+#include "floe/testing/matchers.h"
 
 namespace floe::cli {
 namespace {
@@ -45,6 +54,68 @@ TEST(StatementSplitter, StatementsSpanLines) {
   splitter.Append("-- only a comment\n");
   EXPECT_FALSE(splitter.HasPending());
   EXPECT_EQ(splitter.TakeRest(), "");
+}
+
+std::string ScratchWarehouse() {
+  return (std::filesystem::temp_directory_path() / ("floe-cli-test-" + std::to_string(getpid())) /
+          "warehouse")
+      .string();
+}
+
+TEST(RunSql, PrintsEveryResultInOrderAndStopsAtTheFirstError) {
+  SqlOptions options;
+  options.warehouse = ScratchWarehouse();
+  options.threads = 2;
+  options.commands = {"SELECT 1 AS x, 'a' AS y", "SET batch_size = 10; SELECT 2 AS z"};
+  std::istringstream in;
+  std::ostringstream out, err;
+  ASSERT_OK_AND_ASSIGN(int code, RunSql(options, in, out, err));
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(out.str(), " x | y \n---+---\n 1 | a\n(1 row)\n\nSET\n z \n---\n 2\n(1 row)\n\n");
+  EXPECT_EQ(err.str(), "");
+
+  options.commands = {"SELECT 1 AS x", "SELEC 2", "SELECT 3 AS never"};
+  options.format = "csv";
+  out.str("");
+  ASSERT_OK_AND_ASSIGN(code, RunSql(options, in, out, err));
+  EXPECT_EQ(code, 1);
+  EXPECT_EQ(out.str(), "x\n1\n");
+  EXPECT_EQ(err.str(), "ERROR: syntax error at or near \"SELEC\" (line 1, column 1)\n");
+
+  // Statements from the input stream when neither -c nor -f is given; jsonl rows.
+  options.commands.clear();
+  options.format = "jsonl";
+  std::istringstream script("VALUES (1, 'a'), (2, NULL);\n-- done\n");
+  out.str("");
+  ASSERT_OK_AND_ASSIGN(code, RunSql(options, script, out, err));
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(out.str(), "{\"column1\":1,\"column2\":\"a\"}\n{\"column1\":2,\"column2\":null}\n");
+
+  options.format = "parquet";
+  EXPECT_THAT(RunSql(options, in, out, err),
+              ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "needs -o FILE"));
+  std::filesystem::remove_all(std::filesystem::path(options.warehouse).parent_path());
+}
+
+TEST(Shell, StatementsOverLinesMetaCommandsAndErrors) {
+  exec::SessionOptions session_options;
+  session_options.warehouse = ScratchWarehouse();
+  session_options.threads = 2;
+  ASSERT_OK_AND_ASSIGN(auto session, exec::Session::Make(session_options));
+  std::istringstream in(
+      "SELECT 1\n  + 2 AS s;\n\\bogus\nSELEC 1; SELECT 'x' AS t;\n\\?\nSELECT 98\n\\q\nSELECT "
+      "99;\n");
+  std::ostringstream out, err;
+  ASSERT_OK(RunShellOnStreams(*session, in, out, err));
+  EXPECT_THAT(out.str(), ::testing::StartsWith(" s \n---\n 3\n(1 row)\n\n t \n---\n x\n(1 row)\n\n"
+                                               "Statements end with ';'"));
+  // \q stopped the shell; the pending statement did not run.
+  EXPECT_EQ(out.str().find("98"), std::string::npos);
+  EXPECT_EQ(out.str().find("99"), std::string::npos);
+  EXPECT_EQ(err.str(),
+            "invalid command \\bogus. Try \\? for help.\n"
+            "ERROR: syntax error at or near \"SELEC\" (line 1, column 1)\n");
+  std::filesystem::remove_all(std::filesystem::path(session_options.warehouse).parent_path());
 }
 
 }  // namespace
