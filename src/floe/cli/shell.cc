@@ -1,6 +1,9 @@
 #include "floe/cli/shell.h"
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <atomic>
 
 #include <chrono>
 #include <cstdio>
@@ -29,6 +32,11 @@ constexpr const char* kHelp =
     "  \\timing     toggle the time taken by each statement\n"
     "  \\?          this help\n";
 
+/// Set by SIGINT (Ctrl-C) in an interactive shell: cancels the running statement.
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void OnInterrupt(int) { g_interrupted.store(true); }
+
 std::vector<std::string> Words(const std::string& line) {
   std::istringstream ss(line);
   std::vector<std::string> words;
@@ -40,8 +48,9 @@ std::vector<std::string> Words(const std::string& line) {
 /// The shell's state: the pending statement text, \timing, and the streams.
 class Shell {
  public:
-  Shell(exec::Session& session, std::ostream& out, std::ostream& err)
-      : session_(session), out_(out), err_(err) {}
+  Shell(exec::Session& session, std::ostream& out, std::ostream& err,
+        const std::atomic<bool>* interrupt = nullptr)
+      : session_(session), out_(out), err_(err), interrupt_(interrupt) {}
 
   /// Handles one input line (without its newline); false after \q.
   bool HandleLine(const std::string& line) {
@@ -91,6 +100,8 @@ class Shell {
   void Run(const std::string& sql) {
     auto start = std::chrono::steady_clock::now();
     OutputOptions options;
+    options.interrupt = interrupt_;
+    g_interrupted.store(false);
     Status st = RunAndPrint(session_, sql, options, &out_);
     double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -105,6 +116,7 @@ class Shell {
   exec::Session& session_;
   std::ostream& out_;
   std::ostream& err_;
+  const std::atomic<bool>* interrupt_;
   StatementSplitter splitter_;
   bool timing_ = false;
 };
@@ -141,7 +153,12 @@ Status RunShell(const ShellOptions& options) {
   std::string history = HistoryPath();
   using_history();
   if (!history.empty()) read_history(history.c_str());
-  Shell shell(*session, std::cout, std::cerr);
+  // Ctrl-C cancels the running statement instead of ending the shell.
+  struct sigaction action = {};
+  action.sa_handler = OnInterrupt;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  Shell shell(*session, std::cout, std::cerr, &g_interrupted);
   while (true) {
     char* raw = readline(shell.continuation() ? "   -> " : "floe> ");
     if (raw == nullptr) {

@@ -115,11 +115,13 @@ bool ScanToSemicolon(std::string_view text, size_t* pos, bool* content) {
 }
 
 /// Shows "rows: N  elapsed: T s" on stderr while a statement runs longer than a second
-/// (only when stderr is a terminal), and clears it at the end.
+/// (only when stderr is a terminal), and clears it at the end; cancels the statement
+/// when `interrupt` becomes true.
 class ProgressLine {
  public:
-  ProgressLine(const exec::QueryResult* result, bool enabled) : result_(result) {
-    if (!enabled || !isatty(STDERR_FILENO)) return;
+  ProgressLine(exec::QueryResult* result, bool show, const std::atomic<bool>* interrupt)
+      : result_(result), show_(show && isatty(STDERR_FILENO)), interrupt_(interrupt) {
+    if (!show_ && interrupt_ == nullptr) return;
     thread_ = std::thread([this] { Run(); });
   }
   ~ProgressLine() {
@@ -136,16 +138,22 @@ class ProgressLine {
   void Run() {
     auto start = std::chrono::steady_clock::now();
     std::unique_lock<std::mutex> lock(mutex_);
-    if (cv_.wait_for(lock, std::chrono::seconds(1), [this] { return done_; })) return;
     bool shown = false;
+    bool cancelled = false;
     while (!done_) {
-      double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::fprintf(stderr, "\rrows: %lld  elapsed: %.1f s\033[K",
-                   static_cast<long long>(result_->rows_produced()), elapsed);
-      std::fflush(stderr);
-      shown = true;
-      cv_.wait_for(lock, std::chrono::milliseconds(200), [this] { return done_; });
+      if (interrupt_ != nullptr && !cancelled && interrupt_->load()) {
+        result_->Cancel();
+        cancelled = true;
+      }
+      auto elapsed = std::chrono::steady_clock::now() - start;
+      if (show_ && elapsed >= std::chrono::seconds(1)) {
+        std::fprintf(stderr, "\rrows: %lld  elapsed: %.1f s\033[K",
+                     static_cast<long long>(result_->rows_produced()),
+                     std::chrono::duration<double>(elapsed).count());
+        std::fflush(stderr);
+        shown = true;
+      }
+      cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return done_; });
     }
     if (shown) {
       std::fprintf(stderr, "\r\033[K");
@@ -153,7 +161,9 @@ class ProgressLine {
     }
   }
 
-  const exec::QueryResult* result_;
+  exec::QueryResult* result_;
+  bool show_;
+  const std::atomic<bool>* interrupt_;
   std::thread thread_;
   std::mutex mutex_;
   std::condition_variable cv_;
@@ -226,7 +236,7 @@ std::vector<std::string> SplitScript(std::string_view script) {
 Status RunAndPrint(exec::Session& session, const std::string& sql, const OutputOptions& options,
                    std::ostream* out) {
   FLOE_ASSIGN_OR_RAISE(std::unique_ptr<exec::QueryResult> result, session.Execute(sql));
-  ProgressLine progress(result.get(), options.progress);
+  ProgressLine progress(result.get(), options.progress, options.interrupt);
   const SchemaPtr& schema = result->schema();
   if (schema == nullptr || schema->num_fields() == 0) {
     while (true) {

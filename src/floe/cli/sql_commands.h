@@ -3,6 +3,7 @@
 // `floe sql`, `floe shell` and `floe sqllogictest`: the user's side of the SQL engine.
 // The engine is reached only through exec::Session (exec/session.h).
 
+#include <atomic>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -51,6 +52,9 @@ struct OutputOptions {
   /// Show "rows: N  elapsed: T s" on stderr for statements running over a second, when
   /// stderr is a terminal.
   bool progress = true;
+  /// When set: polled while the statement runs; once true, the statement is cancelled
+  /// (the shell sets it on Ctrl-C).
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 /// Runs one statement on `session` and prints its rows (or its command tag) to `out`.
