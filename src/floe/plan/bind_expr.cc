@@ -596,10 +596,12 @@ Result<ExprPtr> Binder::BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx)
     if (ub && (ua || textual)) {
       FLOE_ASSIGN_OR_RAISE(b, CoerceTo(b, String(), e.location));
     }
-    if (IsUntyped(*a)) {
+    // A literal already made text above stays text (a text literal keeps its node, so it
+    // would still count as untyped here).
+    if (!textual && IsUntyped(*a)) {
       FLOE_ASSIGN_OR_RAISE(a, CoerceTo(a, b->type, e.args[0]->location));
     }
-    if (IsUntyped(*b)) {
+    if (!textual && IsUntyped(*b)) {
       FLOE_ASSIGN_OR_RAISE(b, CoerceTo(b, a->type, e.args[1]->location));
     }
     if (fname == "concat_op") {
