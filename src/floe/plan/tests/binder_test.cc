@@ -154,15 +154,6 @@ class BinderTest : public ::testing::Test {
   BindOptions options_;
 };
 
-// Prints the plan (or with BINDER_SCHEMA=1 the output schema) of the query in BINDER_SQL;
-// skipped otherwise. A tool for writing the expectations below.
-TEST_F(BinderTest, Dump) {
-  const char* sql = std::getenv("BINDER_SQL");
-  if (sql == nullptr) GTEST_SKIP();
-  std::cout << (std::getenv("BINDER_SCHEMA") != nullptr ? OutputSchema(sql) : Plan(sql))
-            << std::endl;
-}
-
 TEST_F(BinderTest, DistinctOnKeepsFirstRowPerGroup) {
   EXPECT_EQ(Plan("SELECT DISTINCT ON (b) b, a FROM t ORDER BY b, c DESC"),
             R"plan(Projection: #0:b, #1:a
