@@ -2,9 +2,10 @@
 // are not inner joins) and its conditions (key equalities and filter conjuncts over the
 // leaves' columns). When every leaf has a row-count estimate, the joins are rebuilt
 // left-deep and greedily: the largest relation first (the probe side of every hash join
-// above it), then each time the smallest relation connected to what is joined so far by
-// an equality (a relation without one only when none is connected, so no cross join is
-// introduced where a connected choice exists). Every condition is applied at the first
+// above it), then each time the relation connected to what is joined so far by an
+// equality whose join has the smallest estimated result (a relation without one only
+// when none is connected, so no cross join is introduced where a connected choice
+// exists). Every condition is applied at the first
 // join where its columns are all present: equalities between the two sides become keys,
 // the rest the join filter. A projection restores the original column order.
 
@@ -153,10 +154,73 @@ Result<LogicalPlanPtr> Reorder(const LogicalPlanPtr& root, Region region) {
   joined[first] = true;
   add_leaf_columns(first);
 
-  for (size_t step = 1; step < n; ++step) {
-    // The smallest relation connected by an equality, else the smallest one.
+  // The join of the plan built so far with leaf j: keys from the equalities it
+  // completes, the other newly complete conditions as its filter. Nothing is marked
+  // applied here, so candidates can be tried.
+  struct Step {
+    LogicalPlanPtr plan;
+    std::vector<size_t> equalities;
+    std::vector<size_t> filters;
+    std::vector<int> position;
+    int built_width = 0;
+  };
+  auto try_join = [&](size_t j) -> Step {
+    Step step;
+    step.position = position;
+    step.built_width = built_width;
+    const LogicalPlanPtr& leaf = region.leaves[j];
+    const int leaf_width = leaf->schema->num_fields();
+    const std::vector<int>& to_left = position;  // region column -> built plan column
+    std::vector<int> to_right(static_cast<size_t>(width), -1);
+    for (int c = 0; c < leaf_width; ++c) {
+      to_right[static_cast<size_t>(region.offsets[j] + c)] = c;
+      step.position[static_cast<size_t>(region.offsets[j] + c)] = step.built_width + c;
+    }
+    step.built_width += leaf_width;
+    std::vector<bool> after = joined;
+    after[j] = true;
+
+    std::vector<ExprPtr> left_keys;
+    std::vector<ExprPtr> right_keys;
+    std::vector<bool> null_equals_null;
+    std::vector<ExprPtr> filter;
+    for (size_t k = 0; k < region.equalities.size(); ++k) {
+      const Equality& e = region.equalities[k];
+      if (e.applied) continue;
+      if (!eq_left[k].empty() && AllIn(eq_left[k], joined) &&
+          OnlyLeaf(eq_right[k], static_cast<int>(j))) {
+        left_keys.push_back(expr::RemapColumns(e.left, to_left));
+        right_keys.push_back(expr::RemapColumns(e.right, to_right));
+      } else if (!eq_right[k].empty() && AllIn(eq_right[k], joined) &&
+                 OnlyLeaf(eq_left[k], static_cast<int>(j))) {
+        left_keys.push_back(expr::RemapColumns(e.right, to_left));
+        right_keys.push_back(expr::RemapColumns(e.left, to_right));
+      } else if (AllIn(eq_left[k], after) && AllIn(eq_right[k], after)) {
+        filter.push_back(expr::RemapColumns(EqualityExpr(e), step.position));
+      } else {
+        continue;
+      }
+      null_equals_null.resize(left_keys.size(), e.null_equals_null);
+      step.equalities.push_back(k);
+    }
+    for (size_t f = 0; f < region.filters.size(); ++f) {
+      const Condition& c = region.filters[f];
+      if (c.applied || !AllIn(LeavesOf(*c.expr, leaf_of_column), after)) continue;
+      filter.push_back(expr::RemapColumns(c.expr, step.position));
+      step.filters.push_back(f);
+    }
+    step.plan = MakeJoin(plan, leaf, JoinType::kInner, std::move(left_keys), std::move(right_keys),
+                         expr::JoinConjunction(std::move(filter)), std::move(null_equals_null));
+    return step;
+  };
+
+  for (size_t step_index = 1; step_index < n; ++step_index) {
+    // Among the relations connected by an equality, the one whose join is estimated to
+    // give the fewest rows (so a selective foreign-key join comes before a join on a
+    // low-cardinality column that multiplies rows); with none connected, the smallest.
     std::optional<size_t> best;
     bool best_connected = false;
+    double best_rows = 0;
     for (size_t j = 0; j < n; ++j) {
       if (joined[j]) continue;
       bool connected = false;
@@ -167,54 +231,27 @@ Result<LogicalPlanPtr> Reorder(const LogicalPlanPtr& root, Region region) {
                     (AllIn(eq_right[k], joined) && !eq_right[k].empty() &&
                      OnlyLeaf(eq_left[k], static_cast<int>(j)));
       }
+      double out = rows[j];
+      if (connected) {
+        std::optional<int64_t> estimate = EstimateStatistics(*try_join(j).plan).row_count;
+        if (estimate) out = static_cast<double>(*estimate);
+      }
       if (!best || (connected && !best_connected) ||
-          (connected == best_connected && rows[j] < rows[*best])) {
+          (connected == best_connected &&
+           (out < best_rows || (out == best_rows && rows[j] < rows[*best])))) {
         best = j;
         best_connected = connected;
+        best_rows = out;
       }
     }
     const size_t j = *best;
-    const LogicalPlanPtr& leaf = region.leaves[j];
-    const int leaf_width = leaf->schema->num_fields();
-    std::vector<int> to_left = position;  // region column -> built plan column
-    std::vector<int> to_right(static_cast<size_t>(width), -1);
-    for (int c = 0; c < leaf_width; ++c) to_right[static_cast<size_t>(region.offsets[j] + c)] = c;
-
-    std::vector<ExprPtr> left_keys;
-    std::vector<ExprPtr> right_keys;
-    std::vector<bool> null_equals_null;
-    std::vector<ExprPtr> filter;
+    Step chosen = try_join(j);
+    for (size_t k : chosen.equalities) region.equalities[k].applied = true;
+    for (size_t f : chosen.filters) region.filters[f].applied = true;
     joined[j] = true;
-    add_leaf_columns(j);
-    for (size_t k = 0; k < region.equalities.size(); ++k) {
-      Equality& e = region.equalities[k];
-      if (e.applied) continue;
-      std::vector<bool> before = joined;
-      before[j] = false;
-      if (!eq_left[k].empty() && AllIn(eq_left[k], before) &&
-          OnlyLeaf(eq_right[k], static_cast<int>(j))) {
-        left_keys.push_back(expr::RemapColumns(e.left, to_left));
-        right_keys.push_back(expr::RemapColumns(e.right, to_right));
-      } else if (!eq_right[k].empty() && AllIn(eq_right[k], before) &&
-                 OnlyLeaf(eq_left[k], static_cast<int>(j))) {
-        left_keys.push_back(expr::RemapColumns(e.right, to_left));
-        right_keys.push_back(expr::RemapColumns(e.left, to_right));
-      } else if (AllIn(eq_left[k], joined) && AllIn(eq_right[k], joined)) {
-        filter.push_back(expr::RemapColumns(EqualityExpr(e), position));
-      } else {
-        continue;
-      }
-      null_equals_null.resize(left_keys.size(), e.null_equals_null);
-      e.applied = true;
-    }
-    for (Condition& c : region.filters) {
-      if (c.applied || !AllIn(LeavesOf(*c.expr, leaf_of_column), joined)) continue;
-      filter.push_back(expr::RemapColumns(c.expr, position));
-      c.applied = true;
-    }
-    plan = MakeJoin(std::move(plan), leaf, JoinType::kInner, std::move(left_keys),
-                    std::move(right_keys), expr::JoinConjunction(std::move(filter)),
-                    std::move(null_equals_null));
+    position = std::move(chosen.position);
+    built_width = chosen.built_width;
+    plan = std::move(chosen.plan);
   }
 
   // Restore the original column order (and names) when it changed.

@@ -476,6 +476,31 @@ TEST(JoinReorderTest, LargestFirstThenSmallestConnected) {
             "    Scan: small projection=[s]\n");
 }
 
+// TPC-H Q5's trap: a small relation joined on a low-cardinality column multiplies rows,
+// so the selective foreign-key join must come first even though its relation is larger.
+TEST(JoinReorderTest, FewestEstimatedRowsBeforeSmallestRelation) {
+  auto range = [](int64_t lo, int64_t hi) {
+    ColumnStatistics c;
+    c.min = Scalar::I64(lo);
+    c.max = Scalar::I64(hi);
+    return c;
+  };
+  auto fact =
+      Table("fact", {"fk", "lc"}, 1000, Pushdown::kUnsupported, {range(1, 1000), range(0, 4)});
+  auto dim = Table("dim", {"k"}, 900, Pushdown::kUnsupported, {range(1, 1000)});
+  auto low = Table("low", {"l"}, 100, Pushdown::kUnsupported, {range(0, 4)});
+  // fact JOIN low ON lc = l JOIN dim ON fk = k, as written.
+  auto fl = MakeJoin(fact, low, JoinType::kInner, {Col(fact, 1)}, {Col(low, 0)}, nullptr);
+  auto fld = MakeJoin(fl, dim, JoinType::kInner, {Col(fl, 0)}, {Col(dim, 0)}, nullptr);
+  EXPECT_EQ(Show(internal::ReorderJoins(fld)),
+            "Projection: #0:fk, #1:lc, #3:l, #2:k\n"
+            "  Join(inner): keys=[#1:lc = #0:l]\n"
+            "    Join(inner): keys=[#0:fk = #0:k]\n"
+            "      Scan: fact projection=[fk, lc]\n"
+            "      Scan: dim projection=[k]\n"
+            "    Scan: low projection=[l]\n");
+}
+
 TEST(JoinReorderTest, AvoidsCrossJoinsAndKeepsOrderWithoutEstimates) {
   // big is connected only to tiny; other is connected only to tiny too.
   auto tiny = Table("tiny", {"t"}, 5);
