@@ -27,6 +27,10 @@ Result<LogicalPlanPtr> SimplifyPlan(const LogicalPlanPtr& plan);
 /// rule_predicate_pushdown.cc), turning equalities between join sides into join keys.
 Result<LogicalPlanPtr> PushDownPredicates(const LogicalPlanPtr& plan);
 
+/// Semi and anti joins without a residual filter move below projections and into the
+/// side of an inner join that holds their keys' columns.
+Result<LogicalPlanPtr> PushDownSemiJoins(const LogicalPlanPtr& plan);
+
 /// Greedy reordering of trees of inner joins by estimated row counts.
 Result<LogicalPlanPtr> ReorderJoins(const LogicalPlanPtr& plan);
 

@@ -520,6 +520,32 @@ TEST(JoinReorderTest, AvoidsCrossJoinsAndKeepsOrderWithoutEstimates) {
   EXPECT_EQ(Show(internal::ReorderJoins(j3)), j3->ToString());
 }
 
+// TPC-H Q18's shape: the IN-subquery's semi join on o_orderkey sits above a projection
+// over orders JOIN lineitem; it moves to orders, below both.
+TEST(SemiJoinPushdownTest, ThroughProjectionIntoTheInnerJoinSideWithItsKeys) {
+  auto orders = Table("orders", {"ok", "oc"}, 100);
+  auto lineitem = Table("lineitem", {"lk", "q"}, 1000);
+  auto big = Table("big", {"k"}, 10);
+  auto joined =
+      MakeJoin(lineitem, orders, JoinType::kInner, {Col(lineitem, 0)}, {Col(orders, 0)}, nullptr);
+  // lineitem(lk, q) ++ orders(ok, oc); project q, ok.
+  auto projected = MakeProjection(joined, {Col(joined, 1), Col(joined, 2)}, {"q", "ok"});
+  auto semi =
+      MakeJoin(projected, big, JoinType::kSemi, {Col(projected, 1)}, {Col(big, 0)}, nullptr);
+  EXPECT_EQ(Show(internal::PushDownSemiJoins(semi)),
+            "Projection: #1:q, #2:ok\n"
+            "  Join(inner): keys=[#0:lk = #0:ok]\n"
+            "    Scan: lineitem projection=[lk, q]\n"
+            "    Join(semi): keys=[#0:ok = #0:k]\n"
+            "      Scan: orders projection=[ok, oc]\n"
+            "      Scan: big projection=[k]\n");
+  // A key over both sides of the inner join keeps the semi join where it is.
+  auto both = MakeJoin(joined, big, JoinType::kSemi,
+                       {expr::Call("add", {Col(joined, 1), Col(joined, 2)}, Int64())},
+                       {Col(big, 0)}, nullptr);
+  EXPECT_EQ(Show(internal::PushDownSemiJoins(both)), both->ToString());
+}
+
 TEST(StatisticsTest, ScansFiltersJoinsAndAggregates) {
   ColumnStatistics range;
   range.min = Scalar::I64(0);
@@ -566,7 +592,7 @@ TEST(OptimizeTest, CommaJoinQuery) {
             "    Filter: (#1:c2 > 3)\n"
             "      Scan: c projection=[c1, c2]\n");
   EXPECT_TRUE(out->schema->Equals(*plan->schema));
-  EXPECT_EQ(DefaultRules().size(), 7u);
+  EXPECT_EQ(DefaultRules().size(), 8u);
 }
 
 }  // namespace
