@@ -204,20 +204,65 @@ void ConvertFixed(const LeafInfo& leaf, const uint8_t* in, int64_t n, uint8_t* o
 Result<std::unique_ptr<ColumnChunkReader>> ColumnChunkReader::Make(
     const LeafInfo& leaf, const ColumnMetaData& meta, BufferPtr chunk, int64_t chunk_offset,
     int64_t num_rows, std::string context) {
-  std::unique_ptr<ColumnChunkReader> r(
-      new ColumnChunkReader(leaf, std::move(chunk), chunk_offset, num_rows, std::move(context)));
-  if (meta.type != leaf.physical) {
-    return r->Error(Status::Corrupt("chunk has physical type {}, the schema says {}",
-                                    static_cast<int>(meta.type), static_cast<int>(leaf.physical)));
+  std::unique_ptr<ColumnChunkReader> r(new ColumnChunkReader(leaf));
+  FLOE_RETURN_NOT_OK(
+      r->Restart(meta, std::move(chunk), chunk_offset, num_rows, std::move(context)));
+  return r;
+}
+
+Status ColumnChunkReader::Restart(const ColumnMetaData& meta, BufferPtr chunk, int64_t chunk_offset,
+                                  int64_t num_rows, std::string context) {
+  chunk_ = std::move(chunk);
+  chunk_offset_ = chunk_offset;
+  num_rows_ = num_rows;
+  context_ = std::move(context);
+  pos_ = 0;
+  page_offset_ = 0;
+  rows_seen_ = 0;
+  first_level_ = true;
+  selecting_ = false;
+  ranges_.clear();
+  range_ = 0;
+  pages_.clear();
+  next_page_ = 0;
+  dictionary_checked_ = false;
+  page_first_row_ = 0;
+  has_dictionary_ = false;
+  dict_size_ = 0;
+  dict_max_length_ = 0;
+  page_levels_ = 0;
+  level_pos_ = 0;
+  page_all_defined_ = true;
+  page_has_def_ = false;
+  page_values_ = 0;
+  value_pos_ = 0;
+  page_values_form_ = ValuesForm::kFinal;
+  page_fixed_ = nullptr;
+  page_views_ = nullptr;
+  dict_decoded_ = 0;
+  if (meta.type != leaf_.physical) {
+    return Error(Status::Corrupt("chunk has physical type {}, the schema says {}",
+                                 static_cast<int>(meta.type), static_cast<int>(leaf_.physical)));
   }
   auto kind = CodecOf(meta.codec);
-  if (!kind.ok()) return r->Error(kind.status());
-  if (*kind != compression::CodecKind::kUncompressed) {
+  if (!kind.ok()) return Error(kind.status());
+  if (*kind == compression::CodecKind::kUncompressed) {
+    decompressor_.reset();
+  } else if (!decompressor_ || codec_kind_ != *kind) {
+    decompressor_.reset();
     auto d = compression::Decompressor::Make(*kind);
-    if (!d.ok()) return r->Error(d.status());
-    r->decompressor_ = std::move(*d);
+    if (!d.ok()) return Error(d.status());
+    decompressor_ = std::move(*d);
   }
-  return r;
+  codec_kind_ = *kind;
+  return Status::OK();
+}
+
+ByteView* ColumnChunkReader::ReserveViews(int64_t n) {
+  // Scratch memory comes from operator new[], aligned for ByteView.
+  page_views_ = reinterpret_cast<ByteView*>(
+      views_scratch_.Reserve(n * static_cast<int64_t>(sizeof(ByteView))));
+  return page_views_;
 }
 
 Status ColumnChunkReader::Error(const Status& st) const {
@@ -347,11 +392,12 @@ Status ColumnChunkReader::ReadDictionary(const PageHeader& h, const uint8_t* dat
     if (n > size / 4) {
       return Status::Corrupt("dictionary page claims {} byte arrays in {} bytes", n, size);
     }
-    dict_bytes_.assign(data, data + size);
-    std::vector<ByteView> views(static_cast<size_t>(n));
+    // Views into the page buffer, which the next page overwrites: the bytes are copied
+    // into dict_bytes_ below.
+    ByteView* views = ReserveViews(n);
     PlainByteArrayDecoder decoder;
-    decoder.Init(Span(dict_bytes_.data(), size));
-    FLOE_RETURN_NOT_OK(decoder.DecodeViews(views.data(), n));
+    decoder.Init(Span(data, size));
+    FLOE_RETURN_NOT_OK(decoder.DecodeViews(views, n));
     if (leaf_.conversion == Conversion::kBytesToDecimal) {
       dict_fixed_.resize(static_cast<size_t>(n) * 16);
       for (int64_t i = 0; i < n; ++i) {
@@ -364,10 +410,30 @@ Status ColumnChunkReader::ReadDictionary(const PageHeader& h, const uint8_t* dat
     } else {
       // A STRING dictionary is checked once here; its pages then only gather.
       if (leaf_.type->id() == TypeId::kString) {
-        FLOE_RETURN_NOT_OK(CheckUtf8(views.data(), n, "dictionary"));
+        FLOE_RETURN_NOT_OK(CheckUtf8(views, n, "dictionary"));
       }
-      dict_views_ = std::move(views);
+      // The values' bytes are fewer than the page's (each has a 4-byte length too), and
+      // the page holds at most kMaxPageSize bytes: offsets fit in int32.
+      int64_t total = 0;
+      int64_t longest = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        total += views[i].size;
+        longest = std::max(longest, views[i].size);
+      }
+      dict_offsets_.resize(static_cast<size_t>(n) + 1);
+      dict_bytes_.resize(static_cast<size_t>(total + kGatherSlack));
+      int32_t off = 0;
+      dict_offsets_[0] = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        if (views[i].size > 0) {
+          std::memcpy(dict_bytes_.data() + off, views[i].data, static_cast<size_t>(views[i].size));
+        }
+        off += static_cast<int32_t>(views[i].size);
+        dict_offsets_[static_cast<size_t>(i) + 1] = off;
+      }
+      dict_max_length_ = longest;
     }
+    page_views_ = nullptr;
   } else {
     const int w = leaf_.physical_width;
     PlainFixedLenDecoder decoder;
@@ -561,7 +627,7 @@ Status ColumnChunkReader::FinishFixed(const uint8_t* physical, int64_t n) {
 
 Status ColumnChunkReader::FinishViews(int64_t n) {
   if (leaf_.type->id() == TypeId::kString) {
-    return CheckUtf8(page_views_.data(), n, "page");
+    return CheckUtf8(page_views_, n, "page");
   }
   if (leaf_.conversion != Conversion::kBytesToDecimal) return Status::OK();
   uint8_t* out = convert_scratch_.Reserve(n * 16);
@@ -597,10 +663,10 @@ Status ColumnChunkReader::DecodeValues(Encoding encoding, const uint8_t* data, i
         if (n > size / 4) {
           return Status::Corrupt("PLAIN byte arrays: {} values in {} bytes", n, size);
         }
-        page_views_.resize(static_cast<size_t>(n));
+        ReserveViews(n);
         PlainByteArrayDecoder decoder;
         decoder.Init(bytes);
-        FLOE_RETURN_NOT_OK(decoder.DecodeViews(page_views_.data(), n));
+        FLOE_RETURN_NOT_OK(decoder.DecodeViews(page_views_, n));
         return FinishViews(n);
       }
       // Fixed width: the values are used where they are in the page.
@@ -614,17 +680,11 @@ Status ColumnChunkReader::DecodeValues(Encoding encoding, const uint8_t* data, i
       if (!has_dictionary_) return Status::Corrupt("dictionary-encoded page without a dictionary");
       if (n == 0) return Status::OK();
       // The dictionary size is bounded by its page's size (at most 1 GiB).
-      DictionaryIndexDecoder decoder;
-      Status st = decoder.Init(bytes, static_cast<int32_t>(dict_size_));
-      indices_.resize(static_cast<size_t>(n));
-      if (st.ok()) st = decoder.Decode(indices_.data(), n);
+      Status st = dict_decoder_.Init(bytes, static_cast<int32_t>(dict_size_));
       if (!st.ok()) return st.WithPrefix("dictionary indices: ");
-      if (leaf_.out_width < 0) {
-        page_views_.resize(static_cast<size_t>(n));
-        GatherDictionary(dict_views_.data(), indices_.data(), n, page_views_.data());
-        return Status::OK();
-      }
-      // Gathered batch by batch straight into the output (AppendValues).
+      dict_decoded_ = 0;
+      // Indices are decoded and gathered batch by batch straight into the output
+      // (AppendValues).
       page_values_form_ = ValuesForm::kDictionaryIndices;
       return Status::OK();
     }
@@ -667,11 +727,11 @@ Status ColumnChunkReader::DecodeValues(Encoding encoding, const uint8_t* data, i
       if (stated != n) {
         return Status::Corrupt("byte-array delta encoding has {} values, {} expected", stated, n);
       }
-      page_views_.resize(static_cast<size_t>(n));
+      ReserveViews(n);
       if (encoding == Encoding::kDeltaLengthByteArray) {
-        FLOE_RETURN_NOT_OK(delta_length_decoder_.DecodeViews(page_views_.data(), n));
+        FLOE_RETURN_NOT_OK(delta_length_decoder_.DecodeViews(page_views_, n));
       } else {
-        FLOE_RETURN_NOT_OK(delta_byte_array_decoder_.DecodeViews(page_views_.data(), n, &rebuilt_));
+        FLOE_RETURN_NOT_OK(delta_byte_array_decoder_.DecodeViews(page_views_, n, &rebuilt_));
       }
       if (t == Type::kFixedLenByteArray) {
         uint8_t* out = value_scratch_.Reserve(n * w);
@@ -719,6 +779,65 @@ Status ColumnChunkReader::DecodeDelta(std::span<const uint8_t> bytes, int64_t n)
   return FinishFixed(out, n);
 }
 
+Result<const int32_t*> ColumnChunkReader::NextIndices(int64_t k) {
+  Status st;
+  if (value_pos_ > dict_decoded_) {
+    // Values a row selection skipped.
+    st = dict_decoder_.rle().Skip(value_pos_ - dict_decoded_);
+    dict_decoded_ = value_pos_;
+  }
+  // Scratch memory comes from operator new[], aligned for int32_t.
+  int32_t* indices = reinterpret_cast<int32_t*>(index_scratch_.Reserve(k * 4));
+  if (st.ok()) st = dict_decoder_.Decode(indices, k);
+  if (!st.ok()) return st.WithPrefix("dictionary indices: ");
+  dict_decoded_ += k;
+  return indices;
+}
+
+Status ColumnChunkReader::AppendDictionaryStrings(const int32_t* indices, int64_t k,
+                                                  LeafBatch* out) {
+  const int32_t* dict_offsets = dict_offsets_.data();
+  const uint8_t* dict_bytes = dict_bytes_.data();
+  const int64_t base = out->data.size();
+  // At most k * dict_max_length_ bytes; the exact sum only when that bound is too large.
+  int64_t bound = k * dict_max_length_;
+  if (base + bound > std::numeric_limits<int32_t>::max()) {
+    bound = 0;
+    for (int64_t i = 0; i < k; ++i) {
+      bound += dict_offsets[indices[i] + 1] - dict_offsets[indices[i]];
+    }
+    if (base + bound > std::numeric_limits<int32_t>::max()) {
+      return Status::NotSupported(
+          "a batch of column '{}' would hold more than 2^31 bytes; lower batch_size", leaf_.path);
+    }
+  }
+  FLOE_RETURN_NOT_OK(out->data.Reserve(bound + kGatherSlack));
+  FLOE_RETURN_NOT_OK(out->offsets.Reserve(k * 4));
+  uint8_t* data = out->data.mutable_data();
+  int32_t* offsets = reinterpret_cast<int32_t*>(out->offsets.mutable_data() + out->offsets.size());
+  int32_t off = static_cast<int32_t>(base);
+  if (dict_max_length_ <= kGatherSlack) {
+    // Whole 16-byte words: both the dictionary and the output have the slack.
+    for (int64_t i = 0; i < k; ++i) {
+      const int32_t begin = dict_offsets[indices[i]];
+      std::memcpy(data + off, dict_bytes + begin, kGatherSlack);
+      off += dict_offsets[indices[i] + 1] - begin;
+      offsets[i] = off;
+    }
+  } else {
+    for (int64_t i = 0; i < k; ++i) {
+      const int32_t begin = dict_offsets[indices[i]];
+      const int32_t length = dict_offsets[indices[i] + 1] - begin;
+      std::memcpy(data + off, dict_bytes + begin, static_cast<size_t>(length));
+      off += length;
+      offsets[i] = off;
+    }
+  }
+  out->data.UnsafeAdvance(off - base);
+  out->offsets.UnsafeAdvance(k * 4);
+  return Status::OK();
+}
+
 Status ColumnChunkReader::AppendValues(int64_t k, LeafBatch* out) {
   if (k == 0) return Status::OK();
   if (leaf_.out_width == 0) {
@@ -736,29 +855,35 @@ Status ColumnChunkReader::AppendValues(int64_t k, LeafBatch* out) {
       case ValuesForm::kPhysical:
         ConvertFixed(leaf_, page_fixed_ + value_pos_ * leaf_.physical_width, k, dst);
         break;
-      case ValuesForm::kDictionaryIndices:
-        GatherDictionary(dict_fixed_.data(), w, indices_.data() + value_pos_, k, dst);
+      case ValuesForm::kDictionaryIndices: {
+        FLOE_ASSIGN_OR_RAISE(const int32_t* indices, NextIndices(k));
+        GatherDictionary(dict_fixed_.data(), w, indices, k, dst);
         break;
+      }
     }
     out->values.UnsafeAdvance(k * w);
-  }
-  if (leaf_.out_width < 0) {
+  } else {
     if (out->offsets.size() == 0) FLOE_RETURN_NOT_OK(out->offsets.AppendValue<int32_t>(0));
-    int64_t total = 0;
-    const ByteView* v = page_views_.data() + value_pos_;
-    for (int64_t i = 0; i < k; ++i) total += v[i].size;
-    int64_t base = out->data.size();
-    if (base + total > std::numeric_limits<int32_t>::max()) {
-      return Status::NotSupported(
-          "a batch of column '{}' would hold more than 2^31 bytes; lower batch_size", leaf_.path);
-    }
-    FLOE_RETURN_NOT_OK(out->data.Reserve(total));
-    FLOE_RETURN_NOT_OK(out->offsets.Reserve(k * 4));
-    int32_t off = static_cast<int32_t>(base);
-    for (int64_t i = 0; i < k; ++i) {
-      out->data.UnsafeAppend(v[i].data, v[i].size);
-      off += static_cast<int32_t>(v[i].size);
-      out->offsets.UnsafeAppendValue<int32_t>(off);
+    if (page_values_form_ == ValuesForm::kDictionaryIndices) {
+      FLOE_ASSIGN_OR_RAISE(const int32_t* indices, NextIndices(k));
+      FLOE_RETURN_NOT_OK(AppendDictionaryStrings(indices, k, out));
+    } else {
+      int64_t total = 0;
+      const ByteView* v = page_views_ + value_pos_;
+      for (int64_t i = 0; i < k; ++i) total += v[i].size;
+      int64_t base = out->data.size();
+      if (base + total > std::numeric_limits<int32_t>::max()) {
+        return Status::NotSupported(
+            "a batch of column '{}' would hold more than 2^31 bytes; lower batch_size", leaf_.path);
+      }
+      FLOE_RETURN_NOT_OK(out->data.Reserve(total));
+      FLOE_RETURN_NOT_OK(out->offsets.Reserve(k * 4));
+      int32_t off = static_cast<int32_t>(base);
+      for (int64_t i = 0; i < k; ++i) {
+        out->data.UnsafeAppend(v[i].data, v[i].size);
+        off += static_cast<int32_t>(v[i].size);
+        out->offsets.UnsafeAppendValue<int32_t>(off);
+      }
     }
   }
   out->num_values += k;

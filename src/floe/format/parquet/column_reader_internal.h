@@ -49,6 +49,10 @@ class Scratch {
   int64_t capacity_ = 0;
 };
 
+/// Bytes past the end of a byte-array dictionary and of a batch's string data that a
+/// gather may overwrite (short values are copied as whole 16-byte words).
+inline constexpr int64_t kGatherSlack = 16;
+
 /// The levels and dense (non-null) values of one leaf for one batch.
 struct LeafBatch {
   explicit LeafBatch(MemoryPool* pool) : values(pool), offsets(pool), data(pool) {}
@@ -81,7 +85,8 @@ struct LeafBatch {
   }
 };
 
-/// Reads one column chunk whose bytes are in memory.
+/// Reads one column chunk whose bytes are in memory. One reader can read the chunks of
+/// its leaf in one row group after another (Restart), keeping its buffers warm.
 class ColumnChunkReader {
  public:
   /// `chunk` holds the chunk's bytes, which start at file offset `chunk_offset`.
@@ -90,6 +95,11 @@ class ColumnChunkReader {
                                                          const ColumnMetaData& meta,
                                                          BufferPtr chunk, int64_t chunk_offset,
                                                          int64_t num_rows, std::string context);
+
+  /// Starts reading another chunk of the same leaf (as Make does), dropping any row
+  /// selection and the previous chunk's dictionary but keeping the decoding buffers.
+  Status Restart(const ColumnMetaData& meta, BufferPtr chunk, int64_t chunk_offset,
+                 int64_t num_rows, std::string context);
 
   /// Reads only rows in `ranges` ([begin, end), ascending, disjoint, row numbers within
   /// the row group), visiting only the data pages of `pages` (the offset index) that
@@ -102,13 +112,7 @@ class ColumnChunkReader {
   Result<int64_t> ReadRecords(int64_t max_records, LeafBatch* out);
 
  private:
-  ColumnChunkReader(const LeafInfo& leaf, BufferPtr chunk, int64_t chunk_offset, int64_t num_rows,
-                    std::string context)
-      : leaf_(leaf),
-        chunk_(std::move(chunk)),
-        chunk_offset_(chunk_offset),
-        num_rows_(num_rows),
-        context_(std::move(context)) {}
+  explicit ColumnChunkReader(const LeafInfo& leaf) : leaf_(leaf) {}
 
   Status NextPage(bool* eof);
   // With a row selection: positions pos_ at the next data page worth reading.
@@ -127,14 +131,22 @@ class ColumnChunkReader {
   Status FinishViews(int64_t n);
   Status Decompress(const uint8_t* in, int64_t in_size, int64_t out_size, uint8_t* out);
   Status AppendValues(int64_t k, LeafBatch* out);
+  // Decodes the current dictionary page's next `k` indices (after those skipped by a row
+  // selection) into index_scratch_.
+  Result<const int32_t*> NextIndices(int64_t k);
+  // Appends `k` strings gathered from the byte-array dictionary.
+  Status AppendDictionaryStrings(const int32_t* indices, int64_t k, LeafBatch* out);
+  // Reserves room for `n` views in views_scratch_ and points page_views_ at it.
+  ByteView* ReserveViews(int64_t n);
   Status Error(const Status& st) const;
 
   const LeafInfo& leaf_;
   BufferPtr chunk_;
-  int64_t chunk_offset_;
-  int64_t num_rows_;
+  int64_t chunk_offset_ = 0;
+  int64_t num_rows_ = 0;
   std::string context_;
   std::unique_ptr<compression::Decompressor> decompressor_;
+  compression::CodecKind codec_kind_ = compression::CodecKind::kUncompressed;
 
   // Position of the next page header in chunk_.
   int64_t pos_ = 0;
@@ -156,8 +168,11 @@ class ColumnChunkReader {
   bool has_dictionary_ = false;
   int64_t dict_size_ = 0;
   std::vector<uint8_t> dict_fixed_;
-  std::vector<ByteView> dict_views_;
+  // A byte-array dictionary: entry i is dict_bytes_[dict_offsets_[i], dict_offsets_[i + 1]).
+  // dict_bytes_ has kGatherSlack bytes of slack past its end.
+  std::vector<int32_t> dict_offsets_;
   std::vector<uint8_t> dict_bytes_;
+  int64_t dict_max_length_ = 0;
 
   // The current data page.
   Scratch page_buf_;
@@ -174,14 +189,20 @@ class ColumnChunkReader {
   enum class ValuesForm {
     kFinal,              // page_fixed_: floe values (or boolean bits)
     kPhysical,           // page_fixed_: physical values, converted by ConvertFixed
-    kDictionaryIndices,  // indices_ into dict_fixed_
+    kDictionaryIndices,  // dict_decoder_: indices into dict_fixed_ or the byte dictionary
   };
   ValuesForm page_values_form_ = ValuesForm::kFinal;
   const uint8_t* page_fixed_ = nullptr;
-  std::vector<ByteView> page_views_;
+  // Byte-array values of a PLAIN or delta page (in views_scratch_).
+  ByteView* page_views_ = nullptr;
+  Scratch views_scratch_;
   Scratch value_scratch_;
   Scratch convert_scratch_;
-  std::vector<int32_t> indices_;
+  // The current dictionary page's indices, decoded batch by batch into index_scratch_;
+  // dict_decoded_ of them have been decoded or skipped.
+  DictionaryIndexDecoder dict_decoder_;
+  int64_t dict_decoded_ = 0;
+  Scratch index_scratch_;
   std::vector<uint8_t> rebuilt_;
   // Kept across pages so that their buffers are reused.
   DeltaLengthByteArrayDecoder delta_length_decoder_;

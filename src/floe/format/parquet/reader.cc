@@ -761,7 +761,6 @@ Status BatchReader::StartRowGroup() {
   const RowGroup& rg = file_->metadata().row_groups[static_cast<size_t>(current_rg_)];
   rg_rows_ = rg.num_rows;
   rg_done_ = 0;
-  readers_.clear();
   const FileSchema& fs = file_->file_schema();
   const std::string& path = file_->path();
   const ReaderOptions& opt = file_->options();
@@ -792,6 +791,12 @@ Status BatchReader::StartRowGroup() {
     const LeafInfo& leaf = fs.leaves[static_cast<size_t>(leaves_[k])];
     std::string context =
         fmt::format("'{}', column '{}', row group {}", path, leaf.path, current_rg_);
+    // Readers carry over from row group to row group, with their buffers.
+    if (k < readers_.size()) {
+      FLOE_RETURN_NOT_OK(readers_[k]->Restart(*metas[k], chunk_bytes[k], ranges[k].offset, rg_rows_,
+                                              std::move(context)));
+      continue;
+    }
     FLOE_ASSIGN_OR_RAISE(auto reader,
                          ColumnChunkReader::Make(leaf, *metas[k], chunk_bytes[k], ranges[k].offset,
                                                  rg_rows_, std::move(context)));

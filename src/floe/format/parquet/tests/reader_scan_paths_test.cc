@@ -1,0 +1,204 @@
+// The reader's fast paths: dictionary indices decoded batch by batch and gathered
+// straight into the batch (fixed-width and string dictionaries, short and long
+// entries), readers reused from row group to row group (dictionary, codec and encoding
+// changes between chunks), and the errors those paths still report.
+
+#include <string>
+#include <vector>
+
+#include "floe/batch/value_format.h"
+#include "floe/format/parquet/reader.h"
+#include "floe/format/parquet/tests/reader_file_builder.h"
+#include "floe/testing/matchers.h"
+
+namespace floe::parquet {
+namespace {
+
+using namespace floe::parquet::testing;  // NOLINT(build/namespaces)
+using FR = FieldRepetitionType;
+using floe::testing::IsError;
+using floe::testing::IsErrorWith;
+using Strings = std::vector<std::string>;
+
+// Every row of the file, columns joined by '/', across batches of `batch_size` rows.
+Result<Strings> ReadRows(const std::string& bytes, int64_t batch_size,
+                         std::vector<ColumnPredicate> predicates = {}) {
+  ReaderOptions options;
+  options.batch_size = batch_size;
+  FLOE_ASSIGN_OR_RAISE(auto reader, ParquetFileReader::Open(FileOf(bytes), options));
+  ReadRequest request;
+  request.predicates = std::move(predicates);
+  FLOE_ASSIGN_OR_RAISE(auto stream, reader->Read(request));
+  Strings out;
+  while (true) {
+    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, stream->Next());
+    if (!batch) break;
+    if (batch->num_rows() > batch_size) return Status::Internal("batch too large");
+    for (int c = 0; c < batch->num_columns(); ++c) {
+      FLOE_RETURN_NOT_OK(batch->column(c)->ValidateFull());
+    }
+    for (int64_t i = 0; i < batch->num_rows(); ++i) {
+      std::string row;
+      for (int c = 0; c < batch->num_columns(); ++c) {
+        if (c > 0) row += "/";
+        row += FormatValue(*batch->column(c), i);
+      }
+      out.push_back(std::move(row));
+    }
+  }
+  return out;
+}
+
+SchemaElement StringLeaf(std::string name, FR rep = FR::kOptional) {
+  SchemaElement e = Leaf(std::move(name), Type::kByteArray, rep);
+  e.converted_type = ConvertedType::kUtf8;
+  return e;
+}
+
+SchemaElement DecimalLeaf(std::string name, Type type) {
+  SchemaElement e = Leaf(std::move(name), type);
+  e.converted_type = ConvertedType::kDecimal;
+  e.precision = 15;
+  e.scale = 2;
+  return e;
+}
+
+TEST(ReaderScanPaths, StringDictionaryShortLongAndEmptyEntries) {
+  const std::string long_a(40, 'a');
+  const std::string long_b = "0123456789abcdefX";  // 17 bytes: just past one word
+  // Short entries only (copied as whole words) and a dictionary with long entries.
+  FileBuilder fb({Root(2), StringLeaf("short"), StringLeaf("long")});
+  ChunkBuilder shorts(Type::kByteArray, CompressionCodec::kSnappy);
+  shorts.Dictionary(4, PlainStrings({"A", "", "0123456789abcdef", "NO"}))
+      .DataV1(7, Encoding::kRleDictionary, Levels({1, 1, 0, 1, 1, 1, 1}, 1),
+              DictIndices({2, 0, 1, 3, 3, 2}, 4));
+  ChunkBuilder longs(Type::kByteArray);
+  longs.Dictionary(3, PlainStrings({long_a, "x", long_b}))
+      .DataV1(7, Encoding::kPlainDictionary, Levels({1, 1, 1, 1, 0, 1, 1}, 1),
+              DictIndices({0, 1, 2, 2, 1, 0}, 3));
+  fb.AddRowGroup(7, {shorts, longs});
+  std::string file = fb.Finish();
+  Strings expected = {
+      "0123456789abcdef/" + long_a, "A/x", "NULL/" + long_b, "/" + long_b, "NO/NULL", "NO/x",
+      "0123456789abcdef/" + long_a};
+  for (int64_t batch : {1, 2, 3, 7, 100}) {
+    EXPECT_THAT(ReadRows(file, batch), ::testing::Optional(expected)) << "batch " << batch;
+  }
+}
+
+TEST(ReaderScanPaths, ManyPagesAndRowGroupsReuseReaders) {
+  // Row group 0: dictionary pages (two pages of one dictionary), snappy.
+  // Row group 1: PLAIN pages, uncompressed, no dictionary.
+  // Row group 2: a different dictionary again, gzip.
+  FileBuilder fb({Root(3), StringLeaf("s"), DecimalLeaf("d", Type::kInt64),
+                  Leaf("i", Type::kInt32, FR::kRequired)});
+  std::vector<int32_t> idx0, idx1;
+  std::vector<int16_t> def0, def1;
+  Strings expected;
+  const Strings dict0 = {"R", "A", "N"};
+  const std::vector<int64_t> dict_d0 = {100, -250, 4999};
+  std::vector<int32_t> ints0;
+  for (int i = 0; i < 1000; ++i) {
+    (i < 600 ? idx0 : idx1).push_back(i % 3);
+    (i < 600 ? def0 : def1).push_back(1);
+    ints0.push_back(i * 7);
+    static const char* kDec[] = {"1.00", "-2.50", "49.99"};
+    expected.push_back(dict0[i % 3] + "/" + kDec[(i + 1) % 3] + "/" + std::to_string(i * 7));
+  }
+  std::vector<int32_t> didx0, didx1;
+  for (int i = 0; i < 1000; ++i) (i < 600 ? didx0 : didx1).push_back((i + 1) % 3);
+  ChunkBuilder s0(Type::kByteArray, CompressionCodec::kSnappy);
+  s0.Dictionary(3, PlainStrings({"R", "A", "N"}))
+      .DataV1(600, Encoding::kRleDictionary, Levels(def0, 1), DictIndices(idx0, 3))
+      .DataV1(400, Encoding::kRleDictionary, Levels(def1, 1), DictIndices(idx1, 3));
+  ChunkBuilder d0(Type::kInt64, CompressionCodec::kSnappy);
+  d0.Dictionary(3, Plain<int64_t>(dict_d0))
+      .DataV1(600, Encoding::kRleDictionary, Levels(def0, 1), DictIndices(didx0, 3))
+      .DataV1(400, Encoding::kRleDictionary, Levels(def1, 1), DictIndices(didx1, 3));
+  ChunkBuilder i0(Type::kInt32, CompressionCodec::kSnappy);
+  i0.DataV1(1000, Encoding::kPlain, "", Plain<int32_t>(ints0));
+  fb.AddRowGroup(1000, {s0, d0, i0});
+
+  ChunkBuilder s1(Type::kByteArray);
+  s1.DataV1(3, Encoding::kPlain, Levels({1, 0, 1}, 1), PlainStrings({"plain", "z"}));
+  ChunkBuilder d1(Type::kInt64);
+  d1.DataV1(3, Encoding::kPlain, Levels({0, 1, 1}, 1), Plain<int64_t>({7, -8}));
+  ChunkBuilder i1(Type::kInt32);
+  i1.DataV1(3, Encoding::kPlain, "", Plain<int32_t>({1, 2, 3}));
+  fb.AddRowGroup(3, {s1, d1, i1});
+  expected.insert(expected.end(), {"plain/NULL/1", "NULL/0.07/2", "z/-0.08/3"});
+
+  ChunkBuilder s2(Type::kByteArray, CompressionCodec::kGzip);
+  s2.Dictionary(2, PlainStrings({"a much longer dictionary entry", "Q"}))
+      .DataV1(4, Encoding::kRleDictionary, Levels({1, 1, 1, 1}, 1), DictIndices({1, 0, 1, 1}, 2));
+  ChunkBuilder d2(Type::kInt64, CompressionCodec::kGzip);
+  d2.Dictionary(1, Plain<int64_t>({12345}))
+      .DataV1(4, Encoding::kRleDictionary, Levels({1, 1, 0, 1}, 1), DictIndices({0, 0, 0}, 1));
+  ChunkBuilder i2(Type::kInt32, CompressionCodec::kGzip);
+  i2.DataV1(4, Encoding::kPlain, "", Plain<int32_t>({-1, -2, -3, -4}));
+  fb.AddRowGroup(4, {s2, d2, i2});
+  expected.insert(expected.end(), {"Q/123.45/-1", "a much longer dictionary entry/123.45/-2",
+                                   "Q/NULL/-3", "Q/123.45/-4"});
+  std::string file = fb.Finish();
+  for (int64_t batch : {1, 7, 599, 600, 601, 8192}) {
+    EXPECT_THAT(ReadRows(file, batch), ::testing::Optional(expected)) << "batch " << batch;
+  }
+}
+
+TEST(ReaderScanPaths, EmptyDictionaryPageAndAllNullPage) {
+  FileBuilder fb({Root(1), StringLeaf("s")});
+  ChunkBuilder s(Type::kByteArray);
+  s.Dictionary(0, "").DataV1(3, Encoding::kRleDictionary, Levels({0, 0, 0}, 1), "");
+  fb.AddRowGroup(3, {s});
+  EXPECT_THAT(ReadRows(fb.Finish(), 2), ::testing::Optional(Strings{"NULL", "NULL", "NULL"}));
+}
+
+TEST(ReaderScanPaths, DictionaryErrorsSurfaceWhenTheRowsAreRead) {
+  // Index 3 of a 2-entry string dictionary, in the second batch.
+  FileBuilder fb({Root(1), StringLeaf("s", FR::kRequired)});
+  ChunkBuilder s(Type::kByteArray);
+  s.Dictionary(2, PlainStrings({"a", "b"}))
+      .DataV1(4, Encoding::kRleDictionary, "", DictIndices({0, 1, 0, 3}, 4));
+  fb.AddRowGroup(4, {s});
+  EXPECT_THAT(ReadRows(fb.Finish(), 2),
+              IsErrorWith(StatusCode::kCorrupt, "dictionary index 3 is out of range"));
+  // Indices that end early.
+  FileBuilder fb2({Root(1), StringLeaf("s", FR::kRequired)});
+  ChunkBuilder t(Type::kByteArray);
+  t.Dictionary(2, PlainStrings({"a", "b"}))
+      .DataV1(20, Encoding::kRleDictionary, "", DictIndices({0, 1, 0}, 2));
+  fb2.AddRowGroup(20, {t});
+  EXPECT_THAT(ReadRows(fb2.Finish(), 8), IsError(StatusCode::kCorrupt));
+}
+
+TEST(ReaderScanPaths, PageIndexSkipsValuesOfADictionaryPage) {
+  // One dictionary page of 12 rows on column b; column a's page index selects rows 4..7,
+  // so the indices of rows 0..3 are skipped before decoding.
+  FileBuilder fb({Root(2), Leaf("a", Type::kInt64, FR::kRequired), StringLeaf("b")});
+  ChunkBuilder a(Type::kInt64);
+  ColumnIndex ci;
+  for (int p = 0; p < 3; ++p) {
+    std::vector<int64_t> v;
+    for (int i = 0; i < 4; ++i) v.push_back(p * 4 + i);
+    a.DataV1(4, Encoding::kPlain, "", Plain(v));
+    ci.null_pages.push_back(false);
+    ci.min_values.push_back(Plain<int64_t>({p * 4}));
+    ci.max_values.push_back(Plain<int64_t>({p * 4 + 3}));
+  }
+  ci.null_counts = std::vector<int64_t>{0, 0, 0};
+  ChunkBuilder b(Type::kByteArray);
+  b.Dictionary(3, PlainStrings({"x", "yy", "a value longer than sixteen bytes"}));
+  b.DataV1(12, Encoding::kRleDictionary, Levels({1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1}, 1),
+           DictIndices({0, 1, 2, 0, 1, 2, 0, 1, 2, 0}, 3));
+  fb.AddRowGroup(12, {a, b});
+  fb.AddOffsetIndex(0, a, {0, 4, 8});
+  fb.AddColumnIndex(0, ci);
+  fb.AddOffsetIndex(1, b, {0});
+  using Op = ColumnPredicate::Op;
+  EXPECT_THAT(
+      ReadRows(fb.Finish(), 3, {{0, Op::kEq, {Scalar::I64(5)}}}),
+      ::testing::Optional(Strings{"4/x", "5/yy", "6/NULL", "7/a value longer than sixteen bytes"}));
+}
+
+}  // namespace
+}  // namespace floe::parquet
