@@ -1,7 +1,9 @@
 #include "floe/exec/aggregate_exec.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <memory>
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
@@ -20,6 +22,290 @@ struct SpillRuns {
     std::error_code ec;
     for (const auto& p : paths) std::filesystem::remove(p, ec);
   }
+};
+
+// Group ids of keys that pack into 64 bits: up to 8 bytes of integers, dates, times,
+// timestamps, decimals of precision <= 18 and short strings. Each row's key becomes one
+// uint64 (column by column, a tight loop per column) and an open-addressing table maps it
+// to its group id: no row encoding, no byte comparisons. Equal packed keys are exactly the
+// rows GROUP BY puts together (NULLs equal NULLs). A batch holding a longer string than the
+// layout allows does not fit; the caller then moves its groups to a KeyTable.
+class PackedKeyMap {
+ public:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+
+  /// A map for keys of these fields, or null when they do not pack into 64 bits.
+  static std::unique_ptr<PackedKeyMap> Make(const std::vector<Field>& fields) {
+    if (fields.empty()) return nullptr;
+    std::vector<Part> parts;
+    const bool single = fields.size() == 1;
+    int fixed_bytes = 0;
+    int strings = 0;
+    for (const Field& f : fields) {
+      Part p;
+      const TypePtr& t = f.type();
+      switch (t->id()) {
+        case TypeId::kInt8:
+        case TypeId::kInt16:
+        case TypeId::kInt32:
+        case TypeId::kInt64:
+        case TypeId::kDate:
+        case TypeId::kTime:
+        case TypeId::kTimestamp:
+        case TypeId::kTimestampTz:
+        case TypeId::kTimestampNs:
+        case TypeId::kTimestampTzNs:
+          p.kind = Part::kInt;
+          p.width = t->byte_width();
+          break;
+        case TypeId::kDecimal:
+          if (t->precision() > 18) return nullptr;
+          p.kind = Part::kDecimal;
+          p.width = 8;
+          break;
+        case TypeId::kString:
+        case TypeId::kBinary:
+          p.kind = Part::kString;
+          ++strings;
+          break;
+        default:
+          return nullptr;
+      }
+      if (p.kind != Part::kString) {
+        // One key column keeps its NULL group outside the table; several mark NULL in a
+        // byte of their own.
+        p.null_byte = !single && f.nullable();
+        fixed_bytes += p.width + (p.null_byte ? 1 : 0);
+      }
+      parts.push_back(p);
+    }
+    if (fixed_bytes > 8) return nullptr;
+    if (strings > 0) {
+      // A string takes a length byte (0 for NULL, else length + 1) and up to max_len bytes.
+      const int per_string = (8 - fixed_bytes) / strings;
+      if (per_string < 2) return nullptr;
+      for (Part& p : parts) {
+        if (p.kind == Part::kString) p.width = per_string - 1;
+      }
+    }
+    int shift = 0;
+    for (Part& p : parts) {
+      p.shift = shift;
+      shift += 8 * (p.kind == Part::kString ? p.width + 1 : p.width + (p.null_byte ? 1 : 0));
+    }
+    auto map = std::unique_ptr<PackedKeyMap>(new PackedKeyMap());
+    map->parts_ = std::move(parts);
+    map->single_ = single;
+    map->Clear();
+    return map;
+  }
+
+  int64_t num_groups() const { return num_groups_; }
+  int64_t memory_size() const {
+    return static_cast<int64_t>(slots_.capacity() * sizeof(Slot) + packed_.capacity() * 8 +
+                                nulls_.capacity());
+  }
+
+  void Clear() {
+    // Small tables start small (cache-resident); a large one is given back.
+    if (slots_.size() != kInitialSlots) {
+      std::vector<Slot>(kInitialSlots, Slot{0, kEmpty}).swap(slots_);
+    } else {
+      std::fill(slots_.begin(), slots_.end(), Slot{0, kEmpty});
+    }
+    shift_ = 64 - kInitialBits;
+    num_groups_ = 0;
+    null_group_ = kEmpty;
+  }
+
+  /// Packs the keys of the batch's `n` rows; false when a value does not fit the layout.
+  bool Pack(const std::vector<ArrayPtr>& keys, int64_t n) {
+    packed_.assign(static_cast<size_t>(n), 0);
+    has_nulls_ = false;
+    uint64_t* out = packed_.data();
+    for (size_t k = 0; k < parts_.size(); ++k) {
+      const Part& p = parts_[k];
+      const Array& a = *keys[k];
+      bool ok = true;
+      switch (p.kind) {
+        case Part::kInt:
+          switch (p.width) {
+            case 1:
+              ok = PackFixed<uint8_t>(p, a, n, out);
+              break;
+            case 2:
+              ok = PackFixed<uint16_t>(p, a, n, out);
+              break;
+            case 4:
+              ok = PackFixed<uint32_t>(p, a, n, out);
+              break;
+            default:
+              ok = PackFixed<uint64_t>(p, a, n, out);
+              break;
+          }
+          break;
+        case Part::kDecimal:
+          ok = PackDecimal(p, a, n, out);
+          break;
+        case Part::kString:
+          ok = PackString(p, a, n, out);
+          break;
+      }
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  /// Assigns ids[i] to every packed row, inserting new groups (their rows are appended to
+  /// `new_rows`).
+  void Insert(int64_t n, uint32_t* ids, std::vector<int64_t>* new_rows) {
+    const uint64_t* keys = packed_.data();
+    const uint8_t* nulls = has_nulls_ ? nulls_.data() : nullptr;
+    for (int64_t i = 0; i < n; ++i) {
+      if (nulls != nullptr && nulls[i]) {
+        if (null_group_ == kEmpty) {
+          null_group_ = static_cast<uint32_t>(num_groups_++);
+          new_rows->push_back(i);
+        }
+        ids[i] = null_group_;
+        continue;
+      }
+      const uint64_t key = keys[i];
+      size_t s = SlotOf(key);
+      const size_t mask = slots_.size() - 1;
+      while (true) {
+        Slot& slot = slots_[s];
+        if (slot.id == kEmpty) {
+          slot = {key, static_cast<uint32_t>(num_groups_++)};
+          ids[i] = slot.id;
+          new_rows->push_back(i);
+          if (static_cast<size_t>(num_groups_) * 2 > slots_.size()) Grow();
+          break;
+        }
+        if (slot.key == key) {
+          ids[i] = slot.id;
+          break;
+        }
+        s = (s + 1) & mask;
+      }
+    }
+  }
+
+ private:
+  struct Part {
+    enum Kind { kInt, kDecimal, kString } kind = kInt;
+    int width = 0;  // value bytes (for strings: the longest value that fits)
+    bool null_byte = false;
+    int shift = 0;
+  };
+  struct Slot {
+    uint64_t key;
+    uint32_t id;
+  };
+  static constexpr int kInitialBits = 6;
+  static constexpr size_t kInitialSlots = size_t{1} << kInitialBits;
+
+  PackedKeyMap() = default;
+
+  size_t SlotOf(uint64_t key) const {
+    // Fibonacci hashing: the top bits of the product mix every bit of the key.
+    return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_);
+  }
+
+  void Grow() {
+    std::vector<Slot> old(slots_.size() * 2, Slot{0, kEmpty});
+    old.swap(slots_);
+    --shift_;
+    const size_t mask = slots_.size() - 1;
+    for (const Slot& o : old) {
+      if (o.id == kEmpty) continue;
+      size_t s = SlotOf(o.key);
+      while (slots_[s].id != kEmpty) s = (s + 1) & mask;
+      slots_[s] = o;
+    }
+  }
+
+  // NULL rows of a single key column go to the NULL group; false for a column of several
+  // without a null byte (declared not nullable, yet holding NULLs).
+  bool MarkNulls(const Array& a, int64_t n) {
+    if (!single_) return false;
+    nulls_.assign(static_cast<size_t>(n), 0);
+    for (int64_t i = 0; i < n; ++i) nulls_[static_cast<size_t>(i)] = a.IsNull(i) ? 1 : 0;
+    has_nulls_ = true;
+    return true;
+  }
+
+  template <typename U>
+  bool PackFixed(const Part& p, const Array& a, int64_t n, uint64_t* out) {
+    const U* v = a.values<U>();
+    if (a.null_count() == 0) {
+      if (p.null_byte) {
+        for (int64_t i = 0; i < n; ++i) out[i] |= ((uint64_t{v[i]} << 8) | 1) << p.shift;
+      } else {
+        for (int64_t i = 0; i < n; ++i) out[i] |= uint64_t{v[i]} << p.shift;
+      }
+      return true;
+    }
+    if (!p.null_byte) {
+      // NULL rows are marked; their packed value is ignored.
+      if (!MarkNulls(a, n)) return false;
+      for (int64_t i = 0; i < n; ++i) out[i] |= uint64_t{v[i]} << p.shift;
+      return true;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if (a.IsValid(i)) out[i] |= ((uint64_t{v[i]} << 8) | 1) << p.shift;
+    }
+    return true;
+  }
+
+  // Decimals of precision <= 18 are int64 values stored in 128 bits (Make gives them no
+  // null byte, which would not fit).
+  bool PackDecimal(const Part& p, const Array& a, int64_t n, uint64_t* out) {
+    const uint8_t* base = a.buffer(1)->data() + a.offset() * 16;
+    const bool nulls = a.null_count() > 0;
+    if (nulls && !MarkNulls(a, n)) return false;
+    for (int64_t i = 0; i < n; ++i) {
+      Int128 v;
+      std::memcpy(&v, base + i * 16, 16);
+      const auto low = static_cast<int64_t>(v);
+      if (static_cast<Int128>(low) != v && !(nulls && a.IsNull(i))) return false;
+      out[i] |= static_cast<uint64_t>(low) << p.shift;
+    }
+    return true;
+  }
+
+  bool PackString(const Part& p, const Array& a, int64_t n, uint64_t* out) {
+    const int32_t* offs = a.value_offsets();
+    const uint8_t* data = a.buffer(2) ? a.buffer(2)->data() : nullptr;
+    const int64_t data_size = a.buffer(2) ? a.buffer(2)->size() : 0;
+    const bool nulls = a.null_count() > 0;
+    const auto max_len = static_cast<uint32_t>(p.width);
+    for (int64_t i = 0; i < n; ++i) {
+      if (nulls && a.IsNull(i)) continue;  // length byte 0
+      const int32_t begin = offs[i];
+      const auto len = static_cast<uint32_t>(offs[i + 1] - begin);
+      if (len > max_len) return false;
+      uint64_t v = 0;
+      if (begin + 8 <= data_size) {
+        std::memcpy(&v, data + begin, 8);
+        v &= len == 0 ? 0 : (~uint64_t{0} >> (64 - 8 * len));
+      } else if (len > 0) {
+        std::memcpy(&v, data + begin, len);
+      }
+      out[i] |= ((v << 8) | (len + 1)) << p.shift;
+    }
+    return true;
+  }
+
+  std::vector<Part> parts_;
+  bool single_ = false;
+  std::vector<Slot> slots_;
+  int shift_ = 64 - kInitialBits;
+  int64_t num_groups_ = 0;
+  uint32_t null_group_ = kEmpty;
+  std::vector<uint64_t> packed_;
+  std::vector<uint8_t> nulls_;
+  bool has_nulls_ = false;
 };
 
 class AggregateStream final : public BatchStream {
@@ -47,6 +333,9 @@ class AggregateStream final : public BatchStream {
     state_schema_ = std::make_shared<Schema>(std::move(fields));
     key_options_.assign(static_cast<size_t>(num_keys_), SortOptions{});
     for (int k = 0; k < num_keys_; ++k) key_columns_.push_back(k);
+    std::vector<Field> key_fields;
+    for (int k = 0; k < num_keys_; ++k) key_fields.push_back(node_->schema()->field(k));
+    packed_ = PackedKeyMap::Make(key_fields);
   }
 
   const SchemaPtr& schema() const override { return node_->schema(); }
@@ -91,6 +380,7 @@ class AggregateStream final : public BatchStream {
       accumulators_.push_back(std::move(acc));
     }
     table_.Clear();
+    if (packed_) packed_->Clear();
     key_builders_.clear();
     for (int k = 0; k < num_keys_; ++k) {
       key_builders_.push_back(MakeBuilder(node_->schema()->field(k).type(), ctx_->pool()));
@@ -126,11 +416,16 @@ class AggregateStream final : public BatchStream {
     return Status::OK();
   }
 
+  int64_t NumGroups() const {
+    if (num_keys_ == 0) return 1;
+    return packed_ ? packed_->num_groups() : table_.num_keys();
+  }
+
   int64_t MemoryUsed() const {
-    int64_t total = table_.memory_size();
+    int64_t total = table_.memory_size() + (packed_ ? packed_->memory_size() : 0);
     for (const auto& a : accumulators_) total += a->memory_size();
     // Group key values are held twice: normalized in the table and in the builders.
-    total += table_.num_keys() * 16 * std::max(1, num_keys_);
+    total += NumGroups() * 16 * std::max(1, num_keys_);
     return total;
   }
 
@@ -147,9 +442,14 @@ class AggregateStream final : public BatchStream {
     if (num_keys_ == 0) {
       std::fill(ids_.begin(), ids_.end(), 0u);
     } else {
-      FLOE_RETURN_NOT_OK(EncodeRowKeys(keys, key_options_, &row_keys_));
       new_rows_.clear();
-      table_.Insert(row_keys_, ids_.data(), &new_rows_);
+      if (packed_ && !packed_->Pack(keys, n)) FLOE_RETURN_NOT_OK(LeavePackedKeys());
+      if (packed_) {
+        packed_->Insert(n, ids_.data(), &new_rows_);
+      } else {
+        FLOE_RETURN_NOT_OK(EncodeRowKeys(keys, key_options_, &row_keys_));
+        table_.Insert(row_keys_, ids_.data(), &new_rows_);
+      }
       if (!new_rows_.empty()) {
         for (int k = 0; k < num_keys_; ++k) {
           FLOE_RETURN_NOT_OK(key_builders_[k]->AppendIndices(
@@ -157,7 +457,7 @@ class AggregateStream final : public BatchStream {
         }
       }
     }
-    const int64_t total = num_keys_ == 0 ? 1 : table_.num_keys();
+    const int64_t total = NumGroups();
     const auto& aggs = node_->aggregates();
     for (size_t j = 0; j < aggs.size(); ++j) {
       if (mode() == AggregateMode::kFinal) {
@@ -189,7 +489,7 @@ class AggregateStream final : public BatchStream {
       // costs a large table: past the first rows it emits each batch's groups at once,
       // keeping the table small and cache-resident.
       rows_in_ += n;
-      if (!passthrough_ && rows_in_ >= kPassthroughMinRows && table_.num_keys() * 2 > rows_in_) {
+      if (!passthrough_ && rows_in_ >= kPassthroughMinRows && NumGroups() * 2 > rows_in_) {
         passthrough_ = true;
       }
       if (passthrough_) return EmitState();
@@ -201,10 +501,36 @@ class AggregateStream final : public BatchStream {
     return Status::OK();
   }
 
+  // Moves the groups of the packed map into the KeyTable (their ids stay the same), for a
+  // batch whose keys do not pack.
+  Status LeavePackedKeys() {
+    const int64_t groups = packed_->num_groups();
+    packed_.reset();
+    if (groups == 0) return Status::OK();
+    std::vector<ArrayPtr> keys;
+    for (auto& kb : key_builders_) {
+      FLOE_ASSIGN_OR_RAISE(ArrayPtr a, kb->Finish());
+      keys.push_back(std::move(a));
+    }
+    RowKeys rows;
+    FLOE_RETURN_NOT_OK(EncodeRowKeys(keys, key_options_, &rows));
+    std::vector<uint32_t> ids(static_cast<size_t>(groups));
+    std::vector<int64_t> inserted;
+    table_.Insert(rows, ids.data(), &inserted);
+    if (table_.num_keys() != groups) {
+      return Status::Internal("HashAggregateExec: {} packed groups became {} keys", groups,
+                              table_.num_keys());
+    }
+    for (int k = 0; k < num_keys_; ++k) {
+      FLOE_RETURN_NOT_OK(key_builders_[k]->AppendArraySlice(*keys[k], 0, groups));
+    }
+    return Status::OK();
+  }
+
   // The keys and states of every group; resets the table and accumulators.
   Result<RecordBatchPtr> TakeState() {
     std::vector<ArrayPtr> columns;
-    int64_t groups = num_keys_ == 0 ? 1 : table_.num_keys();
+    int64_t groups = NumGroups();
     for (auto& kb : key_builders_) {
       FLOE_ASSIGN_OR_RAISE(ArrayPtr a, kb->Finish());
       columns.push_back(std::move(a));
@@ -245,7 +571,7 @@ class AggregateStream final : public BatchStream {
   }
 
   Status SpillState() {
-    if (table_.num_keys() == 0) return Status::OK();
+    if (NumGroups() == 0) return Status::OK();
     FLOE_ASSIGN_OR_RAISE(RecordBatchPtr sorted, SortedState());
     if (!runs_) runs_ = std::make_shared<SpillRuns>();
     std::string path = NewSpillPath(ctx_->spill_directory(), "aggregate");
@@ -264,7 +590,7 @@ class AggregateStream final : public BatchStream {
   Status FinishInput() {
     input_.reset();
     if (mode() == AggregateMode::kPartial) {
-      if (num_keys_ == 0 || table_.num_keys() > 0) FLOE_RETURN_NOT_OK(EmitState());
+      if (NumGroups() > 0) FLOE_RETURN_NOT_OK(EmitState());
       finished_ = true;
       return Status::OK();
     }
@@ -276,7 +602,7 @@ class AggregateStream final : public BatchStream {
     }
     // Merge the spilled runs and the groups still in memory, in group-key order.
     std::vector<std::unique_ptr<MergeCursor>> cursors;
-    if (table_.num_keys() > 0) {
+    if (NumGroups() > 0) {
       FLOE_ASSIGN_OR_RAISE(RecordBatchPtr sorted, SortedState());
       std::vector<RecordBatchPtr> chunks;
       for (int64_t pos = 0; pos < sorted->num_rows(); pos += batch_size()) {
@@ -298,7 +624,7 @@ class AggregateStream final : public BatchStream {
   // The final rows of the groups in the table; resets it.
   Result<RecordBatchPtr> Evaluate() {
     std::vector<ArrayPtr> columns;
-    int64_t groups = num_keys_ == 0 ? 1 : table_.num_keys();
+    int64_t groups = NumGroups();
     for (auto& kb : key_builders_) {
       FLOE_ASSIGN_OR_RAISE(ArrayPtr a, kb->Finish());
       columns.push_back(std::move(a));
@@ -373,6 +699,7 @@ class AggregateStream final : public BatchStream {
 
   BatchStreamPtr input_;
   KeyTable table_;
+  std::unique_ptr<PackedKeyMap> packed_;  // null when the keys do not pack (or stopped fitting)
   std::vector<std::unique_ptr<ArrayBuilder>> key_builders_;
   std::vector<std::unique_ptr<expr::GroupsAccumulator>> accumulators_;
   RowKeys row_keys_;

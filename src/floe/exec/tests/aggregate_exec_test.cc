@@ -1,6 +1,7 @@
 // HashAggregateExec: single, partial + final, empty inputs, NULL and float keys, FILTER,
 // and spilling past the memory limit.
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -149,6 +150,139 @@ TEST(AggregatePartial, EmitsEarlyWithoutChangingTheFinalResult) {
   ASSERT_OK_AND_ASSIGN(auto rows, RunRows(final_agg, MakeContext()));
   ASSERT_EQ(rows.size(), 100000u);
   for (const auto& row : rows) ASSERT_EQ(row.substr(row.find('|')), "|2") << row;
+}
+
+// Arrays of other key types for the packed group keys.
+template <typename B, typename T>
+ArrayPtr Typed(TypePtr type, const std::vector<std::optional<T>>& values) {
+  B b(std::move(type));
+  for (const auto& v : values) {
+    if (v) {
+      FLOE_CHECK(b.Append(*v).ok(), "append");
+    } else {
+      FLOE_CHECK(b.AppendNull().ok(), "append");
+    }
+  }
+  return b.Finish().ValueOrDie();
+}
+
+// Runs count(*) and sum(v) grouped by every column but the last, single-phase and
+// partial + final over two partitions, and checks both against `want` (in order of first
+// appearance for the single phase).
+void ExpectGroups(const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches,
+                  const std::vector<std::string>& want) {
+  const int v = schema->num_fields() - 1;
+  std::vector<expr::PhysicalExprPtr> keys;
+  std::vector<std::string> names;
+  for (int k = 0; k < v; ++k) {
+    keys.push_back(Col(schema, k));
+    names.push_back(schema->field(k).name());
+  }
+  std::vector<AggregateExprSpec> aggs = {Agg("count_star", {}, "n"),
+                                         Agg("sum", {Col(schema, v)}, "s")};
+  ASSERT_OK_AND_ASSIGN(auto single, HashAggregateExec::Make(AggregateMode::kSingle, keys, names,
+                                                            aggs, Source(schema, batches)));
+  ASSERT_OK_AND_ASSIGN(auto rows, RunRows(single, MakeContext()));
+  EXPECT_EQ(rows, want);
+
+  std::vector<std::vector<RecordBatchPtr>> parts(2);
+  for (size_t b = 0; b < batches.size(); ++b) parts[b % 2].push_back(batches[b]);
+  ASSERT_OK_AND_ASSIGN(auto partial,
+                       HashAggregateExec::Make(AggregateMode::kPartial, keys, names, aggs,
+                                               testing::PartitionedSource(schema, parts)));
+  ASSERT_OK_AND_ASSIGN(auto merged, CoalescePartitionsExec::Make(partial));
+  std::vector<expr::PhysicalExprPtr> final_keys;
+  for (int k = 0; k < v; ++k) final_keys.push_back(Col(merged->schema(), k));
+  ASSERT_OK_AND_ASSIGN(auto final_agg, HashAggregateExec::Make(AggregateMode::kFinal, final_keys,
+                                                               names, aggs, merged));
+  ASSERT_OK_AND_ASSIGN(auto final_rows, RunRows(final_agg, MakeContext()));
+  std::vector<std::string> sorted_want = want;
+  std::sort(final_rows.begin(), final_rows.end());
+  std::sort(sorted_want.begin(), sorted_want.end());
+  EXPECT_EQ(final_rows, sorted_want);
+}
+
+TEST(AggregatePackedKeys, ShortStringsWithNulls) {
+  // Two string keys of up to three bytes pack into 64 bits; "" and NULL are different.
+  auto schema = SchemaOf({"a", "b", "v"}, {Strs({}), Strs({}), I64s({})});
+  std::vector<RecordBatchPtr> batches = {
+      BatchOf(schema, {Strs({"A", "A", "", std::nullopt, "N", "A"}),
+                       Strs({"F", "F", "F", "F", std::nullopt, "O"}), I64s({1, 2, 3, 4, 5, 6})}),
+      BatchOf(schema, {Strs({std::nullopt, "", "abc", "A"}), Strs({"F", "", "xyz", "F"}),
+                       I64s({10, 20, 30, std::nullopt})})};
+  ExpectGroups(
+      schema, batches,
+      {"A|F|3|3", "|F|1|3", "NULL|F|2|14", "N|NULL|1|5", "A|O|1|6", "||1|20", "abc|xyz|1|30"});
+}
+
+TEST(AggregatePackedKeys, LongerStringMovesTheGroupsToTheKeyTable) {
+  // The first batches pack; a later value longer than the packed layout holds moves the
+  // groups seen so far (ids kept) to the general table.
+  auto schema = SchemaOf({"a", "b", "v"}, {Strs({}), Strs({}), I64s({})});
+  std::vector<RecordBatchPtr> batches = {
+      BatchOf(schema, {Strs({"x", "y", std::nullopt, "x"}), Strs({"1", "2", "3", "1"}),
+                       I64s({1, 2, 3, 4})}),
+      BatchOf(schema, {Strs({"y", "a much longer key", "x", std::nullopt}),
+                       Strs({"2", "1", "1", "3"}), I64s({10, 20, 30, 40})}),
+      BatchOf(schema, {Strs({"x", "a much longer key"}), Strs({"1", "1"}), I64s({100, 200})})};
+  ExpectGroups(schema, batches,
+               {"x|1|4|135", "y|2|2|12", "NULL|3|2|43", "a much longer key|1|2|220"});
+}
+
+TEST(AggregatePackedKeys, SingleIntegerKeyWithNullGroupAcrossGrowth) {
+  // 5000 distinct int64 keys (negative ones too) grow the table many times; NULL keys form
+  // one group of their own, also next to the key 0.
+  auto schema = SchemaOf({"k", "v"}, {I64s({}), I64s({})});
+  std::vector<RecordBatchPtr> batches;
+  std::map<int64_t, int64_t> counts;
+  for (int b = 0; b < 4; ++b) {
+    std::vector<testing::OptI64> k, v;
+    for (int r = 0; r < 3000; ++r) {
+      if (r % 100 == 7) {
+        k.push_back(std::nullopt);
+      } else {
+        const int64_t key = ((b * 3000 + r) * 37) % 5000 - 2500;
+        k.push_back(key);
+        ++counts[key];
+      }
+      v.push_back(1);
+    }
+    batches.push_back(BatchOf(schema, {I64s(k), I64s(v)}));
+  }
+  auto sum_of = [&](const std::vector<std::string>& rows) {
+    std::map<std::string, std::string> m;
+    for (const auto& row : rows) m[row.substr(0, row.find('|'))] = row.substr(row.find('|'));
+    return m;
+  };
+  std::vector<AggregateExprSpec> aggs = {Agg("count_star", {}, "n")};
+  ASSERT_OK_AND_ASSIGN(
+      auto single, HashAggregateExec::Make(AggregateMode::kSingle, {Col(schema, 0)}, {"k"}, aggs,
+                                           Source(schema, batches)));
+  ASSERT_OK_AND_ASSIGN(auto rows, RunRows(single, MakeContext(1000)));
+  ASSERT_EQ(rows.size(), counts.size() + 1);
+  auto got = sum_of(rows);
+  EXPECT_EQ(got["NULL"], "|120");
+  for (const auto& [key, n] : counts) EXPECT_EQ(got[std::to_string(key)], "|" + std::to_string(n));
+}
+
+TEST(AggregatePackedKeys, NarrowIntegersDatesAndDecimals) {
+  // int8 and int16 keys with NULL bytes next to a date; a decimal(18, 2) key alone.
+  std::vector<ArrayPtr> cols = {
+      Typed<Int8Builder, int8_t>(Int8(), {-1, 1, -1, std::nullopt, 0, -1}),
+      Typed<Int16Builder, int16_t>(Int16(), {-300, 300, -300, 0, std::nullopt, -300}),
+      Typed<Int32Builder, int32_t>(Date(), {-1, -1, -1, 0, 0, 0}), I64s({1, 2, 3, 4, 5, 6})};
+  auto schema = SchemaOf({"a", "b", "d", "v"}, cols);
+  ExpectGroups(schema, {BatchOf(schema, cols)},
+               {"-1|-300|1969-12-31|2|4", "1|300|1969-12-31|1|2", "NULL|0|1970-01-01|1|4",
+                "0|NULL|1970-01-01|1|5", "-1|-300|1970-01-01|1|6"});
+
+  std::vector<ArrayPtr> dec = {Typed<DecimalBuilder, Int128>(
+                                   Decimal(18, 2), {Int128{-5}, Int128{5}, std::nullopt, Int128{-5},
+                                                    Int128{999999999999999999LL}, std::nullopt}),
+                               I64s({1, 2, 3, 4, 5, 6})};
+  auto dschema = SchemaOf({"d", "v"}, dec);
+  ExpectGroups(dschema, {BatchOf(dschema, dec)},
+               {"-0.05|2|5", "0.05|1|2", "NULL|2|9", "9999999999999999.99|1|5"});
 }
 
 TEST(AggregateSpill, FinishesPastTheMemoryLimitBySpillingSortedState) {

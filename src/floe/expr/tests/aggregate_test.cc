@@ -262,6 +262,65 @@ TEST(AggregateTest, SumFloats) {
   EXPECT_THAT(out, ElementsAre("0.75", "NULL"));
 }
 
+TEST(AggregateTest, CountSumAvgOverFewAndManyGroups) {
+  // count, sum and avg over 1000 rows into 1 to 100 groups give the exact per-group
+  // results, with NULLs and a FILTER (NULL filter values drop the row).
+  for (int64_t total : {1, 3, 32, 33, 100}) {
+    std::vector<std::optional<int64_t>> values;
+    std::vector<std::optional<bool>> keep;
+    std::vector<uint32_t> groups;
+    std::vector<int64_t> counts(static_cast<size_t>(total)), sums(static_cast<size_t>(total));
+    std::vector<int64_t> stars(static_cast<size_t>(total));
+    for (int64_t i = 0; i < 1001; ++i) {
+      const auto g = static_cast<uint32_t>((i * 7 + i / 3) % total);
+      groups.push_back(g);
+      const bool null = i % 11 == 3;
+      const bool pass = i % 5 != 1;
+      const int64_t v = (i * 7919) % 2001 - 1000;
+      values.push_back(null ? std::nullopt : std::optional<int64_t>(v));
+      keep.push_back(i % 13 == 4 ? std::nullopt : std::optional<bool>(pass));
+      if (i % 13 == 4 || !pass) continue;
+      ++stars[g];
+      if (null) continue;
+      ++counts[g];
+      sums[g] += v;
+    }
+    auto array = I64(values);
+    auto filter = Bools(keep);
+    ASSERT_OK_AND_ASSIGN(
+        auto count, RunSingle(Resolve("count", {Int64()}), {array}, groups, total, filter.get()));
+    ASSERT_OK_AND_ASSIGN(auto star,
+                         RunSingle(Resolve("count", {}), {array}, groups, total, filter.get()));
+    ASSERT_OK_AND_ASSIGN(
+        auto sum, RunSingle(Resolve("sum", {Int64()}), {array}, groups, total, filter.get()));
+    ASSERT_OK_AND_ASSIGN(auto avg_state, MakeGroupsAccumulator(Resolve("avg", {Int64()}), nullptr));
+    ASSERT_OK(avg_state->Update({array}, groups.data(), filter.get(), total));
+    ASSERT_OK_AND_ASSIGN(auto state, avg_state->State());
+    for (int64_t g = 0; g < total; ++g) {
+      const auto gi = static_cast<size_t>(g);
+      EXPECT_EQ(count[gi], std::to_string(counts[gi])) << total << " groups, group " << g;
+      EXPECT_EQ(star[gi], std::to_string(stars[gi])) << total << " groups, group " << g;
+      EXPECT_EQ(sum[gi], counts[gi] == 0 ? "NULL" : std::to_string(sums[gi])) << g;
+      EXPECT_EQ(FormatValue(*state[1], g), std::to_string(counts[gi])) << g;
+      if (counts[gi] > 0) {
+        EXPECT_EQ(FormatValue(*state[0], g), std::to_string(sums[gi])) << g;
+      }
+    }
+  }
+}
+
+TEST(AggregateTest, SumBackWithinRangeIsNoOverflow) {
+  // Two +9e37 rows would pass 128 bits together, but the running sum in row order never
+  // does: the result is 0, not an error.
+  const Int128 nine_e37 = Int128(9000000000000000000LL) * Int128(1000000000000000000LL) * 10;
+  auto values = Dec(38, 0, {nine_e37, -nine_e37, Int128(0), Int128(0), nine_e37, -nine_e37});
+  std::vector<uint32_t> groups(6, 0);
+  ASSERT_OK_AND_ASSIGN(auto sum, RunSingle(Resolve("sum", {Decimal(38, 0)}), {values}, groups, 1));
+  EXPECT_THAT(sum, ElementsAre("0"));
+  ASSERT_OK_AND_ASSIGN(auto avg, RunSingle(Resolve("avg", {Decimal(38, 0)}), {values}, groups, 1));
+  EXPECT_THAT(avg, ElementsAre("0.000000"));
+}
+
 TEST(AggregateTest, Avg) {
   auto values = I32({1, 2, 1, 2, 2, -1, -2, -2, std::nullopt});
   std::vector<uint32_t> groups = {0, 0, 1, 1, 1, 2, 2, 2, 3};
