@@ -142,6 +142,8 @@ struct ColumnBounds {
   bool bounds_known = true;
   int64_t nulls = 0;
   bool nulls_known = true;
+  int64_t uncompressed_bytes = 0;  // of the column's chunks, all files
+  bool bytes_known = true;
 };
 
 void AddFileStatistics(const parquet::ParquetFileReader& reader, const Schema& schema,
@@ -162,12 +164,18 @@ void AddFileStatistics(const parquet::ParquetFileReader& reader, const Schema& s
     if (leaf < 0 || static_cast<size_t>(leaf) >= leaf_elements.size()) {
       bounds.bounds_known = false;
       bounds.nulls_known = false;
+      bounds.bytes_known = false;
       continue;
     }
     const parquet::SchemaElement& element =
         metadata.schema[leaf_elements[static_cast<size_t>(leaf)]];
     for (const parquet::RowGroup& rg : metadata.row_groups) {
       const parquet::ColumnChunk& chunk = rg.columns[static_cast<size_t>(leaf)];
+      if (chunk.meta_data) {
+        bounds.uncompressed_bytes += chunk.meta_data->total_uncompressed_size;
+      } else {
+        bounds.bytes_known = false;
+      }
       const std::optional<parquet::Statistics>* stats = nullptr;
       if (chunk.meta_data) stats = &chunk.meta_data->statistics;
       if (stats == nullptr || !*stats) {
@@ -287,8 +295,25 @@ Result<std::shared_ptr<const ParquetTable>> ParquetTable::Make(
   statistics.row_count = rows;
   statistics.total_bytes = bytes;
   statistics.exact = true;
-  for (ColumnBounds& column : bounds) {
+  for (size_t c = 0; c < bounds.size(); ++c) {
+    ColumnBounds& column = bounds[c];
     plan::ColumnStatistics out;
+    // Bytes per value in memory: the type's width, or for strings and binary the
+    // encoded bytes per row (at least the bounds' mean length) plus a 4-byte offset.
+    const int fixed = table->schema_->field(static_cast<int>(c)).type()->byte_width();
+    if (fixed > 0) {
+      out.avg_width = fixed;
+    } else if (column.bytes_known && rows > 0) {
+      double width = static_cast<double>(column.uncompressed_bytes) / static_cast<double>(rows);
+      if (column.bounds_known && column.min && column.max) {
+        auto length = [](const Scalar& s) {
+          const auto* v = std::get_if<std::string>(&s.value());
+          return v ? static_cast<double>(v->size()) : 0.0;
+        };
+        width = std::max(width, (length(*column.min) + length(*column.max)) / 2);
+      }
+      out.avg_width = width + 4;
+    }
     if (column.bounds_known && column.min && column.max) {
       out.min = std::move(column.min);
       out.max = std::move(column.max);

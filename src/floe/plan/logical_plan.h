@@ -25,12 +25,15 @@ struct ColumnStatistics {
   std::optional<Scalar> max;
   std::optional<int64_t> null_count;
   std::optional<int64_t> distinct_count;
+  /// Estimated bytes per value in memory (fixed width, or the average string length plus
+  /// its offset); join sides and broadcasts are chosen by the bytes it adds up to.
+  std::optional<double> avg_width;
 };
 
 struct Statistics {
   std::optional<int64_t> row_count;
   std::optional<int64_t> total_bytes;
-  bool exact = false;  // row_count is exact (count(*) may be answered from it)
+  bool exact = false;                     // row_count is exact (count(*) may be answered from it)
   std::vector<ColumnStatistics> columns;  // empty, or one per output column
 };
 
@@ -100,15 +103,14 @@ struct SortKey {
 
 struct AggregateCall {
   expr::ResolvedAggregate function;
-  std::vector<expr::ExprPtr> args;   // over the input, cast to function.arg_types
-  expr::ExprPtr filter;              // FILTER (WHERE ...) or null
-  std::vector<SortKey> order_by;     // string_agg(x, ',' ORDER BY y)
+  std::vector<expr::ExprPtr> args;  // over the input, cast to function.arg_types
+  expr::ExprPtr filter;             // FILTER (WHERE ...) or null
+  std::vector<SortKey> order_by;    // string_agg(x, ',' ORDER BY y)
   std::string ToString() const;
 };
 
 struct WindowFrameBound {
-  enum class Kind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing,
-                    kUnboundedFollowing };
+  enum class Kind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
   Kind kind = Kind::kUnboundedPreceding;
   int64_t offset = 0;  // kPreceding / kFollowing (ROWS and GROUPS; RANGE offsets are
                        // in the order key's unit: days for dates, micros for timestamps)
@@ -144,9 +146,9 @@ struct LogicalPlan {
 
   // kScan
   TableSourcePtr source;
-  std::vector<int> projection;          // source columns read, in output order
-  std::vector<expr::ExprPtr> filters;   // pushed conjuncts, over the source's schema
-  std::optional<int64_t> scan_limit;    // rows the scan may stop after (no filter left)
+  std::vector<int> projection;         // source columns read, in output order
+  std::vector<expr::ExprPtr> filters;  // pushed conjuncts, over the source's schema
+  std::optional<int64_t> scan_limit;   // rows the scan may stop after (no filter left)
 
   // kValues
   std::vector<std::vector<expr::ExprPtr>> rows;
@@ -201,9 +203,8 @@ LogicalPlanPtr MakeAggregate(LogicalPlanPtr input, std::vector<expr::ExprPtr> gr
 LogicalPlanPtr MakeWindow(LogicalPlanPtr input, std::vector<WindowCall> windows,
                           std::vector<std::string> names);
 LogicalPlanPtr MakeJoin(LogicalPlanPtr left, LogicalPlanPtr right, JoinType type,
-                        std::vector<expr::ExprPtr> left_keys,
-                        std::vector<expr::ExprPtr> right_keys, expr::ExprPtr filter,
-                        std::vector<bool> null_equals_null = {});
+                        std::vector<expr::ExprPtr> left_keys, std::vector<expr::ExprPtr> right_keys,
+                        expr::ExprPtr filter, std::vector<bool> null_equals_null = {});
 LogicalPlanPtr MakeSort(LogicalPlanPtr input, std::vector<SortKey> keys);
 LogicalPlanPtr MakeLimit(LogicalPlanPtr input, int64_t offset, std::optional<int64_t> fetch);
 /// Output names are the first child's; nullability is the OR over children.

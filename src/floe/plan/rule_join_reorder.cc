@@ -1,13 +1,16 @@
 // Join reordering. A tree of inner joins is flattened into its leaves (the relations that
 // are not inner joins) and its conditions (key equalities and filter conjuncts over the
-// leaves' columns). When every leaf has a row-count estimate, the joins are rebuilt
-// left-deep and greedily: the largest relation first (the probe side of every hash join
-// above it), then each time the relation connected to what is joined so far by an
-// equality whose join has the smallest estimated result (a relation without one only
-// when none is connected, so no cross join is introduced where a connected choice
-// exists). Every condition is applied at the first
-// join where its columns are all present: equalities between the two sides become keys,
-// the rest the join filter. A projection restores the original column order.
+// leaves' columns). When every leaf has a row-count estimate, the joins are rebuilt by
+// greedy operator ordering: starting from one component per leaf, the two components
+// connected by an equality whose join has the smallest estimated result are joined,
+// until one is left (components without any connecting equality are cross-joined only
+// when nothing connected remains, smallest first). The result may be bushy: TPC-H Q3
+// joins orders with the filtered customers first and probes lineitem against that,
+// instead of joining lineitem with every order first. The larger component goes left
+// (the probe side; the physical planner still picks the build side by size). Every
+// condition is applied at the first join where its columns are all present: equalities
+// between the two sides become keys, the rest the join filter. A projection restores
+// the original column order.
 
 #include <algorithm>
 #include <memory>
@@ -103,10 +106,6 @@ bool AllIn(const std::vector<int>& leaves, const std::vector<bool>& in) {
                      [&](int l) { return in[static_cast<size_t>(l)]; });
 }
 
-bool OnlyLeaf(const std::vector<int>& leaves, int leaf) {
-  return leaves.size() == 1 && leaves[0] == leaf;
-}
-
 ExprPtr EqualityExpr(const Equality& e) {
   if (e.null_equals_null) {
     return expr::Call("is_not_distinct_from", {e.left, e.right}, Boolean(), false);
@@ -114,160 +113,204 @@ ExprPtr EqualityExpr(const Equality& e) {
   return expr::Compare("eq", e.left, e.right);
 }
 
-Result<LogicalPlanPtr> Reorder(const LogicalPlanPtr& root, Region region) {
-  const size_t n = region.leaves.size();
-  std::vector<double> rows(n);
-  for (size_t i = 0; i < n; ++i) {
-    rows[i] = static_cast<double>(*EstimateStatistics(*region.leaves[i]).row_count);
-  }
-  const int width = root->schema->num_fields();
-  std::vector<int> leaf_of_column(static_cast<size_t>(width));
-  for (size_t i = 0; i < n; ++i) {
-    const int w = region.leaves[i]->schema->num_fields();
-    for (int c = 0; c < w; ++c) {
-      leaf_of_column[static_cast<size_t>(region.offsets[i] + c)] = static_cast<int>(i);
+// A joined group of leaves: its plan and where each region column sits in it.
+struct Component {
+  LogicalPlanPtr plan;
+  std::vector<bool> leaves;
+  std::vector<int> position;  // region column -> plan column (-1: not in this component)
+  int width = 0;
+  double rows = 0;
+};
+
+// The join of two components, with the conditions it would apply.
+struct Candidate {
+  LogicalPlanPtr plan;
+  std::vector<size_t> equalities;
+  std::vector<size_t> filters;
+  bool connected = false;  // at least one equality is a join key
+};
+
+class Reorderer {
+ public:
+  Reorderer(const LogicalPlanPtr& root, Region region)
+      : root_(root), region_(std::move(region)), width_(root->schema->num_fields()) {
+    const size_t n = region_.leaves.size();
+    leaf_of_column_.resize(static_cast<size_t>(width_));
+    for (size_t i = 0; i < n; ++i) {
+      const int w = region_.leaves[i]->schema->num_fields();
+      for (int c = 0; c < w; ++c) {
+        leaf_of_column_[static_cast<size_t>(region_.offsets[i] + c)] = static_cast<int>(i);
+      }
+    }
+    for (const Equality& e : region_.equalities) {
+      eq_left_.push_back(LeavesOf(*e.left, leaf_of_column_));
+      eq_right_.push_back(LeavesOf(*e.right, leaf_of_column_));
+    }
+    for (const Condition& c : region_.filters) {
+      filter_leaves_.push_back(LeavesOf(*c.expr, leaf_of_column_));
+    }
+    for (size_t i = 0; i < n; ++i) {
+      Component c;
+      c.plan = region_.leaves[i];
+      c.leaves.assign(n, false);
+      c.leaves[i] = true;
+      c.position.assign(static_cast<size_t>(width_), -1);
+      c.width = c.plan->schema->num_fields();
+      for (int k = 0; k < c.width; ++k) {
+        c.position[static_cast<size_t>(region_.offsets[i] + k)] = k;
+      }
+      c.rows = static_cast<double>(*EstimateStatistics(*c.plan).row_count);
+      components_.push_back(std::move(c));
     }
   }
-  std::vector<std::vector<int>> eq_left(region.equalities.size());
-  std::vector<std::vector<int>> eq_right(region.equalities.size());
-  for (size_t k = 0; k < region.equalities.size(); ++k) {
-    eq_left[k] = LeavesOf(*region.equalities[k].left, leaf_of_column);
-    eq_right[k] = LeavesOf(*region.equalities[k].right, leaf_of_column);
-  }
 
-  std::vector<bool> joined(n, false);
-  // position[c]: where region column c is in the plan built so far (-1: not yet there).
-  std::vector<int> position(static_cast<size_t>(width), -1);
-  int built_width = 0;
-  auto add_leaf_columns = [&](size_t leaf) {
-    const int w = region.leaves[leaf]->schema->num_fields();
-    for (int c = 0; c < w; ++c)
-      position[static_cast<size_t>(region.offsets[leaf] + c)] = built_width + c;
-    built_width += w;
-  };
-
-  size_t first = 0;
-  for (size_t i = 1; i < n; ++i) {
-    if (rows[i] > rows[first]) first = i;
-  }
-  LogicalPlanPtr plan = region.leaves[first];
-  joined[first] = true;
-  add_leaf_columns(first);
-
-  // The join of the plan built so far with leaf j: keys from the equalities it
-  // completes, the other newly complete conditions as its filter. Nothing is marked
-  // applied here, so candidates can be tried.
-  struct Step {
-    LogicalPlanPtr plan;
-    std::vector<size_t> equalities;
-    std::vector<size_t> filters;
-    std::vector<int> position;
-    int built_width = 0;
-  };
-  auto try_join = [&](size_t j) -> Step {
-    Step step;
-    step.position = position;
-    step.built_width = built_width;
-    const LogicalPlanPtr& leaf = region.leaves[j];
-    const int leaf_width = leaf->schema->num_fields();
-    const std::vector<int>& to_left = position;  // region column -> built plan column
-    std::vector<int> to_right(static_cast<size_t>(width), -1);
-    for (int c = 0; c < leaf_width; ++c) {
-      to_right[static_cast<size_t>(region.offsets[j] + c)] = c;
-      step.position[static_cast<size_t>(region.offsets[j] + c)] = step.built_width + c;
+  Result<LogicalPlanPtr> Run() {
+    while (components_.size() > 1) {
+      // The connected pair whose join is estimated to give the fewest rows; with no
+      // connected pair, the two smallest components (a cross join nobody can avoid).
+      std::optional<std::pair<size_t, size_t>> best;
+      double best_rows = 0;
+      double best_inputs = 0;
+      for (size_t a = 0; a < components_.size(); ++a) {
+        for (size_t b = a + 1; b < components_.size(); ++b) {
+          Candidate c = Join(a, b);
+          if (!c.connected) continue;
+          std::optional<int64_t> estimate = EstimateStatistics(*c.plan).row_count;
+          double out =
+              estimate ? static_cast<double>(*estimate) : components_[a].rows * components_[b].rows;
+          double inputs = components_[a].rows + components_[b].rows;
+          if (!best || out < best_rows || (out == best_rows && inputs < best_inputs)) {
+            best = std::make_pair(a, b);
+            best_rows = out;
+            best_inputs = inputs;
+          }
+        }
+      }
+      if (!best) {
+        std::vector<size_t> order(components_.size());
+        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+          return components_[x].rows < components_[y].rows;
+        });
+        best = std::minmax(order[0], order[1]);
+      }
+      Merge(best->first, best->second);
     }
-    step.built_width += leaf_width;
-    std::vector<bool> after = joined;
-    after[j] = true;
 
+    // Restore the original column order (and names) when it changed.
+    const Component& all = components_[0];
+    bool identity = true;
+    for (int c = 0; c < width_; ++c) identity &= all.position[static_cast<size_t>(c)] == c;
+    if (identity) return all.plan;
+    std::vector<ExprPtr> exprs;
+    std::vector<std::string> names;
+    for (int c = 0; c < width_; ++c) {
+      const int p = all.position[static_cast<size_t>(c)];
+      const Field& f = all.plan->schema->field(p);
+      exprs.push_back(expr::Column(p, f.name(), f.type(), f.nullable()));
+      names.push_back(root_->schema->field(c).name());
+    }
+    return MakeProjection(all.plan, std::move(exprs), std::move(names));
+  }
+
+ private:
+  // The larger component (by estimated rows) goes left: the probe side of a hash join.
+  std::pair<size_t, size_t> Oriented(size_t a, size_t b) const {
+    if (components_[b].rows > components_[a].rows) return {b, a};
+    return {a, b};
+  }
+
+  // The join of components a and b (oriented): keys from the equalities between them,
+  // the other conditions newly complete as its filter. Nothing is marked applied.
+  Candidate Join(size_t a, size_t b) const {
+    auto [l, r] = Oriented(a, b);
+    const Component& left = components_[l];
+    const Component& right = components_[r];
+    std::vector<bool> both(left.leaves.size());
+    for (size_t i = 0; i < both.size(); ++i) both[i] = left.leaves[i] || right.leaves[i];
+    std::vector<int> to_right(static_cast<size_t>(width_), -1);
+    std::vector<int> joined = left.position;
+    for (int c = 0; c < width_; ++c) {
+      const int p = right.position[static_cast<size_t>(c)];
+      if (p < 0) continue;
+      to_right[static_cast<size_t>(c)] = p;
+      joined[static_cast<size_t>(c)] = left.width + p;
+    }
+
+    Candidate out;
     std::vector<ExprPtr> left_keys;
     std::vector<ExprPtr> right_keys;
     std::vector<bool> null_equals_null;
     std::vector<ExprPtr> filter;
-    for (size_t k = 0; k < region.equalities.size(); ++k) {
-      const Equality& e = region.equalities[k];
+    for (size_t k = 0; k < region_.equalities.size(); ++k) {
+      const Equality& e = region_.equalities[k];
       if (e.applied) continue;
-      if (!eq_left[k].empty() && AllIn(eq_left[k], joined) &&
-          OnlyLeaf(eq_right[k], static_cast<int>(j))) {
-        left_keys.push_back(expr::RemapColumns(e.left, to_left));
+      const auto& el = eq_left_[k];
+      const auto& er = eq_right_[k];
+      if (!el.empty() && !er.empty() && AllIn(el, left.leaves) && AllIn(er, right.leaves)) {
+        left_keys.push_back(expr::RemapColumns(e.left, left.position));
         right_keys.push_back(expr::RemapColumns(e.right, to_right));
-      } else if (!eq_right[k].empty() && AllIn(eq_right[k], joined) &&
-                 OnlyLeaf(eq_left[k], static_cast<int>(j))) {
-        left_keys.push_back(expr::RemapColumns(e.right, to_left));
+      } else if (!el.empty() && !er.empty() && AllIn(er, left.leaves) && AllIn(el, right.leaves)) {
+        left_keys.push_back(expr::RemapColumns(e.right, left.position));
         right_keys.push_back(expr::RemapColumns(e.left, to_right));
-      } else if (AllIn(eq_left[k], after) && AllIn(eq_right[k], after)) {
-        filter.push_back(expr::RemapColumns(EqualityExpr(e), step.position));
+      } else if (AllIn(el, both) && AllIn(er, both)) {
+        filter.push_back(expr::RemapColumns(EqualityExpr(e), joined));
+        out.equalities.push_back(k);
+        continue;
       } else {
         continue;
       }
-      null_equals_null.resize(left_keys.size(), e.null_equals_null);
-      step.equalities.push_back(k);
+      null_equals_null.push_back(e.null_equals_null);
+      out.equalities.push_back(k);
     }
-    for (size_t f = 0; f < region.filters.size(); ++f) {
-      const Condition& c = region.filters[f];
-      if (c.applied || !AllIn(LeavesOf(*c.expr, leaf_of_column), after)) continue;
-      filter.push_back(expr::RemapColumns(c.expr, step.position));
-      step.filters.push_back(f);
+    for (size_t f = 0; f < region_.filters.size(); ++f) {
+      if (region_.filters[f].applied || !AllIn(filter_leaves_[f], both)) continue;
+      filter.push_back(expr::RemapColumns(region_.filters[f].expr, joined));
+      out.filters.push_back(f);
     }
-    step.plan = MakeJoin(plan, leaf, JoinType::kInner, std::move(left_keys), std::move(right_keys),
-                         expr::JoinConjunction(std::move(filter)), std::move(null_equals_null));
-    return step;
-  };
-
-  for (size_t step_index = 1; step_index < n; ++step_index) {
-    // Among the relations connected by an equality, the one whose join is estimated to
-    // give the fewest rows (so a selective foreign-key join comes before a join on a
-    // low-cardinality column that multiplies rows); with none connected, the smallest.
-    std::optional<size_t> best;
-    bool best_connected = false;
-    double best_rows = 0;
-    for (size_t j = 0; j < n; ++j) {
-      if (joined[j]) continue;
-      bool connected = false;
-      for (size_t k = 0; k < region.equalities.size() && !connected; ++k) {
-        if (region.equalities[k].applied) continue;
-        connected = (AllIn(eq_left[k], joined) && !eq_left[k].empty() &&
-                     OnlyLeaf(eq_right[k], static_cast<int>(j))) ||
-                    (AllIn(eq_right[k], joined) && !eq_right[k].empty() &&
-                     OnlyLeaf(eq_left[k], static_cast<int>(j)));
-      }
-      double out = rows[j];
-      if (connected) {
-        std::optional<int64_t> estimate = EstimateStatistics(*try_join(j).plan).row_count;
-        if (estimate) out = static_cast<double>(*estimate);
-      }
-      if (!best || (connected && !best_connected) ||
-          (connected == best_connected &&
-           (out < best_rows || (out == best_rows && rows[j] < rows[*best])))) {
-        best = j;
-        best_connected = connected;
-        best_rows = out;
-      }
-    }
-    const size_t j = *best;
-    Step chosen = try_join(j);
-    for (size_t k : chosen.equalities) region.equalities[k].applied = true;
-    for (size_t f : chosen.filters) region.filters[f].applied = true;
-    joined[j] = true;
-    position = std::move(chosen.position);
-    built_width = chosen.built_width;
-    plan = std::move(chosen.plan);
+    out.connected = !left_keys.empty();
+    out.plan = MakeJoin(left.plan, right.plan, JoinType::kInner, std::move(left_keys),
+                        std::move(right_keys), expr::JoinConjunction(std::move(filter)),
+                        std::move(null_equals_null));
+    return out;
   }
 
-  // Restore the original column order (and names) when it changed.
-  bool identity = true;
-  for (int c = 0; c < width; ++c) identity &= position[static_cast<size_t>(c)] == c;
-  if (identity) return plan;
-  std::vector<ExprPtr> exprs;
-  std::vector<std::string> names;
-  for (int c = 0; c < width; ++c) {
-    const Field& f = plan->schema->field(position[static_cast<size_t>(c)]);
-    exprs.push_back(
-        expr::Column(position[static_cast<size_t>(c)], f.name(), f.type(), f.nullable()));
-    names.push_back(root->schema->field(c).name());
+  void Merge(size_t a, size_t b) {
+    Candidate chosen = Join(a, b);
+    auto [l, r] = Oriented(a, b);
+    for (size_t k : chosen.equalities) region_.equalities[k].applied = true;
+    for (size_t f : chosen.filters) region_.filters[f].applied = true;
+    Component merged;
+    merged.plan = std::move(chosen.plan);
+    merged.leaves = components_[l].leaves;
+    merged.position = components_[l].position;
+    for (size_t i = 0; i < merged.leaves.size(); ++i) {
+      merged.leaves[i] = merged.leaves[i] || components_[r].leaves[i];
+    }
+    for (int c = 0; c < width_; ++c) {
+      const int p = components_[r].position[static_cast<size_t>(c)];
+      if (p >= 0) merged.position[static_cast<size_t>(c)] = components_[l].width + p;
+    }
+    merged.width = components_[l].width + components_[r].width;
+    std::optional<int64_t> estimate = EstimateStatistics(*merged.plan).row_count;
+    merged.rows =
+        estimate ? static_cast<double>(*estimate) : components_[l].rows * components_[r].rows;
+    // The merged component takes the lower index; the other is removed.
+    const size_t keep = std::min(a, b);
+    const size_t drop = std::max(a, b);
+    components_[keep] = std::move(merged);
+    components_.erase(components_.begin() + static_cast<std::ptrdiff_t>(drop));
   }
-  return MakeProjection(std::move(plan), std::move(exprs), std::move(names));
-}
+
+  LogicalPlanPtr root_;
+  Region region_;
+  int width_;
+  std::vector<int> leaf_of_column_;
+  std::vector<std::vector<int>> eq_left_;
+  std::vector<std::vector<int>> eq_right_;
+  std::vector<std::vector<int>> filter_leaves_;
+  std::vector<Component> components_;
+};
 
 Result<LogicalPlanPtr> Rewrite(const LogicalPlanPtr& plan) {
   if (!IsInnerJoin(*plan)) {
@@ -292,7 +335,7 @@ Result<LogicalPlanPtr> Rewrite(const LogicalPlanPtr& plan) {
     size_t next = 0;
     return ReplaceLeaves(plan, region.leaves, &next);
   }
-  return Reorder(plan, std::move(region));
+  return Reorderer(plan, std::move(region)).Run();
 }
 
 }  // namespace

@@ -99,6 +99,24 @@ double RangeSelectivity(const Expr& call, const Statistics& input) {
 
 Statistics Unknown() { return Statistics{}; }
 
+// Bytes per row of expressions over `input`: column references take their column's
+// average width, other expressions their type's width (16 for variable-width types).
+// nullopt when a referenced column's width is unknown.
+std::optional<double> RowWidth(const std::vector<expr::ExprPtr>& exprs, const Statistics& input) {
+  double width = 0;
+  for (const auto& e : exprs) {
+    if (e->kind == ExprKind::kColumn) {
+      const ColumnStatistics* c = ColumnStats(input, *e);
+      if (!c || !c->avg_width) return std::nullopt;
+      width += *c->avg_width;
+    } else {
+      const int w = e->type ? e->type->byte_width() : 0;
+      width += w > 0 ? w : 16;
+    }
+  }
+  return width;
+}
+
 Statistics Scaled(const Statistics& in, double fraction) {
   Statistics out;
   out.columns = in.columns;
@@ -137,7 +155,17 @@ Statistics ScanStatistics(const LogicalPlan& plan) {
   Statistics out;
   out.row_count = source.row_count;
   out.exact = source.exact;
-  if (source.total_bytes) {
+  double width = 0;
+  bool widths_known = source.row_count.has_value() && !source.columns.empty();
+  for (int index : plan.projection) {
+    widths_known = widths_known && static_cast<size_t>(index) < source.columns.size() &&
+                   source.columns[static_cast<size_t>(index)].avg_width.has_value();
+    if (widths_known) width += *source.columns[static_cast<size_t>(index)].avg_width;
+  }
+  if (widths_known) {
+    out.total_bytes =
+        static_cast<int64_t>(std::ceil(width * static_cast<double>(*source.row_count)));
+  } else if (source.total_bytes) {
     const int total = plan.source->schema()->num_fields();
     out.total_bytes =
         total > 0 ? *source.total_bytes * static_cast<int64_t>(plan.projection.size()) / total
@@ -341,7 +369,11 @@ Statistics EstimateStatistics(const LogicalPlan& plan) {
       Statistics out;
       out.row_count = input.row_count;
       out.exact = input.exact;
-      if (input.total_bytes) {
+      std::optional<double> width = RowWidth(plan.exprs, input);
+      if (width && input.row_count) {
+        out.total_bytes =
+            static_cast<int64_t>(std::ceil(*width * static_cast<double>(*input.row_count)));
+      } else if (input.total_bytes) {
         const int in_width = plan.children[0]->schema->num_fields();
         out.total_bytes =
             in_width > 0 ? *input.total_bytes * static_cast<int64_t>(plan.exprs.size()) / in_width

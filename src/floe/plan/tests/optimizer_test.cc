@@ -460,7 +460,9 @@ TEST(LimitPushdownTest, UnionAllAndLeftJoin) {
 // ---------------------------------------------------------------------------------------
 // Join reordering and statistics
 
-TEST(JoinReorderTest, LargestFirstThenSmallestConnected) {
+// TPC-H Q3's shape: the chain big - mid - small joins mid with small first (the smallest
+// estimated join) and probes big against that, a bushy plan.
+TEST(JoinReorderTest, SmallestJoinFirstEvenWhenBushy) {
   auto small = Table("small", {"s"}, 10);
   auto mid = Table("mid", {"m", "ms"}, 100);
   auto big = Table("big", {"b", "bm"}, 1000);
@@ -469,11 +471,11 @@ TEST(JoinReorderTest, LargestFirstThenSmallestConnected) {
   auto smb = MakeJoin(sm, big, JoinType::kInner, {Col(sm, 1)}, {Col(big, 1)}, nullptr);
   EXPECT_EQ(Show(internal::ReorderJoins(smb)),
             "Projection: #4:s, #2:m, #3:ms, #0:b, #1:bm\n"
-            "  Join(inner): keys=[#3:ms = #0:s]\n"
-            "    Join(inner): keys=[#1:bm = #0:m]\n"
-            "      Scan: big projection=[b, bm]\n"
+            "  Join(inner): keys=[#1:bm = #0:m]\n"
+            "    Scan: big projection=[b, bm]\n"
+            "    Join(inner): keys=[#1:ms = #0:s]\n"
             "      Scan: mid projection=[m, ms]\n"
-            "    Scan: small projection=[s]\n");
+            "      Scan: small projection=[s]\n");
 }
 
 // TPC-H Q5's trap: a small relation joined on a low-cardinality column multiplies rows,
@@ -509,12 +511,12 @@ TEST(JoinReorderTest, AvoidsCrossJoinsAndKeepsOrderWithoutEstimates) {
   auto j1 = MakeJoin(tiny, other, JoinType::kInner, {Col(tiny, 0)}, {Col(other, 0)}, nullptr);
   auto j2 = MakeJoin(j1, big, JoinType::kInner, {Col(j1, 0)}, {Col(big, 0)}, nullptr);
   EXPECT_EQ(Show(internal::ReorderJoins(j2)),
-            "Projection: #1:t, #2:o, #0:b\n"
-            "  Join(inner): keys=[#1:t = #0:o]\n"
-            "    Join(inner): keys=[#0:b = #0:t]\n"
-            "      Scan: big projection=[b]\n"
-            "      Scan: tiny projection=[t]\n"
-            "    Scan: other projection=[o]\n");
+            "Projection: #2:t, #1:o, #0:b\n"
+            "  Join(inner): keys=[#0:b = #1:t]\n"
+            "    Scan: big projection=[b]\n"
+            "    Join(inner): keys=[#0:o = #0:t]\n"
+            "      Scan: other projection=[o]\n"
+            "      Scan: tiny projection=[t]\n");
   auto unknown = Table("unknown", {"u"});
   auto j3 = MakeJoin(j1, unknown, JoinType::kInner, {Col(j1, 0)}, {Col(unknown, 0)}, nullptr);
   EXPECT_EQ(Show(internal::ReorderJoins(j3)), j3->ToString());
@@ -583,14 +585,14 @@ TEST(OptimizeTest, CommaJoinQuery) {
   auto plan = MakeProjection(where, {Col(abc, 1), Col(abc, 6)}, {"a2", "c2"});
   ASSERT_OK_AND_ASSIGN(auto out, Optimize(plan));
   EXPECT_EQ(out->ToString(),
-            "Projection: #0:a2, #3:c2\n"
-            "  Join(inner): keys=[#1:b2 = #0:c1]\n"
-            "    Projection: #1:a2, #3:b2\n"
-            "      Join(inner): keys=[#0:a1 = #0:b1]\n"
-            "        Scan: a projection=[a1, a2]\n"
+            "Projection: #1:a2, #3:c2\n"
+            "  Join(inner): keys=[#0:a1 = #0:b1]\n"
+            "    Scan: a projection=[a1, a2]\n"
+            "    Projection: #0:b1, #3:c2\n"
+            "      Join(inner): keys=[#1:b2 = #0:c1]\n"
             "        Scan: b projection=[b1, b2]\n"
-            "    Filter: (#1:c2 > 3)\n"
-            "      Scan: c projection=[c1, c2]\n");
+            "        Filter: (#1:c2 > 3)\n"
+            "          Scan: c projection=[c1, c2]\n");
   EXPECT_TRUE(out->schema->Equals(*plan->schema));
   EXPECT_EQ(DefaultRules().size(), 8u);
 }
