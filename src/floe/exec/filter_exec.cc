@@ -10,8 +10,9 @@ namespace {
 
 class FilterStream final : public BatchStream {
  public:
-  FilterStream(BatchStreamPtr input, expr::PhysicalExprPtr predicate, MemoryPool* pool)
-      : input_(std::move(input)), predicate_(std::move(predicate)) {
+  FilterStream(BatchStreamPtr input, std::shared_ptr<const expr::FilterPredicate> filter,
+               MemoryPool* pool)
+      : input_(std::move(input)), filter_(std::move(filter)) {
     eval_.pool = pool;
   }
 
@@ -22,25 +23,16 @@ class FilterStream final : public BatchStream {
       FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, input_->Next());
       if (!batch) return batch;
       if (batch->num_rows() == 0) continue;
-      FLOE_ASSIGN_OR_RAISE(expr::ColumnarValue mask, predicate_->Evaluate(*batch, eval_));
-      if (mask.is_scalar()) {
-        const Scalar& value = mask.scalar();
-        if (!value.is_null() && value.get<bool>()) return batch;
-        continue;
-      }
-      const Array& array = *mask.array();
-      if (array.null_count() == 0 && bit_util::CountSetBits(array.buffer(1)->data(), array.offset(),
-                                                            array.length()) == array.length()) {
-        return batch;
-      }
-      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out, FilterBatch(*batch, array, eval_.pool));
-      if (out->num_rows() > 0) return out;
+      FLOE_ASSIGN_OR_RAISE(expr::FilterSelection selection, filter_->Select(*batch, eval_));
+      if (selection.selected == batch->num_rows()) return batch;
+      if (selection.selected == 0) continue;
+      return FilterBatch(*batch, *selection.mask, eval_.pool);
     }
   }
 
  private:
   BatchStreamPtr input_;
-  expr::PhysicalExprPtr predicate_;
+  std::shared_ptr<const expr::FilterPredicate> filter_;
   expr::EvalContext eval_;
 };
 
@@ -53,7 +45,10 @@ Result<PlanPtr> FilterExec::Make(expr::PhysicalExprPtr predicate, PlanPtr input)
     return Status::Internal("FilterExec: predicate {} is of type {}, not boolean",
                             predicate->ToString(), predicate->type()->ToString());
   }
-  return PlanPtr(new FilterExec(std::move(predicate), std::move(input)));
+  FLOE_ASSIGN_OR_RAISE(expr::FilterPredicate filter, expr::FilterPredicate::Make(predicate));
+  return PlanPtr(new FilterExec(std::move(predicate),
+                                std::make_shared<const expr::FilterPredicate>(std::move(filter)),
+                                std::move(input)));
 }
 
 Result<PlanPtr> FilterExec::WithNewChildren(std::vector<PlanPtr> children) const {
@@ -65,7 +60,7 @@ Result<PlanPtr> FilterExec::WithNewChildren(std::vector<PlanPtr> children) const
 
 Result<BatchStreamPtr> FilterExec::Execute(int partition, const TaskContextPtr& ctx) const {
   FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(input_, partition, ctx));
-  return BatchStreamPtr(std::make_unique<FilterStream>(std::move(input), predicate_, ctx->pool()));
+  return BatchStreamPtr(std::make_unique<FilterStream>(std::move(input), filter_, ctx->pool()));
 }
 
 std::string FilterExec::ToString() const { return "FilterExec: " + predicate_->ToString(); }

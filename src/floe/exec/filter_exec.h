@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "floe/exec/execution_plan.h"
+#include "floe/expr/filter_predicate.h"
 
 namespace floe::exec {
 
@@ -28,12 +29,14 @@ class FilterExec final : public ExecutionPlan {
   const PlanPtr& input() const { return input_; }
 
  private:
-  FilterExec(expr::PhysicalExprPtr predicate, PlanPtr input)
-      : predicate_(std::move(predicate)), input_(std::move(input)) {
+  FilterExec(expr::PhysicalExprPtr predicate, std::shared_ptr<const expr::FilterPredicate> filter,
+             PlanPtr input)
+      : predicate_(std::move(predicate)), filter_(std::move(filter)), input_(std::move(input)) {
     properties_ = input_->properties();
   }
 
   expr::PhysicalExprPtr predicate_;
+  std::shared_ptr<const expr::FilterPredicate> filter_;  // predicate_ prepared for filtering
   PlanPtr input_;
   PlanProperties properties_;
 };

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #include "floe/expr/cast_internal.h"
 #include "floe/expr/function_registry_internal.h"
@@ -61,7 +62,33 @@ Int128 RoundDiv(Int128 a, Int128 b) {
   return q;
 }
 
-bool FitsDecimal38(Int128 v) { return v < Pow10(38) && v > -Pow10(38); }
+constexpr Int128 kPow10To38 =
+    static_cast<Int128>(10'000'000'000'000'000'000ULL) * 10'000'000'000'000'000'000ULL;
+
+bool FitsDecimal38(Int128 v) { return v < kPow10To38 && v > -kPow10To38; }
+
+// True when every value of a decimal operand of `type` fits in 64 bits: by its precision
+// (at most 18 digits), or by a look at the values (those under NULL slots included, so
+// the answer errs on the side of "no").
+bool FitsInt64(const ColumnarValue& v, const DataType& type) {
+  if (type.precision() <= 18) return true;
+  if (v.is_scalar()) {
+    if (v.scalar().is_null()) return true;
+    const Int128 x = v.scalar().get<Int128>();
+    return x == static_cast<int64_t>(x);
+  }
+  const Array& a = *v.array();
+  const uint8_t* p = a.buffer(1)->data() + a.offset() * 16;
+  uint64_t acc = 0;
+  for (int64_t i = 0; i < a.length(); ++i) {
+    uint64_t lo, hi;
+    std::memcpy(&lo, p + i * 16, 8);
+    std::memcpy(&hi, p + i * 16 + 8, 8);
+    // The high word of a value that fits repeats the low word's sign bit.
+    acc |= hi ^ static_cast<uint64_t>(static_cast<int64_t>(lo) >> 63);
+  }
+  return acc == 0;
+}
 
 // Numeric type ranks (int8 < int16 < int32 < int64 < decimal < float32 < float64).
 int Rank(TypeId id) {
@@ -285,6 +312,21 @@ Result<ColumnarValue> DecimalBinary(std::string_view op, const ColumnarValue& a,
       return Map2<Int128, Int128, Int128>(a, b, n, type, ctx,
                                           [=](Int128 x, Int128 y) { return x * fa + y * fb; });
     }
+    if (s - s1 <= 18 && s - s2 <= 18 && FitsInt64(a, ta) && FitsInt64(b, tb)) {
+      // |x * fa|, |y * fb| < 2^63 * 10^18 < 2^123, so the result stays below 2^124 <
+      // 10^38: no overflow and no 38-digit excess.
+      const int64_t fa64 = static_cast<int64_t>(fa), fb64 = static_cast<int64_t>(fb);
+      if (sub) {
+        return Map2<Int128, Int128, Int128>(a, b, n, type, ctx, [=](Int128 x, Int128 y) {
+          return static_cast<Int128>(static_cast<int64_t>(x)) * fa64 -
+                 static_cast<Int128>(static_cast<int64_t>(y)) * fb64;
+        });
+      }
+      return Map2<Int128, Int128, Int128>(a, b, n, type, ctx, [=](Int128 x, Int128 y) {
+        return static_cast<Int128>(static_cast<int64_t>(x)) * fa64 +
+               static_cast<Int128>(static_cast<int64_t>(y)) * fb64;
+      });
+    }
     return Map2Fallible<Int128, Int128, Int128>(
         a, b, n, type, ctx, [=](Int128 x, Int128 y, Int128* out) -> Status {
           Int128 xs, ys;
@@ -311,6 +353,13 @@ Result<ColumnarValue> DecimalBinary(std::string_view op, const ColumnarValue& a,
       return Map2<Int128, Int128, Int128>(a, b, n, type, ctx,
                                           [](Int128 x, Int128 y) { return x * y; });
     }
+    if (excess == 0 && FitsInt64(a, ta) && FitsInt64(b, tb)) {
+      // |x|, |y| <= 2^63, so |x * y| <= 2^126 < 10^38: the 64 x 64 -> 128-bit product
+      // neither overflows nor exceeds 38 digits.
+      return Map2<Int128, Int128, Int128>(a, b, n, type, ctx, [](Int128 x, Int128 y) {
+        return static_cast<Int128>(static_cast<int64_t>(x)) * static_cast<int64_t>(y);
+      });
+    }
     const Int128 div = Pow10(excess);
     return Map2Fallible<Int128, Int128, Int128>(a, b, n, type, ctx,
                                                 [=](Int128 x, Int128 y, Int128* out) -> Status {
@@ -327,12 +376,13 @@ Result<ColumnarValue> DecimalBinary(std::string_view op, const ColumnarValue& a,
   if (op == "divide") {
     // x / 10^s1 divided by y / 10^s2 at scale s: x * 10^(s - s1 + s2) / y.
     const int e = s - s1 + s2;
+    const Int128 pe = e <= 38 ? Pow10(e) : 0;
     return Map2Fallible<Int128, Int128, Int128>(
         a, b, n, type, ctx, [=](Int128 x, Int128 y, Int128* out) -> Status {
           if (y == 0) [[unlikely]]
             return DivisionByZero();
           Int128 num;
-          if (e <= 38 && !__builtin_mul_overflow(x, Pow10(e), &num)) {
+          if (e <= 38 && !__builtin_mul_overflow(x, pe, &num)) {
             *out = RoundDiv(num, y);
           } else {
             // Long division, one decimal digit at a time.

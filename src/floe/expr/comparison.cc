@@ -3,17 +3,18 @@
 // value, -0.0 equals 0.0. Strings and binary compare by bytes. Decimals of different
 // scales compare by value without a cast.
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "floe/expr/cast_internal.h"
+#include "floe/expr/comparison_internal.h"
 #include "floe/expr/function_registry_internal.h"
 #include "floe/expr/kernel_internal.h"
 
 namespace floe::expr::internal {
 
 namespace {
-
-enum class CmpOp { kEq, kNe, kLt, kLe, kGt, kGe };
 
 template <typename T>
 int Compare3(T a, T b) {
@@ -72,6 +73,249 @@ bool FromCmp(int c) {
   return false;
 }
 
+// Calls fn.template operator()<kOp>() for the runtime operator `op`.
+template <typename Fn>
+void DispatchOp(CmpOp op, Fn&& fn) {
+  switch (op) {
+    case CmpOp::kEq:
+      return fn.template operator()<CmpOp::kEq>();
+    case CmpOp::kNe:
+      return fn.template operator()<CmpOp::kNe>();
+    case CmpOp::kLt:
+      return fn.template operator()<CmpOp::kLt>();
+    case CmpOp::kLe:
+      return fn.template operator()<CmpOp::kLe>();
+    case CmpOp::kGt:
+      return fn.template operator()<CmpOp::kGt>();
+    case CmpOp::kGe:
+      return fn.template operator()<CmpOp::kGe>();
+  }
+}
+
+// `constant op value` as `value Flip(op) constant`.
+CmpOp Flip(CmpOp op) {
+  switch (op) {
+    case CmpOp::kLt:
+      return CmpOp::kGt;
+    case CmpOp::kLe:
+      return CmpOp::kGe;
+    case CmpOp::kGt:
+      return CmpOp::kLt;
+    case CmpOp::kGe:
+      return CmpOp::kLe;
+    default:
+      return op;
+  }
+}
+
+// Up to eight bytes of a bitmap as one little-endian word (bytes past `bytes` read 0).
+uint64_t LoadWord(const uint8_t* bits, int64_t bytes) {
+  uint64_t w = 0;
+  std::memcpy(&w, bits, static_cast<size_t>(std::min<int64_t>(8, bytes)));
+  return w;
+}
+void StoreWord(uint8_t* bits, int64_t bytes, uint64_t w) {
+  std::memcpy(bits, &w, static_cast<size_t>(std::min<int64_t>(8, bytes)));
+}
+
+// Clears each set bit i of `bits` (n rows) for which keep(i) is false.
+template <typename Keep>
+void RefineBits(int64_t n, uint8_t* bits, Keep&& keep) {
+  const int64_t bytes = bit_util::BytesForBits(n);
+  for (int64_t b = 0; b < bytes; b += 8) {
+    uint64_t word = LoadWord(bits + b, bytes - b);
+    if (word == 0) continue;
+    uint64_t out = word;
+    const int64_t base = b * 8;
+    while (word != 0) {
+      const int j = __builtin_ctzll(word);
+      word &= word - 1;
+      const int64_t i = base + j;
+      if (i < n && !keep(i)) out &= ~(uint64_t{1} << j);
+    }
+    StoreWord(bits + b, bytes - b, out);
+  }
+}
+
+}  // namespace
+
+std::optional<CmpOp> CmpOpFromName(std::string_view name) {
+  if (name == "eq") return CmpOp::kEq;
+  if (name == "ne") return CmpOp::kNe;
+  if (name == "lt") return CmpOp::kLt;
+  if (name == "le") return CmpOp::kLe;
+  if (name == "gt") return CmpOp::kGt;
+  if (name == "ge") return CmpOp::kGe;
+  return std::nullopt;
+}
+
+std::optional<ConstantComparison> ConstantComparison::Make(CmpOp op, const DataType& value_type,
+                                                           const DataType& constant_type,
+                                                           const Scalar& constant,
+                                                           bool constant_first) {
+  const TypeId id = value_type.id();
+  if (constant.is_null() || value_type.is_nested() || id == TypeId::kBoolean ||
+      constant_type.id() != id) {
+    return std::nullopt;
+  }
+  const bool supported =
+      VisitPhysicalType(id, []<typename T>(TypeTag<T>) { return !std::is_same_v<T, void>; });
+  if (!supported) return std::nullopt;
+  if (constant_first) op = Flip(op);
+  if (id != TypeId::kDecimal) {
+    return ConstantComparison(op, id, constant, Outcome::kCompare);
+  }
+  // value * 10^-sv op c * 10^-sc, in the values' scale sv.
+  Int128 c = constant.get<Int128>();
+  const int sv = value_type.scale(), sc = constant_type.scale();
+  Outcome outcome = Outcome::kCompare;
+  if (sc < sv) {
+    Int128 scaled;
+    if (__builtin_mul_overflow(c, Pow10(sv - sc), &scaled)) {
+      // The constant lies beyond every 128-bit value: above them all when positive.
+      const bool above = c > 0;
+      switch (op) {
+        case CmpOp::kEq:
+          outcome = Outcome::kAllFalse;
+          break;
+        case CmpOp::kNe:
+          outcome = Outcome::kAllTrue;
+          break;
+        case CmpOp::kLt:
+        case CmpOp::kLe:
+          outcome = above ? Outcome::kAllTrue : Outcome::kAllFalse;
+          break;
+        case CmpOp::kGt:
+        case CmpOp::kGe:
+          outcome = above ? Outcome::kAllFalse : Outcome::kAllTrue;
+          break;
+      }
+    } else {
+      c = scaled;
+    }
+  } else if (sc > sv) {
+    // c = q * 10^d + r with 0 <= r < 10^d; a value v (at scale sv) compares with c as
+    // v * 10^d does, so when r != 0: v < c <=> v <= q, v > c <=> v > q, v = c never.
+    const Int128 p = Pow10(sc - sv);
+    Int128 q = c / p;
+    const Int128 r = c % p;
+    if (r < 0) q -= 1;
+    if (r != 0) {
+      switch (op) {
+        case CmpOp::kEq:
+          outcome = Outcome::kAllFalse;
+          break;
+        case CmpOp::kNe:
+          outcome = Outcome::kAllTrue;
+          break;
+        case CmpOp::kLt:
+        case CmpOp::kLe:
+          op = CmpOp::kLe;
+          break;
+        case CmpOp::kGt:
+        case CmpOp::kGe:
+          op = CmpOp::kGt;
+          break;
+      }
+    }
+    c = q;
+  }
+  return ConstantComparison(op, id, Scalar::Make(constant.type(), c), outcome);
+}
+
+void ConstantComparison::Compare(const Array& values, uint8_t* bits) const {
+  const int64_t n = values.length();
+  if (outcome_ != Outcome::kCompare) {
+    std::memset(bits, outcome_ == Outcome::kAllTrue ? 0xFF : 0,
+                static_cast<size_t>(bit_util::BytesForBits(n)));
+    return;
+  }
+  VisitPhysicalType(physical_, [&]<typename T>(TypeTag<T>) {
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+      // Values and constant by value in the predicate, so the loop vectorizes.
+      const T* v = values.values<T>();
+      const T c = ScalarValueAs<T>(constant_);
+      DispatchOp(op_, [&]<CmpOp kOp>() {
+        PackBits(n, bits, [v, c](int64_t i) { return Apply<kOp, T>(v[i], c); });
+      });
+    } else if constexpr (std::is_same_v<T, Int128>) {
+      // Compared as (high signed, low unsigned) word pairs, without branches.
+      const uint8_t* v = values.buffer(1)->data() + values.offset() * 16;
+      const Int128 c = ScalarValueAs<T>(constant_);
+      DispatchOp(op_, [&]<CmpOp kOp>() {
+        PackBits(n, bits, [v, c](int64_t i) {
+          Int128 x;
+          std::memcpy(&x, v + i * 16, 16);
+          return Apply<kOp, Int128>(x, c);
+        });
+      });
+    } else if constexpr (!std::is_same_v<T, void> && !std::is_same_v<T, bool>) {
+      const T c = ScalarValueAs<T>(constant_);
+      const ArrayReader<T> r(values);
+      DispatchOp(op_, [&]<CmpOp kOp>() {
+        PackBits(n, bits, [&](int64_t i) { return Apply<kOp, T>(r[i], c); });
+      });
+    }
+  });
+}
+
+void ConstantComparison::Refine(const Array& values, uint8_t* bits) const {
+  const int64_t n = values.length();
+  if (values.null_count() == n && n > 0) {
+    std::memset(bits, 0, static_cast<size_t>(bit_util::BytesForBits(n)));
+    return;
+  }
+  if (outcome_ == Outcome::kAllFalse) {
+    std::memset(bits, 0, static_cast<size_t>(bit_util::BytesForBits(n)));
+    return;
+  }
+  const uint8_t* valid = values.null_count() > 0 ? values.validity() : nullptr;
+  const int64_t offset = values.offset();
+  if (outcome_ == Outcome::kAllTrue) {
+    if (valid != nullptr) {
+      RefineBits(n, bits, [&](int64_t i) { return bit_util::GetBit(valid, offset + i); });
+    }
+    return;
+  }
+  VisitPhysicalType(physical_, [&]<typename T>(TypeTag<T>) {
+    if constexpr (!std::is_same_v<T, void> && !std::is_same_v<T, bool>) {
+      const T c = ScalarValueAs<T>(constant_);
+      const ArrayReader<T> r(values);
+      DispatchOp(op_, [&]<CmpOp kOp>() {
+        if (valid == nullptr) {
+          RefineBits(n, bits, [&](int64_t i) { return Apply<kOp, T>(r[i], c); });
+        } else {
+          RefineBits(n, bits, [&](int64_t i) {
+            return bit_util::GetBit(valid, offset + i) && Apply<kOp, T>(r[i], c);
+          });
+        }
+      });
+    }
+  });
+}
+
+void AndValidity(const Array& values, uint8_t* bits) {
+  const int64_t n = values.length();
+  if (values.null_count() == 0) return;
+  const int64_t bytes = bit_util::BytesForBits(n);
+  if (values.validity() == nullptr) {
+    std::memset(bits, 0, static_cast<size_t>(bytes));
+    return;
+  }
+  const uint8_t* src = values.validity();
+  std::vector<uint8_t> tmp;
+  if (values.offset() % 8 == 0) {
+    src += values.offset() / 8;
+  } else {
+    tmp.assign(static_cast<size_t>(bytes), 0);
+    bit_util::CopyBitmap(values.validity(), values.offset(), n, tmp.data(), 0);
+    src = tmp.data();
+  }
+  for (int64_t b = 0; b < bytes; ++b) bits[b] &= src[b];
+}
+
+namespace {
+
 template <CmpOp kOp>
 Result<ColumnarValue> CompareKernel(const ResolvedFunction& fn,
                                     const std::vector<ColumnarValue>& args, int64_t n,
@@ -79,6 +323,28 @@ Result<ColumnarValue> CompareKernel(const ResolvedFunction& fn,
   const DataType& ta = *fn.arg_types[0];
   const DataType& tb = *fn.arg_types[1];
   const TypePtr& out = fn.return_type;
+  if (args[0].is_scalar() != args[1].is_scalar()) {
+    // An array against a constant: one tight loop writing the result bits.
+    const bool constant_first = args[0].is_scalar();
+    const ColumnarValue& values = constant_first ? args[1] : args[0];
+    const ColumnarValue& constant = constant_first ? args[0] : args[1];
+    std::optional<ConstantComparison> cmp = ConstantComparison::Make(
+        kOp, constant_first ? tb : ta, constant_first ? ta : tb, constant.scalar(), constant_first);
+    if (cmp) {
+      const ColumnarValue* arg_ptrs[] = {&values};
+      FLOE_ASSIGN_OR_RAISE(CombinedValidity validity, CombineValidity(arg_ptrs, 1, n, ctx.pool));
+      if (validity.all_null) return NullResult(out, false, n, ctx.pool);
+      FLOE_ASSIGN_OR_RAISE(std::shared_ptr<Buffer> bits,
+                           Buffer::AllocateZeroed(bit_util::BytesForBits(n), ctx.pool));
+      cmp->Compare(*values.array(), bits->mutable_data());
+      FLOE_ASSIGN_OR_RAISE(
+          ArrayPtr result,
+          Array::Make(out, n,
+                      {validity.null_count > 0 ? validity.bitmap : nullptr, std::move(bits)}, {},
+                      validity.null_count));
+      return ColumnarValue(std::move(result));
+    }
+  }
   if (ta.id() == TypeId::kDecimal && ta.scale() != tb.scale()) {
     const int s = std::max(ta.scale(), tb.scale());
     const Int128 fa = Pow10(s - ta.scale()), fb = Pow10(s - tb.scale());

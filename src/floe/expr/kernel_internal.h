@@ -27,6 +27,7 @@
 // fixed-width inputs; it must therefore not have side effects or undefined behaviour
 // (use the fallible flavour for integer arithmetic that can overflow).
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -206,6 +207,35 @@ class ValueReader {
   ArrayReader<T> array_;
 };
 
+// Bit packing ---------------------------------------------------------------------------
+
+/// Writes pred(i) for i in [0, n) to bits 0..n-1 of `bits`, overwriting every byte they
+/// touch (bits past n in the last byte become 0). pred must be cheap and side-effect
+/// free: it is called for rows 64 at a time into bytes, which the compiler can
+/// vectorize, and eight bytes of 0/1 are packed into one with a multiplication.
+template <typename Pred>
+inline void PackBits(int64_t n, uint8_t* bits, Pred&& pred) {
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    alignas(8) uint8_t tmp[64];
+#pragma GCC ivdep
+    for (int j = 0; j < 64; ++j) tmp[j] = static_cast<uint8_t>(pred(i + j));
+    for (int k = 0; k < 8; ++k) {
+      uint64_t w;
+      std::memcpy(&w, tmp + 8 * k, 8);
+      // Byte j (0 or 1) lands on bit 56 + j; the other partial products stay below bit
+      // 56 at distinct positions or overflow past bit 63, so nothing carries.
+      bits[(i >> 3) + k] = static_cast<uint8_t>((w * 0x0102040810204080ULL) >> 56);
+    }
+  }
+  for (; i < n; i += 8) {
+    uint8_t byte = 0;
+    const int m = static_cast<int>(std::min<int64_t>(8, n - i));
+    for (int j = 0; j < m; ++j) byte |= static_cast<uint8_t>(static_cast<bool>(pred(i + j)) << j);
+    bits[i >> 3] = byte;
+  }
+}
+
 // Validity ----------------------------------------------------------------------------
 
 /// The combined validity of several arguments over num_rows rows.
@@ -298,14 +328,18 @@ class OutputWriter {
       FLOE_ASSIGN_OR_RAISE(values_,
                            Buffer::AllocateZeroed(bit_util::BytesForBits(num_rows), pool_));
     } else {
-      FLOE_ASSIGN_OR_RAISE(
-          values_, Buffer::AllocateZeroed(num_rows * static_cast<int64_t>(sizeof(Out)), pool_));
+      // Not zero-filled: every row is written, by Set or by SetNull.
+      const int64_t bytes = num_rows * static_cast<int64_t>(sizeof(Out));
+      fixed_ = std::make_unique<BufferBuilder>(pool_);
+      FLOE_RETURN_NOT_OK(fixed_->Reserve(bytes));
+      fixed_->UnsafeAdvance(bytes);
     }
     return Status::OK();
   }
 
-  /// The raw output values (fixed-width, non-boolean outputs only).
-  Out* raw() { return reinterpret_cast<Out*>(values_->mutable_data()); }
+  /// The raw output values (fixed-width, non-boolean outputs only); every row must be
+  /// written through raw(), Set or SetNull before Finish.
+  Out* raw() { return fixed_->template mutable_data_as<Out>(); }
   /// The output bitmap (boolean outputs only), zero-initialized.
   uint8_t* bits() { return values_->mutable_data(); }
 
@@ -322,12 +356,15 @@ class OutputWriter {
     }
   }
   /// Marks row i NULL (builder outputs append the NULL; others record it in `validity`,
-  /// a writable bitmap the caller owns).
+  /// a writable bitmap the caller owns, and hold a zero value under it).
   Status SetNull(int64_t i) {
     if constexpr (kUsesBuilder) {
       return builder_->AppendNull();
-    } else {
+    } else if constexpr (std::is_same_v<Out, bool>) {
       (void)i;
+      return Status::OK();
+    } else {
+      raw()[i] = Out{};
       return Status::OK();
     }
   }
@@ -341,7 +378,12 @@ class OutputWriter {
       return builder_->Finish();
     } else {
       if (null_count == 0) validity = nullptr;
-      return Array::Make(type_, num_rows_, {std::move(validity), values_}, {}, null_count);
+      BufferPtr values = values_;
+      if constexpr (!std::is_same_v<Out, bool>) {
+        FLOE_ASSIGN_OR_RAISE(values, fixed_->Finish());
+      }
+      return Array::Make(type_, num_rows_, {std::move(validity), std::move(values)}, {},
+                         null_count);
     }
   }
 
@@ -350,7 +392,8 @@ class OutputWriter {
   MemoryPool* pool_;
   int64_t num_rows_ = 0;
   std::unique_ptr<ArrayBuilder> builder_;
-  std::shared_ptr<Buffer> values_;
+  std::shared_ptr<Buffer> values_;        // boolean outputs
+  std::unique_ptr<BufferBuilder> fixed_;  // other fixed-width outputs
 };
 
 // The elementwise driver ----------------------------------------------------------------
@@ -430,18 +473,8 @@ Result<ColumnarValue> MapImpl(const std::array<const ColumnarValue*, N>& args, i
   auto body = [&](const auto&... readers) -> Status {
     if constexpr (kMode == MapMode::kPure && !OutputWriter<Out>::kUsesBuilder) {
       if constexpr (std::is_same_v<Out, bool>) {
-        uint8_t* bits = writer.bits();
-        const int64_t full = num_rows / 8;
-        for (int64_t b = 0; b < full; ++b) {
-          uint8_t byte = 0;
-          for (int j = 0; j < 8; ++j) {
-            byte |= static_cast<uint8_t>(static_cast<bool>(fn(readers[b * 8 + j]...)) << j);
-          }
-          bits[b] = byte;
-        }
-        for (int64_t i = full * 8; i < num_rows; ++i) {
-          if (fn(readers[i]...)) bit_util::SetBit(bits, i);
-        }
+        PackBits(num_rows, writer.bits(),
+                 [&](int64_t i) { return static_cast<bool>(fn(readers[i]...)); });
       } else {
         Out* out = writer.raw();
         for (int64_t i = 0; i < num_rows; ++i) out[i] = fn(readers[i]...);

@@ -1,0 +1,61 @@
+#pragma once
+
+// Comparison of an array against one constant, prepared once and run as a tight loop.
+// Shared by the comparison kernels (comparison.cc) and filter predicates
+// (filter_predicate.cc), which also use it to re-test only the rows still selected.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "floe/batch/array.h"
+#include "floe/batch/scalar.h"
+#include "floe/type/type.h"
+
+namespace floe::expr::internal {
+
+enum class CmpOp { kEq, kNe, kLt, kLe, kGt, kGe };
+
+/// The comparison for an operator name ("eq", "ne", "lt", "le", "gt", "ge").
+std::optional<CmpOp> CmpOpFromName(std::string_view name);
+
+/// `value op constant` for the values of one array type. The constant is converted
+/// once: a decimal constant of another scale is rescaled exactly to the values' scale
+/// (a constant with more fractional digits than the values can hold turns `=` into
+/// false, `<` into `<=` of the value below it, and so on), and `constant op value` is
+/// turned around. Results on NULL values are unspecified: callers mask them.
+class ConstantComparison {
+ public:
+  /// nullopt when the pair is not supported (nested or boolean values, a NULL constant,
+  /// or types of different physical representation).
+  static std::optional<ConstantComparison> Make(CmpOp op, const DataType& value_type,
+                                                const DataType& constant_type,
+                                                const Scalar& constant, bool constant_first);
+
+  /// Bit i of `bits` (from bit 0; whole bytes written) = values[i] op constant, for every
+  /// row of `values`, NULL rows included (their bits are unspecified).
+  void Compare(const Array& values, uint8_t* bits) const;
+
+  /// Clears each set bit i of `bits` (over values.length() rows) unless values[i] is
+  /// valid and values[i] op constant holds. Costs time per set bit, not per row, so it
+  /// suits a selection that is already sparse.
+  void Refine(const Array& values, uint8_t* bits) const;
+
+ private:
+  // A constant outcome on non-NULL values (a rescaled decimal constant outside the
+  // values' range, or with digits they cannot hold).
+  enum class Outcome { kCompare, kAllTrue, kAllFalse };
+
+  ConstantComparison(CmpOp op, TypeId physical, Scalar constant, Outcome outcome)
+      : op_(op), physical_(physical), constant_(std::move(constant)), outcome_(outcome) {}
+
+  CmpOp op_;
+  TypeId physical_;  // the values' type id
+  Scalar constant_;  // in the values' representation
+  Outcome outcome_;
+};
+
+/// ANDs the validity of `values` into bits 0..length-1 of `bits` (NULL rows cleared).
+void AndValidity(const Array& values, uint8_t* bits);
+
+}  // namespace floe::expr::internal
