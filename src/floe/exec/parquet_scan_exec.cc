@@ -198,6 +198,8 @@ class ParquetScanStream final : public BatchStream {
     FLOE_ASSIGN_OR_RAISE(request.columns, file_->ColumnsByName(names_));
     request.row_groups = range.row_groups;
     request.predicates = std::move(predicates);
+    // The filters stay above the scan, so batches may drop rows that fail them early.
+    request.filter_rows = true;
     FLOE_ASSIGN_OR_RAISE(current_, file_->Read(request));
     return Status::OK();
   }

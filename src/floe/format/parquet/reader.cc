@@ -6,6 +6,7 @@
 #include <cstring>
 #include <future>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <system_error>
 #include <utility>
@@ -347,7 +348,8 @@ class FileReader;
 class BatchReader final : public RecordBatchReader {
  public:
   BatchReader(const FileReader* file, SchemaPtr schema, std::vector<int> columns,
-              std::vector<int> row_groups, std::vector<ColumnPredicate> predicates);
+              std::vector<int> row_groups, std::vector<ColumnPredicate> predicates,
+              bool filter_rows);
 
   const SchemaPtr& schema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override;
@@ -384,12 +386,31 @@ class BatchReader final : public RecordBatchReader {
   // Narrows the rows read from the current row group with the page index.
   Status ApplyPageIndex(const RowGroup& rg);
   Result<OffsetIndex> ReadOffsetIndex(const ColumnChunk& cc, const LeafInfo& leaf);
+  // The predicates that can drop rows (ReadRequest::filter_rows), set up once.
+  void SetUpRowFilters();
+  // The rows of the current leaf batches (`rows` of them, no nulls) that pass every row
+  // filter, into selection_; returns how many.
+  int64_t SelectRows(int64_t rows);
+  // Keeps only the `count` rows of selection_ in every leaf batch.
+  Status CompactBatches(int64_t count);
+
+  // A comparison a batch's values can be checked against: leaf batch `batch` (by
+  // position in leaves_) holds values `width` bytes wide, compared with `value`.
+  struct RowFilter {
+    size_t batch;
+    ColumnPredicate::Op op;
+    int width;
+    Int128 value;
+  };
 
   const FileReader* file_;
   SchemaPtr schema_;
   std::vector<int> columns_;
   std::vector<int> row_groups_;
   std::vector<ColumnPredicate> predicates_;
+  bool filter_rows_;
+  std::vector<RowFilter> row_filters_;
+  std::vector<int32_t> selection_;
   std::vector<int> leaves_;  // projected leaf indices, ascending
   size_t next_rg_ = 0;
   int current_rg_ = -1;
@@ -531,8 +552,9 @@ class FileReader final : public ParquetFileReader {
     std::vector<Field> fields;
     for (int c : columns) fields.push_back(schema_.schema->field(c));
     auto schema = std::make_shared<Schema>(std::move(fields), schema_.schema->metadata());
-    return std::unique_ptr<RecordBatchReader>(new BatchReader(
-        this, std::move(schema), std::move(columns), std::move(row_groups), request.predicates));
+    return std::unique_ptr<RecordBatchReader>(
+        new BatchReader(this, std::move(schema), std::move(columns), std::move(row_groups),
+                        request.predicates, request.filter_rows));
   }
 
   const std::string& path() const { return file_->path(); }
@@ -639,12 +661,14 @@ class FileReader final : public ParquetFileReader {
 };
 
 BatchReader::BatchReader(const FileReader* file, SchemaPtr schema, std::vector<int> columns,
-                         std::vector<int> row_groups, std::vector<ColumnPredicate> predicates)
+                         std::vector<int> row_groups, std::vector<ColumnPredicate> predicates,
+                         bool filter_rows)
     : file_(file),
       schema_(std::move(schema)),
       columns_(std::move(columns)),
       row_groups_(std::move(row_groups)),
-      predicates_(std::move(predicates)) {
+      predicates_(std::move(predicates)),
+      filter_rows_(filter_rows) {
   const FileSchema& fs = file_->file_schema();
   std::vector<bool> used(fs.leaves.size(), false);
   for (int c : columns_) {
@@ -658,6 +682,235 @@ BatchReader::BatchReader(const FileReader* file, SchemaPtr schema, std::vector<i
     batches_.push_back(std::make_unique<LeafBatch>(file_->options().pool));
     by_leaf_[l] = batches_.back().get();
   }
+  if (filter_rows_) SetUpRowFilters();
+}
+
+void BatchReader::SetUpRowFilters() {
+  const FileSchema& fs = file_->file_schema();
+  // Rows are only dropped from batches of flat columns.
+  for (int c : columns_) {
+    if (fs.top[static_cast<size_t>(c)].kind != ReadNode::Kind::kLeaf) return;
+  }
+  for (const ColumnPredicate& p : predicates_) {
+    if (p.column < 0 || static_cast<size_t>(p.column) >= fs.top.size()) continue;
+    const ReadNode& node = fs.top[static_cast<size_t>(p.column)];
+    if (node.kind != ReadNode::Kind::kLeaf || p.values.size() != 1 || p.values[0].is_null()) {
+      continue;
+    }
+    switch (p.op) {
+      case ColumnPredicate::Op::kEq:
+      case ColumnPredicate::Op::kLt:
+      case ColumnPredicate::Op::kLe:
+      case ColumnPredicate::Op::kGt:
+      case ColumnPredicate::Op::kGe:
+        break;
+      default:
+        continue;
+    }
+    auto at = std::find(leaves_.begin(), leaves_.end(), node.leaf);
+    if (at == leaves_.end()) continue;
+    const LeafInfo& leaf = fs.leaves[static_cast<size_t>(node.leaf)];
+    if (leaf.max_rep > 0) continue;
+    // Integers of every width, dates, times and timestamps compare as integers; decimals
+    // of the column's own type as unscaled 128-bit integers.
+    int width = 0;
+    switch (leaf.type->id()) {
+      case TypeId::kInt8:
+      case TypeId::kInt16:
+      case TypeId::kInt32:
+      case TypeId::kDate:
+      case TypeId::kInt64:
+      case TypeId::kTime:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampTz:
+      case TypeId::kTimestampNs:
+      case TypeId::kTimestampTzNs:
+      case TypeId::kDecimal:
+        width = leaf.out_width;
+        break;
+      default:
+        continue;
+    }
+    if (width != 1 && width != 2 && width != 4 && width != 8 && width != 16) continue;
+    Int128 value;
+    const Scalar::Storage& v = p.values[0].value();
+    if (const int32_t* i32 = std::get_if<int32_t>(&v)) {
+      value = *i32;
+    } else if (const int64_t* i64 = std::get_if<int64_t>(&v)) {
+      value = *i64;
+    } else if (const Int128* i128 = std::get_if<Int128>(&v)) {
+      value = *i128;
+    } else {
+      continue;
+    }
+    if ((width == 16) != (leaf.type->id() == TypeId::kDecimal)) continue;
+    row_filters_.push_back(
+        RowFilter{static_cast<size_t>(at - leaves_.begin()), p.op, width, value});
+  }
+}
+
+namespace {
+
+// Refines `sel` (`n` row numbers, or all `rows` rows when `first`) to the rows whose
+// value passes `cmp`; returns how many remain.
+template <typename T, typename Cmp>
+int64_t RefineSelection(const uint8_t* values, Cmp cmp, bool first, int64_t rows, int32_t* sel,
+                        int64_t n) {
+  int64_t count = 0;
+  if (first) {
+    for (int64_t i = 0; i < rows; ++i) {
+      T v;
+      std::memcpy(&v, values + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
+      sel[count] = static_cast<int32_t>(i);
+      count += cmp(v);
+    }
+  } else {
+    for (int64_t j = 0; j < n; ++j) {
+      const int32_t i = sel[j];
+      T v;
+      std::memcpy(&v, values + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
+      sel[count] = i;
+      count += cmp(v);
+    }
+  }
+  return count;
+}
+
+template <typename T>
+int64_t RefineByOp(const uint8_t* values, ColumnPredicate::Op op, T c, bool first, int64_t rows,
+                   int32_t* sel, int64_t n) {
+  using Op = ColumnPredicate::Op;
+  switch (op) {
+    case Op::kEq:
+      return RefineSelection<T>(
+          values, [c](T v) { return v == c; }, first, rows, sel, n);
+    case Op::kLt:
+      return RefineSelection<T>(
+          values, [c](T v) { return v < c; }, first, rows, sel, n);
+    case Op::kLe:
+      return RefineSelection<T>(
+          values, [c](T v) { return v <= c; }, first, rows, sel, n);
+    case Op::kGt:
+      return RefineSelection<T>(
+          values, [c](T v) { return v > c; }, first, rows, sel, n);
+    case Op::kGe:
+      return RefineSelection<T>(
+          values, [c](T v) { return v >= c; }, first, rows, sel, n);
+    default:
+      return first ? (std::iota(sel, sel + rows, 0), rows) : n;
+  }
+}
+
+// A constant outside T's range: every value is below it (1), above it (-1), or 0 when
+// it is in range.
+template <typename T>
+int OutOfRange(Int128 c) {
+  if (c > static_cast<Int128>(std::numeric_limits<T>::max())) return 1;
+  if (c < static_cast<Int128>(std::numeric_limits<T>::min())) return -1;
+  return 0;
+}
+
+template <typename T>
+int64_t RefineInt(const uint8_t* values, ColumnPredicate::Op op, Int128 c, bool first, int64_t rows,
+                  int32_t* sel, int64_t n) {
+  using Op = ColumnPredicate::Op;
+  if (int side = OutOfRange<T>(c); side != 0) {
+    // Every value compares the same way with the constant.
+    bool pass = side > 0 ? (op == Op::kLt || op == Op::kLe) : (op == Op::kGt || op == Op::kGe);
+    if (!pass) return 0;
+    if (first) std::iota(sel, sel + rows, 0);
+    return first ? rows : n;
+  }
+  return RefineByOp<T>(values, op, static_cast<T>(c), first, rows, sel, n);
+}
+
+}  // namespace
+
+int64_t BatchReader::SelectRows(int64_t rows) {
+  selection_.resize(static_cast<size_t>(rows));
+  int32_t* sel = selection_.data();
+  int64_t n = rows;
+  bool first = true;
+  for (const RowFilter& f : row_filters_) {
+    const uint8_t* values = batches_[f.batch]->values.data();
+    switch (f.width) {
+      case 1:
+        n = RefineInt<int8_t>(values, f.op, f.value, first, rows, sel, n);
+        break;
+      case 2:
+        n = RefineInt<int16_t>(values, f.op, f.value, first, rows, sel, n);
+        break;
+      case 4:
+        n = RefineInt<int32_t>(values, f.op, f.value, first, rows, sel, n);
+        break;
+      case 8:
+        n = RefineInt<int64_t>(values, f.op, f.value, first, rows, sel, n);
+        break;
+      default:
+        n = RefineByOp<Int128>(values, f.op, f.value, first, rows, sel, n);
+        break;
+    }
+    first = false;
+    if (n == 0) break;
+  }
+  return n;
+}
+
+Status BatchReader::CompactBatches(int64_t count) {
+  const FileSchema& fs = file_->file_schema();
+  MemoryPool* pool = file_->options().pool;
+  const int32_t* sel = selection_.data();
+  for (size_t k = 0; k < leaves_.size(); ++k) {
+    LeafBatch* b = batches_[k].get();
+    const LeafInfo& leaf = fs.leaves[static_cast<size_t>(leaves_[k])];
+    if (leaf.out_width > 0) {
+      const int64_t w = leaf.out_width;
+      BufferBuilder fresh(pool);
+      FLOE_RETURN_NOT_OK(fresh.Reserve(count * w));
+      const uint8_t* src = b->values.data();
+      uint8_t* dst = fresh.mutable_data();
+      for (int64_t j = 0; j < count; ++j) {
+        std::memcpy(dst + j * w, src + sel[j] * w, static_cast<size_t>(w));
+      }
+      fresh.UnsafeAdvance(count * w);
+      b->values = std::move(fresh);
+    } else if (leaf.out_width == 0) {
+      BufferBuilder fresh(pool);
+      FLOE_RETURN_NOT_OK(fresh.Resize(bit_util::BytesForBits(count)));
+      const uint8_t* src = b->values.data();
+      uint8_t* dst = fresh.mutable_data();
+      for (int64_t j = 0; j < count; ++j) {
+        bit_util::SetBitTo(dst, j, bit_util::GetBit(src, sel[j]));
+      }
+      b->values = std::move(fresh);
+    } else {
+      const int32_t* offsets = reinterpret_cast<const int32_t*>(b->offsets.data());
+      const uint8_t* data = b->data.data();
+      int64_t total = 0;
+      for (int64_t j = 0; j < count; ++j) total += offsets[sel[j] + 1] - offsets[sel[j]];
+      BufferBuilder fresh_offsets(pool);
+      BufferBuilder fresh_data(pool);
+      FLOE_RETURN_NOT_OK(fresh_offsets.Reserve((count + 1) * 4));
+      FLOE_RETURN_NOT_OK(fresh_data.Reserve(total));
+      fresh_offsets.UnsafeAppendValue<int32_t>(0);
+      int32_t off = 0;
+      for (int64_t j = 0; j < count; ++j) {
+        const int32_t begin = offsets[sel[j]];
+        const int32_t length = offsets[sel[j] + 1] - begin;
+        fresh_data.UnsafeAppend(data + begin, length);
+        off += length;
+        fresh_offsets.UnsafeAppendValue<int32_t>(off);
+      }
+      b->offsets = std::move(fresh_offsets);
+      b->data = std::move(fresh_data);
+    }
+    // Every level was max_def (no nulls): the levels need not be kept.
+    b->def.clear();
+    b->def_materialized = false;
+    b->num_levels = count;
+    b->num_values = count;
+  }
+  return Status::OK();
 }
 
 BatchReader::~BatchReader() {
@@ -923,39 +1176,54 @@ Status BatchReader::ApplyPageIndex(const RowGroup& rg) {
 }
 
 Result<RecordBatchPtr> BatchReader::Next() {
-  while (current_rg_ < 0 || rg_done_ >= rg_rows_) {
-    if (next_rg_ >= row_groups_.size()) return RecordBatchPtr();
-    FLOE_RETURN_NOT_OK(StartRowGroup());
-  }
-  const int64_t want =
-      std::min(std::max<int64_t>(file_->options().batch_size, 1), rg_rows_ - rg_done_);
-  int64_t rows = want;
   const FileSchema& fs = file_->file_schema();
-  for (size_t k = 0; k < leaves_.size(); ++k) {
-    batches_[k]->Reset();
-    const LeafInfo& leaf = fs.leaves[static_cast<size_t>(leaves_[k])];
-    if (leaf.max_rep == 0 && leaf.out_width > 0) {
-      FLOE_RETURN_NOT_OK(batches_[k]->values.Reserve(want * leaf.out_width));
+  while (true) {
+    while (current_rg_ < 0 || rg_done_ >= rg_rows_) {
+      if (next_rg_ >= row_groups_.size()) return RecordBatchPtr();
+      FLOE_RETURN_NOT_OK(StartRowGroup());
     }
-    FLOE_ASSIGN_OR_RAISE(int64_t got, readers_[k]->ReadRecords(want, batches_[k].get()));
-    if (got != want) {
-      return Status::Corrupt("'{}', column '{}', row group {}: {} rows where {} were expected",
-                             file_->path(), fs.leaves[static_cast<size_t>(leaves_[k])].path,
-                             current_rg_, rg_done_ + got, rg_rows_);
+    const int64_t want =
+        std::min(std::max<int64_t>(file_->options().batch_size, 1), rg_rows_ - rg_done_);
+    int64_t rows = want;
+    for (size_t k = 0; k < leaves_.size(); ++k) {
+      batches_[k]->Reset();
+      const LeafInfo& leaf = fs.leaves[static_cast<size_t>(leaves_[k])];
+      if (leaf.max_rep == 0 && leaf.out_width > 0) {
+        FLOE_RETURN_NOT_OK(batches_[k]->values.Reserve(want * leaf.out_width));
+      }
+      FLOE_ASSIGN_OR_RAISE(int64_t got, readers_[k]->ReadRecords(want, batches_[k].get()));
+      if (got != want) {
+        return Status::Corrupt("'{}', column '{}', row group {}: {} rows where {} were expected",
+                               file_->path(), fs.leaves[static_cast<size_t>(leaves_[k])].path,
+                               current_rg_, rg_done_ + got, rg_rows_);
+      }
     }
+    rg_done_ += want;
+    if (!row_filters_.empty()) {
+      bool nulls = false;
+      for (const auto& b : batches_) nulls |= b->num_values != want;
+      if (!nulls) {
+        const int64_t count = SelectRows(want);
+        // Worth copying only when few rows pass; the caller filters the rest anyway.
+        if (count == 0) continue;
+        if (count * 4 <= want) {
+          FLOE_RETURN_NOT_OK(CompactBatches(count));
+          rows = count;
+        }
+      }
+    }
+    std::vector<ArrayPtr> arrays;
+    Assembler assembler(fs, by_leaf_, file_->options().pool);
+    for (int c : columns_) {
+      auto array = assembler.Assemble(fs.top[static_cast<size_t>(c)]);
+      if (!array.ok()) {
+        return array.status().WithPrefix(
+            fmt::format("'{}', row group {}: ", file_->path(), current_rg_));
+      }
+      arrays.push_back(std::move(*array));
+    }
+    return RecordBatch::Make(schema_, rows, std::move(arrays));
   }
-  std::vector<ArrayPtr> arrays;
-  Assembler assembler(fs, by_leaf_, file_->options().pool);
-  for (int c : columns_) {
-    auto array = assembler.Assemble(fs.top[static_cast<size_t>(c)]);
-    if (!array.ok()) {
-      return array.status().WithPrefix(
-          fmt::format("'{}', row group {}: ", file_->path(), current_rg_));
-    }
-    arrays.push_back(std::move(*array));
-  }
-  rg_done_ += rows;
-  return RecordBatch::Make(schema_, rows, std::move(arrays));
 }
 
 }  // namespace

@@ -53,6 +53,12 @@ struct ReadRequest {
   std::optional<std::vector<int>> row_groups;
   /// Conjunction of predicates used for row-group and page pruning.
   std::vector<ColumnPredicate> predicates;
+  /// Also drops the rows of a batch that fail a comparison predicate when that is cheap
+  /// to tell and few rows pass: batches of flat columns without nulls, predicates on
+  /// integer, date, time, timestamp and decimal columns. The rows returned are still a
+  /// superset of the matches, in file order; a batch may then hold fewer rows (never
+  /// none).
+  bool filter_rows = false;
 };
 
 /// Reads one Parquet file: the footer once at Open, then any number of reads.

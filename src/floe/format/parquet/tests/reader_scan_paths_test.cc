@@ -22,18 +22,23 @@ using Strings = std::vector<std::string>;
 
 // Every row of the file, columns joined by '/', across batches of `batch_size` rows.
 Result<Strings> ReadRows(const std::string& bytes, int64_t batch_size,
-                         std::vector<ColumnPredicate> predicates = {}) {
+                         std::vector<ColumnPredicate> predicates = {}, bool filter_rows = false,
+                         std::vector<int64_t>* batch_rows = nullptr) {
   ReaderOptions options;
   options.batch_size = batch_size;
   FLOE_ASSIGN_OR_RAISE(auto reader, ParquetFileReader::Open(FileOf(bytes), options));
   ReadRequest request;
   request.predicates = std::move(predicates);
+  request.filter_rows = filter_rows;
   FLOE_ASSIGN_OR_RAISE(auto stream, reader->Read(request));
   Strings out;
   while (true) {
     FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, stream->Next());
     if (!batch) break;
-    if (batch->num_rows() > batch_size) return Status::Internal("batch too large");
+    if (batch->num_rows() > batch_size || batch->num_rows() == 0) {
+      return Status::Internal("batch of {} rows", batch->num_rows());
+    }
+    if (batch_rows != nullptr) batch_rows->push_back(batch->num_rows());
     for (int c = 0; c < batch->num_columns(); ++c) {
       FLOE_RETURN_NOT_OK(batch->column(c)->ValidateFull());
     }
@@ -198,6 +203,100 @@ TEST(ReaderScanPaths, PageIndexSkipsValuesOfADictionaryPage) {
   EXPECT_THAT(
       ReadRows(fb.Finish(), 3, {{0, Op::kEq, {Scalar::I64(5)}}}),
       ::testing::Optional(Strings{"4/x", "5/yy", "6/NULL", "7/a value longer than sixteen bytes"}));
+}
+
+// 32 rows in one page per column: a = row (int32), d = row as decimal(15,2) units (NULL
+// at row 28), s = "v<row>",
+// b = row % 3 == 0, i8 = row - 16 (int8).
+std::string RowFilterFile() {
+  SchemaElement i8 = Leaf("i8", Type::kInt32, FR::kRequired);
+  i8.converted_type = ConvertedType::kInt8;
+  FileBuilder fb({Root(5), Leaf("a", Type::kInt32, FR::kRequired), DecimalLeaf("d", Type::kInt64),
+                  StringLeaf("s", FR::kRequired), Leaf("b", Type::kBoolean, FR::kRequired), i8});
+  std::vector<int32_t> a, small;
+  std::vector<int64_t> d;
+  std::vector<int16_t> def;
+  std::vector<std::string> s;
+  std::vector<uint8_t> b;
+  for (int i = 0; i < 32; ++i) {
+    a.push_back(i);
+    small.push_back(i - 16);
+    def.push_back(i == 28 ? 0 : 1);
+    if (i != 28) d.push_back(i * 100);
+    s.push_back("v" + std::to_string(i));
+    b.push_back(i % 3 == 0);
+  }
+  std::vector<std::string_view> views(s.begin(), s.end());
+  ChunkBuilder ca(Type::kInt32), cd(Type::kInt64), cs(Type::kByteArray), cb(Type::kBoolean),
+      c8(Type::kInt32);
+  ca.DataV1(32, Encoding::kPlain, "", Plain<int32_t>(a));
+  cd.DataV1(32, Encoding::kPlain, Levels(def, 1), Plain<int64_t>(d));
+  cs.DataV1(32, Encoding::kPlain, "", PlainStrings(views));
+  cb.DataV1(32, Encoding::kPlain, "", PlainBools(b));
+  c8.DataV1(32, Encoding::kPlain, "", Plain<int32_t>(small));
+  fb.AddRowGroup(32, {ca, cd, cs, cb, c8});
+  return fb.Finish();
+}
+
+std::string RowOf(int i) {
+  std::string d = i == 28 ? "NULL" : std::to_string(i) + ".00";
+  return std::to_string(i) + "/" + d + "/v" + std::to_string(i) + "/" + (i % 3 == 0 ? "t" : "f") +
+         "/" + std::to_string(i - 16);
+}
+
+Strings RowsOf(std::vector<int> rows) {
+  Strings out;
+  for (int i : rows) out.push_back(RowOf(i));
+  return out;
+}
+
+TEST(ReaderScanPaths, RowFilterDropsRowsOfSelectiveBatches) {
+  using Op = ColumnPredicate::Op;
+  const std::string file = RowFilterFile();
+  const std::vector<int> all = [] {
+    std::vector<int> v;
+    for (int i = 0; i < 32; ++i) v.push_back(i);
+    return v;
+  }();
+  // Batches of 8: [0, 8) and [16, 24) have no match and are skipped; [8, 16) keeps its
+  // 2 matches (a quarter); [24, 32) has a NULL and is returned whole.
+  std::vector<ColumnPredicate> range = {{0, Op::kGe, {Scalar::I32(10)}},
+                                        {0, Op::kLt, {Scalar::I32(12)}}};
+  std::vector<int64_t> sizes;
+  EXPECT_THAT(ReadRows(file, 8, range, true, &sizes),
+              ::testing::Optional(RowsOf({10, 11, 24, 25, 26, 27, 28, 29, 30, 31})));
+  EXPECT_EQ(sizes, (std::vector<int64_t>{2, 8}));
+  // Without filter_rows every row comes back.
+  EXPECT_THAT(ReadRows(file, 8, range, false), ::testing::Optional(RowsOf(all)));
+  // More than a quarter passing: the batch is returned whole.
+  Scalar two = Scalar::Make(Decimal(15, 2), Int128{200});
+  EXPECT_THAT(
+      ReadRows(file, 8, {{1, Op::kLe, {two}}}, true),
+      ::testing::Optional(RowsOf({0, 1, 2, 3, 4, 5, 6, 7, 24, 25, 26, 27, 28, 29, 30, 31})));
+  // Equality on a decimal, a batch of 32 with a NULL: nothing is dropped.
+  EXPECT_THAT(ReadRows(file, 32, {{1, Op::kEq, {two}}}, true), ::testing::Optional(RowsOf(all)));
+  // Batches of 4 rows without NULLs, one match each in [0, 4) and [20, 24).
+  EXPECT_THAT(ReadRows(file, 4, {{1, Op::kEq, {two}}}, true),
+              ::testing::Optional(RowsOf({2, 28, 29, 30, 31})));
+  // Int8 column: a constant in range, and constants beyond int8 in both directions.
+  EXPECT_THAT(ReadRows(file, 16, {{4, Op::kGt, {Scalar::I32(14)}}}, true),
+              ::testing::Optional(
+                  RowsOf({16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31})));
+  EXPECT_THAT(ReadRows(file, 16, {{4, Op::kGt, {Scalar::I32(14)}}}, true, &sizes),
+              ::testing::Optional(::testing::SizeIs(16)));
+  EXPECT_THAT(ReadRows(file, 8, {{4, Op::kLt, {Scalar::I32(1000)}}}, true),
+              ::testing::Optional(RowsOf(all)));
+  EXPECT_THAT(ReadRows(file, 8, {{4, Op::kGe, {Scalar::I32(1000)}}}, true),
+              ::testing::Optional(RowsOf({24, 25, 26, 27, 28, 29, 30, 31})));
+  // Predicates the row filter does not evaluate (strings, IN) drop nothing.
+  EXPECT_THAT(ReadRows(file, 8, {{2, Op::kEq, {Scalar::Str("v3")}}}, true),
+              ::testing::Optional(RowsOf(all)));
+  EXPECT_THAT(ReadRows(file, 8, {{0, Op::kIn, {Scalar::I32(3)}}}, true),
+              ::testing::Optional(RowsOf(all)));
+  // Every column type compacted: strings, booleans, int8, decimals.
+  EXPECT_THAT(ReadRows(file, 16, {{0, Op::kEq, {Scalar::I32(9)}}}, true),
+              ::testing::Optional(
+                  RowsOf({9, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31})));
 }
 
 }  // namespace
