@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "floe/batch/gather_internal.h"
+
 namespace floe {
 
 namespace {
@@ -76,22 +78,29 @@ void ArrayBuilder::UnsafeAppendValidityAt(const Array& array, const int64_t* ind
     UnsafeAppendValid(n);
     return;
   }
-  for (int64_t i = 0; i < n; ++i) {
-    if (array.IsNull(indices[i])) {
-      UnsafeAppendNullBits(1);
-    } else {
-      UnsafeAppendValidBit();
-    }
+  if (!validity_written_) {
+    bit_util::SetBitsTo(validity_.mutable_data(), 0, length_, true);
+    validity_written_ = true;
   }
+  // Bits past length_ are zero, so the gather may write whole bytes from there on.
+  const int64_t valid =
+      internal::GatherValidity<false>(array, indices, n, validity_.mutable_data(), length_);
+  length_ += n;
+  null_count_ += n - valid;
 }
 
 Status ArrayBuilder::CheckIndices(const Array& array, const int64_t* indices, int64_t n) const {
   FLOE_RETURN_NOT_OK(CheckSlice(array, 0, array.length()));
+  // One branch-free pass (min and max), then the error path finds the culprit.
+  int64_t lo = 0;
+  int64_t hi = -1;
   for (int64_t i = 0; i < n; ++i) {
-    if (indices[i] < 0 || indices[i] >= array.length()) {
-      return Status::Invalid("index {} is outside an array of {} values", indices[i],
-                             array.length());
-    }
+    lo = std::min(lo, indices[i]);
+    hi = std::max(hi, indices[i]);
+  }
+  if (lo < 0 || hi >= array.length()) {
+    return Status::Invalid("index {} is outside an array of {} values", lo < 0 ? lo : hi,
+                           array.length());
   }
   return Status::OK();
 }
@@ -194,8 +203,9 @@ template <typename T>
 Status NumericBuilder<T>::AppendIndices(const Array& array, const int64_t* indices, int64_t n) {
   FLOE_RETURN_NOT_OK(CheckIndices(array, indices, n));
   FLOE_RETURN_NOT_OK(NumericBuilder::Reserve(n));
-  const T* values = array.values<T>();
-  for (int64_t i = 0; i < n; ++i) values_.UnsafeAppendValue(values[indices[i]]);
+  internal::GatherFixed<sizeof(T), false>(reinterpret_cast<const uint8_t*>(array.values<T>()),
+                                          indices, n, values_.mutable_data() + values_.size());
+  values_.UnsafeAdvance(n * static_cast<int64_t>(sizeof(T)));
   UnsafeAppendValidityAt(array, indices, n);
   return Status::OK();
 }
@@ -263,6 +273,19 @@ Status BooleanBuilder::AppendArraySlice(const Array& array, int64_t offset, int6
   return Status::OK();
 }
 
+Status BooleanBuilder::AppendIndices(const Array& array, const int64_t* indices, int64_t n) {
+  FLOE_RETURN_NOT_OK(CheckIndices(array, indices, n));
+  FLOE_RETURN_NOT_OK(BooleanBuilder::Reserve(n));
+  const uint8_t* src = array.buffer(1)->data();
+  const int64_t off = array.offset();
+  // Value bits past length_ are zero, like the validity bits.
+  internal::WriteBits(n, values_.mutable_data(), length_, [&](int64_t i) -> uint64_t {
+    return internal::BitAt(src, off + indices[i]);
+  });
+  UnsafeAppendValidityAt(array, indices, n);
+  return Status::OK();
+}
+
 Status BooleanBuilder::AppendScalar(const Scalar& scalar) {
   FLOE_RETURN_NOT_OK(CheckScalarType(*type_, scalar));
   if (scalar.is_null()) return AppendNull();
@@ -307,8 +330,9 @@ Status DecimalBuilder::AppendArraySlice(const Array& array, int64_t offset, int6
 Status DecimalBuilder::AppendIndices(const Array& array, const int64_t* indices, int64_t n) {
   FLOE_RETURN_NOT_OK(CheckIndices(array, indices, n));
   FLOE_RETURN_NOT_OK(DecimalBuilder::Reserve(n));
-  const uint8_t* values = array.buffer(1)->data() + array.offset() * 16;
-  for (int64_t i = 0; i < n; ++i) values_.UnsafeAppend(values + indices[i] * 16, 16);
+  internal::GatherFixed<16, false>(array.buffer(1)->data() + array.offset() * 16, indices, n,
+                                   values_.mutable_data() + values_.size());
+  values_.UnsafeAdvance(n * 16);
   UnsafeAppendValidityAt(array, indices, n);
   return Status::OK();
 }
@@ -385,15 +409,14 @@ Status BinaryBuilder::AppendIndices(const Array& array, const int64_t* indices, 
   FLOE_RETURN_NOT_OK(CheckIndices(array, indices, n));
   const int32_t* offs = array.value_offsets();
   const uint8_t* data = array.buffer(2)->data();
-  int64_t bytes = 0;
-  for (int64_t i = 0; i < n; ++i) bytes += offs[indices[i] + 1] - offs[indices[i]];
+  const int64_t bytes = internal::GatherBinaryBytes<false>(offs, indices, n);
   FLOE_RETURN_NOT_OK(BinaryBuilder::Reserve(n));
   FLOE_RETURN_NOT_OK(ReserveData(bytes));
-  for (int64_t i = 0; i < n; ++i) {
-    const int32_t start = offs[indices[i]];
-    data_.UnsafeAppend(data + start, offs[indices[i] + 1] - start);
-    offsets_.UnsafeAppendValue(static_cast<int32_t>(data_.size()));
-  }
+  internal::GatherBinary<false>(
+      offs, data, indices, n, reinterpret_cast<int32_t*>(offsets_.mutable_data() + offsets_.size()),
+      data_.mutable_data(), data_.size());
+  offsets_.UnsafeAdvance(n * 4);
+  data_.UnsafeAdvance(bytes);
   UnsafeAppendValidityAt(array, indices, n);
   return Status::OK();
 }
@@ -449,6 +472,17 @@ Status FixedSizeBinaryBuilder::AppendArraySlice(const Array& array, int64_t offs
   values_.UnsafeAppend(array.buffer(1)->data() + (array.offset() + offset) * width_,
                        length * width_);
   UnsafeAppendValidityOf(array, offset, length);
+  return Status::OK();
+}
+
+Status FixedSizeBinaryBuilder::AppendIndices(const Array& array, const int64_t* indices,
+                                             int64_t n) {
+  FLOE_RETURN_NOT_OK(CheckIndices(array, indices, n));
+  FLOE_RETURN_NOT_OK(FixedSizeBinaryBuilder::Reserve(n));
+  internal::GatherFixedWidth<false>(array.buffer(1)->data() + array.offset() * width_, width_,
+                                    indices, n, values_.mutable_data() + values_.size());
+  values_.UnsafeAdvance(n * width_);
+  UnsafeAppendValidityAt(array, indices, n);
   return Status::OK();
 }
 

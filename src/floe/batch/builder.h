@@ -48,8 +48,8 @@ class ArrayBuilder {
   virtual Status AppendArraySlice(const Array& array, int64_t offset, int64_t length) = 0;
   /// Appends the values of `array` at `indices[0..n)` (each in [0, array.length()), in
   /// any order, repeats allowed): a gather. kInvalidArgument for another type or an index
-  /// out of range. Fixed-width and byte-array builders copy value by value; the others
-  /// append one-value slices.
+  /// out of range. Fixed-width, boolean and byte-array builders gather in one pass; the
+  /// others append one-value slices.
   virtual Status AppendIndices(const Array& array, const int64_t* indices, int64_t n);
   /// Appends a scalar of this builder's type (NULL scalars append a null).
   /// kNotSupported for nested types, kInvalidArgument for a scalar of another type.
@@ -161,6 +161,7 @@ class BooleanBuilder final : public ArrayBuilder {
   Status AppendNulls(int64_t n) override;
   Status AppendEmptyValues(int64_t n) override;
   Status AppendArraySlice(const Array& array, int64_t offset, int64_t length) override;
+  Status AppendIndices(const Array& array, const int64_t* indices, int64_t n) override;
   Status AppendScalar(const Scalar& scalar) override;
   Result<ArrayPtr> Finish() override;
 
@@ -262,6 +263,7 @@ class FixedSizeBinaryBuilder final : public ArrayBuilder {
   Status AppendNulls(int64_t n) override;
   Status AppendEmptyValues(int64_t n) override;
   Status AppendArraySlice(const Array& array, int64_t offset, int64_t length) override;
+  Status AppendIndices(const Array& array, const int64_t* indices, int64_t n) override;
   Status AppendScalar(const Scalar& scalar) override;
   Result<ArrayPtr> Finish() override;
 

@@ -1,137 +1,333 @@
 #include "floe/batch/select.h"
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
 #include <memory>
+#include <utility>
 
 #include "floe/batch/builder.h"
+#include "floe/batch/gather_internal.h"
 
 namespace floe {
 
 namespace {
 
-// The selected row indices of a boolean mask (NULL counts as false); sets `all` (and
-// leaves `indices` unspecified) when every row is selected.
-Status MaskToIndices(const Array& mask, std::vector<int64_t>* indices, bool* all) {
+using internal::BitAt;
+using internal::WriteBits;
+
+// Sets `bytes` bytes of uninitialized memory aside in `out`, to be written by the caller
+// before Finish().
+Status AllocateUninitialized(BufferBuilder* out, int64_t bytes) {
+  FLOE_RETURN_NOT_OK(out->Reserve(bytes));
+  out->UnsafeAdvance(bytes);
+  return Status::OK();
+}
+
+// `len` (<= 64) bits of `bits` from bit `offset` on, as the low bits of a word.
+inline uint64_t LoadBits(const uint8_t* bits, int64_t offset, int64_t len) {
+  const uint8_t* p = bits + (offset >> 3);
+  const int shift = static_cast<int>(offset & 7);
+  const int64_t bytes = std::min<int64_t>(bit_util::BytesForBits(len + shift), 8);
+  uint64_t word = 0;
+  std::memcpy(&word, p, static_cast<size_t>(bytes));
+  word >>= shift;
+  if (shift != 0 && len + shift > 64) word |= static_cast<uint64_t>(p[8]) << (64 - shift);
+  if (len < 64) word &= (uint64_t{1} << len) - 1;
+  return word;
+}
+
+// The selected row indices of a boolean mask (NULL counts as false) in
+// (*indices)[0..count); returns the count. `indices` is scratch space, sized to at least
+// the mask's length.
+Result<int64_t> MaskToIndices(const Array& mask, std::vector<int64_t>* indices) {
   if (mask.type_id() != TypeId::kBoolean) {
     return Status::Invalid("filter mask must be boolean, not {}", mask.type()->ToString());
   }
   const int64_t n = mask.length();
+  const internal::ValidityKind validity_kind = internal::ClassifyValidity(mask);
+  if (n == 0 || validity_kind == internal::ValidityKind::kAllNull) return 0;
   const uint8_t* values = mask.buffer(1)->data();
+  const uint8_t* validity =
+      validity_kind == internal::ValidityKind::kBitmap ? mask.validity() : nullptr;
   const int64_t off = mask.offset();
-  indices->clear();
-  *all = false;
-  if (mask.null_count() == n) return Status::OK();
-  const uint8_t* validity = mask.null_count() > 0 ? mask.validity() : nullptr;
-  int64_t set = bit_util::CountSetBits(values, off, n);
-  if (validity == nullptr && set == n) {
-    *all = true;
-    return Status::OK();
-  }
-  indices->reserve(static_cast<size_t>(set));
-  if (validity == nullptr && off % 8 == 0) {
-    // Byte at a time: skip zero bytes.
-    const uint8_t* bytes = values + off / 8;
-    const int64_t full = n / 8;
-    for (int64_t b = 0; b < full; ++b) {
-      uint8_t byte = bytes[b];
-      while (byte != 0) {
-        int j = __builtin_ctz(byte);
-        indices->push_back(b * 8 + j);
-        byte = static_cast<uint8_t>(byte & (byte - 1));
+  if (static_cast<int64_t>(indices->size()) < n) indices->resize(static_cast<size_t>(n));
+  int64_t* dst = indices->data();
+  int64_t k = 0;
+  for (int64_t base = 0; base < n; base += 64) {
+    const int64_t len = std::min<int64_t>(64, n - base);
+    uint64_t word = LoadBits(values, off + base, len);
+    if (validity != nullptr) word &= LoadBits(validity, off + base, len);
+    if (word == 0) continue;
+    if (word == ~uint64_t{0}) {
+      for (int64_t j = 0; j < 64; ++j) dst[k + j] = base + j;
+      k += 64;
+    } else if (std::popcount(word) > 16) {
+      // Dense: write every position and advance past the selected ones (no branches).
+      for (int64_t j = 0; j < len; ++j) {
+        dst[k] = base + j;
+        k += static_cast<int64_t>((word >> j) & 1);
+      }
+    } else {
+      while (word != 0) {
+        dst[k++] = base + std::countr_zero(word);
+        word &= word - 1;
       }
     }
-    for (int64_t i = full * 8; i < n; ++i) {
-      if (bit_util::GetBit(values, off + i)) indices->push_back(i);
-    }
-    return Status::OK();
   }
+  return k;
+}
+
+// kInvalidArgument unless every index is in [-1, length); sets *has_null when one is -1.
+Status CheckTakeIndices(const int64_t* indices, int64_t n, int64_t length, bool* has_null) {
+  int64_t lo = 0;
+  int64_t hi = -1;
   for (int64_t i = 0; i < n; ++i) {
-    if (bit_util::GetBit(values, off + i) &&
-        (validity == nullptr || bit_util::GetBit(validity, off + i))) {
-      indices->push_back(i);
-    }
+    lo = std::min(lo, indices[i]);
+    hi = std::max(hi, indices[i]);
   }
-  if (static_cast<int64_t>(indices->size()) == n) *all = true;
+  if (lo < -1 || hi >= length) {
+    const int64_t bad = lo < -1 ? lo : hi;
+    return Status::Invalid("index {} is outside an array of {} values", bad, length);
+  }
+  *has_null = lo == -1;
   return Status::OK();
 }
 
-// Gathers rows at non-negative `indices` into `builder`, using slices for runs of
-// consecutive indices when that is cheaper.
-Status AppendGather(ArrayBuilder* builder, const Array& array, const int64_t* indices, int64_t n) {
-  if (n == 0) return Status::OK();
-  const TypeId id = array.type_id();
-  const bool native_gather =
-      (array.type()->is_fixed_width() && id != TypeId::kFixed && id != TypeId::kUuid) ||
-      array.type()->is_binary_like();
-  if (native_gather) return builder->AppendIndices(array, indices, n);
-  // Runs of consecutive indices become slices.
+// The validity of the taken values and its null count; no buffer when nothing is null.
+template <bool kNullIndex>
+Status TakeValidity(const Array& array, const int64_t* indices, int64_t n, MemoryPool* pool,
+                    BufferPtr* validity, int64_t* nulls) {
+  *nulls = 0;
+  if (!kNullIndex && array.null_count() == 0) return Status::OK();
+  BufferBuilder bits(pool);
+  FLOE_RETURN_NOT_OK(AllocateUninitialized(&bits, bit_util::BytesForBits(n)));
+  const int64_t valid =
+      internal::GatherValidity<kNullIndex>(array, indices, n, bits.mutable_data(), 0);
+  *nulls = n - valid;
+  if (*nulls == 0) return Status::OK();
+  FLOE_ASSIGN_OR_RAISE(*validity, bits.Finish());
+  return Status::OK();
+}
+
+// List and map values: runs of consecutive indices become slices, runs of -1 NULLs.
+Result<ArrayPtr> TakeWithBuilder(const Array& array, const int64_t* indices, int64_t n,
+                                 MemoryPool* pool) {
+  auto builder = MakeBuilder(array.type(), pool);
+  FLOE_RETURN_NOT_OK(builder->Reserve(n));
   int64_t start = 0;
   while (start < n) {
     int64_t end = start + 1;
-    while (end < n && indices[end] == indices[end - 1] + 1) ++end;
-    if (indices[start] < 0 || indices[end - 1] >= array.length()) {
-      return Status::Invalid("index {} is outside an array of {} values",
-                             indices[start] < 0 ? indices[start] : indices[end - 1],
-                             array.length());
+    if (indices[start] < 0) {
+      while (end < n && indices[end] < 0) ++end;
+      FLOE_RETURN_NOT_OK(builder->AppendNulls(end - start));
+    } else {
+      while (end < n && indices[end] == indices[end - 1] + 1) ++end;
+      FLOE_RETURN_NOT_OK(builder->AppendArraySlice(array, indices[start], end - start));
     }
-    FLOE_RETURN_NOT_OK(builder->AppendArraySlice(array, indices[start], end - start));
     start = end;
   }
-  return Status::OK();
+  return builder->Finish();
 }
 
-Result<ArrayPtr> TakeBoolean(const Array& array, const int64_t* indices, int64_t n,
+// TakeArray for indices already checked (each in [0, length), or -1 when kNullIndex).
+template <bool kNullIndex>
+Result<ArrayPtr> TakeChecked(const Array& array, const int64_t* indices, int64_t n,
                              MemoryPool* pool) {
-  FLOE_ASSIGN_OR_RAISE(std::shared_ptr<Buffer> values,
-                       Buffer::AllocateZeroed(bit_util::BytesForBits(n), pool));
-  std::shared_ptr<Buffer> validity;
+  const TypeId id = array.type_id();
+  if (id == TypeId::kList || id == TypeId::kMap) {
+    return TakeWithBuilder(array, indices, n, pool);
+  }
+  BufferPtr validity;
   int64_t nulls = 0;
-  const uint8_t* src = array.buffer(1)->data();
-  uint8_t* dst = values->mutable_data();
-  bool need_validity = array.null_count() > 0;
-  for (int64_t i = 0; i < n && !need_validity; ++i) need_validity = indices[i] < 0;
-  if (need_validity) {
-    FLOE_ASSIGN_OR_RAISE(validity, Buffer::AllocateZeroed(bit_util::BytesForBits(n), pool));
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t k = indices[i];
-    if (k < -1 || k >= array.length()) {
-      return Status::Invalid("index {} is outside an array of {} values", k, array.length());
+  FLOE_RETURN_NOT_OK(TakeValidity<kNullIndex>(array, indices, n, pool, &validity, &nulls));
+  switch (id) {
+    case TypeId::kBoolean: {
+      BufferBuilder values(pool);
+      FLOE_RETURN_NOT_OK(AllocateUninitialized(&values, bit_util::BytesForBits(n)));
+      const uint8_t* src = array.buffer(1)->data();
+      const int64_t off = array.offset();
+      WriteBits(n, values.mutable_data(), 0, [&](int64_t i) -> uint64_t {
+        const int64_t k = indices[i];
+        if constexpr (kNullIndex) {
+          if (k < 0) return 0u;
+        }
+        return BitAt(src, off + k);
+      });
+      FLOE_ASSIGN_OR_RAISE(BufferPtr out, values.Finish());
+      return Array::Make(array.type(), n, {std::move(validity), std::move(out)}, {}, nulls);
     }
-    if (k < 0 || array.IsNull(k)) {
-      ++nulls;
-      continue;
+    case TypeId::kString:
+    case TypeId::kBinary: {
+      const int32_t* offs = array.value_offsets();
+      const int64_t bytes = internal::GatherBinaryBytes<kNullIndex>(offs, indices, n);
+      if (bytes > INT32_MAX) {
+        return Status::Invalid("{} take: {} bytes of data exceed the int32 offset limit",
+                               array.type()->ToString(), bytes);
+      }
+      BufferBuilder offsets(pool);
+      BufferBuilder data(pool);
+      FLOE_RETURN_NOT_OK(AllocateUninitialized(&offsets, (n + 1) * 4));
+      FLOE_RETURN_NOT_OK(AllocateUninitialized(&data, bytes));
+      int32_t* out_offs = offsets.mutable_data_as<int32_t>();
+      out_offs[0] = 0;
+      internal::GatherBinary<kNullIndex>(offs, array.buffer(2)->data(), indices, n, out_offs + 1,
+                                         data.mutable_data(), 0);
+      FLOE_ASSIGN_OR_RAISE(BufferPtr offsets_buffer, offsets.Finish());
+      FLOE_ASSIGN_OR_RAISE(BufferPtr data_buffer, data.Finish());
+      return Array::Make(array.type(), n,
+                         {std::move(validity), std::move(offsets_buffer), std::move(data_buffer)},
+                         {}, nulls);
     }
-    if (validity) bit_util::SetBit(validity->mutable_data(), i);
-    if (bit_util::GetBit(src, array.offset() + k)) bit_util::SetBit(dst, i);
+    case TypeId::kStruct: {
+      std::vector<ArrayPtr> children;
+      children.reserve(static_cast<size_t>(array.num_children()));
+      for (int f = 0; f < array.num_children(); ++f) {
+        FLOE_ASSIGN_OR_RAISE(ArrayPtr child,
+                             TakeChecked<kNullIndex>(*array.field(f), indices, n, pool));
+        children.push_back(std::move(child));
+      }
+      return Array::Make(array.type(), n, {std::move(validity)}, std::move(children), nulls);
+    }
+    default:
+      break;
   }
-  return Array::Make(array.type(), n, {nulls > 0 ? BufferPtr(validity) : nullptr, values}, {},
-                     nulls);
+  const int width = array.type()->byte_width();
+  if (width <= 0) {
+    return Status::NotSupported("take of {} values", array.type()->ToString());
+  }
+  BufferBuilder values(pool);
+  FLOE_RETURN_NOT_OK(AllocateUninitialized(&values, n * width));
+  internal::GatherFixedWidth<kNullIndex>(array.buffer(1)->data() + array.offset() * width, width,
+                                         indices, n, values.mutable_data());
+  FLOE_ASSIGN_OR_RAISE(BufferPtr out, values.Finish());
+  return Array::Make(array.type(), n, {std::move(validity), std::move(out)}, {}, nulls);
 }
 
-Result<ArrayPtr> TakeStruct(const Array& array, const int64_t* indices, int64_t n,
-                            MemoryPool* pool) {
-  std::shared_ptr<Buffer> validity;
-  FLOE_ASSIGN_OR_RAISE(validity, Buffer::AllocateZeroed(bit_util::BytesForBits(n), pool));
+Result<ArrayPtr> TakeChecked(const Array& array, const int64_t* indices, int64_t n, bool has_null,
+                             MemoryPool* pool) {
+  return has_null ? TakeChecked<true>(array, indices, n, pool)
+                  : TakeChecked<false>(array, indices, n, pool);
+}
+
+Result<RecordBatchPtr> TakeBatchChecked(const RecordBatch& batch, const int64_t* indices, int64_t n,
+                                        bool has_null, MemoryPool* pool) {
+  std::vector<ArrayPtr> columns;
+  columns.reserve(static_cast<size_t>(batch.num_columns()));
+  for (const ArrayPtr& c : batch.columns()) {
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr taken, TakeChecked(*c, indices, n, has_null, pool));
+    columns.push_back(std::move(taken));
+  }
+  return RecordBatch::Make(batch.schema(), n, std::move(columns));
+}
+
+// Scratch space for mask indices, kept per thread so that filtering batch after batch
+// does not allocate (and fault in) a fresh index vector each time.
+std::vector<int64_t>* FilterScratch() {
+  thread_local std::vector<int64_t> scratch;
+  return &scratch;
+}
+
+// ConcatenateArrays for arrays of `type` (checked here), in one allocation per buffer.
+Result<ArrayPtr> ConcatenateTyped(const TypePtr& type, const std::vector<ArrayPtr>& arrays,
+                                  MemoryPool* pool) {
+  int64_t total = 0;
   int64_t nulls = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t k = indices[i];
-    if (k < -1 || k >= array.length()) {
-      return Status::Invalid("index {} is outside an array of {} values", k, array.length());
+  for (const ArrayPtr& a : arrays) {
+    if (a->type() != type && !a->type()->Equals(*type)) {
+      return Status::Invalid("cannot concatenate a {} array with {} arrays", a->type()->ToString(),
+                             type->ToString());
     }
-    if (k < 0 || array.IsNull(k)) {
-      ++nulls;
-    } else {
-      bit_util::SetBit(validity->mutable_data(), i);
+    total += a->length();
+    nulls += a->null_count();
+  }
+  const TypeId id = type->id();
+  if (id == TypeId::kStruct || id == TypeId::kList || id == TypeId::kMap) {
+    if (arrays.empty()) return MakeBuilder(type, pool)->Finish();
+    return Concatenate(arrays, pool);
+  }
+  BufferPtr validity;
+  if (nulls > 0) {
+    BufferBuilder bits(pool);
+    FLOE_RETURN_NOT_OK(AllocateUninitialized(&bits, bit_util::BytesForBits(total)));
+    int64_t pos = 0;
+    for (const ArrayPtr& a : arrays) {
+      switch (internal::ClassifyValidity(*a)) {
+        case internal::ValidityKind::kAllValid:
+          WriteBits(a->length(), bits.mutable_data(), pos, [](int64_t) -> uint64_t { return 1; });
+          break;
+        case internal::ValidityKind::kAllNull:
+          WriteBits(a->length(), bits.mutable_data(), pos, [](int64_t) -> uint64_t { return 0; });
+          break;
+        case internal::ValidityKind::kBitmap:
+          internal::CopyBits(a->validity(), a->offset(), a->length(), bits.mutable_data(), pos);
+          break;
+      }
+      pos += a->length();
     }
+    FLOE_ASSIGN_OR_RAISE(validity, bits.Finish());
   }
-  std::vector<ArrayPtr> children;
-  for (int f = 0; f < array.num_children(); ++f) {
-    FLOE_ASSIGN_OR_RAISE(ArrayPtr child, TakeArray(*array.field(f), indices, n, pool));
-    children.push_back(std::move(child));
+  if (id == TypeId::kBoolean) {
+    BufferBuilder values(pool);
+    FLOE_RETURN_NOT_OK(AllocateUninitialized(&values, bit_util::BytesForBits(total)));
+    int64_t pos = 0;
+    for (const ArrayPtr& a : arrays) {
+      internal::CopyBits(a->buffer(1)->data(), a->offset(), a->length(), values.mutable_data(),
+                         pos);
+      pos += a->length();
+    }
+    FLOE_ASSIGN_OR_RAISE(BufferPtr out, values.Finish());
+    return Array::Make(type, total, {std::move(validity), std::move(out)}, {}, nulls);
   }
-  return Array::Make(array.type(), n, {nulls > 0 ? BufferPtr(validity) : nullptr},
-                     std::move(children), nulls);
+  if (id == TypeId::kString || id == TypeId::kBinary) {
+    int64_t bytes = 0;
+    for (const ArrayPtr& a : arrays) {
+      const int32_t* offs = a->value_offsets();
+      bytes += offs[a->length()] - offs[0];
+    }
+    if (bytes > INT32_MAX) {
+      return Status::Invalid("{} concatenation: {} bytes of data exceed the int32 offset limit",
+                             type->ToString(), bytes);
+    }
+    BufferBuilder offsets(pool);
+    BufferBuilder data(pool);
+    FLOE_RETURN_NOT_OK(AllocateUninitialized(&offsets, (total + 1) * 4));
+    FLOE_RETURN_NOT_OK(AllocateUninitialized(&data, bytes));
+    int32_t* out_offs = offsets.mutable_data_as<int32_t>();
+    out_offs[0] = 0;
+    int64_t row = 0;
+    int64_t base = 0;
+    for (const ArrayPtr& a : arrays) {
+      const int32_t* offs = a->value_offsets();
+      const int64_t len = a->length();
+      const int64_t delta = base - offs[0];
+      for (int64_t i = 1; i <= len; ++i) out_offs[row + i] = static_cast<int32_t>(offs[i] + delta);
+      const int64_t size = offs[len] - offs[0];
+      if (size > 0) std::memcpy(data.mutable_data() + base, a->buffer(2)->data() + offs[0], size);
+      row += len;
+      base += size;
+    }
+    FLOE_ASSIGN_OR_RAISE(BufferPtr offsets_buffer, offsets.Finish());
+    FLOE_ASSIGN_OR_RAISE(BufferPtr data_buffer, data.Finish());
+    return Array::Make(type, total,
+                       {std::move(validity), std::move(offsets_buffer), std::move(data_buffer)}, {},
+                       nulls);
+  }
+  const int width = type->byte_width();
+  if (width <= 0) return Status::NotSupported("concatenation of {} values", type->ToString());
+  BufferBuilder values(pool);
+  FLOE_RETURN_NOT_OK(AllocateUninitialized(&values, total * width));
+  int64_t pos = 0;
+  for (const ArrayPtr& a : arrays) {
+    const int64_t size = a->length() * width;
+    if (size > 0) {
+      std::memcpy(values.mutable_data() + pos, a->buffer(1)->data() + a->offset() * width,
+                  static_cast<size_t>(size));
+    }
+    pos += size;
+  }
+  FLOE_ASSIGN_OR_RAISE(BufferPtr out, values.Finish());
+  return Array::Make(type, total, {std::move(validity), std::move(out)}, {}, nulls);
 }
 
 }  // namespace
@@ -141,11 +337,10 @@ Result<ArrayPtr> FilterArray(const Array& array, const Array& mask, MemoryPool* 
     return Status::Invalid("filter mask has {} values for an array of {}", mask.length(),
                            array.length());
   }
-  std::vector<int64_t> indices;
-  bool all = false;
-  FLOE_RETURN_NOT_OK(MaskToIndices(mask, &indices, &all));
-  if (all) return array.Slice(0, array.length());
-  return TakeArray(array, indices.data(), static_cast<int64_t>(indices.size()), pool);
+  std::vector<int64_t>* indices = FilterScratch();
+  FLOE_ASSIGN_OR_RAISE(const int64_t count, MaskToIndices(mask, indices));
+  if (count == array.length()) return array.Slice(0, array.length());
+  return TakeChecked<false>(array, indices->data(), count, pool);
 }
 
 Result<RecordBatchPtr> FilterBatch(const RecordBatch& batch, const Array& mask, MemoryPool* pool) {
@@ -153,49 +348,32 @@ Result<RecordBatchPtr> FilterBatch(const RecordBatch& batch, const Array& mask, 
     return Status::Invalid("filter mask has {} values for a batch of {} rows", mask.length(),
                            batch.num_rows());
   }
-  std::vector<int64_t> indices;
-  bool all = false;
-  FLOE_RETURN_NOT_OK(MaskToIndices(mask, &indices, &all));
-  if (all) return batch.Slice(0, batch.num_rows());
-  return TakeBatch(batch, indices.data(), static_cast<int64_t>(indices.size()), pool);
+  std::vector<int64_t>* indices = FilterScratch();
+  FLOE_ASSIGN_OR_RAISE(const int64_t count, MaskToIndices(mask, indices));
+  if (count == batch.num_rows()) {
+    return RecordBatch::Make(batch.schema(), batch.num_rows(), batch.columns());
+  }
+  return TakeBatchChecked(batch, indices->data(), count, /*has_null=*/false, pool);
 }
 
 Result<ArrayPtr> TakeArray(const Array& array, const int64_t* indices, int64_t n,
                            MemoryPool* pool) {
-  if (array.type_id() == TypeId::kBoolean) return TakeBoolean(array, indices, n, pool);
-  if (array.type_id() == TypeId::kStruct) return TakeStruct(array, indices, n, pool);
-  auto builder = MakeBuilder(array.type(), pool);
-  FLOE_RETURN_NOT_OK(builder->Reserve(n));
-  // Segments of valid indices are gathered; runs of -1 become NULLs.
-  int64_t start = 0;
-  while (start < n) {
-    int64_t end = start;
-    if (indices[start] == -1) {
-      while (end < n && indices[end] == -1) ++end;
-      FLOE_RETURN_NOT_OK(builder->AppendNulls(end - start));
-    } else {
-      while (end < n && indices[end] != -1) ++end;
-      FLOE_RETURN_NOT_OK(AppendGather(builder.get(), array, indices + start, end - start));
-    }
-    start = end;
-  }
-  return builder->Finish();
+  bool has_null = false;
+  FLOE_RETURN_NOT_OK(CheckTakeIndices(indices, n, array.length(), &has_null));
+  return TakeChecked(array, indices, n, has_null, pool);
 }
 
 Result<RecordBatchPtr> TakeBatch(const RecordBatch& batch, const int64_t* indices, int64_t n,
                                  MemoryPool* pool) {
-  std::vector<ArrayPtr> columns;
-  columns.reserve(static_cast<size_t>(batch.num_columns()));
-  for (const ArrayPtr& c : batch.columns()) {
-    FLOE_ASSIGN_OR_RAISE(ArrayPtr taken, TakeArray(*c, indices, n, pool));
-    columns.push_back(std::move(taken));
-  }
-  return RecordBatch::Make(batch.schema(), n, std::move(columns));
+  bool has_null = false;
+  FLOE_RETURN_NOT_OK(CheckTakeIndices(indices, n, batch.num_rows(), &has_null));
+  return TakeBatchChecked(batch, indices, n, has_null, pool);
 }
 
 Result<ArrayPtr> ConcatenateArrays(const std::vector<ArrayPtr>& arrays, MemoryPool* pool) {
+  if (arrays.empty()) return Status::Invalid("Concatenate needs at least one array");
   if (arrays.size() == 1) return arrays[0];
-  return Concatenate(arrays, pool);
+  return ConcatenateTyped(arrays[0]->type(), arrays, pool);
 }
 
 Result<RecordBatchPtr> ConcatenateBatches(const SchemaPtr& schema,
@@ -213,17 +391,94 @@ Result<RecordBatchPtr> ConcatenateBatches(const SchemaPtr& schema,
     rows += b->num_rows();
   }
   std::vector<ArrayPtr> columns;
+  columns.reserve(static_cast<size_t>(schema->num_fields()));
+  std::vector<ArrayPtr> parts(batches.size());
   for (int c = 0; c < schema->num_fields(); ++c) {
-    auto builder = MakeBuilder(schema->field(c).type(), pool);
-    FLOE_RETURN_NOT_OK(builder->Reserve(rows));
-    for (const RecordBatchPtr& b : batches) {
-      const Array& col = *b->column(c);
-      FLOE_RETURN_NOT_OK(builder->AppendArraySlice(col, 0, col.length()));
-    }
-    FLOE_ASSIGN_OR_RAISE(ArrayPtr column, builder->Finish());
+    for (size_t b = 0; b < batches.size(); ++b) parts[b] = batches[b]->column(c);
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr column, ConcatenateTyped(schema->field(c).type(), parts, pool));
     columns.push_back(std::move(column));
   }
   return RecordBatch::Make(schema, rows, std::move(columns));
+}
+
+BatchAccumulator::BatchAccumulator(SchemaPtr schema, int64_t batch_size, MemoryPool* pool)
+    : schema_(std::move(schema)), batch_size_(std::max<int64_t>(batch_size, 1)), pool_(pool) {
+  builders_.reserve(static_cast<size_t>(schema_->num_fields()));
+  for (const Field& f : schema_->fields()) builders_.push_back(MakeBuilder(f.type(), pool_));
+}
+
+BatchAccumulator::~BatchAccumulator() = default;
+BatchAccumulator::BatchAccumulator(BatchAccumulator&&) noexcept = default;
+BatchAccumulator& BatchAccumulator::operator=(BatchAccumulator&&) noexcept = default;
+
+Status BatchAccumulator::Start() {
+  // Room for a whole batch up front: fixed-width columns never grow, so each buffer is
+  // allocated once and handed over by Finish without a copy.
+  for (auto& b : builders_) FLOE_RETURN_NOT_OK(b->Reserve(batch_size_));
+  reserved_ = true;
+  return Status::OK();
+}
+
+Status BatchAccumulator::Append(const RecordBatch& batch, const int64_t* indices, int64_t n,
+                                std::vector<RecordBatchPtr>* out) {
+  if (batch.num_columns() != static_cast<int>(builders_.size())) {
+    return Status::Invalid("cannot accumulate a batch of {} columns into a schema of {}",
+                           batch.num_columns(), builders_.size());
+  }
+  while (n > 0) {
+    if (!reserved_) FLOE_RETURN_NOT_OK(Start());
+    const int64_t take = std::min(n, batch_size_ - rows_);
+    for (size_t c = 0; c < builders_.size(); ++c) {
+      FLOE_RETURN_NOT_OK(
+          builders_[c]->AppendIndices(*batch.column(static_cast<int>(c)), indices, take));
+    }
+    rows_ += take;
+    indices += take;
+    n -= take;
+    if (rows_ == batch_size_) {
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr full, Flush());
+      out->push_back(std::move(full));
+    }
+  }
+  return Status::OK();
+}
+
+Status BatchAccumulator::AppendSlice(const RecordBatch& batch, int64_t offset, int64_t length,
+                                     std::vector<RecordBatchPtr>* out) {
+  if (batch.num_columns() != static_cast<int>(builders_.size())) {
+    return Status::Invalid("cannot accumulate a batch of {} columns into a schema of {}",
+                           batch.num_columns(), builders_.size());
+  }
+  while (length > 0) {
+    if (!reserved_) FLOE_RETURN_NOT_OK(Start());
+    const int64_t take = std::min(length, batch_size_ - rows_);
+    for (size_t c = 0; c < builders_.size(); ++c) {
+      FLOE_RETURN_NOT_OK(
+          builders_[c]->AppendArraySlice(*batch.column(static_cast<int>(c)), offset, take));
+    }
+    rows_ += take;
+    offset += take;
+    length -= take;
+    if (rows_ == batch_size_) {
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr full, Flush());
+      out->push_back(std::move(full));
+    }
+  }
+  return Status::OK();
+}
+
+Result<RecordBatchPtr> BatchAccumulator::Flush() {
+  if (rows_ == 0) return RecordBatchPtr();
+  std::vector<ArrayPtr> columns;
+  columns.reserve(builders_.size());
+  for (auto& b : builders_) {
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr column, b->Finish());
+    columns.push_back(std::move(column));
+  }
+  const int64_t rows = rows_;
+  rows_ = 0;
+  reserved_ = false;
+  return RecordBatch::Make(schema_, rows, std::move(columns));
 }
 
 }  // namespace floe

@@ -10,88 +10,83 @@ namespace floe::exec {
 
 namespace {
 
-// Gathers the rows bound for each output partition into batches of up to batch_size
-// rows before handing them to the exchange.
-class PartitionBuffers {
+// Routes rows to the output partitions: each partition's rows are copied once into a
+// BatchAccumulator and reach the exchange in batches of batch_size rows. A batch that
+// goes whole to one partition with nothing pending there passes through uncopied when it
+// is big enough on its own.
+class PartitionRouter {
  public:
-  PartitionBuffers(ExchangeService* exchange, int stage, int input_partition, int n,
-                   int64_t batch_size, SchemaPtr schema)
-      : exchange_(exchange),
-        stage_(stage),
-        input_partition_(input_partition),
-        batch_size_(batch_size < 1 ? 1 : batch_size),
-        schema_(std::move(schema)),
-        pending_(static_cast<size_t>(n)),
-        pending_rows_(static_cast<size_t>(n), 0) {}
+  PartitionRouter(ExchangeService* exchange, int stage, int input_partition, int n,
+                  int64_t batch_size, const SchemaPtr& schema, MemoryPool* pool)
+      : exchange_(exchange), stage_(stage), input_partition_(input_partition) {
+    accumulators_.reserve(static_cast<size_t>(n));
+    for (int o = 0; o < n; ++o) accumulators_.emplace_back(schema, batch_size, pool);
+  }
 
-  Status Add(int output, RecordBatchPtr batch) {
-    if (batch->num_rows() == 0) return Status::OK();
-    auto o = static_cast<size_t>(output);
-    if (pending_[o].empty() && batch->num_rows() >= batch_size_) {
+  // All rows of `batch` to partition `output`.
+  Status Add(int output, const RecordBatchPtr& batch) {
+    BatchAccumulator& acc = accumulators_[static_cast<size_t>(output)];
+    if (acc.num_rows() == 0 && batch->num_rows() >= acc.batch_size()) {
       return exchange_->Write(stage_, input_partition_, output, batch);
     }
-    pending_rows_[o] += batch->num_rows();
-    pending_[o].push_back(std::move(batch));
-    if (pending_rows_[o] >= batch_size_) return Flush(output);
+    FLOE_RETURN_NOT_OK(acc.AppendSlice(*batch, 0, batch->num_rows(), &full_));
+    return WriteFull(output);
+  }
+
+  // Row r of `batch` to partition HashRows(keys)[r] % n.
+  Status AddByHash(const RecordBatchPtr& batch, const std::vector<expr::PhysicalExprPtr>& exprs) {
+    keys_.clear();
+    for (const auto& e : exprs) {
+      FLOE_ASSIGN_OR_RAISE(ArrayPtr key, expr::EvaluateToArray(*e, *batch, eval_));
+      keys_.push_back(std::move(key));
+    }
+    const int n = static_cast<int>(accumulators_.size());
+    FLOE_RETURN_NOT_OK(expr::PartitionRows(keys_, n, &routed_));
+    keys_.clear();
+    for (int o = 0; o < n; ++o) {
+      const int64_t begin = routed_.starts[static_cast<size_t>(o)];
+      const int64_t count = routed_.starts[static_cast<size_t>(o) + 1] - begin;
+      if (count == 0) continue;
+      if (count == batch->num_rows()) {
+        FLOE_RETURN_NOT_OK(Add(o, batch));
+        continue;
+      }
+      FLOE_RETURN_NOT_OK(accumulators_[static_cast<size_t>(o)].Append(
+          *batch, routed_.rows.data() + begin, count, &full_));
+      FLOE_RETURN_NOT_OK(WriteFull(o));
+    }
     return Status::OK();
   }
 
-  Status Flush(int output) {
-    auto o = static_cast<size_t>(output);
-    if (pending_[o].empty()) return Status::OK();
-    RecordBatchPtr batch;
-    if (pending_[o].size() == 1) {
-      batch = pending_[o][0];
-    } else {
-      FLOE_ASSIGN_OR_RAISE(batch, ConcatenateBatches(schema_, pending_[o]));
-    }
-    pending_[o].clear();
-    pending_rows_[o] = 0;
-    return exchange_->Write(stage_, input_partition_, output, batch);
-  }
-
   Status FlushAll() {
-    for (size_t o = 0; o < pending_.size(); ++o) FLOE_RETURN_NOT_OK(Flush(static_cast<int>(o)));
+    for (size_t o = 0; o < accumulators_.size(); ++o) {
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr rest, accumulators_[o].Flush());
+      if (rest) {
+        FLOE_RETURN_NOT_OK(exchange_->Write(stage_, input_partition_, static_cast<int>(o), rest));
+      }
+    }
     return Status::OK();
   }
 
  private:
+  Status WriteFull(int output) {
+    for (const RecordBatchPtr& b : full_) {
+      FLOE_RETURN_NOT_OK(exchange_->Write(stage_, input_partition_, output, b));
+    }
+    full_.clear();
+    return Status::OK();
+  }
+
   ExchangeService* exchange_;
   int stage_;
   int input_partition_;
-  int64_t batch_size_;
-  SchemaPtr schema_;
-  std::vector<std::vector<RecordBatchPtr>> pending_;
-  std::vector<int64_t> pending_rows_;
+  std::vector<BatchAccumulator> accumulators_;
+  // Scratch kept across batches.
+  std::vector<RecordBatchPtr> full_;
+  std::vector<ArrayPtr> keys_;
+  expr::PartitionedRows routed_;
+  expr::EvalContext eval_;
 };
-
-Status RouteByHash(const RecordBatchPtr& batch, const std::vector<expr::PhysicalExprPtr>& exprs,
-                   int n, PartitionBuffers* buffers) {
-  std::vector<ArrayPtr> keys;
-  expr::EvalContext eval;
-  for (const auto& e : exprs) {
-    FLOE_ASSIGN_OR_RAISE(ArrayPtr key, expr::EvaluateToArray(*e, *batch, eval));
-    keys.push_back(std::move(key));
-  }
-  std::vector<uint64_t> hashes;
-  FLOE_RETURN_NOT_OK(expr::HashRows(keys, &hashes));
-  std::vector<std::vector<int64_t>> indices(static_cast<size_t>(n));
-  for (int64_t r = 0; r < batch->num_rows(); ++r) {
-    indices[hashes[static_cast<size_t>(r)] % static_cast<uint64_t>(n)].push_back(r);
-  }
-  for (int o = 0; o < n; ++o) {
-    const auto& rows = indices[static_cast<size_t>(o)];
-    if (rows.empty()) continue;
-    if (static_cast<int64_t>(rows.size()) == batch->num_rows()) {
-      FLOE_RETURN_NOT_OK(buffers->Add(o, batch));
-      continue;
-    }
-    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr part,
-                         TakeBatch(*batch, rows.data(), static_cast<int64_t>(rows.size())));
-    FLOE_RETURN_NOT_OK(buffers->Add(o, std::move(part)));
-  }
-  return Status::OK();
-}
 
 }  // namespace
 
@@ -150,7 +145,8 @@ Result<BatchStreamPtr> ShuffleWriterExec::Execute(int partition, const TaskConte
   }
   const int n = output_.partition_count();
   FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(input_, partition, ctx));
-  PartitionBuffers buffers(exchange, stage_id_, partition, n, ctx->config().batch_size(), schema());
+  PartitionRouter buffers(exchange, stage_id_, partition, n, ctx->config().batch_size(), schema(),
+                          ctx->pool());
   int round_robin = n > 0 ? partition % n : 0;
   while (true) {
     FLOE_RETURN_NOT_OK(ctx->CheckCancelled());
@@ -159,7 +155,7 @@ Result<BatchStreamPtr> ShuffleWriterExec::Execute(int partition, const TaskConte
     if (batch->num_rows() == 0) continue;
     switch (output_.kind()) {
       case Partitioning::Kind::kHash:
-        FLOE_RETURN_NOT_OK(RouteByHash(batch, output_.exprs(), n, &buffers));
+        FLOE_RETURN_NOT_OK(buffers.AddByHash(batch, output_.exprs()));
         break;
       case Partitioning::Kind::kRoundRobin:
         FLOE_RETURN_NOT_OK(buffers.Add(round_robin, batch));

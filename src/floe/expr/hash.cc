@@ -207,4 +207,34 @@ Status HashRows(const std::vector<ArrayPtr>& columns, std::vector<uint64_t>* out
   return Status::OK();
 }
 
+Status PartitionRows(const std::vector<ArrayPtr>& columns, int n, PartitionedRows* out) {
+  if (n < 1) return Status::Invalid("PartitionRows: {} partitions", n);
+  FLOE_RETURN_NOT_OK(HashRows(columns, &out->hashes));
+  const auto rows = static_cast<int64_t>(out->hashes.size());
+  const uint64_t* hashes = out->hashes.data();
+  out->partitions.resize(static_cast<size_t>(rows));
+  uint32_t* partitions = out->partitions.data();
+  const auto un = static_cast<uint64_t>(n);
+  // The same value as hashes[r] % n, without a division when n is a power of two.
+  if ((un & (un - 1)) == 0) {
+    for (int64_t r = 0; r < rows; ++r) partitions[r] = static_cast<uint32_t>(hashes[r] & (un - 1));
+  } else {
+    for (int64_t r = 0; r < rows; ++r) partitions[r] = static_cast<uint32_t>(hashes[r] % un);
+  }
+  out->starts.assign(static_cast<size_t>(n) + 1, 0);
+  int64_t* starts = out->starts.data();
+  for (int64_t r = 0; r < rows; ++r) ++starts[partitions[r] + 1];
+  for (int p = 0; p < n; ++p) starts[p + 1] += starts[p];
+  out->rows.resize(static_cast<size_t>(rows));
+  int64_t* grouped = out->rows.data();
+  if (n == 1) {
+    for (int64_t r = 0; r < rows; ++r) grouped[r] = r;
+    return Status::OK();
+  }
+  // A counting sort: each partition's next free slot, advanced as rows are placed.
+  std::vector<int64_t> next(starts, starts + n);
+  for (int64_t r = 0; r < rows; ++r) grouped[next[partitions[r]]++] = r;
+  return Status::OK();
+}
+
 }  // namespace floe::expr

@@ -18,4 +18,21 @@ namespace floe::expr {
 /// (resized to the row count). Every type, nested ones included.
 Status HashRows(const std::vector<ArrayPtr>& columns, std::vector<uint64_t>* out);
 
+/// The rows of a batch grouped by hash partition, and scratch space that a caller keeps
+/// from batch to batch so that routing does not allocate.
+struct PartitionedRows {
+  /// Row indices, partition by partition; within a partition in increasing order.
+  std::vector<int64_t> rows;
+  /// n + 1 entries: partition p's rows are rows[starts[p] .. starts[p + 1]).
+  std::vector<int64_t> starts;
+  /// HashRows of the key columns.
+  std::vector<uint64_t> hashes;
+  /// The partition of each row.
+  std::vector<uint32_t> partitions;
+};
+
+/// Groups the rows of `columns` by partition HashRows(columns)[r] % n (the partitioning
+/// Hash(exprs, n) means everywhere). kInvalidArgument when n < 1.
+Status PartitionRows(const std::vector<ArrayPtr>& columns, int n, PartitionedRows* out);
+
 }  // namespace floe::expr

@@ -1,0 +1,317 @@
+#include "floe/batch/select.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "floe/batch/builder.h"
+#include "floe/testing/matchers.h"
+
+namespace floe {
+namespace {
+
+using testing::IsError;
+
+// Appends `n` random values (a NULL with probability null_rate) of the builder's type.
+Status AppendRandom(ArrayBuilder* b, std::mt19937_64& rng, int64_t n, double null_rate) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int64_t i = 0; i < n; ++i) {
+    if (unit(rng) < null_rate) {
+      FLOE_RETURN_NOT_OK(b->AppendNull());
+      continue;
+    }
+    const uint64_t r = rng();
+    switch (b->type()->id()) {
+      case TypeId::kBoolean:
+        FLOE_RETURN_NOT_OK(static_cast<BooleanBuilder*>(b)->Append((r & 1) != 0));
+        break;
+      case TypeId::kInt8:
+        FLOE_RETURN_NOT_OK(static_cast<Int8Builder*>(b)->Append(static_cast<int8_t>(r)));
+        break;
+      case TypeId::kInt16:
+        FLOE_RETURN_NOT_OK(static_cast<Int16Builder*>(b)->Append(static_cast<int16_t>(r)));
+        break;
+      case TypeId::kInt32:
+      case TypeId::kDate:
+        FLOE_RETURN_NOT_OK(static_cast<Int32Builder*>(b)->Append(static_cast<int32_t>(r)));
+        break;
+      case TypeId::kInt64:
+        FLOE_RETURN_NOT_OK(static_cast<Int64Builder*>(b)->Append(static_cast<int64_t>(r)));
+        break;
+      case TypeId::kFloat64:
+        FLOE_RETURN_NOT_OK(static_cast<Float64Builder*>(b)->Append(static_cast<double>(r % 1000)));
+        break;
+      case TypeId::kDecimal:
+        FLOE_RETURN_NOT_OK(static_cast<DecimalBuilder*>(b)->Append(
+            (static_cast<Int128>(static_cast<int64_t>(r)) << 40) + static_cast<Int128>(r >> 7)));
+        break;
+      case TypeId::kString:
+      case TypeId::kBinary: {
+        std::string s(r % 13, 'a');
+        for (size_t k = 0; k < s.size(); ++k) s[k] = static_cast<char>('a' + (r >> k) % 26);
+        FLOE_RETURN_NOT_OK(static_cast<BinaryBuilder*>(b)->Append(s));
+        break;
+      }
+      case TypeId::kFixed:
+      case TypeId::kUuid: {
+        auto* fb = static_cast<FixedSizeBinaryBuilder*>(b);
+        std::string s(static_cast<size_t>(fb->byte_width()), 'x');
+        for (size_t k = 0; k < s.size(); ++k) s[k] = static_cast<char>(r >> (k % 8 * 8));
+        FLOE_RETURN_NOT_OK(fb->Append(s));
+        break;
+      }
+      case TypeId::kStruct: {
+        auto* sb = static_cast<StructBuilder*>(b);
+        FLOE_RETURN_NOT_OK(sb->Append());
+        for (int f = 0; f < sb->num_fields(); ++f) {
+          FLOE_RETURN_NOT_OK(AppendRandom(sb->field_builder(f), rng, 1, null_rate));
+        }
+        break;
+      }
+      case TypeId::kList: {
+        auto* lb = static_cast<ListBuilder*>(b);
+        FLOE_RETURN_NOT_OK(lb->Append());
+        FLOE_RETURN_NOT_OK(
+            AppendRandom(lb->value_builder(), rng, static_cast<int64_t>(r % 4), null_rate));
+        break;
+      }
+      default:
+        return Status::NotSupported("random {}", b->type()->ToString());
+    }
+  }
+  return Status::OK();
+}
+
+ArrayPtr RandomArray(const TypePtr& type, int64_t n, double null_rate, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto b = MakeBuilder(type);
+  EXPECT_OK(AppendRandom(b.get(), rng, n, null_rate));
+  auto out = b->Finish();
+  EXPECT_TRUE(out.has_value());
+  return *out;
+}
+
+// The rows at `indices` one at a time (the reference for TakeArray).
+ArrayPtr ReferenceTake(const Array& array, const std::vector<int64_t>& indices) {
+  auto b = MakeBuilder(array.type());
+  for (int64_t k : indices) {
+    EXPECT_OK(k < 0 ? b->AppendNull() : b->AppendArraySlice(array, k, 1));
+  }
+  auto out = b->Finish();
+  EXPECT_TRUE(out.has_value());
+  return *out;
+}
+
+std::vector<TypePtr> AllTypes() {
+  return {Boolean(),
+          Int8(),
+          Int16(),
+          Int32(),
+          Date(),
+          Int64(),
+          Float64(),
+          Decimal(15, 2),
+          String(),
+          Binary(),
+          Fixed(3),
+          Uuid(),
+          Struct({Field("a", Int32()), Field("b", String())}),
+          List(Int32())};
+}
+
+// Arrays of every type, whole and sliced at an offset that is not a multiple of 8.
+std::vector<ArrayPtr> Inputs(int64_t n, double null_rate, uint64_t seed) {
+  std::vector<ArrayPtr> out;
+  for (const TypePtr& type : AllTypes()) {
+    ArrayPtr whole = RandomArray(type, n + 5, null_rate, seed++);
+    out.push_back(whole->Slice(0, n));
+    out.push_back(whole->Slice(5, n));
+  }
+  return out;
+}
+
+// `fresh`: the result was built anew, so it has a validity bitmap only when it has NULLs.
+void ExpectSameArray(const Array& got, const Array& want, bool fresh = true) {
+  EXPECT_OK(got.ValidateFull());
+  EXPECT_TRUE(got.Equals(want)) << got.type()->ToString() << " length " << want.length();
+  EXPECT_EQ(got.null_count(), want.null_count()) << got.type()->ToString();
+  if (fresh && got.null_count() == 0) {
+    EXPECT_EQ(got.buffer(0), nullptr);
+  }
+}
+
+TEST(SelectTest, TakeMatchesRowByRowForEveryType) {
+  std::mt19937_64 rng(7);
+  for (int64_t n : {0, 1, 7, 63, 64, 65, 130, 1000}) {
+    for (double null_rate : {0.0, 0.3, 1.0}) {
+      for (const ArrayPtr& input : Inputs(n, null_rate, 100 + static_cast<uint64_t>(n))) {
+        for (bool with_null_index : {false, true}) {
+          std::vector<int64_t> indices;
+          const int64_t count = n == 0 ? (with_null_index ? 3 : 0) : n + 17;
+          for (int64_t i = 0; i < count; ++i) {
+            const bool null_index = with_null_index && (n == 0 || rng() % 5 == 0);
+            indices.push_back(null_index ? -1 : static_cast<int64_t>(rng() % n));
+          }
+          ASSERT_OK_AND_ASSIGN(ArrayPtr got, TakeArray(*input, indices.data(),
+                                                       static_cast<int64_t>(indices.size())));
+          ExpectSameArray(*got, *ReferenceTake(*input, indices));
+        }
+      }
+    }
+  }
+}
+
+TEST(SelectTest, TakeRejectsIndicesOutOfRange) {
+  ArrayPtr a = RandomArray(Int64(), 10, 0.0, 1);
+  std::vector<int64_t> high = {0, 10};
+  std::vector<int64_t> low = {-2, 3};
+  EXPECT_THAT(TakeArray(*a, high.data(), 2), IsError(StatusCode::kInvalidArgument));
+  EXPECT_THAT(TakeArray(*a, low.data(), 2), IsError(StatusCode::kInvalidArgument));
+  auto schema = std::make_shared<Schema>(std::vector<Field>{Field("x", Int64())});
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, RecordBatch::Make(schema, 10, {a}));
+  EXPECT_THAT(TakeBatch(*batch, high.data(), 2), IsError(StatusCode::kInvalidArgument));
+}
+
+// A boolean mask with the given pattern; NULL where null_every divides i.
+ArrayPtr Mask(int64_t n, const std::function<bool(int64_t)>& keep, int64_t null_every = 0,
+              int64_t offset = 0) {
+  BooleanBuilder b;
+  for (int64_t i = 0; i < n + offset; ++i) {
+    const int64_t row = i - offset;
+    if (null_every > 0 && row >= 0 && row % null_every == 0) {
+      EXPECT_OK(b.AppendNull());
+    } else {
+      EXPECT_OK(b.Append(row >= 0 && keep(row)));
+    }
+  }
+  auto out = b.Finish();
+  EXPECT_TRUE(out.has_value());
+  return (*out)->Slice(offset, n);
+}
+
+TEST(SelectTest, FilterMatchesRowByRowForEveryType) {
+  std::mt19937_64 rng(11);
+  for (int64_t n : {0, 1, 63, 64, 65, 200, 3000}) {
+    std::vector<uint64_t> bits(static_cast<size_t>(n));
+    for (auto& b : bits) b = rng();
+    std::vector<std::function<bool(int64_t)>> patterns = {
+        [](int64_t) { return true; },
+        [](int64_t) { return false; },
+        [&](int64_t i) { return bits[static_cast<size_t>(i)] % 2 == 0; },   // ~50%
+        [&](int64_t i) { return bits[static_cast<size_t>(i)] % 10 == 0; },  // sparse
+        [&](int64_t i) { return bits[static_cast<size_t>(i)] % 10 != 0; },  // dense
+        [](int64_t i) { return (i / 64) % 2 == 0; },                        // whole words
+    };
+    for (const ArrayPtr& input : Inputs(n, 0.2, 300 + static_cast<uint64_t>(n))) {
+      for (const auto& keep : patterns) {
+        for (int64_t null_every : {0, 3}) {
+          for (int64_t offset : {0, 3}) {
+            ArrayPtr mask = Mask(n, keep, null_every, offset);
+            std::vector<int64_t> selected;
+            for (int64_t i = 0; i < n; ++i) {
+              if (mask->IsValid(i) && mask->BoolValue(i)) selected.push_back(i);
+            }
+            ASSERT_OK_AND_ASSIGN(ArrayPtr got, FilterArray(*input, *mask));
+            ExpectSameArray(*got, *ReferenceTake(*input, selected),
+                            static_cast<int64_t>(selected.size()) < n);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(SelectTest, FilterBatchAllTrueSharesColumnsAndAllFalseIsEmpty) {
+  ArrayPtr a = RandomArray(Int64(), 100, 0.1, 3);
+  ArrayPtr s = RandomArray(String(), 100, 0.1, 4);
+  auto schema =
+      std::make_shared<Schema>(std::vector<Field>{Field("a", Int64()), Field("s", String())});
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, RecordBatch::Make(schema, 100, {a, s}));
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr all,
+                       FilterBatch(*batch, *Mask(100, [](int64_t) { return true; })));
+  EXPECT_EQ(all->column(0), a);
+  EXPECT_EQ(all->column(1), s);
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr none,
+                       FilterBatch(*batch, *Mask(100, [](int64_t) { return false; })));
+  EXPECT_EQ(none->num_rows(), 0);
+  EXPECT_OK(none->column(1)->ValidateFull());
+  // A mask that is entirely NULL selects nothing.
+  ASSERT_OK_AND_ASSIGN(ArrayPtr nulls, Array::MakeNull(Boolean(), 100));
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr none2, FilterBatch(*batch, *nulls));
+  EXPECT_EQ(none2->num_rows(), 0);
+  // Every third row, exact values.
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr third,
+                       FilterBatch(*batch, *Mask(100, [](int64_t i) { return i % 3 == 0; })));
+  ASSERT_EQ(third->num_rows(), 34);
+  for (int64_t i = 0; i < 34; ++i) {
+    EXPECT_EQ(third->column(0)->IsNull(i), a->IsNull(3 * i));
+    if (a->IsValid(3 * i)) {
+      EXPECT_EQ(third->column(0)->Value<int64_t>(i), a->Value<int64_t>(3 * i));
+    }
+    EXPECT_EQ(third->column(1)->IsNull(i), s->IsNull(3 * i));
+    if (s->IsValid(3 * i)) {
+      EXPECT_EQ(third->column(1)->BytesValue(i), s->BytesValue(3 * i));
+    }
+  }
+  EXPECT_THAT(FilterBatch(*batch, *a), IsError(StatusCode::kInvalidArgument));
+  EXPECT_THAT(FilterBatch(*batch, *Mask(99, [](int64_t) { return true; })),
+              IsError(StatusCode::kInvalidArgument));
+}
+
+TEST(SelectTest, ConcatenateMatchesRowByRowForEveryType) {
+  for (const TypePtr& type : AllTypes()) {
+    std::vector<ArrayPtr> parts;
+    std::vector<int64_t> sizes = {0, 5, 64, 1, 70, 0, 13};
+    uint64_t seed = 900;
+    for (int64_t size : sizes) {
+      const double null_rate = seed % 3 == 0 ? 0.0 : (seed % 3 == 1 ? 0.4 : 1.0);
+      ArrayPtr whole = RandomArray(type, size + 3, null_rate, seed++);
+      parts.push_back(whole->Slice(3, size));
+    }
+    auto want = MakeBuilder(type);
+    for (const ArrayPtr& p : parts) ASSERT_OK(want->AppendArraySlice(*p, 0, p->length()));
+    ASSERT_OK_AND_ASSIGN(ArrayPtr want_array, want->Finish());
+    ASSERT_OK_AND_ASSIGN(ArrayPtr got, ConcatenateArrays(parts));
+    ExpectSameArray(*got, *want_array);
+
+    auto schema = std::make_shared<Schema>(std::vector<Field>{Field("x", type)});
+    std::vector<RecordBatchPtr> batches;
+    for (const ArrayPtr& p : parts) {
+      ASSERT_OK_AND_ASSIGN(RecordBatchPtr b, RecordBatch::Make(schema, p->length(), {p}));
+      batches.push_back(b);
+    }
+    ASSERT_OK_AND_ASSIGN(RecordBatchPtr all, ConcatenateBatches(schema, batches));
+    ExpectSameArray(*all->column(0), *want_array);
+    ASSERT_OK_AND_ASSIGN(RecordBatchPtr empty, ConcatenateBatches(schema, {}));
+    EXPECT_EQ(empty->num_rows(), 0);
+  }
+  EXPECT_THAT(ConcatenateArrays({RandomArray(Int64(), 3, 0, 1), RandomArray(Int32(), 3, 0, 1)}),
+              IsError(StatusCode::kInvalidArgument));
+}
+
+TEST(SelectTest, BuilderAppendIndicesMatchesRowByRow) {
+  std::mt19937_64 rng(5);
+  for (int64_t n : {1, 9, 64, 150}) {
+    for (const ArrayPtr& input : Inputs(n, 0.3, 700 + static_cast<uint64_t>(n))) {
+      // Two gathers into one builder, the second starting at an odd bit position.
+      auto b = MakeBuilder(input->type());
+      ASSERT_OK(b->AppendNull());
+      std::vector<int64_t> all = {-1};
+      for (int round = 0; round < 2; ++round) {
+        std::vector<int64_t> indices;
+        for (int64_t i = 0; i < n + 70; ++i) indices.push_back(static_cast<int64_t>(rng() % n));
+        ASSERT_OK(b->AppendIndices(*input, indices.data(), static_cast<int64_t>(indices.size())));
+        all.insert(all.end(), indices.begin(), indices.end());
+      }
+      ASSERT_OK_AND_ASSIGN(ArrayPtr got, b->Finish());
+      ArrayPtr want = ReferenceTake(*input, all);
+      EXPECT_OK(got->ValidateFull());
+      EXPECT_TRUE(got->Equals(*want)) << input->type()->ToString();
+      std::vector<int64_t> bad = {0, n};
+      EXPECT_THAT(b->AppendIndices(*input, bad.data(), 2), IsError(StatusCode::kInvalidArgument));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace floe
