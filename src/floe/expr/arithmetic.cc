@@ -79,14 +79,20 @@ bool FitsInt64(const ColumnarValue& v, const DataType& type) {
   }
   const Array& a = *v.array();
   const uint8_t* p = a.buffer(1)->data() + a.offset() * 16;
+  const int64_t n = a.length();
+  // A value fits when its high word is 0 with the low word's top bit clear, or all ones
+  // with it set: exactly when hi + (lo >> 63) wraps to 0. Blocks of 8 vectorize.
+  auto word = [p](int64_t i, int half) {
+    uint64_t w;
+    std::memcpy(&w, p + i * 16 + half * 8, 8);
+    return w;
+  };
   uint64_t acc = 0;
-  for (int64_t i = 0; i < a.length(); ++i) {
-    uint64_t lo, hi;
-    std::memcpy(&lo, p + i * 16, 8);
-    std::memcpy(&hi, p + i * 16 + 8, 8);
-    // The high word of a value that fits repeats the low word's sign bit.
-    acc |= hi ^ static_cast<uint64_t>(static_cast<int64_t>(lo) >> 63);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) acc |= word(i + j, 1) + (word(i + j, 0) >> 63);
   }
+  for (; i < n; ++i) acc |= word(i, 1) + (word(i, 0) >> 63);
   return acc == 0;
 }
 
