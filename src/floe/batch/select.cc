@@ -221,9 +221,13 @@ Result<RecordBatchPtr> TakeBatchChecked(const RecordBatch& batch, const int64_t*
   return RecordBatch::Make(batch.schema(), n, std::move(columns));
 }
 
-// Scratch space for mask indices, kept per thread so that filtering batch after batch
-// does not allocate (and fault in) a fresh index vector each time.
-std::vector<int64_t>* FilterScratch() {
+// Scratch space for the indices of a mask of `rows` rows, kept per thread so that
+// filtering batch after batch does not allocate (and fault in) a fresh index vector each
+// time. Masks of more than kMaxKeptRows rows use `local` instead, so that one huge batch
+// does not pin its index memory in every thread for good.
+std::vector<int64_t>* FilterScratch(int64_t rows, std::vector<int64_t>* local) {
+  constexpr int64_t kMaxKeptRows = int64_t{1} << 17;
+  if (rows > kMaxKeptRows) return local;
   thread_local std::vector<int64_t> scratch;
   return &scratch;
 }
@@ -337,7 +341,8 @@ Result<ArrayPtr> FilterArray(const Array& array, const Array& mask, MemoryPool* 
     return Status::Invalid("filter mask has {} values for an array of {}", mask.length(),
                            array.length());
   }
-  std::vector<int64_t>* indices = FilterScratch();
+  std::vector<int64_t> local;
+  std::vector<int64_t>* indices = FilterScratch(mask.length(), &local);
   FLOE_ASSIGN_OR_RAISE(const int64_t count, MaskToIndices(mask, indices));
   if (count == array.length()) return array.Slice(0, array.length());
   return TakeChecked<false>(array, indices->data(), count, pool);
@@ -348,7 +353,8 @@ Result<RecordBatchPtr> FilterBatch(const RecordBatch& batch, const Array& mask, 
     return Status::Invalid("filter mask has {} values for a batch of {} rows", mask.length(),
                            batch.num_rows());
   }
-  std::vector<int64_t>* indices = FilterScratch();
+  std::vector<int64_t> local;
+  std::vector<int64_t>* indices = FilterScratch(mask.length(), &local);
   FLOE_ASSIGN_OR_RAISE(const int64_t count, MaskToIndices(mask, indices));
   if (count == batch.num_rows()) {
     return RecordBatch::Make(batch.schema(), batch.num_rows(), batch.columns());

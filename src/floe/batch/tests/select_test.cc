@@ -258,6 +258,23 @@ TEST(SelectTest, FilterBatchAllTrueSharesColumnsAndAllFalseIsEmpty) {
               IsError(StatusCode::kInvalidArgument));
 }
 
+TEST(SelectTest, FilterOfAHugeBatchUsesItsOwnScratch) {
+  const int64_t n = 300000;
+  ArrayPtr a = RandomArray(Int64(), n, 0.1, 21);
+  ArrayPtr mask = Mask(
+      n, [](int64_t i) { return i % 3 != 1; }, 0, 5);
+  std::vector<int64_t> selected;
+  for (int64_t i = 0; i < n; ++i) {
+    if (i % 3 != 1) selected.push_back(i);
+  }
+  ASSERT_OK_AND_ASSIGN(ArrayPtr got, FilterArray(*a, *mask));
+  ExpectSameArray(*got, *ReferenceTake(*a, selected));
+  // A small filter afterwards still works with the per-thread scratch.
+  ASSERT_OK_AND_ASSIGN(ArrayPtr small,
+                       FilterArray(*a->Slice(0, 10), *Mask(10, [](int64_t i) { return i < 2; })));
+  ExpectSameArray(*small, *ReferenceTake(*a, {0, 1}));
+}
+
 TEST(SelectTest, ConcatenateMatchesRowByRowForEveryType) {
   for (const TypePtr& type : AllTypes()) {
     std::vector<ArrayPtr> parts;
