@@ -20,34 +20,44 @@ constexpr uint32_t kNone = KeyTable::kNotFound;
 struct JoinTable {
   RecordBatchPtr batch;  // null when the build side is empty
   KeyTable keys;
-  std::vector<uint32_t> first;
-  std::vector<uint32_t> next;
+  PooledArray<uint32_t> first;
+  PooledArray<uint32_t> next;
   bool has_null_key = false;  // a build row has a NULL in a key that does not match NULL
   int64_t num_rows = 0;
   std::unique_ptr<MemoryReservation> reservation;
 };
 
-// Rows whose key has a NULL in a column where NULL matches nothing.
-void MarkNullKeys(const std::vector<ArrayPtr>& keys, const std::vector<bool>& null_equals_null,
-                  std::vector<uint8_t>* skip, bool* any) {
+// Sets skip[r] for the rows whose key has a NULL in a column where NULL matches
+// nothing; false (and `skip` untouched) when there are none.
+template <typename Bytes>
+bool MarkNullKeys(const std::vector<ArrayPtr>& keys, const std::vector<bool>& null_equals_null,
+                  Bytes* skip) {
   const int64_t n = keys.empty() ? 0 : keys[0]->length();
-  skip->assign(static_cast<size_t>(n), 0);
-  *any = false;
+  bool any = false;
   for (size_t k = 0; k < keys.size(); ++k) {
     if (null_equals_null[k] || keys[k]->null_count() == 0) continue;
+    if (!any) {
+      skip->Assign(n, 0);
+      any = true;
+    }
+    const Array& a = *keys[k];
     for (int64_t r = 0; r < n; ++r) {
-      if (keys[k]->IsNull(r)) {
-        (*skip)[r] = 1;
-        *any = true;
-      }
+      if (a.IsNull(r)) (*skip)[r] = 1;
     }
   }
+  return any;
 }
 
 std::string OutOfMemory(const HashJoinExec* node, const TaskContextPtr& ctx, int64_t bytes) {
   return "hash join build side exceeds memory_limit (" + std::to_string(bytes) +
          " bytes needed, memory_limit is " + std::to_string(ctx->memory()->limit()) +
          " bytes) in " + node->ToString();
+}
+
+std::vector<TypePtr> KeyTypes(const std::vector<expr::PhysicalExprPtr>& exprs) {
+  std::vector<TypePtr> types;
+  for (const auto& e : exprs) types.push_back(e->type());
+  return types;
 }
 
 Result<std::shared_ptr<const JoinTable>> BuildTable(const HashJoinExec* node, int partition,
@@ -81,23 +91,23 @@ Result<std::shared_ptr<const JoinTable>> BuildTable(const HashJoinExec* node, in
   }
   table->num_rows = n;
   FLOE_ASSIGN_OR_RAISE(auto keys, EvaluateExprs(node->right_keys(), *table->batch));
-  std::vector<uint8_t> skip;
-  MarkNullKeys(keys, node->null_equals_null(), &skip, &table->has_null_key);
-  RowKeys row_keys;
+  PooledArray<uint8_t> skip;
+  table->has_null_key = MarkNullKeys(keys, node->null_equals_null(), &skip);
+  PooledArray<uint32_t> ids;
+  ids.Resize(n);
+  table->keys = KeyTable(KeyTypes(node->right_keys()));
+  table->keys.Reserve(n);
   FLOE_RETURN_NOT_OK(
-      EncodeRowKeys(keys, std::vector<SortOptions>(keys.size(), SortOptions{}), &row_keys));
-  std::vector<uint32_t> ids(static_cast<size_t>(n));
-  std::vector<int64_t> new_rows;
-  table->keys.Insert(row_keys, ids.data(), &new_rows, table->has_null_key ? skip.data() : nullptr);
-  table->first.assign(static_cast<size_t>(table->keys.num_keys()), kNone);
-  table->next.assign(static_cast<size_t>(n), kNone);
+      table->keys.Insert(keys, ids.data(), nullptr, table->has_null_key ? skip.data() : nullptr));
+  table->first.Assign(table->keys.num_keys(), kNone);
+  table->next.Assign(n, kNone);
   // Chains in row order: insert from the last row back.
   for (int64_t r = n - 1; r >= 0; --r) {
     if (ids[r] == kNone) continue;
     table->next[r] = table->first[ids[r]];
     table->first[ids[r]] = static_cast<uint32_t>(r);
   }
-  bytes += table->keys.memory_size() + row_keys.memory_size() + n * 8;
+  bytes += table->keys.memory_size() + n * 8;
   if (!table->reservation->TryResize(bytes)) {
     return Status::OutOfMemory(OutOfMemory(node, ctx, bytes));
   }
@@ -172,14 +182,12 @@ class HashJoinStream final : public BatchStream {
     chain_ = kNone;
     probe_matched_.assign(static_cast<size_t>(n), 0);
     ids_.assign(static_cast<size_t>(n), kNone);
-    probe_null_.assign(static_cast<size_t>(n), 0);
+    probe_null_.Assign(n, 0);
     if (table_->num_rows == 0) return Status::OK();
     FLOE_ASSIGN_OR_RAISE(auto keys, EvaluateExprs(node_->left_keys(), *probe_));
-    bool any_null = false;
-    MarkNullKeys(keys, node_->null_equals_null(), &probe_null_, &any_null);
+    const bool any_null = MarkNullKeys(keys, node_->null_equals_null(), &probe_null_);
     FLOE_RETURN_NOT_OK(
-        EncodeRowKeys(keys, std::vector<SortOptions>(keys.size(), SortOptions{}), &row_keys_));
-    table_->keys.Find(row_keys_, ids_.data(), any_null ? probe_null_.data() : nullptr, &hashes_);
+        table_->keys.Find(keys, ids_.data(), any_null ? probe_null_.data() : nullptr, &scratch_));
     return Status::OK();
   }
 
@@ -384,10 +392,9 @@ class HashJoinStream final : public BatchStream {
   RecordBatchPtr probe_;
   int64_t probe_row_ = 0;
   uint32_t chain_ = kNone;
-  RowKeys row_keys_;
-  std::vector<uint64_t> hashes_;
+  KeyTable::Scratch scratch_;
   std::vector<uint32_t> ids_;
-  std::vector<uint8_t> probe_null_;
+  PooledArray<uint8_t> probe_null_;
   std::vector<uint8_t> probe_matched_;
   std::vector<int64_t> probe_idx_, build_idx_;
 

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <string>
 
 #include "floe/batch/builder.h"
+#include "floe/common/logging.h"
 
 namespace floe::exec {
 
@@ -224,17 +226,197 @@ uint64_t HashKeyBytes(const uint8_t* p, size_t n) {
 }
 
 int64_t KeyTable::memory_size() const {
-  return static_cast<int64_t>(slots_.capacity() * sizeof(Slot) + arena_.capacity() +
+  return static_cast<int64_t>(static_cast<size_t>(slots_.memory_size()) + arena_.capacity() +
                               key_len_.capacity() * 4 + key_off_.capacity() * 8 +
-                              hashes_.capacity() * 8);
+                              hashes_.capacity() * 8) +
+         packed_.memory_size() + packed_nulls_.memory_size() +
+         static_cast<int64_t>(scratch_.words.capacity() * 8 + scratch_.hashes.capacity() * 8 +
+                              scratch_.null_masks.capacity() * 4) +
+         scratch_.keys.memory_size();
+}
+
+namespace {
+
+// Width in bytes of a key type that packs into words, or 0.
+int PackedWidth(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kBoolean:
+    case TypeId::kInt8:
+      return 1;
+    case TypeId::kInt16:
+      return 2;
+    case TypeId::kInt32:
+    case TypeId::kDate:
+    case TypeId::kFloat32:
+      return 4;
+    case TypeId::kInt64:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs:
+    case TypeId::kFloat64:
+      return 8;
+    case TypeId::kDecimal:
+    case TypeId::kUuid:
+      return 16;
+    case TypeId::kFixed:
+      return type.byte_width() > 0 && type.byte_width() <= 16 ? type.byte_width() : 0;
+    default:
+      return 0;
+  }
+}
+
+constexpr uint64_t kPackedMulA = 0x9E3779B97F4A7C15ULL;
+constexpr uint64_t kPackedMulB = 0xD6E8FEB86659FD93ULL;
+
+// The slot of a packed key is the top bits of its hash (a multiplicative hash).
+template <int W>
+inline uint64_t PackedHash(const uint64_t* k) {
+  uint64_t h = k[0];
+  for (int i = 1; i < W; ++i) {
+    h *= kPackedMulA;
+    h ^= h >> 32;
+    h ^= k[i];
+  }
+  return h * kPackedMulB;
+}
+
+uint64_t PackedHashOf(const uint64_t* k, int words) {
+  switch (words) {
+    case 1:
+      return PackedHash<1>(k);
+    case 2:
+      return PackedHash<2>(k);
+    default:
+      return PackedHash<3>(k);
+  }
+}
+
+template <int W>
+inline bool PackedEqual(const uint64_t* a, const uint64_t* b) {
+  bool eq = a[0] == b[0];
+  for (int i = 1; i < W; ++i) eq &= a[i] == b[i];
+  return eq;
+}
+
+// Canonical bits of a float key: -0.0 as 0.0 and every NaN as one NaN.
+template <typename F, typename U>
+inline U CanonicalFloatBits(F v) {
+  if (v != v) return std::bit_cast<U>(std::numeric_limits<F>::quiet_NaN());
+  if (v == 0) return 0;
+  return std::bit_cast<U>(v);
+}
+
+}  // namespace
+
+void KeyTable::PackedIndex::Allocate(int64_t capacity) {
+  int64_t cap = 16;
+  while (cap < capacity) cap *= 2;
+  slots.Assign(cap * (words + 1), 0);
+  mask = static_cast<uint64_t>(cap - 1);
+  shift = 64 - std::countr_zero(static_cast<uint64_t>(cap));
+  grow_at = cap / 2;
+  size = 0;
+}
+
+void KeyTable::PackedIndex::Grow() {
+  const int64_t old_cap = slots.empty() ? 0 : static_cast<int64_t>(mask + 1);
+  PooledArray<uint64_t> old = std::move(slots);
+  const int64_t old_size = size;
+  Allocate(old_cap == 0 ? 16 : old_cap * 2);
+  size = old_size;
+  const size_t stride = static_cast<size_t>(words + 1);
+  for (size_t o = 0; o < static_cast<size_t>(old.size()); o += stride) {
+    if (old[static_cast<int64_t>(o) + words] == 0) continue;
+    uint64_t s = PackedHashOf(old.data() + o, words) >> shift;
+    while (slots[static_cast<int64_t>(s * stride) + words] != 0) s = (s + 1) & mask;
+    std::memcpy(slots.data() + s * stride, old.data() + o, stride * 8);
+  }
+}
+
+namespace {
+
+// Looks up (and with kInsert, inserts) packed key k of hash h; returns its id, or
+// kNotFound. `next_id` is the id a new key gets (incremented on insert).
+template <int W, bool kInsert>
+inline uint32_t PackedProbe(uint64_t* slots, uint64_t mask, int shift, const uint64_t* k,
+                            uint64_t h, int64_t* next_id, bool* inserted) {
+  uint64_t s = h >> shift;
+  while (true) {
+    uint64_t* slot = slots + s * (W + 1);
+    const uint64_t id1 = slot[W];
+    if (id1 == 0) {
+      if constexpr (kInsert) {
+        for (int i = 0; i < W; ++i) slot[i] = k[i];
+        const uint32_t id = static_cast<uint32_t>(*next_id);
+        slot[W] = static_cast<uint64_t>(id) + 1;
+        ++*next_id;
+        *inserted = true;
+        return id;
+      } else {
+        return KeyTable::kNotFound;
+      }
+    }
+    if (PackedEqual<W>(slot, k)) return static_cast<uint32_t>(id1 - 1);
+    s = (s + 1) & mask;
+  }
+}
+
+}  // namespace
+
+KeyTable::KeyTable(const std::vector<TypePtr>& key_types) : key_types_(key_types) {
+  int offset = 0;
+  bool packable = !key_types.empty();
+  for (const TypePtr& t : key_types) {
+    const int w = PackedWidth(*t);
+    if (w == 0) packable = false;
+    packed_columns_.push_back({t->id(), w, offset});
+    offset += w;
+  }
+  if (packable && offset <= 16) {
+    packed_words_ = (offset + 7) / 8;
+    packed_.words = packed_words_;
+    packed_nulls_.words = packed_words_ + 1;
+  } else {
+    packed_columns_.clear();
+  }
+  Clear();
 }
 
 void KeyTable::Clear() {
-  slots_.assign(1024, Slot{0, kNotFound});
+  num_keys_ = 0;
+  if (packed()) {
+    packed_.Allocate(256);
+    packed_nulls_.slots.Reset();
+    packed_nulls_.size = 0;
+    packed_nulls_.grow_at = 0;
+    return;
+  }
+  slots_.Assign(1024, Slot{0, kNotFound});
   mask_ = 1023;
   arena_.clear();
   key_len_.clear();
   key_off_.clear();
+}
+
+void KeyTable::Reserve(int64_t n) {
+  if (packed()) {
+    if (packed_.grow_at >= n) return;
+    int64_t cap = packed_.mask + 1;
+    while (cap / 2 < n) cap *= 2;
+    if (packed_.size == 0) {
+      packed_.Allocate(cap);
+      return;
+    }
+    while (packed_.grow_at < n) packed_.Grow();
+    return;
+  }
+  size_t cap = static_cast<size_t>(slots_.size());
+  while (static_cast<int64_t>(cap) < (n + 1) * 2) cap *= 2;
+  if (cap != static_cast<size_t>(slots_.size())) Rehash(cap);
+  key_len_.reserve(static_cast<size_t>(n));
+  key_off_.reserve(static_cast<size_t>(n));
 }
 
 void KeyTable::Hash(const RowKeys& keys, std::vector<uint64_t>* out) {
@@ -249,6 +431,7 @@ void KeyTable::Hash(const RowKeys& keys, std::vector<uint64_t>* out) {
 
 void KeyTable::Insert(const RowKeys& keys, uint32_t* ids, std::vector<int64_t>* new_rows,
                       const uint8_t* skip) {
+  FLOE_DCHECK(!packed());
   Hash(keys, &hashes_);
   const int64_t n = keys.num_rows();
   const uint8_t* data = keys.data.data();
@@ -257,20 +440,20 @@ void KeyTable::Insert(const RowKeys& keys, uint32_t* ids, std::vector<int64_t>* 
       ids[r] = kNotFound;
       continue;
     }
-    if ((num_keys() + 1) * 2 > static_cast<int64_t>(slots_.size())) Grow();
+    if ((num_keys_ + 1) * 2 > slots_.size()) Grow();
     const uint64_t h = hashes_[r];
     const uint8_t* k = data + keys.offsets[r];
     const uint32_t len = keys.offsets[r + 1] - keys.offsets[r];
     size_t s = h & mask_;
     while (true) {
-      Slot& slot = slots_[s];
+      Slot& slot = slots_[static_cast<int64_t>(s)];
       if (slot.id == kNotFound) {
-        uint32_t id = static_cast<uint32_t>(num_keys());
+        uint32_t id = static_cast<uint32_t>(num_keys_++);
         slot = {h, id};
         key_off_.push_back(arena_.size());
         key_len_.push_back(len);
         arena_.insert(arena_.end(), k, k + len);
-        new_rows->push_back(r);
+        if (new_rows != nullptr) new_rows->push_back(r);
         ids[r] = id;
         break;
       }
@@ -286,6 +469,7 @@ void KeyTable::Insert(const RowKeys& keys, uint32_t* ids, std::vector<int64_t>* 
 
 void KeyTable::Find(const RowKeys& keys, uint32_t* ids, const uint8_t* skip,
                     std::vector<uint64_t>* scratch) const {
+  FLOE_DCHECK(!packed());
   Hash(keys, scratch);
   const std::vector<uint64_t>& hashes_ = *scratch;
   const int64_t n = keys.num_rows();
@@ -298,7 +482,7 @@ void KeyTable::Find(const RowKeys& keys, uint32_t* ids, const uint8_t* skip,
     const uint32_t len = keys.offsets[r + 1] - keys.offsets[r];
     size_t s = h & mask_;
     while (true) {
-      const Slot& slot = slots_[s];
+      const Slot& slot = slots_[static_cast<int64_t>(s)];
       if (slot.id == kNotFound) break;
       if (slot.hash == h && key_len_[slot.id] == len &&
           KeyBytesEqual(arena_.data() + key_off_[slot.id], k, len)) {
@@ -310,19 +494,269 @@ void KeyTable::Find(const RowKeys& keys, uint32_t* ids, const uint8_t* skip,
   }
 }
 
-void KeyTable::Grow() {
-  std::vector<Slot> old = std::move(slots_);
-  slots_.assign(old.size() * 2, Slot{0, kNotFound});
-  mask_ = slots_.size() - 1;
-  for (const Slot& o : old) {
+void KeyTable::Grow() { Rehash(static_cast<size_t>(slots_.size()) * 2); }
+
+void KeyTable::Rehash(size_t capacity) {
+  PooledArray<Slot> old = std::move(slots_);
+  slots_.Assign(static_cast<int64_t>(capacity), Slot{0, kNotFound});
+  mask_ = capacity - 1;
+  for (int64_t i = 0; i < old.size(); ++i) {
+    const Slot& o = old[i];
     if (o.id == kNotFound) continue;
     size_t s = o.hash & mask_;
-    while (slots_[s].id != kNotFound) s = (s + 1) & mask_;
-    slots_[s] = o;
+    while (slots_[static_cast<int64_t>(s)].id != kNotFound) s = (s + 1) & mask_;
+    slots_[static_cast<int64_t>(s)] = o;
   }
 }
 
-namespace {}  // namespace
+Status KeyTable::CheckColumns(const std::vector<ArrayPtr>& columns) const {
+  if (columns.size() != key_types_.size()) {
+    return Status::Invalid("key table of {} key columns given {} columns", key_types_.size(),
+                           columns.size());
+  }
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const DataType& t = *columns[c]->type();
+    if (t.id() != key_types_[c]->id() || t.byte_width() != key_types_[c]->byte_width() ||
+        columns[c]->length() != columns[0]->length()) {
+      return Status::Invalid("key column {} is {} of {} rows, the key table expects {}", c,
+                             t.ToString(), columns[c]->length(), key_types_[c]->ToString());
+    }
+  }
+  return Status::OK();
+}
+
+const uint64_t* KeyTable::Pack(const std::vector<ArrayPtr>& columns, Scratch* scratch,
+                               bool* any_null) const {
+  const int64_t n = columns[0]->length();
+  const int w_count = packed_words_;
+  *any_null = false;
+  for (const ArrayPtr& c : columns) {
+    if (c->null_count() != 0) *any_null = true;
+  }
+  if (*any_null) {
+    scratch->null_masks.assign(static_cast<size_t>(n), 0);
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const Array& a = *columns[c];
+      if (a.null_count() == 0) continue;
+      const uint32_t bit = uint32_t{1} << c;
+      for (int64_t r = 0; r < n; ++r) {
+        if (a.IsNull(r)) scratch->null_masks[r] |= bit;
+      }
+    }
+  }
+  // One 8-byte integer column: its values are the packed keys (NULL rows hold
+  // arbitrary values, which the NULL path ignores).
+  if (columns.size() == 1 && packed_columns_[0].width == 8 &&
+      packed_columns_[0].type != TypeId::kFloat64) {
+    return columns[0]->values<uint64_t>();
+  }
+  scratch->words.assign(static_cast<size_t>(n * w_count), 0);
+  uint64_t* words = scratch->words.data();
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const Array& a = *columns[c];
+    const PackedColumn& pc = packed_columns_[c];
+    auto put = [&](int64_t r, const void* v, size_t width) {
+      std::memcpy(reinterpret_cast<uint8_t*>(words + r * w_count) + pc.offset, v, width);
+    };
+    switch (pc.type) {
+      case TypeId::kBoolean:
+        for (int64_t r = 0; r < n; ++r) {
+          const uint8_t v = a.BoolValue(r) ? 1 : 0;
+          put(r, &v, 1);
+        }
+        break;
+      case TypeId::kFloat32: {
+        const float* v = a.values<float>();
+        for (int64_t r = 0; r < n; ++r) {
+          const uint32_t b = CanonicalFloatBits<float, uint32_t>(v[r]);
+          put(r, &b, 4);
+        }
+        break;
+      }
+      case TypeId::kFloat64: {
+        const double* v = a.values<double>();
+        for (int64_t r = 0; r < n; ++r) {
+          const uint64_t b = CanonicalFloatBits<double, uint64_t>(v[r]);
+          put(r, &b, 8);
+        }
+        break;
+      }
+      default: {
+        const uint8_t* base = a.buffer(1)->data() + a.offset() * pc.width;
+        switch (pc.width) {
+          case 1:
+            for (int64_t r = 0; r < n; ++r) put(r, base + r, 1);
+            break;
+          case 2:
+            for (int64_t r = 0; r < n; ++r) put(r, base + r * 2, 2);
+            break;
+          case 4:
+            for (int64_t r = 0; r < n; ++r) put(r, base + r * 4, 4);
+            break;
+          case 8:
+            for (int64_t r = 0; r < n; ++r) put(r, base + r * 8, 8);
+            break;
+          case 16:
+            for (int64_t r = 0; r < n; ++r) put(r, base + r * 16, 16);
+            break;
+          default:
+            for (int64_t r = 0; r < n; ++r) {
+              put(r, base + r * pc.width, static_cast<size_t>(pc.width));
+            }
+            break;
+        }
+        break;
+      }
+    }
+  }
+  return words;
+}
+
+namespace {
+
+// The key of a row with NULLs: its NULL mask, then its words with the NULL columns'
+// bytes zeroed.
+template <int W>
+inline void NullKey(const uint64_t* k, uint32_t mask, const int* offsets, const int* widths,
+                    uint64_t* out) {
+  out[0] = mask;
+  for (int i = 0; i < W; ++i) out[1 + i] = k[i];
+  uint8_t* bytes = reinterpret_cast<uint8_t*>(out + 1);
+  for (uint32_t m = mask; m != 0; m &= m - 1) {
+    const int c = std::countr_zero(m);
+    std::memset(bytes + offsets[c], 0, static_cast<size_t>(widths[c]));
+  }
+}
+
+}  // namespace
+
+template <int W>
+void KeyTable::InsertPacked(const uint64_t* keys, int64_t n, const uint32_t* null_masks,
+                            uint32_t* ids, std::vector<int64_t>* new_rows, const uint8_t* skip) {
+  int offsets[16], widths[16];
+  for (size_t c = 0; c < packed_columns_.size(); ++c) {
+    offsets[c] = packed_columns_[c].offset;
+    widths[c] = packed_columns_[c].width;
+  }
+  for (int64_t r = 0; r < n; ++r) {
+    if (skip != nullptr && skip[r]) {
+      ids[r] = kNotFound;
+      continue;
+    }
+    const uint64_t* k = keys + r * W;
+    bool inserted = false;
+    if (null_masks != nullptr && null_masks[r] != 0) {
+      uint64_t nk[W + 1];
+      NullKey<W>(k, null_masks[r], offsets, widths, nk);
+      if (packed_nulls_.size >= packed_nulls_.grow_at) packed_nulls_.Grow();
+      ids[r] = PackedProbe<W + 1, true>(packed_nulls_.slots.data(), packed_nulls_.mask,
+                                        packed_nulls_.shift, nk, PackedHash<W + 1>(nk), &num_keys_,
+                                        &inserted);
+      if (inserted) ++packed_nulls_.size;
+    } else {
+      if (packed_.size >= packed_.grow_at) packed_.Grow();
+      ids[r] = PackedProbe<W, true>(packed_.slots.data(), packed_.mask, packed_.shift, k,
+                                    PackedHash<W>(k), &num_keys_, &inserted);
+      if (inserted) ++packed_.size;
+    }
+    if (inserted && new_rows != nullptr) new_rows->push_back(r);
+  }
+}
+
+template <int W>
+void KeyTable::FindPacked(const uint64_t* keys, int64_t n, const uint32_t* null_masks,
+                          uint32_t* ids, const uint8_t* skip, Scratch* scratch) const {
+  // Hashes first, then probes with the slots of rows a little ahead prefetched.
+  scratch->hashes.resize(static_cast<size_t>(n));
+  uint64_t* hashes = scratch->hashes.data();
+  for (int64_t r = 0; r < n; ++r) hashes[r] = PackedHash<W>(keys + r * W);
+  const uint64_t* slots = packed_.slots.data();
+  const uint64_t mask = packed_.mask;
+  const int shift = packed_.shift;
+  constexpr int64_t kAhead = 16;
+  const bool prefetch = packed_.slots.memory_size() > (256 << 10);
+  int64_t dummy = 0;
+  bool inserted = false;
+  for (int64_t r = 0; r < n; ++r) {
+    if (prefetch && r + kAhead < n) {
+      __builtin_prefetch(slots + (hashes[r + kAhead] >> shift) * (W + 1));
+    }
+    if (skip != nullptr && skip[r]) {
+      ids[r] = kNotFound;
+      continue;
+    }
+    if (null_masks != nullptr && null_masks[r] != 0) {
+      ids[r] = FindNullKey<W>(keys + r * W, null_masks[r]);
+      continue;
+    }
+    ids[r] = PackedProbe<W, false>(const_cast<uint64_t*>(slots), mask, shift, keys + r * W,
+                                   hashes[r], &dummy, &inserted);
+  }
+}
+
+template <int W>
+uint32_t KeyTable::FindNullKey(const uint64_t* k, uint32_t mask) const {
+  if (packed_nulls_.size == 0) return kNotFound;
+  int offsets[16], widths[16];
+  for (size_t c = 0; c < packed_columns_.size(); ++c) {
+    offsets[c] = packed_columns_[c].offset;
+    widths[c] = packed_columns_[c].width;
+  }
+  uint64_t nk[W + 1];
+  NullKey<W>(k, mask, offsets, widths, nk);
+  int64_t dummy = 0;
+  bool inserted = false;
+  return PackedProbe<W + 1, false>(const_cast<uint64_t*>(packed_nulls_.slots.data()),
+                                   packed_nulls_.mask, packed_nulls_.shift, nk,
+                                   PackedHash<W + 1>(nk), &dummy, &inserted);
+}
+
+Status KeyTable::Insert(const std::vector<ArrayPtr>& columns, uint32_t* ids,
+                        std::vector<int64_t>* new_rows, const uint8_t* skip) {
+  FLOE_RETURN_NOT_OK(CheckColumns(columns));
+  if (!packed()) {
+    FLOE_RETURN_NOT_OK(EncodeRowKeys(
+        columns, std::vector<SortOptions>(columns.size(), SortOptions{}), &scratch_.keys));
+    if (new_rows != nullptr) {
+      Insert(scratch_.keys, ids, new_rows, skip);
+    } else {
+      std::vector<int64_t> ignored;
+      Insert(scratch_.keys, ids, &ignored, skip);
+    }
+    return Status::OK();
+  }
+  const int64_t n = columns.empty() ? 0 : columns[0]->length();
+  bool any_null = false;
+  const uint64_t* keys = Pack(columns, &scratch_, &any_null);
+  const uint32_t* masks = any_null ? scratch_.null_masks.data() : nullptr;
+  if (packed_words_ == 1) {
+    InsertPacked<1>(keys, n, masks, ids, new_rows, skip);
+  } else {
+    InsertPacked<2>(keys, n, masks, ids, new_rows, skip);
+  }
+  return Status::OK();
+}
+
+Status KeyTable::Find(const std::vector<ArrayPtr>& columns, uint32_t* ids, const uint8_t* skip,
+                      Scratch* scratch) const {
+  FLOE_RETURN_NOT_OK(CheckColumns(columns));
+  if (!packed()) {
+    FLOE_RETURN_NOT_OK(EncodeRowKeys(
+        columns, std::vector<SortOptions>(columns.size(), SortOptions{}), &scratch->keys));
+    Find(scratch->keys, ids, skip, &scratch->hashes);
+    return Status::OK();
+  }
+  const int64_t n = columns.empty() ? 0 : columns[0]->length();
+  bool any_null = false;
+  const uint64_t* keys = Pack(columns, scratch, &any_null);
+  const uint32_t* masks = any_null ? scratch->null_masks.data() : nullptr;
+  if (packed_words_ == 1) {
+    FindPacked<1>(keys, n, masks, ids, skip, scratch);
+  } else {
+    FindPacked<2>(keys, n, masks, ids, skip, scratch);
+  }
+  return Status::OK();
+}
 
 uint64_t RowKeys::Prefix(int64_t i) const {
   uint32_t len = offsets[i + 1] - offsets[i];
