@@ -1,12 +1,17 @@
 #include "floe/exec/aggregate_exec.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <bit>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
+#include "floe/common/logging.h"
 #include "floe/exec/sort_key.h"
 #include "floe/exec/spill.h"
 
@@ -22,6 +27,68 @@ struct SpillRuns {
     std::error_code ec;
     for (const auto& p : paths) std::filesystem::remove(p, ec);
   }
+};
+
+// Zero-filled memory for a hash table's slots. Large tables are mapped with transparent
+// huge pages requested: a table of tens of megabytes is otherwise first touched one 4 KiB
+// page fault at a time, which costs more than the inserts themselves.
+class ZeroedSlots {
+ public:
+  ZeroedSlots() = default;
+  ZeroedSlots(const ZeroedSlots&) = delete;
+  ZeroedSlots& operator=(const ZeroedSlots&) = delete;
+  ~ZeroedSlots() { Release(); }
+
+  /// `bytes` of zeros (the previous contents are given back).
+  void Allocate(size_t bytes) {
+    Release();
+    if (bytes >= kHugeThreshold) {
+      const size_t size = bytes + kHugePage;
+      void* map = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (map != MAP_FAILED) {
+        const auto begin = (reinterpret_cast<uintptr_t>(map) + kHugePage - 1) & ~(kHugePage - 1);
+        madvise(reinterpret_cast<void*>(begin), bytes & ~(kHugePage - 1), MADV_HUGEPAGE);
+        map_ = map;
+        map_size_ = size;
+        data_ = reinterpret_cast<uint8_t*>(begin);
+        bytes_ = bytes;
+        return;
+      }
+    }
+    data_ = static_cast<uint8_t*>(std::calloc(bytes, 1));
+    FLOE_CHECK(data_ != nullptr, bytes);
+    bytes_ = bytes;
+  }
+  void Zero() { std::memset(data_, 0, bytes_); }
+  void Swap(ZeroedSlots& other) {
+    std::swap(map_, other.map_);
+    std::swap(map_size_, other.map_size_);
+    std::swap(data_, other.data_);
+    std::swap(bytes_, other.bytes_);
+  }
+  uint8_t* data() const { return data_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  static constexpr size_t kHugePage = size_t{2} << 20;
+  static constexpr size_t kHugeThreshold = size_t{4} << 20;
+
+  void Release() {
+    if (map_ != nullptr) {
+      munmap(map_, map_size_);
+    } else {
+      std::free(data_);
+    }
+    map_ = nullptr;
+    map_size_ = 0;
+    data_ = nullptr;
+    bytes_ = 0;
+  }
+
+  void* map_ = nullptr;
+  size_t map_size_ = 0;
+  uint8_t* data_ = nullptr;
+  size_t bytes_ = 0;
 };
 
 // Group ids of keys that pack into 64 bits: up to 8 bytes of integers, dates, times,
@@ -102,18 +169,17 @@ class PackedKeyMap {
 
   int64_t num_groups() const { return num_groups_; }
   int64_t memory_size() const {
-    return static_cast<int64_t>(slots_.capacity() * sizeof(Slot) + packed_.capacity() * 8 +
-                                nulls_.capacity());
+    return static_cast<int64_t>(storage_.bytes() + packed_.capacity() * 8 + nulls_.capacity());
   }
 
   void Clear() {
-    // Small tables start small (cache-resident); a large one is given back.
-    if (slots_.size() != kInitialSlots) {
-      std::vector<Slot>(kInitialSlots, Slot{0, kEmpty}).swap(slots_);
+    // Tables start small (cache-resident); a table that held a batch's worth of groups is
+    // kept (a partial aggregation that emits every batch refills it), a larger one given back.
+    if (num_slots_ == 0 || num_slots_ > kKeptSlots) {
+      SetSlots(kInitialSlots);
     } else {
-      std::fill(slots_.begin(), slots_.end(), Slot{0, kEmpty});
+      storage_.Zero();
     }
-    shift_ = 64 - kInitialBits;
     num_groups_ = 0;
     null_group_ = kEmpty;
   }
@@ -172,18 +238,19 @@ class PackedKeyMap {
       }
       const uint64_t key = keys[i];
       size_t s = SlotOf(key);
-      const size_t mask = slots_.size() - 1;
+      const size_t mask = num_slots_ - 1;
       while (true) {
         Slot& slot = slots_[s];
-        if (slot.id == kEmpty) {
-          slot = {key, static_cast<uint32_t>(num_groups_++)};
-          ids[i] = slot.id;
+        if (slot.id_plus_one == 0) {
+          const auto id = static_cast<uint32_t>(num_groups_++);
+          slot = {key, id + 1};
+          ids[i] = id;
           new_rows->push_back(i);
-          if (static_cast<size_t>(num_groups_) * 2 > slots_.size()) Grow();
+          if (static_cast<size_t>(num_groups_) * 2 > num_slots_) Grow();
           break;
         }
         if (slot.key == key) {
-          ids[i] = slot.id;
+          ids[i] = slot.id_plus_one - 1;
           break;
         }
         s = (s + 1) & mask;
@@ -200,10 +267,18 @@ class PackedKeyMap {
   };
   struct Slot {
     uint64_t key;
-    uint32_t id;
+    uint32_t id_plus_one;  // 0: empty
   };
-  static constexpr int kInitialBits = 6;
-  static constexpr size_t kInitialSlots = size_t{1} << kInitialBits;
+  static constexpr size_t kInitialSlots = 64;
+  static constexpr size_t kKeptSlots = size_t{1} << 15;
+
+  // An empty table of `n` (a power of two) slots.
+  void SetSlots(size_t n) {
+    storage_.Allocate(n * sizeof(Slot));
+    slots_ = reinterpret_cast<Slot*>(storage_.data());
+    num_slots_ = n;
+    shift_ = 64 - std::countr_zero(n);
+  }
 
   PackedKeyMap() = default;
 
@@ -213,14 +288,17 @@ class PackedKeyMap {
   }
 
   void Grow() {
-    std::vector<Slot> old(slots_.size() * 2, Slot{0, kEmpty});
-    old.swap(slots_);
-    --shift_;
-    const size_t mask = slots_.size() - 1;
-    for (const Slot& o : old) {
-      if (o.id == kEmpty) continue;
+    ZeroedSlots old;
+    old.Swap(storage_);
+    const Slot* old_slots = slots_;
+    const size_t old_n = num_slots_;
+    SetSlots(old_n * 2);
+    const size_t mask = num_slots_ - 1;
+    for (size_t i = 0; i < old_n; ++i) {
+      const Slot& o = old_slots[i];
+      if (o.id_plus_one == 0) continue;
       size_t s = SlotOf(o.key);
-      while (slots_[s].id != kEmpty) s = (s + 1) & mask;
+      while (slots_[s].id_plus_one != 0) s = (s + 1) & mask;
       slots_[s] = o;
     }
   }
@@ -299,8 +377,10 @@ class PackedKeyMap {
 
   std::vector<Part> parts_;
   bool single_ = false;
-  std::vector<Slot> slots_;
-  int shift_ = 64 - kInitialBits;
+  ZeroedSlots storage_;
+  Slot* slots_ = nullptr;
+  size_t num_slots_ = 0;
+  int shift_ = 64;
   int64_t num_groups_ = 0;
   uint32_t null_group_ = kEmpty;
   std::vector<uint64_t> packed_;
@@ -373,11 +453,14 @@ class AggregateStream final : public BatchStream {
   AggregateMode mode() const { return node_->mode(); }
   int64_t batch_size() const { return std::max<int64_t>(1, ctx_->config().batch_size()); }
 
+  // Taking an accumulator's State() or Evaluate() empties it, so the accumulators are
+  // made once and reused.
   Status ResetAccumulators() {
-    accumulators_.clear();
-    for (const auto& a : node_->aggregates()) {
-      FLOE_ASSIGN_OR_RAISE(auto acc, expr::MakeGroupsAccumulator(a.function, ctx_->pool()));
-      accumulators_.push_back(std::move(acc));
+    if (accumulators_.empty()) {
+      for (const auto& a : node_->aggregates()) {
+        FLOE_ASSIGN_OR_RAISE(auto acc, expr::MakeGroupsAccumulator(a.function, ctx_->pool()));
+        accumulators_.push_back(std::move(acc));
+      }
     }
     table_.Clear();
     if (packed_) packed_->Clear();

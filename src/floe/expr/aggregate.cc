@@ -154,10 +154,21 @@ Result<ArrayPtr> BytesArray(const TypePtr& type, const std::vector<std::string>&
   return builder->Finish();
 }
 
-// Empties a vector and gives its memory back (assigning {} keeps the capacity).
+// Empties a container and gives its memory back (assigning {} keeps the capacity).
 template <typename T>
 void Free(T& container) {
   T().swap(container);
+}
+
+// Empties a vector; a small one keeps its memory, so that an aggregation that emits its
+// groups every batch does not allocate (and fault in) its state again each time.
+template <typename T>
+void Free(std::vector<T>& v) {
+  if (v.capacity() * sizeof(T) <= (size_t{64} << 10)) {
+    v.clear();
+  } else {
+    std::vector<T>().swap(v);
+  }
 }
 
 template <typename T>
@@ -261,14 +272,13 @@ class SumAccumulator final : public GroupsAccumulator {
   }
 
   Result<ArrayPtr> Evaluate() override {
-    std::vector<AccT> sums = std::move(sums_);
-    std::vector<uint8_t> seen = std::move(seen_);
+    Status status;
+    if constexpr (std::is_same_v<AccT, Int128>) status = CheckDecimal38(sums_, seen_, "sum");
+    Result<ArrayPtr> out =
+        status.ok() ? FixedArray<AccT>(out_type_, sums_, &seen_, pool_) : Result<ArrayPtr>(status);
     Free(sums_);
     Free(seen_);
-    if constexpr (std::is_same_v<AccT, Int128>) {
-      FLOE_RETURN_NOT_OK(CheckDecimal38(sums, seen, "sum"));
-    }
-    return FixedArray<AccT>(out_type_, sums, &seen, pool_);
+    return out;
   }
 
   int64_t memory_size() const override { return VectorBytes(sums_) + VectorBytes(seen_); }

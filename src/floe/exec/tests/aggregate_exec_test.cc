@@ -285,6 +285,37 @@ TEST(AggregatePackedKeys, NarrowIntegersDatesAndDecimals) {
                {"-0.05|2|5", "0.05|1|2", "NULL|2|9", "9999999999999999.99|1|5"});
 }
 
+TEST(AggregatePackedKeys, LargeTableAndRepeatedPartialEmits) {
+  // 300000 distinct keys need a table of megabytes (mapped with huge pages requested); a
+  // partial aggregation that emits every batch reuses its emptied table and accumulators.
+  auto schema = SchemaOf({"k", "v"}, {I64s({}), I64s({})});
+  std::vector<RecordBatchPtr> batches;
+  for (int b = 0; b < 60; ++b) {
+    std::vector<testing::OptI64> k, v;
+    for (int r = 0; r < 10000; ++r) {
+      k.push_back((static_cast<int64_t>(b) * 10000 + r) % 300000);
+      v.push_back(r % 3);
+    }
+    batches.push_back(BatchOf(schema, {I64s(k), I64s(v)}));
+  }
+  std::vector<AggregateExprSpec> aggs = {Agg("count_star", {}, "n"),
+                                         Agg("sum", {Col(schema, 1)}, "s")};
+  ASSERT_OK_AND_ASSIGN(
+      auto partial, HashAggregateExec::Make(AggregateMode::kPartial, {Col(schema, 0)}, {"k"}, aggs,
+                                            Source(schema, batches)));
+  ASSERT_OK_AND_ASSIGN(auto final_agg,
+                       HashAggregateExec::Make(AggregateMode::kFinal, {Col(partial->schema(), 0)},
+                                               {"k"}, aggs, partial));
+  ASSERT_OK_AND_ASSIGN(auto rows, RunRows(final_agg, MakeContext()));
+  ASSERT_EQ(rows.size(), 300000u);
+  std::sort(rows.begin(), rows.end());
+  // Key k appears twice (b * 10000 + r = k and k + 300000), with r = k % 10000 both times.
+  for (const std::string& row : rows) {
+    const int64_t k = std::stoll(row.substr(0, row.find('|')));
+    ASSERT_EQ(row, std::to_string(k) + "|2|" + std::to_string(2 * ((k % 10000) % 3))) << row;
+  }
+}
+
 TEST(AggregateSpill, FinishesPastTheMemoryLimitBySpillingSortedState) {
   auto schema = SchemaOf({"k", "v"}, {I64s({}), I64s({})});
   std::vector<RecordBatchPtr> batches;

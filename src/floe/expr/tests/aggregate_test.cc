@@ -504,7 +504,8 @@ TEST(AggregateTest, StateResetsAndMemoryIsReported) {
   EXPECT_GE(acc->memory_size(), 1000);
   ASSERT_OK_AND_ASSIGN(auto state, acc->State());
   EXPECT_EQ(state[0]->length(), 2);
-  EXPECT_EQ(acc->memory_size(), 0);
+  // The values are given back; only the small per-group vectors keep their capacity.
+  EXPECT_LT(acc->memory_size(), 100);
   ASSERT_OK_AND_ASSIGN(ArrayPtr empty, acc->Evaluate());
   EXPECT_EQ(empty->length(), 0);
 }
