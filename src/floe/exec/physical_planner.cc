@@ -428,8 +428,16 @@ class Planner {
     if (type == plan::JoinType::kMark) {
       mode = JoinMode::kBroadcast;
     } else if (type != plan::JoinType::kFull) {
+      // Broadcast a small build side, or one whose copy to every partition moves no more
+      // bytes than repartitioning the probe side would.
+      const LogicalPlan* probe_node =
+          build_node == right_node.get() ? left_node.get() : right_node.get();
       std::optional<int64_t> bytes = EstimatedBytes(*build_node);
-      if (bytes && *bytes < config_.broadcast_join_threshold()) mode = JoinMode::kBroadcast;
+      std::optional<int64_t> probe_bytes = EstimatedBytes(*probe_node);
+      if (bytes && (*bytes < config_.broadcast_join_threshold() ||
+                    (probe_bytes && *bytes * config_.target_partitions() <= *probe_bytes))) {
+        mode = JoinMode::kBroadcast;
+      }
     }
 
     FLOE_ASSIGN_OR_RAISE(auto probe_exprs, CompileAll(probe_keys, probe->schema()));

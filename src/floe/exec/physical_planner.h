@@ -5,8 +5,9 @@
 // this planner share:
 //   - joins: an inner join builds on its smaller estimated side (the right child; a
 //     projection restores the column order); a build side estimated below
-//     broadcast_join_threshold bytes is broadcast, otherwise both sides are
-//     hash-partitioned; RIGHT joins become LEFT joins with the inputs swapped; FULL joins
+//     broadcast_join_threshold bytes, or at most the probe side's bytes divided by
+//     target_partitions (its copies move no more than repartitioning the probe would), is
+//     broadcast, otherwise both sides are hash-partitioned; RIGHT joins become LEFT joins with the inputs swapped; FULL joins
 //     are partitioned; mark joins are broadcast; joins without equi keys are nested loops;
 //   - aggregates: kPartial below the exchange and kFinal above (kSingle when the input
 //     has one partition, or for DISTINCT and ordered aggregates);

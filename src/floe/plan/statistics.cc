@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "floe/plan/optimizer.h"
@@ -95,6 +96,35 @@ double RangeSelectivity(const Expr& call, const Statistics& input) {
   if (column_side == 1) keeps_below = !keeps_below;  // 5 < x is x > 5
   double s = keeps_below ? below : 1.0 - below;
   return std::clamp(s, 0.0005, 1.0);
+}
+
+// The column of a range comparison between a column and a literal (-1 otherwise).
+int ColumnOfRange(const Expr& call) {
+  if (call.kind != ExprKind::kCall ||
+      (call.name != "lt" && call.name != "le" && call.name != "gt" && call.name != "ge")) {
+    return -1;
+  }
+  int column_side = 0;
+  if (!LiteralArg(call, &column_side)) return -1;
+  return call.args[static_cast<size_t>(column_side)]->column;
+}
+
+// A range comparison as the fractions [lo, hi] of its column's [min, max] that it keeps
+// (nullopt without bounds to interpolate in).
+std::optional<std::pair<double, double>> RangeBounds(const Expr& call, const Statistics& input) {
+  if (ColumnOfRange(call) < 0) return std::nullopt;
+  int column_side = 0;
+  const Expr* literal = LiteralArg(call, &column_side);
+  const ColumnStatistics* c = ColumnStats(input, *call.args[static_cast<size_t>(column_side)]);
+  if (!c || !c->min || !c->max) return std::nullopt;
+  std::optional<double> lo = AsDouble(*c->min);
+  std::optional<double> hi = AsDouble(*c->max);
+  std::optional<double> v = AsDouble(literal->literal);
+  if (!lo || !hi || !v || !(*hi > *lo)) return std::nullopt;
+  double at = std::clamp((*v - *lo) / (*hi - *lo), 0.0, 1.0);
+  bool keeps_below = call.name == "lt" || call.name == "le";
+  if (column_side == 1) keeps_below = !keeps_below;  // 5 < x is x > 5
+  return keeps_below ? std::make_pair(0.0, at) : std::make_pair(at, 1.0);
 }
 
 Statistics Unknown() { return Statistics{}; }
@@ -310,8 +340,34 @@ double EstimateSelectivity(const Expr& predicate, const Statistics& input) {
   if (predicate.kind != ExprKind::kCall) return kDefaultSelectivity;
   const std::string& name = predicate.name;
   if (name == "and") {
+    // Range conjuncts on one column (x >= a AND x < b) keep the part of [min, max]
+    // between their bounds, not the product of their separate fractions.
     double s = 1.0;
-    for (const auto& a : predicate.args) s *= EstimateSelectivity(*a, input);
+    std::vector<bool> done(predicate.args.size(), false);
+    for (size_t i = 0; i < predicate.args.size(); ++i) {
+      if (done[i]) continue;
+      std::optional<std::pair<double, double>> range = RangeBounds(*predicate.args[i], input);
+      if (!range) continue;
+      const int column = ColumnOfRange(*predicate.args[i]);
+      double lo = range->first;
+      double hi = range->second;
+      int merged = 1;
+      for (size_t j = i + 1; j < predicate.args.size(); ++j) {
+        if (done[j] || ColumnOfRange(*predicate.args[j]) != column) continue;
+        std::optional<std::pair<double, double>> other = RangeBounds(*predicate.args[j], input);
+        if (!other) continue;
+        lo = std::max(lo, other->first);
+        hi = std::min(hi, other->second);
+        done[j] = true;
+        ++merged;
+      }
+      if (merged < 2) continue;
+      done[i] = true;
+      s *= std::clamp(hi - lo, 0.0005, 1.0);
+    }
+    for (size_t i = 0; i < predicate.args.size(); ++i) {
+      if (!done[i]) s *= EstimateSelectivity(*predicate.args[i], input);
+    }
     return s;
   }
   if (name == "or") {

@@ -75,6 +75,7 @@ ExprPtr Bool(bool v) { return expr::Literal(Scalar::Bool(v)); }
 ExprPtr Eq(ExprPtr a, ExprPtr b) { return expr::Compare("eq", std::move(a), std::move(b)); }
 ExprPtr Gt(ExprPtr a, ExprPtr b) { return expr::Compare("gt", std::move(a), std::move(b)); }
 ExprPtr Lt(ExprPtr a, ExprPtr b) { return expr::Compare("lt", std::move(a), std::move(b)); }
+ExprPtr Ge(ExprPtr a, ExprPtr b) { return expr::Compare("ge", std::move(a), std::move(b)); }
 ExprPtr Add(ExprPtr a, ExprPtr b) {
   return expr::Call("add", {std::move(a), std::move(b)}, Int64(), false);
 }
@@ -567,6 +568,23 @@ TEST(StatisticsTest, ScansFiltersJoinsAndAggregates) {
   EXPECT_EQ(EstimateStatistics(*MakeAggregate(t, {}, {}, {CountStar()}, {"c"})).row_count, 1);
   EXPECT_EQ(EstimateStatistics(*MakeLimit(t, 10, 5)).row_count, 5);
   EXPECT_FALSE(EstimateStatistics(*Table("n", {"x"})).row_count.has_value());
+}
+
+// TPC-H Q10's orders filter: a date range of three months out of seven years keeps the
+// part of [min, max] between its bounds, not the product of the two comparisons' guesses.
+TEST(StatisticsTest, RangeConjunctsOnOneColumnKeepTheirInterval) {
+  ColumnStatistics c;
+  c.min = Scalar::I64(0);
+  c.max = Scalar::I64(1000);
+  auto t = Table("t", {"x", "y"}, 10000, Pushdown::kUnsupported, {c, c});
+  auto x = Col(t, 0);
+  auto between = MakeFilter(t, expr::And({Ge(x, I64(100)), Lt(x, I64(150))}));
+  EXPECT_EQ(EstimateStatistics(*between).row_count, 500);
+  // Bounds on different columns multiply; an empty interval keeps the minimum fraction.
+  auto two = MakeFilter(t, expr::And({Ge(x, I64(500)), Lt(Col(t, 1), I64(500))}));
+  EXPECT_EQ(EstimateStatistics(*two).row_count, 2500);
+  auto empty = MakeFilter(t, expr::And({Ge(x, I64(600)), Lt(x, I64(100))}));
+  EXPECT_EQ(EstimateStatistics(*empty).row_count, 5);
 }
 
 // ---------------------------------------------------------------------------------------
