@@ -282,6 +282,30 @@ Status ColumnChunkReader::Decompress(const uint8_t* in, int64_t in_size, int64_t
                                    {out, static_cast<size_t>(out_size)});
 }
 
+void ColumnChunkReader::SetStringFilter(std::vector<std::vector<std::string>> sets) {
+  string_filter_ = std::move(sets);
+}
+
+bool ColumnChunkReader::PassesStringFilter(const uint8_t* data, int64_t size) const {
+  for (const std::vector<std::string>& set : string_filter_) {
+    bool any = false;
+    for (const std::string& s : set) {
+      if (static_cast<int64_t>(s.size()) == size &&
+          (size == 0 || std::memcmp(s.data(), data, static_cast<size_t>(size)) == 0)) {
+        any = true;
+        break;
+      }
+    }
+    if (!any) return false;
+  }
+  return true;
+}
+
+void ColumnChunkReader::AppendPass(const ByteView* views, int64_t k, LeafBatch* out) const {
+  for (int64_t i = 0; i < k; ++i)
+    out->pass.push_back(PassesStringFilter(views[i].data, views[i].size));
+}
+
 void ColumnChunkReader::SetRowSelection(std::vector<std::pair<int64_t, int64_t>> ranges,
                                         std::vector<PageLocation> pages) {
   selecting_ = true;
@@ -432,6 +456,12 @@ Status ColumnChunkReader::ReadDictionary(const PageHeader& h, const uint8_t* dat
         dict_offsets_[static_cast<size_t>(i) + 1] = off;
       }
       dict_max_length_ = longest;
+      if (!string_filter_.empty()) {
+        dict_pass_.resize(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) {
+          dict_pass_[static_cast<size_t>(i)] = PassesStringFilter(views[i].data, views[i].size);
+        }
+      }
     }
     page_views_ = nullptr;
   } else {
@@ -867,7 +897,15 @@ Status ColumnChunkReader::AppendValues(int64_t k, LeafBatch* out) {
     if (page_values_form_ == ValuesForm::kDictionaryIndices) {
       FLOE_ASSIGN_OR_RAISE(const int32_t* indices, NextIndices(k));
       FLOE_RETURN_NOT_OK(AppendDictionaryStrings(indices, k, out));
+      if (!string_filter_.empty()) {
+        const size_t at = out->pass.size();
+        out->pass.resize(at + static_cast<size_t>(k));
+        uint8_t* pass = out->pass.data() + at;
+        const uint8_t* verdict = dict_pass_.data();
+        for (int64_t i = 0; i < k; ++i) pass[i] = verdict[indices[i]];
+      }
     } else {
+      if (!string_filter_.empty()) AppendPass(page_views_ + value_pos_, k, out);
       int64_t total = 0;
       const ByteView* v = page_views_ + value_pos_;
       for (int64_t i = 0; i < k; ++i) total += v[i].size;
@@ -975,6 +1013,172 @@ Result<int64_t> ColumnChunkReader::ReadRecords(int64_t max_records, LeafBatch* o
     }
     FLOE_RETURN_NOT_OK(Error(AppendValues(present, out)));
     if (done) break;
+  }
+  return got;
+}
+
+namespace {
+
+// ConvertFixed of the values at `picks` (offsets into `in`, in physical values).
+void ConvertFixedPicked(const LeafInfo& leaf, const uint8_t* in, const int32_t* picks, int64_t m,
+                        uint8_t* out) {
+  const int64_t pw = leaf.physical_width;
+  switch (leaf.conversion) {
+    case Conversion::kInt32ToDecimal:
+      for (int64_t i = 0; i < m; ++i) {
+        Store(out + 16 * i, static_cast<__int128>(Load<int32_t>(in + 4 * int64_t{picks[i]})));
+      }
+      break;
+    case Conversion::kInt64ToDecimal:
+      for (int64_t i = 0; i < m; ++i) {
+        Store(out + 16 * i, static_cast<__int128>(Load<int64_t>(in + 8 * int64_t{picks[i]})));
+      }
+      break;
+    default:
+      for (int64_t i = 0; i < m; ++i) {
+        ConvertFixed(leaf, in + pw * picks[i], 1, out + int64_t{leaf.out_width} * i);
+      }
+      break;
+  }
+}
+
+}  // namespace
+
+Status ColumnChunkReader::AppendPicked(int64_t present, int32_t* picks, int64_t m, LeafBatch* out) {
+  if (m > 0) {
+    if (leaf_.out_width == 0) {
+      FLOE_RETURN_NOT_OK(out->values.Resize(bit_util::BytesForBits(out->num_values + m)));
+      uint8_t* bits = out->values.mutable_data();
+      for (int64_t i = 0; i < m; ++i) {
+        bit_util::SetBitTo(bits, out->num_values + i,
+                           bit_util::GetBit(page_fixed_, value_pos_ + picks[i]));
+      }
+    } else if (page_values_form_ == ValuesForm::kDictionaryIndices) {
+      FLOE_ASSIGN_OR_RAISE(const int32_t* indices, NextIndices(present));
+      for (int64_t i = 0; i < m; ++i) picks[i] = indices[picks[i]];
+      if (leaf_.out_width > 0) {
+        const int w = leaf_.out_width;
+        FLOE_RETURN_NOT_OK(out->values.Reserve(m * w));
+        GatherDictionary(dict_fixed_.data(), w, picks, m,
+                         out->values.mutable_data() + out->values.size());
+        out->values.UnsafeAdvance(m * w);
+      } else {
+        if (out->offsets.size() == 0) FLOE_RETURN_NOT_OK(out->offsets.AppendValue<int32_t>(0));
+        FLOE_RETURN_NOT_OK(AppendDictionaryStrings(picks, m, out));
+      }
+    } else if (leaf_.out_width > 0) {
+      const int w = leaf_.out_width;
+      FLOE_RETURN_NOT_OK(out->values.Reserve(m * w));
+      uint8_t* dst = out->values.mutable_data() + out->values.size();
+      if (page_values_form_ == ValuesForm::kFinal) {
+        // A gather of fixed-width values by offset, as from a dictionary.
+        GatherDictionary(page_fixed_ + value_pos_ * w, w, picks, m, dst);
+      } else {
+        ConvertFixedPicked(leaf_, page_fixed_ + value_pos_ * leaf_.physical_width, picks, m, dst);
+      }
+      out->values.UnsafeAdvance(m * w);
+    } else {
+      if (out->offsets.size() == 0) FLOE_RETURN_NOT_OK(out->offsets.AppendValue<int32_t>(0));
+      const ByteView* v = page_views_ + value_pos_;
+      int64_t total = 0;
+      for (int64_t i = 0; i < m; ++i) total += v[picks[i]].size;
+      int64_t base = out->data.size();
+      if (base + total > std::numeric_limits<int32_t>::max()) {
+        return Status::NotSupported(
+            "a batch of column '{}' would hold more than 2^31 bytes; lower batch_size", leaf_.path);
+      }
+      FLOE_RETURN_NOT_OK(out->data.Reserve(total));
+      FLOE_RETURN_NOT_OK(out->offsets.Reserve(m * 4));
+      int32_t off = static_cast<int32_t>(base);
+      for (int64_t i = 0; i < m; ++i) {
+        const ByteView& e = v[picks[i]];
+        out->data.UnsafeAppend(e.data, e.size);
+        off += static_cast<int32_t>(e.size);
+        out->offsets.UnsafeAppendValue<int32_t>(off);
+      }
+    }
+  }
+  // Dictionary indices of values not kept are skipped when the next ones are decoded.
+  out->num_values += m;
+  value_pos_ += present;
+  return Status::OK();
+}
+
+Result<int64_t> ColumnChunkReader::ReadSelected(int64_t rows, const int32_t* sel, int64_t count,
+                                                LeafBatch* out) {
+  FLOE_DCHECK(leaf_.max_rep == 0);
+  const int16_t max_def = leaf_.max_def;
+  int64_t got = 0;
+  int64_t s = 0;  // The next entry of `sel`.
+  while (got < rows) {
+    if (level_pos_ == page_levels_) {
+      bool eof = false;
+      FLOE_RETURN_NOT_OK(NextPage(&eof));
+      if (eof) break;
+    }
+    if (selecting_) {
+      // Rows of this page outside the page index's ranges are not records of the batch.
+      const int64_t row = page_first_row_ + level_pos_;
+      while (range_ < ranges_.size() && ranges_[range_].second <= row) ++range_;
+      int64_t skip = range_ == ranges_.size()
+                         ? page_levels_ - level_pos_
+                         : std::min(ranges_[range_].first - row, page_levels_ - level_pos_);
+      if (skip > 0) {
+        int64_t present = skip;
+        if (page_has_def_) {
+          present = 0;
+          const int16_t* d = def_.data() + level_pos_;
+          for (int64_t i = 0; i < skip; ++i) present += d[i] == max_def;
+        }
+        if (present > page_values_ - value_pos_) {
+          return Error(Status::Corrupt("page has fewer values than its levels need"));
+        }
+        level_pos_ += skip;
+        value_pos_ += present;
+        continue;
+      }
+    }
+    int64_t take = std::min(rows - got, page_levels_ - level_pos_);
+    if (selecting_) {
+      take = std::min(take, ranges_[range_].second - (page_first_row_ + level_pos_));
+    }
+    int64_t s_end = s;
+    while (s_end < count && sel[s_end] < got + take) ++s_end;
+    const int64_t kept = s_end - s;
+    int32_t* picks = reinterpret_cast<int32_t*>(pick_scratch_.Reserve(kept * 4));
+    int64_t present = take;
+    int64_t m = kept;
+    if (page_has_def_ && !page_all_defined_) {
+      if (!out->def_materialized) {
+        out->def.assign(static_cast<size_t>(out->num_levels), max_def);
+        out->def_materialized = true;
+      }
+      const int16_t* d = def_.data() + level_pos_;
+      present = 0;
+      m = 0;
+      int64_t j = s;
+      for (int64_t i = 0; i < take; ++i) {
+        const bool defined = d[i] == max_def;
+        if (j < s_end && sel[j] - got == i) {
+          out->def.push_back(d[i]);
+          if (defined) picks[m++] = static_cast<int32_t>(present);
+          ++j;
+        }
+        present += defined;
+      }
+    } else {
+      for (int64_t j = s; j < s_end; ++j) picks[j - s] = static_cast<int32_t>(sel[j] - got);
+      if (out->def_materialized)
+        out->def.insert(out->def.end(), static_cast<size_t>(kept), max_def);
+    }
+    if (present > page_values_ - value_pos_) {
+      return Error(Status::Corrupt("page has fewer values than its levels need"));
+    }
+    FLOE_RETURN_NOT_OK(Error(AppendPicked(present, picks, m, out)));
+    out->num_levels += kept;
+    level_pos_ += take;
+    got += take;
+    s = s_end;
   }
   return got;
 }

@@ -72,6 +72,8 @@ struct LeafBatch {
   /// String/binary values: num_values + 1 offsets and the bytes.
   BufferBuilder offsets;
   BufferBuilder data;
+  /// With ColumnChunkReader::SetStringFilter: per value, 1 when it passes the filter.
+  std::vector<uint8_t> pass;
 
   void Reset() {
     num_levels = 0;
@@ -82,6 +84,7 @@ struct LeafBatch {
     values.Reset();
     offsets.Reset();
     data.Reset();
+    pass.clear();
   }
 };
 
@@ -107,9 +110,21 @@ class ColumnChunkReader {
   void SetRowSelection(std::vector<std::pair<int64_t, int64_t>> ranges,
                        std::vector<PageLocation> pages);
 
+  /// For a string or binary leaf: from now on (across Restart too) ReadRecords also
+  /// fills LeafBatch::pass, 1 for a value equal to one string of each of `sets`. A
+  /// dictionary's entries are tested once, when the dictionary is read.
+  void SetStringFilter(std::vector<std::vector<std::string>> sets);
+
   /// Appends up to `max_records` records to `out` and returns how many it appended
   /// (fewer only at the end of the chunk).
   Result<int64_t> ReadRecords(int64_t max_records, LeafBatch* out);
+
+  /// Consumes the next `rows` records of a flat column (max_rep == 0) but appends only
+  /// those at positions `sel` (`count` of them, ascending, each in [0, rows), relative to
+  /// the first record consumed), levels and values alike. With count == 0 it only skips;
+  /// dictionary indices and values of records not kept are not gathered or converted.
+  /// Returns how many records it consumed (fewer than `rows` only at the end of the chunk).
+  Result<int64_t> ReadSelected(int64_t rows, const int32_t* sel, int64_t count, LeafBatch* out);
 
  private:
   explicit ColumnChunkReader(const LeafInfo& leaf) : leaf_(leaf) {}
@@ -131,6 +146,9 @@ class ColumnChunkReader {
   Status FinishViews(int64_t n);
   Status Decompress(const uint8_t* in, int64_t in_size, int64_t out_size, uint8_t* out);
   Status AppendValues(int64_t k, LeafBatch* out);
+  // Consumes the next `present` values of the page, appending the `m` of them at offsets
+  // `picks` (ascending, relative to value_pos_); rewrites `picks`.
+  Status AppendPicked(int64_t present, int32_t* picks, int64_t m, LeafBatch* out);
   // Decodes the current dictionary page's next `k` indices (after those skipped by a row
   // selection) into index_scratch_.
   Result<const int32_t*> NextIndices(int64_t k);
@@ -139,6 +157,9 @@ class ColumnChunkReader {
   // Reserves room for `n` views in views_scratch_ and points page_views_ at it.
   ByteView* ReserveViews(int64_t n);
   Status Error(const Status& st) const;
+  bool PassesStringFilter(const uint8_t* data, int64_t size) const;
+  // Appends the string filter's verdicts on the `k` values `views` to out->pass.
+  void AppendPass(const ByteView* views, int64_t k, LeafBatch* out) const;
 
   const LeafInfo& leaf_;
   BufferPtr chunk_;
@@ -173,6 +194,9 @@ class ColumnChunkReader {
   std::vector<int32_t> dict_offsets_;
   std::vector<uint8_t> dict_bytes_;
   int64_t dict_max_length_ = 0;
+  // SetStringFilter's sets, and their verdict on each dictionary entry.
+  std::vector<std::vector<std::string>> string_filter_;
+  std::vector<uint8_t> dict_pass_;
 
   // The current data page.
   Scratch page_buf_;
@@ -203,6 +227,8 @@ class ColumnChunkReader {
   DictionaryIndexDecoder dict_decoder_;
   int64_t dict_decoded_ = 0;
   Scratch index_scratch_;
+  // Value offsets of the records ReadSelected keeps from one page.
+  Scratch pick_scratch_;
   std::vector<uint8_t> rebuilt_;
   // Kept across pages so that their buffers are reused.
   DeltaLengthByteArrayDecoder delta_length_decoder_;

@@ -388,19 +388,27 @@ class BatchReader final : public RecordBatchReader {
   Result<OffsetIndex> ReadOffsetIndex(const ColumnChunk& cc, const LeafInfo& leaf);
   // The predicates that can drop rows (ReadRequest::filter_rows), set up once.
   void SetUpRowFilters();
-  // The rows of the current leaf batches (`rows` of them, no nulls) that pass every row
+  // The rows of the filtered leaf batches (`rows` of them, no nulls) that pass every row
   // filter, into selection_; returns how many.
   int64_t SelectRows(int64_t rows);
-  // Keeps only the `count` rows of selection_ in every leaf batch.
-  Status CompactBatches(int64_t count);
+  // Keeps only the `count` rows of selection_ in the leaf batches the row filters read.
+  Status CompactFilteredBatches(int64_t count);
+  // Reads `rows` records of every leaf whose batch is (or is not) one the filters read.
+  Status ReadLeaves(int64_t rows, bool filtered);
+  // Reads only the `count` rows of selection_ out of the next `rows` records of every leaf
+  // the filters do not read (none when count is 0).
+  Status ReadUnfilteredSelected(int64_t rows, int64_t count);
+  Status RowCountError(size_t k, int64_t got) const;
 
   // A comparison a batch's values can be checked against: leaf batch `batch` (by
-  // position in leaves_) holds values `width` bytes wide, compared with `value`.
+  // position in leaves_) holds values `width` bytes wide, compared with `value`; or, with
+  // width 0, strings equal to one of `strings`.
   struct RowFilter {
     size_t batch;
     ColumnPredicate::Op op;
     int width;
     Int128 value;
+    std::vector<std::string> strings;
   };
 
   const FileReader* file_;
@@ -410,6 +418,8 @@ class BatchReader final : public RecordBatchReader {
   std::vector<ColumnPredicate> predicates_;
   bool filter_rows_;
   std::vector<RowFilter> row_filters_;
+  // By position in leaves_: whether a row filter reads that leaf's batch.
+  std::vector<bool> filtered_leaf_;
   std::vector<int32_t> selection_;
   std::vector<int> leaves_;  // projected leaf indices, ascending
   size_t next_rg_ = 0;
@@ -689,14 +699,41 @@ void BatchReader::SetUpRowFilters() {
   const FileSchema& fs = file_->file_schema();
   // Rows are only dropped from batches of flat columns.
   for (int c : columns_) {
-    if (fs.top[static_cast<size_t>(c)].kind != ReadNode::Kind::kLeaf) return;
+    const ReadNode& node = fs.top[static_cast<size_t>(c)];
+    if (node.kind != ReadNode::Kind::kLeaf) return;
+    if (fs.leaves[static_cast<size_t>(node.leaf)].max_rep > 0) return;
   }
+  filtered_leaf_.assign(leaves_.size(), false);
   for (const ColumnPredicate& p : predicates_) {
     if (p.column < 0 || static_cast<size_t>(p.column) >= fs.top.size()) continue;
     const ReadNode& node = fs.top[static_cast<size_t>(p.column)];
-    if (node.kind != ReadNode::Kind::kLeaf || p.values.size() != 1 || p.values[0].is_null()) {
+    if (node.kind != ReadNode::Kind::kLeaf || p.values.empty()) continue;
+    auto at = std::find(leaves_.begin(), leaves_.end(), node.leaf);
+    if (at == leaves_.end()) continue;
+    const size_t batch = static_cast<size_t>(at - leaves_.begin());
+    const LeafInfo& leaf = fs.leaves[static_cast<size_t>(node.leaf)];
+    if (leaf.max_rep > 0) continue;
+    // Strings (and binary) compare bytewise for equality with one or more constants.
+    if ((leaf.type->id() == TypeId::kString || leaf.type->id() == TypeId::kBinary) &&
+        leaf.out_width < 0 &&
+        (p.op == ColumnPredicate::Op::kEq || p.op == ColumnPredicate::Op::kIn)) {
+      std::vector<std::string> strings;
+      bool usable = true;
+      for (const Scalar& value : p.values) {
+        const std::string* str =
+            value.is_null() ? nullptr : std::get_if<std::string>(&value.value());
+        if (str == nullptr) {
+          usable = false;
+          break;
+        }
+        strings.push_back(*str);
+      }
+      if (!usable) continue;
+      row_filters_.push_back(RowFilter{batch, ColumnPredicate::Op::kIn, 0, 0, std::move(strings)});
+      filtered_leaf_[batch] = true;
       continue;
     }
+    if (p.values.size() != 1 || p.values[0].is_null()) continue;
     switch (p.op) {
       case ColumnPredicate::Op::kEq:
       case ColumnPredicate::Op::kLt:
@@ -707,10 +744,6 @@ void BatchReader::SetUpRowFilters() {
       default:
         continue;
     }
-    auto at = std::find(leaves_.begin(), leaves_.end(), node.leaf);
-    if (at == leaves_.end()) continue;
-    const LeafInfo& leaf = fs.leaves[static_cast<size_t>(node.leaf)];
-    if (leaf.max_rep > 0) continue;
     // Integers of every width, dates, times and timestamps compare as integers; decimals
     // of the column's own type as unscaled 128-bit integers.
     int width = 0;
@@ -744,8 +777,8 @@ void BatchReader::SetUpRowFilters() {
       continue;
     }
     if ((width == 16) != (leaf.type->id() == TypeId::kDecimal)) continue;
-    row_filters_.push_back(
-        RowFilter{static_cast<size_t>(at - leaves_.begin()), p.op, width, value});
+    row_filters_.push_back(RowFilter{batch, p.op, width, value, {}});
+    filtered_leaf_[batch] = true;
   }
 }
 
@@ -810,6 +843,53 @@ int OutOfRange(Int128 c) {
   return 0;
 }
 
+// Refines `sel` as RefineSelection does to the rows whose `pass` byte is 1.
+int64_t RefinePass(const uint8_t* pass, bool first, int64_t rows, int32_t* sel, int64_t n) {
+  int64_t count = 0;
+  if (first) {
+    for (int64_t i = 0; i < rows; ++i) {
+      sel[count] = static_cast<int32_t>(i);
+      count += pass[i];
+    }
+  } else {
+    for (int64_t j = 0; j < n; ++j) {
+      const int32_t i = sel[j];
+      sel[count] = i;
+      count += pass[i];
+    }
+  }
+  return count;
+}
+
+// Refines `sel` as RefineSelection does to the rows whose string (from `offsets` and
+// `data`) equals one of `strings`.
+int64_t RefineStrings(const int32_t* offsets, const uint8_t* data,
+                      const std::vector<std::string>& strings, bool first, int64_t rows,
+                      int32_t* sel, int64_t n) {
+  auto pass = [&](int64_t i) {
+    const int32_t begin = offsets[i];
+    const size_t length = static_cast<size_t>(offsets[i + 1] - begin);
+    for (const std::string& s : strings) {
+      if (s.size() == length && std::memcmp(data + begin, s.data(), length) == 0) return true;
+    }
+    return false;
+  };
+  int64_t count = 0;
+  if (first) {
+    for (int64_t i = 0; i < rows; ++i) {
+      sel[count] = static_cast<int32_t>(i);
+      count += pass(i);
+    }
+  } else {
+    for (int64_t j = 0; j < n; ++j) {
+      const int32_t i = sel[j];
+      sel[count] = i;
+      count += pass(i);
+    }
+  }
+  return count;
+}
+
 template <typename T>
 int64_t RefineInt(const uint8_t* values, ColumnPredicate::Op op, Int128 c, bool first, int64_t rows,
                   int32_t* sel, int64_t n) {
@@ -834,6 +914,20 @@ int64_t BatchReader::SelectRows(int64_t rows) {
   for (const RowFilter& f : row_filters_) {
     const uint8_t* values = batches_[f.batch]->values.data();
     switch (f.width) {
+      case 0: {
+        const LeafBatch& b = *batches_[f.batch];
+        if (static_cast<int64_t>(b.pass.size()) == rows) {
+          // The column reader's verdicts (every string filter on the column at once).
+          n = RefinePass(b.pass.data(), first, rows, sel, n);
+          break;
+        }
+        // An empty string column has no offsets yet.
+        const int32_t empty[1] = {0};
+        const int32_t* offsets =
+            b.offsets.size() == 0 ? empty : reinterpret_cast<const int32_t*>(b.offsets.data());
+        n = RefineStrings(offsets, b.data.data(), f.strings, first, rows, sel, n);
+        break;
+      }
       case 1:
         n = RefineInt<int8_t>(values, f.op, f.value, first, rows, sel, n);
         break;
@@ -856,11 +950,12 @@ int64_t BatchReader::SelectRows(int64_t rows) {
   return n;
 }
 
-Status BatchReader::CompactBatches(int64_t count) {
+Status BatchReader::CompactFilteredBatches(int64_t count) {
   const FileSchema& fs = file_->file_schema();
   MemoryPool* pool = file_->options().pool;
   const int32_t* sel = selection_.data();
   for (size_t k = 0; k < leaves_.size(); ++k) {
+    if (!filtered_leaf_[k]) continue;
     LeafBatch* b = batches_[k].get();
     const LeafInfo& leaf = fs.leaves[static_cast<size_t>(leaves_[k])];
     if (leaf.out_width > 0) {
@@ -909,6 +1004,40 @@ Status BatchReader::CompactBatches(int64_t count) {
     b->def_materialized = false;
     b->num_levels = count;
     b->num_values = count;
+  }
+  return Status::OK();
+}
+
+Status BatchReader::RowCountError(size_t k, int64_t got) const {
+  return Status::Corrupt("'{}', column '{}', row group {}: {} rows where {} were expected",
+                         file_->path(),
+                         file_->file_schema().leaves[static_cast<size_t>(leaves_[k])].path,
+                         current_rg_, rg_done_ + got, rg_rows_);
+}
+
+Status BatchReader::ReadLeaves(int64_t rows, bool filtered) {
+  const FileSchema& fs = file_->file_schema();
+  for (size_t k = 0; k < leaves_.size(); ++k) {
+    const bool is_filtered = !filtered_leaf_.empty() && filtered_leaf_[k];
+    if (is_filtered != filtered) continue;
+    batches_[k]->Reset();
+    const LeafInfo& leaf = fs.leaves[static_cast<size_t>(leaves_[k])];
+    if (leaf.max_rep == 0 && leaf.out_width > 0) {
+      FLOE_RETURN_NOT_OK(batches_[k]->values.Reserve(rows * leaf.out_width));
+    }
+    FLOE_ASSIGN_OR_RAISE(int64_t got, readers_[k]->ReadRecords(rows, batches_[k].get()));
+    if (got != rows) return RowCountError(k, got);
+  }
+  return Status::OK();
+}
+
+Status BatchReader::ReadUnfilteredSelected(int64_t rows, int64_t count) {
+  for (size_t k = 0; k < leaves_.size(); ++k) {
+    if (filtered_leaf_[k]) continue;
+    batches_[k]->Reset();
+    FLOE_ASSIGN_OR_RAISE(
+        int64_t got, readers_[k]->ReadSelected(rows, selection_.data(), count, batches_[k].get()));
+    if (got != rows) return RowCountError(k, got);
   }
   return Status::OK();
 }
@@ -1053,6 +1182,11 @@ Status BatchReader::StartRowGroup() {
     FLOE_ASSIGN_OR_RAISE(auto reader,
                          ColumnChunkReader::Make(leaf, *metas[k], chunk_bytes[k], ranges[k].offset,
                                                  rg_rows_, std::move(context)));
+    std::vector<std::vector<std::string>> string_sets;
+    for (const RowFilter& f : row_filters_) {
+      if (f.width == 0 && f.batch == k) string_sets.push_back(f.strings);
+    }
+    if (!string_sets.empty()) reader->SetStringFilter(std::move(string_sets));
     readers_.push_back(std::move(reader));
   }
   if (opt.use_page_index && !predicates_.empty()) FLOE_RETURN_NOT_OK(ApplyPageIndex(rg));
@@ -1185,32 +1319,32 @@ Result<RecordBatchPtr> BatchReader::Next() {
     const int64_t want =
         std::min(std::max<int64_t>(file_->options().batch_size, 1), rg_rows_ - rg_done_);
     int64_t rows = want;
-    for (size_t k = 0; k < leaves_.size(); ++k) {
-      batches_[k]->Reset();
-      const LeafInfo& leaf = fs.leaves[static_cast<size_t>(leaves_[k])];
-      if (leaf.max_rep == 0 && leaf.out_width > 0) {
-        FLOE_RETURN_NOT_OK(batches_[k]->values.Reserve(want * leaf.out_width));
-      }
-      FLOE_ASSIGN_OR_RAISE(int64_t got, readers_[k]->ReadRecords(want, batches_[k].get()));
-      if (got != want) {
-        return Status::Corrupt("'{}', column '{}', row group {}: {} rows where {} were expected",
-                               file_->path(), fs.leaves[static_cast<size_t>(leaves_[k])].path,
-                               current_rg_, rg_done_ + got, rg_rows_);
-      }
-    }
-    rg_done_ += want;
+    bool unfiltered_read = false;
     if (!row_filters_.empty()) {
+      // The columns the filters read come first; the others are then read for the rows
+      // that pass only.
+      FLOE_RETURN_NOT_OK(ReadLeaves(want, true));
       bool nulls = false;
-      for (const auto& b : batches_) nulls |= b->num_values != want;
+      for (size_t k = 0; k < leaves_.size(); ++k) {
+        nulls |= filtered_leaf_[k] && batches_[k]->num_values != want;
+      }
       if (!nulls) {
         const int64_t count = SelectRows(want);
-        // Worth copying only when few rows pass; the caller filters the rest anyway.
-        if (count == 0) continue;
-        if (count * 4 <= want) {
-          FLOE_RETURN_NOT_OK(CompactBatches(count));
+        // Compacting costs a copy of the passing rows of the filtered columns and saves
+        // decoding the failing rows of the others (and the caller's filtering of them).
+        if (count == 0 || count * 4 <= want * 3) {
+          FLOE_RETURN_NOT_OK(ReadUnfilteredSelected(want, count));
+          rg_done_ += want;
+          if (count == 0) continue;
+          FLOE_RETURN_NOT_OK(CompactFilteredBatches(count));
           rows = count;
+          unfiltered_read = true;
         }
       }
+    }
+    if (!unfiltered_read) {
+      FLOE_RETURN_NOT_OK(ReadLeaves(want, false));
+      rg_done_ += want;
     }
     std::vector<ArrayPtr> arrays;
     Assembler assembler(fs, by_leaf_, file_->options().pool);

@@ -53,11 +53,14 @@ struct ReadRequest {
   std::optional<std::vector<int>> row_groups;
   /// Conjunction of predicates used for row-group and page pruning.
   std::vector<ColumnPredicate> predicates;
-  /// Also drops the rows of a batch that fail a comparison predicate when that is cheap
-  /// to tell and few rows pass: batches of flat columns without nulls, predicates on
-  /// integer, date, time, timestamp and decimal columns. The rows returned are still a
-  /// superset of the matches, in file order; a batch may then hold fewer rows (never
-  /// none).
+  /// Also drops the rows of a batch that fail a predicate when that is cheap to tell:
+  /// comparisons on integer, date, time, timestamp and decimal columns, and equality or
+  /// IN on string and binary columns (tested once per dictionary entry), in projections
+  /// of flat columns only. The columns those predicates read are decoded first; when at
+  /// most three quarters of the batch pass (and those columns hold no null in it), the
+  /// other columns are decoded for the passing rows only and the batch holds just those.
+  /// The rows returned are still a superset of the matches, in file order; a batch may
+  /// then hold fewer rows (never none).
   bool filter_rows = false;
 };
 

@@ -258,45 +258,52 @@ TEST(ReaderScanPaths, RowFilterDropsRowsOfSelectiveBatches) {
     for (int i = 0; i < 32; ++i) v.push_back(i);
     return v;
   }();
-  // Batches of 8: [0, 8) and [16, 24) have no match and are skipped; [8, 16) keeps its
-  // 2 matches (a quarter); [24, 32) has a NULL and is returned whole.
+  // Batches of 8: [0, 8), [16, 24) and [24, 32) have no match and are skipped; [8, 16)
+  // keeps its 2 matches.
   std::vector<ColumnPredicate> range = {{0, Op::kGe, {Scalar::I32(10)}},
                                         {0, Op::kLt, {Scalar::I32(12)}}};
   std::vector<int64_t> sizes;
-  EXPECT_THAT(ReadRows(file, 8, range, true, &sizes),
-              ::testing::Optional(RowsOf({10, 11, 24, 25, 26, 27, 28, 29, 30, 31})));
-  EXPECT_EQ(sizes, (std::vector<int64_t>{2, 8}));
+  EXPECT_THAT(ReadRows(file, 8, range, true, &sizes), ::testing::Optional(RowsOf({10, 11})));
+  EXPECT_EQ(sizes, (std::vector<int64_t>{2}));
   // Without filter_rows every row comes back.
   EXPECT_THAT(ReadRows(file, 8, range, false), ::testing::Optional(RowsOf(all)));
-  // More than a quarter passing: the batch is returned whole.
+  // A NULL in the filtered column: that batch ([24, 32)) is returned whole.
   Scalar two = Scalar::Make(Decimal(15, 2), Int128{200});
+  EXPECT_THAT(ReadRows(file, 8, {{1, Op::kLe, {two}}}, true),
+              ::testing::Optional(RowsOf({0, 1, 2, 24, 25, 26, 27, 28, 29, 30, 31})));
+  // More than three quarters passing: the batch is returned whole.
+  Scalar six = Scalar::Make(Decimal(15, 2), Int128{600});
   EXPECT_THAT(
-      ReadRows(file, 8, {{1, Op::kLe, {two}}}, true),
+      ReadRows(file, 8, {{1, Op::kLe, {six}}}, true),
       ::testing::Optional(RowsOf({0, 1, 2, 3, 4, 5, 6, 7, 24, 25, 26, 27, 28, 29, 30, 31})));
   // Equality on a decimal, a batch of 32 with a NULL: nothing is dropped.
   EXPECT_THAT(ReadRows(file, 32, {{1, Op::kEq, {two}}}, true), ::testing::Optional(RowsOf(all)));
-  // Batches of 4 rows without NULLs, one match each in [0, 4) and [20, 24).
+  // Batches of 4 rows: one match in [0, 4); [28, 32) has the NULL.
   EXPECT_THAT(ReadRows(file, 4, {{1, Op::kEq, {two}}}, true),
               ::testing::Optional(RowsOf({2, 28, 29, 30, 31})));
   // Int8 column: a constant in range, and constants beyond int8 in both directions.
-  EXPECT_THAT(ReadRows(file, 16, {{4, Op::kGt, {Scalar::I32(14)}}}, true),
-              ::testing::Optional(
-                  RowsOf({16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31})));
+  sizes.clear();
   EXPECT_THAT(ReadRows(file, 16, {{4, Op::kGt, {Scalar::I32(14)}}}, true, &sizes),
-              ::testing::Optional(::testing::SizeIs(16)));
+              ::testing::Optional(RowsOf({31})));
+  EXPECT_EQ(sizes, (std::vector<int64_t>{1}));
   EXPECT_THAT(ReadRows(file, 8, {{4, Op::kLt, {Scalar::I32(1000)}}}, true),
               ::testing::Optional(RowsOf(all)));
   EXPECT_THAT(ReadRows(file, 8, {{4, Op::kGe, {Scalar::I32(1000)}}}, true),
-              ::testing::Optional(RowsOf({24, 25, 26, 27, 28, 29, 30, 31})));
-  // Predicates the row filter does not evaluate (strings, IN) drop nothing.
+              ::testing::Optional(RowsOf({})));
+  // Strings compare for equality; IN on integers drops nothing.
   EXPECT_THAT(ReadRows(file, 8, {{2, Op::kEq, {Scalar::Str("v3")}}}, true),
-              ::testing::Optional(RowsOf(all)));
+              ::testing::Optional(RowsOf({3})));
+  EXPECT_THAT(ReadRows(file, 8, {{2, Op::kIn, {Scalar::Str("v30"), Scalar::Str("v1")}}}, true),
+              ::testing::Optional(RowsOf({1, 30})));
   EXPECT_THAT(ReadRows(file, 8, {{0, Op::kIn, {Scalar::I32(3)}}}, true),
               ::testing::Optional(RowsOf(all)));
-  // Every column type compacted: strings, booleans, int8, decimals.
+  // Every column type read for the passing rows only: strings, booleans, int8, decimals
+  // (with the NULL at row 28).
   EXPECT_THAT(ReadRows(file, 16, {{0, Op::kEq, {Scalar::I32(9)}}}, true),
-              ::testing::Optional(
-                  RowsOf({9, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31})));
+              ::testing::Optional(RowsOf({9})));
+  EXPECT_THAT(
+      ReadRows(file, 16, {{0, Op::kGe, {Scalar::I32(27)}}, {0, Op::kLt, {Scalar::I32(30)}}}, true),
+      ::testing::Optional(RowsOf({27, 28, 29})));
 }
 
 }  // namespace
