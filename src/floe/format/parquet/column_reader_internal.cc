@@ -230,6 +230,7 @@ Status ColumnChunkReader::Restart(const ColumnMetaData& meta, BufferPtr chunk, i
   has_dictionary_ = false;
   dict_size_ = 0;
   dict_max_length_ = 0;
+  dict_same_length_ = -1;
   page_levels_ = 0;
   level_pos_ = 0;
   page_all_defined_ = true;
@@ -456,6 +457,7 @@ Status ColumnChunkReader::ReadDictionary(const PageHeader& h, const uint8_t* dat
         dict_offsets_[static_cast<size_t>(i) + 1] = off;
       }
       dict_max_length_ = longest;
+      dict_same_length_ = n > 0 && total == longest * n ? longest : -1;
       if (!string_filter_.empty()) {
         dict_pass_.resize(static_cast<size_t>(n));
         for (int64_t i = 0; i < n; ++i) {
@@ -846,7 +848,22 @@ Status ColumnChunkReader::AppendDictionaryStrings(const int32_t* indices, int64_
   uint8_t* data = out->data.mutable_data();
   int32_t* offsets = reinterpret_cast<int32_t*>(out->offsets.mutable_data() + out->offsets.size());
   int32_t off = static_cast<int32_t>(base);
-  if (dict_max_length_ <= kGatherSlack) {
+  if (dict_same_length_ == 1) {
+    // Single bytes (flags): entry i is byte i.
+    uint8_t* dst = data + base;
+    for (int64_t i = 0; i < k; ++i) dst[i] = dict_bytes[indices[i]];
+    for (int64_t i = 0; i < k; ++i) offsets[i] = off + static_cast<int32_t>(i + 1);
+    off += static_cast<int32_t>(k);
+  } else if (dict_same_length_ >= 0 && dict_same_length_ <= kGatherSlack) {
+    // Entries of one length: entry i starts at byte i * length, offsets step evenly.
+    const int32_t length = static_cast<int32_t>(dict_same_length_);
+    uint8_t* dst = data + base;
+    for (int64_t i = 0; i < k; ++i) {
+      std::memcpy(dst + i * length, dict_bytes + int64_t{indices[i]} * length, kGatherSlack);
+    }
+    for (int64_t i = 0; i < k; ++i) offsets[i] = off + static_cast<int32_t>((i + 1) * length);
+    off += static_cast<int32_t>(k * length);
+  } else if (dict_max_length_ <= kGatherSlack) {
     // Whole 16-byte words: both the dictionary and the output have the slack.
     for (int64_t i = 0; i < k; ++i) {
       const int32_t begin = dict_offsets[indices[i]];

@@ -194,6 +194,8 @@ class ColumnChunkReader {
   std::vector<int32_t> dict_offsets_;
   std::vector<uint8_t> dict_bytes_;
   int64_t dict_max_length_ = 0;
+  // The length of every byte-array dictionary entry when they all have the same one, else -1.
+  int64_t dict_same_length_ = -1;
   // SetStringFilter's sets, and their verdict on each dictionary entry.
   std::vector<std::vector<std::string>> string_filter_;
   std::vector<uint8_t> dict_pass_;

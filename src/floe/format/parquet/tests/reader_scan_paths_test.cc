@@ -91,6 +91,35 @@ TEST(ReaderScanPaths, StringDictionaryShortLongAndEmptyEntries) {
   }
 }
 
+TEST(ReaderScanPaths, StringDictionaryEntriesOfOneLength) {
+  // Entries of one byte, of 16 bytes (one whole word), of three bytes, and all empty.
+  const std::string w16 = "0123456789abcdef";
+  const std::string w16b = "fedcba9876543210";
+  FileBuilder fb(
+      {Root(4), StringLeaf("one"), StringLeaf("word"), StringLeaf("three"), StringLeaf("empty")});
+  ChunkBuilder one(Type::kByteArray), word(Type::kByteArray), three(Type::kByteArray),
+      empty(Type::kByteArray);
+  one.Dictionary(3, PlainStrings({"A", "N", "R"}))
+      .DataV1(6, Encoding::kRleDictionary, Levels({1, 1, 1, 0, 1, 1}, 1),
+              DictIndices({2, 0, 1, 2, 2}, 3));
+  word.Dictionary(2, PlainStrings({w16, w16b}))
+      .DataV1(6, Encoding::kRleDictionary, Levels({1, 1, 1, 1, 1, 0}, 1),
+              DictIndices({1, 0, 0, 1, 1}, 2));
+  three.Dictionary(2, PlainStrings({"abc", "xyz"}))
+      .DataV1(6, Encoding::kRleDictionary, Levels({1, 1, 1, 1, 1, 1}, 1),
+              DictIndices({1, 0, 1, 1, 0, 0}, 2));
+  empty.Dictionary(1, PlainStrings({""}))
+      .DataV1(6, Encoding::kRleDictionary, Levels({1, 0, 1, 1, 1, 1}, 1),
+              DictIndices({0, 0, 0, 0, 0}, 1));
+  fb.AddRowGroup(6, {one, word, three, empty});
+  std::string file = fb.Finish();
+  Strings expected = {"R/" + w16b + "/xyz/",    "A/" + w16 + "/abc/NULL", "N/" + w16 + "/xyz/",
+                      "NULL/" + w16b + "/xyz/", "R/" + w16b + "/abc/",    "R/NULL/abc/"};
+  for (int64_t batch : {1, 2, 4, 6, 100}) {
+    EXPECT_THAT(ReadRows(file, batch), ::testing::Optional(expected)) << "batch " << batch;
+  }
+}
+
 TEST(ReaderScanPaths, ManyPagesAndRowGroupsReuseReaders) {
   // Row group 0: dictionary pages (two pages of one dictionary), snappy.
   // Row group 1: PLAIN pages, uncompressed, no dictionary.
