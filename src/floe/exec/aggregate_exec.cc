@@ -270,7 +270,7 @@ class PackedKeyMap {
     uint32_t id_plus_one;  // 0: empty
   };
   static constexpr size_t kInitialSlots = 64;
-  static constexpr size_t kKeptSlots = size_t{1} << 15;
+  static constexpr size_t kKeptSlots = size_t{1} << 17;
 
   // An empty table of `n` (a power of two) slots.
   void SetSlots(size_t n) {
@@ -414,8 +414,13 @@ class AggregateStream final : public BatchStream {
     key_options_.assign(static_cast<size_t>(num_keys_), SortOptions{});
     for (int k = 0; k < num_keys_; ++k) key_columns_.push_back(k);
     std::vector<Field> key_fields;
-    for (int k = 0; k < num_keys_; ++k) key_fields.push_back(node_->schema()->field(k));
+    std::vector<TypePtr> key_types;
+    for (int k = 0; k < num_keys_; ++k) {
+      key_fields.push_back(node_->schema()->field(k));
+      key_types.push_back(key_fields.back().type());
+    }
     packed_ = PackedKeyMap::Make(key_fields);
+    table_ = std::make_unique<KeyTable>(key_types);
   }
 
   const SchemaPtr& schema() const override { return node_->schema(); }
@@ -462,7 +467,7 @@ class AggregateStream final : public BatchStream {
         accumulators_.push_back(std::move(acc));
       }
     }
-    table_.Clear();
+    table_->Clear();
     if (packed_) packed_->Clear();
     key_builders_.clear();
     for (int k = 0; k < num_keys_; ++k) {
@@ -501,11 +506,11 @@ class AggregateStream final : public BatchStream {
 
   int64_t NumGroups() const {
     if (num_keys_ == 0) return 1;
-    return packed_ ? packed_->num_groups() : table_.num_keys();
+    return packed_ ? packed_->num_groups() : table_->num_keys();
   }
 
   int64_t MemoryUsed() const {
-    int64_t total = table_.memory_size() + (packed_ ? packed_->memory_size() : 0);
+    int64_t total = table_->memory_size() + (packed_ ? packed_->memory_size() : 0);
     for (const auto& a : accumulators_) total += a->memory_size();
     // Group key values are held twice: normalized in the table and in the builders.
     total += NumGroups() * 16 * std::max(1, num_keys_);
@@ -521,6 +526,7 @@ class AggregateStream final : public BatchStream {
     } else {
       FLOE_ASSIGN_OR_RAISE(keys, EvaluateExprs(node_->group_exprs(), b));
     }
+    if (passthrough_) return PassThrough(b, std::move(keys));
     ids_.resize(static_cast<size_t>(n));
     if (num_keys_ == 0) {
       std::fill(ids_.begin(), ids_.end(), 0u);
@@ -530,8 +536,7 @@ class AggregateStream final : public BatchStream {
       if (packed_) {
         packed_->Insert(n, ids_.data(), &new_rows_);
       } else {
-        FLOE_RETURN_NOT_OK(EncodeRowKeys(keys, key_options_, &row_keys_));
-        table_.Insert(row_keys_, ids_.data(), &new_rows_);
+        FLOE_RETURN_NOT_OK(table_->Insert(keys, ids_.data(), &new_rows_));
       }
       if (!new_rows_.empty()) {
         for (int k = 0; k < num_keys_; ++k) {
@@ -550,37 +555,66 @@ class AggregateStream final : public BatchStream {
         }
         FLOE_RETURN_NOT_OK(accumulators_[j]->Merge(states, ids_.data(), total));
       } else {
-        FLOE_ASSIGN_OR_RAISE(auto args, EvaluateExprs(aggs[j].args, b));
-        ArrayPtr filter;
-        if (aggs[j].filter) {
-          expr::EvalContext ectx;
-          FLOE_ASSIGN_OR_RAISE(filter, expr::EvaluateToArray(*aggs[j].filter, b, ectx));
-        }
-        if (args.empty()) {
-          if (b.num_columns() > 0) {
-            args.push_back(b.column(0));
-          } else {
-            FLOE_ASSIGN_OR_RAISE(ArrayPtr nulls, Array::MakeNull(Int32(), n));
-            args.push_back(std::move(nulls));
-          }
-        }
-        FLOE_RETURN_NOT_OK(accumulators_[j]->Update(args, ids_.data(), filter.get(), total));
+        FLOE_RETURN_NOT_OK(UpdateAggregate(j, b, total));
       }
     }
     if (mode() == AggregateMode::kPartial && num_keys_ > 0) {
-      // A partial aggregation that barely reduces its input (most groups seen once) only
-      // costs a large table: past the first rows it emits each batch's groups at once,
-      // keeping the table small and cache-resident.
+      // A partial aggregation keeps a table of at most kPartialFlushGroups groups (small
+      // enough to stay in cache; the final aggregation merges what it emits). One that
+      // barely reduces its input (groups ~ rows after the first kPassthroughMinRows rows)
+      // stops hashing: it turns each later row into a group of its own (PassThrough).
       rows_in_ += n;
-      if (!passthrough_ && rows_in_ >= kPassthroughMinRows && NumGroups() * 2 > rows_in_) {
+      if (rows_in_ >= kPassthroughMinRows && (groups_out_ + NumGroups()) * 2 > rows_in_) {
         passthrough_ = true;
       }
-      if (passthrough_) return EmitState();
+      if (passthrough_ || NumGroups() >= kPartialFlushGroups) {
+        groups_out_ += NumGroups();
+        return EmitState();
+      }
     }
     if (num_keys_ > 0 && !reservation_.TryResize(MemoryUsed())) {
       if (mode() == AggregateMode::kPartial) return EmitState();
       return SpillState();
     }
+    return Status::OK();
+  }
+
+  // Folds the rows of `b` into aggregate j's groups (ids_); kPartial and kSingle.
+  Status UpdateAggregate(size_t j, const RecordBatch& b, int64_t total) {
+    const AggregateExprSpec& agg = node_->aggregates()[j];
+    FLOE_ASSIGN_OR_RAISE(auto args, EvaluateExprs(agg.args, b));
+    ArrayPtr filter;
+    if (agg.filter) {
+      expr::EvalContext ectx;
+      FLOE_ASSIGN_OR_RAISE(filter, expr::EvaluateToArray(*agg.filter, b, ectx));
+    }
+    if (args.empty()) {
+      if (b.num_columns() > 0) {
+        args.push_back(b.column(0));
+      } else {
+        FLOE_ASSIGN_OR_RAISE(ArrayPtr nulls, Array::MakeNull(Int32(), b.num_rows()));
+        args.push_back(std::move(nulls));
+      }
+    }
+    return accumulators_[j]->Update(args, ids_.data(), filter.get(), total);
+  }
+
+  // A partial aggregation that stopped hashing: every row of `b` becomes a group of its
+  // own (its keys, and each aggregate's state of that one row), emitted at once. The
+  // final aggregation merges the rows of one group as it would merge flushed tables.
+  Status PassThrough(const RecordBatch& b, std::vector<ArrayPtr> keys) {
+    const int64_t n = b.num_rows();
+    ids_.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) ids_[static_cast<size_t>(i)] = static_cast<uint32_t>(i);
+    std::vector<ArrayPtr> columns = std::move(keys);
+    for (size_t j = 0; j < accumulators_.size(); ++j) {
+      FLOE_RETURN_NOT_OK(UpdateAggregate(j, b, n));
+      FLOE_ASSIGN_OR_RAISE(auto states, accumulators_[j]->State());
+      for (auto& s : states) columns.push_back(std::move(s));
+    }
+    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out,
+                         RecordBatch::Make(state_schema_, n, std::move(columns)));
+    SliceInto(out);
     return Status::OK();
   }
 
@@ -595,14 +629,11 @@ class AggregateStream final : public BatchStream {
       FLOE_ASSIGN_OR_RAISE(ArrayPtr a, kb->Finish());
       keys.push_back(std::move(a));
     }
-    RowKeys rows;
-    FLOE_RETURN_NOT_OK(EncodeRowKeys(keys, key_options_, &rows));
     std::vector<uint32_t> ids(static_cast<size_t>(groups));
-    std::vector<int64_t> inserted;
-    table_.Insert(rows, ids.data(), &inserted);
-    if (table_.num_keys() != groups) {
+    FLOE_RETURN_NOT_OK(table_->Insert(keys, ids.data(), nullptr));
+    if (table_->num_keys() != groups) {
       return Status::Internal("HashAggregateExec: {} packed groups became {} keys", groups,
-                              table_.num_keys());
+                              table_->num_keys());
     }
     for (int k = 0; k < num_keys_; ++k) {
       FLOE_RETURN_NOT_OK(key_builders_[k]->AppendArraySlice(*keys[k], 0, groups));
@@ -777,15 +808,16 @@ class AggregateStream final : public BatchStream {
   std::vector<int> key_columns_;
 
   static constexpr int64_t kPassthroughMinRows = 1 << 17;
+  static constexpr int64_t kPartialFlushGroups = 1 << 15;
   int64_t rows_in_ = 0;
+  int64_t groups_out_ = 0;  // groups a partial aggregation emitted
   bool passthrough_ = false;
 
   BatchStreamPtr input_;
-  KeyTable table_;
+  std::unique_ptr<KeyTable> table_;       // the group keys when packed_ is null
   std::unique_ptr<PackedKeyMap> packed_;  // null when the keys do not pack (or stopped fitting)
   std::vector<std::unique_ptr<ArrayBuilder>> key_builders_;
   std::vector<std::unique_ptr<expr::GroupsAccumulator>> accumulators_;
-  RowKeys row_keys_;
   std::vector<uint32_t> ids_;
   std::vector<int64_t> new_rows_;
 

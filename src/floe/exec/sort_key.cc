@@ -226,8 +226,11 @@ uint64_t HashKeyBytes(const uint8_t* p, size_t n) {
 }
 
 int64_t KeyTable::memory_size() const {
-  return static_cast<int64_t>(static_cast<size_t>(slots_.memory_size()) + arena_.capacity() +
-                              key_len_.capacity() * 4 + key_off_.capacity() * 8 +
+  int64_t arena = 0;
+  for (const auto& b : arena_blocks_) arena += b.memory_size();
+  return arena +
+         static_cast<int64_t>(static_cast<size_t>(slots_.memory_size()) +
+                              key_ptr_.capacity() * sizeof(const uint8_t*) +
                               hashes_.capacity() * 8) +
          packed_.memory_size() + packed_nulls_.memory_size() +
          static_cast<int64_t>(scratch_.words.capacity() * 8 + scratch_.hashes.capacity() * 8 +
@@ -385,19 +388,25 @@ KeyTable::KeyTable(const std::vector<TypePtr>& key_types) : key_types_(key_types
 }
 
 void KeyTable::Clear() {
+  // A table of up to kKeptSlots slots keeps its memory (a partial aggregation that flushes
+  // its groups refills it); a larger one is given back.
+  constexpr int64_t kKeptSlots = int64_t{1} << 16;
   num_keys_ = 0;
   if (packed()) {
-    packed_.Allocate(256);
+    const int64_t cap = packed_.slots.empty() ? 0 : static_cast<int64_t>(packed_.mask + 1);
+    packed_.Allocate(cap > 256 && cap <= kKeptSlots ? cap : 256);
     packed_nulls_.slots.Reset();
     packed_nulls_.size = 0;
     packed_nulls_.grow_at = 0;
     return;
   }
-  slots_.Assign(1024, Slot{0, kNotFound});
-  mask_ = 1023;
-  arena_.clear();
-  key_len_.clear();
-  key_off_.clear();
+  const int64_t cap = slots_.size();
+  const int64_t keep = cap > 1024 && cap <= kKeptSlots ? cap : 1024;
+  slots_.Assign(keep, Slot{0, kNotFound, 0});
+  mask_ = static_cast<size_t>(keep - 1);
+  arena_block_ = 0;
+  arena_used_ = 0;
+  key_ptr_.clear();
 }
 
 void KeyTable::Reserve(int64_t n) {
@@ -415,8 +424,7 @@ void KeyTable::Reserve(int64_t n) {
   size_t cap = static_cast<size_t>(slots_.size());
   while (static_cast<int64_t>(cap) < (n + 1) * 2) cap *= 2;
   if (cap != static_cast<size_t>(slots_.size())) Rehash(cap);
-  key_len_.reserve(static_cast<size_t>(n));
-  key_off_.reserve(static_cast<size_t>(n));
+  key_ptr_.reserve(static_cast<size_t>(n));
 }
 
 void KeyTable::Hash(const RowKeys& keys, std::vector<uint64_t>* out) {
@@ -449,22 +457,43 @@ void KeyTable::Insert(const RowKeys& keys, uint32_t* ids, std::vector<int64_t>* 
       Slot& slot = slots_[static_cast<int64_t>(s)];
       if (slot.id == kNotFound) {
         uint32_t id = static_cast<uint32_t>(num_keys_++);
-        slot = {h, id};
-        key_off_.push_back(arena_.size());
-        key_len_.push_back(len);
-        arena_.insert(arena_.end(), k, k + len);
+        slot = {h, id, len};
+        uint8_t* stored = ArenaAllocate(len);
+        if (len > 0) std::memcpy(stored, k, len);
+        key_ptr_.push_back(stored);
         if (new_rows != nullptr) new_rows->push_back(r);
         ids[r] = id;
         break;
       }
-      if (slot.hash == h && key_len_[slot.id] == len &&
-          KeyBytesEqual(arena_.data() + key_off_[slot.id], k, len)) {
+      if (slot.hash == h && slot.len == len && KeyBytesEqual(key_ptr_[slot.id], k, len)) {
         ids[r] = slot.id;
         break;
       }
       s = (s + 1) & mask_;
     }
   }
+}
+
+uint8_t* KeyTable::ArenaAllocate(uint32_t len) {
+  while (arena_block_ < arena_blocks_.size() &&
+         arena_used_ + len > arena_blocks_[arena_block_].size()) {
+    ++arena_block_;
+    arena_used_ = 0;
+  }
+  if (arena_block_ == arena_blocks_.size()) {
+    // Blocks of 64 KiB doubling up to 1 MiB (a longer key gets a block of its own size).
+    const int64_t size = std::max<int64_t>(
+        std::min<int64_t>(int64_t{1} << 20, (int64_t{64} << 10)
+                                                << std::min<size_t>(arena_blocks_.size(), 4)),
+        len);
+    PooledArray<uint8_t> block;
+    block.Resize(size);
+    arena_blocks_.push_back(std::move(block));
+    arena_used_ = 0;
+  }
+  uint8_t* p = arena_blocks_[arena_block_].data() + arena_used_;
+  arena_used_ += len;
+  return p;
 }
 
 void KeyTable::Find(const RowKeys& keys, uint32_t* ids, const uint8_t* skip,
@@ -484,8 +513,7 @@ void KeyTable::Find(const RowKeys& keys, uint32_t* ids, const uint8_t* skip,
     while (true) {
       const Slot& slot = slots_[static_cast<int64_t>(s)];
       if (slot.id == kNotFound) break;
-      if (slot.hash == h && key_len_[slot.id] == len &&
-          KeyBytesEqual(arena_.data() + key_off_[slot.id], k, len)) {
+      if (slot.hash == h && slot.len == len && KeyBytesEqual(key_ptr_[slot.id], k, len)) {
         ids[r] = slot.id;
         break;
       }
@@ -498,7 +526,7 @@ void KeyTable::Grow() { Rehash(static_cast<size_t>(slots_.size()) * 2); }
 
 void KeyTable::Rehash(size_t capacity) {
   PooledArray<Slot> old = std::move(slots_);
-  slots_.Assign(static_cast<int64_t>(capacity), Slot{0, kNotFound});
+  slots_.Assign(static_cast<int64_t>(capacity), Slot{0, kNotFound, 0});
   mask_ = capacity - 1;
   for (int64_t i = 0; i < old.size(); ++i) {
     const Slot& o = old[i];

@@ -197,6 +197,7 @@ class KeyTable {
   struct Slot {
     uint64_t hash;
     uint32_t id;
+    uint32_t len;  // the key's bytes
   };
   // Packed keys: slots of `words` key words and one word holding id + 1 (0: empty).
   struct PackedIndex {
@@ -236,9 +237,12 @@ class KeyTable {
   // Normalized keys.
   PooledArray<Slot> slots_;
   size_t mask_ = 0;
-  std::vector<uint8_t> arena_;
-  std::vector<uint32_t> key_len_;
-  std::vector<uint64_t> key_off_;
+  // The keys' bytes, in blocks that never move (kept by Clear for reuse).
+  uint8_t* ArenaAllocate(uint32_t len);
+  std::vector<PooledArray<uint8_t>> arena_blocks_;
+  size_t arena_block_ = 0;  // the block being filled
+  int64_t arena_used_ = 0;  // bytes used in it
+  std::vector<const uint8_t*> key_ptr_;
   std::vector<uint64_t> hashes_;
   // Column keys.
   std::vector<TypePtr> key_types_;

@@ -193,6 +193,147 @@ Status CheckArgs(const std::vector<ArrayPtr>& args, size_t expected, std::string
   return Status::OK();
 }
 
+// Per-group exact sums of int64 or Int128 values (decimals of any precision, bigints)
+// that add in int64 while no sum can overflow it. A batch's values are added to `narrow_`
+// as 64-bit integers while the largest |value| and whether every value fits in 64 bits are
+// tracked in the same pass; the largest |value| times the row count bounds what the batch
+// added to any one group. While the running bound stays below 2^62 that is exact; a batch
+// past it is taken back out of `narrow_` (wrapping 64-bit arithmetic undoes exactly) and
+// added again after folding the narrow sums into the Int128 `wide_` sums, or directly
+// into `wide_` when its own values are too large.
+class ExactSums {
+ public:
+  void Resize(int64_t groups) {
+    narrow_.resize(static_cast<size_t>(groups), 0);
+    if (!wide_.empty()) wide_.resize(static_cast<size_t>(groups), 0);
+  }
+
+  /// Adds the selected values (T = int64_t or Int128; rows passing `filter` and not NULL)
+  /// into their groups. Per selected row i of group g, sets seen[g] (when given) and adds
+  /// to counts[g] (when given) the int64 at row i of `count_values`, or 1 without them.
+  /// False on a 128-bit overflow.
+  template <typename T>
+  bool Add(const Array& values, const uint32_t* group_ids, const Array* filter, uint8_t* seen,
+           int64_t* counts, const uint8_t* count_values) {
+    const uint8_t* base = ValuesBase(values);
+    const int64_t n = values.length();
+    uint64_t bits = 0;
+    uint64_t misfit = 0;
+    uint64_t* sums = narrow_.data();
+    auto count_of = [count_values](int64_t i) {
+      return count_values == nullptr ? int64_t{1} : Load<int64_t>(count_values, i);
+    };
+    if (narrow_.size() == 1) {
+      // One group: reductions in registers.
+      uint64_t total = 0;
+      int64_t rows = 0;
+      int64_t added = 0;
+      ForEachSelected(&values, filter, n, [&](int64_t i) {
+        total += Low<T>(base, i, &bits, &misfit);
+        rows += count_of(i);
+        ++added;
+      });
+      sums[0] += total;
+      if (seen != nullptr && added > 0) seen[0] = 1;
+      if (counts != nullptr) counts[0] += rows;
+    } else {
+      ForEachSelected(&values, filter, n, [&](int64_t i) {
+        const uint32_t g = group_ids[i];
+        sums[g] += Low<T>(base, i, &bits, &misfit);
+        if (seen != nullptr) seen[g] = 1;
+        if (counts != nullptr) counts[g] += count_of(i);
+      });
+    }
+    uint64_t batch_bound = 0;
+    const bool small = misfit == 0 && bits < kLimit &&
+                       !__builtin_mul_overflow(bits + 1, static_cast<uint64_t>(n), &batch_bound) &&
+                       batch_bound <= kLimit;
+    if (small && bound_ + batch_bound <= kLimit) {
+      bound_ += batch_bound;
+      return true;
+    }
+    // Take the batch back out, then add it again in 128 bits or after a fold.
+    ForEachSelected(&values, filter, n, [&](int64_t i) {
+      sums[group_ids == nullptr ? 0 : group_ids[i]] -= Low<T>(base, i, &bits, &misfit);
+    });
+    if (!Fold()) return false;
+    if (small) {
+      bound_ = batch_bound;
+      ForEachSelected(&values, filter, n, [&](int64_t i) {
+        sums[group_ids == nullptr ? 0 : group_ids[i]] += Low<T>(base, i, &bits, &misfit);
+      });
+      return true;
+    }
+    Int128* wide = wide_.data();
+    bool overflow = false;
+    ForEachSelected(&values, filter, n, [&](int64_t i) {
+      const uint32_t g = group_ids == nullptr ? 0 : group_ids[i];
+      overflow |= __builtin_add_overflow(wide[g], static_cast<Int128>(Load<T>(base, i)), &wide[g]);
+    });
+    return !overflow;
+  }
+
+  /// The total of every group (false on a 128-bit overflow).
+  bool Totals(std::vector<Int128>* out) {
+    if (wide_.empty()) {
+      out->resize(narrow_.size());
+      for (size_t g = 0; g < narrow_.size(); ++g) (*out)[g] = static_cast<int64_t>(narrow_[g]);
+      return true;
+    }
+    if (!Fold()) return false;
+    *out = wide_;
+    return true;
+  }
+  void Clear() {
+    Free(narrow_);
+    Free(wide_);
+    bound_ = 0;
+  }
+  int64_t memory_size() const { return VectorBytes(narrow_) + VectorBytes(wide_); }
+
+ private:
+  static constexpr uint64_t kLimit = uint64_t{1} << 62;
+
+  // Value i as a 64-bit integer (the low word of an Int128), tracking in `bits` a bound of
+  // its size and in `misfit` whether it does not fit in 64 bits. |v| <= (v ^ sign) + 1,
+  // and the OR of the (v ^ sign) is at least each of them.
+  template <typename T>
+  static uint64_t Low(const uint8_t* base, int64_t i, uint64_t* bits, uint64_t* misfit) {
+    int64_t lo;
+    if constexpr (std::is_same_v<T, Int128>) {
+      lo = Load<int64_t>(base, 2 * i);  // little-endian: the low word first
+      const int64_t hi = Load<int64_t>(base, 2 * i + 1);
+      *misfit |= static_cast<uint64_t>(hi ^ (lo >> 63));
+    } else {
+      lo = static_cast<int64_t>(Load<T>(base, i));
+    }
+    *bits |= static_cast<uint64_t>(lo ^ (lo >> 63));
+    return static_cast<uint64_t>(lo);
+  }
+
+  // Adds the narrow sums into the wide ones and empties them; false on overflow.
+  bool Fold() {
+    bound_ = 0;
+    if (wide_.empty()) {
+      wide_.resize(narrow_.size());
+      for (size_t g = 0; g < narrow_.size(); ++g) wide_[g] = static_cast<int64_t>(narrow_[g]);
+    } else {
+      bool overflow = false;
+      for (size_t g = 0; g < narrow_.size(); ++g) {
+        overflow |=
+            __builtin_add_overflow(wide_[g], Int128{static_cast<int64_t>(narrow_[g])}, &wide_[g]);
+      }
+      if (overflow) return false;
+    }
+    std::fill(narrow_.begin(), narrow_.end(), 0);
+    return true;
+  }
+
+  std::vector<uint64_t> narrow_;  // two's complement int64 sums (wrapping adds)
+  std::vector<Int128> wide_;
+  uint64_t bound_ = 0;  // no |narrow_[g]| exceeds it
+};
+
 // ---------------------------------------------------------------------------------------
 // count(x), count(*)
 
@@ -245,7 +386,8 @@ class CountAccumulator final : public GroupsAccumulator {
 // sum
 
 // InT: the argument's values; AccT: the running sum (int64 for small integers, Int128 for
-// int64 and decimals, float for real, double for double precision).
+// int64 and decimals, float for real, double for double precision). Int128 sums are kept
+// in ExactSums (int64 while they cannot overflow).
 template <typename InT, typename AccT>
 class SumAccumulator final : public GroupsAccumulator {
  public:
@@ -273,7 +415,11 @@ class SumAccumulator final : public GroupsAccumulator {
 
   Result<ArrayPtr> Evaluate() override {
     Status status;
-    if constexpr (std::is_same_v<AccT, Int128>) status = CheckDecimal38(sums_, seen_, "sum");
+    if constexpr (kExact) {
+      if (!exact_.Totals(&sums_)) status = NumericOverflow("sum");
+      if (status.ok()) status = CheckDecimal38(sums_, seen_, "sum");
+      exact_.Clear();
+    }
     Result<ArrayPtr> out =
         status.ok() ? FixedArray<AccT>(out_type_, sums_, &seen_, pool_) : Result<ArrayPtr>(status);
     Free(sums_);
@@ -281,43 +427,53 @@ class SumAccumulator final : public GroupsAccumulator {
     return out;
   }
 
-  int64_t memory_size() const override { return VectorBytes(sums_) + VectorBytes(seen_); }
+  int64_t memory_size() const override {
+    return VectorBytes(sums_) + VectorBytes(seen_) + exact_.memory_size();
+  }
 
  private:
+  static constexpr bool kExact = std::is_same_v<AccT, Int128>;
+
   void Resize(int64_t total_groups) {
-    sums_.resize(static_cast<size_t>(total_groups), AccT{0});
+    if constexpr (kExact) {
+      exact_.Resize(total_groups);
+    } else {
+      sums_.resize(static_cast<size_t>(total_groups), AccT{0});
+    }
     seen_.resize(static_cast<size_t>(total_groups), 0);
   }
 
   template <typename T>
   Status Add(const Array& values, const uint32_t* group_ids, const Array* filter) {
     const uint8_t* base = ValuesBase(values);
-    AccT* sums = sums_.data();
     uint8_t* seen = seen_.data();
     bool overflow = false;
-    ForEachSelected(&values, filter, values.length(), [&](int64_t i) {
-      const uint32_t g = group_ids[i];
-      const auto v = static_cast<AccT>(Load<T>(base, i));
-      if constexpr (std::is_floating_point_v<AccT>) {
-        sums[g] += v;
-      } else {
-        overflow |= __builtin_add_overflow(sums[g], v, &sums[g]);
-      }
-      seen[g] = 1;
-    });
-    if (overflow) {
-      if constexpr (std::is_same_v<AccT, int64_t>) {
-        return Status::Invalid("bigint out of range in sum");
-      } else {
+    if constexpr (kExact) {
+      if (!exact_.Add<T>(values, group_ids, filter, seen, nullptr, nullptr)) {
         return NumericOverflow("sum");
       }
+      return Status::OK();
+    } else {
+      AccT* sums = sums_.data();
+      ForEachSelected(&values, filter, values.length(), [&](int64_t i) {
+        const uint32_t g = group_ids[i];
+        const auto v = static_cast<AccT>(Load<T>(base, i));
+        if constexpr (std::is_floating_point_v<AccT>) {
+          sums[g] += v;
+        } else {
+          overflow |= __builtin_add_overflow(sums[g], v, &sums[g]);
+        }
+        seen[g] = 1;
+      });
+      if (overflow) return Status::Invalid("bigint out of range in sum");
+      return Status::OK();
     }
-    return Status::OK();
   }
 
   TypePtr out_type_;
   MemoryPool* pool_;
-  std::vector<AccT> sums_;
+  std::vector<AccT> sums_;  // all sums but the exact ones; their totals in Evaluate
+  ExactSums exact_;
   std::vector<uint8_t> seen_;
 };
 
@@ -337,55 +493,22 @@ class AvgAccumulator final : public GroupsAccumulator {
     FLOE_RETURN_NOT_OK(CheckArgs(args, 1, "avg"));
     Resize(total_groups);
     const Array& values = *args[0];
-    const uint8_t* base = ValuesBase(values);
-    SumT* sums = sums_.data();
-    int64_t* counts = counts_.data();
-    bool overflow = false;
-    ForEachSelected(&values, filter, values.length(), [&](int64_t i) {
-      const uint32_t g = group_ids[i];
-      const auto v = static_cast<SumT>(Load<InT>(base, i));
-      if constexpr (std::is_floating_point_v<SumT>) {
-        sums[g] += v;
-      } else {
-        overflow |= __builtin_add_overflow(sums[g], v, &sums[g]);
-      }
-      ++counts[g];
-    });
-    if (overflow) return NumericOverflow("avg");
-    return Status::OK();
+    return Add<InT>(values, group_ids, filter, nullptr);
   }
 
   Status Merge(const std::vector<ArrayPtr>& states, const uint32_t* group_ids,
                int64_t total_groups) override {
     FLOE_RETURN_NOT_OK(CheckArgs(states, 2, "avg"));
     Resize(total_groups);
-    const Array& s = *states[0];
-    const Array& c = *states[1];
-    const uint8_t* sbase = ValuesBase(s);
-    const uint8_t* cbase = ValuesBase(c);
-    SumT* sums = sums_.data();
-    int64_t* counts = counts_.data();
-    bool overflow = false;
-    ForEachSelected(&s, nullptr, s.length(), [&](int64_t i) {
-      const uint32_t g = group_ids[i];
-      const SumT v = Load<SumT>(sbase, i);
-      if constexpr (std::is_floating_point_v<SumT>) {
-        sums[g] += v;
-      } else {
-        overflow |= __builtin_add_overflow(sums[g], v, &sums[g]);
-      }
-      counts[g] += Load<int64_t>(cbase, i);
-    });
-    if (overflow) return NumericOverflow("avg");
-    return Status::OK();
+    const uint8_t* counts = ValuesBase(*states[1]);
+    return Add<SumT>(*states[0], group_ids, nullptr, counts);
   }
 
   Result<std::vector<ArrayPtr>> State() override {
+    FLOE_RETURN_NOT_OK(TakeSums());
     std::vector<uint8_t> valid(counts_.size());
     for (size_t g = 0; g < counts_.size(); ++g) valid[g] = counts_[g] > 0;
-    if constexpr (!std::is_floating_point_v<SumT>) {
-      FLOE_RETURN_NOT_OK(CheckDecimal38(sums_, valid, "avg"));
-    }
+    if constexpr (kExact) FLOE_RETURN_NOT_OK(CheckDecimal38(sums_, valid, "avg"));
     FLOE_ASSIGN_OR_RAISE(ArrayPtr sums, FixedArray<SumT>(sum_type_, sums_, &valid, pool_));
     FLOE_ASSIGN_OR_RAISE(ArrayPtr counts, FixedArray<int64_t>(Int64(), counts_, nullptr, pool_));
     Reset();
@@ -393,6 +516,7 @@ class AvgAccumulator final : public GroupsAccumulator {
   }
 
   Result<ArrayPtr> Evaluate() override {
+    FLOE_RETURN_NOT_OK(TakeSums());
     const size_t n = counts_.size();
     std::vector<uint8_t> valid(n);
     std::vector<SumT> out(n, SumT{0});
@@ -422,22 +546,69 @@ class AvgAccumulator final : public GroupsAccumulator {
     return FixedArray<SumT>(out_type_, out, &valid, pool_);
   }
 
-  int64_t memory_size() const override { return VectorBytes(sums_) + VectorBytes(counts_); }
+  int64_t memory_size() const override {
+    return VectorBytes(sums_) + VectorBytes(counts_) + exact_.memory_size();
+  }
 
  private:
+  static constexpr bool kExact = !std::is_floating_point_v<SumT>;
+
   void Resize(int64_t total_groups) {
-    sums_.resize(static_cast<size_t>(total_groups), SumT{0});
+    if constexpr (kExact) {
+      exact_.Resize(total_groups);
+    } else {
+      sums_.resize(static_cast<size_t>(total_groups), SumT{0});
+    }
     counts_.resize(static_cast<size_t>(total_groups), 0);
   }
   void Reset() {
     Free(sums_);
     Free(counts_);
+    exact_.Clear();
+  }
+  // Moves the exact sums' totals into sums_.
+  Status TakeSums() {
+    if constexpr (kExact) {
+      if (!exact_.Totals(&sums_)) {
+        Reset();
+        return NumericOverflow("avg");
+      }
+    }
+    return Status::OK();
+  }
+
+  // Adds the selected values (T) into their groups' sums and, into their counts, 1 per row
+  // or (when given) the int64 at the row of `count_values`.
+  template <typename T>
+  Status Add(const Array& values, const uint32_t* group_ids, const Array* filter,
+             const uint8_t* count_values) {
+    auto count = [count_values](int64_t i) {
+      return count_values == nullptr ? int64_t{1} : Load<int64_t>(count_values, i);
+    };
+    const uint8_t* base = ValuesBase(values);
+    int64_t* counts = counts_.data();
+    bool overflow = false;
+    if constexpr (kExact) {
+      if (!exact_.Add<T>(values, group_ids, filter, nullptr, counts, count_values)) {
+        overflow = true;
+      }
+    } else {
+      SumT* sums = sums_.data();
+      ForEachSelected(&values, filter, values.length(), [&](int64_t i) {
+        const uint32_t g = group_ids[i];
+        sums[g] += static_cast<SumT>(Load<T>(base, i));
+        counts[g] += count(i);
+      });
+    }
+    if (overflow) return NumericOverflow("avg");
+    return Status::OK();
   }
 
   TypePtr sum_type_;
   TypePtr out_type_;
   MemoryPool* pool_;
-  std::vector<SumT> sums_;
+  std::vector<SumT> sums_;  // the double sums; the exact ones' totals in State/Evaluate
+  ExactSums exact_;
   std::vector<int64_t> counts_;
 };
 

@@ -316,6 +316,127 @@ TEST(AggregatePackedKeys, LargeTableAndRepeatedPartialEmits) {
   }
 }
 
+TEST(AggregateKeyTable, SixteenByteKeysInTwoWordsWithNulls) {
+  // int64 + date + int32 keys (16 bytes, the KeyTable's two-word packing): keys that differ
+  // only in the second word, NULLs in either part, and enough keys to grow the table.
+  std::vector<testing::OptI64> k, v;
+  std::vector<std::optional<int32_t>> d, p;
+  std::map<std::string, std::pair<int64_t, int64_t>> want_map;
+  for (int r = 0; r < 3000; ++r) {
+    const int64_t key = r % 700;
+    const std::optional<int32_t> date =
+        r % 97 == 0 ? std::nullopt : std::optional<int32_t>(static_cast<int32_t>(r % 3));
+    const std::optional<int32_t> prio =
+        r % 89 == 0 ? std::nullopt : std::optional<int32_t>(static_cast<int32_t>(r % 2));
+    const testing::OptI64 k1 = r % 101 == 0 ? std::nullopt : testing::OptI64(key);
+    k.push_back(k1);
+    d.push_back(date);
+    p.push_back(prio);
+    v.push_back(r);
+  }
+  std::vector<ArrayPtr> cols = {I64s(k), Typed<Int32Builder, int32_t>(Date(), d),
+                                Typed<Int32Builder, int32_t>(Int32(), p), I64s(v)};
+  auto schema = SchemaOf({"k", "d", "p", "v"}, cols);
+  auto all = BatchOf(schema, cols);
+  // The expected groups in order of first appearance, from a row-by-row map.
+  std::vector<std::string> order;
+  auto text = [](const auto& o, bool date) -> std::string {
+    if (!o) return "NULL";
+    if (date) return *o == 0 ? "1970-01-01" : *o == 1 ? "1970-01-02" : "1970-01-03";
+    return std::to_string(*o);
+  };
+  for (size_t r = 0; r < k.size(); ++r) {
+    const std::string key = text(k[r], false) + "|" + text(d[r], true) + "|" + text(p[r], false);
+    auto [it, inserted] = want_map.try_emplace(key, 0, 0);
+    if (inserted) order.push_back(key);
+    it->second.first += 1;
+    it->second.second += *v[r];
+  }
+  std::vector<std::string> want;
+  for (const auto& key : order) {
+    want.push_back(key + "|" + std::to_string(want_map[key].first) + "|" +
+                   std::to_string(want_map[key].second));
+  }
+  std::vector<RecordBatchPtr> batches = {all->Slice(0, 1000), all->Slice(1000, 1000),
+                                         all->Slice(2000, 1000)};
+  ExpectGroups(schema, batches, want);
+}
+
+TEST(AggregatePartial, PassThroughStatesMatchHashedStates) {
+  // All keys distinct: after kPassthroughMinRows rows the partial phase stops hashing and
+  // emits every row as a group of its own. count, sum, avg and min with NULL values and a
+  // FILTER still give the exact final results.
+  auto schema = SchemaOf({"k", "v"}, {I64s({}), I64s({})});
+  std::vector<RecordBatchPtr> batches;
+  const int64_t rows = 300000;
+  for (int64_t begin = 0; begin < rows; begin += 7000) {
+    std::vector<testing::OptI64> k, v;
+    for (int64_t row = begin; row < std::min(rows, begin + 7000); ++row) {
+      k.push_back(row % 100 == 3 ? testing::OptI64() : testing::OptI64((row * 7) % rows));
+      v.push_back(row % 10 == 4 ? testing::OptI64() : testing::OptI64(row % 1000));
+    }
+    batches.push_back(BatchOf(schema, {I64s(k), I64s(v)}));
+  }
+  auto filter =
+      expr::Compile(
+          expr::Compare("gt", expr::Column(1, "v", Int64()), expr::Literal(Scalar::I64(1))), schema)
+          .ValueOrDie();
+  std::vector<AggregateExprSpec> aggs = {
+      Agg("count_star", {}, "n"), Agg("count", {Col(schema, 1)}, "c"),
+      Agg("sum", {Col(schema, 1)}, "s", filter), Agg("avg", {Col(schema, 1)}, "a"),
+      Agg("min", {Col(schema, 1)}, "m")};
+  std::vector<std::string> want;
+  {
+    ASSERT_OK_AND_ASSIGN(
+        auto single, HashAggregateExec::Make(AggregateMode::kSingle, {Col(schema, 0)}, {"k"}, aggs,
+                                             Source(schema, batches)));
+    ASSERT_OK_AND_ASSIGN(want, RunRows(single, MakeContext()));
+  }
+  ASSERT_EQ(want.size(), static_cast<size_t>(rows - rows / 100 + 1));
+  ASSERT_OK_AND_ASSIGN(
+      auto partial, HashAggregateExec::Make(AggregateMode::kPartial, {Col(schema, 0)}, {"k"}, aggs,
+                                            Source(schema, batches)));
+  ASSERT_OK_AND_ASSIGN(auto partial_out, CollectAll(partial, MakeContext()));
+  int64_t partial_rows = 0;
+  for (const auto& b : partial_out) partial_rows += b->num_rows();
+  EXPECT_GT(partial_rows, rows * 9 / 10);  // nearly every row passed through
+  ASSERT_OK_AND_ASSIGN(auto final_agg,
+                       HashAggregateExec::Make(AggregateMode::kFinal, {Col(partial->schema(), 0)},
+                                               {"k"}, aggs, partial));
+  ASSERT_OK_AND_ASSIGN(auto got, RunRows(final_agg, MakeContext()));
+  std::sort(got.begin(), got.end());
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(got, want);
+}
+
+TEST(AggregatePartial, FlushesATableOfManyGroupsAndStillMerges) {
+  // Clustered keys (each 4 times in a row) reduce 4x per flush, so the partial phase keeps
+  // hashing but flushes its table whenever it holds kPartialFlushGroups groups.
+  auto schema = SchemaOf({"k", "v"}, {I64s({}), I64s({})});
+  std::vector<RecordBatchPtr> batches;
+  for (int64_t begin = 0; begin < 400000; begin += 8192) {
+    std::vector<testing::OptI64> k, v;
+    for (int64_t row = begin; row < std::min<int64_t>(400000, begin + 8192); ++row) {
+      k.push_back(row / 4);
+      v.push_back(row % 4);
+    }
+    batches.push_back(BatchOf(schema, {I64s(k), I64s(v)}));
+  }
+  std::vector<AggregateExprSpec> aggs = {Agg("count_star", {}, "n"),
+                                         Agg("sum", {Col(schema, 1)}, "s")};
+  ASSERT_OK_AND_ASSIGN(
+      auto partial, HashAggregateExec::Make(AggregateMode::kPartial, {Col(schema, 0)}, {"k"}, aggs,
+                                            Source(schema, batches)));
+  ASSERT_OK_AND_ASSIGN(auto partial_out, CollectAll(partial, MakeContext()));
+  EXPECT_GT(partial_out.size(), 3u);
+  ASSERT_OK_AND_ASSIGN(auto final_agg,
+                       HashAggregateExec::Make(AggregateMode::kFinal, {Col(partial->schema(), 0)},
+                                               {"k"}, aggs, partial));
+  ASSERT_OK_AND_ASSIGN(auto rows, RunRows(final_agg, MakeContext()));
+  ASSERT_EQ(rows.size(), 100000u);
+  for (const std::string& row : rows) ASSERT_EQ(row.substr(row.find('|')), "|4|6") << row;
+}
+
 TEST(AggregateSpill, FinishesPastTheMemoryLimitBySpillingSortedState) {
   auto schema = SchemaOf({"k", "v"}, {I64s({}), I64s({})});
   std::vector<RecordBatchPtr> batches;

@@ -510,5 +510,121 @@ TEST(AggregateTest, StateResetsAndMemoryIsReported) {
   EXPECT_EQ(empty->length(), 0);
 }
 
+std::string Int128Text(Int128 v) {
+  if (v == 0) return "0";
+  const bool negative = v < 0;
+  auto u = static_cast<unsigned __int128>(negative ? -(v + 1) : v) + (negative ? 1 : 0);
+  std::string out;
+  while (u != 0) {
+    out.insert(out.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
+    u /= 10;
+  }
+  return negative ? "-" + out : out;
+}
+
+TEST(AggregateTest, ExactSumsInInt64BlocksMatchInt128Reference) {
+  // Batches of values of every size: small ones (the int64 path, folded into 128 bits
+  // every few batches), values near the int64 limits (too large for the int64 bound: the
+  // 128-bit path), values past 64 bits, NULLs, and groups that never see a value. Sums and
+  // averages over many batches must equal an Int128 reference, for the accumulators fed
+  // directly and for their states merged into another accumulator.
+  const int64_t total = 5;  // group 4 gets no values, group 3 only NULLs
+  const Int128 two_64 = Int128{1} << 64;
+  uint64_t seed = 12345;
+  auto next = [&seed]() {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return seed >> 11;
+  };
+  for (const bool wide_type : {false, true}) {
+    const TypePtr type = wide_type ? Decimal(38, 0) : Decimal(18, 0);
+    auto sum_acc = MakeGroupsAccumulator(Resolve("sum", {type}), nullptr).ValueOrDie();
+    auto avg_acc = MakeGroupsAccumulator(Resolve("avg", {type}), nullptr).ValueOrDie();
+    std::vector<Int128> sums(total, 0);
+    std::vector<int64_t> counts(total, 0);
+    for (int batch = 0; batch < 300; ++batch) {
+      const int kind = batch % 10;
+      std::vector<std::optional<Int128>> values;
+      std::vector<uint32_t> groups;
+      for (int r = 0; r < 1000; ++r) {
+        const auto g = static_cast<uint32_t>(next() % 4);
+        groups.push_back(g);
+        if (g == 3 || r % 17 == 5) {
+          values.push_back(std::nullopt);
+          continue;
+        }
+        Int128 v;
+        if (kind == 7) {
+          // Within decimal(18): near +-(10^18 - 1), of one sign per batch.
+          v = Int128{999999999999999999LL} - static_cast<Int128>(next() % 1000);
+          if (batch % 20 == 7) v = -v;
+        } else if (kind == 9 && wide_type) {
+          v = two_64 * 3 + static_cast<Int128>(next() % 1000) - 500;  // past 64 bits
+        } else {
+          // Up to 2^50 in size, mostly positive: group sums pass 2^63 over the batches.
+          v = static_cast<Int128>(next() % (uint64_t{1} << 50)) -
+              (r % 8 == 0 ? (int64_t{1} << 49) : 0);
+        }
+        values.push_back(v);
+        sums[g] += v;
+        ++counts[g];
+      }
+      auto array = Dec(wide_type ? 38 : 18, 0, values);
+      ASSERT_OK(sum_acc->Update({array}, groups.data(), nullptr, total));
+      ASSERT_OK(avg_acc->Update({array}, groups.data(), nullptr, total));
+    }
+    ASSERT_GT(sums[0], Int128{INT64_MAX});
+    ASSERT_OK_AND_ASSIGN(auto sum_state, sum_acc->State());
+    ASSERT_OK_AND_ASSIGN(auto avg_state, avg_acc->State());
+    for (int64_t g = 0; g < total; ++g) {
+      const auto gi = static_cast<size_t>(g);
+      const std::string want = counts[gi] == 0 ? "NULL" : Int128Text(sums[gi]);
+      EXPECT_EQ(FormatValue(*sum_state[0], g), want) << wide_type << " group " << g;
+      EXPECT_EQ(FormatValue(*avg_state[0], g), want) << wide_type << " group " << g;
+      EXPECT_EQ(FormatValue(*avg_state[1], g), std::to_string(counts[gi])) << g;
+    }
+    // The states merged twice (into the same groups) give twice the sums.
+    auto sum_final = MakeGroupsAccumulator(Resolve("sum", {type}), nullptr).ValueOrDie();
+    auto avg_final = MakeGroupsAccumulator(Resolve("avg", {type}), nullptr).ValueOrDie();
+    std::vector<uint32_t> ids = {0, 1, 2, 3, 4};
+    for (int twice = 0; twice < 2; ++twice) {
+      ASSERT_OK(sum_final->Merge(sum_state, ids.data(), total));
+      ASSERT_OK(avg_final->Merge(avg_state, ids.data(), total));
+    }
+    ASSERT_OK_AND_ASSIGN(auto sum_out, sum_final->Evaluate());
+    ASSERT_OK_AND_ASSIGN(auto avg_out, avg_final->Evaluate());
+    for (int64_t g = 0; g < total; ++g) {
+      const auto gi = static_cast<size_t>(g);
+      EXPECT_EQ(FormatValue(*sum_out, g), counts[gi] == 0 ? "NULL" : Int128Text(2 * sums[gi]));
+      if (counts[gi] == 0) {
+        EXPECT_EQ(FormatValue(*avg_out, g), "NULL");
+      } else {
+        const std::string avg = FormatValue(*avg_out, g);
+        // The integer part of the mean (the sums are far from a rounding boundary).
+        EXPECT_EQ(avg.substr(0, avg.find('.')), Int128Text(sums[gi] / counts[gi])) << g;
+      }
+    }
+  }
+}
+
+TEST(AggregateTest, ExactSumsOfBigintsNearTheLimitsAndOneGroup) {
+  // sum(bigint) of INT64_MAX / INT64_MIN rows takes the 128-bit path; small bigints the
+  // int64 one; one group (no group ids but zeros) a plain reduction; NULLs are skipped.
+  auto big = I64({INT64_MAX, std::nullopt, INT64_MAX, INT64_MIN, INT64_MIN, INT64_MIN, 7});
+  ASSERT_OK_AND_ASSIGN(auto one,
+                       RunSingle(Resolve("sum", {Int64()}), {big}, std::vector<uint32_t>(7, 0), 1));
+  EXPECT_THAT(one, ElementsAre(Int128Text(Int128{INT64_MAX} * 2 + Int128{INT64_MIN} * 3 + 7)));
+  ASSERT_OK_AND_ASSIGN(auto two,
+                       RunSingle(Resolve("sum", {Int64()}), {big}, {0, 1, 0, 1, 1, 1, 0}, 3));
+  EXPECT_THAT(two, ElementsAre(Int128Text(Int128{INT64_MAX} * 2 + 7),
+                               Int128Text(Int128{INT64_MIN} * 3), "NULL"));
+  auto small = I64({-3, 4, std::nullopt, 5});
+  ASSERT_OK_AND_ASSIGN(auto filtered, RunSingle(Resolve("avg", {Int64()}), {small}, {0, 0, 0, 0}, 1,
+                                                Bools({true, true, true, false}).get()));
+  EXPECT_THAT(filtered, ElementsAre("0.500000"));
+  ASSERT_OK_AND_ASSIGN(auto none,
+                       RunSingle(Resolve("sum", {Int64()}), {I64({std::nullopt})}, {0}, 1));
+  EXPECT_THAT(none, ElementsAre("NULL"));
+}
+
 }  // namespace
 }  // namespace floe::expr
