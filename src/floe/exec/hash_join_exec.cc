@@ -1,11 +1,14 @@
 #include "floe/exec/hash_join_exec.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
+#include "floe/exec/join_filter.h"
 #include "floe/exec/nested_loop_join_exec.h"
 #include "floe/exec/sort_key.h"
+#include "floe/expr/hash.h"
 
 namespace floe::exec {
 
@@ -15,17 +18,31 @@ namespace {
 
 constexpr uint32_t kNone = KeyTable::kNotFound;
 
-// The build side: all right rows in one batch, and for each distinct key the chain of
-// its rows (first_[key] -> next_[row] -> ... -> kNone).
+// How the build rows of a key id are found.
+enum class RowMap {
+  kIdentity,  // every build row has its own key and id == row
+  kUnique,    // every key has one row: rows[id]
+  kGroups,    // rows[offsets[id] .. offsets[id + 1]), in row order
+};
+
+// The build side: all right rows in one batch, the ids of their keys, and the rows of
+// each key id.
 struct JoinTable {
   RecordBatchPtr batch;  // null when the build side is empty
   KeyTable keys;
-  PooledArray<uint32_t> first;
-  PooledArray<uint32_t> next;
+  RowMap row_map = RowMap::kIdentity;
+  PooledArray<uint32_t> offsets;
+  PooledArray<uint32_t> rows;
+  // Set when the table is large enough that probing it costs cache misses.
+  std::unique_ptr<JoinFilter> filter;
   bool has_null_key = false;  // a build row has a NULL in a key that does not match NULL
   int64_t num_rows = 0;
   std::unique_ptr<MemoryReservation> reservation;
 };
+
+// Build sides with at least this many keys get a JoinFilter: from about here on the
+// hash table outgrows the core's own caches.
+constexpr int64_t kFilterMinKeys = 16384;
 
 // Sets skip[r] for the rows whose key has a NULL in a column where NULL matches
 // nothing; false (and `skip` untouched) when there are none.
@@ -97,17 +114,48 @@ Result<std::shared_ptr<const JoinTable>> BuildTable(const HashJoinExec* node, in
   ids.Resize(n);
   table->keys = KeyTable(KeyTypes(node->right_keys()));
   table->keys.Reserve(n);
-  FLOE_RETURN_NOT_OK(
-      table->keys.Insert(keys, ids.data(), nullptr, table->has_null_key ? skip.data() : nullptr));
-  table->first.Assign(table->keys.num_keys(), kNone);
-  table->next.Assign(n, kNone);
-  // Chains in row order: insert from the last row back.
-  for (int64_t r = n - 1; r >= 0; --r) {
-    if (ids[r] == kNone) continue;
-    table->next[r] = table->first[ids[r]];
-    table->first[ids[r]] = static_cast<uint32_t>(r);
+  const uint8_t* skip_rows = table->has_null_key ? skip.data() : nullptr;
+  FLOE_RETURN_NOT_OK(table->keys.Insert(keys, ids.data(), nullptr, skip_rows));
+  const int64_t num_keys = table->keys.num_keys();
+  int64_t valid = n;
+  if (skip_rows != nullptr) {
+    for (int64_t r = 0; r < n; ++r) valid -= skip_rows[r];
   }
-  bytes += table->keys.memory_size() + n * 8;
+  if (num_keys == n) {
+    // Ids are handed out in order of first insertion, so unique keys in rows without
+    // skips have id == row.
+    table->row_map = RowMap::kIdentity;
+  } else if (num_keys == valid) {
+    table->row_map = RowMap::kUnique;
+    table->rows.Resize(num_keys);
+    for (int64_t r = 0; r < n; ++r) {
+      if (ids[r] != kNone) table->rows[ids[r]] = static_cast<uint32_t>(r);
+    }
+  } else {
+    // A counting sort of the rows by key id (stable: rows of a key stay in row order).
+    table->row_map = RowMap::kGroups;
+    table->offsets.Assign(num_keys + 1, 0);
+    uint32_t* offsets = table->offsets.data();
+    for (int64_t r = 0; r < n; ++r) {
+      if (ids[r] != kNone) ++offsets[ids[r] + 1];
+    }
+    for (int64_t k = 0; k < num_keys; ++k) offsets[k + 1] += offsets[k];
+    PooledArray<uint32_t> cursor;
+    cursor.Resize(num_keys);
+    std::memcpy(cursor.data(), offsets, static_cast<size_t>(num_keys) * sizeof(uint32_t));
+    table->rows.Resize(valid);
+    for (int64_t r = 0; r < n; ++r) {
+      if (ids[r] != kNone) table->rows[cursor[ids[r]]++] = static_cast<uint32_t>(r);
+    }
+  }
+  if (num_keys >= kFilterMinKeys) {
+    std::vector<uint64_t> hashes;
+    FLOE_RETURN_NOT_OK(expr::HashRows(keys, &hashes));
+    table->filter = std::make_unique<JoinFilter>(num_keys);
+    table->filter->Insert(hashes.data(), n, skip_rows);
+    bytes += table->filter->memory_size();
+  }
+  bytes += table->keys.memory_size() + table->offsets.memory_size() + table->rows.memory_size();
   if (!table->reservation->TryResize(bytes)) {
     return Status::OutOfMemory(OutOfMemory(node, ctx, bytes));
   }
@@ -178,50 +226,131 @@ class HashJoinStream final : public BatchStream {
   Status StartProbe(RecordBatchPtr b) {
     probe_ = std::move(b);
     const int64_t n = probe_->num_rows();
-    probe_row_ = 0;
-    chain_ = kNone;
-    probe_matched_.assign(static_cast<size_t>(n), 0);
-    ids_.assign(static_cast<size_t>(n), kNone);
+    cand_pos_ = 0;
+    group_pos_ = group_end_ = 0;
+    cand_rows_.clear();
+    cand_ids_.clear();
+    if (type_ != JoinType::kInner && type_ != JoinType::kRight) {
+      probe_matched_.assign(static_cast<size_t>(n), 0);
+    }
     probe_null_.Assign(n, 0);
     if (table_->num_rows == 0) return Status::OK();
     FLOE_ASSIGN_OR_RAISE(auto keys, EvaluateExprs(node_->left_keys(), *probe_));
     const bool any_null = MarkNullKeys(keys, node_->null_equals_null(), &probe_null_);
-    FLOE_RETURN_NOT_OK(
-        table_->keys.Find(keys, ids_.data(), any_null ? probe_null_.data() : nullptr, &scratch_));
+    const uint8_t* skip = any_null ? probe_null_.data() : nullptr;
+    if (UseFilter()) {
+      // Only the rows that pass the filter go to the hash table, gathered unless most
+      // of them pass.
+      FLOE_RETURN_NOT_OK(expr::HashRows(keys, &hashes_));
+      sel_.resize(static_cast<size_t>(n));
+      const int64_t m = table_->filter->Select(hashes_.data(), n, skip, sel_.data());
+      filter_probed_ += n;
+      filter_passed_ += m;
+      if (m == 0) return Status::OK();
+      if (m * 2 <= n) {
+        std::vector<ArrayPtr> picked;
+        picked.reserve(keys.size());
+        for (const ArrayPtr& k : keys) {
+          FLOE_ASSIGN_OR_RAISE(ArrayPtr p, TakeArray(*k, sel_.data(), m, ctx_->pool()));
+          picked.push_back(std::move(p));
+        }
+        ids_.resize(static_cast<size_t>(m));
+        FLOE_RETURN_NOT_OK(table_->keys.Find(picked, ids_.data(), nullptr, &scratch_));
+        cand_rows_.reserve(static_cast<size_t>(m));
+        cand_ids_.reserve(static_cast<size_t>(m));
+        for (int64_t i = 0; i < m; ++i) {
+          if (ids_[i] == kNone) continue;
+          cand_rows_.push_back(sel_[i]);
+          cand_ids_.push_back(ids_[i]);
+        }
+        return Status::OK();
+      }
+    }
+    ids_.resize(static_cast<size_t>(n));
+    FLOE_RETURN_NOT_OK(table_->keys.Find(keys, ids_.data(), skip, &scratch_));
+    cand_rows_.reserve(static_cast<size_t>(n));
+    cand_ids_.reserve(static_cast<size_t>(n));
+    for (int64_t r = 0; r < n; ++r) {
+      if (ids_[r] == kNone) continue;
+      cand_rows_.push_back(r);
+      cand_ids_.push_back(ids_[r]);
+    }
     return Status::OK();
+  }
+
+  // True while the build side's filter is worth checking: it has one, and most probe
+  // rows seen so far failed it (past a first sample of rows).
+  bool UseFilter() const {
+    if (table_->filter == nullptr) return false;
+    return filter_probed_ < (int64_t{1} << 16) || filter_passed_ * 2 <= filter_probed_;
   }
 
   // Collects up to batch_size candidate pairs, evaluates the filter, and emits matches.
   Status ProbeChunk() {
-    const int64_t n = probe_->num_rows();
-    probe_idx_.clear();
-    build_idx_.clear();
+    const int64_t num_cands = static_cast<int64_t>(cand_rows_.size());
     const bool first_match_only =
         node_->filter() == nullptr &&
         (type_ == JoinType::kSemi || type_ == JoinType::kAnti || type_ == JoinType::kMark);
-    const int64_t limit = batch_size();
-    while (probe_row_ < n && static_cast<int64_t>(probe_idx_.size()) < limit) {
-      if (chain_ == kNone) {
-        uint32_t id = ids_[probe_row_];
-        if (id == kNone) {
-          ++probe_row_;
-          continue;
-        }
-        chain_ = table_->first[id];
-      }
-      if (first_match_only) {
-        probe_matched_[probe_row_] = 1;
-        chain_ = kNone;
-        ++probe_row_;
-        continue;
-      }
-      probe_idx_.push_back(probe_row_);
-      build_idx_.push_back(chain_);
-      chain_ = table_->next[chain_];
-      if (chain_ == kNone) ++probe_row_;
+    if (first_match_only) {
+      for (int64_t c = cand_pos_; c < num_cands; ++c) probe_matched_[cand_rows_[c]] = 1;
+      cand_pos_ = num_cands;
     }
-    if (!probe_idx_.empty()) FLOE_RETURN_NOT_OK(EmitPairs());
-    if (probe_row_ >= n) {
+    const int64_t limit = batch_size();
+    int64_t m = 0;
+    if (cand_pos_ < num_cands) {
+      if (static_cast<int64_t>(probe_idx_.size()) < limit) {
+        probe_idx_.resize(static_cast<size_t>(limit));
+        build_idx_.resize(static_cast<size_t>(limit));
+      }
+      int64_t* probe_idx = probe_idx_.data();
+      int64_t* build_idx = build_idx_.data();
+      const int64_t* cand_rows = cand_rows_.data();
+      const uint32_t* cand_ids = cand_ids_.data();
+      switch (table_->row_map) {
+        case RowMap::kIdentity: {
+          m = std::min(limit, num_cands - cand_pos_);
+          for (int64_t i = 0; i < m; ++i) {
+            probe_idx[i] = cand_rows[cand_pos_ + i];
+            build_idx[i] = cand_ids[cand_pos_ + i];
+          }
+          cand_pos_ += m;
+          break;
+        }
+        case RowMap::kUnique: {
+          m = std::min(limit, num_cands - cand_pos_);
+          const uint32_t* rows = table_->rows.data();
+          for (int64_t i = 0; i < m; ++i) {
+            probe_idx[i] = cand_rows[cand_pos_ + i];
+            build_idx[i] = rows[cand_ids[cand_pos_ + i]];
+          }
+          cand_pos_ += m;
+          break;
+        }
+        case RowMap::kGroups: {
+          const uint32_t* offsets = table_->offsets.data();
+          const uint32_t* rows = table_->rows.data();
+          while (cand_pos_ < num_cands && m < limit) {
+            if (group_pos_ == group_end_) {
+              const uint32_t id = cand_ids[cand_pos_];
+              group_pos_ = offsets[id];
+              group_end_ = offsets[id + 1];
+            }
+            const int64_t r = cand_rows[cand_pos_];
+            const int64_t take = std::min<int64_t>(limit - m, group_end_ - group_pos_);
+            for (int64_t i = 0; i < take; ++i) {
+              probe_idx[m + i] = r;
+              build_idx[m + i] = rows[group_pos_ + i];
+            }
+            m += take;
+            group_pos_ += static_cast<uint32_t>(take);
+            if (group_pos_ == group_end_) ++cand_pos_;
+          }
+          break;
+        }
+      }
+    }
+    if (m > 0) FLOE_RETURN_NOT_OK(EmitPairs(m));
+    if (cand_pos_ >= num_cands) {
       FLOE_RETURN_NOT_OK(FinishProbeBatch());
       probe_.reset();
     }
@@ -231,22 +360,22 @@ class HashJoinStream final : public BatchStream {
   // True when the indices are first, first + 1, ..., first + size - 1. (A span check of
   // first and last alone is not enough: a row matching twice next to a row matching
   // nothing spans the same range.)
-  static bool IsConsecutive(const std::vector<int64_t>& indices) {
-    for (size_t i = 1; i < indices.size(); ++i) {
+  static bool IsConsecutive(const int64_t* indices, int64_t m) {
+    for (int64_t i = 1; i < m; ++i) {
       if (indices[i] != indices[i - 1] + 1) return false;
     }
     return true;
   }
 
-  Status EmitPairs() {
-    const int64_t m = static_cast<int64_t>(probe_idx_.size());
+  // Emits the first m pairs of probe_idx_ and build_idx_.
+  Status EmitPairs(int64_t m) {
     RecordBatchPtr pairs;
     const bool need_pairs = node_->filter() != nullptr || type_ == JoinType::kInner ||
                             type_ == JoinType::kLeft || type_ == JoinType::kRight ||
                             type_ == JoinType::kFull;
     if (need_pairs) {
       RecordBatchPtr l;
-      if (IsConsecutive(probe_idx_)) {
+      if (IsConsecutive(probe_idx_.data(), m)) {
         // Each probe row of a range matched once (a foreign-key join): no gather needed.
         l = probe_->Slice(probe_idx_.front(), m);
       } else {
@@ -269,10 +398,12 @@ class HashJoinStream final : public BatchStream {
     auto passes = [&](int64_t i) {
       return mask == nullptr || (mask->IsValid(i) && mask->BoolValue(i));
     };
-    for (int64_t i = 0; i < m; ++i) {
-      if (!passes(i)) continue;
-      probe_matched_[probe_idx_[i]] = 1;
-      if (!build_matched_.empty()) build_matched_[build_idx_[i]] = 1;
+    if (!probe_matched_.empty() || !build_matched_.empty()) {
+      for (int64_t i = 0; i < m; ++i) {
+        if (!passes(i)) continue;
+        if (!probe_matched_.empty()) probe_matched_[probe_idx_[i]] = 1;
+        if (!build_matched_.empty()) build_matched_[build_idx_[i]] = 1;
+      }
     }
     if (type_ == JoinType::kInner || type_ == JoinType::kLeft || type_ == JoinType::kRight ||
         type_ == JoinType::kFull) {
@@ -390,10 +521,17 @@ class HashJoinStream final : public BatchStream {
   SchemaPtr pairs_schema_;
 
   RecordBatchPtr probe_;
-  int64_t probe_row_ = 0;
-  uint32_t chain_ = kNone;
   KeyTable::Scratch scratch_;
+  std::vector<uint64_t> hashes_;
+  std::vector<int64_t> sel_;
   std::vector<uint32_t> ids_;
+  // The probe rows whose keys are in the table, with their key ids; the next one to
+  // pair up, and the part of its key's rows (kGroups) not yet paired.
+  std::vector<int64_t> cand_rows_;
+  std::vector<uint32_t> cand_ids_;
+  int64_t cand_pos_ = 0;
+  uint32_t group_pos_ = 0, group_end_ = 0;
+  int64_t filter_probed_ = 0, filter_passed_ = 0;
   PooledArray<uint8_t> probe_null_;
   std::vector<uint8_t> probe_matched_;
   std::vector<int64_t> probe_idx_, build_idx_;

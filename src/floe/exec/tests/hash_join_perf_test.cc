@@ -9,9 +9,11 @@
 #include <cstdio>
 #include <ctime>
 #include <limits>
+#include <map>
 #include <random>
 
 #include "floe/exec/hash_join_exec.h"
+#include "floe/exec/join_filter.h"
 #include "floe/exec/nested_loop_join_exec.h"
 #include "floe/exec/sort_key.h"
 #include "floe/exec/tests/operators_test_support.h"
@@ -425,6 +427,151 @@ TEST(HashJoinPerfTest, DISABLED_BuildAndProbe) {
         static_cast<long long>(build_rows), build_s * 1e9 / static_cast<double>(build_rows),
         static_cast<long long>(probe_rows), hit_pct, static_cast<long long>(rows),
         (best - build_s) * 1e9 / static_cast<double>(probe_rows));
+  }
+}
+
+// JoinFilter: every inserted hash passes, rows come out in order, skipped rows never do,
+// and few absent hashes pass.
+TEST(JoinFilterTest, InsertedHashesPassAndFewOthers) {
+  std::mt19937_64 rng(5);
+  std::vector<uint64_t> in(20000), out(20000);
+  for (auto& h : in) h = rng();
+  for (auto& h : out) h = rng();
+  JoinFilter filter(static_cast<int64_t>(in.size()));
+  std::vector<uint8_t> skip(in.size(), 0);
+  skip[3] = 1;  // not inserted
+  filter.Insert(in.data(), static_cast<int64_t>(in.size()), skip.data());
+  std::vector<int64_t> rows(in.size());
+  const int64_t n = static_cast<int64_t>(in.size());
+  // Row 3 was not inserted and row 5 is skipped on the probe.
+  std::vector<uint8_t> probe_skip(in.size(), 0);
+  probe_skip[5] = 1;
+  const int64_t m = filter.Select(in.data(), n, probe_skip.data(), rows.data());
+  std::vector<int64_t> passed(rows.begin(), rows.begin() + m);
+  EXPECT_TRUE(std::is_sorted(passed.begin(), passed.end()));
+  EXPECT_EQ(std::count(passed.begin(), passed.end(), 5), 0);
+  for (int64_t r = 0; r < n; ++r) {
+    if (r == 3 || r == 5) continue;
+    EXPECT_TRUE(filter.MayContain(in[r])) << r;
+    EXPECT_TRUE(std::binary_search(passed.begin(), passed.end(), r)) << r;
+  }
+  EXPECT_EQ(filter.Select(in.data(), 0, nullptr, rows.data()), 0);
+  const int64_t false_positives = filter.Select(out.data(), n, nullptr, rows.data());
+  EXPECT_LT(false_positives, n / 50);
+}
+
+// Joins whose build side is large enough for the JoinFilter, against a reference
+// computed here: unique keys (row == id), unique keys beside NULL keys (a row per id),
+// and duplicate keys (rows grouped by id); probe sides where few rows match (the
+// filtered rows are gathered), where most do (the filter stops being checked), with NULL
+// keys, and with batch sizes that cut one key's rows across output batches.
+TEST(HashJoinFilterTest, LargeBuildSidesMatchTheReference) {
+  enum class Keys { kUnique, kUniqueWithNulls, kDuplicates };
+  for (Keys keys : {Keys::kUnique, Keys::kUniqueWithNulls, Keys::kDuplicates}) {
+    for (int hit_pct : {3, 90}) {
+      std::mt19937_64 rng(static_cast<uint64_t>(hit_pct) * 7 + static_cast<uint64_t>(keys));
+      const int64_t build_rows = 30000;
+      auto bs = SchemaOf({"bk", "bv"}, {I64s({}), I64s({})});
+      auto ps = SchemaOf({"pk", "pv"}, {I64s({}), I64s({})});
+      std::vector<std::optional<int64_t>> bk, bv;
+      for (int64_t r = 0; r < build_rows; ++r) {
+        std::optional<int64_t> k = r * 4;
+        if (keys == Keys::kUniqueWithNulls && r % 97 == 5) k = std::nullopt;
+        if (keys == Keys::kDuplicates && r % 3 == 1) k = (r - 1) * 4;
+        if (keys == Keys::kDuplicates && r % 101 == 7) k = std::nullopt;
+        bk.push_back(k);
+        bv.push_back(r);
+      }
+      std::vector<RecordBatchPtr> build;
+      for (int64_t pos = 0; pos < build_rows; pos += 6000) {
+        const int64_t end = std::min(build_rows, pos + 6000);
+        build.push_back(BatchOf(bs, {I64s({bk.begin() + pos, bk.begin() + end}),
+                                     I64s({bv.begin() + pos, bv.begin() + end})}));
+      }
+      std::vector<std::optional<int64_t>> pk, pv;
+      std::vector<RecordBatchPtr> probe;
+      for (int b = 0; b < 9; ++b) {
+        std::vector<std::optional<int64_t>> k, v;
+        for (int r = 0; r < 8000; ++r) {
+          const int64_t base = static_cast<int64_t>(rng() % static_cast<uint64_t>(build_rows));
+          std::optional<int64_t> key =
+              static_cast<int>(rng() % 100) < hit_pct ? base * 4 : base * 4 + 1;
+          if (rng() % 50 == 0) key = std::nullopt;
+          k.push_back(key);
+          v.push_back(b * 10000 + r);
+        }
+        pk.insert(pk.end(), k.begin(), k.end());
+        pv.insert(pv.end(), v.begin(), v.end());
+        probe.push_back(BatchOf(ps, {I64s(k), I64s(v)}));
+      }
+      // The reference: build rows of each key.
+      std::map<int64_t, std::vector<int64_t>> rows_of;
+      bool build_null = false;
+      for (int64_t r = 0; r < build_rows; ++r) {
+        if (bk[r]) {
+          rows_of[*bk[r]].push_back(r);
+        } else {
+          build_null = true;
+        }
+      }
+      auto str = [](const std::optional<int64_t>& v) {
+        return v ? std::to_string(*v) : std::string("NULL");
+      };
+      V inner, left, right, full, semi, anti, mark;
+      std::vector<bool> build_matched(static_cast<size_t>(build_rows), false);
+      for (size_t i = 0; i < pk.size(); ++i) {
+        const std::string p = str(pk[i]) + "|" + str(pv[i]);
+        auto it = pk[i] ? rows_of.find(*pk[i]) : rows_of.end();
+        if (it == rows_of.end()) {
+          left.push_back(p + "|NULL|NULL");
+          anti.push_back(p);
+          mark.push_back(p + (pk[i] && !build_null ? "|f" : "|NULL"));
+          continue;
+        }
+        for (int64_t r : it->second) {
+          inner.push_back(p + "|" + str(bk[r]) + "|" + str(bv[r]));
+          build_matched[static_cast<size_t>(r)] = true;
+        }
+        semi.push_back(p);
+        mark.push_back(p + "|t");
+      }
+      V unmatched_probe = left;
+      left.insert(left.end(), inner.begin(), inner.end());
+      right = inner;
+      for (int64_t r = 0; r < build_rows; ++r) {
+        if (!build_matched[static_cast<size_t>(r)]) {
+          right.push_back("NULL|NULL|" + str(bk[r]) + "|" + str(bv[r]));
+        }
+      }
+      full = right;
+      full.insert(full.end(), unmatched_probe.begin(), unmatched_probe.end());
+      for (auto [type, want] : std::vector<std::pair<JoinType, V*>>{{JoinType::kInner, &inner},
+                                                                    {JoinType::kLeft, &left},
+                                                                    {JoinType::kRight, &right},
+                                                                    {JoinType::kFull, &full},
+                                                                    {JoinType::kSemi, &semi},
+                                                                    {JoinType::kAnti, &anti},
+                                                                    {JoinType::kMark, &mark}}) {
+        ASSERT_OK_AND_ASSIGN(
+            auto plan,
+            HashJoinExec::Make(Source(ps, probe), Source(bs, build), {Col(ps, 0)}, {Col(bs, 0)},
+                               type, nullptr, {false}, JoinMode::kPartitioned));
+        // Batches of 7 cut the rows of duplicate keys across output batches.
+        for (int64_t batch_size : {int64_t{8192}, int64_t{7}}) {
+          if (batch_size == 7 && keys != Keys::kDuplicates) continue;
+          ASSERT_OK_AND_ASSIGN(auto got, RunRows(plan, MakeContext(batch_size)));
+          V expected = *want;
+          std::sort(got.begin(), got.end());
+          std::sort(expected.begin(), expected.end());
+          ASSERT_EQ(got.size(), expected.size())
+              << plan::JoinTypeName(type) << " keys " << static_cast<int>(keys) << " hits "
+              << hit_pct << " batch_size " << batch_size;
+          EXPECT_TRUE(got == expected)
+              << plan::JoinTypeName(type) << " keys " << static_cast<int>(keys) << " hits "
+              << hit_pct << " batch_size " << batch_size;
+        }
+      }
+    }
   }
 }
 
