@@ -6,18 +6,23 @@
 #include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <functional>
+#include <mutex>
 #include <utility>
 
 #include "floe/batch/builder.h"
 #include "floe/common/thread_pool.h"
+#include "floe/exec/catalog_statements.h"
 #include "floe/exec/enforce.h"
 #include "floe/exec/exchange.h"
 #include "floe/exec/explain.h"
 #include "floe/exec/generate_series.h"
+#include "floe/exec/iceberg_table.h"
 #include "floe/exec/parquet_table.h"
 #include "floe/exec/physical_planner.h"
 #include "floe/exec/scheduler.h"
 #include "floe/exec/stage_planner.h"
+#include "floe/io/file_io.h"
 #include "floe/plan/binder.h"
 #include "floe/plan/optimizer.h"
 #include "floe/sql/parser.h"
@@ -137,15 +142,47 @@ class StreamingResult final : public QueryResult {
 // ---------------------------------------------------------------------------------------
 // Name resolution
 
+/// Resolves a statement's names: tables through the session's catalog (each loaded once
+/// per statement, by the binder's contract), table functions built in.
 class SessionResolver final : public plan::RelationResolver {
  public:
+  /// `catalog` returns the session's catalog, or nullptr when there is none yet (no table
+  /// can exist then).
+  SessionResolver(std::function<Result<catalog::Catalog*>()> catalog, std::string search_path,
+                  std::string path_map)
+      : catalog_(std::move(catalog)),
+        search_path_(std::move(search_path)),
+        path_map_(std::move(path_map)) {}
+
   Result<plan::TableSourcePtr> ResolveTable(const std::vector<std::string>& name) override {
-    std::string joined;
-    for (const std::string& part : name) {
-      if (!joined.empty()) joined += ".";
-      joined += part;
+    FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, catalog_());
+    if (catalog == nullptr) {
+      std::string joined;
+      for (const std::string& part : name) joined += (joined.empty() ? "" : ".") + part;
+      return Status::NotFound("table \"{}\" does not exist", joined);
     }
-    return Status::NotFound("table \"{}\" does not exist", joined);
+    CatalogNames names(catalog, search_path_);
+    FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names.Existing(name));
+    FLOE_ASSIGN_OR_RAISE(iceberg::Table table, catalog->LoadTable(id));
+    if (!path_map_.empty()) {
+      // The metadata's paths are rewritten for this session (tables registered from
+      // elsewhere); the metadata file itself was found through the catalog.
+      io::LocalFileIOOptions options;
+      size_t start = 0;
+      while (start <= path_map_.size()) {
+        size_t end = path_map_.find(';', start);
+        if (end == std::string::npos) end = path_map_.size();
+        std::string_view rule = std::string_view(path_map_).substr(start, end - start);
+        if (!rule.empty()) {
+          FLOE_ASSIGN_OR_RAISE(io::PathMapRule parsed, io::ParsePathMapRule(rule));
+          options.path_map.push_back(std::move(parsed));
+        }
+        start = end + 1;
+      }
+      table.io = std::make_shared<io::LocalFileIO>(std::move(options));
+    }
+    FLOE_ASSIGN_OR_RAISE(auto source, IcebergTable::Make(id.ToString(), std::move(table)));
+    return plan::TableSourcePtr(std::move(source));
   }
 
   Result<plan::TableSourcePtr> ResolveTableFunction(
@@ -154,6 +191,11 @@ class SessionResolver final : public plan::RelationResolver {
     if (name == "generate_series") return MakeGenerateSeries(args);
     return Status::NotFound("table function \"{}\" does not exist", name);
   }
+
+ private:
+  std::function<Result<catalog::Catalog*>()> catalog_;
+  std::string search_path_;
+  std::string path_map_;
 };
 
 std::string Indent(const std::string& text, const std::string& pad) {
@@ -186,7 +228,7 @@ std::vector<std::vector<std::string>> Lines(const std::string& text) {
 class SessionImpl final : public Session {
  public:
   SessionImpl(SessionOptions options, std::unique_ptr<ThreadPool> threads)
-      : options_(std::move(options)), threads_(std::move(threads)) {}
+      : options_(std::move(options)), catalog_(options_.catalog), threads_(std::move(threads)) {}
 
   const SessionConfig& config() const override { return config_; }
   SessionConfig& mutable_config() override { return config_; }
@@ -216,11 +258,51 @@ class SessionImpl final : public Session {
       return std::unique_ptr<QueryResult>(std::make_unique<StreamingResult>(std::move(running)));
     }
     if (const auto* set = std::get_if<sql::SetStatement>(&body)) return ExecuteSet(*set);
+    if (IsCatalogStatement(body)) {
+      FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, Catalog(/*create=*/true));
+      FLOE_ASSIGN_OR_RAISE(CatalogStatementResult result,
+                           ExecuteCatalogStatement(*catalog, statement, config_.search_path()));
+      if (result.columns.empty()) return CommandResult(std::move(result.tag));
+      return TextResult(result.columns, result.rows, std::move(result.tag));
+    }
     if (const auto* show = std::get_if<sql::ShowStatement>(&body)) return ExecuteShow(*show);
     if (const auto* explain = std::get_if<std::shared_ptr<sql::ExplainStatement>>(&body)) {
       return ExecuteExplain(**explain);
     }
     return Status::NotSupported("{} is not supported yet", StatementName(body));
+  }
+
+  static bool IsCatalogStatement(const sql::StatementBody& body) {
+    if (const auto* create = std::get_if<sql::CreateTableStatement>(&body)) {
+      return create->as_query == nullptr;
+    }
+    return std::holds_alternative<sql::CreateSchemaStatement>(body) ||
+           std::holds_alternative<sql::DropStatement>(body) ||
+           std::holds_alternative<sql::AlterTableStatement>(body) ||
+           std::holds_alternative<sql::ShowObjectsStatement>(body) ||
+           std::holds_alternative<sql::CallStatement>(body);
+  }
+
+  // The session's catalog, opened on first use (a query over files never touches it).
+  // Without `create`, a missing embedded catalog is not made: the result is nullptr.
+  Result<catalog::Catalog*> Catalog(bool create) {
+    std::lock_guard<std::mutex> lock(catalog_mutex_);
+    if (!catalog_) {
+      std::error_code ec;
+      std::filesystem::path warehouse = std::filesystem::absolute(options_.warehouse, ec);
+      if (!create && !ec && !std::filesystem::exists(warehouse / "catalog.db", ec)) {
+        return nullptr;
+      }
+      if (!ec) std::filesystem::create_directories(warehouse, ec);
+      if (ec) {
+        return Status::IOError("cannot create the warehouse directory {}: {}", options_.warehouse,
+                               ec.message());
+      }
+      FLOE_ASSIGN_OR_RAISE(catalog_,
+                           catalog::OpenCatalog("sqlite:" + (warehouse / "catalog.db").string(),
+                                                warehouse.string(), "default"));
+    }
+    return catalog_.get();
   }
 
   static std::string StatementName(const sql::StatementBody& body) {
@@ -256,6 +338,8 @@ class SessionImpl final : public Session {
             return "SHOW SCHEMAS";
           case sql::ShowObjectsStatement::Kind::kDescribe:
             return "DESCRIBE";
+          case sql::ShowObjectsStatement::Kind::kCreateTable:
+            return "SHOW CREATE TABLE";
         }
         return "SHOW";
       default:
@@ -273,7 +357,8 @@ class SessionImpl final : public Session {
   }
 
   Result<PlannedQuery> PlanSelect(const sql::SelectStmt& query, std::string_view text) {
-    SessionResolver resolver;
+    SessionResolver resolver([this] { return Catalog(/*create=*/false); }, config_.search_path(),
+                             config_.iceberg_path_map());
     PlannedQuery planned;
     FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr bound,
                          plan::BindQuery(query, text, resolver, MakeBindOptions()));
@@ -369,6 +454,8 @@ class SessionImpl final : public Session {
   }
 
   SessionOptions options_;
+  std::mutex catalog_mutex_;
+  catalog::CatalogPtr catalog_;
   std::unique_ptr<ThreadPool> threads_;
   SessionConfig config_;
   std::atomic<int64_t> next_query_{0};

@@ -10,14 +10,19 @@
 #include <vector>
 
 #include "floe/batch/array.h"
+#include "floe/catalog/catalog.h"
 #include "floe/common/result.h"
 #include "floe/exec/session_config.h"
 
 namespace floe::exec {
 
 struct SessionOptions {
-  /// The warehouse directory of the embedded catalog (tables created by SQL live here).
+  /// The warehouse directory of the embedded catalog (tables created by SQL live here);
+  /// used when `catalog` is not given.
   std::string warehouse = "warehouse";
+  /// The catalog SQL names resolve in. nullptr: the embedded SQLite catalog
+  /// (`<warehouse>/catalog.db`), opened when a statement first needs it.
+  catalog::CatalogPtr catalog;
   /// Worker threads; 0 = the hardware threads.
   int threads = 0;
 };

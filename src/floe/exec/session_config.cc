@@ -53,9 +53,12 @@ std::vector<SettingInfo> MakeRegistered() {
       {"prefer_hash_join", Kind::kBool, "true", "plan equi-joins as hash joins", 0},
       {"explain_verbose", Kind::kBool, "false", "EXPLAIN shows every plan stage", 0},
       {"codec_roundtrip", Kind::kBool, "false", "stages pass through the plan codec", 0},
-      {"search_path", Kind::kString, "", "namespaces searched for unqualified table names", 0},
+      {"search_path", Kind::kString, "default", "namespaces searched for unqualified table names",
+       0},
       {"time_zone", Kind::kString, "UTC", "the session's time zone", 0},
       {"statement_timeout", Kind::kInt, "0", "milliseconds a statement may run (0: no limit)", 0},
+      {"iceberg.path_map", Kind::kString, "",
+       "FROM=TO prefix rewrites (separated by ';') for the paths Iceberg metadata names", 0},
   };
 }
 

@@ -32,9 +32,10 @@ struct SettingInfo {
 ///   prefer_hash_join         bool  true
 ///   explain_verbose          bool  false
 ///   codec_roundtrip          bool  false (stages pass through the plan codec; later work)
-///   search_path              str   ""
+///   search_path              str   "default"
 ///   time_zone                str   "UTC"
 ///   statement_timeout        int   0 (milliseconds; 0 = none)
+///   iceberg.path_map         str   "" (FROM=TO rules separated by ';')
 class SessionConfig {
  public:
   SessionConfig();
@@ -58,6 +59,10 @@ class SessionConfig {
   bool prefer_hash_join() const { return GetBool("prefer_hash_join"); }
   bool codec_roundtrip() const { return GetBool("codec_roundtrip"); }
   std::string time_zone() const { return GetString("time_zone"); }
+  /// Prefix rewrites for paths in Iceberg metadata, "FROM=TO;FROM2=TO2" (empty: none).
+  std::string iceberg_path_map() const { return GetString("iceberg.path_map"); }
+  /// Namespaces searched for unqualified table names, comma-separated ("default").
+  std::string search_path() const { return GetString("search_path"); }
 
   int64_t GetInt(std::string_view name) const;
   bool GetBool(std::string_view name) const;

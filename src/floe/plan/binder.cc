@@ -421,4 +421,16 @@ Result<expr::ExprPtr> BindConstantExpr(const sql::ParsedExpr& expr, std::string_
   return binder.BindExpr(expr, ctx);
 }
 
+Result<TypePtr> BindType(const sql::TypeName& type, std::string_view text) {
+  internal::Binder binder(text, nullptr, BindOptions{});
+  return binder.BindTypeName(type);
+}
+
+std::string TypeNameOf(const DataType& type) {
+  if (type.id() == TypeId::kDecimal) {
+    return "numeric(" + std::to_string(type.precision()) + "," + std::to_string(type.scale()) + ")";
+  }
+  return internal::SqlTypeName(type);
+}
+
 }  // namespace floe::plan

@@ -32,8 +32,8 @@ class RelationResolver {
   virtual Result<TableSourcePtr> ResolveTable(const std::vector<std::string>& name) = 0;
   /// A table function in FROM (read_parquet, generate_series, ...). kNotFound when the
   /// function is unknown; kInvalidArgument naming the argument when one is wrong.
-  virtual Result<TableSourcePtr> ResolveTableFunction(const std::string& name,
-                                                      const std::vector<TableFunctionArg>& args) = 0;
+  virtual Result<TableSourcePtr> ResolveTableFunction(
+      const std::string& name, const std::vector<TableFunctionArg>& args) = 0;
 };
 
 struct BindOptions {
@@ -55,5 +55,12 @@ Result<LogicalPlanPtr> BindQuery(const sql::SelectStmt& query, std::string_view 
 /// Binds a standalone constant expression (SET values, table-function arguments, LIMIT).
 Result<expr::ExprPtr> BindConstantExpr(const sql::ParsedExpr& expr, std::string_view text,
                                        const BindOptions& options);
+
+/// The type a SQL type name denotes (`integer`, `numeric(10, 2)`, `timestamptz`, ...);
+/// kBind naming the type and its position in `text` for unknown names or bad modifiers.
+Result<TypePtr> BindType(const sql::TypeName& type, std::string_view text);
+
+/// PostgreSQL's name of a type ("integer", "text", "numeric(10,2)").
+std::string TypeNameOf(const DataType& type);
 
 }  // namespace floe::plan

@@ -321,12 +321,12 @@ struct CallStatement {
   ParsedExprPtr call;  // a kFunction expression
 };
 
-/// SHOW TABLES / SHOW SCHEMAS / DESCRIBE t (PostgreSQL has no such statements; the parser
-/// recognizes them before handing the text to libpg_query).
+/// SHOW TABLES / SHOW SCHEMAS / DESCRIBE t / SHOW CREATE TABLE t (PostgreSQL has no such
+/// statements; the parser recognizes them before handing the text to libpg_query).
 struct ShowObjectsStatement {
-  enum class Kind { kTables, kSchemas, kDescribe };
+  enum class Kind { kTables, kSchemas, kDescribe, kCreateTable };
   Kind kind = Kind::kTables;
-  std::vector<std::string> name;  // kDescribe: the table; kTables: optional schema
+  std::vector<std::string> name;  // kDescribe, kCreateTable: the table; kTables: a schema
 };
 
 using StatementBody =

@@ -6,8 +6,10 @@
 
 #include <pg_query.h>
 
+#include <algorithm>
 #include <cctype>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -371,8 +373,8 @@ Status CheckNesting(std::string_view input, const Piece& piece) {
   return Status::OK();
 }
 
-/// SHOW TABLES [FROM|IN schema], SHOW SCHEMAS, DESCRIBE table: nullopt when the text is
-/// none of these.
+/// SHOW TABLES [FROM|IN schema], SHOW SCHEMAS, DESCRIBE table, SHOW CREATE TABLE table:
+/// nullopt when the text is none of these.
 Result<std::optional<ShowObjectsStatement>> ParseShowObjects(std::string_view input,
                                                              const Piece& piece) {
   std::string_view text = input.substr(0, piece.end);
@@ -417,6 +419,13 @@ Result<std::optional<ShowObjectsStatement>> ParseShowObjects(std::string_view in
     if (end.kind != Token::Kind::kEnd) return syntax_error(end);
     return show;
   }
+  if (word(second, "create")) {
+    Token third = scanner.Next();
+    if (!word(third, "table")) return syntax_error(third);
+    show.kind = ShowObjectsStatement::Kind::kCreateTable;
+    FLOE_RETURN_NOT_OK(qualified_name(&show.name));
+    return show;
+  }
   if (!word(second, "tables")) return std::nullopt;
   show.kind = ShowObjectsStatement::Kind::kTables;
   Token next = scanner.Next();
@@ -424,6 +433,22 @@ Result<std::optional<ShowObjectsStatement>> ParseShowObjects(std::string_view in
   if (!word(next, "from") && !word(next, "in")) return syntax_error(next);
   FLOE_RETURN_NOT_OK(qualified_name(&show.name));
   return show;
+}
+
+/// DROP TABLE ... PURGE (floe's, as in Spark and Trino; PostgreSQL has no PURGE): the byte
+/// range of the trailing PURGE word in the piece, or nullopt.
+std::optional<std::pair<size_t, size_t>> FindDropPurge(std::string_view input, const Piece& piece) {
+  std::string_view text = input.substr(0, piece.end);
+  Scanner scanner(text, piece.begin);
+  auto word = [&](const Token& t, std::string_view w) {
+    return t.kind == Token::Kind::kWord &&
+           EqualsIgnoreCase(text.substr(t.begin, t.end - t.begin), w);
+  };
+  if (!word(scanner.Next(), "drop") || !word(scanner.Next(), "table")) return std::nullopt;
+  Token last{};
+  for (Token t = scanner.Next(); t.kind != Token::Kind::kEnd; t = scanner.Next()) last = t;
+  if (!word(last, "purge")) return std::nullopt;
+  return std::make_pair(last.begin - piece.begin, last.end - piece.begin);
 }
 
 /// The byte offset of the `chars`-th character (0-based) of `text`.
@@ -453,7 +478,14 @@ Result<Statement> ParsePiece(std::string_view input, const Piece& piece) {
   }
   FLOE_RETURN_NOT_OK(CheckNesting(input, piece));
 
-  PgQueryParseResult result = pg_query_parse(statement.text.c_str());
+  // libpg_query sees PURGE blanked out (positions stay the same).
+  std::string pg_text = statement.text;
+  const auto purge = FindDropPurge(input, piece);
+  if (purge.has_value()) {
+    std::fill(pg_text.begin() + static_cast<std::ptrdiff_t>(purge->first),
+              pg_text.begin() + static_cast<std::ptrdiff_t>(purge->second), ' ');
+  }
+  PgQueryParseResult result = pg_query_parse(pg_text.c_str());
   std::unique_ptr<PgQueryParseResult, void (*)(PgQueryParseResult*)> guard(
       &result, [](PgQueryParseResult* r) { pg_query_free_parse_result(*r); });
   if (result.error != nullptr) {
@@ -474,6 +506,11 @@ Result<Statement> ParsePiece(std::string_view input, const Piece& piece) {
   const Json* raw = Field(stmts[0], "stmt");
   if (raw == nullptr) return converter.NotSupported("an empty statement", 0);
   FLOE_ASSIGN_OR_RAISE(statement.body, converter.ConvertStatement(*raw));
+  if (purge.has_value()) {
+    auto* drop = std::get_if<DropStatement>(&statement.body);
+    if (drop == nullptr) return converter.NotSupported("PURGE here", 0);
+    drop->purge = true;
+  }
   return statement;
 }
 

@@ -1,0 +1,62 @@
+#pragma once
+
+// SQL statements that act on a catalog rather than on rows: CREATE/DROP SCHEMA,
+// CREATE/DROP TABLE, ALTER TABLE, SHOW SCHEMAS/TABLES, DESCRIBE; and how SQL names map to
+// a catalog's namespaces and tables. The session (exec/session.cc) calls these; each
+// statement reads the catalog fresh and commits through it, on the calling thread.
+
+#include <string>
+#include <vector>
+
+#include "floe/catalog/catalog.h"
+#include "floe/common/result.h"
+#include "floe/sql/ast.h"
+
+namespace floe::exec {
+
+/// What a catalog statement returns: PostgreSQL's command tag, and for SHOW and DESCRIBE
+/// text rows under `columns`.
+struct CatalogStatementResult {
+  std::string tag;
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+};
+
+/// How SQL names map onto one catalog: `table`, `namespace.table` or
+/// `catalog.namespace.table`; an unqualified name looks in the search path's namespaces in
+/// order (a new table goes to the first).
+class CatalogNames {
+ public:
+  /// `search_path` is the session setting's text ("default", "a, b").
+  CatalogNames(catalog::Catalog* catalog, std::string_view search_path);
+
+  /// The table a name denotes for reading or altering: for an unqualified name, the first
+  /// search-path namespace that holds it (kNotFound naming the table when none does).
+  Result<catalog::TableIdentifier> Existing(const std::vector<std::string>& parts) const;
+  /// The identifier a new table of this name gets (unqualified: the first search-path
+  /// namespace; kInvalidArgument when the search path is empty).
+  Result<catalog::TableIdentifier> ForCreate(const std::vector<std::string>& parts) const;
+  /// A schema (namespace) name: `ns` or `catalog.ns`.
+  Result<catalog::Namespace> Schema(const std::vector<std::string>& parts) const;
+
+  const std::vector<std::string>& search_path() const { return search_path_; }
+
+ private:
+  Result<std::vector<std::string>> StripCatalog(const std::vector<std::string>& parts,
+                                                size_t max_unqualified) const;
+
+  catalog::Catalog* catalog_;
+  std::vector<std::string> search_path_;
+};
+
+/// Runs one catalog statement (CreateSchemaStatement, CreateTableStatement without AS,
+/// DropStatement, AlterTableStatement, ShowObjectsStatement, and CallStatement for the
+/// procedure register_table(table, metadata_file)). `text` is the statement's
+/// text, for error positions. Errors name the object: kNotFound for a missing schema or
+/// table, kConstraint for one that already exists or a schema that is not empty,
+/// kInvalidArgument for bad options, kNotSupported for what Iceberg cannot do.
+Result<CatalogStatementResult> ExecuteCatalogStatement(catalog::Catalog& catalog,
+                                                       const sql::Statement& statement,
+                                                       std::string_view search_path);
+
+}  // namespace floe::exec
