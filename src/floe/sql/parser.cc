@@ -445,9 +445,18 @@ std::optional<std::pair<size_t, size_t>> FindDropPurge(std::string_view input, c
            EqualsIgnoreCase(text.substr(t.begin, t.end - t.begin), w);
   };
   if (!word(scanner.Next(), "drop") || !word(scanner.Next(), "table")) return std::nullopt;
+  Token before{};
   Token last{};
-  for (Token t = scanner.Next(); t.kind != Token::Kind::kEnd; t = scanner.Next()) last = t;
+  for (Token t = scanner.Next(); t.kind != Token::Kind::kEnd; t = scanner.Next()) {
+    before = last;
+    last = t;
+  }
+  // PURGE after a table name (or CASCADE / RESTRICT); "DROP TABLE purge" names a table.
   if (!word(last, "purge")) return std::nullopt;
+  if (before.kind != Token::Kind::kWord && before.kind != Token::Kind::kQuotedIdent) {
+    return std::nullopt;
+  }
+  if (word(before, "table") || word(before, "exists")) return std::nullopt;
   return std::make_pair(last.begin - piece.begin, last.end - piece.begin);
 }
 

@@ -848,6 +848,12 @@ TEST(ParserStatements, ShowTablesSchemasDescribe) {
   // Every other SHOW goes to PostgreSQL's grammar.
   EXPECT_EQ(std::get<ShowStatement>(ParseOne("SHOW tables_x").body).name, "tables_x");
 
+  show = std::get<ShowObjectsStatement>(ParseOne("show create table db.T").body);
+  EXPECT_EQ(show.kind, ShowObjectsStatement::Kind::kCreateTable);
+  EXPECT_THAT(show.name, ElementsAre("db", "t"));
+  EXPECT_THAT(ParseStatus("SHOW CREATE VIEW v"),
+              IsErrorWith(StatusCode::kSyntax, "syntax error at or near \"VIEW\""));
+
   auto all = Parse("SHOW TABLES; DESCRIBE t; SELECT 1");
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->size(), 3u);
@@ -1000,4 +1006,20 @@ TEST(ParserLocation, DescribeLocation) {
 }
 
 }  // namespace
+TEST(ParserStatements, DropTablePurge) {
+  auto drop = std::get<DropStatement>(ParseOne("DROP TABLE IF EXISTS a.b, c PURGE").body);
+  EXPECT_TRUE(drop.purge);
+  EXPECT_TRUE(drop.if_exists);
+  ASSERT_EQ(drop.names.size(), 2u);
+  EXPECT_THAT(drop.names[0], ElementsAre("a", "b"));
+  drop = std::get<DropStatement>(ParseOne("drop table t").body);
+  EXPECT_FALSE(drop.purge);
+  // A table named purge is still a table.
+  drop = std::get<DropStatement>(ParseOne("DROP TABLE purge").body);
+  EXPECT_FALSE(drop.purge);
+  EXPECT_THAT(drop.names[0], ElementsAre("purge"));
+  // PURGE belongs to DROP TABLE only.
+  EXPECT_FALSE(Parse("DROP SCHEMA s PURGE").ok());
+}
+
 }  // namespace floe::sql
