@@ -987,15 +987,23 @@ Status BatchReader::CompactFilteredBatches(int64_t count) {
       BufferBuilder fresh_data(pool);
       FLOE_RETURN_NOT_OK(fresh_offsets.Reserve((count + 1) * 4));
       FLOE_RETURN_NOT_OK(fresh_data.Reserve(total));
-      fresh_offsets.UnsafeAppendValue<int32_t>(0);
+      int32_t* out_offsets = reinterpret_cast<int32_t*>(fresh_offsets.mutable_data());
+      uint8_t* out_data = fresh_data.mutable_data();
+      out_offsets[0] = 0;
       int32_t off = 0;
       for (int64_t j = 0; j < count; ++j) {
         const int32_t begin = offsets[sel[j]];
         const int32_t length = offsets[sel[j] + 1] - begin;
-        fresh_data.UnsafeAppend(data + begin, length);
+        if (length == 1) {
+          out_data[off] = data[begin];
+        } else if (length > 0) {
+          std::memcpy(out_data + off, data + begin, static_cast<size_t>(length));
+        }
         off += length;
-        fresh_offsets.UnsafeAppendValue<int32_t>(off);
+        out_offsets[j + 1] = off;
       }
+      fresh_offsets.UnsafeAdvance((count + 1) * 4);
+      fresh_data.UnsafeAdvance(off);
       b->offsets = std::move(fresh_offsets);
       b->data = std::move(fresh_data);
     }
