@@ -52,6 +52,7 @@ std::vector<std::unique_ptr<OptimizerRule>> DefaultRules() {
   rules.push_back(Rule("push_down_predicates", internal::PushDownPredicates));
   rules.push_back(Rule("push_down_projections", internal::PushDownProjections));
   rules.push_back(Rule("push_down_limits", internal::PushDownLimits));
+  rules.push_back(Rule("answer_from_statistics", internal::AnswerFromStatistics));
   rules.push_back(Rule("simplify_expressions", internal::SimplifyPlan));
   return rules;
 }

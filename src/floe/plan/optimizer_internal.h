@@ -42,6 +42,10 @@ Result<LogicalPlanPtr> PushDownProjections(const LogicalPlanPtr& plan);
 /// joins and scans.
 Result<LogicalPlanPtr> PushDownLimits(const LogicalPlanPtr& plan);
 
+/// count(*) without GROUP BY over an unfiltered scan of a source with an exact row count
+/// becomes a one-row Values (no data file is read).
+Result<LogicalPlanPtr> AnswerFromStatistics(const LogicalPlanPtr& plan);
+
 /// True for a boolean literal equal to `value`.
 bool IsBoolLiteral(const expr::Expr& e, bool value);
 /// True for a NULL literal.

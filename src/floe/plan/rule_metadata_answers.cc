@@ -1,0 +1,62 @@
+// Aggregates answered from statistics: count(*) with no GROUP BY over a scan that keeps
+// every row (no pushed filter, no limit) of a source whose row count is exact becomes a
+// one-row Values. read_parquet sums its footers' row counts; an Iceberg table its
+// snapshot's total-records when the snapshot has no delete files. No data file is read.
+
+#include <utility>
+#include <vector>
+
+#include "floe/plan/optimizer_internal.h"
+
+namespace floe::plan::internal {
+
+namespace {
+
+// The exact row count the aggregate's input produces, or nullopt.
+std::optional<int64_t> ExactRows(const LogicalPlan& input) {
+  const LogicalPlan* node = &input;
+  // Projections keep the row count.
+  while (node->kind == LogicalKind::kProjection && node->children.size() == 1) {
+    node = node->children[0].get();
+  }
+  if (node->kind != LogicalKind::kScan || !node->source) return std::nullopt;
+  if (!node->filters.empty() || node->scan_limit.has_value()) return std::nullopt;
+  const Statistics stats = node->source->statistics();
+  if (!stats.exact || !stats.row_count.has_value()) return std::nullopt;
+  return stats.row_count;
+}
+
+LogicalPlanPtr Answer(const LogicalPlanPtr& node) {
+  if (node->kind != LogicalKind::kAggregate || !node->group_exprs.empty() ||
+      node->aggregates.empty() || node->children.size() != 1) {
+    return node;
+  }
+  for (const AggregateCall& call : node->aggregates) {
+    if (call.function.name != "count_star" || call.filter || !call.args.empty()) return node;
+  }
+  std::optional<int64_t> rows = ExactRows(*node->children[0]);
+  if (!rows) return node;
+  std::vector<expr::ExprPtr> row;
+  for (int i = 0; i < node->schema->num_fields(); ++i) {
+    row.push_back(expr::Literal(Scalar::I64(*rows)));
+  }
+  return MakeValues(node->schema, {std::move(row)});
+}
+
+LogicalPlanPtr Rewrite(const LogicalPlanPtr& plan) {
+  std::vector<LogicalPlanPtr> children;
+  bool changed = false;
+  for (const auto& c : plan->children) {
+    LogicalPlanPtr n = Rewrite(c);
+    changed |= n != c;
+    children.push_back(std::move(n));
+  }
+  LogicalPlanPtr node = changed ? WithNewChildren(*plan, std::move(children)) : plan;
+  return Answer(node);
+}
+
+}  // namespace
+
+Result<LogicalPlanPtr> AnswerFromStatistics(const LogicalPlanPtr& plan) { return Rewrite(plan); }
+
+}  // namespace floe::plan::internal
