@@ -1,7 +1,11 @@
 #include "floe/exec/parquet_scan_exec.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 #include "floe/batch/value_format.h"
@@ -159,10 +163,27 @@ class ParquetScanStream final : public BatchStream {
   Status Open(const ParquetFileRange& range) {
     if (range.row_groups.empty()) return Status::OK();
     current_path_ = range.path;
-    parquet::ReaderOptions options;
-    options.batch_size = batch_size_;
-    options.pool = pool_;
-    FLOE_ASSIGN_OR_RAISE(file_, parquet::ParquetFileReader::OpenPath(range.path, options));
+    if (range.planned) {
+      // The plan's row groups come from the footer read at planning: the file must
+      // still be that one.
+      const PlannedParquetFile& planned = *range.planned;
+      FLOE_ASSIGN_OR_RAISE(FileIdentity now, FileIdentity::Of(range.path));
+      if (now != planned.identity) {
+        return Status::IOError(
+            "'{}' changed after the query was planned (size {} -> {} bytes, or it was "
+            "replaced or modified)",
+            range.path, planned.identity.size, now.size);
+      }
+    }
+    if (range.planned && range.planned->reader && range.planned->batch_size == batch_size_ &&
+        pool_ == DefaultMemoryPool()) {
+      file_ = range.planned->reader;
+    } else {
+      parquet::ReaderOptions options;
+      options.batch_size = batch_size_;
+      options.pool = pool_;
+      FLOE_ASSIGN_OR_RAISE(file_, parquet::ParquetFileReader::OpenPath(range.path, options));
+    }
     std::vector<parquet::ColumnPredicate> predicates;
     for (const ParquetScanExec::NamedPredicate& named : node_->predicates()) {
       int column = file_->schema()->GetFieldIndex(named.column);
@@ -212,11 +233,24 @@ class ParquetScanStream final : public BatchStream {
   std::vector<std::string> names_;
   size_t next_range_ = 0;
   std::string current_path_;
-  std::unique_ptr<parquet::ParquetFileReader> file_;
+  std::shared_ptr<const parquet::ParquetFileReader> file_;
   std::unique_ptr<RecordBatchReader> current_;
 };
 
 }  // namespace
+
+Result<FileIdentity> FileIdentity::Of(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    return Status::IOError("cannot stat '{}': {}", path, std::strerror(errno));
+  }
+  FileIdentity out;
+  out.device = static_cast<uint64_t>(st.st_dev);
+  out.inode = static_cast<uint64_t>(st.st_ino);
+  out.size = static_cast<int64_t>(st.st_size);
+  out.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return out;
+}
 
 std::optional<parquet::ColumnPredicate> ToParquetPredicate(const expr::Expr& conjunct,
                                                            const Schema& file_schema) {

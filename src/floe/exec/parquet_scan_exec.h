@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,11 +12,40 @@
 
 namespace floe::exec {
 
+/// What identifies the contents of a file on disk: a file replaced or rewritten since
+/// planning has another device/inode, size or modification time.
+struct FileIdentity {
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  int64_t size = 0;
+  int64_t mtime_ns = 0;
+
+  /// The identity of the file at `path` now; kIOError naming the path when it cannot
+  /// be stat()ed (e.g. it was deleted).
+  static Result<FileIdentity> Of(const std::string& path);
+  bool operator==(const FileIdentity&) const = default;
+};
+
+/// A Parquet file opened while planning, whose decoded footer the scan reuses instead
+/// of reading it again in every partition.
+struct PlannedParquetFile {
+  /// The open file; shared by every partition that reads it (readers are thread-safe).
+  std::shared_ptr<const parquet::ParquetFileReader> reader;
+  /// The ReaderOptions::batch_size `reader` was opened with. A scan with another batch
+  /// size opens the file again.
+  int64_t batch_size = 0;
+  /// The file when it was opened. The scan fails with kIOError when the file on disk no
+  /// longer matches (the plan's row groups and statistics came from this version).
+  FileIdentity identity;
+};
+
 /// Row groups of one Parquet file that one scan partition reads.
 struct ParquetFileRange {
   std::string path;
   std::vector<int> row_groups;  // ascending
   int64_t bytes = 0;            // compressed bytes of those row groups
+  /// The file as opened at planning, or null (the scan then opens `path`).
+  std::shared_ptr<const PlannedParquetFile> planned = nullptr;
 };
 
 /// `conjunct` (over `file_schema`) as a predicate the Parquet reader can prune row groups

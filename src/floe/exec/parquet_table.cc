@@ -289,6 +289,11 @@ Result<std::shared_ptr<const ParquetTable>> ParquetTable::Make(
     rows += reader->num_rows();
     AddFileStatistics(*reader, *table->schema_, &bounds);
     file.reader = std::move(reader);
+    auto planned = std::make_shared<PlannedParquetFile>();
+    planned->reader = file.reader;
+    planned->batch_size = parquet::ReaderOptions{}.batch_size;
+    FLOE_ASSIGN_OR_RAISE(planned->identity, FileIdentity::Of(path));
+    file.planned = std::move(planned);
     table->files_.push_back(std::move(file));
   }
   plan::Statistics& statistics = table->statistics_;
@@ -385,7 +390,7 @@ Result<PlanPtr> ParquetTable::Scan(const ScanRequest& request, const SessionConf
     for (size_t i : members) {
       const Unit& unit = units[i];
       if (group.empty() || group.back().path != files_[unit.file].path) {
-        group.push_back(ParquetFileRange{files_[unit.file].path, {}, 0});
+        group.push_back(ParquetFileRange{files_[unit.file].path, {}, 0, files_[unit.file].planned});
       }
       group.back().row_groups.push_back(unit.row_group);
       group.back().bytes += unit.bytes;

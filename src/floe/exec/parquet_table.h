@@ -13,9 +13,9 @@
 namespace floe::exec {
 
 /// read_parquet(...): one or more Parquet files named by paths or glob(3) patterns. The
-/// footers are read once, at Make: the schema is the first file's (files sorted by
-/// path), every other file must have the same column names and types, and statistics
-/// (row count, column min/max and null counts) come from the footers.
+/// footers are read once per query, at Make (the scan's partitions reuse them): the schema is the
+/// first file's (files sorted by path), every other file must have the same column names and types,
+/// and statistics (row count, column min/max and null counts) come from the footers.
 class ParquetTable final : public TableProvider {
  public:
   /// kInvalidArgument for no paths; kNotFound "no files match \"x\"" for a pattern that
@@ -41,6 +41,9 @@ class ParquetTable final : public TableProvider {
     std::vector<int64_t> row_group_rows;
     std::vector<int64_t> row_group_bytes;  // compressed
     std::shared_ptr<const parquet::ParquetFileReader> reader;
+    /// The reader and the file's identity, handed to the scan so that its partitions
+    /// reuse the footer decoded here.
+    std::shared_ptr<const PlannedParquetFile> planned;
   };
   const std::vector<File>& files() const { return files_; }
 

@@ -37,7 +37,6 @@ size_t MinEncodedSize(ThriftType type) {
 uint64_t ZigZag(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
 }
-int64_t UnZigZag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
 
 }  // namespace
 
@@ -97,7 +96,7 @@ Result<uint8_t> ThriftCompactReader::ReadByte(const char* what) {
   return data_[pos_++];
 }
 
-Result<uint64_t> ThriftCompactReader::ReadVarint() {
+Result<uint64_t> ThriftCompactReader::ReadVarintSlow() {
   const size_t start = pos_;
   uint64_t value = 0;
   for (int i = 0; i < 10; ++i) {
@@ -129,46 +128,12 @@ Result<int8_t> ThriftCompactReader::ReadI8() {
   return static_cast<int8_t>(b);
 }
 
-Result<int16_t> ThriftCompactReader::ReadI16() {
-  const size_t start = pos_;
-  FLOE_ASSIGN_OR_RAISE(uint64_t raw, ReadVarint());
-  if (raw > std::numeric_limits<uint16_t>::max()) return CorruptAt("i16 out of range", start);
-  return static_cast<int16_t>(UnZigZag(raw));
-}
-
-Result<int32_t> ThriftCompactReader::ReadI32() {
-  const size_t start = pos_;
-  FLOE_ASSIGN_OR_RAISE(uint64_t raw, ReadVarint());
-  if (raw > std::numeric_limits<uint32_t>::max()) return CorruptAt("i32 out of range", start);
-  return static_cast<int32_t>(UnZigZag(raw));
-}
-
-Result<int64_t> ThriftCompactReader::ReadI64() {
-  FLOE_ASSIGN_OR_RAISE(uint64_t raw, ReadVarint());
-  return UnZigZag(raw);
-}
-
 Result<double> ThriftCompactReader::ReadDouble() {
   if (remaining() < 8) return CorruptAt("input ends inside a double", pos_);
   uint64_t bits = 0;
   for (int i = 0; i < 8; ++i) bits |= static_cast<uint64_t>(data_[pos_ + i]) << (8 * i);
   pos_ += 8;
   return std::bit_cast<double>(bits);
-}
-
-Result<std::string_view> ThriftCompactReader::ReadBinary() {
-  const size_t start = pos_;
-  FLOE_ASSIGN_OR_RAISE(uint64_t length, ReadVarint());
-  if (length > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
-    return CorruptAt(fmt::format("binary length {} exceeds 2^31 - 1", length), start);
-  }
-  if (length > remaining()) {
-    return CorruptAt(
-        fmt::format("binary length {} exceeds the {} bytes remaining", length, remaining()), start);
-  }
-  std::string_view value(reinterpret_cast<const char*>(data_.data() + pos_), length);
-  pos_ += length;
-  return value;
 }
 
 Result<std::span<const uint8_t, 16>> ThriftCompactReader::ReadUuid() {
@@ -178,24 +143,24 @@ Result<std::span<const uint8_t, 16>> ThriftCompactReader::ReadUuid() {
   return value;
 }
 
-Status ThriftCompactReader::BeginStruct() {
-  if (depth_ >= kThriftMaxDepth) {
-    return Corrupt(fmt::format("nesting deeper than {} levels", kThriftMaxDepth));
+Status ThriftCompactReader::TooDeep() const {
+  return Corrupt(fmt::format("nesting deeper than {} levels", kThriftMaxDepth));
+}
+
+Status ThriftCompactReader::InputEnds(const char* what, size_t position) const {
+  return CorruptAt(fmt::format("input ends while reading {}", what), position);
+}
+
+Status ThriftCompactReader::BadBinaryLength(uint64_t length, size_t position) const {
+  if (length > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
+    return CorruptAt(fmt::format("binary length {} exceeds 2^31 - 1", length), position);
   }
-  ++depth_;
-  last_field_id_[depth_] = 0;
-  return Status::OK();
+  return CorruptAt(
+      fmt::format("binary length {} exceeds the {} bytes remaining", length, remaining()),
+      position);
 }
 
-void ThriftCompactReader::EndStruct() {
-  FLOE_DCHECK(depth_ > 0, "EndStruct without BeginStruct");
-  pending_bool_ = -1;
-  --depth_;
-}
-
-Result<ThriftFieldHeader> ThriftCompactReader::ReadFieldHeader() {
-  FLOE_DCHECK(depth_ > 0, "ReadFieldHeader outside a struct");
-  pending_bool_ = -1;
+Result<ThriftFieldHeader> ThriftCompactReader::ReadFieldHeaderSlow() {
   const size_t start = pos_;
   FLOE_ASSIGN_OR_RAISE(uint8_t b, ReadByte("a field header"));
   if (b == 0) return ThriftFieldHeader{};

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "floe/common/logging.h"
 #include "floe/common/result.h"
 
 namespace floe::parquet {
@@ -83,29 +84,99 @@ class ThriftCompactReader {
   std::span<const uint8_t> data() const { return data_; }
 
   /// Enters a struct: starts a new field-id context. Fails past kThriftMaxDepth.
-  Status BeginStruct();
+  Status BeginStruct() {
+    if (depth_ >= kThriftMaxDepth) [[unlikely]]
+      return TooDeep();
+    ++depth_;
+    last_field_id_[depth_] = 0;
+    return Status::OK();
+  }
   /// Leaves the struct entered by the matching BeginStruct().
-  void EndStruct();
+  void EndStruct() {
+    FLOE_DCHECK(depth_ > 0, "EndStruct without BeginStruct");
+    pending_bool_ = -1;
+    --depth_;
+  }
   /// Reads the next field header of the current struct (type kStop at its end).
   /// Fails on an unknown type code or a truncated header.
-  Result<ThriftFieldHeader> ReadFieldHeader();
+  Result<ThriftFieldHeader> ReadFieldHeader() {
+    FLOE_DCHECK(depth_ > 0, "ReadFieldHeader outside a struct");
+    pending_bool_ = -1;
+    if (pos_ >= data_.size()) [[unlikely]]
+      return InputEnds("a field header", pos_);
+    const uint8_t b = data_[pos_];
+    if (b == 0) {
+      ++pos_;
+      return ThriftFieldHeader{};
+    }
+    const uint8_t code = b & 0x0f;
+    const uint8_t delta = b >> 4;
+    // Short form with a known type code: the common case, no varint.
+    if (delta != 0 && code != 0 && code <= 13) [[likely]] {
+      ++pos_;
+      const ThriftType type = code <= 2 ? ThriftType::kBool : static_cast<ThriftType>(code - 1);
+      const auto id = static_cast<int16_t>(last_field_id_[depth_] + delta);
+      last_field_id_[depth_] = id;
+      if (code <= 2) pending_bool_ = code == 1 ? 1 : 0;
+      return ThriftFieldHeader{type, id};
+    }
+    return ReadFieldHeaderSlow();
+  }
 
   /// Reads a bool: the value carried by the preceding bool field header, or else one
   /// element byte (1 is true; 0 and 2 are false, as written by the Java and C++ libraries).
   Result<bool> ReadBool();
   Result<int8_t> ReadI8();
   /// Zigzag varints; fail when the value does not fit the type.
-  Result<int16_t> ReadI16();
-  Result<int32_t> ReadI32();
-  Result<int64_t> ReadI64();
+  Result<int16_t> ReadI16() {
+    const size_t start = pos_;
+    FLOE_ASSIGN_OR_RAISE(uint64_t raw, ReadVarint());
+    if (raw > 0xffff) [[unlikely]]
+      return CorruptAt("i16 out of range", start);
+    return static_cast<int16_t>(UnZigZag(raw));
+  }
+  Result<int32_t> ReadI32() {
+    const size_t start = pos_;
+    FLOE_ASSIGN_OR_RAISE(uint64_t raw, ReadVarint());
+    if (raw > 0xffffffffu) [[unlikely]]
+      return CorruptAt("i32 out of range", start);
+    return static_cast<int32_t>(UnZigZag(raw));
+  }
+  Result<int64_t> ReadI64() {
+    FLOE_ASSIGN_OR_RAISE(uint64_t raw, ReadVarint());
+    return UnZigZag(raw);
+  }
   /// Eight little-endian bytes.
   Result<double> ReadDouble();
   /// A length-prefixed byte string, as a view into the input.
-  Result<std::string_view> ReadBinary();
+  Result<std::string_view> ReadBinary() {
+    const size_t start = pos_;
+    FLOE_ASSIGN_OR_RAISE(uint64_t length, ReadVarint());
+    if (length > remaining()) [[unlikely]]
+      return BadBinaryLength(length, start);
+    std::string_view value(reinterpret_cast<const char*>(data_.data() + pos_), length);
+    pos_ += length;
+    return value;
+  }
   /// Sixteen raw bytes.
   Result<std::span<const uint8_t, 16>> ReadUuid();
   /// An unsigned LEB128 varint of at most 10 bytes.
-  Result<uint64_t> ReadVarint();
+  Result<uint64_t> ReadVarint() {
+    // With ten bytes left no byte needs a bounds check; the slow path handles the end
+    // of the input and the errors.
+    if (data_.size() - pos_ >= 10) [[likely]] {
+      const uint8_t* p = data_.data() + pos_;
+      uint64_t value = 0;
+      for (int i = 0; i < 9; ++i) {
+        value |= static_cast<uint64_t>(p[i] & 0x7f) << (7 * i);
+        if (p[i] < 0x80) {
+          pos_ += static_cast<size_t>(i) + 1;
+          return value;
+        }
+      }
+    }
+    return ReadVarintSlow();
+  }
 
   /// Reads a list or set header. Fails when the count could not fit in the remaining
   /// bytes (each element takes at least one byte), before the caller allocates.
@@ -141,6 +212,16 @@ class ThriftCompactReader {
   };
   static constexpr int kMaxPath = 2 * kThriftMaxDepth + 8;
 
+  static int64_t UnZigZag(uint64_t v) {
+    return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+  }
+  // Out-of-line parts of the inline readers: multi-byte varints, long-form field
+  // headers and the errors.
+  Result<uint64_t> ReadVarintSlow();
+  Result<ThriftFieldHeader> ReadFieldHeaderSlow();
+  Status TooDeep() const;
+  Status InputEnds(const char* what, size_t position) const;
+  Status BadBinaryLength(uint64_t length, size_t position) const;
   Result<uint8_t> ReadByte(const char* what);
   Result<ThriftType> ElementType(uint8_t code, size_t code_position);
   Result<uint32_t> ReadSize(const char* what);
