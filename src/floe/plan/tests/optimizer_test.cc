@@ -612,7 +612,7 @@ TEST(OptimizeTest, CommaJoinQuery) {
             "        Filter: (#1:c2 > 3)\n"
             "          Scan: c projection=[c1, c2]\n");
   EXPECT_TRUE(out->schema->Equals(*plan->schema));
-  EXPECT_EQ(DefaultRules().size(), 8u);
+  EXPECT_EQ(DefaultRules().size(), 9u);
 }
 
 }  // namespace
