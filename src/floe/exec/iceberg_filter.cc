@@ -19,19 +19,6 @@ bool IsIntegerType(TypeId id) {
          id == TypeId::kInt64;
 }
 
-int IntegerWidth(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8:
-      return 1;
-    case TypeId::kInt16:
-      return 2;
-    case TypeId::kInt32:
-      return 4;
-    default:
-      return 8;
-  }
-}
-
 bool IsFloatingType(TypeId id) { return id == TypeId::kFloat32 || id == TypeId::kFloat64; }
 
 // A cast that maps a column's values to the target type one to one and keeps their
@@ -40,7 +27,7 @@ bool IsFloatingType(TypeId id) { return id == TypeId::kFloat32 || id == TypeId::
 // folds the predicate when it is out of the column's range).
 bool IsOrderPreservingCast(const DataType& from, const DataType& to) {
   if (IsIntegerType(from.id()) && IsIntegerType(to.id())) {
-    return IntegerWidth(to.id()) >= IntegerWidth(from.id());
+    return to.byte_width() >= from.byte_width();
   }
   if (from.id() == TypeId::kDecimal && to.id() == TypeId::kDecimal) {
     return from.scale() == to.scale() && to.precision() >= from.precision();
