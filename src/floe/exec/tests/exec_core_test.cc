@@ -41,6 +41,7 @@
 #include "floe/format/parquet/writer.h"
 #include "floe/io/file.h"
 #include "floe/testing/matchers.h"
+#include "floe/testing/scratch_dir.h"
 
 namespace floe::exec {
 namespace {
@@ -713,15 +714,9 @@ TEST(GenerateSeriesTest, TimestampsWithMonthSteps) {
 // ---------------------------------------------------------------------------------------
 // read_parquet.
 
-class ParquetTest : public ::testing::Test {
+class ParquetTest : public floe::testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = ::testing::TempDir() + "/floe_exec_parquet_" + std::to_string(getpid()) + "_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  ParquetTest() : ScratchDirTest("floe_exec_parquet") {}
 
   // Writes row groups of (id int64, v float64, s string): group g has ids
   // [g * rows, (g + 1) * rows), v = id / 2 (NaN where `nan_group` == g), s = "s<id>" with
@@ -770,8 +765,6 @@ class ParquetTest : public ::testing::Test {
     }
     return n;
   }
-
-  std::string dir_;
 };
 
 TEST_F(ParquetTest, ReadsGlobsWithStatisticsAndProjection) {

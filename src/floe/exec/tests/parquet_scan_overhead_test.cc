@@ -21,6 +21,7 @@
 #include "floe/format/parquet/writer.h"
 #include "floe/io/file.h"
 #include "floe/testing/matchers.h"
+#include "floe/testing/scratch_dir.h"
 
 namespace floe::exec {
 namespace {
@@ -41,15 +42,9 @@ SessionConfig Config(int partitions, int64_t batch_size) {
   return config;
 }
 
-class ParquetScanOverheadTest : public ::testing::Test {
+class ParquetScanOverheadTest : public floe::testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = ::testing::TempDir() + "/floe_scan_overhead_" + std::to_string(getpid()) + "_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  ParquetScanOverheadTest() : ScratchDirTest("floe_scan_overhead") {}
 
   // Row groups of (id int64, s string) with ids [g * rows, (g + 1) * rows) in group g;
   // s is NULL for ids divisible by 3.
@@ -78,8 +73,6 @@ class ParquetScanOverheadTest : public ::testing::Test {
     EXPECT_OK((*writer)->Close().status());
     return path;
   }
-
-  std::string dir_;
 };
 
 struct Totals {
