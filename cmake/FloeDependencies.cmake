@@ -14,6 +14,7 @@ pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)            # liblz4-dev
 pkg_check_modules(BROTLIDEC REQUIRED IMPORTED_TARGET libbrotlidec) # libbrotli-dev
 pkg_check_modules(BROTLIENC REQUIRED IMPORTED_TARGET libbrotlienc)
 pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)     # libsqlite3-dev
+pkg_check_modules(YAMLCPP REQUIRED IMPORTED_TARGET yaml-cpp)    # libyaml-cpp-dev (catalog configuration files)
 
 # libsnappy-dev ships neither a pkg-config file nor a CMake package on Debian 12.
 find_path(SNAPPY_INCLUDE_DIR snappy.h REQUIRED)

@@ -21,6 +21,7 @@
 #include "floe/exec/parquet_table.h"
 #include "floe/exec/physical_planner.h"
 #include "floe/exec/scheduler.h"
+#include "floe/exec/session_resolver.h"
 #include "floe/exec/stage_planner.h"
 #include "floe/io/file_io.h"
 #include "floe/plan/binder.h"
@@ -137,65 +138,6 @@ class StreamingResult final : public QueryResult {
  private:
   std::unique_ptr<RunningQuery> query_;
   std::atomic<int64_t> rows_{0};
-};
-
-// ---------------------------------------------------------------------------------------
-// Name resolution
-
-/// Resolves a statement's names: tables through the session's catalog (each loaded once
-/// per statement, by the binder's contract), table functions built in.
-class SessionResolver final : public plan::RelationResolver {
- public:
-  /// `catalog` returns the session's catalog, or nullptr when there is none yet (no table
-  /// can exist then).
-  SessionResolver(std::function<Result<catalog::Catalog*>()> catalog, std::string search_path,
-                  std::string path_map)
-      : catalog_(std::move(catalog)),
-        search_path_(std::move(search_path)),
-        path_map_(std::move(path_map)) {}
-
-  Result<plan::TableSourcePtr> ResolveTable(const std::vector<std::string>& name) override {
-    FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, catalog_());
-    if (catalog == nullptr) {
-      std::string joined;
-      for (const std::string& part : name) joined += (joined.empty() ? "" : ".") + part;
-      return Status::NotFound("table \"{}\" does not exist", joined);
-    }
-    CatalogNames names(catalog, search_path_);
-    FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names.Existing(name));
-    FLOE_ASSIGN_OR_RAISE(iceberg::Table table, catalog->LoadTable(id));
-    if (!path_map_.empty()) {
-      // The metadata's paths are rewritten for this session (tables registered from
-      // elsewhere); the metadata file itself was found through the catalog.
-      io::LocalFileIOOptions options;
-      size_t start = 0;
-      while (start <= path_map_.size()) {
-        size_t end = path_map_.find(';', start);
-        if (end == std::string::npos) end = path_map_.size();
-        std::string_view rule = std::string_view(path_map_).substr(start, end - start);
-        if (!rule.empty()) {
-          FLOE_ASSIGN_OR_RAISE(io::PathMapRule parsed, io::ParsePathMapRule(rule));
-          options.path_map.push_back(std::move(parsed));
-        }
-        start = end + 1;
-      }
-      table.io = std::make_shared<io::LocalFileIO>(std::move(options));
-    }
-    FLOE_ASSIGN_OR_RAISE(auto source, IcebergTable::Make(id.ToString(), std::move(table)));
-    return plan::TableSourcePtr(std::move(source));
-  }
-
-  Result<plan::TableSourcePtr> ResolveTableFunction(
-      const std::string& name, const std::vector<plan::TableFunctionArg>& args) override {
-    if (name == "read_parquet") return MakeReadParquet(args);
-    if (name == "generate_series") return MakeGenerateSeries(args);
-    return Status::NotFound("table function \"{}\" does not exist", name);
-  }
-
- private:
-  std::function<Result<catalog::Catalog*>()> catalog_;
-  std::string search_path_;
-  std::string path_map_;
 };
 
 std::string Indent(const std::string& text, const std::string& pad) {

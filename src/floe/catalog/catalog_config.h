@@ -1,0 +1,3 @@
+#pragma once
+
+namespace floe::catalog {}  // namespace floe::catalog

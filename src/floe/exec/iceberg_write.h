@@ -1,0 +1,3 @@
+#pragma once
+
+namespace floe::exec {}  // namespace floe::exec
