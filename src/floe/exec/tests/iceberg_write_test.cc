@@ -1,0 +1,2 @@
+// Placeholder; tests come with the feature.
+#include <gtest/gtest.h>
