@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "floe/catalog/hadoop_catalog.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/catalog/sqlite_backend.h"
 #include "floe/io/file_io.h"
@@ -125,13 +126,34 @@ Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& wareho
       return CatalogPtr(std::move(catalog));
     }
   }
+  constexpr std::string_view kHadoop = "hadoop:";
+  if (rest.substr(0, kHadoop.size()) == kHadoop) {
+    std::string directory(rest.substr(kHadoop.size()));
+    if (directory.empty()) directory = warehouse;
+    if (directory.empty()) {
+      return Status::Invalid("catalog URI '{}' names no warehouse directory (hadoop:<directory>)",
+                             io::RedactUri(uri));
+    }
+    if (!warehouse.empty() && warehouse != directory) {
+      return Status::Invalid(
+          "catalog URI '{}' names warehouse {} but warehouse {} was given too; a hadoop catalog's "
+          "warehouse is the catalog",
+          io::RedactUri(uri), directory, warehouse);
+    }
+    HadoopCatalogOptions options;
+    options.name = name;
+    options.warehouse = directory;
+    FLOE_ASSIGN_OR_RAISE(auto catalog, HadoopCatalog::Make(std::move(options)));
+    return CatalogPtr(std::move(catalog));
+  }
   std::string_view scheme = rest.substr(0, rest.find(':'));
   if (scheme.size() == rest.size() || scheme.empty()) {
-    return Status::NotSupported("catalog URI '{}' has no scheme (expected sqlite:<file>)",
-                                io::RedactUri(uri));
+    return Status::NotSupported(
+        "catalog URI '{}' has no scheme (expected sqlite:<file> or hadoop:<directory>)",
+        io::RedactUri(uri));
   }
   return Status::NotSupported(
-      "catalog URI scheme '{}' is not supported (in '{}'; supported: sqlite)", scheme,
+      "catalog URI scheme '{}' is not supported (in '{}'; supported: sqlite, hadoop)", scheme,
       io::RedactUri(uri));
 }
 

@@ -128,9 +128,11 @@ class Catalog {
 
 using CatalogPtr = std::shared_ptr<Catalog>;
 
-/// Opens a catalog from a URI: `sqlite:///abs/path/catalog.db` or `sqlite:relative.db`.
-/// `warehouse` is where new tables go; empty means the catalog file's directory. Other
-/// schemes are kNotSupported naming the scheme.
+/// Opens a catalog from a URI: `sqlite:///abs/path/catalog.db` or `sqlite:relative.db` (the
+/// SQL catalog; `warehouse` is where new tables go, empty meaning the catalog file's
+/// directory), or `hadoop:<directory>` (the Hadoop catalog of that warehouse directory;
+/// `warehouse`, when given, must be the same directory). Other schemes are kNotSupported
+/// naming the scheme.
 Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& warehouse = "",
                                const std::string& name = "default");
 

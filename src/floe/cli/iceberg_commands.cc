@@ -15,6 +15,7 @@
 
 #include "floe/batch/value_format.h"
 #include "floe/catalog/catalog.h"
+#include "floe/catalog/catalog_config.h"
 #include "floe/cli/iceberg_write_commands.h"
 #include "floe/cli/row_output.h"
 #include "floe/common/thread_pool.h"
@@ -33,25 +34,36 @@ using iceberg::ScanTaskGroup;
 using iceberg::Table;
 using iceberg::TableScan;
 
-// TABLE names a table of a catalog when a catalog or warehouse is given, or when it is not a
-// path on disk and the embedded default catalog (./warehouse/catalog.db) exists; otherwise
-// it is a table directory or metadata file.
-bool NamesCatalogTable(const IcebergTableOptions& options) {
-  if (options.catalog_uri || !options.warehouse.empty()) return true;
+// The catalog TABLE is a table of: the one given (--catalog or --warehouse), else, when
+// TABLE is not a path on disk, the configuration's default catalog or the embedded default
+// catalog (./warehouse/catalog.db) when it exists. nullopt: TABLE is a table directory or
+// metadata file.
+Result<std::optional<catalog::CatalogPtr>> CatalogOfTable(const IcebergTableOptions& options) {
+  if (options.catalog.has_value() || !options.warehouse.empty()) {
+    FLOE_ASSIGN_OR_RAISE(
+        catalog::CatalogPtr catalog,
+        OpenCatalogFromOptions(CatalogOptions{options.catalog.value_or(""), options.warehouse}));
+    return std::optional<catalog::CatalogPtr>(std::move(catalog));
+  }
   std::error_code ec;
   if (options.table.find('/') != std::string::npos || std::filesystem::exists(options.table, ec)) {
-    return false;
+    return std::optional<catalog::CatalogPtr>();
   }
-  return std::filesystem::exists(std::filesystem::path("warehouse") / "catalog.db", ec);
+  FLOE_ASSIGN_OR_RAISE(std::optional<catalog::CatalogPtr> configured, catalog::ResolveCatalog(""));
+  if (configured.has_value()) return configured;
+  if (!std::filesystem::exists(std::filesystem::path("warehouse") / "catalog.db", ec)) {
+    return std::optional<catalog::CatalogPtr>();
+  }
+  FLOE_ASSIGN_OR_RAISE(catalog::CatalogPtr embedded, catalog::OpenDefaultCatalog());
+  return std::optional<catalog::CatalogPtr>(std::move(embedded));
 }
 
 Result<Table> OpenTableFromOptions(const IcebergTableOptions& options) {
-  if (NamesCatalogTable(options)) {
-    CatalogOptions catalog_options{options.catalog_uri.value_or(""), options.warehouse};
-    FLOE_ASSIGN_OR_RAISE(catalog::CatalogPtr catalog, OpenCatalogFromOptions(catalog_options));
+  FLOE_ASSIGN_OR_RAISE(std::optional<catalog::CatalogPtr> catalog, CatalogOfTable(options));
+  if (catalog.has_value()) {
     FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id,
                          catalog::TableIdentifier::Parse(options.table));
-    return catalog->LoadTable(id);
+    return (*catalog)->LoadTable(id);
   }
   FLOE_ASSIGN_OR_RAISE(std::shared_ptr<io::LocalFileIO> io,
                        io::LocalFileIO::Make(options.path_map, options.base));
@@ -425,12 +437,15 @@ void AddTableOptions(CLI::App* cmd, IcebergTableOptions* o, std::shared_ptr<std:
                      std::shared_ptr<std::string> ref, std::shared_ptr<std::string> as_of,
                      bool with_snapshot) {
   cmd->add_option("TABLE", o->table,
-                  "A table's name (ns.name) in --catalog, or in ./warehouse/catalog.db when that "
-                  "exists and TABLE is no path; else a table directory or metadata file")
+                  "A table's name (ns.name) in --catalog, or, when TABLE is no path, in the "
+                  "configuration's default catalog or ./warehouse/catalog.db when that exists; "
+                  "else a table directory or metadata file")
       ->required();
-  cmd->add_option("--catalog", o->catalog_uri,
-                  "Load TABLE through this catalog (sqlite:///abs/path.db or sqlite:rel.db)");
-  cmd->add_option("--warehouse", o->warehouse, "The catalog's warehouse directory");
+  cmd->add_option("--catalog", o->catalog,
+                  std::string("Load TABLE through this catalog. ") + kCatalogOptionHelp);
+  cmd->add_option("--warehouse", o->warehouse,
+                  "The catalog's warehouse directory (with a catalog URI, or for the embedded "
+                  "catalog)");
   cmd->add_option("--path-map", o->path_map,
                   "Rewrite paths in the metadata that start with FROM to start with TO "
                   "(FROM=TO, repeatable)");

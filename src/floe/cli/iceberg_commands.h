@@ -16,12 +16,12 @@ namespace floe::cli {
 
 /// Where a table lies and how the paths in its metadata map to local files.
 struct IcebergTableOptions {
-  /// A table name (ns.name) when `catalog_uri` or `warehouse` is set, or when it is no path
-  /// on disk and the embedded catalog ./warehouse/catalog.db exists; otherwise a table
-  /// directory or a metadata file.
+  /// A table name (ns.name) when `catalog` or `warehouse` is set, or when it is no path on
+  /// disk and the configuration has a default catalog or the embedded catalog
+  /// ./warehouse/catalog.db exists; otherwise a table directory or a metadata file.
   std::string table;
-  /// --catalog URI: load `table` through this catalog instead of from the filesystem.
-  std::optional<std::string> catalog_uri;
+  /// --catalog NAME|URI: load `table` through this catalog instead of from the filesystem.
+  std::optional<std::string> catalog;
   /// --warehouse DIR (with --catalog).
   std::string warehouse;
   /// --path-map FROM=TO rules (repeatable).

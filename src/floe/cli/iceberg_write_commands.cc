@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "floe/batch/builder.h"
+#include "floe/catalog/catalog_config.h"
 #include "floe/cli/iceberg_commands.h"
 #include "floe/format/parquet/metadata.h"
 #include "floe/format/parquet/reader.h"
@@ -753,7 +754,9 @@ Result<DataFile> DataFileFromParquet(const std::string& path, const Table& table
 }  // namespace
 
 Result<CatalogPtr> OpenCatalogFromOptions(const CatalogOptions& options) {
-  if (!options.uri.empty()) return catalog::OpenCatalog(options.uri, options.warehouse);
+  FLOE_ASSIGN_OR_RAISE(std::optional<CatalogPtr> resolved,
+                       catalog::ResolveCatalog(options.catalog, options.warehouse));
+  if (resolved.has_value()) return std::move(*resolved);
   if (options.warehouse.empty()) return catalog::OpenDefaultCatalog();
   std::error_code ec;
   std::filesystem::create_directories(options.warehouse, ec);
@@ -949,10 +952,10 @@ Status RunExpireSnapshots(const ExpireSnapshotsOptions& options) {
 namespace {
 
 void AddCatalogOptions(CLI::App* cmd, CatalogOptions* o) {
-  cmd->add_option("--catalog", o->uri,
-                  "Catalog URI: sqlite:///abs/path.db or sqlite:relative.db (default: "
-                  "./warehouse/catalog.db)");
-  cmd->add_option("--warehouse", o->warehouse, "Directory new tables are created in");
+  cmd->add_option("--catalog", o->catalog, kCatalogOptionHelp);
+  cmd->add_option("--warehouse", o->warehouse,
+                  "Directory new tables are created in (with a catalog URI, or for the embedded "
+                  "catalog)");
 }
 
 }  // namespace

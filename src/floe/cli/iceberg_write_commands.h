@@ -18,16 +18,25 @@ class App;
 
 namespace floe::cli {
 
-/// --catalog URI and --warehouse DIR.
+/// The help text of every --catalog option.
+inline constexpr const char* kCatalogOptionHelp =
+    "Catalog: a NAME configured in ~/.floe.yaml (or the file $FLOE_CONFIG names), or a URI when "
+    "the value holds ':' or '/' (sqlite:///abs/catalog.db, sqlite:rel.db, hadoop:/warehouse/dir). "
+    "Default: the configuration's default catalog (default-catalog, or one named 'default'), "
+    "else the embedded SQLite catalog in ./warehouse";
+
+/// --catalog NAME|URI and --warehouse DIR.
 struct CatalogOptions {
-  /// sqlite:///abs/path.db or sqlite:relative.db; empty selects the embedded default
+  /// A configured catalog name, or a URI (catalog::IsCatalogUri: sqlite:..., hadoop:...);
+  /// empty selects the configuration's default catalog, else the embedded default
   /// (./warehouse/catalog.db, or <warehouse>/catalog.db when a warehouse is given).
-  std::string uri;
-  /// Where new tables go; empty: the catalog's default.
+  std::string catalog;
+  /// Where new tables go; empty: the catalog's default. Not with a configured name.
   std::string warehouse;
 };
 
-/// Opens the catalog the options name. Errors as catalog::OpenCatalog.
+/// Opens the catalog the options name (catalog::ResolveCatalog, then the embedded default).
+/// Errors as catalog::ResolveCatalog and catalog::OpenCatalog.
 Result<catalog::CatalogPtr> OpenCatalogFromOptions(const CatalogOptions& options);
 
 /// Options of `floe iceberg create-namespace`.

@@ -142,9 +142,8 @@ Status RunShellOnStreams(exec::Session& session, std::istream& in, std::ostream&
 }
 
 Status RunShell(const ShellOptions& options) {
-  exec::SessionOptions session_options;
-  session_options.warehouse = options.warehouse;
-  session_options.threads = options.threads;
+  FLOE_ASSIGN_OR_RAISE(exec::SessionOptions session_options,
+                       SessionOptionsFor(options.catalog, options.warehouse, options.threads));
   FLOE_ASSIGN_OR_RAISE(std::unique_ptr<exec::Session> session,
                        exec::Session::Make(session_options));
   if (!isatty(STDIN_FILENO)) return RunShellOnStreams(*session, std::cin, std::cout, std::cerr);

@@ -13,7 +13,10 @@ namespace floe::cli {
 
 /// Options of `floe shell`.
 struct ShellOptions {
-  std::string warehouse = "warehouse";
+  /// --catalog NAME|URI; empty: the configuration's default catalog, else the embedded one.
+  std::string catalog;
+  /// --warehouse DIR of the embedded catalog (or of a catalog URI); empty: ./warehouse.
+  std::string warehouse;
   int threads = 0;
 };
 

@@ -18,6 +18,8 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "floe/catalog/catalog_config.h"
+#include "floe/cli/iceberg_write_commands.h"
 #include "floe/cli/row_output.h"
 #include "floe/cli/shell.h"
 #include "floe/cli/sqllogictest.h"
@@ -263,6 +265,17 @@ Status RunAndPrint(exec::Session& session, const std::string& sql, const OutputO
   return Status::OK();
 }
 
+Result<exec::SessionOptions> SessionOptionsFor(const std::string& catalog,
+                                               const std::string& warehouse, int threads) {
+  exec::SessionOptions options;
+  options.warehouse = warehouse.empty() ? "warehouse" : warehouse;
+  options.threads = threads;
+  FLOE_ASSIGN_OR_RAISE(std::optional<catalog::CatalogPtr> resolved,
+                       catalog::ResolveCatalog(catalog, warehouse));
+  if (resolved.has_value()) options.catalog = std::move(*resolved);
+  return options;
+}
+
 Result<int> RunSql(const SqlOptions& options, std::istream& in, std::ostream& out,
                    std::ostream& err) {
   bool parquet = options.format == "parquet";
@@ -290,9 +303,8 @@ Result<int> RunSql(const SqlOptions& options, std::istream& in, std::ostream& ou
     for (std::string& s : SplitScript(ss.str())) statements.push_back(std::move(s));
   }
 
-  exec::SessionOptions session_options;
-  session_options.warehouse = options.warehouse;
-  session_options.threads = options.threads;
+  FLOE_ASSIGN_OR_RAISE(exec::SessionOptions session_options,
+                       SessionOptionsFor(options.catalog, options.warehouse, options.threads));
   FLOE_ASSIGN_OR_RAISE(std::unique_ptr<exec::Session> session,
                        exec::Session::Make(session_options));
 
@@ -347,7 +359,10 @@ void AddSqlCommands(CLI::App* app, CommandAction* action) {
     cmd->add_option("--format", o->format, "Output format")
         ->check(CLI::IsMember({"table", "csv", "jsonl", "parquet"}));
     cmd->add_option("-o,--output", o->output, "Parquet file for --format parquet");
-    cmd->add_option("--warehouse", o->warehouse, "Warehouse directory of the catalog");
+    cmd->add_option("--catalog", o->catalog, kCatalogOptionHelp);
+    cmd->add_option("--warehouse", o->warehouse,
+                    "Warehouse directory of the embedded catalog (default ./warehouse), or of a "
+                    "catalog URI");
     cmd->add_option("--threads", o->threads, "Worker threads (0 = hardware threads)")
         ->check(CLI::NonNegativeNumber);
     cmd->callback([o, action] {
@@ -364,7 +379,10 @@ void AddSqlCommands(CLI::App* app, CommandAction* action) {
   {
     auto o = std::make_shared<ShellOptions>();
     CLI::App* cmd = app->add_subcommand("shell", "Interactive SQL shell");
-    cmd->add_option("--warehouse", o->warehouse, "Warehouse directory of the catalog");
+    cmd->add_option("--catalog", o->catalog, kCatalogOptionHelp);
+    cmd->add_option("--warehouse", o->warehouse,
+                    "Warehouse directory of the embedded catalog (default ./warehouse), or of a "
+                    "catalog URI");
     cmd->add_option("--threads", o->threads, "Worker threads (0 = hardware threads)")
         ->check(CLI::NonNegativeNumber);
     cmd->callback([o, action] { *action = [o] { return RunShell(*o); }; });
@@ -376,6 +394,11 @@ void AddSqlCommands(CLI::App* app, CommandAction* action) {
     cmd->add_option("FILE", o->files, "Test files")->required();
     cmd->add_flag("--complete", o->complete,
                   "Rewrite the expected results of the files from the actual results");
+    cmd->add_option("--catalog-type", o->catalog_type,
+                    "The kind of catalog each file's fresh scratch warehouse gets: sql (SQLite, "
+                    "the default) or hadoop (directories). A configured --catalog is not taken: "
+                    "every file needs an empty catalog of its own")
+        ->check(CLI::IsMember({"sql", "hadoop"}));
     cmd->add_option("--threads", o->threads, "Worker threads (0 = hardware threads)")
         ->check(CLI::NonNegativeNumber);
     cmd->callback([o, action] {

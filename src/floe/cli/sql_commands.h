@@ -11,10 +11,7 @@
 
 #include "floe/cli/parquet_commands.h"
 #include "floe/common/result.h"
-
-namespace floe::exec {
-class Session;
-}  // namespace floe::exec
+#include "floe/exec/session.h"
 
 namespace floe::cli {
 
@@ -72,9 +69,19 @@ struct SqlOptions {
   std::string format = "table";
   /// --format parquet: the file that receives the result.
   std::string output;
-  std::string warehouse = "warehouse";
+  /// --catalog NAME|URI (catalog::ResolveCatalog); empty: the configuration's default
+  /// catalog, else the embedded catalog in `warehouse`.
+  std::string catalog;
+  /// --warehouse DIR of the embedded catalog (or of a catalog URI); empty: ./warehouse.
+  std::string warehouse;
   int threads = 0;
 };
+
+/// The session options of `floe sql` and `floe shell`: the catalog that --catalog and
+/// --warehouse select (catalog::ResolveCatalog), or none, for the embedded catalog in
+/// `warehouse` (./warehouse when empty), opened by the session when a statement first needs it.
+Result<exec::SessionOptions> SessionOptionsFor(const std::string& catalog,
+                                               const std::string& warehouse, int threads);
 
 /// Runs `floe sql`: statements from -c, -f, or (when neither is given) `in`. Results go
 /// to `out`; the first failing statement's error goes to `err` as "ERROR: ..." and

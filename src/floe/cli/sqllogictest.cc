@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "floe/batch/value_format.h"
+#include "floe/catalog/catalog.h"
 #include "floe/exec/session.h"
 
 namespace floe::cli {
@@ -384,7 +385,20 @@ Result<int> RunSqllogictest(const SqllogictestOptions& options, std::ostream& ou
     exec::SessionOptions session_options;
     session_options.warehouse = scratch->path() + "/warehouse";
     session_options.threads = options.threads;
-    auto session = exec::Session::Make(session_options);
+    Result<std::unique_ptr<exec::Session>> session =
+        Status::Invalid("unknown catalog type '{}' (sql or hadoop)", options.catalog_type);
+    if (options.catalog_type == "hadoop") {
+      Result<catalog::CatalogPtr> catalog =
+          catalog::OpenCatalog("hadoop:" + session_options.warehouse);
+      if (catalog.ok()) {
+        session_options.catalog = std::move(*catalog);
+        session = exec::Session::Make(session_options);
+      } else {
+        session = catalog.status();
+      }
+    } else if (options.catalog_type == "sql") {
+      session = exec::Session::Make(session_options);
+    }
     if (!session.ok()) {
       out << file << ": cannot start a session: " << session.status().message() << '\n';
       ++failed;

@@ -62,6 +62,9 @@ namespace floe::cli {
 struct SqllogictestOptions {
   std::vector<std::string> files;
   bool complete = false;
+  /// "sql": each file's scratch warehouse has the embedded SQLite catalog; "hadoop": a
+  /// Hadoop catalog of the scratch warehouse directory.
+  std::string catalog_type = "sql";
   int threads = 0;
 };
 

@@ -1,18 +1,23 @@
 #pragma once
 
 // Helpers shared by the catalog tests: a temporary directory, a small schema, plain SQL
-// over the catalog file, and listing a table's metadata directory.
+// over the catalog file, listing a table's metadata directory, and a FileIO that lets a
+// test act between a commit's read of its base and its write.
 
 #include <sqlite3.h>
 #include <stdlib.h>
 
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "floe/iceberg/schema.h"
+#include "floe/iceberg/table_location.h"
+#include "floe/io/file_io.h"
 #include "floe/type/type.h"
 
 namespace floe::catalog::testing {
@@ -78,5 +83,38 @@ inline std::vector<std::string> FileNames(const std::string& dir) {
   std::sort(names.begin(), names.end());
   return names;
 }
+
+// A LocalFileIO that runs a callback (once) when a metadata file is opened for reading:
+// the moment a commit reads its base, before which a concurrent writer wins.
+class ReadHookFileIO final : public io::FileIO {
+ public:
+  std::function<void()> before_metadata_read;
+
+  Result<std::unique_ptr<io::RandomAccessFile>> NewInputFile(
+      const std::string& path) const override {
+    if (before_metadata_read && iceberg::IsMetadataFileName(path)) {
+      auto hook = std::move(before_metadata_read);
+      const_cast<ReadHookFileIO*>(this)->before_metadata_read = nullptr;
+      hook();
+    }
+    return local_.NewInputFile(path);
+  }
+  Result<std::unique_ptr<io::OutputStream>> NewOutputFile(const std::string& path,
+                                                          io::CreateMode mode) const override {
+    return local_.NewOutputFile(path, mode);
+  }
+  Result<bool> Exists(const std::string& path) const override { return local_.Exists(path); }
+  Status Delete(const std::string& path) const override { return local_.Delete(path); }
+  Result<std::vector<io::FileInfo>> ListDirectory(const std::string& path) const override {
+    return local_.ListDirectory(path);
+  }
+  Result<std::string> ResolvePath(const std::string& path) const override {
+    return local_.ResolvePath(path);
+  }
+  std::string ToString() const override { return "ReadHookFileIO"; }
+
+ private:
+  io::LocalFileIO local_;
+};
 
 }  // namespace floe::catalog::testing
