@@ -1,16 +1,51 @@
 #include "floe/exec/session_resolver.h"
 
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <utility>
 
+#include "floe/batch/value_format.h"
 #include "floe/exec/catalog_statements.h"
 #include "floe/exec/generate_series.h"
+#include "floe/exec/iceberg_metadata_tables.h"
 #include "floe/exec/iceberg_table.h"
 #include "floe/exec/parquet_table.h"
 #include "floe/io/file_io.h"
 
 namespace floe::exec {
+
+namespace {
+
+std::string JoinName(const std::vector<std::string>& name) {
+  std::string joined;
+  for (const std::string& part : name) joined += (joined.empty() ? "" : ".") + part;
+  return joined;
+}
+
+// Splits "db.t" (or "catalog.db.t", "t") into its parts; an empty part is an error.
+Result<std::vector<std::string>> SplitTableName(std::string_view text) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t dot = text.find('.', start);
+    std::string_view part =
+        text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (part.empty()) {
+      return Status::Invalid("iceberg_scan: \"{}\" is not a table name (\"db.t\")", text);
+    }
+    parts.emplace_back(part);
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+std::string TypeName(const Scalar& value) {
+  return value.type() ? value.type()->ToString() : std::string("unknown");
+}
+
+}  // namespace
 
 SessionResolver::SessionResolver(std::function<Result<catalog::Catalog*>()> catalog,
                                  std::string search_path, std::string path_map)
@@ -18,15 +53,16 @@ SessionResolver::SessionResolver(std::function<Result<catalog::Catalog*>()> cata
       search_path_(std::move(search_path)),
       path_map_(std::move(path_map)) {}
 
-Result<plan::TableSourcePtr> SessionResolver::ResolveTable(const std::vector<std::string>& name) {
+Result<std::pair<catalog::TableIdentifier, iceberg::Table>> SessionResolver::LoadTable(
+    const std::vector<std::string>& name) {
   FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, catalog_());
-  if (catalog == nullptr) {
-    std::string joined;
-    for (const std::string& part : name) joined += (joined.empty() ? "" : ".") + part;
-    return Status::NotFound("table \"{}\" does not exist", joined);
-  }
+  if (catalog == nullptr) return Status::NotFound("table \"{}\" does not exist", JoinName(name));
   CatalogNames names(catalog, search_path_);
   FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names.Existing(name));
+  // One statement sees one version of each table, however many times and in whatever
+  // form (t, "t$files", iceberg_scan('t')) it names it.
+  auto cached = loaded_.find(id.ToString());
+  if (cached != loaded_.end()) return std::make_pair(std::move(id), cached->second);
   FLOE_ASSIGN_OR_RAISE(iceberg::Table table, catalog->LoadTable(id));
   if (!path_map_.empty()) {
     // The metadata's paths are rewritten for this session (tables registered from
@@ -45,7 +81,37 @@ Result<plan::TableSourcePtr> SessionResolver::ResolveTable(const std::vector<std
     }
     table.io = std::make_shared<io::LocalFileIO>(std::move(options));
   }
-  FLOE_ASSIGN_OR_RAISE(auto source, IcebergTable::Make(id.ToString(), std::move(table)));
+  loaded_.emplace(id.ToString(), table);
+  return std::make_pair(std::move(id), std::move(table));
+}
+
+Result<plan::TableSourcePtr> SessionResolver::ResolveTable(const std::vector<std::string>& name) {
+  if (!name.empty()) {
+    if (auto split = SplitMetadataTableName(name.back())) {
+      Result<MetadataTableKind> kind = ParseMetadataTableKind(split->second, JoinName(name));
+      if (kind.ok()) {
+        std::vector<std::string> base = name;
+        base.back() = split->first;
+        FLOE_ASSIGN_OR_RAISE(auto loaded, LoadTable(base));
+        FLOE_ASSIGN_OR_RAISE(
+            auto source, IcebergMetadataTable::Make(loaded.first.ToString() + "$" + split->second,
+                                                    *kind, std::move(loaded.second)));
+        return plan::TableSourcePtr(std::move(source));
+      }
+      // Not a metadata table: a table whose own name holds a '$', else the unknown kind.
+      auto loaded = LoadTable(name);
+      if (!loaded.ok()) {
+        if (loaded.status().code() == StatusCode::kNotFound) return kind.status();
+        return loaded.status();
+      }
+      FLOE_ASSIGN_OR_RAISE(auto source,
+                           IcebergTable::Make(loaded->first.ToString(), std::move(loaded->second)));
+      return plan::TableSourcePtr(std::move(source));
+    }
+  }
+  FLOE_ASSIGN_OR_RAISE(auto loaded, LoadTable(name));
+  FLOE_ASSIGN_OR_RAISE(auto source,
+                       IcebergTable::Make(loaded.first.ToString(), std::move(loaded.second)));
   return plan::TableSourcePtr(std::move(source));
 }
 
@@ -53,7 +119,166 @@ Result<plan::TableSourcePtr> SessionResolver::ResolveTableFunction(
     const std::string& name, const std::vector<plan::TableFunctionArg>& args) {
   if (name == "read_parquet") return MakeReadParquet(args);
   if (name == "generate_series") return MakeGenerateSeries(args);
+  if (name == "iceberg_scan") return ResolveIcebergScan(args);
   return Status::NotFound("table function \"{}\" does not exist", name);
+}
+
+Result<plan::TableSourcePtr> SessionResolver::ResolveIcebergScan(
+    const std::vector<plan::TableFunctionArg>& args) {
+  // Arguments: the table name (first, positional or `table =>`), then at most one selector.
+  std::optional<std::string> table_name;
+  iceberg::SnapshotSelector selector;
+  std::vector<std::string> selectors;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const plan::TableFunctionArg& arg = args[i];
+    const std::string& arg_name = arg.name.empty() && i == 0 ? std::string("table") : arg.name;
+    if (arg_name.empty()) {
+      return Status::Invalid(
+          "iceberg_scan: argument {} must be named (snapshot_id => ..., as_of => ... or "
+          "ref => ...)",
+          i + 1);
+    }
+    const bool known = arg_name == "table" || arg_name == "snapshot_id" || arg_name == "as_of" ||
+                       arg_name == "ref";
+    if (!known) {
+      return Status::Invalid(
+          "iceberg_scan has no argument named \"{}\" (expected table, snapshot_id, as_of or ref)",
+          arg_name);
+    }
+    if (arg.value.is_null()) {
+      return Status::Invalid("iceberg_scan: argument \"{}\" must not be NULL", arg_name);
+    }
+    const TypeId type = arg.value.type() ? arg.value.type()->id() : TypeId::kString;
+    if (arg_name == "table") {
+      if (table_name) return Status::Invalid("iceberg_scan: argument \"table\" given twice");
+      if (type != TypeId::kString) {
+        return Status::Invalid("iceberg_scan: argument \"table\" must be text ('db.t'), got {}",
+                               TypeName(arg.value));
+      }
+      table_name = arg.value.get<std::string>();
+      continue;
+    }
+    for (const std::string& seen : selectors) {
+      if (seen == arg_name) {
+        return Status::Invalid("iceberg_scan: argument \"{}\" given twice", arg_name);
+      }
+    }
+    selectors.push_back(arg_name);
+    if (arg_name == "snapshot_id") {
+      if (type == TypeId::kInt8 || type == TypeId::kInt16 || type == TypeId::kInt32) {
+        selector.snapshot_id = arg.value.get<int32_t>();
+      } else if (type == TypeId::kInt64) {
+        selector.snapshot_id = arg.value.get<int64_t>();
+      } else {
+        return Status::Invalid("iceberg_scan: argument \"snapshot_id\" must be an integer, got {}",
+                               TypeName(arg.value));
+      }
+    } else if (arg_name == "as_of") {
+      // A timestamp without time zone is taken as UTC. Snapshot times are milliseconds:
+      // the snapshot current at T is the last one committed at or before floor(T / 1000).
+      int64_t micros = 0;
+      if (type == TypeId::kTimestamp || type == TypeId::kTimestampTz) {
+        micros = arg.value.get<int64_t>();
+      } else if (type == TypeId::kDate) {
+        micros = int64_t{arg.value.get<int32_t>()} * 86400000000LL;
+      } else {
+        return Status::Invalid(
+            "iceberg_scan: argument \"as_of\" must be a timestamp (TIMESTAMP '...' or "
+            "TIMESTAMPTZ '...'), got {}",
+            TypeName(arg.value));
+      }
+      selector.as_of_timestamp_ms = micros >= 0 ? micros / 1000 : -((-micros + 999) / 1000);
+    } else {
+      if (type != TypeId::kString) {
+        return Status::Invalid("iceberg_scan: argument \"ref\" must be text, got {}",
+                               TypeName(arg.value));
+      }
+      selector.ref = arg.value.get<std::string>();
+    }
+  }
+  if (!table_name) {
+    return Status::Invalid("iceberg_scan: the table argument is missing (iceberg_scan('db.t'))");
+  }
+  if (selectors.size() > 1) {
+    return Status::Invalid(
+        "iceberg_scan: select the snapshot by one of snapshot_id, as_of or ref, not by {} and {}",
+        selectors[0], selectors[1]);
+  }
+  FLOE_ASSIGN_OR_RAISE(std::vector<std::string> parts, SplitTableName(*table_name));
+  // 'db.t$files' lists the files (manifests, partitions) of the selected snapshot.
+  std::optional<MetadataTableKind> metadata_kind;
+  std::string metadata_suffix;
+  Status unknown_kind;
+  if (auto split = SplitMetadataTableName(parts.back())) {
+    Result<MetadataTableKind> kind = ParseMetadataTableKind(split->second, *table_name);
+    if (kind.ok()) {
+      metadata_kind = *kind;
+      metadata_suffix = "$" + split->second;
+      parts.back() = split->first;
+    } else {
+      unknown_kind = kind.status();
+    }
+  }
+  auto loaded_or = LoadTable(parts);
+  if (!loaded_or.ok()) {
+    // A name with an unknown "$kind" that is no table either: report the kind.
+    if (!unknown_kind.ok() && loaded_or.status().code() == StatusCode::kNotFound) {
+      return unknown_kind;
+    }
+    return loaded_or.status();
+  }
+  auto loaded = std::move(*loaded_or);
+  const std::string display = loaded.first.ToString();
+  const iceberg::TableMetadata& metadata = *loaded.second.metadata;
+  // Unknown selections fail here with the SQL name and the argument.
+  const iceberg::Snapshot* selected = metadata.CurrentSnapshot();
+  if (selector.snapshot_id) {
+    selected = metadata.SnapshotById(*selector.snapshot_id);
+    if (selected == nullptr) {
+      return Status::NotFound("iceberg_scan: table {} has no snapshot {} (snapshot_id)", display,
+                              *selector.snapshot_id);
+    }
+  }
+  if (selector.ref) {
+    Result<const iceberg::Snapshot*> by_ref = metadata.SnapshotByRef(*selector.ref);
+    if (!by_ref.ok()) {
+      return Status::NotFound("iceberg_scan: table {} has no branch or tag named '{}' (ref)",
+                              display, *selector.ref);
+    }
+    selected = *by_ref;
+  }
+  if (selector.as_of_timestamp_ms) {
+    Result<const iceberg::Snapshot*> as_of = metadata.SnapshotAsOf(*selector.as_of_timestamp_ms);
+    if (!as_of.ok()) {
+      std::string when;
+      for (const plan::TableFunctionArg& arg : args) {
+        if (arg.name == "as_of") when = FormatScalar(arg.value);
+      }
+      return Status::NotFound("iceberg_scan: table {} has no snapshot at or before {} (as_of)",
+                              display, when);
+    }
+    selected = *as_of;
+  }
+  if (metadata_kind) {
+    const bool per_snapshot = *metadata_kind == MetadataTableKind::kManifests ||
+                              *metadata_kind == MetadataTableKind::kFiles ||
+                              *metadata_kind == MetadataTableKind::kPartitions;
+    if (!selectors.empty() && !per_snapshot) {
+      return Status::Invalid(
+          "iceberg_scan: {}{} describes the whole table; only $manifests, $files and "
+          "$partitions take a snapshot ({})",
+          display, metadata_suffix, selectors[0]);
+    }
+    std::optional<int64_t> snapshot_id;
+    if (!selectors.empty() && selected != nullptr) snapshot_id = selected->snapshot_id;
+    FLOE_ASSIGN_OR_RAISE(auto source,
+                         IcebergMetadataTable::Make(display + metadata_suffix, *metadata_kind,
+                                                    std::move(loaded.second), snapshot_id));
+    return plan::TableSourcePtr(std::move(source));
+  }
+  FLOE_ASSIGN_OR_RAISE(auto source,
+                       IcebergTable::Make(display, std::move(loaded.second), std::move(selector)));
+  return plan::TableSourcePtr(std::move(source));
 }
 
 }  // namespace floe::exec
