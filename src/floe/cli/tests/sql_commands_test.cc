@@ -5,7 +5,11 @@
 
 #include <unistd.h>
 
+#include <stdlib.h>
+
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <gmock/gmock.h>
@@ -95,6 +99,77 @@ TEST(RunSql, PrintsEveryResultInOrderAndStopsAtTheFirstError) {
   EXPECT_THAT(RunSql(options, in, out, err),
               ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "needs -o FILE"));
   std::filesystem::remove_all(std::filesystem::path(options.warehouse).parent_path());
+}
+
+// Sets an environment variable for the lifetime of the object.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = getenv(name)) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_.has_value()) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(RunSql, CatalogOptionTakesAConfiguredNameOrAUri) {
+  const std::filesystem::path dir = std::filesystem::path(ScratchWarehouse()).parent_path();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "home");
+  const std::string config = (dir / "floe.yaml").string();
+  std::ofstream(config) << "catalog:\n  files:\n    type: hadoop\n    warehouse: "
+                        << (dir / "files").string() << "\ndefault-catalog: files\n";
+  ScopedEnv home("HOME", (dir / "home").string());
+  ScopedEnv floe_config("FLOE_CONFIG", config);
+
+  SqlOptions options;
+  options.catalog = "files";
+  options.commands = {"CREATE SCHEMA db", "CREATE TABLE db.t (id int NOT NULL)"};
+  std::istringstream in;
+  std::ostringstream out, err;
+  ASSERT_OK_AND_ASSIGN(int code, RunSql(options, in, out, err));
+  EXPECT_EQ(code, 0) << err.str();
+  EXPECT_TRUE(std::filesystem::exists(dir / "files/db/t/metadata/v1.metadata.json"));
+
+  // Without --catalog: the configuration's default-catalog.
+  options.catalog = "";
+  options.commands = {"SHOW TABLES FROM db"};
+  out.str("");
+  ASSERT_OK_AND_ASSIGN(code, RunSql(options, in, out, err));
+  EXPECT_EQ(
+      out.str(),
+      " schema_name | table_name \n-------------+------------\n db          | t\n(1 row)\n\n");
+  // A URI.
+  options.catalog = "hadoop:" + (dir / "files").string();
+  out.str("");
+  ASSERT_OK_AND_ASSIGN(code, RunSql(options, in, out, err));
+  EXPECT_EQ(
+      out.str(),
+      " schema_name | table_name \n-------------+------------\n db          | t\n(1 row)\n\n");
+
+  options.catalog = "nope";
+  EXPECT_THAT(
+      RunSql(options, in, out, err),
+      ::floe::testing::IsErrorWith(StatusCode::kNotFound, "catalog 'nope' is not configured in " +
+                                                              config + " (configured: files)"));
+  EXPECT_THAT(
+      SessionOptionsFor("files", (dir / "w").string(), 1),
+      ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "--warehouse cannot be combined"));
+  // An explicit --warehouse without --catalog is the embedded catalog there.
+  ASSERT_OK_AND_ASSIGN(exec::SessionOptions embedded,
+                       SessionOptionsFor("", (dir / "w").string(), 1));
+  EXPECT_EQ(embedded.catalog, nullptr);
+  EXPECT_EQ(embedded.warehouse, (dir / "w").string());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Shell, StatementsOverLinesMetaCommandsAndErrors) {
