@@ -148,6 +148,74 @@ std::string CreateTableText(const catalog::TableIdentifier& id,
 }
 
 // ---------------------------------------------------------------------------------------
+// Creating tables (CREATE TABLE and CREATE TABLE AS)
+
+}  // namespace
+
+Result<std::optional<catalog::TableIdentifier>> CreateTableWithColumns(
+    catalog::Catalog& catalog, const CatalogNames& names, const std::vector<std::string>& table,
+    std::vector<Field> columns, const std::vector<sql::Option>& sql_options, bool if_not_exists) {
+  FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names.ForCreate(table));
+  if (columns.empty()) {
+    return Status::Invalid("CREATE TABLE {} needs at least one column", id.ToString());
+  }
+  std::vector<Field> fields;
+  std::set<std::string> seen;
+  for (Field& column : columns) {
+    if (!seen.insert(column.name()).second) {
+      return Status::Bind("column \"{}\" specified more than once", column.name());
+    }
+    TypePtr type = column.type();
+    // Iceberg has no 8- or 16-bit integers: they widen to integer (as Spark does).
+    if (type->id() == TypeId::kInt8 || type->id() == TypeId::kInt16) type = Int32();
+    fields.emplace_back(column.name(), std::move(type), column.nullable(),
+                        static_cast<int32_t>(fields.size() + 1));
+  }
+  FLOE_ASSIGN_OR_RAISE(iceberg::SchemaPtr schema, iceberg::Schema::Make(0, std::move(fields)));
+  FLOE_ASSIGN_OR_RAISE(TableOptions options, ReadCreateOptions(sql_options));
+  catalog::CreateTableRequest request;
+  request.schema = schema;
+  if (!options.partitioning.empty()) {
+    FLOE_ASSIGN_OR_RAISE(request.spec,
+                         iceberg::ParsePartitionSpecText(options.partitioning, *schema));
+  }
+  if (!options.sorted_by.empty()) {
+    FLOE_ASSIGN_OR_RAISE(request.sort_order,
+                         iceberg::ParseSortOrderText(options.sorted_by, *schema));
+  }
+  request.location = options.location;
+  request.format_version = options.format_version;
+  request.properties = std::move(options.properties);
+
+  FLOE_ASSIGN_OR_RAISE(bool ns_exists, catalog.NamespaceExists(id.ns));
+  if (!ns_exists) {
+    // The search path's "default" namespace exists on demand, like Spark's default
+    // database; any other schema must be created first.
+    if (table.size() == 1 && id.ns == catalog::Namespace{"default"}) {
+      Status st = catalog.CreateNamespace(id.ns);
+      if (!st.ok() && st.code() != StatusCode::kConstraint) return st;
+    } else {
+      return Status::NotFound("schema \"{}\" does not exist", catalog::NamespaceToString(id.ns));
+    }
+  }
+  FLOE_ASSIGN_OR_RAISE(bool exists, catalog.TableExists(id));
+  if (exists) {
+    if (if_not_exists) return std::optional<catalog::TableIdentifier>();
+    return Status::Constraint("table \"{}\" already exists", id.ToString());
+  }
+  auto created = catalog.CreateTable(id, request);
+  if (!created.ok()) {
+    if (if_not_exists && created.status().code() == StatusCode::kConstraint) {
+      return std::optional<catalog::TableIdentifier>();
+    }
+    return created.status();
+  }
+  return std::optional<catalog::TableIdentifier>(std::move(id));
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------
 // Statements
 
 class Executor {
@@ -187,14 +255,7 @@ class Executor {
   }
 
   Result<CatalogStatementResult> CreateTable(const sql::CreateTableStatement& s) {
-    if (s.as_query) {
-      return Status::NotSupported(
-          "CREATE TABLE AS is not supported yet (it comes with the Iceberg write pipeline)");
-    }
-    FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names_.ForCreate(s.table));
-    if (s.columns.empty()) {
-      return Status::Invalid("CREATE TABLE {} needs at least one column", id.ToString());
-    }
+    if (s.as_query) return Status::Internal("CREATE TABLE AS runs as a query, not here");
     std::vector<Field> fields;
     std::set<std::string> names;
     for (const sql::ColumnDef& column : s.columns) {
@@ -206,48 +267,11 @@ class Executor {
                                     column.name);
       }
       FLOE_ASSIGN_OR_RAISE(TypePtr type, ColumnType(column.type, statement_.text));
-      fields.emplace_back(column.name, std::move(type), !column.not_null,
-                          static_cast<int32_t>(fields.size() + 1));
+      fields.emplace_back(column.name, std::move(type), !column.not_null);
     }
-    FLOE_ASSIGN_OR_RAISE(iceberg::SchemaPtr schema, iceberg::Schema::Make(0, std::move(fields)));
-    FLOE_ASSIGN_OR_RAISE(TableOptions options, ReadCreateOptions(s.options));
-    catalog::CreateTableRequest request;
-    request.schema = schema;
-    if (!options.partitioning.empty()) {
-      FLOE_ASSIGN_OR_RAISE(request.spec,
-                           iceberg::ParsePartitionSpecText(options.partitioning, *schema));
-    }
-    if (!options.sorted_by.empty()) {
-      FLOE_ASSIGN_OR_RAISE(request.sort_order,
-                           iceberg::ParseSortOrderText(options.sorted_by, *schema));
-    }
-    request.location = options.location;
-    request.format_version = options.format_version;
-    request.properties = std::move(options.properties);
-
-    FLOE_ASSIGN_OR_RAISE(bool ns_exists, catalog_.NamespaceExists(id.ns));
-    if (!ns_exists) {
-      // The search path's "default" namespace exists on demand, like Spark's default
-      // database; any other schema must be created first.
-      if (s.table.size() == 1 && id.ns == catalog::Namespace{"default"}) {
-        Status st = catalog_.CreateNamespace(id.ns);
-        if (!st.ok() && st.code() != StatusCode::kConstraint) return st;
-      } else {
-        return Status::NotFound("schema \"{}\" does not exist", catalog::NamespaceToString(id.ns));
-      }
-    }
-    FLOE_ASSIGN_OR_RAISE(bool exists, catalog_.TableExists(id));
-    if (exists) {
-      if (s.if_not_exists) return Tag("CREATE TABLE");
-      return Status::Constraint("table \"{}\" already exists", id.ToString());
-    }
-    auto created = catalog_.CreateTable(id, request);
-    if (!created.ok()) {
-      if (s.if_not_exists && created.status().code() == StatusCode::kConstraint) {
-        return Tag("CREATE TABLE");
-      }
-      return created.status();
-    }
+    FLOE_RETURN_NOT_OK(CreateTableWithColumns(catalog_, names_, s.table, std::move(fields),
+                                              s.options, s.if_not_exists)
+                           .status());
     return Tag("CREATE TABLE");
   }
 

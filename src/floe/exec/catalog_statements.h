@@ -5,6 +5,7 @@
 // a catalog's namespaces and tables. The session (exec/session.cc) calls these; each
 // statement reads the catalog fresh and commits through it, on the calling thread.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,15 @@ class CatalogNames {
   catalog::Catalog* catalog_;
   std::vector<std::string> search_path_;
 };
+
+/// Creates table `table` (a SQL name) with `columns` (field ids assigned in order; 8- and
+/// 16-bit integers widen to integer) and CREATE TABLE's WITH options (partitioning,
+/// sorted_by, format_version, location, table properties). The search path's "default"
+/// schema is created on demand. Returns the new table, or nullopt when it exists and
+/// `if_not_exists` (kConstraint otherwise).
+Result<std::optional<catalog::TableIdentifier>> CreateTableWithColumns(
+    catalog::Catalog& catalog, const CatalogNames& names, const std::vector<std::string>& table,
+    std::vector<Field> columns, const std::vector<sql::Option>& options, bool if_not_exists);
 
 /// Runs one catalog statement (CreateSchemaStatement, CreateTableStatement without AS,
 /// DropStatement, AlterTableStatement, ShowObjectsStatement, and CallStatement for the

@@ -1,3 +1,540 @@
 #include "floe/exec/iceberg_write.h"
 
-namespace floe::exec {}  // namespace floe::exec
+#include <algorithm>
+#include <utility>
+
+#include "floe/batch/builder.h"
+#include "floe/exec/coalesce_partitions_exec.h"
+#include "floe/expr/function_registry.h"
+#include "floe/iceberg/data_file_writer.h"
+#include "floe/iceberg/manifest_io.h"
+#include "floe/iceberg/partitioned_writer.h"
+#include "floe/iceberg/snapshot_producer.h"
+#include "floe/iceberg/table_update.h"
+#include "floe/io/file_io.h"
+
+namespace floe::exec {
+
+namespace {
+
+constexpr std::string_view kFanoutProperty = "write.fanout.enabled";
+
+SchemaPtr WriteOutputSchema() {
+  return std::make_shared<Schema>(std::vector<Field>{Field("data_files", Binary(), false),
+                                                     Field("record_count", Int64(), false)});
+}
+
+SchemaPtr CommitOutputSchema() {
+  return std::make_shared<Schema>(std::vector<Field>{Field("count", Int64(), false)});
+}
+
+// The top-level column index of a field id in the table schema, or -1 when the field is
+// nested (or gone).
+int TopLevelIndex(const iceberg::Schema& schema, int32_t field_id) {
+  const std::vector<Field>& fields = schema.fields();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].field_id() == field_id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// IcebergTransformExpr
+
+Result<expr::PhysicalExprPtr> IcebergTransformExpr::Make(iceberg::Transform transform, int column,
+                                                         const SchemaPtr& input_schema) {
+  if (column < 0 || column >= input_schema->num_fields()) {
+    return Status::Internal("IcebergTransformExpr: no column {}", column);
+  }
+  const Field& field = input_schema->field(column);
+  if (!transform.CanTransform(*field.type())) {
+    return Status::Invalid("transform {} cannot apply to column \"{}\" of type {}",
+                           transform.ToString(), field.name(), field.type()->ToString());
+  }
+  FLOE_ASSIGN_OR_RAISE(TypePtr type, transform.ResultType(field.type()));
+  expr::ExprPtr column_expr = expr::Column(column, field.name(), field.type(), field.nullable());
+  FLOE_ASSIGN_OR_RAISE(expr::PhysicalExprPtr child, expr::Compile(column_expr, input_schema));
+  auto out = std::shared_ptr<IcebergTransformExpr>(new IcebergTransformExpr());
+  out->transform_ = transform;
+  out->child_ = std::move(child);
+  out->type_ = type;
+  // bucket, truncate and the time transforms map non-NULL values to non-NULL values; void
+  // maps everything to NULL.
+  out->nullable_ = field.nullable() || transform.kind() == iceberg::TransformKind::kVoid;
+  out->source_ = expr::Call("iceberg_transform",
+                            {expr::Literal(Scalar::Str(transform.ToString())), column_expr}, type,
+                            out->nullable_);
+  return expr::PhysicalExprPtr(std::move(out));
+}
+
+Result<expr::ColumnarValue> IcebergTransformExpr::Evaluate(const RecordBatch& batch,
+                                                           expr::EvalContext& ctx) const {
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr values, expr::EvaluateToArray(*child_, batch, ctx));
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr transformed, transform_.Apply(*values));
+  return expr::ColumnarValue(std::move(transformed));
+}
+
+std::string IcebergTransformExpr::ToString() const {
+  return transform_.ToExpressionString(child_->ToString());
+}
+
+// ---------------------------------------------------------------------------------------
+// Targets and journals
+
+Result<IcebergWriteTargetPtr> MakeWriteTarget(std::string table_name, iceberg::Table table,
+                                              iceberg::TableOperationsPtr ops) {
+  if (!table.metadata || !table.metadata->CurrentSchema()) {
+    return Status::Invalid("table {} has no current schema", table_name);
+  }
+  auto target = std::make_shared<IcebergWriteTarget>();
+  const auto& properties = table.metadata->properties;
+  if (auto it = properties.find(std::string(kFanoutProperty)); it != properties.end()) {
+    std::string value = it->second;
+    std::transform(value.begin(), value.end(), value.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (value != "true" && value != "false") {
+      return Status::Invalid("table {}: property {} must be true or false, not '{}'", table_name,
+                             kFanoutProperty, it->second);
+    }
+    target->fanout = value == "true";
+  }
+  target->table_name = std::move(table_name);
+  target->table = std::move(table);
+  target->ops = std::move(ops);
+  target->operation_id = iceberg::NewUuid();
+  return IcebergWriteTargetPtr(std::move(target));
+}
+
+Result<std::shared_ptr<const WriteJournal>> WriteJournal::For(const TaskContextPtr& ctx,
+                                                              const IcebergWriteTarget* target) {
+  return ctx->GetOrCreateShared<WriteJournal>(target,
+                                              []() -> Result<std::shared_ptr<const WriteJournal>> {
+                                                return std::make_shared<const WriteJournal>();
+                                              });
+}
+
+void WriteJournal::Record(const std::vector<std::string>& paths) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  paths_.insert(paths_.end(), paths.begin(), paths.end());
+}
+
+void WriteJournal::MarkCommitted() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  committed_ = true;
+}
+
+bool WriteJournal::committed() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return committed_;
+}
+
+Status WriteJournal::DeleteUncommitted(const io::FileIO& io) const {
+  std::vector<std::string> paths;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (committed_) return Status::OK();
+    paths.swap(paths_);
+  }
+  Status first;
+  for (const std::string& path : paths) {
+    Status st = io.Delete(path);
+    if (!st.ok() && first.ok()) first = st;
+  }
+  return first;
+}
+
+// ---------------------------------------------------------------------------------------
+// IcebergWriteExec
+
+namespace {
+
+class WriteStream final : public BatchStream {
+ public:
+  WriteStream(IcebergWriteTargetPtr target, PlanPtr input, int partition, TaskContextPtr ctx,
+              std::optional<int32_t> sort_order_id)
+      : target_(std::move(target)),
+        input_(std::move(input)),
+        partition_(partition),
+        ctx_(std::move(ctx)),
+        sort_order_id_(sort_order_id),
+        schema_(WriteOutputSchema()) {}
+
+  ~WriteStream() override {
+    // Abandoned before the end (cancelled, or an error above): nothing of this writer
+    // may stay behind.
+    if (writer_) (void)writer_->Abort();
+  }
+
+  const SchemaPtr& schema() const override { return schema_; }
+
+  Result<RecordBatchPtr> Next() override {
+    if (done_) return RecordBatchPtr();
+    done_ = true;
+    Result<RecordBatchPtr> result = WriteAll();
+    if (!result.ok() && writer_) {
+      (void)writer_->Abort();
+      writer_.reset();
+    }
+    return result;
+  }
+
+ private:
+  Result<RecordBatchPtr> WriteAll() {
+    const iceberg::TableMetadata& metadata = *target_->table.metadata;
+    FLOE_ASSIGN_OR_RAISE(iceberg::PartitionedWriterOptions options,
+                         iceberg::WriterOptionsForTable(metadata, target_->table.io));
+    options.writer_id = partition_;
+    options.task_id = 0;
+    options.operation_id = target_->operation_id;
+    options.sort_order_id = sort_order_id_;
+    iceberg::SchemaPtr schema = options.schema;
+    iceberg::PartitionSpecPtr spec = options.spec;
+    FLOE_ASSIGN_OR_RAISE(writer_,
+                         iceberg::MakePartitionedWriter(std::move(options), target_->fanout));
+    FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(input_, partition_, ctx_));
+    int64_t rows = 0;
+    while (true) {
+      FLOE_RETURN_NOT_OK(ctx_->CheckCancelled());
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, input->Next());
+      if (!batch) break;
+      if (batch->num_rows() == 0) continue;
+      FLOE_RETURN_NOT_OK(writer_->Write(*batch));
+      rows += batch->num_rows();
+    }
+    FLOE_ASSIGN_OR_RAISE(std::vector<iceberg::DataFile> files, writer_->Close());
+    std::vector<std::string> paths;
+    std::vector<iceberg::DataFilePtr> shared;
+    for (iceberg::DataFile& file : files) {
+      paths.push_back(file.file_path);
+      shared.push_back(std::make_shared<const iceberg::DataFile>(std::move(file)));
+    }
+    // From here the files belong to the statement: the journal deletes them unless the
+    // commit takes them.
+    FLOE_ASSIGN_OR_RAISE(auto journal, WriteJournal::For(ctx_, target_.get()));
+    journal->Record(paths);
+    writer_.reset();
+    if (shared.empty()) return RecordBatchPtr();
+    FLOE_ASSIGN_OR_RAISE(TypePtr partition_type,
+                         spec ? spec->PartitionType(*schema) : Result<TypePtr>(Struct({})));
+    FLOE_ASSIGN_OR_RAISE(std::string encoded, iceberg::EncodeDataFiles(shared, partition_type));
+    auto files_builder = MakeBuilder(Binary(), ctx_->pool());
+    FLOE_RETURN_NOT_OK(files_builder->AppendScalar(Scalar::Make(Binary(), std::move(encoded))));
+    auto rows_builder = MakeBuilder(Int64(), ctx_->pool());
+    FLOE_RETURN_NOT_OK(rows_builder->AppendScalar(Scalar::I64(rows)));
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr files_array, files_builder->Finish());
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr rows_array, rows_builder->Finish());
+    return RecordBatch::Make(schema_, 1, {std::move(files_array), std::move(rows_array)});
+  }
+
+  IcebergWriteTargetPtr target_;
+  PlanPtr input_;
+  int partition_;
+  TaskContextPtr ctx_;
+  std::optional<int32_t> sort_order_id_;
+  SchemaPtr schema_;
+  std::unique_ptr<iceberg::PartitionedWriter> writer_;
+  bool done_ = false;
+};
+
+// The ordering a SortField asks for, over the input's columns; nullopt when its source is
+// not a top-level column.
+Result<std::optional<PhysicalSortExpr>> SortKeyOf(const iceberg::Schema& schema,
+                                                  const SchemaPtr& input_schema,
+                                                  const iceberg::SortField& field) {
+  const int column = TopLevelIndex(schema, field.source_id);
+  if (column < 0) return std::optional<PhysicalSortExpr>();
+  PhysicalSortExpr key;
+  FLOE_ASSIGN_OR_RAISE(key.expr, IcebergTransformExpr::Make(field.transform, column, input_schema));
+  key.descending = field.direction == iceberg::SortDirection::kDesc;
+  key.nulls_first = field.null_order == iceberg::NullOrder::kNullsFirst;
+  return std::optional<PhysicalSortExpr>(std::move(key));
+}
+
+}  // namespace
+
+Result<PlanPtr> IcebergWriteExec::Make(IcebergWriteTargetPtr target, PlanPtr input) {
+  if (!target || !input) return Status::Internal("IcebergWriteExec: no target or input");
+  const iceberg::TableMetadata& metadata = *target->table.metadata;
+  iceberg::SchemaPtr schema = metadata.CurrentSchema();
+  const std::vector<Field>& columns = schema->fields();
+  const SchemaPtr& input_schema = input->schema();
+  if (input_schema->num_fields() != static_cast<int>(columns.size())) {
+    return Status::Invalid("writing {}: the input has {} columns, the table {}", target->table_name,
+                           input_schema->num_fields(), columns.size());
+  }
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const Field& have = input_schema->field(static_cast<int>(i));
+    if (!have.type()->Equals(*columns[i].type())) {
+      return Status::Invalid("writing {}: input column {} is {}, the table's column \"{}\" is {}",
+                             target->table_name, i + 1, have.type()->ToString(), columns[i].name(),
+                             columns[i].type()->ToString());
+    }
+  }
+  auto out = std::shared_ptr<IcebergWriteExec>(new IcebergWriteExec());
+  out->target_ = std::move(target);
+  out->input_ = std::move(input);
+  if (iceberg::PartitionSpecPtr spec = metadata.DefaultSpec()) {
+    for (const iceberg::PartitionField& field : spec->fields()) {
+      if (field.transform.kind() == iceberg::TransformKind::kVoid) continue;
+      const int column = TopLevelIndex(*schema, field.source_id);
+      if (column < 0) {
+        // A source inside a struct: rows are not distributed by it (the fanout and
+        // clustered writers still separate partitions; clustered input is then sorted
+        // by the top-level fields only, which is not enough).
+        if (!out->target_->fanout) {
+          return Status::NotSupported(
+              "writing {}: clustered writes (write.fanout.enabled = false) of a partition "
+              "field over a nested column (\"{}\") are not supported",
+              out->target_->table_name, field.name);
+        }
+        continue;
+      }
+      FLOE_ASSIGN_OR_RAISE(expr::PhysicalExprPtr e,
+                           IcebergTransformExpr::Make(field.transform, column, input_schema));
+      out->partition_exprs_.push_back(std::move(e));
+    }
+  }
+  if (iceberg::SortOrderPtr order = metadata.DefaultSortOrder()) {
+    for (const iceberg::SortField& field : order->fields()) {
+      FLOE_ASSIGN_OR_RAISE(std::optional<PhysicalSortExpr> key,
+                           SortKeyOf(*schema, input_schema, field));
+      if (!key) break;  // the order cannot be applied past a nested key
+      out->sort_order_.push_back(std::move(*key));
+    }
+  }
+  out->properties_.schema = WriteOutputSchema();
+  out->properties_.partitioning = Partitioning::Unknown(out->input_->partition_count());
+  return PlanPtr(std::move(out));
+}
+
+Result<PlanPtr> IcebergWriteExec::WithNewChildren(std::vector<PlanPtr> children) const {
+  if (children.size() != 1) {
+    return Status::Internal("IcebergWriteExec takes one child, got {}", children.size());
+  }
+  return Make(target_, std::move(children[0]));
+}
+
+std::vector<Distribution> IcebergWriteExec::RequiredInputDistribution() const {
+  if (partition_exprs_.empty()) return {Distribution::Unspecified()};
+  return {Distribution::Hash(partition_exprs_)};
+}
+
+std::vector<Ordering> IcebergWriteExec::RequiredInputOrdering() const {
+  Ordering ordering;
+  if (!target_->fanout) {
+    for (const expr::PhysicalExprPtr& e : partition_exprs_) {
+      ordering.push_back(PhysicalSortExpr{e, false, true});
+    }
+  }
+  ordering.insert(ordering.end(), sort_order_.begin(), sort_order_.end());
+  return {ordering};
+}
+
+Result<BatchStreamPtr> IcebergWriteExec::Execute(int partition, const TaskContextPtr& ctx) const {
+  if (partition < 0 || partition >= partition_count()) {
+    return Status::Internal("IcebergWriteExec: no partition {}", partition);
+  }
+  std::optional<int32_t> sort_order_id;
+  if (iceberg::SortOrderPtr order = target_->table.metadata->DefaultSortOrder();
+      order && !order->fields().empty() && sort_order_.size() == order->fields().size()) {
+    sort_order_id = order->order_id();
+  }
+  return BatchStreamPtr(
+      std::make_unique<WriteStream>(target_, input_, partition, ctx, sort_order_id));
+}
+
+std::string IcebergWriteExec::ToString() const {
+  std::string out = "IcebergWriteExec: " + target_->table_name;
+  if (!partition_exprs_.empty()) {
+    out += " partition=[";
+    for (size_t i = 0; i < partition_exprs_.size(); ++i) {
+      if (i > 0) out += ", ";
+      out += partition_exprs_[i]->ToString();
+    }
+    out += "]";
+  }
+  if (!sort_order_.empty()) out += " sort=[" + OrderingToString(sort_order_) + "]";
+  out += target_->fanout ? " fanout" : " clustered";
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// IcebergCommitExec
+
+namespace {
+
+class CommitStream final : public BatchStream {
+ public:
+  CommitStream(IcebergWriteTargetPtr target, PlanPtr input, TaskContextPtr ctx)
+      : target_(std::move(target)),
+        input_(std::move(input)),
+        ctx_(std::move(ctx)),
+        schema_(CommitOutputSchema()) {}
+
+  const SchemaPtr& schema() const override { return schema_; }
+
+  Result<RecordBatchPtr> Next() override {
+    if (done_) return RecordBatchPtr();
+    done_ = true;
+    FLOE_ASSIGN_OR_RAISE(int64_t rows, Commit());
+    auto builder = MakeBuilder(Int64(), ctx_->pool());
+    FLOE_RETURN_NOT_OK(builder->AppendScalar(Scalar::I64(rows)));
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr column, builder->Finish());
+    return RecordBatch::Make(schema_, 1, {std::move(column)});
+  }
+
+ private:
+  Result<int64_t> Commit() {
+    const iceberg::TableMetadata& metadata = *target_->table.metadata;
+    iceberg::SchemaPtr schema = metadata.CurrentSchema();
+    iceberg::PartitionSpecPtr spec = metadata.DefaultSpec();
+    FLOE_ASSIGN_OR_RAISE(TypePtr partition_type,
+                         spec ? spec->PartitionType(*schema) : Result<TypePtr>(Struct({})));
+    const int32_t spec_id = spec ? spec->spec_id() : 0;
+    FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(input_, 0, ctx_));
+    std::vector<iceberg::DataFilePtr> files;
+    int64_t rows = 0;
+    while (true) {
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, input->Next());
+      if (!batch) break;
+      const Array& blobs = *batch->column(0);
+      for (int64_t r = 0; r < batch->num_rows(); ++r) {
+        FLOE_ASSIGN_OR_RAISE(
+            std::vector<iceberg::DataFilePtr> decoded,
+            iceberg::DecodeDataFiles(blobs.BytesValue(r), partition_type, spec_id));
+        for (iceberg::DataFilePtr& file : decoded) {
+          rows += file->record_count;
+          files.push_back(std::move(file));
+        }
+      }
+    }
+    FLOE_RETURN_NOT_OK(ctx_->CheckCancelled());
+    if (files.empty()) return rows;
+    auto append = iceberg::MergeAppend::Make(target_->ops);
+    for (const iceberg::DataFilePtr& file : files) append->AppendFile(file);
+    FLOE_ASSIGN_OR_RAISE(auto journal, WriteJournal::For(ctx_, target_.get()));
+    FLOE_ASSIGN_OR_RAISE(iceberg::Table committed, append->Commit());
+    (void)committed;
+    journal->MarkCommitted();
+    return rows;
+  }
+
+  IcebergWriteTargetPtr target_;
+  PlanPtr input_;
+  TaskContextPtr ctx_;
+  SchemaPtr schema_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+Result<PlanPtr> IcebergCommitExec::Make(IcebergWriteTargetPtr target, PlanPtr input) {
+  if (!target || !input) return Status::Internal("IcebergCommitExec: no target or input");
+  const SchemaPtr& in = input->schema();
+  if (in->num_fields() < 1 || in->field(0).type()->id() != TypeId::kBinary) {
+    return Status::Internal("IcebergCommitExec: the input's first column must be data_files");
+  }
+  auto out = std::shared_ptr<IcebergCommitExec>(new IcebergCommitExec());
+  out->target_ = std::move(target);
+  out->input_ = std::move(input);
+  out->properties_.schema = CommitOutputSchema();
+  out->properties_.partitioning = Partitioning::Single();
+  return PlanPtr(std::move(out));
+}
+
+Result<PlanPtr> IcebergCommitExec::WithNewChildren(std::vector<PlanPtr> children) const {
+  if (children.size() != 1) {
+    return Status::Internal("IcebergCommitExec takes one child, got {}", children.size());
+  }
+  return Make(target_, std::move(children[0]));
+}
+
+std::vector<Distribution> IcebergCommitExec::RequiredInputDistribution() const {
+  return {Distribution::Single()};
+}
+
+Result<BatchStreamPtr> IcebergCommitExec::Execute(int partition, const TaskContextPtr& ctx) const {
+  if (partition != 0) return Status::Internal("IcebergCommitExec: no partition {}", partition);
+  if (input_->partition_count() != 1) {
+    return Status::Internal("IcebergCommitExec needs a single input partition, got {}",
+                            input_->partition_count());
+  }
+  return BatchStreamPtr(std::make_unique<CommitStream>(target_, input_, ctx));
+}
+
+std::string IcebergCommitExec::ToString() const {
+  return "IcebergCommitExec: " + target_->table_name + " (append)";
+}
+
+// ---------------------------------------------------------------------------------------
+// Planning
+
+Result<plan::LogicalPlanPtr> ConformInsertInput(plan::LogicalPlanPtr input,
+                                                const iceberg::Schema& table_schema,
+                                                const std::vector<std::string>& columns,
+                                                std::string_view table_name) {
+  const std::vector<Field>& fields = table_schema.fields();
+  const SchemaPtr& in = input->schema;
+  // For each table column, the input column assigned to it (-1: none, NULL).
+  std::vector<int> source(fields.size(), -1);
+  if (columns.empty()) {
+    if (in->num_fields() > static_cast<int>(fields.size())) {
+      return Status::Bind("INSERT has more expressions than target columns ({} into {} of {})",
+                          in->num_fields(), fields.size(), table_name);
+    }
+    for (int i = 0; i < in->num_fields(); ++i) source[i] = i;
+  } else {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      int found = -1;
+      for (size_t f = 0; f < fields.size(); ++f) {
+        if (fields[f].name() == columns[i]) found = static_cast<int>(f);
+      }
+      if (found < 0) {
+        return Status::Bind("column \"{}\" of relation \"{}\" does not exist", columns[i],
+                            table_name);
+      }
+      if (source[found] >= 0) {
+        return Status::Bind("column \"{}\" specified more than once", columns[i]);
+      }
+      source[found] = static_cast<int>(i);
+    }
+    if (in->num_fields() > static_cast<int>(columns.size())) {
+      return Status::Bind("INSERT has more expressions than target columns");
+    }
+    if (in->num_fields() < static_cast<int>(columns.size())) {
+      return Status::Bind("INSERT has more target columns than expressions");
+    }
+  }
+  std::vector<expr::ExprPtr> exprs;
+  std::vector<std::string> names;
+  for (size_t f = 0; f < fields.size(); ++f) {
+    const Field& column = fields[f];
+    const TypePtr& type = column.type();
+    names.push_back(column.name());
+    if (source[f] < 0) {
+      exprs.push_back(expr::Literal(Scalar::Null(type)));
+      continue;
+    }
+    const Field& have = in->field(source[f]);
+    expr::ExprPtr value = expr::Column(source[f], have.name(), have.type(), have.nullable());
+    if (have.type()->Equals(*type)) {
+      exprs.push_back(std::move(value));
+    } else if (expr::CanImplicitCast(*have.type(), *type) ||
+               expr::CanExplicitCast(*have.type(), *type)) {
+      exprs.push_back(expr::Cast(std::move(value), type));
+    } else {
+      return Status::Bind("column \"{}\" is of type {} but expression is of type {}", column.name(),
+                          type->ToString(), have.type()->ToString());
+    }
+  }
+  return plan::MakeProjection(std::move(input), std::move(exprs), std::move(names));
+}
+
+Result<PlanPtr> PlanIcebergWrite(IcebergWriteTargetPtr target, PlanPtr input) {
+  FLOE_ASSIGN_OR_RAISE(PlanPtr write, IcebergWriteExec::Make(target, std::move(input)));
+  return IcebergCommitExec::Make(std::move(target), std::move(write));
+}
+
+}  // namespace floe::exec

@@ -18,6 +18,7 @@
 #include "floe/exec/explain.h"
 #include "floe/exec/generate_series.h"
 #include "floe/exec/iceberg_table.h"
+#include "floe/exec/iceberg_write.h"
 #include "floe/exec/parquet_table.h"
 #include "floe/exec/physical_planner.h"
 #include "floe/exec/scheduler.h"
@@ -200,6 +201,15 @@ class SessionImpl final : public Session {
       return std::unique_ptr<QueryResult>(std::make_unique<StreamingResult>(std::move(running)));
     }
     if (const auto* set = std::get_if<sql::SetStatement>(&body)) return ExecuteSet(*set);
+    if (const auto* insert = std::get_if<sql::InsertStatement>(&body)) {
+      FLOE_ASSIGN_OR_RAISE(PlannedWrite planned, PlanInsert(*insert, statement.text));
+      FLOE_ASSIGN_OR_RAISE(int64_t rows, RunWrite(std::move(planned)));
+      return CommandResult("INSERT 0 " + std::to_string(rows));
+    }
+    if (const auto* create = std::get_if<sql::CreateTableStatement>(&body);
+        create && create->as_query) {
+      return ExecuteCreateTableAs(*create, statement.text);
+    }
     if (IsCatalogStatement(body)) {
       FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, Catalog(/*create=*/true));
       FLOE_ASSIGN_OR_RAISE(CatalogStatementResult result,
@@ -299,8 +309,7 @@ class SessionImpl final : public Session {
   }
 
   Result<PlannedQuery> PlanSelect(const sql::SelectStmt& query, std::string_view text) {
-    SessionResolver resolver([this] { return Catalog(/*create=*/false); }, config_.search_path(),
-                             config_.iceberg_path_map());
+    SessionResolver resolver = MakeResolver();
     PlannedQuery planned;
     FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr bound,
                          plan::BindQuery(query, text, resolver, MakeBindOptions()));
@@ -309,6 +318,112 @@ class SessionImpl final : public Session {
     FLOE_ASSIGN_OR_RAISE(planned.physical, EnforceRequirements(physical, config_));
     FLOE_ASSIGN_OR_RAISE(planned.stages, PlanStages(planned.physical));
     return planned;
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Writes: INSERT and CREATE TABLE AS
+
+  struct PlannedWrite {
+    IcebergWriteTargetPtr target;
+    PlannedQuery query;
+  };
+
+  SessionResolver MakeResolver() {
+    return SessionResolver([this] { return Catalog(/*create=*/false); }, config_.search_path(),
+                           config_.iceberg_path_map());
+  }
+
+  // Plans writing the rows of `query` into the table `id` of the session's catalog.
+  Result<PlannedWrite> PlanWrite(catalog::Catalog& catalog, const catalog::TableIdentifier& id,
+                                 const sql::SelectStmt& query, std::string_view text,
+                                 const std::vector<std::string>& columns) {
+    // The table is loaded fresh for this statement; the commit validates against it.
+    FLOE_ASSIGN_OR_RAISE(iceberg::Table table, catalog.LoadTable(id));
+    PlannedWrite planned;
+    FLOE_ASSIGN_OR_RAISE(planned.target,
+                         MakeWriteTarget(id.ToString(), std::move(table), catalog.TableOps(id)));
+    SessionResolver resolver = MakeResolver();
+    FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr bound,
+                         plan::BindQuery(query, text, resolver, MakeBindOptions()));
+    FLOE_ASSIGN_OR_RAISE(bound, ConformInsertInput(std::move(bound),
+                                                   *planned.target->table.metadata->CurrentSchema(),
+                                                   columns, planned.target->table_name));
+    FLOE_ASSIGN_OR_RAISE(planned.query.logical, plan::Optimize(bound));
+    FLOE_ASSIGN_OR_RAISE(PlanPtr input, CreatePhysicalPlan(planned.query.logical, config_));
+    FLOE_ASSIGN_OR_RAISE(PlanPtr write, PlanIcebergWrite(planned.target, std::move(input)));
+    FLOE_ASSIGN_OR_RAISE(planned.query.physical, EnforceRequirements(write, config_));
+    FLOE_ASSIGN_OR_RAISE(planned.query.stages, PlanStages(planned.query.physical));
+    return planned;
+  }
+
+  Result<PlannedWrite> PlanInsert(const sql::InsertStatement& insert, std::string_view text) {
+    FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, Catalog(/*create=*/false));
+    if (catalog == nullptr) {
+      std::string joined;
+      for (const std::string& part : insert.table) joined += (joined.empty() ? "" : ".") + part;
+      return Status::NotFound("table \"{}\" does not exist", joined);
+    }
+    CatalogNames names(catalog, config_.search_path());
+    FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names.Existing(insert.table));
+    return PlanWrite(*catalog, id, *insert.query, text, insert.columns);
+  }
+
+  // Runs a planned write to its end and returns the rows written. On any error the files
+  // the statement wrote are deleted (nothing was committed).
+  Result<int64_t> RunWrite(PlannedWrite planned, bool collect_metrics = false,
+                           std::unique_ptr<RunningQuery>* keep = nullptr) {
+    FLOE_ASSIGN_OR_RAISE(auto running, Run(std::move(planned.query.stages), collect_metrics));
+    int64_t rows = 0;
+    Status status;
+    while (true) {
+      Result<RecordBatchPtr> batch = running->scheduler->Next();
+      if (!batch.ok()) {
+        status = batch.status();
+        break;
+      }
+      if (!*batch) break;
+      for (int64_t r = 0; r < (*batch)->num_rows(); ++r) {
+        rows += (*batch)->column(0)->Value<int64_t>(r);
+      }
+    }
+    running->scheduler->Wait();
+    if (!status.ok()) {
+      // Every task has stopped: what the journal holds is all the statement wrote.
+      auto journal = WriteJournal::For(running->ctx, planned.target.get());
+      if (journal.ok()) (void)(*journal)->DeleteUncommitted(*planned.target->table.io);
+      return status;
+    }
+    if (keep != nullptr) *keep = std::move(running);
+    return rows;
+  }
+
+  Result<std::unique_ptr<QueryResult>> ExecuteCreateTableAs(const sql::CreateTableStatement& s,
+                                                            std::string_view text) {
+    if (!s.columns.empty()) {
+      return Status::NotSupported("CREATE TABLE AS with a column list is not supported yet");
+    }
+    // The query binds first: a bad query creates nothing.
+    FLOE_ASSIGN_OR_RAISE(PlannedQuery probe, PlanSelect(*s.as_query, text));
+    std::vector<Field> columns;
+    for (const Field& field : probe.logical->schema->fields()) {
+      columns.emplace_back(field.name(), field.type(), true);
+    }
+    FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, Catalog(/*create=*/true));
+    CatalogNames names(catalog, config_.search_path());
+    FLOE_ASSIGN_OR_RAISE(std::optional<catalog::TableIdentifier> id,
+                         CreateTableWithColumns(*catalog, names, s.table, std::move(columns),
+                                                s.options, s.if_not_exists));
+    if (!id) return CommandResult("CREATE TABLE AS");
+    Result<int64_t> rows = [&]() -> Result<int64_t> {
+      FLOE_ASSIGN_OR_RAISE(PlannedWrite planned, PlanWrite(*catalog, *id, *s.as_query, text, {}));
+      return RunWrite(std::move(planned));
+    }();
+    if (!rows.ok()) {
+      // CREATE TABLE AS is one statement: the table goes away with the rows.
+      (void)catalog->DropTable(*id, /*purge=*/true);
+      return rows.status();
+    }
+    return CommandResult("SELECT " + std::to_string(*rows));
   }
 
   Result<std::unique_ptr<RunningQuery>> Run(StagePlan stages, bool collect_metrics) {
@@ -363,12 +478,20 @@ class SessionImpl final : public Session {
   }
 
   Result<std::unique_ptr<QueryResult>> ExecuteExplain(const sql::ExplainStatement& explain) {
-    const auto* select = std::get_if<sql::SelectStatement>(&explain.statement.body);
-    if (select == nullptr) {
-      return Status::NotSupported("EXPLAIN of {} is not supported yet",
-                                  StatementName(explain.statement.body));
+    const sql::StatementBody& body = explain.statement.body;
+    const auto* select = std::get_if<sql::SelectStatement>(&body);
+    const auto* insert = std::get_if<sql::InsertStatement>(&body);
+    if (select == nullptr && insert == nullptr) {
+      return Status::NotSupported("EXPLAIN of {} is not supported yet", StatementName(body));
     }
-    FLOE_ASSIGN_OR_RAISE(PlannedQuery planned, PlanSelect(*select->query, explain.statement.text));
+    PlannedWrite write;
+    PlannedQuery planned;
+    if (select != nullptr) {
+      FLOE_ASSIGN_OR_RAISE(planned, PlanSelect(*select->query, explain.statement.text));
+    } else {
+      FLOE_ASSIGN_OR_RAISE(write, PlanInsert(*insert, explain.statement.text));
+      planned = write.query;
+    }
     std::string text;
     if (!explain.analyze) {
       text += "Logical plan:\n" + Indent(planned.logical->ToString(), "  ");
@@ -376,15 +499,21 @@ class SessionImpl final : public Session {
       text += "Stages:\n" + Indent(planned.stages.ToString(), "  ");
       return TextResult({"plan"}, Lines(text), "EXPLAIN");
     }
-    FLOE_ASSIGN_OR_RAISE(auto running, Run(std::move(planned.stages), true));
+    std::unique_ptr<RunningQuery> running;
     int64_t rows = 0;
     const auto start = std::chrono::steady_clock::now();
-    while (true) {
-      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, running->scheduler->Next());
-      if (!batch) break;
-      rows += batch->num_rows();
+    if (insert != nullptr) {
+      // EXPLAIN ANALYZE runs the statement, as PostgreSQL does: the INSERT commits.
+      FLOE_ASSIGN_OR_RAISE(rows, RunWrite(std::move(write), true, &running));
+    } else {
+      FLOE_ASSIGN_OR_RAISE(running, Run(std::move(planned.stages), true));
+      while (true) {
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, running->scheduler->Next());
+        if (!batch) break;
+        rows += batch->num_rows();
+      }
+      running->scheduler->Wait();
     }
-    running->scheduler->Wait();
     const double millis =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     text += "Physical plan (analyzed):\n";
