@@ -777,15 +777,16 @@ Result<RecordBatchPtr> IcebergMetadataTable::Read(const std::vector<int>& projec
 
 Result<PlanPtr> IcebergMetadataTable::Scan(const ScanRequest& request,
                                            const SessionConfig& config) const {
-  (void)config;
   FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, Read(request.projection));
-  if (request.limit && *request.limit < batch->num_rows()) {
-    batch = batch->Slice(0, std::max<int64_t>(*request.limit, 0));
-  }
-  SchemaPtr schema = batch->schema();
+  int64_t rows = batch->num_rows();
+  if (request.limit) rows = std::clamp<int64_t>(*request.limit, 0, rows);
+  // Batches of at most batch_size rows (a table of many files lists many rows).
+  const int64_t batch_size = std::max<int64_t>(config.batch_size(), 1);
   std::vector<RecordBatchPtr> batches;
-  if (batch->num_rows() > 0) batches.push_back(std::move(batch));
-  return ValuesExec::Make(std::move(schema), std::move(batches));
+  for (int64_t offset = 0; offset < rows; offset += batch_size) {
+    batches.push_back(batch->Slice(offset, std::min(batch_size, rows - offset)));
+  }
+  return ValuesExec::Make(batch->schema(), std::move(batches));
 }
 
 }  // namespace floe::exec

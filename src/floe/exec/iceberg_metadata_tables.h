@@ -65,7 +65,8 @@ class IcebergMetadataTable final : public TableProvider {
   /// Exact row counts for the tables read from the metadata file alone (snapshots,
   /// history, refs, properties); unknown for the manifest-based ones.
   plan::Statistics statistics() const override;
-  /// One partition holding exactly the projected columns (the limit applied).
+  /// One partition holding exactly the projected columns in batches of at most
+  /// batch_size rows (the limit applied).
   Result<PlanPtr> Scan(const ScanRequest& request, const SessionConfig& config) const override;
 
   /// The rows with only the `projection` columns (indexes into schema(), in output

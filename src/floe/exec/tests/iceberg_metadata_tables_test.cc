@@ -171,6 +171,16 @@ TEST_F(MetadataTablesTest, ScanIsOneValuesPartitionWithTheLimit) {
   request.limit = 0;
   ASSERT_OK_AND_ASSIGN(plan, table->Scan(request, SessionConfig()));
   EXPECT_TRUE(static_cast<const ValuesExec&>(*plan).batches().empty());
+  // batch_size 2: 5 rows in batches of 2, 2 and 1.
+  SessionConfig small;
+  ASSERT_OK(small.Set("batch_size", "2"));
+  request.limit.reset();
+  ASSERT_OK_AND_ASSIGN(plan, table->Scan(request, small));
+  const auto& sliced = static_cast<const ValuesExec&>(*plan);
+  ASSERT_EQ(sliced.batches().size(), 3u);
+  EXPECT_EQ(sliced.batches()[0]->num_rows(), 2);
+  EXPECT_EQ(sliced.batches()[2]->num_rows(), 1);
+  EXPECT_THAT(Column(*sliced.batches()[2], "snapshot_id"), ElementsAre("3138177759849079112"));
 }
 
 TEST_F(MetadataTablesTest, HistoryMarksCurrentAncestors) {
