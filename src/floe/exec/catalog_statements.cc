@@ -152,6 +152,38 @@ std::string CreateTableText(const catalog::TableIdentifier& id,
 
 }  // namespace
 
+Result<std::map<std::string, Scalar>> ProcedureArguments(const sql::ParsedExpr& call,
+                                                         std::string_view text,
+                                                         const std::vector<std::string>& params,
+                                                         size_t required) {
+  std::map<std::string, Scalar> out;
+  const std::string procedure = call.names.empty() ? "" : call.names.back();
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    std::string name = i < call.arg_names.size() ? call.arg_names[i] : "";
+    if (name.empty()) {
+      if (i >= params.size()) {
+        return Status::Invalid("{} takes at most {} arguments", procedure, params.size());
+      }
+      name = params[i];
+    } else if (std::find(params.begin(), params.end(), name) == params.end()) {
+      return Status::Invalid("{} has no argument named \"{}\"", procedure, name);
+    }
+    if (out.count(name) > 0) {
+      return Status::Invalid("{}: argument \"{}\" is given twice", procedure, name);
+    }
+    FLOE_ASSIGN_OR_RAISE(expr::ExprPtr bound, plan::BindConstantExpr(*call.args[i], text, {}));
+    FLOE_ASSIGN_OR_RAISE(Scalar value, expr::EvaluateConstant(bound));
+    if (value.is_null()) return Status::Invalid("{}: argument \"{}\" is NULL", procedure, name);
+    out.emplace(name, std::move(value));
+  }
+  for (size_t i = 0; i < required; ++i) {
+    if (out.count(params[i]) == 0) {
+      return Status::Invalid("{}: argument \"{}\" is missing", procedure, params[i]);
+    }
+  }
+  return out;
+}
+
 Result<std::optional<catalog::TableIdentifier>> CreateTableWithColumns(
     catalog::Catalog& catalog, const CatalogNames& names, const std::vector<std::string>& table,
     std::vector<Field> columns, const std::vector<sql::Option>& sql_options, bool if_not_exists) {
@@ -538,33 +570,7 @@ class Executor {
   Result<std::map<std::string, Scalar>> CallArguments(const sql::ParsedExpr& call,
                                                       const std::vector<std::string>& params,
                                                       size_t required) {
-    std::map<std::string, Scalar> out;
-    const std::string procedure = call.names.back();
-    for (size_t i = 0; i < call.args.size(); ++i) {
-      std::string name = i < call.arg_names.size() ? call.arg_names[i] : "";
-      if (name.empty()) {
-        if (i >= params.size()) {
-          return Status::Invalid("{} takes at most {} arguments", procedure, params.size());
-        }
-        name = params[i];
-      } else if (std::find(params.begin(), params.end(), name) == params.end()) {
-        return Status::Invalid("{} has no argument named \"{}\"", procedure, name);
-      }
-      if (out.count(name) > 0) {
-        return Status::Invalid("{}: argument \"{}\" is given twice", procedure, name);
-      }
-      FLOE_ASSIGN_OR_RAISE(expr::ExprPtr bound,
-                           plan::BindConstantExpr(*call.args[i], statement_.text, {}));
-      FLOE_ASSIGN_OR_RAISE(Scalar value, expr::EvaluateConstant(bound));
-      if (value.is_null()) return Status::Invalid("{}: argument \"{}\" is NULL", procedure, name);
-      out.emplace(name, std::move(value));
-    }
-    for (size_t i = 0; i < required; ++i) {
-      if (out.count(params[i]) == 0) {
-        return Status::Invalid("{}: argument \"{}\" is missing", procedure, params[i]);
-      }
-    }
-    return out;
+    return ProcedureArguments(call, statement_.text, params, required);
   }
 
   static Result<std::string> TextArgument(const std::map<std::string, Scalar>& args,

@@ -5,10 +5,12 @@
 // a catalog's namespaces and tables. The session (exec/session.cc) calls these; each
 // statement reads the catalog fresh and commits through it, on the calling thread.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "floe/batch/scalar.h"
 #include "floe/catalog/catalog.h"
 #include "floe/common/result.h"
 #include "floe/sql/ast.h"
@@ -49,6 +51,16 @@ class CatalogNames {
   catalog::Catalog* catalog_;
   std::vector<std::string> search_path_;
 };
+
+/// The arguments of a CALL of `procedure(params...)` by name: positional arguments take
+/// `params` in order, named ones (`name => value`) their name; the first `required` must be
+/// given. Every argument is a constant (bound and evaluated; `text` is the statement's text
+/// for error positions). kInvalidArgument naming the procedure and the argument otherwise
+/// (too many, unknown name, given twice, NULL, missing).
+Result<std::map<std::string, Scalar>> ProcedureArguments(const sql::ParsedExpr& call,
+                                                         std::string_view text,
+                                                         const std::vector<std::string>& params,
+                                                         size_t required);
 
 /// Creates table `table` (a SQL name) with `columns` (field ids assigned in order; 8- and
 /// 16-bit integers widen to integer) and CREATE TABLE's WITH options (partitioning,

@@ -84,7 +84,8 @@ std::string IcebergTransformExpr::ToString() const {
 // Targets and journals
 
 Result<IcebergWriteTargetPtr> MakeWriteTarget(std::string table_name, iceberg::Table table,
-                                              iceberg::TableOperationsPtr ops) {
+                                              iceberg::TableOperationsPtr ops,
+                                              IcebergWriteTarget::Mode mode) {
   if (!table.metadata || !table.metadata->CurrentSchema()) {
     return Status::Invalid("table {} has no current schema", table_name);
   }
@@ -104,6 +105,7 @@ Result<IcebergWriteTargetPtr> MakeWriteTarget(std::string table_name, iceberg::T
   target->table = std::move(table);
   target->ops = std::move(ops);
   target->operation_id = iceberg::NewUuid();
+  target->mode = mode;
   return IcebergWriteTargetPtr(std::move(target));
 }
 
@@ -411,11 +413,43 @@ class CommitStream final : public BatchStream {
       }
     }
     FLOE_RETURN_NOT_OK(ctx_->CheckCancelled());
-    if (files.empty()) return rows;
-    auto append = iceberg::MergeAppend::Make(target_->ops);
-    for (const iceberg::DataFilePtr& file : files) append->AppendFile(file);
+    using Mode = IcebergWriteTarget::Mode;
+    if (files.empty() && target_->mode != Mode::kOverwrite) return rows;
+    std::unique_ptr<iceberg::SnapshotProducer> producer;
+    switch (target_->mode) {
+      case Mode::kAppend: {
+        auto append = iceberg::MergeAppend::Make(target_->ops);
+        for (const iceberg::DataFilePtr& file : files) append->AppendFile(file);
+        producer = std::move(append);
+        break;
+      }
+      case Mode::kReplacePartitions: {
+        // Data added concurrently to a replaced partition fails the commit: it would be
+        // silently dropped otherwise.
+        auto replace = iceberg::ReplacePartitions::Make(target_->ops);
+        for (const iceberg::DataFilePtr& file : files) replace->AddFile(file);
+        replace->ValidateNoConflictingData();
+        if (const auto& current = target_->table.metadata->current_snapshot_id) {
+          replace->ValidateFromSnapshot(*current);
+        }
+        producer = std::move(replace);
+        break;
+      }
+      case Mode::kOverwrite: {
+        auto overwrite = iceberg::OverwriteFiles::Make(target_->ops);
+        overwrite->OverwriteByRowFilter(iceberg::Expression::True());
+        for (const iceberg::DataFilePtr& file : files) overwrite->AddFile(file);
+        overwrite->ValidateNoConflictingData();
+        overwrite->ValidateNoConflictingDeletes();
+        if (const auto& current = target_->table.metadata->current_snapshot_id) {
+          overwrite->ValidateFromSnapshot(*current);
+        }
+        producer = std::move(overwrite);
+        break;
+      }
+    }
     FLOE_ASSIGN_OR_RAISE(auto journal, WriteJournal::For(ctx_, target_.get()));
-    FLOE_ASSIGN_OR_RAISE(iceberg::Table committed, append->Commit());
+    FLOE_ASSIGN_OR_RAISE(iceberg::Table committed, producer->Commit());
     (void)committed;
     journal->MarkCommitted();
     return rows;
@@ -465,6 +499,14 @@ Result<BatchStreamPtr> IcebergCommitExec::Execute(int partition, const TaskConte
 }
 
 std::string IcebergCommitExec::ToString() const {
+  switch (target_->mode) {
+    case IcebergWriteTarget::Mode::kAppend:
+      break;
+    case IcebergWriteTarget::Mode::kReplacePartitions:
+      return "IcebergCommitExec: " + target_->table_name + " (replace partitions)";
+    case IcebergWriteTarget::Mode::kOverwrite:
+      return "IcebergCommitExec: " + target_->table_name + " (overwrite)";
+  }
   return "IcebergCommitExec: " + target_->table_name + " (append)";
 }
 

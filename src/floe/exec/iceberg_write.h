@@ -79,13 +79,26 @@ struct IcebergWriteTarget {
   /// write.fanout.enabled (default true): fanout writers (any input order) or clustered
   /// writers (input sorted by the partition tuple).
   bool fanout = true;
+
+  /// What the commit does with the written files.
+  enum class Mode {
+    /// Adds them (INSERT, CREATE TABLE AS).
+    kAppend,
+    /// Replaces every partition they hold rows of (dynamic partition overwrite; an
+    /// unpartitioned table is replaced whole); no rows change nothing.
+    kReplacePartitions,
+    /// Replaces every row of the table; no rows leave it empty.
+    kOverwrite,
+  };
+  Mode mode = Mode::kAppend;
 };
 using IcebergWriteTargetPtr = std::shared_ptr<const IcebergWriteTarget>;
 
 /// Loads the parts of a target from a table: the operation id is new, `fanout` comes from
 /// write.fanout.enabled (kInvalidArgument for a value that is not true/false).
-Result<IcebergWriteTargetPtr> MakeWriteTarget(std::string table_name, iceberg::Table table,
-                                              iceberg::TableOperationsPtr ops);
+Result<IcebergWriteTargetPtr> MakeWriteTarget(
+    std::string table_name, iceberg::Table table, iceberg::TableOperationsPtr ops,
+    IcebergWriteTarget::Mode mode = IcebergWriteTarget::Mode::kAppend);
 
 /// The data files of one write statement that are not (yet) part of a committed snapshot.
 /// Writer tasks record what they finished; the commit marks them committed; when the
@@ -147,9 +160,10 @@ class IcebergWriteExec final : public ExecutionPlan {
 };
 
 /// Commits the data files its single input partition carries (IcebergWriteExec's rows) as
-/// one snapshot of the target table, with optimistic concurrency (refresh, validate,
-/// retry), exactly once, and emits one row: the number of rows written (count bigint).
-/// Without files nothing is committed. A failed commit leaves no snapshot; the statement's
+/// one snapshot of the target table (append, partition replacement or overwrite, by the
+/// target's mode), with optimistic concurrency (refresh, validate, retry), exactly once, and
+/// emits one row: the number of rows written (count bigint). An append or a partition
+/// replacement without files commits nothing. A failed commit leaves no snapshot; the statement's
 /// files are then deleted by whoever runs it (WriteJournal).
 class IcebergCommitExec final : public ExecutionPlan {
  public:

@@ -210,6 +210,10 @@ class SessionImpl final : public Session {
         create && create->as_query) {
       return ExecuteCreateTableAs(*create, statement.text);
     }
+    if (const auto* call = std::get_if<sql::CallStatement>(&body);
+        call && IsWriteProcedure(*call)) {
+      return ExecuteWriteProcedure(*call, statement.text);
+    }
     if (IsCatalogStatement(body)) {
       FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, Catalog(/*create=*/true));
       FLOE_ASSIGN_OR_RAISE(CatalogStatementResult result,
@@ -334,14 +338,15 @@ class SessionImpl final : public Session {
   }
 
   // Plans writing the rows of `query` into the table `id` of the session's catalog.
-  Result<PlannedWrite> PlanWrite(catalog::Catalog& catalog, const catalog::TableIdentifier& id,
-                                 const sql::SelectStmt& query, std::string_view text,
-                                 const std::vector<std::string>& columns) {
+  Result<PlannedWrite> PlanWrite(
+      catalog::Catalog& catalog, const catalog::TableIdentifier& id, const sql::SelectStmt& query,
+      std::string_view text, const std::vector<std::string>& columns,
+      IcebergWriteTarget::Mode mode = IcebergWriteTarget::Mode::kAppend) {
     // The table is loaded fresh for this statement; the commit validates against it.
     FLOE_ASSIGN_OR_RAISE(iceberg::Table table, catalog.LoadTable(id));
     PlannedWrite planned;
-    FLOE_ASSIGN_OR_RAISE(planned.target,
-                         MakeWriteTarget(id.ToString(), std::move(table), catalog.TableOps(id)));
+    FLOE_ASSIGN_OR_RAISE(planned.target, MakeWriteTarget(id.ToString(), std::move(table),
+                                                         catalog.TableOps(id), mode));
     SessionResolver resolver = MakeResolver();
     FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr bound,
                          plan::BindQuery(query, text, resolver, MakeBindOptions()));
@@ -395,6 +400,53 @@ class SessionImpl final : public Session {
     }
     if (keep != nullptr) *keep = std::move(running);
     return rows;
+  }
+
+  static bool IsWriteProcedure(const sql::CallStatement& call) {
+    const std::vector<std::string>& names = call.call->names;
+    return !names.empty() && (names.back() == "overwrite" || names.back() == "replace_partitions");
+  }
+
+  // CALL overwrite(table, query) replaces every row of the table with the query's rows;
+  // CALL replace_partitions(table, query) replaces the partitions the query's rows fall
+  // in. Both commit one snapshot (PostgreSQL has no INSERT OVERWRITE).
+  Result<std::unique_ptr<QueryResult>> ExecuteWriteProcedure(const sql::CallStatement& call,
+                                                             std::string_view text) {
+    const std::string procedure = call.call->names.back();
+    FLOE_ASSIGN_OR_RAISE(auto args, ProcedureArguments(*call.call, text, {"table", "query"}, 2));
+    for (const char* name : {"table", "query"}) {
+      if (args.at(name).type()->id() != TypeId::kString) {
+        return Status::Invalid("{}: argument \"{}\" must be text", procedure, name);
+      }
+    }
+    const std::string table = args.at("table").get<std::string>();
+    const std::string query_text = args.at("query").get<std::string>();
+    FLOE_ASSIGN_OR_RAISE(std::vector<sql::Statement> statements, sql::Parse(query_text));
+    if (statements.size() != 1 ||
+        !std::holds_alternative<sql::SelectStatement>(statements[0].body)) {
+      return Status::Invalid("{}: argument \"query\" must be one SELECT or VALUES statement",
+                             procedure);
+    }
+    const sql::SelectStmt& query = *std::get<sql::SelectStatement>(statements[0].body).query;
+    FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, Catalog(/*create=*/false));
+    if (catalog == nullptr) return Status::NotFound("table \"{}\" does not exist", table);
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (true) {
+      const size_t dot = table.find('.', start);
+      parts.push_back(table.substr(start, dot == std::string::npos ? dot : dot - start));
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    CatalogNames names(catalog, config_.search_path());
+    FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names.Existing(parts));
+    const IcebergWriteTarget::Mode mode = procedure == "overwrite"
+                                              ? IcebergWriteTarget::Mode::kOverwrite
+                                              : IcebergWriteTarget::Mode::kReplacePartitions;
+    FLOE_ASSIGN_OR_RAISE(PlannedWrite planned,
+                         PlanWrite(*catalog, id, query, statements[0].text, {}, mode));
+    FLOE_ASSIGN_OR_RAISE(int64_t rows, RunWrite(std::move(planned)));
+    return TextResult({"rows_written"}, {{std::to_string(rows)}}, "CALL");
   }
 
   Result<std::unique_ptr<QueryResult>> ExecuteCreateTableAs(const sql::CreateTableStatement& s,
