@@ -2,13 +2,21 @@
 
 #include <algorithm>
 #include <charconv>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
 #include <set>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "floe/exec/iceberg_filter.h"
+#include "floe/expr/expr.h"
+#include "floe/expr/physical_expr.h"
 #include "floe/iceberg/expression.h"
+#include "floe/iceberg/name_mapping.h"
+#include "floe/iceberg/single_value.h"
 
 namespace floe::exec {
 
@@ -25,26 +33,142 @@ std::optional<int64_t> SummaryNumber(const iceberg::Snapshot& snapshot, const st
   return value;
 }
 
-// Projects the planned scan's batches to the output columns and applies the limit.
+bool TrivialResidual(const iceberg::FileScanTask& task) {
+  return task.residual == nullptr || iceberg::IsAlwaysTrue(*task.residual);
+}
+
+// A whole data file whose rows all come out: its manifest record count is the task's
+// output row count.
+bool CountableFromMetadata(const iceberg::FileScanTask& task) {
+  return task.is_whole_file() && task.delete_files.empty() && TrivialResidual(task);
+}
+
+// Batches of `rows` rows and no columns.
+class RowCountReader final : public RecordBatchReader {
+ public:
+  RowCountReader(int64_t rows, int64_t batch_size)
+      : schema_(std::make_shared<const Schema>(std::vector<Field>{})),
+        rows_(rows),
+        batch_size_(batch_size) {}
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    if (rows_ <= 0) return RecordBatchPtr();
+    const int64_t n = std::min(rows_, batch_size_);
+    rows_ -= n;
+    return RecordBatch::Make(schema_, n, {});
+  }
+
+ private:
+  SchemaPtr schema_;
+  int64_t rows_;
+  int64_t batch_size_;
+};
+
+// Opens the tasks of one scan partition. Shared by the partition's stream and the pool
+// tasks that open files ahead of it, so it lives as long as either.
+class TaskOpener {
+ public:
+  TaskOpener(std::unique_ptr<iceberg::TaskReader> reader, bool counting, int64_t batch_size)
+      : reader_(std::move(reader)), counting_(counting), batch_size_(batch_size) {}
+
+  Result<std::unique_ptr<RecordBatchReader>> Open(const iceberg::FileScanTask& task) const {
+    if (counting_ && CountableFromMetadata(task)) {
+      return std::unique_ptr<RecordBatchReader>(
+          new RowCountReader(task.data_file->record_count, batch_size_));
+    }
+    return reader_->Read(task);
+  }
+
+ private:
+  std::unique_ptr<iceberg::TaskReader> reader_;
+  bool counting_;
+  int64_t batch_size_;
+};
+
+// One task opened ahead of its turn: the reader and its first batch. Whoever claims it
+// first (a pool worker or the consuming thread) opens it, so a partition never waits for
+// work queued behind a busy pool.
+struct OpenedTask {
+  enum class State { kQueued, kRunning, kDone };
+  std::mutex mutex;
+  std::condition_variable done;
+  State state = State::kQueued;
+  // Set when the stream is gone: a worker that finishes drops what it opened.
+  bool abandoned = false;
+  // The task's index in the group.
+  size_t index = 0;
+  Status status;
+  std::unique_ptr<RecordBatchReader> reader;
+  RecordBatchPtr first;
+
+  bool Claim() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (state != State::kQueued || abandoned) return false;
+    state = State::kRunning;
+    return true;
+  }
+
+  // Runs on the claiming thread.
+  void Fill(const TaskOpener& opener, const iceberg::FileScanTask& task) {
+    Status st;
+    std::unique_ptr<RecordBatchReader> opened;
+    RecordBatchPtr batch;
+    Result<std::unique_ptr<RecordBatchReader>> made = opener.Open(task);
+    if (!made.ok()) {
+      st = made.status();
+    } else {
+      opened = std::move(*made);
+      Result<RecordBatchPtr> next = opened->Next();
+      if (next.ok()) {
+        batch = std::move(*next);
+      } else {
+        st = next.status();
+      }
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    state = State::kDone;
+    if (!abandoned) {
+      status = std::move(st);
+      reader = std::move(opened);
+      first = std::move(batch);
+    }
+    done.notify_all();
+  }
+};
+
+// Reads a group's tasks in order, with at most `concurrency` of them open at once: the
+// one being consumed and the ones opened ahead on the thread pool. Then projects the
+// batches to the output columns and applies the limit.
 class IcebergScanStream final : public BatchStream {
  public:
-  IcebergScanStream(const IcebergScanExec* node, std::unique_ptr<RecordBatchReader> input)
-      : node_(node), input_(std::move(input)), remaining_(node->parts().limit) {}
+  IcebergScanStream(const IcebergScanExec* node, TaskContextPtr ctx,
+                    std::shared_ptr<const TaskOpener> opener,
+                    std::vector<iceberg::FileScanTask> tasks, int concurrency, ThreadPool* threads)
+      : node_(node),
+        ctx_(std::move(ctx)),
+        opener_(std::move(opener)),
+        tasks_(std::move(tasks)),
+        concurrency_(threads == nullptr ? 1 : std::max(1, concurrency)),
+        threads_(threads),
+        remaining_(node->parts().limit) {}
+
+  ~IcebergScanStream() override {
+    for (const std::shared_ptr<OpenedTask>& slot : ahead_) {
+      std::lock_guard<std::mutex> lock(slot->mutex);
+      slot->abandoned = true;
+      slot->reader.reset();
+      slot->first.reset();
+    }
+  }
 
   const SchemaPtr& schema() const override { return node_->schema(); }
 
   Result<RecordBatchPtr> Next() override {
     while (true) {
-      if (remaining_ && *remaining_ <= 0) {
-        input_.reset();
-        return RecordBatchPtr();
-      }
-      if (!input_) return RecordBatchPtr();
-      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, input_->Next());
-      if (!batch) {
-        input_.reset();
-        return RecordBatchPtr();
-      }
+      FLOE_RETURN_NOT_OK(ctx_->CheckCancelled());
+      if (finished_ || (remaining_ && *remaining_ <= 0)) return Finish();
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, NextInput());
+      if (!batch) return Finish();
       if (batch->num_rows() == 0) continue;
       int64_t rows = batch->num_rows();
       if (remaining_) {
@@ -67,10 +191,285 @@ class IcebergScanStream final : public BatchStream {
   }
 
  private:
+  RecordBatchPtr Finish() {
+    finished_ = true;
+    current_.reset();
+    return RecordBatchPtr();
+  }
+
+  // The next batch of the group's tasks, in task order; nullptr after the last task.
+  Result<RecordBatchPtr> NextInput() {
+    while (true) {
+      if (current_) {
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, current_->Next());
+        if (batch) return batch;
+        current_.reset();
+      }
+      if (next_task_ == tasks_.size() && ahead_.empty()) return RecordBatchPtr();
+      if (concurrency_ == 1) {
+        FLOE_ASSIGN_OR_RAISE(current_, opener_->Open(tasks_[next_task_++]));
+        continue;
+      }
+      if (ahead_.empty()) QueueNext();
+      std::shared_ptr<OpenedTask> slot = std::move(ahead_.front());
+      ahead_.pop_front();
+      // Keep the next files opening while this one is consumed.
+      while (ahead_.size() + 1 < static_cast<size_t>(concurrency_) && next_task_ < tasks_.size()) {
+        QueueNext();
+      }
+      if (slot->Claim()) slot->Fill(*opener_, tasks_[slot->index]);
+      std::unique_lock<std::mutex> lock(slot->mutex);
+      slot->done.wait(lock, [&] { return slot->state == OpenedTask::State::kDone; });
+      FLOE_RETURN_NOT_OK(slot->status);
+      current_ = std::move(slot->reader);
+      if (slot->first) return std::move(slot->first);
+    }
+  }
+
+  void QueueNext() {
+    auto slot = std::make_shared<OpenedTask>();
+    slot->index = next_task_++;
+    ahead_.push_back(slot);
+    std::shared_ptr<const TaskOpener> opener = opener_;
+    iceberg::FileScanTask task = tasks_[slot->index];
+    threads_->Spawn([slot, opener, task = std::move(task)] {
+      if (slot->Claim()) slot->Fill(*opener, task);
+    });
+  }
+
   const IcebergScanExec* node_;
-  std::unique_ptr<RecordBatchReader> input_;
+  TaskContextPtr ctx_;
+  // Declared before what it opened, so it outlives it.
+  std::shared_ptr<const TaskOpener> opener_;
+  std::vector<iceberg::FileScanTask> tasks_;
+  int concurrency_;
+  ThreadPool* threads_;
+  size_t next_task_ = 0;
+  std::deque<std::shared_ptr<OpenedTask>> ahead_;
+  std::unique_ptr<RecordBatchReader> current_;
   std::optional<int64_t> remaining_;
+  bool finished_ = false;
 };
+
+// ---------------------------------------------------------------------------------------
+// Exact pushdown
+
+// The column a term names directly (no cast), or -1.
+int DirectColumn(const expr::Expr& e, const Schema& columns) {
+  if (e.kind != expr::ExprKind::kColumn || e.column < 0 || e.column >= columns.num_fields()) {
+    return -1;
+  }
+  if (!e.type || !columns.field(e.column).type()->Equals(*e.type)) return -1;
+  return e.column;
+}
+
+bool SameTypeConstant(const expr::Expr& e, const DataType& type) {
+  return e.kind == expr::ExprKind::kLiteral && !e.literal.is_null() && e.literal.type() &&
+         e.literal.type()->Equals(type);
+}
+
+// The column of a conjunct whose truth on a row is decided by that column's value alone
+// and that ToIcebergFilter converts with the same meaning; -1 otherwise.
+int ExactConjunctColumn(const expr::Expr& e, const Schema& columns) {
+  if (e.kind != expr::ExprKind::kCall || e.args.empty()) return -1;
+  const std::string& name = e.name;
+  if ((name == "is_null" || name == "is_not_null") && e.args.size() == 1) {
+    return DirectColumn(*e.args[0], columns);
+  }
+  const bool comparison =
+      name == "eq" || name == "lt" || name == "le" || name == "gt" || name == "ge";
+  const bool in_list = name == "in_list";
+  if (!comparison && !in_list) return -1;
+  int column = DirectColumn(*e.args[0], columns);
+  size_t first_constant = 1;
+  if (column < 0 && comparison && e.args.size() == 2) {
+    column = DirectColumn(*e.args[1], columns);
+    first_constant = 0;
+  }
+  if (column < 0) return -1;
+  const DataType& type = *columns.field(column).type();
+  const bool ordered = type.is_integer() || type.id() == TypeId::kDate;
+  const bool equality_only = type.id() == TypeId::kString || type.id() == TypeId::kBoolean;
+  if (!ordered && !equality_only) return -1;
+  if (comparison) {
+    if (e.args.size() != 2) return -1;
+    if (!ordered && name != "eq") return -1;
+    return SameTypeConstant(*e.args[first_constant], type) ? column : -1;
+  }
+  if (e.args.size() < 2) return -1;
+  for (size_t i = 1; i < e.args.size(); ++i) {
+    if (!SameTypeConstant(*e.args[i], type)) return -1;
+  }
+  return column;
+}
+
+// True when every partition spec of the table has an identity field on `field_id`.
+bool IdentityPartitionedInEverySpec(const iceberg::TableMetadata& metadata, int32_t field_id) {
+  if (metadata.partition_specs.empty()) return false;
+  for (const iceberg::PartitionSpecPtr& spec : metadata.partition_specs) {
+    bool found = false;
+    for (const iceberg::PartitionField& field : spec->fields()) {
+      if (field.source_id == field_id &&
+          field.transform.kind() == iceberg::TransformKind::kIdentity) {
+        found = true;
+      }
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// Sort order
+
+// The sort order every planned file carries, when it is the table's default one and not
+// the unsorted order; nullptr otherwise.
+iceberg::SortOrderPtr CommonSortOrder(const iceberg::TableMetadata& metadata,
+                                      const std::vector<iceberg::ScanTaskGroup>& groups) {
+  iceberg::SortOrderPtr order = metadata.DefaultSortOrder();
+  if (order == nullptr || order->is_unsorted() || order->order_id() == 0) return nullptr;
+  bool any = false;
+  for (const iceberg::ScanTaskGroup& group : groups) {
+    for (const iceberg::FileScanTask& task : group.tasks) {
+      any = true;
+      const std::optional<int32_t>& id = task.data_file->sort_order_id;
+      if (!id.has_value() || *id != order->order_id()) return nullptr;
+    }
+  }
+  return any ? order : nullptr;
+}
+
+// A file's bound of a column, or nullopt when missing or undecodable.
+std::optional<Scalar> FileBound(const iceberg::DataFile& file, int32_t field_id,
+                                const TypePtr& type, bool lower) {
+  const std::map<int32_t, std::string>& bounds = lower ? file.lower_bounds : file.upper_bounds;
+  auto it = bounds.find(field_id);
+  if (it == bounds.end()) return std::nullopt;
+  Result<Scalar> value = iceberg::DeserializeValue(type, it->second);
+  if (!value.ok() || value->is_null()) return std::nullopt;
+  return std::move(*value);
+}
+
+// True when every row of `a` sorts strictly before every row of `b` by the first key
+// (`field_id` of `type`, in `direction`), proven by the files' metrics: no NULLs (and no
+// floating-point key, whose NaNs the bounds leave out) and non-overlapping bounds.
+bool FileBefore(const iceberg::DataFile& a, const iceberg::DataFile& b, int32_t field_id,
+                const TypePtr& type, iceberg::SortDirection direction) {
+  if (type->id() == TypeId::kFloat32 || type->id() == TypeId::kFloat64) return false;
+  for (const iceberg::DataFile* file : {&a, &b}) {
+    auto nulls = file->null_value_counts.find(field_id);
+    if (nulls == file->null_value_counts.end() || nulls->second != 0) return false;
+  }
+  const bool ascending = direction == iceberg::SortDirection::kAsc;
+  // Ascending: a's upper bound < b's lower bound; descending: a's lower > b's upper.
+  std::optional<Scalar> left = FileBound(a, field_id, type, /*lower=*/!ascending);
+  std::optional<Scalar> right = FileBound(b, field_id, type, /*lower=*/ascending);
+  if (!left || !right) return false;
+  const int cmp = iceberg::CompareValues(*left, *right);
+  return ascending ? cmp < 0 : cmp > 0;
+}
+
+// True when reading `tasks` in order yields rows in the sort order whose first key is
+// `field_id`: a file's tasks are consecutive and in byte order, and consecutive files
+// are ordered by their metrics.
+bool GroupKeepsOrder(const std::vector<iceberg::FileScanTask>& tasks, int32_t field_id,
+                     const TypePtr& type, iceberg::SortDirection direction) {
+  std::set<std::string> finished;
+  for (size_t i = 1; i < tasks.size(); ++i) {
+    const iceberg::FileScanTask& prev = tasks[i - 1];
+    const iceberg::FileScanTask& task = tasks[i];
+    if (prev.data_file->file_path == task.data_file->file_path) {
+      if (task.start <= prev.start) return false;
+      continue;
+    }
+    finished.insert(prev.data_file->file_path);
+    if (finished.count(task.data_file->file_path) > 0) return false;
+    if (type == nullptr ||
+        !FileBefore(*prev.data_file, *task.data_file, field_id, type, direction)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Puts each group's tasks in sort-key order when the files share the table's sort order:
+// by the first key's lower bound (upper bound when descending), then path and start.
+// Groups whose files' bounds are unknown keep an order the ordering check then rejects.
+void ArrangeForSortOrder(const iceberg::TableMetadata& metadata, const iceberg::Schema& schema,
+                         std::vector<iceberg::ScanTaskGroup>& groups) {
+  iceberg::SortOrderPtr order = CommonSortOrder(metadata, groups);
+  if (order == nullptr) return;
+  const iceberg::SortField& key = order->fields().front();
+  if (key.transform.kind() != iceberg::TransformKind::kIdentity) return;
+  const Field* field = schema.FindFieldById(key.source_id);
+  if (field == nullptr) return;
+  const TypePtr type = field->type();
+  const bool ascending = key.direction == iceberg::SortDirection::kAsc;
+  for (iceberg::ScanTaskGroup& group : groups) {
+    if (group.tasks.size() < 2) continue;
+    std::vector<std::pair<std::optional<Scalar>, iceberg::FileScanTask>> keyed;
+    for (iceberg::FileScanTask& task : group.tasks) {
+      std::optional<Scalar> bound = FileBound(*task.data_file, key.source_id, type, ascending);
+      keyed.emplace_back(std::move(bound), std::move(task));
+    }
+    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+      if (a.first.has_value() != b.first.has_value()) return a.first.has_value();
+      if (a.first && b.first) {
+        const int cmp = iceberg::CompareValues(*a.first, *b.first);
+        if (cmp != 0) return ascending ? cmp < 0 : cmp > 0;
+      }
+      return std::tie(a.second.data_file->file_path, a.second.start) <
+             std::tie(b.second.data_file->file_path, b.second.start);
+    });
+    group.tasks.clear();
+    for (auto& entry : keyed) group.tasks.push_back(std::move(entry.second));
+  }
+}
+
+// The ordering the scan's partitions produce (see IcebergScanExec), or none.
+Ordering ScanOrdering(const IcebergScanExec::Parts& parts, const SchemaPtr& output) {
+  const iceberg::TableMetadata& metadata = parts.scan->metadata();
+  iceberg::SortOrderPtr order = CommonSortOrder(metadata, parts.groups);
+  if (order == nullptr) return {};
+  const iceberg::SortField& first = order->fields().front();
+  if (first.transform.kind() != iceberg::TransformKind::kIdentity) return {};
+  const Field* first_field = parts.scan->schema()->FindFieldById(first.source_id);
+  TypePtr first_type = first_field != nullptr ? first_field->type() : nullptr;
+  for (const iceberg::ScanTaskGroup& group : parts.groups) {
+    if (!GroupKeepsOrder(group.tasks, first.source_id, first_type, first.direction)) return {};
+  }
+  Ordering ordering;
+  for (const iceberg::SortField& key : order->fields()) {
+    if (key.transform.kind() != iceberg::TransformKind::kIdentity) break;
+    int column = -1;
+    for (int i = 0; i < output->num_fields(); ++i) {
+      if (output->field(i).has_field_id() && output->field(i).field_id() == key.source_id) {
+        column = i;
+      }
+    }
+    if (column < 0) break;
+    const Field& field = output->field(column);
+    Result<expr::PhysicalExprPtr> compiled =
+        expr::Compile(expr::Column(column, field.name(), field.type(), field.nullable()), output);
+    if (!compiled.ok()) break;
+    ordering.push_back(PhysicalSortExpr{*compiled, key.direction == iceberg::SortDirection::kDesc,
+                                        key.null_order == iceberg::NullOrder::kNullsFirst});
+  }
+  return ordering;
+}
+
+// Rows of the planned tasks, and whether that is the exact output count.
+std::pair<int64_t, bool> PlannedRows(const std::vector<iceberg::ScanTaskGroup>& groups) {
+  int64_t rows = 0;
+  bool exact = true;
+  for (const iceberg::ScanTaskGroup& group : groups) {
+    for (const iceberg::FileScanTask& task : group.tasks) {
+      rows += task.estimated_row_count;
+      if (!CountableFromMetadata(task)) exact = false;
+    }
+  }
+  return {rows, exact};
+}
 
 }  // namespace
 
@@ -103,15 +502,106 @@ Result<std::shared_ptr<IcebergTable>> IcebergTable::Make(std::string name, icebe
   return out;
 }
 
+plan::Statistics IcebergTable::statistics() const {
+  std::lock_guard<std::mutex> lock(statistics_mutex_);
+  if (column_statistics_done_) return statistics_;
+  column_statistics_done_ = true;
+  iceberg::ScanOptions options;
+  options.snapshot = selector_;
+  options.collect_column_stats = true;
+  Result<std::unique_ptr<iceberg::TableScan>> scan =
+      iceberg::TableScan::Make(table_.metadata, table_.io, options);
+  if (!scan.ok() || (*scan)->snapshot() == nullptr) return statistics_;
+  std::optional<int64_t> files = SummaryNumber(*(*scan)->snapshot(), "total-data-files");
+  if (!files.has_value() || *files > kColumnStatisticsMaxFiles) return statistics_;
+  Result<std::vector<iceberg::FileScanTask>> tasks = (*scan)->PlanFiles();
+  if (!tasks.ok()) return statistics_;
+  const iceberg::ScanStatistics planned = (*scan)->Statistics(*tasks);
+  // The plan counts rows exactly when neither deletes nor splits make it an estimate.
+  if (planned.row_count_exact) {
+    statistics_.row_count = planned.row_count;
+    statistics_.exact = true;
+  }
+  if (!statistics_.total_bytes) statistics_.total_bytes = planned.total_bytes;
+  // Bytes of each column over the files (compressed: a lower bound of its width).
+  std::map<int32_t, int64_t> column_bytes;
+  std::set<std::string> seen;
+  for (const iceberg::FileScanTask& task : *tasks) {
+    if (!seen.insert(task.data_file->file_path).second) continue;
+    for (const auto& [id, bytes] : task.data_file->column_sizes) column_bytes[id] += bytes;
+  }
+  const int64_t rows = planned.row_count;
+  std::vector<plan::ColumnStatistics> columns;
+  for (const Field& field : schema_->fields()) {
+    plan::ColumnStatistics column;
+    const int fixed = field.type()->byte_width();
+    if (fixed > 0) column.avg_width = fixed;
+    auto it = planned.columns.find(field.field_id());
+    if (it != planned.columns.end()) {
+      const iceberg::ColumnStatistics& metrics = it->second;
+      column.null_count = metrics.null_count;
+      if (metrics.lower_bound && metrics.upper_bound) {
+        column.min = metrics.lower_bound;
+        column.max = metrics.upper_bound;
+      }
+    }
+    if (fixed <= 0 && rows > 0) {
+      auto bytes = column_bytes.find(field.field_id());
+      if (bytes != column_bytes.end()) {
+        double width = static_cast<double>(bytes->second) / static_cast<double>(rows);
+        auto length = [](const std::optional<Scalar>& s) {
+          const auto* v = s ? std::get_if<std::string>(&s->value()) : nullptr;
+          return v ? static_cast<double>(v->size()) : 0.0;
+        };
+        width = std::max(width, (length(column.min) + length(column.max)) / 2);
+        column.avg_width = width + 4;
+      }
+    }
+    columns.push_back(std::move(column));
+  }
+  statistics_.columns = std::move(columns);
+  return statistics_;
+}
+
 IcebergTable::FilterPushdown IcebergTable::SupportsFilter(const expr::Expr& conjunct) const {
-  return ToIcebergFilter(conjunct, *schema_) ? FilterPushdown::kInexact
-                                             : FilterPushdown::kUnsupported;
+  if (!ToIcebergFilter(conjunct, *schema_)) return FilterPushdown::kUnsupported;
+  const int column = ExactConjunctColumn(conjunct, *schema_);
+  if (column >= 0 && schema_->field(column).has_field_id() &&
+      IdentityPartitionedInEverySpec(*table_.metadata, schema_->field(column).field_id())) {
+    return FilterPushdown::kExact;
+  }
+  return FilterPushdown::kInexact;
+}
+
+Result<std::optional<int64_t>> IcebergTable::ExactRowCount(
+    const std::vector<expr::ExprPtr>& filters) const {
+  iceberg::ExpressionPtr filter;
+  for (const expr::ExprPtr& conjunct : filters) {
+    if (!conjunct || SupportsFilter(*conjunct) != FilterPushdown::kExact) return std::nullopt;
+    std::optional<iceberg::ExpressionPtr> converted = ToIcebergFilter(*conjunct, *schema_);
+    if (!converted) return std::nullopt;
+    filter = filter ? iceberg::Expression::And(filter, *converted) : *converted;
+  }
+  iceberg::ScanOptions options;
+  options.snapshot = selector_;
+  options.filter = filter;
+  if (schema_->num_fields() > 0) options.projected_field_ids = {schema_->field(0).field_id()};
+  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<iceberg::TableScan> scan,
+                       iceberg::TableScan::Make(table_.metadata, table_.io, options));
+  FLOE_ASSIGN_OR_RAISE(std::vector<iceberg::FileScanTask> tasks, scan->PlanFiles());
+  int64_t rows = 0;
+  for (const iceberg::FileScanTask& task : tasks) {
+    if (!CountableFromMetadata(task)) return std::nullopt;
+    rows += task.data_file->record_count;
+  }
+  return rows;
 }
 
 Result<PlanPtr> IcebergTable::Scan(const ScanRequest& request, const SessionConfig& config) const {
   iceberg::ScanOptions options;
   options.snapshot = selector_;
-  // Read the requested columns; with none (count(*)), the first column gives row counts.
+  // Read the requested columns; with none (count(*)), the first column is planned but not
+  // read (the scan counts rows).
   std::vector<int> wanted = request.projection;
   const bool counting_only = wanted.empty();
   if (counting_only && schema_->num_fields() > 0) wanted.push_back(0);
@@ -134,10 +624,16 @@ Result<PlanPtr> IcebergTable::Scan(const ScanRequest& request, const SessionConf
     pushed.push_back(conjunct);
   }
   options.filter = filter;
+  // A sort key's bounds order the files of a group (ArrangeForSortOrder).
+  iceberg::SortOrderPtr order = table_.metadata->DefaultSortOrder();
+  if (order != nullptr && !order->is_unsorted()) {
+    options.metrics_field_ids.push_back(order->fields().front().source_id);
+  }
   FLOE_ASSIGN_OR_RAISE(std::unique_ptr<iceberg::TableScan> scan,
                        iceberg::TableScan::Make(table_.metadata, table_.io, options));
   FLOE_ASSIGN_OR_RAISE(std::vector<iceberg::ScanTaskGroup> groups,
                        scan->PlanGroups(std::max(1, config.target_partitions())));
+  ArrangeForSortOrder(scan->metadata(), *scan->schema(), groups);
   IcebergScanExec::Parts parts;
   parts.table_name = name_;
   parts.table = table_;
@@ -178,10 +674,16 @@ Result<PlanPtr> IcebergScanExec::Make(Parts parts) {
     }
     fields.push_back(projected.field(c));
   }
+  for (const iceberg::ScanTaskGroup& group : parts.groups) {
+    for (const iceberg::FileScanTask& task : group.tasks) {
+      if (task.data_file == nullptr) return Status::Internal("IcebergScanExec: a task has no file");
+    }
+  }
   if (parts.groups.empty()) parts.groups.emplace_back();
   auto node = std::shared_ptr<IcebergScanExec>(new IcebergScanExec());
   node->properties_.schema = std::make_shared<const Schema>(std::move(fields));
   node->properties_.partitioning = Partitioning::Unknown(static_cast<int>(parts.groups.size()));
+  node->properties_.ordering = ScanOrdering(parts, node->properties_.schema);
   node->parts_ = std::move(parts);
   return PlanPtr(std::move(node));
 }
@@ -195,24 +697,37 @@ Result<BatchStreamPtr> IcebergScanExec::Execute(int partition, const TaskContext
   if (partition < 0 || partition >= static_cast<int>(parts_.groups.size())) {
     return Status::Internal("IcebergScanExec: no partition {}", partition);
   }
+  FLOE_RETURN_NOT_OK(ctx->CheckCancelled());
+  const SessionConfig& config = ctx->config();
   iceberg::TaskReaderOptions options;
-  options.batch_size = ctx->config().batch_size();
+  options.batch_size = config.batch_size();
+  options.use_page_index = config.iceberg_use_page_index();
+  options.read_ahead_bytes = config.iceberg_read_ahead_bytes();
   options.pool = ctx->pool();
-  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<iceberg::TaskReader> reader,
-                       iceberg::MakeTaskReader(parts_.table, *parts_.scan, options));
-  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<RecordBatchReader> input,
-                       reader->Read(parts_.groups[static_cast<size_t>(partition)]));
-  // The stream keeps the task reader alive through the batches it hands out.
-  struct Owned final : public BatchStream {
-    std::unique_ptr<iceberg::TaskReader> reader;
-    std::unique_ptr<IcebergScanStream> stream;
-    const SchemaPtr& schema() const override { return stream->schema(); }
-    Result<RecordBatchPtr> Next() override { return stream->Next(); }
-  };
-  auto owned = std::make_unique<Owned>();
-  owned->reader = std::move(reader);
-  owned->stream = std::make_unique<IcebergScanStream>(this, std::move(input));
-  return BatchStreamPtr(std::move(owned));
+  const bool counting = parts_.projection.empty();
+  std::unique_ptr<iceberg::TaskReader> reader;
+  if (counting) {
+    // Counting reads no column: the tasks that cannot be counted from the manifests
+    // open only the footers (and their delete files).
+    const iceberg::Table& table = parts_.table;
+    FLOE_ASSIGN_OR_RAISE(std::optional<iceberg::NameMapping> mapping,
+                         iceberg::NameMapping::FromTableProperties(table.metadata->properties,
+                                                                   table.metadata_location));
+    std::shared_ptr<const iceberg::NameMapping> shared;
+    if (mapping.has_value()) {
+      shared = std::make_shared<const iceberg::NameMapping>(std::move(*mapping));
+    }
+    FLOE_ASSIGN_OR_RAISE(iceberg::SchemaPtr none, parts_.scan->schema()->Select({}));
+    FLOE_ASSIGN_OR_RAISE(reader,
+                         iceberg::TaskReader::Make(table.io, std::move(none), parts_.scan->schema(),
+                                                   std::move(shared), options));
+  } else {
+    FLOE_ASSIGN_OR_RAISE(reader, iceberg::MakeTaskReader(parts_.table, *parts_.scan, options));
+  }
+  auto opener = std::make_shared<const TaskOpener>(std::move(reader), counting, options.batch_size);
+  return BatchStreamPtr(new IcebergScanStream(this, ctx, std::move(opener),
+                                              parts_.groups[static_cast<size_t>(partition)].tasks,
+                                              config.iceberg_read_concurrency(), ctx->threads()));
 }
 
 std::string IcebergScanExec::ToString() const {
@@ -231,6 +746,11 @@ std::string IcebergScanExec::ToString() const {
     out += " filter=[" + parts_.scan->bound_filter()->ToString() + "]";
   }
   if (parts_.limit) out += fmt::format(" limit={}", *parts_.limit);
+  const auto [rows, exact] = PlannedRows(parts_.groups);
+  out += fmt::format(" rows={} ({})", rows, exact ? "exact" : "estimate");
+  if (!properties_.ordering.empty()) {
+    out += " ordering=[" + OrderingToString(properties_.ordering) + "]";
+  }
   out += " groups=[";
   for (size_t g = 0; g < parts_.groups.size(); ++g) {
     if (g > 0) out += ", ";

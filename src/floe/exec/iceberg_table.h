@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,14 +31,36 @@ class IcebergTable final : public TableProvider {
   std::string display_name() const override { return name_; }
   const SchemaPtr& schema() const override { return schema_; }
   /// Rows and bytes from the snapshot summary; the row count is exact when the snapshot
-  /// has no delete files.
-  plan::Statistics statistics() const override { return statistics_; }
-  /// kInexact for what ToIcebergFilter converts (the scan prunes with it and its task
-  /// reader drops failing rows; the engine's filter stays above).
+  /// has no delete files (an unfiltered scan has no residual). For snapshots of at most
+  /// kColumnStatisticsMaxFiles data files, the first call also plans the files once to
+  /// add per-column bounds, null counts and widths from the manifests' metrics (bounds
+  /// cover the files before deletes, so they are bounds, not exact extremes); a plan that
+  /// fails leaves the columns out (the scan reports the error).
+  plan::Statistics statistics() const override;
+  /// kExact for a comparison (=, <, <=, >, >=), IN list or IS [NOT] NULL of a column with
+  /// a constant of its own type, when the column is an identity partition source in every
+  /// partition spec of the table (integer, date, string or boolean columns; strings and
+  /// booleans only = and IN): planning decides it from partition values alone, so no
+  /// residual remains and the scan returns exactly the matching rows. kInexact for the
+  /// rest of what ToIcebergFilter converts (the scan prunes with it and its task reader
+  /// drops failing rows; the engine's filter stays above).
   FilterPushdown SupportsFilter(const expr::Expr& conjunct) const override;
   /// Plans the files now: the filters' Iceberg forms prune manifests, files, row groups
   /// and pages; the tasks are grouped by bytes into at most target_partitions groups.
+  /// When every file carries the table's sort order, each group's files are put in
+  /// sort-key order (IcebergScanExec reports the ordering where that preserves it).
   Result<PlanPtr> Scan(const ScanRequest& request, const SessionConfig& config) const override;
+
+  /// Snapshots with more data files than this get no per-column statistics (planning
+  /// every manifest with its metrics would cost more than the estimates gain).
+  static constexpr int64_t kColumnStatisticsMaxFiles = 2000;
+
+  /// The exact number of rows a scan with these conjuncts returns, counted from the
+  /// manifests alone (no data file is opened), or nullopt when some conjunct is not
+  /// kExact or some planned file is split, has delete files or keeps a residual. An empty
+  /// list counts the whole snapshot. Planning errors (a manifest that cannot be read).
+  /// What count(*) over a scan with exact filters can be answered from.
+  Result<std::optional<int64_t>> ExactRowCount(const std::vector<expr::ExprPtr>& filters) const;
 
   const iceberg::Table& table() const { return table_; }
 
@@ -49,12 +72,29 @@ class IcebergTable final : public TableProvider {
   iceberg::SnapshotSelector selector_;
   iceberg::SchemaPtr iceberg_schema_;  // the schema the scan reads with
   SchemaPtr schema_;
-  plan::Statistics statistics_;
+  mutable std::mutex statistics_mutex_;
+  mutable plan::Statistics statistics_;
+  mutable bool column_statistics_done_ = false;
 };
 
 /// Reads planned Iceberg file task groups: output partition i reads groups[i] (deletes
 /// applied, the residual evaluated), producing `projection` (column indexes of the scan's
 /// schema, in output order), and stops after `limit` rows per partition.
+///
+/// Execution follows the task context's settings: batches of at most `batch_size` rows;
+/// `iceberg.read_concurrency` files of a group read at once (the one being consumed and
+/// the next ones opened, with their first batch decoded, on the context's thread pool,
+/// or on the consuming thread when it gets there first; results stay in group order);
+/// `iceberg.read_ahead_bytes` and `iceberg.use_page_index` for the Parquet reader. A
+/// scan with no output columns (count(*)) takes the row counts of whole files without
+/// deletes or residual from the manifests and opens no such file. A cancelled context
+/// fails the stream with kCancelled (never a short or empty result).
+///
+/// Output ordering: when every planned file carries the table's default sort order id
+/// and within each group a file's tasks are in byte order and distinct files follow each
+/// other with non-overlapping ranges of the first sort key (no NULLs in it, not a
+/// floating-point key), the node reports the sort order's leading identity fields that
+/// are output columns (direction and null order as the sort order says).
 class IcebergScanExec final : public ExecutionPlan {
  public:
   static constexpr std::string_view kName = "IcebergScanExec";
@@ -83,7 +123,9 @@ class IcebergScanExec final : public ExecutionPlan {
   std::vector<PlanPtr> children() const override { return {}; }
   Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;
   Result<BatchStreamPtr> Execute(int partition, const TaskContextPtr& ctx) const override;
-  /// Partitions, files and bytes per partition, the snapshot and the pushed filter.
+  /// The snapshot, projection, pushed filter, row count of the planned files ("rows=7
+  /// (exact)" when no deletes, splits or residual make it an estimate), ordering, and
+  /// files and bytes per partition.
   std::string ToString() const override;
 
   const Parts& parts() const { return parts_; }

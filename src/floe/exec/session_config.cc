@@ -59,6 +59,12 @@ std::vector<SettingInfo> MakeRegistered() {
       {"statement_timeout", Kind::kInt, "0", "milliseconds a statement may run (0: no limit)", 0},
       {"iceberg.path_map", Kind::kString, "",
        "FROM=TO prefix rewrites (separated by ';') for the paths Iceberg metadata names", 0},
+      {"iceberg.read_concurrency", Kind::kInt, "2",
+       "data files one Iceberg scan partition reads at once (1: one after another)", 1, 64},
+      {"iceberg.read_ahead_bytes", Kind::kBytes, "64MB",
+       "column chunk bytes an Iceberg scan's Parquet reader reads ahead of decoding (0: none)", 0},
+      {"iceberg.use_page_index", Kind::kBool, "true",
+       "Iceberg scans skip Parquet pages with the column and offset indexes", 0},
   };
 }
 
@@ -93,6 +99,12 @@ Result<bool> ParseBool(std::string_view text) {
     return false;
   }
   return Status::Invalid("invalid boolean \"{}\"", text);
+}
+
+// "1 .. 64" or "0 .. " (no upper bound).
+std::string RangeText(const SettingInfo& info) {
+  if (info.max == std::numeric_limits<int64_t>::max()) return fmt::format("{} .. ", info.min);
+  return fmt::format("{} .. {}", info.min, info.max);
 }
 
 int64_t PhysicalMemory() {
@@ -163,9 +175,9 @@ Status SessionConfig::Set(std::string_view name, std::string_view value) {
         return Status::Invalid("invalid value for parameter \"{}\": \"{}\" (an integer)", key,
                                value);
       }
-      if (*parsed < info->min) {
-        return Status::Invalid("{} is outside the valid range for parameter \"{}\" ({} .. )",
-                               *parsed, key, info->min);
+      if (*parsed < info->min || *parsed > info->max) {
+        return Status::Invalid("{} is outside the valid range for parameter \"{}\" ({})", *parsed,
+                               key, RangeText(*info));
       }
       if (key == "target_partitions" && *parsed > std::numeric_limits<int>::max()) {
         return Status::Invalid("{} is outside the valid range for parameter \"{}\"", *parsed, key);
@@ -178,8 +190,9 @@ Status SessionConfig::Set(std::string_view name, std::string_view value) {
       if (!parsed.ok()) {
         return parsed.status().WithPrefix(fmt::format("parameter \"{}\": ", key));
       }
-      if (*parsed < info->min) {
-        return Status::Invalid("{} is outside the valid range for parameter \"{}\"", *parsed, key);
+      if (*parsed < info->min || *parsed > info->max) {
+        return Status::Invalid("{} is outside the valid range for parameter \"{}\" ({})", *parsed,
+                               key, RangeText(*info));
       }
       stored = std::string(Trim(value));
       break;

@@ -5,6 +5,7 @@
 // kInvalidArgument naming it.
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <string_view>
@@ -19,7 +20,8 @@ struct SettingInfo {
   enum class Kind { kInt, kBytes, kBool, kString } kind = Kind::kInt;
   std::string default_value;
   std::string description;
-  int64_t min = 0;  // kInt / kBytes
+  int64_t min = 0;                                    // kInt / kBytes
+  int64_t max = std::numeric_limits<int64_t>::max();  // kInt / kBytes
 };
 
 /// The registered settings:
@@ -36,6 +38,9 @@ struct SettingInfo {
 ///   time_zone                str   "UTC"
 ///   statement_timeout        int   0 (milliseconds; 0 = none)
 ///   iceberg.path_map         str   "" (FROM=TO rules separated by ';')
+///   iceberg.read_concurrency int   2 (files one scan partition reads at once, 1 .. 64)
+///   iceberg.read_ahead_bytes bytes 64MB (column chunk bytes read ahead of decoding; 0 = off)
+///   iceberg.use_page_index   bool  true (prune pages with Parquet column/offset indexes)
 class SessionConfig {
  public:
   SessionConfig();
@@ -61,6 +66,15 @@ class SessionConfig {
   std::string time_zone() const { return GetString("time_zone"); }
   /// Prefix rewrites for paths in Iceberg metadata, "FROM=TO;FROM2=TO2" (empty: none).
   std::string iceberg_path_map() const { return GetString("iceberg.path_map"); }
+  /// Files of one Iceberg scan partition read at once (the one being consumed and the
+  /// ones opened ahead of it); 1 reads them one after another.
+  int iceberg_read_concurrency() const {
+    return static_cast<int>(GetInt("iceberg.read_concurrency"));
+  }
+  /// Bytes of column chunks the Parquet reader of an Iceberg scan reads ahead (0: none).
+  int64_t iceberg_read_ahead_bytes() const { return GetInt("iceberg.read_ahead_bytes"); }
+  /// Whether Iceberg scans prune pages with the Parquet column and offset indexes.
+  bool iceberg_use_page_index() const { return GetBool("iceberg.use_page_index"); }
   /// Namespaces searched for unqualified table names, comma-separated ("default").
   std::string search_path() const { return GetString("search_path"); }
 

@@ -309,11 +309,17 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
 
   // Read the surviving manifests in parallel, each into its own slot.
   std::vector<std::vector<ManifestEntry>> entries(kept.size());
-  bool need_stats = bound_filter_ != nullptr || options_.collect_column_stats;
+  bool need_stats = bound_filter_ != nullptr || options_.collect_column_stats ||
+                    !options_.metrics_field_ids.empty();
   // Empty means every column's metrics.
   std::vector<int32_t> filter_ids;
-  if (bound_filter_ != nullptr && !options_.collect_column_stats) {
-    filter_ids = ReferencedFieldIds(*bound_filter_);
+  if (need_stats && !options_.collect_column_stats) {
+    if (bound_filter_ != nullptr) filter_ids = ReferencedFieldIds(*bound_filter_);
+    for (int32_t id : options_.metrics_field_ids) {
+      if (std::find(filter_ids.begin(), filter_ids.end(), id) == filter_ids.end()) {
+        filter_ids.push_back(id);
+      }
+    }
   }
   auto read_one = [&](int64_t i) -> Status {
     const ManifestFile& manifest = *kept[static_cast<size_t>(i)];

@@ -52,6 +52,9 @@ struct ScanOptions {
   /// null counts and bounds (otherwise only the filter's columns' metrics are read, the
   /// cheaper plan).
   bool collect_column_stats = false;
+  /// Field ids whose metrics (value, null and NaN counts, bounds) the planned data files
+  /// keep besides the filter's columns (e.g. a sort key whose bounds order the files).
+  std::vector<int32_t> metrics_field_ids;
   /// Threads that read manifests in parallel (planning is deterministic whatever the
   /// number); nullptr reads them on the calling thread.
   ThreadPool* pool = nullptr;
