@@ -139,6 +139,15 @@ struct Context {
   TypePtr partition_type;  // the union of the specs' partition fields
   // Per spec id: its partition struct type (nullptr when not derivable).
   std::map<int32_t, TypePtr> spec_types;
+  // The current schema's primitive columns (inside structs too), by full name, and the
+  // struct of their metrics.
+  struct MetricColumn {
+    std::string name;
+    int32_t field_id = 0;
+    TypePtr type;
+  };
+  std::vector<MetricColumn> metric_columns;
+  TypePtr readable_metrics_type;
 };
 
 // snapshots ------------------------------------------------------------------------------
@@ -415,13 +424,57 @@ Columns FileColumns(const Context& ctx,
         [=](ArrayBuilder& b, size_t r) { return AppendI64(b, file(r).content_offset); });
   c.Add("content_size_in_bytes", Int64(), true,
         [=](ArrayBuilder& b, size_t r) { return AppendI64(b, file(r).content_size_in_bytes); });
+  // The metrics per column of the current schema, bounds decoded to the column's type (a
+  // bound that does not decode, e.g. written before a type change, is NULL).
+  if (ctx.readable_metrics_type && ctx.readable_metrics_type->num_fields() > 0) {
+    std::vector<Context::MetricColumn> columns = ctx.metric_columns;
+    c.Add("readable_metrics", ctx.readable_metrics_type, false,
+          [=](ArrayBuilder& b, size_t r) -> Status {
+            const iceberg::DataFile& f = file(r);
+            auto& sb = static_cast<StructBuilder&>(b);
+            FLOE_RETURN_NOT_OK(sb.Append());
+            auto count = [](const std::map<int32_t, int64_t>& map,
+                            int32_t id) -> std::optional<int64_t> {
+              auto it = map.find(id);
+              if (it == map.end()) return std::nullopt;
+              return it->second;
+            };
+            auto bound = [](ArrayBuilder& out, const std::map<int32_t, std::string>& map,
+                            const Context::MetricColumn& column) -> Status {
+              auto it = map.find(column.field_id);
+              if (it == map.end()) return out.AppendNull();
+              Result<Scalar> value = iceberg::DeserializeValue(column.type, it->second);
+              if (!value.ok() || value->is_null() || !value->type()->Equals(*out.type())) {
+                return out.AppendNull();
+              }
+              return out.AppendScalar(*value);
+            };
+            for (size_t i = 0; i < columns.size(); ++i) {
+              const Context::MetricColumn& column = columns[i];
+              auto& cb = static_cast<StructBuilder&>(*sb.field_builder(static_cast<int>(i)));
+              FLOE_RETURN_NOT_OK(cb.Append());
+              FLOE_RETURN_NOT_OK(
+                  AppendI64(*cb.field_builder(0), count(f.column_sizes, column.field_id)));
+              FLOE_RETURN_NOT_OK(
+                  AppendI64(*cb.field_builder(1), count(f.value_counts, column.field_id)));
+              FLOE_RETURN_NOT_OK(
+                  AppendI64(*cb.field_builder(2), count(f.null_value_counts, column.field_id)));
+              FLOE_RETURN_NOT_OK(
+                  AppendI64(*cb.field_builder(3), count(f.nan_value_counts, column.field_id)));
+              FLOE_RETURN_NOT_OK(bound(*cb.field_builder(4), f.lower_bounds, column));
+              FLOE_RETURN_NOT_OK(bound(*cb.field_builder(5), f.upper_bounds, column));
+            }
+            return Status::OK();
+          });
+  }
   return c;
 }
 
 // The files columns whose values come from the manifests' column metrics.
 bool IsMetricsColumn(std::string_view name) {
   return name == "column_sizes" || name == "value_counts" || name == "null_value_counts" ||
-         name == "nan_value_counts" || name == "lower_bounds" || name == "upper_bounds";
+         name == "nan_value_counts" || name == "lower_bounds" || name == "upper_bounds" ||
+         name == "readable_metrics";
 }
 
 // partitions -----------------------------------------------------------------------------
@@ -589,9 +642,36 @@ TypePtr SpecPartitionType(const iceberg::TableMetadata& m, const iceberg::Partit
   return nullptr;
 }
 
+void CollectMetricColumns(const std::vector<Field>& fields, const std::string& prefix,
+                          std::vector<Context::MetricColumn>* out) {
+  for (const Field& f : fields) {
+    std::string name = prefix.empty() ? f.name() : prefix + "." + f.name();
+    if (f.type()->id() == TypeId::kStruct) {
+      CollectMetricColumns(f.type()->fields(), name, out);
+    } else if (!f.type()->is_nested() && f.has_field_id()) {
+      out->push_back({std::move(name), f.field_id(), f.type()});
+    }
+  }
+}
+
 Context MakeContext(const iceberg::TableMetadata& m) {
   Context ctx;
   ctx.metadata = &m;
+  if (iceberg::SchemaPtr schema = m.CurrentSchema()) {
+    CollectMetricColumns(schema->fields(), "", &ctx.metric_columns);
+  }
+  std::sort(ctx.metric_columns.begin(), ctx.metric_columns.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::vector<Field> metric_fields;
+  for (const Context::MetricColumn& column : ctx.metric_columns) {
+    metric_fields.emplace_back(
+        column.name,
+        Struct({Field("column_size", Int64()), Field("value_count", Int64()),
+                Field("null_value_count", Int64()), Field("nan_value_count", Int64()),
+                Field("lower_bound", column.type), Field("upper_bound", column.type)}),
+        false);
+  }
+  ctx.readable_metrics_type = Struct(std::move(metric_fields));
   std::map<int32_t, Field> fields;  // by partition field id, the first spec's form
   for (const iceberg::PartitionSpecPtr& spec : m.partition_specs) {
     if (!spec) continue;

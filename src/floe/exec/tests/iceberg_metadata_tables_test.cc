@@ -216,13 +216,20 @@ TEST_F(MetadataTablesTest, RefsAndProperties) {
 
 TEST_F(MetadataTablesTest, FilesOfTheCurrentAndOfAnOlderSnapshot) {
   ASSERT_OK_AND_ASSIGN(auto table, Partitioned(MetadataTableKind::kFiles));
-  EXPECT_THAT(
-      FieldNames(*table->schema()),
-      ElementsAre("content", "file_path", "file_format", "spec_id", "partition", "record_count",
-                  "file_size_in_bytes", "column_sizes", "value_counts", "null_value_counts",
-                  "nan_value_counts", "lower_bounds", "upper_bounds", "key_metadata",
-                  "split_offsets", "equality_ids", "sort_order_id", "first_row_id",
-                  "referenced_data_file", "content_offset", "content_size_in_bytes"));
+  EXPECT_THAT(FieldNames(*table->schema()),
+              ElementsAre("content", "file_path", "file_format", "spec_id", "partition",
+                          "record_count", "file_size_in_bytes", "column_sizes", "value_counts",
+                          "null_value_counts", "nan_value_counts", "lower_bounds", "upper_bounds",
+                          "key_metadata", "split_offsets", "equality_ids", "sort_order_id",
+                          "first_row_id", "referenced_data_file", "content_offset",
+                          "content_size_in_bytes", "readable_metrics"));
+  EXPECT_EQ(table->schema()->field(21).type()->ToString(),
+            "struct<bir: struct<column_size: int64, value_count: int64, null_value_count: int64, "
+            "nan_value_count: int64, lower_bound: date, upper_bound: date>, id: "
+            "struct<column_size: int64, value_count: int64, null_value_count: int64, "
+            "nan_value_count: int64, lower_bound: int32, upper_bound: int32>, name: "
+            "struct<column_size: int64, value_count: int64, null_value_count: int64, "
+            "nan_value_count: int64, lower_bound: string, upper_bound: string>>");
   EXPECT_FALSE(table->statistics().row_count.has_value());
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, table->Read(AllColumns(*table)));
   // 6 data files and 3 equality delete files.
@@ -243,6 +250,7 @@ TEST_F(MetadataTablesTest, FilesOfTheCurrentAndOfAnOlderSnapshot) {
     if (content[r] == "0") {
       EXPECT_EQ(equality_ids[r], "NULL") << r;
       EXPECT_THAT(value_counts[r], HasSubstr("1=>1")) << r;
+      EXPECT_THAT(Column(*batch, "readable_metrics")[r], HasSubstr(",1,0,,")) << r;
     } else {
       EXPECT_NE(equality_ids[r], "NULL") << r;
     }
