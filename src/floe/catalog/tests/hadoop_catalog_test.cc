@@ -6,9 +6,16 @@
 
 #include "floe/catalog/hadoop_catalog.h"
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -256,6 +263,85 @@ TEST_F(HadoopCatalogTest, CommitToATableDroppedMeanwhileIsNotFoundAndCreatesNoth
       hooked->CommitTable({{"db"}, "t"}, {}, {iceberg::update::SetProperties{{{"k", "v"}}}}),
       IsErrorWith(StatusCode::kNotFound, "table db.t was dropped during the commit"));
   EXPECT_FALSE(std::filesystem::exists(warehouse_ + "/db/t"));
+}
+
+// Commits one property `<who>-<i>` per commit, retrying lost races; false on any other error.
+bool CommitMany(Catalog& catalog, const std::string& who, int n) {
+  for (int i = 0; i < n; ++i) {
+    while (true) {
+      auto result = catalog.CommitTable(
+          {{"db"}, "t"}, {},
+          {iceberg::update::SetProperties{{{fmt::format("{}-{}", who, i), "1"}}}});
+      if (result.ok()) break;
+      if (result.status().code() != StatusCode::kCommitConflict) {
+        ADD_FAILURE() << result.status().ToString();
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// The body of one committer process: this test binary, started again by the test below with
+// the FLOE_HADOOP_CHILD_* variables set (and skipped otherwise).
+TEST(HadoopCatalogChildProcess, CommitMany) {
+  const char* warehouse = getenv("FLOE_HADOOP_CHILD_WAREHOUSE");
+  const char* who = getenv("FLOE_HADOOP_CHILD_WHO");
+  if (warehouse == nullptr || who == nullptr) {
+    GTEST_SKIP() << "runs only as a child of ConcurrentProcessesCommitEachChangeExactlyOnce";
+  }
+  HadoopCatalogOptions options;
+  options.warehouse = warehouse;
+  ASSERT_OK_AND_ASSIGN(auto catalog, HadoopCatalog::Make(options));
+  EXPECT_TRUE(CommitMany(*catalog, who, 8));
+}
+
+TEST_F(HadoopCatalogTest, ConcurrentProcessesCommitEachChangeExactlyOnce) {
+  ASSERT_OK(catalog_->CreateNamespace({"db"}));
+  CreateTableRequest request;
+  request.schema = TestSchema();
+  request.properties = {{"write.metadata.previous-versions-max", "1000"}};
+  ASSERT_OK(catalog_->CreateTable({{"db"}, "t"}, request));
+  constexpr int kWriters = 4;
+  constexpr int kCommits = 8;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  std::vector<pid_t> children;
+  for (int w = 0; w < kWriters; ++w) {
+    const std::string who = fmt::format("w{}", w);
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      setenv("FLOE_HADOOP_CHILD_WAREHOUSE", warehouse_.c_str(), 1);
+      setenv("FLOE_HADOOP_CHILD_WHO", who.c_str(), 1);
+      int devnull = open("/dev/null", O_WRONLY);
+      if (devnull >= 0) dup2(devnull, STDOUT_FILENO);
+      execl(self.c_str(), self.c_str(), "--gtest_filter=HadoopCatalogChildProcess.CommitMany",
+            static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+  }
+  ASSERT_OK_AND_ASSIGN(iceberg::Table table, catalog_->LoadTable({{"db"}, "t"}));
+  for (int w = 0; w < kWriters; ++w) {
+    for (int i = 0; i < kCommits; ++i) {
+      EXPECT_EQ(table.metadata->Property(fmt::format("w{}-{}", w, i)), "1") << w << " " << i;
+    }
+  }
+  const int total = kWriters * kCommits;
+  EXPECT_EQ(table.metadata_location,
+            fmt::format("{}/db/t/metadata/v{}.metadata.json", warehouse_, total + 1));
+  ASSERT_EQ(table.metadata->metadata_log.size(), static_cast<size_t>(total));
+  std::set<std::string> logged;
+  for (const auto& entry : table.metadata->metadata_log) logged.insert(entry.metadata_file);
+  EXPECT_EQ(logged.size(), static_cast<size_t>(total));
+  // Every version once, the hint, and nothing else (no temporary file left behind).
+  EXPECT_EQ(FileNames(warehouse_ + "/db/t/metadata").size(), static_cast<size_t>(total + 2));
 }
 
 // A warehouse written by Spark's Hadoop catalog (Iceberg 1.8.1): listed and loaded as is.
