@@ -1,5 +1,10 @@
 #include "floe/cli/sqllogictest.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -187,6 +192,52 @@ TEST(SltComplete, RewritesExpectedRows) {
             "SELECT 3\n"
             "----\n"
             "3\n");
+}
+
+// --catalog-type hadoop: each file runs on a fresh Hadoop catalog (tables are directories
+// with vN.metadata.json, renames are refused); the default is the embedded SQLite catalog.
+TEST(RunSqllogictest, CatalogTypeChoosesTheScratchCatalog) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("floe-slt-catalog-type-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "rename.test").string();
+  std::ofstream(file) << "statement ok\n"
+                         "CREATE SCHEMA db\n"
+                         "\n"
+                         "statement ok\n"
+                         "CREATE TABLE db.t (id int NOT NULL)\n"
+                         "\n"
+                         "statement ok\n"
+                         "INSERT INTO db.t VALUES (1), (2)\n"
+                         "\n"
+                         "query I rowsort\n"
+                         "SELECT id FROM db.t\n"
+                         "----\n"
+                         "1\n"
+                         "2\n"
+                         "\n"
+                         "statement error does not support renaming tables\n"
+                         "ALTER TABLE db.t RENAME TO u\n";
+  SqllogictestOptions options;
+  options.files = {file};
+  options.threads = 2;
+  options.catalog_type = "hadoop";
+  std::ostringstream out;
+  ASSERT_OK_AND_ASSIGN(int code, RunSqllogictest(options, out));
+  EXPECT_EQ(code, 0) << out.str();
+  options.catalog_type = "sql";
+  out.str("");
+  ASSERT_OK_AND_ASSIGN(code, RunSqllogictest(options, out));
+  EXPECT_EQ(code, 1);
+  EXPECT_THAT(out.str(), ::testing::HasSubstr("rename.test:16: statement succeeded but an error "
+                                              "was expected"));
+  options.catalog_type = "rest";
+  out.str("");
+  ASSERT_OK_AND_ASSIGN(code, RunSqllogictest(options, out));
+  EXPECT_EQ(code, 1);
+  EXPECT_THAT(out.str(), ::testing::HasSubstr("unknown catalog type 'rest' (sql or hadoop)"));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
