@@ -1,6 +1,8 @@
 #include "floe/io/file.h"
+#include "floe/io/local_file.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,7 +27,8 @@ Status CheckRange(const std::string& path, int64_t size, int64_t offset, int64_t
 
 class LocalFile final : public RandomAccessFile {
  public:
-  LocalFile(int fd, int64_t size, std::string path) : fd_(fd), size_(size), path_(std::move(path)) {}
+  LocalFile(int fd, int64_t size, std::string path)
+      : fd_(fd), size_(size), path_(std::move(path)) {}
   ~LocalFile() override { ::close(fd_); }
 
   int64_t size() const override { return size_; }
@@ -44,8 +47,8 @@ class LocalFile final : public RandomAccessFile {
         return ErrnoStatus("reading", path_);
       }
       if (n == 0) {
-        return Status::IOError("'{}' ended at byte {} while reading [{}, {})", path_,
-                               offset + done, offset, offset + length);
+        return Status::IOError("'{}' ended at byte {} while reading [{}, {})", path_, offset + done,
+                               offset, offset + length);
       }
       done += n;
     }
@@ -55,6 +58,42 @@ class LocalFile final : public RandomAccessFile {
 
  private:
   int fd_;
+  int64_t size_;
+  std::string path_;
+};
+
+// The pages of a read-only mapping of a whole file; unmapped when the last view of it
+// goes away.
+class Mapping {
+ public:
+  Mapping(void* base, int64_t size) : base_(base), size_(size) {}
+  ~Mapping() { ::munmap(base_, static_cast<size_t>(size_)); }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  const uint8_t* data() const { return static_cast<const uint8_t*>(base_); }
+
+ private:
+  void* base_;
+  int64_t size_;
+};
+
+// A local file read through a memory mapping: ReadAt hands out views of the mapped pages
+// (no copy, no allocation); the pages are faulted in as they are touched.
+class MappedFile final : public RandomAccessFile {
+ public:
+  MappedFile(std::shared_ptr<const Mapping> mapping, int64_t size, std::string path)
+      : mapping_(std::move(mapping)), size_(size), path_(std::move(path)) {}
+
+  int64_t size() const override { return size_; }
+  const std::string& path() const override { return path_; }
+
+  Result<BufferPtr> ReadAt(int64_t offset, int64_t length) const override {
+    FLOE_RETURN_NOT_OK(CheckRange(path_, size_, offset, length));
+    return Buffer::Wrap(mapping_->data() + offset, length, mapping_);
+  }
+
+ private:
+  std::shared_ptr<const Mapping> mapping_;
   int64_t size_;
   std::string path_;
 };
@@ -119,7 +158,8 @@ class LocalOutput final : public OutputStream {
 
 class MemoryFile final : public RandomAccessFile {
  public:
-  MemoryFile(BufferPtr bytes, std::string name) : bytes_(std::move(bytes)), name_(std::move(name)) {}
+  MemoryFile(BufferPtr bytes, std::string name)
+      : bytes_(std::move(bytes)), name_(std::move(name)) {}
   int64_t size() const override { return bytes_->size(); }
   const std::string& path() const override { return name_; }
   Result<BufferPtr> ReadAt(int64_t offset, int64_t length) const override {
@@ -135,6 +175,11 @@ class MemoryFile final : public RandomAccessFile {
 }  // namespace
 
 Result<std::unique_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path) {
+  return OpenLocalFile(path, LocalReadOptions{});
+}
+
+Result<std::unique_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path,
+                                                        const LocalReadOptions& options) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return Status::NotFound("file '{}' does not exist", path);
@@ -150,13 +195,29 @@ Result<std::unique_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path)
     ::close(fd);
     return Status::IOError("'{}' is a directory, not a file", path);
   }
-  return std::unique_ptr<RandomAccessFile>(new LocalFile(fd, st.st_size, path));
+  const int64_t size = st.st_size;
+  if (options.map_min_size >= 0 && S_ISREG(st.st_mode) && size >= options.map_min_size &&
+      size > 0) {
+    void* base = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (base != MAP_FAILED) {
+      // The mapping keeps the file's pages; the descriptor is not needed any more.
+      ::close(fd);
+      return std::unique_ptr<RandomAccessFile>(
+          new MappedFile(std::make_shared<const Mapping>(base, size), size, path));
+    }
+    // Files that cannot be mapped are read with pread.
+  }
+  return std::unique_ptr<RandomAccessFile>(new LocalFile(fd, size, path));
 }
 
 Result<std::unique_ptr<OutputStream>> CreateLocalFile(const std::string& path) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus("creating", path);
   return std::unique_ptr<OutputStream>(new LocalOutput(fd, path));
+}
+
+bool IsMemoryMapped(const RandomAccessFile& file) {
+  return dynamic_cast<const MappedFile*>(&file) != nullptr;
 }
 
 std::unique_ptr<RandomAccessFile> MakeBufferFile(BufferPtr bytes, std::string name) {

@@ -9,11 +9,13 @@
 #include <numeric>
 #include <optional>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 
 #include "floe/format/parquet/column_reader_internal.h"
 #include "floe/format/parquet/metadata.h"
 #include "floe/format/parquet/schema_internal.h"
+#include "floe/io/local_file.h"
 
 namespace floe::parquet {
 
@@ -388,11 +390,15 @@ class BatchReader final : public RecordBatchReader {
   Result<OffsetIndex> ReadOffsetIndex(const ColumnChunk& cc, const LeafInfo& leaf);
   // The predicates that can drop rows (ReadRequest::filter_rows), set up once.
   void SetUpRowFilters();
-  // The rows of the filtered leaf batches (`rows` of them, no nulls) that pass every row
-  // filter, into selection_; returns how many.
-  int64_t SelectRows(int64_t rows);
+  // Reads the next `rows` records of the leaves the row filters read, leaf by leaf in
+  // filter_leaves_ order, and puts the rows that pass every filter into selection_ (a row
+  // with a NULL in a filtered column fails). Once at most three quarters of the rows pass,
+  // the later leaves are decoded for the passing rows only. Returns how many rows pass.
+  Result<int64_t> FilterRows(int64_t rows);
   // Keeps only the `count` rows of selection_ in the leaf batches the row filters read.
   Status CompactFilteredBatches(int64_t count);
+  // Reads the next `rows` records of leaf batch `k` in full.
+  Status ReadLeaf(size_t k, int64_t rows);
   // Reads `rows` records of every leaf whose batch is (or is not) one the filters read.
   Status ReadLeaves(int64_t rows, bool filtered);
   // Reads only the `count` rows of selection_ out of the next `rows` records of every leaf
@@ -401,14 +407,23 @@ class BatchReader final : public RecordBatchReader {
   Status RowCountError(size_t k, int64_t got) const;
 
   // A comparison a batch's values can be checked against: leaf batch `batch` (by
-  // position in leaves_) holds values `width` bytes wide, compared with `value`; or, with
-  // width 0, strings equal to one of `strings`.
+  // position in leaves_) holds values `width` bytes wide, compared with `value` (or, for
+  // kIn, equal to one of `ints`); or, with width 0, strings equal to one of `strings`.
   struct RowFilter {
     size_t batch;
     ColumnPredicate::Op op;
     int width;
     Int128 value;
     std::vector<std::string> strings;
+    std::vector<Int128> ints;
+  };
+  // A leaf batch the row filters read, with the filters on it and how many rows they let
+  // through so far (the leaves whose filters drop the most rows are read first).
+  struct FilterLeaf {
+    size_t batch;
+    std::vector<size_t> filters;  // In row_filters_.
+    int64_t rows_in = 0;
+    int64_t rows_out = 0;
   };
 
   const FileReader* file_;
@@ -420,7 +435,14 @@ class BatchReader final : public RecordBatchReader {
   std::vector<RowFilter> row_filters_;
   // By position in leaves_: whether a row filter reads that leaf's batch.
   std::vector<bool> filtered_leaf_;
+  std::vector<FilterLeaf> filter_leaves_;
+  // By position in leaves_: whether FilterRows decoded that filtered leaf for some rows
+  // only, and which (ascending row numbers of the batch, one per value held).
+  std::vector<bool> held_selected_;
+  std::vector<std::vector<int32_t>> held_rows_;
   std::vector<int32_t> selection_;
+  std::vector<uint8_t> mask_;
+  std::vector<int32_t> positions_;
   std::vector<int> leaves_;  // projected leaf indices, ascending
   size_t next_rg_ = 0;
   int current_rg_ = -1;
@@ -729,17 +751,20 @@ void BatchReader::SetUpRowFilters() {
         strings.push_back(*str);
       }
       if (!usable) continue;
-      row_filters_.push_back(RowFilter{batch, ColumnPredicate::Op::kIn, 0, 0, std::move(strings)});
+      row_filters_.push_back(
+          RowFilter{batch, ColumnPredicate::Op::kIn, 0, 0, std::move(strings), {}});
       filtered_leaf_[batch] = true;
       continue;
     }
-    if (p.values.size() != 1 || p.values[0].is_null()) continue;
     switch (p.op) {
       case ColumnPredicate::Op::kEq:
       case ColumnPredicate::Op::kLt:
       case ColumnPredicate::Op::kLe:
       case ColumnPredicate::Op::kGt:
       case ColumnPredicate::Op::kGe:
+        if (p.values.size() != 1) continue;
+        break;
+      case ColumnPredicate::Op::kIn:
         break;
       default:
         continue;
@@ -765,27 +790,54 @@ void BatchReader::SetUpRowFilters() {
         continue;
     }
     if (width != 1 && width != 2 && width != 4 && width != 8 && width != 16) continue;
-    Int128 value;
-    const Scalar::Storage& v = p.values[0].value();
-    if (const int32_t* i32 = std::get_if<int32_t>(&v)) {
-      value = *i32;
-    } else if (const int64_t* i64 = std::get_if<int64_t>(&v)) {
-      value = *i64;
-    } else if (const Int128* i128 = std::get_if<Int128>(&v)) {
-      value = *i128;
-    } else {
-      continue;
-    }
     if ((width == 16) != (leaf.type->id() == TypeId::kDecimal)) continue;
-    row_filters_.push_back(RowFilter{batch, p.op, width, value, {}});
+    // NULL in a comparison or an IN list matches no row (an IN list with a NULL and no
+    // match is not true either), so a NULL constant is skipped here.
+    std::vector<Int128> ints;
+    bool usable = !p.values.empty();
+    for (const Scalar& scalar : p.values) {
+      if (scalar.is_null()) continue;
+      const Scalar::Storage& v = scalar.value();
+      if (const int32_t* i32 = std::get_if<int32_t>(&v)) {
+        ints.push_back(*i32);
+      } else if (const int64_t* i64 = std::get_if<int64_t>(&v)) {
+        ints.push_back(*i64);
+      } else if (const Int128* i128 = std::get_if<Int128>(&v)) {
+        ints.push_back(*i128);
+      } else {
+        usable = false;
+        break;
+      }
+    }
+    if (!usable) continue;
+    if (p.op != ColumnPredicate::Op::kIn) {
+      if (ints.empty()) continue;
+      row_filters_.push_back(RowFilter{batch, p.op, width, ints[0], {}, {}});
+    } else {
+      std::sort(ints.begin(), ints.end());
+      ints.erase(std::unique(ints.begin(), ints.end()), ints.end());
+      row_filters_.push_back(RowFilter{batch, p.op, width, 0, {}, std::move(ints)});
+    }
     filtered_leaf_[batch] = true;
   }
+  for (size_t i = 0; i < row_filters_.size(); ++i) {
+    const size_t batch = row_filters_[i].batch;
+    auto at = std::find_if(filter_leaves_.begin(), filter_leaves_.end(),
+                           [&](const FilterLeaf& l) { return l.batch == batch; });
+    if (at == filter_leaves_.end()) {
+      filter_leaves_.push_back(FilterLeaf{batch, {}});
+      at = filter_leaves_.end() - 1;
+    }
+    at->filters.push_back(i);
+  }
+  held_selected_.assign(leaves_.size(), false);
+  held_rows_.resize(leaves_.size());
 }
 
 namespace {
 
 // Refines `sel` (`n` row numbers, or all `rows` rows when `first`) to the rows whose
-// value passes `cmp`; returns how many remain.
+// value passes `cmp`; returns how many remain. Row i's value is at position i.
 template <typename T, typename Cmp>
 int64_t RefineSelection(const uint8_t* values, Cmp cmp, bool first, int64_t rows, int32_t* sel,
                         int64_t n) {
@@ -809,28 +861,13 @@ int64_t RefineSelection(const uint8_t* values, Cmp cmp, bool first, int64_t rows
   return count;
 }
 
-template <typename T>
-int64_t RefineByOp(const uint8_t* values, ColumnPredicate::Op op, T c, bool first, int64_t rows,
-                   int32_t* sel, int64_t n) {
-  using Op = ColumnPredicate::Op;
-  switch (op) {
-    case Op::kEq:
-      return RefineSelection<T>(
-          values, [c](T v) { return v == c; }, first, rows, sel, n);
-    case Op::kLt:
-      return RefineSelection<T>(
-          values, [c](T v) { return v < c; }, first, rows, sel, n);
-    case Op::kLe:
-      return RefineSelection<T>(
-          values, [c](T v) { return v <= c; }, first, rows, sel, n);
-    case Op::kGt:
-      return RefineSelection<T>(
-          values, [c](T v) { return v > c; }, first, rows, sel, n);
-    case Op::kGe:
-      return RefineSelection<T>(
-          values, [c](T v) { return v >= c; }, first, rows, sel, n);
-    default:
-      return first ? (std::iota(sel, sel + rows, 0), rows) : n;
+// Clears mask[j] for each of the `c` values (at positions 0..c-1) that fails `cmp`.
+template <typename T, typename Cmp>
+void AndMaskBy(const uint8_t* values, Cmp cmp, int64_t c, uint8_t* mask) {
+  for (int64_t j = 0; j < c; ++j) {
+    T v;
+    std::memcpy(&v, values + j * static_cast<int64_t>(sizeof(T)), sizeof(T));
+    mask[j] &= static_cast<uint8_t>(cmp(v));
   }
 }
 
@@ -841,6 +878,76 @@ int OutOfRange(Int128 c) {
   if (c > static_cast<Int128>(std::numeric_limits<T>::max())) return 1;
   if (c < static_cast<Int128>(std::numeric_limits<T>::min())) return -1;
   return 0;
+}
+
+// Calls fn(std::type_identity<T>(), cmp) with a predicate on T values that is true for
+// the values passing an integer filter (`op` with `value`, or kIn with the ascending
+// distinct `ints`) and returns its result.
+template <typename T, typename Fn>
+int64_t WithIntPredicate(ColumnPredicate::Op op, Int128 value, const std::vector<Int128>& ints,
+                         Fn&& fn) {
+  using Op = ColumnPredicate::Op;
+  if (op == Op::kIn) {
+    // The list's values T can hold, ascending and distinct.
+    std::vector<T> list;
+    for (Int128 x : ints) {
+      if (OutOfRange<T>(x) == 0) list.push_back(static_cast<T>(x));
+    }
+    if (list.empty()) return fn(std::type_identity<T>(), [](T) { return false; });
+    if (list.size() == 1) return fn(std::type_identity<T>(), [c = list[0]](T v) { return v == c; });
+    const T lo = list.front();
+    const T hi = list.back();
+    if (list.size() <= 8) {
+      return fn(std::type_identity<T>(), [&list, lo, hi](T v) {
+        if (v < lo || v > hi) return false;
+        bool hit = false;
+        for (T x : list) hit |= v == x;
+        return hit;
+      });
+    }
+    return fn(std::type_identity<T>(), [&list, lo, hi](T v) {
+      return v >= lo && v <= hi && std::binary_search(list.begin(), list.end(), v);
+    });
+  }
+  if (int side = OutOfRange<T>(value); side != 0) {
+    // Every value compares the same way with the constant.
+    const bool pass =
+        side > 0 ? (op == Op::kLt || op == Op::kLe) : (op == Op::kGt || op == Op::kGe);
+    return fn(std::type_identity<T>(), [pass](T) { return pass; });
+  }
+  const T c = static_cast<T>(value);
+  switch (op) {
+    case Op::kEq:
+      return fn(std::type_identity<T>(), [c](T v) { return v == c; });
+    case Op::kLt:
+      return fn(std::type_identity<T>(), [c](T v) { return v < c; });
+    case Op::kLe:
+      return fn(std::type_identity<T>(), [c](T v) { return v <= c; });
+    case Op::kGt:
+      return fn(std::type_identity<T>(), [c](T v) { return v > c; });
+    case Op::kGe:
+      return fn(std::type_identity<T>(), [c](T v) { return v >= c; });
+    default:
+      return fn(std::type_identity<T>(), [](T) { return true; });
+  }
+}
+
+// Dispatches WithIntPredicate on the filter's value width.
+template <typename Fn>
+int64_t WithIntFilter(int width, ColumnPredicate::Op op, Int128 value,
+                      const std::vector<Int128>& ints, Fn&& fn) {
+  switch (width) {
+    case 1:
+      return WithIntPredicate<int8_t>(op, value, ints, fn);
+    case 2:
+      return WithIntPredicate<int16_t>(op, value, ints, fn);
+    case 4:
+      return WithIntPredicate<int32_t>(op, value, ints, fn);
+    case 8:
+      return WithIntPredicate<int64_t>(op, value, ints, fn);
+    default:
+      return WithIntPredicate<Int128>(op, value, ints, fn);
+  }
 }
 
 // Refines `sel` as RefineSelection does to the rows whose `pass` byte is 1.
@@ -861,91 +968,187 @@ int64_t RefinePass(const uint8_t* pass, bool first, int64_t rows, int32_t* sel, 
   return count;
 }
 
+// Whether string i (from `offsets` and `data`) equals one of `strings`.
+bool StringIn(const int32_t* offsets, const uint8_t* data, const std::vector<std::string>& strings,
+              int64_t i) {
+  const int32_t begin = offsets[i];
+  const size_t length = static_cast<size_t>(offsets[i + 1] - begin);
+  for (const std::string& s : strings) {
+    if (s.size() == length && std::memcmp(data + begin, s.data(), length) == 0) return true;
+  }
+  return false;
+}
+
 // Refines `sel` as RefineSelection does to the rows whose string (from `offsets` and
 // `data`) equals one of `strings`.
 int64_t RefineStrings(const int32_t* offsets, const uint8_t* data,
                       const std::vector<std::string>& strings, bool first, int64_t rows,
                       int32_t* sel, int64_t n) {
-  auto pass = [&](int64_t i) {
-    const int32_t begin = offsets[i];
-    const size_t length = static_cast<size_t>(offsets[i + 1] - begin);
-    for (const std::string& s : strings) {
-      if (s.size() == length && std::memcmp(data + begin, s.data(), length) == 0) return true;
-    }
-    return false;
-  };
   int64_t count = 0;
   if (first) {
     for (int64_t i = 0; i < rows; ++i) {
       sel[count] = static_cast<int32_t>(i);
-      count += pass(i);
+      count += StringIn(offsets, data, strings, i);
     }
   } else {
     for (int64_t j = 0; j < n; ++j) {
       const int32_t i = sel[j];
       sel[count] = i;
-      count += pass(i);
+      count += StringIn(offsets, data, strings, i);
     }
   }
   return count;
 }
 
-template <typename T>
-int64_t RefineInt(const uint8_t* values, ColumnPredicate::Op op, Int128 c, bool first, int64_t rows,
-                  int32_t* sel, int64_t n) {
-  using Op = ColumnPredicate::Op;
-  if (int side = OutOfRange<T>(c); side != 0) {
-    // Every value compares the same way with the constant.
-    bool pass = side > 0 ? (op == Op::kLt || op == Op::kLe) : (op == Op::kGt || op == Op::kGe);
-    if (!pass) return 0;
-    if (first) std::iota(sel, sel + rows, 0);
-    return first ? rows : n;
-  }
-  return RefineByOp<T>(values, op, static_cast<T>(c), first, rows, sel, n);
+// The offsets of a string batch (an empty one has none yet).
+const int32_t* StringOffsets(const LeafBatch& b) {
+  static const int32_t kEmpty[1] = {0};
+  return b.offsets.size() == 0 ? kEmpty : reinterpret_cast<const int32_t*>(b.offsets.data());
 }
 
 }  // namespace
 
-int64_t BatchReader::SelectRows(int64_t rows) {
+Status BatchReader::ReadLeaf(size_t k, int64_t rows) {
+  const LeafInfo& leaf = file_->file_schema().leaves[static_cast<size_t>(leaves_[k])];
+  LeafBatch* b = batches_[k].get();
+  b->Reset();
+  if (leaf.max_rep == 0 && leaf.out_width > 0) {
+    FLOE_RETURN_NOT_OK(b->values.Reserve(rows * leaf.out_width));
+  }
+  FLOE_ASSIGN_OR_RAISE(int64_t got, readers_[k]->ReadRecords(rows, b));
+  if (got != rows) return RowCountError(k, got);
+  return Status::OK();
+}
+
+Result<int64_t> BatchReader::FilterRows(int64_t rows) {
+  // The leaves whose filters let the fewest rows through go first.
+  auto pass_rate = [](const FilterLeaf& l) {
+    return l.rows_in == 0 ? 1.0 : static_cast<double>(l.rows_out) / static_cast<double>(l.rows_in);
+  };
+  std::stable_sort(
+      filter_leaves_.begin(), filter_leaves_.end(),
+      [&](const FilterLeaf& a, const FilterLeaf& b) { return pass_rate(a) < pass_rate(b); });
+  std::fill(held_selected_.begin(), held_selected_.end(), false);
   selection_.resize(static_cast<size_t>(rows));
   int32_t* sel = selection_.data();
   int64_t n = rows;
   bool first = true;
-  for (const RowFilter& f : row_filters_) {
-    const uint8_t* values = batches_[f.batch]->values.data();
-    switch (f.width) {
-      case 0: {
-        const LeafBatch& b = *batches_[f.batch];
-        if (static_cast<int64_t>(b.pass.size()) == rows) {
-          // The column reader's verdicts (every string filter on the column at once).
-          n = RefinePass(b.pass.data(), first, rows, sel, n);
-          break;
+  bool selective = false;
+  for (FilterLeaf& fl : filter_leaves_) {
+    const size_t k = fl.batch;
+    LeafBatch* b = batches_[k].get();
+    // Decoding some rows only pays once a quarter of them are dropped.
+    if (!first && n * 4 <= rows * 3) selective = true;
+    const int64_t before = n;
+    if (!selective) {
+      FLOE_RETURN_NOT_OK(ReadLeaf(k, rows));
+    } else {
+      b->Reset();
+      FLOE_ASSIGN_OR_RAISE(int64_t got, readers_[k]->ReadSelected(rows, sel, n, b));
+      if (got != rows) return RowCountError(k, got);
+    }
+    const int64_t held_count = selective ? n : rows;
+    if (!selective && b->num_values == rows) {
+      // One value per row, at the row's position.
+      for (size_t fi : fl.filters) {
+        const RowFilter& f = row_filters_[fi];
+        if (f.width == 0) {
+          if (static_cast<int64_t>(b->pass.size()) == rows) {
+            // The column reader's verdicts (every string filter on the column at once).
+            n = RefinePass(b->pass.data(), first, rows, sel, n);
+          } else {
+            n = RefineStrings(StringOffsets(*b), b->data.data(), f.strings, first, rows, sel, n);
+          }
+        } else {
+          const uint8_t* values = b->values.data();
+          n = WithIntFilter(f.width, f.op, f.value, f.ints, [&](auto tag, auto cmp) {
+            using T = typename decltype(tag)::type;
+            return RefineSelection<T>(values, cmp, first, rows, sel, n);
+          });
         }
-        // An empty string column has no offsets yet.
-        const int32_t empty[1] = {0};
-        const int32_t* offsets =
-            b.offsets.size() == 0 ? empty : reinterpret_cast<const int32_t*>(b.offsets.data());
-        n = RefineStrings(offsets, b.data.data(), f.strings, first, rows, sel, n);
-        break;
+        first = false;
+        if (n == 0) break;
       }
-      case 1:
-        n = RefineInt<int8_t>(values, f.op, f.value, first, rows, sel, n);
-        break;
-      case 2:
-        n = RefineInt<int16_t>(values, f.op, f.value, first, rows, sel, n);
-        break;
-      case 4:
-        n = RefineInt<int32_t>(values, f.op, f.value, first, rows, sel, n);
-        break;
-      case 8:
-        n = RefineInt<int64_t>(values, f.op, f.value, first, rows, sel, n);
-        break;
-      default:
-        n = RefineByOp<Int128>(values, f.op, f.value, first, rows, sel, n);
-        break;
+      fl.rows_in += before;
+      fl.rows_out += n;
+      continue;
+    }
+    // The batch holds some rows only (those of `sel`, or those without a NULL): it keeps
+    // the rows it holds in held_rows_ (NULLs fail every filter and are dropped) and is
+    // compacted to the rows that pass in the end.
+    held_selected_[k] = true;
+    std::vector<int32_t>& held = held_rows_[k];
+    if (selective) {
+      held.assign(sel, sel + n);
+    } else {
+      held.resize(static_cast<size_t>(rows));
+      std::iota(held.begin(), held.end(), 0);
+    }
+    int64_t c = held_count;
+    if (b->num_values != c) {
+      const LeafInfo& leaf = file_->file_schema().leaves[static_cast<size_t>(leaves_[k])];
+      if (static_cast<int64_t>(b->def.size()) != c) {
+        return Status::Internal("'{}', column '{}': {} levels for {} rows", file_->path(),
+                                leaf.path, b->def.size(), c);
+      }
+      const int16_t max_def = leaf.max_def;
+      int64_t m = 0;
+      for (int64_t j = 0; j < c; ++j) {
+        held[static_cast<size_t>(m)] = held[static_cast<size_t>(j)];
+        m += b->def[static_cast<size_t>(j)] == max_def;
+      }
+      if (m != b->num_values) {
+        return Status::Corrupt("'{}', column '{}', row group {}: {} values for {} defined rows",
+                               file_->path(), leaf.path, current_rg_, b->num_values, m);
+      }
+      held.resize(static_cast<size_t>(m));
+      c = m;
+      b->def.clear();
+      b->def_materialized = false;
+      b->num_levels = m;
+    }
+    mask_.assign(static_cast<size_t>(c), 1);
+    uint8_t* mask = mask_.data();
+    for (size_t fi : fl.filters) {
+      const RowFilter& f = row_filters_[fi];
+      if (f.width == 0) {
+        const int32_t* offsets = StringOffsets(*b);
+        for (int64_t j = 0; j < c; ++j) {
+          mask[j] &= static_cast<uint8_t>(StringIn(offsets, b->data.data(), f.strings, j));
+        }
+      } else {
+        const uint8_t* values = b->values.data();
+        WithIntFilter(f.width, f.op, f.value, f.ints, [&](auto tag, auto cmp) {
+          using T = typename decltype(tag)::type;
+          AndMaskBy<T>(values, cmp, c, mask);
+          return int64_t{0};
+        });
+      }
+    }
+    if (first || selective) {
+      // `held` is every row still selected (or all rows) less the NULLs.
+      n = 0;
+      for (int64_t j = 0; j < c; ++j) {
+        sel[n] = held[static_cast<size_t>(j)];
+        n += mask[j];
+      }
+    } else {
+      // A full read after earlier filters: keep the selected rows held and passing.
+      int64_t out = 0;
+      size_t h = 0;
+      const size_t hc = static_cast<size_t>(c);
+      for (int64_t j = 0; j < n; ++j) {
+        const int32_t r = sel[j];
+        while (h < hc && held[h] < r) ++h;
+        if (h == hc) break;
+        sel[out] = r;
+        out += held[h] == r && mask[h];
+      }
+      n = out;
     }
     first = false;
-    if (n == 0) break;
+    fl.rows_in += before;
+    fl.rows_out += n;
   }
   return n;
 }
@@ -953,11 +1156,24 @@ int64_t BatchReader::SelectRows(int64_t rows) {
 Status BatchReader::CompactFilteredBatches(int64_t count) {
   const FileSchema& fs = file_->file_schema();
   MemoryPool* pool = file_->options().pool;
-  const int32_t* sel = selection_.data();
   for (size_t k = 0; k < leaves_.size(); ++k) {
     if (!filtered_leaf_[k]) continue;
     LeafBatch* b = batches_[k].get();
     const LeafInfo& leaf = fs.leaves[static_cast<size_t>(leaves_[k])];
+    // `sel` holds the position in the batch of each row kept.
+    const int32_t* sel = selection_.data();
+    if (held_selected_[k]) {
+      // The batch holds rows held_rows_[k], a superset of the rows kept.
+      const std::vector<int32_t>& held = held_rows_[k];
+      if (static_cast<int64_t>(held.size()) == count) continue;
+      positions_.resize(static_cast<size_t>(count));
+      size_t h = 0;
+      for (int64_t j = 0; j < count; ++j) {
+        while (held[h] != selection_[static_cast<size_t>(j)]) ++h;
+        positions_[static_cast<size_t>(j)] = static_cast<int32_t>(h);
+      }
+      sel = positions_.data();
+    }
     if (leaf.out_width > 0) {
       const int64_t w = leaf.out_width;
       BufferBuilder fresh(pool);
@@ -1124,6 +1340,8 @@ Result<std::vector<BufferPtr>> BatchReader::ReadChunks(
 void BatchReader::StartReadAhead() {
   const ReaderOptions& opt = file_->options();
   if (next_rg_ >= row_groups_.size() || opt.read_ahead_bytes <= 0) return;
+  // Reads of a mapped file are views: a thread would only add its own start-up cost.
+  if (io::IsMemoryMapped(file_->file())) return;
   const int rg = row_groups_[next_rg_];
   std::vector<ChunkRange> ranges;
   std::vector<const ColumnMetaData*> metas;
@@ -1331,16 +1549,14 @@ Result<RecordBatchPtr> BatchReader::Next() {
     if (!row_filters_.empty()) {
       // The columns the filters read come first; the others are then read for the rows
       // that pass only.
-      FLOE_RETURN_NOT_OK(ReadLeaves(want, true));
-      bool nulls = false;
-      for (size_t k = 0; k < leaves_.size(); ++k) {
-        nulls |= filtered_leaf_[k] && batches_[k]->num_values != want;
-      }
-      if (!nulls) {
-        const int64_t count = SelectRows(want);
+      FLOE_ASSIGN_OR_RAISE(const int64_t count, FilterRows(want));
+      {
         // Compacting costs a copy of the passing rows of the filtered columns and saves
-        // decoding the failing rows of the others (and the caller's filtering of them).
-        if (count == 0 || count * 4 <= want * 3) {
+        // decoding the failing rows of the others (and the caller's filtering of them). A
+        // filtered batch that holds some rows only must be compacted.
+        const bool must =
+            std::find(held_selected_.begin(), held_selected_.end(), true) != held_selected_.end();
+        if (count == 0 || count * 4 <= want * 3 || must) {
           FLOE_RETURN_NOT_OK(ReadUnfilteredSelected(want, count));
           rg_done_ += want;
           if (count == 0) continue;

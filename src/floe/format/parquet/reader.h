@@ -54,13 +54,16 @@ struct ReadRequest {
   /// Conjunction of predicates used for row-group and page pruning.
   std::vector<ColumnPredicate> predicates;
   /// Also drops the rows of a batch that fail a predicate when that is cheap to tell:
-  /// comparisons on integer, date, time, timestamp and decimal columns, and equality or
-  /// IN on string and binary columns (tested once per dictionary entry), in projections
-  /// of flat columns only. The columns those predicates read are decoded first; when at
-  /// most three quarters of the batch pass (and those columns hold no null in it), the
-  /// other columns are decoded for the passing rows only and the batch holds just those.
-  /// The rows returned are still a superset of the matches, in file order; a batch may
-  /// then hold fewer rows (never none).
+  /// comparisons and IN on integer, date, time, timestamp and decimal columns, and
+  /// equality or IN on string and binary columns (tested once per dictionary entry), in
+  /// projections of flat columns only; a NULL fails them all. The columns those
+  /// predicates read are decoded first, one after another (those that drop the most rows
+  /// so far first), each after the first for the rows the earlier ones passed once at
+  /// most three quarters of the batch pass; the other columns are then decoded for the
+  /// passing rows only and the batch holds just those. When more than three quarters
+  /// pass (and no filtered column holds a NULL), the batch comes back whole. The rows
+  /// returned are a superset of the matches, in file order; a batch may then hold fewer
+  /// rows (never none).
   bool filter_rows = false;
 };
 

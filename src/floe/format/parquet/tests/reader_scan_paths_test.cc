@@ -296,20 +296,23 @@ TEST(ReaderScanPaths, RowFilterDropsRowsOfSelectiveBatches) {
   EXPECT_EQ(sizes, (std::vector<int64_t>{2}));
   // Without filter_rows every row comes back.
   EXPECT_THAT(ReadRows(file, 8, range, false), ::testing::Optional(RowsOf(all)));
-  // A NULL in the filtered column: that batch ([24, 32)) is returned whole.
+  // A NULL in the filtered column fails the comparison: batch [24, 32), with the NULL at
+  // row 28, has no match.
   Scalar two = Scalar::Make(Decimal(15, 2), Int128{200});
   EXPECT_THAT(ReadRows(file, 8, {{1, Op::kLe, {two}}}, true),
-              ::testing::Optional(RowsOf({0, 1, 2, 24, 25, 26, 27, 28, 29, 30, 31})));
-  // More than three quarters passing: the batch is returned whole.
+              ::testing::Optional(RowsOf({0, 1, 2})));
+  // More than three quarters passing: the batch is returned whole ([0, 8)); a batch with
+  // a NULL is always compacted to its matches.
   Scalar six = Scalar::Make(Decimal(15, 2), Int128{600});
-  EXPECT_THAT(
-      ReadRows(file, 8, {{1, Op::kLe, {six}}}, true),
-      ::testing::Optional(RowsOf({0, 1, 2, 3, 4, 5, 6, 7, 24, 25, 26, 27, 28, 29, 30, 31})));
-  // Equality on a decimal, a batch of 32 with a NULL: nothing is dropped.
-  EXPECT_THAT(ReadRows(file, 32, {{1, Op::kEq, {two}}}, true), ::testing::Optional(RowsOf(all)));
+  EXPECT_THAT(ReadRows(file, 8, {{1, Op::kLe, {six}}}, true),
+              ::testing::Optional(RowsOf({0, 1, 2, 3, 4, 5, 6, 7})));
+  Scalar thirty = Scalar::Make(Decimal(15, 2), Int128{3000});
+  EXPECT_THAT(ReadRows(file, 8, {{1, Op::kGe, {thirty}}}, true),
+              ::testing::Optional(RowsOf({30, 31})));
+  // Equality on a decimal, a batch of 32 with a NULL.
+  EXPECT_THAT(ReadRows(file, 32, {{1, Op::kEq, {two}}}, true), ::testing::Optional(RowsOf({2})));
   // Batches of 4 rows: one match in [0, 4); [28, 32) has the NULL.
-  EXPECT_THAT(ReadRows(file, 4, {{1, Op::kEq, {two}}}, true),
-              ::testing::Optional(RowsOf({2, 28, 29, 30, 31})));
+  EXPECT_THAT(ReadRows(file, 4, {{1, Op::kEq, {two}}}, true), ::testing::Optional(RowsOf({2})));
   // Int8 column: a constant in range, and constants beyond int8 in both directions.
   sizes.clear();
   EXPECT_THAT(ReadRows(file, 16, {{4, Op::kGt, {Scalar::I32(14)}}}, true, &sizes),
@@ -319,13 +322,16 @@ TEST(ReaderScanPaths, RowFilterDropsRowsOfSelectiveBatches) {
               ::testing::Optional(RowsOf(all)));
   EXPECT_THAT(ReadRows(file, 8, {{4, Op::kGe, {Scalar::I32(1000)}}}, true),
               ::testing::Optional(RowsOf({})));
-  // Strings compare for equality; IN on integers drops nothing.
+  // Strings compare for equality; IN on integers too.
   EXPECT_THAT(ReadRows(file, 8, {{2, Op::kEq, {Scalar::Str("v3")}}}, true),
               ::testing::Optional(RowsOf({3})));
   EXPECT_THAT(ReadRows(file, 8, {{2, Op::kIn, {Scalar::Str("v30"), Scalar::Str("v1")}}}, true),
               ::testing::Optional(RowsOf({1, 30})));
   EXPECT_THAT(ReadRows(file, 8, {{0, Op::kIn, {Scalar::I32(3)}}}, true),
-              ::testing::Optional(RowsOf(all)));
+              ::testing::Optional(RowsOf({3})));
+  EXPECT_THAT(
+      ReadRows(file, 8, {{0, Op::kIn, {Scalar::I32(30), Scalar::I32(3), Scalar::I32(99)}}}, true),
+      ::testing::Optional(RowsOf({3, 30})));
   // Every column type read for the passing rows only: strings, booleans, int8, decimals
   // (with the NULL at row 28).
   EXPECT_THAT(ReadRows(file, 16, {{0, Op::kEq, {Scalar::I32(9)}}}, true),
