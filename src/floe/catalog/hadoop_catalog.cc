@@ -619,6 +619,10 @@ Result<iceberg::Table> HadoopCatalog::RegisterTable(const TableIdentifier& id,
   FLOE_RETURN_NOT_OK(RequireNamespace(id.ns));
   const fs::path table_dir = TableLocation(id);
   if (IsTableDir(table_dir)) return Status::Constraint("table {} already exists", id.ToString());
+  if (IsDirectory(table_dir) && !IsDirectory(table_dir / "metadata")) {
+    return Status::Constraint("cannot register table {}: namespace {} has that name", id.ToString(),
+                              id.ToString());
+  }
   const bool gzip = bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
                     static_cast<unsigned char>(bytes[1]) == 0x8b;
   const fs::path metadata_dir = table_dir / "metadata";

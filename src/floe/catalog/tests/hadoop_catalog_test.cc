@@ -209,6 +209,10 @@ TEST_F(HadoopCatalogTest, ATablesDirectoriesAreNotNamespaces) {
   ASSERT_OK(catalog_->CreateNamespace({"db", "ns"}));
   EXPECT_THAT(Create({{"db"}, "ns"}),
               IsErrorWith(StatusCode::kConstraint, "namespace db.ns has that name"));
+  ASSERT_OK_AND_ASSIGN(iceberg::Table t, catalog_->LoadTable({{"db"}, "t"}));
+  EXPECT_THAT(catalog_->RegisterTable({{"db"}, "ns"}, t.metadata_location),
+              IsErrorWith(StatusCode::kConstraint, "namespace db.ns has that name"));
+  EXPECT_FALSE(std::filesystem::exists(warehouse_ + "/db/ns/metadata"));
   // Hidden directories and directories whose name holds a '.' are not listed.
   std::filesystem::create_directories(warehouse_ + "/db/.hidden");
   std::filesystem::create_directories(warehouse_ + "/db/a.b");
