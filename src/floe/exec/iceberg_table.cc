@@ -152,14 +152,7 @@ class IcebergScanStream final : public BatchStream {
         threads_(threads),
         remaining_(node->parts().limit) {}
 
-  ~IcebergScanStream() override {
-    for (const std::shared_ptr<OpenedTask>& slot : ahead_) {
-      std::lock_guard<std::mutex> lock(slot->mutex);
-      slot->abandoned = true;
-      slot->reader.reset();
-      slot->first.reset();
-    }
-  }
+  ~IcebergScanStream() override { Abandon(); }
 
   const SchemaPtr& schema() const override { return node_->schema(); }
 
@@ -194,7 +187,19 @@ class IcebergScanStream final : public BatchStream {
   RecordBatchPtr Finish() {
     finished_ = true;
     current_.reset();
+    Abandon();
     return RecordBatchPtr();
+  }
+
+  // Drops the files opened ahead; workers still opening one drop it when they finish.
+  void Abandon() {
+    for (const std::shared_ptr<OpenedTask>& slot : ahead_) {
+      std::lock_guard<std::mutex> lock(slot->mutex);
+      slot->abandoned = true;
+      slot->reader.reset();
+      slot->first.reset();
+    }
+    ahead_.clear();
   }
 
   // The next batch of the group's tasks, in task order; nullptr after the last task.
