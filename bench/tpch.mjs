@@ -22,7 +22,14 @@
 // results agree (numbers compared with a relative tolerance of 1e-6: floe's numeric
 // division and averages are decimals, DuckDB's are doubles).
 //
+// With --iceberg, the tables are first loaded into Iceberg tables of a warehouse beside the
+// Parquet files (once, by floe's CREATE TABLE AS; lineitem partitioned by
+// month(l_shipdate), orders by month(o_orderdate)); floe queries the Iceberg tables through
+// its catalog (file planning, pruning and the task reader included) and DuckDB reads the
+// same data files with read_parquet over each table's data directory.
+//
 // usage: node bench/tpch.mjs FLOE DATA_DIR [--sf N] [--threads T] [--runs R] [--queries 1,6]
+//                            [--iceberg]
 // bench/queries.sh wraps it with defaults.
 
 import fs from 'node:fs';
@@ -44,6 +51,7 @@ const sf = Number(opt('--sf', '1'));
 const threads = Number(opt('--threads', '2'));
 const runs = Number(opt('--runs', '3'));
 const only = opt('--queries', '');
+const iceberg = rest.includes('--iceberg');
 
 const tables = ['region', 'nation', 'supplier', 'customer', 'part', 'partsupp', 'orders',
                 'lineitem'];
@@ -200,11 +208,33 @@ async function generate() {
 }
 
 const queryDir = path.join(repoRoot, 'bench', 'tpch');
-function querySql(name) {
+const warehouse = path.join(dataDir, `tpch-sf${sf}-iceberg`);
+const icebergPartitioning = { lineitem: 'month(l_shipdate)', orders: 'month(o_orderdate)' };
+function loadIceberg() {
+  if (fs.existsSync(path.join(warehouse, 'loaded'))) return;
+  fs.rmSync(warehouse, { recursive: true, force: true });
+  fs.mkdirSync(warehouse, { recursive: true });
+  const statements = ['CREATE SCHEMA tpch'];
+  for (const t of tables) {
+    const spec = icebergPartitioning[t];
+    const withClause = spec ? ` WITH (partitioning = '${spec}')` : '';
+    statements.push(`CREATE TABLE tpch.${t}${withClause} AS SELECT * FROM read_parquet(${sqlStr(file(t))})`);
+  }
+  const t0 = Date.now();
+  const res = runFloe(floe, ['sql', '--threads', String(threads), '--warehouse', warehouse,
+                             ...statements.flatMap((st) => ['-c', st])]);
+  if (res.status !== 0) throw new Error(`loading the Iceberg tables failed: ${res.stderr}`);
+  fs.writeFileSync(path.join(warehouse, 'loaded'), '');
+  console.error(`loaded the Iceberg tables in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+function querySql(name, engine) {
   const sql = fs.readFileSync(path.join(queryDir, name), 'utf8')
     .split('\n').filter((l) => !l.startsWith('--')).join('\n');
-  return sql.replace(/\{(\w+)\}/g,
-                     (_, t) => `read_parquet(${sqlStr(file(t))}) AS ${t}`);
+  return sql.replace(/\{(\w+)\}/g, (_, t) => {
+    if (!iceberg) return `read_parquet(${sqlStr(file(t))}) AS ${t}`;
+    if (engine === 'floe') return `tpch.${t} AS ${t}`;
+    return `read_parquet(${sqlStr(path.join(warehouse, 'tpch', t, 'data', '**', '*.parquet'))}) AS ${t}`;
+  });
 }
 
 function rowsOfCsv(text) {
@@ -245,12 +275,14 @@ function duckValue(v) {
 }
 
 await generate();
+if (iceberg) loadIceberg();
 const queries = fs.readdirSync(queryDir).filter((f) => /^q\d+\.sql$/.test(f)).sort()
   .filter((f) => !only || only.split(',').map(Number).includes(Number(f.slice(1, 3))));
 
 const rows = [];
 for (const q of queries) {
-  const sql = querySql(q);
+  const sql = querySql(q, 'duckdb');
+  const floeSql = querySql(q, 'floe');
   let duckBest = Infinity, duckRows = null;
   for (let r = 0; r < runs; r++) {
     const t0 = process.hrtime.bigint();
@@ -261,7 +293,8 @@ for (const q of queries) {
   }
   let floeBest = Infinity, floeRows = null, error = null;
   for (let r = 0; r < runs && !error; r++) {
-    const res = runFloe(floe, ['sql', '--threads', String(threads), '--format', 'csv', '-c', sql]);
+    const res = runFloe(floe, ['sql', '--threads', String(threads), '--format', 'csv',
+                               ...(iceberg ? ['--warehouse', warehouse] : []), '-c', floeSql]);
     if (res.status !== 0) { error = res.stderr.trim().split('\n')[0] || `exit ${res.status}`; break; }
     floeBest = Math.min(floeBest, res.seconds);
     floeRows = rowsOfCsv(res.stdout);
@@ -282,7 +315,7 @@ for (const q of queries) {
   }
 }
 
-console.log(`TPC-H-shaped sf${sf}, ${threads} threads, best of ${runs}`);
+console.log(`TPC-H-shaped sf${sf}${iceberg ? ' (Iceberg tables)' : ''}, ${threads} threads, best of ${runs}`);
 console.log('');
 console.log('| query | floe (s) | DuckDB (s) | floe/DuckDB | results agree |');
 console.log('|---|---|---|---|---|');
