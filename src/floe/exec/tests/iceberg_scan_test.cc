@@ -367,6 +367,31 @@ TEST_F(IcebergScanTest, ReadConcurrencyKeepsGroupOrder) {
   }
 }
 
+TEST_F(IcebergScanTest, ConcurrentReadsOnAOneThreadPoolFinish) {
+  ASSERT_OK(Run("CREATE TABLE db.t (id bigint, part integer)").status());
+  Append("db.t", TenFiles());
+  // Every scan partition runs on the pool's only thread and queues its read-ahead behind
+  // itself: the partition opens those files on its own thread instead of waiting.
+  SessionOptions options;
+  options.catalog = catalog_;
+  options.warehouse = dir_;
+  options.threads = 1;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Make(options));
+  ASSERT_OK(session->mutable_config().Set("iceberg.read_concurrency", "8"));
+  for (const char* partitions : {"1", "3", "8"}) {
+    ASSERT_OK(session->mutable_config().Set("target_partitions", partitions));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<QueryResult> result,
+                         session->Execute("SELECT id, part FROM db.t"));
+    std::vector<std::string> rows;
+    while (true) {
+      ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, result->Next());
+      if (!batch) break;
+      for (std::string& row : BatchRows(*batch)) rows.push_back(std::move(row));
+    }
+    EXPECT_EQ(Sorted(rows), TenFileRows()) << partitions;
+  }
+}
+
 TEST_F(IcebergScanTest, ScanSettingsAreValidated) {
   SessionConfig config;
   EXPECT_EQ(config.Get("iceberg.read_concurrency").ValueOrDie(), "2");
