@@ -600,8 +600,15 @@ Result<iceberg::Table> HadoopCatalog::CreateTable(const TableIdentifier& id,
 
 Result<iceberg::Table> HadoopCatalog::LoadTable(const TableIdentifier& id) const {
   FLOE_RETURN_NOT_OK(ValidateIdentifier(id));
-  std::optional<Current> current = FindCurrent(fs::path(TableLocation(id)) / "metadata");
-  if (!current.has_value()) return Status::NotFound("table {} does not exist", id.ToString());
+  const fs::path table_dir = TableLocation(id);
+  std::optional<Current> current = FindCurrent(table_dir / "metadata");
+  if (!current.has_value()) {
+    if (!IsTableDir(table_dir)) return Status::NotFound("table {} does not exist", id.ToString());
+    // Metadata files named otherwise ("00001-<uuid>.metadata.json", a hint naming one), as
+    // some writers leave them: readable, though commits need v<N> names.
+    FLOE_ASSIGN_OR_RAISE(std::string path, iceberg::FindCurrentMetadataFile(table_dir.string()));
+    current = Current{0, std::move(path)};
+  }
   FLOE_ASSIGN_OR_RAISE(iceberg::TableMetadataPtr metadata, ReadMetadataFile(*io_, current->path));
   return iceberg::Table{std::move(current->path), std::move(metadata), io_};
 }
@@ -655,7 +662,11 @@ Status HadoopCatalog::DropTable(const TableIdentifier& id, bool purge) {
   FLOE_RETURN_NOT_OK(ValidateIdentifier(id));
   const fs::path table_dir = TableLocation(id);
   std::optional<Current> current = FindCurrent(table_dir / "metadata");
-  if (!current.has_value()) return Status::NotFound("table {} does not exist", id.ToString());
+  if (!current.has_value()) {
+    if (!IsTableDir(table_dir)) return Status::NotFound("table {} does not exist", id.ToString());
+    FLOE_ASSIGN_OR_RAISE(std::string path, iceberg::FindCurrentMetadataFile(table_dir.string()));
+    current = Current{0, std::move(path)};
+  }
   Status purge_error;
   std::vector<std::string> outside;
   if (purge) {
@@ -729,6 +740,12 @@ Result<iceberg::Table> HadoopCatalog::CommitTable(
     }
     base = std::move(*read);
   } else if (!create) {
+    if (IsTableDir(table_dir)) {
+      return Status::NotSupported(
+          "cannot commit to table {}: its metadata files are not named v<N>.metadata.json, the "
+          "only names hadoop catalog {} commits",
+          id.ToString(), options_.name);
+    }
     return Status::NotFound("table {} does not exist", id.ToString());
   } else {
     FLOE_RETURN_NOT_OK(RequireNamespace(id.ns));

@@ -368,6 +368,34 @@ TEST(HadoopCatalogFixtureTest, SparkWarehouse) {
   EXPECT_THAT(table.metadata_location, HasSubstr("/v6.metadata.json"));
 }
 
+// A table whose metadata files are named "NNNNN-<uuid>.metadata.json" (Iceberg 1.8.1 with a
+// version hint holding the name): read, but not committed to.
+TEST(HadoopCatalogFixtureTest, MetadataFilesWithOtherNames) {
+  const std::string warehouse = "../shared/fixtures/iceberg/duckdb-iceberg/data";
+  if (!std::filesystem::exists(warehouse + "/persistent/uuid")) {
+    GTEST_SKIP() << "fixtures not present";
+  }
+  HadoopCatalogOptions options;
+  options.warehouse = warehouse;
+  ASSERT_OK_AND_ASSIGN(auto catalog, HadoopCatalog::Make(options));
+  ASSERT_OK_AND_ASSIGN(bool exists, catalog->TableExists({{"persistent"}, "uuid"}));
+  EXPECT_TRUE(exists);
+  ASSERT_OK_AND_ASSIGN(iceberg::Table table, catalog->LoadTable({{"persistent"}, "uuid"}));
+  EXPECT_THAT(table.metadata_location,
+              HasSubstr("/uuid/metadata/00001-43fda1f4-1c96-4376-ad16-91beb71d0759.metadata.json"));
+  EXPECT_THAT(catalog->CommitTable({{"persistent"}, "uuid"}, {},
+                                   {iceberg::update::SetProperties{{{"k", "v"}}}}),
+              IsErrorWith(StatusCode::kNotSupported, "not named v<N>.metadata.json"));
+  // A copy of it can be dropped.
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() + "/db/u/metadata");
+  std::filesystem::copy(warehouse + "/persistent/uuid/metadata", dir.path() + "/db/u/metadata");
+  options.warehouse = dir.path();
+  ASSERT_OK_AND_ASSIGN(catalog, HadoopCatalog::Make(options));
+  ASSERT_OK(catalog->DropTable({{"db"}, "u"}));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/db/u"));
+}
+
 TEST(HadoopCatalogMakeTest, Options) {
   TempDir dir;
   HadoopCatalogOptions options;
