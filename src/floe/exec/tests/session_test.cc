@@ -248,8 +248,10 @@ TEST_F(SessionTest, CatalogTablesLiveInTheSessionsWarehouse) {
 TEST_F(SessionTest, ErrorsSurfaceWithTheirMessages) {
   EXPECT_THAT(session_->Execute("SELECT * FROM nosuch"),
               IsErrorWith(StatusCode::kNotFound, "table \"nosuch\" does not exist"));
-  EXPECT_THAT(session_->Execute("INSERT INTO t VALUES (1)"),
-              IsErrorWith(StatusCode::kNotSupported, "INSERT is not supported yet"));
+  EXPECT_THAT(session_->Execute("INSERT INTO nosuch VALUES (1)"),
+              IsErrorWith(StatusCode::kNotFound, "table \"nosuch\" does not exist"));
+  EXPECT_THAT(session_->Execute("DELETE FROM nosuch"),
+              IsErrorWith(StatusCode::kNotSupported, "DELETE is not supported yet"));
   EXPECT_THAT(session_->Execute("CREATE TABLE nosuch_schema.t (a int)"),
               IsErrorWith(StatusCode::kNotFound, "schema \"nosuch_schema\" does not exist"));
   EXPECT_THAT(session_->Execute("SELEC 1"), IsError(StatusCode::kSyntax));
