@@ -602,6 +602,12 @@ Result<std::optional<int64_t>> IcebergTable::ExactRowCount(
   return rows;
 }
 
+std::optional<int64_t> IcebergTable::CountRowsExactly(
+    const std::vector<expr::ExprPtr>& filters) const {
+  Result<std::optional<int64_t>> rows = ExactRowCount(filters);
+  return rows.ok() ? *rows : std::nullopt;
+}
+
 Result<PlanPtr> IcebergTable::Scan(const ScanRequest& request, const SessionConfig& config) const {
   iceberg::ScanOptions options;
   options.snapshot = selector_;

@@ -61,6 +61,8 @@ class IcebergTable final : public TableProvider {
   /// list counts the whole snapshot. Planning errors (a manifest that cannot be read).
   /// What count(*) over a scan with exact filters can be answered from.
   Result<std::optional<int64_t>> ExactRowCount(const std::vector<expr::ExprPtr>& filters) const;
+  /// ExactRowCount, with a planning error read as "unknown" (the scan will report it).
+  std::optional<int64_t> CountRowsExactly(const std::vector<expr::ExprPtr>& filters) const override;
 
   const iceberg::Table& table() const { return table_; }
 

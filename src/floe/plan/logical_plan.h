@@ -60,6 +60,13 @@ class TableSource {
   virtual FilterPushdown SupportsFilter(const expr::Expr& conjunct) const {
     return FilterPushdown::kUnsupported;
   }
+  /// The exact number of rows a scan with these pushed conjuncts (each kExact) returns,
+  /// known without reading data (an Iceberg table counts its manifests' record counts);
+  /// nullopt when unknown. Only asked when `filters` is not empty (statistics() answers
+  /// the unfiltered count).
+  virtual std::optional<int64_t> CountRowsExactly(const std::vector<expr::ExprPtr>& filters) const {
+    return std::nullopt;
+  }
 };
 using TableSourcePtr = std::shared_ptr<const TableSource>;
 

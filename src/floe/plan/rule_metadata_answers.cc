@@ -1,7 +1,10 @@
-// Aggregates answered from statistics: count(*) with no GROUP BY over a scan that keeps
-// every row (no pushed filter, no limit) of a source whose row count is exact becomes a
-// one-row Values. read_parquet sums its footers' row counts; an Iceberg table its
-// snapshot's total-records when the snapshot has no delete files. No data file is read.
+// Aggregates answered from statistics: count(*) with no GROUP BY over a scan without a
+// limit becomes a one-row Values when the source knows the count exactly: with no pushed
+// filter from its statistics (read_parquet sums its footers' row counts; an Iceberg table
+// takes its snapshot's total-records when the snapshot has no delete files), with exact
+// pushed filters (no filter left above the scan) from CountRowsExactly (an Iceberg table
+// sums the record counts of the files its identity-partition filter selects). No data file
+// is read.
 
 #include <utility>
 #include <vector>
@@ -20,7 +23,10 @@ std::optional<int64_t> ExactRows(const LogicalPlan& input) {
     node = node->children[0].get();
   }
   if (node->kind != LogicalKind::kScan || !node->source) return std::nullopt;
-  if (!node->filters.empty() || node->scan_limit.has_value()) return std::nullopt;
+  if (node->scan_limit.has_value()) return std::nullopt;
+  // A filter the scan cannot apply exactly stays above it, so the path from the
+  // aggregate reaches the scan only when every pushed filter is exact.
+  if (!node->filters.empty()) return node->source->CountRowsExactly(node->filters);
   const Statistics stats = node->source->statistics();
   if (!stats.exact || !stats.row_count.has_value()) return std::nullopt;
   return stats.row_count;

@@ -38,6 +38,11 @@ class TestSource final : public TableSource {
     return s;
   }
   FilterPushdown SupportsFilter(const expr::Expr&) const override { return pushdown_; }
+  // With exact filters, half the rows per filter (a stand-in for counting from metadata).
+  std::optional<int64_t> CountRowsExactly(const std::vector<ExprPtr>& filters) const override {
+    if (!rows_ || pushdown_ != FilterPushdown::kExact) return std::nullopt;
+    return *rows_ >> filters.size();
+  }
 
  private:
   std::string name_;
@@ -355,6 +360,21 @@ TEST(ProjectionPushdownTest, ScansReadOnlyUsedColumns) {
   EXPECT_EQ(Show(internal::PushDownProjections(count)),
             "Aggregate: groups=[] aggregates=[count_star() AS count]\n"
             "  Scan: t projection=[a]\n");
+}
+
+TEST(MetadataAnswersTest, CountOverExactFiltersComesFromTheSource) {
+  auto exact = Table("t", {"a", "b"}, 100, Pushdown::kExact);
+  auto count =
+      MakeAggregate(MakeFilter(exact, Gt(Col(exact, 0), I64(1))), {}, {}, {CountStar()}, {"count"});
+  EXPECT_EQ(Show(Optimize(count).ValueOrDie()), "Values: (50)\n");
+  // An inexact filter stays above the scan: the rows must be counted.
+  auto inexact = Table("u", {"a", "b"}, 100, Pushdown::kInexact);
+  auto counted = MakeAggregate(MakeFilter(inexact, Gt(Col(inexact, 0), I64(1))), {}, {},
+                               {CountStar()}, {"count"});
+  EXPECT_EQ(Show(Optimize(counted).ValueOrDie()),
+            "Aggregate: groups=[] aggregates=[count_star() AS count]\n"
+            "  Filter: (#0:a > 1)\n"
+            "    Scan: u projection=[a] filters=[(#0:a > 1)]\n");
 }
 
 TEST(ProjectionPushdownTest, JoinInputsAreTrimmedAndOutputKept) {
