@@ -2,9 +2,11 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <filesystem>
 #include <mutex>
 #include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -123,8 +125,18 @@ class SqliteBackend final : public SqlBackend {
     SqliteSession session(*this, db.get());
     // WAL lets readers run while one writer commits; the mode is stored in the file, so
     // this is a no-op for a database already in WAL mode.
-    FLOE_ASSIGN_OR_RAISE(std::vector<SqlRow> rows, session.Query("switch to WAL journal mode",
-                                                                 "PRAGMA journal_mode=WAL", {}));
+    // Connections opening a new file at the same moment race for the mode switch, which the
+    // busy timeout does not cover ("database is locked"): retry for a while.
+    Result<std::vector<SqlRow>> switched = std::vector<SqlRow>{};
+    for (int attempt = 0;; ++attempt) {
+      switched = session.Query("switch to WAL journal mode", "PRAGMA journal_mode=WAL", {});
+      if (switched.ok() || attempt >= 200 ||
+          switched.status().message().find("locked") == std::string::npos) {
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10 + attempt % 10));
+    }
+    FLOE_ASSIGN_OR_RAISE(std::vector<SqlRow> rows, std::move(switched));
     if (rows.empty() || rows[0].empty() || !rows[0][0].has_value() || *rows[0][0] != "wal") {
       return Status::IOError(
           "catalog file {}: cannot switch to WAL journal mode (mode is {})", path_,

@@ -168,6 +168,13 @@ std::vector<std::vector<std::string>> Lines(const std::string& text) {
 // ---------------------------------------------------------------------------------------
 // The session
 
+// Numbers the queries of the process (every session's), so that their spill directories
+// never collide.
+int64_t NextQueryNumber() {
+  static std::atomic<int64_t> next{0};
+  return next.fetch_add(1);
+}
+
 class SessionImpl final : public Session {
  public:
   SessionImpl(SessionOptions options, std::unique_ptr<ThreadPool> threads)
@@ -483,7 +490,7 @@ class SessionImpl final : public Session {
     std::string base = config_.spill_directory();
     if (base.empty()) base = std::filesystem::temp_directory_path().string();
     std::string dir = base + "/floe-spill-" + std::to_string(::getpid()) + "-" +
-                      std::to_string(next_query_.fetch_add(1));
+                      std::to_string(NextQueryNumber());
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) {
@@ -581,7 +588,6 @@ class SessionImpl final : public Session {
   catalog::CatalogPtr catalog_;
   std::unique_ptr<ThreadPool> threads_;
   SessionConfig config_;
-  std::atomic<int64_t> next_query_{0};
 };
 
 }  // namespace
