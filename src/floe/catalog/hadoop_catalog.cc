@@ -194,6 +194,28 @@ std::optional<Current> FindCurrent(const fs::path& metadata_dir) {
   return Current{version, file->string()};
 }
 
+// Creates `table_dir/metadata` so that no one ever sees `table_dir` without its metadata
+// directory (which would read as a namespace): both are made under a hidden name beside it
+// and renamed into place. A table directory that exists already is left as it is.
+std::error_code CreateTableDirectories(const fs::path& table_dir) {
+  std::error_code ec;
+  if (IsDirectory(table_dir / "metadata")) return ec;
+  const fs::path staging =
+      table_dir.parent_path() /
+      fmt::format(".{}.creating-{}", table_dir.filename().string(), iceberg::NewUuid());
+  fs::create_directories(staging / "metadata", ec);
+  if (ec) return ec;
+  if (::rename(staging.c_str(), table_dir.c_str()) != 0) {
+    const int error = errno;
+    fs::remove_all(staging, ec);
+    ec.clear();
+    // Someone made it first (a table being created, or a namespace: the caller decides).
+    if (error == EEXIST || error == ENOTEMPTY) return ec;
+    return std::error_code(error, std::generic_category());
+  }
+  return ec;
+}
+
 // Whether `dir` is a table directory: its metadata directory holds a version hint or a
 // metadata file.
 bool IsTableDir(const fs::path& dir) {
@@ -634,8 +656,11 @@ Result<iceberg::Table> HadoopCatalog::RegisterTable(const TableIdentifier& id,
                     static_cast<unsigned char>(bytes[1]) == 0x8b;
   const fs::path metadata_dir = table_dir / "metadata";
   const fs::path target = metadata_dir / VersionFileName(1, gzip);
-  std::error_code ec;
-  fs::create_directories(metadata_dir, ec);
+  std::error_code ec = CreateTableDirectories(table_dir);
+  if (!ec && !IsDirectory(metadata_dir)) {
+    return Status::Constraint("cannot register table {}: namespace {} has that name", id.ToString(),
+                              id.ToString());
+  }
   if (ec) {
     return Status::IOError("register table {}: creating {}: {}", id.ToString(),
                            metadata_dir.string(), ec.message());
@@ -796,8 +821,11 @@ Result<iceberg::Table> HadoopCatalog::CommitTable(
   FLOE_ASSIGN_OR_RAISE(std::string bytes, MetadataBytes(*next, file_name));
   const fs::path target = metadata_dir / file_name;
   if (base == nullptr) {
-    std::error_code ec;
-    fs::create_directories(metadata_dir, ec);
+    std::error_code ec = CreateTableDirectories(table_dir);
+    if (!ec && !IsDirectory(metadata_dir)) {
+      return Status::Constraint("cannot create table {}: namespace {} has that name", id.ToString(),
+                                id.ToString());
+    }
     if (ec) {
       return Status::IOError("create table {}: creating {}: {}", id.ToString(),
                              metadata_dir.string(), ec.message());
