@@ -386,8 +386,14 @@ TEST(HadoopCatalogFixtureTest, MetadataFilesWithOtherNames) {
   EXPECT_THAT(catalog->CommitTable({{"persistent"}, "uuid"}, {},
                                    {iceberg::update::SetProperties{{{"k", "v"}}}}),
               IsErrorWith(StatusCode::kNotSupported, "not named v<N>.metadata.json"));
-  // Known bug (in the issue notes): DropTable of a copy of this table fails with "table
-  // db.u does not exist" although LoadTable and SHOW TABLES find it.
+  // A copy of it can be dropped.
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() + "/db/u/metadata");
+  std::filesystem::copy(warehouse + "/persistent/uuid/metadata", dir.path() + "/db/u/metadata");
+  options.warehouse = dir.path();
+  ASSERT_OK_AND_ASSIGN(catalog, HadoopCatalog::Make(options));
+  ASSERT_OK(catalog->DropTable({{"db"}, "u"}));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/db/u"));
 }
 
 TEST(HadoopCatalogMakeTest, Options) {
