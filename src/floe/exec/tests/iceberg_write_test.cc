@@ -16,6 +16,7 @@
 #include "floe/batch/value_format.h"
 #include "floe/exec/iceberg_write.h"
 #include "floe/exec/session.h"
+#include "floe/exec/tests/query_rows.h"
 #include "floe/io/file_io.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
@@ -24,24 +25,6 @@ namespace floe::exec {
 namespace {
 
 using ::floe::testing::IsErrorWith;
-
-// Every row as "v1|v2|..." in the PostgreSQL text forms.
-Result<std::vector<std::string>> Rows(QueryResult& result) {
-  std::vector<std::string> rows;
-  while (true) {
-    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, result.Next());
-    if (!batch) break;
-    for (int64_t r = 0; r < batch->num_rows(); ++r) {
-      std::string row;
-      for (int c = 0; c < batch->num_columns(); ++c) {
-        if (c > 0) row += "|";
-        row += FormatValue(*batch->column(c), r);
-      }
-      rows.push_back(std::move(row));
-    }
-  }
-  return rows;
-}
 
 class IcebergWriteTest : public floe::testing::ScratchDirTest {
  protected:
@@ -160,7 +143,10 @@ TEST_F(IcebergWriteTest, ChangesOfAnotherProcessAreSeenByTheNextStatement) {
 // Concurrent INSERTs from two sessions (each its own catalog connection) both commit:
 // the loser of the catalog swap refreshes and retries, and no row is lost.
 TEST_F(IcebergWriteTest, ConcurrentInsertsBothCommit) {
-  Q("CREATE TABLE c (id int, k text) WITH (partitioning = 'k')");
+  // Eight writers racing for one table: more retries than the default four, so that a
+  // writer that keeps losing on a loaded machine still gets in.
+  Q("CREATE TABLE c (id int, k text) WITH (partitioning = 'k', \"commit.retry.num-retries\" = "
+    "'30', \"commit.retry.min-wait-ms\" = '20', \"commit.retry.max-wait-ms\" = '500')");
   auto other = MakeSession(2);
   std::vector<std::thread> threads;
   std::vector<Result<std::vector<std::string>>> results(8, std::vector<std::string>{});

@@ -9,6 +9,7 @@
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
 #include "floe/exec/session.h"
+#include "floe/exec/tests/query_rows.h"
 #include "floe/format/parquet/writer.h"
 #include "floe/io/file.h"
 #include "floe/testing/matchers.h"
@@ -18,24 +19,6 @@ namespace {
 
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
-
-// Every row as "v1|v2|..." in the PostgreSQL text forms.
-Result<std::vector<std::string>> Rows(QueryResult& result) {
-  std::vector<std::string> rows;
-  while (true) {
-    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, result.Next());
-    if (!batch) break;
-    for (int64_t r = 0; r < batch->num_rows(); ++r) {
-      std::string row;
-      for (int c = 0; c < batch->num_columns(); ++c) {
-        if (c > 0) row += "|";
-        row += FormatValue(*batch->column(c), r);
-      }
-      rows.push_back(std::move(row));
-    }
-  }
-  return rows;
-}
 
 class SessionTest : public ::testing::Test {
  protected:
