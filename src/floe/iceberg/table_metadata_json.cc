@@ -247,7 +247,9 @@ json SnapshotToJson(const Snapshot& s, int format_version) {
   json out = json::object();
   out["snapshot-id"] = s.snapshot_id;
   if (s.parent_snapshot_id) out["parent-snapshot-id"] = *s.parent_snapshot_id;
-  if (format_version >= 2) out["sequence-number"] = s.sequence_number;
+  // As the reference implementation: written whenever it is set (a v1 table upgraded from
+  // or read as v2 keeps its snapshots' sequence numbers).
+  if (format_version >= 2 || s.sequence_number > 0) out["sequence-number"] = s.sequence_number;
   out["timestamp-ms"] = s.timestamp_ms;
   if (!s.manifest_list.empty() || s.manifests.empty()) {
     out["manifest-list"] = s.manifest_list;
