@@ -152,6 +152,21 @@ std::string CreateTableText(const catalog::TableIdentifier& id,
 
 }  // namespace
 
+Result<std::vector<std::string>> SplitTableName(std::string_view text) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = text.find('.', start);
+    std::string_view part =
+        text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (part.empty()) return Status::Invalid("\"{}\" is not a table name (\"db.t\")", text);
+    parts.emplace_back(part);
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
 Result<std::map<std::string, Scalar>> ProcedureArguments(const sql::ParsedExpr& call,
                                                          std::string_view text,
                                                          const std::vector<std::string>& params,
@@ -591,7 +606,8 @@ class Executor {
       FLOE_ASSIGN_OR_RAISE(auto args, CallArguments(call, {"table", "metadata_file"}, 2));
       FLOE_ASSIGN_OR_RAISE(std::string table, TextArgument(args, "table"));
       FLOE_ASSIGN_OR_RAISE(std::string location, TextArgument(args, "metadata_file"));
-      FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names_.ForCreate(SplitDotted(table)));
+      FLOE_ASSIGN_OR_RAISE(std::vector<std::string> parts, SplitTableName(table));
+      FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names_.ForCreate(parts));
       FLOE_ASSIGN_OR_RAISE(bool ns_exists, catalog_.NamespaceExists(id.ns));
       if (!ns_exists) {
         return Status::NotFound("schema \"{}\" does not exist", catalog::NamespaceToString(id.ns));
@@ -600,19 +616,6 @@ class Executor {
       return Tag("CALL");
     }
     return Status::NotFound("procedure \"{}\" does not exist", procedure);
-  }
-
-  static std::vector<std::string> SplitDotted(const std::string& name) {
-    std::vector<std::string> parts;
-    size_t start = 0;
-    while (true) {
-      size_t dot = name.find('.', start);
-      parts.push_back(
-          name.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-      if (dot == std::string::npos) break;
-      start = dot + 1;
-    }
-    return parts;
   }
 
   // ---- SHOW and DESCRIBE

@@ -52,6 +52,10 @@ class CatalogNames {
   std::vector<std::string> search_path_;
 };
 
+/// The parts of a dotted table name given as text ("db.t" -> {"db", "t"}; "t"; "cat.db.t").
+/// kInvalidArgument quoting the text when a part is empty ("db..t", ".t").
+Result<std::vector<std::string>> SplitTableName(std::string_view text);
+
 /// The arguments of a CALL of `procedure(params...)` by name: positional arguments take
 /// `params` in order, named ones (`name => value`) their name; the first `required` must be
 /// given. Every argument is a constant (bound and evaluated; `text` is the statement's text

@@ -437,14 +437,9 @@ class SessionImpl final : public Session {
     const sql::SelectStmt& query = *std::get<sql::SelectStatement>(statements[0].body).query;
     FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, Catalog(/*create=*/false));
     if (catalog == nullptr) return Status::NotFound("table \"{}\" does not exist", table);
-    std::vector<std::string> parts;
-    size_t start = 0;
-    while (true) {
-      const size_t dot = table.find('.', start);
-      parts.push_back(table.substr(start, dot == std::string::npos ? dot : dot - start));
-      if (dot == std::string::npos) break;
-      start = dot + 1;
-    }
+    Result<std::vector<std::string>> split = SplitTableName(table);
+    if (!split.ok()) return split.status().WithPrefix(procedure + ": ");
+    const std::vector<std::string> parts = std::move(*split);
     CatalogNames names(catalog, config_.search_path());
     FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names.Existing(parts));
     const IcebergWriteTarget::Mode mode = procedure == "overwrite"

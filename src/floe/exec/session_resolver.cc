@@ -23,24 +23,6 @@ std::string JoinName(const std::vector<std::string>& name) {
   return joined;
 }
 
-// Splits "db.t" (or "catalog.db.t", "t") into its parts; an empty part is an error.
-Result<std::vector<std::string>> SplitTableName(std::string_view text) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (true) {
-    size_t dot = text.find('.', start);
-    std::string_view part =
-        text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (part.empty()) {
-      return Status::Invalid("iceberg_scan: \"{}\" is not a table name (\"db.t\")", text);
-    }
-    parts.emplace_back(part);
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
-  return parts;
-}
-
 std::string TypeName(const Scalar& value) {
   return value.type() ? value.type()->ToString() : std::string("unknown");
 }
@@ -204,7 +186,9 @@ Result<plan::TableSourcePtr> SessionResolver::ResolveIcebergScan(
         "iceberg_scan: select the snapshot by one of snapshot_id, as_of or ref, not by {} and {}",
         selectors[0], selectors[1]);
   }
-  FLOE_ASSIGN_OR_RAISE(std::vector<std::string> parts, SplitTableName(*table_name));
+  Result<std::vector<std::string>> split = SplitTableName(*table_name);
+  if (!split.ok()) return split.status().WithPrefix("iceberg_scan: ");
+  std::vector<std::string> parts = std::move(*split);
   // 'db.t$files' lists the files (manifests, partitions) of the selected snapshot.
   std::optional<MetadataTableKind> metadata_kind;
   std::string metadata_suffix;
