@@ -1,6 +1,7 @@
 #include "floe/exec/spill.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -13,86 +14,325 @@
 
 namespace floe::exec {
 
-// Format: "FLOESPL1", then per batch: u64 block length, then the block: u64 row count,
-// then each column (recursively): u8 type id, u64 length, u64 null count, the validity
-// bitmap when null count > 0, the value buffers (bitmaps and offsets rebased to start at
-// 0), then the children. Every buffer is preceded by its u64 byte length and padded to
-// 8 bytes so that values read back are aligned. The file ends with a u64 0.
+// The format is described in spill.h.
 
 namespace {
 
 constexpr char kMagic[8] = {'F', 'L', 'O', 'E', 'S', 'P', 'L', '1'};
 
+// No array is longer than this (a sanity bound well past any batch floe makes).
+constexpr uint64_t kMaxArrayLength = uint64_t{1} << 40;
+
+// Appends one encoded batch to a string; padding is relative to the batch's start.
 class BlockWriter {
  public:
-  void U8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
-  void U64(uint64_t v) { out_.append(reinterpret_cast<const char*>(&v), 8); }
+  explicit BlockWriter(std::string* out) : out_(out), start_(out->size()) {}
+
+  void U8(uint8_t v) { out_->push_back(static_cast<char>(v)); }
+  void U64(uint64_t v) { out_->append(reinterpret_cast<const char*>(&v), 8); }
   void Bytes(const void* p, size_t n) {
     U64(n);
-    out_.append(static_cast<const char*>(p), n);
+    if (n > 0) out_->append(static_cast<const char*>(p), n);
+    Pad();
+  }
+  void Zeros(size_t n) {
+    U64(n);
+    out_->append(n, '\0');
     Pad();
   }
   void Pad() {
-    while (out_.size() % 8 != 0) out_.push_back(0);
+    const size_t used = (out_->size() - start_) % 8;
+    if (used != 0) out_->append(8 - used, '\0');
   }
-  std::string& str() { return out_; }
+  size_t start() const { return start_; }
+  std::string* out() { return out_; }
 
  private:
-  std::string out_;
+  std::string* out_;
+  size_t start_;
 };
 
+Status MissingBuffer(const Array& a, const char* what) {
+  return Status::Invalid("cannot encode {} array of {} values: no {} buffer", a.type()->ToString(),
+                         a.length(), what);
+}
+
 void WriteBitmap(BlockWriter& w, const uint8_t* bits, int64_t offset, int64_t length) {
-  std::string tmp(static_cast<size_t>(bit_util::BytesForBits(length)), '\0');
+  const size_t bytes = static_cast<size_t>(bit_util::BytesForBits(length));
+  w.U64(bytes);
+  std::string* out = w.out();
+  const size_t at = out->size();
+  out->append(bytes, '\0');
   if (length > 0) {
-    bit_util::CopyBitmap(bits, offset, length, reinterpret_cast<uint8_t*>(tmp.data()), 0);
+    bit_util::CopyBitmap(bits, offset, length, reinterpret_cast<uint8_t*>(out->data() + at), 0);
   }
-  w.Bytes(tmp.data(), tmp.size());
+  w.Pad();
 }
 
 // Writes offsets [0, length] rebased to start at 0; returns the first and last offsets.
-std::pair<int64_t, int64_t> WriteOffsets(BlockWriter& w, const Array& a) {
-  const int32_t* off = a.value_offsets();
+Result<std::pair<int64_t, int64_t>> WriteOffsets(BlockWriter& w, const Array& a) {
   const int64_t n = a.length();
-  std::vector<int32_t> rebased(static_cast<size_t>(n) + 1);
-  for (int64_t i = 0; i <= n; ++i) rebased[i] = off[i] - off[0];
-  w.Bytes(rebased.data(), rebased.size() * 4);
-  return {off[0], off[n]};
+  if (!a.buffer(1)) return MissingBuffer(a, "offsets");
+  const int32_t* off = a.value_offsets();
+  w.U64(static_cast<uint64_t>(n + 1) * 4);
+  std::string* out = w.out();
+  const size_t at = out->size();
+  out->resize(at + static_cast<size_t>(n + 1) * 4);
+  auto* rebased = reinterpret_cast<char*>(out->data() + at);
+  for (int64_t i = 0; i <= n; ++i) {
+    const int32_t v = off[i] - off[0];
+    std::memcpy(rebased + i * 4, &v, 4);
+  }
+  w.Pad();
+  return std::pair<int64_t, int64_t>{off[0], off[n]};
 }
 
-void WriteArray(BlockWriter& w, const Array& a) {
+Status WriteArray(BlockWriter& w, const Array& a) {
   const int64_t n = a.length();
+  const int64_t nulls = a.null_count();
   w.U8(static_cast<uint8_t>(a.type_id()));
   w.U64(static_cast<uint64_t>(n));
-  w.U64(static_cast<uint64_t>(a.null_count()));
+  w.U64(static_cast<uint64_t>(nulls));
   w.Pad();
-  if (a.null_count() > 0 && a.null_count() != n) {
-    WriteBitmap(w, a.validity(), a.offset(), n);
+  if (nulls > 0) {
+    if (a.validity() != nullptr) {
+      WriteBitmap(w, a.validity(), a.offset(), n);
+    } else {
+      // All null without a bitmap: written as an all-zero bitmap.
+      w.Zeros(static_cast<size_t>(bit_util::BytesForBits(n)));
+    }
   }
   switch (a.type_id()) {
     case TypeId::kBoolean:
+      if (!a.buffer(1)) return MissingBuffer(a, "values");
       WriteBitmap(w, a.buffer(1)->data(), a.offset(), n);
       break;
     case TypeId::kString:
     case TypeId::kBinary: {
-      auto [b, e] = WriteOffsets(w, a);
-      w.Bytes(a.buffer(2)->data() + b, static_cast<size_t>(e - b));
+      FLOE_ASSIGN_OR_RAISE(auto range, WriteOffsets(w, a));
+      if (!a.buffer(2)) return MissingBuffer(a, "data");
+      w.Bytes(a.buffer(2)->data() + range.first, static_cast<size_t>(range.second - range.first));
       break;
     }
     case TypeId::kList:
     case TypeId::kMap: {
-      auto [b, e] = WriteOffsets(w, a);
-      WriteArray(w, *a.child(0)->Slice(b, e - b));
+      FLOE_ASSIGN_OR_RAISE(auto range, WriteOffsets(w, a));
+      FLOE_RETURN_NOT_OK(
+          WriteArray(w, *a.child(0)->Slice(range.first, range.second - range.first)));
       break;
     }
     case TypeId::kStruct:
-      for (int f = 0; f < a.num_children(); ++f) WriteArray(w, *a.field(f));
+      for (int f = 0; f < a.num_children(); ++f) FLOE_RETURN_NOT_OK(WriteArray(w, *a.field(f)));
       break;
     default: {
+      if (!a.buffer(1)) return MissingBuffer(a, "values");
       const int64_t width = a.type()->byte_width();
       w.Bytes(a.buffer(1)->data() + a.offset() * width, static_cast<size_t>(n * width));
       break;
     }
   }
+  return Status::OK();
+}
+
+// Reads one block [begin, end) of `data`; offsets in errors are `base` + the position in
+// `data`.
+class BlockReader {
+ public:
+  BlockReader(const std::string& where, BufferPtr data, int64_t begin, int64_t end, int64_t base)
+      : where_(where), data_(std::move(data)), begin_(begin), end_(end), base_(base), pos_(begin) {}
+
+  int64_t remaining() const { return end_ - pos_; }
+  Result<uint8_t> U8() {
+    if (remaining() < 1) return Error("truncated batch");
+    return data_->data()[pos_++];
+  }
+  Result<uint64_t> U64() {
+    if (remaining() < 8) return Error("truncated batch");
+    uint64_t v;
+    std::memcpy(&v, data_->data() + pos_, 8);
+    pos_ += 8;
+    return v;
+  }
+  void Pad() {
+    pos_ = begin_ + ((pos_ - begin_ + 7) & ~int64_t{7});
+    if (pos_ > end_) pos_ = end_;
+  }
+  // A length-prefixed buffer whose length must be `expected`.
+  Result<BufferPtr> Bytes(uint64_t expected, const char* what) {
+    const int64_t at = pos_;
+    FLOE_ASSIGN_OR_RAISE(uint64_t n, U64());
+    if (n != expected) {
+      return ErrorAt(at, std::string(what) + " buffer of " + std::to_string(n) + " bytes where " +
+                             std::to_string(expected) + " were expected");
+    }
+    if (n > static_cast<uint64_t>(remaining())) {
+      return ErrorAt(at, std::string(what) + " buffer of " + std::to_string(n) +
+                             " bytes past the end of the batch (" + std::to_string(remaining()) +
+                             " bytes remain)");
+    }
+    BufferPtr b = Buffer::Slice(data_, pos_, static_cast<int64_t>(n));
+    pos_ += static_cast<int64_t>(n);
+    Pad();
+    return b;
+  }
+  Status Error(const std::string& what) const { return ErrorAt(pos_, what); }
+  Status ErrorAt(int64_t pos, const std::string& what) const {
+    return Status::Corrupt("{}: {} at offset {}", where_, what, base_ + pos);
+  }
+  int64_t pos() const { return pos_; }
+  int64_t end() const { return end_; }
+
+ private:
+  const std::string& where_;
+  BufferPtr data_;
+  int64_t begin_;
+  int64_t end_;
+  int64_t base_;
+  int64_t pos_;
+};
+
+Result<ArrayPtr> ReadArray(BlockReader& r, const TypePtr& type) {
+  const int64_t start = r.pos();
+  FLOE_ASSIGN_OR_RAISE(uint8_t id, r.U8());
+  if (id != static_cast<uint8_t>(type->id())) {
+    return r.ErrorAt(start, "column of type id " + std::to_string(id) + " where " +
+                                type->ToString() + " was expected");
+  }
+  FLOE_ASSIGN_OR_RAISE(uint64_t n64, r.U64());
+  FLOE_ASSIGN_OR_RAISE(uint64_t nulls64, r.U64());
+  r.Pad();
+  if (n64 > kMaxArrayLength || nulls64 > n64) {
+    return r.ErrorAt(start, "bad array length " + std::to_string(n64) + " with " +
+                                std::to_string(nulls64) + " nulls");
+  }
+  const int64_t n = static_cast<int64_t>(n64);
+  const int64_t nulls = static_cast<int64_t>(nulls64);
+  std::vector<BufferPtr> buffers(static_cast<size_t>(NumBuffers(type->id())));
+  std::vector<ArrayPtr> children;
+  const uint64_t bitmap_bytes = static_cast<uint64_t>(bit_util::BytesForBits(n));
+  if (nulls > 0) {
+    const int64_t at = r.pos();
+    FLOE_ASSIGN_OR_RAISE(buffers[0], r.Bytes(bitmap_bytes, "validity"));
+    if (n - bit_util::CountSetBits(buffers[0]->data(), 0, n) != nulls) {
+      return r.ErrorAt(at,
+                       "validity bitmap disagrees with the null count " + std::to_string(nulls));
+    }
+  }
+  auto read_offsets = [&](int64_t* last) -> Status {
+    const int64_t at = r.pos();
+    FLOE_ASSIGN_OR_RAISE(buffers[1], r.Bytes((n64 + 1) * 4, "offsets"));
+    const int32_t* off = buffers[1]->data_as<int32_t>();
+    if (off[0] != 0) return r.ErrorAt(at, "offsets not starting at 0");
+    for (int64_t i = 0; i < n; ++i) {
+      if (off[i + 1] < off[i]) return r.ErrorAt(at, "decreasing offsets");
+    }
+    *last = off[n];
+    return Status::OK();
+  };
+  switch (type->id()) {
+    case TypeId::kBoolean: {
+      FLOE_ASSIGN_OR_RAISE(buffers[1], r.Bytes(bitmap_bytes, "values"));
+      break;
+    }
+    case TypeId::kString:
+    case TypeId::kBinary: {
+      int64_t last;
+      FLOE_RETURN_NOT_OK(read_offsets(&last));
+      FLOE_ASSIGN_OR_RAISE(buffers[2], r.Bytes(static_cast<uint64_t>(last), "data"));
+      break;
+    }
+    case TypeId::kList:
+    case TypeId::kMap: {
+      int64_t last;
+      FLOE_RETURN_NOT_OK(read_offsets(&last));
+      TypePtr child_type =
+          type->id() == TypeId::kList ? type->field(0).type() : type->map_entries_type();
+      const int64_t at = r.pos();
+      FLOE_ASSIGN_OR_RAISE(ArrayPtr child, ReadArray(r, child_type));
+      if (child->length() != last) {
+        return r.ErrorAt(at, "list child of " + std::to_string(child->length()) +
+                                 " values where the offsets end at " + std::to_string(last));
+      }
+      children.push_back(std::move(child));
+      break;
+    }
+    case TypeId::kStruct:
+      for (int f = 0; f < type->num_fields(); ++f) {
+        const int64_t at = r.pos();
+        FLOE_ASSIGN_OR_RAISE(ArrayPtr child, ReadArray(r, type->field(f).type()));
+        if (child->length() != n) {
+          return r.ErrorAt(at, "struct field of " + std::to_string(child->length()) +
+                                   " values in a struct of " + std::to_string(n));
+        }
+        children.push_back(std::move(child));
+      }
+      break;
+    default: {
+      const uint64_t width = static_cast<uint64_t>(type->byte_width());
+      // Checked before multiplying: n * width could overflow 64 bits.
+      if (width > 0 && n64 > static_cast<uint64_t>(r.remaining()) / width) {
+        return r.ErrorAt(start, "array of " + std::to_string(n64) + " values of " +
+                                    std::to_string(width) + " bytes past the end of the batch");
+      }
+      FLOE_ASSIGN_OR_RAISE(buffers[1], r.Bytes(n64 * width, "values"));
+      break;
+    }
+  }
+  auto made = Array::Make(type, n, std::move(buffers), std::move(children), nulls);
+  if (!made.ok()) return r.ErrorAt(start, "invalid array (" + made.status().message() + ")");
+  return made;
+}
+
+// Decodes the block [begin, end) of `data` (without its length prefix).
+Result<RecordBatchPtr> DecodeBlock(const std::string& where, const BufferPtr& data, int64_t begin,
+                                   int64_t end, int64_t base, const SchemaPtr& schema) {
+  BlockReader r(where, data, begin, end, base);
+  FLOE_ASSIGN_OR_RAISE(uint64_t rows, r.U64());
+  if (rows > kMaxArrayLength) return r.ErrorAt(begin, "bad row count " + std::to_string(rows));
+  std::vector<ArrayPtr> columns;
+  columns.reserve(static_cast<size_t>(schema->num_fields()));
+  for (int c = 0; c < schema->num_fields(); ++c) {
+    const int64_t at = r.pos();
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr a, ReadArray(r, schema->field(c).type()));
+    if (static_cast<uint64_t>(a->length()) != rows) {
+      return r.ErrorAt(at, "column " + std::to_string(c) + " of " + std::to_string(a->length()) +
+                               " values in a batch of " + std::to_string(rows) + " rows");
+    }
+    columns.push_back(std::move(a));
+  }
+  if (r.pos() != r.end()) return r.Error("trailing bytes in batch");
+  auto batch = RecordBatch::Make(schema, static_cast<int64_t>(rows), std::move(columns));
+  if (!batch.ok()) return r.ErrorAt(begin, "invalid batch (" + batch.status().message() + ")");
+  return batch;
+}
+
+Result<BufferPtr> AlignedCopy(std::string_view bytes) { return Buffer::CopyOf(bytes); }
+
+Result<std::vector<RecordBatchPtr>> DecodeAligned(const BufferPtr& data, const SchemaPtr& schema,
+                                                  const std::string& where, int64_t max_batches) {
+  std::vector<RecordBatchPtr> batches;
+  const int64_t size = data->size();
+  int64_t pos = 0;
+  while (pos < size) {
+    if (static_cast<int64_t>(batches.size()) == max_batches) {
+      return Status::Corrupt("{}: trailing bytes after the batch at offset {}", where, pos);
+    }
+    if (size - pos < 8) {
+      return Status::Corrupt("{}: truncated batch length at offset {}", where, pos);
+    }
+    uint64_t len;
+    std::memcpy(&len, data->data() + pos, 8);
+    if (len % 8 != 0 || len < 8 || len > static_cast<uint64_t>(size - pos - 8)) {
+      return Status::Corrupt("{}: batch of {} bytes at offset {} where {} bytes remain", where, len,
+                             pos, size - pos - 8);
+    }
+    const int64_t begin = pos + 8;
+    const int64_t end = begin + static_cast<int64_t>(len);
+    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, DecodeBlock(where, data, begin, end, 0, schema));
+    batches.push_back(std::move(batch));
+    pos = end;
+  }
+  return batches;
 }
 
 Status WriteAll(int fd, const std::string& path, const char* p, size_t n) {
@@ -108,134 +348,15 @@ Status WriteAll(int fd, const std::string& path, const char* p, size_t n) {
   return Status::OK();
 }
 
-class BlockReader {
- public:
-  BlockReader(const std::string& path, BufferPtr block, int64_t file_offset)
-      : path_(path), block_(std::move(block)), base_(file_offset) {}
-
-  Status Need(int64_t n) const {
-    if (n < 0 || pos_ + n > block_->size()) {
-      return Status::Corrupt("spill file {}: truncated or malformed batch at offset {}", path_,
-                             base_ + pos_);
-    }
-    return Status::OK();
-  }
-  Result<uint8_t> U8() {
-    FLOE_RETURN_NOT_OK(Need(1));
-    return block_->data()[pos_++];
-  }
-  Result<uint64_t> U64() {
-    FLOE_RETURN_NOT_OK(Need(8));
-    uint64_t v;
-    std::memcpy(&v, block_->data() + pos_, 8);
-    pos_ += 8;
-    return v;
-  }
-  void Pad() { pos_ = (pos_ + 7) & ~int64_t{7}; }
-  Result<BufferPtr> Bytes(int64_t expected) {
-    FLOE_ASSIGN_OR_RAISE(uint64_t n, U64());
-    if (expected >= 0 && n != static_cast<uint64_t>(expected)) {
-      return Status::Corrupt(
-          "spill file {}: buffer of {} bytes where {} were expected at offset {}", path_, n,
-          expected, base_ + pos_ - 8);
-    }
-    if (n > static_cast<uint64_t>(block_->size())) FLOE_RETURN_NOT_OK(Need(INT64_MAX / 2));
-    FLOE_RETURN_NOT_OK(Need(static_cast<int64_t>(n)));
-    BufferPtr b = Buffer::Slice(block_, pos_, static_cast<int64_t>(n));
-    pos_ += static_cast<int64_t>(n);
-    Pad();
-    return b;
-  }
-  Status Error(const std::string& what) const { return ErrorAt(pos_, what); }
-  Status ErrorAt(int64_t pos, const std::string& what) const {
-    return Status::Corrupt("spill file {}: {} at offset {}", path_, what, base_ + pos);
-  }
-  int64_t pos() const { return pos_; }
-  int64_t size() const { return block_->size(); }
-
- private:
-  const std::string& path_;
-  BufferPtr block_;
-  int64_t base_;
-  int64_t pos_ = 0;
-};
-
-Result<ArrayPtr> ReadArray(BlockReader& r, const TypePtr& type) {
-  const int64_t start = r.pos();
-  FLOE_ASSIGN_OR_RAISE(uint8_t id, r.U8());
-  if (id != static_cast<uint8_t>(type->id())) {
-    return r.ErrorAt(start, "column of type id " + std::to_string(id) + " where " +
-                                type->ToString() + " was expected");
-  }
-  FLOE_ASSIGN_OR_RAISE(uint64_t n64, r.U64());
-  FLOE_ASSIGN_OR_RAISE(uint64_t nulls64, r.U64());
-  r.Pad();
-  if (n64 > (uint64_t{1} << 40) || nulls64 > n64) return r.Error("bad array length");
-  const int64_t n = static_cast<int64_t>(n64);
-  const int64_t nulls = static_cast<int64_t>(nulls64);
-  std::vector<BufferPtr> buffers(static_cast<size_t>(NumBuffers(type->id())));
-  std::vector<ArrayPtr> children;
-  const int64_t bitmap_bytes = bit_util::BytesForBits(n);
-  if (nulls > 0 && nulls != n) {
-    FLOE_ASSIGN_OR_RAISE(buffers[0], r.Bytes(bitmap_bytes));
-  } else if (nulls == n && n > 0) {
-    FLOE_ASSIGN_OR_RAISE(auto zero, Buffer::AllocateZeroed(bitmap_bytes));
-    buffers[0] = std::move(zero);
-  }
-  auto read_offsets = [&](int64_t* last) -> Status {
-    FLOE_ASSIGN_OR_RAISE(buffers[1], r.Bytes((n + 1) * 4));
-    const int32_t* off = buffers[1]->data_as<int32_t>();
-    if (off[0] != 0) return r.Error("offsets not starting at 0");
-    for (int64_t i = 0; i < n; ++i) {
-      if (off[i + 1] < off[i]) return r.Error("decreasing offsets");
-    }
-    *last = off[n];
-    return Status::OK();
-  };
-  switch (type->id()) {
-    case TypeId::kBoolean: {
-      FLOE_ASSIGN_OR_RAISE(buffers[1], r.Bytes(bitmap_bytes));
-      break;
-    }
-    case TypeId::kString:
-    case TypeId::kBinary: {
-      int64_t last;
-      FLOE_RETURN_NOT_OK(read_offsets(&last));
-      FLOE_ASSIGN_OR_RAISE(buffers[2], r.Bytes(last));
-      break;
-    }
-    case TypeId::kList:
-    case TypeId::kMap: {
-      int64_t last;
-      FLOE_RETURN_NOT_OK(read_offsets(&last));
-      TypePtr child_type =
-          type->id() == TypeId::kList ? type->field(0).type() : type->map_entries_type();
-      FLOE_ASSIGN_OR_RAISE(ArrayPtr child, ReadArray(r, child_type));
-      if (child->length() != last) return r.Error("list child length mismatch");
-      children.push_back(std::move(child));
-      break;
-    }
-    case TypeId::kStruct:
-      for (int f = 0; f < type->num_fields(); ++f) {
-        FLOE_ASSIGN_OR_RAISE(ArrayPtr child, ReadArray(r, type->field(f).type()));
-        if (child->length() != n) return r.Error("struct field length mismatch");
-        children.push_back(std::move(child));
-      }
-      break;
-    default: {
-      FLOE_ASSIGN_OR_RAISE(buffers[1], r.Bytes(n * type->byte_width()));
-      break;
-    }
-  }
-  auto made = Array::Make(type, n, std::move(buffers), std::move(children), nulls);
-  if (!made.ok()) return r.Error("invalid array (" + made.status().message() + ")");
-  return made;
-}
-
 class SpillReader final : public BatchStream {
  public:
-  SpillReader(std::string path, SchemaPtr schema, int fd, int64_t offset)
-      : path_(std::move(path)), schema_(std::move(schema)), fd_(fd), offset_(offset) {}
+  SpillReader(std::string path, SchemaPtr schema, int fd, int64_t offset, int64_t file_size)
+      : path_(std::move(path)),
+        where_("spill file " + path_),
+        schema_(std::move(schema)),
+        fd_(fd),
+        offset_(offset),
+        file_size_(file_size) {}
   ~SpillReader() override {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -250,23 +371,15 @@ class SpillReader final : public BatchStream {
       fd_ = -1;
       return RecordBatchPtr();
     }
-    if (len > (uint64_t{1} << 40)) {
-      return Status::Corrupt("spill file {}: batch length {} at offset {}", path_, len,
-                             offset_ - 8);
+    // The block must fit in the file (before its end marker): this bounds the allocation.
+    if (len % 8 != 0 || len > static_cast<uint64_t>(file_size_ - offset_)) {
+      return Status::Corrupt("spill file {}: batch of {} bytes at offset {} where {} remain", path_,
+                             len, offset_ - 8, file_size_ - offset_);
     }
     FLOE_ASSIGN_OR_RAISE(auto block, Buffer::AllocateZeroed(static_cast<int64_t>(len)));
-    int64_t block_offset = offset_;
+    const int64_t block_offset = offset_;
     FLOE_RETURN_NOT_OK(ReadExact(block->mutable_data(), static_cast<size_t>(len)));
-    BlockReader r(path_, block, block_offset);
-    FLOE_ASSIGN_OR_RAISE(uint64_t rows, r.U64());
-    std::vector<ArrayPtr> columns;
-    for (int c = 0; c < schema_->num_fields(); ++c) {
-      FLOE_ASSIGN_OR_RAISE(ArrayPtr a, ReadArray(r, schema_->field(c).type()));
-      if (static_cast<uint64_t>(a->length()) != rows) return r.Error("column length mismatch");
-      columns.push_back(std::move(a));
-    }
-    if (r.pos() != r.size()) return r.Error("trailing bytes in batch");
-    return RecordBatch::Make(schema_, static_cast<int64_t>(rows), std::move(columns));
+    return DecodeBlock(where_, block, 0, static_cast<int64_t>(len), block_offset, schema_);
   }
 
  private:
@@ -291,12 +404,54 @@ class SpillReader final : public BatchStream {
   }
 
   std::string path_;
+  std::string where_;
   SchemaPtr schema_;
   int fd_;
   int64_t offset_;
+  int64_t file_size_;
 };
 
 }  // namespace
+
+Status AppendEncodedBatch(const RecordBatch& batch, std::string* out) {
+  const size_t start = out->size();
+  BlockWriter w(out);
+  w.U64(0);  // the block length, patched below
+  w.U64(static_cast<uint64_t>(batch.num_rows()));
+  for (const auto& c : batch.columns()) {
+    Status st = WriteArray(w, *c);
+    if (!st.ok()) {
+      out->resize(start);
+      return st;
+    }
+  }
+  const uint64_t len = out->size() - start - 8;
+  std::memcpy(out->data() + start, &len, 8);
+  return Status::OK();
+}
+
+Result<RecordBatchPtr> DecodeBatch(std::string_view bytes, const SchemaPtr& schema,
+                                   const std::string& where) {
+  if (bytes.empty()) return Status::Corrupt("{}: no batch at offset 0", where);
+  FLOE_ASSIGN_OR_RAISE(BufferPtr data, AlignedCopy(bytes));
+  FLOE_ASSIGN_OR_RAISE(auto batches, DecodeAligned(data, schema, where, 1));
+  return batches[0];
+}
+
+Result<std::vector<RecordBatchPtr>> DecodeBatches(std::string_view bytes, const SchemaPtr& schema,
+                                                  const std::string& where) {
+  if (bytes.empty()) return std::vector<RecordBatchPtr>{};
+  FLOE_ASSIGN_OR_RAISE(BufferPtr data, AlignedCopy(bytes));
+  return DecodeAligned(data, schema, where, -1);
+}
+
+Result<std::vector<RecordBatchPtr>> DecodeBatches(const BufferPtr& bytes, const SchemaPtr& schema,
+                                                  const std::string& where) {
+  if (reinterpret_cast<uintptr_t>(bytes->data()) % 8 != 0) {
+    return DecodeBatches(bytes->view(), schema, where);
+  }
+  return DecodeAligned(bytes, schema, where, -1);
+}
 
 Result<std::unique_ptr<SpillWriter>> SpillWriter::Make(std::string path, SchemaPtr schema) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -319,14 +474,12 @@ Status SpillWriter::Write(const RecordBatch& batch) {
     return Status::Internal("spill file {}: batch of {} columns for a schema of {}", path_,
                             batch.num_columns(), schema_->num_fields());
   }
-  BlockWriter w;
-  w.U64(0);  // the block length, patched below
-  w.U64(static_cast<uint64_t>(batch.num_rows()));
-  for (const auto& c : batch.columns()) WriteArray(w, *c);
-  uint64_t len = w.str().size() - 8;
-  std::memcpy(w.str().data(), &len, 8);
-  FLOE_RETURN_NOT_OK(WriteAll(fd_, path_, w.str().data(), w.str().size()));
-  bytes_ += static_cast<int64_t>(w.str().size());
+  scratch_.clear();
+  FLOE_RETURN_NOT_OK(AppendEncodedBatch(batch, &scratch_));
+  FLOE_RETURN_NOT_OK(WriteAll(fd_, path_, scratch_.data(), scratch_.size()));
+  bytes_ += static_cast<int64_t>(scratch_.size());
+  // A very large batch's scratch space is not kept for the next one.
+  if (scratch_.capacity() > (size_t{64} << 20)) std::string().swap(scratch_);
   return Status::OK();
 }
 
@@ -346,13 +499,20 @@ Result<int64_t> SpillWriter::Finish() {
 Result<BatchStreamPtr> OpenSpillFile(const std::string& path, SchemaPtr schema) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::IOError("cannot open spill file {}: {}", path, std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return Status::IOError("cannot stat spill file {}: {}", path, std::strerror(err));
+  }
   char magic[8];
   ssize_t k = ::read(fd, magic, 8);
   if (k != 8 || std::memcmp(magic, kMagic, 8) != 0) {
     ::close(fd);
     return Status::Corrupt("spill file {}: bad magic at offset 0", path);
   }
-  return std::make_unique<SpillReader>(path, std::move(schema), fd, 8);
+  return std::make_unique<SpillReader>(path, std::move(schema), fd, 8,
+                                       static_cast<int64_t>(st.st_size));
 }
 
 std::string NewSpillPath(const std::string& directory, const std::string& prefix) {

@@ -1,19 +1,55 @@
 #pragma once
 
-// Spill files: record batches written to local disk and read back in order, in floe's
-// own simple format (per batch: row count, then each array's buffers with their lengths;
-// checked on read). Files live in the query's spill directory and are removed by their
-// owner.
+// Record batches as bytes, and spill files made of them.
+//
+// The batch block format is floe's own, shared by spill files (batches written to local
+// disk and read back in order) and by the distributed exchange (batches sent between
+// ranks). An encoded batch is a u64 block length L (a multiple of 8) followed by the L
+// bytes of the block: u64 row count, then each column (recursively): u8 type id, u64
+// length, u64 null count, padding to 8 bytes, the validity bitmap when the null count is
+// > 0, the value buffers (bitmaps and offsets rebased to start at 0), then the children.
+// Every buffer is preceded by its u64 byte length and padded to 8 bytes so that values
+// read back are aligned. Integers are little-endian (the host order of every platform
+// floe builds on). Decoding checks every length against the bytes that remain and the
+// schema it is given, so damaged bytes are kCorrupt, never a crash or an allocation sized
+// by an unchecked length field.
+//
+// A spill file is "FLOESPL1", then encoded batches, then a u64 0. Files live in the
+// query's spill directory and are removed by their owner.
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "floe/batch/array.h"
+#include "floe/batch/buffer.h"
 #include "floe/common/result.h"
 #include "floe/exec/execution_plan.h"
 
 namespace floe::exec {
+
+/// Appends `batch` as one encoded batch (length-prefixed block) to `out`. Every type the
+/// engine has is encoded, sliced arrays included (only the sliced values are written).
+/// kInvalidArgument for an array whose buffers do not hold its values.
+Status AppendEncodedBatch(const RecordBatch& batch, std::string* out);
+
+/// Decodes `bytes`, which must hold exactly one encoded batch, into a batch of `schema`.
+/// The batch's buffers are a copy of `bytes`. kCorrupt "<where>: <what> at offset N" when
+/// the bytes do not parse against `schema` (N counts from the start of `bytes`).
+Result<RecordBatchPtr> DecodeBatch(std::string_view bytes, const SchemaPtr& schema,
+                                   const std::string& where);
+
+/// Decodes consecutive encoded batches filling all of `bytes` (none when it is empty).
+/// Errors as DecodeBatch.
+Result<std::vector<RecordBatchPtr>> DecodeBatches(std::string_view bytes, const SchemaPtr& schema,
+                                                  const std::string& where);
+
+/// As above without copying: the batches' buffers are slices of `bytes` (which is
+/// copied only when its memory is not 8-byte aligned).
+Result<std::vector<RecordBatchPtr>> DecodeBatches(const BufferPtr& bytes, const SchemaPtr& schema,
+                                                  const std::string& where);
 
 class SpillWriter {
  public:
@@ -33,6 +69,7 @@ class SpillWriter {
   SchemaPtr schema_;
   int fd_;
   int64_t bytes_ = 0;
+  std::string scratch_;
 };
 
 /// Reads a finished spill file back, batch by batch. kCorrupt naming the file and
