@@ -72,6 +72,20 @@ add_library(floe_dep_snappy INTERFACE)
 target_include_directories(floe_dep_snappy INTERFACE ${SNAPPY_INCLUDE_DIR})
 target_link_libraries(floe_dep_snappy INTERFACE ${SNAPPY_LIBRARY})
 
+# The plan codec's wire format (libprotobuf-dev, protobuf-compiler): messages compiled
+# from src/floe/codec/*.proto at build time.
+find_package(Protobuf REQUIRED)
+floe_prefer_static(FLOE_PROTOBUF_STATIC protobuf "")
+if(NOT FLOE_PROTOBUF_STATIC STREQUAL "protobuf")
+  set_target_properties(protobuf::libprotobuf PROPERTIES
+    IMPORTED_LOCATION ${FLOE_PROTOBUF_STATIC}
+    IMPORTED_LOCATION_RELEASE ${FLOE_PROTOBUF_STATIC}
+    IMPORTED_LOCATION_NOCONFIG ${FLOE_PROTOBUF_STATIC})
+endif()
+
+# Distributed execution (libopenmpi-dev, openmpi-bin); only src/floe/dist includes mpi.h.
+find_package(MPI REQUIRED COMPONENTS C)
+
 if(FLOE_BUILD_TESTS)
   find_package(GTest REQUIRED)       # libgtest-dev, libgmock-dev
 endif()

@@ -10,6 +10,10 @@
 
 namespace floe::exec {
 
+Status ExecutionPlan::Encode(codec::PlanEncoder&) const {
+  return Status::NotSupported("plan node {} has no codec", name());
+}
+
 namespace {
 
 bool SameSource(const expr::PhysicalExprPtr& a, const expr::PhysicalExprPtr& b) {

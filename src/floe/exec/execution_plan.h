@@ -26,6 +26,11 @@
 #include "floe/exec/session_config.h"
 #include "floe/expr/physical_expr.h"
 
+namespace floe::codec {
+class PlanEncoder;
+class PlanDecoder;
+}  // namespace floe::codec
+
 namespace floe::exec {
 
 class ExecutionPlan;
@@ -141,6 +146,11 @@ class ExecutionPlan : public std::enable_shared_from_this<ExecutionPlan> {
 
   /// One line for EXPLAIN, without the children: "FilterExec: l_quantity < 24".
   virtual std::string ToString() const = 0;
+
+  /// Writes exactly the parts this node's Make takes, for another process to rebuild it
+  /// (plan_codec.h; the children travel separately). The default is kNotSupported: a
+  /// node type without a codec cannot leave its process.
+  virtual Status Encode(codec::PlanEncoder& out) const;
 
   const SchemaPtr& schema() const { return properties().schema; }
   int partition_count() const { return properties().partitioning.partition_count(); }

@@ -39,6 +39,8 @@ class GenerateSeriesExec final : public ExecutionPlan {
                                         IntervalStep step);
 
   std::string_view name() const override { return kName; }
+  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
+  static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {}; }
   Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;

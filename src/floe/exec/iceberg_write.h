@@ -137,6 +137,8 @@ class IcebergWriteExec final : public ExecutionPlan {
   static Result<PlanPtr> Make(IcebergWriteTargetPtr target, PlanPtr input);
 
   std::string_view name() const override { return kName; }
+  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_iceberg.cc
+  static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {input_}; }
   Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;
@@ -172,6 +174,8 @@ class IcebergCommitExec final : public ExecutionPlan {
   static Result<PlanPtr> Make(IcebergWriteTargetPtr target, PlanPtr input);
 
   std::string_view name() const override { return kName; }
+  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_iceberg.cc
+  static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {input_}; }
   Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;

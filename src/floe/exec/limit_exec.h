@@ -21,6 +21,8 @@ class LimitExec final : public ExecutionPlan {
                               bool global);
 
   std::string_view name() const override { return kName; }
+  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
+  static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {input_}; }
   Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;

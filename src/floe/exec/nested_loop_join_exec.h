@@ -21,6 +21,8 @@ class NestedLoopJoinExec final : public ExecutionPlan {
                               expr::PhysicalExprPtr filter);
 
   std::string_view name() const override { return kName; }
+  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
+  static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {left_, right_}; }
   Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;

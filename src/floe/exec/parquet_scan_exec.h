@@ -70,6 +70,8 @@ class ParquetScanExec final : public ExecutionPlan {
                               std::optional<int64_t> limit);
 
   std::string_view name() const override { return kName; }
+  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_iceberg.cc
+  static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {}; }
   Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;

@@ -32,6 +32,8 @@ class ShuffleWriterExec final : public ExecutionPlan {
   static Result<PlanPtr> Make(PlanPtr input, int stage_id, Partitioning output);
 
   std::string_view name() const override { return kName; }
+  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
+  static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {input_}; }
   Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;
@@ -61,6 +63,8 @@ class ShuffleReaderExec final : public ExecutionPlan {
                               Ordering ordering = {});
 
   std::string_view name() const override { return kName; }
+  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
+  static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {}; }
   Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;

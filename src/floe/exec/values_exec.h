@@ -16,6 +16,8 @@ class ValuesExec final : public ExecutionPlan {
   static Result<PlanPtr> Make(SchemaPtr schema, std::vector<RecordBatchPtr> batches);
 
   std::string_view name() const override { return kName; }
+  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
+  static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {}; }
   Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;
@@ -40,6 +42,8 @@ class EmptyExec final : public ExecutionPlan {
   static Result<PlanPtr> Make(SchemaPtr schema, int partitions);
 
   std::string_view name() const override { return kName; }
+  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
+  static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {}; }
   Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;

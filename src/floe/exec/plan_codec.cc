@@ -1,0 +1,212 @@
+#include "floe/exec/plan_codec.h"
+
+#include <mutex>
+#include <utility>
+
+#include "floe/codec/value_codec.h"
+
+namespace floe::exec {
+
+Status PlanCodecRegistry::Register(std::string name, uint32_t version, PlanDecodeFn decode) {
+  PlanCodecEntry entry{name, version, decode};
+  if (!entries_.emplace(std::move(name), std::move(entry)).second) {
+    return Status::Invalid("plan node type \"{}\" is registered twice", entry.name);
+  }
+  return Status::OK();
+}
+
+const PlanCodecEntry* PlanCodecRegistry::Find(std::string_view name) const {
+  auto it = entries_.find(name);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> PlanCodecRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, entry] : entries_) out.push_back(name);
+  return out;
+}
+
+const PlanCodecRegistry& BuiltinPlanCodecs() {
+  static const PlanCodecRegistry* registry = [] {
+    auto* r = new PlanCodecRegistry();
+    RegisterBuiltinPlanCodecs(r);
+    return r;
+  }();
+  return *registry;
+}
+
+Result<codec::proto::PlanNode> EncodePlan(const ExecutionPlan& plan,
+                                          const PlanCodecRegistry& registry) {
+  const PlanCodecEntry* entry = registry.Find(plan.name());
+  if (entry == nullptr) {
+    return Status::NotSupported("plan node {} has no registered codec", plan.name());
+  }
+  codec::proto::PlanNode out;
+  out.set_name(entry->name);
+  out.set_version(entry->version);
+  codec::PlanEncoder encoder;
+  Status encoded = plan.Encode(encoder);
+  if (!encoded.ok()) return encoded.WithPrefix(fmt::format("encoding {}: ", plan.name()));
+  out.set_payload(std::move(encoder.payload()));
+  for (const PlanPtr& child : plan.children()) {
+    FLOE_ASSIGN_OR_RAISE(codec::proto::PlanNode c, EncodePlan(*child, registry));
+    *out.add_children() = std::move(c);
+  }
+  return out;
+}
+
+namespace {
+
+// Plans deeper than this are refused: the planner never builds one, and a hostile
+// envelope must not recurse without bound.
+constexpr int kMaxPlanDepth = 256;
+
+Result<PlanPtr> DecodePlanAt(const codec::proto::PlanNode& message,
+                             const PlanCodecRegistry& registry, int depth) {
+  if (depth > kMaxPlanDepth) {
+    return Status::Corrupt("plan nested deeper than {} nodes", kMaxPlanDepth);
+  }
+  const PlanCodecEntry* entry = registry.Find(message.name());
+  if (entry == nullptr) {
+    return Status::NotSupported("unknown plan node type \"{}\"", message.name());
+  }
+  if (message.version() != entry->version) {
+    return Status::NotSupported("plan node {} has codec version {}; this floe reads version {}",
+                                message.name(), message.version(), entry->version);
+  }
+  std::vector<PlanPtr> children;
+  children.reserve(static_cast<size_t>(message.children_size()));
+  for (const codec::proto::PlanNode& child : message.children()) {
+    FLOE_ASSIGN_OR_RAISE(PlanPtr c, DecodePlanAt(child, registry, depth + 1));
+    children.push_back(std::move(c));
+  }
+  codec::DecodeContext context{&registry.exprs()};
+  codec::PlanDecoder decoder(entry->name, message.payload(), context);
+  Result<PlanPtr> plan = entry->decode(decoder, std::move(children));
+  if (!plan.ok()) {
+    // Make's own errors (a child of the wrong shape, a bad part) are reported as a
+    // corrupt plan: the sender's planner would never have built such a node.
+    const Status& s = plan.status();
+    if (s.code() == StatusCode::kCorrupt || s.code() == StatusCode::kNotSupported) return s;
+    return Status::Corrupt("plan node {}: {}", entry->name, s.message());
+  }
+  return plan;
+}
+
+}  // namespace
+
+Result<PlanPtr> DecodePlan(const codec::proto::PlanNode& message,
+                           const PlanCodecRegistry& registry) {
+  return DecodePlanAt(message, registry, 0);
+}
+
+Result<std::string> EncodePlanBytes(const ExecutionPlan& plan, const PlanCodecRegistry& registry) {
+  FLOE_ASSIGN_OR_RAISE(codec::proto::PlanNode message, EncodePlan(plan, registry));
+  std::string bytes;
+  if (!message.SerializeToString(&bytes)) {
+    return Status::Internal("cannot serialize the plan of {}", plan.name());
+  }
+  return bytes;
+}
+
+Result<PlanPtr> DecodePlanBytes(std::string_view bytes, const PlanCodecRegistry& registry) {
+  codec::proto::PlanNode message;
+  if (!message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return Status::Corrupt("{} bytes are not an encoded plan", bytes.size());
+  }
+  return DecodePlan(message, registry);
+}
+
+Result<PlanPtr> RoundTripPlan(const PlanPtr& plan, const PlanCodecRegistry& registry) {
+  FLOE_ASSIGN_OR_RAISE(std::string bytes, EncodePlanBytes(*plan, registry));
+  FLOE_ASSIGN_OR_RAISE(PlanPtr decoded, DecodePlanBytes(bytes, registry));
+  FLOE_ASSIGN_OR_RAISE(std::string again, EncodePlanBytes(*decoded, registry));
+  if (again != bytes) {
+    return Status::Internal("plan codec round trip changed the encoding of:\n{}",
+                            PlanToString(*plan));
+  }
+  std::string before = PlanToString(*plan);
+  std::string after = PlanToString(*decoded);
+  if (before != after) {
+    return Status::Internal("plan codec round trip changed the plan:\n{}\nbecame\n{}", before,
+                            after);
+  }
+  return decoded;
+}
+
+Status EncodePhysicalExprs(const std::vector<expr::PhysicalExprPtr>& exprs,
+                           google::protobuf::RepeatedPtrField<codec::proto::PhysicalExpr>* out) {
+  for (const expr::PhysicalExprPtr& e : exprs) {
+    FLOE_RETURN_NOT_OK(codec::EncodePhysicalExpr(*e, out->Add()));
+  }
+  return Status::OK();
+}
+
+Status EncodePartitioning(const Partitioning& partitioning, codec::proto::Partitioning* out) {
+  switch (partitioning.kind()) {
+    case Partitioning::Kind::kSingle:
+      out->set_kind(codec::proto::Partitioning::SINGLE);
+      break;
+    case Partitioning::Kind::kHash:
+      out->set_kind(codec::proto::Partitioning::HASH);
+      break;
+    case Partitioning::Kind::kRoundRobin:
+      out->set_kind(codec::proto::Partitioning::ROUND_ROBIN);
+      break;
+    case Partitioning::Kind::kUnknown:
+      out->set_kind(codec::proto::Partitioning::UNKNOWN);
+      break;
+  }
+  out->set_partition_count(partitioning.partition_count());
+  return EncodePhysicalExprs(partitioning.exprs(), out->mutable_exprs());
+}
+
+Result<Partitioning> DecodePartitioning(const codec::proto::Partitioning& message,
+                                        const SchemaPtr& schema, codec::PlanDecoder& in) {
+  const int n = message.partition_count();
+  if (n < 1) return in.Corrupt(fmt::format("a partitioning of {} partitions", n));
+  if (message.kind() != codec::proto::Partitioning::HASH && message.exprs_size() > 0) {
+    return in.Corrupt("a partitioning with expressions that is not a hash partitioning");
+  }
+  switch (message.kind()) {
+    case codec::proto::Partitioning::SINGLE:
+      if (n != 1) return in.Corrupt(fmt::format("a single partitioning of {} partitions", n));
+      return Partitioning::Single();
+    case codec::proto::Partitioning::HASH: {
+      FLOE_ASSIGN_OR_RAISE(auto exprs, in.Exprs(message.exprs(), schema));
+      return Partitioning::Hash(std::move(exprs), n);
+    }
+    case codec::proto::Partitioning::ROUND_ROBIN:
+      return Partitioning::RoundRobin(n);
+    case codec::proto::Partitioning::UNKNOWN:
+      return Partitioning::Unknown(n);
+    default:
+      break;
+  }
+  return in.Corrupt(fmt::format("unknown partitioning kind {}", static_cast<int>(message.kind())));
+}
+
+Status EncodeOrdering(const Ordering& ordering,
+                      google::protobuf::RepeatedPtrField<codec::proto::SortExpr>* out) {
+  for (const PhysicalSortExpr& key : ordering) {
+    codec::proto::SortExpr* m = out->Add();
+    FLOE_RETURN_NOT_OK(codec::EncodePhysicalExpr(*key.expr, m->mutable_expr()));
+    m->set_descending(key.descending);
+    m->set_nulls_first(key.nulls_first);
+  }
+  return Status::OK();
+}
+
+Result<Ordering> DecodeOrdering(
+    const google::protobuf::RepeatedPtrField<codec::proto::SortExpr>& message,
+    const SchemaPtr& schema, codec::PlanDecoder& in) {
+  Ordering out;
+  out.reserve(static_cast<size_t>(message.size()));
+  for (const codec::proto::SortExpr& m : message) {
+    FLOE_ASSIGN_OR_RAISE(expr::PhysicalExprPtr e, in.Expr(m.expr(), schema));
+    out.push_back(PhysicalSortExpr{std::move(e), m.descending(), m.nulls_first()});
+  }
+  return out;
+}
+
+}  // namespace floe::exec

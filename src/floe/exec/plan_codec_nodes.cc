@@ -1,0 +1,674 @@
+// Codecs of the engine's plan nodes (plan_codec.h): each Encode writes exactly the parts
+// its Make takes, each Decode parses them and calls Make.
+
+#include <utility>
+
+#include "floe/codec/value_codec.h"
+#include "floe/common/logging.h"
+#include "floe/exec/aggregate_exec.h"
+#include "floe/exec/coalesce_partitions_exec.h"
+#include "floe/exec/filter_exec.h"
+#include "floe/exec/generate_series.h"
+#include "floe/exec/hash_join_exec.h"
+#include "floe/exec/iceberg_write.h"
+#include "floe/exec/limit_exec.h"
+#include "floe/exec/nested_loop_join_exec.h"
+#include "floe/exec/physical_planner.h"
+#include "floe/exec/plan_codec.h"
+#include "floe/exec/projection_exec.h"
+#include "floe/exec/repartition_exec.h"
+#include "floe/exec/shuffle_exec.h"
+#include "floe/exec/sort_exec.h"
+#include "floe/exec/sort_preserving_merge_exec.h"
+#include "floe/exec/spill.h"
+#include "floe/exec/union_exec.h"
+#include "floe/exec/values_exec.h"
+#include "floe/exec/window_exec.h"
+#include "floe/expr/function_registry.h"
+
+namespace floe::exec {
+
+namespace pb = codec::proto;
+
+namespace {
+
+Status ExpectChildren(const codec::PlanDecoder& in, const std::vector<PlanPtr>& children,
+                      size_t n) {
+  if (children.size() != n) {
+    return in.Corrupt(fmt::format("{} children where {} are expected", children.size(), n));
+  }
+  return Status::OK();
+}
+
+Result<SchemaPtr> ReadSchema(const codec::PlanDecoder& in, const pb::Schema& message) {
+  Result<SchemaPtr> schema = codec::DecodeSchema(message);
+  if (!schema.ok()) return in.Annotate(schema.status());
+  return schema;
+}
+
+Result<TypePtr> ReadType(const codec::PlanDecoder& in, const pb::DataType& message) {
+  Result<TypePtr> type = codec::DecodeType(message);
+  if (!type.ok()) return in.Annotate(type.status());
+  return type;
+}
+
+template <typename Message>
+std::optional<int64_t> DecodeFetch(const Message& message) {
+  if (!message.has_fetch()) return std::nullopt;
+  return message.fetch().value();
+}
+
+// The rows a join's filter sees: the left columns, then the right ones.
+SchemaPtr JoinedSchema(const Schema& left, const Schema& right) {
+  std::vector<Field> fields = left.fields();
+  fields.insert(fields.end(), right.fields().begin(), right.fields().end());
+  return std::make_shared<const Schema>(std::move(fields));
+}
+
+Result<pb::JoinType> EncodeJoinType(plan::JoinType type) {
+  switch (type) {
+    case plan::JoinType::kInner:
+      return pb::INNER;
+    case plan::JoinType::kLeft:
+      return pb::LEFT;
+    case plan::JoinType::kRight:
+      return pb::RIGHT;
+    case plan::JoinType::kFull:
+      return pb::FULL;
+    case plan::JoinType::kSemi:
+      return pb::SEMI;
+    case plan::JoinType::kAnti:
+      return pb::ANTI;
+    case plan::JoinType::kMark:
+      return pb::MARK;
+  }
+  return Status::Internal("join type {} has no codec", static_cast<int>(type));
+}
+
+Result<plan::JoinType> DecodeJoinType(const codec::PlanDecoder& in, pb::JoinType type) {
+  switch (type) {
+    case pb::INNER:
+      return plan::JoinType::kInner;
+    case pb::LEFT:
+      return plan::JoinType::kLeft;
+    case pb::RIGHT:
+      return plan::JoinType::kRight;
+    case pb::FULL:
+      return plan::JoinType::kFull;
+    case pb::SEMI:
+      return plan::JoinType::kSemi;
+    case pb::ANTI:
+      return plan::JoinType::kAnti;
+    case pb::MARK:
+      return plan::JoinType::kMark;
+    default:
+      break;
+  }
+  return in.Corrupt(fmt::format("unknown join type {}", static_cast<int>(type)));
+}
+
+Status EncodeAggregateFunction(const expr::ResolvedAggregate& f, pb::ResolvedAggregate* out) {
+  out->set_name(f.name);
+  for (const TypePtr& t : f.arg_types) codec::EncodeType(*t, out->add_arg_types());
+  out->set_distinct(f.distinct);
+  if (f.return_type == nullptr) return Status::Internal("aggregate {} has no type", f.name);
+  codec::EncodeType(*f.return_type, out->mutable_return_type());
+  return Status::OK();
+}
+
+// Resolves the aggregate again from its name, argument types and DISTINCT, and checks
+// that it still returns what the sender resolved.
+Result<expr::ResolvedAggregate> DecodeAggregateFunction(const codec::PlanDecoder& in,
+                                                        const pb::ResolvedAggregate& message) {
+  std::vector<TypePtr> arg_types;
+  for (const pb::DataType& t : message.arg_types()) {
+    FLOE_ASSIGN_OR_RAISE(TypePtr type, ReadType(in, t));
+    arg_types.push_back(std::move(type));
+  }
+  Result<expr::ResolvedAggregate> resolved =
+      expr::ResolveAggregate(message.name(), arg_types, message.distinct());
+  if (!resolved.ok()) return in.Corrupt(resolved.status().message());
+  FLOE_ASSIGN_OR_RAISE(TypePtr return_type, ReadType(in, message.return_type()));
+  if (!resolved->return_type->Equals(*return_type)) {
+    return in.Corrupt(fmt::format("aggregate {} returns {} here, {} in the plan", message.name(),
+                                  resolved->return_type->ToString(), return_type->ToString()));
+  }
+  return resolved;
+}
+
+template <typename Node>
+void RegisterNode(PlanCodecRegistry* registry) {
+  Status s = registry->Register(std::string(Node::kName), 1, &Node::Decode);
+  FLOE_CHECK(s.ok(), s.ToString());
+}
+
+}  // namespace
+
+void RegisterBuiltinPlanCodecs(PlanCodecRegistry* registry) {
+  RegisterNode<FilterExec>(registry);
+  RegisterNode<ProjectionExec>(registry);
+  RegisterNode<LimitExec>(registry);
+  RegisterNode<CoalescePartitionsExec>(registry);
+  RegisterNode<RepartitionExec>(registry);
+  RegisterNode<UnionExec>(registry);
+  RegisterNode<MaxOneRowExec>(registry);
+  RegisterNode<SortExec>(registry);
+  RegisterNode<SortPreservingMergeExec>(registry);
+  RegisterNode<ValuesExec>(registry);
+  RegisterNode<EmptyExec>(registry);
+  RegisterNode<GenerateSeriesExec>(registry);
+  RegisterNode<ShuffleWriterExec>(registry);
+  RegisterNode<ShuffleReaderExec>(registry);
+  RegisterNode<HashAggregateExec>(registry);
+  RegisterNode<HashJoinExec>(registry);
+  RegisterNode<NestedLoopJoinExec>(registry);
+  RegisterNode<WindowExec>(registry);
+  RegisterIcebergPlanCodecs(registry);
+}
+
+// FilterExec
+
+Status FilterExec::Encode(codec::PlanEncoder& out) const {
+  pb::FilterNode m;
+  FLOE_RETURN_NOT_OK(codec::EncodePhysicalExpr(*predicate_, m.mutable_predicate()));
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> FilterExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  pb::FilterNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(auto predicate, in.Expr(m.predicate(), children[0]->schema()));
+  return Make(std::move(predicate), std::move(children[0]));
+}
+
+// ProjectionExec
+
+Status ProjectionExec::Encode(codec::PlanEncoder& out) const {
+  pb::ProjectionNode m;
+  FLOE_RETURN_NOT_OK(EncodePhysicalExprs(exprs_, m.mutable_exprs()));
+  for (const std::string& name : names_) m.add_names(name);
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> ProjectionExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  pb::ProjectionNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  if (m.names_size() != m.exprs_size()) {
+    return in.Corrupt(fmt::format("{} names for {} expressions", m.names_size(), m.exprs_size()));
+  }
+  FLOE_ASSIGN_OR_RAISE(auto exprs, in.Exprs(m.exprs(), children[0]->schema()));
+  std::vector<std::string> names(m.names().begin(), m.names().end());
+  return Make(std::move(exprs), std::move(names), std::move(children[0]));
+}
+
+// LimitExec
+
+Status LimitExec::Encode(codec::PlanEncoder& out) const {
+  pb::LimitNode m;
+  m.set_offset(offset_);
+  if (fetch_) m.mutable_fetch()->set_value(*fetch_);
+  m.set_global(global_);
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> LimitExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  pb::LimitNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  if (m.offset() < 0 || (m.has_fetch() && m.fetch().value() < 0)) {
+    return in.Corrupt("a negative offset or fetch");
+  }
+  return Make(std::move(children[0]), m.offset(), DecodeFetch(m), m.global());
+}
+
+// CoalescePartitionsExec, MaxOneRowExec: nothing but their input.
+
+Status CoalescePartitionsExec::Encode(codec::PlanEncoder& out) const {
+  return out.SetPayload(pb::PlanNode());
+}
+
+Result<PlanPtr> CoalescePartitionsExec::Decode(codec::PlanDecoder& in,
+                                               std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  return Make(std::move(children[0]));
+}
+
+Status MaxOneRowExec::Encode(codec::PlanEncoder& out) const {
+  return out.SetPayload(pb::PlanNode());
+}
+
+Result<PlanPtr> MaxOneRowExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  return Make(std::move(children[0]));
+}
+
+// RepartitionExec
+
+Status RepartitionExec::Encode(codec::PlanEncoder& out) const {
+  pb::RepartitionNode m;
+  FLOE_RETURN_NOT_OK(EncodePartitioning(properties_.partitioning, m.mutable_partitioning()));
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> RepartitionExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  pb::RepartitionNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(Partitioning partitioning,
+                       DecodePartitioning(m.partitioning(), children[0]->schema(), in));
+  return Make(std::move(children[0]), std::move(partitioning));
+}
+
+// UnionExec
+
+Status UnionExec::Encode(codec::PlanEncoder& out) const { return out.SetPayload(pb::PlanNode()); }
+
+Result<PlanPtr> UnionExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  if (children.empty()) return in.Corrupt("no children");
+  return Make(std::move(children));
+}
+
+// SortExec, SortPreservingMergeExec
+
+Status SortExec::Encode(codec::PlanEncoder& out) const {
+  pb::SortNode m;
+  FLOE_RETURN_NOT_OK(EncodeOrdering(keys_, m.mutable_keys()));
+  if (fetch_) m.mutable_fetch()->set_value(*fetch_);
+  m.set_preserve_partitioning(preserve_partitioning_);
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> SortExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  pb::SortNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(Ordering keys, DecodeOrdering(m.keys(), children[0]->schema(), in));
+  if (m.has_fetch() && m.fetch().value() < 0) return in.Corrupt("a negative fetch");
+  return Make(std::move(keys), std::move(children[0]), DecodeFetch(m), m.preserve_partitioning());
+}
+
+Status SortPreservingMergeExec::Encode(codec::PlanEncoder& out) const {
+  pb::SortPreservingMergeNode m;
+  FLOE_RETURN_NOT_OK(EncodeOrdering(keys_, m.mutable_keys()));
+  if (fetch_) m.mutable_fetch()->set_value(*fetch_);
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> SortPreservingMergeExec::Decode(codec::PlanDecoder& in,
+                                                std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  pb::SortPreservingMergeNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(Ordering keys, DecodeOrdering(m.keys(), children[0]->schema(), in));
+  if (m.has_fetch() && m.fetch().value() < 0) return in.Corrupt("a negative fetch");
+  return Make(std::move(keys), std::move(children[0]), DecodeFetch(m));
+}
+
+// ValuesExec: the rows travel in the exchange's batch encoding.
+
+Status ValuesExec::Encode(codec::PlanEncoder& out) const {
+  pb::ValuesNode m;
+  codec::EncodeSchema(*properties_.schema, m.mutable_schema());
+  for (const RecordBatchPtr& batch : batches_) {
+    FLOE_RETURN_NOT_OK(AppendEncodedBatch(*batch, m.add_batches()));
+  }
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> ValuesExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 0));
+  pb::ValuesNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(SchemaPtr schema, ReadSchema(in, m.schema()));
+  std::vector<RecordBatchPtr> batches;
+  for (int i = 0; i < m.batches_size(); ++i) {
+    FLOE_ASSIGN_OR_RAISE(
+        RecordBatchPtr batch,
+        DecodeBatch(m.batches(i), schema, fmt::format("plan node ValuesExec: batch {}", i)));
+    batches.push_back(std::move(batch));
+  }
+  return Make(std::move(schema), std::move(batches));
+}
+
+// EmptyExec
+
+Status EmptyExec::Encode(codec::PlanEncoder& out) const {
+  pb::EmptyNode m;
+  codec::EncodeSchema(*properties_.schema, m.mutable_schema());
+  m.set_partitions(properties_.partitioning.partition_count());
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> EmptyExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 0));
+  pb::EmptyNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(SchemaPtr schema, ReadSchema(in, m.schema()));
+  return Make(std::move(schema), m.partitions());
+}
+
+// GenerateSeriesExec
+
+Status GenerateSeriesExec::Encode(codec::PlanEncoder& out) const {
+  pb::GenerateSeriesNode m;
+  m.set_start(start_);
+  m.set_stop(stop_);
+  if (timestamp_) {
+    codec::EncodeType(*properties_.schema->field(0).type(), m.mutable_timestamp_type());
+    m.set_interval_months(interval_.months);
+    m.set_interval_days(interval_.days);
+    m.set_interval_micros(interval_.micros);
+  } else {
+    m.set_step(step_);
+    m.set_partitions(properties_.partitioning.partition_count());
+  }
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> GenerateSeriesExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 0));
+  pb::GenerateSeriesNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  if (m.has_timestamp_type()) {
+    FLOE_ASSIGN_OR_RAISE(TypePtr type, ReadType(in, m.timestamp_type()));
+    if (type->id() != TypeId::kTimestamp && type->id() != TypeId::kTimestampTz) {
+      return in.Corrupt(fmt::format("a series of {}", type->ToString()));
+    }
+    return MakeTimestamps(
+        std::move(type), m.start(), m.stop(),
+        IntervalStep{m.interval_months(), m.interval_days(), m.interval_micros()});
+  }
+  return Make(m.start(), m.stop(), m.step(), m.partitions());
+}
+
+// ShuffleWriterExec, ShuffleReaderExec
+
+Status ShuffleWriterExec::Encode(codec::PlanEncoder& out) const {
+  pb::ShuffleWriterNode m;
+  m.set_stage_id(stage_id_);
+  FLOE_RETURN_NOT_OK(EncodePartitioning(output_, m.mutable_output()));
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> ShuffleWriterExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  pb::ShuffleWriterNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(Partitioning output,
+                       DecodePartitioning(m.output(), children[0]->schema(), in));
+  return Make(std::move(children[0]), m.stage_id(), std::move(output));
+}
+
+Status ShuffleReaderExec::Encode(codec::PlanEncoder& out) const {
+  pb::ShuffleReaderNode m;
+  m.set_stage_id(stage_id_);
+  codec::EncodeSchema(*properties_.schema, m.mutable_schema());
+  FLOE_RETURN_NOT_OK(EncodePartitioning(properties_.partitioning, m.mutable_partitioning()));
+  FLOE_RETURN_NOT_OK(EncodeOrdering(properties_.ordering, m.mutable_ordering()));
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> ShuffleReaderExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 0));
+  pb::ShuffleReaderNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(SchemaPtr schema, ReadSchema(in, m.schema()));
+  FLOE_ASSIGN_OR_RAISE(Partitioning partitioning, DecodePartitioning(m.partitioning(), schema, in));
+  FLOE_ASSIGN_OR_RAISE(Ordering ordering, DecodeOrdering(m.ordering(), schema, in));
+  return Make(m.stage_id(), std::move(schema), std::move(partitioning), std::move(ordering));
+}
+
+// HashAggregateExec
+
+Status HashAggregateExec::Encode(codec::PlanEncoder& out) const {
+  pb::HashAggregateNode m;
+  switch (mode_) {
+    case AggregateMode::kPartial:
+      m.set_mode(pb::HashAggregateNode::PARTIAL);
+      break;
+    case AggregateMode::kFinal:
+      m.set_mode(pb::HashAggregateNode::FINAL);
+      break;
+    case AggregateMode::kSingle:
+      m.set_mode(pb::HashAggregateNode::SINGLE);
+      break;
+  }
+  FLOE_RETURN_NOT_OK(EncodePhysicalExprs(group_exprs_, m.mutable_group_exprs()));
+  for (const std::string& name : group_names_) m.add_group_names(name);
+  for (const AggregateExprSpec& a : aggregates_) {
+    pb::AggregateExpr* am = m.add_aggregates();
+    FLOE_RETURN_NOT_OK(EncodeAggregateFunction(a.function, am->mutable_function()));
+    FLOE_RETURN_NOT_OK(EncodePhysicalExprs(a.args, am->mutable_args()));
+    if (a.filter) FLOE_RETURN_NOT_OK(codec::EncodePhysicalExpr(*a.filter, am->mutable_filter()));
+    am->set_name(a.name);
+  }
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> HashAggregateExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  pb::HashAggregateNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  AggregateMode mode;
+  switch (m.mode()) {
+    case pb::HashAggregateNode::PARTIAL:
+      mode = AggregateMode::kPartial;
+      break;
+    case pb::HashAggregateNode::FINAL:
+      mode = AggregateMode::kFinal;
+      break;
+    case pb::HashAggregateNode::SINGLE:
+      mode = AggregateMode::kSingle;
+      break;
+    default:
+      return in.Corrupt(fmt::format("unknown aggregate mode {}", static_cast<int>(m.mode())));
+  }
+  const SchemaPtr& input = children[0]->schema();
+  FLOE_ASSIGN_OR_RAISE(auto group_exprs, in.Exprs(m.group_exprs(), input));
+  std::vector<std::string> group_names(m.group_names().begin(), m.group_names().end());
+  std::vector<AggregateExprSpec> aggregates;
+  for (const pb::AggregateExpr& am : m.aggregates()) {
+    AggregateExprSpec spec;
+    FLOE_ASSIGN_OR_RAISE(spec.function, DecodeAggregateFunction(in, am.function()));
+    FLOE_ASSIGN_OR_RAISE(spec.args, in.Exprs(am.args(), input));
+    if (am.has_filter()) {
+      FLOE_ASSIGN_OR_RAISE(spec.filter, in.Expr(am.filter(), input));
+    }
+    spec.name = am.name();
+    aggregates.push_back(std::move(spec));
+  }
+  return Make(mode, std::move(group_exprs), std::move(group_names), std::move(aggregates),
+              std::move(children[0]));
+}
+
+// HashJoinExec, NestedLoopJoinExec
+
+Status HashJoinExec::Encode(codec::PlanEncoder& out) const {
+  pb::HashJoinNode m;
+  FLOE_RETURN_NOT_OK(EncodePhysicalExprs(left_keys_, m.mutable_left_keys()));
+  FLOE_RETURN_NOT_OK(EncodePhysicalExprs(right_keys_, m.mutable_right_keys()));
+  FLOE_ASSIGN_OR_RAISE(pb::JoinType type, EncodeJoinType(type_));
+  m.set_type(type);
+  if (filter_) FLOE_RETURN_NOT_OK(codec::EncodePhysicalExpr(*filter_, m.mutable_filter()));
+  for (bool b : null_equals_null_) m.add_null_equals_null(b);
+  m.set_mode(mode_ == JoinMode::kBroadcast ? pb::HashJoinNode::BROADCAST
+                                           : pb::HashJoinNode::PARTITIONED);
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> HashJoinExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 2));
+  pb::HashJoinNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(auto left_keys, in.Exprs(m.left_keys(), children[0]->schema()));
+  FLOE_ASSIGN_OR_RAISE(auto right_keys, in.Exprs(m.right_keys(), children[1]->schema()));
+  FLOE_ASSIGN_OR_RAISE(plan::JoinType type, DecodeJoinType(in, m.type()));
+  expr::PhysicalExprPtr filter;
+  if (m.has_filter()) {
+    FLOE_ASSIGN_OR_RAISE(
+        filter, in.Expr(m.filter(), JoinedSchema(*children[0]->schema(), *children[1]->schema())));
+  }
+  std::vector<bool> null_equals_null(m.null_equals_null().begin(), m.null_equals_null().end());
+  JoinMode mode;
+  switch (m.mode()) {
+    case pb::HashJoinNode::PARTITIONED:
+      mode = JoinMode::kPartitioned;
+      break;
+    case pb::HashJoinNode::BROADCAST:
+      mode = JoinMode::kBroadcast;
+      break;
+    default:
+      return in.Corrupt(fmt::format("unknown join mode {}", static_cast<int>(m.mode())));
+  }
+  return Make(std::move(children[0]), std::move(children[1]), std::move(left_keys),
+              std::move(right_keys), type, std::move(filter), std::move(null_equals_null), mode);
+}
+
+Status NestedLoopJoinExec::Encode(codec::PlanEncoder& out) const {
+  pb::NestedLoopJoinNode m;
+  FLOE_ASSIGN_OR_RAISE(pb::JoinType type, EncodeJoinType(type_));
+  m.set_type(type);
+  if (filter_) FLOE_RETURN_NOT_OK(codec::EncodePhysicalExpr(*filter_, m.mutable_filter()));
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> NestedLoopJoinExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 2));
+  pb::NestedLoopJoinNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(plan::JoinType type, DecodeJoinType(in, m.type()));
+  expr::PhysicalExprPtr filter;
+  if (m.has_filter()) {
+    FLOE_ASSIGN_OR_RAISE(
+        filter, in.Expr(m.filter(), JoinedSchema(*children[0]->schema(), *children[1]->schema())));
+  }
+  return Make(std::move(children[0]), std::move(children[1]), type, std::move(filter));
+}
+
+// WindowExec
+
+namespace {
+
+pb::WindowFrameBound::Kind EncodeBoundKind(plan::WindowFrameBound::Kind kind) {
+  using K = plan::WindowFrameBound::Kind;
+  switch (kind) {
+    case K::kUnboundedPreceding:
+      return pb::WindowFrameBound::UNBOUNDED_PRECEDING;
+    case K::kPreceding:
+      return pb::WindowFrameBound::PRECEDING;
+    case K::kCurrentRow:
+      return pb::WindowFrameBound::CURRENT_ROW;
+    case K::kFollowing:
+      return pb::WindowFrameBound::FOLLOWING;
+    case K::kUnboundedFollowing:
+      return pb::WindowFrameBound::UNBOUNDED_FOLLOWING;
+  }
+  return pb::WindowFrameBound::CURRENT_ROW;
+}
+
+Result<plan::WindowFrameBound> DecodeBound(const codec::PlanDecoder& in,
+                                           const pb::WindowFrameBound& m) {
+  using K = plan::WindowFrameBound::Kind;
+  plan::WindowFrameBound bound;
+  switch (m.kind()) {
+    case pb::WindowFrameBound::UNBOUNDED_PRECEDING:
+      bound.kind = K::kUnboundedPreceding;
+      break;
+    case pb::WindowFrameBound::PRECEDING:
+      bound.kind = K::kPreceding;
+      break;
+    case pb::WindowFrameBound::CURRENT_ROW:
+      bound.kind = K::kCurrentRow;
+      break;
+    case pb::WindowFrameBound::FOLLOWING:
+      bound.kind = K::kFollowing;
+      break;
+    case pb::WindowFrameBound::UNBOUNDED_FOLLOWING:
+      bound.kind = K::kUnboundedFollowing;
+      break;
+    default:
+      return in.Corrupt(fmt::format("unknown window frame bound {}", static_cast<int>(m.kind())));
+  }
+  if (m.offset() < 0) return in.Corrupt("a negative window frame offset");
+  bound.offset = m.offset();
+  return bound;
+}
+
+}  // namespace
+
+Status WindowExec::Encode(codec::PlanEncoder& out) const {
+  pb::WindowNode m;
+  for (const WindowExprSpec& w : windows_) {
+    pb::WindowExpr* wm = m.add_windows();
+    wm->set_function(w.call.function);
+    wm->set_is_aggregate(w.call.is_aggregate);
+    if (w.call.is_aggregate) {
+      FLOE_RETURN_NOT_OK(EncodeAggregateFunction(w.call.aggregate, wm->mutable_aggregate()));
+    }
+    switch (w.call.frame.mode) {
+      case plan::WindowFrame::Mode::kRows:
+        wm->set_frame_mode(pb::WindowExpr::ROWS);
+        break;
+      case plan::WindowFrame::Mode::kRange:
+        wm->set_frame_mode(pb::WindowExpr::RANGE);
+        break;
+      case plan::WindowFrame::Mode::kGroups:
+        wm->set_frame_mode(pb::WindowExpr::GROUPS);
+        break;
+    }
+    wm->mutable_frame_start()->set_kind(EncodeBoundKind(w.call.frame.start.kind));
+    wm->mutable_frame_start()->set_offset(w.call.frame.start.offset);
+    wm->mutable_frame_end()->set_kind(EncodeBoundKind(w.call.frame.end.kind));
+    wm->mutable_frame_end()->set_offset(w.call.frame.end.offset);
+    if (w.call.type == nullptr) return Status::Internal("window {} has no type", w.name);
+    codec::EncodeType(*w.call.type, wm->mutable_type());
+    FLOE_RETURN_NOT_OK(EncodePhysicalExprs(w.args, wm->mutable_args()));
+    FLOE_RETURN_NOT_OK(EncodePhysicalExprs(w.partition_by, wm->mutable_partition_by()));
+    FLOE_RETURN_NOT_OK(EncodeOrdering(w.order_by, wm->mutable_order_by()));
+    wm->set_name(w.name);
+  }
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> WindowExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  pb::WindowNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  const SchemaPtr& input = children[0]->schema();
+  std::vector<WindowExprSpec> windows;
+  for (const pb::WindowExpr& wm : m.windows()) {
+    WindowExprSpec w;
+    w.call.function = wm.function();
+    w.call.is_aggregate = wm.is_aggregate();
+    if (wm.is_aggregate()) {
+      FLOE_ASSIGN_OR_RAISE(w.call.aggregate, DecodeAggregateFunction(in, wm.aggregate()));
+    }
+    switch (wm.frame_mode()) {
+      case pb::WindowExpr::ROWS:
+        w.call.frame.mode = plan::WindowFrame::Mode::kRows;
+        break;
+      case pb::WindowExpr::RANGE:
+        w.call.frame.mode = plan::WindowFrame::Mode::kRange;
+        break;
+      case pb::WindowExpr::GROUPS:
+        w.call.frame.mode = plan::WindowFrame::Mode::kGroups;
+        break;
+      default:
+        return in.Corrupt(
+            fmt::format("unknown window frame mode {}", static_cast<int>(wm.frame_mode())));
+    }
+    FLOE_ASSIGN_OR_RAISE(w.call.frame.start, DecodeBound(in, wm.frame_start()));
+    FLOE_ASSIGN_OR_RAISE(w.call.frame.end, DecodeBound(in, wm.frame_end()));
+    FLOE_ASSIGN_OR_RAISE(w.call.type, ReadType(in, wm.type()));
+    FLOE_ASSIGN_OR_RAISE(w.args, in.Exprs(wm.args(), input));
+    FLOE_ASSIGN_OR_RAISE(w.partition_by, in.Exprs(wm.partition_by(), input));
+    FLOE_ASSIGN_OR_RAISE(w.order_by, DecodeOrdering(wm.order_by(), input, in));
+    w.name = wm.name();
+    windows.push_back(std::move(w));
+  }
+  return Make(std::move(windows), std::move(children[0]));
+}
+
+}  // namespace floe::exec
