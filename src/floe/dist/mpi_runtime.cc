@@ -1,0 +1,331 @@
+#include "floe/dist/mpi_runtime.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstdlib>
+#include <thread>
+
+namespace floe::dist {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Waits between polls: a few yields first (a reply often arrives within microseconds),
+// then sleeps that double up to half a millisecond.
+class Backoff {
+ public:
+  void Wait() {
+    if (spins_ < 16) {
+      ++spins_;
+      std::this_thread::yield();
+      return;
+    }
+    std::this_thread::sleep_for(sleep_);
+    sleep_ = std::min(sleep_ * 2, std::chrono::microseconds{500});
+  }
+
+ private:
+  int spins_ = 0;
+  std::chrono::microseconds sleep_{5};
+};
+
+std::string MpiErrorText(int error) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(error, text, &length) != MPI_SUCCESS) {
+    return "MPI error " + std::to_string(error);
+  }
+  return std::string(text, static_cast<size_t>(length));
+}
+
+Status MpiError(int error, std::string_view what) {
+  return Status::IOError("{} failed: {}", what, MpiErrorText(error));
+}
+
+std::string_view ThreadLevelName(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE:
+      return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED:
+      return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED:
+      return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE:
+      return "MPI_THREAD_MULTIPLE";
+    default:
+      return "an unknown thread level";
+  }
+}
+
+// A datatype of `n` bytes: blocks of `block` bytes, then the rest. Its type signature is
+// n x MPI_BYTE, so it matches any receive of n bytes however that is expressed.
+Result<MPI_Datatype> BytesType(int64_t n, int64_t block) {
+  const int64_t blocks = n / block;
+  const int64_t rest = n % block;
+  if (blocks > INT_MAX) {
+    return Status::Invalid("message of {} bytes is too large for blocks of {} bytes", n, block);
+  }
+  MPI_Datatype block_type;
+  int err = MPI_Type_contiguous(static_cast<int>(block), MPI_BYTE, &block_type);
+  if (err != MPI_SUCCESS) return MpiError(err, "MPI_Type_contiguous");
+  int lengths[2] = {static_cast<int>(blocks), static_cast<int>(rest)};
+  MPI_Aint displacements[2] = {0, static_cast<MPI_Aint>(blocks * block)};
+  MPI_Datatype types[2] = {block_type, MPI_BYTE};
+  MPI_Datatype type;
+  err = MPI_Type_create_struct(rest > 0 ? 2 : 1, lengths, displacements, types, &type);
+  MPI_Type_free(&block_type);
+  if (err != MPI_SUCCESS) return MpiError(err, "MPI_Type_create_struct");
+  err = MPI_Type_commit(&type);
+  if (err != MPI_SUCCESS) {
+    MPI_Type_free(&type);
+    return MpiError(err, "MPI_Type_commit");
+  }
+  return type;
+}
+
+// Polls `request` until it completes or `deadline` passes (kIOError naming `what`).
+Status WaitFor(MPI_Request* request, std::optional<Clock::time_point> deadline,
+               std::string_view what, std::chrono::milliseconds timeout) {
+  Backoff backoff;
+  while (true) {
+    int done = 0;
+    int err = MPI_Test(request, &done, MPI_STATUS_IGNORE);
+    if (err != MPI_SUCCESS) return MpiError(err, what);
+    if (done) return Status::OK();
+    if (deadline && Clock::now() >= *deadline) {
+      return Status::IOError("{} did not complete within {} ms", what, timeout.count());
+    }
+    backoff.Wait();
+  }
+}
+
+std::optional<Clock::time_point> DeadlineOf(std::chrono::milliseconds timeout) {
+  if (timeout.count() < 0) return std::nullopt;
+  return Clock::now() + timeout;
+}
+
+std::atomic<bool> g_initialised{false};
+
+}  // namespace
+
+bool LaunchedUnderMpi() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr;
+}
+
+struct Communicator::State {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::atomic<bool> finalized{false};
+};
+
+Communicator::Communicator(std::unique_ptr<State> state, CommunicatorOptions options)
+    : state_(std::move(state)), options_(options) {}
+
+Result<std::shared_ptr<Communicator>> Communicator::Init(CommunicatorOptions options) {
+  if (!LaunchedUnderMpi()) {
+    return Status::Invalid(
+        "this process was not launched by mpirun (OMPI_COMM_WORLD_SIZE and PMIX_RANK are "
+        "unset): MPI is not initialised");
+  }
+  if (options.block_bytes < 1 || options.block_bytes > INT_MAX || options.max_message_bytes < 0) {
+    return Status::Invalid("bad communicator options: block_bytes {} (1..{}), max_message_bytes {}",
+                           options.block_bytes, INT_MAX, options.max_message_bytes);
+  }
+  if (g_initialised.exchange(true)) {
+    return Status::Invalid("MPI was already initialised by this process");
+  }
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized) return Status::Invalid("MPI was already initialised by this process");
+  int provided = MPI_THREAD_SINGLE;
+  int err = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+  if (err != MPI_SUCCESS) return MpiError(err, "MPI_Init_thread");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (provided < MPI_THREAD_MULTIPLE) {
+    MPI_Finalize();
+    return Status::NotSupported(
+        "MPI provides thread level {}, floe needs MPI_THREAD_MULTIPLE (serving threads and "
+        "task threads call MPI at the same time)",
+        ThreadLevelName(provided));
+  }
+  auto state = std::make_unique<State>();
+  err = MPI_Comm_dup(MPI_COMM_WORLD, &state->comm);
+  if (err != MPI_SUCCESS) {
+    Status st = MpiError(err, "MPI_Comm_dup");
+    MPI_Finalize();
+    return st;
+  }
+  MPI_Comm_set_errhandler(state->comm, MPI_ERRORS_RETURN);
+  std::shared_ptr<Communicator> comm(new Communicator(std::move(state), options));
+  MPI_Comm_rank(comm->state_->comm, &comm->rank_);
+  MPI_Comm_size(comm->state_->comm, &comm->size_);
+  int* tag_ub = nullptr;
+  int flag = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
+  if (flag && tag_ub != nullptr) comm->max_tag_ = *tag_ub;
+  return comm;
+}
+
+Communicator::~Communicator() {
+  Status st = Finalize();
+  (void)st;
+}
+
+Status Communicator::CheckUsable(const char* what) const {
+  if (state_->finalized.load()) return Status::Invalid("{} after MPI was finalized", what);
+  return Status::OK();
+}
+
+Status Communicator::CheckRank(int rank, bool allow_any, const char* what) const {
+  if ((allow_any && rank == kAnySource) || (rank >= 0 && rank < size_)) return Status::OK();
+  return Status::Invalid("{}: rank {} is not in the job's {} ranks", what, rank, size_);
+}
+
+Status Communicator::CheckTag(int tag, bool allow_any, const char* what) const {
+  if ((allow_any && tag == kAnyTag) || (tag >= 0 && tag <= max_tag_)) return Status::OK();
+  return Status::Invalid("{}: tag {} is outside 0..{}", what, tag, max_tag_);
+}
+
+Status Communicator::Send(int dest, int tag, std::string_view bytes) {
+  FLOE_RETURN_NOT_OK(CheckUsable("Send"));
+  FLOE_RETURN_NOT_OK(CheckRank(dest, false, "Send"));
+  FLOE_RETURN_NOT_OK(CheckTag(tag, false, "Send"));
+  const int64_t n = static_cast<int64_t>(bytes.size());
+  MPI_Datatype type = MPI_BYTE;
+  int count = static_cast<int>(n);
+  bool derived = false;
+  if (n > options_.block_bytes) {
+    FLOE_ASSIGN_OR_RAISE(type, BytesType(n, options_.block_bytes));
+    count = 1;
+    derived = true;
+  }
+  MPI_Request request;
+  int err = MPI_Isend(bytes.data(), count, type, dest, tag, state_->comm, &request);
+  // A datatype may be freed once the operations using it are posted.
+  if (derived) MPI_Type_free(&type);
+  const std::string what = fmt::format("MPI send of {} bytes to rank {} (tag {})", n, dest, tag);
+  if (err != MPI_SUCCESS) return MpiError(err, what);
+  return WaitFor(&request, std::nullopt, what, std::chrono::milliseconds{-1});
+}
+
+Result<std::optional<Message>> Communicator::TryReceive(int source, int tag,
+                                                        std::chrono::milliseconds wait,
+                                                        int64_t max_bytes) {
+  FLOE_RETURN_NOT_OK(CheckUsable("Receive"));
+  FLOE_RETURN_NOT_OK(CheckRank(source, true, "Receive"));
+  FLOE_RETURN_NOT_OK(CheckTag(tag, true, "Receive"));
+  const int64_t limit = max_bytes >= 0 ? max_bytes : options_.max_message_bytes;
+  const int mpi_source = source == kAnySource ? MPI_ANY_SOURCE : source;
+  const int mpi_tag = tag == kAnyTag ? MPI_ANY_TAG : tag;
+  const std::optional<Clock::time_point> deadline = DeadlineOf(wait);
+  Backoff backoff;
+  MPI_Message handle;
+  MPI_Status status;
+  while (true) {
+    int found = 0;
+    int err = MPI_Improbe(mpi_source, mpi_tag, state_->comm, &found, &handle, &status);
+    if (err != MPI_SUCCESS) return MpiError(err, "MPI_Improbe");
+    if (found) break;
+    if (deadline && Clock::now() >= *deadline) return std::optional<Message>();
+    backoff.Wait();
+  }
+  MPI_Count count = 0;
+  int err = MPI_Get_elements_x(&status, MPI_BYTE, &count);
+  if (err != MPI_SUCCESS) return MpiError(err, "MPI_Get_elements_x");
+  if (count < 0 || count > limit) {
+    // The matched message must be received to leave the queue: into nothing, which MPI
+    // reports as a truncation.
+    MPI_Mrecv(nullptr, 0, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
+    return Status::Invalid(
+        "message of {} bytes from rank {} (tag {}) exceeds the limit of {} bytes",
+        static_cast<int64_t>(count), status.MPI_SOURCE, status.MPI_TAG, limit);
+  }
+  const int64_t n = static_cast<int64_t>(count);
+  BufferBuilder builder;
+  Status reserved = builder.Reserve(n);
+  if (!reserved.ok()) {
+    MPI_Mrecv(nullptr, 0, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
+    return reserved;
+  }
+  MPI_Datatype type = MPI_BYTE;
+  int type_count = static_cast<int>(n);
+  bool derived = false;
+  if (n > options_.block_bytes) {
+    auto made = BytesType(n, options_.block_bytes);
+    if (!made.ok()) {
+      MPI_Mrecv(nullptr, 0, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
+      return made.status();
+    }
+    type = *made;
+    type_count = 1;
+    derived = true;
+  }
+  err = MPI_Mrecv(builder.mutable_data(), type_count, type, &handle, MPI_STATUS_IGNORE);
+  if (derived) MPI_Type_free(&type);
+  if (err != MPI_SUCCESS) {
+    return MpiError(err, fmt::format("MPI receive of {} bytes from rank {} (tag {})", n,
+                                     status.MPI_SOURCE, status.MPI_TAG));
+  }
+  builder.UnsafeAdvance(n);
+  Message message;
+  message.source = status.MPI_SOURCE;
+  message.tag = status.MPI_TAG;
+  FLOE_ASSIGN_OR_RAISE(message.bytes, builder.Finish());
+  return std::optional<Message>(std::move(message));
+}
+
+Result<Message> Communicator::Receive(int source, int tag, const ReceiveOptions& options) {
+  FLOE_ASSIGN_OR_RAISE(std::optional<Message> message,
+                       TryReceive(source, tag, options.timeout, options.max_bytes));
+  if (!message) {
+    return Status::IOError("no message from {} with {} within {} ms",
+                           source == kAnySource ? "any rank" : "rank " + std::to_string(source),
+                           tag == kAnyTag ? "any tag" : "tag " + std::to_string(tag),
+                           options.timeout.count());
+  }
+  return std::move(*message);
+}
+
+Status Communicator::Barrier(std::chrono::milliseconds timeout) {
+  FLOE_RETURN_NOT_OK(CheckUsable("Barrier"));
+  MPI_Request request;
+  int err = MPI_Ibarrier(state_->comm, &request);
+  if (err != MPI_SUCCESS) return MpiError(err, "MPI_Ibarrier");
+  return WaitFor(&request, DeadlineOf(timeout), "MPI barrier", timeout);
+}
+
+Result<int64_t> Communicator::AllReduceMax(int64_t value, std::chrono::milliseconds timeout) {
+  FLOE_RETURN_NOT_OK(CheckUsable("AllReduceMax"));
+  // On the heap: after a timeout the operation is still pending and keeps using them,
+  // so they are then left allocated.
+  auto values = std::make_unique<int64_t[]>(2);
+  values[0] = value;
+  values[1] = value;
+  MPI_Request request;
+  int err = MPI_Iallreduce(&values[0], &values[1], 1, MPI_INT64_T, MPI_MAX, state_->comm, &request);
+  if (err != MPI_SUCCESS) return MpiError(err, "MPI_Iallreduce");
+  Status st = WaitFor(&request, DeadlineOf(timeout), "MPI all-reduce", timeout);
+  if (!st.ok()) {
+    values.release();
+    return st;
+  }
+  return values[1];
+}
+
+Status Communicator::Finalize() {
+  if (state_->finalized.exchange(true)) return Status::OK();
+  MPI_Comm_free(&state_->comm);
+  int err = MPI_Finalize();
+  if (err != MPI_SUCCESS) return MpiError(err, "MPI_Finalize");
+  return Status::OK();
+}
+
+void Communicator::Abort(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::abort();
+}
+
+}  // namespace floe::dist
