@@ -208,7 +208,17 @@ Status Communicator::Send(int dest, int tag, std::string_view bytes) {
   if (derived) MPI_Type_free(&type);
   const std::string what = fmt::format("MPI send of {} bytes to rank {} (tag {})", n, dest, tag);
   if (err != MPI_SUCCESS) return MpiError(err, what);
-  return WaitFor(&request, std::nullopt, what, std::chrono::milliseconds{-1});
+  // Polled without sleeping: once the receiver has matched a large message, the transfer
+  // moves only while both sides call into MPI (shared-memory copies go fragment by
+  // fragment), so a sleeping sender would stretch it many times over. Yielding leaves
+  // the core to runnable threads meanwhile.
+  while (true) {
+    int done = 0;
+    err = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (err != MPI_SUCCESS) return MpiError(err, what);
+    if (done) return Status::OK();
+    std::this_thread::yield();
+  }
 }
 
 Result<std::optional<Message>> Communicator::TryReceive(int source, int tag,

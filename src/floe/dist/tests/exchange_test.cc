@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -487,6 +489,59 @@ TEST_F(DistExchangeTest, SpilledPiecesAreServedRemotelyAndRemovedEverywhere) {
   }
   EXPECT_EQ(files(), 0);
   EXPECT_TRUE(exchange->LocalInputPartitions(1).empty());
+}
+
+// Not a benchmark (the machine is shared), but it prints the rate at which every rank
+// reads a shuffle of a few tens of megabytes, most of it from the other ranks, with the
+// default chunk size.
+TEST(DistExchangeRate, EveryRankReadsAShuffle) {
+  ExchangeServerOptions options;
+  ASSERT_OK_AND_ASSIGN(auto server, ExchangeServer::Start(comm(), options));
+  ASSERT_OK_AND_ASSIGN(auto exchange, MakeDistributedExchange(server, 77, nullptr, ""));
+  exchange->set_fetch_timeout(kTestTimeout);
+  const int n = comm()->size();
+  const int outputs = 2;
+  ASSERT_OK(exchange->RegisterStage(1, TestSchema(), n, outputs));
+  // 8 batches of 64k rows per piece: about 1.3 MiB per batch.
+  const int64_t rows_per_batch = 65536;
+  for (int output = 0; output < outputs; ++output) {
+    for (int b = 0; b < 8; ++b) {
+      ASSERT_OK(exchange->Write(1, comm()->rank(), output,
+                                BatchOf(Range((output * 8 + b) * rows_per_batch, rows_per_batch))));
+    }
+  }
+  ASSERT_OK(exchange->Finish(1, comm()->rank()));
+  ASSERT_OK(comm()->Barrier(kTestTimeout));
+  std::vector<int> owners;
+  for (int i = 0; i < n; ++i) owners.push_back(i);
+  ASSERT_OK(exchange->SetStageOwners(1, owners));
+  ASSERT_OK(exchange->MarkComplete(1));
+  auto start = std::chrono::steady_clock::now();
+  int64_t rows = 0;
+  int64_t bytes = 0;
+  int64_t sum = 0;
+  for (int output = 0; output < outputs; ++output) {
+    ASSERT_OK_AND_ASSIGN(auto stream, exchange->Open(1, output));
+    while (true) {
+      ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, stream->Next());
+      if (!batch) break;
+      rows += batch->num_rows();
+      bytes += exec::BatchBytes(*batch);
+      for (int64_t i = 0; i < batch->num_rows(); ++i) sum += batch->column(0)->Value<int64_t>(i);
+    }
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const int64_t total = int64_t{outputs} * 8 * rows_per_batch;
+  EXPECT_EQ(rows, total * n);
+  EXPECT_EQ(sum, n * (total * (total - 1) / 2));
+  std::printf("[rank %d] read %lld rows (%.1f MiB, %d of %d pieces remote) in %.3f s: %.0f MiB/s\n",
+              comm()->rank(), static_cast<long long>(rows), static_cast<double>(bytes) / (1 << 20),
+              (n - 1) * outputs, n * outputs, seconds,
+              static_cast<double>(bytes) / (1 << 20) / seconds);
+  ASSERT_OK(comm()->Barrier(kTestTimeout));
+  exchange.reset();
+  EXPECT_OK(server->Stop());
 }
 
 }  // namespace

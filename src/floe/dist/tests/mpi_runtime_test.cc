@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -75,14 +76,22 @@ TEST(MpiRuntime, AnySourceAndAnyTag) {
   ASSERT_OK(comm->Barrier(kTestTimeout));
 }
 
+// Bytes that differ per seed and per 4 KiB block, so a lost, repeated or misplaced block
+// is seen.
 std::string Pattern(int64_t n, int seed) {
-  std::string s(static_cast<size_t>(n), '\0');
+  std::string block(4096, '\0');
   uint32_t x = 2463534242u + static_cast<uint32_t>(seed);
-  for (auto& c : s) {
+  for (auto& c : block) {
     x ^= x << 13;
     x ^= x >> 17;
     x ^= x << 5;
     c = static_cast<char>(x);
+  }
+  std::string s(static_cast<size_t>(n), '\0');
+  for (int64_t at = 0, i = 0; at < n; at += 4096, ++i) {
+    const size_t len = static_cast<size_t>(std::min<int64_t>(4096, n - at));
+    std::memcpy(s.data() + at, block.data(), len);
+    if (len >= 8) std::memcpy(s.data() + at, &i, 8);
   }
   return s;
 }
@@ -94,6 +103,8 @@ TEST(MpiRuntime, LargeMessagesTravelInBlocks) {
   const int64_t n = (int64_t{64} << 20) + 12345;
   if (comm->rank() == 0) {
     std::string bytes = Pattern(n, 1);
+    std::string expected_back = Pattern(n, 2);
+    ASSERT_OK(comm->Barrier(kTestTimeout));
     auto start = std::chrono::steady_clock::now();
     ASSERT_OK(comm->Send(1, 30, bytes));
     ASSERT_OK_AND_ASSIGN(Message back, comm->Receive(1, 31, Within()));
@@ -103,14 +114,19 @@ TEST(MpiRuntime, LargeMessagesTravelInBlocks) {
     std::printf("[rank 0] %lld bytes there and back in %lld ms\n", static_cast<long long>(n),
                 static_cast<long long>(ms));
     ASSERT_EQ(back.bytes->size(), n);
-    EXPECT_TRUE(back.view() == Pattern(n, 2));
-  } else if (comm->rank() == 1) {
-    ASSERT_OK_AND_ASSIGN(Message m, comm->Receive(0, 30, Within()));
-    EXPECT_EQ(m.source, 0);
-    ASSERT_EQ(m.bytes->size(), n);
-    EXPECT_TRUE(m.view() == Pattern(n, 1));
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(m.bytes->data()) % 64, 0u);
-    ASSERT_OK(comm->Send(0, 31, Pattern(n, 2)));
+    EXPECT_TRUE(back.view() == expected_back);
+  } else {
+    std::string expected = Pattern(n, 1);
+    std::string reply = Pattern(n, 2);
+    ASSERT_OK(comm->Barrier(kTestTimeout));
+    if (comm->rank() == 1) {
+      ASSERT_OK_AND_ASSIGN(Message m, comm->Receive(0, 30, Within()));
+      EXPECT_EQ(m.source, 0);
+      ASSERT_EQ(m.bytes->size(), n);
+      EXPECT_TRUE(m.view() == expected);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(m.bytes->data()) % 64, 0u);
+      ASSERT_OK(comm->Send(0, 31, reply));
+    }
   }
   ASSERT_OK(comm->Barrier(kTestTimeout));
 }
