@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <deque>
+#include <list>
 #include <map>
 #include <mutex>
 #include <set>
@@ -409,8 +410,14 @@ class RemotePiece {
   }
 
   ~RemotePiece() {
+    if (outstanding_) {
+      // The owner answers every request; its reply is taken (and dropped) so that it
+      // does not stay queued, and it may end the stream.
+      Status st = ReceiveReply(/*keep=*/false);
+      (void)st;
+    }
     if (opened_ && !done_) {
-      // Nothing is outstanding between chunks: the owner only has to forget the stream.
+      // Nothing is outstanding now: the owner only has to forget the stream.
       ExchangeRequest close = request_;
       close.kind = RequestKind::kClose;
       Status st = query_->comm()->Send(owner_, kExchangeRequestTag, EncodeRequest(close));
@@ -421,7 +428,11 @@ class RemotePiece {
   Result<RecordBatchPtr> Next() {
     while (batches_.empty()) {
       if (done_) return RecordBatchPtr();
-      FLOE_RETURN_NOT_OK(Fetch());
+      if (!outstanding_) FLOE_RETURN_NOT_OK(Request());
+      FLOE_RETURN_NOT_OK(ReceiveReply(/*keep=*/true));
+      // One chunk ahead: the owner reads and encodes the next chunk while this one is
+      // consumed.
+      if (!done_) FLOE_RETURN_NOT_OK(Request());
     }
     RecordBatchPtr batch = std::move(batches_.front());
     batches_.pop_front();
@@ -429,18 +440,24 @@ class RemotePiece {
   }
 
  private:
-  Status Fetch() {
+  Status Request() {
     request_.kind = opened_ ? RequestKind::kNext : RequestKind::kOpen;
-    const std::shared_ptr<Communicator>& comm = query_->comm();
-    Status sent = comm->Send(owner_, kExchangeRequestTag, EncodeRequest(request_));
+    Status sent = query_->comm()->Send(owner_, kExchangeRequestTag, EncodeRequest(request_));
     if (!sent.ok()) {
       done_ = true;
       return sent.WithPrefix(where_ + ": ");
     }
     opened_ = true;
+    outstanding_ = true;
+    return Status::OK();
+  }
+
+  // Receives the reply to the outstanding request; its batches are queued when `keep`.
+  Status ReceiveReply(bool keep) {
     ReceiveOptions options;
     options.timeout = query_->fetch_timeout();
-    auto reply = comm->Receive(owner_, request_.reply_tag, options);
+    auto reply = query_->comm()->Receive(owner_, request_.reply_tag, options);
+    outstanding_ = false;
     if (!reply.ok()) {
       done_ = true;
       return reply.status().WithPrefix(where_ + ": ");
@@ -455,6 +472,7 @@ class RemotePiece {
       return header->error.WithPrefix(where_ + ": rank " + std::to_string(owner_) + ": ");
     }
     done_ = header->last;
+    if (!keep) return Status::OK();
     const BufferPtr& bytes = reply->bytes;
     auto batches = exec::DecodeBatches(
         Buffer::Slice(bytes, static_cast<int64_t>(kExchangeReplyHeaderSize),
@@ -476,7 +494,8 @@ class RemotePiece {
   ExchangeRequest request_;
   std::string where_;
   bool opened_ = false;
-  bool done_ = false;
+  bool outstanding_ = false;  // a request whose reply has not been received
+  bool done_ = false;         // the owner sent the stream's last chunk (or failed)
   std::deque<RecordBatchPtr> batches_;
 };
 
@@ -574,9 +593,20 @@ void ExchangeServer::Serve() {
   // Requests are a fixed size; anything much larger is not a request.
   constexpr int64_t kMaxRequestBytes = 4096;
   const int reply_tags = ExchangeReplyTagCount(comm_->max_tag());
+  // Replies are sent without waiting for their readers: a reader that asked one chunk
+  // ahead may be waiting for another stream's reply, so waiting for it here could block
+  // every reader of this rank. Each stream has at most one reply on its way.
+  std::list<std::unique_ptr<PendingSend>> sending;
   while (!state_->stop.load()) {
-    auto received = comm_->TryReceive(kAnySource, kExchangeRequestTag, options_.poll_interval,
-                                      kMaxRequestBytes);
+    for (auto it = sending.begin(); it != sending.end();) {
+      auto done = (*it)->Test();
+      if (!done.ok()) state_->RecordError(done.status());
+      it = (!done.ok() || *done) ? sending.erase(it) : std::next(it);
+    }
+    // While replies are on their way the loop keeps calling into MPI, which moves them.
+    auto received = comm_->TryReceive(
+        kAnySource, kExchangeRequestTag,
+        sending.empty() ? options_.poll_interval : std::chrono::milliseconds{0}, kMaxRequestBytes);
     if (!received.ok()) {
       // An oversized message was consumed; an MPI failure is recorded and retried later.
       if (received.status().code() != StatusCode::kInvalidArgument) {
@@ -585,7 +615,10 @@ void ExchangeServer::Serve() {
       }
       continue;
     }
-    if (!*received) continue;
+    if (!*received) {
+      if (!sending.empty()) std::this_thread::yield();
+      continue;
+    }
     const Message& message = **received;
     auto request = DecodeRequest(message.view(), message.source);
     if (!request.ok()) continue;  // no reply tag to answer on
@@ -603,8 +636,12 @@ void ExchangeServer::Serve() {
                   : ErrorReply(Status::Internal(
                         "query {} has no exchange on rank {} (it ended or never ran here)",
                         request->query_id, comm_->rank()));
-        Status sent = comm_->Send(message.source, request->reply_tag, reply);
-        if (!sent.ok()) state_->RecordError(sent);
+        auto started = comm_->StartSend(message.source, request->reply_tag, std::move(reply));
+        if (started.ok()) {
+          sending.push_back(std::move(*started));
+        } else {
+          state_->RecordError(started.status());
+        }
         break;
       }
       case RequestKind::kClose:

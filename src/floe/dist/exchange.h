@@ -7,8 +7,9 @@
 // piece per (stage, input partition). A reader on any rank streams output partition p of
 // a stage as input partition 0's batches in the order written, then 1's, and so on: its
 // own pieces from the local exchange, the others fetched from their owner rank, one chunk
-// (up to `chunk_bytes` of encoded batches) per request, so a reader holds at most one
-// chunk of each piece it is reading. protocol.h documents the messages.
+// (up to `chunk_bytes` of encoded batches) per request with one request ahead, so a
+// stream holds at most two chunks at a time (one piece is open at a time). Received
+// chunks are not counted in the query's memory budget. protocol.h documents the messages.
 //
 // Wiring (the integrator's scheduler and CLI):
 //   - Process start, on every rank when LaunchedUnderMpi():

@@ -189,7 +189,7 @@ Status Communicator::CheckTag(int tag, bool allow_any, const char* what) const {
   return Status::Invalid("{}: tag {} is outside 0..{}", what, tag, max_tag_);
 }
 
-Status Communicator::Send(int dest, int tag, std::string_view bytes) {
+Status Communicator::PostSend(int dest, int tag, std::string_view bytes, void* request) {
   FLOE_RETURN_NOT_OK(CheckUsable("Send"));
   FLOE_RETURN_NOT_OK(CheckRank(dest, false, "Send"));
   FLOE_RETURN_NOT_OK(CheckTag(tag, false, "Send"));
@@ -202,23 +202,84 @@ Status Communicator::Send(int dest, int tag, std::string_view bytes) {
     count = 1;
     derived = true;
   }
-  MPI_Request request;
-  int err = MPI_Isend(bytes.data(), count, type, dest, tag, state_->comm, &request);
+  int err = MPI_Isend(bytes.data(), count, type, dest, tag, state_->comm,
+                      static_cast<MPI_Request*>(request));
   // A datatype may be freed once the operations using it are posted.
   if (derived) MPI_Type_free(&type);
-  const std::string what = fmt::format("MPI send of {} bytes to rank {} (tag {})", n, dest, tag);
-  if (err != MPI_SUCCESS) return MpiError(err, what);
+  if (err != MPI_SUCCESS) {
+    return MpiError(err, fmt::format("MPI send of {} bytes to rank {} (tag {})", n, dest, tag));
+  }
+  return Status::OK();
+}
+
+Status Communicator::Send(int dest, int tag, std::string_view bytes) {
+  MPI_Request request;
+  FLOE_RETURN_NOT_OK(PostSend(dest, tag, bytes, &request));
   // Polled without sleeping: once the receiver has matched a large message, the transfer
   // moves only while both sides call into MPI (shared-memory copies go fragment by
   // fragment), so a sleeping sender would stretch it many times over. Yielding leaves
   // the core to runnable threads meanwhile.
   while (true) {
     int done = 0;
-    err = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (err != MPI_SUCCESS) return MpiError(err, what);
+    int err = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (err != MPI_SUCCESS) {
+      return MpiError(
+          err, fmt::format("MPI send of {} bytes to rank {} (tag {})", bytes.size(), dest, tag));
+    }
     if (done) return Status::OK();
     std::this_thread::yield();
   }
+}
+
+struct PendingSend::Impl {
+  MPI_Request request = MPI_REQUEST_NULL;
+  std::unique_ptr<std::string> bytes;
+  int dest = 0;
+  int tag = 0;
+  bool done = false;
+};
+
+PendingSend::PendingSend(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+PendingSend::~PendingSend() {
+  if (impl_->done || impl_->request == MPI_REQUEST_NULL) return;
+  // Not received: cancelled if MPI can; otherwise its bytes are left allocated, since MPI
+  // may still read them.
+  MPI_Cancel(&impl_->request);
+  const auto deadline = Clock::now() + std::chrono::milliseconds{100};
+  while (Clock::now() < deadline) {
+    int done = 0;
+    if (MPI_Test(&impl_->request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
+    if (done) return;
+    std::this_thread::yield();
+  }
+  MPI_Request_free(&impl_->request);
+  (void)impl_->bytes.release();
+}
+
+int PendingSend::dest() const { return impl_->dest; }
+int PendingSend::tag() const { return impl_->tag; }
+
+Result<bool> PendingSend::Test() {
+  if (impl_->done) return true;
+  int done = 0;
+  int err = MPI_Test(&impl_->request, &done, MPI_STATUS_IGNORE);
+  if (err != MPI_SUCCESS) {
+    impl_->done = true;
+    return MpiError(err, fmt::format("MPI send of {} bytes to rank {} (tag {})",
+                                     impl_->bytes->size(), impl_->dest, impl_->tag));
+  }
+  impl_->done = done != 0;
+  return impl_->done;
+}
+
+Result<std::unique_ptr<PendingSend>> Communicator::StartSend(int dest, int tag, std::string bytes) {
+  auto impl = std::make_unique<PendingSend::Impl>();
+  impl->bytes = std::make_unique<std::string>(std::move(bytes));
+  impl->dest = dest;
+  impl->tag = tag;
+  FLOE_RETURN_NOT_OK(PostSend(dest, tag, *impl->bytes, &impl->request));
+  return std::unique_ptr<PendingSend>(new PendingSend(std::move(impl)));
 }
 
 Result<std::optional<Message>> Communicator::TryReceive(int source, int tag,

@@ -60,6 +60,28 @@ struct ReceiveOptions {
   int64_t max_bytes = -1;
 };
 
+/// A send in progress (Communicator::StartSend); it owns the bytes until MPI is done.
+class PendingSend {
+ public:
+  /// When the send has not completed, cancels it (a message never received must not
+  /// keep its bytes alive forever); if MPI cannot cancel it, its bytes are left allocated.
+  ~PendingSend();
+  PendingSend(const PendingSend&) = delete;
+  PendingSend& operator=(const PendingSend&) = delete;
+
+  /// True once the bytes were sent (for a large message: the receiver took them); moves
+  /// the transfer along. kIOError when MPI fails.
+  Result<bool> Test();
+  int dest() const;
+  int tag() const;
+
+ private:
+  friend class Communicator;
+  struct Impl;
+  explicit PendingSend(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
 /// The floe communicator: a duplicate of MPI_COMM_WORLD, so floe's messages never match
 /// anyone else's, with errors returned (MPI_ERRORS_RETURN) and turned into Status with
 /// MPI_Error_string's text. Thread-safe: MPI runs at MPI_THREAD_MULTIPLE and receives use
@@ -90,6 +112,11 @@ class Communicator {
   /// kIOError when MPI fails.
   Status Send(int dest, int tag, std::string_view bytes);
 
+  /// Starts sending `bytes` and returns at once; poll the result's Test() until it is
+  /// true. For a sender that must not wait for one receiver while others need it (the
+  /// exchange's serving thread). Errors as Send.
+  Result<std::unique_ptr<PendingSend>> StartSend(int dest, int tag, std::string bytes);
+
   /// Receives the next message from `source` (or kAnySource) with `tag` (or kAnyTag).
   /// Messages from one sender with one tag arrive in the order sent.
   Result<Message> Receive(int source, int tag, const ReceiveOptions& options = {});
@@ -118,6 +145,8 @@ class Communicator {
   struct State;
   explicit Communicator(std::unique_ptr<State> state, CommunicatorOptions options);
   Status CheckUsable(const char* what) const;
+  // Posts a nonblocking send into `request` (an MPI_Request*).
+  Status PostSend(int dest, int tag, std::string_view bytes, void* request);
   Status CheckRank(int rank, bool allow_any, const char* what) const;
   Status CheckTag(int tag, bool allow_any, const char* what) const;
 
