@@ -407,6 +407,67 @@ TEST_F(PlanCodecIcebergTest, ScansWithDeleteFilesReadTheSameRows) {
   }
 }
 
+// Partition tuples of every type (identity on 13 types, bucket, temporal transforms, NULL
+// values, decimals), partition evolution and all primitive types travel and read back.
+TEST_F(PlanCodecIcebergTest, FixtureTablesOfEveryPartitionTypeRoundTrip) {
+  if (!std::filesystem::exists(kFixtures)) GTEST_SKIP() << "no fixtures at " << kFixtures;
+  const std::string tables = std::string(kFixtures) + "iceberg-cxx/tests/tables/";
+  auto io = io::LocalFileIO::Make({"s3a://warehouse/=" + tables, "s3://warehouse/=" + tables,
+                                   "s3a://dl-test-maintenance/check/tea-partitioned/=" + tables})
+                .ValueOrDie();
+  const std::vector<std::pair<std::string, size_t>> cases{{"identity_partitioning", 1},
+                                                          {"bucket_partitioning", 1},
+                                                          {"decimal_partitioning", 1},
+                                                          {"day_timestamptz_partitioning", 3},
+                                                          {"hour_timestamptz_partitioning", 3},
+                                                          {"partitioning_with_null_value", 4},
+                                                          {"partition_evolution", 7},
+                                                          {"types/all_trino_types", 1},
+                                                          {"v_20240913/iceberg", 1}};
+  for (const auto& [dir, expected] : cases) {
+    SCOPED_TRACE(dir);
+    ASSERT_OK_AND_ASSIGN(iceberg::Table table, iceberg::OpenTable(tables + dir, io));
+    ScanRequest request;
+    for (int i = 0; i < table.metadata->CurrentSchema()->num_fields(); ++i) {
+      request.projection.push_back(i);
+    }
+    PlanPtr plan = ScanOf("fx.t", std::move(table), request, 2);
+    PlanPtr decoded = RoundTrip(plan);
+    ASSERT_NE(decoded, nullptr);
+    std::vector<std::string> rows = Read(decoded);
+    EXPECT_EQ(rows, Read(plan));
+    EXPECT_EQ(rows.size(), expected);
+  }
+  // Identity partitions on float, binary, bigint, decimal(36,23), time, timestamps and
+  // fixed[11], the partition columns absent from the data files.
+  const std::string duckdb = std::string(kFixtures) + "duckdb-iceberg";
+  auto relative = io::LocalFileIO::Make({}, duckdb).ValueOrDie();
+  const std::vector<std::pair<std::string, size_t>> identity{
+      {"partition_float", 2},
+      {"partition_binary", 2},
+      {"partition_bigint", 2},
+      {"partition_decimal_hugeint", 15},
+      {"partition_time/default.db/partition_time", 2},
+      {"partition_timestamp/default.db/partition_timestamp", 2},
+      {"partition_timestamptz/default.db/partition_timestamptz", 2},
+      {"partition_fixed_length_binary/default.db/partition_fixed_length_binary", 2}};
+  for (const auto& [dir, expected] : identity) {
+    SCOPED_TRACE(dir);
+    ASSERT_OK_AND_ASSIGN(iceberg::Table table,
+                         iceberg::OpenTable(duckdb + "/data/persistent/" + dir, relative));
+    ScanRequest request;
+    for (int i = 0; i < table.metadata->CurrentSchema()->num_fields(); ++i) {
+      request.projection.push_back(i);
+    }
+    PlanPtr plan = ScanOf("fx.t", std::move(table), request, 2);
+    PlanPtr decoded = RoundTrip(plan);
+    ASSERT_NE(decoded, nullptr);
+    std::vector<std::string> rows = Read(decoded);
+    EXPECT_EQ(rows, Read(plan));
+    EXPECT_EQ(rows.size(), expected);
+  }
+}
+
 TEST_F(PlanCodecIcebergTest, ParquetScanRoundTrips) {
   MakeEvents();
   std::vector<std::string> paths;
