@@ -58,6 +58,10 @@ class QueryExchange : public std::enable_shared_from_this<QueryExchange> {
   void set_fetch_timeout(std::chrono::milliseconds t) { fetch_timeout_ms_ = t.count(); }
   uint64_t NewStreamId() { return server_->next_stream.fetch_add(1); }
 
+  // Bytes of replies this rank served to other ranks' readers, and received by its own.
+  std::atomic<int64_t> bytes_served{0};
+  std::atomic<int64_t> bytes_fetched{0};
+
   // Drops the server's registry entry for this query (when it is this query's).
   void Unregister() {
     std::lock_guard<std::mutex> lock(server_->mutex);
@@ -289,6 +293,7 @@ class QueryExchange : public std::enable_shared_from_this<QueryExchange> {
       return ErrorReply(st);
     }
     if (out[1] != 0) served_.erase(it);
+    bytes_served.fetch_add(static_cast<int64_t>(out.size()));
     return out;
   }
 
@@ -472,6 +477,7 @@ class RemotePiece {
       return header->error.WithPrefix(where_ + ": rank " + std::to_string(owner_) + ": ");
     }
     done_ = header->last;
+    query_->bytes_fetched.fetch_add(reply->bytes->size());
     if (!keep) return Status::OK();
     const BufferPtr& bytes = reply->bytes;
     auto batches = exec::DecodeBatches(
@@ -711,6 +717,10 @@ std::vector<int> DistributedExchange::LocalInputPartitions(int stage) const {
 }
 
 uint64_t DistributedExchange::query_id() const { return query_->query_id(); }
+
+int64_t DistributedExchange::bytes_served() const { return query_->bytes_served.load(); }
+
+int64_t DistributedExchange::bytes_fetched() const { return query_->bytes_fetched.load(); }
 
 void DistributedExchange::set_fetch_timeout(std::chrono::milliseconds timeout) {
   query_->set_fetch_timeout(timeout);

@@ -130,6 +130,12 @@ class DistributedExchange final : public exec::ExchangeService {
 
   uint64_t query_id() const;
 
+  /// Bytes this rank sent to other ranks' readers of this query (data and error
+  /// replies, headers included), and bytes its own readers received from other ranks:
+  /// the "bytes exchanged" of EXPLAIN ANALYZE. Local pieces count in neither.
+  int64_t bytes_served() const;
+  int64_t bytes_fetched() const;
+
   /// How long a reader waits for each reply before failing with kIOError; negative (the
   /// default) waits without a limit.
   void set_fetch_timeout(std::chrono::milliseconds timeout);

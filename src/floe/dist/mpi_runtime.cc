@@ -369,14 +369,24 @@ Status Communicator::Barrier(std::chrono::milliseconds timeout) {
 }
 
 Result<int64_t> Communicator::AllReduceMax(int64_t value, std::chrono::milliseconds timeout) {
-  FLOE_RETURN_NOT_OK(CheckUsable("AllReduceMax"));
+  return AllReduce(value, false, timeout);
+}
+
+Result<int64_t> Communicator::AllReduceSum(int64_t value, std::chrono::milliseconds timeout) {
+  return AllReduce(value, true, timeout);
+}
+
+Result<int64_t> Communicator::AllReduce(int64_t value, bool sum,
+                                        std::chrono::milliseconds timeout) {
+  FLOE_RETURN_NOT_OK(CheckUsable("AllReduce"));
   // On the heap: after a timeout the operation is still pending and keeps using them,
   // so they are then left allocated.
   auto values = std::make_unique<int64_t[]>(2);
   values[0] = value;
   values[1] = value;
   MPI_Request request;
-  int err = MPI_Iallreduce(&values[0], &values[1], 1, MPI_INT64_T, MPI_MAX, state_->comm, &request);
+  int err = MPI_Iallreduce(&values[0], &values[1], 1, MPI_INT64_T, sum ? MPI_SUM : MPI_MAX,
+                           state_->comm, &request);
   if (err != MPI_SUCCESS) return MpiError(err, "MPI_Iallreduce");
   Status st = WaitFor(&request, DeadlineOf(timeout), "MPI all-reduce", timeout);
   if (!st.ok()) {

@@ -132,6 +132,9 @@ class Communicator {
   /// The largest `value` any rank passed; a collective call (every rank must make it).
   Result<int64_t> AllReduceMax(int64_t value,
                                std::chrono::milliseconds timeout = std::chrono::milliseconds{-1});
+  /// The sum of every rank's `value`; a collective call.
+  Result<int64_t> AllReduceSum(int64_t value,
+                               std::chrono::milliseconds timeout = std::chrono::milliseconds{-1});
 
   /// Finalizes MPI; later calls fail with kInvalidArgument. Every rank must call it (it
   /// is collective); a second call does nothing.
@@ -145,6 +148,7 @@ class Communicator {
   struct State;
   explicit Communicator(std::unique_ptr<State> state, CommunicatorOptions options);
   Status CheckUsable(const char* what) const;
+  Result<int64_t> AllReduce(int64_t value, bool sum, std::chrono::milliseconds timeout);
   // Posts a nonblocking send into `request` (an MPI_Request*).
   Status PostSend(int dest, int tag, std::string_view bytes, void* request);
   Status CheckRank(int rank, bool allow_any, const char* what) const;

@@ -240,6 +240,17 @@ TEST_F(DistExchangeTest, TwoStageShuffleReadsEveryPartitionInOrderOnEveryRank) {
   if (n > 1) {
     EXPECT_GT(served, 0);
   }
+  // Every byte one rank served another received.
+  ASSERT_OK_AND_ASSIGN(int64_t served_bytes,
+                       comm()->AllReduceSum(exchange->bytes_served(), kTestTimeout));
+  ASSERT_OK_AND_ASSIGN(int64_t fetched_bytes,
+                       comm()->AllReduceSum(exchange->bytes_fetched(), kTestTimeout));
+  EXPECT_EQ(served_bytes, fetched_bytes);
+  if (n > 1) {
+    EXPECT_GT(fetched_bytes, 5000 * 8);  // at least the keys of the large piece
+  } else {
+    EXPECT_EQ(fetched_bytes, 0);
+  }
   ASSERT_OK(comm()->Barrier(kTestTimeout));
   exchange->Remove(1);
   exchange->Remove(2);

@@ -171,10 +171,12 @@ TEST(MpiRuntime, ReceiveTimesOutAndBadArgumentsAreErrors) {
   ASSERT_OK(comm->Barrier(kTestTimeout));
 }
 
-TEST(MpiRuntime, AllReduceMax) {
+TEST(MpiRuntime, AllReduceMaxAndSum) {
   const auto& comm = TestComm();
   ASSERT_OK_AND_ASSIGN(int64_t max, comm->AllReduceMax(comm->rank() * 10 + 3, kTestTimeout));
   EXPECT_EQ(max, (comm->size() - 1) * 10 + 3);
+  ASSERT_OK_AND_ASSIGN(int64_t sum, comm->AllReduceSum(comm->rank() + 1, kTestTimeout));
+  EXPECT_EQ(sum, int64_t{comm->size()} * (comm->size() + 1) / 2);
 }
 
 }  // namespace
