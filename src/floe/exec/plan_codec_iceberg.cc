@@ -15,6 +15,7 @@
 // write journal work as before; a target rebuilt elsewhere can write data files, but an
 // IcebergCommitExec there is refused (kNotSupported).
 
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
@@ -136,6 +137,13 @@ Result<iceberg::Table> DecodeTableRef(const codec::PlanDecoder& in, const pb::Ic
   FLOE_ASSIGN_OR_RAISE(table.io, DecodeFileIO(in, m.io()));
   const io::LocalFileIO reader;
   auto read = [&]() -> Result<iceberg::TableMetadataPtr> {
+    // Only a regular file: a device or a pipe named by a hostile message could block or
+    // never end.
+    FLOE_ASSIGN_OR_RAISE(std::string local, reader.ResolvePath(m.metadata_location()));
+    std::error_code ec;
+    if (std::filesystem::exists(local, ec) && !std::filesystem::is_regular_file(local, ec)) {
+      return Status::IOError("{} is not a regular file", local);
+    }
     FLOE_ASSIGN_OR_RAISE(auto file, reader.NewInputFile(m.metadata_location()));
     return iceberg::ReadTableMetadata(*file);
   };

@@ -643,6 +643,13 @@ TEST_F(PlanCodecIcebergTest, MalformedScanPayloadsFailClearly) {
                           "plan node IcebergScanExec: cannot read the metadata file " + dir_ +
                               "/db/t/metadata/missing.metadata.json of table db.t: file"));
   bad = m;
+  bad.mutable_table()->set_metadata_location(dir_);
+  EXPECT_THAT(
+      DecodePlan(WithPayload(plan, bad)),
+      IsErrorWith(StatusCode::kCorrupt,
+                  " of table db.t: " + std::filesystem::path(dir_).lexically_normal().string() +
+                      " is not a regular file"));
+  bad = m;
   bad.mutable_table()->set_table_uuid("not-the-table");
   EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
               IsErrorWith(StatusCode::kCorrupt, "is not the one the plan pinned for table db.t"));
