@@ -502,6 +502,47 @@ TEST_F(DistExchangeTest, SpilledPiecesAreServedRemotelyAndRemovedEverywhere) {
   EXPECT_TRUE(exchange->LocalInputPartitions(1).empty());
 }
 
+TEST_F(DistExchangeTest, CorruptDataOnTheOwnerReachesTheReader) {
+  // Spilled pieces whose files the owner then damages: reading them fails on the owner,
+  // and the reader gets the owner's kCorrupt naming the file and offset.
+  auto exchange = NewExchange(10, 1);
+  const int n = size();
+  const int owner = n - 1;
+  ASSERT_OK(exchange->RegisterStage(1, TestSchema(), 1, 1));
+  if (rank() == owner) {
+    ASSERT_OK(exchange->Write(1, 0, 0, BatchOf(Range(0, 100))));
+    ASSERT_OK(exchange->Finish(1, 0));
+    ASSERT_GT(files(), 0);
+    for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+      // The first column's type id, after the magic, block length and row count.
+      std::FILE* f = std::fopen(e.path().c_str(), "r+b");
+      ASSERT_NE(f, nullptr);
+      std::fseek(f, 24, SEEK_SET);
+      std::fputc(0x7f, f);
+      std::fclose(f);
+    }
+  }
+  ASSERT_OK(comm()->Barrier(kTestTimeout));
+  Complete(*exchange, 1, {owner});
+  ASSERT_OK_AND_ASSIGN(auto stream, exchange->Open(1, 0));
+  auto next = stream->Next();
+  // The owner's own spill directory (each rank has its own).
+  EXPECT_THAT(next, IsErrorWith(StatusCode::kCorrupt, "spill file "));
+  if (rank() == owner) {
+    EXPECT_THAT(next, IsErrorWith(StatusCode::kCorrupt, "spill file " + dir_ + "/exchange-0-"));
+  }
+  EXPECT_THAT(next, IsErrorWith(StatusCode::kCorrupt,
+                                "column of type id 127 where int64 was expected at offset 24"));
+  if (rank() != owner) {
+    EXPECT_THAT(next, IsErrorWith(StatusCode::kCorrupt,
+                                  "exchange of query 10 stage 1 partition 0 -> 0 from rank " +
+                                      std::to_string(owner) + ": rank " + std::to_string(owner) +
+                                      ": spill file"));
+  }
+  // The error ended the stream.
+  EXPECT_OK(comm()->Barrier(kTestTimeout));
+}
+
 // Not a benchmark (the machine is shared), but it prints the rate at which every rank
 // reads a shuffle of a few tens of megabytes, most of it from the other ranks, with the
 // default chunk size.

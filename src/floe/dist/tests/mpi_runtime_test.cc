@@ -131,6 +131,35 @@ TEST(MpiRuntime, LargeMessagesTravelInBlocks) {
   ASSERT_OK(comm->Barrier(kTestTimeout));
 }
 
+TEST(MpiRuntime, StartSendReturnsAtOnceAndCompletesWhenReceived) {
+  const auto& comm = TestComm();
+  if (comm->size() < 2) GTEST_SKIP() << "needs two ranks";
+  // Large enough not to be sent eagerly: it completes only once rank 1 receives it.
+  const int64_t n = 1 << 20;
+  if (comm->rank() == 0) {
+    ASSERT_OK_AND_ASSIGN(auto pending, comm->StartSend(1, 40, Pattern(n, 3)));
+    EXPECT_EQ(pending->dest(), 1);
+    EXPECT_EQ(pending->tag(), 40);
+    ASSERT_OK_AND_ASSIGN(bool done, pending->Test());
+    EXPECT_FALSE(done);  // rank 1 waits for the barrier before it receives
+    ASSERT_OK(comm->Barrier(kTestTimeout));
+    const auto deadline = std::chrono::steady_clock::now() + kTestTimeout;
+    while (!done && std::chrono::steady_clock::now() < deadline) {
+      ASSERT_OK_AND_ASSIGN(done, pending->Test());
+    }
+    EXPECT_TRUE(done);
+  } else {
+    ASSERT_OK(comm->Barrier(kTestTimeout));
+    if (comm->rank() == 1) {
+      ASSERT_OK_AND_ASSIGN(Message m, comm->Receive(0, 40, Within()));
+      EXPECT_TRUE(m.view() == Pattern(n, 3));
+    }
+  }
+  EXPECT_THAT(comm->StartSend(comm->size(), 40, "x"),
+              IsErrorWith(StatusCode::kInvalidArgument, "is not in the job's"));
+  ASSERT_OK(comm->Barrier(kTestTimeout));
+}
+
 TEST(MpiRuntime, MessageOverTheCapIsRefusedAndConsumed) {
   const auto& comm = TestComm();
   if (comm->size() < 2) GTEST_SKIP() << "needs two ranks";
