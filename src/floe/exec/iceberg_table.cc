@@ -733,6 +733,10 @@ Result<BatchStreamPtr> IcebergScanExec::Execute(int partition, const TaskContext
                          iceberg::TaskReader::Make(table.io, std::move(none), parts_.scan->schema(),
                                                    std::move(shared), options));
   } else {
+    // A residual comes from kInexact filters only (SupportsFilter): the engine's filter
+    // stays above the scan and evaluates them on every row, so the task reader only prunes
+    // with the residual and drops the rows the Parquet reader rules out cheaply.
+    options.apply_residual = false;
     FLOE_ASSIGN_OR_RAISE(reader, iceberg::MakeTaskReader(parts_.table, *parts_.scan, options));
   }
   auto opener = std::make_shared<const TaskOpener>(std::move(reader), counting, options.batch_size);

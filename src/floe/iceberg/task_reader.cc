@@ -284,7 +284,11 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
   plan.path = path;
   plan.batch_size = options_.batch_size;
   plan.pool = options_.pool;
-  plan.residual = internal::IsTrivialResidual(task.residual) ? nullptr : task.residual;
+  // The residual prunes row groups and pages and drops rows in the Parquet reader; it is
+  // evaluated on the rows that remain only when the options ask for it.
+  const ExpressionPtr residual =
+      internal::IsTrivialResidual(task.residual) ? nullptr : task.residual;
+  if (options_.apply_residual) plan.residual = residual;
 
   FLOE_ASSIGN_OR_RAISE(plan.deletes, DeleteFilter::Make(data_file, task.delete_files, *cache_));
   if (plan.deletes->empty()) plan.deletes.reset();
@@ -368,8 +372,8 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
   const parquet::FileMetaData& metadata = file.metadata();
   std::vector<int> row_groups = RowGroupsInRange(metadata, task.start, task.length);
   std::vector<parquet::ColumnPredicate> predicates;
-  if (plan.residual != nullptr) {
-    predicates = internal::ResidualToParquetPredicates(*plan.residual, file_fields);
+  if (residual != nullptr) {
+    predicates = internal::ResidualToParquetPredicates(*residual, file_fields);
   }
   if (!predicates.empty() && !row_groups.empty()) {
     FLOE_ASSIGN_OR_RAISE(std::vector<int> survivors, file.PruneRowGroups(predicates));
@@ -397,9 +401,12 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
     parquet::ReadRequest request;
     request.columns = file_columns;
     request.row_groups = row_groups;
-    // Page pruning drops rows inside a row group, so positions would be lost: only
-    // without position deletes.
-    if (!need_positions) request.predicates = std::move(predicates);
+    // Page pruning and row filtering drop rows inside a row group, so positions would be
+    // lost: only without position deletes.
+    if (!need_positions) {
+      request.predicates = std::move(predicates);
+      request.filter_rows = true;
+    }
     FLOE_ASSIGN_OR_RAISE(plan.inner, file.Read(request));
     if (plan.inner->schema()->num_fields() != static_cast<int>(file_columns.size())) {
       return Status::Internal("data file '{}': the Parquet reader returned {} columns, not {}",

@@ -26,6 +26,11 @@ struct TaskReaderOptions {
   bool use_page_index = true;
   /// Bytes of column chunks the Parquet reader may read ahead of decoding.
   int64_t read_ahead_bytes = 64 << 20;
+  /// Evaluate the residual filter on every row read. When false, the residual only skips
+  /// row groups and pages and drops the rows the Parquet reader can rule out cheaply
+  /// (parquet::ReadRequest::filter_rows), so the rows returned are a superset of the
+  /// matches: for callers that evaluate the filter themselves.
+  bool apply_residual = true;
   MemoryPool* pool = DefaultMemoryPool();
 };
 
@@ -41,7 +46,9 @@ struct TaskReaderOptions {
 ///  - only the row groups whose first byte lies in the task's byte range are read, and
 ///    row groups whose statistics rule out the residual are skipped;
 ///  - position deletes, deletion vectors and equality deletes remove rows;
-///  - the residual filter is evaluated on every row.
+///  - without position deletes, the Parquet reader drops the rows that fail the residual's
+///    simple comparisons before decoding the other columns;
+///  - the residual filter is evaluated on every row (unless apply_residual is false).
 /// Output fields carry the projected schema's field ids. Thread-safe: tasks of one scan
 /// may be read concurrently, sharing the delete file cache.
 class TaskReader {

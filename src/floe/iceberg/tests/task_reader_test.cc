@@ -376,6 +376,41 @@ TEST_F(TaskReaderTest, ResidualFiltersRowsAndPrunesRowGroups) {
   EXPECT_THAT(result.rows, ElementsAre());
 }
 
+TEST_F(TaskReaderTest, ResidualNotAppliedOnlyPrunesAndDropsSimpleComparisons) {
+  std::vector<std::optional<int64_t>> ids;
+  std::vector<std::optional<std::string>> names;
+  for (int64_t i = 0; i < 12; ++i) {
+    ids.push_back(i);
+    names.push_back(i % 3 == 0 ? std::optional<std::string>() : "n" + std::to_string(i));
+  }
+  WriteParquet(dir_.Join("r.parquet"),
+               {Field("id", Int64(), false, 1), Field("name", String(), true, 2)},
+               {I64s(ids), Strs(names)}, 4);
+  SchemaPtr table = MakeSchema({Field("id", Int64(), false, 1), Field("name", String(), true, 2)});
+  ASSERT_OK_AND_ASSIGN(
+      ExpressionPtr residual,
+      Bind(Expression::And(Expression::Make(Operation::kGtEq, "id", {Scalar::I64(5)}),
+                           Expression::Make(Operation::kNotNull, "name")),
+           *table, true));
+  FileScanTask task = Task("r.parquet");
+  task.residual = residual;
+  TaskReaderOptions options;
+  options.apply_residual = false;
+  // The first row group (ids 0-3) is pruned by its statistics and id 4 is dropped by the
+  // Parquet reader's row filter; the NULL names stay, as IS NOT NULL is left to the caller.
+  ASSERT_OK_AND_ASSIGN(ReadResult result, ReadTask(task, table, table, options));
+  EXPECT_THAT(result.rows,
+              ElementsAre("5|n5", "6|NULL", "7|n7", "8|n8", "9|NULL", "10|n10", "11|n11"));
+  // A column only the residual reads is not read when the residual is not applied.
+  SchemaPtr names_only = MakeSchema({Field("name", String(), true, 2)});
+  ASSERT_OK_AND_ASSIGN(result, ReadTask(task, names_only, table, options));
+  EXPECT_THAT(result.rows, ElementsAre("n4", "n5", "NULL", "n7", "n8", "NULL", "n10", "n11"));
+  EXPECT_EQ(result.schema->num_fields(), 1);
+  // Applied, the residual keeps exactly the matches.
+  ASSERT_OK_AND_ASSIGN(result, ReadTask(task, table, table));
+  EXPECT_THAT(result.rows, ElementsAre("5|n5", "7|n7", "8|n8", "10|n10", "11|n11"));
+}
+
 TEST_F(TaskReaderTest, GroupReadsItsTasksInOrderWithDeletesAndResidual) {
   WriteParquet(dir_.Join("g1.parquet"), {Field("id", Int64(), false, 1)}, {I64s({1, 2, 3})});
   WriteParquet(dir_.Join("g2.parquet"), {Field("id", Int64(), false, 1)}, {I64s({4, 5, 6})});
