@@ -124,6 +124,37 @@ Status EncodeTableRef(const iceberg::Table& table, std::string_view name,
   return EncodeFileIO(table.io, name, out->mutable_io());
 }
 
+// Metadata files decoded in this process, while some plan holds them, by location and the
+// identity the message names: every task of a stage decodes the same scan, and a metadata
+// file is immutable, so it is read once.
+class DecodedMetadata {
+ public:
+  static DecodedMetadata& Get() {
+    static DecodedMetadata* cache = new DecodedMetadata();
+    return *cache;
+  }
+
+  static std::string Key(const pb::IcebergTableRef& m) {
+    return fmt::format("{}\n{}\n{}", m.metadata_location(), m.table_uuid(), m.last_updated_ms());
+  }
+
+  iceberg::TableMetadataPtr Find(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = entries_.find(key);
+    return it == entries_.end() ? nullptr : it->second.lock();
+  }
+
+  void Add(const std::string& key, const iceberg::TableMetadataPtr& metadata) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::erase_if(entries_, [](const auto& entry) { return entry.second.expired(); });
+    entries_[key] = metadata;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::weak_ptr<const iceberg::TableMetadata>> entries_;
+};
+
 // Reads the pinned metadata file. The catalogs (and iceberg::OpenTable) read metadata files
 // through a plain local FileIO: path-map rules and the base directory apply to the paths
 // inside the metadata, not to its own location, which is absolute or relative to the working
@@ -147,6 +178,12 @@ Result<iceberg::Table> DecodeTableRef(const codec::PlanDecoder& in, const pb::Ic
     FLOE_ASSIGN_OR_RAISE(auto file, reader.NewInputFile(m.metadata_location()));
     return iceberg::ReadTableMetadata(*file);
   };
+  const std::string key = DecodedMetadata::Key(m);
+  if (iceberg::TableMetadataPtr cached = DecodedMetadata::Get().Find(key)) {
+    table.metadata = std::move(cached);
+    table.metadata_location = m.metadata_location();
+    return table;
+  }
   Result<iceberg::TableMetadataPtr> metadata = read();
   if (!metadata.ok()) {
     const Status& s = metadata.status();
@@ -165,6 +202,7 @@ Result<iceberg::Table> DecodeTableRef(const codec::PlanDecoder& in, const pb::Ic
         m.metadata_location(), name, (*metadata)->table_uuid, (*metadata)->last_updated_ms,
         m.table_uuid(), m.last_updated_ms()));
   }
+  DecodedMetadata::Get().Add(key, *metadata);
   table.metadata = std::move(*metadata);
   table.metadata_location = m.metadata_location();
   return table;

@@ -279,6 +279,11 @@ TEST_F(PlanCodecIcebergTest, PartitionedScanWithFiltersAndResidualsReadsTheSameR
   // The decoded scan holds the planned tasks (nothing planned again) over the same metadata.
   const auto& again = static_cast<const IcebergScanExec&>(*decoded);
   EXPECT_EQ(again.parts().table.metadata_location, scan.parts().table.metadata_location);
+  EXPECT_TRUE(again.parts().table.metadata->Equals(*scan.parts().table.metadata));
+  // While a decoded plan holds it, the metadata file is not read again.
+  ASSERT_OK_AND_ASSIGN(PlanPtr second, DecodePlanBytes(EncodePlanBytes(*plan).ValueOrDie()));
+  EXPECT_EQ(static_cast<const IcebergScanExec&>(*second).parts().table.metadata,
+            again.parts().table.metadata);
   ASSERT_EQ(again.parts().groups.size(), scan.parts().groups.size());
   for (size_t g = 0; g < scan.parts().groups.size(); ++g) {
     ASSERT_EQ(again.parts().groups[g].tasks.size(), scan.parts().groups[g].tasks.size());
