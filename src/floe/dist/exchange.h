@@ -29,7 +29,11 @@
 //     Then IsComplete(stage) is true there and Open streams the partitions.
 //   - Remove(stage) on any rank that was told the owners (rank 0) frees the stage's data
 //     on every owner rank (it sends them a removal); calling it on every rank is also fine.
-//   - End of query: destroy the exchange on every rank (frees what is left, files too).
+//   - End of query: destroy the exchange on every rank (frees what is left, files too),
+//     but only once no rank reads from it any more (rank 0 knows: after the final stage
+//     ended, or after the query failed and every rank's tasks stopped). A rank that drops
+//     it early makes the others' fetches fail with "query Q has no exchange on rank R".
+//   - Tags 0..kExchangeRequestTag-1 (protocol.h) are free for the scheduler's messages.
 //   - Process end: every rank finishes its queries, then Communicator::Barrier() (so no
 //     rank still reads from another), then server->Stop(), then comm->Finalize().
 // A failed fetch (unknown stage or query on the owner, corrupt data, I/O error) reaches
