@@ -614,9 +614,12 @@ void ExchangeServer::Serve() {
         kAnySource, kExchangeRequestTag,
         sending.empty() ? options_.poll_interval : std::chrono::milliseconds{0}, kMaxRequestBytes);
     if (!received.ok()) {
-      // An oversized message was consumed; an MPI failure is recorded and retried later.
-      if (received.status().code() != StatusCode::kInvalidArgument) {
-        state_->RecordError(received.status());
+      // An oversized message was consumed; any other failure (MPI failed, or was
+      // finalized too early) is recorded and retried later.
+      const Status& st = received.status();
+      if (st.code() != StatusCode::kInvalidArgument ||
+          st.message().find("exceeds the limit") == std::string::npos) {
+        state_->RecordError(st);
         std::this_thread::sleep_for(options_.poll_interval);
       }
       continue;
