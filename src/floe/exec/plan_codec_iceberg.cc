@@ -2,10 +2,10 @@
 // expression (plan_codec.h; messages in codec/iceberg.proto).
 //
 // An Iceberg scan travels with everything it was planned from: the pinned metadata file
-// (immutable; the decoder reads exactly that file, through a FileIO rebuilt from the
-// message, and checks the table's uuid), the snapshot, schema, projection and bound filter
-// of its TableScan, and the planned task groups with every data and delete file. Nothing is
-// planned again on decode.
+// (immutable: the decoder reads exactly that file, as the catalogs do, and checks the
+// table's uuid and last-updated time), the FileIO configuration its data files resolve
+// through, the snapshot, schema, projection and bound filter of its TableScan, and the
+// planned task groups with every data and delete file. Nothing is planned again on decode.
 //
 // A write target carries the base metadata location and the table's schema, spec, sort order
 // and properties as planned (checked against that file on decode). The commit needs the
