@@ -265,9 +265,23 @@ Status RunAndPrint(exec::Session& session, const std::string& sql, const OutputO
   return Status::OK();
 }
 
+namespace {
+std::shared_ptr<exec::QueryCluster>& ProcessCluster() {
+  static std::shared_ptr<exec::QueryCluster> cluster;
+  return cluster;
+}
+}  // namespace
+
+void SetQueryCluster(std::shared_ptr<exec::QueryCluster> cluster) {
+  ProcessCluster() = std::move(cluster);
+}
+
+const std::shared_ptr<exec::QueryCluster>& QueryClusterOfProcess() { return ProcessCluster(); }
+
 Result<exec::SessionOptions> SessionOptionsFor(const std::string& catalog,
                                                const std::string& warehouse, int threads) {
   exec::SessionOptions options;
+  options.cluster = QueryClusterOfProcess();
   options.warehouse = warehouse.empty() ? "warehouse" : warehouse;
   options.threads = threads;
   FLOE_ASSIGN_OR_RAISE(std::optional<catalog::CatalogPtr> resolved,
@@ -401,6 +415,10 @@ void AddSqlCommands(CLI::App* app, CommandAction* action) {
         ->check(CLI::IsMember({"sql", "hadoop"}));
     cmd->add_option("--threads", o->threads, "Worker threads (0 = hardware threads)")
         ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--set", o->settings,
+                    "NAME=VALUE: a session setting applied before each file runs (repeatable; "
+                    "--set codec_roundtrip=on sends every stage through the plan codec)")
+        ->allow_extra_args(false);
     cmd->callback([o, action] {
       *action = [o]() -> Status {
         FLOE_ASSIGN_OR_RAISE(int code, RunSqllogictest(*o, std::cout));

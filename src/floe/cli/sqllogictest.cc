@@ -1,5 +1,7 @@
 #include "floe/cli/sqllogictest.h"
 
+#include "floe/cli/sql_commands.h"
+
 #include <stdlib.h>
 
 #include <algorithm>
@@ -385,6 +387,7 @@ Result<int> RunSqllogictest(const SqllogictestOptions& options, std::ostream& ou
     exec::SessionOptions session_options;
     session_options.warehouse = scratch->path() + "/warehouse";
     session_options.threads = options.threads;
+    session_options.cluster = QueryClusterOfProcess();
     Result<std::unique_ptr<exec::Session>> session =
         Status::Invalid("unknown catalog type '{}' (sql or hadoop)", options.catalog_type);
     if (options.catalog_type == "hadoop") {
@@ -401,6 +404,20 @@ Result<int> RunSqllogictest(const SqllogictestOptions& options, std::ostream& ou
     }
     if (!session.ok()) {
       out << file << ": cannot start a session: " << session.status().message() << '\n';
+      ++failed;
+      continue;
+    }
+    Status settings_applied = Status::OK();
+    for (const std::string& setting : options.settings) {
+      size_t eq = setting.find('=');
+      settings_applied =
+          eq == std::string::npos
+              ? Status::Invalid("setting \"{}\" is not name=value", setting)
+              : (*session)->mutable_config().Set(setting.substr(0, eq), setting.substr(eq + 1));
+      if (!settings_applied.ok()) break;
+    }
+    if (!settings_applied.ok()) {
+      out << file << ": " << settings_applied.message() << '\n';
       ++failed;
       continue;
     }

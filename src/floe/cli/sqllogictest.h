@@ -66,6 +66,9 @@ struct SqllogictestOptions {
   /// Hadoop catalog of the scratch warehouse directory.
   std::string catalog_type = "sql";
   int threads = 0;
+  /// Session settings ("name=value") applied to each file's session before it runs
+  /// (--set codec_roundtrip=on runs every stage through the plan codec).
+  std::vector<std::string> settings;
 };
 
 /// One record of a sqllogictest file.

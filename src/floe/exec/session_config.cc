@@ -52,7 +52,7 @@ std::vector<SettingInfo> MakeRegistered() {
        "memory a sort keeps back for merging its spilled runs", 0},
       {"prefer_hash_join", Kind::kBool, "true", "plan equi-joins as hash joins", 0},
       {"explain_verbose", Kind::kBool, "false", "EXPLAIN shows every plan stage", 0},
-      {"codec_roundtrip", Kind::kBool, "false", "stages pass through the plan codec", 0},
+      {"codec_roundtrip", Kind::kBool, "false", "every stage is encoded and decoded (plan codec) before it runs", 0},
       {"search_path", Kind::kString, "default", "namespaces searched for unqualified table names",
        0},
       {"time_zone", Kind::kString, "UTC", "the session's time zone", 0},

@@ -33,7 +33,7 @@ struct SettingInfo {
 ///   sort_spill_reservation   bytes 64MB
 ///   prefer_hash_join         bool  true
 ///   explain_verbose          bool  false
-///   codec_roundtrip          bool  false (stages pass through the plan codec; later work)
+///   codec_roundtrip          bool  false (every stage is encoded and decoded before it runs)
 ///   search_path              str   "default"
 ///   time_zone                str   "UTC"
 ///   statement_timeout        int   0 (milliseconds; 0 = none)

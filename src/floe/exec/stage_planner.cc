@@ -116,4 +116,18 @@ std::string StagePlan::ToString() const {
   return out;
 }
 
+Result<StagePlan> StagePlan::Rewrite(
+    const std::function<Result<PlanPtr>(const PlanPtr&)>& rewrite) const {
+  StagePlan out = *this;
+  for (Stage& stage : out.stages_) {
+    FLOE_ASSIGN_OR_RAISE(PlanPtr plan, rewrite(stage.plan));
+    if (!plan->schema()->Equals(*stage.plan->schema()) ||
+        plan->partition_count() != stage.plan->partition_count()) {
+      return Status::Internal("rewriting stage {} changed its schema or partitions", stage.id);
+    }
+    stage.plan = std::move(plan);
+  }
+  return out;
+}
+
 }  // namespace floe::exec

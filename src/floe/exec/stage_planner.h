@@ -9,6 +9,7 @@
 // partitions are its input's, each in order (over an input of one partition it needs no
 // exchange and stays in its input's stage). The final stage's root is the plan's root.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,10 @@ class StagePlan {
   ///     ShuffleWriterExec: stage=1, output=Hash([a], 4)  [partitions=4 ...]
   ///       ...
   std::string ToString() const;
+
+  /// The same stages with each stage's plan replaced by `rewrite(plan)` (the first error
+  /// is returned). The rewrite must keep the plan's shape: its schema and partitions.
+  Result<StagePlan> Rewrite(const std::function<Result<PlanPtr>(const PlanPtr&)>& rewrite) const;
 
  private:
   friend Result<StagePlan> PlanStages(const PlanPtr& plan);
