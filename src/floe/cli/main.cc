@@ -13,6 +13,7 @@
 #include "floe/cli/parquet_commands.h"
 #include "floe/cli/sql_commands.h"
 #include "floe/common/status.h"
+#include "floe/dist/cluster.h"
 
 #ifndef FLOE_VERSION
 #define FLOE_VERSION "dev"
@@ -49,10 +50,23 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "floe: no command given; see floe --help\n");
     return 2;
   }
-  floe::Status status = action();
-  if (!status.ok()) {
-    PrintError(status);
-    return 1;
+  auto run = [&action]() -> int {
+    floe::Status status = action();
+    if (!status.ok()) {
+      PrintError(status);
+      return 1;
+    }
+    return 0;
+  };
+  // Under mpirun every rank parses the same command line; rank 0 runs the command over
+  // all ranks and the others execute its tasks. Without mpirun MPI is never initialised.
+  if (floe::dist::LaunchedUnderMpi()) {
+    return floe::dist::RunUnderMpi(0, [&run](const std::shared_ptr<floe::exec::QueryCluster>& c) {
+      floe::cli::SetQueryCluster(c);
+      int code = run();
+      floe::cli::SetQueryCluster(nullptr);
+      return code;
+    });
   }
-  return 0;
+  return run();
 }

@@ -40,6 +40,21 @@ int TopLevelIndex(const iceberg::Schema& schema, int32_t field_id) {
 
 }  // namespace
 
+Status DeleteUncommittedWrites(const PlanPtr& plan, const TaskContextPtr& ctx) {
+  Status first;
+  if (const auto* write = dynamic_cast<const IcebergWriteExec*>(plan.get())) {
+    Result<std::shared_ptr<const WriteJournal>> journal =
+        WriteJournal::For(ctx, write->target().get());
+    first = journal.ok() ? (*journal)->DeleteUncommitted(*write->target()->table.io)
+                         : journal.status();
+  }
+  for (const PlanPtr& child : plan->children()) {
+    Status st = DeleteUncommittedWrites(child, ctx);
+    if (first.ok() && !st.ok()) first = st;
+  }
+  return first;
+}
+
 // ---------------------------------------------------------------------------------------
 // IcebergTransformExpr
 

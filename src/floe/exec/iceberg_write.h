@@ -122,6 +122,11 @@ class WriteJournal {
   mutable bool committed_ = false;
 };
 
+/// Deletes the files that the IcebergWriteExec nodes of `plan` recorded in this query's
+/// journals (a process that ran write tasks of a statement that then failed: nothing of
+/// it was committed). The first error, after trying every file.
+Status DeleteUncommittedWrites(const PlanPtr& plan, const TaskContextPtr& ctx);
+
 /// Writes its input partition by partition into data files of the target table and emits,
 /// per partition that wrote rows, one row (data_files binary, record_count bigint):
 /// data_files holds the files' DataFile records in an Avro container

@@ -11,18 +11,59 @@
 
 namespace floe::exec {
 
+namespace {
+
+class LocalTaskRunner final : public TaskRunner {
+ public:
+  explicit LocalTaskRunner(ThreadPool* threads) : threads_(threads) {}
+  int slots() const override { return std::max(1, threads_->size()); }
+  void Run(const Stage& stage, int partition, const TaskContextPtr& ctx,
+           std::function<void(Status, int)> done) override {
+    threads_->Spawn([plan = stage.plan, partition, ctx = TaskContextPtr(ctx),
+                     done = std::move(done)]() mutable {
+      Status status = RunStageTask(plan, partition, ctx);
+      // The pool may keep this closure after it returns: it must hold nothing of the
+      // query (the query's end frees the exchange and its spill files).
+      plan.reset();
+      ctx.reset();
+      done(std::move(status), 0);
+    });
+  }
+  Status StageComplete(const Stage&, const std::vector<int>&) override { return Status::OK(); }
+  void Cancel() override {}
+
+ private:
+  ThreadPool* threads_;
+};
+
+}  // namespace
+
+Status RunStageTask(const PlanPtr& plan, int partition, const TaskContextPtr& ctx) {
+  FLOE_RETURN_NOT_OK(ctx->CheckCancelled());
+  FLOE_ASSIGN_OR_RAISE(BatchStreamPtr stream, ExecutePlan(plan, partition, ctx));
+  while (true) {
+    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, stream->Next());
+    if (!batch) return Status::OK();
+  }
+}
+
+std::shared_ptr<TaskRunner> MakeLocalTaskRunner(ThreadPool* threads) {
+  return std::make_shared<LocalTaskRunner>(threads);
+}
+
 struct QueryScheduler::State {
   StagePlan plan;
   TaskContextPtr ctx;
-  ThreadPool* threads = nullptr;
+  std::shared_ptr<TaskRunner> runner;
   int slots = 1;
 
   std::mutex mutex;
   std::condition_variable cv;
-  std::vector<int> remaining_tasks;       // per stage index
-  std::vector<bool> started;              // per stage index
-  std::vector<bool> complete;             // per stage index
-  std::deque<std::pair<int, int>> queue;  // (stage index, partition) ready to run
+  std::vector<int> remaining_tasks;         // per stage index
+  std::vector<std::vector<int>> locations;  // per stage index: where each task's output is
+  std::vector<bool> started;                // per stage index
+  std::vector<bool> complete;               // per stage index
+  std::deque<std::pair<int, int>> queue;    // (stage index, partition) ready to run
   int running = 0;
   Status error;
   bool cancelled = false;
@@ -44,6 +85,7 @@ struct QueryScheduler::State {
       started[s] = true;
       const int tasks = stages[s].partition_count();
       remaining_tasks[s] = tasks;
+      locations[s].assign(static_cast<size_t>(tasks), 0);
       if (tasks == 0) {
         complete[s] = true;
         StartReadyStages();
@@ -62,31 +104,33 @@ struct QueryScheduler::State {
       // The task holds no reference: the scheduler's destructor waits until `running` is
       // zero, and the task's last touch of the state is that decrement (under the lock).
       State* self = this;
-      threads->Spawn([self, stage, partition] { self->RunTask(stage, partition); });
+      runner->Run(plan.stages()[static_cast<size_t>(stage)], partition, ctx,
+                  [self, stage, partition](Status status, int location) {
+                    self->TaskDone(stage, partition, std::move(status), location);
+                  });
     }
   }
 
-  void RunTask(int stage, int partition) {
-    Status status = RunFragment(plan.stages()[static_cast<size_t>(stage)].plan, partition);
+  void TaskDone(int stage, int partition, Status status, int location) {
     std::lock_guard<std::mutex> lock(mutex);
-    if (!status.ok()) {
+    const auto s = static_cast<size_t>(stage);
+    if (status.ok()) {
+      locations[s][static_cast<size_t>(partition)] = location;
+      if (--remaining_tasks[s] == 0) {
+        Status told = runner->StageComplete(plan.stages()[s], locations[s]);
+        if (told.ok()) {
+          complete[s] = true;
+          StartReadyStages();
+        } else {
+          Fail(std::move(told));
+        }
+      }
+    } else {
       Fail(std::move(status));
-    } else if (--remaining_tasks[static_cast<size_t>(stage)] == 0) {
-      complete[static_cast<size_t>(stage)] = true;
-      StartReadyStages();
     }
     Launch();
     --running;
     cv.notify_all();
-  }
-
-  Status RunFragment(const PlanPtr& fragment, int partition) {
-    FLOE_RETURN_NOT_OK(ctx->CheckCancelled());
-    FLOE_ASSIGN_OR_RAISE(BatchStreamPtr stream, ExecutePlan(fragment, partition, ctx));
-    while (true) {
-      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, stream->Next());
-      if (!batch) return Status::OK();
-    }
   }
 
   // Records the first error and cancels the rest. Requires the lock.
@@ -95,6 +139,7 @@ struct QueryScheduler::State {
       error = std::move(status);
     }
     ctx->Cancel();
+    runner->Cancel();
     queue.clear();
   }
 
@@ -106,15 +151,18 @@ struct QueryScheduler::State {
   }
 };
 
-Result<std::unique_ptr<QueryScheduler>> QueryScheduler::Start(StagePlan stages,
-                                                              TaskContextPtr ctx) {
+Result<std::unique_ptr<QueryScheduler>> QueryScheduler::Start(StagePlan stages, TaskContextPtr ctx,
+                                                              std::shared_ptr<TaskRunner> runner) {
   auto state = std::make_shared<State>();
   state->plan = std::move(stages);
   state->ctx = std::move(ctx);
-  state->threads = state->ctx->threads() ? state->ctx->threads() : DefaultThreadPool();
-  state->slots = std::max(1, state->threads->size());
+  state->runner = runner ? std::move(runner)
+                         : MakeLocalTaskRunner(state->ctx->threads() ? state->ctx->threads()
+                                                                     : DefaultThreadPool());
+  state->slots = std::max(1, state->runner->slots());
   const size_t n = state->plan.stages().size();
   state->remaining_tasks.assign(n, 0);
+  state->locations.assign(n, {});
   state->started.assign(n, false);
   state->complete.assign(n, false);
   if (n > 1 && !state->ctx->exchange()) {
@@ -139,8 +187,10 @@ Result<std::unique_ptr<QueryScheduler>> QueryScheduler::Start(StagePlan stages,
 }
 
 QueryScheduler::~QueryScheduler() {
+  const bool succeeded = state_->final_done && state_->final_error.ok();
   Cancel();
   Wait();
+  state_->runner->End(succeeded);
   // The final stage's stream may hold exchange readers; close it before the exchange goes.
   state_->final_stream.reset();
 }
@@ -158,6 +208,7 @@ void QueryScheduler::Cancel() {
     state_->cancelled = true;
   }
   state_->ctx->Cancel();
+  state_->runner->Cancel();
   state_->queue.clear();
   state_->cv.notify_all();
 }

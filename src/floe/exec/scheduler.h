@@ -10,7 +10,9 @@
 // A failed task fails the query with that task's error (the first error wins); the
 // other tasks are cancelled through TaskContext::Cancel and no new ones start.
 
+#include <functional>
 #include <memory>
+#include <vector>
 
 #include "floe/common/result.h"
 #include "floe/exec/execution_plan.h"
@@ -18,11 +20,44 @@
 
 namespace floe::exec {
 
+/// Where a query's tasks run; the scheduler decides which task runs when. The default
+/// runs them on the context's thread pool; under MPI, dist's runner places them on ranks.
+class TaskRunner {
+ public:
+  virtual ~TaskRunner() = default;
+  /// Tasks that may run at once.
+  virtual int slots() const = 0;
+  /// Starts task `partition` of `stage`. `done(status, location)` is called exactly once,
+  /// from another thread (never from inside Run: the scheduler holds its lock there), when
+  /// the task has ended; `location` says where its output lives (an MPI rank; 0 in one
+  /// process).
+  virtual void Run(const Stage& stage, int partition, const TaskContextPtr& ctx,
+                   std::function<void(Status, int)> done) = 0;
+  /// Every task of `stage` succeeded; `locations[i]` is where partition i's output lives.
+  /// Called before any task of a stage that reads it starts; an error fails the query.
+  virtual Status StageComplete(const Stage& stage, const std::vector<int>& locations) = 0;
+  /// The query failed or was cancelled: running tasks should stop (each still reports
+  /// through its `done`).
+  virtual void Cancel() = 0;
+  /// The query is over and no task runs: `succeeded` when it ran to its end without an
+  /// error (a write's commit, in the final stage, then happened). Called once.
+  virtual void End(bool succeeded) {}
+};
+
+/// Runs partition `partition` of a stage's plan to its end on this thread (a stage's
+/// ShuffleWriterExec root writes its rows to the exchange and returns none).
+Status RunStageTask(const PlanPtr& plan, int partition, const TaskContextPtr& ctx);
+
+/// Runs tasks on the context's thread pool, one per thread.
+std::shared_ptr<TaskRunner> MakeLocalTaskRunner(ThreadPool* threads);
+
 class QueryScheduler {
  public:
   /// Registers every non-final stage with ctx->exchange() and starts the stages that
-  /// read nothing. kInternal when the context has no exchange but the plan needs one.
-  static Result<std::unique_ptr<QueryScheduler>> Start(StagePlan stages, TaskContextPtr ctx);
+  /// read nothing, their tasks placed by `runner` (nullptr: the context's thread pool).
+  /// kInternal when the context has no exchange but the plan needs one.
+  static Result<std::unique_ptr<QueryScheduler>> Start(StagePlan stages, TaskContextPtr ctx,
+                                                       std::shared_ptr<TaskRunner> runner = {});
   /// Cancels whatever still runs and waits for the running tasks to return.
   ~QueryScheduler();
 

@@ -21,6 +21,7 @@
 #include "floe/exec/iceberg_write.h"
 #include "floe/exec/parquet_table.h"
 #include "floe/exec/physical_planner.h"
+#include "floe/exec/plan_codec.h"
 #include "floe/exec/scheduler.h"
 #include "floe/exec/session_resolver.h"
 #include "floe/exec/stage_planner.h"
@@ -191,6 +192,23 @@ class SessionImpl final : public Session {
                              statements.size());
     }
     return ExecuteStatement(statements[0]);
+  }
+
+  Result<StagePlan> PlanStatement(std::string_view sql) override {
+    FLOE_ASSIGN_OR_RAISE(std::vector<sql::Statement> statements, sql::Parse(sql));
+    if (statements.size() != 1) {
+      return Status::Invalid("{} statements given where one was expected", statements.size());
+    }
+    const sql::Statement& statement = statements[0];
+    if (const auto* select = std::get_if<sql::SelectStatement>(&statement.body)) {
+      FLOE_ASSIGN_OR_RAISE(PlannedQuery planned, PlanSelect(*select->query, statement.text));
+      return std::move(planned.stages);
+    }
+    if (const auto* insert = std::get_if<sql::InsertStatement>(&statement.body)) {
+      FLOE_ASSIGN_OR_RAISE(PlannedWrite planned, PlanInsert(*insert, statement.text));
+      return std::move(planned.query.stages);
+    }
+    return Status::NotSupported("only SELECT and INSERT can be planned without running them");
   }
 
  private:
@@ -493,11 +511,26 @@ class SessionImpl final : public Session {
     }
     running->spill = std::make_unique<SpillDirectory>(dir);
     auto memory = std::make_shared<MemoryManager>(config_.memory_limit());
-    auto exchange = MakeLocalExchange(memory, dir);
+    std::shared_ptr<ExchangeService> exchange;
+    std::shared_ptr<TaskRunner> runner;
+    if (options_.cluster) {
+      FLOE_ASSIGN_OR_RAISE(QueryCluster::Query query,
+                           options_.cluster->Begin(stages, config_, memory, dir));
+      exchange = std::move(query.exchange);
+      runner = std::move(query.runner);
+    } else {
+      exchange = MakeLocalExchange(memory, dir);
+    }
     running->ctx = std::make_shared<TaskContext>(config_, memory, threads_.get(), dir, exchange);
     running->ctx->set_collect_metrics(collect_metrics);
-    FLOE_ASSIGN_OR_RAISE(running->scheduler,
-                         QueryScheduler::Start(std::move(stages), running->ctx));
+    if (config_.codec_roundtrip()) {
+      // Every stage runs as another process would rebuild it from its bytes.
+      FLOE_ASSIGN_OR_RAISE(stages, stages.Rewrite([](const PlanPtr& plan) {
+        return RoundTripPlan(plan);
+      }));
+    }
+    FLOE_ASSIGN_OR_RAISE(running->scheduler, QueryScheduler::Start(std::move(stages),
+                                                                   running->ctx, runner));
     return running;
   }
 

@@ -1,0 +1,508 @@
+#include "floe/dist/cluster.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "floe/codec/plan.pb.h"
+#include "floe/exec/iceberg_write.h"
+#include "floe/exec/plan_codec.h"
+#include "floe/exec/scheduler.h"
+#include "floe/exec/shuffle_exec.h"
+
+namespace floe::dist {
+
+namespace pb = codec::proto;
+
+namespace {
+
+Status SendMessage(Communicator& comm, int rank, int tag,
+                   const google::protobuf::MessageLite& message) {
+  std::string bytes;
+  if (!message.SerializeToString(&bytes)) {
+    return Status::Internal("cannot serialize a {} message", message.GetTypeName());
+  }
+  return comm.Send(rank, tag, bytes);
+}
+
+Status StatusFromWire(int32_t code, const std::string& message) {
+  if (code == 0) return Status::OK();
+  if (code < 0 || code > static_cast<int32_t>(StatusCode::kCancelled)) {
+    return Status::Internal("{}", message);
+  }
+  return Status(static_cast<StatusCode>(code), message);
+}
+
+// Registers a stage's output with an exchange, as the scheduler does on rank 0.
+Status RegisterStage(exec::ExchangeService& exchange, int stage_id, const exec::PlanPtr& plan) {
+  const auto* writer = dynamic_cast<const exec::ShuffleWriterExec*>(plan.get());
+  if (writer == nullptr) {
+    return Status::Corrupt("stage {} is not rooted at a ShuffleWriterExec", stage_id);
+  }
+  return exchange.RegisterStage(stage_id, plan->schema(), plan->partition_count(),
+                                writer->output_partitioning().partition_count());
+}
+
+std::string QuerySpillDirectory(const exec::SessionConfig& config, uint64_t query_id) {
+  std::string base = config.spill_directory();
+  if (base.empty()) base = std::filesystem::temp_directory_path().string();
+  return base + "/floe-spill-" + std::to_string(::getpid()) + "-mpi-" + std::to_string(query_id);
+}
+
+class MpiQueryRunner;
+
+}  // namespace
+
+struct MpiCluster::State {
+  std::shared_ptr<Communicator> comm;
+  std::shared_ptr<ExchangeServer> server;
+  ThreadPool* threads = nullptr;
+  int slots_per_rank = 1;
+
+  std::mutex mutex;
+  std::map<uint64_t, std::weak_ptr<MpiQueryRunner>> queries;
+  uint64_t next_query = 1;
+  std::atomic<bool> stop{false};
+  std::thread receiver;
+
+  void Receive();
+};
+
+namespace {
+
+// Places one query's tasks on the ranks (exec::TaskRunner).
+class MpiQueryRunner final : public exec::TaskRunner {
+ public:
+  MpiQueryRunner(std::shared_ptr<MpiCluster::State> cluster, uint64_t query_id,
+                 std::shared_ptr<DistributedExchange> exchange)
+      : cluster_(std::move(cluster)),
+        query_id_(query_id),
+        exchange_(std::move(exchange)),
+        running_(static_cast<size_t>(cluster_->comm->size()), 0) {}
+
+  ~MpiQueryRunner() override {
+    End(false);
+    std::lock_guard<std::mutex> lock(cluster_->mutex);
+    cluster_->queries.erase(query_id_);
+  }
+
+  // Every task has ended (the scheduler waits for them): the executors drop the query,
+  // and the files its write tasks wrote unless it succeeded.
+  void End(bool succeeded) override {
+    if (ended_.exchange(true)) return;
+    pb::ControlMessage m;
+    m.mutable_end()->set_query_id(query_id_);
+    m.mutable_end()->set_succeeded(succeeded);
+    for (int r = 1; r < cluster_->comm->size(); ++r) {
+      (void)SendMessage(*cluster_->comm, r, kControlTag, m);
+    }
+  }
+
+  int slots() const override { return cluster_->slots_per_rank * cluster_->comm->size(); }
+
+  void Run(const exec::Stage& stage, int partition, const exec::TaskContextPtr& ctx,
+           std::function<void(Status, int)> done) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    // On demand: the rank with the most free slots (the fewest running tasks) gets it.
+    size_t rank = 0;
+    for (size_t r = 1; r < running_.size(); ++r) {
+      if (running_[r] < running_[rank]) rank = r;
+    }
+    ++running_[rank];
+    if (rank == 0) {
+      lock.unlock();
+      ThreadPool* threads = ctx->threads() ? ctx->threads() : cluster_->threads;
+      threads->Spawn([this, plan = stage.plan, partition, ctx = exec::TaskContextPtr(ctx),
+                      done = std::move(done)]() mutable {
+        Status status = exec::RunStageTask(plan, partition, ctx);
+        plan.reset();  // nothing of the query stays in the pool's closure
+        ctx.reset();
+        {
+          std::lock_guard<std::mutex> guard(mutex_);
+          --running_[0];
+        }
+        done(std::move(status), 0);
+      });
+      return;
+    }
+    pending_[{stage.id, partition}] = Pending{static_cast<int>(rank), std::move(done)};
+    lock.unlock();
+    pb::ControlMessage m;
+    pb::TaskAssignment* task = m.mutable_task();
+    task->set_query_id(query_id_);
+    task->set_stage_id(stage.id);
+    task->set_partition(partition);
+    Status sent = SendMessage(*cluster_->comm, static_cast<int>(rank), kControlTag, m);
+    if (!sent.ok()) {
+      // Reported from another thread: the scheduler holds its lock while it calls Run.
+      cluster_->threads->Spawn([this, stage_id = stage.id, partition, rank, sent] {
+        Complete(static_cast<int>(rank), stage_id, partition,
+                 sent.WithPrefix(fmt::format("sending a task to rank {}: ", rank)));
+      });
+    }
+  }
+
+  Status StageComplete(const exec::Stage& stage, const std::vector<int>& locations) override {
+    FLOE_RETURN_NOT_OK(exchange_->SetStageOwners(stage.id, locations));
+    FLOE_RETURN_NOT_OK(exchange_->MarkComplete(stage.id));
+    pb::ControlMessage m;
+    pb::StageOwners* owners = m.mutable_owners();
+    owners->set_query_id(query_id_);
+    owners->set_stage_id(stage.id);
+    for (int r : locations) owners->add_ranks(r);
+    for (int r = 1; r < cluster_->comm->size(); ++r) {
+      FLOE_RETURN_NOT_OK(SendMessage(*cluster_->comm, r, kControlTag, m));
+    }
+    return Status::OK();
+  }
+
+  void Cancel() override {
+    if (cancelled_.exchange(true)) return;
+    pb::ControlMessage m;
+    m.mutable_cancel()->set_query_id(query_id_);
+    for (int r = 1; r < cluster_->comm->size(); ++r) {
+      (void)SendMessage(*cluster_->comm, r, kControlTag, m);
+    }
+  }
+
+  // A task of this query ended on `rank` (the receiver thread, or a failed send).
+  void Complete(int rank, int stage_id, int partition, Status status) {
+    std::function<void(Status, int)> done;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = pending_.find({stage_id, partition});
+      if (it == pending_.end() || it->second.rank != rank) return;  // not ours: ignore
+      done = std::move(it->second.done);
+      pending_.erase(it);
+      --running_[static_cast<size_t>(rank)];
+    }
+    done(std::move(status), rank);
+  }
+
+ private:
+  struct Pending {
+    int rank = 0;
+    std::function<void(Status, int)> done;
+  };
+
+  std::shared_ptr<MpiCluster::State> cluster_;
+  uint64_t query_id_;
+  std::shared_ptr<DistributedExchange> exchange_;
+  std::atomic<bool> cancelled_{false};
+  std::atomic<bool> ended_{false};
+  std::mutex mutex_;
+  std::vector<int> running_;  // per rank
+  std::map<std::pair<int, int>, Pending> pending_;
+};
+
+}  // namespace
+
+void MpiCluster::State::Receive() {
+  while (!stop.load()) {
+    Result<std::optional<Message>> received =
+        comm->TryReceive(kAnySource, kTaskDoneTag, std::chrono::milliseconds(50));
+    if (!received.ok()) {
+      std::fprintf(stderr, "floe: rank 0 stops receiving task completions: %s\n",
+                   received.status().ToString().c_str());
+      return;
+    }
+    if (!*received) continue;
+    const Message& message = **received;
+    pb::TaskDone done;
+    if (!done.ParseFromArray(message.view().data(), static_cast<int>(message.view().size()))) {
+      std::fprintf(stderr, "floe: a corrupt task completion from rank %d was ignored\n",
+                   message.source);
+      continue;
+    }
+    std::shared_ptr<MpiQueryRunner> runner;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = queries.find(done.query_id());
+      if (it != queries.end()) runner = it->second.lock();
+    }
+    if (!runner) continue;  // the query has ended
+    Status status = StatusFromWire(done.status_code(), done.message());
+    if (!status.ok()) status = status.WithPrefix(fmt::format("rank {}: ", message.source));
+    runner->Complete(message.source, done.stage_id(), done.partition(), std::move(status));
+  }
+}
+
+Result<std::shared_ptr<MpiCluster>> MpiCluster::Start(std::shared_ptr<Communicator> comm,
+                                                      std::shared_ptr<ExchangeServer> server,
+                                                      ThreadPool* threads, int slots_per_rank) {
+  if (comm->rank() != 0) return Status::Internal("the cluster is driven from rank 0");
+  auto state = std::make_shared<State>();
+  state->comm = std::move(comm);
+  state->server = std::move(server);
+  state->threads = threads;
+  state->slots_per_rank = std::max(1, slots_per_rank);
+  state->receiver = std::thread([raw = state.get()] { raw->Receive(); });
+  return std::shared_ptr<MpiCluster>(new MpiCluster(std::move(state)));
+}
+
+MpiCluster::~MpiCluster() { (void)Shutdown(); }
+
+Status MpiCluster::Shutdown() {
+  if (state_->stop.exchange(true)) return Status::OK();
+  Status status;
+  pb::ControlMessage m;
+  m.mutable_shutdown();
+  for (int r = 1; r < state_->comm->size(); ++r) {
+    Status sent = SendMessage(*state_->comm, r, kControlTag, m);
+    if (status.ok() && !sent.ok()) status = sent;
+  }
+  if (state_->receiver.joinable()) state_->receiver.join();
+  return status;
+}
+
+Result<exec::QueryCluster::Query> MpiCluster::Begin(const exec::StagePlan& stages,
+                                                    const exec::SessionConfig& config,
+                                                    std::shared_ptr<exec::MemoryManager> memory,
+                                                    const std::string& spill_directory) {
+  uint64_t query_id;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    query_id = state_->next_query++;
+  }
+  pb::ControlMessage m;
+  pb::QueryBegin* begin = m.mutable_begin();
+  begin->set_query_id(query_id);
+  for (const exec::SettingInfo& info : exec::SessionConfig::Registered()) {
+    FLOE_ASSIGN_OR_RAISE(std::string value, config.Get(info.name));
+    pb::KeyValue* kv = begin->add_settings();
+    kv->set_key(info.name);
+    kv->set_value(std::move(value));
+  }
+  const auto& all = stages.stages();
+  for (size_t s = 0; s + 1 < all.size(); ++s) {
+    pb::StagePlan* stage = begin->add_stages();
+    stage->set_stage_id(all[s].id);
+    FLOE_ASSIGN_OR_RAISE(*stage->mutable_plan(), exec::EncodePlan(*all[s].plan));
+  }
+  FLOE_ASSIGN_OR_RAISE(
+      std::shared_ptr<DistributedExchange> exchange,
+      MakeDistributedExchange(state_->server, query_id, std::move(memory), spill_directory));
+  auto runner = std::make_shared<MpiQueryRunner>(state_, query_id, exchange);
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->queries[query_id] = runner;
+  }
+  for (int r = 1; r < state_->comm->size(); ++r) {
+    FLOE_RETURN_NOT_OK(SendMessage(*state_->comm, r, kControlTag, m));
+  }
+  return Query{std::move(exchange), std::move(runner)};
+}
+
+namespace {
+
+// One query on an executor rank.
+struct ExecutorQuery {
+  uint64_t id = 0;
+  std::string directory;
+  std::shared_ptr<DistributedExchange> exchange;
+  exec::TaskContextPtr ctx;
+  std::map<int, exec::PlanPtr> stages;
+  Status error;  // the query could not be set up here; every task reports it
+
+  ~ExecutorQuery() {
+    ctx.reset();
+    exchange.reset();
+    std::error_code ec;
+    if (!directory.empty()) std::filesystem::remove_all(directory, ec);
+  }
+};
+
+std::shared_ptr<ExecutorQuery> BeginOnExecutor(const pb::QueryBegin& begin,
+                                               const std::shared_ptr<ExchangeServer>& server,
+                                               ThreadPool* threads) {
+  auto q = std::make_shared<ExecutorQuery>();
+  q->id = begin.query_id();
+  auto setup = [&]() -> Status {
+    exec::SessionConfig config;
+    for (const pb::KeyValue& kv : begin.settings()) {
+      FLOE_RETURN_NOT_OK(config.Set(kv.key(), kv.value()));
+    }
+    q->directory = QuerySpillDirectory(config, q->id);
+    std::error_code ec;
+    std::filesystem::create_directories(q->directory, ec);
+    if (ec) {
+      return Status::IOError("cannot create the spill directory {}: {}", q->directory,
+                             ec.message());
+    }
+    auto memory = std::make_shared<exec::MemoryManager>(config.memory_limit());
+    FLOE_ASSIGN_OR_RAISE(q->exchange, MakeDistributedExchange(server, q->id, memory, q->directory));
+    q->ctx =
+        std::make_shared<exec::TaskContext>(config, memory, threads, q->directory, q->exchange);
+    for (const pb::StagePlan& stage : begin.stages()) {
+      FLOE_ASSIGN_OR_RAISE(exec::PlanPtr plan, exec::DecodePlan(stage.plan()));
+      FLOE_RETURN_NOT_OK(RegisterStage(*q->exchange, stage.stage_id(), plan));
+      q->stages[stage.stage_id()] = std::move(plan);
+    }
+    return Status::OK();
+  };
+  q->error = setup();
+  return q;
+}
+
+}  // namespace
+
+Status RunExecutor(const std::shared_ptr<Communicator>& comm,
+                   const std::shared_ptr<ExchangeServer>& server, ThreadPool* threads) {
+  // A test hook: FLOE_TEST_FAIL_RANK=N makes every task on rank N fail, so tests can prove
+  // that a rank's failure fails the statement, commits nothing and hangs no rank.
+  const char* fail_rank = std::getenv("FLOE_TEST_FAIL_RANK");
+  const bool fail_here = fail_rank != nullptr && std::atoi(fail_rank) == comm->rank();
+  std::map<uint64_t, std::shared_ptr<ExecutorQuery>> queries;
+  auto running = std::make_shared<std::atomic<int>>(0);
+  while (true) {
+    FLOE_ASSIGN_OR_RAISE(Message message, comm->Receive(0, kControlTag));
+    pb::ControlMessage m;
+    if (!m.ParseFromArray(message.view().data(), static_cast<int>(message.view().size()))) {
+      return Status::Corrupt("rank {}: a control message of {} bytes does not parse", comm->rank(),
+                             message.view().size());
+    }
+    switch (m.kind_case()) {
+      case pb::ControlMessage::kBegin:
+        queries[m.begin().query_id()] = BeginOnExecutor(m.begin(), server, threads);
+        break;
+      case pb::ControlMessage::kTask: {
+        const pb::TaskAssignment& task = m.task();
+        auto it = queries.find(task.query_id());
+        std::shared_ptr<ExecutorQuery> q = it == queries.end() ? nullptr : it->second;
+        running->fetch_add(1);
+        threads->Spawn([comm, q, task, running, fail_here]() mutable {
+          Status status;
+          if (fail_here) {
+            status = Status::Internal(
+                "injected failure (FLOE_TEST_FAIL_RANK) in stage {} "
+                "partition {}",
+                task.stage_id(), task.partition());
+          } else if (q == nullptr) {
+            status = Status::Internal("query {} is unknown here", task.query_id());
+          } else if (!q->error.ok()) {
+            status = q->error;
+          } else if (auto stage = q->stages.find(task.stage_id()); stage == q->stages.end()) {
+            status = Status::Corrupt("stage {} of query {} is unknown here", task.stage_id(),
+                                     task.query_id());
+          } else {
+            status = exec::RunStageTask(stage->second, task.partition(), q->ctx);
+          }
+          q.reset();  // the query may end while this closure is still kept
+          pb::TaskDone done;
+          done.set_query_id(task.query_id());
+          done.set_stage_id(task.stage_id());
+          done.set_partition(task.partition());
+          done.set_status_code(static_cast<int32_t>(status.code()));
+          done.set_message(status.message());
+          Status sent = SendMessage(*comm, 0, kTaskDoneTag, done);
+          if (!sent.ok()) {
+            std::fprintf(stderr, "floe: rank %d cannot report a task: %s\n", comm->rank(),
+                         sent.ToString().c_str());
+          }
+          running->fetch_sub(1);
+        });
+        break;
+      }
+      case pb::ControlMessage::kOwners: {
+        auto it = queries.find(m.owners().query_id());
+        if (it == queries.end() || !it->second->error.ok()) break;
+        std::vector<int> ranks(m.owners().ranks().begin(), m.owners().ranks().end());
+        Status told = it->second->exchange->SetStageOwners(m.owners().stage_id(), ranks);
+        if (told.ok()) told = it->second->exchange->MarkComplete(m.owners().stage_id());
+        if (!told.ok()) it->second->error = told;
+        break;
+      }
+      case pb::ControlMessage::kCancel: {
+        auto it = queries.find(m.cancel().query_id());
+        if (it != queries.end() && it->second->ctx) it->second->ctx->Cancel();
+        break;
+      }
+      case pb::ControlMessage::kEnd: {
+        // Every task of the query has ended (rank 0 waited for their completions).
+        auto it = queries.find(m.end().query_id());
+        if (it == queries.end()) break;
+        if (!m.end().succeeded() && it->second->error.ok()) {
+          for (const auto& [id, plan] : it->second->stages) {
+            Status deleted = exec::DeleteUncommittedWrites(plan, it->second->ctx);
+            if (!deleted.ok()) {
+              std::fprintf(stderr, "floe: rank %d: %s\n", comm->rank(), deleted.ToString().c_str());
+            }
+          }
+        }
+        queries.erase(it);
+        break;
+      }
+      case pb::ControlMessage::kShutdown:
+        queries.clear();
+        while (running->load() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return Status::OK();
+      default:
+        return Status::Corrupt("rank {}: an empty control message", comm->rank());
+    }
+  }
+}
+
+int RunUnderMpi(int threads,
+                const std::function<int(const std::shared_ptr<exec::QueryCluster>&)>& rank0_main) {
+  Result<std::shared_ptr<Communicator>> comm = Communicator::Init();
+  if (!comm.ok()) {
+    std::fprintf(stderr, "floe: %s\n", comm.status().ToString().c_str());
+    return 1;
+  }
+  if (threads <= 0) {
+    // The hardware threads of this host, shared by the ranks on it.
+    int local_ranks = 1;
+    if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) {
+      local_ranks = std::max(1, std::atoi(local));
+    }
+    const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    threads = std::max(1, hardware / local_ranks);
+  }
+  int code = 0;
+  {
+    Result<std::unique_ptr<ThreadPool>> pool = ThreadPool::Make(threads);
+    Result<std::shared_ptr<ExchangeServer>> server =
+        pool.ok() ? ExchangeServer::Start(*comm) : pool.status();
+    if (!server.ok()) {
+      std::fprintf(stderr, "floe: rank %d: %s\n", (*comm)->rank(),
+                   server.status().ToString().c_str());
+      (*comm)->Abort(1);
+    }
+    if ((*comm)->rank() == 0) {
+      Result<std::shared_ptr<MpiCluster>> cluster =
+          MpiCluster::Start(*comm, *server, pool->get(), threads);
+      if (!cluster.ok()) {
+        std::fprintf(stderr, "floe: %s\n", cluster.status().ToString().c_str());
+        (*comm)->Abort(1);
+      }
+      code = rank0_main(*cluster);
+      Status stopped = (*cluster)->Shutdown();
+      if (!stopped.ok()) {
+        std::fprintf(stderr, "floe: %s\n", stopped.ToString().c_str());
+        code = code == 0 ? 1 : code;
+      }
+    } else {
+      Status status = RunExecutor(*comm, *server, pool->get());
+      if (!status.ok()) {
+        std::fprintf(stderr, "floe: rank %d: %s\n", (*comm)->rank(), status.ToString().c_str());
+        (*comm)->Abort(1);
+      }
+    }
+    // No rank reads from another any more once every rank is here.
+    (void)(*comm)->Barrier();
+    (void)(*server)->Stop();
+  }
+  (void)(*comm)->Finalize();
+  return code;
+}
+
+}  // namespace floe::dist

@@ -1,0 +1,68 @@
+#pragma once
+
+// floe's processes under mpirun (DESIGN.md section 3): rank 0 runs the command, parses,
+// binds and plans every statement (Iceberg files are planned there, once) and schedules
+// its tasks; every rank, rank 0 included, executes tasks. A query's non-final stages go to
+// every rank as bytes through the plan codec when it begins; tasks are then handed out
+// one at a time to the rank with the most free slots, so a slow rank gets fewer; stage
+// outputs stay where their tasks ran and move between ranks through the distributed
+// exchange (exchange.h); the final stage runs on rank 0, which prints its rows, and an
+// Iceberg commit (always in the final stage) therefore runs there, exactly once.
+//
+// Control messages (codec/plan.proto ControlMessage) travel from rank 0 to each executor
+// on kControlTag, in order (MPI keeps the order of one sender's messages on one tag, so a
+// stage's owners always arrive before a task that reads the stage); completions
+// (TaskDone) come back on kTaskDoneTag. A failed task fails the statement on rank 0 with
+// the rank's message ("rank 2: ..."); the other ranks' tasks of it are cancelled.
+
+#include <functional>
+#include <memory>
+
+#include "floe/common/result.h"
+#include "floe/common/thread_pool.h"
+#include "floe/dist/exchange.h"
+#include "floe/dist/mpi_runtime.h"
+#include "floe/exec/session.h"
+
+namespace floe::dist {
+
+inline constexpr int kControlTag = 1;
+inline constexpr int kTaskDoneTag = 2;
+
+/// Rank 0's side: a QueryCluster for the session (exec/session.h).
+class MpiCluster final : public exec::QueryCluster {
+ public:
+  /// Starts the thread that receives task completions. `threads` runs rank 0's own tasks;
+  /// every rank has `slots_per_rank` task slots.
+  static Result<std::shared_ptr<MpiCluster>> Start(std::shared_ptr<Communicator> comm,
+                                                   std::shared_ptr<ExchangeServer> server,
+                                                   ThreadPool* threads, int slots_per_rank);
+  ~MpiCluster() override;
+
+  Result<Query> Begin(const exec::StagePlan& stages, const exec::SessionConfig& config,
+                      std::shared_ptr<exec::MemoryManager> memory,
+                      const std::string& spill_directory) override;
+
+  /// Tells every executor rank to stop (after its running tasks) and stops receiving.
+  Status Shutdown();
+
+  struct State;
+
+ private:
+  explicit MpiCluster(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  std::shared_ptr<State> state_;
+};
+
+/// The loop of every rank but 0: runs the queries' tasks rank 0 sends, on `threads`, until
+/// rank 0 sends Shutdown.
+Status RunExecutor(const std::shared_ptr<Communicator>& comm,
+                   const std::shared_ptr<ExchangeServer>& server, ThreadPool* threads);
+
+/// The whole process under mpirun: initialises MPI and the exchange server; rank 0 runs
+/// `rank0_main` with the cluster (its return value is the exit code) and then stops the
+/// executors; every other rank runs RunExecutor. Finalizes MPI at the end. `threads`: task
+/// slots per rank (0: the hardware threads divided among the ranks on this host).
+int RunUnderMpi(int threads,
+                const std::function<int(const std::shared_ptr<exec::QueryCluster>&)>& rank0_main);
+
+}  // namespace floe::dist
