@@ -218,9 +218,7 @@ inline void PackBits(int64_t n, uint8_t* bits, Pred&& pred) {
   int64_t i = 0;
   for (; i + 64 <= n; i += 64) {
     alignas(8) uint8_t tmp[64];
-#if defined(__clang__)
-#pragma clang loop vectorize(enable)
-#elif defined(__GNUC__)
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC ivdep
 #endif
     for (int j = 0; j < 64; ++j) tmp[j] = static_cast<uint8_t>(pred(i + j));
