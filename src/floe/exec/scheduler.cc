@@ -98,7 +98,8 @@ struct QueryScheduler::State {
   // Hands queued tasks to free slots. Requires the lock.
   void Launch() {
     while (running < slots && !queue.empty() && error.ok() && !cancelled) {
-      auto [stage, partition] = queue.front();
+      const int stage = queue.front().first;
+      const int partition = queue.front().second;
       queue.pop_front();
       ++running;
       // The task holds no reference: the scheduler's destructor waits until `running` is
