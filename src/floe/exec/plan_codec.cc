@@ -134,6 +134,14 @@ Result<PlanPtr> RoundTripPlan(const PlanPtr& plan, const PlanCodecRegistry& regi
   return decoded;
 }
 
+Status ExpectChildren(const codec::PlanDecoder& in, const std::vector<PlanPtr>& children,
+                      size_t n) {
+  if (children.size() != n) {
+    return in.Corrupt(fmt::format("{} children where {} are expected", children.size(), n));
+  }
+  return Status::OK();
+}
+
 Status EncodePhysicalExprs(const std::vector<expr::PhysicalExprPtr>& exprs,
                            google::protobuf::RepeatedPtrField<codec::proto::PhysicalExpr>* out) {
   for (const expr::PhysicalExprPtr& e : exprs) {

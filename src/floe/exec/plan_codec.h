@@ -20,6 +20,7 @@
 #include "floe/codec/nodes.pb.h"
 #include "floe/codec/plan.pb.h"
 #include "floe/codec/plan_codec.h"
+#include "floe/common/logging.h"
 #include "floe/common/result.h"
 #include "floe/exec/execution_plan.h"
 
@@ -50,6 +51,17 @@ class PlanCodecRegistry {
   std::map<std::string, PlanCodecEntry, std::less<>> entries_;
   codec::PhysicalExprCodecs exprs_;
 };
+
+/// Registers node type `Node` (its kName and Decode) at codec version 1; aborts when it is
+/// registered already (registration is the program's own, not input).
+template <typename Node>
+void RegisterPlanCodec(PlanCodecRegistry* registry) {
+  Status s = registry->Register(std::string(Node::kName), 1, &Node::Decode);
+  FLOE_CHECK(s.ok(), s.ToString());
+}
+
+/// kCorrupt "plan node X: N children where M are expected" unless there are `n`.
+Status ExpectChildren(const codec::PlanDecoder& in, const std::vector<PlanPtr>& children, size_t n);
 
 /// Registers every engine plan node and physical expression type.
 void RegisterBuiltinPlanCodecs(PlanCodecRegistry* registry);

@@ -39,14 +39,6 @@ namespace pb = codec::proto;
 
 namespace {
 
-Status ExpectChildren(const codec::PlanDecoder& in, const std::vector<PlanPtr>& children,
-                      size_t n) {
-  if (children.size() != n) {
-    return in.Corrupt(fmt::format("{} children where {} are expected", children.size(), n));
-  }
-  return Status::OK();
-}
-
 // An error of decoding. Codes DecodePlan passes on (kCorrupt, kNotSupported) get the node's
 // name here; DecodePlan reports any other as kCorrupt with the node's name in front.
 Status Fail(const codec::PlanDecoder& in, const Status& status) {
@@ -541,19 +533,13 @@ Result<expr::PhysicalExprPtr> DecodeIcebergTransform(const expr::ExprPtr& source
   return out;
 }
 
-template <typename Node>
-void RegisterNode(PlanCodecRegistry* registry) {
-  Status s = registry->Register(std::string(Node::kName), 1, &Node::Decode);
-  FLOE_CHECK(s.ok(), s.ToString());
-}
-
 }  // namespace
 
 void RegisterIcebergPlanCodecs(PlanCodecRegistry* registry) {
-  RegisterNode<ParquetScanExec>(registry);
-  RegisterNode<IcebergScanExec>(registry);
-  RegisterNode<IcebergWriteExec>(registry);
-  RegisterNode<IcebergCommitExec>(registry);
+  RegisterPlanCodec<ParquetScanExec>(registry);
+  RegisterPlanCodec<IcebergScanExec>(registry);
+  RegisterPlanCodec<IcebergWriteExec>(registry);
+  RegisterPlanCodec<IcebergCommitExec>(registry);
   Status s =
       registry->exprs().Register(std::string(IcebergTransformExpr::kName), &DecodeIcebergTransform);
   FLOE_CHECK(s.ok(), s.ToString());

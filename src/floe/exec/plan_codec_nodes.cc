@@ -32,14 +32,6 @@ namespace pb = codec::proto;
 
 namespace {
 
-Status ExpectChildren(const codec::PlanDecoder& in, const std::vector<PlanPtr>& children,
-                      size_t n) {
-  if (children.size() != n) {
-    return in.Corrupt(fmt::format("{} children where {} are expected", children.size(), n));
-  }
-  return Status::OK();
-}
-
 Result<SchemaPtr> ReadSchema(const codec::PlanDecoder& in, const pb::Schema& message) {
   Result<SchemaPtr> schema = codec::DecodeSchema(message);
   if (!schema.ok()) return in.Annotate(schema.status());
@@ -136,33 +128,27 @@ Result<expr::ResolvedAggregate> DecodeAggregateFunction(const codec::PlanDecoder
   return resolved;
 }
 
-template <typename Node>
-void RegisterNode(PlanCodecRegistry* registry) {
-  Status s = registry->Register(std::string(Node::kName), 1, &Node::Decode);
-  FLOE_CHECK(s.ok(), s.ToString());
-}
-
 }  // namespace
 
 void RegisterBuiltinPlanCodecs(PlanCodecRegistry* registry) {
-  RegisterNode<FilterExec>(registry);
-  RegisterNode<ProjectionExec>(registry);
-  RegisterNode<LimitExec>(registry);
-  RegisterNode<CoalescePartitionsExec>(registry);
-  RegisterNode<RepartitionExec>(registry);
-  RegisterNode<UnionExec>(registry);
-  RegisterNode<MaxOneRowExec>(registry);
-  RegisterNode<SortExec>(registry);
-  RegisterNode<SortPreservingMergeExec>(registry);
-  RegisterNode<ValuesExec>(registry);
-  RegisterNode<EmptyExec>(registry);
-  RegisterNode<GenerateSeriesExec>(registry);
-  RegisterNode<ShuffleWriterExec>(registry);
-  RegisterNode<ShuffleReaderExec>(registry);
-  RegisterNode<HashAggregateExec>(registry);
-  RegisterNode<HashJoinExec>(registry);
-  RegisterNode<NestedLoopJoinExec>(registry);
-  RegisterNode<WindowExec>(registry);
+  RegisterPlanCodec<FilterExec>(registry);
+  RegisterPlanCodec<ProjectionExec>(registry);
+  RegisterPlanCodec<LimitExec>(registry);
+  RegisterPlanCodec<CoalescePartitionsExec>(registry);
+  RegisterPlanCodec<RepartitionExec>(registry);
+  RegisterPlanCodec<UnionExec>(registry);
+  RegisterPlanCodec<MaxOneRowExec>(registry);
+  RegisterPlanCodec<SortExec>(registry);
+  RegisterPlanCodec<SortPreservingMergeExec>(registry);
+  RegisterPlanCodec<ValuesExec>(registry);
+  RegisterPlanCodec<EmptyExec>(registry);
+  RegisterPlanCodec<GenerateSeriesExec>(registry);
+  RegisterPlanCodec<ShuffleWriterExec>(registry);
+  RegisterPlanCodec<ShuffleReaderExec>(registry);
+  RegisterPlanCodec<HashAggregateExec>(registry);
+  RegisterPlanCodec<HashJoinExec>(registry);
+  RegisterPlanCodec<NestedLoopJoinExec>(registry);
+  RegisterPlanCodec<WindowExec>(registry);
   RegisterIcebergPlanCodecs(registry);
 }
 
