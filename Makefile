@@ -36,8 +36,10 @@ fuzz-smoke:
 fuzz: deps
 	fuzz/run.sh $(FUZZ_LONG_SECONDS)
 
+# The Parquet demo, then the same INSERT and SELECT in one process and under mpirun -np 2.
 demo: build
 	$(BUILD_DIR)/src/floe/cli/floe demo
+	scripts/demo-distributed $(BUILD_DIR)/src/floe/cli/floe
 
 bench: build
 	bench/parquet_scan.sh

@@ -58,6 +58,30 @@ std::string QuerySpillDirectory(const exec::SessionConfig& config, uint64_t quer
   return base + "/floe-spill-" + std::to_string(::getpid()) + "-mpi-" + std::to_string(query_id);
 }
 
+// A stage's operators in pre-order from its root: OperatorCounters.node indexes this.
+void PreOrder(const exec::ExecutionPlan& node, std::vector<const exec::ExecutionPlan*>* out) {
+  out->push_back(&node);
+  for (const exec::PlanPtr& child : node.children()) PreOrder(*child, out);
+}
+
+// A test hook: FLOE_TEST_PAUSE_AFTER_PLANNING=PATH makes rank 0, once it has planned a
+// statement and before any task of it runs, create PATH.planned and wait until PATH.resume
+// exists (at most a minute), so a test can commit to a table between planning and
+// execution. Every later statement finds PATH.resume and goes on.
+void PauseAfterPlanningForTests() {
+  const char* path = std::getenv("FLOE_TEST_PAUSE_AFTER_PLANNING");
+  if (path == nullptr || *path == '\0') return;
+  const std::string base = path;
+  std::error_code ec;
+  if (std::filesystem::exists(base + ".resume", ec)) return;
+  if (FILE* marker = std::fopen((base + ".planned").c_str(), "w")) std::fclose(marker);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (!std::filesystem::exists(base + ".resume", ec) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
 class MpiQueryRunner;
 
 }  // namespace
@@ -87,7 +111,8 @@ class MpiQueryRunner final : public exec::TaskRunner {
       : cluster_(std::move(cluster)),
         query_id_(query_id),
         exchange_(std::move(exchange)),
-        running_(static_cast<size_t>(cluster_->comm->size()), 0) {}
+        running_(static_cast<size_t>(cluster_->comm->size()), 0),
+        assigned_(running_.size(), 0) {}
 
   ~MpiQueryRunner() override {
     End(false);
@@ -112,12 +137,17 @@ class MpiQueryRunner final : public exec::TaskRunner {
   void Run(const exec::Stage& stage, int partition, const exec::TaskContextPtr& ctx,
            std::function<void(Status, int)> done) override {
     std::unique_lock<std::mutex> lock(mutex_);
-    // On demand: the rank with the most free slots (the fewest running tasks) gets it.
+    // On demand: the rank with the most free slots (the fewest running tasks) gets it;
+    // among those, the one given the fewest tasks of the query so far, so that short
+    // tasks, which end before the next is placed, still spread over the ranks.
     size_t rank = 0;
     for (size_t r = 1; r < running_.size(); ++r) {
-      if (running_[r] < running_[rank]) rank = r;
+      if (std::pair(running_[r], assigned_[r]) < std::pair(running_[rank], assigned_[rank])) {
+        rank = r;
+      }
     }
     ++running_[rank];
+    ++assigned_[rank];
     if (rank == 0) {
       lock.unlock();
       ThreadPool* threads = ctx->threads() ? ctx->threads() : cluster_->threads;
@@ -165,6 +195,48 @@ class MpiQueryRunner final : public exec::TaskRunner {
     return Status::OK();
   }
 
+  // Asks every executor for its counters of the query and adds them, by rank, to rank 0's.
+  Status CollectMetrics(const exec::StagePlan& stages, exec::QueryMetrics* metrics) override {
+    const int ranks = cluster_->comm->size();
+    metrics->set_ranks(ranks);
+    metrics->SetExchangeBytes(0, exchange_->bytes_served(), exchange_->bytes_fetched());
+    std::map<int, std::vector<const exec::ExecutionPlan*>> nodes;
+    for (const exec::Stage& stage : stages.stages()) PreOrder(*stage.plan, &nodes[stage.id]);
+    pb::ControlMessage m;
+    m.mutable_metrics()->set_query_id(query_id_);
+    for (int r = 1; r < ranks; ++r) {
+      FLOE_RETURN_NOT_OK(SendMessage(*cluster_->comm, r, kControlTag, m));
+    }
+    for (int r = 1; r < ranks; ++r) {
+      FLOE_ASSIGN_OR_RAISE(Message message,
+                           cluster_->comm->Receive(r, kMetricsTag, {std::chrono::minutes(1)}));
+      pb::QueryMetricsReport report;
+      if (!report.ParseFromArray(message.view().data(), static_cast<int>(message.view().size())) ||
+          report.query_id() != query_id_) {
+        return Status::Corrupt("rank {} sent a metrics report that does not parse", r);
+      }
+      FLOE_RETURN_NOT_OK(StatusFromWire(report.status_code(), report.message())
+                             .WithPrefix(fmt::format("rank {}: ", r)));
+      metrics->SetExchangeBytes(r, report.exchange_bytes_served(), report.exchange_bytes_fetched());
+      for (const pb::OperatorCounters& c : report.operators()) {
+        auto stage = nodes.find(c.stage_id());
+        if (stage == nodes.end() || c.node() < 0 ||
+            static_cast<size_t>(c.node()) >= stage->second.size()) {
+          return Status::Corrupt("rank {} reports metrics of stage {} node {}, which it did not run",
+                                 r, c.stage_id(), c.node());
+        }
+        exec::OperatorMetrics& into =
+            metrics->For(stage->second[static_cast<size_t>(c.node())], c.partition(), r);
+        into.rows += c.rows();
+        into.batches += c.batches();
+        into.bytes += c.bytes();
+        into.elapsed_nanos += c.elapsed_nanos();
+        into.spilled_bytes += c.spilled_bytes();
+      }
+    }
+    return Status::OK();
+  }
+
   void Cancel() override {
     if (cancelled_.exchange(true)) return;
     pb::ControlMessage m;
@@ -200,7 +272,8 @@ class MpiQueryRunner final : public exec::TaskRunner {
   std::atomic<bool> cancelled_{false};
   std::atomic<bool> ended_{false};
   std::mutex mutex_;
-  std::vector<int> running_;  // per rank
+  std::vector<int> running_;       // per rank
+  std::vector<int64_t> assigned_;  // per rank: tasks given so far
   std::map<std::pair<int, int>, Pending> pending_;
 };
 
@@ -267,7 +340,9 @@ Status MpiCluster::Shutdown() {
 Result<exec::QueryCluster::Query> MpiCluster::Begin(const exec::StagePlan& stages,
                                                     const exec::SessionConfig& config,
                                                     std::shared_ptr<exec::MemoryManager> memory,
-                                                    const std::string& spill_directory) {
+                                                    const std::string& spill_directory,
+                                                    bool collect_metrics) {
+  PauseAfterPlanningForTests();
   uint64_t query_id;
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
@@ -276,6 +351,7 @@ Result<exec::QueryCluster::Query> MpiCluster::Begin(const exec::StagePlan& stage
   pb::ControlMessage m;
   pb::QueryBegin* begin = m.mutable_begin();
   begin->set_query_id(query_id);
+  begin->set_collect_metrics(collect_metrics);
   for (const exec::SettingInfo& info : exec::SessionConfig::Registered()) {
     FLOE_ASSIGN_OR_RAISE(std::string value, config.Get(info.name));
     pb::KeyValue* kv = begin->add_settings();
@@ -342,6 +418,7 @@ std::shared_ptr<ExecutorQuery> BeginOnExecutor(const pb::QueryBegin& begin,
     FLOE_ASSIGN_OR_RAISE(q->exchange, MakeDistributedExchange(server, q->id, memory, q->directory));
     q->ctx =
         std::make_shared<exec::TaskContext>(config, memory, threads, q->directory, q->exchange);
+    q->ctx->set_collect_metrics(begin.collect_metrics());
     for (const pb::StagePlan& stage : begin.stages()) {
       FLOE_ASSIGN_OR_RAISE(exec::PlanPtr plan, exec::DecodePlan(stage.plan()));
       FLOE_RETURN_NOT_OK(RegisterStage(*q->exchange, stage.stage_id(), plan));
@@ -351,6 +428,41 @@ std::shared_ptr<ExecutorQuery> BeginOnExecutor(const pb::QueryBegin& begin,
   };
   q->error = setup();
   return q;
+}
+
+// What this rank counted of a query, for rank 0's EXPLAIN ANALYZE.
+pb::QueryMetricsReport MetricsReport(uint64_t query_id, const ExecutorQuery* q) {
+  pb::QueryMetricsReport report;
+  report.set_query_id(query_id);
+  Status usable = q == nullptr ? Status::Internal("query {} is unknown here", query_id) : q->error;
+  if (usable.ok() && q->ctx->metrics() == nullptr) {
+    usable = Status::Internal("query {} does not collect metrics", query_id);
+  }
+  if (!usable.ok()) {
+    report.set_status_code(static_cast<int32_t>(usable.code()));
+    report.set_message(usable.message());
+    return report;
+  }
+  report.set_exchange_bytes_served(q->exchange->bytes_served());
+  report.set_exchange_bytes_fetched(q->exchange->bytes_fetched());
+  for (const auto& [stage_id, plan] : q->stages) {
+    std::vector<const exec::ExecutionPlan*> nodes;
+    PreOrder(*plan, &nodes);
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      for (const auto& [partition, m] : q->ctx->metrics()->Of(nodes[n])) {
+        pb::OperatorCounters* c = report.add_operators();
+        c->set_stage_id(stage_id);
+        c->set_node(static_cast<int32_t>(n));
+        c->set_partition(partition);
+        c->set_rows(m->rows.load());
+        c->set_batches(m->batches.load());
+        c->set_bytes(m->bytes.load());
+        c->set_elapsed_nanos(m->elapsed_nanos.load());
+        c->set_spilled_bytes(m->spilled_bytes.load());
+      }
+    }
+  }
+  return report;
 }
 
 }  // namespace
@@ -424,6 +536,14 @@ Status RunExecutor(const std::shared_ptr<Communicator>& comm,
       case pb::ControlMessage::kCancel: {
         auto it = queries.find(m.cancel().query_id());
         if (it != queries.end() && it->second->ctx) it->second->ctx->Cancel();
+        break;
+      }
+      case pb::ControlMessage::kMetrics: {
+        // Every task of the query has ended (rank 0 waited for their completions).
+        auto it = queries.find(m.metrics().query_id());
+        pb::QueryMetricsReport report = MetricsReport(
+            m.metrics().query_id(), it == queries.end() ? nullptr : it->second.get());
+        FLOE_RETURN_NOT_OK(SendMessage(*comm, 0, kMetricsTag, report));
         break;
       }
       case pb::ControlMessage::kEnd: {

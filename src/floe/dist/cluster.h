@@ -12,8 +12,10 @@
 // Control messages (codec/plan.proto ControlMessage) travel from rank 0 to each executor
 // on kControlTag, in order (MPI keeps the order of one sender's messages on one tag, so a
 // stage's owners always arrive before a task that reads the stage); completions
-// (TaskDone) come back on kTaskDoneTag. A failed task fails the statement on rank 0 with
-// the rank's message ("rank 2: ..."); the other ranks' tasks of it are cancelled.
+// (TaskDone) come back on kTaskDoneTag, and EXPLAIN ANALYZE's counters of each rank
+// (QueryMetricsReport, on request once every task has ended) on kMetricsTag. A failed
+// task fails the statement on rank 0 with the rank's message ("rank 2: ..."); the other
+// ranks' tasks of it are cancelled.
 
 #include <functional>
 #include <memory>
@@ -28,6 +30,7 @@ namespace floe::dist {
 
 inline constexpr int kControlTag = 1;
 inline constexpr int kTaskDoneTag = 2;
+inline constexpr int kMetricsTag = 3;  // QueryMetricsReport, executor -> rank 0
 
 /// Rank 0's side: a QueryCluster for the session (exec/session.h).
 class MpiCluster final : public exec::QueryCluster {
@@ -41,7 +44,7 @@ class MpiCluster final : public exec::QueryCluster {
 
   Result<Query> Begin(const exec::StagePlan& stages, const exec::SessionConfig& config,
                       std::shared_ptr<exec::MemoryManager> memory,
-                      const std::string& spill_directory) override;
+                      const std::string& spill_directory, bool collect_metrics) override;
 
   /// Tells every executor rank to stop (after its running tasks) and stops receiving.
   Status Shutdown();

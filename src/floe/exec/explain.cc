@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <vector>
+
 namespace floe::exec {
 
 namespace {
@@ -16,29 +19,70 @@ std::string Counters(int64_t rows, int64_t batches, int64_t bytes, int64_t nanos
 void Annotate(const ExecutionPlan& plan, const QueryMetrics& metrics, int depth, std::string* out) {
   const std::string pad(static_cast<size_t>(depth) * 2, ' ');
   *out += pad + plan.ToString() + "  [partitions=" + std::to_string(plan.partition_count()) + "]  ";
-  auto parts = metrics.Of(&plan);
+  const std::vector<QueryMetrics::Part> parts = metrics.PartsOf(&plan);
+  const bool distributed = metrics.ranks() > 1;
   if (parts.empty()) {
     *out += "not executed\n";
   } else {
     int64_t rows = 0, batches = 0, bytes = 0, nanos = 0, spilled = 0;
-    for (const auto& [p, m] : parts) {
-      rows += m->rows.load();
-      batches += m->batches.load();
-      bytes += m->bytes.load();
-      nanos += m->elapsed_nanos.load();
-      spilled += m->spilled_bytes.load();
+    for (const QueryMetrics::Part& part : parts) {
+      rows += part.metrics->rows.load();
+      batches += part.metrics->batches.load();
+      bytes += part.metrics->bytes.load();
+      nanos += part.metrics->elapsed_nanos.load();
+      spilled += part.metrics->spilled_bytes.load();
     }
     *out += Counters(rows, batches, bytes, nanos, spilled) + "\n";
-    if (parts.size() > 1) {
-      for (const auto& [p, m] : parts) {
-        *out += pad + "    partition " + std::to_string(p) + ": " +
-                Counters(m->rows.load(), m->batches.load(), m->bytes.load(),
-                         m->elapsed_nanos.load(), m->spilled_bytes.load()) +
+    if (parts.size() > 1 || distributed) {
+      for (const QueryMetrics::Part& part : parts) {
+        const OperatorMetrics& m = *part.metrics;
+        *out += pad + "    partition " + std::to_string(part.partition);
+        if (distributed) *out += " on rank " + std::to_string(part.rank);
+        *out += ": " +
+                Counters(m.rows.load(), m.batches.load(), m.bytes.load(), m.elapsed_nanos.load(),
+                         m.spilled_bytes.load()) +
                 "\n";
       }
     }
   }
   for (const PlanPtr& child : plan.children()) Annotate(*child, metrics, depth + 1, out);
+}
+
+// Under MPI, what each rank did: its tasks, the rows they produced (written to the
+// exchange, or returned by the final stage), their time, and the exchange bytes it sent
+// to and received from the other ranks.
+std::string RankSummary(const StagePlan& stages, const QueryMetrics& metrics) {
+  struct Totals {
+    int64_t tasks = 0, rows = 0, nanos = 0;
+  };
+  std::map<int, Totals> ranks;
+  for (int r = 0; r < metrics.ranks(); ++r) ranks[r];
+  for (const Stage& stage : stages.stages()) {
+    // A non-final stage's root writes to the exchange and returns nothing: its rows are
+    // what its input produced.
+    const bool final_stage = &stage == &stages.final_stage();
+    const ExecutionPlan* produced = stage.plan.get();
+    if (!final_stage && !stage.plan->children().empty()) produced = stage.plan->children()[0].get();
+    for (const QueryMetrics::Part& part : metrics.PartsOf(stage.plan.get())) {
+      Totals& totals = ranks[part.rank];
+      ++totals.tasks;
+      totals.nanos += part.metrics->elapsed_nanos.load();
+    }
+    for (const QueryMetrics::Part& part : metrics.PartsOf(produced)) {
+      ranks[part.rank].rows += part.metrics->rows.load();
+    }
+  }
+  const std::map<int, QueryMetrics::ExchangeBytes> exchanged = metrics.exchange_bytes();
+  std::string out = "Ranks:\n";
+  for (const auto& [rank, totals] : ranks) {
+    auto bytes = exchanged.find(rank);
+    const QueryMetrics::ExchangeBytes none;
+    const QueryMetrics::ExchangeBytes& b = bytes == exchanged.end() ? none : bytes->second;
+    out += fmt::format("  rank {}: tasks={} rows={} time={:.3f}ms exchange sent={} received={}\n",
+                       rank, totals.tasks, totals.rows, static_cast<double>(totals.nanos) / 1e6,
+                       b.served, b.fetched);
+  }
+  return out;
 }
 
 }  // namespace
@@ -70,6 +114,7 @@ std::string ExplainAnalyzeStages(const StagePlan& stages, const QueryMetrics& me
     out += ", " + std::to_string(tasks) + (tasks == 1 ? " task" : " tasks") + "\n";
     out += AnnotatedPlanToString(*stage.plan, metrics, 2);
   }
+  if (metrics.ranks() > 1) out += RankSummary(stages, metrics);
   return out;
 }
 

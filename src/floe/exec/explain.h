@@ -13,7 +13,11 @@ namespace floe::exec {
 /// per operator, "<ToString()>  [partitions=N]  rows=R batches=B bytes=Y time=T" summed
 /// over partitions, then one indented line per partition that ran:
 /// "    partition 0: rows=R batches=B bytes=Y time=T" (times in ms with 3 decimals).
-/// Operators that never ran show "not executed".
+/// Operators that never ran show "not executed". Under MPI (metrics.ranks() > 1) every
+/// partition line names its rank ("partition 0 on rank 1: ..."; a partition that more
+/// than one rank ran, such as a broadcast build side, has a line per rank), and a last
+/// section has one line per rank: "rank R: tasks=T rows=N time=Xms exchange sent=S
+/// received=F" (rows its tasks produced, bytes sent to and received from other ranks).
 std::string ExplainAnalyzeStages(const StagePlan& stages, const QueryMetrics& metrics);
 
 /// The same annotation for one plan tree, each line prefixed by `indent` spaces.

@@ -203,6 +203,14 @@ const SchemaPtr& QueryScheduler::schema() const {
 const StagePlan& QueryScheduler::stages() const { return state_->plan; }
 const TaskContextPtr& QueryScheduler::context() const { return state_->ctx; }
 
+Result<const QueryMetrics*> QueryScheduler::CollectMetrics() {
+  QueryMetrics* metrics = state_->ctx->metrics();
+  if (metrics == nullptr) return Status::Internal("the query does not collect metrics");
+  Wait();
+  FLOE_RETURN_NOT_OK(state_->runner->CollectMetrics(state_->plan, metrics));
+  return metrics;
+}
+
 void QueryScheduler::Cancel() {
   std::lock_guard<std::mutex> lock(state_->mutex);
   if (!state_->final_done || state_->running > 0 || !state_->queue.empty()) {

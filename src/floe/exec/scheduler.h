@@ -42,6 +42,13 @@ class TaskRunner {
   /// The query is over and no task runs: `succeeded` when it ran to its end without an
   /// error (a write's commit, in the final stage, then happened). Called once.
   virtual void End(bool succeeded) {}
+  /// After every task has ended, adds what the other processes counted for the query
+  /// (EXPLAIN ANALYZE) to `metrics`, which holds this process's counters: each operator's
+  /// counters per partition and rank, and the exchange bytes per rank. `stages` are this
+  /// process's stages of the query. One process has nothing to add.
+  virtual Status CollectMetrics(const StagePlan& stages, QueryMetrics* metrics) {
+    return Status::OK();
+  }
 };
 
 /// Runs partition `partition` of a stage's plan to its end on this thread (a stage's
@@ -77,6 +84,9 @@ class QueryScheduler {
 
   const StagePlan& stages() const;
   const TaskContextPtr& context() const;
+  /// Once every task has ended: the context's metrics with every process's counters
+  /// (TaskRunner::CollectMetrics). kInternal when the query does not collect metrics.
+  Result<const QueryMetrics*> CollectMetrics();
 
   struct State;
 

@@ -515,7 +515,7 @@ class SessionImpl final : public Session {
     std::shared_ptr<TaskRunner> runner;
     if (options_.cluster) {
       FLOE_ASSIGN_OR_RAISE(QueryCluster::Query query,
-                           options_.cluster->Begin(stages, config_, memory, dir));
+                           options_.cluster->Begin(stages, config_, memory, dir, collect_metrics));
       exchange = std::move(query.exchange);
       runner = std::move(query.runner);
     } else {
@@ -603,9 +603,9 @@ class SessionImpl final : public Session {
     }
     const double millis =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    FLOE_ASSIGN_OR_RAISE(const QueryMetrics* metrics, running->scheduler->CollectMetrics());
     text += "Physical plan (analyzed):\n";
-    text +=
-        Indent(ExplainAnalyzeStages(running->scheduler->stages(), *running->ctx->metrics()), "  ");
+    text += Indent(ExplainAnalyzeStages(running->scheduler->stages(), *metrics), "  ");
     text += fmt::format("Rows: {}, time: {:.3f} ms, peak memory: {} bytes\n", rows, millis,
                         running->ctx->memory()->peak());
     return TextResult({"plan"}, Lines(text), "EXPLAIN");

@@ -33,9 +33,11 @@ class QueryCluster {
   };
   /// Sends `stages` (through the plan codec) and `config` to every process and returns
   /// this process's side of the query. `memory` and `spill_directory` are this process's.
+  /// `collect_metrics`: every process counts what its operators do (EXPLAIN ANALYZE), for
+  /// TaskRunner::CollectMetrics.
   virtual Result<Query> Begin(const StagePlan& stages, const SessionConfig& config,
                               std::shared_ptr<MemoryManager> memory,
-                              const std::string& spill_directory) = 0;
+                              const std::string& spill_directory, bool collect_metrics) = 0;
 };
 
 struct SessionOptions {

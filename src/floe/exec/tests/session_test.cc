@@ -8,6 +8,8 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
+#include "floe/exec/exchange.h"
+#include "floe/exec/scheduler.h"
 #include "floe/exec/session.h"
 #include "floe/exec/tests/query_rows.h"
 #include "floe/format/parquet/writer.h"
@@ -214,6 +216,77 @@ TEST_F(SessionTest, ExplainShape) {
   for (const auto& line : lines) text += line + "\n";
   EXPECT_NE(text.find("rows=100 "), std::string::npos) << text;
   EXPECT_NE(text.find("Rows: 1,"), std::string::npos) << text;
+}
+
+// A cluster of one process that reports, as dist's runner does under MPI, what a second
+// rank counted: EXPLAIN ANALYZE adds it under that rank and sums every rank's counters.
+class TwoRankTestCluster final : public QueryCluster {
+ public:
+  class Runner final : public TaskRunner {
+   public:
+    explicit Runner(ThreadPool* threads) : local_(MakeLocalTaskRunner(threads)) {}
+    int slots() const override { return local_->slots(); }
+    void Run(const Stage& stage, int partition, const TaskContextPtr& ctx,
+             std::function<void(Status, int)> done) override {
+      local_->Run(stage, partition, ctx, std::move(done));
+    }
+    Status StageComplete(const Stage& stage, const std::vector<int>& locations) override {
+      return local_->StageComplete(stage, locations);
+    }
+    void Cancel() override { local_->Cancel(); }
+    // "Rank 1" ran partition 5 of stage 1's root, its input and its leaf (the series).
+    Status CollectMetrics(const StagePlan& stages, QueryMetrics* metrics) override {
+      metrics->set_ranks(2);
+      const ExecutionPlan* root = stages.stages()[0].plan.get();
+      metrics->For(root, 5, 1).elapsed_nanos += 2'000'000;
+      metrics->For(root->children()[0].get(), 5, 1).rows += 3;
+      const ExecutionPlan* leaf = root;
+      while (!leaf->children().empty()) leaf = leaf->children()[0].get();
+      OperatorMetrics& series = metrics->For(leaf, 5, 1);
+      series.rows += 7;
+      series.batches += 1;
+      metrics->SetExchangeBytes(0, 100, 40);
+      metrics->SetExchangeBytes(1, 40, 100);
+      return Status::OK();
+    }
+
+   private:
+    std::shared_ptr<TaskRunner> local_;
+  };
+
+  Result<Query> Begin(const StagePlan&, const SessionConfig&, std::shared_ptr<MemoryManager> memory,
+                      const std::string& spill_directory, bool collect_metrics) override {
+    EXPECT_TRUE(collect_metrics);
+    return Query{MakeLocalExchange(std::move(memory), spill_directory),
+                 std::make_shared<Runner>(DefaultThreadPool())};
+  }
+};
+
+TEST_F(SessionTest, ExplainAnalyzeNamesTheRanksOfADistributedQuery) {
+  SessionOptions options;
+  options.threads = 2;
+  options.warehouse = warehouse_.string();
+  options.cluster = std::make_shared<TwoRankTestCluster>();
+  ASSERT_OK_AND_ASSIGN(auto session, Session::Make(options));
+  ASSERT_OK(session->mutable_config().Set("target_partitions", "2"));
+  ASSERT_OK_AND_ASSIGN(auto result,
+                       session->Execute("EXPLAIN ANALYZE SELECT x % 3, count(*) FROM "
+                                        "generate_series(1, 10000) AS t(x) GROUP BY x % 3"));
+  ASSERT_OK_AND_ASSIGN(auto lines, Rows(*result));
+  std::string text;
+  for (const auto& line : lines) text += line + "\n";
+  // The local partitions are rank 0's; the reported one is rank 1's, and the series'
+  // total includes it (10000 rows in its two partitions here, plus 7).
+  EXPECT_NE(text.find("partition 0 on rank 0: rows=5000 "), std::string::npos) << text;
+  EXPECT_NE(text.find("partition 5 on rank 1: rows=7 batches=1 "), std::string::npos) << text;
+  EXPECT_NE(text.find("rows=10007 "), std::string::npos) << text;
+  // One line per rank: rank 0 ran stage 1's two tasks and the final stage's two.
+  EXPECT_NE(text.find("Ranks:\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("rank 0: tasks=4 rows="), std::string::npos) << text;
+  EXPECT_NE(text.find("exchange sent=100 received=40\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("rank 1: tasks=1 rows=3 time=2.000ms exchange sent=40 received=100\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST_F(SessionTest, CatalogTablesLiveInTheSessionsWarehouse) {
