@@ -1,5 +1,6 @@
 #include "floe/dist/cluster.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -80,6 +81,24 @@ void PauseAfterPlanningForTests() {
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+}
+
+// The CPUs this rank may use: those of its affinity mask when the launcher bound it
+// (mpirun binds each rank to a core by default with up to two ranks), else the hardware
+// threads of this host shared by the ranks on it.
+int TaskSlotsOfThisRank() {
+  const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof(mask), &mask) == 0) {
+    const int allowed = CPU_COUNT(&mask);
+    if (allowed > 0 && allowed < hardware) return allowed;
+  }
+  int local_ranks = 1;
+  if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) {
+    local_ranks = std::max(1, std::atoi(local));
+  }
+  return std::max(1, hardware / local_ranks);
 }
 
 class MpiQueryRunner;
@@ -578,15 +597,7 @@ int RunUnderMpi(int threads,
     std::fprintf(stderr, "floe: %s\n", comm.status().ToString().c_str());
     return 1;
   }
-  if (threads <= 0) {
-    // The hardware threads of this host, shared by the ranks on it.
-    int local_ranks = 1;
-    if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) {
-      local_ranks = std::max(1, std::atoi(local));
-    }
-    const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    threads = std::max(1, hardware / local_ranks);
-  }
+  if (threads <= 0) threads = TaskSlotsOfThisRank();
   int code = 0;
   {
     Result<std::unique_ptr<ThreadPool>> pool = ThreadPool::Make(threads);

@@ -64,7 +64,8 @@ Status RunExecutor(const std::shared_ptr<Communicator>& comm,
 /// The whole process under mpirun: initialises MPI and the exchange server; rank 0 runs
 /// `rank0_main` with the cluster (its return value is the exit code) and then stops the
 /// executors; every other rank runs RunExecutor. Finalizes MPI at the end. `threads`: task
-/// slots per rank (0: the hardware threads divided among the ranks on this host).
+/// slots per rank (0: the CPUs mpirun bound the rank to, or when it did not bind them,
+/// the hardware threads divided among the ranks on this host).
 int RunUnderMpi(int threads,
                 const std::function<int(const std::shared_ptr<exec::QueryCluster>&)>& rank0_main);
 
