@@ -103,7 +103,8 @@ struct QueryScheduler::State {
       queue.pop_front();
       ++running;
       // The task holds no reference: the scheduler's destructor waits until `running` is
-      // zero, and the task's last touch of the state is that decrement (under the lock).
+      // zero, and the task touches the state only inside TaskDone, under the lock, where
+      // it decrements `running`.
       State* self = this;
       runner->Run(plan.stages()[static_cast<size_t>(stage)], partition, ctx,
                   [self, stage, partition](Status status, int location) {
@@ -114,6 +115,9 @@ struct QueryScheduler::State {
 
   void TaskDone(int stage, int partition, Status status, int location) {
     std::lock_guard<std::mutex> lock(mutex);
+    // The slot is free before the next tasks are handed out (with one slot, none would
+    // start otherwise).
+    --running;
     const auto s = static_cast<size_t>(stage);
     if (status.ok()) {
       locations[s][static_cast<size_t>(partition)] = location;
@@ -130,7 +134,6 @@ struct QueryScheduler::State {
       Fail(std::move(status));
     }
     Launch();
-    --running;
     cv.notify_all();
   }
 

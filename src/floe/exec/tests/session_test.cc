@@ -289,6 +289,21 @@ TEST_F(SessionTest, ExplainAnalyzeNamesTheRanksOfADistributedQuery) {
       << text;
 }
 
+TEST_F(SessionTest, OneThreadRunsEveryTaskOfAManyTaskQuery) {
+  // One executor slot: each task's end hands the slot to the next task (it once stayed
+  // taken while the next tasks were handed out, and the query waited forever).
+  SessionOptions options;
+  options.threads = 1;
+  options.warehouse = warehouse_.string();
+  ASSERT_OK_AND_ASSIGN(auto session, Session::Make(options));
+  ASSERT_OK(session->mutable_config().Set("target_partitions", "4"));
+  ASSERT_OK_AND_ASSIGN(auto result,
+                       session->Execute("SELECT x % 3, count(*) FROM generate_series(1, 100000) "
+                                        "AS g(x) GROUP BY 1 ORDER BY 1"));
+  ASSERT_OK_AND_ASSIGN(auto rows, Rows(*result));
+  EXPECT_THAT(rows, ::testing::ElementsAre("0|33333", "1|33334", "2|33333"));
+}
+
 TEST_F(SessionTest, CatalogTablesLiveInTheSessionsWarehouse) {
   // A SELECT naming a table does not create the embedded catalog.
   EXPECT_THAT(session_->Execute("SELECT * FROM t"),
