@@ -85,10 +85,21 @@ Result<PlanPtr> DecodePlanAt(const codec::proto::PlanNode& message,
   Result<PlanPtr> plan = entry->decode(decoder, std::move(children));
   if (!plan.ok()) {
     // Make's own errors (a child of the wrong shape, a bad part) are reported as a
-    // corrupt plan: the sender's planner would never have built such a node.
+    // corrupt plan: the sender's planner would never have built such a node. What this
+    // process could not do (read a file the plan names, allocate) keeps its code.
     const Status& s = plan.status();
-    if (s.code() == StatusCode::kCorrupt || s.code() == StatusCode::kNotSupported) return s;
-    return Status::Corrupt("plan node {}: {}", entry->name, s.message());
+    switch (s.code()) {
+      case StatusCode::kCorrupt:
+      case StatusCode::kNotSupported:
+        return s;
+      case StatusCode::kIOError:
+      case StatusCode::kNotFound:
+      case StatusCode::kOutOfMemory:
+      case StatusCode::kCancelled:
+        return s.WithPrefix(fmt::format("plan node {}: ", entry->name));
+      default:
+        return Status::Corrupt("plan node {}: {}", entry->name, s.message());
+    }
   }
   return plan;
 }

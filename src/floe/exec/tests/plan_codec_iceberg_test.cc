@@ -643,15 +643,16 @@ TEST_F(PlanCodecIcebergTest, MalformedScanPayloadsFailClearly) {
 
   pb::IcebergScanNode bad = m;
   bad.mutable_table()->set_metadata_location(dir_ + "/db/t/metadata/missing.metadata.json");
+  // A file this process cannot read is an I/O error here, not a corrupt plan.
   EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
-              IsErrorWith(StatusCode::kCorrupt,
+              IsErrorWith(StatusCode::kIOError,
                           "plan node IcebergScanExec: cannot read the metadata file " + dir_ +
                               "/db/t/metadata/missing.metadata.json of table db.t: file"));
   bad = m;
   bad.mutable_table()->set_metadata_location(dir_);
   EXPECT_THAT(
       DecodePlan(WithPayload(plan, bad)),
-      IsErrorWith(StatusCode::kCorrupt,
+      IsErrorWith(StatusCode::kIOError,
                   " of table db.t: " + std::filesystem::path(dir_).lexically_normal().string() +
                       " is not a regular file"));
   bad = m;
