@@ -3,9 +3,11 @@
 # --iceberg` (run that first: it loads DATA/tpch-sf1-iceberg), and a partitioned INSERT,
 # each run by one floe process with THREADS threads and under `mpirun -np N` for every N
 # given: wall time and total CPU time (user + system of every process) per run, best of
-# RUNS, and the ratios to the single process.
+# RUNS, and the ratios to the single process. Then, from one EXPLAIN ANALYZE of each case
+# (the INSERT's commits one more snapshot), the statement's own time in one process and
+# under each N (without process start-up, which costs mpirun a fixed few tenths of a
+# second) and the bytes the ranks exchanged.
 #
-# usage: bench/distributed.sh FLOE DATA_DIR [THREADS=2] [RUNS=3] [NP="1 2"] [QUERIES="01 03 05 06 10 12 14 18"]
 set -euo pipefail
 floe="$(realpath "$1")"
 data="$(realpath "$2")"
@@ -49,7 +51,31 @@ run_case() {  # name, then the floe arguments
                    "$(echo "$c / $c1" | bc -l)")
   done
   echo "$line |"
+  # The statement's time and the exchanged bytes, from EXPLAIN ANALYZE of the last -c.
+  local args=("$@")
+  local last=$((${#args[@]} - 1))
+  args[$last]="EXPLAIN ANALYZE ${args[$last]}"
+  "$floe" sql --threads "$threads" --format csv "${args[@]}" >"$scratch/analyze"
+  local ms1
+  ms1="$(statement_ms)"
+  line="| $name"$(printf " | %8.1f" "$ms1")
+  for np in $nps; do
+    mpirun -np "$np" --oversubscribe "$floe" sql --format csv "${args[@]}" >"$scratch/analyze"
+    local ms
+    ms="$(statement_ms)"
+    line+=$(printf " | %8.1f | %4.2f | %d" "$ms" "$(echo "$ms / $ms1" | bc -l)" "$(exchanged)")
+  done
+  analyzed+=("$line |")
 }
+
+# The statement time EXPLAIN ANALYZE reports ("Rows: N, time: T ms, ...").
+statement_ms() { sed -nE 's/.*Rows: [0-9]+, time: ([0-9.]+) ms.*/\1/p' "$scratch/analyze" | tail -1; }
+# Bytes the ranks sent each other (each is received once: the sum of "sent" over ranks).
+exchanged() {
+  sed -nE 's/.*rank [0-9]+: tasks=.* exchange sent=([0-9]+) received=.*/\1/p' "$scratch/analyze" |
+    awk '{ s += $1 } END { print s + 0 }'
+}
+analyzed=()
 
 header="| query | 1 process wall s | CPU s"
 for np in $nps; do header+=" | np $np wall s | CPU s | wall ratio | CPU ratio"; done
@@ -65,3 +91,9 @@ cp -r "$warehouse" "$scratch/wh"
   'day(l_shipdate)') AS SELECT * FROM tpch.lineitem WHERE false" >/dev/null
 run_case "INSERT lineitem by day" --warehouse "$scratch/wh" -c "SET target_partitions = $threads" \
   -c "INSERT INTO tpch.li_day SELECT * FROM tpch.lineitem"
+
+echo
+header="| query | 1 process statement ms"
+for np in $nps; do header+=" | np $np statement ms | ratio | bytes exchanged"; done
+echo "$header |"
+printf '%s\n' "${analyzed[@]}"
