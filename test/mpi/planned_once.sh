@@ -10,7 +10,15 @@ set -euo pipefail
 floe="$1"
 mpiexec="$2"
 scratch="$(mktemp -d)"
-trap 'rm -rf "$scratch"' EXIT
+run=""
+# On any exit: a paused mpirun still waiting is let go and stopped, then the files go.
+cleanup() {
+  touch "$scratch"/select.resume "$scratch"/analyze.resume
+  [ -z "$run" ] || kill "$run" 2>/dev/null || true
+  [ -z "$run" ] || wait "$run" 2>/dev/null || true
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
 cd "$scratch"
 
 fail() { echo "FAIL: $*"; for f in out.txt err.txt; do [ -f "$f" ] && cat "$f"; done; exit 1; }
@@ -25,12 +33,13 @@ paused_run() {  # name, statement, overwrite query
   FLOE_TEST_PAUSE_AFTER_PLANNING="$pause" timeout 120 "$mpiexec" -np 2 --oversubscribe \
     -x FLOE_TEST_PAUSE_AFTER_PLANNING "$floe" sql --warehouse wh --format csv \
     -c "SET target_partitions = 4" -c "$2" >out.txt 2>err.txt &
-  local run=$!
+  run=$!
   for _ in $(seq 600); do [ -f "$pause.planned" ] && break; sleep 0.1; done
-  [ -f "$pause.planned" ] || { kill "$run" 2>/dev/null; fail "$1: rank 0 did not pause after planning"; }
-  "$floe" sql --warehouse wh -c "CALL overwrite('t', '$3')" >/dev/null
+  [ -f "$pause.planned" ] || fail "$1: rank 0 did not pause after planning"
+  "$floe" sql --warehouse wh -c "CALL overwrite('t', '$3')" >/dev/null || fail "$1: the overwrite failed"
   touch "$pause.resume"
-  wait "$run" || fail "$1: the statement failed"
+  wait "$run" || { run=""; fail "$1: the statement failed"; }
+  run=""
 }
 
 # The planned snapshot: ids 1..40000 with v = 2 * id, in 4 files.
