@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -18,8 +19,11 @@ class ScratchDirTest : public ::testing::Test {
   explicit ScratchDirTest(std::string prefix) : prefix_(std::move(prefix)) {}
 
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "/" + prefix_ + "_" + std::to_string(getpid()) + "_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    // A parameterized test's name holds '/' ("Case/0"): one directory level, not two, so
+    // that TearDown removes everything SetUp made.
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '_');
+    dir_ = ::testing::TempDir() + "/" + prefix_ + "_" + std::to_string(getpid()) + "_" + name;
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
