@@ -9,10 +9,12 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "floe/batch/buffer.h"
 #include "floe/common/logging.h"
+#include "floe/common/memory_pool.h"
 #include "floe/common/result.h"
 #include "floe/format/compression/codec.h"
 #include "floe/format/parquet/encoding.h"
@@ -25,27 +27,53 @@ namespace floe::parquet::internal {
 /// to page so that steady-state decoding does not allocate.
 class Scratch {
  public:
+  Scratch() = default;
+  Scratch(Scratch&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), capacity_(std::exchange(other.capacity_, 0)) {}
+  Scratch& operator=(Scratch&& other) noexcept {
+    if (this != &other) {
+      Release();
+      data_ = std::exchange(other.data_, nullptr);
+      capacity_ = std::exchange(other.capacity_, 0);
+    }
+    return *this;
+  }
+  ~Scratch() { Release(); }
+
   /// Ensures capacity for `size` bytes (contents are kept only when `keep` is true) and
   /// returns the data pointer.
   uint8_t* Reserve(int64_t size, bool keep = false) {
-    if (size > capacity_) {
-      int64_t cap = std::max<int64_t>(size, capacity_ + capacity_ / 2);
-      std::unique_ptr<uint8_t[]> fresh(new uint8_t[static_cast<size_t>(cap) + kPadding]);
-      if (keep && capacity_ > 0)
-        std::memcpy(fresh.get(), data_.get(), static_cast<size_t>(capacity_));
-      data_ = std::move(fresh);
-      capacity_ = cap;
-    }
-    return data_.get();
+    if (size > capacity_) Grow(size, keep);
+    return data_;
   }
-  uint8_t* data() { return data_.get(); }
-  const uint8_t* data() const { return data_.get(); }
+  uint8_t* data() { return data_; }
+  const uint8_t* data() const { return data_; }
   int64_t capacity() const { return capacity_; }
 
  private:
   // Slack past the end so that word-at-a-time loops may over-read safely.
   static constexpr int64_t kPadding = 16;
-  std::unique_ptr<uint8_t[]> data_;
+
+  // The memory comes from the default pool: a decompressed page or a page's string views
+  // can take megabytes (writers put a whole column chunk in one page), and the pool backs
+  // large blocks with huge pages and hands freed ones out again, where fresh 4 KiB pages
+  // would each cost a fault.
+  void Grow(int64_t size, bool keep) {
+    int64_t cap = std::max<int64_t>(size, capacity_ + capacity_ / 2);
+    Result<uint8_t*> fresh = DefaultMemoryPool()->Allocate(cap + kPadding);
+    FLOE_CHECK(fresh.ok(), fresh.status().ToString());
+    if (keep && capacity_ > 0) std::memcpy(*fresh, data_, static_cast<size_t>(capacity_));
+    Release();
+    data_ = *fresh;
+    capacity_ = cap;
+  }
+  void Release() {
+    if (data_ != nullptr) DefaultMemoryPool()->Free(data_, capacity_ + kPadding);
+    data_ = nullptr;
+    capacity_ = 0;
+  }
+
+  uint8_t* data_ = nullptr;
   int64_t capacity_ = 0;
 };
 
