@@ -217,58 +217,33 @@ class ExactSums {
            int64_t* counts, const uint8_t* count_values) {
     const uint8_t* base = ValuesBase(values);
     const int64_t n = values.length();
+    // First a pass that only reads: the bound of the batch's values. Kept apart from the
+    // adds, whose stores would otherwise make the compiler keep `bits` and `misfit` in
+    // memory (they could alias the sums).
     uint64_t bits = 0;
     uint64_t misfit = 0;
-    uint64_t* sums = narrow_.data();
-    auto count_of = [count_values](int64_t i) {
-      return count_values == nullptr ? int64_t{1} : Load<int64_t>(count_values, i);
-    };
-    if (narrow_.size() == 1) {
-      // One group: reductions in registers.
-      uint64_t total = 0;
-      int64_t rows = 0;
-      int64_t added = 0;
-      ForEachSelected(&values, filter, n, [&](int64_t i) {
-        total += Low<T>(base, i, &bits, &misfit);
-        rows += count_of(i);
-        ++added;
-      });
-      sums[0] += total;
-      if (seen != nullptr && added > 0) seen[0] = 1;
-      if (counts != nullptr) counts[0] += rows;
-    } else {
-      ForEachSelected(&values, filter, n, [&](int64_t i) {
-        const uint32_t g = group_ids[i];
-        sums[g] += Low<T>(base, i, &bits, &misfit);
-        if (seen != nullptr) seen[g] = 1;
-        if (counts != nullptr) counts[g] += count_of(i);
-      });
-    }
+    ForEachSelected(&values, filter, n, [&](int64_t i) { Low<T>(base, i, &bits, &misfit); });
     uint64_t batch_bound = 0;
     const bool small = misfit == 0 && bits < kLimit &&
                        !__builtin_mul_overflow(bits + 1, static_cast<uint64_t>(n), &batch_bound) &&
                        batch_bound <= kLimit;
-    if (small && bound_ + batch_bound <= kLimit) {
-      bound_ += batch_bound;
-      return true;
-    }
-    // Take the batch back out, then add it again in 128 bits or after a fold.
-    ForEachSelected(&values, filter, n, [&](int64_t i) {
-      sums[group_ids == nullptr ? 0 : group_ids[i]] -= Low<T>(base, i, &bits, &misfit);
-    });
-    if (!Fold()) return false;
     if (small) {
-      bound_ = batch_bound;
-      ForEachSelected(&values, filter, n, [&](int64_t i) {
-        sums[group_ids == nullptr ? 0 : group_ids[i]] += Low<T>(base, i, &bits, &misfit);
-      });
+      if (bound_ + batch_bound > kLimit && !Fold()) return false;
+      bound_ += batch_bound;
+      AddNarrow<T>(values, base, group_ids, filter, seen, counts, count_values);
       return true;
     }
+    if (!Fold()) return false;
+    auto count_of = [count_values](int64_t i) {
+      return count_values == nullptr ? int64_t{1} : Load<int64_t>(count_values, i);
+    };
     Int128* wide = wide_.data();
     bool overflow = false;
     ForEachSelected(&values, filter, n, [&](int64_t i) {
       const uint32_t g = group_ids == nullptr ? 0 : group_ids[i];
       overflow |= __builtin_add_overflow(wide[g], static_cast<Int128>(Load<T>(base, i)), &wide[g]);
+      if (seen != nullptr) seen[g] = 1;
+      if (counts != nullptr) counts[g] += count_of(i);
     });
     return !overflow;
   }
@@ -293,6 +268,9 @@ class ExactSums {
 
  private:
   static constexpr uint64_t kLimit = uint64_t{1} << 62;
+  // Groups up to this many add through kLanes separate partial sums.
+  static constexpr size_t kLaneGroups = 8;
+  static constexpr size_t kLanes = 4;
 
   // Value i as a 64-bit integer (the low word of an Int128), tracking in `bits` a bound of
   // its size and in `misfit` whether it does not fit in 64 bits. |v| <= (v ^ sign) + 1,
@@ -309,6 +287,68 @@ class ExactSums {
     }
     *bits |= static_cast<uint64_t>(lo ^ (lo >> 63));
     return static_cast<uint64_t>(lo);
+  }
+
+  // Adds the selected values into the 64-bit sums (the caller checked that they cannot
+  // overflow), marking `seen` and adding to `counts` as Add says.
+  template <typename T>
+  void AddNarrow(const Array& values, const uint8_t* base, const uint32_t* group_ids,
+                 const Array* filter, uint8_t* seen, int64_t* counts,
+                 const uint8_t* count_values) {
+    const int64_t n = values.length();
+    uint64_t* sums = narrow_.data();
+    auto low = [base](int64_t i) {
+      if constexpr (std::is_same_v<T, Int128>) {
+        return static_cast<uint64_t>(Load<int64_t>(base, 2 * i));  // the low word first
+      } else {
+        return static_cast<uint64_t>(static_cast<int64_t>(Load<T>(base, i)));
+      }
+    };
+    auto count_of = [count_values](int64_t i) {
+      return count_values == nullptr ? int64_t{1} : Load<int64_t>(count_values, i);
+    };
+    if (narrow_.size() == 1) {
+      // One group: reductions in registers.
+      uint64_t total = 0;
+      int64_t rows = 0;
+      int64_t added = 0;
+      ForEachSelected(&values, filter, n, [&](int64_t i) {
+        total += low(i);
+        rows += count_of(i);
+        ++added;
+      });
+      sums[0] += total;
+      if (seen != nullptr && added > 0) seen[0] = 1;
+      if (counts != nullptr) counts[0] += rows;
+    } else if (narrow_.size() <= kLaneGroups) {
+      // Few groups (TPC-H Q1 has four): a batch's rows mostly fall in one group, and adding
+      // each into the same word makes every add wait for the store of the last one. Row i
+      // adds into lane i % kLanes instead: kLanes independent chains, summed at the end.
+      uint64_t lane_sums[kLanes][kLaneGroups] = {};
+      int64_t lane_counts[kLanes][kLaneGroups] = {};
+      uint8_t hit[kLaneGroups] = {};
+      ForEachSelected(&values, filter, n, [&](int64_t i) {
+        const uint32_t g = group_ids[i];
+        const auto lane = static_cast<size_t>(i) & (kLanes - 1);
+        lane_sums[lane][g] += low(i);
+        lane_counts[lane][g] += count_of(i);
+        hit[g] = 1;
+      });
+      for (size_t g = 0; g < narrow_.size(); ++g) {
+        for (size_t lane = 0; lane < kLanes; ++lane) {
+          sums[g] += lane_sums[lane][g];
+          if (counts != nullptr) counts[g] += lane_counts[lane][g];
+        }
+        if (seen != nullptr && hit[g] != 0) seen[g] = 1;
+      }
+    } else {
+      ForEachSelected(&values, filter, n, [&](int64_t i) {
+        const uint32_t g = group_ids[i];
+        sums[g] += low(i);
+        if (seen != nullptr) seen[g] = 1;
+        if (counts != nullptr) counts[g] += count_of(i);
+      });
+    }
   }
 
   // Adds the narrow sums into the wide ones and empties them; false on overflow.

@@ -1,7 +1,9 @@
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "floe/batch/builder.h"
@@ -527,15 +529,19 @@ TEST(AggregateTest, ExactSumsInInt64BlocksMatchInt128Reference) {
   // every few batches), values near the int64 limits (too large for the int64 bound: the
   // 128-bit path), values past 64 bits, NULLs, and groups that never see a value. Sums and
   // averages over many batches must equal an Int128 reference, for the accumulators fed
-  // directly and for their states merged into another accumulator.
-  const int64_t total = 5;  // group 4 gets no values, group 3 only NULLs
+  // directly and for their states merged into another accumulator. Five groups take the
+  // few-groups path (partial sums in lanes), twenty the general one.
   const Int128 two_64 = Int128{1} << 64;
   uint64_t seed = 12345;
   auto next = [&seed]() {
     seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
     return seed >> 11;
   };
-  for (const bool wide_type : {false, true}) {
+  for (const auto& [total, wide_type] : std::vector<std::pair<int64_t, bool>>{
+           {5, false}, {5, true}, {20, false}, {20, true}}) {
+    // The last group gets no values, the one before it only NULLs.
+    const auto null_group = static_cast<uint32_t>(total - 2);
+    SCOPED_TRACE(fmt::format("{} groups, decimal({})", total, wide_type ? 38 : 18));
     const TypePtr type = wide_type ? Decimal(38, 0) : Decimal(18, 0);
     auto sum_acc = MakeGroupsAccumulator(Resolve("sum", {type}), nullptr).ValueOrDie();
     auto avg_acc = MakeGroupsAccumulator(Resolve("avg", {type}), nullptr).ValueOrDie();
@@ -546,9 +552,9 @@ TEST(AggregateTest, ExactSumsInInt64BlocksMatchInt128Reference) {
       std::vector<std::optional<Int128>> values;
       std::vector<uint32_t> groups;
       for (int r = 0; r < 1000; ++r) {
-        const auto g = static_cast<uint32_t>(next() % 4);
+        const auto g = static_cast<uint32_t>(next() % static_cast<uint64_t>(total - 1));
         groups.push_back(g);
-        if (g == 3 || r % 17 == 5) {
+        if (g == null_group || r % 17 == 5) {
           values.push_back(std::nullopt);
           continue;
         }
@@ -560,8 +566,9 @@ TEST(AggregateTest, ExactSumsInInt64BlocksMatchInt128Reference) {
         } else if (kind == 9 && wide_type) {
           v = two_64 * 3 + static_cast<Int128>(next() % 1000) - 500;  // past 64 bits
         } else {
-          // Up to 2^50 in size, mostly positive: group sums pass 2^63 over the batches.
-          v = static_cast<Int128>(next() % (uint64_t{1} << 50)) -
+          // Up to 2^50 (2^51 with more groups) in size, mostly positive: group sums pass
+          // 2^63 over the batches.
+          v = static_cast<Int128>(next() % (uint64_t{1} << (total > 5 ? 51 : 50))) -
               (r % 8 == 0 ? (int64_t{1} << 49) : 0);
         }
         values.push_back(v);
@@ -572,7 +579,8 @@ TEST(AggregateTest, ExactSumsInInt64BlocksMatchInt128Reference) {
       ASSERT_OK(sum_acc->Update({array}, groups.data(), nullptr, total));
       ASSERT_OK(avg_acc->Update({array}, groups.data(), nullptr, total));
     }
-    ASSERT_GT(sums[0], Int128{INT64_MAX});
+    // The sums left 64 bits behind (either sign), so the 128-bit fold was exercised.
+    ASSERT_GT(sums[0] < 0 ? -sums[0] : sums[0], Int128{INT64_MAX});
     ASSERT_OK_AND_ASSIGN(auto sum_state, sum_acc->State());
     ASSERT_OK_AND_ASSIGN(auto avg_state, avg_acc->State());
     for (int64_t g = 0; g < total; ++g) {
@@ -585,7 +593,8 @@ TEST(AggregateTest, ExactSumsInInt64BlocksMatchInt128Reference) {
     // The states merged twice (into the same groups) give twice the sums.
     auto sum_final = MakeGroupsAccumulator(Resolve("sum", {type}), nullptr).ValueOrDie();
     auto avg_final = MakeGroupsAccumulator(Resolve("avg", {type}), nullptr).ValueOrDie();
-    std::vector<uint32_t> ids = {0, 1, 2, 3, 4};
+    std::vector<uint32_t> ids(static_cast<size_t>(total));
+    std::iota(ids.begin(), ids.end(), 0u);
     for (int twice = 0; twice < 2; ++twice) {
       ASSERT_OK(sum_final->Merge(sum_state, ids.data(), total));
       ASSERT_OK(avg_final->Merge(avg_state, ids.data(), total));
