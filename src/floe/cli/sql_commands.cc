@@ -326,6 +326,7 @@ Result<int> RunSql(const SqlOptions& options, std::istream& in, std::ostream& ou
   output.format = parquet ? "table" : options.format;
   bool parquet_written = false;
   for (const std::string& sql : statements) {
+    const auto start = std::chrono::steady_clock::now();
     Status st;
     if (parquet) {
       auto result = session->Execute(sql);
@@ -358,6 +359,12 @@ Result<int> RunSql(const SqlOptions& options, std::istream& in, std::ostream& ou
       err << "ERROR: " << st.message() << std::endl;
       return 1;
     }
+    if (options.timing) {
+      out.flush();
+      const std::chrono::duration<double, std::milli> ms =
+          std::chrono::steady_clock::now() - start;
+      err << fmt::format("Time: {:.3f} ms\n", ms.count()) << std::flush;
+    }
   }
   out.flush();
   return 0;
@@ -379,6 +386,8 @@ void AddSqlCommands(CLI::App* app, CommandAction* action) {
                     "catalog URI");
     cmd->add_option("--threads", o->threads, "Worker threads (0 = hardware threads)")
         ->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--timing", o->timing,
+                  "Print each statement's time (\"Time: N.NNN ms\") on standard error");
     cmd->callback([o, action] {
       *action = [o]() -> Status {
         FLOE_ASSIGN_OR_RAISE(int code, RunSql(*o, std::cin, std::cout, std::cerr));

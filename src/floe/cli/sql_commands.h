@@ -75,6 +75,9 @@ struct SqlOptions {
   /// --warehouse DIR of the embedded catalog (or of a catalog URI); empty: ./warehouse.
   std::string warehouse;
   int threads = 0;
+  /// --timing: after each statement, "Time: N.NNN ms" on the error stream (the statement's
+  /// wall time from parsing to its last row written), so that results stay clean.
+  bool timing = false;
 };
 
 /// The processes this floe runs its queries on (set under mpirun: rank 0 drives the

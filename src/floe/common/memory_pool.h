@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <vector>
 
 #include "floe/common/result.h"
@@ -75,5 +76,38 @@ class CountingMemoryPool final : public MemoryPool {
 
 /// The process-wide pool used when a caller names none.
 MemoryPool* DefaultMemoryPool();
+
+/// A standard allocator over DefaultMemoryPool(), for containers that grow large (per-group
+/// aggregation state): their big blocks come back from the pool's recycling, on huge
+/// pages, where std::allocator would map fresh pages from the kernel for every growth and
+/// give them back on every free, paying a page fault per 4 KiB each time.
+template <typename T>
+class PoolAllocator {
+ public:
+  using value_type = T;
+
+  PoolAllocator() noexcept = default;
+  template <typename U>
+  PoolAllocator(const PoolAllocator<U>& /*other*/) noexcept {}  // NOLINT: implicit by design
+
+  T* allocate(size_t n) {
+    if (n > static_cast<size_t>(INT64_MAX) / sizeof(T)) throw std::bad_array_new_length();
+    Result<uint8_t*> p = DefaultMemoryPool()->Allocate(static_cast<int64_t>(n * sizeof(T)));
+    if (!p.ok()) throw std::bad_alloc();
+    return reinterpret_cast<T*>(*p);
+  }
+  void deallocate(T* p, size_t n) noexcept {
+    DefaultMemoryPool()->Free(reinterpret_cast<uint8_t*>(p), static_cast<int64_t>(n * sizeof(T)));
+  }
+
+  template <typename U>
+  bool operator==(const PoolAllocator<U>& /*other*/) const noexcept {
+    return true;
+  }
+};
+
+/// A vector whose memory comes from DefaultMemoryPool() (see PoolAllocator).
+template <typename T>
+using PoolVector = std::vector<T, PoolAllocator<T>>;
 
 }  // namespace floe

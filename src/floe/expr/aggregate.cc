@@ -19,6 +19,7 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
+#include "floe/common/memory_pool.h"
 #include "floe/expr/aggregate_internal.h"
 
 namespace floe::expr {
@@ -76,7 +77,7 @@ Status NumericOverflow(std::string_view function) {
                          function);
 }
 
-Status CheckDecimal38(const std::vector<Int128>& values, const std::vector<uint8_t>& valid,
+Status CheckDecimal38(const PoolVector<Int128>& values, const PoolVector<uint8_t>& valid,
                       std::string_view function) {
   for (size_t g = 0; g < values.size(); ++g) {
     if (valid[g] && (values[g] > kMaxDecimal38 || values[g] < -kMaxDecimal38)) {
@@ -87,7 +88,7 @@ Status CheckDecimal38(const std::vector<Int128>& values, const std::vector<uint8
 }
 
 // A validity bitmap from one byte per value (null when every value is valid).
-Result<BufferPtr> ValidityOf(const std::vector<uint8_t>* valid, int64_t n, int64_t* null_count,
+Result<BufferPtr> ValidityOf(const PoolVector<uint8_t>* valid, int64_t n, int64_t* null_count,
                              MemoryPool* pool) {
   *null_count = 0;
   if (valid == nullptr) return BufferPtr();
@@ -101,8 +102,8 @@ Result<BufferPtr> ValidityOf(const std::vector<uint8_t>* valid, int64_t n, int64
 }
 
 template <typename T>
-Result<ArrayPtr> FixedArray(const TypePtr& type, const std::vector<T>& values,
-                            const std::vector<uint8_t>* valid, MemoryPool* pool) {
+Result<ArrayPtr> FixedArray(const TypePtr& type, const PoolVector<T>& values,
+                            const PoolVector<uint8_t>* valid, MemoryPool* pool) {
   const auto n = static_cast<int64_t>(values.size());
   int64_t null_count = 0;
   FLOE_ASSIGN_OR_RAISE(BufferPtr validity, ValidityOf(valid, n, &null_count, pool));
@@ -112,7 +113,7 @@ Result<ArrayPtr> FixedArray(const TypePtr& type, const std::vector<T>& values,
   return Array::Make(type, n, {std::move(validity), BufferPtr(std::move(data))}, {}, null_count);
 }
 
-Result<ArrayPtr> BoolArray(const std::vector<uint8_t>& values, const std::vector<uint8_t>* valid,
+Result<ArrayPtr> BoolArray(const PoolVector<uint8_t>& values, const PoolVector<uint8_t>* valid,
                            MemoryPool* pool) {
   const auto n = static_cast<int64_t>(values.size());
   int64_t null_count = 0;
@@ -126,7 +127,7 @@ Result<ArrayPtr> BoolArray(const std::vector<uint8_t>& values, const std::vector
 }
 
 Result<ArrayPtr> BytesArray(const TypePtr& type, const std::vector<std::string>& values,
-                            const std::vector<uint8_t>& valid, MemoryPool* pool) {
+                            const PoolVector<uint8_t>& valid, MemoryPool* pool) {
   auto builder = MakeBuilder(type, pool);
   FLOE_RETURN_NOT_OK(builder->Reserve(static_cast<int64_t>(values.size())));
   if (type->is_binary_like()) {
@@ -162,17 +163,17 @@ void Free(T& container) {
 
 // Empties a vector; a small one keeps its memory, so that an aggregation that emits its
 // groups every batch does not allocate (and fault in) its state again each time.
-template <typename T>
-void Free(std::vector<T>& v) {
+template <typename T, typename A>
+void Free(std::vector<T, A>& v) {
   if (v.capacity() * sizeof(T) <= (size_t{64} << 10)) {
     v.clear();
   } else {
-    std::vector<T>().swap(v);
+    std::vector<T, A>().swap(v);
   }
 }
 
-template <typename T>
-int64_t VectorBytes(const std::vector<T>& v) {
+template <typename T, typename A>
+int64_t VectorBytes(const std::vector<T, A>& v) {
   return static_cast<int64_t>(v.capacity() * sizeof(T));
 }
 
@@ -249,7 +250,7 @@ class ExactSums {
   }
 
   /// The total of every group (false on a 128-bit overflow).
-  bool Totals(std::vector<Int128>* out) {
+  bool Totals(PoolVector<Int128>* out) {
     if (wide_.empty()) {
       out->resize(narrow_.size());
       for (size_t g = 0; g < narrow_.size(); ++g) (*out)[g] = static_cast<int64_t>(narrow_[g]);
@@ -369,8 +370,8 @@ class ExactSums {
     return true;
   }
 
-  std::vector<uint64_t> narrow_;  // two's complement int64 sums (wrapping adds)
-  std::vector<Int128> wide_;
+  PoolVector<uint64_t> narrow_;  // two's complement int64 sums (wrapping adds)
+  PoolVector<Int128> wide_;
   uint64_t bound_ = 0;  // no |narrow_[g]| exceeds it
 };
 
@@ -419,7 +420,7 @@ class CountAccumulator final : public GroupsAccumulator {
  private:
   bool star_;
   MemoryPool* pool_;
-  std::vector<int64_t> counts_;
+  PoolVector<int64_t> counts_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -512,9 +513,9 @@ class SumAccumulator final : public GroupsAccumulator {
 
   TypePtr out_type_;
   MemoryPool* pool_;
-  std::vector<AccT> sums_;  // all sums but the exact ones; their totals in Evaluate
+  PoolVector<AccT> sums_;  // all sums but the exact ones; their totals in Evaluate
   ExactSums exact_;
-  std::vector<uint8_t> seen_;
+  PoolVector<uint8_t> seen_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -546,7 +547,7 @@ class AvgAccumulator final : public GroupsAccumulator {
 
   Result<std::vector<ArrayPtr>> State() override {
     FLOE_RETURN_NOT_OK(TakeSums());
-    std::vector<uint8_t> valid(counts_.size());
+    PoolVector<uint8_t> valid(counts_.size());
     for (size_t g = 0; g < counts_.size(); ++g) valid[g] = counts_[g] > 0;
     if constexpr (kExact) FLOE_RETURN_NOT_OK(CheckDecimal38(sums_, valid, "avg"));
     FLOE_ASSIGN_OR_RAISE(ArrayPtr sums, FixedArray<SumT>(sum_type_, sums_, &valid, pool_));
@@ -558,8 +559,8 @@ class AvgAccumulator final : public GroupsAccumulator {
   Result<ArrayPtr> Evaluate() override {
     FLOE_RETURN_NOT_OK(TakeSums());
     const size_t n = counts_.size();
-    std::vector<uint8_t> valid(n);
-    std::vector<SumT> out(n, SumT{0});
+    PoolVector<uint8_t> valid(n);
+    PoolVector<SumT> out(n, SumT{0});
     if constexpr (std::is_floating_point_v<SumT>) {
       for (size_t g = 0; g < n; ++g) {
         valid[g] = counts_[g] > 0;
@@ -647,9 +648,9 @@ class AvgAccumulator final : public GroupsAccumulator {
   TypePtr sum_type_;
   TypePtr out_type_;
   MemoryPool* pool_;
-  std::vector<SumT> sums_;  // the double sums; the exact ones' totals in State/Evaluate
+  PoolVector<SumT> sums_;  // the double sums; the exact ones' totals in State/Evaluate
   ExactSums exact_;
-  std::vector<int64_t> counts_;
+  PoolVector<int64_t> counts_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -735,8 +736,8 @@ class MinMaxAccumulator final : public GroupsAccumulator {
 
   TypePtr type_;
   MemoryPool* pool_;
-  std::vector<Stored> values_;
-  std::vector<uint8_t> seen_;
+  PoolVector<Stored> values_;
+  PoolVector<uint8_t> seen_;
 };
 
 // Strings, binary, fixed and uuid: byte-wise order (the C collation).
@@ -796,7 +797,7 @@ class MinMaxBytesAccumulator final : public GroupsAccumulator {
   TypePtr type_;
   MemoryPool* pool_;
   std::vector<std::string> values_;
-  std::vector<uint8_t> seen_;
+  PoolVector<uint8_t> seen_;
   int64_t bytes_ = 0;
 };
 
@@ -852,8 +853,8 @@ class BoolAccumulator final : public GroupsAccumulator {
   }
 
   MemoryPool* pool_;
-  std::vector<uint8_t> values_;
-  std::vector<uint8_t> seen_;
+  PoolVector<uint8_t> values_;
+  PoolVector<uint8_t> seen_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -933,7 +934,7 @@ class StringAggAccumulator final : public GroupsAccumulator {
   MemoryPool* pool_;
   std::vector<std::string> values_;
   std::vector<std::string> first_delimiters_;
-  std::vector<uint8_t> seen_;
+  PoolVector<uint8_t> seen_;
   int64_t bytes_ = 0;
 };
 
@@ -992,7 +993,7 @@ class VarianceAccumulator final : public GroupsAccumulator {
   }
 
   Result<std::vector<ArrayPtr>> State() override {
-    std::vector<uint8_t> valid(counts_.size());
+    PoolVector<uint8_t> valid(counts_.size());
     for (size_t g = 0; g < counts_.size(); ++g) valid[g] = counts_[g] > 0;
     FLOE_ASSIGN_OR_RAISE(ArrayPtr counts, FixedArray<int64_t>(Int64(), counts_, nullptr, pool_));
     FLOE_ASSIGN_OR_RAISE(ArrayPtr means, FixedArray<double>(Float64(), means_, &valid, pool_));
@@ -1003,8 +1004,8 @@ class VarianceAccumulator final : public GroupsAccumulator {
 
   Result<ArrayPtr> Evaluate() override {
     const size_t n = counts_.size();
-    std::vector<double> out(n, 0.0);
-    std::vector<uint8_t> valid(n, 0);
+    PoolVector<double> out(n, 0.0);
+    PoolVector<uint8_t> valid(n, 0);
     const bool sample = kind_ == VarianceKind::kVarSamp || kind_ == VarianceKind::kStddevSamp;
     const bool root = kind_ == VarianceKind::kStddevSamp || kind_ == VarianceKind::kStddevPop;
     for (size_t g = 0; g < n; ++g) {
@@ -1038,9 +1039,9 @@ class VarianceAccumulator final : public GroupsAccumulator {
 
   VarianceKind kind_;
   MemoryPool* pool_;
-  std::vector<int64_t> counts_;
-  std::vector<double> means_;
-  std::vector<double> m2s_;
+  PoolVector<int64_t> counts_;
+  PoolVector<double> means_;
+  PoolVector<double> m2s_;
 };
 
 // ---------------------------------------------------------------------------------------

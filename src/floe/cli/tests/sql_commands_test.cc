@@ -95,6 +95,19 @@ TEST(RunSql, PrintsEveryResultInOrderAndStopsAtTheFirstError) {
   EXPECT_EQ(code, 0);
   EXPECT_EQ(out.str(), "{\"column1\":1,\"column2\":\"a\"}\n{\"column1\":2,\"column2\":null}\n");
 
+  // --timing: one line per statement on the error stream; the results are unchanged.
+  options.format = "csv";
+  options.timing = true;
+  options.commands = {"SELECT 1 AS x; SELECT 2 AS y"};
+  out.str("");
+  err.str("");
+  ASSERT_OK_AND_ASSIGN(code, RunSql(options, in, out, err));
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(out.str(), "x\n1\ny\n2\n");
+  EXPECT_THAT(err.str(), ::testing::MatchesRegex("Time: [0-9]+\\.[0-9]{3} ms\nTime: [0-9]+\\.[0-9]{3} ms\n"));
+  options.timing = false;
+  options.commands.clear();
+
   options.format = "parquet";
   EXPECT_THAT(RunSql(options, in, out, err),
               ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "needs -o FILE"));
