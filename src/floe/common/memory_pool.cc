@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdlib>
 #include <cstring>
@@ -28,10 +29,50 @@ int64_t BlockCapacity(int64_t size) {
 
 }  // namespace
 
+// 32 MiB of slabs serve much of the batches in flight of a query on a few threads (TPC-H
+// Q10 and Q18 on two threads: 40-50% fewer page faults; 256 MiB of slabs took 80%), while
+// a query under a memory limit of 64 MiB keeps its resident memory within 4x the limit
+// (the interop memory test: 207-239 MiB over five runs; 244-305 MiB with 256 MiB of
+// slabs, each slab being resident whole once touched).
+const int64_t CountingMemoryPool::kSlabMaxBytes = int64_t{32} << 20;
+
 CountingMemoryPool::~CountingMemoryPool() {
   for (auto& blocks : recycled_) {
-    for (uint8_t* p : blocks) std::free(p);
+    for (uint8_t* p : blocks) {
+      if (!InSlab(p)) std::free(p);
+    }
   }
+  for (uint8_t* slab : slabs_) std::free(slab);
+}
+
+int64_t CountingMemoryPool::slab_bytes() const {
+  std::lock_guard<std::mutex> lock(recycle_mutex_);
+  return static_cast<int64_t>(slabs_.size()) * kSlabSize;
+}
+
+bool CountingMemoryPool::InSlab(const uint8_t* ptr) const {
+  // Slabs are aligned to their size, so a block's slab starts at its address rounded down.
+  const auto base = reinterpret_cast<uintptr_t>(ptr) & ~static_cast<uintptr_t>(kSlabSize - 1);
+  return std::binary_search(slabs_.begin(), slabs_.end(), reinterpret_cast<uint8_t*>(base));
+}
+
+uint8_t* CountingMemoryPool::CarveFromSlab(int64_t capacity, size_t size_class) {
+  if (slab_cursor_.size() <= size_class) slab_cursor_.resize(size_class + 1, {nullptr, 0});
+  auto& [next, left] = slab_cursor_[size_class];
+  if (left < capacity) {
+    if (static_cast<int64_t>(slabs_.size() + 1) * kSlabSize > kSlabMaxBytes) return nullptr;
+    void* slab = std::aligned_alloc(kSlabSize, static_cast<size_t>(kSlabSize));
+    if (slab == nullptr) return nullptr;
+    ::madvise(slab, static_cast<size_t>(kSlabSize), MADV_HUGEPAGE);
+    auto* bytes = static_cast<uint8_t*>(slab);
+    slabs_.insert(std::upper_bound(slabs_.begin(), slabs_.end(), bytes), bytes);
+    next = bytes;
+    left = kSlabSize;
+  }
+  uint8_t* block = next;
+  next += capacity;
+  left -= capacity;
+  return block;
 }
 
 int64_t CountingMemoryPool::recycled_bytes() const {
@@ -50,6 +91,9 @@ uint8_t* CountingMemoryPool::AllocateBlock(int64_t size) {
       recycled_bytes_ -= capacity;
       return p;
     }
+    if (capacity < kSlabSize) {
+      if (uint8_t* p = CarveFromSlab(capacity, size_class)) return p;
+    }
   }
   if (capacity >= kHugePageSize) {
     // Whole 2 MiB pages (capacity is a power of two here): one fault per 2 MiB instead of
@@ -66,7 +110,8 @@ void CountingMemoryPool::FreeBlock(uint8_t* ptr, int64_t size) {
     int64_t capacity = BlockCapacity(size);
     size_t size_class = static_cast<size_t>(std::countr_zero(static_cast<uint64_t>(capacity)));
     std::lock_guard<std::mutex> lock(recycle_mutex_);
-    if (recycled_bytes_ + capacity <= kRecycleMaxBytes) {
+    // A slab's block cannot go back to the system on its own: it always stays.
+    if (recycled_bytes_ + capacity <= kRecycleMaxBytes || InSlab(ptr)) {
       if (recycled_.size() <= size_class) recycled_.resize(size_class + 1);
       recycled_[size_class].push_back(ptr);
       recycled_bytes_ += capacity;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <vector>
+
 #include "floe/testing/matchers.h"
 
 namespace floe {
@@ -71,6 +74,43 @@ TEST(MemoryPoolTest, LargeBlocksAreRecycledBySizeClass) {
   ASSERT_OK_AND_ASSIGN(uint8_t * s, pool.Allocate(100));
   pool.Free(s, 100);
   EXPECT_EQ(pool.recycled_bytes(), 4 * CountingMemoryPool::kRecycleMinSize);
+}
+
+TEST(MemoryPoolTest, MidSizeBlocksAreCarvedFromHugePageSlabs) {
+  CountingMemoryPool pool;
+  const int64_t capacity = 2 * CountingMemoryPool::kRecycleMinSize;  // 128 KiB
+  const int64_t per_slab = CountingMemoryPool::kSlabSize / capacity;
+  std::vector<uint8_t*> blocks;
+  for (int64_t i = 0; i < per_slab; ++i) {
+    ASSERT_OK_AND_ASSIGN(uint8_t * p, pool.Allocate(capacity - 100));
+    p[0] = 1;
+    p[capacity - 101] = 2;
+    blocks.push_back(p);
+  }
+  // One slab holds them all, one after another from its 2 MiB-aligned start.
+  EXPECT_EQ(pool.slab_bytes(), CountingMemoryPool::kSlabSize);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(blocks[0]) % CountingMemoryPool::kSlabSize, 0u);
+  for (size_t i = 1; i < blocks.size(); ++i) EXPECT_EQ(blocks[i], blocks[i - 1] + capacity);
+  // The next block of the class needs a second slab; another class carves a slab of its own.
+  ASSERT_OK_AND_ASSIGN(uint8_t * extra, pool.Allocate(capacity));
+  EXPECT_EQ(pool.slab_bytes(), 2 * CountingMemoryPool::kSlabSize);
+  ASSERT_OK_AND_ASSIGN(uint8_t * other, pool.Allocate(CountingMemoryPool::kRecycleMinSize));
+  EXPECT_EQ(pool.slab_bytes(), 3 * CountingMemoryPool::kSlabSize);
+  // Freed slab blocks are handed out again (last freed first) and no slab is added.
+  pool.Free(blocks[3], capacity - 100);
+  EXPECT_EQ(pool.recycled_bytes(), capacity);
+  ASSERT_OK_AND_ASSIGN(uint8_t * again, pool.Allocate(capacity - 100));
+  EXPECT_EQ(again, blocks[3]);
+  EXPECT_EQ(pool.slab_bytes(), 3 * CountingMemoryPool::kSlabSize);
+  blocks[3] = again;
+  for (uint8_t* p : blocks) pool.Free(p, capacity - 100);
+  pool.Free(extra, capacity);
+  pool.Free(other, CountingMemoryPool::kRecycleMinSize);
+  EXPECT_EQ(pool.bytes_allocated(), 0);
+  // A block of a huge page or more is not carved.
+  ASSERT_OK_AND_ASSIGN(uint8_t * huge, pool.Allocate(CountingMemoryPool::kSlabSize));
+  EXPECT_EQ(pool.slab_bytes(), 3 * CountingMemoryPool::kSlabSize);
+  pool.Free(huge, CountingMemoryPool::kSlabSize);
 }
 
 }  // namespace
