@@ -195,13 +195,12 @@ Status CheckArgs(const std::vector<ArrayPtr>& args, size_t expected, std::string
 }
 
 // Per-group exact sums of int64 or Int128 values (decimals of any precision, bigints)
-// that add in int64 while no sum can overflow it. A batch's values are added to `narrow_`
-// as 64-bit integers while the largest |value| and whether every value fits in 64 bits are
-// tracked in the same pass; the largest |value| times the row count bounds what the batch
-// added to any one group. While the running bound stays below 2^62 that is exact; a batch
-// past it is taken back out of `narrow_` (wrapping 64-bit arithmetic undoes exactly) and
-// added again after folding the narrow sums into the Int128 `wide_` sums, or directly
-// into `wide_` when its own values are too large.
+// that add in int64 while no sum can overflow it. A first pass over a batch finds the
+// largest |value| and whether every value fits in 64 bits; the largest |value| times the
+// row count bounds what the batch can add to any one group. While the running bound stays
+// below 2^62 the batch is added to `narrow_` as 64-bit integers, exactly; a batch that
+// would pass it first folds the narrow sums into the Int128 `wide_` sums, and a batch
+// whose own values are too large is added to `wide_` directly.
 class ExactSums {
  public:
   void Resize(int64_t groups) {
