@@ -204,6 +204,106 @@ Result<ArrayPtr> TakeChecked(const Array& array, const int64_t* indices, int64_t
   return Array::Make(array.type(), n, {std::move(validity), std::move(out)}, {}, nulls);
 }
 
+// A selection as runs of consecutive rows: run r is rows [start, start + length) of
+// runs[2r] = start, runs[2r + 1] = length.
+using RowRuns = std::vector<int64_t>;
+
+// Average run length from which copying a run at a time beats copying row by row.
+constexpr int64_t kMinRunLength = 16;
+
+// The runs of the ascending indices[0..n) into *runs; false (runs left unset) when they
+// average fewer than kMinRunLength rows.
+bool ToRuns(const int64_t* indices, int64_t n, RowRuns* runs) {
+  if (n == 0) return false;
+  int64_t breaks = 0;
+  for (int64_t i = 1; i < n; ++i) breaks += indices[i] != indices[i - 1] + 1;
+  if ((breaks + 1) * kMinRunLength > n) return false;
+  runs->clear();
+  runs->reserve(static_cast<size_t>(2 * (breaks + 1)));
+  int64_t start = 0;
+  for (int64_t i = 1; i <= n; ++i) {
+    if (i == n || indices[i] != indices[i - 1] + 1) {
+      runs->push_back(indices[start]);
+      runs->push_back(i - start);
+      start = i;
+    }
+  }
+  return true;
+}
+
+// TakeChecked<false> for indices that are also given as `runs`: fixed-width values and
+// string bytes are copied a run at a time (a filter that keeps most rows makes long runs).
+Result<ArrayPtr> TakeRuns(const Array& array, const int64_t* indices, int64_t n,
+                          const RowRuns& runs, MemoryPool* pool) {
+  const TypeId id = array.type_id();
+  if (id == TypeId::kList || id == TypeId::kMap || id == TypeId::kBoolean) {
+    return TakeChecked<false>(array, indices, n, pool);
+  }
+  BufferPtr validity;
+  int64_t nulls = 0;
+  FLOE_RETURN_NOT_OK(TakeValidity<false>(array, indices, n, pool, &validity, &nulls));
+  if (id == TypeId::kString || id == TypeId::kBinary) {
+    const int32_t* offs = array.value_offsets();
+    int64_t bytes = 0;
+    for (size_t r = 0; r < runs.size(); r += 2) {
+      bytes += offs[runs[r] + runs[r + 1]] - offs[runs[r]];
+    }
+    if (bytes > INT32_MAX) {
+      return Status::Invalid("{} take: {} bytes of data exceed the int32 offset limit",
+                             array.type()->ToString(), bytes);
+    }
+    BufferBuilder offsets(pool);
+    BufferBuilder data(pool);
+    FLOE_RETURN_NOT_OK(AllocateUninitialized(&offsets, (n + 1) * 4));
+    FLOE_RETURN_NOT_OK(AllocateUninitialized(&data, bytes));
+    int32_t* out_offs = offsets.mutable_data_as<int32_t>();
+    const uint8_t* src = array.buffer(2)->data();
+    uint8_t* dst = data.mutable_data();
+    out_offs[0] = 0;
+    int64_t row = 0;
+    int64_t pos = 0;
+    for (size_t r = 0; r < runs.size(); r += 2) {
+      const int64_t start = runs[r];
+      const int64_t len = runs[r + 1];
+      const int32_t delta = static_cast<int32_t>(pos - offs[start]);
+      for (int64_t j = 1; j <= len; ++j) out_offs[row + j] = offs[start + j] + delta;
+      const int64_t size = offs[start + len] - offs[start];
+      if (size > 0) std::memcpy(dst + pos, src + offs[start], static_cast<size_t>(size));
+      row += len;
+      pos += size;
+    }
+    FLOE_ASSIGN_OR_RAISE(BufferPtr offsets_buffer, offsets.Finish());
+    FLOE_ASSIGN_OR_RAISE(BufferPtr data_buffer, data.Finish());
+    return Array::Make(array.type(), n,
+                       {std::move(validity), std::move(offsets_buffer), std::move(data_buffer)}, {},
+                       nulls);
+  }
+  if (id == TypeId::kStruct) {
+    std::vector<ArrayPtr> children;
+    children.reserve(static_cast<size_t>(array.num_children()));
+    for (int f = 0; f < array.num_children(); ++f) {
+      FLOE_ASSIGN_OR_RAISE(ArrayPtr child, TakeRuns(*array.field(f), indices, n, runs, pool));
+      children.push_back(std::move(child));
+    }
+    return Array::Make(array.type(), n, {std::move(validity)}, std::move(children), nulls);
+  }
+  const int width = array.type()->byte_width();
+  if (width <= 0) {
+    return Status::NotSupported("take of {} values", array.type()->ToString());
+  }
+  BufferBuilder values(pool);
+  FLOE_RETURN_NOT_OK(AllocateUninitialized(&values, n * width));
+  const uint8_t* src = array.buffer(1)->data() + array.offset() * width;
+  uint8_t* dst = values.mutable_data();
+  for (size_t r = 0; r < runs.size(); r += 2) {
+    const auto size = static_cast<size_t>(runs[r + 1] * width);
+    std::memcpy(dst, src + runs[r] * width, size);
+    dst += size;
+  }
+  FLOE_ASSIGN_OR_RAISE(BufferPtr out, values.Finish());
+  return Array::Make(array.type(), n, {std::move(validity), std::move(out)}, {}, nulls);
+}
+
 Result<ArrayPtr> TakeChecked(const Array& array, const int64_t* indices, int64_t n, bool has_null,
                              MemoryPool* pool) {
   return has_null ? TakeChecked<true>(array, indices, n, pool)
@@ -345,6 +445,10 @@ Result<ArrayPtr> FilterArray(const Array& array, const Array& mask, MemoryPool* 
   std::vector<int64_t>* indices = FilterScratch(mask.length(), &local);
   FLOE_ASSIGN_OR_RAISE(const int64_t count, MaskToIndices(mask, indices));
   if (count == array.length()) return array.Slice(0, array.length());
+  RowRuns runs;
+  if (ToRuns(indices->data(), count, &runs)) {
+    return TakeRuns(array, indices->data(), count, runs, pool);
+  }
   return TakeChecked<false>(array, indices->data(), count, pool);
 }
 
@@ -359,7 +463,17 @@ Result<RecordBatchPtr> FilterBatch(const RecordBatch& batch, const Array& mask, 
   if (count == batch.num_rows()) {
     return RecordBatch::Make(batch.schema(), batch.num_rows(), batch.columns());
   }
-  return TakeBatchChecked(batch, indices->data(), count, /*has_null=*/false, pool);
+  RowRuns runs;
+  if (!ToRuns(indices->data(), count, &runs)) {
+    return TakeBatchChecked(batch, indices->data(), count, /*has_null=*/false, pool);
+  }
+  std::vector<ArrayPtr> columns;
+  columns.reserve(static_cast<size_t>(batch.num_columns()));
+  for (const ArrayPtr& c : batch.columns()) {
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr taken, TakeRuns(*c, indices->data(), count, runs, pool));
+    columns.push_back(std::move(taken));
+  }
+  return RecordBatch::Make(batch.schema(), count, std::move(columns));
 }
 
 Result<ArrayPtr> TakeArray(const Array& array, const int64_t* indices, int64_t n,

@@ -201,6 +201,9 @@ TEST(SelectTest, FilterMatchesRowByRowForEveryType) {
         [&](int64_t i) { return bits[static_cast<size_t>(i)] % 10 == 0; },  // sparse
         [&](int64_t i) { return bits[static_cast<size_t>(i)] % 10 != 0; },  // dense
         [](int64_t i) { return (i / 64) % 2 == 0; },                        // whole words
+        // Long runs (copied a run at a time): one row in 50 dropped, one in ~100.
+        [](int64_t i) { return i % 50 != 7; },
+        [&](int64_t i) { return bits[static_cast<size_t>(i)] % 100 != 0; },
     };
     for (const ArrayPtr& input : Inputs(n, 0.2, 300 + static_cast<uint64_t>(n))) {
       for (const auto& keep : patterns) {
@@ -256,6 +259,34 @@ TEST(SelectTest, FilterBatchAllTrueSharesColumnsAndAllFalseIsEmpty) {
   EXPECT_THAT(FilterBatch(*batch, *a), IsError(StatusCode::kInvalidArgument));
   EXPECT_THAT(FilterBatch(*batch, *Mask(99, [](int64_t) { return true; })),
               IsError(StatusCode::kInvalidArgument));
+}
+
+// A filter that keeps most rows copies long runs of rows at once; a batch of every type,
+// sliced at an odd offset, gives the rows one at a time would.
+TEST(SelectTest, FilterBatchKeepingLongRunsMatchesRowByRow) {
+  const int64_t n = 5000;
+  std::vector<ArrayPtr> columns;
+  std::vector<Field> fields;
+  for (const ArrayPtr& input : Inputs(n, 0.15, 4000)) {
+    fields.emplace_back("c" + std::to_string(fields.size()), input->type());
+    columns.push_back(input);
+  }
+  auto schema = std::make_shared<Schema>(std::move(fields));
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, RecordBatch::Make(schema, n, columns));
+  std::mt19937_64 rng(5);
+  std::vector<bool> keep(static_cast<size_t>(n));
+  for (size_t i = 0; i < keep.size(); ++i) keep[i] = rng() % 60 != 0 && (i < 700 || i > 900);
+  ArrayPtr mask = Mask(
+      n, [&](int64_t i) { return keep[static_cast<size_t>(i)]; }, 0, 3);
+  std::vector<int64_t> selected;
+  for (int64_t i = 0; i < n; ++i) {
+    if (keep[static_cast<size_t>(i)]) selected.push_back(i);
+  }
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr got, FilterBatch(*batch, *mask));
+  ASSERT_EQ(got->num_rows(), static_cast<int64_t>(selected.size()));
+  for (int c = 0; c < batch->num_columns(); ++c) {
+    ExpectSameArray(*got->column(c), *ReferenceTake(*columns[static_cast<size_t>(c)], selected));
+  }
 }
 
 TEST(SelectTest, FilterOfAHugeBatchUsesItsOwnScratch) {
