@@ -195,9 +195,10 @@ Status CheckArgs(const std::vector<ArrayPtr>& args, size_t expected, std::string
 }
 
 // Per-group exact sums of int64 or Int128 values (decimals of any precision, bigints)
-// that add in int64 while no sum can overflow it. A first pass over a batch finds the
-// largest |value| and whether every value fits in 64 bits; the largest |value| times the
-// row count bounds what the batch can add to any one group. While the running bound stays
+// that add in int64 while no sum can overflow it. Each batch's largest |value| and whether
+// every value fits in 64 bits are found (with few groups, in the pass that adds into local
+// partial sums; otherwise in a read-only pass first); the largest |value| times the row
+// count bounds what the batch can add to any one group. While the running bound stays
 // below 2^62 the batch is added to `narrow_` as 64-bit integers, exactly; a batch that
 // would pass it first folds the narrow sums into the Int128 `wide_` sums, and a batch
 // whose own values are too large is added to `wide_` directly.
@@ -217,33 +218,38 @@ class ExactSums {
            int64_t* counts, const uint8_t* count_values) {
     const uint8_t* base = ValuesBase(values);
     const int64_t n = values.length();
-    // First a pass that only reads: the bound of the batch's values. Kept apart from the
-    // adds, whose stores would otherwise make the compiler keep `bits` and `misfit` in
-    // memory (they could alias the sums).
-    uint64_t bits = 0;
-    uint64_t misfit = 0;
-    ForEachSelected(&values, filter, n, [&](int64_t i) { Low<T>(base, i, &bits, &misfit); });
-    uint64_t batch_bound = 0;
-    const bool small = misfit == 0 && bits < kLimit &&
-                       !__builtin_mul_overflow(bits + 1, static_cast<uint64_t>(n), &batch_bound) &&
-                       batch_bound <= kLimit;
-    if (small) {
-      if (bound_ + batch_bound > kLimit && !Fold()) return false;
-      bound_ += batch_bound;
-      AddNarrow<T>(values, base, group_ids, filter, seen, counts, count_values);
-      return true;
+    Fit fit;
+    if (narrow_.size() <= kLaneGroups) {
+      fit = AddFew<T>(values, base, group_ids, filter, seen, counts, count_values);
+    } else {
+      // First a pass that only reads: the bound of the batch's values. Kept apart from the
+      // adds, whose stores would otherwise make the compiler keep `bits` and `misfit` in
+      // memory (they could alias the sums).
+      uint64_t bits = 0;
+      uint64_t misfit = 0;
+      ForEachSelected(&values, filter, n, [&](int64_t i) { Low<T>(base, i, &bits, &misfit); });
+      fit = Reserve(bits, misfit, n);
+      if (fit == Fit::kNarrow) {
+        uint64_t* sums = narrow_.data();
+        ForEachSelected(&values, filter, n, [&](int64_t i) {
+          const uint32_t g = group_ids[i];
+          sums[g] += Low<T>(base, i);
+          if (seen != nullptr) seen[g] = 1;
+          if (counts != nullptr) counts[g] += CountOf(count_values, i);
+        });
+      }
     }
+    if (fit == Fit::kNarrow) return true;
+    if (fit == Fit::kOverflow) return false;
+    // Values too large to add in 64 bits: the batch goes to the Int128 sums.
     if (!Fold()) return false;
-    auto count_of = [count_values](int64_t i) {
-      return count_values == nullptr ? int64_t{1} : Load<int64_t>(count_values, i);
-    };
     Int128* wide = wide_.data();
     bool overflow = false;
     ForEachSelected(&values, filter, n, [&](int64_t i) {
       const uint32_t g = group_ids == nullptr ? 0 : group_ids[i];
       overflow |= __builtin_add_overflow(wide[g], static_cast<Int128>(Load<T>(base, i)), &wide[g]);
       if (seen != nullptr) seen[g] = 1;
-      if (counts != nullptr) counts[g] += count_of(i);
+      if (counts != nullptr) counts[g] += CountOf(count_values, i);
     });
     return !overflow;
   }
@@ -272,6 +278,10 @@ class ExactSums {
   static constexpr size_t kLaneGroups = 8;
   static constexpr size_t kLanes = 4;
 
+  // Where a batch's values go: added in 64 bits, to be added to the Int128 sums, or nowhere
+  // (folding the 64-bit sums into the Int128 ones overflowed).
+  enum class Fit { kNarrow, kWide, kOverflow };
+
   // Value i as a 64-bit integer (the low word of an Int128), tracking in `bits` a bound of
   // its size and in `misfit` whether it does not fit in 64 bits. |v| <= (v ^ sign) + 1,
   // and the OR of the (v ^ sign) is at least each of them.
@@ -288,67 +298,72 @@ class ExactSums {
     *bits |= static_cast<uint64_t>(lo ^ (lo >> 63));
     return static_cast<uint64_t>(lo);
   }
-
-  // Adds the selected values into the 64-bit sums (the caller checked that they cannot
-  // overflow), marking `seen` and adding to `counts` as Add says.
+  // Value i's low 64 bits, for a batch whose values were found to fit in them.
   template <typename T>
-  void AddNarrow(const Array& values, const uint8_t* base, const uint32_t* group_ids,
-                 const Array* filter, uint8_t* seen, int64_t* counts,
-                 const uint8_t* count_values) {
+  static uint64_t Low(const uint8_t* base, int64_t i) {
+    if constexpr (std::is_same_v<T, Int128>) {
+      return static_cast<uint64_t>(Load<int64_t>(base, 2 * i));
+    } else {
+      return static_cast<uint64_t>(static_cast<int64_t>(Load<T>(base, i)));
+    }
+  }
+  static int64_t CountOf(const uint8_t* count_values, int64_t i) {
+    return count_values == nullptr ? int64_t{1} : Load<int64_t>(count_values, i);
+  }
+
+  // Whether a batch of n values whose bound is `bits` (every value fitting 64 bits when
+  // `misfit` is 0) can be added to the 64-bit sums; if so, makes room for it, folding the
+  // sums into the wide ones first when they could overflow.
+  Fit Reserve(uint64_t bits, uint64_t misfit, int64_t n) {
+    uint64_t batch_bound = 0;
+    const bool small = misfit == 0 && bits < kLimit &&
+                       !__builtin_mul_overflow(bits + 1, static_cast<uint64_t>(n), &batch_bound) &&
+                       batch_bound <= kLimit;
+    if (!small) return Fit::kWide;
+    if (bound_ + batch_bound > kLimit && !Fold()) return Fit::kOverflow;
+    bound_ += batch_bound;
+    return Fit::kNarrow;
+  }
+
+  // Add for at most kLaneGroups groups (no group_ids: one group), in one pass that adds into
+  // local partial sums while it finds the batch's bound; they are kept only when the bound
+  // lets them into the 64-bit sums (otherwise nothing was added). A batch's rows
+  // mostly fall in one group (TPC-H Q1 has four), and adding each into the same word would
+  // make every add wait for the store of the last one: row i adds into lane i % kLanes.
+  template <typename T>
+  Fit AddFew(const Array& values, const uint8_t* base, const uint32_t* group_ids,
+             const Array* filter, uint8_t* seen, int64_t* counts, const uint8_t* count_values) {
     const int64_t n = values.length();
-    uint64_t* sums = narrow_.data();
-    auto low = [base](int64_t i) {
-      if constexpr (std::is_same_v<T, Int128>) {
-        return static_cast<uint64_t>(Load<int64_t>(base, 2 * i));  // the low word first
-      } else {
-        return static_cast<uint64_t>(static_cast<int64_t>(Load<T>(base, i)));
-      }
-    };
-    auto count_of = [count_values](int64_t i) {
-      return count_values == nullptr ? int64_t{1} : Load<int64_t>(count_values, i);
-    };
-    if (narrow_.size() == 1) {
-      // One group: reductions in registers.
-      uint64_t total = 0;
-      int64_t rows = 0;
-      int64_t added = 0;
+    uint64_t lane_sums[kLanes][kLaneGroups] = {};
+    int64_t lane_counts[kLanes][kLaneGroups] = {};
+    uint8_t hit[kLaneGroups] = {};
+    uint64_t bits = 0;
+    uint64_t misfit = 0;
+    auto add = [&](auto group_of) {
       ForEachSelected(&values, filter, n, [&](int64_t i) {
-        total += low(i);
-        rows += count_of(i);
-        ++added;
-      });
-      sums[0] += total;
-      if (seen != nullptr && added > 0) seen[0] = 1;
-      if (counts != nullptr) counts[0] += rows;
-    } else if (narrow_.size() <= kLaneGroups) {
-      // Few groups (TPC-H Q1 has four): a batch's rows mostly fall in one group, and adding
-      // each into the same word makes every add wait for the store of the last one. Row i
-      // adds into lane i % kLanes instead: kLanes independent chains, summed at the end.
-      uint64_t lane_sums[kLanes][kLaneGroups] = {};
-      int64_t lane_counts[kLanes][kLaneGroups] = {};
-      uint8_t hit[kLaneGroups] = {};
-      ForEachSelected(&values, filter, n, [&](int64_t i) {
-        const uint32_t g = group_ids[i];
+        const uint32_t g = group_of(i);
         const auto lane = static_cast<size_t>(i) & (kLanes - 1);
-        lane_sums[lane][g] += low(i);
-        lane_counts[lane][g] += count_of(i);
+        lane_sums[lane][g] += Low<T>(base, i, &bits, &misfit);
+        lane_counts[lane][g] += CountOf(count_values, i);
         hit[g] = 1;
       });
-      for (size_t g = 0; g < narrow_.size(); ++g) {
-        for (size_t lane = 0; lane < kLanes; ++lane) {
-          sums[g] += lane_sums[lane][g];
-          if (counts != nullptr) counts[g] += lane_counts[lane][g];
-        }
-        if (seen != nullptr && hit[g] != 0) seen[g] = 1;
-      }
+    };
+    if (group_ids == nullptr) {
+      add([](int64_t) { return 0u; });
     } else {
-      ForEachSelected(&values, filter, n, [&](int64_t i) {
-        const uint32_t g = group_ids[i];
-        sums[g] += low(i);
-        if (seen != nullptr) seen[g] = 1;
-        if (counts != nullptr) counts[g] += count_of(i);
-      });
+      add([group_ids](int64_t i) { return group_ids[i]; });
     }
+    const Fit fit = Reserve(bits, misfit, n);
+    if (fit != Fit::kNarrow) return fit;
+    uint64_t* sums = narrow_.data();
+    for (size_t g = 0; g < narrow_.size(); ++g) {
+      for (size_t lane = 0; lane < kLanes; ++lane) {
+        sums[g] += lane_sums[lane][g];
+        if (counts != nullptr) counts[g] += lane_counts[lane][g];
+      }
+      if (seen != nullptr && hit[g] != 0) seen[g] = 1;
+    }
+    return Fit::kNarrow;
   }
 
   // Adds the narrow sums into the wide ones and empties them; false on overflow.
