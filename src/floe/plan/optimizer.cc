@@ -54,6 +54,7 @@ std::vector<std::unique_ptr<OptimizerRule>> DefaultRules() {
   rules.push_back(Rule("push_down_limits", internal::PushDownLimits));
   rules.push_back(Rule("answer_from_statistics", internal::AnswerFromStatistics));
   rules.push_back(Rule("simplify_expressions", internal::SimplifyPlan));
+  rules.push_back(Rule("hoist_common_subexpressions", internal::HoistCommonSubexpressions));
   return rules;
 }
 

@@ -23,7 +23,8 @@ class OptimizerRule {
 /// The default rules, in order: constant folding and simplification, predicate pushdown
 /// (through projections, joins, aggregates on group columns, into scans), join reordering
 /// by estimated row counts (where statistics exist), projection pushdown (scans read only
-/// the columns used), limit pushdown.
+/// the columns used), limit pushdown, answers from statistics, and common sub-expressions
+/// of an aggregation's inputs computed once.
 std::vector<std::unique_ptr<OptimizerRule>> DefaultRules();
 
 /// Runs the default rules.

@@ -38,6 +38,10 @@ Result<LogicalPlanPtr> ReorderJoins(const LogicalPlanPtr& plan);
 /// columns are dropped.
 Result<LogicalPlanPtr> PushDownProjections(const LogicalPlanPtr& plan);
 
+/// Calls and casts that occur more than once among an aggregation's group keys and
+/// arguments (where every row evaluates them) are computed once, by a Projection below it.
+Result<LogicalPlanPtr> HoistCommonSubexpressions(const LogicalPlanPtr& plan);
+
 /// Limits pushed through projections, into UNION ALL inputs, the preserved side of left
 /// joins and scans.
 Result<LogicalPlanPtr> PushDownLimits(const LogicalPlanPtr& plan);

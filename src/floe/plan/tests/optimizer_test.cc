@@ -345,6 +345,67 @@ TEST(PredicatePushdownTest, AggregateWindowLimitUnionAndVolatile) {
 }
 
 // ---------------------------------------------------------------------------------------
+// Common sub-expressions
+
+ExprPtr Mul(ExprPtr a, ExprPtr b) {
+  return expr::Call("multiply", {std::move(a), std::move(b)}, Int64(), false);
+}
+
+TEST(CommonSubexpressionTest, RepeatedAggregateInputsAreComputedOnceBelowTheAggregate) {
+  // sum(a * (1 - b)), sum(a * (1 - b) * (1 + c)), grouped by g: a * (1 - b) is computed once;
+  // 1 - b occurs only inside it and 1 + c once, so neither gets a column of its own.
+  auto t = Table("t", {"g", "a", "b", "c"});
+  auto disc = Mul(Col(t, 1), expr::Call("subtract", {I64(1), Col(t, 2)}, Int64(), false));
+  auto charge = Mul(disc, Add(I64(1), Col(t, 3)));
+  auto agg = MakeAggregate(t, {Col(t, 0)}, {"g"}, {Sum(disc), Sum(charge), Sum(Col(t, 1))},
+                           {"d", "ch", "s"});
+  ASSERT_OK_AND_ASSIGN(LogicalPlanPtr got, internal::HoistCommonSubexpressions(agg));
+  EXPECT_EQ(got->ToString(),
+            "Aggregate: groups=[#0:g] aggregates=[sum(#4:__common_expr_0) AS d, "
+            "sum((#4:__common_expr_0 * (1 + #3:c))) AS ch, sum(#1:a) AS s]\n"
+            "  Projection: #0:g, #1:a, #2:b, #3:c, (#1:a * (1 - #2:b)) AS __common_expr_0\n"
+            "    Scan: t projection=[g, a, b, c]\n");
+  EXPECT_TRUE(got->schema->Equals(*agg->schema));
+  // The whole optimizer keeps it.
+  ASSERT_OK_AND_ASSIGN(LogicalPlanPtr optimized, Optimize(agg));
+  EXPECT_EQ(optimized->ToString(), got->ToString());
+}
+
+TEST(CommonSubexpressionTest, ConditionalVolatileAndSingleOccurrencesStay) {
+  auto t = Table("t", {"g", "a", "b"});
+  auto ratio = Div(Col(t, 1), Col(t, 2));
+  // a / b once eagerly and once in a CASE branch: the branch may be what keeps b = 0 from
+  // being divided by, so nothing moves.
+  auto guarded = expr::Case({Gt(Col(t, 2), I64(0)), ratio}, nullptr, Int64());
+  auto agg = MakeAggregate(t, {Col(t, 0)}, {"g"}, {Sum(ratio), Sum(guarded)}, {"r", "q"});
+  ASSERT_OK_AND_ASSIGN(LogicalPlanPtr got, internal::HoistCommonSubexpressions(agg));
+  EXPECT_EQ(got, agg);
+  // Two COALESCE arguments after the first: the same.
+  auto c1 = expr::Call("coalesce", {Col(t, 1), ratio}, Int64(), true);
+  auto c2 = expr::Call("coalesce", {Col(t, 2), ratio}, Int64(), true);
+  auto agg2 = MakeAggregate(t, {}, {}, {Sum(c1), Sum(c2)}, {"x", "y"});
+  ASSERT_OK_AND_ASSIGN(got, internal::HoistCommonSubexpressions(agg2));
+  EXPECT_EQ(got, agg2);
+  // random() twice is two values.
+  auto random = expr::Call("random", {}, Float64(), false);
+  AggregateCall r1;
+  r1.function = expr::ResolveAggregate("sum", {Float64()}, false).ValueOrDie();
+  r1.args = {random};
+  auto agg3 = MakeAggregate(t, {}, {}, {r1, r1}, {"x", "y"});
+  ASSERT_OK_AND_ASSIGN(got, internal::HoistCommonSubexpressions(agg3));
+  EXPECT_EQ(got, agg3);
+  // A key that is also an argument: computed once, the key reads the column too.
+  auto key = Add(Col(t, 1), I64(7));
+  auto agg4 = MakeAggregate(t, {key}, {"k"}, {Sum(key)}, {"s"});
+  ASSERT_OK_AND_ASSIGN(got, internal::HoistCommonSubexpressions(agg4));
+  EXPECT_EQ(
+      got->ToString(),
+      "Aggregate: groups=[#3:__common_expr_0 AS k] aggregates=[sum(#3:__common_expr_0) AS s]\n"
+      "  Projection: #0:g, #1:a, #2:b, (#1:a + 7) AS __common_expr_0\n"
+      "    Scan: t projection=[g, a, b]\n");
+}
+
+// ---------------------------------------------------------------------------------------
 // Projection pushdown
 
 TEST(ProjectionPushdownTest, ScansReadOnlyUsedColumns) {
@@ -632,7 +693,7 @@ TEST(OptimizeTest, CommaJoinQuery) {
             "        Filter: (#1:c2 > 3)\n"
             "          Scan: c projection=[c1, c2]\n");
   EXPECT_TRUE(out->schema->Equals(*plan->schema));
-  EXPECT_EQ(DefaultRules().size(), 9u);
+  EXPECT_EQ(DefaultRules().size(), 10u);
 }
 
 }  // namespace
