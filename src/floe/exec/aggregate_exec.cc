@@ -23,6 +23,7 @@ Result<ArrayPtr> EmptyArray(const TypePtr& type) { return MakeBuilder(type)->Fin
 
 struct SpillRuns {
   std::vector<std::string> paths;
+  std::vector<int> levels;  // per path: 0 for a spilled table, L + 1 for a merge of level L
   ~SpillRuns() {
     std::error_code ec;
     for (const auto& p : paths) std::filesystem::remove(p, ec);
@@ -220,6 +221,16 @@ class PackedKeyMap {
       if (!ok) return false;
     }
     return true;
+  }
+
+  /// The bytes the table may take on top of memory_size() while inserting up to `n` new
+  /// groups: each doubling holds the old and the new slots at once. 0 when it cannot grow.
+  int64_t GrowthBytes(int64_t n) const {
+    size_t slots = num_slots_;
+    while ((static_cast<size_t>(num_groups_ + n)) * 2 > slots) slots *= 2;
+    if (slots == num_slots_) return 0;
+    // The final table, and the one before it while its slots are moved.
+    return static_cast<int64_t>((slots + slots / 2) * sizeof(Slot) - storage_.bytes());
   }
 
   /// Assigns ids[i] to every packed row, inserting new groups (their rows are appended to
@@ -534,6 +545,14 @@ class AggregateStream final : public BatchStream {
       new_rows_.clear();
       if (packed_ && !packed_->Pack(keys, n)) FLOE_RETURN_NOT_OK(LeavePackedKeys());
       if (packed_) {
+        // A table that doubles takes its new slots before the budget sees them: reserve
+        // them first, and spill (which empties the table) when they do not fit. A partial
+        // aggregation's table stays small (kPartialFlushGroups).
+        const int64_t growth = packed_->GrowthBytes(n);
+        if (growth > 0 && mode() != AggregateMode::kPartial && NumGroups() > 0 &&
+            !reservation_.TryResize(MemoryUsed() + growth)) {
+          FLOE_RETURN_NOT_OK(SpillState());
+        }
         packed_->Insert(n, ids_.data(), &new_rows_);
       } else {
         FLOE_RETURN_NOT_OK(table_->Insert(keys, ids_.data(), &new_rows_));
@@ -690,6 +709,7 @@ class AggregateStream final : public BatchStream {
     if (!runs_) runs_ = std::make_shared<SpillRuns>();
     std::string path = NewSpillPath(ctx_->spill_directory(), "aggregate");
     runs_->paths.push_back(path);
+    runs_->levels.push_back(0);
     FLOE_ASSIGN_OR_RAISE(auto writer, SpillWriter::Make(path, state_schema_));
     const int64_t n = sorted->num_rows();
     for (int64_t pos = 0; pos < n; pos += batch_size()) {
@@ -698,7 +718,71 @@ class AggregateStream final : public BatchStream {
     FLOE_ASSIGN_OR_RAISE(int64_t bytes, writer->Finish());
     if (QueryMetrics* m = ctx_->metrics()) m->For(node_, partition_).spilled_bytes += bytes;
     reservation_.Free();
-    return Status::OK();
+    return CompactRuns();
+  }
+
+  // The final merge holds a batch of every run at once (memory outside the budget), and an
+  // aggregation squeezed by other operators' reservations may spill hundreds of small runs.
+  // So whenever kMergeFanIn runs of one level exist, they are merged into one run of the
+  // next level (their rows in key order; equal keys stay separate rows, the final merge
+  // combines them): at most kMergeFanIn - 1 runs per level remain, and each spilled row is
+  // rewritten once per level.
+  Status CompactRuns() {
+    while (true) {
+      std::vector<size_t> merge;
+      for (int level = 0; merge.empty(); ++level) {
+        std::vector<size_t> at;
+        bool higher = false;
+        for (size_t r = 0; r < runs_->levels.size(); ++r) {
+          if (runs_->levels[r] == level) at.push_back(r);
+          higher |= runs_->levels[r] > level;
+        }
+        if (at.size() >= kMergeFanIn) {
+          merge = std::move(at);
+        } else if (!higher) {
+          return Status::OK();
+        }
+      }
+      const int level = runs_->levels[merge[0]] + 1;
+      std::vector<std::unique_ptr<MergeCursor>> cursors;
+      for (size_t r : merge) {
+        FLOE_ASSIGN_OR_RAISE(BatchStreamPtr s, OpenSpillFile(runs_->paths[r], state_schema_));
+        cursors.push_back(std::make_unique<MergeCursor>(std::move(s), key_columns_, key_options_));
+        FLOE_RETURN_NOT_OK(cursors.back()->Init());
+      }
+      KWayMerger merger(std::move(cursors));
+      std::string path = NewSpillPath(ctx_->spill_directory(), "aggregate");
+      auto merged = std::make_shared<SpillRuns>();
+      merged->paths.push_back(path);  // removed if the merge fails
+      FLOE_ASSIGN_OR_RAISE(auto writer, SpillWriter::Make(path, state_schema_));
+      RowInterleaver rows(state_schema_, ctx_->pool());
+      while (!merger.done()) {
+        rows.Add(merger.top()->batch(), merger.top()->row());
+        FLOE_RETURN_NOT_OK(merger.Pop());
+        if (rows.num_rows() == batch_size() || merger.done()) {
+          FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, rows.Finish());
+          FLOE_RETURN_NOT_OK(writer->Write(*batch));
+        }
+      }
+      FLOE_RETURN_NOT_OK(writer->Finish().status());
+      merged->paths.clear();
+      // The merged runs' files go; the new run takes their place.
+      std::error_code ec;
+      std::vector<std::string> paths;
+      std::vector<int> levels;
+      for (size_t r = 0; r < runs_->paths.size(); ++r) {
+        if (std::find(merge.begin(), merge.end(), r) != merge.end()) {
+          std::filesystem::remove(runs_->paths[r], ec);
+        } else {
+          paths.push_back(std::move(runs_->paths[r]));
+          levels.push_back(runs_->levels[r]);
+        }
+      }
+      paths.push_back(std::move(path));
+      levels.push_back(level);
+      runs_->paths = std::move(paths);
+      runs_->levels = std::move(levels);
+    }
   }
 
   Status FinishInput() {
@@ -809,6 +893,8 @@ class AggregateStream final : public BatchStream {
 
   static constexpr int64_t kPassthroughMinRows = 1 << 17;
   static constexpr int64_t kPartialFlushGroups = 1 << 15;
+  // Spilled runs of one level merged into one (CompactRuns).
+  static constexpr size_t kMergeFanIn = 16;
   int64_t rows_in_ = 0;
   int64_t groups_out_ = 0;  // groups a partial aggregation emitted
   bool passthrough_ = false;

@@ -477,5 +477,59 @@ TEST(AggregateSpill, FinishesPastTheMemoryLimitBySpillingSortedState) {
   std::filesystem::remove_all(dir);
 }
 
+// An aggregation whose every batch spills (a budget smaller than one batch's groups)
+// makes hundreds of runs; runs of one level are merged sixteen at a time as they come, so
+// the final merge opens a few dozen files at most, and the result is exact.
+TEST(AggregateSpill, ManySpilledRunsAreMergedInLevels) {
+  auto schema = SchemaOf({"k", "v"}, {I64s({}), I64s({})});
+  std::vector<RecordBatchPtr> batches;
+  std::map<int64_t, std::pair<int64_t, int64_t>> expected;  // key -> (count, sum)
+  for (int b = 0; b < 300; ++b) {
+    std::vector<testing::OptI64> k, v;
+    for (int r = 0; r < 64; ++r) {
+      int64_t key = (static_cast<int64_t>(b) * 131 + r * 7) % 5000;
+      k.push_back(key);
+      v.push_back(b);
+      expected[key].first += 1;
+      expected[key].second += b;
+    }
+    batches.push_back(BatchOf(schema, {I64s(k), I64s(v)}));
+  }
+  ASSERT_OK_AND_ASSIGN(
+      auto agg,
+      HashAggregateExec::Make(AggregateMode::kSingle, {Col(schema, 0)}, {"k"},
+                              {Agg("count_star", {}, "n"), Agg("sum", {Col(schema, 1)}, "s")},
+                              Source(schema, batches)));
+  auto dir = std::filesystem::temp_directory_path() /
+             ("floe-agg-spill-levels-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto ctx = MakeContext(64, 1024, dir.string());
+  ASSERT_OK_AND_ASSIGN(BatchStreamPtr stream, ExecutePlan(agg, 0, ctx));
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr first, stream->Next());
+  ASSERT_NE(first, nullptr);
+  // 300 runs: one of level 2 (256), two of level 1 (32), twelve of level 0.
+  const auto files = std::distance(std::filesystem::directory_iterator(dir),
+                                   std::filesystem::directory_iterator());
+  EXPECT_EQ(files, 15);
+  std::vector<RecordBatchPtr> out = {first};
+  while (true) {
+    ASSERT_OK_AND_ASSIGN(RecordBatchPtr b, stream->Next());
+    if (b == nullptr) break;
+    out.push_back(std::move(b));
+  }
+  stream.reset();
+  std::vector<std::string> rows = testing::Rows(out);
+  std::vector<std::string> want;
+  for (auto& [k, cs] : expected) {
+    want.push_back(std::to_string(k) + "|" + std::to_string(cs.first) + "|" +
+                   std::to_string(cs.second));
+  }
+  std::sort(rows.begin(), rows.end());
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(rows, want);
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace floe::exec
