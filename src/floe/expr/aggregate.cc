@@ -339,19 +339,35 @@ class ExactSums {
     uint8_t hit[kLaneGroups] = {};
     uint64_t bits = 0;
     uint64_t misfit = 0;
-    auto add = [&](auto group_of) {
+    // The loop is compiled per way of counting (none, one per row, count_values), so that
+    // a sum without counts does no counting work per row.
+    auto add = [&](auto group_of, auto count_mode) {
+      constexpr int kMode = decltype(count_mode)::value;
       ForEachSelected(&values, filter, n, [&](int64_t i) {
         const uint32_t g = group_of(i);
         const auto lane = static_cast<size_t>(i) & (kLanes - 1);
         lane_sums[lane][g] += Low<T>(base, i, &bits, &misfit);
-        lane_counts[lane][g] += CountOf(count_values, i);
+        if constexpr (kMode == 1) {
+          ++lane_counts[lane][g];
+        } else if constexpr (kMode == 2) {
+          lane_counts[lane][g] += Load<int64_t>(count_values, i);
+        }
         hit[g] = 1;
       });
     };
+    auto add_counting = [&](auto group_of) {
+      if (counts == nullptr) {
+        add(group_of, std::integral_constant<int, 0>{});
+      } else if (count_values == nullptr) {
+        add(group_of, std::integral_constant<int, 1>{});
+      } else {
+        add(group_of, std::integral_constant<int, 2>{});
+      }
+    };
     if (group_ids == nullptr) {
-      add([](int64_t) { return 0u; });
+      add_counting([](int64_t) { return 0u; });
     } else {
-      add([group_ids](int64_t i) { return group_ids[i]; });
+      add_counting([group_ids](int64_t i) { return group_ids[i]; });
     }
     const Fit fit = Reserve(bits, misfit, n);
     if (fit != Fit::kNarrow) return fit;
