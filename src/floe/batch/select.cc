@@ -211,37 +211,107 @@ using RowRuns = std::vector<int64_t>;
 // Average run length from which copying a run at a time beats copying row by row.
 constexpr int64_t kMinRunLength = 16;
 
-// The runs of the ascending indices[0..n) into *runs; false (runs left unset) when they
-// average fewer than kMinRunLength rows.
-bool ToRuns(const int64_t* indices, int64_t n, RowRuns* runs) {
-  if (n == 0) return false;
-  int64_t breaks = 0;
-  for (int64_t i = 1; i < n; ++i) breaks += indices[i] != indices[i - 1] + 1;
-  if ((breaks + 1) * kMinRunLength > n) return false;
+// The rows a boolean mask selects (NULL counts as false) as runs into *runs, when they
+// average at least kMinRunLength rows; otherwise false (and *runs unspecified). Sets
+// *count to the number of rows selected either way.
+Result<bool> MaskToRuns(const Array& mask, RowRuns* runs, int64_t* count) {
+  if (mask.type_id() != TypeId::kBoolean) {
+    return Status::Invalid("filter mask must be boolean, not {}", mask.type()->ToString());
+  }
+  *count = 0;
   runs->clear();
-  runs->reserve(static_cast<size_t>(2 * (breaks + 1)));
-  int64_t start = 0;
-  for (int64_t i = 1; i <= n; ++i) {
-    if (i == n || indices[i] != indices[i - 1] + 1) {
-      runs->push_back(indices[start]);
-      runs->push_back(i - start);
-      start = i;
+  const int64_t n = mask.length();
+  const internal::ValidityKind validity_kind = internal::ClassifyValidity(mask);
+  if (n == 0 || validity_kind == internal::ValidityKind::kAllNull) return false;
+  const uint8_t* values = mask.buffer(1)->data();
+  const uint8_t* validity =
+      validity_kind == internal::ValidityKind::kBitmap ? mask.validity() : nullptr;
+  const int64_t off = mask.offset();
+  auto word_at = [&](int64_t base, int64_t len) {
+    uint64_t word = LoadBits(values, off + base, len);
+    if (validity != nullptr) word &= LoadBits(validity, off + base, len);
+    return word;
+  };
+  int64_t selected = 0;
+  for (int64_t base = 0; base < n; base += 64) {
+    selected += std::popcount(word_at(base, std::min<int64_t>(64, n - base)));
+  }
+  *count = selected;
+  const int64_t max_runs = selected / kMinRunLength;
+  if (max_runs == 0) return false;
+  int64_t start = -1;  // of the open run
+  for (int64_t base = 0; base < n; base += 64) {
+    const int len = static_cast<int>(std::min<int64_t>(64, n - base));
+    const uint64_t word = word_at(base, len);
+    int pos = 0;
+    while (pos < len) {
+      const uint64_t rest = word >> pos;
+      if (start >= 0) {
+        pos += std::countr_one(rest);
+        if (pos >= len) break;
+        runs->push_back(start);
+        runs->push_back(base + pos - start);
+        start = -1;
+        if (static_cast<int64_t>(runs->size()) > 2 * max_runs) return false;
+      } else {
+        if (rest == 0) break;
+        pos += std::countr_zero(rest);
+        start = base + pos;
+      }
     }
   }
-  return true;
+  if (start >= 0) {
+    runs->push_back(start);
+    runs->push_back(n - start);
+  }
+  return static_cast<int64_t>(runs->size()) <= 2 * max_runs;
 }
 
-// TakeChecked<false> for indices that are also given as `runs`: fixed-width values and
-// string bytes are copied a run at a time (a filter that keeps most rows makes long runs).
-Result<ArrayPtr> TakeRuns(const Array& array, const int64_t* indices, int64_t n,
-                          const RowRuns& runs, MemoryPool* pool) {
+// The rows of `array` in `runs` (n in all): fixed-width values, string bytes and validity
+// are copied a run at a time (a filter that keeps most rows makes long runs).
+Result<ArrayPtr> TakeRuns(const Array& array, const RowRuns& runs, int64_t n, MemoryPool* pool) {
   const TypeId id = array.type_id();
-  if (id == TypeId::kList || id == TypeId::kMap || id == TypeId::kBoolean) {
-    return TakeChecked<false>(array, indices, n, pool);
+  if (id == TypeId::kList || id == TypeId::kMap) {
+    std::vector<int64_t> indices;
+    indices.reserve(static_cast<size_t>(n));
+    for (size_t r = 0; r < runs.size(); r += 2) {
+      for (int64_t i = 0; i < runs[r + 1]; ++i) indices.push_back(runs[r] + i);
+    }
+    return TakeChecked<false>(array, indices.data(), n, pool);
   }
   BufferPtr validity;
   int64_t nulls = 0;
-  FLOE_RETURN_NOT_OK(TakeValidity<false>(array, indices, n, pool, &validity, &nulls));
+  if (array.null_count() > 0) {
+    BufferBuilder bits(pool);
+    FLOE_RETURN_NOT_OK(AllocateUninitialized(&bits, bit_util::BytesForBits(n)));
+    uint8_t* dst = bits.mutable_data();
+    if (internal::ClassifyValidity(array) == internal::ValidityKind::kAllNull) {
+      std::memset(dst, 0, static_cast<size_t>(bit_util::BytesForBits(n)));
+      nulls = n;
+    } else {
+      int64_t pos = 0;
+      for (size_t r = 0; r < runs.size(); r += 2) {
+        internal::CopyBits(array.validity(), array.offset() + runs[r], runs[r + 1], dst, pos);
+        pos += runs[r + 1];
+      }
+      nulls = n - bit_util::CountSetBits(dst, 0, n);
+    }
+    if (nulls > 0) {
+      FLOE_ASSIGN_OR_RAISE(validity, bits.Finish());
+    }
+  }
+  if (id == TypeId::kBoolean) {
+    BufferBuilder values(pool);
+    FLOE_RETURN_NOT_OK(AllocateUninitialized(&values, bit_util::BytesForBits(n)));
+    int64_t pos = 0;
+    for (size_t r = 0; r < runs.size(); r += 2) {
+      internal::CopyBits(array.buffer(1)->data(), array.offset() + runs[r], runs[r + 1],
+                         values.mutable_data(), pos);
+      pos += runs[r + 1];
+    }
+    FLOE_ASSIGN_OR_RAISE(BufferPtr out, values.Finish());
+    return Array::Make(array.type(), n, {std::move(validity), std::move(out)}, {}, nulls);
+  }
   if (id == TypeId::kString || id == TypeId::kBinary) {
     const int32_t* offs = array.value_offsets();
     int64_t bytes = 0;
@@ -282,7 +352,7 @@ Result<ArrayPtr> TakeRuns(const Array& array, const int64_t* indices, int64_t n,
     std::vector<ArrayPtr> children;
     children.reserve(static_cast<size_t>(array.num_children()));
     for (int f = 0; f < array.num_children(); ++f) {
-      FLOE_ASSIGN_OR_RAISE(ArrayPtr child, TakeRuns(*array.field(f), indices, n, runs, pool));
+      FLOE_ASSIGN_OR_RAISE(ArrayPtr child, TakeRuns(*array.field(f), runs, n, pool));
       children.push_back(std::move(child));
     }
     return Array::Make(array.type(), n, {std::move(validity)}, std::move(children), nulls);
@@ -441,14 +511,14 @@ Result<ArrayPtr> FilterArray(const Array& array, const Array& mask, MemoryPool* 
     return Status::Invalid("filter mask has {} values for an array of {}", mask.length(),
                            array.length());
   }
+  RowRuns runs;
+  int64_t count = 0;
+  FLOE_ASSIGN_OR_RAISE(const bool by_runs, MaskToRuns(mask, &runs, &count));
+  if (count == array.length()) return array.Slice(0, array.length());
+  if (by_runs) return TakeRuns(array, runs, count, pool);
   std::vector<int64_t> local;
   std::vector<int64_t>* indices = FilterScratch(mask.length(), &local);
-  FLOE_ASSIGN_OR_RAISE(const int64_t count, MaskToIndices(mask, indices));
-  if (count == array.length()) return array.Slice(0, array.length());
-  RowRuns runs;
-  if (ToRuns(indices->data(), count, &runs)) {
-    return TakeRuns(array, indices->data(), count, runs, pool);
-  }
+  FLOE_ASSIGN_OR_RAISE(count, MaskToIndices(mask, indices));
   return TakeChecked<false>(array, indices->data(), count, pool);
 }
 
@@ -457,20 +527,22 @@ Result<RecordBatchPtr> FilterBatch(const RecordBatch& batch, const Array& mask, 
     return Status::Invalid("filter mask has {} values for a batch of {} rows", mask.length(),
                            batch.num_rows());
   }
-  std::vector<int64_t> local;
-  std::vector<int64_t>* indices = FilterScratch(mask.length(), &local);
-  FLOE_ASSIGN_OR_RAISE(const int64_t count, MaskToIndices(mask, indices));
+  RowRuns runs;
+  int64_t count = 0;
+  FLOE_ASSIGN_OR_RAISE(const bool by_runs, MaskToRuns(mask, &runs, &count));
   if (count == batch.num_rows()) {
     return RecordBatch::Make(batch.schema(), batch.num_rows(), batch.columns());
   }
-  RowRuns runs;
-  if (!ToRuns(indices->data(), count, &runs)) {
+  if (!by_runs) {
+    std::vector<int64_t> local;
+    std::vector<int64_t>* indices = FilterScratch(mask.length(), &local);
+    FLOE_ASSIGN_OR_RAISE(count, MaskToIndices(mask, indices));
     return TakeBatchChecked(batch, indices->data(), count, /*has_null=*/false, pool);
   }
   std::vector<ArrayPtr> columns;
   columns.reserve(static_cast<size_t>(batch.num_columns()));
   for (const ArrayPtr& c : batch.columns()) {
-    FLOE_ASSIGN_OR_RAISE(ArrayPtr taken, TakeRuns(*c, indices->data(), count, runs, pool));
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr taken, TakeRuns(*c, runs, count, pool));
     columns.push_back(std::move(taken));
   }
   return RecordBatch::Make(batch.schema(), count, std::move(columns));

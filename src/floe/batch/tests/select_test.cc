@@ -271,16 +271,21 @@ TEST(SelectTest, FilterBatchKeepingLongRunsMatchesRowByRow) {
     fields.emplace_back("c" + std::to_string(fields.size()), input->type());
     columns.push_back(input);
   }
+  // And a column that is NULL throughout (no validity bitmap).
+  ASSERT_OK_AND_ASSIGN(ArrayPtr nulls, Array::MakeNull(Int64(), n));
+  fields.emplace_back("nulls", Int64());
+  columns.push_back(nulls);
   auto schema = std::make_shared<Schema>(std::move(fields));
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, RecordBatch::Make(schema, n, columns));
   std::mt19937_64 rng(5);
   std::vector<bool> keep(static_cast<size_t>(n));
   for (size_t i = 0; i < keep.size(); ++i) keep[i] = rng() % 60 != 0 && (i < 700 || i > 900);
+  // The mask is NULL (not kept) at every 97th row.
   ArrayPtr mask = Mask(
-      n, [&](int64_t i) { return keep[static_cast<size_t>(i)]; }, 0, 3);
+      n, [&](int64_t i) { return keep[static_cast<size_t>(i)]; }, 97, 3);
   std::vector<int64_t> selected;
   for (int64_t i = 0; i < n; ++i) {
-    if (keep[static_cast<size_t>(i)]) selected.push_back(i);
+    if (keep[static_cast<size_t>(i)] && i % 97 != 0) selected.push_back(i);
   }
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr got, FilterBatch(*batch, *mask));
   ASSERT_EQ(got->num_rows(), static_cast<int64_t>(selected.size()));
