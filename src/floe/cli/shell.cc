@@ -103,13 +103,12 @@ class Shell {
     options.interrupt = interrupt_;
     g_interrupted.store(false);
     Status st = RunAndPrint(session_, sql, options, &out_);
-    double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const std::string timing = FormatTiming(start);
     if (!st.ok()) {
       out_.flush();
       err_ << "ERROR: " << st.message() << std::endl;
     }
-    if (timing_) out_ << fmt::format("Time: {:.3f} ms\n", ms);
+    if (timing_) out_ << timing;
     out_.flush();
   }
 

@@ -235,6 +235,11 @@ std::vector<std::string> SplitScript(std::string_view script) {
   return statements;
 }
 
+std::string FormatTiming(std::chrono::steady_clock::time_point start) {
+  const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
+  return fmt::format("Time: {:.3f} ms\n", ms.count());
+}
+
 Status RunAndPrint(exec::Session& session, const std::string& sql, const OutputOptions& options,
                    std::ostream* out) {
   FLOE_ASSIGN_OR_RAISE(std::unique_ptr<exec::QueryResult> result, session.Execute(sql));
@@ -361,9 +366,7 @@ Result<int> RunSql(const SqlOptions& options, std::istream& in, std::ostream& ou
     }
     if (options.timing) {
       out.flush();
-      const std::chrono::duration<double, std::milli> ms =
-          std::chrono::steady_clock::now() - start;
-      err << fmt::format("Time: {:.3f} ms\n", ms.count()) << std::flush;
+      err << FormatTiming(start) << std::flush;
     }
   }
   out.flush();

@@ -4,6 +4,7 @@
 // The engine is reached only through exec::Session (exec/session.h).
 
 #include <atomic>
+#include <chrono>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -58,6 +59,9 @@ struct OutputOptions {
 /// Returns the statement's error without printing it.
 Status RunAndPrint(exec::Session& session, const std::string& sql, const OutputOptions& options,
                    std::ostream* out);
+
+/// The time since `start` as psql's \timing prints it: "Time: N.NNN ms\n".
+std::string FormatTiming(std::chrono::steady_clock::time_point start);
 
 /// Options of `floe sql`.
 struct SqlOptions {
