@@ -15,7 +15,6 @@
 #include <vector>
 
 #include <editline/readline.h>
-#include <fmt/format.h>
 
 #include "floe/cli/sql_commands.h"
 #include "floe/exec/session.h"
