@@ -149,8 +149,11 @@ Result<std::shared_ptr<const JoinTable>> BuildTable(const HashJoinExec* node, in
     }
   }
   if (num_keys >= kFilterMinKeys) {
-    std::vector<uint64_t> hashes;
-    FLOE_RETURN_NOT_OK(expr::HashRows(keys, &hashes));
+    // From the pool, uninitialised: a build side of millions of rows would otherwise
+    // zero (and first touch) a fresh vector of their hashes.
+    PooledArray<uint64_t> hashes;
+    hashes.Resize(n);
+    FLOE_RETURN_NOT_OK(expr::HashRows(keys, hashes.data()));
     table->filter = std::make_unique<JoinFilter>(num_keys);
     table->filter->Insert(hashes.data(), n, skip_rows);
     bytes += table->filter->memory_size();

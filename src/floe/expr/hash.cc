@@ -188,7 +188,7 @@ Status HashColumn(const Array& a, bool first, uint64_t* out) {
 
 }  // namespace
 
-Status HashRows(const std::vector<ArrayPtr>& columns, std::vector<uint64_t>* out) {
+Status HashRows(const std::vector<ArrayPtr>& columns, uint64_t* out) {
   if (columns.empty()) {
     return Status::Invalid("HashRows needs at least one column");
   }
@@ -198,13 +198,21 @@ Status HashRows(const std::vector<ArrayPtr>& columns, std::vector<uint64_t>* out
       return Status::Invalid("HashRows: columns of {} and {} rows", n, c->length());
     }
   }
-  out->resize(static_cast<size_t>(n));
+  // The first column's hashes overwrite `out`; the others mix into them.
   bool first = true;
   for (const ArrayPtr& c : columns) {
-    FLOE_RETURN_NOT_OK(HashColumn(*c, first, out->data()));
+    FLOE_RETURN_NOT_OK(HashColumn(*c, first, out));
     first = false;
   }
   return Status::OK();
+}
+
+Status HashRows(const std::vector<ArrayPtr>& columns, std::vector<uint64_t>* out) {
+  if (columns.empty()) {
+    return Status::Invalid("HashRows needs at least one column");
+  }
+  out->resize(static_cast<size_t>(columns[0]->length()));
+  return HashRows(columns, out->data());
 }
 
 Status PartitionRows(const std::vector<ArrayPtr>& columns, int n, PartitionedRows* out) {

@@ -17,6 +17,9 @@ namespace floe::expr {
 /// Writes one 64-bit hash per row of the columns (all of one length) into `out`
 /// (resized to the row count). Every type, nested ones included.
 Status HashRows(const std::vector<ArrayPtr>& columns, std::vector<uint64_t>* out);
+/// HashRows into out[0..n), n being the columns' length: memory the caller sized, which
+/// need not be initialised (a hash join's build side hashes millions of rows at once).
+Status HashRows(const std::vector<ArrayPtr>& columns, uint64_t* out);
 
 /// The rows of a batch grouped by hash partition, and scratch space that a caller keeps
 /// from batch to batch so that routing does not allocate.
