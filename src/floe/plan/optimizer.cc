@@ -43,6 +43,21 @@ bool SameOutput(const Schema& a, const Schema& b) {
 
 }  // namespace
 
+namespace internal {
+
+LogicalPlanPtr TransformUp(const LogicalPlanPtr& plan,
+                           const std::function<LogicalPlanPtr(const LogicalPlanPtr&)>& fn) {
+  std::vector<LogicalPlanPtr> children;
+  bool changed = false;
+  for (const LogicalPlanPtr& child : plan->children) {
+    children.push_back(TransformUp(child, fn));
+    changed |= children.back() != child;
+  }
+  return fn(changed ? WithNewChildren(*plan, std::move(children)) : plan);
+}
+
+}  // namespace internal
+
 std::vector<std::unique_ptr<OptimizerRule>> DefaultRules() {
   std::vector<std::unique_ptr<OptimizerRule>> rules;
   rules.push_back(Rule("simplify_expressions", internal::SimplifyPlan));

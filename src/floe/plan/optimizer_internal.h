@@ -4,6 +4,7 @@
 // the optimizer's tests. Each takes an immutable plan and returns a plan with the same
 // output schema and the same result.
 
+#include <functional>
 #include <vector>
 
 #include "floe/common/result.h"
@@ -18,6 +19,11 @@ namespace floe::plan::internal {
 /// branch after the first WHEN, a COALESCE argument after the first), where it is left
 /// as it is.
 Result<expr::ExprPtr> SimplifyExpr(const expr::ExprPtr& e);
+
+/// Rewrites the plan bottom-up: every node's children first (the node is copied only when
+/// one of them changed), then `fn` on the node.
+LogicalPlanPtr TransformUp(const LogicalPlanPtr& plan,
+                           const std::function<LogicalPlanPtr(const LogicalPlanPtr&)>& fn);
 
 /// Simplifies every expression of the plan; removes filters that are always true and
 /// replaces filters that are never true (and what they make empty) by empty Values.

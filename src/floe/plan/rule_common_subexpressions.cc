@@ -140,22 +140,10 @@ LogicalPlanPtr Hoist(const LogicalPlanPtr& node) {
                        std::move(aggregates), std::move(aggregate_names));
 }
 
-LogicalPlanPtr Rewrite(const LogicalPlanPtr& plan) {
-  std::vector<LogicalPlanPtr> children;
-  bool changed = false;
-  for (const auto& c : plan->children) {
-    LogicalPlanPtr n = Rewrite(c);
-    changed |= n != c;
-    children.push_back(std::move(n));
-  }
-  LogicalPlanPtr node = changed ? WithNewChildren(*plan, std::move(children)) : plan;
-  return Hoist(node);
-}
-
 }  // namespace
 
 Result<LogicalPlanPtr> HoistCommonSubexpressions(const LogicalPlanPtr& plan) {
-  return Rewrite(plan);
+  return TransformUp(plan, Hoist);
 }
 
 }  // namespace floe::plan::internal

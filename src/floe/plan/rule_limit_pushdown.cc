@@ -80,21 +80,12 @@ LogicalPlanPtr PushLimit(const LogicalPlanPtr& limit) {
   }
 }
 
-Result<LogicalPlanPtr> Rewrite(const LogicalPlanPtr& plan) {
-  std::vector<LogicalPlanPtr> children;
-  bool changed = false;
-  for (const auto& c : plan->children) {
-    FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr n, Rewrite(c));
-    changed |= n != c;
-    children.push_back(std::move(n));
-  }
-  LogicalPlanPtr node = changed ? WithNewChildren(*plan, std::move(children)) : plan;
-  if (node->kind == LogicalKind::kLimit && node->fetch) return PushLimit(node);
-  return node;
-}
-
 }  // namespace
 
-Result<LogicalPlanPtr> PushDownLimits(const LogicalPlanPtr& plan) { return Rewrite(plan); }
+Result<LogicalPlanPtr> PushDownLimits(const LogicalPlanPtr& plan) {
+  return TransformUp(plan, [](const LogicalPlanPtr& node) {
+    return node->kind == LogicalKind::kLimit && node->fetch ? PushLimit(node) : node;
+  });
+}
 
 }  // namespace floe::plan::internal

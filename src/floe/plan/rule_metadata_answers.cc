@@ -49,20 +49,10 @@ LogicalPlanPtr Answer(const LogicalPlanPtr& node) {
   return MakeValues(node->schema, {std::move(row)});
 }
 
-LogicalPlanPtr Rewrite(const LogicalPlanPtr& plan) {
-  std::vector<LogicalPlanPtr> children;
-  bool changed = false;
-  for (const auto& c : plan->children) {
-    LogicalPlanPtr n = Rewrite(c);
-    changed |= n != c;
-    children.push_back(std::move(n));
-  }
-  LogicalPlanPtr node = changed ? WithNewChildren(*plan, std::move(children)) : plan;
-  return Answer(node);
-}
-
 }  // namespace
 
-Result<LogicalPlanPtr> AnswerFromStatistics(const LogicalPlanPtr& plan) { return Rewrite(plan); }
+Result<LogicalPlanPtr> AnswerFromStatistics(const LogicalPlanPtr& plan) {
+  return TransformUp(plan, Answer);
+}
 
 }  // namespace floe::plan::internal

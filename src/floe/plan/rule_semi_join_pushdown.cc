@@ -81,14 +81,7 @@ LogicalPlanPtr PushOne(const LogicalPlan& semi) {
   return nullptr;
 }
 
-LogicalPlanPtr Rewrite(const LogicalPlanPtr& plan) {
-  std::vector<LogicalPlanPtr> children;
-  bool changed = false;
-  for (const LogicalPlanPtr& child : plan->children) {
-    children.push_back(Rewrite(child));
-    changed |= children.back() != child;
-  }
-  LogicalPlanPtr node = changed ? WithNewChildren(*plan, std::move(children)) : plan;
+LogicalPlanPtr PushIfPushable(const LogicalPlanPtr& node) {
   if (Pushable(*node)) {
     if (LogicalPlanPtr pushed = PushOne(*node)) return pushed;
   }
@@ -97,6 +90,8 @@ LogicalPlanPtr Rewrite(const LogicalPlanPtr& plan) {
 
 }  // namespace
 
-Result<LogicalPlanPtr> PushDownSemiJoins(const LogicalPlanPtr& plan) { return Rewrite(plan); }
+Result<LogicalPlanPtr> PushDownSemiJoins(const LogicalPlanPtr& plan) {
+  return TransformUp(plan, PushIfPushable);
+}
 
 }  // namespace floe::plan::internal
