@@ -130,6 +130,42 @@ Result<ArrayPtr> TakeWithBuilder(const Array& array, const int64_t* indices, int
   return builder->Finish();
 }
 
+// An array of `array`'s type holding n values in one values buffer of `bytes`, which
+// fill(uint8_t* values) writes (booleans, fixed-width values).
+template <typename Fill>
+Result<ArrayPtr> MakeValuesArray(const Array& array, int64_t n, int64_t bytes, BufferPtr validity,
+                                 int64_t nulls, MemoryPool* pool, Fill&& fill) {
+  BufferBuilder values(pool);
+  FLOE_RETURN_NOT_OK(AllocateUninitialized(&values, bytes));
+  fill(values.mutable_data());
+  FLOE_ASSIGN_OR_RAISE(BufferPtr out, values.Finish());
+  return Array::Make(array.type(), n, {std::move(validity), std::move(out)}, {}, nulls);
+}
+
+// A string or binary array of `array`'s type holding n values and `bytes` of data, which
+// fill(int32_t* offsets, uint8_t* data) writes (offsets[0] is 0 already); kInvalid past the
+// int32 offsets.
+template <typename Fill>
+Result<ArrayPtr> MakeBinaryArray(const Array& array, int64_t n, int64_t bytes, BufferPtr validity,
+                                 int64_t nulls, MemoryPool* pool, Fill&& fill) {
+  if (bytes > INT32_MAX) {
+    return Status::Invalid("{} take: {} bytes of data exceed the int32 offset limit",
+                           array.type()->ToString(), bytes);
+  }
+  BufferBuilder offsets(pool);
+  BufferBuilder data(pool);
+  FLOE_RETURN_NOT_OK(AllocateUninitialized(&offsets, (n + 1) * 4));
+  FLOE_RETURN_NOT_OK(AllocateUninitialized(&data, bytes));
+  int32_t* out_offs = offsets.mutable_data_as<int32_t>();
+  out_offs[0] = 0;
+  fill(out_offs, data.mutable_data());
+  FLOE_ASSIGN_OR_RAISE(BufferPtr offsets_buffer, offsets.Finish());
+  FLOE_ASSIGN_OR_RAISE(BufferPtr data_buffer, data.Finish());
+  return Array::Make(array.type(), n,
+                     {std::move(validity), std::move(offsets_buffer), std::move(data_buffer)}, {},
+                     nulls);
+}
+
 // TakeArray for indices already checked (each in [0, length), or -1 when kNullIndex).
 template <bool kNullIndex>
 Result<ArrayPtr> TakeChecked(const Array& array, const int64_t* indices, int64_t n,
@@ -143,41 +179,28 @@ Result<ArrayPtr> TakeChecked(const Array& array, const int64_t* indices, int64_t
   FLOE_RETURN_NOT_OK(TakeValidity<kNullIndex>(array, indices, n, pool, &validity, &nulls));
   switch (id) {
     case TypeId::kBoolean: {
-      BufferBuilder values(pool);
-      FLOE_RETURN_NOT_OK(AllocateUninitialized(&values, bit_util::BytesForBits(n)));
       const uint8_t* src = array.buffer(1)->data();
       const int64_t off = array.offset();
-      WriteBits(n, values.mutable_data(), 0, [&](int64_t i) -> uint64_t {
-        const int64_t k = indices[i];
-        if constexpr (kNullIndex) {
-          if (k < 0) return 0u;
-        }
-        return BitAt(src, off + k);
-      });
-      FLOE_ASSIGN_OR_RAISE(BufferPtr out, values.Finish());
-      return Array::Make(array.type(), n, {std::move(validity), std::move(out)}, {}, nulls);
+      return MakeValuesArray(array, n, bit_util::BytesForBits(n), std::move(validity), nulls, pool,
+                             [&](uint8_t* dst) {
+                               WriteBits(n, dst, 0, [&](int64_t i) -> uint64_t {
+                                 const int64_t k = indices[i];
+                                 if constexpr (kNullIndex) {
+                                   if (k < 0) return 0u;
+                                 }
+                                 return BitAt(src, off + k);
+                               });
+                             });
     }
     case TypeId::kString:
     case TypeId::kBinary: {
       const int32_t* offs = array.value_offsets();
-      const int64_t bytes = internal::GatherBinaryBytes<kNullIndex>(offs, indices, n);
-      if (bytes > INT32_MAX) {
-        return Status::Invalid("{} take: {} bytes of data exceed the int32 offset limit",
-                               array.type()->ToString(), bytes);
-      }
-      BufferBuilder offsets(pool);
-      BufferBuilder data(pool);
-      FLOE_RETURN_NOT_OK(AllocateUninitialized(&offsets, (n + 1) * 4));
-      FLOE_RETURN_NOT_OK(AllocateUninitialized(&data, bytes));
-      int32_t* out_offs = offsets.mutable_data_as<int32_t>();
-      out_offs[0] = 0;
-      internal::GatherBinary<kNullIndex>(offs, array.buffer(2)->data(), indices, n, out_offs + 1,
-                                         data.mutable_data(), 0);
-      FLOE_ASSIGN_OR_RAISE(BufferPtr offsets_buffer, offsets.Finish());
-      FLOE_ASSIGN_OR_RAISE(BufferPtr data_buffer, data.Finish());
-      return Array::Make(array.type(), n,
-                         {std::move(validity), std::move(offsets_buffer), std::move(data_buffer)},
-                         {}, nulls);
+      return MakeBinaryArray(array, n, internal::GatherBinaryBytes<kNullIndex>(offs, indices, n),
+                             std::move(validity), nulls, pool,
+                             [&](int32_t* out_offs, uint8_t* dst) {
+                               internal::GatherBinary<kNullIndex>(offs, array.buffer(2)->data(),
+                                                                  indices, n, out_offs + 1, dst, 0);
+                             });
     }
     case TypeId::kStruct: {
       std::vector<ArrayPtr> children;
@@ -196,12 +219,10 @@ Result<ArrayPtr> TakeChecked(const Array& array, const int64_t* indices, int64_t
   if (width <= 0) {
     return Status::NotSupported("take of {} values", array.type()->ToString());
   }
-  BufferBuilder values(pool);
-  FLOE_RETURN_NOT_OK(AllocateUninitialized(&values, n * width));
-  internal::GatherFixedWidth<kNullIndex>(array.buffer(1)->data() + array.offset() * width, width,
-                                         indices, n, values.mutable_data());
-  FLOE_ASSIGN_OR_RAISE(BufferPtr out, values.Finish());
-  return Array::Make(array.type(), n, {std::move(validity), std::move(out)}, {}, nulls);
+  return MakeValuesArray(array, n, n * width, std::move(validity), nulls, pool, [&](uint8_t* dst) {
+    internal::GatherFixedWidth<kNullIndex>(array.buffer(1)->data() + array.offset() * width, width,
+                                           indices, n, dst);
+  });
 }
 
 // A selection as runs of consecutive rows: run r is rows [start, start + length) of
@@ -301,16 +322,15 @@ Result<ArrayPtr> TakeRuns(const Array& array, const RowRuns& runs, int64_t n, Me
     }
   }
   if (id == TypeId::kBoolean) {
-    BufferBuilder values(pool);
-    FLOE_RETURN_NOT_OK(AllocateUninitialized(&values, bit_util::BytesForBits(n)));
-    int64_t pos = 0;
-    for (size_t r = 0; r < runs.size(); r += 2) {
-      internal::CopyBits(array.buffer(1)->data(), array.offset() + runs[r], runs[r + 1],
-                         values.mutable_data(), pos);
-      pos += runs[r + 1];
-    }
-    FLOE_ASSIGN_OR_RAISE(BufferPtr out, values.Finish());
-    return Array::Make(array.type(), n, {std::move(validity), std::move(out)}, {}, nulls);
+    return MakeValuesArray(array, n, bit_util::BytesForBits(n), std::move(validity), nulls, pool,
+                           [&](uint8_t* dst) {
+                             int64_t pos = 0;
+                             for (size_t r = 0; r < runs.size(); r += 2) {
+                               internal::CopyBits(array.buffer(1)->data(), array.offset() + runs[r],
+                                                  runs[r + 1], dst, pos);
+                               pos += runs[r + 1];
+                             }
+                           });
   }
   if (id == TypeId::kString || id == TypeId::kBinary) {
     const int32_t* offs = array.value_offsets();
@@ -318,35 +338,22 @@ Result<ArrayPtr> TakeRuns(const Array& array, const RowRuns& runs, int64_t n, Me
     for (size_t r = 0; r < runs.size(); r += 2) {
       bytes += offs[runs[r] + runs[r + 1]] - offs[runs[r]];
     }
-    if (bytes > INT32_MAX) {
-      return Status::Invalid("{} take: {} bytes of data exceed the int32 offset limit",
-                             array.type()->ToString(), bytes);
-    }
-    BufferBuilder offsets(pool);
-    BufferBuilder data(pool);
-    FLOE_RETURN_NOT_OK(AllocateUninitialized(&offsets, (n + 1) * 4));
-    FLOE_RETURN_NOT_OK(AllocateUninitialized(&data, bytes));
-    int32_t* out_offs = offsets.mutable_data_as<int32_t>();
     const uint8_t* src = array.buffer(2)->data();
-    uint8_t* dst = data.mutable_data();
-    out_offs[0] = 0;
-    int64_t row = 0;
-    int64_t pos = 0;
-    for (size_t r = 0; r < runs.size(); r += 2) {
-      const int64_t start = runs[r];
-      const int64_t len = runs[r + 1];
-      const int32_t delta = static_cast<int32_t>(pos - offs[start]);
-      for (int64_t j = 1; j <= len; ++j) out_offs[row + j] = offs[start + j] + delta;
-      const int64_t size = offs[start + len] - offs[start];
-      if (size > 0) std::memcpy(dst + pos, src + offs[start], static_cast<size_t>(size));
-      row += len;
-      pos += size;
-    }
-    FLOE_ASSIGN_OR_RAISE(BufferPtr offsets_buffer, offsets.Finish());
-    FLOE_ASSIGN_OR_RAISE(BufferPtr data_buffer, data.Finish());
-    return Array::Make(array.type(), n,
-                       {std::move(validity), std::move(offsets_buffer), std::move(data_buffer)}, {},
-                       nulls);
+    return MakeBinaryArray(
+        array, n, bytes, std::move(validity), nulls, pool, [&](int32_t* out_offs, uint8_t* dst) {
+          int64_t row = 0;
+          int64_t pos = 0;
+          for (size_t r = 0; r < runs.size(); r += 2) {
+            const int64_t start = runs[r];
+            const int64_t len = runs[r + 1];
+            const int32_t delta = static_cast<int32_t>(pos - offs[start]);
+            for (int64_t j = 1; j <= len; ++j) out_offs[row + j] = offs[start + j] + delta;
+            const int64_t size = offs[start + len] - offs[start];
+            if (size > 0) std::memcpy(dst + pos, src + offs[start], static_cast<size_t>(size));
+            row += len;
+            pos += size;
+          }
+        });
   }
   if (id == TypeId::kStruct) {
     std::vector<ArrayPtr> children;
@@ -361,17 +368,14 @@ Result<ArrayPtr> TakeRuns(const Array& array, const RowRuns& runs, int64_t n, Me
   if (width <= 0) {
     return Status::NotSupported("take of {} values", array.type()->ToString());
   }
-  BufferBuilder values(pool);
-  FLOE_RETURN_NOT_OK(AllocateUninitialized(&values, n * width));
   const uint8_t* src = array.buffer(1)->data() + array.offset() * width;
-  uint8_t* dst = values.mutable_data();
-  for (size_t r = 0; r < runs.size(); r += 2) {
-    const auto size = static_cast<size_t>(runs[r + 1] * width);
-    std::memcpy(dst, src + runs[r] * width, size);
-    dst += size;
-  }
-  FLOE_ASSIGN_OR_RAISE(BufferPtr out, values.Finish());
-  return Array::Make(array.type(), n, {std::move(validity), std::move(out)}, {}, nulls);
+  return MakeValuesArray(array, n, n * width, std::move(validity), nulls, pool, [&](uint8_t* dst) {
+    for (size_t r = 0; r < runs.size(); r += 2) {
+      const auto size = static_cast<size_t>(runs[r + 1] * width);
+      std::memcpy(dst, src + runs[r] * width, size);
+      dst += size;
+    }
+  });
 }
 
 Result<ArrayPtr> TakeChecked(const Array& array, const int64_t* indices, int64_t n, bool has_null,

@@ -8,11 +8,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "floe/common/huge_pages.h"
+
 namespace floe {
 
 namespace {
-// Transparent huge page size on x86-64 and most aarch64 kernels.
-constexpr int64_t kHugePageSize = int64_t{2} << 20;
 // A zero-size allocation returns this address so that callers never see nullptr.
 alignas(MemoryPool::kAlignment) uint8_t zero_size_area[1];
 
@@ -31,18 +31,86 @@ int64_t BlockCapacity(int64_t size) {
 
 // 128 MiB of slabs serve the batches in flight of a query on a few threads (TPC-H Q10 on
 // two threads: 9.5k -> 3.0k page faults and -20% wall time in a fresh process against
-// 32 MiB of slabs), while a query under a memory limit of 64 MiB keeps its resident memory
-// within 4x the limit (the interop memory test: sort 175-207 MiB, aggregation 100-104 MiB
-// over five runs). A slab is resident whole once touched and stays for the pool's life.
+// 32 MiB of slabs). A slab is resident whole once touched and stays for the pool's life;
+// under a memory limit the retention limits keep slabs to half the limit.
 const int64_t CountingMemoryPool::kSlabMaxBytes = int64_t{128} << 20;
 
+namespace {
+// A block of `capacity` (a power of two from kRecycleMinSize up to a huge page) mapped on its
+// own, for when the slabs are at their cap: from malloc's heap, such blocks would stay
+// resident there once freed, scattered among smaller allocations (a 64 MiB-limited
+// aggregation peaked at 190-220 MiB resident that way, against 95 MiB).
+uint8_t* MapPages(int64_t capacity) {
+  void* map = ::mmap(nullptr, static_cast<size_t>(capacity), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return map == MAP_FAILED ? nullptr : static_cast<uint8_t*>(map);
+}
+
+// Gives a block that the pool does not keep (not a slab's) back to the system.
+void ReleaseBlock(uint8_t* block, int64_t capacity) {
+  if (capacity >= kHugePageSize) {
+    UnmapHugePages(block, capacity);
+  } else if (capacity >= CountingMemoryPool::kRecycleMinSize) {
+    ::munmap(block, static_cast<size_t>(capacity));
+  } else {
+    std::free(block);
+  }
+}
+}  // namespace
+
 CountingMemoryPool::~CountingMemoryPool() {
-  for (auto& blocks : recycled_) {
-    for (uint8_t* p : blocks) {
-      if (!InSlab(p)) std::free(p);
+  for (size_t size_class = 0; size_class < recycled_.size(); ++size_class) {
+    for (uint8_t* p : recycled_[size_class]) {
+      if (!InSlab(p)) ReleaseBlock(p, int64_t{1} << size_class);
     }
   }
-  for (uint8_t* slab : slabs_) std::free(slab);
+  for (uint8_t* slab : slabs_) UnmapHugePages(slab, kSlabSize);
+}
+
+int64_t CountingMemoryPool::RecycleCap() const {
+  int64_t cap = kRecycleMaxBytes;
+  for (int64_t limit : retention_limits_) cap = std::min(cap, limit / 2);
+  return cap;
+}
+
+int64_t CountingMemoryPool::SlabCap() const {
+  int64_t cap = kSlabMaxBytes;
+  for (int64_t limit : retention_limits_) cap = std::min(cap, limit / 2);
+  return cap;
+}
+
+void CountingMemoryPool::TrimRecycled() {
+  const int64_t cap = RecycleCap();
+  // The largest blocks go first: fewer of them bring the pool under its cap.
+  for (size_t size_class = recycled_.size(); size_class-- > 0 && recycled_bytes_ > cap;) {
+    auto& blocks = recycled_[size_class];
+    const int64_t capacity = int64_t{1} << size_class;
+    for (size_t i = blocks.size(); i-- > 0 && recycled_bytes_ > cap;) {
+      if (InSlab(blocks[i])) continue;
+      ReleaseBlock(blocks[i], capacity);
+      blocks.erase(blocks.begin() + static_cast<std::ptrdiff_t>(i));
+      recycled_bytes_ -= capacity;
+    }
+  }
+}
+
+int64_t CountingMemoryPool::retention_cap() const {
+  std::lock_guard<std::mutex> lock(recycle_mutex_);
+  return RecycleCap();
+}
+
+void CountingMemoryPool::AddRetentionLimit(int64_t bytes) {
+  if (bytes <= 0) return;
+  std::lock_guard<std::mutex> lock(recycle_mutex_);
+  retention_limits_.push_back(bytes);
+  TrimRecycled();
+}
+
+void CountingMemoryPool::RemoveRetentionLimit(int64_t bytes) {
+  if (bytes <= 0) return;
+  std::lock_guard<std::mutex> lock(recycle_mutex_);
+  auto it = std::find(retention_limits_.begin(), retention_limits_.end(), bytes);
+  if (it != retention_limits_.end()) retention_limits_.erase(it);
 }
 
 int64_t CountingMemoryPool::slab_bytes() const {
@@ -60,11 +128,9 @@ uint8_t* CountingMemoryPool::CarveFromSlab(int64_t capacity, size_t size_class) 
   if (slab_cursor_.size() <= size_class) slab_cursor_.resize(size_class + 1, {nullptr, 0});
   auto& [next, left] = slab_cursor_[size_class];
   if (left < capacity) {
-    if (static_cast<int64_t>(slabs_.size() + 1) * kSlabSize > kSlabMaxBytes) return nullptr;
-    void* slab = std::aligned_alloc(kSlabSize, static_cast<size_t>(kSlabSize));
-    if (slab == nullptr) return nullptr;
-    ::madvise(slab, static_cast<size_t>(kSlabSize), MADV_HUGEPAGE);
-    auto* bytes = static_cast<uint8_t*>(slab);
+    if (static_cast<int64_t>(slabs_.size() + 1) * kSlabSize > SlabCap()) return nullptr;
+    uint8_t* bytes = MapHugePages(kSlabSize);
+    if (bytes == nullptr) return nullptr;
     slabs_.insert(std::upper_bound(slabs_.begin(), slabs_.end(), bytes), bytes);
     next = bytes;
     left = kSlabSize;
@@ -97,11 +163,12 @@ uint8_t* CountingMemoryPool::AllocateBlock(int64_t size) {
   }
   if (capacity >= kHugePageSize) {
     // Whole 2 MiB pages (capacity is a power of two here): one fault per 2 MiB instead of
-    // 512 when the block is first written, where faults are dear (virtual machines).
-    void* p = std::aligned_alloc(kHugePageSize, static_cast<size_t>(capacity));
-    if (p != nullptr) ::madvise(p, static_cast<size_t>(capacity), MADV_HUGEPAGE);
-    return static_cast<uint8_t*>(p);
+    // 512 when the block is first written, where faults are dear (virtual machines). Mapped
+    // on its own rather than taken from malloc's heap, so that a block the pool does not
+    // keep is unmapped when freed instead of staying resident in the heap.
+    return MapHugePages(capacity);
   }
+  if (size >= kRecycleMinSize) return MapPages(capacity);  // the slabs are at their cap
   return static_cast<uint8_t*>(std::aligned_alloc(kAlignment, static_cast<size_t>(capacity)));
 }
 
@@ -109,14 +176,18 @@ void CountingMemoryPool::FreeBlock(uint8_t* ptr, int64_t size) {
   if (size >= kRecycleMinSize) {
     int64_t capacity = BlockCapacity(size);
     size_t size_class = static_cast<size_t>(std::countr_zero(static_cast<uint64_t>(capacity)));
-    std::lock_guard<std::mutex> lock(recycle_mutex_);
-    // A slab's block cannot go back to the system on its own: it always stays.
-    if (recycled_bytes_ + capacity <= kRecycleMaxBytes || InSlab(ptr)) {
-      if (recycled_.size() <= size_class) recycled_.resize(size_class + 1);
-      recycled_[size_class].push_back(ptr);
-      recycled_bytes_ += capacity;
-      return;
+    {
+      std::lock_guard<std::mutex> lock(recycle_mutex_);
+      // A slab's block cannot go back to the system on its own: it always stays.
+      if (recycled_bytes_ + capacity <= RecycleCap() || InSlab(ptr)) {
+        if (recycled_.size() <= size_class) recycled_.resize(size_class + 1);
+        recycled_[size_class].push_back(ptr);
+        recycled_bytes_ += capacity;
+        return;
+      }
     }
+    ReleaseBlock(ptr, capacity);
+    return;
   }
   std::free(ptr);
 }
@@ -171,17 +242,50 @@ void CountingMemoryPool::Free(uint8_t* ptr, int64_t size) {
   bytes_.fetch_sub(size, std::memory_order_relaxed);
 }
 
-MemoryPool* DefaultMemoryPool() {
+namespace {
+// Batches are allocated and dropped at a high rate. glibc's defaults give the top of the
+// heap back to the kernel whenever 128 KiB are free there, so the next batch's buffers
+// fault their pages in again (measured: a 10M-row int32 scan spent more time in page
+// faults than in decoding). Free memory stays at the heap's top up to the pool's retention
+// cap (256 MiB without a limit, half the memory_limit with one: a 64 MiB-limited sort
+// peaked at 140-330 MiB resident with 256 MiB kept, 150-175 MiB with 32). Allocations from
+// 32 MiB are mapped on their own. Mapping from a lower size under a limit was tried: the
+// vectors a sort grows outside the pool then fault afresh on every growth (+60% time), and
+// resident memory did not drop further.
+void SetHeapRetention(int64_t cap) {
+  mallopt(M_TRIM_THRESHOLD, static_cast<int>(cap));
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+}
+
+CountingMemoryPool* DefaultCountingPool() {
   static CountingMemoryPool* pool = [] {
-    // Batches are allocated and dropped at a high rate. glibc's defaults give the top
-    // of the heap back to the kernel whenever 128 KiB are free there, so the next
-    // batch's buffers fault their pages in again (measured: a 10M-row int32 scan spent
-    // more time in page faults than in decoding). Keep freed memory in the process.
-    mallopt(M_TRIM_THRESHOLD, 256 << 20);
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    return new CountingMemoryPool();
+    auto* p = new CountingMemoryPool();
+    SetHeapRetention(p->retention_cap());
+    return p;
   }();
   return pool;
+}
+
+// Serialises changes of the heap's settings with the limits they follow.
+std::mutex heap_retention_mutex;
+}  // namespace
+
+MemoryPool* DefaultMemoryPool() { return DefaultCountingPool(); }
+
+PoolRetentionLimit::PoolRetentionLimit(int64_t limit) : limit_(limit) {
+  if (limit_ <= 0) return;
+  std::lock_guard<std::mutex> lock(heap_retention_mutex);
+  CountingMemoryPool* pool = DefaultCountingPool();
+  pool->AddRetentionLimit(limit_);
+  SetHeapRetention(pool->retention_cap());
+}
+
+PoolRetentionLimit::~PoolRetentionLimit() {
+  if (limit_ <= 0) return;
+  std::lock_guard<std::mutex> lock(heap_retention_mutex);
+  CountingMemoryPool* pool = DefaultCountingPool();
+  pool->RemoveRetentionLimit(limit_);
+  SetHeapRetention(pool->retention_cap());
 }
 
 }  // namespace floe

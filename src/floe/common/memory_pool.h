@@ -48,7 +48,13 @@ class MemoryPool {
 /// them costs one fault per 2 MiB rather than one per 4 KiB: a query in a fresh process
 /// touches most of its memory for the first time, and faults are dear on virtual machines.
 /// Slab blocks always return to their size class (slabs live as long as the pool); blocks
-/// of 2 MiB and more are whole huge pages of their own.
+/// of 2 MiB and more are whole huge pages of their own, mapped from the kernel and unmapped
+/// when they are not kept, so that what the pool does not keep leaves the process.
+///
+/// What the pool keeps is bounded by its retention limits: while a statement runs under a
+/// memory_limit of L (see PoolRetentionLimit), recycled blocks and slabs are kept to L/2
+/// each, so that the process's resident memory follows the limit rather than the pool's
+/// defaults.
 class CountingMemoryPool final : public MemoryPool {
  public:
   static constexpr int64_t kRecycleMinSize = 64 << 10;
@@ -74,6 +80,15 @@ class CountingMemoryPool final : public MemoryPool {
   /// Bytes of huge-page slabs taken from the system so far.
   int64_t slab_bytes() const;
 
+  /// Adds a retention limit of `bytes` (> 0): until it is removed, the pool keeps at most
+  /// bytes/2 in recycled blocks (blocks beyond that go back to the system at once) and takes
+  /// no slab past bytes/2. The smallest limit in force applies.
+  void AddRetentionLimit(int64_t bytes);
+  /// Removes one limit that AddRetentionLimit added.
+  void RemoveRetentionLimit(int64_t bytes);
+  /// The most bytes of recycled blocks kept under the limits in force.
+  int64_t retention_cap() const;
+
  private:
   Status Reserve(int64_t delta);
   uint8_t* AllocateBlock(int64_t size);
@@ -88,6 +103,13 @@ class CountingMemoryPool final : public MemoryPool {
   // recycle_mutex_ held.
   uint8_t* CarveFromSlab(int64_t capacity, size_t size_class);
   bool InSlab(const uint8_t* ptr) const;
+  // The most bytes of recycled blocks and of slabs kept under the limits in force. Called
+  // with recycle_mutex_ held.
+  int64_t RecycleCap() const;
+  int64_t SlabCap() const;
+  // Gives recycled blocks outside slabs back to the system until RecycleCap() holds. Called
+  // with recycle_mutex_ held.
+  void TrimRecycled();
 
   // Freed large blocks by size class (log2 of the block's capacity).
   mutable std::mutex recycle_mutex_;
@@ -98,6 +120,23 @@ class CountingMemoryPool final : public MemoryPool {
   // the class's current slab and the bytes left there.
   std::vector<uint8_t*> slabs_;
   std::vector<std::pair<uint8_t*, int64_t>> slab_cursor_;
+  // The retention limits in force (unordered; a statement adds one and removes it).
+  std::vector<int64_t> retention_limits_;
+};
+
+/// While alive, bounds what DefaultMemoryPool() keeps for reuse by `limit` bytes (a
+/// statement's memory_limit; 0 bounds nothing). See CountingMemoryPool::AddRetentionLimit.
+/// The process's malloc heap follows the same cap: the free memory it keeps at its top
+/// before giving it back to the system (the vectors operators grow outside the pool).
+class PoolRetentionLimit {
+ public:
+  explicit PoolRetentionLimit(int64_t limit);
+  ~PoolRetentionLimit();
+  PoolRetentionLimit(const PoolRetentionLimit&) = delete;
+  PoolRetentionLimit& operator=(const PoolRetentionLimit&) = delete;
+
+ private:
+  const int64_t limit_;
 };
 
 /// The process-wide pool used when a caller names none.

@@ -1,7 +1,5 @@
 #include "floe/exec/aggregate_exec.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <bit>
 #include <cstdlib>
@@ -11,6 +9,7 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
+#include "floe/common/huge_pages.h"
 #include "floe/common/logging.h"
 #include "floe/exec/sort_key.h"
 #include "floe/exec/spill.h"
@@ -30,9 +29,9 @@ struct SpillRuns {
   }
 };
 
-// Zero-filled memory for a hash table's slots. Large tables are mapped with transparent
-// huge pages requested: a table of tens of megabytes is otherwise first touched one 4 KiB
-// page fault at a time, which costs more than the inserts themselves.
+// Zero-filled memory for a hash table's slots. Large tables are mapped in huge pages: a
+// table of tens of megabytes is otherwise first touched one 4 KiB page fault at a time,
+// which costs more than the inserts themselves.
 class ZeroedSlots {
  public:
   ZeroedSlots() = default;
@@ -44,26 +43,16 @@ class ZeroedSlots {
   void Allocate(size_t bytes) {
     Release();
     if (bytes >= kHugeThreshold) {
-      const size_t size = bytes + kHugePage;
-      void* map = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (map != MAP_FAILED) {
-        const auto begin = (reinterpret_cast<uintptr_t>(map) + kHugePage - 1) & ~(kHugePage - 1);
-        madvise(reinterpret_cast<void*>(begin), bytes & ~(kHugePage - 1), MADV_HUGEPAGE);
-        map_ = map;
-        map_size_ = size;
-        data_ = reinterpret_cast<uint8_t*>(begin);
-        bytes_ = bytes;
-        return;
-      }
+      data_ = MapHugePages(static_cast<int64_t>(bytes));
+      mapped_ = data_ != nullptr;
     }
-    data_ = static_cast<uint8_t*>(std::calloc(bytes, 1));
+    if (data_ == nullptr) data_ = static_cast<uint8_t*>(std::calloc(bytes, 1));
     FLOE_CHECK(data_ != nullptr, bytes);
     bytes_ = bytes;
   }
   void Zero() { std::memset(data_, 0, bytes_); }
   void Swap(ZeroedSlots& other) {
-    std::swap(map_, other.map_);
-    std::swap(map_size_, other.map_size_);
+    std::swap(mapped_, other.mapped_);
     std::swap(data_, other.data_);
     std::swap(bytes_, other.bytes_);
   }
@@ -71,23 +60,20 @@ class ZeroedSlots {
   size_t bytes() const { return bytes_; }
 
  private:
-  static constexpr size_t kHugePage = size_t{2} << 20;
   static constexpr size_t kHugeThreshold = size_t{4} << 20;
 
   void Release() {
-    if (map_ != nullptr) {
-      munmap(map_, map_size_);
+    if (mapped_) {
+      UnmapHugePages(data_, static_cast<int64_t>(bytes_));
     } else {
       std::free(data_);
     }
-    map_ = nullptr;
-    map_size_ = 0;
+    mapped_ = false;
     data_ = nullptr;
     bytes_ = 0;
   }
 
-  void* map_ = nullptr;
-  size_t map_size_ = 0;
+  bool mapped_ = false;
   uint8_t* data_ = nullptr;
   size_t bytes_ = 0;
 };

@@ -4,12 +4,15 @@
 // batches (sort, aggregation, join build sides, exchange buffers) take a reservation and
 // grow it before they hold more; when growing fails they spill to disk, or, when they
 // cannot spill, fail with kOutOfMemory naming themselves. Streaming operators hold at
-// most a few batches and do not reserve.
+// most a few batches and do not reserve. While a budget with a limit lives, the process's
+// memory pool keeps no more for reuse than the limit allows (PoolRetentionLimit), so that
+// the process's resident memory follows the limit too.
 
 #include <atomic>
 #include <cstdint>
 #include <string>
 
+#include "floe/common/memory_pool.h"
 #include "floe/common/result.h"
 
 namespace floe::exec {
@@ -17,7 +20,7 @@ namespace floe::exec {
 class MemoryManager {
  public:
   /// `limit` in bytes; 0 means no limit.
-  explicit MemoryManager(int64_t limit) : limit_(limit) {}
+  explicit MemoryManager(int64_t limit) : limit_(limit), retention_(limit) {}
 
   /// Reserves `bytes` when the total stays within the limit; false otherwise.
   bool TryReserve(int64_t bytes);
@@ -32,6 +35,7 @@ class MemoryManager {
   const int64_t limit_;
   std::atomic<int64_t> reserved_{0};
   std::atomic<int64_t> peak_{0};
+  PoolRetentionLimit retention_;
 };
 
 /// One consumer's share of the budget; released when destroyed.

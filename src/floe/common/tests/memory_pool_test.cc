@@ -67,7 +67,8 @@ TEST(MemoryPoolTest, LargeBlocksAreRecycledBySizeClass) {
   EXPECT_EQ(pool.recycled_bytes(), 0);
   EXPECT_EQ(pool.bytes_allocated(), big + 100);
   // Growing within the class keeps the block; growing past it moves.
-  ASSERT_OK_AND_ASSIGN(uint8_t * c, pool.Reallocate(b, big + 100, 4 * CountingMemoryPool::kRecycleMinSize));
+  ASSERT_OK_AND_ASSIGN(uint8_t * c,
+                       pool.Reallocate(b, big + 100, 4 * CountingMemoryPool::kRecycleMinSize));
   EXPECT_EQ(c, b);
   pool.Free(c, 4 * CountingMemoryPool::kRecycleMinSize);
   // Small blocks are not kept.
@@ -111,6 +112,45 @@ TEST(MemoryPoolTest, MidSizeBlocksAreCarvedFromHugePageSlabs) {
   ASSERT_OK_AND_ASSIGN(uint8_t * huge, pool.Allocate(CountingMemoryPool::kSlabSize));
   EXPECT_EQ(pool.slab_bytes(), 3 * CountingMemoryPool::kSlabSize);
   pool.Free(huge, CountingMemoryPool::kSlabSize);
+}
+
+TEST(MemoryPoolTest, RetentionLimitBoundsWhatIsKept) {
+  CountingMemoryPool pool;
+  const int64_t huge = 4 * CountingMemoryPool::kSlabSize;  // 8 MiB, mapped on its own
+  ASSERT_OK_AND_ASSIGN(uint8_t * a, pool.Allocate(huge));
+  ASSERT_OK_AND_ASSIGN(uint8_t * b, pool.Allocate(huge));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % CountingMemoryPool::kSlabSize, 0u);
+  a[huge - 1] = 1;
+  b[0] = 1;
+  pool.Free(a, huge);
+  EXPECT_EQ(pool.recycled_bytes(), huge);
+  // A limit of 8 MiB keeps at most 4 MiB: the kept 8 MiB block goes back at once, and so
+  // does the next one freed.
+  pool.AddRetentionLimit(huge);
+  EXPECT_EQ(pool.recycled_bytes(), 0);
+  pool.Free(b, huge);
+  EXPECT_EQ(pool.recycled_bytes(), 0);
+  // Slabs stop at half the limit (two 2 MiB slabs); blocks past them come from the heap and
+  // are not kept.
+  const int64_t block = CountingMemoryPool::kRecycleMinSize;
+  const int64_t per_slab = CountingMemoryPool::kSlabSize / block;
+  std::vector<uint8_t*> blocks;
+  for (int64_t i = 0; i < 3 * per_slab; ++i) {
+    ASSERT_OK_AND_ASSIGN(uint8_t * p, pool.Allocate(block));
+    p[block - 1] = 1;
+    blocks.push_back(p);
+  }
+  EXPECT_EQ(pool.slab_bytes(), 2 * CountingMemoryPool::kSlabSize);
+  for (uint8_t* p : blocks) pool.Free(p, block);
+  EXPECT_EQ(pool.recycled_bytes(), 2 * CountingMemoryPool::kSlabSize);
+  // The smallest limit in force applies; removing the last one restores the defaults.
+  pool.AddRetentionLimit(64 * huge);
+  pool.RemoveRetentionLimit(huge);
+  ASSERT_OK_AND_ASSIGN(uint8_t * c, pool.Allocate(huge));
+  pool.Free(c, huge);
+  EXPECT_EQ(pool.recycled_bytes(), 2 * CountingMemoryPool::kSlabSize + huge);
+  pool.RemoveRetentionLimit(64 * huge);
+  EXPECT_EQ(pool.bytes_allocated(), 0);
 }
 
 }  // namespace

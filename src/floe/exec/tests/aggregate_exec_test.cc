@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 
 #include "floe/exec/aggregate_exec.h"
@@ -437,39 +438,56 @@ TEST(AggregatePartial, FlushesATableOfManyGroupsAndStillMerges) {
   for (const std::string& row : rows) ASSERT_EQ(row.substr(row.find('|')), "|4|6") << row;
 }
 
-TEST(AggregateSpill, FinishesPastTheMemoryLimitBySpillingSortedState) {
-  auto schema = SchemaOf({"k", "v"}, {I64s({}), I64s({})});
+// Batches of (k, v) rows made by row(b, r) for batch b and row r, and the rows that
+// SELECT k, count(*), sum(v) GROUP BY k must give ("k|count|sum", sorted).
+struct CountSumInput {
+  SchemaPtr schema = SchemaOf({"k", "v"}, {I64s({}), I64s({})});
   std::vector<RecordBatchPtr> batches;
+  std::vector<std::string> want;
+};
+
+CountSumInput MakeCountSumInput(int num_batches, int rows_per_batch,
+                                const std::function<std::pair<int64_t, int64_t>(int, int)>& row) {
+  CountSumInput input;
   std::map<int64_t, std::pair<int64_t, int64_t>> expected;  // key -> (count, sum)
-  for (int b = 0; b < 30; ++b) {
+  for (int b = 0; b < num_batches; ++b) {
     std::vector<testing::OptI64> k, v;
-    for (int r = 0; r < 2000; ++r) {
-      int64_t key = (static_cast<int64_t>(b) * 7919 + r * 104729) % 20000;
+    for (int r = 0; r < rows_per_batch; ++r) {
+      auto [key, value] = row(b, r);
       k.push_back(key);
-      v.push_back(r);
+      v.push_back(value);
       expected[key].first += 1;
-      expected[key].second += r;
+      expected[key].second += value;
     }
-    batches.push_back(BatchOf(schema, {I64s(k), I64s(v)}));
+    input.batches.push_back(BatchOf(input.schema, {I64s(k), I64s(v)}));
   }
-  ASSERT_OK_AND_ASSIGN(
-      auto agg,
-      HashAggregateExec::Make(AggregateMode::kSingle, {Col(schema, 0)}, {"k"},
-                              {Agg("count_star", {}, "n"), Agg("sum", {Col(schema, 1)}, "s")},
-                              Source(schema, batches)));
+  for (auto& [k, cs] : expected) {
+    input.want.push_back(std::to_string(k) + "|" + std::to_string(cs.first) + "|" +
+                         std::to_string(cs.second));
+  }
+  std::sort(input.want.begin(), input.want.end());
+  return input;
+}
+
+Result<PlanPtr> CountSumByKey(const CountSumInput& input) {
+  return HashAggregateExec::Make(
+      AggregateMode::kSingle, {Col(input.schema, 0)}, {"k"},
+      {Agg("count_star", {}, "n"), Agg("sum", {Col(input.schema, 1)}, "s")},
+      Source(input.schema, input.batches));
+}
+
+TEST(AggregateSpill, FinishesPastTheMemoryLimitBySpillingSortedState) {
+  CountSumInput input = MakeCountSumInput(30, 2000, [](int b, int r) {
+    return std::pair<int64_t, int64_t>((static_cast<int64_t>(b) * 7919 + r * 104729) % 20000, r);
+  });
+  ASSERT_OK_AND_ASSIGN(auto agg, CountSumByKey(input));
   auto dir =
       std::filesystem::temp_directory_path() / ("floe-agg-spill-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   auto ctx = MakeContext(4096, 512 << 10, dir.string());
   ASSERT_OK_AND_ASSIGN(auto rows, RunRows(agg, ctx));
-  std::vector<std::string> want;
-  for (auto& [k, cs] : expected) {
-    want.push_back(std::to_string(k) + "|" + std::to_string(cs.first) + "|" +
-                   std::to_string(cs.second));
-  }
   std::sort(rows.begin(), rows.end());
-  std::sort(want.begin(), want.end());
-  EXPECT_EQ(rows, want);
+  EXPECT_EQ(rows, input.want);
   int64_t spilled = 0;
   for (auto& [p, m] : ctx->metrics()->Of(agg.get())) spilled += m->spilled_bytes.load();
   EXPECT_GT(spilled, 0);
@@ -481,25 +499,10 @@ TEST(AggregateSpill, FinishesPastTheMemoryLimitBySpillingSortedState) {
 // makes hundreds of runs; runs of one level are merged sixteen at a time as they come, so
 // the final merge opens a few dozen files at most, and the result is exact.
 TEST(AggregateSpill, ManySpilledRunsAreMergedInLevels) {
-  auto schema = SchemaOf({"k", "v"}, {I64s({}), I64s({})});
-  std::vector<RecordBatchPtr> batches;
-  std::map<int64_t, std::pair<int64_t, int64_t>> expected;  // key -> (count, sum)
-  for (int b = 0; b < 300; ++b) {
-    std::vector<testing::OptI64> k, v;
-    for (int r = 0; r < 64; ++r) {
-      int64_t key = (static_cast<int64_t>(b) * 131 + r * 7) % 5000;
-      k.push_back(key);
-      v.push_back(b);
-      expected[key].first += 1;
-      expected[key].second += b;
-    }
-    batches.push_back(BatchOf(schema, {I64s(k), I64s(v)}));
-  }
-  ASSERT_OK_AND_ASSIGN(
-      auto agg,
-      HashAggregateExec::Make(AggregateMode::kSingle, {Col(schema, 0)}, {"k"},
-                              {Agg("count_star", {}, "n"), Agg("sum", {Col(schema, 1)}, "s")},
-                              Source(schema, batches)));
+  CountSumInput input = MakeCountSumInput(300, 64, [](int b, int r) {
+    return std::pair<int64_t, int64_t>((static_cast<int64_t>(b) * 131 + r * 7) % 5000, b);
+  });
+  ASSERT_OK_AND_ASSIGN(auto agg, CountSumByKey(input));
   auto dir = std::filesystem::temp_directory_path() /
              ("floe-agg-spill-levels-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -519,14 +522,8 @@ TEST(AggregateSpill, ManySpilledRunsAreMergedInLevels) {
   }
   stream.reset();
   std::vector<std::string> rows = testing::Rows(out);
-  std::vector<std::string> want;
-  for (auto& [k, cs] : expected) {
-    want.push_back(std::to_string(k) + "|" + std::to_string(cs.first) + "|" +
-                   std::to_string(cs.second));
-  }
   std::sort(rows.begin(), rows.end());
-  std::sort(want.begin(), want.end());
-  EXPECT_EQ(rows, want);
+  EXPECT_EQ(rows, input.want);
   EXPECT_TRUE(std::filesystem::is_empty(dir));
   std::filesystem::remove_all(dir);
 }
