@@ -70,6 +70,30 @@ Status SortBuffered(const SchemaPtr& schema, const Ordering& keys,
   return Status::OK();
 }
 
+// What buffering `batch` for a sort holds at most, in bytes: the batch, its copy in the
+// concatenated run, and what sorting the run takes per row (SortBuffered): the encoded
+// keys (a null byte and the value for fixed-width keys; a variable-width key is bounded
+// by the batch's own bytes, which hold its source column), their offsets, the sort's
+// 24-byte entries and the 8-byte permutation. Under-counting here lets a spilling sort
+// hold far more than its budget (a 64 MiB-limited sort of two bigint keys held 86 bytes a
+// row against 56 counted).
+int64_t BufferedSortBytes(const Ordering& keys, const RecordBatch& batch) {
+  const int64_t batch_bytes = BatchMemorySize(batch);
+  int64_t per_row = 4 + 24 + 8;
+  int64_t variable_keys = 0;
+  for (const PhysicalSortExpr& key : keys) {
+    const DataType& type = *key.expr->type();
+    const int width = type.id() == TypeId::kBoolean ? 1 : type.byte_width();
+    if (width > 0) {
+      per_row += 1 + width;
+    } else {
+      per_row += 1;
+      ++variable_keys;
+    }
+  }
+  return (2 + variable_keys) * batch_bytes + per_row * batch.num_rows();
+}
+
 class SortStream final : public BatchStream {
  public:
   SortStream(const SortExec* node, int partition, TaskContextPtr ctx)
@@ -105,8 +129,7 @@ class SortStream final : public BatchStream {
       FLOE_ASSIGN_OR_RAISE(RecordBatchPtr b, input.Next());
       if (b == nullptr) break;
       if (b->num_rows() == 0) continue;
-      // The batch, its keys and the sort's copy.
-      int64_t need = 2 * BatchMemorySize(*b) + 24 * b->num_rows();
+      const int64_t need = BufferedSortBytes(node_->keys(), *b);
       if (!reservation_.TryResize(buffered_bytes + need)) {
         if (!buffered.empty()) {
           FLOE_RETURN_NOT_OK(SpillRun(buffered, files.get()));
