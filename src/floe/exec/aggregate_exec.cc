@@ -685,7 +685,7 @@ class AggregateStream final : public BatchStream {
     std::vector<ArrayPtr> keys(state->columns().begin(), state->columns().begin() + num_keys_);
     RowKeys rk;
     FLOE_RETURN_NOT_OK(EncodeRowKeys(keys, key_options_, &rk));
-    std::vector<int64_t> order = SortIndices(rk);
+    PoolVector<int64_t> order = SortIndices(rk);
     return TakeBatch(*state, order.data(), static_cast<int64_t>(order.size()));
   }
 

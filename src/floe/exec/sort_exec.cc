@@ -1,6 +1,7 @@
 #include "floe/exec/sort_exec.h"
 
 #include <algorithm>
+#include <bit>
 #include <filesystem>
 #include <queue>
 
@@ -15,7 +16,7 @@ namespace {
 // Emits rows of one batch in the order of `indices`, batch_size rows at a time.
 class TakeStream final : public BatchStream {
  public:
-  TakeStream(SchemaPtr schema, RecordBatchPtr batch, std::vector<int64_t> indices,
+  TakeStream(SchemaPtr schema, RecordBatchPtr batch, PoolVector<int64_t> indices,
              int64_t batch_size, std::shared_ptr<void> owned)
       : schema_(std::move(schema)),
         batch_(std::move(batch)),
@@ -39,25 +40,32 @@ class TakeStream final : public BatchStream {
  private:
   SchemaPtr schema_;
   RecordBatchPtr batch_;
-  std::vector<int64_t> indices_;
+  PoolVector<int64_t> indices_;
   int64_t batch_size_;
   int64_t pos_ = 0;
   std::shared_ptr<void> owned_;
 };
 
-// Spill files removed when the last reader of them is gone.
+// A sorted run written to a spill file.
+struct SpilledRun {
+  std::string path;
+  int64_t bytes = 0;
+};
+
+// Sorted runs in input order (a merge breaks ties by run order, which keeps the sort
+// stable); their files are removed when the last reader of them is gone.
 struct SpillFiles {
-  std::vector<std::string> paths;
+  std::vector<SpilledRun> runs;
   ~SpillFiles() {
     std::error_code ec;
-    for (const auto& p : paths) std::filesystem::remove(p, ec);
+    for (const auto& run : runs) std::filesystem::remove(run.path, ec);
   }
 };
 
 // Sorts buffered batches: one batch and the permutation that sorts it.
 Status SortBuffered(const SchemaPtr& schema, const Ordering& keys,
                     const std::vector<RecordBatchPtr>& batches, RecordBatchPtr* out,
-                    std::vector<int64_t>* indices) {
+                    PoolVector<int64_t>* indices) {
   if (batches.size() == 1) {
     *out = batches[0];
   } else {
@@ -70,6 +78,25 @@ Status SortBuffered(const SchemaPtr& schema, const Ordering& keys,
   return Status::OK();
 }
 
+// The bytes per row of a normalized key and its offset, counting the fixed-width keys
+// (a null byte and the value); `variable_keys` gets the number of the others, whose
+// values are bounded by the bytes of the batch that holds their source columns.
+int64_t EncodedKeyBytesPerRow(const Ordering& keys, int* variable_keys) {
+  int64_t per_row = 4;
+  *variable_keys = 0;
+  for (const PhysicalSortExpr& key : keys) {
+    const DataType& type = *key.expr->type();
+    const int width = type.id() == TypeId::kBoolean ? 1 : type.byte_width();
+    if (width > 0) {
+      per_row += 1 + width;
+    } else {
+      per_row += 1;
+      ++*variable_keys;
+    }
+  }
+  return per_row;
+}
+
 // What buffering `batch` for a sort holds at most, in bytes: the batch, its copy in the
 // concatenated run, and what sorting the run takes per row (SortBuffered): the encoded
 // keys (a null byte and the value for fixed-width keys; a variable-width key is bounded
@@ -78,20 +105,20 @@ Status SortBuffered(const SchemaPtr& schema, const Ordering& keys,
 // hold far more than its budget (a 64 MiB-limited sort of two bigint keys held 86 bytes a
 // row against 56 counted).
 int64_t BufferedSortBytes(const Ordering& keys, const RecordBatch& batch) {
-  const int64_t batch_bytes = BatchMemorySize(batch);
-  int64_t per_row = 4 + 24 + 8;
-  int64_t variable_keys = 0;
-  for (const PhysicalSortExpr& key : keys) {
-    const DataType& type = *key.expr->type();
-    const int width = type.id() == TypeId::kBoolean ? 1 : type.byte_width();
-    if (width > 0) {
-      per_row += 1 + width;
-    } else {
-      per_row += 1;
-      ++variable_keys;
-    }
-  }
-  return (2 + variable_keys) * batch_bytes + per_row * batch.num_rows();
+  int variable_keys = 0;
+  const int64_t key_row = EncodedKeyBytesPerRow(keys, &variable_keys);
+  return (2 + variable_keys) * BatchMemorySize(batch) + (key_row + 24 + 8) * batch.num_rows();
+}
+
+// What merging holds per spilled run, in bytes, for runs written in chunks like `chunk`
+// (`encoded_bytes` in the file): the block the reader reads a chunk into (a power of two
+// from the pool), the chunk's encoded keys, and as much again for the previous chunk, which
+// rows of the merge's output batch may still refer to.
+int64_t MergeCursorBytes(const Ordering& keys, const RecordBatch& chunk, int64_t encoded_bytes) {
+  int variable_keys = 0;
+  const int64_t key_row = EncodedKeyBytesPerRow(keys, &variable_keys);
+  const auto block = static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(encoded_bytes)));
+  return 2 * (block + variable_keys * BatchMemorySize(chunk) + key_row * chunk.num_rows());
 }
 
 class SortStream final : public BatchStream {
@@ -142,10 +169,10 @@ class SortStream final : public BatchStream {
       buffered_bytes += need;
       buffered.push_back(std::move(b));
     }
-    if (files->paths.empty()) {
+    if (files->runs.empty()) {
       if (buffered.empty()) return MakeVectorStream(schema(), {});
       RecordBatchPtr all;
-      std::vector<int64_t> indices;
+      PoolVector<int64_t> indices;
       FLOE_RETURN_NOT_OK(SortBuffered(schema(), node_->keys(), buffered, &all, &indices));
       buffered.clear();
       return std::make_unique<TakeStream>(schema(), std::move(all), std::move(indices),
@@ -154,29 +181,100 @@ class SortStream final : public BatchStream {
     if (!buffered.empty()) FLOE_RETURN_NOT_OK(SpillRun(buffered, files.get()));
     buffered.clear();
     reservation_.Free();
+    return MergeRuns(std::move(files));
+  }
+
+  // Merges the spilled runs. Each run read at once holds a chunk and its keys
+  // (cursor_bytes_), so the merge reserves that for every run; while the budget does not
+  // take them all, the neighbouring runs with the fewest bytes between them are merged into
+  // one run on disk first, as many at a time as the budget takes (at least two, so that
+  // the merge always makes progress).
+  Result<BatchStreamPtr> MergeRuns(std::shared_ptr<SpillFiles> files) {
+    while (true) {
+      const auto runs = static_cast<int64_t>(files->runs.size());
+      if (reservation_.TryResize(runs * cursor_bytes_)) break;
+      if (runs <= 2) {
+        (void)reservation_.TryResize(2 * cursor_bytes_);
+        break;
+      }
+      int64_t fan_in = 2;
+      for (int64_t m = runs - 1; m > 2; --m) {
+        if (reservation_.TryResize(m * cursor_bytes_)) {
+          fan_in = m;
+          break;
+        }
+      }
+      FLOE_RETURN_NOT_OK(MergeNeighbours(files.get(), fan_in));
+      reservation_.Free();
+    }
     std::vector<std::unique_ptr<MergeCursor>> cursors;
-    for (const auto& path : files->paths) {
-      FLOE_ASSIGN_OR_RAISE(BatchStreamPtr s, OpenSpillFile(path, schema()));
+    for (const SpilledRun& run : files->runs) {
+      FLOE_ASSIGN_OR_RAISE(BatchStreamPtr s, OpenSpillFile(run.path, schema()));
       cursors.push_back(std::make_unique<MergeCursor>(std::move(s), node_->keys()));
     }
     return MakeMergeStream(schema(), std::move(cursors), batch_size(), -1, files);
   }
 
-  Status SpillRun(const std::vector<RecordBatchPtr>& buffered, SpillFiles* files) {
-    RecordBatchPtr all;
-    std::vector<int64_t> indices;
-    FLOE_RETURN_NOT_OK(SortBuffered(schema(), node_->keys(), buffered, &all, &indices));
-    std::string path = NewSpillPath(ctx_->spill_directory(), "sort");
-    files->paths.push_back(path);
+  // Replaces the `fan_in` neighbouring runs with the fewest bytes in all by their merge.
+  Status MergeNeighbours(SpillFiles* files, int64_t fan_in) {
+    std::vector<SpilledRun>& runs = files->runs;
+    size_t first = 0;
+    int64_t best = INT64_MAX;
+    for (size_t b = 0; b + static_cast<size_t>(fan_in) <= runs.size(); ++b) {
+      int64_t bytes = 0;
+      for (size_t i = b; i < b + static_cast<size_t>(fan_in); ++i) bytes += runs[i].bytes;
+      if (bytes < best) {
+        best = bytes;
+        first = b;
+      }
+    }
+    std::vector<std::unique_ptr<MergeCursor>> cursors;
+    for (size_t i = first; i < first + static_cast<size_t>(fan_in); ++i) {
+      FLOE_ASSIGN_OR_RAISE(BatchStreamPtr s, OpenSpillFile(runs[i].path, schema()));
+      cursors.push_back(std::make_unique<MergeCursor>(std::move(s), node_->keys()));
+    }
+    BatchStreamPtr merged =
+        MakeMergeStream(schema(), std::move(cursors), batch_size(), -1, nullptr);
+    // Owned here until it replaces its inputs, so that a failure removes it too.
+    SpillFiles out;
+    out.runs.push_back({NewSpillPath(ctx_->spill_directory(), "sort"), 0});
+    FLOE_ASSIGN_OR_RAISE(out.runs[0].bytes, WriteRun(*merged, out.runs[0].path));
+    merged.reset();
+    std::error_code ec;
+    for (size_t i = first; i < first + static_cast<size_t>(fan_in); ++i) {
+      std::filesystem::remove(runs[i].path, ec);
+    }
+    runs[first] = std::move(out.runs[0]);
+    out.runs.clear();
+    runs.erase(runs.begin() + static_cast<std::ptrdiff_t>(first) + 1,
+               runs.begin() + static_cast<std::ptrdiff_t>(first + static_cast<size_t>(fan_in)));
+    return Status::OK();
+  }
+
+  // Writes the batches of `input` to a new spill file at `path`; returns its bytes and
+  // raises cursor_bytes_ to what reading its largest chunk back takes.
+  Result<int64_t> WriteRun(BatchStream& input, const std::string& path) {
     FLOE_ASSIGN_OR_RAISE(auto writer, SpillWriter::Make(path, schema()));
-    const int64_t n = static_cast<int64_t>(indices.size());
-    for (int64_t pos = 0; pos < n; pos += batch_size()) {
-      const int64_t len = std::min(batch_size(), n - pos);
-      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr chunk, TakeBatch(*all, indices.data() + pos, len));
+    while (true) {
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr chunk, input.Next());
+      if (chunk == nullptr) break;
+      const int64_t before = writer->bytes();
       FLOE_RETURN_NOT_OK(writer->Write(*chunk));
+      cursor_bytes_ = std::max(cursor_bytes_,
+                               MergeCursorBytes(node_->keys(), *chunk, writer->bytes() - before));
     }
     FLOE_ASSIGN_OR_RAISE(int64_t bytes, writer->Finish());
     if (QueryMetrics* m = ctx_->metrics()) m->For(node_, partition_).spilled_bytes += bytes;
+    return bytes;
+  }
+
+  Status SpillRun(const std::vector<RecordBatchPtr>& buffered, SpillFiles* files) {
+    RecordBatchPtr all;
+    PoolVector<int64_t> indices;
+    FLOE_RETURN_NOT_OK(SortBuffered(schema(), node_->keys(), buffered, &all, &indices));
+    files->runs.push_back({NewSpillPath(ctx_->spill_directory(), "sort"), 0});
+    TakeStream sorted(schema(), std::move(all), std::move(indices), batch_size(), nullptr);
+    FLOE_ASSIGN_OR_RAISE(files->runs.back().bytes, WriteRun(sorted, files->runs.back().path));
     reservation_.Free();
     return Status::OK();
   }
@@ -264,6 +362,9 @@ class SortStream final : public BatchStream {
   TaskContextPtr ctx_;
   MemoryReservation reservation_;
   BatchStreamPtr output_;
+  // What merging holds per spilled run (see MergeCursorBytes), for the largest chunk
+  // written so far.
+  int64_t cursor_bytes_ = 0;
 };
 
 }  // namespace

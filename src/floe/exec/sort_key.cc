@@ -158,7 +158,7 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
 // Column-wise encoders of flat types: add sizes, then write at per-row cursors.
 template <typename T>
 void WriteFixedColumn(const Array& a, const SortOptions& opt, uint8_t* data,
-                      std::vector<uint32_t>& pos) {
+                      PoolVector<uint32_t>& pos) {
   const int64_t n = a.length();
   const T* values = a.values<T>();
   const uint8_t null_marker = opt.nulls_first ? kNullFirst : kNullLast;
@@ -800,7 +800,7 @@ uint64_t RowKeys::Prefix(int64_t i) const {
 Status EncodeRowKeys(const std::vector<ArrayPtr>& columns, const std::vector<SortOptions>& options,
                      RowKeys* out) {
   const int64_t n = columns.empty() ? 0 : columns[0]->length();
-  std::vector<uint64_t> sizes(static_cast<size_t>(n), 0);
+  PoolVector<uint64_t> sizes(static_cast<size_t>(n), 0);
   // Nested and boolean columns are encoded value by value into strings first.
   std::vector<std::vector<std::string>> generic(columns.size());
   for (size_t c = 0; c < columns.size(); ++c) {
@@ -882,7 +882,7 @@ Status EncodeRowKeys(const std::vector<ArrayPtr>& columns, const std::vector<Sor
   }
   out->offsets[n] = static_cast<uint32_t>(total);
   out->data.resize(total);
-  std::vector<uint32_t> pos(out->offsets.begin(), out->offsets.end() - 1);
+  PoolVector<uint32_t> pos(out->offsets.begin(), out->offsets.end() - 1);
   uint8_t* data = out->data.data();
   for (size_t c = 0; c < columns.size(); ++c) {
     const Array& a = *columns[c];
@@ -1007,14 +1007,15 @@ Result<std::vector<ArrayPtr>> EvaluateKeys(const Ordering& ordering, const Recor
   return EvaluateExprs(exprs, batch);
 }
 
-std::vector<int64_t> SortIndices(const RowKeys& keys) {
+PoolVector<int64_t> SortIndices(const RowKeys& keys) {
   const int64_t n = keys.num_rows();
   struct Entry {
     uint64_t p0, p1;
     uint32_t len;
     uint32_t row;
   };
-  std::vector<Entry> entries(static_cast<size_t>(n));
+  PooledArray<Entry> entries;
+  entries.Resize(n);
   bool all_short = true;
   const uint8_t* data = keys.data.data();
   for (int64_t r = 0; r < n; ++r) {
@@ -1029,13 +1030,13 @@ std::vector<int64_t> SortIndices(const RowKeys& keys) {
   }
   if (all_short) {
     // Prefix-free keys of at most 16 bytes are equal exactly when their prefixes are.
-    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    std::sort(entries.data(), entries.data() + n, [](const Entry& a, const Entry& b) {
       if (a.p0 != b.p0) return a.p0 < b.p0;
       if (a.p1 != b.p1) return a.p1 < b.p1;
       return a.row < b.row;
     });
   } else {
-    std::sort(entries.begin(), entries.end(), [&keys](const Entry& a, const Entry& b) {
+    std::sort(entries.data(), entries.data() + n, [&keys](const Entry& a, const Entry& b) {
       if (a.p0 != b.p0) return a.p0 < b.p0;
       if (a.p1 != b.p1) return a.p1 < b.p1;
       if (a.len > 16 || b.len > 16) {
@@ -1045,7 +1046,7 @@ std::vector<int64_t> SortIndices(const RowKeys& keys) {
       return a.row < b.row;
     });
   }
-  std::vector<int64_t> out(static_cast<size_t>(n));
+  PoolVector<int64_t> out(static_cast<size_t>(n));
   for (int64_t r = 0; r < n; ++r) out[r] = entries[r].row;
   return out;
 }

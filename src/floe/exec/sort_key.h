@@ -30,10 +30,12 @@ struct SortOptions {
   bool nulls_first = false;
 };
 
-/// Normalized keys of a batch's rows: row i is data[offsets[i] .. offsets[i + 1]).
+/// Normalized keys of a batch's rows: row i is data[offsets[i] .. offsets[i + 1]). The
+/// bytes live in the default pool, so that a sort's keys come back to the pool's recycling
+/// (bounded under a memory_limit) rather than staying in malloc's heap once freed.
 struct RowKeys {
-  std::vector<uint8_t> data;
-  std::vector<uint32_t> offsets;  // num_rows + 1 entries
+  PoolVector<uint8_t> data;
+  PoolVector<uint32_t> offsets;  // num_rows + 1 entries
 
   int64_t num_rows() const { return static_cast<int64_t>(offsets.size()) - 1; }
   std::string_view Key(int64_t i) const {
@@ -262,7 +264,8 @@ Result<std::vector<ArrayPtr>> EvaluateExprs(const std::vector<expr::PhysicalExpr
                                             const RecordBatch& batch);
 
 /// The permutation that sorts the rows of `keys` (stable: equal keys keep input order).
-std::vector<int64_t> SortIndices(const RowKeys& keys);
+/// The permutation and the sort's working space come from the default pool.
+PoolVector<int64_t> SortIndices(const RowKeys& keys);
 
 /// Bytes held by a batch's buffers (shared buffers counted once per array).
 int64_t BatchMemorySize(const RecordBatch& batch);

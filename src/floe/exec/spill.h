@@ -60,6 +60,8 @@ class SpillWriter {
   Status Write(const RecordBatch& batch);
   /// Flushes and closes; returns the bytes written.
   Result<int64_t> Finish();
+  /// The bytes written so far.
+  int64_t bytes() const { return bytes_; }
   const std::string& path() const { return path_; }
 
  private:
