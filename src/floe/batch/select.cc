@@ -130,27 +130,28 @@ Result<ArrayPtr> TakeWithBuilder(const Array& array, const int64_t* indices, int
   return builder->Finish();
 }
 
-// An array of `array`'s type holding n values in one values buffer of `bytes`, which
+// An array of `type` holding n values in one values buffer of `bytes`, which
 // fill(uint8_t* values) writes (booleans, fixed-width values).
 template <typename Fill>
-Result<ArrayPtr> MakeValuesArray(const Array& array, int64_t n, int64_t bytes, BufferPtr validity,
+Result<ArrayPtr> MakeValuesArray(const TypePtr& type, int64_t n, int64_t bytes, BufferPtr validity,
                                  int64_t nulls, MemoryPool* pool, Fill&& fill) {
   BufferBuilder values(pool);
   FLOE_RETURN_NOT_OK(AllocateUninitialized(&values, bytes));
   fill(values.mutable_data());
   FLOE_ASSIGN_OR_RAISE(BufferPtr out, values.Finish());
-  return Array::Make(array.type(), n, {std::move(validity), std::move(out)}, {}, nulls);
+  return Array::Make(type, n, {std::move(validity), std::move(out)}, {}, nulls);
 }
 
-// A string or binary array of `array`'s type holding n values and `bytes` of data, which
-// fill(int32_t* offsets, uint8_t* data) writes (offsets[0] is 0 already); kInvalid past the
-// int32 offsets.
+// A string or binary array of `type` holding n values and `bytes` of data, which
+// fill(int32_t* offsets, uint8_t* data) writes (offsets[0] is 0 already); kInvalid naming
+// the `operation` past the int32 offsets.
 template <typename Fill>
-Result<ArrayPtr> MakeBinaryArray(const Array& array, int64_t n, int64_t bytes, BufferPtr validity,
-                                 int64_t nulls, MemoryPool* pool, Fill&& fill) {
+Result<ArrayPtr> MakeBinaryArray(const TypePtr& type, const char* operation, int64_t n,
+                                 int64_t bytes, BufferPtr validity, int64_t nulls,
+                                 MemoryPool* pool, Fill&& fill) {
   if (bytes > INT32_MAX) {
-    return Status::Invalid("{} take: {} bytes of data exceed the int32 offset limit",
-                           array.type()->ToString(), bytes);
+    return Status::Invalid("{} {}: {} bytes of data exceed the int32 offset limit",
+                           type->ToString(), operation, bytes);
   }
   BufferBuilder offsets(pool);
   BufferBuilder data(pool);
@@ -161,7 +162,7 @@ Result<ArrayPtr> MakeBinaryArray(const Array& array, int64_t n, int64_t bytes, B
   fill(out_offs, data.mutable_data());
   FLOE_ASSIGN_OR_RAISE(BufferPtr offsets_buffer, offsets.Finish());
   FLOE_ASSIGN_OR_RAISE(BufferPtr data_buffer, data.Finish());
-  return Array::Make(array.type(), n,
+  return Array::Make(type, n,
                      {std::move(validity), std::move(offsets_buffer), std::move(data_buffer)}, {},
                      nulls);
 }
@@ -181,7 +182,7 @@ Result<ArrayPtr> TakeChecked(const Array& array, const int64_t* indices, int64_t
     case TypeId::kBoolean: {
       const uint8_t* src = array.buffer(1)->data();
       const int64_t off = array.offset();
-      return MakeValuesArray(array, n, bit_util::BytesForBits(n), std::move(validity), nulls, pool,
+      return MakeValuesArray(array.type(), n, bit_util::BytesForBits(n), std::move(validity), nulls, pool,
                              [&](uint8_t* dst) {
                                WriteBits(n, dst, 0, [&](int64_t i) -> uint64_t {
                                  const int64_t k = indices[i];
@@ -195,7 +196,7 @@ Result<ArrayPtr> TakeChecked(const Array& array, const int64_t* indices, int64_t
     case TypeId::kString:
     case TypeId::kBinary: {
       const int32_t* offs = array.value_offsets();
-      return MakeBinaryArray(array, n, internal::GatherBinaryBytes<kNullIndex>(offs, indices, n),
+      return MakeBinaryArray(array.type(), "take", n, internal::GatherBinaryBytes<kNullIndex>(offs, indices, n),
                              std::move(validity), nulls, pool,
                              [&](int32_t* out_offs, uint8_t* dst) {
                                internal::GatherBinary<kNullIndex>(offs, array.buffer(2)->data(),
@@ -219,7 +220,7 @@ Result<ArrayPtr> TakeChecked(const Array& array, const int64_t* indices, int64_t
   if (width <= 0) {
     return Status::NotSupported("take of {} values", array.type()->ToString());
   }
-  return MakeValuesArray(array, n, n * width, std::move(validity), nulls, pool, [&](uint8_t* dst) {
+  return MakeValuesArray(array.type(), n, n * width, std::move(validity), nulls, pool, [&](uint8_t* dst) {
     internal::GatherFixedWidth<kNullIndex>(array.buffer(1)->data() + array.offset() * width, width,
                                            indices, n, dst);
   });
@@ -322,7 +323,7 @@ Result<ArrayPtr> TakeRuns(const Array& array, const RowRuns& runs, int64_t n, Me
     }
   }
   if (id == TypeId::kBoolean) {
-    return MakeValuesArray(array, n, bit_util::BytesForBits(n), std::move(validity), nulls, pool,
+    return MakeValuesArray(array.type(), n, bit_util::BytesForBits(n), std::move(validity), nulls, pool,
                            [&](uint8_t* dst) {
                              int64_t pos = 0;
                              for (size_t r = 0; r < runs.size(); r += 2) {
@@ -340,7 +341,7 @@ Result<ArrayPtr> TakeRuns(const Array& array, const RowRuns& runs, int64_t n, Me
     }
     const uint8_t* src = array.buffer(2)->data();
     return MakeBinaryArray(
-        array, n, bytes, std::move(validity), nulls, pool, [&](int32_t* out_offs, uint8_t* dst) {
+        array.type(), "take", n, bytes, std::move(validity), nulls, pool, [&](int32_t* out_offs, uint8_t* dst) {
           int64_t row = 0;
           int64_t pos = 0;
           for (size_t r = 0; r < runs.size(); r += 2) {
@@ -369,7 +370,7 @@ Result<ArrayPtr> TakeRuns(const Array& array, const RowRuns& runs, int64_t n, Me
     return Status::NotSupported("take of {} values", array.type()->ToString());
   }
   const uint8_t* src = array.buffer(1)->data() + array.offset() * width;
-  return MakeValuesArray(array, n, n * width, std::move(validity), nulls, pool, [&](uint8_t* dst) {
+  return MakeValuesArray(array.type(), n, n * width, std::move(validity), nulls, pool, [&](uint8_t* dst) {
     for (size_t r = 0; r < runs.size(); r += 2) {
       const auto size = static_cast<size_t>(runs[r + 1] * width);
       std::memcpy(dst, src + runs[r] * width, size);
@@ -446,16 +447,15 @@ Result<ArrayPtr> ConcatenateTyped(const TypePtr& type, const std::vector<ArrayPt
     FLOE_ASSIGN_OR_RAISE(validity, bits.Finish());
   }
   if (id == TypeId::kBoolean) {
-    BufferBuilder values(pool);
-    FLOE_RETURN_NOT_OK(AllocateUninitialized(&values, bit_util::BytesForBits(total)));
-    int64_t pos = 0;
-    for (const ArrayPtr& a : arrays) {
-      internal::CopyBits(a->buffer(1)->data(), a->offset(), a->length(), values.mutable_data(),
-                         pos);
-      pos += a->length();
-    }
-    FLOE_ASSIGN_OR_RAISE(BufferPtr out, values.Finish());
-    return Array::Make(type, total, {std::move(validity), std::move(out)}, {}, nulls);
+    return MakeValuesArray(type, total, bit_util::BytesForBits(total), std::move(validity), nulls,
+                           pool, [&](uint8_t* dst) {
+                             int64_t pos = 0;
+                             for (const ArrayPtr& a : arrays) {
+                               internal::CopyBits(a->buffer(1)->data(), a->offset(), a->length(),
+                                                  dst, pos);
+                               pos += a->length();
+                             }
+                           });
   }
   if (id == TypeId::kString || id == TypeId::kBinary) {
     int64_t bytes = 0;
@@ -463,49 +463,39 @@ Result<ArrayPtr> ConcatenateTyped(const TypePtr& type, const std::vector<ArrayPt
       const int32_t* offs = a->value_offsets();
       bytes += offs[a->length()] - offs[0];
     }
-    if (bytes > INT32_MAX) {
-      return Status::Invalid("{} concatenation: {} bytes of data exceed the int32 offset limit",
-                             type->ToString(), bytes);
-    }
-    BufferBuilder offsets(pool);
-    BufferBuilder data(pool);
-    FLOE_RETURN_NOT_OK(AllocateUninitialized(&offsets, (total + 1) * 4));
-    FLOE_RETURN_NOT_OK(AllocateUninitialized(&data, bytes));
-    int32_t* out_offs = offsets.mutable_data_as<int32_t>();
-    out_offs[0] = 0;
-    int64_t row = 0;
-    int64_t base = 0;
-    for (const ArrayPtr& a : arrays) {
-      const int32_t* offs = a->value_offsets();
-      const int64_t len = a->length();
-      const int64_t delta = base - offs[0];
-      for (int64_t i = 1; i <= len; ++i) out_offs[row + i] = static_cast<int32_t>(offs[i] + delta);
-      const int64_t size = offs[len] - offs[0];
-      if (size > 0) std::memcpy(data.mutable_data() + base, a->buffer(2)->data() + offs[0], size);
-      row += len;
-      base += size;
-    }
-    FLOE_ASSIGN_OR_RAISE(BufferPtr offsets_buffer, offsets.Finish());
-    FLOE_ASSIGN_OR_RAISE(BufferPtr data_buffer, data.Finish());
-    return Array::Make(type, total,
-                       {std::move(validity), std::move(offsets_buffer), std::move(data_buffer)}, {},
-                       nulls);
+    return MakeBinaryArray(
+        type, "concatenation", total, bytes, std::move(validity), nulls, pool,
+        [&](int32_t* out_offs, uint8_t* dst) {
+          int64_t row = 0;
+          int64_t base = 0;
+          for (const ArrayPtr& a : arrays) {
+            const int32_t* offs = a->value_offsets();
+            const int64_t len = a->length();
+            const int64_t delta = base - offs[0];
+            for (int64_t i = 1; i <= len; ++i) {
+              out_offs[row + i] = static_cast<int32_t>(offs[i] + delta);
+            }
+            const int64_t size = offs[len] - offs[0];
+            if (size > 0) std::memcpy(dst + base, a->buffer(2)->data() + offs[0], size);
+            row += len;
+            base += size;
+          }
+        });
   }
   const int width = type->byte_width();
   if (width <= 0) return Status::NotSupported("concatenation of {} values", type->ToString());
-  BufferBuilder values(pool);
-  FLOE_RETURN_NOT_OK(AllocateUninitialized(&values, total * width));
-  int64_t pos = 0;
-  for (const ArrayPtr& a : arrays) {
-    const int64_t size = a->length() * width;
-    if (size > 0) {
-      std::memcpy(values.mutable_data() + pos, a->buffer(1)->data() + a->offset() * width,
-                  static_cast<size_t>(size));
-    }
-    pos += size;
-  }
-  FLOE_ASSIGN_OR_RAISE(BufferPtr out, values.Finish());
-  return Array::Make(type, total, {std::move(validity), std::move(out)}, {}, nulls);
+  return MakeValuesArray(type, total, total * width, std::move(validity), nulls, pool,
+                         [&](uint8_t* dst) {
+                           int64_t pos = 0;
+                           for (const ArrayPtr& a : arrays) {
+                             const int64_t size = a->length() * width;
+                             if (size > 0) {
+                               std::memcpy(dst + pos, a->buffer(1)->data() + a->offset() * width,
+                                           static_cast<size_t>(size));
+                             }
+                             pos += size;
+                           }
+                         });
 }
 
 }  // namespace

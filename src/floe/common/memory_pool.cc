@@ -67,16 +67,20 @@ CountingMemoryPool::~CountingMemoryPool() {
   for (uint8_t* slab : slabs_) UnmapHugePages(slab, kSlabSize);
 }
 
-int64_t CountingMemoryPool::RecycleCap() const {
-  int64_t cap = kRecycleMaxBytes;
-  for (int64_t limit : retention_limits_) cap = std::min(cap, limit / 2);
+namespace {
+// `cap`, lowered to half of the smallest retention limit in force.
+int64_t CapUnderLimits(int64_t cap, const std::vector<int64_t>& limits) {
+  for (int64_t limit : limits) cap = std::min(cap, limit / 2);
   return cap;
+}
+}  // namespace
+
+int64_t CountingMemoryPool::RecycleCap() const {
+  return CapUnderLimits(kRecycleMaxBytes, retention_limits_);
 }
 
 int64_t CountingMemoryPool::SlabCap() const {
-  int64_t cap = kSlabMaxBytes;
-  for (int64_t limit : retention_limits_) cap = std::min(cap, limit / 2);
-  return cap;
+  return CapUnderLimits(kSlabMaxBytes, retention_limits_);
 }
 
 void CountingMemoryPool::TrimRecycled() {
