@@ -26,44 +26,7 @@ namespace floe::expr {
 namespace internal {
 
 std::string SqlTypeName(const TypePtr& type) {
-  if (!type) return "unknown";
-  switch (type->id()) {
-    case TypeId::kBoolean:
-      return "boolean";
-    case TypeId::kInt8:
-      return "tinyint";
-    case TypeId::kInt16:
-      return "smallint";
-    case TypeId::kInt32:
-      return "integer";
-    case TypeId::kInt64:
-      return "bigint";
-    case TypeId::kFloat32:
-      return "real";
-    case TypeId::kFloat64:
-      return "double precision";
-    case TypeId::kDecimal:
-      return "numeric";
-    case TypeId::kString:
-      return "text";
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-      return "bytea";
-    case TypeId::kDate:
-      return "date";
-    case TypeId::kTime:
-      return "time without time zone";
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampNs:
-      return "timestamp without time zone";
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampTzNs:
-      return "timestamp with time zone";
-    case TypeId::kUuid:
-      return "uuid";
-    default:
-      return type->ToString();
-  }
+  return type ? floe::SqlTypeName(*type) : "unknown";
 }
 
 std::string SignatureText(std::string_view name, const std::vector<TypePtr>& arg_types) {

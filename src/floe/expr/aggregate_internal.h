@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "floe/type/sql_type_name.h"
 #include "floe/type/type.h"
 
 namespace floe::expr::internal {

@@ -12,6 +12,7 @@
 #include "floe/batch/array.h"
 #include "floe/batch/scalar.h"
 #include "floe/common/result.h"
+#include "floe/type/sql_type_name.h"
 #include "floe/type/type.h"
 
 namespace floe::expr::internal {
@@ -65,10 +66,6 @@ inline int DaysInMonth(int64_t year, int month) {
   static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   return month == 2 && IsLeapYear(year) ? 29 : kDays[month - 1];
 }
-
-/// PostgreSQL's name of a type in error messages ("integer", "double precision",
-/// "timestamp with time zone", "text", ...).
-std::string PgTypeName(const DataType& type);
 
 /// "integer out of range" (smallint, bigint, tinyint by the type).
 Status IntOutOfRange(TypeId id);

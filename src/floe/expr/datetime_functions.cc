@@ -137,10 +137,10 @@ Unit ParseUnit(std::string_view text) {
 }
 
 Status UnitNotRecognized(std::string_view unit, const TypePtr& type) {
-  return Status::Invalid("unit \"{}\" not recognized for type {}", unit, PgTypeName(*type));
+  return Status::Invalid("unit \"{}\" not recognized for type {}", unit, SqlTypeName(*type));
 }
 Status UnitNotSupported(std::string_view unit, const TypePtr& type) {
-  return Status::Invalid("unit \"{}\" not supported for type {}", unit, PgTypeName(*type));
+  return Status::Invalid("unit \"{}\" not supported for type {}", unit, SqlTypeName(*type));
 }
 
 // PostgreSQL's display year (1 BC is -1) from an astronomical year (1 BC is 0).

@@ -45,7 +45,7 @@ inline Status NoSuchFunction(std::string_view name, const std::vector<TypePtr>& 
   std::string list;
   for (size_t i = 0; i < args.size(); ++i) {
     if (i > 0) list += ", ";
-    list += args[i] ? PgTypeName(*args[i]) : "unknown";
+    list += args[i] ? SqlTypeName(*args[i]) : "unknown";
   }
   return Status::Bind("function {}({}) does not exist", name, list);
 }

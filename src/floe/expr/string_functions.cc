@@ -919,8 +919,8 @@ void RegisterStringFunctions(ScalarFunctionRegistry& r) {
              return Resolution("concat_op", {String(), String()}, String());
            }
            return Status::Bind("operator does not exist: {} || {}",
-                               args.size() > 0 && args[0] ? PgTypeName(*args[0]) : "unknown",
-                               args.size() > 1 && args[1] ? PgTypeName(*args[1]) : "unknown");
+                               args.size() > 0 && args[0] ? SqlTypeName(*args[0]) : "unknown",
+                               args.size() > 1 && args[1] ? SqlTypeName(*args[1]) : "unknown");
          },
          [](const ResolvedFunction& f, const Args& args, int64_t n,
             EvalContext& ctx) -> Result<ColumnarValue> {

@@ -430,7 +430,7 @@ std::string TypeNameOf(const DataType& type) {
   if (type.id() == TypeId::kDecimal) {
     return "numeric(" + std::to_string(type.precision()) + "," + std::to_string(type.scale()) + ")";
   }
-  return internal::SqlTypeName(type);
+  return floe::SqlTypeName(type);
 }
 
 }  // namespace floe::plan

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "floe/plan/binder.h"
+#include "floe/type/sql_type_name.h"
 
 namespace floe::plan::internal {
 
@@ -95,9 +96,6 @@ struct ExprContext {
   std::string_view clause = "";  // "WHERE", "JOIN conditions", ... for errors
   bool in_aggregate = false;
 };
-
-/// PostgreSQL's name of a type for messages ("integer", "text", "numeric").
-std::string SqlTypeName(const DataType& type);
 
 class Binder {
  public:

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "floe/testing/matchers.h"
+#include "floe/type/sql_type_name.h"
 
 namespace floe {
 namespace {
@@ -18,6 +19,20 @@ TEST(TypeTest, ToStringSpellsEveryType) {
   EXPECT_EQ(Map(String(), Int64())->ToString(), "map<string, int64>");
   EXPECT_EQ(Struct({Field("a", Int32()), Field("b", String())})->ToString(),
             "struct<a: int32, b: string>");
+}
+
+TEST(TypeTest, SqlTypeNamesArePostgresNames) {
+  EXPECT_EQ(SqlTypeName(*Int8()), "tinyint");
+  EXPECT_EQ(SqlTypeName(*Int16()), "smallint");
+  EXPECT_EQ(SqlTypeName(*Int32()), "integer");
+  EXPECT_EQ(SqlTypeName(*Float64()), "double precision");
+  EXPECT_EQ(SqlTypeName(*Decimal(18, 2)), "numeric");
+  EXPECT_EQ(SqlTypeName(*TimestampTzNs()), "timestamp with time zone");
+  EXPECT_EQ(SqlTypeName(*Time()), "time without time zone");
+  EXPECT_EQ(SqlTypeName(*String()), "text");
+  EXPECT_EQ(SqlTypeName(*Fixed(11)), "bytea");
+  EXPECT_EQ(SqlTypeName(*Uuid()), "uuid");
+  EXPECT_EQ(SqlTypeName(*List(Int32())), "list<int32>");
 }
 
 TEST(TypeTest, WidthsFollowTheLayout) {
