@@ -48,8 +48,9 @@ class MemoryPool {
 /// them costs one fault per 2 MiB rather than one per 4 KiB: a query in a fresh process
 /// touches most of its memory for the first time, and faults are dear on virtual machines.
 /// Slab blocks always return to their size class (slabs live as long as the pool); blocks
-/// of 2 MiB and more are whole huge pages of their own, mapped from the kernel and unmapped
-/// when they are not kept, so that what the pool does not keep leaves the process.
+/// of 2 MiB and more are whole huge pages of their own, and blocks below 2 MiB asked for
+/// once the slabs are at their cap are mapped on their own: either is unmapped when it is
+/// not kept, so that what the pool does not keep leaves the process.
 ///
 /// What the pool keeps is bounded by its retention limits: while a statement runs under a
 /// memory_limit of L (see PoolRetentionLimit), recycled blocks and slabs are kept to L/2
