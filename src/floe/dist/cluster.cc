@@ -301,7 +301,7 @@ class MpiQueryRunner final : public exec::TaskRunner {
 void MpiCluster::State::Receive() {
   while (!stop.load()) {
     Result<std::optional<Message>> received =
-        comm->TryReceive(kAnySource, kTaskDoneTag, std::chrono::milliseconds(50));
+        comm->TryReceive(kAnySource, kTaskDoneTag, std::chrono::milliseconds(50), -1, &stop);
     if (!received.ok()) {
       std::fprintf(stderr, "floe: rank 0 stops receiving task completions: %s\n",
                    received.status().ToString().c_str());

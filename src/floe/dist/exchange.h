@@ -59,7 +59,8 @@ struct ExchangeServerOptions {
   /// A reply carries encoded batches up to about this many bytes (at least one batch; a
   /// batch larger than this is sent in row slices that fit).
   int64_t chunk_bytes = int64_t{4} << 20;
-  /// How long the serving thread waits for a request before it checks for Stop.
+  /// How long one wait of the serving thread for a request lasts (it sees Stop between
+  /// its polls, within half a millisecond), and how long it pauses after a failed MPI call.
   std::chrono::milliseconds poll_interval{50};
 };
 
@@ -75,7 +76,7 @@ class ExchangeServer {
   ExchangeServer(const ExchangeServer&) = delete;
   ExchangeServer& operator=(const ExchangeServer&) = delete;
 
-  /// Stops serving (within poll_interval) and joins the thread. Requests that arrive
+  /// Stops serving (at the thread's next poll) and joins the thread. Requests that arrive
   /// later are not answered, so call it only when no rank reads any more (after a
   /// barrier). Returns the first error the serving thread met (a failed MPI call), if any.
   Status Stop();

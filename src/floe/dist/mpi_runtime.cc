@@ -284,7 +284,8 @@ Result<std::unique_ptr<PendingSend>> Communicator::StartSend(int dest, int tag, 
 
 Result<std::optional<Message>> Communicator::TryReceive(int source, int tag,
                                                         std::chrono::milliseconds wait,
-                                                        int64_t max_bytes) {
+                                                        int64_t max_bytes,
+                                                        const std::atomic<bool>* stop) {
   FLOE_RETURN_NOT_OK(CheckUsable("Receive"));
   FLOE_RETURN_NOT_OK(CheckRank(source, true, "Receive"));
   FLOE_RETURN_NOT_OK(CheckTag(tag, true, "Receive"));
@@ -301,6 +302,7 @@ Result<std::optional<Message>> Communicator::TryReceive(int source, int tag,
     if (err != MPI_SUCCESS) return MpiError(err, "MPI_Improbe");
     if (found) break;
     if (deadline && Clock::now() >= *deadline) return std::optional<Message>();
+    if (stop != nullptr && stop->load()) return std::optional<Message>();
     backoff.Wait();
   }
   MPI_Count count = 0;

@@ -10,6 +10,7 @@
 // blocking MPI calls: OpenMPI's blocking calls spin a core while they wait, which would
 // take a core from the query's workers for every idle serving thread.
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -121,10 +122,13 @@ class Communicator {
   /// Messages from one sender with one tag arrive in the order sent.
   Result<Message> Receive(int source, int tag, const ReceiveOptions& options = {});
 
-  /// As Receive, but waits at most `wait` and returns nullopt when nothing arrived.
+  /// As Receive, but waits at most `wait` and returns nullopt when nothing arrived, or
+  /// as soon as `*stop` is true (checked between polls; for threads that wait for
+  /// messages until they are told to end, so that telling them takes effect at once).
   Result<std::optional<Message>> TryReceive(int source, int tag,
                                             std::chrono::milliseconds wait = {},
-                                            int64_t max_bytes = -1);
+                                            int64_t max_bytes = -1,
+                                            const std::atomic<bool>* stop = nullptr);
 
   /// Waits until every rank has called Barrier. kIOError after `timeout` (when >= 0).
   Status Barrier(std::chrono::milliseconds timeout = std::chrono::milliseconds{-1});

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 
 #include "floe/dist/mpi_runtime.h"
@@ -190,6 +192,20 @@ TEST(MpiRuntime, ReceiveTimesOutAndBadArgumentsAreErrors) {
   auto nothing = comm->TryReceive(0, 998);
   ASSERT_OK(nothing);
   EXPECT_FALSE(nothing->has_value());
+  // A stop flag ends a long wait at once: a thread told to end does not sit out its wait.
+  std::atomic<bool> stop{false};
+  std::thread stopper([&stop] {
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+    stop = true;
+  });
+  start = std::chrono::steady_clock::now();
+  auto stopped = comm->TryReceive(kAnySource, 997, std::chrono::minutes{1}, -1, &stop);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  stopper.join();
+  ASSERT_OK(stopped);
+  EXPECT_FALSE(stopped->has_value());
+  EXPECT_GE(waited, std::chrono::milliseconds{20});
+  EXPECT_LT(waited, std::chrono::seconds{10});
   EXPECT_THAT(comm->Send(comm->size(), 1, "x"),
               IsErrorWith(StatusCode::kInvalidArgument,
                           "Send: rank " + std::to_string(comm->size()) + " is not in the job's " +
