@@ -610,10 +610,10 @@ void ExchangeServer::Serve() {
       it = (!done.ok() || *done) ? sending.erase(it) : std::next(it);
     }
     // While replies are on their way the loop keeps calling into MPI, which moves them.
-    auto received = comm_->TryReceive(
-        kAnySource, kExchangeRequestTag,
-        sending.empty() ? options_.poll_interval : std::chrono::milliseconds{0}, kMaxRequestBytes,
-        &state_->stop);
+    auto received =
+        comm_->TryReceive(kAnySource, kExchangeRequestTag,
+                          sending.empty() ? options_.poll_interval : std::chrono::milliseconds{0},
+                          kMaxRequestBytes, &state_->stop);
     if (!received.ok()) {
       // An oversized message was consumed; any other failure (MPI failed, or was
       // finalized too early) is recorded and retried later.
