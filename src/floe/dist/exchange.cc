@@ -15,6 +15,17 @@
 
 namespace floe::dist {
 
+namespace {
+
+// A reply made as a string (errors), as a buffer that keeps the string.
+BufferPtr ReplyBuffer(std::string bytes) {
+  auto owner = std::make_shared<const std::string>(std::move(bytes));
+  return Buffer::Wrap(reinterpret_cast<const uint8_t*>(owner->data()),
+                      static_cast<int64_t>(owner->size()), owner);
+}
+
+}  // namespace
+
 struct ExchangeServer::State {
   std::mutex mutex;
   std::map<uint64_t, std::weak_ptr<QueryExchange>> queries;
@@ -269,13 +280,13 @@ class QueryExchange : public std::enable_shared_from_this<QueryExchange> {
   }
 
   // The serving side of kOpen / kNext: the reply to send.
-  std::string ServeChunk(int source, const ExchangeRequest& request) {
+  BufferPtr ServeChunk(int source, const ExchangeRequest& request) {
     const std::pair<int, uint64_t> key{source, request.stream_id};
     std::lock_guard<std::mutex> lock(served_mutex_);
     if (request.kind == RequestKind::kOpen) {
       auto stream =
           OpenLocalPiece(request.stage, request.input_partition, request.output_partition);
-      if (!stream.ok()) return ErrorReply(stream.status());
+      if (!stream.ok()) return ReplyBuffer(ErrorReply(stream.status()));
       Served served;
       served.stream = std::move(*stream);
       served.stage = request.stage;
@@ -283,18 +294,24 @@ class QueryExchange : public std::enable_shared_from_this<QueryExchange> {
     }
     auto it = served_.find(key);
     if (it == served_.end()) {
-      return ErrorReply(Status::Internal("exchange stream {} of rank {} is not open on rank {}",
-                                         request.stream_id, source, rank()));
+      return ReplyBuffer(
+          ErrorReply(Status::Internal("exchange stream {} of rank {} is not open on rank {}",
+                                      request.stream_id, source, rank())));
     }
-    std::string out = DataReplyHeader(false);
-    Status st = FillChunk(&it->second, &out);
-    if (!st.ok()) {
+    // Built in pool memory: a rank serves chunks of the same few sizes over and over, and
+    // the pool hands its recycled blocks back (fresh memory would fault in page by page).
+    BufferBuilder out;
+    const std::string header = DataReplyHeader(false);
+    Status st = out.Append(header.data(), static_cast<int64_t>(header.size()));
+    if (st.ok()) st = FillChunk(&it->second, &out);
+    Result<BufferPtr> reply = st.ok() ? out.Finish() : Result<BufferPtr>(st);
+    if (!reply.ok()) {
       served_.erase(it);
-      return ErrorReply(st);
+      return ReplyBuffer(ErrorReply(reply.status()));
     }
-    if (out[1] != 0) served_.erase(it);
-    bytes_served.fetch_add(static_cast<int64_t>(out.size()));
-    return out;
+    if ((*reply)->data()[1] != 0) served_.erase(it);
+    bytes_served.fetch_add((*reply)->size());
+    return std::move(*reply);
   }
 
   void CloseServed(int source, uint64_t stream_id) {
@@ -338,7 +355,7 @@ class QueryExchange : public std::enable_shared_from_this<QueryExchange> {
 
   // Appends encoded batches of `served` to `out` up to the chunk size (at least one batch
   // unless the stream ended); sets the header's last flag at the end of the stream.
-  Status FillChunk(Served* served, std::string* out) {
+  Status FillChunk(Served* served, BufferBuilder* out) {
     const int64_t limit = options_.chunk_bytes;
     bool any = false;
     while (true) {
@@ -350,7 +367,7 @@ class QueryExchange : public std::enable_shared_from_this<QueryExchange> {
       } else {
         FLOE_ASSIGN_OR_RAISE(batch, served->stream->Next());
         if (!batch) {
-          (*out)[1] = 1;
+          out->mutable_data()[1] = 1;
           return Status::OK();
         }
         bytes_per_row = batch->num_rows() > 0 ? static_cast<double>(exec::BatchBytes(*batch)) /
@@ -641,11 +658,11 @@ void ExchangeServer::Serve() {
             request->reply_tag >= kExchangeReplyTagFirst + reply_tags) {
           continue;
         }
-        std::string reply =
+        BufferPtr reply =
             query ? query->ServeChunk(message.source, *request)
-                  : ErrorReply(Status::Internal(
+                  : ReplyBuffer(ErrorReply(Status::Internal(
                         "query {} has no exchange on rank {} (it ended or never ran here)",
-                        request->query_id, comm_->rank()));
+                        request->query_id, comm_->rank())));
         auto started = comm_->StartSend(message.source, request->reply_tag, std::move(reply));
         if (started.ok()) {
           sending.push_back(std::move(*started));

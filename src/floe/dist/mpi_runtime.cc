@@ -233,7 +233,7 @@ Status Communicator::Send(int dest, int tag, std::string_view bytes) {
 
 struct PendingSend::Impl {
   MPI_Request request = MPI_REQUEST_NULL;
-  std::unique_ptr<std::string> bytes;
+  BufferPtr bytes;
   int dest = 0;
   int tag = 0;
   bool done = false;
@@ -254,7 +254,8 @@ PendingSend::~PendingSend() {
     std::this_thread::yield();
   }
   MPI_Request_free(&impl_->request);
-  (void)impl_->bytes.release();
+  // Leaked on purpose: MPI may still read the bytes.
+  (void)new BufferPtr(std::move(impl_->bytes));
 }
 
 int PendingSend::dest() const { return impl_->dest; }
@@ -273,12 +274,13 @@ Result<bool> PendingSend::Test() {
   return impl_->done;
 }
 
-Result<std::unique_ptr<PendingSend>> Communicator::StartSend(int dest, int tag, std::string bytes) {
+Result<std::unique_ptr<PendingSend>> Communicator::StartSend(int dest, int tag, BufferPtr bytes) {
   auto impl = std::make_unique<PendingSend::Impl>();
-  impl->bytes = std::make_unique<std::string>(std::move(bytes));
+  if (!bytes) return Status::Invalid("StartSend to rank {} (tag {}) without bytes", dest, tag);
+  impl->bytes = std::move(bytes);
   impl->dest = dest;
   impl->tag = tag;
-  FLOE_RETURN_NOT_OK(PostSend(dest, tag, *impl->bytes, &impl->request));
+  FLOE_RETURN_NOT_OK(PostSend(dest, tag, impl->bytes->view(), &impl->request));
   return std::unique_ptr<PendingSend>(new PendingSend(std::move(impl)));
 }
 

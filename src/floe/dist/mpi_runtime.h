@@ -115,8 +115,9 @@ class Communicator {
 
   /// Starts sending `bytes` and returns at once; poll the result's Test() until it is
   /// true. For a sender that must not wait for one receiver while others need it (the
-  /// exchange's serving thread). Errors as Send.
-  Result<std::unique_ptr<PendingSend>> StartSend(int dest, int tag, std::string bytes);
+  /// exchange's serving thread). The send keeps `bytes` alive until it is done. Errors as
+  /// Send.
+  Result<std::unique_ptr<PendingSend>> StartSend(int dest, int tag, BufferPtr bytes);
 
   /// Receives the next message from `source` (or kAnySource) with `tag` (or kAnyTag).
   /// Messages from one sender with one tag arrive in the order sent.

@@ -23,33 +23,49 @@ constexpr char kMagic[8] = {'F', 'L', 'O', 'E', 'S', 'P', 'L', '1'};
 // No array is longer than this (a sanity bound well past any batch floe makes).
 constexpr uint64_t kMaxArrayLength = uint64_t{1} << 40;
 
-// Appends one encoded batch to a string; padding is relative to the batch's start.
+// Writes one encoded batch at `out`, or only counts its bytes when `out` is null, so that
+// the one encoder both sizes a batch and writes it into memory allocated once. Padding is
+// relative to the batch's start.
 class BlockWriter {
  public:
-  explicit BlockWriter(std::string* out) : out_(out), start_(out->size()) {}
+  explicit BlockWriter(uint8_t* out) : out_(out) {}
 
-  void U8(uint8_t v) { out_->push_back(static_cast<char>(v)); }
-  void U64(uint64_t v) { out_->append(reinterpret_cast<const char*>(&v), 8); }
+  void U8(uint8_t v) { Put(&v, 1); }
+  void U64(uint64_t v) { Put(&v, 8); }
   void Bytes(const void* p, size_t n) {
     U64(n);
-    if (n > 0) out_->append(static_cast<const char*>(p), n);
+    Put(p, n);
     Pad();
   }
   void Zeros(size_t n) {
     U64(n);
-    out_->append(n, '\0');
+    Fill(n);
     Pad();
   }
   void Pad() {
-    const size_t used = (out_->size() - start_) % 8;
-    if (used != 0) out_->append(8 - used, '\0');
+    const size_t used = pos_ % 8;
+    if (used != 0) Fill(8 - used);
   }
-  size_t start() const { return start_; }
-  std::string* out() { return out_; }
+  /// Room for `n` bytes that the caller writes: where they go, or null when counting.
+  uint8_t* Take(size_t n) {
+    uint8_t* at = out_ == nullptr ? nullptr : out_ + pos_;
+    pos_ += n;
+    return at;
+  }
+  size_t size() const { return pos_; }
 
  private:
-  std::string* out_;
-  size_t start_;
+  void Put(const void* p, size_t n) {
+    if (out_ != nullptr && n > 0) std::memcpy(out_ + pos_, p, n);
+    pos_ += n;
+  }
+  void Fill(size_t n) {
+    if (out_ != nullptr) std::memset(out_ + pos_, 0, n);
+    pos_ += n;
+  }
+
+  uint8_t* out_;
+  size_t pos_ = 0;
 };
 
 Status MissingBuffer(const Array& a, const char* what) {
@@ -60,11 +76,12 @@ Status MissingBuffer(const Array& a, const char* what) {
 void WriteBitmap(BlockWriter& w, const uint8_t* bits, int64_t offset, int64_t length) {
   const size_t bytes = static_cast<size_t>(bit_util::BytesForBits(length));
   w.U64(bytes);
-  std::string* out = w.out();
-  const size_t at = out->size();
-  out->append(bytes, '\0');
-  if (length > 0) {
-    bit_util::CopyBitmap(bits, offset, length, reinterpret_cast<uint8_t*>(out->data() + at), 0);
+  uint8_t* at = w.Take(bytes);
+  if (at != nullptr && bytes > 0) {
+    // The copy sets bits one at a time when `offset` is not a byte's start, and leaves the
+    // bits past `length` in the last byte as they were.
+    std::memset(at, 0, bytes);
+    bit_util::CopyBitmap(bits, offset, length, at, 0);
   }
   w.Pad();
 }
@@ -75,13 +92,11 @@ Result<std::pair<int64_t, int64_t>> WriteOffsets(BlockWriter& w, const Array& a)
   if (!a.buffer(1)) return MissingBuffer(a, "offsets");
   const int32_t* off = a.value_offsets();
   w.U64(static_cast<uint64_t>(n + 1) * 4);
-  std::string* out = w.out();
-  const size_t at = out->size();
-  out->resize(at + static_cast<size_t>(n + 1) * 4);
-  auto* rebased = reinterpret_cast<char*>(out->data() + at);
-  for (int64_t i = 0; i <= n; ++i) {
-    const int32_t v = off[i] - off[0];
-    std::memcpy(rebased + i * 4, &v, 4);
+  if (uint8_t* rebased = w.Take(static_cast<size_t>(n + 1) * 4)) {
+    for (int64_t i = 0; i <= n; ++i) {
+      const int32_t v = off[i] - off[0];
+      std::memcpy(rebased + i * 4, &v, 4);
+    }
   }
   w.Pad();
   return std::pair<int64_t, int64_t>{off[0], off[n]};
@@ -413,20 +428,35 @@ class SpillReader final : public BatchStream {
 
 }  // namespace
 
-Status AppendEncodedBatch(const RecordBatch& batch, std::string* out) {
-  const size_t start = out->size();
+namespace {
+
+// Encodes `batch` at `out` (null: only counts); the bytes it takes.
+Result<int64_t> EncodeBatch(const RecordBatch& batch, uint8_t* out) {
   BlockWriter w(out);
-  w.U64(0);  // the block length, patched below
+  w.U64(0);  // the block length, set below
   w.U64(static_cast<uint64_t>(batch.num_rows()));
-  for (const auto& c : batch.columns()) {
-    Status st = WriteArray(w, *c);
-    if (!st.ok()) {
-      out->resize(start);
-      return st;
-    }
-  }
-  const uint64_t len = out->size() - start - 8;
-  std::memcpy(out->data() + start, &len, 8);
+  for (const auto& c : batch.columns()) FLOE_RETURN_NOT_OK(WriteArray(w, *c));
+  const uint64_t len = w.size() - 8;
+  if (out != nullptr) std::memcpy(out, &len, 8);
+  return static_cast<int64_t>(w.size());
+}
+
+}  // namespace
+
+Result<int64_t> EncodedBatchSize(const RecordBatch& batch) { return EncodeBatch(batch, nullptr); }
+
+Status AppendEncodedBatch(const RecordBatch& batch, std::string* out) {
+  FLOE_ASSIGN_OR_RAISE(int64_t size, EncodedBatchSize(batch));
+  const size_t start = out->size();
+  out->resize(start + static_cast<size_t>(size));
+  return EncodeBatch(batch, reinterpret_cast<uint8_t*>(out->data() + start)).status();
+}
+
+Status AppendEncodedBatch(const RecordBatch& batch, BufferBuilder* out) {
+  FLOE_ASSIGN_OR_RAISE(int64_t size, EncodedBatchSize(batch));
+  FLOE_RETURN_NOT_OK(out->Reserve(size));
+  FLOE_RETURN_NOT_OK(EncodeBatch(batch, out->mutable_data() + out->size()).status());
+  out->UnsafeAdvance(size);
   return Status::OK();
 }
 

@@ -34,6 +34,12 @@ namespace floe::exec {
 /// engine has is encoded, sliced arrays included (only the sliced values are written).
 /// kInvalidArgument for an array whose buffers do not hold its values.
 Status AppendEncodedBatch(const RecordBatch& batch, std::string* out);
+/// As above, into a buffer being built (memory from its pool, so that a reply or block
+/// built batch after batch reuses the pool's recycled blocks).
+Status AppendEncodedBatch(const RecordBatch& batch, BufferBuilder* out);
+/// The bytes AppendEncodedBatch appends for `batch` (it allocates exactly once). Errors as
+/// AppendEncodedBatch.
+Result<int64_t> EncodedBatchSize(const RecordBatch& batch);
 
 /// Decodes `bytes`, which must hold exactly one encoded batch, into a batch of `schema`.
 /// The batch's buffers are a copy of `bytes`. kCorrupt "<where>: <what> at offset N" when

@@ -184,6 +184,20 @@ std::vector<std::string> Rows(const RecordBatch& batch) {
 std::string Encode(const RecordBatch& batch) {
   std::string out;
   Check(AppendEncodedBatch(batch, &out));
+  // The size is known before encoding, and encoding into a buffer builder whose memory
+  // holds old bytes writes the same bytes: padding and bitmap tails are written, not
+  // left as the memory was.
+  Result<int64_t> size = EncodedBatchSize(batch);
+  Check(size.status());
+  EXPECT_EQ(*size, static_cast<int64_t>(out.size()));
+  BufferBuilder builder;
+  const std::string old(out.size() + 64, '\xAB');
+  Check(builder.Append(old.data(), static_cast<int64_t>(old.size())));
+  builder.Reset();
+  Check(AppendEncodedBatch(batch, &builder));
+  EXPECT_EQ(std::string_view(reinterpret_cast<const char*>(builder.data()),
+                             static_cast<size_t>(builder.size())),
+            out);
   return out;
 }
 

@@ -139,7 +139,8 @@ TEST(MpiRuntime, StartSendReturnsAtOnceAndCompletesWhenReceived) {
   // Large enough not to be sent eagerly: it completes only once rank 1 receives it.
   const int64_t n = 1 << 20;
   if (comm->rank() == 0) {
-    ASSERT_OK_AND_ASSIGN(auto pending, comm->StartSend(1, 40, Pattern(n, 3)));
+    ASSERT_OK_AND_ASSIGN(BufferPtr bytes, Buffer::CopyOf(Pattern(n, 3)));
+    ASSERT_OK_AND_ASSIGN(auto pending, comm->StartSend(1, 40, std::move(bytes)));
     EXPECT_EQ(pending->dest(), 1);
     EXPECT_EQ(pending->tag(), 40);
     ASSERT_OK_AND_ASSIGN(bool done, pending->Test());
@@ -157,8 +158,11 @@ TEST(MpiRuntime, StartSendReturnsAtOnceAndCompletesWhenReceived) {
       EXPECT_TRUE(m.view() == Pattern(n, 3));
     }
   }
-  EXPECT_THAT(comm->StartSend(comm->size(), 40, "x"),
+  ASSERT_OK_AND_ASSIGN(BufferPtr x, Buffer::CopyOf(std::string_view("x")));
+  EXPECT_THAT(comm->StartSend(comm->size(), 40, x),
               IsErrorWith(StatusCode::kInvalidArgument, "is not in the job's"));
+  EXPECT_THAT(comm->StartSend(0, 40, nullptr),
+              IsErrorWith(StatusCode::kInvalidArgument, "without bytes"));
   ASSERT_OK(comm->Barrier(kTestTimeout));
 }
 
