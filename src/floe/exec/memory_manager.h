@@ -8,6 +8,7 @@
 // memory pool keeps no more for reuse than the limit allows (PoolRetentionLimit), so that
 // the process's resident memory follows the limit too.
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -28,6 +29,11 @@ class MemoryManager {
 
   int64_t limit() const { return limit_; }
   int64_t reserved() const { return reserved_.load(std::memory_order_relaxed); }
+  /// What is left to reserve now (INT64_MAX without a limit); other consumers may take it
+  /// before a reservation does.
+  int64_t available() const {
+    return limit_ > 0 ? std::max<int64_t>(0, limit_ - reserved()) : INT64_MAX;
+  }
   /// The most ever reserved at once.
   int64_t peak() const { return peak_.load(std::memory_order_relaxed); }
 

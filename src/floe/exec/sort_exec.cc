@@ -197,13 +197,10 @@ class SortStream final : public BatchStream {
         (void)reservation_.TryResize(2 * cursor_bytes_);
         break;
       }
-      int64_t fan_in = 2;
-      for (int64_t m = runs - 1; m > 2; --m) {
-        if (reservation_.TryResize(m * cursor_bytes_)) {
-          fan_in = m;
-          break;
-        }
-      }
+      // As many runs as what this merge holds and what is left of the budget take.
+      const int64_t room = reservation_.size() + ctx_->memory()->available();
+      int64_t fan_in = std::clamp<int64_t>(room / cursor_bytes_, 2, runs - 1);
+      if (!reservation_.TryResize(fan_in * cursor_bytes_)) fan_in = 2;
       FLOE_RETURN_NOT_OK(MergeNeighbours(files.get(), fan_in));
       reservation_.Free();
     }

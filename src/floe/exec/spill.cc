@@ -391,9 +391,13 @@ class SpillReader final : public BatchStream {
       return Status::Corrupt("spill file {}: batch of {} bytes at offset {} where {} remain", path_,
                              len, offset_ - 8, file_size_ - offset_);
     }
-    FLOE_ASSIGN_OR_RAISE(auto block, Buffer::AllocateZeroed(static_cast<int64_t>(len)));
+    // Read into memory that is not zeroed first: the read fills all of it.
+    BufferBuilder builder;
+    FLOE_RETURN_NOT_OK(builder.Reserve(static_cast<int64_t>(len)));
     const int64_t block_offset = offset_;
-    FLOE_RETURN_NOT_OK(ReadExact(block->mutable_data(), static_cast<size_t>(len)));
+    FLOE_RETURN_NOT_OK(ReadExact(builder.mutable_data(), static_cast<size_t>(len)));
+    builder.UnsafeAdvance(static_cast<int64_t>(len));
+    FLOE_ASSIGN_OR_RAISE(BufferPtr block, builder.Finish());
     return DecodeBlock(where_, block, 0, static_cast<int64_t>(len), block_offset, schema_);
   }
 
