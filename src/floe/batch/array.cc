@@ -1,6 +1,8 @@
 #include "floe/batch/array.h"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "floe/batch/utf8.h"
 
@@ -319,6 +321,39 @@ bool RecordBatch::Equals(const RecordBatch& other) const {
     if (!columns_[i]->Equals(*other.columns_[i])) return false;
   }
   return true;
+}
+
+namespace {
+
+// Collects the buffers of `array` and its children.
+void CollectBuffers(const Array& array, std::vector<const Buffer*>* out) {
+  for (const BufferPtr& buffer : array.buffers()) {
+    if (buffer) out->push_back(buffer.get());
+  }
+  for (const ArrayPtr& child : array.children()) CollectBuffers(*child, out);
+}
+
+// The memory of `buffers`, each distinct buffer once.
+int64_t DistinctMemory(std::vector<const Buffer*> buffers) {
+  std::sort(buffers.begin(), buffers.end());
+  buffers.erase(std::unique(buffers.begin(), buffers.end()), buffers.end());
+  int64_t total = 0;
+  for (const Buffer* buffer : buffers) total += buffer->memory_size();
+  return total;
+}
+
+}  // namespace
+
+int64_t Array::memory_size() const {
+  std::vector<const Buffer*> buffers;
+  CollectBuffers(*this, &buffers);
+  return DistinctMemory(std::move(buffers));
+}
+
+int64_t RecordBatch::memory_size() const {
+  std::vector<const Buffer*> buffers;
+  for (const ArrayPtr& column : columns_) CollectBuffers(*column, &buffers);
+  return DistinctMemory(std::move(buffers));
 }
 
 }  // namespace floe

@@ -37,6 +37,10 @@ class Buffer {
 
   const uint8_t* data() const { return data_; }
   int64_t size() const { return size_; }
+  /// The memory the buffer holds: for memory it owns, the block its pool took for it (a
+  /// builder's buffer may have room past its size, and a pool rounds blocks up to its size
+  /// classes); for a view (a slice, wrapped memory), its size.
+  int64_t memory_size() const { return pool_ != nullptr ? pool_->BlockBytes(capacity_) : size_; }
   std::span<const uint8_t> span() const { return {data_, static_cast<size_t>(size_)}; }
   std::string_view view() const {
     return {reinterpret_cast<const char*>(data_), static_cast<size_t>(size_)};

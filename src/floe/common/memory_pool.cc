@@ -211,13 +211,17 @@ Status CountingMemoryPool::Reserve(int64_t delta) {
   return Status::OK();
 }
 
+int64_t CountingMemoryPool::BlockBytes(int64_t size) const {
+  return size <= 0 ? 0 : BlockCapacity(size);
+}
+
 Result<uint8_t*> CountingMemoryPool::Allocate(int64_t size) {
   if (size < 0) return Status::Invalid("negative allocation size {}", size);
   if (size == 0) return zero_size_area;
-  FLOE_RETURN_NOT_OK(Reserve(size));
+  FLOE_RETURN_NOT_OK(Reserve(BlockBytes(size)));
   uint8_t* p = AllocateBlock(size);
   if (p == nullptr) {
-    bytes_.fetch_sub(size, std::memory_order_relaxed);
+    bytes_.fetch_sub(BlockBytes(size), std::memory_order_relaxed);
     return Status::OutOfMemory("the system refused an allocation of {} bytes", size);
   }
   return p;
@@ -230,10 +234,7 @@ Result<uint8_t*> CountingMemoryPool::Reallocate(uint8_t* ptr, int64_t old_size, 
     Free(ptr, old_size);
     return zero_size_area;
   }
-  if (BlockCapacity(old_size) == BlockCapacity(new_size)) {
-    FLOE_RETURN_NOT_OK(Reserve(new_size - old_size));
-    return ptr;
-  }
+  if (BlockCapacity(old_size) == BlockCapacity(new_size)) return ptr;
   FLOE_ASSIGN_OR_RAISE(uint8_t * fresh, Allocate(new_size));
   std::memcpy(fresh, ptr, static_cast<size_t>(std::min(old_size, new_size)));
   Free(ptr, old_size);
@@ -243,7 +244,7 @@ Result<uint8_t*> CountingMemoryPool::Reallocate(uint8_t* ptr, int64_t old_size, 
 void CountingMemoryPool::Free(uint8_t* ptr, int64_t size) {
   if (ptr == zero_size_area || size == 0) return;
   FreeBlock(ptr, size);
-  bytes_.fetch_sub(size, std::memory_order_relaxed);
+  bytes_.fetch_sub(BlockBytes(size), std::memory_order_relaxed);
 }
 
 namespace {

@@ -29,7 +29,11 @@ class MemoryPool {
   virtual Result<uint8_t*> Reallocate(uint8_t* ptr, int64_t old_size, int64_t new_size) = 0;
   virtual void Free(uint8_t* ptr, int64_t size) = 0;
 
-  /// Bytes currently allocated from this pool.
+  /// The memory an allocation of `size` bytes takes from this pool: at least `size`, more
+  /// when the pool serves requests from blocks of fixed size classes.
+  virtual int64_t BlockBytes(int64_t size) const { return size; }
+
+  /// Bytes currently allocated from this pool (each allocation's BlockBytes).
   virtual int64_t bytes_allocated() const = 0;
   /// The most bytes ever allocated at once.
   virtual int64_t max_memory() const = 0;
@@ -72,6 +76,9 @@ class CountingMemoryPool final : public MemoryPool {
   Result<uint8_t*> Allocate(int64_t size) override;
   Result<uint8_t*> Reallocate(uint8_t* ptr, int64_t old_size, int64_t new_size) override;
   void Free(uint8_t* ptr, int64_t size) override;
+  /// Requests of kRecycleMinSize or more take a power-of-two block; smaller ones are
+  /// rounded up to kAlignment.
+  int64_t BlockBytes(int64_t size) const override;
 
   int64_t bytes_allocated() const override { return bytes_.load(std::memory_order_relaxed); }
   int64_t max_memory() const override { return max_.load(std::memory_order_relaxed); }

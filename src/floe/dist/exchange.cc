@@ -370,9 +370,10 @@ class QueryExchange : public std::enable_shared_from_this<QueryExchange> {
           out->mutable_data()[1] = 1;
           return Status::OK();
         }
-        bytes_per_row = batch->num_rows() > 0 ? static_cast<double>(exec::BatchBytes(*batch)) /
-                                                    static_cast<double>(batch->num_rows())
-                                              : 0;
+        FLOE_ASSIGN_OR_RAISE(const int64_t encoded, exec::EncodedBatchSize(*batch));
+        bytes_per_row = batch->num_rows() > 0
+                            ? static_cast<double>(encoded) / static_cast<double>(batch->num_rows())
+                            : 0;
       }
       const double estimate = bytes_per_row * static_cast<double>(batch->num_rows());
       if (any && static_cast<double>(out->size()) + estimate > static_cast<double>(limit)) {

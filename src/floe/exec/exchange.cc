@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -12,13 +11,6 @@
 namespace floe::exec {
 
 namespace {
-
-void AddArrayBytes(const Array& array, std::unordered_set<const void*>* seen, int64_t* total) {
-  for (const BufferPtr& buffer : array.buffers()) {
-    if (buffer && seen->insert(buffer.get()).second) *total += buffer->size();
-  }
-  for (const ArrayPtr& child : array.children()) AddArrayBytes(*child, seen, total);
-}
 
 // The rows one task wrote to one output partition: runs of batches held in memory or
 // in a spill file, in the order written.
@@ -121,7 +113,7 @@ class LocalExchange final : public ExchangeService {
                               output_partition);
     }
     if (batch->num_rows() == 0) return Status::OK();
-    const int64_t bytes = BatchBytes(*batch);
+    const int64_t bytes = batch->memory_size();
     MemoryReservation& reservation = *writer->reservation;
     if (!reservation.TryResize(reservation.size() + bytes)) {
       // Past the budget: this writer's buffered batches go to disk, then the new one is
@@ -251,13 +243,6 @@ class LocalExchange final : public ExchangeService {
 };
 
 }  // namespace
-
-int64_t BatchBytes(const RecordBatch& batch) {
-  std::unordered_set<const void*> seen;
-  int64_t total = 0;
-  for (const ArrayPtr& column : batch.columns()) AddArrayBytes(*column, &seen, &total);
-  return total;
-}
 
 std::shared_ptr<ExchangeService> MakeLocalExchange(std::shared_ptr<MemoryManager> memory,
                                                    std::string spill_directory) {

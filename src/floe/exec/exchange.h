@@ -50,7 +50,4 @@ class ExchangeService {
 std::shared_ptr<ExchangeService> MakeLocalExchange(std::shared_ptr<MemoryManager> memory,
                                                    std::string spill_directory);
 
-/// The bytes a batch's buffers hold (shared buffers counted once per batch).
-int64_t BatchBytes(const RecordBatch& batch);
-
 }  // namespace floe::exec

@@ -43,21 +43,6 @@ std::string ExprsToString(const std::vector<expr::PhysicalExprPtr>& exprs) {
   return out;
 }
 
-int64_t ArrayBytes(const Array& array) {
-  int64_t bytes = 0;
-  for (const BufferPtr& buffer : array.buffers()) {
-    if (buffer) bytes += buffer->size();
-  }
-  for (const ArrayPtr& child : array.children()) bytes += ArrayBytes(*child);
-  return bytes;
-}
-
-int64_t BatchBytes(const RecordBatch& batch) {
-  int64_t bytes = 0;
-  for (const ArrayPtr& column : batch.columns()) bytes += ArrayBytes(*column);
-  return bytes;
-}
-
 // Checks for cancellation between batches and, when `metrics` is set, counts what
 // passes through.
 class InstrumentedStream final : public BatchStream {
@@ -79,7 +64,7 @@ class InstrumentedStream final : public BatchStream {
     if (batch.ok() && *batch) {
       metrics_->rows.fetch_add((*batch)->num_rows(), std::memory_order_relaxed);
       metrics_->batches.fetch_add(1, std::memory_order_relaxed);
-      metrics_->bytes.fetch_add(BatchBytes(**batch), std::memory_order_relaxed);
+      metrics_->bytes.fetch_add((*batch)->memory_size(), std::memory_order_relaxed);
     }
     return batch;
   }

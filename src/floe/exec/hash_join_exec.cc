@@ -89,7 +89,7 @@ Result<std::shared_ptr<const JoinTable>> BuildTable(const HashJoinExec* node, in
     FLOE_ASSIGN_OR_RAISE(RecordBatchPtr b, input->Next());
     if (b == nullptr) break;
     if (b->num_rows() == 0) continue;
-    bytes += BatchMemorySize(*b) + b->num_rows() * 24;
+    bytes += b->memory_size() + b->num_rows() * 24;
     if (!table->reservation->TryResize(bytes)) {
       return Status::OutOfMemory(OutOfMemory(node, ctx, bytes));
     }

@@ -51,7 +51,7 @@ Result<std::shared_ptr<const BuildSide>> CollectRight(const NestedLoopJoinExec* 
       FLOE_ASSIGN_OR_RAISE(RecordBatchPtr b, s->Next());
       if (b == nullptr) break;
       if (b->num_rows() == 0) continue;
-      bytes += BatchMemorySize(*b);
+      bytes += b->memory_size();
       if (!side->reservation->TryResize(bytes)) {
         return Status::OutOfMemory(
             "nested loop join right side exceeds memory_limit ({} bytes needed, memory_limit is "

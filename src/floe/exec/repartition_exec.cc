@@ -15,18 +15,6 @@ namespace floe::exec {
 
 namespace {
 
-int64_t BatchBytes(const RecordBatch& batch) {
-  int64_t bytes = 0;
-  std::function<void(const Array&)> add = [&](const Array& array) {
-    for (const BufferPtr& buffer : array.buffers()) {
-      if (buffer) bytes += buffer->size();
-    }
-    for (const ArrayPtr& child : array.children()) add(*child);
-  };
-  for (const ArrayPtr& column : batch.columns()) add(*column);
-  return bytes;
-}
-
 // Every output partition's rows, routed once per query and held (in memory within the
 // budget, else in spill files) until the query ends.
 class RepartitionState {
@@ -106,7 +94,7 @@ class RepartitionState {
     }
     output->pending.clear();
     output->pending_rows = 0;
-    int64_t bytes = BatchBytes(*batch);
+    int64_t bytes = batch->memory_size();
     if (reservation_.TryResize(reservation_.size() + bytes)) {
       output->bytes += bytes;
       output->batches.push_back(std::move(batch));

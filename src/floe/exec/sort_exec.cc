@@ -1,7 +1,6 @@
 #include "floe/exec/sort_exec.h"
 
 #include <algorithm>
-#include <bit>
 #include <filesystem>
 #include <queue>
 
@@ -107,18 +106,18 @@ int64_t EncodedKeyBytesPerRow(const Ordering& keys, int* variable_keys) {
 int64_t BufferedSortBytes(const Ordering& keys, const RecordBatch& batch) {
   int variable_keys = 0;
   const int64_t key_row = EncodedKeyBytesPerRow(keys, &variable_keys);
-  return (2 + variable_keys) * BatchMemorySize(batch) + (key_row + 24 + 8) * batch.num_rows();
+  return (2 + variable_keys) * batch.memory_size() + (key_row + 24 + 8) * batch.num_rows();
 }
 
 // What merging holds per spilled run, in bytes, for runs written in chunks like `chunk`
-// (`encoded_bytes` in the file): the block the reader reads a chunk into (a power of two
-// from the pool), the chunk's encoded keys, and as much again for the previous chunk, which
+// (`encoded_bytes` in the file): the block the reader reads a chunk into (as the pool
+// rounds it), the chunk's encoded keys, and as much again for the previous chunk, which
 // rows of the merge's output batch may still refer to.
 int64_t MergeCursorBytes(const Ordering& keys, const RecordBatch& chunk, int64_t encoded_bytes) {
   int variable_keys = 0;
   const int64_t key_row = EncodedKeyBytesPerRow(keys, &variable_keys);
-  const auto block = static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(encoded_bytes)));
-  return 2 * (block + variable_keys * BatchMemorySize(chunk) + key_row * chunk.num_rows());
+  const int64_t block = DefaultMemoryPool()->BlockBytes(encoded_bytes);
+  return 2 * (block + variable_keys * chunk.memory_size() + key_row * chunk.num_rows());
 }
 
 class SortStream final : public BatchStream {

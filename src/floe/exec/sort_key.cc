@@ -1051,21 +1051,6 @@ PoolVector<int64_t> SortIndices(const RowKeys& keys) {
   return out;
 }
 
-int64_t ArrayMemorySize(const Array& array) {
-  int64_t total = 0;
-  for (const auto& b : array.buffers()) {
-    if (b) total += b->size();
-  }
-  for (const auto& c : array.children()) total += ArrayMemorySize(*c);
-  return total;
-}
-
-int64_t BatchMemorySize(const RecordBatch& batch) {
-  int64_t total = 0;
-  for (const auto& c : batch.columns()) total += ArrayMemorySize(*c);
-  return total;
-}
-
 RowInterleaver::RowInterleaver(SchemaPtr schema, MemoryPool* pool)
     : schema_(std::move(schema)), pool_(pool) {}
 

@@ -267,10 +267,6 @@ Result<std::vector<ArrayPtr>> EvaluateExprs(const std::vector<expr::PhysicalExpr
 /// The permutation and the sort's working space come from the default pool.
 PoolVector<int64_t> SortIndices(const RowKeys& keys);
 
-/// Bytes held by a batch's buffers (shared buffers counted once per array).
-int64_t BatchMemorySize(const RecordBatch& batch);
-int64_t ArrayMemorySize(const Array& array);
-
 /// Builds batches from rows picked out of other batches (of one schema): Add(batch, row)
 /// appends one row; consecutive rows of one batch are copied as slices.
 class RowInterleaver {

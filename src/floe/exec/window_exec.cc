@@ -116,7 +116,7 @@ class WindowStream final : public BatchStream {
   int64_t batch_size() const { return std::max<int64_t>(1, ctx_->config().batch_size()); }
 
   Status Hold(RecordBatchPtr b) {
-    held_bytes_ += BatchMemorySize(*b);
+    held_bytes_ += b->memory_size();
     if (!reservation_.TryResize(held_bytes_ * 2)) {
       return Status::OutOfMemory(
           "WindowExec: a window partition of {} bytes exceeds memory_limit ({} bytes) in {}",

@@ -17,16 +17,36 @@ TEST(MemoryPoolTest, CountsBytesAndPeak) {
   ASSERT_OK_AND_ASSIGN(uint8_t * a, pool.Allocate(100));
   EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % MemoryPool::kAlignment, 0u);
   ASSERT_OK_AND_ASSIGN(uint8_t * b, pool.Allocate(1000));
-  EXPECT_EQ(pool.bytes_allocated(), 1100);
+  // Each allocation counts the block it takes: 128 and 1024 bytes (multiples of 64).
+  EXPECT_EQ(pool.BlockBytes(100), 128);
+  EXPECT_EQ(pool.BlockBytes(1000), 1024);
+  EXPECT_EQ(pool.bytes_allocated(), 128 + 1024);
   a[99] = 7;
   ASSERT_OK_AND_ASSIGN(a, pool.Reallocate(a, 100, 5000));
   EXPECT_EQ(a[99], 7);
-  EXPECT_EQ(pool.bytes_allocated(), 6000);
-  pool.Free(a, 5000);
+  EXPECT_EQ(pool.bytes_allocated(), 5056 + 1024);
+  // Growing within the block's size takes nothing more.
+  ASSERT_OK_AND_ASSIGN(uint8_t * same, pool.Reallocate(a, 5000, 5050));
+  EXPECT_EQ(same, a);
+  EXPECT_EQ(pool.bytes_allocated(), 5056 + 1024);
+  pool.Free(a, 5050);
   pool.Free(b, 1000);
   EXPECT_EQ(pool.bytes_allocated(), 0);
   // A reallocation that moves holds both blocks for a moment.
-  EXPECT_EQ(pool.max_memory(), 6100);
+  EXPECT_EQ(pool.max_memory(), 128 + 5056 + 1024);
+}
+
+TEST(MemoryPoolTest, LargeRequestsCountTheirPowerOfTwoBlock) {
+  CountingMemoryPool pool;
+  const int64_t min = CountingMemoryPool::kRecycleMinSize;
+  EXPECT_EQ(pool.BlockBytes(min), min);
+  EXPECT_EQ(pool.BlockBytes(min + 1), 2 * min);
+  EXPECT_EQ(pool.BlockBytes(3 * min), 4 * min);
+  EXPECT_EQ(pool.BlockBytes(0), 0);
+  ASSERT_OK_AND_ASSIGN(uint8_t * a, pool.Allocate(3 * min));
+  EXPECT_EQ(pool.bytes_allocated(), 4 * min);
+  pool.Free(a, 3 * min);
+  EXPECT_EQ(pool.bytes_allocated(), 0);
 }
 
 TEST(MemoryPoolTest, LimitIsEnforced) {
@@ -34,7 +54,7 @@ TEST(MemoryPoolTest, LimitIsEnforced) {
   ASSERT_OK_AND_ASSIGN(uint8_t * a, pool.Allocate(1000));
   EXPECT_THAT(pool.Allocate(100), IsError(StatusCode::kOutOfMemory));
   EXPECT_THAT(pool.Reallocate(a, 1000, 2000), IsError(StatusCode::kOutOfMemory));
-  EXPECT_EQ(pool.bytes_allocated(), 1000);
+  EXPECT_EQ(pool.bytes_allocated(), 1024);
   pool.Free(a, 1000);
   EXPECT_EQ(pool.bytes_allocated(), 0);
 }
@@ -65,7 +85,7 @@ TEST(MemoryPoolTest, LargeBlocksAreRecycledBySizeClass) {
   ASSERT_OK_AND_ASSIGN(uint8_t * b, pool.Allocate(big + 100));
   EXPECT_EQ(a, b);
   EXPECT_EQ(pool.recycled_bytes(), 0);
-  EXPECT_EQ(pool.bytes_allocated(), big + 100);
+  EXPECT_EQ(pool.bytes_allocated(), 4 * CountingMemoryPool::kRecycleMinSize);
   // Growing within the class keeps the block; growing past it moves.
   ASSERT_OK_AND_ASSIGN(uint8_t * c,
                        pool.Reallocate(b, big + 100, 4 * CountingMemoryPool::kRecycleMinSize));

@@ -578,7 +578,7 @@ TEST(DistExchangeRate, EveryRankReadsAShuffle) {
       ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, stream->Next());
       if (!batch) break;
       rows += batch->num_rows();
-      bytes += exec::BatchBytes(*batch);
+      bytes += batch->memory_size();
       for (int64_t i = 0; i < batch->num_rows(); ++i) sum += batch->column(0)->Value<int64_t>(i);
     }
   }
