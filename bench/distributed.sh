@@ -3,10 +3,11 @@
 # --iceberg` (run that first: it loads DATA/tpch-sf1-iceberg), and a partitioned INSERT,
 # each run by one floe process with THREADS threads and under `mpirun -np N` for every N
 # given: wall time and total CPU time (user + system of every process) per run, best of
-# RUNS, and the ratios to the single process. Then, from one EXPLAIN ANALYZE of each case
-# (the INSERT's commits one more snapshot), the statement's own time in one process and
-# under each N (without process start-up, which costs mpirun a fixed few tenths of a
-# second) and the bytes the ranks exchanged.
+# RUNS, and the ratios to the single process; then every query once in one session (one
+# process against one mpirun, whose fixed start-up then counts once). Then, from one
+# EXPLAIN ANALYZE of each case (the INSERT's commits one more snapshot), the statement's
+# own time in one process and under each N (without process start-up, which costs mpirun
+# a fixed few tenths of a second) and the bytes the ranks exchanged.
 #
 set -euo pipefail
 floe="$(realpath "$1")"
@@ -39,7 +40,8 @@ best() {
   echo "$best_wall $best_cpu"
 }
 
-run_case() {  # name, then the floe arguments
+# One row of the wall/CPU table: a floe process against mpirun -np N for each N.
+time_case() {  # name, then the floe arguments
   local name="$1"
   shift
   local line="| $name"
@@ -51,6 +53,12 @@ run_case() {  # name, then the floe arguments
                    "$(echo "$c / $c1" | bc -l)")
   done
   echo "$line |"
+}
+
+run_case() {  # name, then the floe arguments
+  time_case "$@"
+  local name="$1"
+  shift
   # The statement's time and the exchanged bytes, from EXPLAIN ANALYZE of the last -c.
   local args=("$@")
   local last=$((${#args[@]} - 1))
@@ -58,7 +66,7 @@ run_case() {  # name, then the floe arguments
   "$floe" sql --threads "$threads" --format csv "${args[@]}" >"$scratch/analyze"
   local ms1
   ms1="$(statement_ms)"
-  line="| $name"$(printf " | %8.1f" "$ms1")
+  local line="| $name"$(printf " | %8.1f" "$ms1")
   for np in $nps; do
     mpirun -np "$np" --oversubscribe "$floe" sql --format csv "${args[@]}" >"$scratch/analyze"
     local ms
@@ -80,10 +88,15 @@ analyzed=()
 header="| query | 1 process wall s | CPU s"
 for np in $nps; do header+=" | np $np wall s | CPU s | wall ratio | CPU ratio"; done
 echo "$header |"
+session=()
 for q in $queries; do
   sql="$(grep -v '^--' "$root/bench/tpch/q$q.sql" | sed -E 's/\{(\w+)\}/tpch.\1 AS \1/g')"
   run_case "Q$q" --warehouse "$warehouse" -c "SET target_partitions = $threads" -c "$sql"
+  session+=(-c "$sql")
 done
+# Every query once in one session: one process, or one mpirun (its start-up paid once).
+time_case "the queries in one session" --warehouse "$warehouse" \
+  -c "SET target_partitions = $threads" "${session[@]}"
 # A partitioned INSERT: lineitem into a day-partitioned table (a copy of the warehouse; every
 # run appends one more snapshot).
 cp -r "$warehouse" "$scratch/wh"
