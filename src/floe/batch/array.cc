@@ -325,35 +325,78 @@ bool RecordBatch::Equals(const RecordBatch& other) const {
 
 namespace {
 
-// Collects the buffers of `array` and its children.
-void CollectBuffers(const Array& array, std::vector<const Buffer*>* out) {
-  for (const BufferPtr& buffer : array.buffers()) {
-    if (buffer) out->push_back(buffer.get());
+// A buffer and the bytes of it some array's values span.
+struct Span {
+  const Buffer* buffer;
+  int64_t bytes;
+};
+
+// The spans of the buffers of `array` and its children: the bytes their values
+// [offset, offset + length) cover (a slice covers part of each buffer).
+void CollectSpans(const Array& array, std::vector<Span>* out) {
+  const int64_t n = array.length();
+  auto add = [&](int i, int64_t bytes) {
+    if (i < static_cast<int>(array.buffers().size()) && array.buffer(i)) {
+      out->push_back({array.buffer(i).get(), bytes});
+    }
+  };
+  add(0, bit_util::BytesForBits(n));
+  switch (array.type_id()) {
+    case TypeId::kBoolean:
+      add(1, bit_util::BytesForBits(n));
+      break;
+    case TypeId::kString:
+    case TypeId::kBinary:
+      add(1, (n + 1) * 4);
+      if (array.buffer(1)) add(2, array.value_offsets()[n] - array.value_offsets()[0]);
+      break;
+    case TypeId::kList:
+    case TypeId::kMap:
+      add(1, (n + 1) * 4);
+      if (array.buffer(1) && array.num_children() > 0 && n > 0) {
+        const int64_t begin = array.ListBegin(0);
+        CollectSpans(*array.child(0)->Slice(begin, array.ListEnd(n - 1) - begin), out);
+      }
+      break;
+    case TypeId::kStruct:
+      for (int f = 0; f < array.num_children(); ++f) CollectSpans(*array.field(f), out);
+      break;
+    default:
+      add(1, n * array.type()->byte_width());
+      break;
   }
-  for (const ArrayPtr& child : array.children()) CollectBuffers(*child, out);
 }
 
-// The memory of `buffers`, each distinct buffer once.
-int64_t DistinctMemory(std::vector<const Buffer*> buffers) {
-  std::sort(buffers.begin(), buffers.end());
-  buffers.erase(std::unique(buffers.begin(), buffers.end()), buffers.end());
+// What `spans` hold: a buffer spanned whole counts the memory it holds (its pool block),
+// one spanned in part the bytes spanned, so that the slices of one array add up to it. A
+// buffer spanned several times (a column repeated) counts once, its largest span.
+int64_t SpannedMemory(std::vector<Span> spans) {
+  std::sort(spans.begin(), spans.end(),
+            [](const Span& a, const Span& b) { return a.buffer < b.buffer; });
   int64_t total = 0;
-  for (const Buffer* buffer : buffers) total += buffer->memory_size();
+  for (size_t i = 0; i < spans.size();) {
+    const Buffer* buffer = spans[i].buffer;
+    int64_t bytes = 0;
+    for (; i < spans.size() && spans[i].buffer == buffer; ++i) {
+      bytes = std::max(bytes, spans[i].bytes);
+    }
+    total += bytes >= buffer->size() ? buffer->memory_size() : bytes;
+  }
   return total;
 }
 
 }  // namespace
 
 int64_t Array::memory_size() const {
-  std::vector<const Buffer*> buffers;
-  CollectBuffers(*this, &buffers);
-  return DistinctMemory(std::move(buffers));
+  std::vector<Span> spans;
+  CollectSpans(*this, &spans);
+  return SpannedMemory(std::move(spans));
 }
 
 int64_t RecordBatch::memory_size() const {
-  std::vector<const Buffer*> buffers;
-  for (const ArrayPtr& column : columns_) CollectBuffers(*column, &buffers);
-  return DistinctMemory(std::move(buffers));
+  std::vector<Span> spans;
+  for (const ArrayPtr& column : columns_) CollectSpans(*column, &spans);
+  return SpannedMemory(std::move(spans));
 }
 
 }  // namespace floe

@@ -44,8 +44,9 @@ class Array {
   const std::vector<BufferPtr>& buffers() const { return buffers_; }
   const BufferPtr& buffer(int i) const { return buffers_[static_cast<size_t>(i)]; }
   const std::vector<ArrayPtr>& children() const { return children_; }
-  /// The memory of the buffers this array and its children hold (Buffer::memory_size),
-  /// a buffer shared by several of them counted once. Slicing keeps every buffer whole.
+  /// The memory this array and its children hold: a buffer whose values it spans whole
+  /// counts its Buffer::memory_size() (once, however many of them share it); a slice
+  /// counts the bytes its values span, so that the slices of one array add up to it.
   int64_t memory_size() const;
   const ArrayPtr& child(int i) const { return children_[static_cast<size_t>(i)]; }
   int num_children() const { return static_cast<int>(children_.size()); }
@@ -121,8 +122,8 @@ class RecordBatch {
 
   std::shared_ptr<const RecordBatch> Slice(int64_t offset, int64_t length) const;
   bool Equals(const RecordBatch& other) const;
-  /// The memory of the buffers its columns hold, a shared buffer counted once: what the
-  /// batch keeps alive, for memory reservations (Array::memory_size).
+  /// The memory its columns hold (Array::memory_size; a buffer shared by columns counted
+  /// once): what memory reservations count for a batch.
   int64_t memory_size() const;
 
  private:

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "floe/testing/matchers.h"
 
 namespace floe {
@@ -34,13 +37,48 @@ TEST(ArrayTest, Int64WithNullsAndSlices) {
 }
 
 TEST(ArrayTest, StringsShareBuffersWhenSliced) {
-  ASSERT_OK_AND_ASSIGN(auto arr, Array::Make(String(), 3, {nullptr, Values<int32_t>({0, 2, 2, 5}), Bytes("abcde")}));
+  ASSERT_OK_AND_ASSIGN(
+      auto arr, Array::Make(String(), 3, {nullptr, Values<int32_t>({0, 2, 2, 5}), Bytes("abcde")}));
   EXPECT_EQ(arr->BytesValue(0), "ab");
   EXPECT_EQ(arr->BytesValue(1), "");
   auto s = arr->Slice(2, 1);
   EXPECT_EQ(s->BytesValue(0), "cde");
   EXPECT_EQ(s->buffer(2).get(), arr->buffer(2).get());
   EXPECT_OK(arr->ValidateFull());
+}
+
+TEST(ArrayTest, MemorySizeCountsBlocksWholeAndSlicesByWhatTheySpan) {
+  // 20000 int64 values: 160000 bytes, which the default pool serves from a 256 KiB block.
+  const int64_t n = 20000;
+  ASSERT_OK_AND_ASSIGN(auto values, Buffer::CopyOf(std::string(static_cast<size_t>(n) * 8, 'x')));
+  EXPECT_EQ(values->memory_size(), DefaultMemoryPool()->BlockBytes(n * 8));
+  EXPECT_EQ(values->memory_size(), 256 << 10);
+  ASSERT_OK_AND_ASSIGN(auto ints, Array::Make(Int64(), n, {nullptr, values}));
+  EXPECT_EQ(ints->memory_size(), 256 << 10);
+  // A view of memory counts its size; the slices of an array add up to what they span.
+  EXPECT_EQ(Buffer::Slice(values, 8, 80)->memory_size(), 80);
+  EXPECT_EQ(ints->Slice(0, 1000)->memory_size(), 8000);
+  int64_t slices = 0;
+  for (int64_t at = 0; at < n; at += 8192) {
+    slices += ints->Slice(at, std::min<int64_t>(8192, n - at))->memory_size();
+  }
+  EXPECT_EQ(slices, n * 8);
+  // A buffer two columns share counts once in a batch.
+  auto schema =
+      std::make_shared<Schema>(std::vector<Field>{Field("a", Int64()), Field("b", Int64())});
+  ASSERT_OK_AND_ASSIGN(auto batch, RecordBatch::Make(schema, n, {ints, ints}));
+  EXPECT_EQ(batch->memory_size(), 256 << 10);
+  EXPECT_EQ(batch->Slice(0, 100)->memory_size(), 800);
+  // Strings span their offsets and their values' bytes; a list its offsets and elements.
+  ASSERT_OK_AND_ASSIGN(
+      auto strings,
+      Array::Make(String(), 3, {nullptr, Values<int32_t>({0, 2, 2, 5}), Bytes("abcde")}));
+  EXPECT_EQ(strings->Slice(2, 1)->memory_size(), 2 * 4 + 3);
+  ASSERT_OK_AND_ASSIGN(auto elems, Array::Make(Int32(), 3, {nullptr, Values<int32_t>({1, 2, 3})}));
+  ASSERT_OK_AND_ASSIGN(
+      auto list, Array::Make(List(Int32()), 2, {nullptr, Values<int32_t>({0, 1, 3})}, {elems}));
+  EXPECT_EQ(list->Slice(1, 1)->memory_size(), 2 * 4 + 2 * 4);
+  EXPECT_EQ(list->Slice(1, 0)->memory_size(), 4);
 }
 
 TEST(ArrayTest, MakeRejectsShortBuffersAndBadOffsets) {
