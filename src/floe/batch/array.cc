@@ -331,10 +331,10 @@ struct Span {
   int64_t bytes;
 };
 
-// The spans of the buffers of `array` and its children: the bytes their values
-// [offset, offset + length) cover (a slice covers part of each buffer).
-void CollectSpans(const Array& array, std::vector<Span>* out) {
-  const int64_t n = array.length();
+// The spans of the buffers of `array` and its children: the bytes its values
+// [begin, begin + n) cover (a slice covers part of each buffer). `begin` counts from the
+// array's first value, so a list's child range is measured without slicing the child.
+void CollectSpans(const Array& array, int64_t begin, int64_t n, std::vector<Span>* out) {
   auto add = [&](int i, int64_t bytes) {
     if (i < static_cast<int>(array.buffers().size()) && array.buffer(i)) {
       out->push_back({array.buffer(i).get(), bytes});
@@ -348,18 +348,23 @@ void CollectSpans(const Array& array, std::vector<Span>* out) {
     case TypeId::kString:
     case TypeId::kBinary:
       add(1, (n + 1) * 4);
-      if (array.buffer(1)) add(2, array.value_offsets()[n] - array.value_offsets()[0]);
+      if (array.buffer(1)) {
+        add(2, array.value_offsets()[begin + n] - array.value_offsets()[begin]);
+      }
       break;
     case TypeId::kList:
     case TypeId::kMap:
       add(1, (n + 1) * 4);
       if (array.buffer(1) && array.num_children() > 0 && n > 0) {
-        const int64_t begin = array.ListBegin(0);
-        CollectSpans(*array.child(0)->Slice(begin, array.ListEnd(n - 1) - begin), out);
+        const int64_t first = array.ListBegin(begin);
+        CollectSpans(*array.child(0), first, array.ListEnd(begin + n - 1) - first, out);
       }
       break;
     case TypeId::kStruct:
-      for (int f = 0; f < array.num_children(); ++f) CollectSpans(*array.field(f), out);
+      // A struct's children are not sliced with it: its value i is their value offset() + i.
+      for (int f = 0; f < array.num_children(); ++f) {
+        CollectSpans(*array.child(f), array.offset() + begin, n, out);
+      }
       break;
     default:
       add(1, n * array.type()->byte_width());
@@ -389,13 +394,13 @@ int64_t SpannedMemory(std::vector<Span> spans) {
 
 int64_t Array::memory_size() const {
   std::vector<Span> spans;
-  CollectSpans(*this, &spans);
+  CollectSpans(*this, 0, length_, &spans);
   return SpannedMemory(std::move(spans));
 }
 
 int64_t RecordBatch::memory_size() const {
   std::vector<Span> spans;
-  for (const ArrayPtr& column : columns_) CollectSpans(*column, &spans);
+  for (const ArrayPtr& column : columns_) CollectSpans(*column, 0, column->length(), &spans);
   return SpannedMemory(std::move(spans));
 }
 

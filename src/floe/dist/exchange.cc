@@ -361,6 +361,7 @@ class QueryExchange : public std::enable_shared_from_this<QueryExchange> {
     while (true) {
       RecordBatchPtr batch;
       double bytes_per_row;
+      int64_t encoded = -1;  // the encoded size of `batch` when known
       if (served->pending) {
         batch = std::move(served->pending);
         bytes_per_row = served->pending_bytes_per_row;
@@ -370,7 +371,7 @@ class QueryExchange : public std::enable_shared_from_this<QueryExchange> {
           out->mutable_data()[1] = 1;
           return Status::OK();
         }
-        FLOE_ASSIGN_OR_RAISE(const int64_t encoded, exec::EncodedBatchSize(*batch));
+        FLOE_ASSIGN_OR_RAISE(encoded, exec::EncodedBatchSize(*batch));
         bytes_per_row = batch->num_rows() > 0
                             ? static_cast<double>(encoded) / static_cast<double>(batch->num_rows())
                             : 0;
@@ -388,8 +389,9 @@ class QueryExchange : public std::enable_shared_from_this<QueryExchange> {
         served->pending = batch->Slice(rows, batch->num_rows() - rows);
         served->pending_bytes_per_row = bytes_per_row;
         batch = batch->Slice(0, rows);
+        encoded = -1;
       }
-      FLOE_RETURN_NOT_OK(exec::AppendEncodedBatch(*batch, out));
+      FLOE_RETURN_NOT_OK(exec::AppendEncodedBatch(*batch, out, encoded));
       any = true;
       if (static_cast<int64_t>(out->size()) >= limit) return Status::OK();
     }
@@ -627,10 +629,12 @@ void ExchangeServer::Serve() {
       if (!done.ok()) state_->RecordError(done.status());
       it = (!done.ok() || *done) ? sending.erase(it) : std::next(it);
     }
-    // While replies are on their way the loop keeps calling into MPI, which moves them.
+    // While replies are on their way the wait is short, so that finished ones are released
+    // soon; the wait's polls call into MPI, which moves them (a peer on the same host reads
+    // a large reply straight from this rank's memory without it).
     auto received =
         comm_->TryReceive(kAnySource, kExchangeRequestTag,
-                          sending.empty() ? options_.poll_interval : std::chrono::milliseconds{0},
+                          sending.empty() ? options_.poll_interval : std::chrono::milliseconds{1},
                           kMaxRequestBytes, &state_->stop);
     if (!received.ok()) {
       // An oversized message was consumed; any other failure (MPI failed, or was
@@ -643,10 +647,7 @@ void ExchangeServer::Serve() {
       }
       continue;
     }
-    if (!*received) {
-      if (!sending.empty()) std::this_thread::yield();
-      continue;
-    }
+    if (!*received) continue;
     const Message& message = **received;
     auto request = DecodeRequest(message.view(), message.source);
     if (!request.ok()) continue;  // no reply tag to answer on

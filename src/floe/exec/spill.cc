@@ -456,8 +456,11 @@ Status AppendEncodedBatch(const RecordBatch& batch, std::string* out) {
   return EncodeBatch(batch, reinterpret_cast<uint8_t*>(out->data() + start)).status();
 }
 
-Status AppendEncodedBatch(const RecordBatch& batch, BufferBuilder* out) {
-  FLOE_ASSIGN_OR_RAISE(int64_t size, EncodedBatchSize(batch));
+Status AppendEncodedBatch(const RecordBatch& batch, BufferBuilder* out, int64_t encoded_size) {
+  int64_t size = encoded_size;
+  if (size < 0) {
+    FLOE_ASSIGN_OR_RAISE(size, EncodedBatchSize(batch));
+  }
   FLOE_RETURN_NOT_OK(out->Reserve(size));
   FLOE_RETURN_NOT_OK(EncodeBatch(batch, out->mutable_data() + out->size()).status());
   out->UnsafeAdvance(size);
@@ -508,12 +511,13 @@ Status SpillWriter::Write(const RecordBatch& batch) {
     return Status::Internal("spill file {}: batch of {} columns for a schema of {}", path_,
                             batch.num_columns(), schema_->num_fields());
   }
-  scratch_.clear();
+  scratch_.Reset();
   FLOE_RETURN_NOT_OK(AppendEncodedBatch(batch, &scratch_));
-  FLOE_RETURN_NOT_OK(WriteAll(fd_, path_, scratch_.data(), scratch_.size()));
-  bytes_ += static_cast<int64_t>(scratch_.size());
+  FLOE_RETURN_NOT_OK(WriteAll(fd_, path_, reinterpret_cast<const char*>(scratch_.data()),
+                              static_cast<size_t>(scratch_.size())));
+  bytes_ += scratch_.size();
   // A very large batch's scratch space is not kept for the next one.
-  if (scratch_.capacity() > (size_t{64} << 20)) std::string().swap(scratch_);
+  if (scratch_.capacity() > (int64_t{64} << 20)) scratch_ = BufferBuilder();
   return Status::OK();
 }
 

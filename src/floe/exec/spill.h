@@ -35,8 +35,9 @@ namespace floe::exec {
 /// kInvalidArgument for an array whose buffers do not hold its values.
 Status AppendEncodedBatch(const RecordBatch& batch, std::string* out);
 /// As above, into a buffer being built (memory from its pool, so that a reply or block
-/// built batch after batch reuses the pool's recycled blocks).
-Status AppendEncodedBatch(const RecordBatch& batch, BufferBuilder* out);
+/// built batch after batch reuses the pool's recycled blocks; nothing is zeroed first).
+/// `encoded_size` is EncodedBatchSize(batch) when the caller has it already, else -1.
+Status AppendEncodedBatch(const RecordBatch& batch, BufferBuilder* out, int64_t encoded_size = -1);
 /// The bytes AppendEncodedBatch appends for `batch` (it allocates exactly once). Errors as
 /// AppendEncodedBatch.
 Result<int64_t> EncodedBatchSize(const RecordBatch& batch);
@@ -77,7 +78,7 @@ class SpillWriter {
   SchemaPtr schema_;
   int fd_;
   int64_t bytes_ = 0;
-  std::string scratch_;
+  BufferBuilder scratch_;
 };
 
 /// Reads a finished spill file back, batch by batch. kCorrupt naming the file and

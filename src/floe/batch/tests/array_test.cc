@@ -79,6 +79,16 @@ TEST(ArrayTest, MemorySizeCountsBlocksWholeAndSlicesByWhatTheySpan) {
       auto list, Array::Make(List(Int32()), 2, {nullptr, Values<int32_t>({0, 1, 3})}, {elems}));
   EXPECT_EQ(list->Slice(1, 1)->memory_size(), 2 * 4 + 2 * 4);
   EXPECT_EQ(list->Slice(1, 0)->memory_size(), 4);
+  // Nested: a list of strings and a struct of strings measure their children's range.
+  ASSERT_OK_AND_ASSIGN(
+      auto string_list,
+      Array::Make(List(String()), 2, {nullptr, Values<int32_t>({0, 1, 3})}, {strings}));
+  EXPECT_EQ(string_list->Slice(1, 1)->memory_size(), 2 * 4 + 3 * 4 + 3);
+  ASSERT_OK_AND_ASSIGN(auto st,
+                       Array::Make(Struct({Field("s", String())}), 3, {nullptr}, {strings}));
+  EXPECT_EQ(st->Slice(2, 1)->memory_size(), 2 * 4 + 3);
+  EXPECT_EQ(st->Slice(1, 2)->Slice(1, 1)->memory_size(), 2 * 4 + 3);
+  EXPECT_EQ(st->Slice(0, 2)->memory_size(), 3 * 4 + 2);
 }
 
 TEST(ArrayTest, MakeRejectsShortBuffersAndBadOffsets) {
