@@ -432,6 +432,7 @@ class AggregateStream final : public BatchStream {
         if (!more) {
           merge_.reset();
           runs_.reset();
+          reservation_.Free();
           finished_ = true;
         }
         continue;
@@ -699,7 +700,11 @@ class AggregateStream final : public BatchStream {
     FLOE_ASSIGN_OR_RAISE(auto writer, SpillWriter::Make(path, state_schema_));
     const int64_t n = sorted->num_rows();
     for (int64_t pos = 0; pos < n; pos += batch_size()) {
-      FLOE_RETURN_NOT_OK(writer->Write(*sorted->Slice(pos, std::min(batch_size(), n - pos))));
+      RecordBatchPtr chunk = sorted->Slice(pos, std::min(batch_size(), n - pos));
+      if (pos == 0) {
+        FLOE_RETURN_NOT_OK(NoteRunChunk(*chunk));
+      }
+      FLOE_RETURN_NOT_OK(writer->Write(*chunk));
     }
     FLOE_ASSIGN_OR_RAISE(int64_t bytes, writer->Finish());
     if (QueryMetrics* m = ctx_->metrics()) m->For(node_, partition_).spilled_bytes += bytes;
@@ -707,14 +712,36 @@ class AggregateStream final : public BatchStream {
     return CompactRuns();
   }
 
-  // The final merge holds a batch of every run at once (memory outside the budget), and an
-  // aggregation squeezed by other operators' reservations may spill hundreds of small runs.
-  // So whenever kMergeFanIn runs of one level exist, they are merged into one run of the
-  // next level (their rows in key order; equal keys stay separate rows, the final merge
-  // combines them): at most kMergeFanIn - 1 runs per level remain, and each spilled row is
-  // rewritten once per level.
+  // What a merge holds per run it reads (cursor_bytes_), from a run's first (largest)
+  // chunk: the block the chunk is read into (as the pool rounds it), its encoded keys
+  // (bounded by the chunk's own memory), and as much again for the chunk before, which rows
+  // the merge has taken may still refer to.
+  Status NoteRunChunk(const RecordBatch& chunk) {
+    FLOE_ASSIGN_OR_RAISE(const int64_t encoded, EncodedBatchSize(chunk));
+    const int64_t bytes = 2 * (DefaultMemoryPool()->BlockBytes(encoded) + chunk.memory_size());
+    cursor_bytes_ = std::max(cursor_bytes_, bytes);
+    return Status::OK();
+  }
+
+  // How many runs one merge may read at once: as many as what this aggregation holds and
+  // what is left of the budget take, at least two (so that merging makes progress) and at
+  // most kMergeFanIn.
+  int64_t MergeFanIn() const {
+    const int64_t available = ctx_->memory()->available();
+    if (available >= kMergeFanIn * cursor_bytes_) return kMergeFanIn;
+    const int64_t room = reservation_.size() + available;
+    return std::clamp<int64_t>(room / std::max<int64_t>(1, cursor_bytes_), 2, kMergeFanIn);
+  }
+
+  // The final merge reads a chunk of every run at once, and an aggregation squeezed by
+  // other operators' reservations may spill hundreds of small runs. So whenever as many
+  // runs of one level exist as one merge may read (MergeFanIn), they are merged into one run
+  // of the next level (their rows in key order; equal keys stay separate rows, the final
+  // merge combines them): fewer than that many runs per level remain, and each spilled row
+  // is rewritten once per level.
   Status CompactRuns() {
     while (true) {
+      const auto fan_in = static_cast<size_t>(MergeFanIn());
       std::vector<size_t> merge;
       for (int level = 0; merge.empty(); ++level) {
         std::vector<size_t> at;
@@ -723,52 +750,89 @@ class AggregateStream final : public BatchStream {
           if (runs_->levels[r] == level) at.push_back(r);
           higher |= runs_->levels[r] > level;
         }
-        if (at.size() >= kMergeFanIn) {
+        if (at.size() >= fan_in) {
+          at.resize(fan_in);
           merge = std::move(at);
         } else if (!higher) {
           return Status::OK();
         }
       }
-      const int level = runs_->levels[merge[0]] + 1;
-      std::vector<std::unique_ptr<MergeCursor>> cursors;
-      for (size_t r : merge) {
-        FLOE_ASSIGN_OR_RAISE(BatchStreamPtr s, OpenSpillFile(runs_->paths[r], state_schema_));
-        cursors.push_back(std::make_unique<MergeCursor>(std::move(s), key_columns_, key_options_));
-        FLOE_RETURN_NOT_OK(cursors.back()->Init());
-      }
-      KWayMerger merger(std::move(cursors));
-      std::string path = NewSpillPath(ctx_->spill_directory(), "aggregate");
-      auto merged = std::make_shared<SpillRuns>();
-      merged->paths.push_back(path);  // removed if the merge fails
-      FLOE_ASSIGN_OR_RAISE(auto writer, SpillWriter::Make(path, state_schema_));
-      RowInterleaver rows(state_schema_, ctx_->pool());
-      while (!merger.done()) {
-        rows.Add(merger.top()->batch(), merger.top()->row());
-        FLOE_RETURN_NOT_OK(merger.Pop());
-        if (rows.num_rows() == batch_size() || merger.done()) {
-          FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, rows.Finish());
-          FLOE_RETURN_NOT_OK(writer->Write(*batch));
-        }
-      }
-      FLOE_RETURN_NOT_OK(writer->Finish().status());
-      merged->paths.clear();
-      // The merged runs' files go; the new run takes their place.
-      std::error_code ec;
-      std::vector<std::string> paths;
-      std::vector<int> levels;
-      for (size_t r = 0; r < runs_->paths.size(); ++r) {
-        if (std::find(merge.begin(), merge.end(), r) != merge.end()) {
-          std::filesystem::remove(runs_->paths[r], ec);
-        } else {
-          paths.push_back(std::move(runs_->paths[r]));
-          levels.push_back(runs_->levels[r]);
-        }
-      }
-      paths.push_back(std::move(path));
-      levels.push_back(level);
-      runs_->paths = std::move(paths);
-      runs_->levels = std::move(levels);
+      FLOE_RETURN_NOT_OK(MergeRunsOnDisk(merge));
     }
+  }
+
+  // Until the budget takes a cursor for every run, merges the runs of the lowest levels on
+  // disk, as many at a time as it takes (at least two); then reserves the final merge's
+  // cursors (two are held even past the budget).
+  Status ReserveFinalMerge() {
+    while (true) {
+      const auto runs = static_cast<int64_t>(runs_->paths.size());
+      if (reservation_.TryResize(runs * cursor_bytes_)) return Status::OK();
+      if (runs <= 2) {
+        (void)reservation_.TryResize(2 * cursor_bytes_);
+        return Status::OK();
+      }
+      std::vector<size_t> order(runs_->paths.size());
+      for (size_t r = 0; r < order.size(); ++r) order[r] = r;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](size_t a, size_t b) { return runs_->levels[a] < runs_->levels[b]; });
+      order.resize(static_cast<size_t>(std::min(MergeFanIn(), runs - 1)));
+      FLOE_RETURN_NOT_OK(MergeRunsOnDisk(order));
+    }
+  }
+
+  // Replaces the runs at indices `merge` by one run of their rows in key order, of the level
+  // after the highest of theirs. The merge's cursors are reserved while it runs (held even
+  // past the budget: at least two runs must merge).
+  Status MergeRunsOnDisk(const std::vector<size_t>& merge) {
+    int level = 0;
+    for (size_t r : merge) level = std::max(level, runs_->levels[r] + 1);
+    (void)reservation_.TryResize(static_cast<int64_t>(merge.size()) * cursor_bytes_);
+    std::vector<std::unique_ptr<MergeCursor>> cursors;
+    for (size_t r : merge) {
+      FLOE_ASSIGN_OR_RAISE(BatchStreamPtr s, OpenSpillFile(runs_->paths[r], state_schema_));
+      cursors.push_back(std::make_unique<MergeCursor>(std::move(s), key_columns_, key_options_));
+      FLOE_RETURN_NOT_OK(cursors.back()->Init());
+    }
+    KWayMerger merger(std::move(cursors));
+    std::string path = NewSpillPath(ctx_->spill_directory(), "aggregate");
+    auto merged = std::make_shared<SpillRuns>();
+    merged->paths.push_back(path);  // removed if the merge fails
+    FLOE_ASSIGN_OR_RAISE(auto writer, SpillWriter::Make(path, state_schema_));
+    RowInterleaver rows(state_schema_, ctx_->pool());
+    bool first = true;
+    while (!merger.done()) {
+      rows.Add(merger.top()->batch(), merger.top()->row());
+      FLOE_RETURN_NOT_OK(merger.Pop());
+      if (rows.num_rows() == batch_size() || merger.done()) {
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, rows.Finish());
+        if (first) {
+          FLOE_RETURN_NOT_OK(NoteRunChunk(*batch));
+          first = false;
+        }
+        FLOE_RETURN_NOT_OK(writer->Write(*batch));
+      }
+    }
+    FLOE_RETURN_NOT_OK(writer->Finish().status());
+    merged->paths.clear();
+    reservation_.Free();
+    // The merged runs' files go; the new run takes their place.
+    std::error_code ec;
+    std::vector<std::string> paths;
+    std::vector<int> levels;
+    for (size_t r = 0; r < runs_->paths.size(); ++r) {
+      if (std::find(merge.begin(), merge.end(), r) != merge.end()) {
+        std::filesystem::remove(runs_->paths[r], ec);
+      } else {
+        paths.push_back(std::move(runs_->paths[r]));
+        levels.push_back(runs_->levels[r]);
+      }
+    }
+    paths.push_back(std::move(path));
+    levels.push_back(level);
+    runs_->paths = std::move(paths);
+    runs_->levels = std::move(levels);
+    return Status::OK();
   }
 
   Status FinishInput() {
@@ -784,18 +848,12 @@ class AggregateStream final : public BatchStream {
       finished_ = true;
       return Status::OK();
     }
-    // Merge the spilled runs and the groups still in memory, in group-key order.
+    // The groups still in memory are spilled as one more run, so that the final merge holds
+    // only its cursors, which the budget must take (ReserveFinalMerge); then the runs are
+    // merged in group-key order.
+    FLOE_RETURN_NOT_OK(SpillState());
+    FLOE_RETURN_NOT_OK(ReserveFinalMerge());
     std::vector<std::unique_ptr<MergeCursor>> cursors;
-    if (NumGroups() > 0) {
-      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr sorted, SortedState());
-      std::vector<RecordBatchPtr> chunks;
-      for (int64_t pos = 0; pos < sorted->num_rows(); pos += batch_size()) {
-        chunks.push_back(sorted->Slice(pos, std::min(batch_size(), sorted->num_rows() - pos)));
-      }
-      cursors.push_back(std::make_unique<MergeCursor>(
-          MakeVectorStream(state_schema_, std::move(chunks)), key_columns_, key_options_));
-    }
-    reservation_.Free();
     for (const auto& path : runs_->paths) {
       FLOE_ASSIGN_OR_RAISE(BatchStreamPtr s, OpenSpillFile(path, state_schema_));
       cursors.push_back(std::make_unique<MergeCursor>(std::move(s), key_columns_, key_options_));
@@ -879,8 +937,9 @@ class AggregateStream final : public BatchStream {
 
   static constexpr int64_t kPassthroughMinRows = 1 << 17;
   static constexpr int64_t kPartialFlushGroups = 1 << 15;
-  // Spilled runs of one level merged into one (CompactRuns).
-  static constexpr size_t kMergeFanIn = 16;
+  // The most spilled runs one merge reads (CompactRuns).
+  static constexpr int64_t kMergeFanIn = 16;
+  int64_t cursor_bytes_ = 0;  // what a merge holds per run it reads (NoteRunChunk)
   int64_t rows_in_ = 0;
   int64_t groups_out_ = 0;  // groups a partial aggregation emitted
   bool passthrough_ = false;

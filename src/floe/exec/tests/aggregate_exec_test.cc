@@ -495,37 +495,61 @@ TEST(AggregateSpill, FinishesPastTheMemoryLimitBySpillingSortedState) {
   std::filesystem::remove_all(dir);
 }
 
+// The spilled-run files an aggregation holds when its first output batch is ready (the
+// final merge reads them all at once) and its rows (sorted), under a budget of `limit`
+// bytes with batches of 64 rows.
+struct SpillOutcome {
+  int64_t files = 0;
+  std::vector<std::string> rows;
+};
+
+SpillOutcome RunSpilling(const CountSumInput& input, int64_t limit, const std::string& name) {
+  SpillOutcome out;
+  auto agg = CountSumByKey(input).ValueOrDie();
+  auto dir = std::filesystem::temp_directory_path() /
+             ("floe-agg-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto ctx = MakeContext(64, limit, dir.string());
+  {
+    BatchStreamPtr stream = ExecutePlan(agg, 0, ctx).ValueOrDie();
+    std::vector<RecordBatchPtr> batches;
+    RecordBatchPtr first = stream->Next().ValueOrDie();
+    EXPECT_NE(first, nullptr);
+    out.files = std::distance(std::filesystem::directory_iterator(dir),
+                              std::filesystem::directory_iterator());
+    batches.push_back(first);
+    while (RecordBatchPtr b = stream->Next().ValueOrDie()) batches.push_back(std::move(b));
+    out.rows = testing::Rows(batches);
+    std::sort(out.rows.begin(), out.rows.end());
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+  std::filesystem::remove_all(dir);
+  return out;
+}
+
 // An aggregation whose every batch spills (a budget smaller than one batch's groups)
-// makes hundreds of runs; runs of one level are merged sixteen at a time as they come, so
-// the final merge opens a few dozen files at most, and the result is exact.
-TEST(AggregateSpill, ManySpilledRunsAreMergedInLevels) {
+// makes 300 runs. A merge reads as many runs at once as the budget has room for, at least
+// two and at most sixteen: with a budget that has no room for a merge cursor, runs are
+// merged two at a time as they come and the final merge reads two (it read fifteen when
+// merges took sixteen whatever the budget). Larger budgets spill fewer, larger runs and
+// merge more at a time. The result is exact either way.
+TEST(AggregateSpill, ManySpilledRunsAreMergedAsTheBudgetTakes) {
   CountSumInput input = MakeCountSumInput(300, 64, [](int b, int r) {
     return std::pair<int64_t, int64_t>((static_cast<int64_t>(b) * 131 + r * 7) % 5000, b);
   });
-  ASSERT_OK_AND_ASSIGN(auto agg, CountSumByKey(input));
-  auto dir = std::filesystem::temp_directory_path() /
-             ("floe-agg-spill-levels-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  auto ctx = MakeContext(64, 1024, dir.string());
-  ASSERT_OK_AND_ASSIGN(BatchStreamPtr stream, ExecutePlan(agg, 0, ctx));
-  ASSERT_OK_AND_ASSIGN(RecordBatchPtr first, stream->Next());
-  ASSERT_NE(first, nullptr);
-  // 300 runs: one of level 2 (256), two of level 1 (32), twelve of level 0.
-  const auto files = std::distance(std::filesystem::directory_iterator(dir),
-                                   std::filesystem::directory_iterator());
-  EXPECT_EQ(files, 15);
-  std::vector<RecordBatchPtr> out = {first};
-  while (true) {
-    ASSERT_OK_AND_ASSIGN(RecordBatchPtr b, stream->Next());
-    if (b == nullptr) break;
-    out.push_back(std::move(b));
+  SpillOutcome tiny = RunSpilling(input, 1024, "tiny");
+  EXPECT_EQ(tiny.files, 2);
+  EXPECT_EQ(tiny.rows, input.want);
+  CountSumInput wide = MakeCountSumInput(40, 4000, [](int b, int r) {
+    return std::pair<int64_t, int64_t>((static_cast<int64_t>(b) * 4000 + r * 7) % 150000, b);
+  });
+  for (int64_t limit : {64 << 10, 128 << 10, 512 << 10}) {
+    SCOPED_TRACE(limit);
+    SpillOutcome o = RunSpilling(wide, limit, "budget");
+    EXPECT_GE(o.files, 2);
+    EXPECT_LE(o.files, 16);
+    EXPECT_EQ(o.rows, wide.want);
   }
-  stream.reset();
-  std::vector<std::string> rows = testing::Rows(out);
-  std::sort(rows.begin(), rows.end());
-  EXPECT_EQ(rows, input.want);
-  EXPECT_TRUE(std::filesystem::is_empty(dir));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
