@@ -1,5 +1,6 @@
 #include "floe/exec/exchange.h"
 
+#include <atomic>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -114,12 +115,11 @@ class LocalExchange final : public ExchangeService {
     }
     if (batch->num_rows() == 0) return Status::OK();
     const int64_t bytes = batch->memory_size();
-    MemoryReservation& reservation = *writer->reservation;
-    if (!reservation.TryResize(reservation.size() + bytes)) {
+    if (!Hold(writer, writer->reservation->size() + bytes)) {
       // Past the budget: this writer's buffered batches go to disk, then the new one is
       // kept in memory when it fits alone and written to disk otherwise.
       FLOE_RETURN_NOT_OK(SpillWriter(stage, writer));
-      if (!reservation.TryResize(bytes)) {
+      if (!Hold(writer, bytes)) {
         Segment segment;
         segment.batches.push_back(batch);
         FLOE_RETURN_NOT_OK(SpillSegment(stage, &segment));
@@ -185,10 +185,35 @@ class LocalExchange final : public ExchangeService {
       output = std::move(it->second);
       stages_.erase(it);
     }
+    for (const auto& writer : output->writers) held_ -= writer->reservation->size();
     RemoveFiles(*output);
   }
 
  private:
+  // The exchange's buffers hold at most this share of a limited budget (kHeldShareDivisor:
+  // a half), so that the operators that read them (a sort, an aggregation, a join's build
+  // side) find the rest of the budget free rather than spill because batches waiting in
+  // the exchange took it all.
+  static constexpr int64_t kHeldShareDivisor = 2;
+
+  // Grows (or shrinks) `writer`'s reservation to `bytes`; false, unchanged, when the
+  // exchange's share or the budget does not take it.
+  bool Hold(Writer* writer, int64_t bytes) {
+    MemoryReservation& reservation = *writer->reservation;
+    const int64_t delta = bytes - reservation.size();
+    const int64_t limit = memory_->limit();
+    if (delta > 0 && limit > 0 && held_.fetch_add(delta) + delta > limit / kHeldShareDivisor) {
+      held_ -= delta;
+      return false;
+    }
+    if (!reservation.TryResize(bytes)) {
+      if (delta > 0 && limit > 0) held_ -= delta;
+      return false;
+    }
+    if (delta < 0 || limit <= 0) held_ += delta;
+    return true;
+  }
+
   Result<Writer*> GetWriter(int stage, int input_partition) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = stages_.find(stage);
@@ -222,7 +247,7 @@ class LocalExchange final : public ExchangeService {
         if (segment.spill_path.empty()) FLOE_RETURN_NOT_OK(SpillSegment(stage, &segment));
       }
     }
-    writer->reservation->Free();
+    (void)Hold(writer, 0);
     return Status::OK();
   }
 
@@ -238,6 +263,7 @@ class LocalExchange final : public ExchangeService {
 
   std::shared_ptr<MemoryManager> memory_;
   std::string spill_directory_;
+  std::atomic<int64_t> held_{0};  // the writers' reservations in all
   mutable std::mutex mutex_;
   std::map<int, std::unique_ptr<StageOutput>> stages_;
 };

@@ -229,11 +229,11 @@ TEST_F(RuntimeTest, ExchangeStreamsInputPartitionsInOrder) {
 }
 
 TEST_F(RuntimeTest, ExchangeSpillsPastTheBudgetAndGivesIdenticalRows) {
-  // A budget of 1 byte holds no batch: every batch goes to disk; 100 bytes hold one
-  // batch of five int64 values at a time.
+  // A budget of 1 byte holds no batch: every batch goes to disk; the exchange's half of
+  // 200 bytes holds one batch of five int64 values (a 64-byte pool block) at a time.
   std::vector<int64_t> expected;
   for (int i = 1; i <= 30; ++i) expected.push_back(i);
-  for (int64_t budget : {int64_t{0}, int64_t{1}, int64_t{100}}) {
+  for (int64_t budget : {int64_t{0}, int64_t{1}, int64_t{200}}) {
     auto ctx = MakeContext(budget);
     PlanPtr plan = CoalescePartitionsExec::Make(Source()).ValueOrDie();
     ASSERT_OK_AND_ASSIGN(std::vector<int64_t> rows, RunStages(plan, ctx));
@@ -248,6 +248,39 @@ TEST_F(RuntimeTest, ExchangeSpillsPastTheBudgetAndGivesIdenticalRows) {
     ctx.reset();
     EXPECT_EQ(FilesInDir(), 0) << "budget " << budget;
   }
+}
+
+// The batches waiting in an exchange hold at most half of the budget: the operators that
+// read them find the other half free.
+TEST_F(RuntimeTest, ExchangeBuffersHoldAtMostHalfTheBudget) {
+  auto ctx = MakeContext(1000);
+  auto exchange = ctx->exchange();
+  ASSERT_OK(exchange->RegisterStage(3, IntSchema(), 2, 1));
+  for (int b = 0; b < 40; ++b) {
+    std::vector<int64_t> values;
+    for (int i = 0; i < 5; ++i) values.push_back(b * 5 + i);
+    // Two writers, as two tasks of the stage would be.
+    ASSERT_OK(exchange->Write(3, b % 2, 0, IntBatch(values)));
+    EXPECT_LE(ctx->memory()->reserved(), 500) << "batch " << b;
+  }
+  EXPECT_GT(ctx->memory()->reserved(), 0);
+  EXPECT_GT(FilesInDir(), 0);
+  MemoryReservation reader(ctx->memory(), "reader");
+  EXPECT_TRUE(reader.TryResize(500));
+  ASSERT_OK(exchange->Finish(3, 0));
+  ASSERT_OK(exchange->Finish(3, 1));
+  ASSERT_OK_AND_ASSIGN(auto stream, exchange->Open(3, 0));
+  std::vector<RecordBatchPtr> batches;
+  while (auto batch = stream->Next().ValueOrDie()) batches.push_back(batch);
+  std::vector<int64_t> rows = Values(batches);
+  std::sort(rows.begin(), rows.end());
+  std::vector<int64_t> want(200);
+  for (int i = 0; i < 200; ++i) want[static_cast<size_t>(i)] = i;
+  EXPECT_EQ(rows, want);
+  stream.reset();
+  exchange->Remove(3);
+  EXPECT_EQ(ctx->memory()->reserved(), 500);  // the reader's only
+  EXPECT_EQ(FilesInDir(), 0);
 }
 
 TEST_F(RuntimeTest, StagesOfACoalesce) {
