@@ -38,6 +38,17 @@ while read -r s v; do sent=$((sent + s)); received=$((received + v)); done < <(
 [ "$sent" -gt 0 ] || fail "no exchange bytes sent"
 [ "$sent" = "$received" ] || fail "bytes sent ($sent) and received ($received) differ"
 
+# Ranks with different task slots (an MPMD launch: rank 0 given one thread, rank 1
+# seven): rank 0 places a stage's eight tasks by free slots, so rank 1 runs at least six
+# of them (one each when both had one slot, as mpirun's binding gives them here).
+query8="EXPLAIN ANALYZE SELECT x % 7 AS k, count(*) FROM generate_series(1, 400000) AS g(x) GROUP BY x % 7"
+rank_args=(--warehouse wh --format csv -c "SET target_partitions = 8" -c "$query8")
+timeout 120 "$mpiexec" --oversubscribe -np 1 "$floe" sql --threads 1 "${rank_args[@]}" : \
+  -np 1 "$floe" sql --threads 7 "${rank_args[@]}" >out.txt 2>err.txt ||
+  fail "EXPLAIN ANALYZE with uneven slots failed"
+on_rank1="$(grep -A9 'GenerateSeriesExec' out.txt | grep -c 'partition [0-7] on rank 1: rows=50000 ')"
+[ "$on_rank1" -ge 6 ] || fail "rank 1 (seven slots) ran $on_rank1 of the series' 8 partitions"
+
 # One process reports no ranks.
 "$floe" sql --warehouse wh --format csv -c "SET target_partitions = 6" -c "$query" >out.txt 2>err.txt ||
   fail "EXPLAIN ANALYZE failed in one process"

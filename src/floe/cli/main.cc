@@ -61,12 +61,19 @@ int main(int argc, char** argv) {
   // Under mpirun every rank parses the same command line; rank 0 runs the command over
   // all ranks and the others execute its tasks. Without mpirun MPI is never initialised.
   if (floe::dist::LaunchedUnderMpi()) {
-    return floe::dist::RunUnderMpi(0, [&run](const std::shared_ptr<floe::exec::QueryCluster>& c) {
-      floe::cli::SetQueryCluster(c);
-      int code = run();
-      floe::cli::SetQueryCluster(nullptr);
-      return code;
-    });
+    // A command's --threads is this rank's task slots (ranks may be given different ones).
+    int threads = 0;
+    for (const CLI::App* command : app.get_subcommands()) {
+      const CLI::Option* option = command->get_option_no_throw("--threads");
+      if (option != nullptr && option->count() > 0) threads = option->as<int>();
+    }
+    return floe::dist::RunUnderMpi(threads,
+                                   [&run](const std::shared_ptr<floe::exec::QueryCluster>& c) {
+                                     floe::cli::SetQueryCluster(c);
+                                     int code = run();
+                                     floe::cli::SetQueryCluster(nullptr);
+                                     return code;
+                                   });
   }
   return run();
 }

@@ -109,7 +109,8 @@ struct MpiCluster::State {
   std::shared_ptr<Communicator> comm;
   std::shared_ptr<ExchangeServer> server;
   ThreadPool* threads = nullptr;
-  int slots_per_rank = 1;
+  std::vector<int> slots;  // per rank: the tasks it runs at once
+  int total_slots = 1;
 
   std::mutex mutex;
   std::map<uint64_t, std::weak_ptr<MpiQueryRunner>> queries;
@@ -151,19 +152,23 @@ class MpiQueryRunner final : public exec::TaskRunner {
     }
   }
 
-  int slots() const override { return cluster_->slots_per_rank * cluster_->comm->size(); }
+  int slots() const override { return cluster_->total_slots; }
 
   void Run(const exec::Stage& stage, int partition, const exec::TaskContextPtr& ctx,
            std::function<void(Status, int)> done) override {
     std::unique_lock<std::mutex> lock(mutex_);
-    // On demand: the rank with the most free slots (the fewest running tasks) gets it;
-    // among those, the one given the fewest tasks of the query so far, so that short
-    // tasks, which end before the next is placed, still spread over the ranks.
+    // On demand: the rank with the most free slots (its slots less its running tasks;
+    // ranks may have different numbers of slots) gets it; among those, the one given the
+    // fewest tasks of the query so far, so that short tasks, which end before the next is
+    // placed, still spread over the ranks.
+    const std::vector<int>& slots = cluster_->slots;
+    auto busier = [&](size_t a, size_t b) {  // whether rank a is a worse choice than b
+      return std::pair(running_[a] - slots[a], assigned_[a]) >
+             std::pair(running_[b] - slots[b], assigned_[b]);
+    };
     size_t rank = 0;
     for (size_t r = 1; r < running_.size(); ++r) {
-      if (std::pair(running_[r], assigned_[r]) < std::pair(running_[rank], assigned_[rank])) {
-        rank = r;
-      }
+      if (busier(rank, r)) rank = r;
     }
     ++running_[rank];
     ++assigned_[rank];
@@ -330,13 +335,21 @@ void MpiCluster::State::Receive() {
 
 Result<std::shared_ptr<MpiCluster>> MpiCluster::Start(std::shared_ptr<Communicator> comm,
                                                       std::shared_ptr<ExchangeServer> server,
-                                                      ThreadPool* threads, int slots_per_rank) {
+                                                      ThreadPool* threads, std::vector<int> slots) {
   if (comm->rank() != 0) return Status::Internal("the cluster is driven from rank 0");
+  if (slots.size() != static_cast<size_t>(comm->size())) {
+    return Status::Internal("task slots of {} ranks for a job of {}", slots.size(), comm->size());
+  }
   auto state = std::make_shared<State>();
   state->comm = std::move(comm);
   state->server = std::move(server);
   state->threads = threads;
-  state->slots_per_rank = std::max(1, slots_per_rank);
+  state->total_slots = 0;
+  for (int& s : slots) {
+    s = std::max(1, s);
+    state->total_slots += s;
+  }
+  state->slots = std::move(slots);
   state->receiver = std::thread([raw = state.get()] { raw->Receive(); });
   return std::shared_ptr<MpiCluster>(new MpiCluster(std::move(state)));
 }
@@ -608,9 +621,16 @@ int RunUnderMpi(int threads,
                    server.status().ToString().c_str());
       (*comm)->Abort(1);
     }
+    // Every rank's task slots, for rank 0's placement (hosts may differ in cores).
+    Result<std::vector<int64_t>> slots = (*comm)->AllGather(threads);
+    if (!slots.ok()) {
+      std::fprintf(stderr, "floe: rank %d: %s\n", (*comm)->rank(),
+                   slots.status().ToString().c_str());
+      (*comm)->Abort(1);
+    }
     if ((*comm)->rank() == 0) {
-      Result<std::shared_ptr<MpiCluster>> cluster =
-          MpiCluster::Start(*comm, *server, pool->get(), threads);
+      Result<std::shared_ptr<MpiCluster>> cluster = MpiCluster::Start(
+          *comm, *server, pool->get(), std::vector<int>(slots->begin(), slots->end()));
       if (!cluster.ok()) {
         std::fprintf(stderr, "floe: %s\n", cluster.status().ToString().c_str());
         (*comm)->Abort(1);

@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "floe/common/result.h"
 #include "floe/common/thread_pool.h"
@@ -36,10 +37,10 @@ inline constexpr int kMetricsTag = 3;  // QueryMetricsReport, executor -> rank 0
 class MpiCluster final : public exec::QueryCluster {
  public:
   /// Starts the thread that receives task completions. `threads` runs rank 0's own tasks;
-  /// every rank has `slots_per_rank` task slots.
+  /// rank r runs up to `slots[r]` tasks at once (one entry per rank).
   static Result<std::shared_ptr<MpiCluster>> Start(std::shared_ptr<Communicator> comm,
                                                    std::shared_ptr<ExchangeServer> server,
-                                                   ThreadPool* threads, int slots_per_rank);
+                                                   ThreadPool* threads, std::vector<int> slots);
   ~MpiCluster() override;
 
   Result<Query> Begin(const exec::StagePlan& stages, const exec::SessionConfig& config,
@@ -63,9 +64,10 @@ Status RunExecutor(const std::shared_ptr<Communicator>& comm,
 
 /// The whole process under mpirun: initialises MPI and the exchange server; rank 0 runs
 /// `rank0_main` with the cluster (its return value is the exit code) and then stops the
-/// executors; every other rank runs RunExecutor. Finalizes MPI at the end. `threads`: task
-/// slots per rank (0: the CPUs mpirun bound the rank to, or when it did not bind them,
-/// the hardware threads divided among the ranks on this host).
+/// executors; every other rank runs RunExecutor. Finalizes MPI at the end. `threads`: this
+/// rank's task slots (0: the CPUs mpirun bound the rank to, or when it did not bind them,
+/// the hardware threads divided among the ranks on this host); ranks may differ, and
+/// rank 0 places tasks by each rank's free slots.
 int RunUnderMpi(int threads,
                 const std::function<int(const std::shared_ptr<exec::QueryCluster>&)>& rank0_main);
 

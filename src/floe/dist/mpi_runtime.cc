@@ -400,6 +400,25 @@ Result<int64_t> Communicator::AllReduce(int64_t value, bool sum,
   return values[1];
 }
 
+Result<std::vector<int64_t>> Communicator::AllGather(int64_t value,
+                                                     std::chrono::milliseconds timeout) {
+  FLOE_RETURN_NOT_OK(CheckUsable("AllGather"));
+  // On the heap, and left allocated after a timeout, as in AllReduce.
+  const auto n = static_cast<size_t>(size());
+  auto values = std::make_unique<int64_t[]>(n + 1);
+  values[n] = value;
+  MPI_Request request;
+  int err = MPI_Iallgather(&values[n], 1, MPI_INT64_T, &values[0], 1, MPI_INT64_T, state_->comm,
+                           &request);
+  if (err != MPI_SUCCESS) return MpiError(err, "MPI_Iallgather");
+  Status st = WaitFor(&request, DeadlineOf(timeout), "MPI all-gather", timeout);
+  if (!st.ok()) {
+    values.release();
+    return st;
+  }
+  return std::vector<int64_t>(values.get(), values.get() + n);
+}
+
 Status Communicator::Finalize() {
   if (state_->finalized.exchange(true)) return Status::OK();
   MPI_Comm_free(&state_->comm);

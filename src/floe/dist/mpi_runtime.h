@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "floe/batch/buffer.h"
 #include "floe/common/result.h"
@@ -140,6 +141,10 @@ class Communicator {
   /// The sum of every rank's `value`; a collective call.
   Result<int64_t> AllReduceSum(int64_t value,
                                std::chrono::milliseconds timeout = std::chrono::milliseconds{-1});
+
+  /// Every rank's `value`, by rank; a collective call.
+  Result<std::vector<int64_t>> AllGather(
+      int64_t value, std::chrono::milliseconds timeout = std::chrono::milliseconds{-1});
 
   /// Finalizes MPI; later calls fail with kInvalidArgument. Every rank must call it (it
   /// is collective); a second call does nothing.

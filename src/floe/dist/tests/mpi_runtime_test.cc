@@ -220,6 +220,15 @@ TEST(MpiRuntime, ReceiveTimesOutAndBadArgumentsAreErrors) {
   ASSERT_OK(comm->Barrier(kTestTimeout));
 }
 
+TEST(MpiRuntime, AllGatherGivesEveryRanksValueByRank) {
+  const auto& comm = TestComm();
+  ASSERT_OK_AND_ASSIGN(std::vector<int64_t> values,
+                       comm->AllGather(int64_t{comm->rank()} * 1000000007 - 5, kTestTimeout));
+  std::vector<int64_t> want;
+  for (int r = 0; r < comm->size(); ++r) want.push_back(int64_t{r} * 1000000007 - 5);
+  EXPECT_EQ(values, want);
+}
+
 TEST(MpiRuntime, AllReduceMaxAndSum) {
   const auto& comm = TestComm();
   ASSERT_OK_AND_ASSIGN(int64_t max, comm->AllReduceMax(comm->rank() * 10 + 3, kTestTimeout));
