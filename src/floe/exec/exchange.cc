@@ -202,15 +202,14 @@ class LocalExchange final : public ExchangeService {
     MemoryReservation& reservation = *writer->reservation;
     const int64_t delta = bytes - reservation.size();
     const int64_t limit = memory_->limit();
-    if (delta > 0 && limit > 0 && held_.fetch_add(delta) + delta > limit / kHeldShareDivisor) {
+    // Counted before the check, so that writers growing at once cannot pass the share
+    // together.
+    const int64_t held = held_.fetch_add(delta) + delta;
+    if ((delta > 0 && limit > 0 && held > limit / kHeldShareDivisor) ||
+        !reservation.TryResize(bytes)) {
       held_ -= delta;
       return false;
     }
-    if (!reservation.TryResize(bytes)) {
-      if (delta > 0 && limit > 0) held_ -= delta;
-      return false;
-    }
-    if (delta < 0 || limit <= 0) held_ += delta;
     return true;
   }
 
