@@ -198,11 +198,12 @@ TEST(MpiRuntime, ReceiveTimesOutAndBadArgumentsAreErrors) {
   EXPECT_FALSE(nothing->has_value());
   // A stop flag ends a long wait at once: a thread told to end does not sit out its wait.
   std::atomic<bool> stop{false};
+  // The clock starts before the stopper's sleep does, so the wait is at least its 20 ms.
+  start = std::chrono::steady_clock::now();
   std::thread stopper([&stop] {
     std::this_thread::sleep_for(std::chrono::milliseconds{20});
     stop = true;
   });
-  start = std::chrono::steady_clock::now();
   auto stopped = comm->TryReceive(kAnySource, 997, std::chrono::minutes{1}, -1, &stop);
   const auto waited = std::chrono::steady_clock::now() - start;
   stopper.join();
