@@ -108,6 +108,28 @@ std::optional<Clock::time_point> DeadlineOf(std::chrono::milliseconds timeout) {
   return Clock::now() + timeout;
 }
 
+// Runs the nonblocking collective that `start(send, receive, request)` begins, sending one
+// value and receiving `receive_count`, and waits for it (kIOError naming `what` after
+// `timeout`). The values are on the heap: after a timeout the operation is still pending
+// and keeps using them, so they are then left allocated.
+template <typename Start>
+Result<std::vector<int64_t>> RunCollective(int64_t value, size_t receive_count, Start start,
+                                           std::string_view call, std::string_view what,
+                                           std::chrono::milliseconds timeout) {
+  auto values = std::make_unique<int64_t[]>(receive_count + 1);
+  int64_t* send = &values[receive_count];
+  *send = value;
+  MPI_Request request;
+  int err = start(send, values.get(), &request);
+  if (err != MPI_SUCCESS) return MpiError(err, call);
+  Status st = WaitFor(&request, DeadlineOf(timeout), what, timeout);
+  if (!st.ok()) {
+    values.release();
+    return st;
+  }
+  return std::vector<int64_t>(values.get(), send);
+}
+
 std::atomic<bool> g_initialised{false};
 
 }  // namespace
@@ -383,40 +405,24 @@ Result<int64_t> Communicator::AllReduceSum(int64_t value, std::chrono::milliseco
 Result<int64_t> Communicator::AllReduce(int64_t value, bool sum,
                                         std::chrono::milliseconds timeout) {
   FLOE_RETURN_NOT_OK(CheckUsable("AllReduce"));
-  // On the heap: after a timeout the operation is still pending and keeps using them,
-  // so they are then left allocated.
-  auto values = std::make_unique<int64_t[]>(2);
-  values[0] = value;
-  values[1] = value;
-  MPI_Request request;
-  int err = MPI_Iallreduce(&values[0], &values[1], 1, MPI_INT64_T, sum ? MPI_SUM : MPI_MAX,
-                           state_->comm, &request);
-  if (err != MPI_SUCCESS) return MpiError(err, "MPI_Iallreduce");
-  Status st = WaitFor(&request, DeadlineOf(timeout), "MPI all-reduce", timeout);
-  if (!st.ok()) {
-    values.release();
-    return st;
-  }
-  return values[1];
+  MPI_Comm comm = state_->comm;
+  auto start = [&](int64_t* send, int64_t* receive, MPI_Request* request) {
+    return MPI_Iallreduce(send, receive, 1, MPI_INT64_T, sum ? MPI_SUM : MPI_MAX, comm, request);
+  };
+  FLOE_ASSIGN_OR_RAISE(std::vector<int64_t> result,
+                       RunCollective(value, 1, start, "MPI_Iallreduce", "MPI all-reduce", timeout));
+  return result[0];
 }
 
 Result<std::vector<int64_t>> Communicator::AllGather(int64_t value,
                                                      std::chrono::milliseconds timeout) {
   FLOE_RETURN_NOT_OK(CheckUsable("AllGather"));
-  // On the heap, and left allocated after a timeout, as in AllReduce.
-  const auto n = static_cast<size_t>(size());
-  auto values = std::make_unique<int64_t[]>(n + 1);
-  values[n] = value;
-  MPI_Request request;
-  int err = MPI_Iallgather(&values[n], 1, MPI_INT64_T, &values[0], 1, MPI_INT64_T, state_->comm,
-                           &request);
-  if (err != MPI_SUCCESS) return MpiError(err, "MPI_Iallgather");
-  Status st = WaitFor(&request, DeadlineOf(timeout), "MPI all-gather", timeout);
-  if (!st.ok()) {
-    values.release();
-    return st;
-  }
-  return std::vector<int64_t>(values.get(), values.get() + n);
+  MPI_Comm comm = state_->comm;
+  auto start = [&](int64_t* send, int64_t* receive, MPI_Request* request) {
+    return MPI_Iallgather(send, 1, MPI_INT64_T, receive, 1, MPI_INT64_T, comm, request);
+  };
+  return RunCollective(value, static_cast<size_t>(size()), start, "MPI_Iallgather",
+                       "MPI all-gather", timeout);
 }
 
 Status Communicator::Finalize() {

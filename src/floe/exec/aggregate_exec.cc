@@ -701,10 +701,8 @@ class AggregateStream final : public BatchStream {
     const int64_t n = sorted->num_rows();
     for (int64_t pos = 0; pos < n; pos += batch_size()) {
       RecordBatchPtr chunk = sorted->Slice(pos, std::min(batch_size(), n - pos));
-      if (pos == 0) {
-        FLOE_RETURN_NOT_OK(NoteRunChunk(*chunk));
-      }
-      FLOE_RETURN_NOT_OK(writer->Write(*chunk));
+      FLOE_ASSIGN_OR_RAISE(const int64_t encoded, writer->Write(*chunk));
+      if (pos == 0) NoteRunChunk(*chunk, encoded);
     }
     FLOE_ASSIGN_OR_RAISE(int64_t bytes, writer->Finish());
     if (QueryMetrics* m = ctx_->metrics()) m->For(node_, partition_).spilled_bytes += bytes;
@@ -712,15 +710,11 @@ class AggregateStream final : public BatchStream {
     return CompactRuns();
   }
 
-  // What a merge holds per run it reads (cursor_bytes_), from a run's first (largest)
-  // chunk: the block the chunk is read into (as the pool rounds it), its encoded keys
-  // (bounded by the chunk's own memory), and as much again for the chunk before, which rows
-  // the merge has taken may still refer to.
-  Status NoteRunChunk(const RecordBatch& chunk) {
-    FLOE_ASSIGN_OR_RAISE(const int64_t encoded, EncodedBatchSize(chunk));
-    const int64_t bytes = 2 * (DefaultMemoryPool()->BlockBytes(encoded) + chunk.memory_size());
-    cursor_bytes_ = std::max(cursor_bytes_, bytes);
-    return Status::OK();
+  // Raises what a merge holds per run it reads (cursor_bytes_, MergeCursorBytes) to what a
+  // run's first (largest) chunk takes, which took `encoded_bytes` in the file; the merge
+  // keys are the chunk's group columns, bounded by its own memory.
+  void NoteRunChunk(const RecordBatch& chunk, int64_t encoded_bytes) {
+    cursor_bytes_ = std::max(cursor_bytes_, MergeCursorBytes(encoded_bytes, chunk.memory_size()));
   }
 
   // How many runs one merge may read at once: as many as what this aggregation holds and
@@ -806,11 +800,9 @@ class AggregateStream final : public BatchStream {
       FLOE_RETURN_NOT_OK(merger.Pop());
       if (rows.num_rows() == batch_size() || merger.done()) {
         FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, rows.Finish());
-        if (first) {
-          FLOE_RETURN_NOT_OK(NoteRunChunk(*batch));
-          first = false;
-        }
-        FLOE_RETURN_NOT_OK(writer->Write(*batch));
+        FLOE_ASSIGN_OR_RAISE(const int64_t encoded, writer->Write(*batch));
+        if (first) NoteRunChunk(*batch, encoded);
+        first = false;
       }
     }
     FLOE_RETURN_NOT_OK(writer->Finish().status());

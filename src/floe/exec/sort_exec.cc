@@ -109,15 +109,13 @@ int64_t BufferedSortBytes(const Ordering& keys, const RecordBatch& batch) {
   return (2 + variable_keys) * batch.memory_size() + (key_row + 24 + 8) * batch.num_rows();
 }
 
-// What merging holds per spilled run, in bytes, for runs written in chunks like `chunk`
-// (`encoded_bytes` in the file): the block the reader reads a chunk into (as the pool
-// rounds it), the chunk's encoded keys, and as much again for the previous chunk, which
-// rows of the merge's output batch may still refer to.
-int64_t MergeCursorBytes(const Ordering& keys, const RecordBatch& chunk, int64_t encoded_bytes) {
+// What merging holds per spilled run (MergeCursorBytes) for runs written in chunks like
+// `chunk`, which took `encoded_bytes` in the file: its keys are encoded per row.
+int64_t SortCursorBytes(const Ordering& keys, const RecordBatch& chunk, int64_t encoded_bytes) {
   int variable_keys = 0;
   const int64_t key_row = EncodedKeyBytesPerRow(keys, &variable_keys);
-  const int64_t block = DefaultMemoryPool()->BlockBytes(encoded_bytes);
-  return 2 * (block + variable_keys * chunk.memory_size() + key_row * chunk.num_rows());
+  return MergeCursorBytes(encoded_bytes,
+                          variable_keys * chunk.memory_size() + key_row * chunk.num_rows());
 }
 
 class SortStream final : public BatchStream {
@@ -254,10 +252,8 @@ class SortStream final : public BatchStream {
     while (true) {
       FLOE_ASSIGN_OR_RAISE(RecordBatchPtr chunk, input.Next());
       if (chunk == nullptr) break;
-      const int64_t before = writer->bytes();
-      FLOE_RETURN_NOT_OK(writer->Write(*chunk));
-      cursor_bytes_ = std::max(cursor_bytes_,
-                               MergeCursorBytes(node_->keys(), *chunk, writer->bytes() - before));
+      FLOE_ASSIGN_OR_RAISE(const int64_t encoded, writer->Write(*chunk));
+      cursor_bytes_ = std::max(cursor_bytes_, SortCursorBytes(node_->keys(), *chunk, encoded));
     }
     FLOE_ASSIGN_OR_RAISE(int64_t bytes, writer->Finish());
     if (QueryMetrics* m = ctx_->metrics()) m->For(node_, partition_).spilled_bytes += bytes;
@@ -358,7 +354,7 @@ class SortStream final : public BatchStream {
   TaskContextPtr ctx_;
   MemoryReservation reservation_;
   BatchStreamPtr output_;
-  // What merging holds per spilled run (see MergeCursorBytes), for the largest chunk
+  // What merging holds per spilled run (see SortCursorBytes), for the largest chunk
   // written so far.
   int64_t cursor_bytes_ = 0;
 };

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "floe/batch/buffer.h"
+#include "floe/common/memory_pool.h"
 
 namespace floe::exec {
 
@@ -505,7 +506,7 @@ SpillWriter::~SpillWriter() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Status SpillWriter::Write(const RecordBatch& batch) {
+Result<int64_t> SpillWriter::Write(const RecordBatch& batch) {
   if (fd_ < 0) return Status::Internal("spill file {}: write after Finish", path_);
   if (batch.num_columns() != schema_->num_fields()) {
     return Status::Internal("spill file {}: batch of {} columns for a schema of {}", path_,
@@ -515,10 +516,15 @@ Status SpillWriter::Write(const RecordBatch& batch) {
   FLOE_RETURN_NOT_OK(AppendEncodedBatch(batch, &scratch_));
   FLOE_RETURN_NOT_OK(WriteAll(fd_, path_, reinterpret_cast<const char*>(scratch_.data()),
                               static_cast<size_t>(scratch_.size())));
-  bytes_ += scratch_.size();
+  const int64_t written = scratch_.size();
+  bytes_ += written;
   // A very large batch's scratch space is not kept for the next one.
   if (scratch_.capacity() > (int64_t{64} << 20)) scratch_ = BufferBuilder();
-  return Status::OK();
+  return written;
+}
+
+int64_t MergeCursorBytes(int64_t encoded_bytes, int64_t key_bytes) {
+  return 2 * (DefaultMemoryPool()->BlockBytes(encoded_bytes) + key_bytes);
 }
 
 Result<int64_t> SpillWriter::Finish() {

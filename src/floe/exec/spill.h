@@ -64,7 +64,8 @@ class SpillWriter {
   static Result<std::unique_ptr<SpillWriter>> Make(std::string path, SchemaPtr schema);
   ~SpillWriter();
 
-  Status Write(const RecordBatch& batch);
+  /// Appends `batch`; returns the bytes it took in the file.
+  Result<int64_t> Write(const RecordBatch& batch);
   /// Flushes and closes; returns the bytes written.
   Result<int64_t> Finish();
   /// The bytes written so far.
@@ -80,6 +81,13 @@ class SpillWriter {
   int64_t bytes_ = 0;
   BufferBuilder scratch_;
 };
+
+/// What a k-way merge of spilled runs holds per run it reads, in bytes, for runs written
+/// in chunks like one that took `encoded_bytes` in its file (SpillWriter::Write's result)
+/// and whose merge keys take `key_bytes`: the block the reader reads a chunk into (as the
+/// pool rounds it) and the chunk's keys, and as much again for the chunk before, which rows
+/// of the merge's output may still refer to.
+int64_t MergeCursorBytes(int64_t encoded_bytes, int64_t key_bytes);
 
 /// Reads a finished spill file back, batch by batch. kCorrupt naming the file and
 /// offset when it does not parse.
