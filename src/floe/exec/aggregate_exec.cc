@@ -10,7 +10,6 @@
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
 #include "floe/common/logging.h"
-#include "floe/common/memory_pool.h"
 #include "floe/exec/sort_key.h"
 #include "floe/exec/spill.h"
 
@@ -27,62 +26,6 @@ struct SpillRuns {
     std::error_code ec;
     for (const auto& p : paths) std::filesystem::remove(p, ec);
   }
-};
-
-// Zero-filled memory for a hash table's slots. Large tables come from the default pool and
-// are zeroed there: its blocks of 2 MiB and more are huge pages, and the ones a query frees
-// are kept for the next, which finds them resident. Fresh mappings (zeroed by the kernel)
-// would pay a page fault per 2 MiB on every query instead, and on a virtual machine such a
-// fault costs several times the memset (TPC-H Q18 spent a tenth of its CPU there).
-class ZeroedSlots {
- public:
-  ZeroedSlots() = default;
-  ZeroedSlots(const ZeroedSlots&) = delete;
-  ZeroedSlots& operator=(const ZeroedSlots&) = delete;
-  ~ZeroedSlots() { Release(); }
-
-  /// `bytes` of zeros (the previous contents are given back).
-  void Allocate(size_t bytes) {
-    Release();
-    if (bytes >= kPooledThreshold) {
-      Result<uint8_t*> block = DefaultMemoryPool()->Allocate(static_cast<int64_t>(bytes));
-      if (block.ok()) {
-        data_ = *block;
-        pooled_ = true;
-        std::memset(data_, 0, bytes);
-      }
-    }
-    if (data_ == nullptr) data_ = static_cast<uint8_t*>(std::calloc(bytes, 1));
-    FLOE_CHECK(data_ != nullptr, bytes);
-    bytes_ = bytes;
-  }
-  void Zero() { std::memset(data_, 0, bytes_); }
-  void Swap(ZeroedSlots& other) {
-    std::swap(pooled_, other.pooled_);
-    std::swap(data_, other.data_);
-    std::swap(bytes_, other.bytes_);
-  }
-  uint8_t* data() const { return data_; }
-  size_t bytes() const { return bytes_; }
-
- private:
-  // Below this, malloc's calloc serves as well (small blocks come from its heap, reused).
-  static constexpr size_t kPooledThreshold = CountingMemoryPool::kRecycleMinSize;
-
-  void Release() {
-    if (pooled_) {
-      DefaultMemoryPool()->Free(data_, static_cast<int64_t>(bytes_));
-    } else {
-      std::free(data_);
-    }
-    pooled_ = false;
-    data_ = nullptr;
-    bytes_ = 0;
-  }
-
-  bool pooled_ = false;
-  uint8_t* data_ = nullptr;
-  size_t bytes_ = 0;
 };
 
 // Group ids of keys that pack into 64 bits: up to 8 bytes of integers, dates, times,
@@ -163,7 +106,7 @@ class PackedKeyMap {
 
   int64_t num_groups() const { return num_groups_; }
   int64_t memory_size() const {
-    return static_cast<int64_t>(storage_.bytes() + packed_.capacity() * 8 + nulls_.capacity());
+    return static_cast<int64_t>(slots_.memory_size() + packed_.capacity() * 8 + nulls_.capacity());
   }
 
   void Clear() {
@@ -172,7 +115,7 @@ class PackedKeyMap {
     if (num_slots_ == 0 || num_slots_ > kKeptSlots) {
       SetSlots(kInitialSlots);
     } else {
-      storage_.Zero();
+      slots_.Assign(slots_.size(), Slot{});
     }
     num_groups_ = 0;
     null_group_ = kEmpty;
@@ -223,7 +166,7 @@ class PackedKeyMap {
     while ((static_cast<size_t>(num_groups_ + n)) * 2 > slots) slots *= 2;
     if (slots == num_slots_) return 0;
     // The final table, and the one before it while its slots are moved.
-    return static_cast<int64_t>((slots + slots / 2) * sizeof(Slot) - storage_.bytes());
+    return static_cast<int64_t>((slots + slots / 2) * sizeof(Slot)) - slots_.memory_size();
   }
 
   /// Assigns ids[i] to every packed row, inserting new groups (their rows are appended to
@@ -278,8 +221,7 @@ class PackedKeyMap {
 
   // An empty table of `n` (a power of two) slots.
   void SetSlots(size_t n) {
-    storage_.Allocate(n * sizeof(Slot));
-    slots_ = reinterpret_cast<Slot*>(storage_.data());
+    slots_.Assign(static_cast<int64_t>(n), Slot{});
     num_slots_ = n;
     shift_ = 64 - std::countr_zero(n);
   }
@@ -292,9 +234,8 @@ class PackedKeyMap {
   }
 
   void Grow() {
-    ZeroedSlots old;
-    old.Swap(storage_);
-    const Slot* old_slots = slots_;
+    const PooledArray<Slot> old = std::move(slots_);
+    const Slot* old_slots = old.data();
     const size_t old_n = num_slots_;
     SetSlots(old_n * 2);
     const size_t mask = num_slots_ - 1;
@@ -381,9 +322,12 @@ class PackedKeyMap {
 
   std::vector<Part> parts_;
   bool single_ = false;
-  ZeroedSlots storage_;
-  Slot* slots_ = nullptr;
-  size_t num_slots_ = 0;
+  // Zeroed slots from the default pool: a large table is a recycled block, resident, that
+  // an earlier query freed; fresh mappings would be faulted in (and zeroed by the kernel)
+  // on every query, which on a virtual machine costs several times the memset (TPC-H Q18
+  // spent a tenth of its CPU there).
+  PooledArray<Slot> slots_;
+  size_t num_slots_ = 0;  // slots_.size()
   int shift_ = 64;
   int64_t num_groups_ = 0;
   uint32_t null_group_ = kEmpty;
