@@ -246,8 +246,9 @@ class MpiQueryRunner final : public exec::TaskRunner {
         auto stage = nodes.find(c.stage_id());
         if (stage == nodes.end() || c.node() < 0 ||
             static_cast<size_t>(c.node()) >= stage->second.size()) {
-          return Status::Corrupt("rank {} reports metrics of stage {} node {}, which it did not run",
-                                 r, c.stage_id(), c.node());
+          return Status::Corrupt(
+              "rank {} reports metrics of stage {} node {}, which it did not run", r, c.stage_id(),
+              c.node());
         }
         exec::OperatorMetrics& into =
             metrics->For(stage->second[static_cast<size_t>(c.node())], c.partition(), r);
@@ -355,6 +356,8 @@ Result<std::shared_ptr<MpiCluster>> MpiCluster::Start(std::shared_ptr<Communicat
 }
 
 MpiCluster::~MpiCluster() { (void)Shutdown(); }
+
+int MpiCluster::slots() const { return state_->total_slots; }
 
 Status MpiCluster::Shutdown() {
   if (state_->stop.exchange(true)) return Status::OK();
@@ -573,8 +576,8 @@ Status RunExecutor(const std::shared_ptr<Communicator>& comm,
       case pb::ControlMessage::kMetrics: {
         // Every task of the query has ended (rank 0 waited for their completions).
         auto it = queries.find(m.metrics().query_id());
-        pb::QueryMetricsReport report = MetricsReport(
-            m.metrics().query_id(), it == queries.end() ? nullptr : it->second.get());
+        pb::QueryMetricsReport report =
+            MetricsReport(m.metrics().query_id(), it == queries.end() ? nullptr : it->second.get());
         FLOE_RETURN_NOT_OK(SendMessage(*comm, 0, kMetricsTag, report));
         break;
       }

@@ -46,6 +46,7 @@ class MpiCluster final : public exec::QueryCluster {
   Result<Query> Begin(const exec::StagePlan& stages, const exec::SessionConfig& config,
                       std::shared_ptr<exec::MemoryManager> memory,
                       const std::string& spill_directory, bool collect_metrics) override;
+  int slots() const override;
 
   /// Tells every executor rank to stop (after its running tasks) and stops receiving.
   Status Shutdown();

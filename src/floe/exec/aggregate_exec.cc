@@ -112,10 +112,10 @@ class PackedKeyMap {
   void Clear() {
     // Tables start small (cache-resident); a table that held a batch's worth of groups is
     // kept (a partial aggregation that emits every batch refills it), a larger one given back.
-    if (num_slots_ == 0 || num_slots_ > kKeptSlots) {
+    if (slots_.empty() || num_slots() > kKeptSlots) {
       SetSlots(kInitialSlots);
     } else {
-      slots_.Assign(slots_.size(), Slot{});
+      slots_.Zero(slots_.size());
     }
     num_groups_ = 0;
     null_group_ = kEmpty;
@@ -162,9 +162,9 @@ class PackedKeyMap {
   /// The bytes the table may take on top of memory_size() while inserting up to `n` new
   /// groups: each doubling holds the old and the new slots at once. 0 when it cannot grow.
   int64_t GrowthBytes(int64_t n) const {
-    size_t slots = num_slots_;
+    size_t slots = num_slots();
     while ((static_cast<size_t>(num_groups_ + n)) * 2 > slots) slots *= 2;
-    if (slots == num_slots_) return 0;
+    if (slots == num_slots()) return 0;
     // The final table, and the one before it while its slots are moved.
     return static_cast<int64_t>((slots + slots / 2) * sizeof(Slot)) - slots_.memory_size();
   }
@@ -185,7 +185,7 @@ class PackedKeyMap {
       }
       const uint64_t key = keys[i];
       size_t s = SlotOf(key);
-      const size_t mask = num_slots_ - 1;
+      const size_t mask = num_slots() - 1;
       while (true) {
         Slot& slot = slots_[s];
         if (slot.id_plus_one == 0) {
@@ -193,7 +193,7 @@ class PackedKeyMap {
           slot = {key, id + 1};
           ids[i] = id;
           new_rows->push_back(i);
-          if (static_cast<size_t>(num_groups_) * 2 > num_slots_) Grow();
+          if (static_cast<size_t>(num_groups_) * 2 > num_slots()) Grow();
           break;
         }
         if (slot.key == key) {
@@ -221,12 +221,13 @@ class PackedKeyMap {
 
   // An empty table of `n` (a power of two) slots.
   void SetSlots(size_t n) {
-    slots_.Assign(static_cast<int64_t>(n), Slot{});
-    num_slots_ = n;
+    slots_.Zero(static_cast<int64_t>(n));
     shift_ = 64 - std::countr_zero(n);
   }
 
   PackedKeyMap() = default;
+
+  size_t num_slots() const { return static_cast<size_t>(slots_.size()); }
 
   size_t SlotOf(uint64_t key) const {
     // Fibonacci hashing: the top bits of the product mix every bit of the key.
@@ -236,9 +237,9 @@ class PackedKeyMap {
   void Grow() {
     const PooledArray<Slot> old = std::move(slots_);
     const Slot* old_slots = old.data();
-    const size_t old_n = num_slots_;
+    const auto old_n = static_cast<size_t>(old.size());
     SetSlots(old_n * 2);
-    const size_t mask = num_slots_ - 1;
+    const size_t mask = num_slots() - 1;
     for (size_t i = 0; i < old_n; ++i) {
       const Slot& o = old_slots[i];
       if (o.id_plus_one == 0) continue;
@@ -327,7 +328,6 @@ class PackedKeyMap {
   // on every query, which on a virtual machine costs several times the memset (TPC-H Q18
   // spent a tenth of its CPU there).
   PooledArray<Slot> slots_;
-  size_t num_slots_ = 0;  // slots_.size()
   int shift_ = 64;
   int64_t num_groups_ = 0;
   uint32_t null_group_ = kEmpty;

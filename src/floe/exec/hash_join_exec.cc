@@ -134,7 +134,7 @@ Result<std::shared_ptr<const JoinTable>> BuildTable(const HashJoinExec* node, in
   } else {
     // A counting sort of the rows by key id (stable: rows of a key stay in row order).
     table->row_map = RowMap::kGroups;
-    table->offsets.Assign(num_keys + 1, 0);
+    table->offsets.Zero(num_keys + 1);
     uint32_t* offsets = table->offsets.data();
     for (int64_t r = 0; r < n; ++r) {
       if (ids[r] != kNone) ++offsets[ids[r] + 1];
@@ -236,7 +236,7 @@ class HashJoinStream final : public BatchStream {
     if (type_ != JoinType::kInner && type_ != JoinType::kRight) {
       probe_matched_.assign(static_cast<size_t>(n), 0);
     }
-    probe_null_.Assign(n, 0);
+    probe_null_.Zero(n);
     if (table_->num_rows == 0) return Status::OK();
     FLOE_ASSIGN_OR_RAISE(auto keys, EvaluateExprs(node_->left_keys(), *probe_));
     const bool any_null = MarkNullKeys(keys, node_->null_equals_null(), &probe_null_);

@@ -11,7 +11,7 @@ JoinFilter::JoinFilter(int64_t num_keys) {
   const uint64_t want = static_cast<uint64_t>(std::max<int64_t>(num_keys, 1)) / 4;
   const uint64_t words = std::clamp<uint64_t>(std::bit_ceil(want), 2, uint64_t{1} << 24);
   shift_ = 64 - std::countr_zero(words);
-  words_.Assign(static_cast<int64_t>(words), 0);
+  words_.Zero(static_cast<int64_t>(words));
 }
 
 void JoinFilter::Insert(const uint64_t* hashes, int64_t n, const uint8_t* skip) {

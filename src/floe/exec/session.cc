@@ -525,12 +525,11 @@ class SessionImpl final : public Session {
     running->ctx->set_collect_metrics(collect_metrics);
     if (config_.codec_roundtrip()) {
       // Every stage runs as another process would rebuild it from its bytes.
-      FLOE_ASSIGN_OR_RAISE(stages, stages.Rewrite([](const PlanPtr& plan) {
-        return RoundTripPlan(plan);
-      }));
+      FLOE_ASSIGN_OR_RAISE(stages,
+                           stages.Rewrite([](const PlanPtr& plan) { return RoundTripPlan(plan); }));
     }
-    FLOE_ASSIGN_OR_RAISE(running->scheduler, QueryScheduler::Start(std::move(stages),
-                                                                   running->ctx, runner));
+    FLOE_ASSIGN_OR_RAISE(running->scheduler,
+                         QueryScheduler::Start(std::move(stages), running->ctx, runner));
     return running;
   }
 
@@ -623,10 +622,10 @@ class SessionImpl final : public Session {
 Result<std::unique_ptr<Session>> Session::Make(SessionOptions options) {
   const int threads = options.threads > 0 ? options.threads : ThreadPool::DefaultThreads();
   FLOE_ASSIGN_OR_RAISE(std::unique_ptr<ThreadPool> pool, ThreadPool::Make(threads));
+  const int partitions = options.cluster != nullptr ? options.cluster->slots() : threads;
   auto session = std::make_unique<SessionImpl>(std::move(options), std::move(pool));
-  if (session->config().target_partitions() != threads) {
-    FLOE_RETURN_NOT_OK(session->mutable_config().Set("target_partitions", std::to_string(threads)));
-  }
+  FLOE_RETURN_NOT_OK(session->mutable_config().SetDefault("target_partitions",
+                                                          std::to_string(std::max(1, partitions))));
   return std::unique_ptr<Session>(std::move(session));
 }
 

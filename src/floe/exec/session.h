@@ -12,9 +12,9 @@
 #include "floe/batch/array.h"
 #include "floe/catalog/catalog.h"
 #include "floe/common/result.h"
-#include "floe/exec/session_config.h"
 #include "floe/exec/exchange.h"
 #include "floe/exec/scheduler.h"
+#include "floe/exec/session_config.h"
 #include "floe/exec/stage_planner.h"
 
 namespace floe::exec {
@@ -38,6 +38,9 @@ class QueryCluster {
   virtual Result<Query> Begin(const StagePlan& stages, const SessionConfig& config,
                               std::shared_ptr<MemoryManager> memory,
                               const std::string& spill_directory, bool collect_metrics) = 0;
+  /// The tasks every process together runs at once: a session's default
+  /// target_partitions, so that one stage's tasks keep every process busy.
+  virtual int slots() const = 0;
 };
 
 struct SessionOptions {
@@ -47,7 +50,8 @@ struct SessionOptions {
   /// The catalog SQL names resolve in. nullptr: the embedded SQLite catalog
   /// (`<warehouse>/catalog.db`), opened when a statement first needs it.
   catalog::CatalogPtr catalog;
-  /// Worker threads; 0 = the hardware threads.
+  /// Worker threads; 0 = the hardware threads. Without a cluster, also the default
+  /// target_partitions (with one, the cluster's slots are).
   int threads = 0;
   /// Runs the session's queries across processes (dist/ under MPI); nullptr: in this
   /// process alone.

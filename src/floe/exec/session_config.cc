@@ -40,7 +40,7 @@ std::vector<SettingInfo> MakeRegistered() {
   using Kind = SettingInfo::Kind;
   return {
       {"target_partitions", Kind::kInt, std::to_string(threads),
-       "partitions a query's operators run with (default: the hardware threads)", 1},
+       "partitions a query's operators run with (default: the tasks the session runs at once)", 1},
       {"batch_size", Kind::kInt, "8192", "rows per batch operators produce", 1},
       {"memory_limit", Kind::kBytes, "0",
        "the query's memory budget before operators spill (0: a quarter of physical memory)", 0},
@@ -52,7 +52,8 @@ std::vector<SettingInfo> MakeRegistered() {
        "memory a sort keeps back for merging its spilled runs", 0},
       {"prefer_hash_join", Kind::kBool, "true", "plan equi-joins as hash joins", 0},
       {"explain_verbose", Kind::kBool, "false", "EXPLAIN shows every plan stage", 0},
-      {"codec_roundtrip", Kind::kBool, "false", "every stage is encoded and decoded (plan codec) before it runs", 0},
+      {"codec_roundtrip", Kind::kBool, "false",
+       "every stage is encoded and decoded (plan codec) before it runs", 0},
       {"search_path", Kind::kString, "default", "namespaces searched for unqualified table names",
        0},
       {"time_zone", Kind::kString, "UTC", "the session's time zone", 0},
@@ -154,6 +155,7 @@ Result<int64_t> ParseBytes(std::string_view text) {
 
 SessionConfig::SessionConfig() {
   for (const SettingInfo& info : Registered()) values_[info.name] = info.default_value;
+  defaults_ = values_;
 }
 
 const std::vector<SettingInfo>& SessionConfig::Registered() {
@@ -219,7 +221,14 @@ Status SessionConfig::Reset(std::string_view name) {
   if (info == nullptr) {
     return Status::Invalid("unrecognized configuration parameter \"{}\"", name);
   }
-  values_[key] = info->default_value;
+  values_[key] = defaults_[key];
+  return Status::OK();
+}
+
+Status SessionConfig::SetDefault(std::string_view name, std::string_view value) {
+  FLOE_RETURN_NOT_OK(Set(name, value));
+  std::string key = Lower(Trim(name));
+  defaults_[key] = values_[key];
   return Status::OK();
 }
 

@@ -25,7 +25,8 @@ struct SettingInfo {
 };
 
 /// The registered settings:
-///   target_partitions        int   default: the hardware threads
+///   target_partitions        int   default: the hardware threads (a session sets its own:
+///                                  its threads, or every process's task slots)
 ///   batch_size               int   8192
 ///   memory_limit             bytes 0 = a quarter of physical memory ("2GB", "512MB")
 ///   spill_directory          str   "" = the system temp directory
@@ -51,6 +52,9 @@ class SessionConfig {
   Status Set(std::string_view name, std::string_view value);
   /// Back to the default.
   Status Reset(std::string_view name);
+  /// Sets a value as Set does and makes it the value Reset returns to (a session's own
+  /// defaults, such as target_partitions from its threads or its cluster's task slots).
+  Status SetDefault(std::string_view name, std::string_view value);
   /// The value's text form (bytes as written or as a number); kInvalidArgument when unknown.
   Result<std::string> Get(std::string_view name) const;
 
@@ -87,6 +91,7 @@ class SessionConfig {
 
  private:
   std::map<std::string, std::string, std::less<>> values_;
+  std::map<std::string, std::string, std::less<>> defaults_;
 };
 
 /// "2GB", "512MB", "64KiB", "1000" -> bytes; kInvalidArgument otherwise.

@@ -316,7 +316,7 @@ inline U CanonicalFloatBits(F v) {
 void KeyTable::PackedIndex::Allocate(int64_t capacity) {
   int64_t cap = 16;
   while (cap < capacity) cap *= 2;
-  slots.Assign(cap * (words + 1), 0);
+  slots.Zero(cap * (words + 1));
   mask = static_cast<uint64_t>(cap - 1);
   shift = 64 - std::countr_zero(static_cast<uint64_t>(cap));
   grow_at = cap / 2;

@@ -96,13 +96,13 @@ class PooledArray {
   /// the memory (as std::vector would).
   void Assign(int64_t n, T value) {
     Resize(n);
-    if (n == 0) return;
-    const T zero{};
-    if (std::memcmp(&value, &zero, sizeof(T)) == 0) {
-      std::memset(static_cast<void*>(data_), 0, static_cast<size_t>(n) * sizeof(T));
-    } else {
-      for (int64_t i = 0; i < n; ++i) data_[i] = value;
-    }
+    for (int64_t i = 0; i < n; ++i) data_[i] = value;
+  }
+  /// Replaces the contents with `n` values whose bytes are all zero (one memset; the
+  /// zero of every integer and of a struct of them, padding included).
+  void Zero(int64_t n) {
+    Resize(n);
+    if (n > 0) std::memset(static_cast<void*>(data_), 0, static_cast<size_t>(n) * sizeof(T));
   }
   /// Makes the array `n` values long with unspecified contents.
   void Resize(int64_t n) {

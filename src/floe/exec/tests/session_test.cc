@@ -260,6 +260,7 @@ class TwoRankTestCluster final : public QueryCluster {
     return Query{MakeLocalExchange(std::move(memory), spill_directory),
                  std::make_shared<Runner>(DefaultThreadPool())};
   }
+  int slots() const override { return 3; }
 };
 
 TEST_F(SessionTest, ExplainAnalyzeNamesTheRanksOfADistributedQuery) {
@@ -287,6 +288,28 @@ TEST_F(SessionTest, ExplainAnalyzeNamesTheRanksOfADistributedQuery) {
   EXPECT_NE(text.find("rank 1: tasks=1 rows=3 time=2.000ms exchange sent=40 received=100\n"),
             std::string::npos)
       << text;
+}
+
+TEST_F(SessionTest, TargetPartitionsDefaultsToTheTasksTheSessionRunsAtOnce) {
+  // In one process: its threads; RESET returns there, not to the hardware threads.
+  SessionOptions options;
+  options.threads = 5;
+  options.warehouse = warehouse_.string();
+  ASSERT_OK_AND_ASSIGN(auto alone, Session::Make(options));
+  EXPECT_EQ(alone->config().target_partitions(), 5);
+  ASSERT_OK(alone->Execute("SET target_partitions = 2").status());
+  EXPECT_EQ(alone->config().target_partitions(), 2);
+  ASSERT_OK(alone->Execute("RESET target_partitions").status());
+  EXPECT_EQ(alone->config().target_partitions(), 5);
+  // Across processes: every process's task slots together (the cluster's 3, not the
+  // 5 threads of this process), after RESET ALL too.
+  options.cluster = std::make_shared<TwoRankTestCluster>();
+  ASSERT_OK_AND_ASSIGN(auto clustered, Session::Make(options));
+  EXPECT_EQ(clustered->config().target_partitions(), 3);
+  ASSERT_OK(clustered->Execute("SET target_partitions = 7").status());
+  ASSERT_OK(clustered->Execute("RESET ALL").status());
+  EXPECT_EQ(clustered->config().target_partitions(), 3);
+  EXPECT_EQ(clustered->config().batch_size(), 8192);
 }
 
 TEST_F(SessionTest, OneThreadRunsEveryTaskOfAManyTaskQuery) {
