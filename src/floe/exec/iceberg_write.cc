@@ -18,6 +18,7 @@ namespace floe::exec {
 namespace {
 
 constexpr std::string_view kFanoutProperty = "write.fanout.enabled";
+constexpr int64_t kMinFanoutBudget = 16LL << 20;
 
 SchemaPtr WriteOutputSchema() {
   return std::make_shared<Schema>(std::vector<Field>{Field("data_files", Binary(), false),
@@ -45,8 +46,8 @@ Status DeleteUncommittedWrites(const PlanPtr& plan, const TaskContextPtr& ctx) {
   if (const auto* write = dynamic_cast<const IcebergWriteExec*>(plan.get())) {
     Result<std::shared_ptr<const WriteJournal>> journal =
         WriteJournal::For(ctx, write->target().get());
-    first = journal.ok() ? (*journal)->DeleteUncommitted(*write->target()->table.io)
-                         : journal.status();
+    first =
+        journal.ok() ? (*journal)->DeleteUncommitted(*write->target()->table.io) : journal.status();
   }
   for (const PlanPtr& child : plan->children()) {
     Status st = DeleteUncommittedWrites(child, ctx);
@@ -206,6 +207,11 @@ class WriteStream final : public BatchStream {
     options.task_id = 0;
     options.operation_id = target_->operation_id;
     options.sort_order_id = sort_order_id_;
+    // A write's memory is its writers': half of the process's limit, shared by the tasks
+    // it runs at once (the rest is for the input's exchanges and spillable operators).
+    const int slots = ctx_->threads() != nullptr ? std::max(1, ctx_->threads()->size()) : 1;
+    options.fanout_memory_budget_bytes =
+        std::max<int64_t>(kMinFanoutBudget, ctx_->config().memory_limit() / 2 / slots);
     iceberg::SchemaPtr schema = options.schema;
     iceberg::PartitionSpecPtr spec = options.spec;
     FLOE_ASSIGN_OR_RAISE(writer_,

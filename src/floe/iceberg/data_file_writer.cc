@@ -966,9 +966,9 @@ int64_t DataFileWriter::EstimatedFileSize() const {
   return impl_->writer ? impl_->writer->EstimatedFileSize() : 0;
 }
 
-int64_t DataFileWriter::BufferedBytes() const {
-  if (!impl_->writer || impl_->stream == nullptr || impl_->closed) return 0;
-  return std::max<int64_t>(0, impl_->writer->EstimatedFileSize() - impl_->stream->position());
+int64_t DataFileWriter::MemoryBytes() const {
+  if (!impl_->writer || impl_->closed) return 0;
+  return impl_->writer->MemoryBytes();
 }
 
 }  // namespace floe::iceberg

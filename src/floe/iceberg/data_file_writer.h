@@ -183,8 +183,9 @@ class DataFileWriter {
   int64_t num_rows() const;
   /// Bytes written plus the estimated size of the buffered row group.
   int64_t EstimatedFileSize() const;
-  /// The estimated size of the rows held in memory (not yet written to the file).
-  int64_t BufferedBytes() const;
+  /// The memory the open file holds (its Parquet writer's buffers, encoders and pages of
+  /// the open row group); 0 once closed.
+  int64_t MemoryBytes() const;
 
  private:
   struct Impl;

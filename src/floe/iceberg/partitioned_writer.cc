@@ -357,7 +357,7 @@ class RollingFileWriter {
 
   const std::string& partition_path() const { return partition_path_; }
   bool has_open_file() const { return current_ != nullptr; }
-  int64_t BufferedBytes() const { return current_ ? current_->BufferedBytes() : 0; }
+  int64_t MemoryBytes() const { return current_ ? current_->MemoryBytes() : 0; }
 
   Status Write(const RecordBatch& batch, std::vector<DataFile>* done) {
     // The first rows of a file are a probe that measures bytes per row; later slices are sized
@@ -447,11 +447,7 @@ class WriterBase : public PartitionedWriter {
 
   Result<std::vector<DataFile>> Close() final {
     FLOE_RETURN_NOT_OK(CheckUsable());
-    if (Status st = FlushPending(); !st.ok()) return Fail(std::move(st));
-    for (RollingFileWriter* w : OpenWriters()) {
-      Status st = w->CloseFile(&files_);
-      if (!st.ok()) return Fail(std::move(st));
-    }
+    if (Status st = FinishFiles(); !st.ok()) return Fail(std::move(st));
     finished_ = true;
     return std::move(files_);
   }
@@ -475,8 +471,11 @@ class WriterBase : public PartitionedWriter {
 
  protected:
   virtual Status DoWrite(const RecordBatch& batch) = 0;
-  // Writes rows a writer gathered but has not handed to its files yet (before Close).
-  virtual Status FlushPending() { return Status::OK(); }
+  // At Close: writes what the writer still holds and closes every open file.
+  virtual Status FinishFiles() {
+    for (RollingFileWriter* w : OpenWriters()) FLOE_RETURN_NOT_OK(w->CloseFile(&files_));
+    return Status::OK();
+  }
   // Every partition writer that may hold an open file.
   virtual std::vector<RollingFileWriter*> OpenWriters() = 0;
 
@@ -506,6 +505,7 @@ class UnpartitionedWriter final : public WriterBase {
  protected:
   Status DoWrite(const RecordBatch& batch) override { return writer_.Write(batch, &files_); }
   std::vector<RollingFileWriter*> OpenWriters() override { return {&writer_}; }
+  int64_t MemoryBytes() const override { return writer_.MemoryBytes(); }
 
  private:
   RollingFileWriter writer_;
@@ -551,6 +551,7 @@ class FanoutWriter final : public WriterBase {
       const auto n = static_cast<int64_t>(rows.size());
       if (groups.rows.size() == 1 && part.pending_rows == 0 && n >= flush_rows) {
         FLOE_RETURN_NOT_OK(part.writer->Write(batch, &files_));
+        Held(&part);
         continue;
       }
       FLOE_RETURN_NOT_OK(Gather(batch, rows, &part));
@@ -565,8 +566,20 @@ class FanoutWriter final : public WriterBase {
     return EnforceBudget();
   }
 
-  Status FlushPending() override {
+  Status FlushPending() {
     for (Partition& part : partitions_) FLOE_RETURN_NOT_OK(Flush(&part));
+    return Status::OK();
+  }
+
+  // One partition at a time: its last rows, then its file closed, so that only one file's
+  // encoders and buffers are live at once (with thousands of partitions, flushing every one
+  // before closing any held every file's column writers in memory together).
+  Status FinishFiles() override {
+    for (Partition& part : partitions_) {
+      FLOE_RETURN_NOT_OK(Flush(&part));
+      FLOE_RETURN_NOT_OK(part.writer->CloseFile(&files_));
+      Held(&part);
+    }
     return Status::OK();
   }
 
@@ -576,6 +589,8 @@ class FanoutWriter final : public WriterBase {
     return out;
   }
 
+  int64_t MemoryBytes() const override { return pending_bytes_ + held_bytes_; }
+
  private:
   struct Partition {
     std::unique_ptr<RollingFileWriter> writer;
@@ -583,7 +598,17 @@ class FanoutWriter final : public WriterBase {
     std::vector<std::unique_ptr<ArrayBuilder>> builders;
     int64_t pending_rows = 0;
     int64_t pending_bytes = 0;
+    // The memory of the open file, as of its last write.
+    int64_t held_bytes = 0;
   };
+
+  // Records the memory the partition's open file holds after a write to it or its close
+  // (a file's memory changes only then).
+  void Held(Partition* part) {
+    const int64_t now = part->writer->MemoryBytes();
+    held_bytes_ += now - part->held_bytes;
+    part->held_bytes = now;
+  }
 
   size_t PartitionFor(const std::vector<ArrayPtr>& columns, int64_t row) {
     std::string key = TupleKey(columns, row);
@@ -626,32 +651,36 @@ class FanoutWriter final : public WriterBase {
     pending_bytes_ -= part->pending_bytes;
     part->pending_rows = 0;
     part->pending_bytes = 0;
-    return part->writer->Write(*batch, &files_);
+    FLOE_RETURN_NOT_OK(part->writer->Write(*batch, &files_));
+    Held(part);
+    return Status::OK();
   }
 
-  // Closes the files holding the most buffered rows until the total is within the budget.
+  // Closes the open files holding the most memory until the gathered rows and the open
+  // files together are within the budget.
   Status EnforceBudget() {
     const int64_t budget = ctx_->options.fanout_memory_budget_bytes;
-    while (true) {
-      int64_t total = pending_bytes_;
-      RollingFileWriter* largest = nullptr;
-      for (const Partition& p : partitions_) {
-        int64_t b = p.writer->BufferedBytes();
-        total += b;
-        if (p.writer->has_open_file() && (largest == nullptr || b > largest->BufferedBytes())) {
-          largest = p.writer.get();
+    while (pending_bytes_ + held_bytes_ > budget) {
+      Partition* largest = nullptr;
+      for (Partition& p : partitions_) {
+        if (p.writer->has_open_file() &&
+            (largest == nullptr || p.held_bytes > largest->held_bytes)) {
+          largest = &p;
         }
       }
-      if (total <= budget || largest == nullptr) return Status::OK();
-      FLOE_RETURN_NOT_OK(largest->CloseFile(&files_));
+      if (largest == nullptr) return Status::OK();
+      FLOE_RETURN_NOT_OK(largest->writer->CloseFile(&files_));
+      Held(largest);
     }
+    return Status::OK();
   }
 
   std::shared_ptr<const PartitionProjector> projector_;
   floe::SchemaPtr schema_;
   std::vector<Partition> partitions_;
   std::unordered_map<std::string, size_t> by_key_;
-  int64_t pending_bytes_ = 0;
+  int64_t pending_bytes_ = 0;  // estimated bytes of the gathered rows
+  int64_t held_bytes_ = 0;     // the open files' memory (Partition::held_bytes summed)
 };
 
 class ClusteredWriter final : public WriterBase {
@@ -677,6 +706,7 @@ class ClusteredWriter final : public WriterBase {
     if (!current_) return {};
     return {current_.get()};
   }
+  int64_t MemoryBytes() const override { return current_ ? current_->MemoryBytes() : 0; }
 
  private:
   Status WriteRun(const RecordBatch& batch, const std::vector<ArrayPtr>& columns, int64_t begin,

@@ -107,8 +107,9 @@ struct PartitionedWriterOptions {
   int64_t task_id = 0;
   /// One id per write operation (query); empty gets a random UUID.
   std::string operation_id;
-  /// Fanout writer: when the rows buffered in memory by all open files pass this many bytes,
-  /// the file buffering the most is closed.
+  /// Fanout writer: the memory of the gathered rows and of every open file (its encoders,
+  /// dictionaries and pages) together; past half of it the gathered rows go to their files,
+  /// past all of it the files holding the most are closed.
   int64_t fanout_memory_budget_bytes = 256LL << 20;
   /// Fanout writer: rows are gathered per partition and handed to its file this many at a
   /// time (and when the budget or Close asks), so that each file's encoders work on long
@@ -138,6 +139,10 @@ class PartitionedWriter {
   virtual Result<std::vector<DataFile>> Close() = 0;
   /// Deletes every file written so far, open or closed. Idempotent.
   virtual Status Abort() = 0;
+  /// The memory the writer holds now: rows it gathered and its open files (their encoders,
+  /// dictionaries and pages). The fanout writer keeps it within fanout_memory_budget_bytes
+  /// after every Write.
+  virtual int64_t MemoryBytes() const = 0;
 };
 
 /// One rolling file at a time, every file in the data location itself. kInvalidArgument when the

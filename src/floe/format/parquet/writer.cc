@@ -65,6 +65,11 @@ inline uint64_t HashBytes(const uint8_t* p, size_t n) {
   return MixHash(h);
 }
 
+template <typename T>
+size_t CapacityBytes(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
+
 // A column chunk's dictionary: an open-addressing hash table over the values, which are kept
 // in PLAIN encoding (the dictionary page body) as they are inserted.
 class DictionaryBuilder {
@@ -74,6 +79,10 @@ class DictionaryBuilder {
   explicit DictionaryBuilder(int width) : width_(width) { Rehash(1024); }
 
   int32_t size() const { return static_cast<int32_t>(starts_.size()); }
+  int64_t MemoryBytes() const {
+    return static_cast<int64_t>(CapacityBytes(plain_) + CapacityBytes(starts_) +
+                                CapacityBytes(hashes_) + CapacityBytes(slots_));
+  }
   const std::vector<uint8_t>& plain() const { return plain_; }
   int64_t plain_size() const { return static_cast<int64_t>(plain_.size()); }
 
@@ -273,6 +282,16 @@ class ColumnWriter {
   }
 
   int64_t num_rows() const { return chunk_rows_; }
+
+  // Everything the column holds, by capacity.
+  int64_t MemoryBytes() const {
+    const size_t bytes =
+        CapacityBytes(page_def_) + CapacityBytes(page_rep_) + CapacityBytes(page_indices_) +
+        CapacityBytes(page_values_) + CapacityBytes(page_bools_) + CapacityBytes(pages_bytes_) +
+        CapacityBytes(pages_) + CapacityBytes(gather_) + CapacityBytes(decimal_bytes_) +
+        CapacityBytes(levels_) + CapacityBytes(values_);
+    return static_cast<int64_t>(bytes) + dict_.MemoryBytes();
+  }
 
   // Writes the chunk (dictionary page first) at the stream's position and resets for the next
   // row group.
@@ -970,6 +989,11 @@ class FileWriterImpl final : public ParquetFileWriter {
   }
 
   int64_t EstimatedFileSize() const override { return out_->position() + RowGroupEstimate(); }
+  int64_t MemoryBytes() const override {
+    auto bytes = static_cast<int64_t>(CapacityBytes(ctx_.scratch));
+    for (const auto& column : columns_) bytes += column->MemoryBytes();
+    return bytes;
+  }
   int64_t num_rows() const override { return num_rows_; }
 
  private:

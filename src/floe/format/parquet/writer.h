@@ -67,6 +67,9 @@ class ParquetFileWriter {
   /// Bytes written to the stream plus the estimated size of buffered rows; callers
   /// roll to a new file when this passes their target file size.
   virtual int64_t EstimatedFileSize() const = 0;
+  /// The memory the writer holds now: its encoders' buffers and dictionaries and the
+  /// open row group's pages, by capacity (what a caller with many open files budgets).
+  virtual int64_t MemoryBytes() const = 0;
   virtual int64_t num_rows() const = 0;
 };
 

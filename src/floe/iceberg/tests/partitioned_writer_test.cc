@@ -292,6 +292,56 @@ TEST_F(PartitionedWriterTest, FanoutMemoryBudgetClosesTheLargestFile) {
   EXPECT_EQ(TotalRecords(files), 40020);
 }
 
+TEST_F(PartitionedWriterTest, FanoutBudgetCountsWhatOpenFilesHold) {
+  // Many partitions of a few hundred distinct rows each: every open file holds encoders and
+  // a dictionary of its values, far more than its rows' encoded size. The budget counts
+  // that memory, so files are closed to stay within it (files were once judged by their
+  // estimated size alone, and thousands of small open files overran the budget manyfold).
+  constexpr int kDays = 200;
+  constexpr int kRowsPerDay = 300;
+  auto batch = [&](int round) {
+    std::vector<std::optional<int64_t>> ids, ts;
+    std::vector<std::optional<std::string>> names;
+    for (int d = 0; d < kDays; ++d) {
+      for (int i = 0; i < kRowsPerDay; ++i) {
+        const int64_t id = (static_cast<int64_t>(round) * kDays + d) * kRowsPerDay + i;
+        ids.push_back(id);
+        ts.push_back(kTs + d * kDayMicros);
+        names.push_back("name-" + std::to_string(id));
+      }
+    }
+    return Batch(schema_, ids, ts, names);
+  };
+  constexpr int64_t kBudget = 4 << 20;
+  PartitionedWriterOptions o = Options(DaySpec());
+  o.fanout_memory_budget_bytes = kBudget;
+  o.fanout_flush_rows = 1;  // rows reach their files at once
+  ASSERT_OK_AND_ASSIGN(auto writer, MakeFanoutWriter(o));
+  int64_t highest = 0;
+  for (int round = 0; round < 4; ++round) {
+    ASSERT_OK(writer->Write(*batch(round)));
+    EXPECT_LE(writer->MemoryBytes(), kBudget) << "after round " << round;
+    highest = std::max(highest, writer->MemoryBytes());
+  }
+  EXPECT_GT(highest, kBudget / 2);  // the open files' memory is counted
+  ASSERT_OK_AND_ASSIGN(std::vector<DataFile> files, writer->Close());
+  EXPECT_EQ(writer->MemoryBytes(), 0);
+  EXPECT_EQ(TotalRecords(files), int64_t{4} * kDays * kRowsPerDay);
+  // The budget closed files along the way: more files than partitions.
+  EXPECT_GT(files.size(), static_cast<size_t>(kDays));
+
+  // With room for every file, each partition keeps one, and Close finishes them one at
+  // a time.
+  o.fanout_memory_budget_bytes = 1LL << 30;
+  o.operation_id = "op2";
+  ASSERT_OK_AND_ASSIGN(writer, MakeFanoutWriter(o));
+  for (int round = 0; round < 4; ++round) ASSERT_OK(writer->Write(*batch(round)));
+  EXPECT_GT(writer->MemoryBytes(), kBudget);
+  ASSERT_OK_AND_ASSIGN(files, writer->Close());
+  EXPECT_EQ(files.size(), static_cast<size_t>(kDays));
+  EXPECT_EQ(TotalRecords(files), int64_t{4} * kDays * kRowsPerDay);
+}
+
 TEST_F(PartitionedWriterTest, ClusteredAcceptsAnyKeyOrderAndRejectsReappearingPartitions) {
   const int64_t d0 = kTs, d1 = kTs + kDayMicros, d2 = kTs + 2 * kDayMicros;
   ASSERT_OK_AND_ASSIGN(auto writer, MakeClusteredWriter(Options(DaySpec())));
