@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Under mpirun -np 3, every task on rank 2 fails (FLOE_TEST_FAIL_RANK=2): a parallel
 # INSERT must fail with rank 2's message and a non-zero exit, commit no snapshot and
-# leave no data file, and no rank may hang. Then the same INSERT without the failure
-# commits exactly one snapshot with every row once.
+# leave no data file, and no rank may hang. A rank killed mid-write ends the job and
+# commits nothing. Then the same INSERT without the failure commits exactly one snapshot
+# with every row once.
 # usage: failing_rank.sh FLOE_BINARY MPIEXEC
 set -euo pipefail
 floe="$1"
@@ -28,6 +29,23 @@ snapshots="$("$floe" sql --warehouse wh --format csv -c 'SELECT count(*) FROM "t
 [ "$snapshots" = "0" ] || { echo "FAIL: $snapshots snapshots after the failed INSERT"; exit 1; }
 leftover="$(find wh -name '*.parquet' | wc -l)"
 [ "$leftover" = "0" ] || { echo "FAIL: $leftover data files left after the failed INSERT"; exit 1; }
+
+# A rank that dies mid-write (FLOE_TEST_KILL_RANK=2: SIGKILL while it writes files): the
+# job ends on every rank, non-zero and without hanging, and nothing is committed. (Files
+# the other ranks had begun may stay behind as orphans outside the table: mpirun
+# terminates them before they can clean up.)
+set +e
+timeout 120 "$mpiexec" -np 3 --oversubscribe -x FLOE_TEST_KILL_RANK=2 \
+  "$floe" sql --warehouse wh -c "SET target_partitions = 6" -c "$insert" >out.txt 2>err.txt
+code=$?
+set -e
+if [ "$code" -eq 0 ] || [ "$code" -eq 124 ]; then
+  echo "FAIL: the INSERT with a killed rank exited with $code"; cat out.txt err.txt; exit 1
+fi
+snapshots="$("$floe" sql --warehouse wh --format csv -c 'SELECT count(*) FROM "t$snapshots"' | tail -1)"
+[ "$snapshots" = "0" ] || { echo "FAIL: $snapshots snapshots after the killed INSERT"; exit 1; }
+rows="$("$floe" sql --warehouse wh --format csv -c 'SELECT count(*) FROM t' | tail -1)"
+[ "$rows" = "0" ] || { echo "FAIL: $rows rows after the killed INSERT"; exit 1; }
 
 timeout 120 "$mpiexec" -np 3 --oversubscribe \
   "$floe" sql --warehouse wh -c "SET target_partitions = 6" -c "$insert" >/dev/null

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -502,12 +504,37 @@ pb::QueryMetricsReport MetricsReport(uint64_t query_id, const ExecutorQuery* q) 
 
 }  // namespace
 
+// FLOE_TEST_KILL_RANK: when `stage` writes table files, this process kills itself a
+// moment after the task begins (its files part-written, other ranks mid-task).
+void DieDuringAWrite(const ExecutorQuery& q, int stage) {
+  auto it = q.stages.find(stage);
+  if (it == q.stages.end()) return;
+  bool writes = false;
+  std::vector<const exec::ExecutionPlan*> pending{it->second.get()};
+  while (!pending.empty() && !writes) {
+    const exec::ExecutionPlan* node = pending.back();
+    pending.pop_back();
+    writes = node->name() == exec::IcebergWriteExec::kName;
+    for (const exec::PlanPtr& child : node->children()) pending.push_back(child.get());
+  }
+  if (!writes) return;
+  std::thread([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::raise(SIGKILL);
+  }).detach();
+}
+
 Status RunExecutor(const std::shared_ptr<Communicator>& comm,
                    const std::shared_ptr<ExchangeServer>& server, ThreadPool* threads) {
   // A test hook: FLOE_TEST_FAIL_RANK=N makes every task on rank N fail, so tests can prove
   // that a rank's failure fails the statement, commits nothing and hangs no rank.
   const char* fail_rank = std::getenv("FLOE_TEST_FAIL_RANK");
   const bool fail_here = fail_rank != nullptr && std::atoi(fail_rank) == comm->rank();
+  // And FLOE_TEST_KILL_RANK=N: rank N dies (SIGKILL) while it runs its first task of a
+  // stage that writes table files, so tests can prove that a rank dying mid-write ends the
+  // job on every rank and commits nothing.
+  const char* kill_rank = std::getenv("FLOE_TEST_KILL_RANK");
+  const bool kill_here = kill_rank != nullptr && std::atoi(kill_rank) == comm->rank();
   std::map<uint64_t, std::shared_ptr<ExecutorQuery>> queries;
   auto running = std::make_shared<std::atomic<int>>(0);
   while (true) {
@@ -526,8 +553,9 @@ Status RunExecutor(const std::shared_ptr<Communicator>& comm,
         auto it = queries.find(task.query_id());
         std::shared_ptr<ExecutorQuery> q = it == queries.end() ? nullptr : it->second;
         running->fetch_add(1);
-        threads->Spawn([comm, q, task, running, fail_here]() mutable {
+        threads->Spawn([comm, q, task, running, fail_here, kill_here]() mutable {
           Status status;
+          if (kill_here && q != nullptr) DieDuringAWrite(*q, task.stage_id());
           if (fail_here) {
             status = Status::Internal(
                 "injected failure (FLOE_TEST_FAIL_RANK) in stage {} "
