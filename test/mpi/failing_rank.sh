@@ -31,9 +31,9 @@ leftover="$(find wh -name '*.parquet' | wc -l)"
 [ "$leftover" = "0" ] || { echo "FAIL: $leftover data files left after the failed INSERT"; exit 1; }
 
 # A rank that dies mid-write (FLOE_TEST_KILL_RANK=2: SIGKILL while it writes files): the
-# job ends on every rank, non-zero and without hanging, and nothing is committed. (Files
-# the other ranks had begun may stay behind as orphans outside the table: mpirun
-# terminates them before they can clean up.)
+# job ends on every rank, non-zero and without hanging, nothing is committed, and the
+# surviving ranks, terminated by mpirun's SIGTERM, delete the files they wrote (the
+# commit never began, so none of them was sealed).
 set +e
 timeout 120 "$mpiexec" -np 3 --oversubscribe -x FLOE_TEST_KILL_RANK=2 \
   "$floe" sql --warehouse wh -c "SET target_partitions = 6" -c "$insert" >out.txt 2>err.txt
@@ -46,6 +46,8 @@ snapshots="$("$floe" sql --warehouse wh --format csv -c 'SELECT count(*) FROM "t
 [ "$snapshots" = "0" ] || { echo "FAIL: $snapshots snapshots after the killed INSERT"; exit 1; }
 rows="$("$floe" sql --warehouse wh --format csv -c 'SELECT count(*) FROM t' | tail -1)"
 [ "$rows" = "0" ] || { echo "FAIL: $rows rows after the killed INSERT"; exit 1; }
+leftover="$(find wh -name '*.parquet' | wc -l)"
+[ "$leftover" = "0" ] || { echo "FAIL: $leftover data files left after the killed INSERT"; cat err.txt; exit 1; }
 
 timeout 120 "$mpiexec" -np 3 --oversubscribe \
   "$floe" sql --warehouse wh -c "SET target_partitions = 6" -c "$insert" >/dev/null

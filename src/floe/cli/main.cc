@@ -12,6 +12,7 @@
 #include "floe/cli/iceberg_commands.h"
 #include "floe/cli/parquet_commands.h"
 #include "floe/cli/sql_commands.h"
+#include "floe/cli/termination.h"
 #include "floe/common/status.h"
 #include "floe/dist/cluster.h"
 
@@ -33,6 +34,8 @@ void PrintError(const floe::Status& status) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First, while this is the only thread: every later thread inherits the blocked SIGTERM.
+  floe::cli::HandleTermination();
   CLI::App app{"floe: a SQL engine for Apache Iceberg tables", "floe"};
   app.set_version_flag("--version", std::string("floe ") + FLOE_VERSION);
   app.require_subcommand(1);

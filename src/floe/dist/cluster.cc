@@ -21,6 +21,7 @@
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/scheduler.h"
 #include "floe/exec/shuffle_exec.h"
+#include "floe/iceberg/in_flight_files.h"
 
 namespace floe::dist {
 
@@ -217,6 +218,26 @@ class MpiQueryRunner final : public exec::TaskRunner {
     for (int r : locations) owners->add_ranks(r);
     for (int r = 1; r < cluster_->comm->size(); ++r) {
       FLOE_RETURN_NOT_OK(SendMessage(*cluster_->comm, r, kControlTag, m));
+    }
+    return Status::OK();
+  }
+
+  // Before the commit: every executor seals its files of the query, and says so.
+  Status SealWrites() override {
+    pb::ControlMessage m;
+    m.mutable_seal()->set_query_id(query_id_);
+    const int ranks = cluster_->comm->size();
+    for (int r = 1; r < ranks; ++r) {
+      FLOE_RETURN_NOT_OK(SendMessage(*cluster_->comm, r, kControlTag, m));
+    }
+    for (int r = 1; r < ranks; ++r) {
+      FLOE_ASSIGN_OR_RAISE(Message message,
+                           cluster_->comm->Receive(r, kSealTag, {std::chrono::minutes(1)}));
+      pb::SealDone done;
+      if (!done.ParseFromArray(message.view().data(), static_cast<int>(message.view().size())) ||
+          done.query_id() != query_id_) {
+        return Status::Corrupt("rank {} sent a seal confirmation that does not parse", r);
+      }
     }
     return Status::OK();
   }
@@ -601,6 +622,17 @@ Status RunExecutor(const std::shared_ptr<Communicator>& comm,
         if (it != queries.end() && it->second->ctx) it->second->ctx->Cancel();
         break;
       }
+      case pb::ControlMessage::kSeal: {
+        // Every write task of the query has ended (the commit reads their outputs).
+        auto it = queries.find(m.seal().query_id());
+        if (it != queries.end() && it->second->ctx) {
+          iceberg::InFlightFiles::Process().Seal(it->second->ctx.get());
+        }
+        pb::SealDone done;
+        done.set_query_id(m.seal().query_id());
+        FLOE_RETURN_NOT_OK(SendMessage(*comm, 0, kSealTag, done));
+        break;
+      }
       case pb::ControlMessage::kMetrics: {
         // Every task of the query has ended (rank 0 waited for their completions).
         auto it = queries.find(m.metrics().query_id());
@@ -621,6 +653,8 @@ Status RunExecutor(const std::shared_ptr<Communicator>& comm,
             }
           }
         }
+        // Deleted or committed: nothing of the query is in flight any more.
+        if (it->second->ctx) iceberg::InFlightFiles::Process().Seal(it->second->ctx.get());
         queries.erase(it);
         break;
       }

@@ -32,6 +32,7 @@ namespace floe::dist {
 inline constexpr int kControlTag = 1;
 inline constexpr int kTaskDoneTag = 2;
 inline constexpr int kMetricsTag = 3;  // QueryMetricsReport, executor -> rank 0
+inline constexpr int kSealTag = 4;     // SealDone, executor -> rank 0
 
 /// Rank 0's side: a QueryCluster for the session (exec/session.h).
 class MpiCluster final : public exec::QueryCluster {

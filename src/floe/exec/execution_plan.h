@@ -210,9 +210,8 @@ class ExchangeService;  // exec/exchange.h: where stage outputs live
 /// exchange, and state shared by the tasks of one query (a broadcast hash table).
 class TaskContext {
  public:
-  TaskContext(SessionConfig config, std::shared_ptr<MemoryManager> memory,
-              ThreadPool* threads, std::string spill_directory,
-              std::shared_ptr<ExchangeService> exchange);
+  TaskContext(SessionConfig config, std::shared_ptr<MemoryManager> memory, ThreadPool* threads,
+              std::string spill_directory, std::shared_ptr<ExchangeService> exchange);
 
   const SessionConfig& config() const { return config_; }
   MemoryPool* pool() const { return DefaultMemoryPool(); }
@@ -224,6 +223,14 @@ class TaskContext {
 
   QueryMetrics* metrics() { return collect_metrics_ ? &metrics_ : nullptr; }
   void set_collect_metrics(bool on) { collect_metrics_ = on; }
+
+  /// Asks the query's other processes to seal their data files of the query (see
+  /// iceberg::InFlightFiles) and waits until they have; a commit calls it, then seals this
+  /// process's own, before it begins. Set by whoever places the query's tasks on processes.
+  Status SealRemoteWrites() const { return seal_remote_writes_ ? seal_remote_writes_() : Status(); }
+  void set_seal_remote_writes(std::function<Status()> seal) {
+    seal_remote_writes_ = std::move(seal);
+  }
 
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
@@ -269,6 +276,7 @@ class TaskContext {
   std::string spill_directory_;
   std::shared_ptr<ExchangeService> exchange_;
   QueryMetrics metrics_;
+  std::function<Status()> seal_remote_writes_;
   bool collect_metrics_ = false;
   std::atomic<bool> cancelled_{false};
   std::mutex shared_mutex_;

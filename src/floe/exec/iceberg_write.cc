@@ -7,6 +7,7 @@
 #include "floe/exec/coalesce_partitions_exec.h"
 #include "floe/expr/function_registry.h"
 #include "floe/iceberg/data_file_writer.h"
+#include "floe/iceberg/in_flight_files.h"
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/partitioned_writer.h"
 #include "floe/iceberg/snapshot_producer.h"
@@ -158,6 +159,7 @@ Status WriteJournal::DeleteUncommitted(const io::FileIO& io) const {
   Status first;
   for (const std::string& path : paths) {
     Status st = io.Delete(path);
+    iceberg::InFlightFiles::Process().Remove(path);
     if (!st.ok() && first.ok()) first = st;
   }
   return first;
@@ -207,6 +209,7 @@ class WriteStream final : public BatchStream {
     options.task_id = 0;
     options.operation_id = target_->operation_id;
     options.sort_order_id = sort_order_id_;
+    options.in_flight_owner = ctx_.get();  // sealed by the commit (CommitStream)
     // A write's memory is its writers': half of the process's limit, shared by the tasks
     // it runs at once (the rest is for the input's exchanges and spillable operators).
     const int slots = ctx_->threads() != nullptr ? std::max(1, ctx_->threads()->size()) : 1;
@@ -470,6 +473,11 @@ class CommitStream final : public BatchStream {
       }
     }
     FLOE_ASSIGN_OR_RAISE(auto journal, WriteJournal::For(ctx_, target_.get()));
+    // From here the files may be referenced by the table: no terminating process may delete
+    // them any more (the other processes' first; each confirms before the commit begins).
+    FLOE_RETURN_NOT_OK(ctx_->SealRemoteWrites());
+    iceberg::InFlightFiles::Process().Seal(ctx_.get());
+    iceberg::InFlightFiles::Process().SealOperation(target_->operation_id);
     FLOE_ASSIGN_OR_RAISE(iceberg::Table committed, producer->Commit());
     (void)committed;
     journal->MarkCommitted();

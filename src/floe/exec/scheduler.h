@@ -49,6 +49,9 @@ class TaskRunner {
   virtual Status CollectMetrics(const StagePlan& stages, QueryMetrics* metrics) {
     return Status::OK();
   }
+  /// Before a commit: the other processes seal their data files of the query
+  /// (iceberg::InFlightFiles) and confirm. One process has no others.
+  virtual Status SealWrites() { return Status::OK(); }
 };
 
 /// Runs partition `partition` of a stage's plan to its end on this thread (a stage's

@@ -25,6 +25,8 @@
 #include "floe/exec/scheduler.h"
 #include "floe/exec/session_resolver.h"
 #include "floe/exec/stage_planner.h"
+#include "floe/iceberg/in_flight_files.h"
+#include "floe/iceberg/partitioned_writer.h"
 #include "floe/io/file_io.h"
 #include "floe/plan/binder.h"
 #include "floe/plan/optimizer.h"
@@ -402,6 +404,17 @@ class SessionImpl final : public Session {
   // the statement wrote are deleted (nothing was committed).
   Result<int64_t> RunWrite(PlannedWrite planned, bool collect_metrics = false,
                            std::unique_ptr<RunningQuery>* keep = nullptr) {
+    // Until the commit begins, a terminating process deletes the statement's files, whichever
+    // process wrote them (iceberg::InFlightFiles).
+    const IcebergWriteTarget& target = *planned.target;
+    FLOE_ASSIGN_OR_RAISE(iceberg::PartitionedWriterOptions where,
+                         iceberg::WriterOptionsForTable(*target.table.metadata, target.table.io));
+    iceberg::InFlightFiles::Process().AddOperation(target.operation_id, target.table.io,
+                                                   where.properties.data_location);
+    struct Unregister {
+      std::string id;
+      ~Unregister() { iceberg::InFlightFiles::Process().SealOperation(id); }
+    } unregister{target.operation_id};
     FLOE_ASSIGN_OR_RAISE(auto running, Run(std::move(planned.query.stages), collect_metrics));
     int64_t rows = 0;
     Status status;
@@ -523,6 +536,12 @@ class SessionImpl final : public Session {
     }
     running->ctx = std::make_shared<TaskContext>(config_, memory, threads_.get(), dir, exchange);
     running->ctx->set_collect_metrics(collect_metrics);
+    if (runner) {
+      running->ctx->set_seal_remote_writes([weak = std::weak_ptr<TaskRunner>(runner)]() {
+        std::shared_ptr<TaskRunner> r = weak.lock();
+        return r ? r->SealWrites() : Status::Cancelled("the query has ended");
+      });
+    }
     if (config_.codec_roundtrip()) {
       // Every stage runs as another process would rebuild it from its bytes.
       FLOE_ASSIGN_OR_RAISE(stages,

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "floe/batch/builder.h"
+#include "floe/iceberg/in_flight_files.h"
 #include "floe/iceberg/table_update.h"
 
 namespace floe::iceberg {
@@ -396,7 +397,17 @@ class RollingFileWriter {
   Status AbortFile() {
     if (!current_) return Status::OK();
     std::unique_ptr<DataFileWriter> w = std::move(current_);
-    return w->Abort();
+    Status st = w->Abort();
+    InFlightFiles::Process().Remove(w->path());
+    return st;
+  }
+
+  // An open file dropped without Close or Abort is deleted by its DataFileWriter.
+  ~RollingFileWriter() {
+    if (!current_) return;
+    const std::string path = current_->path();
+    current_.reset();
+    InFlightFiles::Process().Remove(path);
   }
 
  private:
@@ -406,10 +417,16 @@ class RollingFileWriter {
     o.partition = partition_;
     o.sort_order_id = ctx_->options.sort_order_id;
     o.parquet = ctx_->parquet;
-    FLOE_ASSIGN_OR_RAISE(
-        current_,
-        DataFileWriter::Open(ctx_->options.io, ctx_->factory->NewDataFilePath(partition_path_),
-                             ctx_->options.schema, ctx_->metrics, std::move(o)));
+    std::string path = ctx_->factory->NewDataFilePath(partition_path_);
+    FLOE_RETURN_NOT_OK(
+        InFlightFiles::Process().Add(ctx_->options.in_flight_owner, ctx_->options.io, path));
+    auto opened = DataFileWriter::Open(ctx_->options.io, path, ctx_->options.schema, ctx_->metrics,
+                                       std::move(o));
+    if (!opened.ok()) {
+      InFlightFiles::Process().Remove(path);
+      return opened.status();
+    }
+    current_ = std::move(*opened);
     return Status::OK();
   }
 
@@ -427,7 +444,10 @@ class WriterBase : public PartitionedWriter {
   // deleted by their DataFileWriters.
   ~WriterBase() override {
     if (finished_) return;
-    for (const DataFile& f : files_) (void)ctx_->options.io->Delete(f.file_path);
+    for (const DataFile& f : files_) {
+      (void)ctx_->options.io->Delete(f.file_path);
+      InFlightFiles::Process().Remove(f.file_path);
+    }
   }
 
   Status Write(const RecordBatch& batch) final {
@@ -449,6 +469,11 @@ class WriterBase : public PartitionedWriter {
     FLOE_RETURN_NOT_OK(CheckUsable());
     if (Status st = FinishFiles(); !st.ok()) return Fail(std::move(st));
     finished_ = true;
+    // Without an owner the files are the caller's now; a statement's stay in flight until it
+    // seals them before its commit.
+    if (ctx_->options.in_flight_owner == nullptr) {
+      for (const DataFile& f : files_) InFlightFiles::Process().Remove(f.file_path);
+    }
     return std::move(files_);
   }
 
@@ -463,6 +488,7 @@ class WriterBase : public PartitionedWriter {
     }
     for (const DataFile& f : files_) {
       Status st = ctx_->options.io->Delete(f.file_path);
+      InFlightFiles::Process().Remove(f.file_path);
       if (first.ok() && !st.ok()) first = std::move(st);
     }
     files_.clear();

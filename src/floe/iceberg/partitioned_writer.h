@@ -107,6 +107,10 @@ struct PartitionedWriterOptions {
   int64_t task_id = 0;
   /// One id per write operation (query); empty gets a random UUID.
   std::string operation_id;
+  /// Every file is in InFlightFiles from before it is created until it is deleted or handed
+  /// on: with an owner (a statement's query context) until the statement seals it before its
+  /// commit; without one, until Close returns it.
+  const void* in_flight_owner = nullptr;
   /// Fanout writer: the memory of the gathered rows and of every open file (its encoders,
   /// dictionaries and pages) together; past half of it the gathered rows go to their files,
   /// past all of it the files holding the most are closed.

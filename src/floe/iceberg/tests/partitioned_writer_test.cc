@@ -13,6 +13,7 @@
 
 #include "floe/batch/builder.h"
 #include "floe/format/parquet/reader.h"
+#include "floe/iceberg/in_flight_files.h"
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/table_update.h"
 #include "floe/iceberg/tests/reader_test_util.h"
@@ -340,6 +341,74 @@ TEST_F(PartitionedWriterTest, FanoutBudgetCountsWhatOpenFilesHold) {
   ASSERT_OK_AND_ASSIGN(files, writer->Close());
   EXPECT_EQ(files.size(), static_cast<size_t>(kDays));
   EXPECT_EQ(TotalRecords(files), int64_t{4} * kDays * kRowsPerDay);
+}
+
+TEST_F(PartitionedWriterTest, InFlightFilesAreDeletedOnTerminationUnlessSealed) {
+  InFlightFiles files;  // the process's own set is left alone: Terminate cannot be undone
+  auto touch = [&](const std::string& path) {
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    ASSERT_OK(io_->NewOutputFile(path).status());
+  };
+  const std::string a = dir_.path() + "/a.parquet", b = dir_.path() + "/b.parquet";
+  const std::string c = dir_.path() + "/c.parquet";
+  const int first = 1, second = 2;
+  for (const std::string& path : {a, b}) {
+    ASSERT_OK(files.Add(&first, io_, path));
+    touch(path);
+  }
+  ASSERT_OK(files.Add(&second, io_, c));
+  touch(c);
+  files.Seal(&second);  // its commit may reference it now
+  EXPECT_EQ(files.size(), 2u);
+  // Files another process wrote for an operation whose commit has not begun, found by the
+  // operation id in their names at any depth; another operation's stay.
+  const std::string theirs = data_dir() + "/x=1/y=2/00003-0-opA-00001.parquet";
+  const std::string sealed = data_dir() + "/x=1/00003-0-opB-00001.parquet";
+  const std::string other = data_dir() + "/x=1/00003-0-opC-00001.parquet";
+  for (const std::string& path : {theirs, sealed, other}) touch(path);
+  files.AddOperation("opA", io_, data_dir());
+  files.AddOperation("opB", io_, data_dir());
+  files.SealOperation("opB");
+
+  EXPECT_EQ(files.Terminate(), 3);
+  for (const std::string& path : {a, b, theirs}) EXPECT_FALSE(*io_->Exists(path)) << path;
+  for (const std::string& path : {c, sealed, other}) EXPECT_TRUE(*io_->Exists(path)) << path;
+  EXPECT_THAT(files.Add(&first, io_, dir_.path() + "/d.parquet"),
+              IsErrorWith(StatusCode::kCancelled, "terminating"));
+}
+
+TEST_F(PartitionedWriterTest, WritersKeepTheirFilesInFlightUntilHandedOn) {
+  InFlightFiles& files = InFlightFiles::Process();
+  const size_t before = files.size();
+  auto batch = [&] {
+    return Batch(schema_, {1, 2, 3}, {kTs, kTs + kDayMicros, kTs}, {"a", "b", "c"});
+  };
+  // Without an owner the files are the caller's once Close returns them.
+  PartitionedWriterOptions o = Options(DaySpec());
+  o.fanout_flush_rows = 1;
+  ASSERT_OK_AND_ASSIGN(auto writer, MakeFanoutWriter(o));
+  ASSERT_OK(writer->Write(*batch()));
+  EXPECT_EQ(files.size(), before + 2);  // two open files, one per day
+  ASSERT_OK_AND_ASSIGN(std::vector<DataFile> written, writer->Close());
+  EXPECT_EQ(written.size(), 2u);
+  EXPECT_EQ(files.size(), before);
+  // A statement's stay until it seals them before its commit.
+  const int statement = 0;
+  o.in_flight_owner = &statement;
+  o.operation_id = "op2";
+  ASSERT_OK_AND_ASSIGN(writer, MakeFanoutWriter(o));
+  ASSERT_OK(writer->Write(*batch()));
+  ASSERT_OK(writer->Close().status());
+  EXPECT_EQ(files.size(), before + 2);
+  files.Seal(&statement);
+  EXPECT_EQ(files.size(), before);
+  // An aborted writer's files are deleted, and forgotten.
+  o.operation_id = "op3";
+  ASSERT_OK_AND_ASSIGN(writer, MakeFanoutWriter(o));
+  ASSERT_OK(writer->Write(*batch()));
+  EXPECT_EQ(files.size(), before + 2);
+  ASSERT_OK(writer->Abort());
+  EXPECT_EQ(files.size(), before);
 }
 
 TEST_F(PartitionedWriterTest, ClusteredAcceptsAnyKeyOrderAndRejectsReappearingPartitions) {

@@ -1,0 +1,13 @@
+#pragma once
+
+namespace floe::cli {
+
+/// Makes SIGTERM end the process cleanly: the signal is blocked in every thread (call this
+/// first in main, before any thread starts) and taken by a thread of its own, which deletes
+/// the data files the process was still writing (iceberg::InFlightFiles), says so on
+/// stderr and exits with 143. mpirun sends SIGTERM to every surviving rank when one rank
+/// dies, so a job that ends that way leaves none of its unfinished files behind; files
+/// already handed to a statement's commit are left to it.
+void HandleTermination();
+
+}  // namespace floe::cli

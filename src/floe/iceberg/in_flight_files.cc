@@ -1,0 +1,83 @@
+#include "floe/iceberg/in_flight_files.h"
+
+#include <utility>
+
+namespace floe::iceberg {
+
+InFlightFiles& InFlightFiles::Process() {
+  static auto* files = new InFlightFiles();  // never destroyed: a signal may need it at exit
+  return *files;
+}
+
+Status InFlightFiles::Add(const void* owner, std::shared_ptr<const io::FileIO> io,
+                          const std::string& path) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (terminated_) {
+    return Status::Cancelled("not creating {}: the process is terminating", path);
+  }
+  files_[path] = Entry{owner, std::move(io)};
+  return Status::OK();
+}
+
+void InFlightFiles::Remove(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  files_.erase(path);
+}
+
+void InFlightFiles::Seal(const void* owner) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::erase_if(files_, [owner](const auto& entry) { return entry.second.owner == owner; });
+}
+
+void InFlightFiles::AddOperation(const std::string& operation_id,
+                                 std::shared_ptr<const io::FileIO> io, std::string data_location) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  operations_[operation_id] = Operation{std::move(io), std::move(data_location)};
+}
+
+void InFlightFiles::SealOperation(const std::string& operation_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  operations_.erase(operation_id);
+}
+
+namespace {
+
+// Deletes the files under `dir` (at any depth) whose names hold `marker`; their number.
+int DeleteMarked(const io::FileIO& io, const std::string& dir, const std::string& marker,
+                 int depth) {
+  Result<std::vector<io::FileInfo>> entries = io.ListDirectory(dir);
+  if (!entries.ok()) return 0;
+  int deleted = 0;
+  for (const io::FileInfo& entry : *entries) {
+    if (entry.is_directory) {
+      if (depth < 64) deleted += DeleteMarked(io, entry.path, marker, depth + 1);
+    } else if (entry.name.find(marker) != std::string::npos && io.Delete(entry.path).ok()) {
+      ++deleted;
+    }
+  }
+  return deleted;
+}
+
+}  // namespace
+
+int InFlightFiles::Terminate() {
+  // The lock is held throughout: a writer about to create a file waits, then is refused.
+  std::lock_guard<std::mutex> lock(mutex_);
+  terminated_ = true;
+  int deleted = 0;
+  for (const auto& [path, entry] : files_) {
+    (void)entry.io->Delete(path);
+    ++deleted;
+  }
+  for (const auto& [id, operation] : operations_) {
+    deleted += DeleteMarked(*operation.io, operation.data_location, "-" + id + "-", 0);
+  }
+  return deleted;
+}
+
+size_t InFlightFiles::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return files_.size();
+}
+
+}  // namespace floe::iceberg
