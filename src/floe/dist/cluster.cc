@@ -525,6 +525,8 @@ pb::QueryMetricsReport MetricsReport(uint64_t query_id, const ExecutorQuery* q) 
 
 }  // namespace
 
+namespace {
+
 // FLOE_TEST_KILL_RANK: when `stage` writes table files, this process kills itself a
 // moment after the task begins (its files part-written, other ranks mid-task).
 void DieDuringAWrite(const ExecutorQuery& q, int stage) {
@@ -544,6 +546,8 @@ void DieDuringAWrite(const ExecutorQuery& q, int stage) {
     std::raise(SIGKILL);
   }).detach();
 }
+
+}  // namespace
 
 Status RunExecutor(const std::shared_ptr<Communicator>& comm,
                    const std::shared_ptr<ExchangeServer>& server, ThreadPool* threads) {
