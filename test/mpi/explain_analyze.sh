@@ -4,14 +4,7 @@
 # time and the exchange bytes it sent and received. The counters add up to the
 # single-process ones.
 # usage: explain_analyze.sh FLOE_BINARY MPIEXEC
-set -euo pipefail
-floe="$1"
-mpiexec="$2"
-scratch="$(mktemp -d)"
-trap 'rm -rf "$scratch"' EXIT
-cd "$scratch"
-
-fail() { echo "FAIL: $*"; cat out.txt err.txt 2>/dev/null; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 query="EXPLAIN ANALYZE SELECT x % 7 AS k, count(*), sum(x) FROM generate_series(1, 60000) AS g(x) GROUP BY x % 7"
 timeout 120 "$mpiexec" -np 3 --oversubscribe "$floe" sql --warehouse wh --format csv \

@@ -222,15 +222,20 @@ class MpiQueryRunner final : public exec::TaskRunner {
     return Status::OK();
   }
 
+  // Sends `m` to every executor (in order after what each was sent before).
+  Status TellExecutors(const pb::ControlMessage& m) const {
+    for (int r = 1; r < cluster_->comm->size(); ++r) {
+      FLOE_RETURN_NOT_OK(SendMessage(*cluster_->comm, r, kControlTag, m));
+    }
+    return Status::OK();
+  }
+
   // Before the commit: every executor seals its files of the query, and says so.
   Status SealWrites() override {
     pb::ControlMessage m;
     m.mutable_seal()->set_query_id(query_id_);
-    const int ranks = cluster_->comm->size();
-    for (int r = 1; r < ranks; ++r) {
-      FLOE_RETURN_NOT_OK(SendMessage(*cluster_->comm, r, kControlTag, m));
-    }
-    for (int r = 1; r < ranks; ++r) {
+    FLOE_RETURN_NOT_OK(TellExecutors(m));
+    for (int r = 1; r < cluster_->comm->size(); ++r) {
       FLOE_ASSIGN_OR_RAISE(Message message,
                            cluster_->comm->Receive(r, kSealTag, {std::chrono::minutes(1)}));
       pb::SealDone done;
@@ -251,9 +256,7 @@ class MpiQueryRunner final : public exec::TaskRunner {
     for (const exec::Stage& stage : stages.stages()) PreOrder(*stage.plan, &nodes[stage.id]);
     pb::ControlMessage m;
     m.mutable_metrics()->set_query_id(query_id_);
-    for (int r = 1; r < ranks; ++r) {
-      FLOE_RETURN_NOT_OK(SendMessage(*cluster_->comm, r, kControlTag, m));
-    }
+    FLOE_RETURN_NOT_OK(TellExecutors(m));
     for (int r = 1; r < ranks; ++r) {
       FLOE_ASSIGN_OR_RAISE(Message message,
                            cluster_->comm->Receive(r, kMetricsTag, {std::chrono::minutes(1)}));
