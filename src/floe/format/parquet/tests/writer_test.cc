@@ -527,7 +527,9 @@ TEST(ParquetWriter, DictionaryFallsBackToPlain) {
   EXPECT_LT(h.dictionary_page_header->num_values, 2000);
   ExpectRoundTrip(file.bytes, *batch);
 
-  // Repeated values stay dictionary-encoded in one small dictionary.
+  // Repeated values stay dictionary-encoded in one small dictionary. (This second file's
+  // column writer starts with the buffers the first one grew and gave back to the
+  // thread's cache: nothing of the first dictionary may show.)
   std::vector<Scalar> few;
   for (int i = 0; i < 2000; ++i) few.push_back(Scalar::Str(i % 3 == 0 ? "x" : "yy"));
   ASSERT_OK_AND_ASSIGN(auto f, FromScalars(String(), few));
