@@ -35,7 +35,7 @@ void PrintError(const floe::Status& status) {
 
 int main(int argc, char** argv) {
   // First, while this is the only thread: every later thread inherits the blocked SIGTERM.
-  floe::cli::HandleTermination();
+  floe::cli::HandleTermination(floe::dist::LaunchedUnderMpi());
   CLI::App app{"floe: a SQL engine for Apache Iceberg tables", "floe"};
   app.set_version_flag("--version", std::string("floe ") + FLOE_VERSION);
   app.require_subcommand(1);

@@ -9,14 +9,16 @@ InFlightFiles& InFlightFiles::Process() {
   return *files;
 }
 
-Status InFlightFiles::Add(const void* owner, std::shared_ptr<const io::FileIO> io,
-                          const std::string& path) {
+Result<std::shared_lock<std::shared_mutex>> InFlightFiles::Add(const void* owner,
+                                                               std::shared_ptr<const io::FileIO> io,
+                                                               const std::string& path) {
+  std::shared_lock<std::shared_mutex> creating(creating_);
   std::lock_guard<std::mutex> lock(mutex_);
   if (terminated_) {
     return Status::Cancelled("not creating {}: the process is terminating", path);
   }
   files_[path] = Entry{owner, std::move(io)};
-  return Status::OK();
+  return creating;
 }
 
 void InFlightFiles::Remove(const std::string& path) {
@@ -61,7 +63,8 @@ int DeleteMarked(const io::FileIO& io, const std::string& dir, const std::string
 }  // namespace
 
 int InFlightFiles::Terminate() {
-  // The lock is held throughout: a writer about to create a file waits, then is refused.
+  // Held throughout: a writer about to create a file waits, then is refused.
+  std::unique_lock<std::shared_mutex> creating(creating_);
   std::lock_guard<std::mutex> lock(mutex_);
   terminated_ = true;
   int deleted = 0;

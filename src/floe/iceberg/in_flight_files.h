@@ -13,9 +13,11 @@
 
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <unordered_map>
 
+#include "floe/common/result.h"
 #include "floe/common/status.h"
 #include "floe/io/file_io.h"
 
@@ -27,8 +29,12 @@ class InFlightFiles {
   static InFlightFiles& Process();
 
   /// Adds `path` (written through `io` for `owner`) before it is created; kCancelled once
-  /// Terminate ran (the caller must not create the file).
-  Status Add(const void* owner, std::shared_ptr<const io::FileIO> io, const std::string& path);
+  /// Terminate ran (the caller must not create the file). The caller holds the returned lock
+  /// until the file exists (or its creation failed): Terminate waits for it, so a file is
+  /// never created after Terminate deleted its path.
+  Result<std::shared_lock<std::shared_mutex>> Add(const void* owner,
+                                                  std::shared_ptr<const io::FileIO> io,
+                                                  const std::string& path);
   /// Forgets `path` (it was deleted or handed to the caller).
   void Remove(const std::string& path);
   /// Forgets every file of `owner`: its commit may reference them from now on (or it ended).
@@ -43,10 +49,9 @@ class InFlightFiles {
                     std::string data_location);
   /// The operation's commit begins (or the statement ended): Terminate leaves its files.
   void SealOperation(const std::string& operation_id);
-  /// Deletes every file in the set (failures are ignored: the process is going away) and
-  /// refuses every later Add. Returns the number of files it deleted or tried to. The set is
-  /// kept: a file whose creation was under way may appear only after the first call, so a
-  /// terminating process calls it again a moment later.
+  /// Waits for the creations under way, then deletes every file in the set (failures are
+  /// ignored: the process is going away) and refuses every later Add. Returns the number of
+  /// files it deleted or tried to.
   int Terminate();
 
   size_t size() const;
@@ -60,6 +65,7 @@ class InFlightFiles {
     std::shared_ptr<const io::FileIO> io;
     std::string data_location;
   };
+  std::shared_mutex creating_;  // shared while a file is created, exclusive in Terminate
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Entry> files_;
   std::unordered_map<std::string, Operation> operations_;

@@ -418,10 +418,12 @@ class RollingFileWriter {
     o.sort_order_id = ctx_->options.sort_order_id;
     o.parquet = ctx_->parquet;
     std::string path = ctx_->factory->NewDataFilePath(partition_path_);
-    FLOE_RETURN_NOT_OK(
+    FLOE_ASSIGN_OR_RAISE(
+        std::shared_lock<std::shared_mutex> creating,
         InFlightFiles::Process().Add(ctx_->options.in_flight_owner, ctx_->options.io, path));
     auto opened = DataFileWriter::Open(ctx_->options.io, path, ctx_->options.schema, ctx_->metrics,
                                        std::move(o));
+    creating.unlock();
     if (!opened.ok()) {
       InFlightFiles::Process().Remove(path);
       return opened.status();

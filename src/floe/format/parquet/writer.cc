@@ -70,61 +70,62 @@ size_t CapacityBytes(const std::vector<T>& v) {
   return v.capacity() * sizeof(T);
 }
 
+// A dictionary's storage: the values in PLAIN encoding (the dictionary page body), where
+// each starts, their hashes and the hash table's slots.
+struct DictionaryBuffers {
+  std::vector<uint8_t> plain;
+  std::vector<int64_t> starts;
+  std::vector<uint64_t> hashes;
+  std::vector<int32_t> slots;
+
+  size_t Capacity() const {
+    return CapacityBytes(plain) + CapacityBytes(starts) + CapacityBytes(hashes) +
+           CapacityBytes(slots);
+  }
+};
+
 // A column chunk's dictionary: an open-addressing hash table over the values, which are kept
 // in PLAIN encoding (the dictionary page body) as they are inserted.
 class DictionaryBuilder {
  public:
   // `width` > 0: fixed-width values of that many bytes (4 and 8 compare as integers);
   // width 0: byte arrays (PLAIN with a 4-byte length prefix).
-  explicit DictionaryBuilder(int width) : width_(width) { Rehash(1024); }
+  // Its values and table live in `buffers`, which must outlive it.
+  DictionaryBuilder(int width, DictionaryBuffers* buffers) : width_(width), b_(buffers) { Clear(); }
 
-  int32_t size() const { return static_cast<int32_t>(starts_.size()); }
-  int64_t MemoryBytes() const {
-    return static_cast<int64_t>(CapacityBytes(plain_) + CapacityBytes(starts_) +
-                                CapacityBytes(hashes_) + CapacityBytes(slots_));
-  }
-  const std::vector<uint8_t>& plain() const { return plain_; }
-  int64_t plain_size() const { return static_cast<int64_t>(plain_.size()); }
+  int32_t size() const { return static_cast<int32_t>(b_->starts.size()); }
+  const std::vector<uint8_t>& plain() const { return b_->plain; }
+  int64_t plain_size() const { return static_cast<int64_t>(b_->plain.size()); }
 
   void Clear() {
-    plain_.clear();
-    starts_.clear();
-    hashes_.clear();
+    b_->plain.clear();
+    b_->starts.clear();
+    b_->hashes.clear();
     Rehash(1024);
-  }
-
-  // Exchanges the buffers with `other` (emptied), keeping their capacity: see
-  // RecycledBuffers.
-  template <typename Buffers>
-  void SwapBuffers(Buffers* other) {
-    plain_.swap(other->dict_plain);
-    starts_.swap(other->dict_starts);
-    hashes_.swap(other->dict_hashes);
-    slots_.swap(other->dict_slots);
   }
 
   // Index of `value` (width_ bytes, or any length for byte arrays), inserting it if new.
   int32_t Insert(const uint8_t* value, size_t length) {
     uint64_t h = width_ == 8 || width_ == 4 ? MixHash(LoadKey(value)) : HashBytes(value, length);
-    size_t mask = slots_.size() - 1;
+    size_t mask = b_->slots.size() - 1;
     size_t pos = static_cast<size_t>(h) & mask;
     while (true) {
-      int32_t s = slots_[pos];
+      int32_t s = b_->slots[pos];
       if (s < 0) break;
-      if (hashes_[static_cast<size_t>(s)] == h && Matches(s, value, length)) return s;
+      if (b_->hashes[static_cast<size_t>(s)] == h && Matches(s, value, length)) return s;
       pos = (pos + 1) & mask;
     }
     int32_t index = size();
-    slots_[pos] = index;
-    hashes_.push_back(h);
+    b_->slots[pos] = index;
+    b_->hashes.push_back(h);
     if (width_ == 0) {
       auto len = static_cast<uint32_t>(length);
       const auto* lp = reinterpret_cast<const uint8_t*>(&len);
-      plain_.insert(plain_.end(), lp, lp + 4);
+      b_->plain.insert(b_->plain.end(), lp, lp + 4);
     }
-    starts_.push_back(static_cast<int64_t>(plain_.size()));
-    plain_.insert(plain_.end(), value, value + length);
-    if (starts_.size() * 2 > slots_.size()) Rehash(slots_.size() * 2);
+    b_->starts.push_back(static_cast<int64_t>(b_->plain.size()));
+    b_->plain.insert(b_->plain.end(), value, value + length);
+    if (b_->starts.size() * 2 > b_->slots.size()) Rehash(b_->slots.size() * 2);
     return index;
   }
 
@@ -137,28 +138,25 @@ class DictionaryBuilder {
 
   bool Matches(int32_t s, const uint8_t* value, size_t length) const {
     auto i = static_cast<size_t>(s);
-    int64_t start = starts_[i];
-    int64_t end = i + 1 < starts_.size() ? starts_[i + 1] - (width_ == 0 ? 4 : 0)
-                                         : static_cast<int64_t>(plain_.size());
+    int64_t start = b_->starts[i];
+    int64_t end = i + 1 < b_->starts.size() ? b_->starts[i + 1] - (width_ == 0 ? 4 : 0)
+                                            : static_cast<int64_t>(b_->plain.size());
     if (static_cast<size_t>(end - start) != length) return false;
-    return std::memcmp(plain_.data() + start, value, length) == 0;
+    return std::memcmp(b_->plain.data() + start, value, length) == 0;
   }
 
   void Rehash(size_t capacity) {
-    slots_.assign(capacity, -1);
+    b_->slots.assign(capacity, -1);
     size_t mask = capacity - 1;
-    for (size_t i = 0; i < hashes_.size(); ++i) {
-      size_t pos = static_cast<size_t>(hashes_[i]) & mask;
-      while (slots_[pos] >= 0) pos = (pos + 1) & mask;
-      slots_[pos] = static_cast<int32_t>(i);
+    for (size_t i = 0; i < b_->hashes.size(); ++i) {
+      size_t pos = static_cast<size_t>(b_->hashes[i]) & mask;
+      while (b_->slots[pos] >= 0) pos = (pos + 1) & mask;
+      b_->slots[pos] = static_cast<int32_t>(i);
     }
   }
 
   int width_;
-  std::vector<uint8_t> plain_;
-  std::vector<int64_t> starts_;  // where each value's bytes start in plain_
-  std::vector<uint64_t> hashes_;
-  std::vector<int32_t> slots_;
+  DictionaryBuffers* b_;
 };
 
 struct CodecChoice {
@@ -252,17 +250,30 @@ struct RecycledBuffers {
   std::vector<int64_t> gather;
   std::vector<char> decimal_bytes;
   std::vector<uint8_t> levels, values;
-  std::vector<uint8_t> dict_plain;
-  std::vector<int64_t> dict_starts;
-  std::vector<uint64_t> dict_hashes;
-  std::vector<int32_t> dict_slots;
+  DictionaryBuffers dict;
 
   size_t Capacity() const {
     return CapacityBytes(page_def) + CapacityBytes(page_rep) + CapacityBytes(page_indices) +
            CapacityBytes(page_values) + CapacityBytes(page_bools) + CapacityBytes(pages_bytes) +
            CapacityBytes(gather) + CapacityBytes(decimal_bytes) + CapacityBytes(levels) +
-           CapacityBytes(values) + CapacityBytes(dict_plain) + CapacityBytes(dict_starts) +
-           CapacityBytes(dict_hashes) + CapacityBytes(dict_slots);
+           CapacityBytes(values) + dict.Capacity();
+  }
+  // Empties every buffer, keeping its capacity.
+  void Clear() {
+    page_def.clear();
+    page_rep.clear();
+    page_indices.clear();
+    page_values.clear();
+    page_bools.clear();
+    pages_bytes.clear();
+    gather.clear();
+    decimal_bytes.clear();
+    levels.clear();
+    values.clear();
+    dict.plain.clear();
+    dict.starts.clear();
+    dict.hashes.clear();
+    dict.slots.clear();
   }
 };
 
@@ -300,33 +311,19 @@ class ColumnWriter {
       : desc_(desc),
         ctx_(ctx),
         options_(*ctx->options),
-        dict_(DictWidth(desc)),
+        dict_(DictWidth(desc), &buf_.dict),
         use_dict_(options_.enable_dictionary && desc.kind != LeafKind::kBoolean),
         page_stats_(desc.sort_order),
         chunk_stats_(desc.sort_order) {
-    std::unique_ptr<RecycledBuffers> b = BufferCache::OfThisThread().Take();
-    SwapBuffers(b.get());
+    if (std::unique_ptr<RecycledBuffers> b = BufferCache::OfThisThread().Take()) {
+      buf_ = std::move(*b);
+    }
     dict_.Clear();  // its table over the recycled slots
   }
 
   ~ColumnWriter() {
-    auto b = std::make_unique<RecycledBuffers>();
-    SwapBuffers(b.get());
-    b->page_def.clear();
-    b->page_rep.clear();
-    b->page_indices.clear();
-    b->page_values.clear();
-    b->page_bools.clear();
-    b->pages_bytes.clear();
-    b->gather.clear();
-    b->decimal_bytes.clear();
-    b->levels.clear();
-    b->values.clear();
-    b->dict_plain.clear();
-    b->dict_starts.clear();
-    b->dict_hashes.clear();
-    b->dict_slots.clear();
-    BufferCache::OfThisThread().Give(std::move(b));
+    buf_.Clear();
+    BufferCache::OfThisThread().Give(std::make_unique<RecycledBuffers>(std::move(buf_)));
   }
   ColumnWriter(const ColumnWriter&) = delete;
   ColumnWriter& operator=(const ColumnWriter&) = delete;
@@ -358,16 +355,16 @@ class ColumnWriter {
   // so the chunk continues in PLAIN (as other writers decide after their first page).
   bool DictionaryDoesNotPay() {
     if (dict_probed_ || !page_dict_mode_ ||
-        static_cast<int64_t>(page_indices_.size()) < kDictionaryProbeValues) {
+        static_cast<int64_t>(buf_.page_indices.size()) < kDictionaryProbeValues) {
       return false;
     }
     dict_probed_ = true;
-    return dict_.size() * 4 > static_cast<int64_t>(page_indices_.size()) * 3;
+    return dict_.size() * 4 > static_cast<int64_t>(buf_.page_indices.size()) * 3;
   }
 
   // Bytes the chunk would take now (before compression of the open page).
   int64_t EstimatedSize() const {
-    return static_cast<int64_t>(pages_bytes_.size()) + PageEstimate() +
+    return static_cast<int64_t>(buf_.pages_bytes.size()) + PageEstimate() +
            (dict_.size() > 0 ? dict_.plain_size() : 0);
   }
 
@@ -375,12 +372,7 @@ class ColumnWriter {
 
   // Everything the column holds, by capacity.
   int64_t MemoryBytes() const {
-    const size_t bytes =
-        CapacityBytes(page_def_) + CapacityBytes(page_rep_) + CapacityBytes(page_indices_) +
-        CapacityBytes(page_values_) + CapacityBytes(page_bools_) + CapacityBytes(pages_bytes_) +
-        CapacityBytes(pages_) + CapacityBytes(gather_) + CapacityBytes(decimal_bytes_) +
-        CapacityBytes(levels_) + CapacityBytes(values_);
-    return static_cast<int64_t>(bytes) + dict_.MemoryBytes();
+    return static_cast<int64_t>(buf_.Capacity() + CapacityBytes(pages_));
   }
 
   // Writes the chunk (dictionary page first) at the stream's position and resets for the next
@@ -420,9 +412,10 @@ class ColumnWriter {
     }
     int64_t data_start = out->position();
     md.data_page_offset = data_start;
-    FLOE_RETURN_NOT_OK(out->Write(pages_bytes_.data(), static_cast<int64_t>(pages_bytes_.size())));
+    FLOE_RETURN_NOT_OK(
+        out->Write(buf_.pages_bytes.data(), static_cast<int64_t>(buf_.pages_bytes.size())));
     uncompressed += pages_uncompressed_;
-    compressed += static_cast<int64_t>(pages_bytes_.size());
+    compressed += static_cast<int64_t>(buf_.pages_bytes.size());
     md.total_uncompressed_size = uncompressed;
     md.total_compressed_size = compressed;
 
@@ -503,7 +496,7 @@ class ColumnWriter {
   bool IsString() const { return desc_.kind == LeafKind::kByteArray; }
 
   void ResetChunk() {
-    pages_bytes_.clear();
+    buf_.pages_bytes.clear();
     pages_.clear();
     pages_uncompressed_ = 0;
     dict_.Clear();
@@ -558,13 +551,14 @@ class ColumnWriter {
 
   // Bytes of the open page, before compression.
   int64_t PageEstimate() const {
-    int64_t levels = (static_cast<int64_t>(page_def_.size()) * BitWidth(desc_.max_def) +
-                      static_cast<int64_t>(page_rep_.size()) * BitWidth(desc_.max_rep)) /
+    int64_t levels = (static_cast<int64_t>(buf_.page_def.size()) * BitWidth(desc_.max_def) +
+                      static_cast<int64_t>(buf_.page_rep.size()) * BitWidth(desc_.max_rep)) /
                      8;
-    int64_t values = page_dict_mode_
-                         ? static_cast<int64_t>(page_indices_.size()) *
-                               std::max(1, BitWidth(dict_.size() - 1)) / 8
-                         : static_cast<int64_t>(page_values_.size() + page_bools_.size() / 8);
+    int64_t values =
+        page_dict_mode_
+            ? static_cast<int64_t>(buf_.page_indices.size()) *
+                  std::max(1, BitWidth(dict_.size() - 1)) / 8
+            : static_cast<int64_t>(buf_.page_values.size() + buf_.page_bools.size() / 8);
     return levels + values;
   }
 
@@ -575,8 +569,8 @@ class ColumnWriter {
     // of distinct values does not build a large dictionary first.
     const int64_t kMaxStep =
         use_dict_ && !dict_probed_
-            ? std::max<int64_t>(kDictionaryProbeValues - static_cast<int64_t>(page_indices_.size()),
-                                1)
+            ? std::max<int64_t>(
+                  kDictionaryProbeValues - static_cast<int64_t>(buf_.page_indices.size()), 1)
             : 64 * 1024;
     int64_t room = std::max<int64_t>(options_.page_size_bytes - PageEstimate(), 1);
     int64_t cut;
@@ -611,14 +605,14 @@ class ColumnWriter {
     int64_t num_values = n;
     if (desc_.max_def > 0) {
       const int16_t* d = l.def.data() + begin;
-      page_def_.insert(page_def_.end(), d, d + n);
+      buf_.page_def.insert(buf_.page_def.end(), d, d + n);
       num_values = 0;
       for (int64_t i = 0; i < n; ++i) num_values += d[i] == desc_.max_def;
     }
     int64_t rows = n;
     if (desc_.max_rep > 0) {
       const int16_t* r = l.rep.data() + begin;
-      page_rep_.insert(page_rep_.end(), r, r + n);
+      buf_.page_rep.insert(buf_.page_rep.end(), r, r + n);
       rows = 0;
       for (int64_t i = 0; i < n; ++i) rows += r[i] == 0;
     }
@@ -636,12 +630,12 @@ class ColumnWriter {
     } else if (num_values == n) {
       first = l.first + begin;
     } else {
-      gather_.clear();
+      buf_.gather.clear();
       const int16_t* d = l.def.data() + begin;
       for (int64_t i = 0; i < n; ++i) {
-        if (d[i] == desc_.max_def) gather_.push_back(l.first + begin + i);
+        if (d[i] == desc_.max_def) buf_.gather.push_back(l.first + begin + i);
       }
-      idx = gather_.data();
+      idx = buf_.gather.data();
     }
     if (idx) {
       EncodeValues(*l.values, num_values, [idx](int64_t m) { return idx[m]; });
@@ -657,7 +651,7 @@ class ColumnWriter {
         bool lo = true, hi = false;
         for (int64_t m = 0; m < n; ++m) {
           bool v = a.BoolValue(elem(m));
-          page_bools_.push_back(v ? 1 : 0);
+          buf_.page_bools.push_back(v ? 1 : 0);
           lo = lo && v;
           hi = hi || v;
         }
@@ -721,13 +715,13 @@ class ColumnWriter {
         // little-endian Int128, reversed. The value fits, so the dropped bytes are sign bytes.
         auto w = static_cast<size_t>(desc_.type_length);
         const uint8_t* base = a.buffer(1)->data() + a.offset() * 16;
-        decimal_bytes_.resize(static_cast<size_t>(n) * w);
+        buf_.decimal_bytes.resize(static_cast<size_t>(n) * w);
         for (int64_t m = 0; m < n; ++m) {
           const uint8_t* src = base + elem(m) * 16;
-          char* dst = decimal_bytes_.data() + static_cast<size_t>(m) * w;
+          char* dst = buf_.decimal_bytes.data() + static_cast<size_t>(m) * w;
           for (size_t k = 0; k < w; ++k) dst[k] = static_cast<char>(src[w - 1 - k]);
         }
-        const char* data = decimal_bytes_.data();
+        const char* data = buf_.decimal_bytes.data();
         return EncodeBytes(n, false, [&](int64_t m) {
           return std::string_view(data + static_cast<size_t>(m) * w, w);
         });
@@ -744,13 +738,13 @@ class ColumnWriter {
         T v = get(m);
         lo = std::min(lo, v);
         hi = std::max(hi, v);
-        page_indices_.push_back(dict_.Insert(reinterpret_cast<const uint8_t*>(&v), sizeof(T)));
+        buf_.page_indices.push_back(dict_.Insert(reinterpret_cast<const uint8_t*>(&v), sizeof(T)));
       }
     } else {
       StartPlainValues();
-      size_t start = page_values_.size();
-      page_values_.resize(start + static_cast<size_t>(n) * sizeof(T));
-      uint8_t* out = page_values_.data() + start;
+      size_t start = buf_.page_values.size();
+      buf_.page_values.resize(start + static_cast<size_t>(n) * sizeof(T));
+      uint8_t* out = buf_.page_values.data() + start;
       for (int64_t m = 0; m < n; ++m) {
         T v = get(m);
         lo = std::min(lo, v);
@@ -771,8 +765,8 @@ class ColumnWriter {
       StartDictValues();
     else
       StartPlainValues();
-    size_t start = page_values_.size();
-    if (!use_dict_) page_values_.resize(start + static_cast<size_t>(n) * sizeof(T));
+    size_t start = buf_.page_values.size();
+    if (!use_dict_) buf_.page_values.resize(start + static_cast<size_t>(n) * sizeof(T));
     for (int64_t m = 0; m < n; ++m) {
       T v = get(m);
       if (!std::isnan(v)) {
@@ -781,9 +775,9 @@ class ColumnWriter {
         hi = std::max(hi, v);
       }
       if (use_dict_) {
-        page_indices_.push_back(dict_.Insert(reinterpret_cast<const uint8_t*>(&v), sizeof(T)));
+        buf_.page_indices.push_back(dict_.Insert(reinterpret_cast<const uint8_t*>(&v), sizeof(T)));
       } else {
-        std::memcpy(page_values_.data() + start + static_cast<size_t>(m) * sizeof(T), &v,
+        std::memcpy(buf_.page_values.data() + start + static_cast<size_t>(m) * sizeof(T), &v,
                     sizeof(T));
       }
     }
@@ -800,7 +794,8 @@ class ColumnWriter {
         std::string_view v = get(m);
         if (internal::CompareBytes(order, v, lo) < 0) lo = v;
         if (internal::CompareBytes(order, v, hi) > 0) hi = v;
-        page_indices_.push_back(dict_.Insert(reinterpret_cast<const uint8_t*>(v.data()), v.size()));
+        buf_.page_indices.push_back(
+            dict_.Insert(reinterpret_cast<const uint8_t*>(v.data()), v.size()));
       }
     } else {
       StartPlainValues();
@@ -811,9 +806,9 @@ class ColumnWriter {
         if (length_prefix) {
           auto len = static_cast<uint32_t>(v.size());
           const auto* lp = reinterpret_cast<const uint8_t*>(&len);
-          page_values_.insert(page_values_.end(), lp, lp + 4);
+          buf_.page_values.insert(buf_.page_values.end(), lp, lp + 4);
         }
-        page_values_.insert(page_values_.end(), v.begin(), v.end());
+        buf_.page_values.insert(buf_.page_values.end(), v.begin(), v.end());
       }
     }
     page_stats_.UpdateBytes(lo, hi);
@@ -823,53 +818,55 @@ class ColumnWriter {
   void StartDictValues() { page_dict_mode_ = true; }
   void StartPlainValues() { page_dict_mode_ = false; }
 
-  // Encodes and compresses the open page into pages_bytes_.
+  // Encodes and compresses the open page into buf_.pages_bytes.
   Status CutPage() {
     if (page_entries_ == 0) return Status::OK();
     const bool v2 = options_.data_page_version == 2;
     // A dictionary page exists only once a value went into the dictionary; a page of nulls
     // alone is PLAIN with no values.
-    bool dict_encoded = page_dict_mode_ && !page_indices_.empty();
-    levels_.clear();
+    bool dict_encoded = page_dict_mode_ && !buf_.page_indices.empty();
+    buf_.levels.clear();
     int32_t rep_len = 0, def_len = 0;
     if (desc_.max_rep > 0) {
-      size_t s = levels_.size();
+      size_t s = buf_.levels.size();
       if (v2) {
-        EncodeRleBitPacked(std::span<const int16_t>(page_rep_), BitWidth(desc_.max_rep), &levels_);
+        EncodeRleBitPacked(std::span<const int16_t>(buf_.page_rep), BitWidth(desc_.max_rep),
+                           &buf_.levels);
       } else {
-        EncodeRleBitPackedWithLength(std::span<const int16_t>(page_rep_), BitWidth(desc_.max_rep),
-                                     &levels_);
+        EncodeRleBitPackedWithLength(std::span<const int16_t>(buf_.page_rep),
+                                     BitWidth(desc_.max_rep), &buf_.levels);
       }
-      rep_len = static_cast<int32_t>(levels_.size() - s);
+      rep_len = static_cast<int32_t>(buf_.levels.size() - s);
     }
     if (desc_.max_def > 0) {
-      size_t s = levels_.size();
+      size_t s = buf_.levels.size();
       if (v2) {
-        EncodeRleBitPacked(std::span<const int16_t>(page_def_), BitWidth(desc_.max_def), &levels_);
+        EncodeRleBitPacked(std::span<const int16_t>(buf_.page_def), BitWidth(desc_.max_def),
+                           &buf_.levels);
       } else {
-        EncodeRleBitPackedWithLength(std::span<const int16_t>(page_def_), BitWidth(desc_.max_def),
-                                     &levels_);
+        EncodeRleBitPackedWithLength(std::span<const int16_t>(buf_.page_def),
+                                     BitWidth(desc_.max_def), &buf_.levels);
       }
-      def_len = static_cast<int32_t>(levels_.size() - s);
+      def_len = static_cast<int32_t>(buf_.levels.size() - s);
     }
-    values_.clear();
+    buf_.values.clear();
     if (dict_encoded) {
-      EncodeDictionaryIndices(page_indices_, dict_.size(), &values_);
+      EncodeDictionaryIndices(buf_.page_indices, dict_.size(), &buf_.values);
     } else if (desc_.kind == LeafKind::kBoolean) {
-      EncodePlainBoolean(page_bools_, &values_);
+      EncodePlainBoolean(buf_.page_bools, &buf_.values);
     } else {
-      values_.swap(page_values_);
+      buf_.values.swap(buf_.page_values);
     }
 
     PageHeader h;
     std::vector<uint8_t>& body = ctx_->scratch;
     int64_t num_nulls = page_stats_.null_count();
     if (!v2) {
-      levels_.insert(levels_.end(), values_.begin(), values_.end());
-      FLOE_RETURN_NOT_OK(ctx_->Compress(levels_, &body));
+      buf_.levels.insert(buf_.levels.end(), buf_.values.begin(), buf_.values.end());
+      FLOE_RETURN_NOT_OK(ctx_->Compress(buf_.levels, &body));
       h.type = PageType::kDataPage;
       FLOE_ASSIGN_OR_RAISE(h.uncompressed_page_size,
-                           Checked32(levels_.size(), "data page", desc_.dotted_path));
+                           Checked32(buf_.levels.size(), "data page", desc_.dotted_path));
       DataPageHeader dh;
       dh.num_values = static_cast<int32_t>(page_entries_);
       dh.encoding = dict_encoded ? Encoding::kRleDictionary : Encoding::kPlain;
@@ -879,12 +876,13 @@ class ColumnWriter {
     } else {
       // DataPageHeaderV2: levels stay uncompressed in front of the compressed values.
       std::vector<uint8_t> compressed_values;
-      FLOE_RETURN_NOT_OK(ctx_->Compress(values_, &compressed_values));
-      body = levels_;
+      FLOE_RETURN_NOT_OK(ctx_->Compress(buf_.values, &compressed_values));
+      body = buf_.levels;
       body.insert(body.end(), compressed_values.begin(), compressed_values.end());
       h.type = PageType::kDataPageV2;
-      FLOE_ASSIGN_OR_RAISE(h.uncompressed_page_size, Checked32(levels_.size() + values_.size(),
-                                                               "data page", desc_.dotted_path));
+      FLOE_ASSIGN_OR_RAISE(
+          h.uncompressed_page_size,
+          Checked32(buf_.levels.size() + buf_.values.size(), "data page", desc_.dotted_path));
       DataPageHeaderV2 dh;
       dh.num_values = static_cast<int32_t>(page_entries_);
       dh.num_nulls = static_cast<int32_t>(num_nulls);
@@ -901,7 +899,7 @@ class ColumnWriter {
     FLOE_RETURN_NOT_OK(AppendHeader(h, &header));
 
     PageInfo info;
-    info.offset = static_cast<int64_t>(pages_bytes_.size());
+    info.offset = static_cast<int64_t>(buf_.pages_bytes.size());
     FLOE_ASSIGN_OR_RAISE(info.size,
                          Checked32(header.size() + body.size(), "data page", desc_.dotted_path));
     info.first_row = chunk_rows_;
@@ -911,8 +909,8 @@ class ColumnWriter {
     info.stats = page_stats_;
     pages_.push_back(std::move(info));
 
-    pages_bytes_.insert(pages_bytes_.end(), header.begin(), header.end());
-    pages_bytes_.insert(pages_bytes_.end(), body.begin(), body.end());
+    buf_.pages_bytes.insert(buf_.pages_bytes.end(), header.begin(), header.end());
+    buf_.pages_bytes.insert(buf_.pages_bytes.end(), body.begin(), body.end());
     pages_uncompressed_ += static_cast<int64_t>(header.size()) + h.uncompressed_page_size;
     if (dict_encoded) {
       ++dict_data_pages_;
@@ -925,11 +923,11 @@ class ColumnWriter {
     chunk_stats_.Merge(page_stats_);
 
     page_stats_.Reset();
-    page_def_.clear();
-    page_rep_.clear();
-    page_indices_.clear();
-    page_values_.clear();
-    page_bools_.clear();
+    buf_.page_def.clear();
+    buf_.page_rep.clear();
+    buf_.page_indices.clear();
+    buf_.page_values.clear();
+    buf_.page_bools.clear();
     page_entries_ = 0;
     page_rows_ = 0;
     page_dict_mode_ = false;
@@ -939,6 +937,10 @@ class ColumnWriter {
   const LeafColumn& desc_;
   WriteContext* ctx_;
   const WriterOptions& options_;
+  // The growable buffers (the open page's levels, indices and values; the chunk's pages; the
+  // dictionary; scratch), recycled through the thread's BufferCache. Before dict_, which
+  // keeps its storage here.
+  RecycledBuffers buf_;
   DictionaryBuilder dict_;
   bool use_dict_;
   bool dict_probed_ = false;
@@ -946,17 +948,12 @@ class ColumnWriter {
   int64_t value_cursor_ = 0;
 
   // The open page.
-  std::vector<int16_t> page_def_, page_rep_;
-  std::vector<int32_t> page_indices_;
-  std::vector<uint8_t> page_values_;
-  std::vector<uint8_t> page_bools_;
   int64_t page_entries_ = 0;
   int64_t page_rows_ = 0;
   bool page_dict_mode_ = false;
   ColumnStats page_stats_;
 
-  // The chunk: data pages with headers, compressed.
-  std::vector<uint8_t> pages_bytes_;
+  // The chunk: data pages with headers, compressed (in buf_.pages_bytes).
   int64_t pages_uncompressed_ = 0;
   std::vector<PageInfo> pages_;
   int32_t dict_pages_ = 0;
@@ -965,26 +962,6 @@ class ColumnWriter {
   int64_t chunk_values_ = 0;
   int64_t chunk_rows_ = 0;
   ColumnStats chunk_stats_;
-
-  // Scratch.
-  std::vector<int64_t> gather_;
-  std::vector<char> decimal_bytes_;
-  std::vector<uint8_t> levels_, values_;
-
-  // Exchanges every growable buffer with `b`'s.
-  void SwapBuffers(RecycledBuffers* b) {
-    page_def_.swap(b->page_def);
-    page_rep_.swap(b->page_rep);
-    page_indices_.swap(b->page_indices);
-    page_values_.swap(b->page_values);
-    page_bools_.swap(b->page_bools);
-    pages_bytes_.swap(b->pages_bytes);
-    gather_.swap(b->gather);
-    decimal_bytes_.swap(b->decimal_bytes);
-    levels_.swap(b->levels);
-    values_.swap(b->values);
-    dict_.SwapBuffers(b);
-  }
 };
 
 class FileWriterImpl final : public ParquetFileWriter {
