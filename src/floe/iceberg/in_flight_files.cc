@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "floe/iceberg/partitioned_writer.h"
+
 namespace floe::iceberg {
 
 InFlightFiles& InFlightFiles::Process() {
@@ -44,16 +46,18 @@ void InFlightFiles::SealOperation(const std::string& operation_id) {
 
 namespace {
 
-// Deletes the files under `dir` (at any depth) whose names hold `marker`; their number.
-int DeleteMarked(const io::FileIO& io, const std::string& dir, const std::string& marker,
-                 int depth) {
+// Deletes the files under `dir` (at any depth) that writers of `operation_id` named; their
+// number.
+int DeleteOperationFiles(const io::FileIO& io, const std::string& dir,
+                         const std::string& operation_id, int depth) {
   Result<std::vector<io::FileInfo>> entries = io.ListDirectory(dir);
   if (!entries.ok()) return 0;
   int deleted = 0;
   for (const io::FileInfo& entry : *entries) {
     if (entry.is_directory) {
-      if (depth < 64) deleted += DeleteMarked(io, entry.path, marker, depth + 1);
-    } else if (entry.name.find(marker) != std::string::npos && io.Delete(entry.path).ok()) {
+      if (depth < 64) deleted += DeleteOperationFiles(io, entry.path, operation_id, depth + 1);
+    } else if (OutputFileFactory::NamedFor(entry.name, operation_id) &&
+               io.Delete(entry.path).ok()) {
       ++deleted;
     }
   }
@@ -73,7 +77,7 @@ int InFlightFiles::Terminate() {
     ++deleted;
   }
   for (const auto& [id, operation] : operations_) {
-    deleted += DeleteMarked(*operation.io, operation.data_location, "-" + id + "-", 0);
+    deleted += DeleteOperationFiles(*operation.io, operation.data_location, id, 0);
   }
   return deleted;
 }

@@ -43,7 +43,7 @@ class InFlightFiles {
   /// The process that will commit a statement (a single process, or rank 0) adds the
   /// statement's write operation before any of its files is written: until the operation is
   /// sealed, Terminate also deletes every file under `data_location`, at any depth, that the
-  /// operation's writers named (OutputFileFactory: "-<operation_id>-" in the name), so files
+  /// operation's writers named (OutputFileFactory::NamedFor), so files
   /// that another process wrote before it died go too.
   void AddOperation(const std::string& operation_id, std::shared_ptr<const io::FileIO> io,
                     std::string data_location);

@@ -65,6 +65,11 @@ std::string OutputFileFactory::NewDataFilePath(std::string_view partition_path) 
   return fmt::format("{}/{}/{}", data_location_, partition_path, name);
 }
 
+bool OutputFileFactory::NamedFor(std::string_view file_name, std::string_view operation_id) {
+  return file_name.ends_with(".parquet") &&
+         file_name.find(fmt::format("-{}-", operation_id)) != std::string_view::npos;
+}
+
 // ---------------------------------------------------------------------------------------
 // PartitionProjector
 // ---------------------------------------------------------------------------------------

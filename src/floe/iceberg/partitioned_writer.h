@@ -49,6 +49,8 @@ class OutputFileFactory {
 
   /// The path of the next file in `partition_path` (empty for the data location itself).
   std::string NewDataFilePath(std::string_view partition_path);
+  /// Whether a file named `file_name` was named by a factory of `operation_id`.
+  static bool NamedFor(std::string_view file_name, std::string_view operation_id);
 
   const std::string& data_location() const { return data_location_; }
   const std::string& operation_id() const { return operation_id_; }

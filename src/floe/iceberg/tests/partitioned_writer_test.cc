@@ -366,6 +366,10 @@ TEST_F(PartitionedWriterTest, InFlightFilesAreDeletedOnTerminationUnlessSealed) 
   const std::string sealed = data_dir() + "/x=1/00003-0-opB-00001.parquet";
   const std::string other = data_dir() + "/x=1/00003-0-opC-00001.parquet";
   for (const std::string& path : {theirs, sealed, other}) touch(path);
+  OutputFileFactory factory(data_dir(), 3, 0, "opA");
+  const std::string named = factory.NewDataFilePath("x=1");
+  EXPECT_TRUE(OutputFileFactory::NamedFor(std::filesystem::path(named).filename().string(), "opA"));
+  EXPECT_FALSE(OutputFileFactory::NamedFor(std::filesystem::path(named).filename().string(), "op"));
   files.AddOperation("opA", io_, data_dir());
   files.AddOperation("opB", io_, data_dir());
   files.SealOperation("opB");
