@@ -4,16 +4,13 @@
 #include <cmath>
 #include <cstring>
 
+#include "floe/common/calendar.h"
+
 namespace floe {
 
 namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
 
 void AppendPadded(int64_t v, int width, std::string* out) {
   char buf[24];
@@ -25,16 +22,10 @@ void AppendPadded(int64_t v, int width, std::string* out) {
 // Appends YYYY-MM-DD for days since 1970-01-01 (proleptic Gregorian) and returns
 // whether the year is BC (PostgreSQL prints year 0 as 1 BC, -1 as 2 BC, ...).
 bool AppendYmd(int64_t days, std::string* out) {
-  // Howard Hinnant's civil_from_days.
-  days += 719468;
-  const int64_t era = FloorDiv(days, 146097);
-  const int64_t doe = days - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;
-  const int64_t d = doy - (153 * mp + 2) / 5 + 1;
-  const int64_t m = mp < 10 ? mp + 3 : mp - 9;
-  int64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  const CivilDate date = CivilFromDays(days);
+  const int64_t m = date.month;
+  const int64_t d = date.day;
+  int64_t y = date.year;
   const bool bc = y <= 0;
   if (bc) y = 1 - y;
   AppendPadded(y, 4, out);
@@ -505,18 +496,21 @@ void AppendDateText(int32_t days, std::string* out) {
   if (AppendYmd(days, out)) out->append(" BC");
 }
 
+// A time of day is 0 <= micros < 24 h; anything else (a corrupt file can hold any int64)
+// prints as a signed duration in hours, minutes and seconds.
 void AppendTimeText(int64_t micros, std::string* out) {
-  AppendClock(FloorDiv(micros, 1000000), micros - FloorDiv(micros, 1000000) * 1000000, 6, out);
+  if (micros < 0) out->push_back('-');
+  const uint64_t magnitude = micros < 0 ? 0 - static_cast<uint64_t>(micros) : micros;
+  AppendClock(static_cast<int64_t>(magnitude / kMicrosPerSecond),
+              static_cast<int64_t>(magnitude % kMicrosPerSecond), 6, out);
 }
 
 void AppendTimestampText(int64_t value, bool nanos, bool with_zone, std::string* out) {
-  const int64_t per_second = nanos ? 1000000000 : 1000000;
+  const int64_t per_second = nanos ? kNanosPerSecond : kMicrosPerSecond;
   const int64_t seconds = FloorDiv(value, per_second);
-  const int64_t fraction = value - seconds * per_second;
-  const int64_t days = FloorDiv(seconds, 86400);
-  const bool bc = AppendYmd(days, out);
+  const bool bc = AppendYmd(FloorDiv(seconds, 86400), out);
   out->push_back(' ');
-  AppendClock(seconds - days * 86400, fraction, nanos ? 9 : 6, out);
+  AppendClock(FloorMod(seconds, 86400), FloorMod(value, per_second), nanos ? 9 : 6, out);
   if (with_zone) out->append("+00");
   if (bc) out->append(" BC");
 }

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <limits>
 #include <utility>
 
 #include "floe/batch/buffer.h"
 #include "floe/batch/value_format.h"
+#include "floe/common/calendar.h"
 #include "floe/exec/projection_exec.h"
 #include "fmt/format.h"
 
@@ -14,54 +16,7 @@ namespace floe::exec {
 
 namespace {
 
-constexpr int64_t kMicrosPerDay = int64_t{86400} * 1000000;
 constexpr const char* kColumnName = "generate_series";
-
-// Days since 1970-01-01 of a civil date, and back (proleptic Gregorian).
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-void CivilFromDays(int64_t z, int64_t* y, int64_t* m, int64_t* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const int64_t doe = z - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  *y = yoe + era * 400 + (*m <= 2);
-}
-
-int64_t DaysInMonth(int64_t y, int64_t m) {
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  return m == 2 && leap ? 29 : kDays[m - 1];
-}
-
-// PostgreSQL's timestamp + interval: months first (the day clamped to the month's
-// length), then days, then microseconds.
-int64_t AddInterval(int64_t micros, const IntervalStep& step) {
-  if (step.months != 0) {
-    int64_t days =
-        micros >= 0 ? micros / kMicrosPerDay : -((-micros + kMicrosPerDay - 1) / kMicrosPerDay);
-    int64_t time_of_day = micros - days * kMicrosPerDay;
-    int64_t y, m, d;
-    CivilFromDays(days, &y, &m, &d);
-    int64_t month_index = y * 12 + (m - 1) + step.months;
-    y = month_index >= 0 ? month_index / 12 : -((-month_index + 11) / 12);
-    m = month_index - y * 12 + 1;
-    d = std::min(d, DaysInMonth(y, m));
-    micros = DaysFromCivil(y, m, d) * kMicrosPerDay + time_of_day;
-  }
-  return micros + step.days * kMicrosPerDay + step.micros;
-}
 
 // The sign of an interval as PostgreSQL compares intervals (a month is 30 days).
 int IntervalSign(const IntervalStep& step) {
@@ -146,7 +101,11 @@ class TimestampSeriesStream final : public BatchStream {
         break;
       }
       values.push_back(next_);
-      int64_t after = AddInterval(next_, step_);
+      // PostgreSQL's timestamp + interval, and its error past the timestamp range.
+      int64_t after = 0;
+      if (!AddInterval(next_, kMicrosPerDay, step_.months, step_.days, step_.micros, &after)) {
+        return Status::Invalid("timestamp out of range");
+      }
       // A step that does not move (a month added to a clamped day cannot shrink, but a
       // mixed-sign interval can) would loop forever.
       if (sign_ > 0 ? after <= next_ : after >= next_) done_ = true;
@@ -185,6 +144,11 @@ std::string IntervalText(const IntervalStep& step) {
 
 Result<IntervalStep> ParseIntervalStep(std::string_view text) {
   IntervalStep step;
+  // Sums in 128 bits, checked against their fields' ranges at the end: a term is below
+  // 2^95 (hours), so fewer than 2^31 terms (any text under 4 GiB) cannot overflow.
+  __int128 months = 0;
+  __int128 days = 0;
+  __int128 total_micros = 0;
   size_t i = 0;
   bool any = false;
   auto skip_space = [&] {
@@ -224,20 +188,30 @@ Result<IntervalStep> ParseIntervalStep(std::string_view text) {
     } else if (unit == "hour" || unit == "hr" || unit == "h") {
       micros = static_cast<__int128>(number) * 3600000000LL;
     } else if (unit == "day" || unit == "d") {
-      step.days += static_cast<int32_t>(number);
+      days += number;
     } else if (unit == "week" || unit == "w") {
-      step.days += static_cast<int32_t>(number * 7);
+      days += static_cast<__int128>(number) * 7;
     } else if (unit == "month" || unit == "mon") {
-      step.months += static_cast<int32_t>(number);
+      months += number;
     } else if (unit == "year" || unit == "yr" || unit == "y") {
-      step.months += static_cast<int32_t>(number * 12);
+      months += static_cast<__int128>(number) * 12;
     } else {
       return bad();
     }
-    step.micros += static_cast<int64_t>(micros);
+    total_micros += micros;
     any = true;
   }
   if (!any) return bad();
+  auto fits = [](__int128 v, auto type_tag) {
+    using T = decltype(type_tag);
+    return v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max();
+  };
+  if (!fits(months, int32_t{}) || !fits(days, int32_t{}) || !fits(total_micros, int64_t{})) {
+    return Status::Invalid("interval field value out of range: \"{}\"", text);
+  }
+  step.months = static_cast<int32_t>(months);
+  step.days = static_cast<int32_t>(days);
+  step.micros = static_cast<int64_t>(total_micros);
   return step;
 }
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "floe/batch/value_format.h"
+#include "floe/common/calendar.h"
 #include "floe/exec/catalog_statements.h"
 #include "floe/exec/generate_series.h"
 #include "floe/exec/iceberg_metadata_tables.h"
@@ -162,7 +163,9 @@ Result<plan::TableSourcePtr> SessionResolver::ResolveIcebergScan(
       if (type == TypeId::kTimestamp || type == TypeId::kTimestampTz) {
         micros = arg.value.get<int64_t>();
       } else if (type == TypeId::kDate) {
-        micros = int64_t{arg.value.get<int32_t>()} * 86400000000LL;
+        if (__builtin_mul_overflow(int64_t{arg.value.get<int32_t>()}, kMicrosPerDay, &micros)) {
+          return Status::Invalid("iceberg_scan: argument \"as_of\" is out of the timestamp range");
+        }
       } else {
         return Status::Invalid(
             "iceberg_scan: argument \"as_of\" must be a timestamp (TIMESTAMP '...' or "

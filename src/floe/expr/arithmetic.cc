@@ -457,33 +457,16 @@ Result<ColumnarValue> DateArithmetic(std::string_view op, const ResolvedFunction
       });
 }
 
-// PostgreSQL's timestamp + interval: months first (the day clamped to the month's last
-// day), then days, then the time part.
+// PostgreSQL's timestamp + interval (floe::AddInterval) with its range error: past int64,
+// or (microseconds) before 4714-11-24 BC.
 Status AddInterval(int64_t value, int64_t unit_per_day, int32_t months, int32_t days,
                    int64_t micros, int64_t unit_per_micro, int64_t* out) {
-  int64_t v = value;
-  if (months != 0) {
-    const int64_t day = FloorDiv(v, unit_per_day);
-    const int64_t time_of_day = v - day * unit_per_day;
-    const CivilDate c = CivilFromDays(day);
-    const int64_t total = c.year * 12 + (c.month - 1) + months;
-    const int64_t year = FloorDiv(total, 12);
-    const int month = static_cast<int>(FloorMod(total, 12)) + 1;
-    if (year < -4713 || year > 294276) return TimestampOutOfRange();
-    const int dom = std::min(c.day, DaysInMonth(year, month));
-    if (__builtin_mul_overflow(DaysFromCivil(year, month, dom), unit_per_day, &v) ||
-        __builtin_add_overflow(v, time_of_day, &v)) {
-      return TimestampOutOfRange();
-    }
-  }
-  int64_t delta;
-  if (__builtin_mul_overflow(static_cast<int64_t>(days), unit_per_day, &delta) ||
-      __builtin_add_overflow(v, delta, &v) ||
-      __builtin_mul_overflow(micros, unit_per_micro, &delta) ||
-      __builtin_add_overflow(v, delta, &v)) {
+  int64_t units = 0;
+  if (__builtin_mul_overflow(micros, unit_per_micro, &units) ||
+      !floe::AddInterval(value, unit_per_day, months, days, units, out) ||
+      (unit_per_micro == 1 && *out < kMinTimestampDays * kMicrosPerDay)) {
     return TimestampOutOfRange();
   }
-  *out = v;
   return Status::OK();
 }
 
@@ -515,8 +498,8 @@ Result<ColumnarValue> IntervalAddKernel(const ResolvedFunction& fn,
     return Map4Fallible<int64_t, int32_t, int32_t, int32_t, int64_t>(
         args[0], args[1], args[2], args[3], n, fn.return_type, ctx,
         [](int32_t d, int32_t months, int32_t days, int64_t micros, int64_t* out) {
-          return AddInterval(static_cast<int64_t>(d) * kMicrosPerDay, kMicrosPerDay, months, days,
-                             micros, 1, out);
+          if (d < kMinTimestampDays || d >= kEndTimestampDays) return TimestampOutOfRange();
+          return AddInterval(d * kMicrosPerDay, kMicrosPerDay, months, days, micros, 1, out);
         });
   }
   const bool nanos = id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs;

@@ -364,10 +364,6 @@ bool ParseZone(std::string_view s, size_t* pos, int64_t* offset_micros) {
   return true;
 }
 
-// PostgreSQL's timestamp range: 4714-11-24 BC (Julian day 0) up to the end of 294276 AD.
-constexpr int64_t kMinTimestampDays = -2440588;
-constexpr int64_t kEndTimestampDays = DaysFromCivil(294277, 1, 1);
-
 Result<int64_t> ParseTimestampImpl(std::string_view text, bool with_zone, bool date_only) {
   const std::string_view type_name = date_only   ? "date"
                                      : with_zone ? "timestamp with time zone"
@@ -406,11 +402,14 @@ Result<int64_t> ParseTimestampImpl(std::string_view text, bool with_zone, bool d
     }
     return days;
   }
-  if (days < kMinTimestampDays || days >= kEndTimestampDays) {
+  // PostgreSQL's range, and int64 microseconds (which end in 294247).
+  int64_t value = 0;
+  if (days < kMinTimestampDays || days >= kEndTimestampDays ||
+      __builtin_mul_overflow(days, kMicrosPerDay, &value) ||
+      __builtin_add_overflow(value, micros, &value) ||
+      (with_zone && __builtin_sub_overflow(value, zone, &value))) {
     return Status::Invalid("timestamp out of range: \"{}\"", text);
   }
-  int64_t value = days * kMicrosPerDay + micros;
-  if (with_zone) value -= zone;
   return value;
 }
 
@@ -797,7 +796,8 @@ Result<ArrayPtr> CastArray(const Array& in, const TypePtr& to, MemoryPool* pool)
       return Status::OK();
     });
   }
-  return Status::NotSupported("cannot cast type {} to {}", SqlTypeName(*in.type()), SqlTypeName(*to));
+  return Status::NotSupported("cannot cast type {} to {}", SqlTypeName(*in.type()),
+                              SqlTypeName(*to));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "floe/batch/value_format.h"
+#include "floe/common/calendar.h"
 #include "floe/common/logging.h"
 
 namespace floe::iceberg {
@@ -447,17 +448,6 @@ std::vector<int32_t> ReferencedFieldIds(const Expression& expr) {
 
 namespace {
 
-constexpr int64_t kMicrosPerDay = int64_t{86400} * 1000000;
-
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
 class TextCursor {
  public:
   explicit TextCursor(std::string_view s) : s_(s) {}
@@ -509,11 +499,8 @@ bool ParseDateText(TextCursor& c, int64_t* days) {
     return false;
   }
   if (neg) y = -y;
-  static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (m < 1 || m > 12 || d < 1 || d > kDays[m - 1]) return false;
-  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  if (m == 2 && d == 29 && !leap) return false;
-  *days = DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
+  if (m < 1 || m > 12 || d < 1 || d > DaysInMonth(y, static_cast<int>(m))) return false;
+  *days = DaysFromCivil(y, static_cast<int>(m), static_cast<int>(d));
   return true;
 }
 
@@ -530,8 +517,9 @@ bool ParseTimeText(TextCursor& c, int64_t* nanos) {
 }
 
 // "YYYY-MM-DD[( |T)HH:MM[:SS[.f]]][Z|(+|-)HH[:MM]]" in nanoseconds since the epoch; the
-// offset (if any) is applied and reported.
-bool ParseTimestampText(std::string_view text, int64_t* nanos, bool* has_offset) {
+// offset (if any) is applied and reported. 128 bits: years past 2262 do not fit int64
+// nanoseconds.
+bool ParseTimestampText(std::string_view text, __int128* nanos, bool* has_offset) {
   TextCursor c(text);
   int64_t days, tod = 0;
   if (!ParseDateText(c, &days)) return false;
@@ -554,7 +542,8 @@ bool ParseTimestampText(std::string_view text, int64_t* nanos, bool* has_offset)
     *has_offset = true;
   }
   if (!c.done()) return false;
-  *nanos = days * kMicrosPerDay * 1000 + tod - offset_minutes * 60 * 1000000000;
+  *nanos = static_cast<__int128>(days) * kMicrosPerDay * 1000 + tod -
+           static_cast<__int128>(offset_minutes) * 60 * kNanosPerSecond;
   return true;
 }
 
@@ -707,7 +696,10 @@ Result<std::optional<Scalar>> ConvertLiteral(const Scalar& literal, const TypePt
       if (to == TypeId::kDate) return ok(d);
       if (to == TypeId::kTimestamp || to == TypeId::kTimestampTz) return ok(d * kMicrosPerDay);
       if (to == TypeId::kTimestampNs || to == TypeId::kTimestampTzNs) {
-        return ok(d * kMicrosPerDay * 1000);
+        const __int128 nanos = static_cast<__int128>(d) * kMicrosPerDay * 1000;
+        if (nanos > std::numeric_limits<int64_t>::max()) return out_of_range(true);
+        if (nanos < std::numeric_limits<int64_t>::min()) return out_of_range(false);
+        return ok(static_cast<int64_t>(nanos));
       }
       return NoConversion(literal, type);
     }
@@ -733,9 +725,7 @@ Result<std::optional<Scalar>> ConvertLiteral(const Scalar& literal, const TypePt
           return ok(x * 1000);
         }
         case TypeId::kDate: {
-          int64_t days = micros / kMicrosPerDay;
-          if (micros % kMicrosPerDay < 0) --days;
-          return ok(static_cast<int32_t>(days));
+          return ok(static_cast<int32_t>(FloorDiv(micros, kMicrosPerDay)));
         }
         default:
           return NoConversion(literal, type);
@@ -762,7 +752,7 @@ Result<std::optional<Scalar>> ConvertLiteral(const Scalar& literal, const TypePt
         case TypeId::kTimestampTz:
         case TypeId::kTimestampNs:
         case TypeId::kTimestampTzNs: {
-          int64_t nanos;
+          __int128 nanos;
           bool has_offset;
           if (!ParseTimestampText(s, &nanos, &has_offset)) break;
           const bool with_zone = to == TypeId::kTimestampTz || to == TypeId::kTimestampTzNs;
@@ -770,8 +760,13 @@ Result<std::optional<Scalar>> ConvertLiteral(const Scalar& literal, const TypePt
             return Status::Invalid("timestamp literal '{}' has a zone offset but {} has none", s,
                                    type->ToString());
           }
-          if (to == TypeId::kTimestampNs || to == TypeId::kTimestampTzNs) return ok(nanos);
-          return ok(nanos >= 0 ? nanos / 1000 : -((-nanos + 999) / 1000));
+          if (to == TypeId::kTimestampNs || to == TypeId::kTimestampTzNs) {
+            if (nanos > std::numeric_limits<int64_t>::max()) return out_of_range(true);
+            if (nanos < std::numeric_limits<int64_t>::min()) return out_of_range(false);
+            return ok(static_cast<int64_t>(nanos));
+          }
+          // Floor to microseconds; four-digit years always fit.
+          return ok(static_cast<int64_t>(nanos / 1000 - (nanos % 1000 < 0 ? 1 : 0)));
         }
         case TypeId::kUuid: {
           std::string bytes;

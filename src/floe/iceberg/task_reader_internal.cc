@@ -1,15 +1,16 @@
 #include "floe/iceberg/task_reader_internal.h"
 
 #include <cstring>
+#include <limits>
 #include <utility>
 
 #include "floe/batch/builder.h"
+#include "floe/batch/value_format.h"
+#include "floe/common/calendar.h"
 
 namespace floe::iceberg::internal {
 
 namespace {
-
-constexpr int64_t kMicrosPerDay = 86400LL * 1000 * 1000;
 
 int IntegerWidth(TypeId id) {
   switch (id) {
@@ -131,11 +132,16 @@ Result<Scalar> CastScalar(const Scalar& value, const TypePtr& type) {
       from.precision() <= type->precision()) {
     return Scalar::Make(type, value.get<Int128>());
   }
-  if (from.id() == TypeId::kDate && (to == TypeId::kTimestamp || to == TypeId::kTimestampTz)) {
-    return Scalar::Make(type, static_cast<int64_t>(value.get<int32_t>()) * kMicrosPerDay);
-  }
-  if (from.id() == TypeId::kDate && (to == TypeId::kTimestampNs || to == TypeId::kTimestampTzNs)) {
-    return Scalar::Make(type, static_cast<int64_t>(value.get<int32_t>()) * kMicrosPerDay * 1000);
+  if (from.id() == TypeId::kDate && type->is_timestamp()) {
+    const int64_t per_day = (to == TypeId::kTimestampNs || to == TypeId::kTimestampTzNs)
+                                ? kMicrosPerDay * 1000
+                                : kMicrosPerDay;
+    int64_t v = 0;
+    if (__builtin_mul_overflow(int64_t{value.get<int32_t>()}, per_day, &v)) {
+      return Status::Invalid("the date {} is out of the range of {}", FormatScalar(value),
+                             type->ToString());
+    }
+    return Scalar::Make(type, v);
   }
   if ((from.id() == TypeId::kBinary && to == TypeId::kString) ||
       (from.id() == TypeId::kFixed && from.byte_width() == 16 && to == TypeId::kUuid)) {
@@ -185,6 +191,14 @@ Result<ArrayPtr> CastArray(const ArrayPtr& array, const TypePtr& target, const s
     const int64_t scale = (to == TypeId::kTimestampNs || to == TypeId::kTimestampTzNs)
                               ? kMicrosPerDay * 1000
                               : kMicrosPerDay;
+    const int64_t max_days = std::numeric_limits<int64_t>::max() / scale;
+    for (int64_t i = 0; i < array->length(); ++i) {
+      const int64_t days = array->Value<int32_t>(i);
+      if (array->IsValid(i) && (days > max_days || days < -max_days)) {
+        return Status::Invalid("{}: the date {} is out of the range of {}", where,
+                               FormatValue(*array, i), target->ToString());
+      }
+    }
     return MapValues<int64_t>(*array, target, pool, [&](int64_t i) {
       return static_cast<int64_t>(array->Value<int32_t>(i)) * scale;
     });

@@ -8,48 +8,20 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
+#include "floe/common/calendar.h"
 #include "floe/common/logging.h"
 #include "floe/iceberg/single_value.h"
 
 namespace floe::iceberg {
 namespace {
 
-constexpr int64_t kMicrosPerHour = int64_t{3600} * 1000 * 1000;
-constexpr int64_t kMicrosPerDay = kMicrosPerHour * 24;
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-// Civil date of a day count since 1970-01-01 (proleptic Gregorian; the standard
-// era-based conversion).
-void CivilFromDays(int64_t days, int64_t* year, int* month, int* day) {
-  days += 719468;
-  const int64_t era = FloorDiv(days, 146097);
-  const int64_t doe = days - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t y = yoe + era * 400;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;
-  *day = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
-  *month = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
-  *year = *month <= 2 ? y + 1 : y;
-}
-
 int32_t YearsFromDays(int64_t days) {
-  int64_t y;
-  int m, d;
-  CivilFromDays(days, &y, &m, &d);
-  return static_cast<int32_t>(y - 1970);
+  return static_cast<int32_t>(CivilFromDays(days).year - 1970);
 }
 
 int32_t MonthsFromDays(int64_t days) {
-  int64_t y;
-  int m, d;
-  CivilFromDays(days, &y, &m, &d);
-  return static_cast<int32_t>((y - 1970) * 12 + (m - 1));
+  const CivilDate date = CivilFromDays(days);
+  return static_cast<int32_t>((date.year - 1970) * 12 + (date.month - 1));
 }
 
 bool IsNanos(TypeId id) { return id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs; }
@@ -538,22 +510,17 @@ std::string Transform::ToHumanString(const Scalar& transformed) const {
     }
     case TransformKind::kMonth: {
       int64_t m = transformed.get<int32_t>();
-      int64_t y = 1970 + FloorDiv(m, 12);
-      return fmt::format("{:04d}-{:02d}", y, m - FloorDiv(m, 12) * 12 + 1);
+      return fmt::format("{:04d}-{:02d}", 1970 + FloorDiv(m, 12), FloorMod(m, 12) + 1);
     }
     case TransformKind::kDay: {
-      int64_t y;
-      int mo, d;
-      CivilFromDays(transformed.get<int32_t>(), &y, &mo, &d);
-      return fmt::format("{:04d}-{:02d}-{:02d}", y, mo, d);
+      const CivilDate date = CivilFromDays(transformed.get<int32_t>());
+      return fmt::format("{:04d}-{:02d}-{:02d}", date.year, date.month, date.day);
     }
     case TransformKind::kHour: {
       int64_t h = transformed.get<int32_t>();
-      int64_t days = FloorDiv(h, 24);
-      int64_t y;
-      int mo, d;
-      CivilFromDays(days, &y, &mo, &d);
-      return fmt::format("{:04d}-{:02d}-{:02d}-{:02d}", y, mo, d, h - days * 24);
+      const CivilDate date = CivilFromDays(FloorDiv(h, 24));
+      return fmt::format("{:04d}-{:02d}-{:02d}-{:02d}", date.year, date.month, date.day,
+                         FloorMod(h, 24));
     }
     default:
       break;

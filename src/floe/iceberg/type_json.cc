@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/batch/value_format.h"
+#include "floe/common/calendar.h"
 #include "floe/iceberg/json_internal.h"
 
 namespace floe::iceberg {
@@ -210,24 +211,14 @@ bool ParseDigits(std::string_view s, size_t pos, size_t n, int64_t* out) {
   return true;
 }
 
-// Days since 1970-01-01 of a proleptic Gregorian date.
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2 ? 1 : 0;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
 bool ParseDate(std::string_view s, int64_t* days) {
   int64_t y = 0, m = 0, d = 0;
   if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
   if (!ParseDigits(s, 0, 4, &y) || !ParseDigits(s, 5, 2, &m) || !ParseDigits(s, 8, 2, &d)) {
     return false;
   }
-  if (m < 1 || m > 12 || d < 1 || d > 31) return false;
-  *days = DaysFromCivil(y, m, d);
+  if (m < 1 || m > 12 || d < 1 || d > DaysInMonth(y, static_cast<int>(m))) return false;
+  *days = DaysFromCivil(y, static_cast<int>(m), static_cast<int>(d));
   return true;
 }
 
@@ -256,8 +247,7 @@ bool ParseTimeNanos(std::string_view s, int64_t* nanos) {
 // "YYYY-MM-DDTHH:MM:SS[.f][+HH:MM|Z]" to units (10^6 or 10^9 per second) since the epoch
 // (UTC when zoned). False when the text is malformed or the value does not fit 64 bits
 // (nanoseconds reach only the years 1677 to 2262).
-bool ParseTimestamp(std::string_view s, bool with_zone, int64_t units_per_second,
-                    int64_t* out) {
+bool ParseTimestamp(std::string_view s, bool with_zone, int64_t units_per_second, int64_t* out) {
   if (s.size() < 16 || (s[10] != 'T' && s[10] != ' ')) return false;
   int64_t days = 0;
   if (!ParseDate(s.substr(0, 10), &days)) return false;

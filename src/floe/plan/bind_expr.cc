@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "floe/common/calendar.h"
 #include "floe/expr/function_registry.h"
 #include "floe/expr/physical_expr.h"
 #include "floe/plan/binder_internal.h"
@@ -62,8 +63,6 @@ ExprPtr Binder::ReplacePlaceholders(const ExprPtr& e) const {
 }
 
 namespace {
-
-constexpr int64_t kMicrosPerDay = 86400LL * 1000000LL;
 
 bool FitsInt32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
@@ -1116,8 +1115,8 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
     case K::kRow:
       return NotSupported(e.location, "row constructors are not supported");
     case K::kCurrentValue: {
-      int64_t t = options_.statement_time_micros;
-      int64_t day = t >= 0 ? t / kMicrosPerDay : -((-t + kMicrosPerDay - 1) / kMicrosPerDay);
+      const int64_t t = options_.statement_time_micros;
+      const int64_t day = FloorDiv(t, kMicrosPerDay);
       const std::string& f = e.value_function;
       if (f == "current_date") {
         return expr::Literal(Scalar::Make(Date(), static_cast<int32_t>(day)));
@@ -1125,7 +1124,7 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
       if (f == "current_timestamp") return expr::Literal(Scalar::Make(TimestampTz(), t));
       if (f == "localtimestamp") return expr::Literal(Scalar::Make(Timestamp(), t));
       if (f == "current_time" || f == "localtime") {
-        return expr::Literal(Scalar::Make(Time(), t - day * kMicrosPerDay));
+        return expr::Literal(Scalar::Make(Time(), FloorMod(t, kMicrosPerDay)));
       }
       return NotSupported(e.location, f + " is not supported");
     }

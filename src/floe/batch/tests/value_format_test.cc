@@ -101,6 +101,22 @@ TEST(ValueFormatTest, DatesTimesTimestamps) {
   EXPECT_EQ(Text(Ts(TimestampTz(), (days * 86400 + 43200) * 1000000)), "0044-03-15 12:00:00+00 BC");
 }
 
+// The ends of the int64 range (a corrupt or hostile file can hold any value) print
+// without overflow; the expected dates were computed independently (400-year cycles).
+TEST(ValueFormatTest, TimesAndTimestampsAtTheEndsOfTheRange) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  EXPECT_EQ(Text(Ts(Timestamp(), kMax)), "294247-01-10 04:00:54.775807");
+  EXPECT_EQ(Text(Ts(Timestamp(), kMin)), "290309-12-21 19:59:05.224192 BC");
+  EXPECT_EQ(Text(Ts(TimestampTz(), kMin)), "290309-12-21 19:59:05.224192+00 BC");
+  EXPECT_EQ(Text(Ts(TimestampNs(), kMax)), "2262-04-11 23:47:16.854775807");
+  EXPECT_EQ(Text(Ts(TimestampNs(), kMin)), "1677-09-21 00:12:43.145224192");
+  EXPECT_EQ(Text(Ts(Time(), kMax)), "2562047788:00:54.775807");
+  EXPECT_EQ(Text(Ts(Time(), kMin)), "-2562047788:00:54.775808");
+  EXPECT_EQ(Text(Ts(Time(), -1)), "-00:00:00.000001");
+  EXPECT_EQ(Text(Ts(Time(), int64_t{86400} * 1000000)), "24:00:00");
+}
+
 TEST(ValueFormatTest, BytesAndUuids) {
   EXPECT_EQ(Text(Scalar::Make(Binary(), std::string("\x0a\x0b"))), "\\x0a0b");
   EXPECT_EQ(Text(Scalar::Make(Binary(), std::string())), "\\x");
