@@ -3,8 +3,10 @@
 # --iceberg` (run that first: it loads DATA/tpch-sf1-iceberg), and a partitioned INSERT,
 # each run by one floe process with THREADS threads and under `mpirun -np N` for every N
 # given: wall time and total CPU time (user + system of every process) per run, best of
-# RUNS, and the ratios to the single process; then every query once in one session (one
-# process against one mpirun, whose fixed start-up then counts once). Then, from one
+# RUNS (the sides' runs interleaved), and the ratios to the single process; then every
+# query once in one session (one process against one mpirun, whose fixed start-up then
+# counts once), with the statements' own time (--timing) beside the wall time; then
+# `SELECT 1`, the fixed cost of a run. Then, from one
 # EXPLAIN ANALYZE of each case (the INSERT's commits one more snapshot), the statement's
 # own time in one process and under each N (without process start-up, which costs mpirun
 # a fixed few tenths of a second) and the bytes the ranks exchanged.
@@ -24,35 +26,64 @@ export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_mtl=^ofi
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 
-# best "wall cpu" of RUNS runs of a command (GNU time: %e wall, %U+%S CPU of the process
-# and every child it waited for, the ranks included).
-best() {
-  local best_wall="" best_cpu=""
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -f "%e %U %S" -o "$scratch/time" "$@" >"$scratch/out" 2>"$scratch/err" ||
-      { cat "$scratch/err" >&2; return 1; }
-    read -r wall user sys <"$scratch/time"
-    cpu=$(echo "$user + $sys" | bc)
-    if [ -z "$best_wall" ] || (($(echo "$wall < $best_wall" | bc))); then
-      best_wall=$wall best_cpu=$cpu
-    fi
-  done
-  echo "$best_wall $best_cpu"
+# One run of a command: "wall cpu statements_ms" (GNU time: %e wall, %U+%S CPU of the
+# process and every child it waited for, the ranks included; the statements' own time is
+# the sum of what --timing printed, 0 without it).
+run_once() {
+  /usr/bin/time -f "%e %U %S" -o "$scratch/time" "$@" >"$scratch/out" 2>"$scratch/err" ||
+    { cat "$scratch/err" >&2; return 1; }
+  read -r wall user sys <"$scratch/time"
+  local statements
+  statements=$(sed -nE 's/^Time: ([0-9.]+) ms$/\1/p' "$scratch/err" | awk '{ s += $1 } END { print s + 0 }')
+  echo "$wall $(echo "$user + $sys" | bc) $statements"
 }
 
-# One row of the wall/CPU table: a floe process against mpirun -np N for each N.
+# One row of the wall/CPU table: a floe process against mpirun -np N for each N, the runs
+# interleaved (this machine drifts: a side run all at once would see another machine), the
+# best wall of RUNS for each. With TIMING=1 a note (printed after the table) gives the
+# statements' own time, best of RUNS, without process start-up and MPI's launch and
+# finalize.
 time_case() {  # name, then the floe arguments
   local name="$1"
   shift
+  local timing=()
+  [ "${TIMING:-0}" = 1 ] && timing=(--timing)
+  # Keyed "one" for the single process and by N for mpirun -np N.
+  local -A best_wall best_cpu best_statements
+  local side result wall cpu statements
+  for _ in $(seq "$runs"); do
+    for side in one $nps; do
+      if [ "$side" = one ]; then
+        result=$(run_once "$floe" sql --threads "$threads" "${timing[@]}" "$@")
+      else
+        result=$(run_once mpirun -np "$side" --oversubscribe "$floe" sql "${timing[@]}" "$@")
+      fi
+      read -r wall cpu statements <<<"$result"
+      if [ -z "${best_wall[$side]:-}" ] || (($(echo "$wall < ${best_wall[$side]}" | bc))); then
+        best_wall[$side]=$wall best_cpu[$side]=$cpu
+      fi
+      if [ -z "${best_statements[$side]:-}" ] ||
+        (($(echo "$statements < ${best_statements[$side]}" | bc))); then
+        best_statements[$side]=$statements
+      fi
+    done
+  done
+  local w1=${best_wall[one]} c1=${best_cpu[one]} s1=${best_statements[one]}
   local line="| $name"
-  read -r w1 c1 < <(best "$floe" sql --threads "$threads" "$@")
   line+=$(printf " | %6.2f | %6.2f" "$w1" "$c1")
   for np in $nps; do
-    read -r w c < <(best mpirun -np "$np" --oversubscribe "$floe" sql "$@")
-    line+=$(printf " | %6.2f | %6.2f | %4.2f | %4.2f" "$w" "$c" "$(echo "$w / $w1" | bc -l)" \
-                   "$(echo "$c / $c1" | bc -l)")
+    line+=$(printf " | %6.2f | %6.2f | %4.2f | %4.2f" "${best_wall[$np]}" "${best_cpu[$np]}" \
+                   "$(echo "${best_wall[$np]} / $w1" | bc -l)" "$(echo "${best_cpu[$np]} / $c1" | bc -l)")
   done
   echo "$line |"
+  if [ "${TIMING:-0}" = 1 ]; then
+    local note="$name, the statements' own time (best of $runs): 1 process $(printf %.0f "$s1") ms"
+    for np in $nps; do
+      note+=$(printf ", np %s %.0f ms (ratio %4.2f)" "$np" "${best_statements[$np]}" \
+                     "$(echo "${best_statements[$np]} / $s1" | bc -l)")
+    done
+    notes+=("$note")
+  fi
 }
 
 run_case() {  # name, then the floe arguments
@@ -84,6 +115,7 @@ exchanged() {
     awk '{ s += $1 } END { print s + 0 }'
 }
 analyzed=()
+notes=()
 
 header="| query | 1 process wall s | CPU s"
 for np in $nps; do header+=" | np $np wall s | CPU s | wall ratio | CPU ratio"; done
@@ -95,8 +127,11 @@ for q in $queries; do
   session+=(-c "$sql")
 done
 # Every query once in one session: one process, or one mpirun (its start-up paid once).
-time_case "the queries in one session" --warehouse "$warehouse" \
+TIMING=1 time_case "the queries in one session" --warehouse "$warehouse" \
   -c "SET target_partitions = $threads" "${session[@]}"
+# The fixed cost of a run: a statement that does nothing (mpirun's launch, MPI_Init and
+# MPI_Finalize of every rank, against one process's start-up).
+time_case "SELECT 1 (start-up and shutdown)" --warehouse "$warehouse" -c "SELECT 1"
 # A partitioned INSERT: lineitem into a day-partitioned table (a copy of the warehouse; every
 # run appends one more snapshot).
 cp -r "$warehouse" "$scratch/wh"
@@ -105,6 +140,8 @@ cp -r "$warehouse" "$scratch/wh"
 run_case "INSERT lineitem by day" --warehouse "$scratch/wh" -c "SET target_partitions = $threads" \
   -c "INSERT INTO tpch.li_day SELECT * FROM tpch.lineitem"
 
+echo
+printf '%s\n' "${notes[@]}"
 echo
 header="| query | 1 process statement ms"
 for np in $nps; do header+=" | np $np statement ms | ratio | bytes exchanged"; done
