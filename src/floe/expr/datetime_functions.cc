@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,10 +21,6 @@ namespace floe::expr::internal {
 namespace {
 
 using Args = std::vector<ColumnarValue>;
-
-// PostgreSQL's timestamp range: 4714-11-24 BC up to the end of 294276 AD.
-constexpr int64_t kPgMinTimestampDays = -2440588;
-constexpr int64_t kPgEndTimestampDays = DaysFromCivil(294277, 1, 1);
 
 enum class Unit {
   kMicroseconds,
@@ -175,24 +172,37 @@ int64_t TruncYear(Unit unit, int64_t y) {
   }
 }
 
+// A truncated timestamp, computed in 128 bits: truncating a value near the start of the
+// int64 range can land before it.
+Result<int64_t> TruncatedTimestamp(__int128 micros) {
+  if (micros < std::numeric_limits<int64_t>::min()) {
+    return Status::Invalid("timestamp out of range");
+  }
+  return static_cast<int64_t>(micros);
+}
+
 // date_trunc over microseconds since the epoch.
 Result<int64_t> TruncTimestamp(Unit unit, int64_t ts) {
   const int64_t days = FloorDiv(ts, kMicrosPerDay);
+  auto floor_to = [ts](int64_t unit_micros) {
+    return TruncatedTimestamp(static_cast<__int128>(FloorDiv(ts, unit_micros)) * unit_micros);
+  };
   switch (unit) {
     case Unit::kMicroseconds:
       return ts;
     case Unit::kMilliseconds:
-      return FloorDiv(ts, 1000) * 1000;
+      return floor_to(1000);
     case Unit::kSecond:
-      return FloorDiv(ts, kMicrosPerSecond) * kMicrosPerSecond;
+      return floor_to(kMicrosPerSecond);
     case Unit::kMinute:
-      return FloorDiv(ts, kMicrosPerMinute) * kMicrosPerMinute;
+      return floor_to(kMicrosPerMinute);
     case Unit::kHour:
-      return FloorDiv(ts, kMicrosPerHour) * kMicrosPerHour;
+      return floor_to(kMicrosPerHour);
     case Unit::kDay:
-      return days * kMicrosPerDay;
+      return floor_to(kMicrosPerDay);
     case Unit::kWeek:
-      return (days - MondayBasedWeekday(days)) * kMicrosPerDay;
+      return TruncatedTimestamp(static_cast<__int128>(days - MondayBasedWeekday(days)) *
+                                kMicrosPerDay);
     default:
       break;
   }
@@ -219,7 +229,7 @@ Result<int64_t> TruncTimestamp(Unit unit, int64_t ts) {
     default:
       return Status::Internal("date_trunc unit");
   }
-  return DaysFromCivil(year, month, 1) * kMicrosPerDay;
+  return TruncatedTimestamp(static_cast<__int128>(DaysFromCivil(year, month, 1)) * kMicrosPerDay);
 }
 
 // A field of a timestamp (or, with `time_only`, of a time of day), times 10^6 so that
@@ -228,7 +238,7 @@ Result<Int128> ExtractMicroUnits(Unit unit, std::string_view unit_text, const Ty
                                  int64_t ts, bool time_only) {
   constexpr Int128 kM = 1000000;
   const int64_t days = FloorDiv(ts, kMicrosPerDay);
-  const int64_t in_day = ts - days * kMicrosPerDay;
+  const int64_t in_day = FloorMod(ts, kMicrosPerDay);
   const int64_t in_minute = in_day % kMicrosPerMinute;
   switch (unit) {
     case Unit::kMicroseconds:
@@ -440,11 +450,14 @@ Result<ColumnarValue> MakeTimestampKernel(const ResolvedFunction& f, const Args&
       return Status::Invalid("time field value out of range: {}:{:02}:{:02}", h, mi, sec);
     }
     const int64_t days = DaysFromCivil(year, m, d);
-    if (days < kPgMinTimestampDays || days >= kPgEndTimestampDays) {
+    // PostgreSQL's range, and int64 microseconds (which end in 294247).
+    const __int128 micros = static_cast<__int128>(days) * kMicrosPerDay + h * kMicrosPerHour +
+                            mi * kMicrosPerMinute + static_cast<int64_t>(std::nearbyint(sec * 1e6));
+    if (days < kMinTimestampDays || days >= kEndTimestampDays ||
+        micros > std::numeric_limits<int64_t>::max()) {
       return Status::Invalid("timestamp out of range: {}-{:02}-{:02}", y, m, d);
     }
-    builder.UnsafeAppend(days * kMicrosPerDay + h * kMicrosPerHour + mi * kMicrosPerMinute +
-                         static_cast<int64_t>(std::nearbyint(sec * 1e6)));
+    builder.UnsafeAppend(static_cast<int64_t>(micros));
   }
   FLOE_ASSIGN_OR_RAISE(ArrayPtr out, builder.Finish());
   if (scalar) return ColumnarValue(ScalarAt(*out, 0));
@@ -511,7 +524,7 @@ void AppendName(std::string_view name, std::string_view pattern, int width, bool
 
 std::string ToChar(int64_t ts, std::string_view format, bool with_zone) {
   const int64_t days = FloorDiv(ts, kMicrosPerDay);
-  const int64_t in_day = ts - days * kMicrosPerDay;
+  const int64_t in_day = FloorMod(ts, kMicrosPerDay);
   const CivilDate c = CivilFromDays(days);
   const int64_t year = DisplayYear(c.year);
   const int64_t hour = in_day / kMicrosPerHour;
