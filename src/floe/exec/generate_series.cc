@@ -470,11 +470,14 @@ Result<plan::TableSourcePtr> MakeGenerateSeries(const std::vector<plan::TableFun
     if (const int64_t* v = std::get_if<int64_t>(&s.value())) return *v;
     return std::get<int32_t>(s.value());
   };
-  auto micros = [&](size_t i) -> int64_t {
+  auto micros = [&](size_t i) -> Result<int64_t> {
     const Scalar& s = args[i].value;
-    if (s.type()->id() == TypeId::kDate)
-      return int64_t{std::get<int32_t>(s.value())} * kMicrosPerDay;
-    return std::get<int64_t>(s.value());
+    if (s.type()->id() != TypeId::kDate) return std::get<int64_t>(s.value());
+    int64_t v = 0;
+    if (__builtin_mul_overflow(int64_t{std::get<int32_t>(s.value())}, kMicrosPerDay, &v)) {
+      return Status::Invalid("generate_series: argument {}: timestamp out of range", i + 1);
+    }
+    return v;
   };
   if (!timestamps) {
     int64_t step = args.size() == 3 ? integer(2) : 1;
@@ -483,8 +486,10 @@ Result<plan::TableSourcePtr> MakeGenerateSeries(const std::vector<plan::TableFun
   }
   Result<IntervalStep> step = ParseIntervalStep(args[2].value.get<std::string>());
   if (!step.ok()) return step.status().WithPrefix("generate_series: argument 3 (step): ");
+  FLOE_ASSIGN_OR_RAISE(const int64_t start, micros(0));
+  FLOE_ASSIGN_OR_RAISE(const int64_t stop, micros(1));
   FLOE_ASSIGN_OR_RAISE(auto table,
-                       GenerateSeriesTable::MakeTimestamps(out_type, micros(0), micros(1), *step));
+                       GenerateSeriesTable::MakeTimestamps(out_type, start, stop, *step));
   return plan::TableSourcePtr(std::move(table));
 }
 
