@@ -230,62 +230,65 @@ class MpiQueryRunner final : public exec::TaskRunner {
     return Status::OK();
   }
 
-  // Before the commit: every executor seals its files of the query, and says so.
-  Status SealWrites() override {
-    pb::ControlMessage m;
-    m.mutable_seal()->set_query_id(query_id_);
+  // Sends `m` to every executor and passes each one's reply (a `Reply` of this query, on
+  // `tag`) to `handle(rank, reply)`; `what` names the reply in errors.
+  template <typename Reply, typename Handle>
+  Status AskExecutors(const pb::ControlMessage& m, int tag, std::string_view what,
+                      Handle handle) const {
     FLOE_RETURN_NOT_OK(TellExecutors(m));
     for (int r = 1; r < cluster_->comm->size(); ++r) {
       FLOE_ASSIGN_OR_RAISE(Message message,
-                           cluster_->comm->Receive(r, kSealTag, {std::chrono::minutes(1)}));
-      pb::SealDone done;
-      if (!done.ParseFromArray(message.view().data(), static_cast<int>(message.view().size())) ||
-          done.query_id() != query_id_) {
-        return Status::Corrupt("rank {} sent a seal confirmation that does not parse", r);
+                           cluster_->comm->Receive(r, tag, {std::chrono::minutes(1)}));
+      Reply reply;
+      if (!reply.ParseFromArray(message.view().data(), static_cast<int>(message.view().size())) ||
+          reply.query_id() != query_id_) {
+        return Status::Corrupt("rank {} sent {} that does not parse", r, what);
       }
+      FLOE_RETURN_NOT_OK(handle(r, reply));
     }
     return Status::OK();
   }
 
+  // Before the commit: every executor seals its files of the query, and says so.
+  Status SealWrites() override {
+    pb::ControlMessage m;
+    m.mutable_seal()->set_query_id(query_id_);
+    return AskExecutors<pb::SealDone>(m, kSealTag, "a seal confirmation",
+                                      [](int, const pb::SealDone&) { return Status::OK(); });
+  }
+
   // Asks every executor for its counters of the query and adds them, by rank, to rank 0's.
   Status CollectMetrics(const exec::StagePlan& stages, exec::QueryMetrics* metrics) override {
-    const int ranks = cluster_->comm->size();
-    metrics->set_ranks(ranks);
+    metrics->set_ranks(cluster_->comm->size());
     metrics->SetExchangeBytes(0, exchange_->bytes_served(), exchange_->bytes_fetched());
     std::map<int, std::vector<const exec::ExecutionPlan*>> nodes;
     for (const exec::Stage& stage : stages.stages()) PreOrder(*stage.plan, &nodes[stage.id]);
     pb::ControlMessage m;
     m.mutable_metrics()->set_query_id(query_id_);
-    FLOE_RETURN_NOT_OK(TellExecutors(m));
-    for (int r = 1; r < ranks; ++r) {
-      FLOE_ASSIGN_OR_RAISE(Message message,
-                           cluster_->comm->Receive(r, kMetricsTag, {std::chrono::minutes(1)}));
-      pb::QueryMetricsReport report;
-      if (!report.ParseFromArray(message.view().data(), static_cast<int>(message.view().size())) ||
-          report.query_id() != query_id_) {
-        return Status::Corrupt("rank {} sent a metrics report that does not parse", r);
-      }
-      FLOE_RETURN_NOT_OK(StatusFromWire(report.status_code(), report.message())
-                             .WithPrefix(fmt::format("rank {}: ", r)));
-      metrics->SetExchangeBytes(r, report.exchange_bytes_served(), report.exchange_bytes_fetched());
-      for (const pb::OperatorCounters& c : report.operators()) {
-        auto stage = nodes.find(c.stage_id());
-        if (stage == nodes.end() || c.node() < 0 ||
-            static_cast<size_t>(c.node()) >= stage->second.size()) {
-          return Status::Corrupt(
-              "rank {} reports metrics of stage {} node {}, which it did not run", r, c.stage_id(),
-              c.node());
-        }
-        exec::OperatorMetrics& into =
-            metrics->For(stage->second[static_cast<size_t>(c.node())], c.partition(), r);
-        into.rows += c.rows();
-        into.batches += c.batches();
-        into.bytes += c.bytes();
-        into.elapsed_nanos += c.elapsed_nanos();
-        into.spilled_bytes += c.spilled_bytes();
-      }
-    }
-    return Status::OK();
+    return AskExecutors<pb::QueryMetricsReport>(
+        m, kMetricsTag, "a metrics report", [&](int r, const pb::QueryMetricsReport& report) {
+          FLOE_RETURN_NOT_OK(StatusFromWire(report.status_code(), report.message())
+                                 .WithPrefix(fmt::format("rank {}: ", r)));
+          metrics->SetExchangeBytes(r, report.exchange_bytes_served(),
+                                    report.exchange_bytes_fetched());
+          for (const pb::OperatorCounters& c : report.operators()) {
+            auto stage = nodes.find(c.stage_id());
+            if (stage == nodes.end() || c.node() < 0 ||
+                static_cast<size_t>(c.node()) >= stage->second.size()) {
+              return Status::Corrupt(
+                  "rank {} reports metrics of stage {} node {}, which it did not run", r,
+                  c.stage_id(), c.node());
+            }
+            exec::OperatorMetrics& into =
+                metrics->For(stage->second[static_cast<size_t>(c.node())], c.partition(), r);
+            into.rows += c.rows();
+            into.batches += c.batches();
+            into.bytes += c.bytes();
+            into.elapsed_nanos += c.elapsed_nanos();
+            into.spilled_bytes += c.spilled_bytes();
+          }
+          return Status::OK();
+        });
   }
 
   void Cancel() override {
