@@ -14,6 +14,9 @@ InFlightFiles& InFlightFiles::Process() {
 Result<std::shared_lock<std::shared_mutex>> InFlightFiles::Add(const void* owner,
                                                                std::shared_ptr<const io::FileIO> io,
                                                                const std::string& path) {
+  if (terminating_.load()) {
+    return Status::Cancelled("not creating {}: the process is terminating", path);
+  }
   std::shared_lock<std::shared_mutex> creating(creating_);
   std::lock_guard<std::mutex> lock(mutex_);
   if (terminated_) {
@@ -68,6 +71,7 @@ int DeleteOperationFiles(const io::FileIO& io, const std::string& dir,
 
 int InFlightFiles::Terminate() {
   // Held throughout: a writer about to create a file waits, then is refused.
+  terminating_.store(true);
   std::unique_lock<std::shared_mutex> creating(creating_);
   std::lock_guard<std::mutex> lock(mutex_);
   terminated_ = true;

@@ -11,6 +11,7 @@
 // may reference is never deleted by a terminating process, and a file deleted by one is never
 // referenced.
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -70,6 +71,10 @@ class InFlightFiles {
   std::unordered_map<std::string, Entry> files_;
   std::unordered_map<std::string, Operation> operations_;
   bool terminated_ = false;
+  // Set as Terminate begins: later Adds are refused without taking `creating_`, so the
+  // creations under way are all Terminate waits for (glibc's shared_mutex prefers readers,
+  // and a stream of new creations could otherwise keep it waiting).
+  std::atomic<bool> terminating_{false};
 };
 
 }  // namespace floe::iceberg

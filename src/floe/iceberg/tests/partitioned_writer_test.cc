@@ -1,13 +1,18 @@
 #include "floe/iceberg/partitioned_writer.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <regex>
+#include <shared_mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -379,6 +384,48 @@ TEST_F(PartitionedWriterTest, InFlightFilesAreDeletedOnTerminationUnlessSealed) 
   for (const std::string& path : {c, sealed, other}) EXPECT_TRUE(*io_->Exists(path)) << path;
   EXPECT_THAT(files.Add(&first, io_, dir_.path() + "/d.parquet"),
               IsErrorWith(StatusCode::kCancelled, "terminating"));
+}
+
+// Creations that overlap without pause (each holds its shared lock until its file exists)
+// do not keep Terminate waiting: once it begins, new ones are refused, and it runs as soon
+// as the ones under way are done.
+TEST_F(PartitionedWriterTest, TerminateIsNotHeldOffByAStreamOfFileCreations) {
+  InFlightFiles files;
+  const int owner = 1;
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> created{0};
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 4; ++t) {
+    writers.emplace_back([&, t] {
+      for (int64_t i = 0; !stop.load(); ++i) {
+        const std::string path = fmt::format("{}/w{}-{}.parquet", dir_.path(), t, i);
+        Result<std::shared_lock<std::shared_mutex>> creating = files.Add(&owner, io_, path);
+        if (!creating.ok()) continue;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));  // "creating the file"
+        created.fetch_add(1);
+        files.Remove(path);
+      }
+    });
+  }
+  while (created.load() < 20) std::this_thread::yield();
+  // Terminate on its own thread, so that a regression fails here instead of hanging.
+  std::atomic<bool> terminated{false};
+  std::atomic<int64_t> created_by_then{0};
+  std::thread terminator([&] {
+    files.Terminate();
+    created_by_then.store(created.load());
+    terminated.store(true);
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!terminated.load() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(terminated.load()) << "Terminate waited 5 s behind new file creations";
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  stop.store(true);
+  for (std::thread& w : writers) w.join();
+  terminator.join();
+  EXPECT_EQ(created.load(), created_by_then.load()) << "a file was created after Terminate";
 }
 
 TEST_F(PartitionedWriterTest, WritersKeepTheirFilesInFlightUntilHandedOn) {
