@@ -407,10 +407,11 @@ class SessionImpl final : public Session {
     // Until the commit begins, a terminating process deletes the statement's files, whichever
     // process wrote them (iceberg::InFlightFiles).
     const IcebergWriteTarget& target = *planned.target;
-    FLOE_ASSIGN_OR_RAISE(iceberg::PartitionedWriterOptions where,
-                         iceberg::WriterOptionsForTable(*target.table.metadata, target.table.io));
+    const iceberg::TableMetadata& metadata = *target.table.metadata;
+    FLOE_ASSIGN_OR_RAISE(iceberg::WriterProperties where,
+                         iceberg::WriterProperties::Make(metadata.properties, metadata.location));
     iceberg::InFlightFiles::Process().AddOperation(target.operation_id, target.table.io,
-                                                   where.properties.data_location);
+                                                   where.data_location);
     struct Unregister {
       std::string id;
       ~Unregister() { iceberg::InFlightFiles::Process().SealOperation(id); }
