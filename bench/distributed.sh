@@ -38,6 +38,9 @@ run_once() {
   echo "$wall $(echo "$user + $sys" | bc) $statements"
 }
 
+# a / b to two places, or "-" when b rounds to zero (GNU time's CPU of a trivial process).
+ratio() { if (($(echo "$2 > 0" | bc))); then printf %.2f "$(echo "$1 / $2" | bc -l)"; else echo -; fi; }
+
 # One row of the wall/CPU table: a floe process against mpirun -np N for each N, the runs
 # interleaved (this machine drifts: a side run all at once would see another machine), the
 # best wall of RUNS for each. With TIMING=1 a note (printed after the table) gives the
@@ -72,8 +75,8 @@ time_case() {  # name, then the floe arguments
   local line="| $name"
   line+=$(printf " | %6.2f | %6.2f" "$w1" "$c1")
   for np in $nps; do
-    line+=$(printf " | %6.2f | %6.2f | %4.2f | %4.2f" "${best_wall[$np]}" "${best_cpu[$np]}" \
-                   "$(echo "${best_wall[$np]} / $w1" | bc -l)" "$(echo "${best_cpu[$np]} / $c1" | bc -l)")
+    line+=$(printf " | %6.2f | %6.2f | %s | %s" "${best_wall[$np]}" "${best_cpu[$np]}" \
+                   "$(ratio "${best_wall[$np]}" "$w1")" "$(ratio "${best_cpu[$np]}" "$c1")")
   done
   echo "$line |"
   if [ "${TIMING:-0}" = 1 ]; then

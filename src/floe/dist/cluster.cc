@@ -335,8 +335,8 @@ class MpiQueryRunner final : public exec::TaskRunner {
 
 void MpiCluster::State::Receive() {
   while (!stop.load()) {
-    Result<std::optional<Message>> received =
-        comm->TryReceive(kAnySource, kTaskDoneTag, std::chrono::milliseconds(50), -1, &stop);
+    // The exchange server's thread receives them (RunUnderMpi): one thread per rank polls.
+    Result<std::optional<Message>> received = server->TakeForwarded(std::chrono::milliseconds(-1));
     if (!received.ok()) {
       std::fprintf(stderr, "floe: rank 0 stops receiving task completions: %s\n",
                    received.status().ToString().c_str());
@@ -390,6 +390,7 @@ int MpiCluster::slots() const { return state_->total_slots; }
 
 Status MpiCluster::Shutdown() {
   if (state_->stop.exchange(true)) return Status::OK();
+  state_->server->CloseForwarded();
   Status status;
   pb::ControlMessage m;
   m.mutable_shutdown();
@@ -569,11 +570,17 @@ Status RunExecutor(const std::shared_ptr<Communicator>& comm,
   std::map<uint64_t, std::shared_ptr<ExecutorQuery>> queries;
   auto running = std::make_shared<std::atomic<int>>(0);
   while (true) {
-    FLOE_ASSIGN_OR_RAISE(Message message, comm->Receive(0, kControlTag));
+    // The exchange server's thread receives them (RunUnderMpi): one thread per rank polls.
+    FLOE_ASSIGN_OR_RAISE(std::optional<Message> message,
+                         server->TakeForwarded(std::chrono::milliseconds(-1)));
+    if (!message) {
+      return Status::Internal("rank {}: the control messages ended before a shutdown",
+                              comm->rank());
+    }
     pb::ControlMessage m;
-    if (!m.ParseFromArray(message.view().data(), static_cast<int>(message.view().size()))) {
+    if (!m.ParseFromArray(message->view().data(), static_cast<int>(message->view().size()))) {
       return Status::Corrupt("rank {}: a control message of {} bytes does not parse", comm->rank(),
-                             message.view().size());
+                             message->view().size());
     }
     switch (m.kind_case()) {
       case pb::ControlMessage::kBegin:
@@ -689,8 +696,14 @@ int RunUnderMpi(int threads,
   int code = 0;
   {
     Result<std::unique_ptr<ThreadPool>> pool = ThreadPool::Make(threads);
+    // The serving thread also receives the scheduler's messages: task completions on rank
+    // 0, control messages from rank 0 elsewhere.
+    ExchangeServerOptions options;
+    const bool scheduler = (*comm)->rank() == 0;
+    options.forward_tag = scheduler ? kTaskDoneTag : kControlTag;
+    options.forward_source = scheduler ? kAnySource : 0;
     Result<std::shared_ptr<ExchangeServer>> server =
-        pool.ok() ? ExchangeServer::Start(*comm) : pool.status();
+        pool.ok() ? ExchangeServer::Start(*comm, options) : pool.status();
     if (!server.ok()) {
       std::fprintf(stderr, "floe: rank %d: %s\n", (*comm)->rank(),
                    server.status().ToString().c_str());

@@ -1,12 +1,15 @@
 #include "floe/dist/exchange.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <condition_variable>
 #include <deque>
 #include <list>
 #include <map>
 #include <mutex>
 #include <set>
+#include <span>
 #include <thread>
 #include <utility>
 
@@ -28,6 +31,11 @@ BufferPtr ReplyBuffer(std::string bytes) {
 
 struct ExchangeServer::State {
   std::mutex mutex;
+  // The forwarded messages not taken yet (under `mutex`); `forwarded_error` follows them.
+  std::deque<Message> forwarded;
+  Status forwarded_error;
+  bool forwarded_closed = false;
+  std::condition_variable forwarded_ready;
   std::map<uint64_t, std::weak_ptr<QueryExchange>> queries;
   std::thread thread;
   std::atomic<bool> stop{false};
@@ -591,6 +599,15 @@ Result<std::shared_ptr<ExchangeServer>> ExchangeServer::Start(std::shared_ptr<Co
     return Status::NotSupported("MPI allows tags up to {} only, the exchange needs more than {}",
                                 comm->max_tag(), kExchangeReplyTagFirst);
   }
+  if (options.forward_tag < -1 || options.forward_tag >= kExchangeRequestTag) {
+    return Status::Invalid("the exchange server cannot forward tag {}: tags 0..{} are free",
+                           options.forward_tag, kExchangeRequestTag - 1);
+  }
+  if (options.forward_source != kAnySource &&
+      (options.forward_source < 0 || options.forward_source >= comm->size())) {
+    return Status::Invalid("the exchange server cannot forward messages of rank {} of {}",
+                           options.forward_source, comm->size());
+  }
   std::shared_ptr<ExchangeServer> server(new ExchangeServer(std::move(comm), options));
   server->state_->thread = std::thread([s = server.get()] { s->Serve(); });
   return server;
@@ -615,6 +632,34 @@ Status ExchangeServer::Stop() {
 
 int64_t ExchangeServer::requests_served() const { return state_->served.load(); }
 
+Result<std::optional<Message>> ExchangeServer::TakeForwarded(std::chrono::milliseconds wait) {
+  if (options_.forward_tag < 0) {
+    return Status::Invalid("this exchange server forwards no messages");
+  }
+  std::unique_lock<std::mutex> lock(state_->mutex);
+  auto ready = [&] {
+    return !state_->forwarded.empty() || !state_->forwarded_error.ok() || state_->forwarded_closed;
+  };
+  if (wait.count() < 0) {
+    state_->forwarded_ready.wait(lock, ready);
+  } else if (!state_->forwarded_ready.wait_for(lock, wait, ready)) {
+    return std::optional<Message>();
+  }
+  if (state_->forwarded_closed) return std::optional<Message>();
+  if (state_->forwarded.empty()) return state_->forwarded_error;
+  Message message = std::move(state_->forwarded.front());
+  state_->forwarded.pop_front();
+  return std::optional<Message>(std::move(message));
+}
+
+void ExchangeServer::CloseForwarded() {
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->forwarded_closed = true;
+  }
+  state_->forwarded_ready.notify_all();
+}
+
 void ExchangeServer::Serve() {
   // Requests are a fixed size; anything much larger is not a request.
   constexpr int64_t kMaxRequestBytes = 4096;
@@ -623,6 +668,11 @@ void ExchangeServer::Serve() {
   // ahead may be waiting for another stream's reply, so waiting for it here could block
   // every reader of this rank. Each stream has at most one reply on its way.
   std::list<std::unique_ptr<PendingSend>> sending;
+  // Requests first, then the forwarded messages when there are any.
+  const bool forwarding = options_.forward_tag >= 0;
+  const std::array<MessageFilter, 2> filters{
+      MessageFilter{kAnySource, kExchangeRequestTag, kMaxRequestBytes},
+      MessageFilter{options_.forward_source, options_.forward_tag, -1}};
   while (!state_->stop.load()) {
     for (auto it = sending.begin(); it != sending.end();) {
       auto done = (*it)->Test();
@@ -632,17 +682,37 @@ void ExchangeServer::Serve() {
     // While replies are on their way the wait is short, so that finished ones are released
     // soon; the wait's polls call into MPI, which moves them (a peer on the same host reads
     // a large reply straight from this rank's memory without it).
-    auto received =
-        comm_->TryReceive(kAnySource, kExchangeRequestTag,
-                          sending.empty() ? options_.poll_interval : std::chrono::milliseconds{1},
-                          kMaxRequestBytes, &state_->stop);
+    int matched = -1;
+    auto received = comm_->TryReceiveAny(
+        std::span(filters.data(), forwarding ? 2 : 1),
+        sending.empty() ? options_.poll_interval : std::chrono::milliseconds{1}, &state_->stop,
+        &matched);
+    if (matched == 1) {
+      // The scheduler's message (or the failure to receive it, which its taker must see).
+      {
+        std::lock_guard<std::mutex> lock(state_->mutex);
+        if (received.ok()) {
+          state_->forwarded.push_back(std::move(**received));
+        } else if (state_->forwarded_error.ok()) {
+          state_->forwarded_error = received.status();
+        }
+      }
+      state_->forwarded_ready.notify_all();
+      continue;
+    }
     if (!received.ok()) {
-      // An oversized message was consumed; any other failure (MPI failed, or was
-      // finalized too early) is recorded and retried later.
+      // An oversized request was consumed; any other failure (MPI failed, or was finalized
+      // too early) is recorded, passed to the forwarded messages' taker, and retried later.
       const Status& st = received.status();
-      if (st.code() != StatusCode::kInvalidArgument ||
-          st.message().find("exceeds the limit") == std::string::npos) {
+      if (matched != 0 || st.code() != StatusCode::kInvalidArgument) {
         state_->RecordError(st);
+        if (forwarding) {
+          {
+            std::lock_guard<std::mutex> lock(state_->mutex);
+            if (state_->forwarded_error.ok()) state_->forwarded_error = st;
+          }
+          state_->forwarded_ready.notify_all();
+        }
         std::this_thread::sleep_for(options_.poll_interval);
       }
       continue;

@@ -62,6 +62,13 @@ struct ExchangeServerOptions {
   /// How long one wait of the serving thread for a request lasts (it sees Stop between
   /// its polls, within half a millisecond), and how long it pauses after a failed MPI call.
   std::chrono::milliseconds poll_interval{50};
+  /// Messages with this tag from `forward_source` (or any rank) that the serving thread
+  /// also receives and keeps, in order, for TakeForwarded (-1: none). A rank's scheduler
+  /// messages come this way, so that one thread per rank polls MPI: every polling thread
+  /// wakes up about every half millisecond while it waits, and each wake-up takes the core
+  /// from a task for a moment.
+  int forward_tag = -1;
+  int forward_source = kAnySource;
 };
 
 /// Answers other ranks' fetch requests for the queries this rank holds data of, on one
@@ -86,6 +93,15 @@ class ExchangeServer {
 
   /// Requests served so far (for tests and metrics).
   int64_t requests_served() const;
+
+  /// The next message of ExchangeServerOptions::forward_tag, in the order received: waits
+  /// at most `wait` (negative: without a limit) and returns nullopt when none came or
+  /// CloseForwarded was called. The error that stopped the serving thread from receiving
+  /// (a failed MPI call, a message too large to hold) once the messages before it are
+  /// taken; kInvalidArgument without a forward tag.
+  Result<std::optional<Message>> TakeForwarded(std::chrono::milliseconds wait);
+  /// Wakes every TakeForwarded and makes later ones return nullopt at once.
+  void CloseForwarded();
 
  private:
   friend class QueryExchange;

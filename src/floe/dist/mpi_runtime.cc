@@ -310,25 +310,44 @@ Result<std::optional<Message>> Communicator::TryReceive(int source, int tag,
                                                         std::chrono::milliseconds wait,
                                                         int64_t max_bytes,
                                                         const std::atomic<bool>* stop) {
+  const MessageFilter filter{source, tag, max_bytes};
+  return TryReceiveAny({&filter, 1}, wait, stop);
+}
+
+Result<std::optional<Message>> Communicator::TryReceiveAny(std::span<const MessageFilter> filters,
+                                                           std::chrono::milliseconds wait,
+                                                           const std::atomic<bool>* stop,
+                                                           int* matched) {
+  if (matched != nullptr) *matched = -1;
   FLOE_RETURN_NOT_OK(CheckUsable("Receive"));
-  FLOE_RETURN_NOT_OK(CheckRank(source, true, "Receive"));
-  FLOE_RETURN_NOT_OK(CheckTag(tag, true, "Receive"));
-  const int64_t limit = max_bytes >= 0 ? max_bytes : options_.max_message_bytes;
-  const int mpi_source = source == kAnySource ? MPI_ANY_SOURCE : source;
-  const int mpi_tag = tag == kAnyTag ? MPI_ANY_TAG : tag;
+  if (filters.empty()) return Status::Invalid("a receive without any message filter");
+  for (const MessageFilter& f : filters) {
+    FLOE_RETURN_NOT_OK(CheckRank(f.source, true, "Receive"));
+    FLOE_RETURN_NOT_OK(CheckTag(f.tag, true, "Receive"));
+  }
   const std::optional<Clock::time_point> deadline = DeadlineOf(wait);
   Backoff backoff;
   MPI_Message handle;
   MPI_Status status;
+  int which = -1;  // the filter whose message was matched
   while (true) {
-    int found = 0;
-    int err = MPI_Improbe(mpi_source, mpi_tag, state_->comm, &found, &handle, &status);
-    if (err != MPI_SUCCESS) return MpiError(err, "MPI_Improbe");
-    if (found) break;
+    for (size_t i = 0; i < filters.size() && which < 0; ++i) {
+      const MessageFilter& f = filters[i];
+      int found = 0;
+      int err = MPI_Improbe(f.source == kAnySource ? MPI_ANY_SOURCE : f.source,
+                            f.tag == kAnyTag ? MPI_ANY_TAG : f.tag, state_->comm, &found, &handle,
+                            &status);
+      if (err != MPI_SUCCESS) return MpiError(err, "MPI_Improbe");
+      if (found) which = static_cast<int>(i);
+    }
+    if (which >= 0) break;
     if (deadline && Clock::now() >= *deadline) return std::optional<Message>();
     if (stop != nullptr && stop->load()) return std::optional<Message>();
     backoff.Wait();
   }
+  if (matched != nullptr) *matched = which;
+  const int64_t max_bytes = filters[static_cast<size_t>(which)].max_bytes;
+  const int64_t limit = max_bytes >= 0 ? max_bytes : options_.max_message_bytes;
   MPI_Count count = 0;
   int err = MPI_Get_elements_x(&status, MPI_BYTE, &count);
   if (err != MPI_SUCCESS) return MpiError(err, "MPI_Get_elements_x");

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,14 @@ struct CommunicatorOptions {
   /// most INT_MAX bytes). Every rank must use the same value. Tests lower it to exercise
   /// the path without allocating gigabytes.
   int64_t block_bytes = INT32_MAX;
+};
+
+/// Which messages a receive takes: from `source` (or kAnySource) with `tag` (or kAnyTag),
+/// of at most `max_bytes` (-1: the communicator's max_message_bytes).
+struct MessageFilter {
+  int source = kAnySource;
+  int tag = kAnyTag;
+  int64_t max_bytes = -1;
 };
 
 /// Per-call receive limits.
@@ -131,6 +140,15 @@ class Communicator {
                                             std::chrono::milliseconds wait = {},
                                             int64_t max_bytes = -1,
                                             const std::atomic<bool>* stop = nullptr);
+  /// As TryReceive, for the first message that any of `filters` matches (tried in their
+  /// order at each poll), so that one thread can wait for messages of several kinds.
+  /// `*matched` (when given) is set to the index of the filter whose message was taken,
+  /// also when taking it failed (too large for that filter's max_bytes, say), and to -1
+  /// when nothing was taken.
+  Result<std::optional<Message>> TryReceiveAny(std::span<const MessageFilter> filters,
+                                               std::chrono::milliseconds wait = {},
+                                               const std::atomic<bool>* stop = nullptr,
+                                               int* matched = nullptr);
 
   /// Waits until every rank has called Barrier. kIOError after `timeout` (when >= 0).
   Status Barrier(std::chrono::milliseconds timeout = std::chrono::milliseconds{-1});

@@ -9,12 +9,14 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "floe/batch/builder.h"
 #include "floe/dist/exchange.h"
+#include "floe/dist/protocol.h"
 #include "floe/dist/tests/dist_test_env.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
@@ -541,6 +543,92 @@ TEST_F(DistExchangeTest, CorruptDataOnTheOwnerReachesTheReader) {
   }
   // The error ended the stream.
   EXPECT_OK(comm()->Barrier(kTestTimeout));
+}
+
+// The serving thread also receives the messages of its forward tag from its forward
+// source, in order, for TakeForwarded, while it goes on serving reads: the scheduler's
+// messages reach a rank this way, so that one thread per rank polls MPI.
+TEST(DistExchangeForwarding, ForwardedMessagesArriveInOrderWhileReadsAreServed) {
+  const auto& comm = TestComm();
+  const int n = comm->size();
+  constexpr int kTag = 60;
+  ExchangeServerOptions options;
+  options.poll_interval = std::chrono::milliseconds{10};
+  options.forward_tag = kTag;
+  options.forward_source = 0;
+  ASSERT_OK_AND_ASSIGN(auto server, ExchangeServer::Start(comm, options));
+  ASSERT_OK_AND_ASSIGN(auto exchange, MakeDistributedExchange(server, 61, nullptr, ""));
+  exchange->set_fetch_timeout(kTestTimeout);
+  ASSERT_OK(exchange->RegisterStage(1, TestSchema(), n, 1));
+  ASSERT_OK(exchange->Write(1, comm->rank(), 0, BatchOf(Range(comm->rank() * 100, 5))));
+  ASSERT_OK(exchange->Finish(1, comm->rank()));
+  ASSERT_OK(comm->Barrier(kTestTimeout));
+  if (comm->rank() == 0) {
+    for (int r = 0; r < n; ++r) {
+      for (int i = 0; i < 3; ++i) ASSERT_OK(comm->Send(r, kTag, "m" + std::to_string(i)));
+    }
+  } else if (comm->rank() == 1) {
+    // Not from the forward source: left for a receive of its own.
+    ASSERT_OK(comm->Send(0, kTag, "from rank 1"));
+  }
+  std::vector<int> owners;
+  for (int r = 0; r < n; ++r) owners.push_back(r);
+  ASSERT_OK(exchange->SetStageOwners(1, owners));
+  ASSERT_OK(exchange->MarkComplete(1));
+  ASSERT_OK_AND_ASSIGN(auto stream, exchange->Open(1, 0));
+  int64_t rows = 0;
+  while (true) {
+    ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, stream->Next());
+    if (!batch) break;
+    rows += batch->num_rows();
+  }
+  EXPECT_EQ(rows, 5 * n);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_OK_AND_ASSIGN(std::optional<Message> m, server->TakeForwarded(kTestTimeout));
+    ASSERT_TRUE(m.has_value());
+    EXPECT_EQ(m->source, 0);
+    EXPECT_EQ(m->tag, kTag);
+    EXPECT_EQ(m->view(), "m" + std::to_string(i));
+  }
+  ASSERT_OK_AND_ASSIGN(std::optional<Message> none,
+                       server->TakeForwarded(std::chrono::milliseconds{20}));
+  EXPECT_FALSE(none.has_value());
+  if (comm->rank() == 0 && n > 1) {
+    ASSERT_OK_AND_ASSIGN(Message other, comm->Receive(1, kTag, {kTestTimeout}));
+    EXPECT_EQ(other.view(), "from rank 1");
+  }
+  // CloseForwarded wakes a taker that waits without a limit, and later takes end at once.
+  std::thread closer([&server] {
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+    server->CloseForwarded();
+  });
+  auto closed = server->TakeForwarded(std::chrono::milliseconds{-1});
+  closer.join();
+  ASSERT_OK(closed);
+  EXPECT_FALSE(closed->has_value());
+  ASSERT_OK_AND_ASSIGN(none, server->TakeForwarded(std::chrono::minutes{1}));
+  EXPECT_FALSE(none.has_value());
+  ASSERT_OK(comm->Barrier(kTestTimeout));
+  stream.reset();
+  exchange.reset();
+  EXPECT_OK(server->Stop());
+}
+
+TEST(DistExchangeForwarding, BadForwardOptionsAreRefused) {
+  const auto& comm = TestComm();
+  ExchangeServerOptions options;
+  options.forward_tag = kExchangeRequestTag;
+  EXPECT_THAT(ExchangeServer::Start(comm, options),
+              IsErrorWith(StatusCode::kInvalidArgument, "cannot forward tag 1000"));
+  options.forward_tag = 5;
+  options.forward_source = comm->size();
+  EXPECT_THAT(ExchangeServer::Start(comm, options),
+              IsErrorWith(StatusCode::kInvalidArgument,
+                          fmt::format("cannot forward messages of rank {}", comm->size())));
+  ASSERT_OK_AND_ASSIGN(auto plain, ExchangeServer::Start(comm, ExchangeServerOptions{}));
+  EXPECT_THAT(plain->TakeForwarded(std::chrono::milliseconds{0}),
+              IsErrorWith(StatusCode::kInvalidArgument, "forwards no messages"));
+  EXPECT_OK(plain->Stop());
 }
 
 // Not a benchmark (the machine is shared), but it prints the rate at which every rank

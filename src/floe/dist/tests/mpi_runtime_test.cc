@@ -8,10 +8,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <tuple>
+#include <vector>
 
 #include "floe/dist/mpi_runtime.h"
 #include "floe/dist/tests/dist_test_env.h"
@@ -163,6 +165,45 @@ TEST(MpiRuntime, StartSendReturnsAtOnceAndCompletesWhenReceived) {
               IsErrorWith(StatusCode::kInvalidArgument, "is not in the job's"));
   EXPECT_THAT(comm->StartSend(0, 40, nullptr),
               IsErrorWith(StatusCode::kInvalidArgument, "without bytes"));
+  ASSERT_OK(comm->Barrier(kTestTimeout));
+}
+
+// One receive over several filters takes the message of whichever matches and says which,
+// with each filter's own size cap.
+TEST(MpiRuntime, ReceiveAnyTakesWhatOneOfItsFiltersMatches) {
+  const auto& comm = TestComm();
+  if (comm->size() < 2) {
+    // Only the bad filters below: the messages need two ranks.
+  } else if (comm->rank() == 0) {
+    ASSERT_OK(comm->Send(1, 50, std::string(2000, 'x')));
+    ASSERT_OK(comm->Send(1, 51, "b"));
+  } else if (comm->rank() == 1) {
+    int matched = -2;
+    const std::vector<MessageFilter> b{{0, 52, -1}, {0, 51, -1}};
+    ASSERT_OK_AND_ASSIGN(std::optional<Message> got,
+                         comm->TryReceiveAny(b, kTestTimeout, nullptr, &matched));
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(got->view(), "b");
+    EXPECT_EQ(got->tag, 51);
+    EXPECT_EQ(matched, 1);
+    // The first filter's cap refuses the large message (and consumes it); the index says
+    // whose message it was.
+    const std::vector<MessageFilter> capped{{0, 50, 1000}, {kAnySource, 51, -1}};
+    EXPECT_THAT(
+        comm->TryReceiveAny(capped, kTestTimeout, nullptr, &matched),
+        IsErrorWith(StatusCode::kInvalidArgument,
+                    "message of 2000 bytes from rank 0 (tag 50) exceeds the limit of 1000"));
+    EXPECT_EQ(matched, 0);
+    ASSERT_OK_AND_ASSIGN(
+        got, comm->TryReceiveAny(capped, std::chrono::milliseconds{10}, nullptr, &matched));
+    EXPECT_FALSE(got.has_value());
+    EXPECT_EQ(matched, -1);
+  }
+  EXPECT_THAT(comm->TryReceiveAny({}, std::chrono::milliseconds{0}),
+              IsErrorWith(StatusCode::kInvalidArgument, "without any message filter"));
+  const std::vector<MessageFilter> bad{{0, 5, -1}, {0, -3, -1}};
+  EXPECT_THAT(comm->TryReceiveAny(bad, std::chrono::milliseconds{0}),
+              IsErrorWith(StatusCode::kInvalidArgument, "-3"));
   ASSERT_OK(comm->Barrier(kTestTimeout));
 }
 
