@@ -20,6 +20,9 @@ namespace floe::dist {
 
 namespace {
 
+// Requests are a fixed size; anything much larger is not a request.
+constexpr int64_t kMaxRequestBytes = 4096;
+
 // A reply made as a string (errors), as a buffer that keeps the string.
 BufferPtr ReplyBuffer(std::string bytes) {
   auto owner = std::make_shared<const std::string>(std::move(bytes));
@@ -36,6 +39,15 @@ struct ExchangeServer::State {
   Status forwarded_error;
   bool forwarded_closed = false;
   std::condition_variable forwarded_ready;
+  // What the serving thread probes for: requests, then the forwarded tag when there is one.
+  std::array<MessageFilter, 2> filters;
+  size_t filter_count = 1;
+  // Waking the serving thread from its wait: a task thread saw a message (Nudge), or Stop.
+  std::mutex wait_mutex;
+  std::condition_variable wait_ready;
+  bool wake = false;  // under wait_mutex
+  // When a task thread last looked for messages (steady clock, nanoseconds).
+  std::atomic<int64_t> last_nudge{0};
   std::map<uint64_t, std::weak_ptr<QueryExchange>> queries;
   std::thread thread;
   std::atomic<bool> stop{false};
@@ -43,6 +55,59 @@ struct ExchangeServer::State {
   Status error;
   std::atomic<int64_t> served{0};
   std::atomic<uint64_t> next_stream{0};
+
+  static int64_t Now() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+
+  // A task thread between batches: at most every kNudgeInterval (one thread at a time),
+  // looks for a message the serving thread should take and wakes it when there is one.
+  void Nudge(Communicator& comm) {
+    const int64_t now = Now();
+    int64_t last = last_nudge.load(std::memory_order_relaxed);
+    if (now - last < kNudgeInterval.count()) return;
+    if (!last_nudge.compare_exchange_strong(last, now, std::memory_order_relaxed)) return;
+    Result<bool> pending = comm.Probe(std::span(filters.data(), filter_count));
+    // A failed probe is the serving thread's to meet: its own receive fails the same way.
+    if (pending.ok() && *pending) Wake();
+  }
+
+  void Wake() {
+    {
+      std::lock_guard<std::mutex> lock(wait_mutex);
+      wake = true;
+    }
+    wait_ready.notify_one();
+  }
+
+  // The serving thread found nothing in its `idle`-th poll in a row: yields for the first
+  // polls, then sleeps from 5 us doubling to 0.5 ms (as the communicator's waits do), but
+  // at most 0.1 ms while replies are on their way (they complete only while this rank
+  // calls MPI), and kNudgedSleep while task threads look for messages (they wake it when
+  // one comes), so that it seldom takes the core from a running task.
+  void WaitForWork(int idle, bool sending) {
+    if (idle < 16) {
+      std::this_thread::yield();
+      return;
+    }
+    std::chrono::nanoseconds sleep = std::min<std::chrono::nanoseconds>(
+        std::chrono::microseconds{5} * (int64_t{1} << std::min(idle - 16, 7)),
+        std::chrono::microseconds{500});
+    if (sending) {
+      sleep = std::min<std::chrono::nanoseconds>(sleep, std::chrono::microseconds{100});
+    } else if (Now() - last_nudge.load(std::memory_order_relaxed) < kNudgedRecently.count()) {
+      sleep = kNudgedSleep;
+    }
+    std::unique_lock<std::mutex> lock(wait_mutex);
+    wait_ready.wait_for(lock, sleep, [this] { return wake || stop.load(); });
+    wake = false;
+  }
+
+  static constexpr std::chrono::nanoseconds kNudgeInterval = std::chrono::microseconds{250};
+  static constexpr std::chrono::nanoseconds kNudgedRecently = std::chrono::milliseconds{1};
+  static constexpr std::chrono::nanoseconds kNudgedSleep = std::chrono::milliseconds{2};
 
   void RecordError(const Status& st) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -76,6 +141,7 @@ class QueryExchange : public std::enable_shared_from_this<QueryExchange> {
   }
   void set_fetch_timeout(std::chrono::milliseconds t) { fetch_timeout_ms_ = t.count(); }
   uint64_t NewStreamId() { return server_->next_stream.fetch_add(1); }
+  void Nudge() { server_->Nudge(*comm_); }
 
   // Bytes of replies this rank served to other ranks' readers, and received by its own.
   std::atomic<int64_t> bytes_served{0};
@@ -609,6 +675,9 @@ Result<std::shared_ptr<ExchangeServer>> ExchangeServer::Start(std::shared_ptr<Co
                            options.forward_source, comm->size());
   }
   std::shared_ptr<ExchangeServer> server(new ExchangeServer(std::move(comm), options));
+  server->state_->filters = {MessageFilter{kAnySource, kExchangeRequestTag, kMaxRequestBytes},
+                             MessageFilter{options.forward_source, options.forward_tag, -1}};
+  server->state_->filter_count = options.forward_tag >= 0 ? 2 : 1;
   server->state_->thread = std::thread([s = server.get()] { s->Serve(); });
   return server;
 }
@@ -620,6 +689,7 @@ ExchangeServer::~ExchangeServer() {
 
 Status ExchangeServer::Stop() {
   state_->stop = true;
+  state_->Wake();
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     if (state_->joined) return state_->error;
@@ -661,32 +731,28 @@ void ExchangeServer::CloseForwarded() {
 }
 
 void ExchangeServer::Serve() {
-  // Requests are a fixed size; anything much larger is not a request.
-  constexpr int64_t kMaxRequestBytes = 4096;
   const int reply_tags = ExchangeReplyTagCount(comm_->max_tag());
   // Replies are sent without waiting for their readers: a reader that asked one chunk
   // ahead may be waiting for another stream's reply, so waiting for it here could block
   // every reader of this rank. Each stream has at most one reply on its way.
   std::list<std::unique_ptr<PendingSend>> sending;
-  // Requests first, then the forwarded messages when there are any.
-  const bool forwarding = options_.forward_tag >= 0;
-  const std::array<MessageFilter, 2> filters{
-      MessageFilter{kAnySource, kExchangeRequestTag, kMaxRequestBytes},
-      MessageFilter{options_.forward_source, options_.forward_tag, -1}};
+  const std::span<const MessageFilter> filters(state_->filters.data(), state_->filter_count);
+  const bool forwarding = state_->filter_count > 1;
+  int idle = 0;  // polls in a row that found nothing
   while (!state_->stop.load()) {
     for (auto it = sending.begin(); it != sending.end();) {
       auto done = (*it)->Test();
       if (!done.ok()) state_->RecordError(done.status());
       it = (!done.ok() || *done) ? sending.erase(it) : std::next(it);
     }
-    // While replies are on their way the wait is short, so that finished ones are released
-    // soon; the wait's polls call into MPI, which moves them (a peer on the same host reads
-    // a large reply straight from this rank's memory without it).
     int matched = -1;
-    auto received = comm_->TryReceiveAny(
-        std::span(filters.data(), forwarding ? 2 : 1),
-        sending.empty() ? options_.poll_interval : std::chrono::milliseconds{1}, &state_->stop,
-        &matched);
+    auto received =
+        comm_->TryReceiveAny(filters, std::chrono::milliseconds{0}, &state_->stop, &matched);
+    if (received.ok() && !*received) {
+      state_->WaitForWork(idle++, !sending.empty());
+      continue;
+    }
+    idle = 0;
     if (matched == 1) {
       // The scheduler's message (or the failure to receive it, which its taker must see).
       {
@@ -717,7 +783,6 @@ void ExchangeServer::Serve() {
       }
       continue;
     }
-    if (!*received) continue;
     const Message& message = **received;
     auto request = DecodeRequest(message.view(), message.source);
     if (!request.ok()) continue;  // no reply tag to answer on
@@ -763,6 +828,8 @@ DistributedExchange::~DistributedExchange() {
   // finds the query, and the id may be used again.
   query_->Unregister();
 }
+
+void DistributedExchange::Progress() { query_->Nudge(); }
 
 Status DistributedExchange::RegisterStage(int stage, SchemaPtr schema, int input_partitions,
                                           int output_partitions) {

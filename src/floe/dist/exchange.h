@@ -59,8 +59,7 @@ struct ExchangeServerOptions {
   /// A reply carries encoded batches up to about this many bytes (at least one batch; a
   /// batch larger than this is sent in row slices that fit).
   int64_t chunk_bytes = int64_t{4} << 20;
-  /// How long one wait of the serving thread for a request lasts (it sees Stop between
-  /// its polls, within half a millisecond), and how long it pauses after a failed MPI call.
+  /// How long the serving thread pauses after a failed MPI call.
   std::chrono::milliseconds poll_interval{50};
   /// Messages with this tag from `forward_source` (or any rank) that the serving thread
   /// also receives and keeps, in order, for TakeForwarded (-1: none). A rank's scheduler
@@ -138,6 +137,10 @@ class DistributedExchange final : public exec::ExchangeService {
   /// Drops this rank's data of the stage and sends a removal to every other owner rank
   /// named by SetStageOwners.
   void Remove(int stage) override;
+  /// Looks for requests and forwarded messages for this rank's serving thread (at most
+  /// every 250 us per process) and wakes it when one came: while task threads run, the
+  /// serving thread then sleeps longer between its own polls.
+  void Progress() override;
 
   /// Records which rank ran (and so holds the output of) each input partition of
   /// `stage`: rank_of_input_partition[i] for input partition i. kInvalidArgument for an

@@ -393,6 +393,21 @@ Result<std::optional<Message>> Communicator::TryReceiveAny(std::span<const Messa
   return std::optional<Message>(std::move(message));
 }
 
+Result<bool> Communicator::Probe(std::span<const MessageFilter> filters) {
+  FLOE_RETURN_NOT_OK(CheckUsable("Probe"));
+  for (const MessageFilter& f : filters) {
+    FLOE_RETURN_NOT_OK(CheckRank(f.source, true, "Probe"));
+    FLOE_RETURN_NOT_OK(CheckTag(f.tag, true, "Probe"));
+    int found = 0;
+    int err =
+        MPI_Iprobe(f.source == kAnySource ? MPI_ANY_SOURCE : f.source,
+                   f.tag == kAnyTag ? MPI_ANY_TAG : f.tag, state_->comm, &found, MPI_STATUS_IGNORE);
+    if (err != MPI_SUCCESS) return MpiError(err, "MPI_Iprobe");
+    if (found) return true;
+  }
+  return false;
+}
+
 Result<Message> Communicator::Receive(int source, int tag, const ReceiveOptions& options) {
   FLOE_ASSIGN_OR_RAISE(std::optional<Message> message,
                        TryReceive(source, tag, options.timeout, options.max_bytes));

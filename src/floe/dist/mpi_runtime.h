@@ -150,6 +150,10 @@ class Communicator {
                                                const std::atomic<bool>* stop = nullptr,
                                                int* matched = nullptr);
 
+  /// Whether a message that one of `filters` matches has arrived (MPI_Iprobe; it stays
+  /// for a receive to take). Errors as Receive.
+  Result<bool> Probe(std::span<const MessageFilter> filters);
+
   /// Waits until every rank has called Barrier. kIOError after `timeout` (when >= 0).
   Status Barrier(std::chrono::milliseconds timeout = std::chrono::milliseconds{-1});
 

@@ -42,6 +42,10 @@ class ExchangeService {
   virtual Result<BatchStreamPtr> Open(int stage, int output_partition) = 0;
   /// Drops a stage's output (memory and files) once no reader needs it.
   virtual void Remove(int stage) = 0;
+  /// Called by task threads between batches (every operator's Next): an exchange between
+  /// processes looks for its peers' messages here, while the thread runs anyway, so that
+  /// its serving thread need not wake up often to look. Cheap; the default does nothing.
+  virtual void Progress() {}
 };
 
 /// The in-process exchange of one query. Buffers are counted in a reservation of

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "floe/exec/exchange.h"
 #include "fmt/format.h"
 
 namespace floe::exec {
@@ -54,6 +55,7 @@ class InstrumentedStream final : public BatchStream {
 
   Result<RecordBatchPtr> Next() override {
     FLOE_RETURN_NOT_OK(ctx_->CheckCancelled());
+    if (ExchangeService* exchange = ctx_->exchange().get()) exchange->Progress();
     if (metrics_ == nullptr) return input_->Next();
     auto start = std::chrono::steady_clock::now();
     Result<RecordBatchPtr> batch = input_->Next();

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -575,6 +576,15 @@ TEST(DistExchangeForwarding, ForwardedMessagesArriveInOrderWhileReadsAreServed) 
   for (int r = 0; r < n; ++r) owners.push_back(r);
   ASSERT_OK(exchange->SetStageOwners(1, owners));
   ASSERT_OK(exchange->MarkComplete(1));
+  // A task thread looks for messages between its batches meanwhile (Progress), which lets
+  // the serving thread sleep longer: what it sees must still be served and forwarded.
+  std::atomic<bool> working{true};
+  std::thread task([&] {
+    while (working.load()) {
+      exchange->Progress();
+      std::this_thread::sleep_for(std::chrono::microseconds{50});
+    }
+  });
   ASSERT_OK_AND_ASSIGN(auto stream, exchange->Open(1, 0));
   int64_t rows = 0;
   while (true) {
@@ -593,6 +603,8 @@ TEST(DistExchangeForwarding, ForwardedMessagesArriveInOrderWhileReadsAreServed) 
   ASSERT_OK_AND_ASSIGN(std::optional<Message> none,
                        server->TakeForwarded(std::chrono::milliseconds{20}));
   EXPECT_FALSE(none.has_value());
+  working = false;
+  task.join();
   if (comm->rank() == 0 && n > 1) {
     ASSERT_OK_AND_ASSIGN(Message other, comm->Receive(1, kTag, {kTestTimeout}));
     EXPECT_EQ(other.view(), "from rank 1");
