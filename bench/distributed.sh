@@ -11,6 +11,9 @@
 # own time in one process and under each N (without process start-up, which costs mpirun
 # a fixed few tenths of a second) and the bytes the ranks exchanged.
 #
+# Environment: SF=N reads DATA/tpch-sfN-iceberg (`bench/tpch.mjs ... --sf N --iceberg`;
+# default 1); INSERT=0 leaves out the partitioned INSERT (minutes at larger scales).
+#
 set -euo pipefail
 floe="$(realpath "$1")"
 data="$(realpath "$2")"
@@ -19,8 +22,9 @@ runs="${4:-3}"
 nps="${5:-1 2}"
 queries="${6:-01 03 05 06 10 12 14 18}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-warehouse="$data/tpch-sf1-iceberg"
-[ -d "$warehouse/tpch" ] || { echo "no Iceberg tables in $warehouse: run bench/tpch.mjs --iceberg first" >&2; exit 1; }
+sf="${SF:-1}"
+warehouse="$data/tpch-sf$sf-iceberg"
+[ -d "$warehouse/tpch" ] || { echo "no Iceberg tables in $warehouse: run bench/tpch.mjs --sf $sf --iceberg first" >&2; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_mtl=^ofi
 scratch="$(mktemp -d)"
@@ -137,11 +141,13 @@ TIMING=1 time_case "the queries in one session" --warehouse "$warehouse" \
 time_case "SELECT 1 (start-up and shutdown)" --warehouse "$warehouse" -c "SELECT 1"
 # A partitioned INSERT: lineitem into a day-partitioned table (a copy of the warehouse; every
 # run appends one more snapshot).
-cp -r "$warehouse" "$scratch/wh"
-"$floe" sql --warehouse "$scratch/wh" -c "CREATE TABLE tpch.li_day WITH (partitioning = \
-  'day(l_shipdate)') AS SELECT * FROM tpch.lineitem WHERE false" >/dev/null
-run_case "INSERT lineitem by day" --warehouse "$scratch/wh" -c "SET target_partitions = $threads" \
-  -c "INSERT INTO tpch.li_day SELECT * FROM tpch.lineitem"
+if [ "${INSERT:-1}" != 0 ]; then
+  cp -r "$warehouse" "$scratch/wh"
+  "$floe" sql --warehouse "$scratch/wh" -c "CREATE TABLE tpch.li_day WITH (partitioning = \
+    'day(l_shipdate)') AS SELECT * FROM tpch.lineitem WHERE false" >/dev/null
+  run_case "INSERT lineitem by day" --warehouse "$scratch/wh" -c "SET target_partitions = $threads" \
+    -c "INSERT INTO tpch.li_day SELECT * FROM tpch.lineitem"
+fi
 
 echo
 printf '%s\n' "${notes[@]}"
