@@ -74,6 +74,24 @@ struct ExchangeServer::State {
     if (pending.ok() && *pending) Wake();
   }
 
+  // Keeps a forwarded message for TakeForwarded.
+  void Forward(Message message) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      forwarded.push_back(std::move(message));
+    }
+    forwarded_ready.notify_all();
+  }
+
+  // Passes `st` to the taker of forwarded messages, after those already kept.
+  void FailForwarded(const Status& st) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (forwarded_error.ok()) forwarded_error = st;
+    }
+    forwarded_ready.notify_all();
+  }
+
   void Wake() {
     {
       std::lock_guard<std::mutex> lock(wait_mutex);
@@ -755,15 +773,11 @@ void ExchangeServer::Serve() {
     idle = 0;
     if (matched == 1) {
       // The scheduler's message (or the failure to receive it, which its taker must see).
-      {
-        std::lock_guard<std::mutex> lock(state_->mutex);
-        if (received.ok()) {
-          state_->forwarded.push_back(std::move(**received));
-        } else if (state_->forwarded_error.ok()) {
-          state_->forwarded_error = received.status();
-        }
+      if (received.ok()) {
+        state_->Forward(std::move(**received));
+      } else {
+        state_->FailForwarded(received.status());
       }
-      state_->forwarded_ready.notify_all();
       continue;
     }
     if (!received.ok()) {
@@ -772,13 +786,7 @@ void ExchangeServer::Serve() {
       const Status& st = received.status();
       if (matched != 0 || st.code() != StatusCode::kInvalidArgument) {
         state_->RecordError(st);
-        if (forwarding) {
-          {
-            std::lock_guard<std::mutex> lock(state_->mutex);
-            if (state_->forwarded_error.ok()) state_->forwarded_error = st;
-          }
-          state_->forwarded_ready.notify_all();
-        }
+        if (forwarding) state_->FailForwarded(st);
         std::this_thread::sleep_for(options_.poll_interval);
       }
       continue;
