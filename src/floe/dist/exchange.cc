@@ -100,19 +100,16 @@ struct ExchangeServer::State {
     wait_ready.notify_one();
   }
 
-  // The serving thread found nothing in its `idle`-th poll in a row: yields for the first
-  // polls, then sleeps from 5 us doubling to 0.5 ms (as the communicator's waits do), but
-  // at most 0.1 ms while replies are on their way (they complete only while this rank
-  // calls MPI), and kNudgedSleep while task threads look for messages (they wake it when
-  // one comes), so that it seldom takes the core from a running task.
-  void WaitForWork(int idle, bool sending) {
-    if (idle < 16) {
+  // The serving thread found nothing in its last poll: waits as the communicator's polls
+  // do (`backoff`), but at most 0.1 ms while replies are on their way (they complete only
+  // while this rank calls MPI), and kNudgedSleep while task threads look for messages
+  // (they wake it when one comes), so that it seldom takes the core from a running task.
+  void WaitForWork(Backoff& backoff, bool sending) {
+    std::chrono::nanoseconds sleep = backoff.Next();
+    if (sleep.count() == 0) {
       std::this_thread::yield();
       return;
     }
-    std::chrono::nanoseconds sleep = std::min<std::chrono::nanoseconds>(
-        std::chrono::microseconds{5} * (int64_t{1} << std::min(idle - 16, 7)),
-        std::chrono::microseconds{500});
     if (sending) {
       sleep = std::min<std::chrono::nanoseconds>(sleep, std::chrono::microseconds{100});
     } else if (Now() - last_nudge.load(std::memory_order_relaxed) < kNudgedRecently.count()) {
@@ -756,7 +753,7 @@ void ExchangeServer::Serve() {
   std::list<std::unique_ptr<PendingSend>> sending;
   const std::span<const MessageFilter> filters(state_->filters.data(), state_->filter_count);
   const bool forwarding = state_->filter_count > 1;
-  int idle = 0;  // polls in a row that found nothing
+  Backoff backoff;  // restarted by every message
   while (!state_->stop.load()) {
     for (auto it = sending.begin(); it != sending.end();) {
       auto done = (*it)->Test();
@@ -767,10 +764,10 @@ void ExchangeServer::Serve() {
     auto received =
         comm_->TryReceiveAny(filters, std::chrono::milliseconds{0}, &state_->stop, &matched);
     if (received.ok() && !*received) {
-      state_->WaitForWork(idle++, !sending.empty());
+      state_->WaitForWork(backoff, !sending.empty());
       continue;
     }
-    idle = 0;
+    backoff = Backoff();
     if (matched == 1) {
       // The scheduler's message (or the failure to receive it, which its taker must see).
       if (received.ok()) {

@@ -14,24 +14,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Waits between polls: a few yields first (a reply often arrives within microseconds),
-// then sleeps that double up to half a millisecond.
-class Backoff {
- public:
-  void Wait() {
-    if (spins_ < 16) {
-      ++spins_;
-      std::this_thread::yield();
-      return;
-    }
-    std::this_thread::sleep_for(sleep_);
-    sleep_ = std::min(sleep_ * 2, std::chrono::microseconds{500});
-  }
-
- private:
-  int spins_ = 0;
-  std::chrono::microseconds sleep_{5};
-};
+// An MPI source or tag of a filter.
+int MpiSource(const MessageFilter& f) { return f.source == kAnySource ? MPI_ANY_SOURCE : f.source; }
+int MpiTag(const MessageFilter& f) { return f.tag == kAnyTag ? MPI_ANY_TAG : f.tag; }
 
 std::string MpiErrorText(int error) {
   char text[MPI_MAX_ERROR_STRING];
@@ -211,6 +196,33 @@ Status Communicator::CheckTag(int tag, bool allow_any, const char* what) const {
   return Status::Invalid("{}: tag {} is outside 0..{}", what, tag, max_tag_);
 }
 
+Status Communicator::CheckFilters(std::span<const MessageFilter> filters, const char* what) const {
+  for (const MessageFilter& f : filters) {
+    FLOE_RETURN_NOT_OK(CheckRank(f.source, true, what));
+    FLOE_RETURN_NOT_OK(CheckTag(f.tag, true, what));
+  }
+  return Status::OK();
+}
+
+void Backoff::Wait() {
+  const std::chrono::microseconds sleep = Next();
+  if (sleep.count() == 0) {
+    std::this_thread::yield();
+  } else {
+    std::this_thread::sleep_for(sleep);
+  }
+}
+
+std::chrono::microseconds Backoff::Next() {
+  if (spins_ < kYields) {
+    ++spins_;
+    return std::chrono::microseconds{0};
+  }
+  const std::chrono::microseconds sleep = sleep_;
+  sleep_ = std::min(sleep_ * 2, kMaxSleep);
+  return sleep;
+}
+
 Status Communicator::PostSend(int dest, int tag, std::string_view bytes, void* request) {
   FLOE_RETURN_NOT_OK(CheckUsable("Send"));
   FLOE_RETURN_NOT_OK(CheckRank(dest, false, "Send"));
@@ -321,10 +333,7 @@ Result<std::optional<Message>> Communicator::TryReceiveAny(std::span<const Messa
   if (matched != nullptr) *matched = -1;
   FLOE_RETURN_NOT_OK(CheckUsable("Receive"));
   if (filters.empty()) return Status::Invalid("a receive without any message filter");
-  for (const MessageFilter& f : filters) {
-    FLOE_RETURN_NOT_OK(CheckRank(f.source, true, "Receive"));
-    FLOE_RETURN_NOT_OK(CheckTag(f.tag, true, "Receive"));
-  }
+  FLOE_RETURN_NOT_OK(CheckFilters(filters, "Receive"));
   const std::optional<Clock::time_point> deadline = DeadlineOf(wait);
   Backoff backoff;
   MPI_Message handle;
@@ -334,9 +343,7 @@ Result<std::optional<Message>> Communicator::TryReceiveAny(std::span<const Messa
     for (size_t i = 0; i < filters.size() && which < 0; ++i) {
       const MessageFilter& f = filters[i];
       int found = 0;
-      int err = MPI_Improbe(f.source == kAnySource ? MPI_ANY_SOURCE : f.source,
-                            f.tag == kAnyTag ? MPI_ANY_TAG : f.tag, state_->comm, &found, &handle,
-                            &status);
+      int err = MPI_Improbe(MpiSource(f), MpiTag(f), state_->comm, &found, &handle, &status);
       if (err != MPI_SUCCESS) return MpiError(err, "MPI_Improbe");
       if (found) which = static_cast<int>(i);
     }
@@ -395,13 +402,10 @@ Result<std::optional<Message>> Communicator::TryReceiveAny(std::span<const Messa
 
 Result<bool> Communicator::Probe(std::span<const MessageFilter> filters) {
   FLOE_RETURN_NOT_OK(CheckUsable("Probe"));
+  FLOE_RETURN_NOT_OK(CheckFilters(filters, "Probe"));
   for (const MessageFilter& f : filters) {
-    FLOE_RETURN_NOT_OK(CheckRank(f.source, true, "Probe"));
-    FLOE_RETURN_NOT_OK(CheckTag(f.tag, true, "Probe"));
     int found = 0;
-    int err =
-        MPI_Iprobe(f.source == kAnySource ? MPI_ANY_SOURCE : f.source,
-                   f.tag == kAnyTag ? MPI_ANY_TAG : f.tag, state_->comm, &found, MPI_STATUS_IGNORE);
+    int err = MPI_Iprobe(MpiSource(f), MpiTag(f), state_->comm, &found, MPI_STATUS_IGNORE);
     if (err != MPI_SUCCESS) return MpiError(err, "MPI_Iprobe");
     if (found) return true;
   }

@@ -62,6 +62,22 @@ struct MessageFilter {
   int64_t max_bytes = -1;
 };
 
+/// Waits between polls: a few yields first (a reply often arrives within microseconds),
+/// then sleeps that double from 5 us up to half a millisecond.
+class Backoff {
+ public:
+  /// Yields or sleeps, as Next says.
+  void Wait();
+  /// How long the next wait sleeps; zero: yield instead.
+  std::chrono::microseconds Next();
+
+ private:
+  static constexpr int kYields = 16;
+  static constexpr std::chrono::microseconds kMaxSleep{500};
+  int spins_ = 0;
+  std::chrono::microseconds sleep_{5};
+};
+
 /// Per-call receive limits.
 struct ReceiveOptions {
   /// How long to wait; negative waits without a limit. On timeout Receive is kIOError
@@ -185,6 +201,7 @@ class Communicator {
   Status PostSend(int dest, int tag, std::string_view bytes, void* request);
   Status CheckRank(int rank, bool allow_any, const char* what) const;
   Status CheckTag(int tag, bool allow_any, const char* what) const;
+  Status CheckFilters(std::span<const MessageFilter> filters, const char* what) const;
 
   std::unique_ptr<State> state_;
   CommunicatorOptions options_;
