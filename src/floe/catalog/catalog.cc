@@ -31,6 +31,42 @@ Result<Namespace> ParseNamespace(std::string_view text) {
   return ns;
 }
 
+Status ValidatePathSegment(std::string_view what, std::string_view name) {
+  if (name.empty()) return Status::Invalid("{} is empty", what);
+  // The name printed with its control characters escaped, so the error shows what it holds.
+  auto printable = [&] {
+    std::string out;
+    for (char c : name) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u < 0x20 || u == 0x7f) {
+        out += fmt::format("\\x{:02x}", u);
+      } else {
+        out.push_back(c);
+      }
+    }
+    return out;
+  };
+  if (name == "." || name == "..") {
+    return Status::Invalid("{} '{}' is not allowed: it would name a directory above its own",
+                           what, name);
+  }
+  if (name.size() > 255) {
+    return Status::Invalid("{} '{}...' is {} bytes long; at most 255 are allowed", what,
+                           name.substr(0, 32), name.size());
+  }
+  for (char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '/') {
+      return Status::Invalid("{} '{}' contains a '/', which would split it into directories",
+                             what, printable());
+    }
+    if (u < 0x20 || u == 0x7f) {
+      return Status::Invalid("{} '{}' contains a control character", what, printable());
+    }
+  }
+  return Status::OK();
+}
+
 std::string TableIdentifier::ToString() const {
   return ns.empty() ? name : NamespaceToString(ns) + "." + name;
 }

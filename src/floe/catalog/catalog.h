@@ -33,6 +33,12 @@ std::string NamespaceToString(const Namespace& ns);
 /// Splits at '.'; an empty string or an empty level is kInvalidArgument.
 Result<Namespace> ParseNamespace(std::string_view text);
 
+/// Checks that `name` can be one segment of a file path, as a namespace level or a table
+/// name must be wherever a catalog derives a location from it: not empty, not "." or "..",
+/// no '/', no NUL or other control character, at most 255 bytes. kInvalidArgument naming
+/// `what` ("table name", "namespace level") and the name otherwise.
+Status ValidatePathSegment(std::string_view what, std::string_view name);
+
 /// A table's name inside a catalog.
 struct TableIdentifier {
   Namespace ns;

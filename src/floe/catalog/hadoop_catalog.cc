@@ -62,40 +62,26 @@ std::string LocalPath(const std::string& location) {
   return std::string(rest);
 }
 
-Status ValidateLevel(std::string_view what, std::string_view text, std::string_view level) {
-  if (level.empty()) return Status::Invalid("{} '{}' has an empty level", what, text);
-  // Levels are stored as dotted strings elsewhere and as directory names here.
-  if (level.find('.') != std::string_view::npos) {
-    return Status::Invalid("namespace level '{}' contains a '.'", level);
-  }
-  if (level.find('/') != std::string_view::npos || level.find('\0') != std::string_view::npos) {
-    return Status::Invalid("namespace level '{}' contains a '/'", level);
-  }
-  return Status::OK();
-}
-
 Status ValidateNamespace(const Namespace& ns) {
   if (ns.empty()) return Status::Invalid("a namespace needs at least one level");
-  const std::string text = NamespaceToString(ns);
   for (const std::string& level : ns) {
-    FLOE_RETURN_NOT_OK(ValidateLevel("namespace", text, level));
+    // Levels are stored as dotted strings elsewhere and as directory names here.
+    if (level.find('.') != std::string::npos) {
+      return Status::Invalid("namespace level '{}' contains a '.'", level);
+    }
+    FLOE_RETURN_NOT_OK(ValidatePathSegment("namespace level", level));
   }
   return Status::OK();
 }
 
 Status ValidateIdentifier(const TableIdentifier& id) {
   FLOE_RETURN_NOT_OK(ValidateNamespace(id.ns));
-  if (id.name.empty()) {
-    return Status::Invalid("table name in namespace {} is empty", NamespaceToString(id.ns));
-  }
-  // A table is a directory: its name must be one directory name, and not a hidden one
-  // (hidden names are this catalog's temporary files).
-  if (id.name.find('/') != std::string::npos || id.name.find('\0') != std::string::npos ||
-      id.name.front() == '.') {
-    return Status::Invalid(
-        "table name '{}' cannot be a directory name of a hadoop catalog (it contains '/' or "
-        "starts with '.')",
-        id.name);
+  FLOE_RETURN_NOT_OK(ValidatePathSegment("table name", id.name));
+  // A table is a directory, and hidden names are this catalog's temporary files.
+  if (id.name.front() == '.') {
+    return Status::Invalid("table name '{}' starts with '.', which a hadoop catalog keeps for "
+                           "its temporary files",
+                           id.name);
   }
   return Status::OK();
 }

@@ -78,6 +78,23 @@ Status ValidateIdentifier(const TableIdentifier& id) {
   return Status::OK();
 }
 
+// What a new namespace or table must be beyond what a lookup accepts: its levels and name
+// become directories of the default location (<warehouse>/<levels>/<name>), so each must be
+// one path segment that cannot climb out of the warehouse. Names that other writers stored
+// are still found by lookups.
+Status ValidateNewNamespace(const Namespace& ns) {
+  FLOE_RETURN_NOT_OK(ValidateNamespace(ns));
+  for (const std::string& level : ns) {
+    FLOE_RETURN_NOT_OK(ValidatePathSegment("namespace level", level));
+  }
+  return Status::OK();
+}
+
+Status ValidateNewIdentifier(const TableIdentifier& id) {
+  FLOE_RETURN_NOT_OK(ValidateNewNamespace(id.ns));
+  return ValidatePathSegment("table name", id.name);
+}
+
 // A LIKE pattern (with ESCAPE '!') matching every namespace strictly below `ns`.
 std::string ChildrenPattern(const std::string& ns) {
   std::string pattern;
@@ -336,7 +353,7 @@ std::string SqlCatalog::ToString() const {
 
 Status SqlCatalog::CreateNamespace(const Namespace& ns,
                                    const std::map<std::string, std::string>& properties) {
-  FLOE_RETURN_NOT_OK(ValidateNamespace(ns));
+  FLOE_RETURN_NOT_OK(ValidateNewNamespace(ns));
   if (properties.count(std::string(kExistsProperty)) != 0) {
     return Status::Invalid("namespace {}: property '{}' is reserved", NamespaceToString(ns),
                            kExistsProperty);
@@ -519,7 +536,7 @@ Result<bool> SqlCatalog::TableExists(const TableIdentifier& id) const {
 }
 
 Result<std::string> SqlCatalog::DefaultTableLocation(const TableIdentifier& id) const {
-  FLOE_RETURN_NOT_OK(ValidateIdentifier(id));
+  FLOE_RETURN_NOT_OK(ValidateNewIdentifier(id));
   const std::string ns = NamespaceToString(id.ns);
   std::optional<std::string> ns_location;
   FLOE_RETURN_NOT_OK(backend_->Run([&](SqlSession& session) -> Status {
@@ -540,7 +557,7 @@ Result<std::string> SqlCatalog::DefaultTableLocation(const TableIdentifier& id) 
 
 Result<iceberg::Table> SqlCatalog::CreateTable(const TableIdentifier& id,
                                                const CreateTableRequest& request) {
-  FLOE_RETURN_NOT_OK(ValidateIdentifier(id));
+  FLOE_RETURN_NOT_OK(ValidateNewIdentifier(id));
   if (request.schema == nullptr) {
     return Status::Invalid("create table {}: no schema given", id.ToString());
   }
@@ -595,7 +612,7 @@ Result<iceberg::Table> SqlCatalog::LoadTable(const TableIdentifier& id) const {
 
 Result<iceberg::Table> SqlCatalog::RegisterTable(const TableIdentifier& id,
                                                  const std::string& metadata_location) {
-  FLOE_RETURN_NOT_OK(ValidateIdentifier(id));
+  FLOE_RETURN_NOT_OK(ValidateNewIdentifier(id));
   if (metadata_location.empty()) {
     return Status::Invalid("register table {}: no metadata file given", id.ToString());
   }
@@ -611,7 +628,7 @@ Result<iceberg::Table> SqlCatalog::RegisterTable(const TableIdentifier& id,
 
 Status SqlCatalog::RenameTable(const TableIdentifier& from, const TableIdentifier& to) {
   FLOE_RETURN_NOT_OK(ValidateIdentifier(from));
-  FLOE_RETURN_NOT_OK(ValidateIdentifier(to));
+  FLOE_RETURN_NOT_OK(ValidateNewIdentifier(to));
   const std::string purpose = fmt::format("rename table {} to {}", from.ToString(), to.ToString());
   return backend_->Transact(purpose, [&](SqlSession& session) -> Status {
     FLOE_ASSIGN_OR_RAISE(std::optional<TableRow> source, LookUpRow(session, options_.name, from));

@@ -361,6 +361,46 @@ TEST_F(SqlCatalogTest, CreateTableErrors) {
   EXPECT_THAT(Create({{"db"}, ""}), IsError(StatusCode::kInvalidArgument));
 }
 
+// A table or namespace name becomes a directory of the default location, so a name that is
+// not one path segment would put files outside the warehouse (or split into directories).
+TEST_F(SqlCatalogTest, NamesThatAreNotOnePathSegmentAreRefused) {
+  ASSERT_OK(catalog_->CreateNamespace({"db"}));
+  const std::string victim = dir_.path() + "/victim";
+  for (const std::string& name :
+       std::vector<std::string>{"../../victim", "..", ".", "a/b", "/abs", std::string("a\0b", 3),
+                                "tab\there", std::string(256, 'x')}) {
+    SCOPED_TRACE(name);
+    EXPECT_THAT(Create({{"db"}, name}), IsErrorWith(StatusCode::kInvalidArgument, "table name"));
+    EXPECT_THAT(catalog_->CreateNamespace({name}),
+                IsErrorWith(StatusCode::kInvalidArgument, "namespace level"));
+    EXPECT_THAT(catalog_->RenameTable({{"db"}, "t"}, {{"db"}, name}),
+                IsErrorWith(StatusCode::kInvalidArgument, "table name"));
+  }
+  EXPECT_THAT(Create({{"db"}, "../../victim"}),
+              IsErrorWith(StatusCode::kInvalidArgument,
+                          "table name '../../victim' contains a '/', which would split it"));
+  EXPECT_THAT(Create({{"db"}, ".."}),
+              IsErrorWith(StatusCode::kInvalidArgument, "table name '..' is not allowed"));
+  EXPECT_THAT(catalog_->CreateNamespace({"a\nb"}),
+              IsErrorWith(StatusCode::kInvalidArgument,
+                          "namespace level 'a\\x0ab' contains a control character"));
+  EXPECT_FALSE(std::filesystem::exists(victim));
+  EXPECT_EQ(TableRows(), Rows{});
+  EXPECT_EQ(PropertyRows(), (Rows{{"test", "db", "exists", "true"}}));
+  // A namespace with such a level that another writer stored has no default location.
+  SqlRows(db_,
+          "INSERT INTO iceberg_namespace_properties VALUES ('test', 'up/x', 'exists', 'true')");
+  EXPECT_THAT(Create({{"up/x"}, "t"}),
+              IsErrorWith(StatusCode::kInvalidArgument, "namespace level 'up/x' contains a '/'"));
+  // Names that are one segment, dots, spaces and non-ASCII included, work.
+  for (const std::string& name :
+       std::vector<std::string>{"...", ".hidden", "a b", "caf\xc3\xa9", std::string(255, 'y')}) {
+    SCOPED_TRACE(name);
+    ASSERT_OK_AND_ASSIGN(iceberg::Table table, Create({{"db"}, name}));
+    EXPECT_EQ(table.metadata->location, warehouse_ + "/db/" + name);
+  }
+}
+
 TEST_F(SqlCatalogTest, CreateTableLocations) {
   ASSERT_OK(catalog_->CreateNamespace({"a", "b"}));
   ASSERT_OK_AND_ASSIGN(iceberg::Table nested, Create({{"a", "b"}, "t"}));
