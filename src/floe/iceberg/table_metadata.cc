@@ -165,6 +165,60 @@ Status TableMetadata::Validate() const {
                              name, ref.snapshot_id);
     }
   }
+  // The main branch is the current snapshot: metadata where they disagree would scan one
+  // snapshot for the other (or nothing at all), so it is refused as the Java library does.
+  if (auto main = refs.find(std::string(kMainBranch)); main != refs.end()) {
+    if (!current_snapshot_id) {
+      return Status::Corrupt(
+          "current-snapshot-id is not set, but the main branch points at snapshot {}",
+          main->second.snapshot_id);
+    }
+    if (main->second.snapshot_id != *current_snapshot_id) {
+      return Status::Corrupt(
+          "current-snapshot-id {} does not match the main branch, which points at snapshot {}",
+          *current_snapshot_id, main->second.snapshot_id);
+    }
+  }
+  // Sequence numbers order snapshots and decide which deletes apply to which data files
+  // (spec: "Sequence Numbers"); last-sequence-number is the highest one assigned.
+  if (format_version >= 2) {
+    for (const auto& s : snapshots) {
+      if (s.sequence_number > last_sequence_number) {
+        return Status::Corrupt(
+            "snapshot {} has sequence number {}, above the table's last-sequence-number {}",
+            s.snapshot_id, s.sequence_number, last_sequence_number);
+      }
+    }
+  }
+  // Time travel picks snapshots from the logs by time, so they must be in order. Writers on
+  // different machines may disagree a little about the time: one minute is tolerated, as
+  // the Java library does.
+  constexpr int64_t kClockSkewMs = 60'000;
+  for (size_t i = 1; i < snapshot_log.size(); ++i) {
+    if (snapshot_log[i].timestamp_ms < snapshot_log[i - 1].timestamp_ms - kClockSkewMs) {
+      return Status::Corrupt(
+          "snapshot-log is out of order: entry {} (snapshot {}, {} ms) is before entry {} "
+          "(snapshot {}, {} ms)",
+          i, snapshot_log[i].snapshot_id, snapshot_log[i].timestamp_ms, i - 1,
+          snapshot_log[i - 1].snapshot_id, snapshot_log[i - 1].timestamp_ms);
+    }
+  }
+  if (!snapshot_log.empty() && last_updated_ms < snapshot_log.back().timestamp_ms - kClockSkewMs) {
+    return Status::Corrupt("last-updated-ms {} is before the last snapshot-log entry ({} ms)",
+                           last_updated_ms, snapshot_log.back().timestamp_ms);
+  }
+  for (size_t i = 1; i < metadata_log.size(); ++i) {
+    if (metadata_log[i].timestamp_ms < metadata_log[i - 1].timestamp_ms - kClockSkewMs) {
+      return Status::Corrupt(
+          "metadata-log is out of order: entry {} ({}, {} ms) is before entry {} ({} ms)", i,
+          metadata_log[i].metadata_file, metadata_log[i].timestamp_ms, i - 1,
+          metadata_log[i - 1].timestamp_ms);
+    }
+  }
+  if (!metadata_log.empty() && last_updated_ms < metadata_log.back().timestamp_ms - kClockSkewMs) {
+    return Status::Corrupt("last-updated-ms {} is before the last metadata-log entry ({} ms)",
+                           last_updated_ms, metadata_log.back().timestamp_ms);
+  }
   return Status::OK();
 }
 

@@ -259,6 +259,34 @@ Result<std::unique_ptr<TableScan>> TableScan::Make(TableMetadataPtr metadata,
   return scan;
 }
 
+namespace {
+
+// Sequence numbers decide which delete files apply to which data files (spec: "Scan
+// Planning"): a manifest numbered above its snapshot would apply its deletes to rows written
+// after them, or escape the deletes meant for it, so such a manifest list is refused.
+Status CheckManifestSequenceNumbers(const Snapshot& snapshot,
+                                    const std::vector<ManifestFile>& manifests) {
+  for (const ManifestFile& m : manifests) {
+    if (m.sequence_number > snapshot.sequence_number) {
+      return Status::Corrupt(
+          "manifest list {} of snapshot {}: manifest {} has sequence number {}, above the "
+          "snapshot's sequence number {}",
+          snapshot.manifest_list, snapshot.snapshot_id, m.manifest_path, m.sequence_number,
+          snapshot.sequence_number);
+    }
+    if (m.min_sequence_number > m.sequence_number) {
+      return Status::Corrupt(
+          "manifest list {} of snapshot {}: manifest {} has min_sequence_number {}, above its "
+          "sequence number {}",
+          snapshot.manifest_list, snapshot.snapshot_id, m.manifest_path, m.min_sequence_number,
+          m.sequence_number);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
   if (snapshot_ == nullptr) return std::vector<FileScanTask>{};
   const TableMetadata& metadata = *metadata_;
@@ -266,6 +294,9 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
   std::vector<ManifestFile> manifests;
   if (!snapshot_->manifest_list.empty()) {
     FLOE_ASSIGN_OR_RAISE(manifests, ReadManifestList(*io_, snapshot_->manifest_list));
+    if (metadata.format_version >= 2) {
+      FLOE_RETURN_NOT_OK(CheckManifestSequenceNumbers(*snapshot_, manifests));
+    }
   } else {
     FLOE_ASSIGN_OR_RAISE(manifests, ManifestFilesFromPaths(*io_, snapshot_->manifests,
                                                            snapshot_->snapshot_id,
@@ -336,6 +367,18 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
     }
     FLOE_ASSIGN_OR_RAISE(auto read,
                          ReadManifest(*io_, manifest, context.partition_type, read_options));
+    if (metadata.format_version >= 2) {
+      for (const ManifestEntry& entry : read) {
+        // An entry keeps the sequence number of the snapshot that added its file, which
+        // cannot be later than the snapshot that added the manifest holding it.
+        if (entry.sequence_number > manifest.sequence_number) {
+          return Status::Corrupt(
+              "manifest {}: the entry for {} has sequence number {}, above the manifest's {}",
+              manifest.manifest_path, entry.data_file->file_path, entry.sequence_number,
+              manifest.sequence_number);
+        }
+      }
+    }
     if (context.inclusive != nullptr) {
       std::vector<ManifestEntry> matching;
       matching.reserve(read.size());

@@ -18,6 +18,7 @@ namespace floe::iceberg {
 namespace {
 
 namespace fs = std::filesystem;
+using ::floe::testing::IsOk;
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
 using nlohmann::json;
@@ -577,6 +578,79 @@ TEST(TableMetadataErrors, DanglingReferences) {
               IsErrorWith(StatusCode::kCorrupt, "snapshot 1: summary lacks"));
 }
 
+// Metadata whose parts disagree would scan the wrong snapshot or none: each is an error.
+TEST(TableMetadataErrors, InconsistentMetadataThatWouldDropRows) {
+  auto with_snapshots = [] {
+    json j = MinimalV2();
+    j["snapshots"] = json::array();
+    for (int64_t id : {1, 2}) {
+      j["snapshots"].push_back({{"snapshot-id", id},
+                                {"timestamp-ms", 100 * id},
+                                {"sequence-number", id},
+                                {"manifest-list", fmt::format("snap-{}.avro", id)},
+                                {"summary", {{"operation", "append"}}}});
+    }
+    j["last-sequence-number"] = 2;
+    j["last-updated-ms"] = 300;
+    j["current-snapshot-id"] = 2;
+    j["refs"] = {{"main", {{"snapshot-id", 2}, {"type", "branch"}}}};
+    j["snapshot-log"] = json::array({{{"timestamp-ms", 100}, {"snapshot-id", 1}},
+                                     {{"timestamp-ms", 200}, {"snapshot-id", 2}}});
+    return j;
+  };
+  ASSERT_OK(TableMetadataFromJson(with_snapshots(), "f.json"));
+
+  json j = with_snapshots();
+  j.erase("current-snapshot-id");
+  EXPECT_THAT(TableMetadataFromJson(j, "f.json"),
+              IsErrorWith(StatusCode::kCorrupt,
+                          "f.json: current-snapshot-id is not set, but the main branch points "
+                          "at snapshot 2"));
+  j["current-snapshot-id"] = -1;
+  EXPECT_THAT(TableMetadataFromJson(j, "f.json"),
+              IsErrorWith(StatusCode::kCorrupt, "current-snapshot-id is not set"));
+  j["current-snapshot-id"] = 1;
+  EXPECT_THAT(TableMetadataFromJson(j, "f.json"),
+              IsErrorWith(StatusCode::kCorrupt,
+                          "current-snapshot-id 1 does not match the main branch, which points "
+                          "at snapshot 2"));
+
+  j = with_snapshots();
+  j["refs"]["audit"] = {{"snapshot-id", 3}, {"type", "branch"}};
+  EXPECT_THAT(TableMetadataFromJson(j, "f.json"),
+              IsErrorWith(StatusCode::kCorrupt,
+                          "ref 'audit' points at snapshot 3, which is not among the snapshots"));
+
+  j = with_snapshots();
+  j["last-sequence-number"] = 1;
+  EXPECT_THAT(TableMetadataFromJson(j, "f.json"),
+              IsErrorWith(StatusCode::kCorrupt,
+                          "snapshot 2 has sequence number 2, above the table's "
+                          "last-sequence-number 1"));
+
+  j = with_snapshots();
+  j["snapshot-log"][0]["timestamp-ms"] = 100'000;
+  EXPECT_THAT(TableMetadataFromJson(j, "f.json"),
+              IsErrorWith(StatusCode::kCorrupt,
+                          "snapshot-log is out of order: entry 1 (snapshot 2, 200 ms) is before "
+                          "entry 0 (snapshot 1, 100000 ms)"));
+  // Within a minute of clock skew the order is accepted, as in the Java library.
+  j["snapshot-log"][0]["timestamp-ms"] = 60'200;
+  j["last-updated-ms"] = 60'200;
+  EXPECT_THAT(TableMetadataFromJson(j, "f.json"), IsOk());
+  j = with_snapshots();
+  j["last-updated-ms"] = 200 - 60'001;
+  EXPECT_THAT(TableMetadataFromJson(j, "f.json"),
+              IsErrorWith(StatusCode::kCorrupt, "before the last snapshot-log entry (200 ms)"));
+
+  j = with_snapshots();
+  j["metadata-log"] = json::array({{{"timestamp-ms", 200'000}, {"metadata-file", "v1.json"}},
+                                   {{"timestamp-ms", 100}, {"metadata-file", "v2.json"}}});
+  j["last-updated-ms"] = 300'000;
+  EXPECT_THAT(TableMetadataFromJson(j, "f.json"),
+              IsErrorWith(StatusCode::kCorrupt, "metadata-log is out of order: entry 1 (v2.json"));
+}
+
 TEST(TableMetadataErrors, ReadingAMissingFileNamesIt) {
   EXPECT_THAT(ReadTableMetadata(std::string("/nonexistent/v1.metadata.json")),
               IsErrorWith(StatusCode::kNotFound, "/nonexistent/v1.metadata.json"));
@@ -635,6 +709,7 @@ TEST(TableMetadataAccessors, SnapshotLogAndRefs) {
   j = MinimalV2();
   j["snapshots"] = json::array({snap(1, std::nullopt, 100, 1), snap(2, 1, 200, 2)});
   j["current-snapshot-id"] = 2;
+  j["last-sequence-number"] = 2;
   ASSERT_OK_AND_ASSIGN(md, TableMetadataFromJson(j, "f.json"));
   ASSERT_OK_AND_ASSIGN(s, md->SnapshotAsOf(150));
   EXPECT_EQ(s->snapshot_id, 1);

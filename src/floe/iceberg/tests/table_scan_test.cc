@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -368,6 +369,26 @@ TEST(TableScanTest, MissingManifestListIsAnErrorNamingIt) {
   // The other snapshots of the table still plan.
   ASSERT_OK_AND_ASSIGN(auto current, TableScan::Make(table.metadata, table.io, {}));
   EXPECT_OK(current->PlanFiles().status());
+}
+
+// Sequence numbers decide which deletes apply: a manifest numbered above its snapshot is
+// corrupt, never planned as if it were consistent.
+TEST(TableScanTest, ManifestAboveItsSnapshotsSequenceNumberIsCorrupt) {
+  ASSERT_OK_AND_ASSIGN(Table table, OpenCxx("partitioned_table"));
+  auto metadata = std::make_shared<TableMetadata>(*table.metadata);
+  ASSERT_EQ(metadata->format_version, 2);
+  for (Snapshot& snapshot : metadata->snapshots) {
+    if (snapshot.snapshot_id == *metadata->current_snapshot_id) --snapshot.sequence_number;
+  }
+  const Snapshot* current = metadata->CurrentSnapshot();
+  ASSERT_OK_AND_ASSIGN(auto scan, TableScan::Make(metadata, table.io, {}));
+  EXPECT_THAT(scan->PlanFiles(),
+              ::floe::testing::IsErrorWith(
+                  StatusCode::kCorrupt,
+                  fmt::format("of snapshot {}: manifest ", current->snapshot_id)));
+  EXPECT_THAT(scan->PlanFiles().status().message(),
+              ::testing::HasSubstr(fmt::format("above the snapshot's sequence number {}",
+                                               current->sequence_number)));
 }
 
 }  // namespace
