@@ -1,5 +1,5 @@
 // Comparison operators eq, ne, lt, le, gt, ge and IS [NOT] DISTINCT FROM over every
-// non-nested type. Floats follow PostgreSQL: NaN equals NaN and sorts above every other
+// non-nested type, and x op ANY|ALL over a list (any_eq, ..., all_ge). Floats follow PostgreSQL: NaN equals NaN and sorts above every other
 // value, -0.0 equals 0.0. Strings and binary compare by bytes. Decimals of different
 // scales compare by value without a cast.
 
@@ -11,6 +11,7 @@
 #include "floe/expr/comparison_internal.h"
 #include "floe/expr/function_registry_internal.h"
 #include "floe/expr/kernel_internal.h"
+#include "floe/type/sql_type_name.h"
 
 namespace floe::expr::internal {
 
@@ -400,6 +401,110 @@ Result<ColumnarValue> DistinctKernel(const ResolvedFunction& fn,
   });
 }
 
+// x op ANY|ALL (list): per row, the OR (ANY) or the AND (ALL) of `x op e` over the list's
+// elements in three-valued logic, as PostgreSQL defines it for arrays. An empty list gives
+// false (ANY) or true (ALL) whatever x is; a NULL list gives NULL.
+template <CmpOp kOp, bool kAll>
+Result<ColumnarValue> QuantifiedKernel(const ResolvedFunction& fn,
+                                       const std::vector<ColumnarValue>& args, int64_t n,
+                                       EvalContext& ctx) {
+  const DataType& ta = *fn.arg_types[0];
+  if (args[1].is_scalar()) {
+    if (args[1].scalar().is_null()) {
+      return NullResult(fn.return_type, args[0].is_scalar(), n, ctx.pool);
+    }
+    return Status::NotSupported("{} over a constant list", fn.name);
+  }
+  const Array& lists = *args[1].array();
+  return VisitPhysicalType(ta.id(), [&]<typename T>(TypeTag<T>) -> Result<ColumnarValue> {
+    if constexpr (std::is_same_v<T, void>) {
+      return Status::NotSupported("ANY/ALL over {} values", ta.ToString());
+    } else {
+      ValueReader<T> value(args[0]);
+      ValueReader<T> elements{ColumnarValue(lists.child(0))};
+      const int64_t bytes = bit_util::BytesForBits(n);
+      FLOE_ASSIGN_OR_RAISE(std::shared_ptr<Buffer> bits, Buffer::AllocateZeroed(bytes, ctx.pool));
+      FLOE_ASSIGN_OR_RAISE(std::shared_ptr<Buffer> valid, Buffer::AllocateZeroed(bytes, ctx.pool));
+      int64_t null_count = 0;
+      auto set = [&](int64_t i, bool v) {
+        bit_util::SetBit(valid->mutable_data(), i);
+        if (v) bit_util::SetBit(bits->mutable_data(), i);
+      };
+      for (int64_t i = 0; i < n; ++i) {
+        if (lists.IsNull(i)) {
+          ++null_count;
+          continue;
+        }
+        const int64_t begin = lists.ListBegin(i), end = lists.ListEnd(i);
+        if (begin == end) {
+          set(i, kAll);
+          continue;
+        }
+        if (value.IsNull(i)) {
+          ++null_count;
+          continue;
+        }
+        const T v = value[i];
+        bool saw_null = false, decided = false;
+        for (int64_t j = begin; j < end; ++j) {
+          if (elements.IsNull(j)) {
+            saw_null = true;
+          } else if (Apply<kOp, T>(v, elements[j]) != kAll) {
+            // ANY: one true decides; ALL: one false does.
+            set(i, !kAll);
+            decided = true;
+            break;
+          }
+        }
+        if (decided) continue;
+        if (saw_null) {
+          ++null_count;
+        } else {
+          set(i, kAll);
+        }
+      }
+      FLOE_ASSIGN_OR_RAISE(ArrayPtr out,
+                           Array::Make(fn.return_type, n,
+                                       {null_count > 0 ? std::move(valid) : nullptr, bits}, {},
+                                       null_count));
+      return ColumnarValue(std::move(out));
+    }
+  });
+}
+
+// any_<op> / all_<op>(x T, list<T>): the binder brings x and the elements to one type.
+Result<ResolvedFunction> ResolveQuantified(std::string_view name, const std::vector<TypePtr>& t,
+                                           int* cost) {
+  if (t.size() != 2) return Status::Bind("{} takes two arguments", name);
+  if (t[1]->id() != TypeId::kList) {
+    return Status::Bind("op ANY/ALL (array) requires array on right side");
+  }
+  const TypePtr& element = t[1]->field(0).type();
+  if (t[0]->is_nested() || !t[0]->Equals(*element)) {
+    return Status::Bind("{} compares {} values with elements of {}", name, SqlTypeName(*t[0]),
+                        SqlTypeName(*t[1]));
+  }
+  ResolvedFunction fn;
+  fn.name = std::string(name);
+  fn.arg_types = t;
+  fn.return_type = Boolean();
+  fn.null_if_any_arg_null = false;
+  *cost = 0;
+  return fn;
+}
+
+template <CmpOp kOp>
+void AddQuantified(ScalarFunctionRegistry& registry, const std::string& op) {
+  for (const bool all : {false, true}) {
+    const std::string n = (all ? "all_" : "any_") + op;
+    registry.Add(ScalarFunctionDef{
+        n,
+        {},
+        [n](const std::vector<TypePtr>& t, int* cost) { return ResolveQuantified(n, t, cost); },
+        all ? ScalarKernel(QuantifiedKernel<kOp, true>) : ScalarKernel(QuantifiedKernel<kOp, false>)});
+  }
+}
+
 Result<ResolvedFunction> ResolveComparison(std::string_view name, const std::vector<TypePtr>& t,
                                            int* cost) {
   if (t.size() != 2) return Status::Bind("{} takes two arguments", name);
@@ -446,6 +551,12 @@ void RegisterComparisonFunctions(ScalarFunctionRegistry& registry) {
   AddComparison<CmpOp::kLe>(registry, "le");
   AddComparison<CmpOp::kGt>(registry, "gt");
   AddComparison<CmpOp::kGe>(registry, "ge");
+  AddQuantified<CmpOp::kEq>(registry, "eq");
+  AddQuantified<CmpOp::kNe>(registry, "ne");
+  AddQuantified<CmpOp::kLt>(registry, "lt");
+  AddQuantified<CmpOp::kLe>(registry, "le");
+  AddQuantified<CmpOp::kGt>(registry, "gt");
+  AddQuantified<CmpOp::kGe>(registry, "ge");
   for (const char* name : {"is_distinct_from", "is_not_distinct_from"}) {
     const std::string n = name;
     registry.Add(ScalarFunctionDef{

@@ -338,6 +338,97 @@ Result<ExprPtr> Binder::MakeCompare(std::string_view op, ExprPtr a, ExprPtr b, i
   return expr::Compare(std::string(op), unified.first, unified.second);
 }
 
+Result<ExprPtr> Binder::BindInList(const sql::ParsedExpr& value,
+                                   const std::vector<const sql::ParsedExpr*>& items, bool negated,
+                                   ExprContext& ctx) {
+  std::vector<const sql::ParsedExpr*> parsed{&value};
+  parsed.insert(parsed.end(), items.begin(), items.end());
+  std::vector<ExprPtr> args;
+  TypePtr type;
+  for (const sql::ParsedExpr* a : parsed) {
+    FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*a, ctx));
+    if (!IsUntyped(*x)) {
+      if (!type) {
+        type = x->type;
+      } else if (!type->Equals(*x->type)) {
+        FLOE_ASSIGN_OR_RAISE(type, CommonTypeAt(type, x->type, "IN", a->location));
+      }
+    }
+    args.push_back(std::move(x));
+  }
+  if (!type) type = String();
+  bool nullable = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    FLOE_ASSIGN_OR_RAISE(args[i], CoerceTo(args[i], type, parsed[i]->location));
+    nullable = nullable || args[i]->nullable;
+  }
+  ExprPtr in = expr::Call("in_list", std::move(args), Boolean(), nullable);
+  return negated ? expr::Not(in) : in;
+}
+
+Result<ExprPtr> Binder::BindQuantifiedArray(const sql::ParsedExpr& e, ExprContext& ctx) {
+  static const std::pair<const char*, const char*> kOps[] = {
+      {"=", "eq"}, {"<>", "ne"}, {"!=", "ne"}, {"<", "lt"}, {"<=", "le"}, {">", "gt"}, {">=", "ge"}};
+  const char* op = nullptr;
+  for (const auto& [sym, name] : kOps) {
+    if (e.op == sym) op = name;
+  }
+  const std::string written = e.op + (e.all ? " ALL" : " ANY");
+  if (op == nullptr) {
+    return NotSupported(e.location, "operator " + written + " (array) is not supported");
+  }
+  if (e.args.size() != 2 || e.args[0] == nullptr || e.args[1] == nullptr) {
+    return NotSupported(e.location, "this form of " + written + " is not supported");
+  }
+  const sql::ParsedExpr& array = *e.args[1];
+  if (array.kind == sql::ExprKind::kArray) {
+    // PostgreSQL: x op ANY (ARRAY[a, b]) is (x op a) OR (x op b); ALL is the AND. An empty
+    // array gives false (ANY) or true (ALL) whatever x is.
+    std::vector<const sql::ParsedExpr*> items;
+    for (const auto& a : array.args) items.push_back(a.get());
+    const bool is_in = std::string_view(op) == (e.all ? "ne" : "eq");
+    if (is_in && !items.empty()) return BindInList(*e.args[0], items, e.all, ctx);
+    FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.args[0], ctx));
+    if (items.empty()) return expr::Literal(Scalar::Bool(e.all));
+    if (expr::IsVolatile(*x)) {
+      return NotSupported(e.location, "a volatile operand of " + written +
+                                          " (array) is not supported (it would be evaluated "
+                                          "once per element)");
+    }
+    std::vector<ExprPtr> terms;
+    for (const sql::ParsedExpr* item : items) {
+      FLOE_ASSIGN_OR_RAISE(ExprPtr y, BindExprImpl(*item, ctx));
+      FLOE_ASSIGN_OR_RAISE(ExprPtr term, MakeCompare(op, x, std::move(y), item->location));
+      terms.push_back(std::move(term));
+    }
+    if (terms.size() == 1) return terms[0];
+    return e.all ? expr::And(std::move(terms)) : expr::Or(std::move(terms));
+  }
+  FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.args[0], ctx));
+  FLOE_ASSIGN_OR_RAISE(ExprPtr list, BindExprImpl(array, ctx));
+  if (IsUntyped(*list)) {
+    return NotSupported(array.location, "array literals written as strings are not supported");
+  }
+  if (list->type->id() != TypeId::kList) {
+    return BindError(array.location, "op ANY/ALL (array) requires array on right side");
+  }
+  TypePtr element = list->type->field(0).type();
+  if (element->is_nested()) {
+    return NotSupported(array.location, written + " over arrays of " + SqlTypeName(*element) +
+                                            " is not supported");
+  }
+  TypePtr common = element;
+  if (!IsUntyped(*x) && !x->type->Equals(*element)) {
+    FLOE_ASSIGN_OR_RAISE(common, CommonTypeAt(x->type, element, "operator", e.location));
+  }
+  FLOE_ASSIGN_OR_RAISE(x, CoerceTo(x, common, e.args[0]->location));
+  if (!common->Equals(*element)) {
+    list = expr::Cast(list, List(common, list->type->field(0).nullable()));
+  }
+  return MakeCall(std::string(e.all ? "all_" : "any_") + op, {std::move(x), std::move(list)},
+                  e.location);
+}
+
 Result<ExprPtr> Binder::RequireBoolean(ExprPtr e, std::string_view what, int location) {
   if (IsUntyped(*e)) {
     FLOE_ASSIGN_OR_RAISE(e, CoerceTo(e, Boolean(), location));
@@ -972,27 +1063,9 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
       return e.negated ? expr::Not(both) : both;
     }
     case K::kInList: {
-      std::vector<ExprPtr> args;
-      TypePtr type;
-      for (const auto& a : e.args) {
-        FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*a, ctx));
-        if (!IsUntyped(*x)) {
-          if (!type) {
-            type = x->type;
-          } else if (!type->Equals(*x->type)) {
-            FLOE_ASSIGN_OR_RAISE(type, CommonTypeAt(type, x->type, "IN", a->location));
-          }
-        }
-        args.push_back(std::move(x));
-      }
-      if (!type) type = String();
-      bool nullable = false;
-      for (size_t i = 0; i < args.size(); ++i) {
-        FLOE_ASSIGN_OR_RAISE(args[i], CoerceTo(args[i], type, e.args[i]->location));
-        nullable = nullable || args[i]->nullable;
-      }
-      ExprPtr in = expr::Call("in_list", std::move(args), Boolean(), nullable);
-      return e.negated ? expr::Not(in) : in;
+      std::vector<const sql::ParsedExpr*> items;
+      for (size_t i = 1; i < e.args.size(); ++i) items.push_back(e.args[i].get());
+      return BindInList(*e.args[0], items, e.negated, ctx);
     }
     case K::kLike: {
       std::vector<ExprPtr> args;
@@ -1099,10 +1172,12 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
     }
     case K::kFunction:
       return BindFunction(e, ctx);
+    case K::kQuantified:
+      if (e.subquery == nullptr) return BindQuantifiedArray(e, ctx);
+      [[fallthrough]];
     case K::kScalarSubquery:
     case K::kExists:
     case K::kInSubquery:
-    case K::kQuantified:
       if (!ctx.allow_subqueries) {
         return NotSupported(e.location,
                             "subqueries in " + std::string(ctx.clause) + " are not supported");

@@ -162,6 +162,14 @@ class Binder {
   Result<expr::ExprPtr> MakeCompare(std::string_view op, expr::ExprPtr a, expr::ExprPtr b,
                                     int location);
   Result<TypePtr> BindTypeName(const sql::TypeName& type);
+  /// `value IN (items)`, or NOT IN when `negated`: the items and the value brought to their
+  /// common type, as one in_list call.
+  Result<expr::ExprPtr> BindInList(const sql::ParsedExpr& value,
+                                   const std::vector<const sql::ParsedExpr*>& items, bool negated,
+                                   ExprContext& ctx);
+  /// `x op ANY|ALL (array)`: over ARRAY[...] the OR (ANY) or AND (ALL) of the comparisons (an
+  /// IN list for = ANY and <> ALL); over a list-valued expression an any_<op> / all_<op> call.
+  Result<expr::ExprPtr> BindQuantifiedArray(const sql::ParsedExpr& e, ExprContext& ctx);
   /// expr::CommonType with the error placed at `location`.
   Result<TypePtr> CommonTypeAt(const TypePtr& a, const TypePtr& b, std::string_view context,
                                int location) const;

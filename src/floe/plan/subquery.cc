@@ -356,8 +356,10 @@ Result<bool> Binder::TryPlanSubqueryConjunct(const sql::ParsedExpr& conjunct, co
     e = e->args[0].get();
   }
   bool is_exists = e->kind == sql::ExprKind::kExists;
+  // x = ANY (array) has no subquery: it is an ordinary predicate.
   bool is_in = (e->kind == sql::ExprKind::kInSubquery && !e->negated) ||
-               (e->kind == sql::ExprKind::kQuantified && e->op == "=" && !e->all);
+               (e->kind == sql::ExprKind::kQuantified && e->subquery != nullptr && e->op == "=" &&
+                !e->all);
   if ((!is_exists && !is_in) || states_.empty()) return false;
   if (is_exists && e->negated) negated = !negated;
   auto identity = [](const ExprPtr& x) -> Result<ExprPtr> { return x; };

@@ -652,6 +652,42 @@ TEST(HashTest, EqualValuesHashEqually) {
   }
 }
 
+// x op ANY|ALL (list) in PostgreSQL's three-valued logic.
+TEST(QuantifiedTest, AnyAndAllOverLists) {
+  // Rows: [1, 2], [], NULL, [1, NULL], [3], [NULL], [2, 2].
+  ListBuilder lb(List(Int32()));
+  auto* values = static_cast<Int32Builder*>(lb.value_builder());
+  auto list = [&](std::vector<std::optional<int32_t>> elements) {
+    ASSERT_OK(lb.Append());
+    for (const auto& e : elements) ASSERT_OK(e ? values->Append(*e) : values->AppendNull());
+  };
+  list({1, 2});
+  list({});
+  ASSERT_OK(lb.AppendNulls(1));
+  list({1, std::nullopt});
+  list({3});
+  list({std::nullopt});
+  list({2, 2});
+  ASSERT_OK_AND_ASSIGN(ArrayPtr lists, lb.Finish());
+  ArrayPtr twos = I32s({2, 2, 2, 2, 2, 2, 2});
+  ArrayPtr nulls = I32s({std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                         std::nullopt, std::nullopt});
+  EXPECT_CALL_TEXT("t,f,NULL,NULL,f,NULL,t", "any_eq", {twos, lists});
+  EXPECT_CALL_TEXT("f,t,NULL,f,f,NULL,t", "all_eq", {twos, lists});
+  EXPECT_CALL_TEXT("t,f,NULL,t,t,NULL,f", "any_ne", {twos, lists});
+  EXPECT_CALL_TEXT("f,t,NULL,NULL,t,NULL,f", "all_ne", {twos, lists});
+  EXPECT_CALL_TEXT("f,f,NULL,NULL,t,NULL,f", "any_lt", {twos, lists});
+  EXPECT_CALL_TEXT("f,t,NULL,f,t,NULL,f", "all_lt", {twos, lists});
+  EXPECT_CALL_TEXT("t,t,NULL,NULL,f,NULL,t", "all_ge", {twos, lists});
+  // An empty list decides even for a NULL operand; otherwise a NULL operand gives NULL.
+  EXPECT_CALL_TEXT("NULL,f,NULL,NULL,NULL,NULL,NULL", "any_eq", {nulls, lists});
+  EXPECT_CALL_TEXT("NULL,t,NULL,NULL,NULL,NULL,NULL", "all_eq", {nulls, lists});
+  // The elements must have the operand's type (the binder casts); a non-list is refused.
+  EXPECT_THAT(ResolveScalarFunction("any_eq", {Int64(), List(Int32())}),
+              IsError(StatusCode::kBind));
+  EXPECT_THAT(ResolveScalarFunction("any_eq", {Int32(), Int32()}), IsError(StatusCode::kBind));
+}
+
 TEST(HashTest, NestedTypes) {
   ListBuilder lb(List(Int32()));
   auto* values = static_cast<Int32Builder*>(lb.value_builder());
