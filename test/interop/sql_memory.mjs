@@ -1,4 +1,4 @@
-// Spilling under memory_limit, measured from outside: a sort and an aggregation over about
+// Spilling under memory_limit, measured from outside: a sort, a top-N and an aggregation over about
 // three times the limit complete with exact results, and the process's peak resident
 // memory stays within a small multiple of the limit (the limit bounds what operators
 // hold; the process also holds its code, thread stacks and the batches in flight). The
@@ -30,6 +30,14 @@ const cases = [
     sql: 'SELECT x FROM generate_series(1, 24000000) AS g(x) ORDER BY x % 1000 DESC, x ' +
          'OFFSET 23999997',
     expect: 'x\n23998000\n23999000\n24000000\n',
+  },
+  {
+    // A top-N whose heap outgrows the budget falls back to the spilling sort (it once held
+    // 2 GB under a 64 MB limit).
+    what: 'top 10M of 12M rows (ORDER BY ... LIMIT)',
+    sql: 'SELECT x FROM generate_series(1, 12000000) AS g(x) ORDER BY x % 1000 DESC, x ' +
+         'LIMIT 3 OFFSET 9999997',
+    expect: 'x\n3997166\n3998166\n3999166\n',
   },
   {
     what: 'aggregation into 8M groups',

@@ -45,6 +45,24 @@ class TakeStream final : public BatchStream {
   std::shared_ptr<void> owned_;
 };
 
+// The batches of `first`, then those of `rest`.
+class PrependStream final : public BatchStream {
+ public:
+  PrependStream(SchemaPtr schema, std::vector<RecordBatchPtr> first, BatchStream& rest)
+      : schema_(std::move(schema)), first_(std::move(first)), rest_(rest) {}
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    if (next_ < first_.size()) return std::move(first_[next_++]);
+    return rest_.Next();
+  }
+
+ private:
+  SchemaPtr schema_;
+  std::vector<RecordBatchPtr> first_;
+  size_t next_ = 0;
+  BatchStream& rest_;
+};
+
 // A sorted run written to a spill file.
 struct SpilledRun {
   std::string path;
@@ -136,7 +154,7 @@ class SortStream final : public BatchStream {
       if (node_->fetch().has_value()) {
         FLOE_ASSIGN_OR_RAISE(output_, TopK(*input, *node_->fetch()));
       } else {
-        FLOE_ASSIGN_OR_RAISE(output_, FullSort(*input));
+        FLOE_ASSIGN_OR_RAISE(output_, FullSort(*input, std::nullopt));
       }
     }
     return output_->Next();
@@ -145,7 +163,9 @@ class SortStream final : public BatchStream {
  private:
   int64_t batch_size() const { return std::max<int64_t>(1, ctx_->config().batch_size()); }
 
-  Result<BatchStreamPtr> FullSort(BatchStream& input) {
+  // Sorts all of `input`, spilling sorted runs past the memory budget; with `fetch`, keeps
+  // only the first `fetch` rows (of each run, and of the result).
+  Result<BatchStreamPtr> FullSort(BatchStream& input, std::optional<int64_t> fetch) {
     std::vector<RecordBatchPtr> buffered;
     int64_t buffered_bytes = 0;
     auto files = std::make_shared<SpillFiles>();
@@ -156,7 +176,7 @@ class SortStream final : public BatchStream {
       const int64_t need = BufferedSortBytes(node_->keys(), *b);
       if (!reservation_.TryResize(buffered_bytes + need)) {
         if (!buffered.empty()) {
-          FLOE_RETURN_NOT_OK(SpillRun(buffered, files.get()));
+          FLOE_RETURN_NOT_OK(SpillRun(buffered, fetch, files.get()));
           buffered.clear();
           buffered_bytes = 0;
         }
@@ -172,13 +192,20 @@ class SortStream final : public BatchStream {
       PoolVector<int64_t> indices;
       FLOE_RETURN_NOT_OK(SortBuffered(schema(), node_->keys(), buffered, &all, &indices));
       buffered.clear();
+      Truncate(&indices, fetch);
       return std::make_unique<TakeStream>(schema(), std::move(all), std::move(indices),
                                           batch_size(), nullptr);
     }
-    if (!buffered.empty()) FLOE_RETURN_NOT_OK(SpillRun(buffered, files.get()));
+    if (!buffered.empty()) FLOE_RETURN_NOT_OK(SpillRun(buffered, fetch, files.get()));
     buffered.clear();
     reservation_.Free();
-    return MergeRuns(std::move(files));
+    return MergeRuns(std::move(files), fetch);
+  }
+
+  static void Truncate(PoolVector<int64_t>* indices, std::optional<int64_t> fetch) {
+    if (fetch && static_cast<int64_t>(indices->size()) > *fetch) {
+      indices->resize(static_cast<size_t>(*fetch));
+    }
   }
 
   // Merges the spilled runs. Each run read at once holds a chunk and its keys
@@ -186,7 +213,8 @@ class SortStream final : public BatchStream {
   // take them all, the neighbouring runs with the fewest bytes between them are merged into
   // one run on disk first, as many at a time as the budget takes (at least two, so that
   // the merge always makes progress).
-  Result<BatchStreamPtr> MergeRuns(std::shared_ptr<SpillFiles> files) {
+  Result<BatchStreamPtr> MergeRuns(std::shared_ptr<SpillFiles> files,
+                                   std::optional<int64_t> fetch) {
     while (true) {
       const auto runs = static_cast<int64_t>(files->runs.size());
       if (reservation_.TryResize(runs * cursor_bytes_)) break;
@@ -198,7 +226,7 @@ class SortStream final : public BatchStream {
       const int64_t room = reservation_.size() + ctx_->memory()->available();
       int64_t fan_in = std::clamp<int64_t>(room / cursor_bytes_, 2, runs - 1);
       if (!reservation_.TryResize(fan_in * cursor_bytes_)) fan_in = 2;
-      FLOE_RETURN_NOT_OK(MergeNeighbours(files.get(), fan_in));
+      FLOE_RETURN_NOT_OK(MergeNeighbours(files.get(), fan_in, fetch));
       reservation_.Free();
     }
     std::vector<std::unique_ptr<MergeCursor>> cursors;
@@ -206,11 +234,11 @@ class SortStream final : public BatchStream {
       FLOE_ASSIGN_OR_RAISE(BatchStreamPtr s, OpenSpillFile(run.path, schema()));
       cursors.push_back(std::make_unique<MergeCursor>(std::move(s), node_->keys()));
     }
-    return MakeMergeStream(schema(), std::move(cursors), batch_size(), -1, files);
+    return MakeMergeStream(schema(), std::move(cursors), batch_size(), fetch.value_or(-1), files);
   }
 
   // Replaces the `fan_in` neighbouring runs with the fewest bytes in all by their merge.
-  Status MergeNeighbours(SpillFiles* files, int64_t fan_in) {
+  Status MergeNeighbours(SpillFiles* files, int64_t fan_in, std::optional<int64_t> fetch) {
     std::vector<SpilledRun>& runs = files->runs;
     size_t first = 0;
     int64_t best = INT64_MAX;
@@ -228,7 +256,7 @@ class SortStream final : public BatchStream {
       cursors.push_back(std::make_unique<MergeCursor>(std::move(s), node_->keys()));
     }
     BatchStreamPtr merged =
-        MakeMergeStream(schema(), std::move(cursors), batch_size(), -1, nullptr);
+        MakeMergeStream(schema(), std::move(cursors), batch_size(), fetch.value_or(-1), nullptr);
     // Owned here until it replaces its inputs, so that a failure removes it too.
     SpillFiles out;
     out.runs.push_back({NewSpillPath(ctx_->spill_directory(), "sort"), 0});
@@ -260,10 +288,12 @@ class SortStream final : public BatchStream {
     return bytes;
   }
 
-  Status SpillRun(const std::vector<RecordBatchPtr>& buffered, SpillFiles* files) {
+  Status SpillRun(const std::vector<RecordBatchPtr>& buffered, std::optional<int64_t> fetch,
+                  SpillFiles* files) {
     RecordBatchPtr all;
     PoolVector<int64_t> indices;
     FLOE_RETURN_NOT_OK(SortBuffered(schema(), node_->keys(), buffered, &all, &indices));
+    Truncate(&indices, fetch);
     files->runs.push_back({NewSpillPath(ctx_->spill_directory(), "sort"), 0});
     TakeStream sorted(schema(), std::move(all), std::move(indices), batch_size(), nullptr);
     FLOE_ASSIGN_OR_RAISE(files->runs.back().bytes, WriteRun(sorted, files->runs.back().path));
@@ -284,15 +314,60 @@ class SortStream final : public BatchStream {
     }
   };
 
+  // The bytes a key holds outside its HeapEntry (none while it fits the string's own
+  // buffer).
+  static int64_t KeyHeapBytes(const std::string& key) {
+    return key.capacity() > 15 ? static_cast<int64_t>(key.capacity()) + 1 : 0;
+  }
+
+  // The first k rows by a bounded heap over the rows seen so far, which keeps the batches
+  // that hold the heap's rows (compacted when they hold many more). While what it holds
+  // fits the memory budget it stays in memory; past it, the heap's rows (in input order,
+  // so that ties keep their order) and the rest of the input go to the spilling sort,
+  // which keeps at most k rows of each run.
   Result<BatchStreamPtr> TopK(BatchStream& input, int64_t k) {
     if (k <= 0) return MakeVectorStream(schema(), {});
     std::vector<HeapEntry> heap;
     std::vector<RecordBatchPtr> batches;
     int64_t held_rows = 0;
+    int64_t batch_bytes = 0;
+    int64_t key_bytes = 0;
     int64_t seq = 0;
     const auto options = SortOptionsOf(node_->keys());
     RowKeys keys;
     HeapLess less;
+    auto held_bytes = [&] {
+      return batch_bytes + key_bytes +
+             static_cast<int64_t>(heap.capacity() * sizeof(HeapEntry));
+    };
+    // Keeps only the rows the heap refers to, in input order, in batches of batch_size.
+    auto compact = [&]() -> Status {
+      std::vector<HeapEntry*> order;
+      order.reserve(heap.size());
+      for (HeapEntry& e : heap) order.push_back(&e);
+      std::sort(order.begin(), order.end(),
+                [](const HeapEntry* a, const HeapEntry* b) { return a->seq < b->seq; });
+      std::vector<RecordBatchPtr> kept;
+      RowInterleaver rows(schema());
+      for (HeapEntry* e : order) {
+        rows.Add(batches[static_cast<size_t>(e->batch)], e->row);
+        e->batch = static_cast<int>(kept.size());
+        e->row = rows.num_rows() - 1;
+        if (rows.num_rows() == batch_size()) {
+          FLOE_ASSIGN_OR_RAISE(RecordBatchPtr chunk, rows.Finish());
+          kept.push_back(std::move(chunk));
+        }
+      }
+      if (rows.num_rows() > 0) {
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr chunk, rows.Finish());
+        kept.push_back(std::move(chunk));
+      }
+      batches = std::move(kept);
+      held_rows = static_cast<int64_t>(heap.size());
+      batch_bytes = 0;
+      for (const RecordBatchPtr& b : batches) batch_bytes += b->memory_size();
+      return Status::OK();
+    };
     while (true) {
       FLOE_ASSIGN_OR_RAISE(RecordBatchPtr b, input.Next());
       if (b == nullptr) break;
@@ -305,38 +380,46 @@ class SortStream final : public BatchStream {
         std::string_view key = keys.Key(r);
         if (static_cast<int64_t>(heap.size()) < k) {
           heap.push_back({std::string(key), seq, batch_id, r});
+          key_bytes += KeyHeapBytes(heap.back().key);
           std::push_heap(heap.begin(), heap.end(), less);
           used = true;
         } else if (CompareKeys(key, heap.front().key) < 0) {
           std::pop_heap(heap.begin(), heap.end(), less);
+          key_bytes -= KeyHeapBytes(heap.back().key);
           heap.back() = {std::string(key), seq, batch_id, r};
+          key_bytes += KeyHeapBytes(heap.back().key);
           std::push_heap(heap.begin(), heap.end(), less);
           used = true;
         }
       }
       if (!used) continue;
       held_rows += b->num_rows();
+      batch_bytes += b->memory_size();
       batches.push_back(std::move(b));
+      bool compacted = false;
       if (held_rows > 4 * k + 4 * batch_size()) {
-        // Compact: keep only the rows the heap refers to.
-        RowInterleaver rows(schema());
-        for (auto& e : heap) {
-          rows.Add(batches[e.batch], e.row);
-        }
-        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr kept, rows.Finish());
-        for (size_t i = 0; i < heap.size(); ++i) {
-          heap[i].batch = 0;
-          heap[i].row = static_cast<int64_t>(i);
-        }
-        batches.assign(1, std::move(kept));
-        held_rows = batches[0]->num_rows();
+        FLOE_RETURN_NOT_OK(compact());
+        compacted = true;
       }
+      if (reservation_.TryResize(held_bytes())) continue;
+      if (!compacted) {
+        FLOE_RETURN_NOT_OK(compact());
+        if (reservation_.TryResize(held_bytes())) continue;
+      }
+      // Past the budget even when compact: the spilling sort takes over from the heap's
+      // rows, which compact() left in input order.
+      std::vector<RecordBatchPtr> kept = std::move(batches);
+      heap = {};
+      batches = {};
+      reservation_.Free();
+      PrependStream rest(schema(), std::move(kept), input);
+      return FullSort(rest, k);
     }
     std::sort(heap.begin(), heap.end(), less);
     std::vector<RecordBatchPtr> out;
     RowInterleaver rows(schema());
     for (auto& e : heap) {
-      rows.Add(batches[e.batch], e.row);
+      rows.Add(batches[static_cast<size_t>(e.batch)], e.row);
       if (rows.num_rows() == batch_size()) {
         FLOE_ASSIGN_OR_RAISE(RecordBatchPtr chunk, rows.Finish());
         out.push_back(std::move(chunk));
