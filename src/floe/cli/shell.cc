@@ -1,6 +1,5 @@
 #include "floe/cli/shell.h"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -17,6 +16,7 @@
 #include <editline/readline.h>
 
 #include "floe/cli/sql_commands.h"
+#include "floe/cli/termination.h"
 #include "floe/exec/session.h"
 
 namespace floe::cli {
@@ -34,7 +34,7 @@ constexpr const char* kHelp =
 /// Set by SIGINT (Ctrl-C) in an interactive shell: cancels the running statement.
 std::atomic<bool> g_interrupted{false};
 
-extern "C" void OnInterrupt(int) { g_interrupted.store(true); }
+void OnInterrupt() { g_interrupted.store(true); }
 
 std::vector<std::string> Words(const std::string& line) {
   std::istringstream ss(line);
@@ -151,10 +151,7 @@ Status RunShell(const ShellOptions& options) {
   using_history();
   if (!history.empty()) read_history(history.c_str());
   // Ctrl-C cancels the running statement instead of ending the shell.
-  struct sigaction action = {};
-  action.sa_handler = OnInterrupt;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
+  SetInterruptHandler(OnInterrupt);
   Shell shell(*session, std::cout, std::cerr, &g_interrupted);
   while (true) {
     char* raw = readline(shell.continuation() ? "   -> " : "floe> ");

@@ -2,13 +2,21 @@
 
 namespace floe::cli {
 
-/// Makes SIGTERM end the process cleanly: the signal is blocked in every thread (call this
-/// first in main, before any thread starts) and taken by a thread of its own, which deletes
-/// the data files the process was still writing (iceberg::InFlightFiles), says so on
-/// stderr and exits with 143. mpirun sends SIGTERM to every surviving rank when one rank
-/// dies, so a job that ends that way leaves none of its unfinished files behind; files
-/// already handed to a statement's commit are left to it. `under_mpirun`: the thread waits
-/// until 0.8 s after the signal before it exits (mpirun kills every rank once one exits).
+/// Makes SIGTERM, SIGINT (Ctrl-C) and SIGHUP (a closed terminal) end the process cleanly:
+/// the signals are blocked in every thread (call this first in main, before any thread
+/// starts) and taken by a thread of its own, which deletes the data files the process was
+/// still writing (iceberg::InFlightFiles) and the spill directories of its queries
+/// (exec::RemoveSpillDirectories), says so on stderr and exits with 128 + the signal's
+/// number. mpirun sends SIGTERM to every surviving rank when one rank dies, so a job that
+/// ends that way leaves none of its unfinished files behind; files already handed to a
+/// statement's commit are left to it. A signal the process was started with ignored (nohup,
+/// a background job of a non-interactive shell) stays ignored. `under_mpirun`: the thread
+/// waits until 0.8 s after the signal before it exits (mpirun kills every rank once one
+/// exits).
 void HandleTermination(bool under_mpirun);
+
+/// While set, SIGINT calls `handler` (on the signal thread) instead of ending the process:
+/// an interactive shell cancels its running statement. nullptr restores the default.
+void SetInterruptHandler(void (*handler)());
 
 }  // namespace floe::cli

@@ -21,6 +21,7 @@
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/scheduler.h"
 #include "floe/exec/shuffle_exec.h"
+#include "floe/exec/spill.h"
 #include "floe/iceberg/in_flight_files.h"
 
 namespace floe::dist {
@@ -54,12 +55,6 @@ Status RegisterStage(exec::ExchangeService& exchange, int stage_id, const exec::
   }
   return exchange.RegisterStage(stage_id, plan->schema(), plan->partition_count(),
                                 writer->output_partitioning().partition_count());
-}
-
-std::string QuerySpillDirectory(const exec::SessionConfig& config, uint64_t query_id) {
-  std::string base = config.spill_directory();
-  if (base.empty()) base = std::filesystem::temp_directory_path().string();
-  return base + "/floe-spill-" + std::to_string(::getpid()) + "-mpi-" + std::to_string(query_id);
 }
 
 // A stage's operators in pre-order from its root: OperatorCounters.node indexes this.
@@ -448,7 +443,7 @@ namespace {
 // One query on an executor rank.
 struct ExecutorQuery {
   uint64_t id = 0;
-  std::string directory;
+  std::unique_ptr<exec::SpillDirectory> directory;
   std::shared_ptr<DistributedExchange> exchange;
   exec::TaskContextPtr ctx;
   std::map<int, exec::PlanPtr> stages;
@@ -457,8 +452,7 @@ struct ExecutorQuery {
   ~ExecutorQuery() {
     ctx.reset();
     exchange.reset();
-    std::error_code ec;
-    if (!directory.empty()) std::filesystem::remove_all(directory, ec);
+    directory.reset();
   }
 };
 
@@ -472,17 +466,12 @@ std::shared_ptr<ExecutorQuery> BeginOnExecutor(const pb::QueryBegin& begin,
     for (const pb::KeyValue& kv : begin.settings()) {
       FLOE_RETURN_NOT_OK(config.Set(kv.key(), kv.value()));
     }
-    q->directory = QuerySpillDirectory(config, q->id);
-    std::error_code ec;
-    std::filesystem::create_directories(q->directory, ec);
-    if (ec) {
-      return Status::IOError("cannot create the spill directory {}: {}", q->directory,
-                             ec.message());
-    }
+    FLOE_ASSIGN_OR_RAISE(q->directory, exec::SpillDirectory::Make(config.spill_directory(),
+                                                                  "mpi-" + std::to_string(q->id)));
+    const std::string& dir = q->directory->path();
     auto memory = std::make_shared<exec::MemoryManager>(config.memory_limit());
-    FLOE_ASSIGN_OR_RAISE(q->exchange, MakeDistributedExchange(server, q->id, memory, q->directory));
-    q->ctx =
-        std::make_shared<exec::TaskContext>(config, memory, threads, q->directory, q->exchange);
+    FLOE_ASSIGN_OR_RAISE(q->exchange, MakeDistributedExchange(server, q->id, memory, dir));
+    q->ctx = std::make_shared<exec::TaskContext>(config, memory, threads, dir, q->exchange);
     q->ctx->set_collect_metrics(begin.collect_metrics());
     for (const pb::StagePlan& stage : begin.stages()) {
       FLOE_ASSIGN_OR_RAISE(exec::PlanPtr plan, exec::DecodePlan(stage.plan()));

@@ -24,6 +24,7 @@
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/scheduler.h"
 #include "floe/exec/session_resolver.h"
+#include "floe/exec/spill.h"
 #include "floe/exec/stage_planner.h"
 #include "floe/iceberg/in_flight_files.h"
 #include "floe/iceberg/partitioned_writer.h"
@@ -94,20 +95,6 @@ Result<std::unique_ptr<QueryResult>> TextResult(const std::vector<std::string>& 
   return std::unique_ptr<QueryResult>(
       std::make_unique<MaterializedResult>(schema, std::move(batches), std::move(tag)));
 }
-
-/// Removes a query's spill directory when the query is done with it.
-class SpillDirectory {
- public:
-  explicit SpillDirectory(std::string path) : path_(std::move(path)) {}
-  ~SpillDirectory() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 /// Everything one running query holds, in the order it must be torn down
 /// (members are destroyed last to first: the scheduler waits for its tasks,
@@ -514,16 +501,9 @@ class SessionImpl final : public Session {
 
   Result<std::unique_ptr<RunningQuery>> Run(StagePlan stages, bool collect_metrics) {
     auto running = std::make_unique<RunningQuery>();
-    std::string base = config_.spill_directory();
-    if (base.empty()) base = std::filesystem::temp_directory_path().string();
-    std::string dir = base + "/floe-spill-" + std::to_string(::getpid()) + "-" +
-                      std::to_string(NextQueryNumber());
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) {
-      return Status::IOError("cannot create the spill directory {}: {}", dir, ec.message());
-    }
-    running->spill = std::make_unique<SpillDirectory>(dir);
+    FLOE_ASSIGN_OR_RAISE(running->spill, SpillDirectory::Make(config_.spill_directory(),
+                                                              std::to_string(NextQueryNumber())));
+    const std::string& dir = running->spill->path();
     auto memory = std::make_shared<MemoryManager>(config_.memory_limit());
     std::shared_ptr<ExchangeService> exchange;
     std::shared_ptr<TaskRunner> runner;

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <set>
 #include <string>
 
 #include "floe/batch/buffer.h"
@@ -491,8 +493,31 @@ Result<std::vector<RecordBatchPtr>> DecodeBatches(const BufferPtr& bytes, const 
   return DecodeAligned(bytes, schema, where, -1);
 }
 
+namespace {
+
+// The process's live spill directories.
+// Spill files are created under its mutex, so none is created once the directories are gone.
+struct SpillDirectoryRegistry {
+  std::mutex mutex;
+  std::set<std::string> paths;
+  bool terminated = false;
+};
+
+SpillDirectoryRegistry& Registry() {
+  static auto* registry = new SpillDirectoryRegistry();  // never destroyed: used at exit
+  return *registry;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<SpillWriter>> SpillWriter::Make(std::string path, SchemaPtr schema) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  int fd = -1;
+  {
+    SpillDirectoryRegistry& registry = Registry();
+    std::lock_guard<std::mutex> lock(registry.mutex);
+    if (registry.terminated) return Status::Cancelled("the process is terminating");
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  }
   if (fd < 0) {
     return Status::IOError("cannot create spill file {}: {}", path, std::strerror(errno));
   }
@@ -564,6 +589,56 @@ std::string NewSpillPath(const std::string& directory, const std::string& prefix
   std::string dir = directory.empty() ? std::filesystem::temp_directory_path().string() : directory;
   return dir + "/" + prefix + "-" + std::to_string(::getpid()) + "-" +
          std::to_string(counter.fetch_add(1)) + ".spill";
+}
+
+Result<std::unique_ptr<SpillDirectory>> SpillDirectory::Make(const std::string& base,
+                                                             const std::string& tag) {
+  std::error_code ec;
+  std::string root = base;
+  if (root.empty()) root = std::filesystem::temp_directory_path(ec).string();
+  if (ec) return Status::IOError("no temporary directory for spill files: {}", ec.message());
+  std::string path = root + "/floe-spill-" + std::to_string(::getpid()) + "-" + tag;
+  SpillDirectoryRegistry& registry = Registry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  if (registry.terminated) return Status::Cancelled("the process is terminating");
+  std::filesystem::create_directories(path, ec);
+  if (ec) return Status::IOError("cannot create the spill directory {}: {}", path, ec.message());
+  registry.paths.insert(path);
+  return std::unique_ptr<SpillDirectory>(new SpillDirectory(std::move(path)));
+}
+
+namespace {
+
+// Removes `path` and everything in it. Its owners may still delete files in it meanwhile
+// (remove_all stops at a file that vanished under it), so it tries again while it can.
+void RemoveTree(const std::string& path) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+    if (!std::filesystem::exists(path, ec) && !ec) return;
+  }
+}
+
+}  // namespace
+
+SpillDirectory::~SpillDirectory() {
+  SpillDirectoryRegistry& registry = Registry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  RemoveTree(path_);
+  registry.paths.erase(path_);
+}
+
+int RemoveSpillDirectories() {
+  SpillDirectoryRegistry& registry = Registry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  registry.terminated = true;
+  int removed = 0;
+  for (const std::string& path : registry.paths) {
+    RemoveTree(path);
+    ++removed;
+  }
+  registry.paths.clear();
+  return removed;
 }
 
 }  // namespace floe::exec

@@ -96,4 +96,29 @@ Result<BatchStreamPtr> OpenSpillFile(const std::string& path, SchemaPtr schema);
 /// A new unique file name in `directory` with `prefix` ("sort-3-17.spill").
 std::string NewSpillPath(const std::string& directory, const std::string& prefix);
 
+/// A query's spill directory, `<base>/floe-spill-<pid>-<tag>` (`base` empty: the system's
+/// temporary directory). It is removed with everything in it when the object goes, and by
+/// RemoveSpillDirectories when the process is terminated, so no exit path leaves one.
+class SpillDirectory {
+ public:
+  /// Creates the directory; kIOError naming it when it cannot be created, kCancelled once
+  /// RemoveSpillDirectories ran.
+  static Result<std::unique_ptr<SpillDirectory>> Make(const std::string& base,
+                                                      const std::string& tag);
+  ~SpillDirectory();
+  SpillDirectory(const SpillDirectory&) = delete;
+  SpillDirectory& operator=(const SpillDirectory&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit SpillDirectory(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+/// Removes every spill directory of the process that is still there and refuses new ones:
+/// what a process that is being terminated does before it exits. Returns how many it
+/// removed.
+int RemoveSpillDirectories();
+
 }  // namespace floe::exec
