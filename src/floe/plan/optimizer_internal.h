@@ -56,6 +56,22 @@ Result<LogicalPlanPtr> PushDownLimits(const LogicalPlanPtr& plan);
 /// becomes a one-row Values (no data file is read).
 Result<LogicalPlanPtr> AnswerFromStatistics(const LogicalPlanPtr& plan);
 
+/// The conjuncts of `e` with what every branch of a disjunction holds factored out:
+/// (a AND b) OR (a AND c) gives {a, b OR c}; an OR left with a branch that held only common
+/// conjuncts is true and dropped. Anything else gives {e}. (disjunctions.cc)
+std::vector<expr::ExprPtr> FactorDisjunction(const expr::ExprPtr& e);
+
+/// What the disjunction `e` implies over the conjuncts `keep` accepts: the OR of each
+/// branch's kept conjuncts, or nullptr when a branch keeps none (or `e` is no OR).
+expr::ExprPtr ImpliedDisjunction(const expr::ExprPtr& e,
+                                 const std::function<bool(const expr::Expr&)>& keep);
+
+/// Restrictions of single columns the disjunction `e` implies, for pruning: for a column
+/// every branch compares with constants, `column IN (every branch's values)` (or `=`), or
+/// the bounds that admit every branch's range (`>=`/`>` the least lower bound, `<=`/`<` the
+/// greatest upper one).
+std::vector<expr::ExprPtr> ImpliedColumnRanges(const expr::ExprPtr& e);
+
 /// True for a boolean literal equal to `value`.
 bool IsBoolLiteral(const expr::Expr& e, bool value);
 /// True for a NULL literal.

@@ -14,7 +14,10 @@
 //                from above go into the left input.
 //   Scan         what the source evaluates exactly moves into the scan's filters; what it
 //                can only prune with is copied there and also kept above.
-// Volatile conjuncts (random() < 0.5) stay where they are written.
+// Volatile conjuncts (random() < 0.5) stay where they are written. What an OR conjunct says
+// beyond itself is made explicit on the way (disjunctions.cc): conjuncts common to all its
+// branches are factored out, the OR of its branches' one-sided conjuncts goes into that
+// side of an inner join, and scans get the column ranges and IN lists it implies.
 
 #include <algorithm>
 #include <iterator>
@@ -43,6 +46,17 @@ bool Contains(const Conjuncts& list, const Expr& e) {
   return std::any_of(list.begin(), list.end(), [&](const ExprPtr& x) { return x->Equals(e); });
 }
 
+// The conjuncts with what every branch of an OR among them holds factored out of it.
+Conjuncts Factor(Conjuncts conjuncts) {
+  Conjuncts out;
+  for (ExprPtr& c : conjuncts) {
+    for (ExprPtr& f : FactorDisjunction(c)) {
+      if (!Contains(out, *f)) out.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
 Result<LogicalPlanPtr> Push(const LogicalPlanPtr& plan, Conjuncts conjuncts);
 
 // Rewrites the children without conjuncts from above and keeps `conjuncts` in a filter
@@ -68,7 +82,7 @@ Result<LogicalPlanPtr> PushFilter(const LogicalPlan& node, Conjuncts conjuncts) 
   for (ExprPtr& c : conjuncts) {
     if (!Contains(movable, *c)) movable.push_back(std::move(c));
   }
-  FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr child, Push(node.children[0], std::move(movable)));
+  FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr child, Push(node.children[0], Factor(std::move(movable))));
   return AddFilter(std::move(child), std::move(fixed));
 }
 
@@ -250,7 +264,20 @@ Result<LogicalPlanPtr> PushJoin(const LogicalPlanPtr& plan, Conjuncts conjuncts)
     return true;
   };
 
-  const Conjuncts on = expr::SplitConjunction(node.join_filter);
+  // An OR over both sides implies, for each side, the OR of its branches' conjuncts over
+  // that side alone, which the side can apply before the join.
+  auto push_implied = [&](const ExprPtr& c) {
+    ExprPtr l = ImpliedDisjunction(c, [&](const Expr& t) { return SideOf(t, nl) == Side::kLeft; });
+    if (l != nullptr && !Contains(left, *l)) left.push_back(std::move(l));
+    ExprPtr r = ImpliedDisjunction(c, [&](const Expr& t) { return SideOf(t, nl) == Side::kRight; });
+    if (r != nullptr) {
+      r = to_right(r);
+      if (!Contains(right, *r)) right.push_back(std::move(r));
+    }
+  };
+
+  conjuncts = Factor(std::move(conjuncts));
+  const Conjuncts on = Factor(expr::SplitConjunction(node.join_filter));
   switch (join_type) {
     case JoinType::kInner: {
       Conjuncts all = on;
@@ -269,7 +296,10 @@ Result<LogicalPlanPtr> PushJoin(const LogicalPlanPtr& plan, Conjuncts conjuncts)
             right.push_back(to_right(c));
             break;
           case Side::kBoth:
-            if (!try_key(c)) filter.push_back(c);
+            if (!try_key(c)) {
+              filter.push_back(c);
+              push_implied(c);
+            }
             break;
         }
       }
@@ -355,6 +385,18 @@ Result<LogicalPlanPtr> PushScan(const LogicalPlanPtr& plan, Conjuncts conjuncts)
   if (conjuncts.empty() || node.scan_limit) return AddFilter(plan, std::move(conjuncts));
   std::vector<ExprPtr> filters = node.filters;
   Conjuncts above;
+  // The column ranges and IN lists an OR implies let the source prune by them; where it
+  // cannot, they are dropped (the OR they come from stays).
+  for (const ExprPtr& c : conjuncts) {
+    for (ExprPtr& implied : ImpliedColumnRanges(c)) {
+      if (Contains(conjuncts, *implied)) continue;
+      ExprPtr over_source = expr::RemapColumns(implied, node.projection);
+      if (node.source->SupportsFilter(*over_source) != TableSource::FilterPushdown::kUnsupported &&
+          !Contains(filters, *over_source)) {
+        filters.push_back(std::move(over_source));
+      }
+    }
+  }
   for (ExprPtr& c : conjuncts) {
     ExprPtr over_source = expr::RemapColumns(c, node.projection);
     switch (node.source->SupportsFilter(*over_source)) {

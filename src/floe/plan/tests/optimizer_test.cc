@@ -237,6 +237,81 @@ TEST(PredicatePushdownTest, CommaJoinBecomesEquiJoin) {
             "  Scan: c projection=[c1]\n");
 }
 
+ExprPtr Le(ExprPtr a, ExprPtr b) { return expr::Compare("le", std::move(a), std::move(b)); }
+ExprPtr In(ExprPtr x, std::vector<int64_t> values) {
+  std::vector<ExprPtr> args{std::move(x)};
+  for (int64_t v : values) args.push_back(I64(v));
+  return expr::Call("in_list", std::move(args), Boolean(), true);
+}
+
+// TPC-H Q19's shape: every branch of an OR holds the join equality, so it is factored out
+// into a join key; each side gets the OR of its branches' own conjuncts, and the scans the
+// column ranges and IN lists those imply (a cross join here once ran for minutes).
+TEST(PredicatePushdownTest, OrBranchesShareTheJoinKeyAndImplyFiltersOnEachSide) {
+  auto l = Table("l", {"partkey", "qty", "mode"}, std::nullopt, Pushdown::kInexact);
+  auto p = Table("p", {"partkey", "brand", "size"}, std::nullopt, Pushdown::kInexact);
+  auto lp = MakeJoin(l, p, JoinType::kInner, {}, {}, nullptr);
+  auto branch = [&](int64_t brand, int64_t qty_lo, int64_t size_hi) {
+    return expr::And({Eq(Col(lp, 3), Col(lp, 0)), Eq(Col(lp, 4), I64(brand)),
+                      Ge(Col(lp, 1), I64(qty_lo)), Le(Col(lp, 1), I64(qty_lo + 10)),
+                      Le(Col(lp, 5), I64(size_hi)), In(Col(lp, 2), {1, 2})});
+  };
+  auto plan = MakeFilter(lp, expr::Or({branch(12, 1, 5), branch(23, 10, 10), branch(34, 20, 15)}));
+  EXPECT_EQ(Show(internal::PushDownPredicates(plan)),
+            "Join(inner): keys=[#0:partkey = #0:partkey] filter=(((#4:brand = 12) AND "
+            "(#1:qty >= 1) AND (#1:qty <= 11) AND (#5:size <= 5)) OR ((#4:brand = 23) AND "
+            "(#1:qty >= 10) AND (#1:qty <= 20) AND (#5:size <= 10)) OR ((#4:brand = 34) AND "
+            "(#1:qty >= 20) AND (#1:qty <= 30) AND (#5:size <= 15)))\n"
+            "  Filter: (in_list(#2:mode, 1, 2) AND (((#1:qty >= 1) AND (#1:qty <= 11)) OR "
+            "((#1:qty >= 10) AND (#1:qty <= 20)) OR ((#1:qty >= 20) AND (#1:qty <= 30))))\n"
+            "    Scan: l projection=[partkey, qty, mode] filters=[(#1:qty >= 1), "
+            "(#1:qty <= 30), in_list(#2:mode, 1, 2), (((#1:qty >= 1) AND (#1:qty <= 11)) OR "
+            "((#1:qty >= 10) AND (#1:qty <= 20)) OR ((#1:qty >= 20) AND (#1:qty <= 30)))]\n"
+            "  Filter: (((#1:brand = 12) AND (#2:size <= 5)) OR ((#1:brand = 23) AND "
+            "(#2:size <= 10)) OR ((#1:brand = 34) AND (#2:size <= 15)))\n"
+            "    Scan: p projection=[partkey, brand, size] filters=[in_list(#1:brand, 12, 23, "
+            "34), (#2:size <= 15), (((#1:brand = 12) AND (#2:size <= 5)) OR ((#1:brand = 23) "
+            "AND (#2:size <= 10)) OR ((#1:brand = 34) AND (#2:size <= 15)))]\n");
+}
+
+// Factoring keeps three-valued logic: a branch left with nothing makes the OR true; what is
+// not common to every branch stays inside it; volatile conjuncts are never factored.
+TEST(PredicatePushdownTest, FactoringOrBranches) {
+  auto t = Table("t", {"a", "b", "c"});
+  auto a = Gt(Col(t, 0), I64(1));
+  auto b = Gt(Col(t, 1), I64(2));
+  auto c = Gt(Col(t, 2), I64(3));
+  auto show = [](const std::vector<ExprPtr>& conjuncts) {
+    std::string out;
+    for (const ExprPtr& e : conjuncts) out += e->ToString() + "; ";
+    return out;
+  };
+  EXPECT_EQ(show(internal::FactorDisjunction(
+                expr::Or({expr::And({a, b}), expr::And({b, a, c})}))),
+            "(#0:a > 1); (#1:b > 2); ");
+  EXPECT_EQ(show(internal::FactorDisjunction(expr::Or({expr::And({a, b}), expr::And({a, c})}))),
+            "(#0:a > 1); ((#1:b > 2) OR (#2:c > 3)); ");
+  EXPECT_EQ(show(internal::FactorDisjunction(expr::Or({expr::And({a, b}), c}))),
+            "(((#0:a > 1) AND (#1:b > 2)) OR (#2:c > 3)); ");
+  auto random = expr::Call("random", {}, Float64(), false);
+  auto volatile_term = Lt(random, expr::Literal(Scalar::F64(0.5)));
+  EXPECT_EQ(internal::FactorDisjunction(
+                expr::Or({expr::And({volatile_term, a}), expr::And({volatile_term, b})}))
+                .size(),
+            1u);
+  // Column restrictions: IN lists merge, ranges widen, a column one branch leaves free
+  // gets nothing, and a set beside a range becomes a range.
+  EXPECT_EQ(show(internal::ImpliedColumnRanges(expr::Or(
+                {expr::And({Eq(Col(t, 0), I64(5)), Ge(Col(t, 1), I64(1)), Gt(Col(t, 2), I64(0))}),
+                 expr::And({In(Col(t, 0), {7, 5}), Gt(Col(t, 1), I64(-3)),
+                            Le(Col(t, 1), I64(4))})}))),
+            "in_list(#0:a, 5, 7); (#1:b > -3); ");
+  EXPECT_EQ(show(internal::ImpliedColumnRanges(
+                expr::Or({Eq(Col(t, 0), I64(5)), expr::And({Gt(Col(t, 0), I64(8)),
+                                                             Lt(Col(t, 0), I64(10))})}))),
+            "(#0:a >= 5); (#0:a < 10); ");
+}
+
 TEST(PredicatePushdownTest, OuterJoinKeepsNullSupplyingSideFiltersAbove) {
   auto a = Table("a", {"a1", "a2"});
   auto b = Table("b", {"b1", "b2"});
