@@ -449,10 +449,11 @@ Result<ColumnarValue> DateArithmetic(std::string_view op, const ResolvedFunction
   const ColumnarValue& days = date_first ? args[1] : args[0];
   return Map2Fallible<int32_t, int32_t, int32_t>(
       date, days, n, fn.return_type, ctx, [sub](int32_t d, int32_t k, int32_t* out) -> Status {
-        if (sub ? __builtin_sub_overflow(d, k, out) : __builtin_add_overflow(d, k, out))
-            [[unlikely]] {
+        const int64_t result = sub ? int64_t{d} - k : int64_t{d} + k;
+        if (!IsValidDate(result)) [[unlikely]] {
           return DateOutOfRange();
         }
+        *out = static_cast<int32_t>(result);
         return Status::OK();
       });
 }

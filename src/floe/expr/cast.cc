@@ -397,9 +397,7 @@ Result<int64_t> ParseTimestampImpl(std::string_view text, bool with_zone, bool d
     }
   }
   if (date_only) {
-    if (days < std::numeric_limits<int32_t>::min() || days > std::numeric_limits<int32_t>::max()) {
-      return Status::Invalid("date out of range: \"{}\"", text);
-    }
+    if (!IsValidDate(days)) return Status::Invalid("date out of range: \"{}\"", text);
     return days;
   }
   // PostgreSQL's range, and int64 microseconds (which end in 294247).

@@ -22,6 +22,13 @@ namespace floe::expr::internal {
 /// 294276 AD (int64 microseconds end earlier, in 294247).
 inline constexpr int64_t kMinTimestampDays = -2440588;
 inline constexpr int64_t kEndTimestampDays = DaysFromCivil(294277, 1, 1);
+/// PostgreSQL's date range: from 4714-11-24 BC up to the end of 5874897 AD.
+inline constexpr int64_t kEndDateDays = DaysFromCivil(5874898, 1, 1);
+
+/// Whether `days` (since 1970-01-01) is a date PostgreSQL has.
+constexpr bool IsValidDate(int64_t days) {
+  return days >= kMinTimestampDays && days < kEndDateDays;
+}
 
 /// "integer out of range" (smallint, bigint, tinyint by the type).
 Status IntOutOfRange(TypeId id);

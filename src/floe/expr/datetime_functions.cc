@@ -414,7 +414,7 @@ Result<ColumnarValue> MakeDateKernel(const ResolvedFunction& f, const Args& args
           return Status::Invalid("date field value out of range: {}-{:02}-{:02}", y, m, d);
         }
         const int64_t days = DaysFromCivil(year, m, d);
-        if (days < INT32_MIN || days > INT32_MAX) {
+        if (!IsValidDate(days)) {
           return Status::Invalid("date out of range: {}-{:02}-{:02}", y, m, d);
         }
         *out = static_cast<int32_t>(days);

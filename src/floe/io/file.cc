@@ -180,7 +180,8 @@ Result<std::unique_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path)
 
 Result<std::unique_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path,
                                                         const LocalReadOptions& options) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO would otherwise wait for a writer; it is refused below.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENOENT) return Status::NotFound("file '{}' does not exist", path);
     return ErrnoStatus("opening", path);
@@ -191,12 +192,20 @@ Result<std::unique_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path,
     ::close(fd);
     return s;
   }
-  if (S_ISDIR(st.st_mode)) {
+  if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Status::IOError("'{}' is a directory, not a file", path);
+    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a regular file";
+    return Status::IOError("'{}' is {}, not a regular file", path, kind);
   }
+  // Reads of a regular file never block; the flag is cleared all the same.
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   const int64_t size = st.st_size;
-  if (options.map_min_size >= 0 && S_ISREG(st.st_mode) && size >= options.map_min_size &&
+  if (options.map_min_size >= 0 && size >= options.map_min_size &&
       size > 0) {
     void* base = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
     if (base != MAP_FAILED) {

@@ -1,5 +1,7 @@
 #include "floe/io/file.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 
 #include "floe/io/local_file.h"
@@ -81,7 +83,7 @@ TEST_F(LocalFileTest, MappedAndPreadReadsAgree) {
   }
 }
 
-TEST_F(LocalFileTest, EmptyAndSpecialFilesAreNotMapped) {
+TEST_F(LocalFileTest, EmptyFilesAreNotMapped) {
   std::string path = (dir_ / "empty.bin").string();
   {
     ASSERT_OK_AND_ASSIGN(auto out, CreateLocalFile(path));
@@ -92,12 +94,22 @@ TEST_F(LocalFileTest, EmptyAndSpecialFilesAreNotMapped) {
   EXPECT_EQ(empty->size(), 0);
   ASSERT_OK_AND_ASSIGN(auto none, empty->ReadAt(0, 0));
   EXPECT_EQ(none->size(), 0);
-  // A character device is read with pread.
-  ASSERT_OK_AND_ASSIGN(auto dev, OpenLocalFile("/dev/null", LocalReadOptions{0}));
-  EXPECT_FALSE(IsMemoryMapped(*dev));
   // The default reads with pread.
   ASSERT_OK_AND_ASSIGN(auto plain, OpenLocalFile(path));
   EXPECT_FALSE(IsMemoryMapped(*plain));
+}
+
+// Only regular files are read: a FIFO would block the open (or the reads) for ever, and a
+// device has no size.
+TEST_F(LocalFileTest, NonRegularFilesAreRefused) {
+  const std::string fifo = (dir_ / "pipe.parquet").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THAT(OpenLocalFile(fifo),
+              IsErrorWith(StatusCode::kIOError, "'" + fifo + "' is a FIFO, not a regular file"));
+  EXPECT_THAT(OpenLocalFile("/dev/null"),
+              IsErrorWith(StatusCode::kIOError, "is a character device, not a regular file"));
+  EXPECT_THAT(OpenLocalFile(dir_.string()),
+              IsErrorWith(StatusCode::kIOError, "is a directory, not a regular file"));
 }
 
 TEST(MemoryFileTest, ReadsSlices) {
