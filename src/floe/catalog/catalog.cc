@@ -124,13 +124,13 @@ iceberg::TableOperationsPtr Catalog::TableOps(const TableIdentifier& id) {
 }
 
 Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& warehouse,
-                               const std::string& name) {
+                               const std::string& name, bool create) {
   std::string_view rest = uri;
   for (std::string_view prefix : {"jdbc:sqlite:", "sqlite:"}) {
     if (rest.substr(0, prefix.size()) == prefix) {
       rest.remove_prefix(prefix.size());
       std::string path = SqlitePath(rest);
-      if (path.empty()) return Status::Invalid("catalog URI '{}' names no database file", uri);
+      if (path.empty()) return Status::Invalid("catalog URI '{}' names no database file", io::RedactUri(uri));
       if (path == ":memory:" || path.find("mode=memory") != std::string::npos) {
         return Status::NotSupported(
             "catalog URI '{}': an in-memory SQLite catalog is not supported (its connections "
@@ -139,8 +139,18 @@ Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& wareho
       }
       std::error_code ec;
       std::filesystem::path absolute = std::filesystem::absolute(path, ec);
-      if (ec) return Status::IOError("catalog URI '{}': {}", uri, ec.message());
+      if (ec) return Status::IOError("catalog URI '{}': {}", io::RedactUri(uri), ec.message());
       absolute = absolute.lexically_normal();
+      if (!std::filesystem::exists(absolute, ec)) {
+        if (!create) {
+          return Status::NotFound("catalog database {} does not exist", absolute.string());
+        }
+        if (!std::filesystem::is_directory(absolute.parent_path(), ec)) {
+          return Status::NotFound(
+              "catalog database {} cannot be created: directory {} does not exist",
+              absolute.string(), absolute.parent_path().string());
+        }
+      }
       std::string warehouse_location = warehouse;
       if (warehouse_location.empty()) {
         warehouse_location = absolute.parent_path().string();
@@ -179,6 +189,7 @@ Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& wareho
     HadoopCatalogOptions options;
     options.name = name;
     options.warehouse = directory;
+    options.create = create;
     FLOE_ASSIGN_OR_RAISE(auto catalog, HadoopCatalog::Make(std::move(options)));
     return CatalogPtr(std::move(catalog));
   }

@@ -138,9 +138,11 @@ using CatalogPtr = std::shared_ptr<Catalog>;
 /// SQL catalog; `warehouse` is where new tables go, empty meaning the catalog file's
 /// directory), or `hadoop:<directory>` (the Hadoop catalog of that warehouse directory;
 /// `warehouse`, when given, must be the same directory). Other schemes are kNotSupported
-/// naming the scheme.
+/// naming the scheme. With `create`, a missing database file (in a directory that exists)
+/// or warehouse directory is created; without, it is kNotFound naming it, so that a
+/// mistyped path is never taken for a new, empty catalog.
 Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& warehouse = "",
-                               const std::string& name = "default");
+                               const std::string& name = "default", bool create = true);
 
 /// The embedded default: `./warehouse`, with `catalog.db` inside it (both created when
 /// missing).

@@ -28,6 +28,7 @@ bool StartsWith(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
 }
 
+// What a node is, for errors. Never its value: a configuration holds secrets.
 std::string NodeKind(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Map:
@@ -35,7 +36,7 @@ std::string NodeKind(const YAML::Node& node) {
     case YAML::NodeType::Sequence:
       return "a list";
     case YAML::NodeType::Scalar:
-      return fmt::format("'{}'", node.Scalar());
+      return "a single value";
     case YAML::NodeType::Null:
       return "empty";
     default:
@@ -43,16 +44,63 @@ std::string NodeKind(const YAML::Node& node) {
   }
 }
 
-// The parsed document, or the parser's error with its position. yaml-cpp reports errors by
-// exception; they are caught here and nowhere else.
-Result<YAML::Node> LoadYaml(std::string_view text, const std::string& path) {
-  try {
-    return YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    if (e.mark.is_null()) return Status::Invalid("{}: not valid YAML: {}", path, e.msg);
-    return Status::Invalid("{}:{}:{}: not valid YAML: {}", path, e.mark.line + 1, e.mark.column + 1,
-                           e.msg);
+// Where a quoted scalar that starts at `pos` ends (just past its closing quote), or npos when
+// it is never closed.
+size_t QuotedEnd(std::string_view text, size_t pos) {
+  const char quote = text[pos];
+  for (size_t i = pos + 1; i < text.size(); ++i) {
+    if (quote == '"' && text[i] == '\\') {
+      ++i;  // an escape: the next character is taken as it is
+    } else if (text[i] == quote) {
+      if (quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
+        ++i;  // '' is a quote inside single quotes
+      } else {
+        return i + 1;
+      }
+    }
   }
+  return std::string_view::npos;
+}
+
+// yaml-cpp takes a quoted value that is never closed to run to the end of the file, which
+// silently swallows every setting after it: every quoted key and value must be closed.
+Status CheckQuotesClosed(const YAML::Node& node, std::string_view text, const std::string& path) {
+  if (node.IsScalar()) {
+    const YAML::Mark mark = node.Mark();
+    if (!mark.is_null() && mark.pos >= 0 && static_cast<size_t>(mark.pos) < text.size()) {
+      const auto pos = static_cast<size_t>(mark.pos);
+      if ((text[pos] == '"' || text[pos] == '\'') &&
+          QuotedEnd(text, pos) == std::string_view::npos) {
+        return Status::Invalid("{}:{}:{}: not valid YAML: a quoted value is never closed", path,
+                               mark.line + 1, mark.column + 1);
+      }
+    }
+  } else if (node.IsMap()) {
+    for (const auto& entry : node) {
+      FLOE_RETURN_NOT_OK(CheckQuotesClosed(entry.first, text, path));
+      FLOE_RETURN_NOT_OK(CheckQuotesClosed(entry.second, text, path));
+    }
+  } else if (node.IsSequence()) {
+    for (const auto& item : node) FLOE_RETURN_NOT_OK(CheckQuotesClosed(item, text, path));
+  }
+  return Status::OK();
+}
+
+// The parsed document, or the parser's error with its position. yaml-cpp reports errors by
+// exception; they are caught here and nowhere else. Its message is cut at a colon, after
+// which some messages quote the file (which may hold secrets).
+Result<YAML::Node> LoadYaml(std::string_view text, const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    const std::string message = e.msg.substr(0, e.msg.find(':'));
+    if (e.mark.is_null()) return Status::Invalid("{}: not valid YAML: {}", path, message);
+    return Status::Invalid("{}:{}:{}: not valid YAML: {}", path, e.mark.line + 1,
+                           e.mark.column + 1, message);
+  }
+  FLOE_RETURN_NOT_OK(CheckQuotesClosed(root, text, path));
+  return root;
 }
 
 Result<std::string> ScalarKey(const YAML::Node& key, const std::string& path,
@@ -209,7 +257,10 @@ Result<CatalogPtr> OpenConfiguredCatalog(const CatalogConfig& config, const std:
           "supported",
           path, where, io::RedactUri(config.uri));
     }
-    Result<CatalogPtr> catalog = OpenCatalog(config.uri, config.warehouse, config.name);
+    // A configured catalog is opened, never created: a mistyped path must not look like a
+    // new, empty catalog.
+    Result<CatalogPtr> catalog =
+        OpenCatalog(config.uri, config.warehouse, config.name, /*create=*/false);
     if (!catalog.ok()) return catalog.status().WithPrefix(fmt::format("{}: {}: ", path, where));
     return catalog;
   }
@@ -221,6 +272,7 @@ Result<CatalogPtr> OpenConfiguredCatalog(const CatalogConfig& config, const std:
     HadoopCatalogOptions options;
     options.name = config.name;
     options.warehouse = config.warehouse;
+    options.create = false;
     Result<std::shared_ptr<HadoopCatalog>> catalog = HadoopCatalog::Make(options);
     if (!catalog.ok()) return catalog.status().WithPrefix(fmt::format("{}: {}: ", path, where));
     return CatalogPtr(std::move(*catalog));

@@ -384,6 +384,10 @@ Result<std::shared_ptr<HadoopCatalog>> HadoopCatalog::Make(HadoopCatalogOptions 
     return Status::IOError("hadoop catalog {}: warehouse '{}': {}", options.name, local,
                            ec.message());
   options.warehouse = StripTrailingSlashes(absolute.lexically_normal().string());
+  if (!options.create && !IsDirectory(options.warehouse)) {
+    return Status::NotFound("hadoop catalog {}: warehouse directory {} does not exist",
+                            options.name, options.warehouse);
+  }
   fs::create_directories(options.warehouse, ec);
   if (ec || !IsDirectory(options.warehouse)) {
     return Status::IOError("hadoop catalog {}: cannot create the warehouse directory {}: {}",

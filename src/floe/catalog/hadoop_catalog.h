@@ -42,8 +42,9 @@ struct HadoopCatalogOptions {
   /// The catalog's name (for messages and ToString; nothing stores it).
   std::string name = "default";
   /// The warehouse directory: a local path (made absolute against the working directory) or
-  /// a file: URI. Created when missing.
+  /// a file: URI. Created when missing, unless `create` is false (then kNotFound).
   std::string warehouse;
+  bool create = true;
 };
 
 /// A Catalog over a directory tree. Thread-safe and safe across processes; holds no table

@@ -112,15 +112,6 @@ class SqliteBackend final : public SqlBackend {
   std::string ToString() const override { return fmt::format("SQLite catalog {}", path_); }
 
   Status Initialize() {
-    std::error_code ec;
-    std::filesystem::path parent = std::filesystem::path(path_).parent_path();
-    if (!parent.empty()) {
-      std::filesystem::create_directories(parent, ec);
-      if (ec) {
-        return Status::IOError("cannot create the directory of catalog file {}: {}", path_,
-                               ec.message());
-      }
-    }
     FLOE_ASSIGN_OR_RAISE(Connection db, Acquire());
     SqliteSession session(*this, db.get());
     // WAL lets readers run while one writer commits; the mode is stored in the file, so

@@ -140,7 +140,7 @@ TEST_F(CatalogConfigTest, MalformedFilesNameTheFileAndTheKey) {
   EXPECT_THAT(ParseCatalogConfig("catalog: lake\n", "c.yaml"),
               IsErrorWith(StatusCode::kInvalidArgument,
                           "c.yaml: catalog must be a mapping of catalog names to settings, not "
-                          "'lake'"));
+                          "a single value"));
   EXPECT_THAT(ParseCatalogConfig("catalog:\n  lake: sqlite:x.db\n", "c.yaml"),
               IsErrorWith(StatusCode::kInvalidArgument,
                           "c.yaml: catalog.lake must be a mapping of settings"));
@@ -151,6 +151,42 @@ TEST_F(CatalogConfigTest, MalformedFilesNameTheFileAndTheKey) {
               IsErrorWith(StatusCode::kInvalidArgument, "catalog name 'a/b' (key catalog.a/b)"));
   EXPECT_THAT(ParseCatalogConfig("default-catalog: [a]\n", "c.yaml"),
               IsErrorWith(StatusCode::kInvalidArgument, "c.yaml: default-catalog must be"));
+}
+
+// A quote that is never closed would make every setting after it part of one value (yaml-cpp
+// accepts it), and no error echoes a configured value: it may be a secret.
+TEST_F(CatalogConfigTest, UnclosedQuotesAreErrorsAndErrorsShowNoValues) {
+  for (const char* text :
+       {"catalog:\n  lake:\n    type: sql\n    uri: \"sqlite:x.db\n    warehouse: /w\n",
+        "catalog:\n  lake:\n    type: sql\n    uri: 'sqlite:x.db\n    password: hunter2\n",
+        "catalog:\n  lake:\n    password: \"hunter2\\\"\n"}) {
+    SCOPED_TRACE(text);
+    Result<CatalogConfigFile> parsed = ParseCatalogConfig(text, "q.yaml");
+    EXPECT_THAT(parsed, IsErrorWith(StatusCode::kInvalidArgument,
+                                    "not valid YAML: a quoted value is never closed"));
+    EXPECT_THAT(parsed.status().message(), Not(HasSubstr("hunter2")));
+  }
+  EXPECT_THAT(ParseCatalogConfig("catalog:\n  lake:\n    type: sql\n    uri: \"sqlite:x.db\n",
+                                 "q.yaml"),
+              IsErrorWith(StatusCode::kInvalidArgument, "q.yaml:4:10: not valid YAML"));
+  // Closed quotes, escapes, '' inside single quotes and values spanning lines are fine.
+  ASSERT_OK_AND_ASSIGN(
+      CatalogConfigFile ok,
+      ParseCatalogConfig("catalog:\n  lake:\n    type: \"sql\"\n    uri: 'sqlite:it''s.db'\n"
+                         "    password: \"a\\\"b\"\n    note: \"two\n      lines\"\n",
+                         "q.yaml"));
+  EXPECT_EQ(ok.catalogs.at("lake").uri, "sqlite:it's.db");
+  EXPECT_EQ(ok.catalogs.at("lake").properties.at("password"), "a\"b");
+  EXPECT_EQ(ok.catalogs.at("lake").properties.at("note"), "two lines");
+  // Values of the wrong shape are described, never shown.
+  Result<CatalogConfigFile> secret =
+      ParseCatalogConfig("catalog:\n  lake: s3cr3t-token\n", "c.yaml");
+  EXPECT_THAT(secret, IsErrorWith(StatusCode::kInvalidArgument, "not a single value"));
+  EXPECT_THAT(secret.status().message(), Not(HasSubstr("s3cr3t")));
+  Result<CatalogConfigFile> broken =
+      ParseCatalogConfig("catalog:\n  lake:\n    token: s3cr3t [x\n   uri: y\n", "c.yaml");
+  EXPECT_THAT(broken, IsError(StatusCode::kInvalidArgument));
+  EXPECT_THAT(broken.status().message(), Not(HasSubstr("s3cr3t")));
 }
 
 TEST_F(CatalogConfigTest, OpenConfiguredCatalogChecksTypeAndKeys) {
@@ -179,12 +215,29 @@ TEST_F(CatalogConfigTest, OpenConfiguredCatalogChecksTypeAndKeys) {
               IsErrorWith(StatusCode::kNotSupported, "f.yaml: catalog.lake: hadoop catalog lake"));
 
   config.warehouse = dir_.path() + "/files";
+  // A configured catalog is opened, never created.
+  EXPECT_THAT(OpenConfiguredCatalog(config, "f.yaml"),
+              IsErrorWith(StatusCode::kNotFound, "f.yaml: catalog.lake: hadoop catalog lake: "
+                                                 "warehouse directory " +
+                                                     dir_.path() + "/files does not exist"));
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/files"));
+  std::filesystem::create_directory(dir_.path() + "/files");
   ASSERT_OK_AND_ASSIGN(CatalogPtr hadoop, OpenConfiguredCatalog(config, "f.yaml"));
   EXPECT_EQ(hadoop->name(), "lake");
   EXPECT_EQ(hadoop->ToString(), "HadoopCatalog(name=lake, warehouse=" + dir_.path() + "/files)");
   config.type = "sql";
   config.uri = "sqlite:" + dir_.path() + "/lake.db";
   config.warehouse = dir_.path() + "/lake";
+  EXPECT_THAT(OpenConfiguredCatalog(config, "f.yaml"),
+              IsErrorWith(StatusCode::kNotFound, "f.yaml: catalog.lake: catalog database " +
+                                                     dir_.path() + "/lake.db does not exist"));
+  config.uri = "sqlite:" + dir_.path() + "/no/such/dir/lake.db";
+  EXPECT_THAT(OpenConfiguredCatalog(config, "f.yaml"),
+              IsErrorWith(StatusCode::kNotFound, "does not exist"));
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/no"));
+  // Created once through its URI, it opens.
+  ASSERT_OK(OpenCatalog("sqlite:" + dir_.path() + "/lake.db"));
+  config.uri = "sqlite:" + dir_.path() + "/lake.db";
   ASSERT_OK_AND_ASSIGN(CatalogPtr sql, OpenConfiguredCatalog(config, "f.yaml"));
   EXPECT_EQ(sql->name(), "lake");
   EXPECT_THAT(sql->ToString(), HasSubstr("warehouse=" + dir_.path() + "/lake"));
@@ -232,6 +285,7 @@ TEST_F(CatalogConfigTest, HomeFileIsUsedWhenFloeConfigIsUnset) {
                                              dir_.path() + "/home/.floe.yaml does not exist"));
   std::ofstream(dir_.path() + "/home/.floe.yaml")
       << "catalog:\n  default:\n    type: hadoop\n    warehouse: " << dir_.path() << "/wh\n";
+  std::filesystem::create_directory(dir_.path() + "/wh");
   ASSERT_OK_AND_ASSIGN(std::optional<CatalogPtr> chosen, ResolveCatalog(""));
   ASSERT_TRUE(chosen.has_value());
   EXPECT_EQ((*chosen)->name(), "default");
@@ -251,6 +305,8 @@ TEST_F(CatalogConfigTest, ResolveCatalogTellsUrisFromNames) {
                                            "/files\n"
                                            "  lake:\n    type: sql\n    uri: sqlite:" +
                                            dir_.path() + "/lake.db\n"));
+  std::filesystem::create_directory(dir_.path() + "/files");
+  ASSERT_OK(OpenCatalog("sqlite:" + dir_.path() + "/lake.db"));
   ASSERT_OK_AND_ASSIGN(std::optional<CatalogPtr> files, ResolveCatalog("files"));
   ASSERT_TRUE(files.has_value());
   EXPECT_NE(dynamic_cast<HadoopCatalog*>(files->get()), nullptr);

@@ -78,6 +78,17 @@ TEST(TableIdentifierTest, OrdersByNamespaceThenName) {
 TEST(OpenCatalogTest, AbsoluteSqliteUri) {
   TempDir dir;
   const std::string db = dir.path() + "/sub/cat.db";
+  // A URI creates the database file it names, but not a missing directory (a mistyped path
+  // would otherwise become a new, empty catalog).
+  EXPECT_THAT(OpenCatalog("sqlite://" + db, "", "mine"),
+              IsErrorWith(StatusCode::kNotFound, "catalog database " + db +
+                                                     " cannot be created: directory " +
+                                                     dir.path() + "/sub does not exist"));
+  std::filesystem::create_directory(dir.path() + "/sub");
+  // Opening without creating refuses a missing file.
+  EXPECT_THAT(OpenCatalog("sqlite://" + db, "", "mine", /*create=*/false),
+              IsErrorWith(StatusCode::kNotFound, "catalog database " + db + " does not exist"));
+  EXPECT_FALSE(std::filesystem::exists(db));
   ASSERT_OK_AND_ASSIGN(CatalogPtr catalog, OpenCatalog("sqlite://" + db, "", "mine"));
   EXPECT_EQ(catalog->name(), "mine");
   EXPECT_TRUE(std::filesystem::exists(db));
@@ -120,6 +131,7 @@ TEST_F(WorkingDirectoryTest, RelativeSqliteUris) {
   EXPECT_TRUE(std::filesystem::exists(dir_.path() + "/rel.db"));
   // A relative warehouse is made absolute.
   EXPECT_EQ(dynamic_cast<SqlCatalog*>(a.get())->warehouse(), dir_.path() + "/wh");
+  std::filesystem::create_directory(dir_.path() + "/nested");
   ASSERT_OK(OpenCatalog("sqlite://nested/rel2.db"));
   EXPECT_TRUE(std::filesystem::exists(dir_.path() + "/nested/rel2.db"));
 }
