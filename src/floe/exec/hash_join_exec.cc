@@ -65,10 +65,9 @@ bool MarkNullKeys(const std::vector<ArrayPtr>& keys, const std::vector<bool>& nu
   return any;
 }
 
-std::string OutOfMemory(const HashJoinExec* node, const TaskContextPtr& ctx, int64_t bytes) {
-  return "hash join build side exceeds memory_limit (" + std::to_string(bytes) +
-         " bytes needed, memory_limit is " + std::to_string(ctx->memory()->limit()) +
-         " bytes) in " + node->ToString();
+Status OutOfMemory(const HashJoinExec* node, const MemoryReservation& reservation,
+                   int64_t bytes) {
+  return reservation.OutOfMemory(bytes, "the hash join build side of " + node->ToString());
 }
 
 std::vector<TypePtr> KeyTypes(const std::vector<expr::PhysicalExprPtr>& exprs) {
@@ -91,7 +90,7 @@ Result<std::shared_ptr<const JoinTable>> BuildTable(const HashJoinExec* node, in
     if (b->num_rows() == 0) continue;
     bytes += b->memory_size() + b->num_rows() * 24;
     if (!table->reservation->TryResize(bytes)) {
-      return Status::OutOfMemory(OutOfMemory(node, ctx, bytes));
+      return OutOfMemory(node, *table->reservation, bytes);
     }
     batches.push_back(std::move(b));
   }
@@ -160,7 +159,7 @@ Result<std::shared_ptr<const JoinTable>> BuildTable(const HashJoinExec* node, in
   }
   bytes += table->keys.memory_size() + table->offsets.memory_size() + table->rows.memory_size();
   if (!table->reservation->TryResize(bytes)) {
-    return Status::OutOfMemory(OutOfMemory(node, ctx, bytes));
+    return OutOfMemory(node, *table->reservation, bytes);
   }
   return std::shared_ptr<const JoinTable>(std::move(table));
 }

@@ -57,9 +57,20 @@ bool MemoryReservation::TryResize(int64_t bytes) {
 
 Status MemoryReservation::Resize(int64_t bytes) {
   if (TryResize(bytes)) return Status::OK();
-  return Status::OutOfMemory(
-      "memory_limit of {} exceeded by {} (needs {} bytes more, {} reserved in all)",
-      FormatBytes(manager_->limit()), consumer_, bytes - size_, manager_->reserved());
+  return OutOfMemory(bytes, consumer_);
+}
+
+Status MemoryReservation::OutOfMemory(int64_t bytes, std::string_view what) const {
+  const int64_t limit = manager_->limit();
+  if (bytes > limit) {
+    return Status::OutOfMemory("memory_limit of {} exceeded: {} needs {}, more than the whole limit",
+                               FormatBytes(limit), what, FormatBytes(bytes));
+  }
+  // What the query's other consumers hold (this reservation's own share aside).
+  const int64_t others = std::max<int64_t>(0, manager_->reserved() - size_);
+  return Status::OutOfMemory("memory_limit of {} exceeded: {} needs {} while the rest of the "
+                             "query holds {}",
+                             FormatBytes(limit), what, FormatBytes(bytes), FormatBytes(others));
 }
 
 void MemoryReservation::Free() {

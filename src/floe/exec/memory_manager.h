@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "floe/common/memory_pool.h"
 #include "floe/common/result.h"
@@ -58,9 +59,12 @@ class MemoryReservation {
 
   /// Grows or shrinks to `bytes`; false (and unchanged) when growing would pass the limit.
   bool TryResize(int64_t bytes);
-  /// TryResize, or kOutOfMemory: "memory_limit of 64.0 MiB exceeded by <consumer>
-  /// (needs N bytes more, M reserved in all)".
+  /// TryResize, or OutOfMemory(bytes, consumer()).
   Status Resize(int64_t bytes);
+  /// kOutOfMemory for growing to `bytes` having failed, in figures that add up past the
+  /// limit: "memory_limit of 64.0 MiB exceeded: <what> needs 40.0 MiB while the rest of the
+  /// query holds 30.0 MiB" (or "..., more than the whole limit").
+  Status OutOfMemory(int64_t bytes, std::string_view what) const;
   /// Releases everything.
   void Free();
 

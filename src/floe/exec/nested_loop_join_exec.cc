@@ -53,10 +53,9 @@ Result<std::shared_ptr<const BuildSide>> CollectRight(const NestedLoopJoinExec* 
       if (b->num_rows() == 0) continue;
       bytes += b->memory_size();
       if (!side->reservation->TryResize(bytes)) {
-        return Status::OutOfMemory(
-            "nested loop join right side exceeds memory_limit ({} bytes needed, memory_limit is "
-            "{} bytes) in {}",
-            bytes, ctx->memory()->limit(), node->ToString());
+        return side->reservation->OutOfMemory(bytes,
+                                              "the nested loop join right side of " +
+                                                  node->ToString());
       }
       batches.push_back(std::move(b));
     }

@@ -117,10 +117,10 @@ class WindowStream final : public BatchStream {
 
   Status Hold(RecordBatchPtr b) {
     held_bytes_ += b->memory_size();
+    // The partition's batches, and as much again to compute its windows.
     if (!reservation_.TryResize(held_bytes_ * 2)) {
-      return Status::OutOfMemory(
-          "WindowExec: a window partition of {} bytes exceeds memory_limit ({} bytes) in {}",
-          held_bytes_, ctx_->memory()->limit(), node_->ToString());
+      return reservation_.OutOfMemory(held_bytes_ * 2,
+                                      "a window partition of " + node_->ToString());
     }
     held_.push_back(std::move(b));
     return Status::OK();

@@ -188,7 +188,8 @@ TEST_F(JoinTest, BuildSideOverTheMemoryLimit) {
                                            nullptr);
   EXPECT_THAT(CollectAll(plan, ctx),
               floe::testing::IsErrorWith(StatusCode::kOutOfMemory,
-                                         "hash join build side exceeds memory_limit"));
+                                         "memory_limit of 64 bytes exceeded: the hash join "
+                                         "build side of HashJoinExec"));
 }
 
 TEST_F(JoinTest, NestedLoop) {
