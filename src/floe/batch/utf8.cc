@@ -4,8 +4,9 @@
 
 namespace floe {
 
-bool IsValidUtf8(std::string_view bytes) {
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+size_t InvalidUtf8Offset(std::string_view bytes) {
+  const auto* begin = reinterpret_cast<const unsigned char*>(bytes.data());
+  const auto* p = begin;
   const auto* end = p + bytes.size();
   while (p < end) {
     // Fast path: eight ASCII bytes at a time.
@@ -34,18 +35,20 @@ bool IsValidUtf8(std::string_view bytes) {
       n = 3;
       cp = c & 0x07;
     } else {
-      return false;
+      return static_cast<size_t>(p - begin);
     }
-    if (end - p <= n) return false;
+    if (end - p <= n) return static_cast<size_t>(p - begin);
     for (int k = 1; k <= n; ++k) {
-      if ((p[k] & 0xC0) != 0x80) return false;
+      if ((p[k] & 0xC0) != 0x80) return static_cast<size_t>(p - begin);
       cp = (cp << 6) | (p[k] & 0x3F);
     }
     static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return static_cast<size_t>(p - begin);
+    }
     p += n + 1;
   }
-  return true;
+  return std::string_view::npos;
 }
 
 }  // namespace floe

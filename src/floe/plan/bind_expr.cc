@@ -512,7 +512,7 @@ std::string Binder::OutputName(const sql::ParsedExpr& e) {
       return e.value_function;
     case sql::ExprKind::kScalarSubquery: {
       const sql::SelectStmt* s = e.subquery.get();
-      while (s && s->set_op != sql::SelectStmt::SetOp::kNone) s = s->left.get();
+      while (s && s->set_op != sql::SelectStmt::SetOp::kNone) s = s->inputs[0].get();
       if (s && !s->targets.empty()) {
         if (!s->targets[0].alias.empty()) return s->targets[0].alias;
         if (s->targets[0].expr) return OutputName(*s->targets[0].expr);

@@ -182,34 +182,38 @@ Result<LogicalPlanPtr> Binder::ApplyOutputOrderLimit(LogicalPlanPtr plan,
 
 Result<LogicalPlanPtr> Binder::BindSetOp(const sql::SelectStmt& stmt, const Scope* outer) {
   std::string op = SetOpName(stmt.set_op);
-  FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr left, BindSelectStmt(*stmt.left, outer));
-  FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr right, BindSelectStmt(*stmt.right, outer));
-  int width = left->schema->num_fields();
-  if (right->schema->num_fields() != width) {
-    return BindError(stmt.right->location >= 0 ? stmt.right->location : stmt.location,
-                     "each " + op + " query must have the same number of columns");
+  std::vector<LogicalPlanPtr> inputs;
+  for (const sql::SelectStmtPtr& input : stmt.inputs) {
+    FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr plan, BindSelectStmt(*input, outer));
+    inputs.push_back(std::move(plan));
+  }
+  if (inputs.size() < 2) return Status::Internal("{} with {} inputs", op, inputs.size());
+  const int width = inputs[0]->schema->num_fields();
+  for (size_t k = 1; k < inputs.size(); ++k) {
+    if (inputs[k]->schema->num_fields() != width) {
+      const int at = stmt.inputs[k]->location;
+      return BindError(at >= 0 ? at : stmt.location,
+                       "each " + op + " query must have the same number of columns");
+    }
   }
   // An output column that is an untyped literal (SELECT NULL, SELECT 'a') takes the other
-  // side's type.
+  // inputs' type; the others are brought to their common type, left to right.
   auto untyped_at = [this](const LogicalPlanPtr& p, int i) {
     return p->kind == LogicalKind::kProjection && IsUntyped(*p->exprs[static_cast<size_t>(i)]);
   };
   std::vector<TypePtr> types;
   for (int i = 0; i < width; ++i) {
-    const TypePtr& lt = left->schema->field(i).type();
-    const TypePtr& rt = right->schema->field(i).type();
-    bool lu = untyped_at(left, i);
-    bool ru = untyped_at(right, i);
-    if (lu && !ru) {
-      types.push_back(rt);
-    } else if (ru && !lu) {
-      types.push_back(lt);
-    } else if (lt->Equals(*rt)) {
-      types.push_back(lt);
-    } else {
-      FLOE_ASSIGN_OR_RAISE(TypePtr t, CommonTypeAt(lt, rt, op, stmt.location));
-      types.push_back(t);
+    TypePtr type;
+    for (const LogicalPlanPtr& input : inputs) {
+      if (untyped_at(input, i)) continue;
+      const TypePtr& t = input->schema->field(i).type();
+      if (type == nullptr || type->Equals(*t)) {
+        type = t;
+      } else {
+        FLOE_ASSIGN_OR_RAISE(type, CommonTypeAt(type, t, op, stmt.location));
+      }
     }
+    types.push_back(type != nullptr ? type : inputs[0]->schema->field(i).type());
   }
   auto cast_side = [&](const LogicalPlanPtr& p) -> Result<LogicalPlanPtr> {
     bool same = true;
@@ -229,14 +233,18 @@ Result<LogicalPlanPtr> Binder::BindSetOp(const sql::SelectStmt& stmt, const Scop
     }
     return MakeProjection(rebuild ? p->children[0] : p, std::move(exprs), std::move(names));
   };
-  FLOE_ASSIGN_OR_RAISE(left, cast_side(left));
-  FLOE_ASSIGN_OR_RAISE(right, cast_side(right));
+  for (LogicalPlanPtr& input : inputs) {
+    FLOE_ASSIGN_OR_RAISE(input, cast_side(input));
+  }
   if (stmt.set_op == sql::SelectStmt::SetOp::kUnion) {
-    LogicalPlanPtr u = MakeUnion({left, right}, true);
+    LogicalPlanPtr u = MakeUnion(std::move(inputs), true);
     return stmt.set_all ? u : DistinctAll(u);
   }
+  if (inputs.size() != 2) return Status::Internal("{} with {} inputs", op, inputs.size());
+  LogicalPlanPtr left = inputs[0];
+  LogicalPlanPtr right = inputs[1];
   if (stmt.set_all) {
-    return NotSupported(stmt.location >= 0 ? stmt.location : stmt.left->location,
+    return NotSupported(stmt.location >= 0 ? stmt.location : stmt.inputs[0]->location,
                         op + " ALL is not supported");
   }
   LogicalPlanPtr distinct = DistinctAll(left);

@@ -174,14 +174,16 @@ struct WithClause {
   std::vector<CommonTableExpr> ctes;
 };
 
-/// A query expression: a plain SELECT, a VALUES list, or a set operation of two queries,
-/// with its WITH, ORDER BY, LIMIT and OFFSET.
+/// A query expression: a plain SELECT, a VALUES list, or a set operation of queries, with
+/// its WITH, ORDER BY, LIMIT and OFFSET.
 struct SelectStmt {
   enum class SetOp { kNone, kUnion, kIntersect, kExcept };
   SetOp set_op = SetOp::kNone;
-  bool set_all = false;   // UNION ALL, ...
-  SelectStmtPtr left;     // set operations
-  SelectStmtPtr right;
+  bool set_all = false;  // UNION ALL, ...
+  /// A set operation's inputs, left to right: two, or more for a chain of UNIONs (all
+  /// UNION ALL, or all UNION) that the parser flattened ((a UNION b) UNION c is a UNION of
+  /// a, b and c).
+  std::vector<SelectStmtPtr> inputs;
 
   std::vector<std::vector<ParsedExprPtr>> values;  // VALUES (...), (...) when non-empty
 

@@ -88,10 +88,11 @@ class Converter {
   int depth_ = 0;
 };
 
-/// Counts one level of recursion; ok() is false past kMaxDepth.
+/// Counts one level of recursion; ok() is false past kMaxDepth, with kNotSupported
+/// "<what> nested deeper than 1000 levels are not supported (line L, column C)".
 class DepthGuard {
  public:
-  DepthGuard(Converter* c, int location);
+  DepthGuard(Converter* c, int location, std::string_view what = "expressions");
   ~DepthGuard() { --converter_->depth_; }
   const Status& status() const { return status_; }
 

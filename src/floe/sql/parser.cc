@@ -6,6 +6,8 @@
 
 #include <pg_query.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <memory>
@@ -14,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "floe/batch/utf8.h"
 #include "floe/sql/parse_tree_internal.h"
 
 namespace floe::sql {
@@ -336,9 +339,19 @@ Status CheckNesting(std::string_view input, const Piece& piece) {
   std::string_view text = input.substr(0, piece.end);
   Scanner scanner(text, piece.begin);
   std::vector<int> operators = {0};
-  auto too_deep = [&](size_t at) {
-    return Status::NotSupported("expressions nested deeper than {} levels are not supported ({})",
+  auto too_deep = [&](size_t at, std::string_view what = "expressions") {
+    return Status::NotSupported("{} nested deeper than {} levels are not supported ({})", what,
                                 kMaxDepth, DescribeLocation(input, static_cast<int>(at)));
+  };
+  // What a parenthesis opens, by the word after it.
+  auto opened = [&](Scanner after) -> std::string_view {
+    Token t = after.Next();
+    if (t.kind != Token::Kind::kWord) return "parentheses";
+    std::string_view w = text.substr(t.begin, t.end - t.begin);
+    return EqualsIgnoreCase(w, "select") || EqualsIgnoreCase(w, "values") ||
+                   EqualsIgnoreCase(w, "with")
+               ? "queries"
+               : "parentheses";
   };
   while (true) {
     Token t = scanner.Next();
@@ -347,7 +360,9 @@ Status CheckNesting(std::string_view input, const Piece& piece) {
       char c = text[t.begin];
       if (c == '(' || c == '[') {
         operators.push_back(0);
-        if (static_cast<int>(operators.size()) > kMaxDepth) return too_deep(t.begin);
+        if (static_cast<int>(operators.size()) > kMaxDepth) {
+          return too_deep(t.begin, c == '(' ? opened(scanner) : "subscripts");
+        }
       } else if ((c == ')' || c == ']') && operators.size() > 1) {
         operators.pop_back();
       } else if (c == ',') {
@@ -355,8 +370,8 @@ Status CheckNesting(std::string_view input, const Piece& piece) {
       }
     } else if (t.kind == Token::Kind::kWord) {
       std::string_view w = text.substr(t.begin, t.end - t.begin);
-      if (EqualsIgnoreCase(w, "union") || EqualsIgnoreCase(w, "intersect") ||
-          EqualsIgnoreCase(w, "except")) {
+      // UNION chains are flattened by the conversion; INTERSECT and EXCEPT nest.
+      if (EqualsIgnoreCase(w, "intersect") || EqualsIgnoreCase(w, "except")) {
         if (++operators.back() > kMaxDepth) return too_deep(t.begin);
       } else if (EqualsIgnoreCase(w, "and") || EqualsIgnoreCase(w, "or") ||
                  EqualsIgnoreCase(w, "when") || EqualsIgnoreCase(w, "then") ||
@@ -551,6 +566,20 @@ Result<std::vector<Statement>> Parse(std::string_view text) {
   if (text.find('\0') != std::string_view::npos) {
     return Status::Syntax("SQL text contains a NUL byte ({})",
                           DescribeLocation(text, static_cast<int>(text.find('\0'))));
+  }
+  if (const size_t bad = InvalidUtf8Offset(text); bad != std::string_view::npos) {
+    // As PostgreSQL says it: the bytes of the sequence that is not UTF-8 (the lead byte and
+    // the continuation bytes it announces, as far as they are there).
+    const auto lead = static_cast<unsigned char>(text[bad]);
+    const size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    std::string bytes;
+    for (size_t i = bad; i < std::min(text.size(), bad + length); ++i) {
+      if (i > bad && (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) break;
+      bytes += fmt::format("{}0x{:02x}", bytes.empty() ? "" : " ",
+                           static_cast<unsigned char>(text[i]));
+    }
+    return Status::Syntax("invalid byte sequence for encoding \"UTF8\": {} ({})", bytes,
+                          DescribeLocation(text, static_cast<int>(bad)));
   }
   std::vector<Statement> statements;
   for (const internal::Piece& piece : internal::SplitPieces(text)) {

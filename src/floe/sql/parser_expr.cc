@@ -420,9 +420,9 @@ Result<std::string> ValueFunctionName(const Converter& c, const std::string& op,
 
 }  // namespace
 
-DepthGuard::DepthGuard(Converter* c, int location) : converter_(c) {
+DepthGuard::DepthGuard(Converter* c, int location, std::string_view what) : converter_(c) {
   if (++converter_->depth_ > kMaxDepth) {
-    status_ = Status::NotSupported("expressions nested deeper than {} levels are not supported{}",
+    status_ = Status::NotSupported("{} nested deeper than {} levels are not supported{}", what,
                                    kMaxDepth, converter_->Where(location));
   }
 }

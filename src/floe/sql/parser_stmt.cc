@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -245,6 +246,45 @@ std::string StatementDisplayName(std::string_view tag) {
 
 }  // namespace
 
+namespace {
+
+// Where a SelectStmt is in the text (it has no location of its own): its first output item,
+// or its first VALUES row; -1 for a set operation.
+int SelectLocation(const Json& fields) {
+  for (std::string_view list : {"targetList", "valuesLists"}) {
+    const Json& items = ListField(fields, list);
+    if (items.empty()) continue;
+    const Json* inner = nullptr;
+    NodeTag(items[0], &inner);
+    if (inner == nullptr) continue;
+    if (int location = LocationOf(*inner); location >= 0) return location;
+    // A VALUES row is a List of expressions.
+    const Json& row = ListField(*inner, "items");
+    if (!row.empty() && NodeTag(row[0], &inner) != "" && inner != nullptr) return LocationOf(*inner);
+  }
+  return -1;
+}
+
+// The fields of a SelectStmt node (wrapped or bare), or nullptr for another node.
+const Json* SelectFields(const Json& node) {
+  const Json* f = nullptr;
+  std::string_view tag = NodeTag(node, &f);
+  if (tag.empty()) return &node;
+  return tag == "SelectStmt" ? f : nullptr;
+}
+
+// True for a set operation `op` whose left input is the same UNION [ALL] with nothing of its
+// own (no WITH, ORDER BY, LIMIT or OFFSET), so that it can join the chain: (a UNION b) UNION c
+// is a UNION of a, b and c.
+bool ContinuesUnionChain(const Json& fields, std::string_view op, bool all) {
+  return op == "SETOP_UNION" && StringField(fields, "op") == op &&
+         BoolField(fields, "all") == all && Field(fields, "withClause") == nullptr &&
+         ListField(fields, "sortClause").empty() && Field(fields, "limitCount") == nullptr &&
+         Field(fields, "limitOffset") == nullptr && ListField(fields, "lockingClause").empty();
+}
+
+}  // namespace
+
 Result<SelectStmtPtr> Converter::ConvertSelect(const Json& node) {
   const Json* f = nullptr;
   std::string_view tag = NodeTag(node, &f);
@@ -253,7 +293,7 @@ Result<SelectStmtPtr> Converter::ConvertSelect(const Json& node) {
   } else if (tag != "SelectStmt") {
     return NotSupported(StatementDisplayName(tag) + " as a subquery", -1);
   }
-  DepthGuard guard(this, -1);
+  DepthGuard guard(this, SelectLocation(*f), "queries");
   FLOE_RETURN_NOT_OK(guard.status());
   auto s = std::make_shared<SelectStmt>();
   std::string op = StringField(*f, "op");
@@ -289,11 +329,27 @@ Result<SelectStmtPtr> Converter::ConvertSelect(const Json& node) {
                 : op == "SETOP_INTERSECT" ? SelectStmt::SetOp::kIntersect
                                           : SelectStmt::SetOp::kExcept;
     s->set_all = BoolField(*f, "all");
-    const Json* larg = Field(*f, "larg");
-    const Json* rarg = Field(*f, "rarg");
-    if (larg == nullptr || rarg == nullptr) return NotSupported("this set operation", -1);
-    FLOE_ASSIGN_OR_RAISE(s->left, ConvertSelect(*larg));
-    FLOE_ASSIGN_OR_RAISE(s->right, ConvertSelect(*rarg));
+    // A chain of UNIONs nests one level per UNION on the left: it is walked in a loop, not
+    // by recursion, into one list of inputs (a UNION ALL of thousands of queries is common
+    // in generated SQL).
+    std::vector<const Json*> rights;
+    const Json* current = f;
+    while (true) {
+      const Json* larg = Field(*current, "larg");
+      const Json* rarg = Field(*current, "rarg");
+      if (larg == nullptr || rarg == nullptr) return NotSupported("this set operation", -1);
+      rights.push_back(rarg);
+      const Json* left = SelectFields(*larg);
+      if (left == nullptr || !ContinuesUnionChain(*left, op, s->set_all)) {
+        rights.push_back(larg);
+        break;
+      }
+      current = left;
+    }
+    for (auto it = rights.rbegin(); it != rights.rend(); ++it) {
+      FLOE_ASSIGN_OR_RAISE(SelectStmtPtr input, ConvertSelect(**it));
+      s->inputs.push_back(std::move(input));
+    }
   } else if (!op.empty() && op != "SETOP_NONE") {
     return NotSupported(op, -1);
   }
@@ -370,8 +426,12 @@ Result<SelectStmtPtr> Converter::ConvertSelect(const Json& node) {
 Result<TableRefPtr> Converter::ConvertTableRef(const Json& node) {
   const Json* f = nullptr;
   std::string_view tag = NodeTag(node, &f);
-  DepthGuard guard(this, -1);
-  FLOE_RETURN_NOT_OK(guard.status());
+  // Joins nest one level per JOIN; a subquery counts as a query (ConvertSelect).
+  std::optional<DepthGuard> guard;
+  if (tag == "JoinExpr") {
+    guard.emplace(this, LocationOf(*f), "joins");
+    FLOE_RETURN_NOT_OK(guard->status());
+  }
   auto ref = std::make_shared<TableRef>();
   auto set_alias = [&](const Json& fields) -> Status {
     if (const Json* alias = Field(fields, "alias")) {

@@ -522,15 +522,28 @@ TEST(ParserSelect, SetOperationsValuesAndWith) {
   EXPECT_FALSE(q->with->ctes[1].materialized);
   EXPECT_EQ(q->set_op, SelectStmt::SetOp::kExcept);
   EXPECT_FALSE(q->set_all);
-  ASSERT_NE(q->left, nullptr);
-  EXPECT_EQ(q->left->set_op, SelectStmt::SetOp::kUnion);
-  EXPECT_TRUE(q->left->set_all);
-  EXPECT_THAT(q->left->left->from[0]->names, ElementsAre("x"));
-  ExpectInteger(q->right->targets[0].expr, 3);
+  ASSERT_EQ(q->inputs.size(), 2u);
+  EXPECT_EQ(q->inputs[0]->set_op, SelectStmt::SetOp::kUnion);
+  EXPECT_TRUE(q->inputs[0]->set_all);
+  EXPECT_THAT(q->inputs[0]->inputs[0]->from[0]->names, ElementsAre("x"));
+  ExpectInteger(q->inputs[1]->targets[0].expr, 3);
   EXPECT_EQ(q->order_by.size(), 1u);
   ExpectInteger(q->limit, 1);
 
   EXPECT_EQ(Query("SELECT 1 INTERSECT SELECT 2")->set_op, SelectStmt::SetOp::kIntersect);
+
+  // A chain of one kind of UNION is one list of inputs; a different kind, or an input with
+  // its own ORDER BY or LIMIT, starts a new level.
+  q = Query("SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4");
+  ASSERT_EQ(q->inputs.size(), 4u);
+  for (int i = 0; i < 4; ++i) ExpectInteger(q->inputs[static_cast<size_t>(i)]->targets[0].expr, i + 1);
+  q = Query("SELECT 1 UNION SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4");
+  ASSERT_EQ(q->inputs.size(), 3u);
+  EXPECT_FALSE(q->inputs[0]->set_all);
+  ASSERT_EQ(q->inputs[0]->inputs.size(), 2u);
+  q = Query("(SELECT 1 UNION ALL SELECT 2 LIMIT 1) UNION ALL SELECT 3");
+  ASSERT_EQ(q->inputs.size(), 2u);
+  EXPECT_EQ(q->inputs[0]->inputs.size(), 2u);
   EXPECT_TRUE(Query("WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r")->with->recursive);
 
   q = Query("VALUES (1, 'a'), (2, 'b')");
@@ -919,7 +932,8 @@ TEST(ParserErrors, DeepNestingIsRejected) {
   std::string parens = "SELECT " + std::string(5000, '(') + "1" + std::string(5000, ')');
   EXPECT_THAT(ParseStatus(parens),
               IsErrorWith(StatusCode::kNotSupported,
-                          "expressions nested deeper than 1000 levels are not supported"));
+                          "parentheses nested deeper than 1000 levels are not supported (line 1, "
+                          "column 1007)"));
   std::string chain = "SELECT 1";
   for (int i = 0; i < 200000; ++i) chain += "+1";
   EXPECT_THAT(ParseStatus(chain),
@@ -929,6 +943,26 @@ TEST(ParserErrors, DeepNestingIsRejected) {
   nots += "true";
   EXPECT_THAT(ParseStatus(nots),
               IsErrorWith(StatusCode::kNotSupported, "nested deeper than 1000 levels"));
+  // Subqueries nested too deeply say so, and where.
+  std::string subqueries = "SELECT * FROM ";
+  for (int i = 0; i < 1200; ++i) subqueries += "(SELECT * FROM ";
+  subqueries += "t";
+  for (int i = 0; i < 1200; ++i) subqueries += ") s";
+  EXPECT_THAT(ParseStatus(subqueries),
+              IsErrorWith(StatusCode::kNotSupported,
+                          "queries nested deeper than 1000 levels are not supported (line 1, "
+                          "column 15000)"));
+  // 500 levels of subqueries are fine.
+  subqueries = "SELECT * FROM ";
+  for (int i = 0; i < 500; ++i) subqueries += "(SELECT * FROM ";
+  subqueries += "t";
+  for (int i = 0; i < 500; ++i) subqueries += ") s";
+  EXPECT_OK(Parse(subqueries));
+  // A UNION ALL of thousands of queries is a flat list, not a nest.
+  std::string unions = "SELECT 0";
+  for (int i = 1; i < 20000; ++i) unions += " UNION ALL SELECT " + std::to_string(i);
+  ASSERT_OK_AND_ASSIGN(auto union_chain, Parse(unions));
+  EXPECT_EQ(std::get<SelectStatement>(union_chain[0].body).query->inputs.size(), 20000u);
 
   // Long flat lists are fine: AND/OR chains, IN lists and VALUES rows do not nest.
   std::string ors = "SELECT 1 FROM t WHERE a = 0";
@@ -939,6 +973,23 @@ TEST(ParserErrors, DeepNestingIsRejected) {
   for (int i = 0; i < 5000; ++i) values += ", (-1)";
   ASSERT_OK_AND_ASSIGN(auto inserted, Parse(values));
   EXPECT_EQ(std::get<InsertStatement>(inserted[0].body).query->values.size(), 5001u);
+}
+
+// Text that is not UTF-8 is refused as PostgreSQL refuses it, naming the bytes and the place.
+TEST(ParserErrors, InvalidUtf8) {
+  EXPECT_THAT(ParseStatus("SELECT \xff\xfe"),
+              IsErrorWith(StatusCode::kSyntax,
+                          "invalid byte sequence for encoding \"UTF8\": 0xff (line 1, column 8)"));
+  EXPECT_THAT(ParseStatus("SELECT 1;\nSELECT 'caf\xc3\xa9', 'a\xe2\x82'"),
+              IsErrorWith(StatusCode::kSyntax,
+                          "invalid byte sequence for encoding \"UTF8\": 0xe2 0x82 (line 2, "
+                          "column 18)"));
+  // Overlong forms and surrogates are not UTF-8 either.
+  EXPECT_THAT(ParseStatus("SELECT '\xc0\xaf'"),
+              IsErrorWith(StatusCode::kSyntax, "invalid byte sequence for encoding \"UTF8\""));
+  EXPECT_THAT(ParseStatus("SELECT '\xed\xa0\x80'"),
+              IsErrorWith(StatusCode::kSyntax, "invalid byte sequence for encoding \"UTF8\""));
+  EXPECT_OK(Parse("SELECT 'caf\xc3\xa9 \xf0\x9f\x98\x80'"));
 }
 
 TEST(ParserErrors, MangledInputNeverCrashes) {
