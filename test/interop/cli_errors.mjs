@@ -1,11 +1,13 @@
 // Bad input to the floe CLI: every `floe parquet` command on a truncated file, bad
 // magic at either end, a footer length past the start of the file, a garbled footer,
 // an empty file, a directory and a missing file must exit non-zero (not by a signal)
-// with exactly one line on stderr that names the file. A failed copy leaves no output.
+// with exactly one line on stderr that names the file. A failed copy leaves no output. A
+// page whose bytes were damaged fails its CRC; a FIFO is refused.
 // Usage errors (unknown column, bad option value) must fail cleanly too.
 //
 // usage: node test/interop/cli_errors.mjs PATH_TO_FLOE
 
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -97,6 +99,53 @@ for (const [what, file] of Object.entries(bad)) {
     if (cmd === 'copy' && fs.existsSync(out)) {
       report.fail(`${what}/copy leaves no output`, `${out} exists after a failed copy`);
       fs.rmSync(out, { force: true });
+    }
+  }
+}
+
+// A page whose bytes were damaged (50 bytes flipped inside a zstd dictionary page of a file
+// floe wrote, which carries page CRCs) is an error naming the file, column, row group and
+// page, never values printed with exit code 0; --no-verify-checksums skips the check.
+const written = path.join(dir, 'written.parquet');
+{
+  const r = runFloe(floe, ['parquet', 'copy', good, written, '--compression', 'zstd']);
+  if (r.status !== 0) throw new Error(`copy failed: ${r.stderr}`);
+  const meta = JSON.parse(runFloe(floe, ['parquet', 'meta', written]).stdout);
+  const chunk = meta.row_groups[0].columns.find((c) => c.path === 'b');
+  const pageBytes = chunk.data_page_offset - chunk.dictionary_page_offset;
+  if (pageBytes < 300) throw new Error(`the dictionary page is too small to damage (${pageBytes})`);
+  const damaged = Buffer.from(fs.readFileSync(written));
+  for (let k = 0; k < 50; ++k) damaged[chunk.dictionary_page_offset + 200 + k] ^= 0x5a;
+  const file = write('damaged_page.parquet', damaged);
+  for (const cmd of ['cat', 'scan']) {
+    const r = runFloe(floe, ['parquet', cmd, file]);
+    const want = `'${file}', column 'b', row group 0, page 0 at byte offset ` +
+                 `${chunk.dictionary_page_offset}: page checksum mismatch`;
+    if (r.status === 1 && r.stderr.includes(want) && r.stdout === '') {
+      report.pass(`damaged page/${cmd}`, r.stderr.trim().slice(0, 150));
+    } else {
+      report.fail(`damaged page/${cmd}`, `exit ${r.status}, stderr ${JSON.stringify(r.stderr)}`);
+    }
+  }
+  const unchecked = runFloe(floe, ['parquet', 'scan', file, '--no-verify-checksums']);
+  if (!unchecked.stderr.includes('checksum')) {
+    report.pass('damaged page, unchecked', `exit ${unchecked.status}`);
+  } else {
+    report.fail('damaged page, unchecked', unchecked.stderr);
+  }
+}
+
+// A FIFO is refused at once (opening it would wait for a writer for ever).
+{
+  const fifo = path.join(dir, 'pipe.parquet');
+  const made = spawnSync('mkfifo', [fifo]);
+  if (made.status !== 0) throw new Error(`mkfifo failed: ${made.stderr}`);
+  for (const cmd of ['schema', 'cat']) {
+    const r = runFloe(floe, ['parquet', cmd, fifo], { timeout: 10000 });
+    if (r.status === 1 && r.stderr.includes('is a FIFO, not a regular file')) {
+      report.pass(`fifo/${cmd}`, r.stderr.trim());
+    } else {
+      report.fail(`fifo/${cmd}`, `exit ${r.status}, signal ${r.signal}, stderr ${r.stderr}`);
     }
   }
 }

@@ -142,6 +142,7 @@ Status RunCat(const CatOptions& options) {
     // A small limit decodes small batches, so that little more than the limit is read.
     reader_options.batch_size = std::clamp<int64_t>(*options.limit, 1, reader_options.batch_size);
   }
+  reader_options.verify_page_checksums = options.verify_checksums;
   FLOE_ASSIGN_OR_RAISE(auto reader, ParquetFileReader::OpenPath(options.file, reader_options));
   parquet::ReadRequest request;
   FLOE_ASSIGN_OR_RAISE(request.columns, SelectColumns(*reader, options.columns));
@@ -160,7 +161,9 @@ Status RunCat(const CatOptions& options) {
 Status RunScan(const ScanOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   const int threads = options.threads > 0 ? options.threads : ThreadPool::DefaultThreads();
-  FLOE_ASSIGN_OR_RAISE(auto reader, ParquetFileReader::OpenPath(options.file));
+  parquet::ReaderOptions reader_options;
+  reader_options.verify_page_checksums = options.verify_checksums;
+  FLOE_ASSIGN_OR_RAISE(auto reader, ParquetFileReader::OpenPath(options.file, reader_options));
   parquet::ReadRequest base;
   FLOE_ASSIGN_OR_RAISE(base.columns, SelectColumns(*reader, options.columns));
 
@@ -278,6 +281,8 @@ void AddParquetCommands(CLI::App* app, CommandAction* action) {
     cmd->add_option("--format", o->format, "Output format")
         ->check(CLI::IsMember({"table", "csv", "jsonl"}))
         ->capture_default_str();
+    cmd->add_flag("--no-verify-checksums", [o](int64_t) { o->verify_checksums = false; },
+                  "Do not check the CRC of pages that carry one");
     cmd->callback([action, o, limit] {
       if (*limit >= 0) o->limit = *limit;
       *action = [o] { return RunCat(*o); };
@@ -293,6 +298,8 @@ void AddParquetCommands(CLI::App* app, CommandAction* action) {
     cmd->add_option("--threads", o->threads,
                     "Threads decoding row groups (default: hardware threads; 1: this thread)")
         ->check(CLI::Range(1, 1024));
+    cmd->add_flag("--no-verify-checksums", [o](int64_t) { o->verify_checksums = false; },
+                  "Do not check the CRC of pages that carry one");
     cmd->callback([action, o] { *action = [o] { return RunScan(*o); }; });
   }
   {

@@ -26,6 +26,8 @@ struct CatOptions {
   std::optional<int64_t> limit;
   /// "table" (psql-like), "csv" or "jsonl".
   std::string format = "table";
+  /// Check the CRC of pages that carry one.
+  bool verify_checksums = true;
 };
 
 /// Options of `floe parquet scan`.
@@ -34,6 +36,8 @@ struct ScanOptions {
   std::vector<std::string> columns;
   /// Threads that decode row groups; 1 decodes everything on the calling thread.
   int threads = 0;
+  /// Check the CRC of pages that carry one.
+  bool verify_checksums = true;
 };
 
 /// Options of `floe parquet copy`.

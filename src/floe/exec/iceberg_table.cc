@@ -714,6 +714,7 @@ Result<BatchStreamPtr> IcebergScanExec::Execute(int partition, const TaskContext
   options.batch_size = config.batch_size();
   options.use_page_index = config.iceberg_use_page_index();
   options.read_ahead_bytes = config.iceberg_read_ahead_bytes();
+  options.verify_page_checksums = config.parquet_verify_page_checksums();
   options.pool = ctx->pool();
   const bool counting = parts_.projection.empty();
   std::unique_ptr<iceberg::TaskReader> reader;

@@ -110,8 +110,14 @@ class RowCountStream final : public BatchStream {
 class ParquetScanStream final : public BatchStream {
  public:
   ParquetScanStream(const ParquetScanExec* node, const std::vector<ParquetFileRange>* ranges,
-                    std::optional<int64_t> limit, int64_t batch_size, MemoryPool* pool)
-      : node_(node), ranges_(ranges), remaining_(limit), batch_size_(batch_size), pool_(pool) {
+                    std::optional<int64_t> limit, int64_t batch_size, bool verify_checksums,
+                    MemoryPool* pool)
+      : node_(node),
+        ranges_(ranges),
+        remaining_(limit),
+        batch_size_(batch_size),
+        verify_checksums_(verify_checksums),
+        pool_(pool) {
     for (int c : node_->projection()) names_.push_back(node_->file_schema()->field(c).name());
   }
 
@@ -176,11 +182,13 @@ class ParquetScanStream final : public BatchStream {
       }
     }
     if (range.planned && range.planned->reader && range.planned->batch_size == batch_size_ &&
+        range.planned->reader->options().verify_page_checksums == verify_checksums_ &&
         pool_ == DefaultMemoryPool()) {
       file_ = range.planned->reader;
     } else {
       parquet::ReaderOptions options;
       options.batch_size = batch_size_;
+      options.verify_page_checksums = verify_checksums_;
       options.pool = pool_;
       FLOE_ASSIGN_OR_RAISE(file_, parquet::ParquetFileReader::OpenPath(range.path, options));
     }
@@ -229,6 +237,7 @@ class ParquetScanStream final : public BatchStream {
   const std::vector<ParquetFileRange>* ranges_;
   std::optional<int64_t> remaining_;
   int64_t batch_size_;
+  bool verify_checksums_;
   MemoryPool* pool_;
   std::vector<std::string> names_;
   size_t next_range_ = 0;
@@ -349,7 +358,9 @@ Result<BatchStreamPtr> ParquetScanExec::Execute(int partition, const TaskContext
   }
   return BatchStreamPtr(
       std::make_unique<ParquetScanStream>(this, &groups_[static_cast<size_t>(partition)], limit_,
-                                          ctx->config().batch_size(), ctx->pool()));
+                                          ctx->config().batch_size(),
+                                          ctx->config().parquet_verify_page_checksums(),
+                                          ctx->pool()));
 }
 
 std::string ParquetScanExec::ToString() const {

@@ -66,6 +66,8 @@ std::vector<SettingInfo> MakeRegistered() {
        "column chunk bytes an Iceberg scan's Parquet reader reads ahead of decoding (0: none)", 0},
       {"iceberg.use_page_index", Kind::kBool, "true",
        "Iceberg scans skip Parquet pages with the column and offset indexes", 0},
+      {"parquet.verify_page_checksums", Kind::kBool, "true",
+       "Parquet pages that carry a CRC are checked against it", 0},
   };
 }
 

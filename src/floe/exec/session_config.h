@@ -42,6 +42,7 @@ struct SettingInfo {
 ///   iceberg.read_concurrency int   2 (files one scan partition reads at once, 1 .. 64)
 ///   iceberg.read_ahead_bytes bytes 64MB (column chunk bytes read ahead of decoding; 0 = off)
 ///   iceberg.use_page_index   bool  true (prune pages with Parquet column/offset indexes)
+///   parquet.verify_page_checksums bool true (check the CRC of pages that carry one)
 class SessionConfig {
  public:
   SessionConfig();
@@ -79,6 +80,9 @@ class SessionConfig {
   int64_t iceberg_read_ahead_bytes() const { return GetInt("iceberg.read_ahead_bytes"); }
   /// Whether Iceberg scans prune pages with the Parquet column and offset indexes.
   bool iceberg_use_page_index() const { return GetBool("iceberg.use_page_index"); }
+  bool parquet_verify_page_checksums() const {
+    return GetBool("parquet.verify_page_checksums");
+  }
   /// Namespaces searched for unqualified table names, comma-separated ("default").
   std::string search_path() const { return GetString("search_path"); }
 

@@ -337,6 +337,7 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
   reader_options.batch_size = options_.batch_size;
   reader_options.use_page_index = options_.use_page_index;
   reader_options.read_ahead_bytes = options_.read_ahead_bytes;
+  reader_options.verify_page_checksums = options_.verify_page_checksums;
   reader_options.pool = options_.pool;
   FLOE_ASSIGN_OR_RAISE(
       plan.file, parquet::ParquetFileReader::Open(

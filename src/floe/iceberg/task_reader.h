@@ -31,6 +31,8 @@ struct TaskReaderOptions {
   /// (parquet::ReadRequest::filter_rows), so the rows returned are a superset of the
   /// matches: for callers that evaluate the filter themselves.
   bool apply_residual = true;
+  /// Check the CRC of Parquet pages that carry one (parquet::ReaderOptions).
+  bool verify_page_checksums = true;
   MemoryPool* pool = DefaultMemoryPool();
 };
 

@@ -71,12 +71,13 @@ export function readParquet(file) {
 }
 
 /// Runs the floe binary; returns {status, stdout, stderr, seconds}.
-export function runFloe(floe, args, { input } = {}) {
+export function runFloe(floe, args, { input, timeout } = {}) {
   const t0 = process.hrtime.bigint();
   const r = spawnSync(floe, args, {
     encoding: 'utf8',
     maxBuffer: 1 << 30,
     input,
+    timeout,
   });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   if (r.error) return { status: -1, stdout: '', stderr: String(r.error), seconds };

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include <zlib.h>
+
 #include "floe/batch/utf8.h"
 
 namespace floe::parquet::internal {
@@ -218,6 +220,7 @@ Status ColumnChunkReader::Restart(const ColumnMetaData& meta, BufferPtr chunk, i
   context_ = std::move(context);
   pos_ = 0;
   page_offset_ = 0;
+  page_number_ = -1;
   rows_seen_ = 0;
   first_level_ = true;
   selecting_ = false;
@@ -267,7 +270,8 @@ ByteView* ColumnChunkReader::ReserveViews(int64_t n) {
 }
 
 Status ColumnChunkReader::Error(const Status& st) const {
-  return st.WithPrefix(fmt::format("{}, page at byte offset {}: ", context_, page_offset_));
+  return st.WithPrefix(
+      fmt::format("{}, page {} at byte offset {}: ", context_, page_number_, page_offset_));
 }
 
 Status ColumnChunkReader::Decompress(const uint8_t* in, int64_t in_size, int64_t out_size,
@@ -349,14 +353,21 @@ Status ColumnChunkReader::NextPage(bool* eof) {
       bool dictionary_first =
           !dictionary_checked_ && !pages_.empty() && pages_[0].offset > chunk_offset_ + pos_;
       dictionary_checked_ = true;
-      if (!dictionary_first) {
+      if (dictionary_first) {
+        page_number_ = 0;
+      } else {
         bool done = false;
         FLOE_RETURN_NOT_OK(SeekSelectedPage(&done));
         if (done) {
           *eof = true;
           return Status::OK();
         }
+        // The offset index lists the data pages; a dictionary page comes before them.
+        const bool has_dictionary_page = pages_[0].offset > chunk_offset_;
+        page_number_ = static_cast<int64_t>(next_page_) - 1 + (has_dictionary_page ? 1 : 0);
       }
+    } else {
+      ++page_number_;
     }
     if (pos_ >= chunk_size) {
       *eof = true;
@@ -380,6 +391,18 @@ Status ColumnChunkReader::NextPage(bool* eof) {
     }
     pos_ = body + csize;
     const uint8_t* data = base + body;
+    if (h.crc.has_value() && verify_checksums_) {
+      // parquet.thrift: the CRC-32 (java.util.zip.CRC32's) of the page's bytes after its
+      // header, as stored (compressed).
+      const auto computed = static_cast<uint32_t>(
+          crc32_z(0, data, static_cast<size_t>(csize)));
+      if (computed != static_cast<uint32_t>(*h.crc)) {
+        return Error(Status::Corrupt(
+            "page checksum mismatch: the header says CRC-32 {:08x}, the page's {} bytes give "
+            "{:08x}",
+            static_cast<uint32_t>(*h.crc), csize, computed));
+      }
+    }
     switch (h.type) {
       case PageType::kDictionaryPage: {
         if (!h.dictionary_page_header) {

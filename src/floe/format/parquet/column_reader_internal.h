@@ -143,6 +143,9 @@ class ColumnChunkReader {
   /// dictionary's entries are tested once, when the dictionary is read.
   void SetStringFilter(std::vector<std::vector<std::string>> sets);
 
+  /// Whether pages that carry a CRC are checked against it (the default), across Restart too.
+  void SetVerifyChecksums(bool verify) { verify_checksums_ = verify; }
+
   /// Appends up to `max_records` records to `out` and returns how many it appended
   /// (fewer only at the end of the chunk).
   Result<int64_t> ReadRecords(int64_t max_records, LeafBatch* out);
@@ -201,6 +204,8 @@ class ColumnChunkReader {
   int64_t pos_ = 0;
   // File offset of the current page, for messages.
   int64_t page_offset_ = 0;
+  int64_t page_number_ = 0;  // of the page at page_offset_, from 0, within the chunk
+  bool verify_checksums_ = true;
   int64_t rows_seen_ = 0;
   bool first_level_ = true;
 

@@ -591,7 +591,7 @@ class FileReader final : public ParquetFileReader {
 
   const std::string& path() const { return file_->path(); }
   const FileSchema& file_schema() const { return schema_; }
-  const ReaderOptions& options() const { return options_; }
+  const ReaderOptions& options() const override { return options_; }
   const io::RandomAccessFile& file() const { return *file_; }
   int64_t data_end() const { return data_end_; }
 
@@ -1413,6 +1413,7 @@ Status BatchReader::StartRowGroup() {
       if (f.width == 0 && f.batch == k) string_sets.push_back(f.strings);
     }
     if (!string_sets.empty()) reader->SetStringFilter(std::move(string_sets));
+    reader->SetVerifyChecksums(opt.verify_page_checksums);
     readers_.push_back(std::move(reader));
   }
   if (opt.use_page_index && !predicates_.empty()) FLOE_RETURN_NOT_OK(ApplyPageIndex(rg));

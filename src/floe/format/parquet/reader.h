@@ -28,6 +28,9 @@ struct ReaderOptions {
   /// group decodes, the next one's chunks are read in the background when they fit, and
   /// no coalesced read spans more (a single larger chunk is read alone). 0 disables it.
   int64_t read_ahead_bytes = 64 << 20;
+  /// Checks each page that carries a CRC (PageHeader.crc: CRC-32 of the page's bytes as
+  /// stored) and fails with kCorrupt naming file, column, row group and page on a mismatch.
+  bool verify_page_checksums = true;
   MemoryPool* pool = DefaultMemoryPool();
 };
 
@@ -109,6 +112,8 @@ class ParquetFileReader {
 
   /// The decoded footer.
   virtual const FileMetaData& metadata() const = 0;
+  /// The options the file was opened with.
+  virtual const ReaderOptions& options() const = 0;
   /// The floe schema of the file; nested columns are struct/list/map fields.
   virtual const SchemaPtr& schema() const = 0;
   virtual int num_row_groups() const = 0;

@@ -8,6 +8,7 @@
 #include <span>
 
 #include <fmt/format.h>
+#include <zlib.h>
 
 #include "floe/common/logging.h"
 #include "floe/format/compression/codec.h"
@@ -222,6 +223,12 @@ struct WriteContext {
   }
 };
 
+// PageHeader.crc: the CRC-32 (java.util.zip.CRC32's, as parquet.thrift says) of the page's
+// bytes after its header, as stored; written for every page, as parquet-mr does.
+int32_t PageCrc(const std::vector<uint8_t>& body) {
+  return static_cast<int32_t>(crc32_z(0, body.data(), body.size()));
+}
+
 Status AppendHeader(const PageHeader& header, std::string* out) {
   ThriftCompactWriter w(out);
   return EncodeThrift(header, &w);
@@ -400,6 +407,7 @@ class ColumnWriter {
       dh.num_values = dict_.size();
       dh.encoding = Encoding::kPlain;
       h.dictionary_page_header = dh;
+      h.crc = PageCrc(ctx_->scratch);
       std::string header;
       FLOE_RETURN_NOT_OK(AppendHeader(h, &header));
       FLOE_RETURN_NOT_OK(out->Write(header));
@@ -895,6 +903,7 @@ class ColumnWriter {
     }
     FLOE_ASSIGN_OR_RAISE(h.compressed_page_size,
                          Checked32(body.size(), "data page", desc_.dotted_path));
+    h.crc = PageCrc(body);
     std::string header;
     FLOE_RETURN_NOT_OK(AppendHeader(h, &header));
 

@@ -138,7 +138,7 @@ TEST(ReaderHostile, DecompressedSizeLies) {
     c.num_values = 3;
     Status st = ReadAll(OneColumn(Leaf("v", Type::kInt64, FR::kRequired), 3, c));
     EXPECT_THAT(st, IsError(StatusCode::kCorrupt));
-    EXPECT_NE(st.message().find("column 'v', row group 0, page at byte offset 4"),
+    EXPECT_NE(st.message().find("column 'v', row group 0, page 0 at byte offset 4"),
               std::string::npos)
         << st.ToString();
   }
