@@ -321,6 +321,7 @@ Result<LogicalPlanPtr> Binder::BindSelectImpl(const sql::SelectStmt& stmt,
     std::vector<const sql::ParsedExpr*> conjuncts;
     SplitParsed(*stmt.where, &conjuncts);
     std::vector<ExprPtr> filters;
+    const size_t correlated_before = opts.correlated_out ? opts.correlated_out->size() : 0;
     for (const sql::ParsedExpr* c : conjuncts) {
       FLOE_ASSIGN_OR_RAISE(bool planned, TryPlanSubqueryConjunct(*c, scope, &plan));
       if (planned) continue;
@@ -343,6 +344,13 @@ Result<LogicalPlanPtr> Binder::BindSelectImpl(const sql::SelectStmt& stmt,
       }
     }
     FLOE_RETURN_NOT_OK(PlanPendingSubqueries(&plan, false, identity));
+    // Correlated conjuncts may hold subqueries of this query too (u.a = t.a + (SELECT 1)):
+    // they are columns of the plan now.
+    if (opts.correlated_out != nullptr) {
+      for (size_t i = correlated_before; i < opts.correlated_out->size(); ++i) {
+        (*opts.correlated_out)[i] = ReplacePlaceholders((*opts.correlated_out)[i]);
+      }
+    }
     if (!filters.empty()) {
       for (ExprPtr& f : filters) f = ReplacePlaceholders(f);
       plan = MakeFilter(plan, expr::JoinConjunction(std::move(filters)));

@@ -213,6 +213,10 @@ class Binder {
   Result<InJoinParts> BuildInJoin(
       const SubqueryBody& body, const expr::ExprPtr& value, int outer_width,
       const std::function<Result<expr::ExprPtr>(const expr::ExprPtr&)>& rewrite, int location);
+  /// A correlated x IN (subquery) joined onto `plan` with PostgreSQL's NULL semantics per
+  /// correlation group; the result's expression over the new plan.
+  Result<expr::ExprPtr> PlanCorrelatedIn(const InJoinParts& parts, LogicalPlanPtr* plan,
+                                         int location);
   Result<expr::ExprPtr> PlanOneSubquery(
       const PendingSubquery& p, LogicalPlanPtr* plan,
       const std::function<Result<expr::ExprPtr>(const expr::ExprPtr&)>& rewrite);

@@ -426,4 +426,136 @@ LogicalPlanPtr WithNewChildren(const LogicalPlan& node, std::vector<LogicalPlanP
   return copy;
 }
 
+namespace {
+
+// kInternal when `e` refers to a column outside [0, width).
+Status CheckColumns(const expr::ExprPtr& e, int width, const LogicalPlan& node,
+                    std::string_view what) {
+  if (e == nullptr) return Status::OK();
+  for (int c : expr::ReferencedColumns(*e)) {
+    if (c < 0 || c >= width) {
+      return Status::Internal("invalid plan: {} of {} refers to column #{} of an input of {} "
+                              "columns",
+                              what, node.ToString().substr(0, node.ToString().find('\n')), c,
+                              width);
+    }
+  }
+  return Status::OK();
+}
+
+size_t ChildrenOf(LogicalKind kind) {
+  switch (kind) {
+    case LogicalKind::kScan:
+    case LogicalKind::kValues:
+      return 0;
+    case LogicalKind::kJoin:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+}  // namespace
+
+Status ValidatePlan(const LogicalPlan& plan) {
+  const size_t want = ChildrenOf(plan.kind);
+  if (plan.kind == LogicalKind::kUnion ? plan.children.size() < 2 : plan.children.size() != want) {
+    return Status::Internal("invalid plan: a {} node with {} inputs",
+                            plan.ToString().substr(0, plan.ToString().find(':')),
+                            plan.children.size());
+  }
+  for (const LogicalPlanPtr& child : plan.children) {
+    if (child == nullptr) return Status::Internal("invalid plan: a missing input");
+    FLOE_RETURN_NOT_OK(ValidatePlan(*child));
+  }
+  const int in = plan.children.empty() ? 0 : plan.children[0]->schema->num_fields();
+  switch (plan.kind) {
+    case LogicalKind::kScan: {
+      const int source = plan.source->schema()->num_fields();
+      for (int c : plan.projection) {
+        if (c < 0 || c >= source) {
+          return Status::Internal("invalid plan: scan of {} reads column #{} of {}",
+                                  plan.source->display_name(), c, source);
+        }
+      }
+      for (const expr::ExprPtr& f : plan.filters) {
+        FLOE_RETURN_NOT_OK(CheckColumns(f, source, plan, "a filter"));
+      }
+      break;
+    }
+    case LogicalKind::kValues:
+      for (const auto& row : plan.rows) {
+        for (const expr::ExprPtr& e : row) FLOE_RETURN_NOT_OK(CheckColumns(e, 0, plan, "a value"));
+      }
+      break;
+    case LogicalKind::kProjection:
+      for (const expr::ExprPtr& e : plan.exprs) {
+        FLOE_RETURN_NOT_OK(CheckColumns(e, in, plan, "an expression"));
+      }
+      break;
+    case LogicalKind::kFilter:
+      FLOE_RETURN_NOT_OK(CheckColumns(plan.predicate, in, plan, "the predicate"));
+      break;
+    case LogicalKind::kAggregate:
+      for (const expr::ExprPtr& e : plan.group_exprs) {
+        FLOE_RETURN_NOT_OK(CheckColumns(e, in, plan, "a group key"));
+      }
+      for (const AggregateCall& a : plan.aggregates) {
+        for (const expr::ExprPtr& e : a.args) {
+          FLOE_RETURN_NOT_OK(CheckColumns(e, in, plan, "an aggregate argument"));
+        }
+        FLOE_RETURN_NOT_OK(CheckColumns(a.filter, in, plan, "an aggregate filter"));
+        for (const SortKey& k : a.order_by) {
+          FLOE_RETURN_NOT_OK(CheckColumns(k.expr, in, plan, "an aggregate order"));
+        }
+      }
+      break;
+    case LogicalKind::kWindow:
+      for (const WindowCall& w : plan.windows) {
+        for (const expr::ExprPtr& e : w.args) {
+          FLOE_RETURN_NOT_OK(CheckColumns(e, in, plan, "a window argument"));
+        }
+        for (const expr::ExprPtr& e : w.partition_by) {
+          FLOE_RETURN_NOT_OK(CheckColumns(e, in, plan, "a window partition"));
+        }
+        for (const SortKey& k : w.order_by) {
+          FLOE_RETURN_NOT_OK(CheckColumns(k.expr, in, plan, "a window order"));
+        }
+      }
+      break;
+    case LogicalKind::kJoin: {
+      const int right = plan.children[1]->schema->num_fields();
+      if (plan.left_keys.size() != plan.right_keys.size()) {
+        return Status::Internal("invalid plan: a join with {} left and {} right keys",
+                                plan.left_keys.size(), plan.right_keys.size());
+      }
+      for (const expr::ExprPtr& e : plan.left_keys) {
+        FLOE_RETURN_NOT_OK(CheckColumns(e, in, plan, "a left key"));
+      }
+      for (const expr::ExprPtr& e : plan.right_keys) {
+        FLOE_RETURN_NOT_OK(CheckColumns(e, right, plan, "a right key"));
+      }
+      FLOE_RETURN_NOT_OK(CheckColumns(plan.join_filter, in + right, plan, "the join filter"));
+      break;
+    }
+    case LogicalKind::kSort:
+      for (const SortKey& k : plan.sort_keys) {
+        FLOE_RETURN_NOT_OK(CheckColumns(k.expr, in, plan, "a sort key"));
+      }
+      break;
+    case LogicalKind::kUnion:
+      for (const LogicalPlanPtr& child : plan.children) {
+        if (child->schema->num_fields() != in) {
+          return Status::Internal("invalid plan: union inputs of {} and {} columns", in,
+                                  child->schema->num_fields());
+        }
+      }
+      break;
+    case LogicalKind::kLimit:
+    case LogicalKind::kMaxOneRow:
+      break;
+  }
+  return Status::OK();
+}
+
 }  // namespace floe::plan

@@ -222,4 +222,10 @@ LogicalPlanPtr MakeMaxOneRow(LogicalPlanPtr input);
 /// recomputed where it derives from the children.
 LogicalPlanPtr WithNewChildren(const LogicalPlan& node, std::vector<LogicalPlanPtr> children);
 
+/// Checks that every node has the children its kind takes and that every column an
+/// expression refers to exists in the input it is evaluated over. kInternal naming the node
+/// and the column otherwise: a plan the binder or a rule got wrong is an error, never a
+/// crash of the rules that walk it.
+Status ValidatePlan(const LogicalPlan& plan);
+
 }  // namespace floe::plan

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "floe/plan/optimizer_internal.h"
 
 namespace floe::plan {
@@ -74,9 +76,12 @@ std::vector<std::unique_ptr<OptimizerRule>> DefaultRules() {
 }
 
 Result<LogicalPlanPtr> Optimize(const LogicalPlanPtr& plan) {
+  FLOE_RETURN_NOT_OK(ValidatePlan(*plan));
   LogicalPlanPtr current = plan;
   for (const auto& rule : DefaultRules()) {
     FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr next, rule->Rewrite(current));
+    Status valid = ValidatePlan(*next);
+    if (!valid.ok()) return valid.WithPrefix(fmt::format("optimizer rule {}: ", rule->name()));
     if (!SameOutput(*current->schema, *next->schema)) {
       return Status::Internal("optimizer rule {} changed the output schema from {} to {}",
                               rule->name(), current->schema->ToString(), next->schema->ToString());

@@ -292,13 +292,82 @@ Result<ExprPtr> Binder::PlanOneSubquery(
     case PendingKind::kIn: {
       FLOE_ASSIGN_OR_RAISE(ExprPtr value, rewrite(p.value));
       value = ReplacePlaceholders(value);
+      // Subqueries are joined before window functions are computed: an operand that holds
+      // one has no value yet.
+      if (AnyOf(value, [](const expr::Expr& n) { return IsPlaceholder(n); })) {
+        return NotSupported(location,
+                            "a window function in the operand of IN (subquery) is not supported");
+      }
       FLOE_ASSIGN_OR_RAISE(auto parts, BuildInJoin(body, value, width, rewrite, location));
+      if (correlated) return PlanCorrelatedIn(parts, plan, location);
       *plan = MakeJoin(*plan, parts.right, JoinType::kMark, parts.left_keys, parts.right_keys,
                        parts.filter);
       return expr::Column(width, "mark", Boolean(), true);
     }
   }
   return Status::Internal("unknown subquery kind");
+}
+
+// x IN (SELECT y FROM s WHERE s.c = outer.c): true when a row of the outer row's group (the
+// rows whose correlation keys match) has y = x; otherwise NULL when the group is not empty
+// and x or one of the group's y is NULL; otherwise false. A NULL y elsewhere in s does not
+// count (one mark join over all of s's rows would make every row's result NULL), so the
+// match and the group's facts are found by two joins: a mark join on (x, keys) against the
+// rows whose keys are not NULL, and a left join on the keys against s grouped by them, with
+// its row count and whether a y is NULL.
+Result<ExprPtr> Binder::PlanCorrelatedIn(const InJoinParts& parts, LogicalPlanPtr* plan,
+                                         int location) {
+  const ExprPtr& value = parts.left_keys[0];
+  const ExprPtr& in_value = parts.right_keys[0];
+  // Groups are known only for correlations that are all equalities.
+  if (parts.filter != nullptr && (value->nullable || in_value->nullable)) {
+    return NotSupported(location,
+                        "correlated IN subqueries over values that may be NULL, correlated by "
+                        "more than equalities, are not supported");
+  }
+  const int width = (*plan)->schema->num_fields();
+  // 1. Whether a row of the group matches x: a row whose keys hold a NULL matches nothing.
+  std::vector<ExprPtr> not_null;
+  for (const ExprPtr& k : parts.right_keys) {
+    not_null.push_back(expr::Call("is_not_null", {k}, Boolean(), false));
+  }
+  LogicalPlanPtr candidates = MakeFilter(parts.right, expr::JoinConjunction(not_null));
+  *plan = MakeJoin(*plan, candidates, JoinType::kMark, parts.left_keys, parts.right_keys,
+                   parts.filter);
+  ExprPtr matched =
+      expr::Call("is_true", {expr::Column(width, "mark", Boolean(), true)}, Boolean(), false);
+  // Without NULL values the match decides.
+  if (parts.filter != nullptr) return matched;
+  // 2. The group's row count and whether it holds a NULL y.
+  std::vector<ExprPtr> group_keys(parts.right_keys.begin() + 1, parts.right_keys.end());
+  std::vector<std::string> group_names;
+  for (size_t i = 0; i < group_keys.size(); ++i) group_names.push_back("key" + std::to_string(i));
+  AggregateCall rows;
+  FLOE_ASSIGN_OR_RAISE(rows.function, expr::ResolveAggregate("count", {}, false));
+  AggregateCall any_null;
+  FLOE_ASSIGN_OR_RAISE(any_null.function, expr::ResolveAggregate("bool_or", {Boolean()}, false));
+  any_null.args = {expr::Call("is_null", {in_value}, Boolean(), false)};
+  LogicalPlanPtr groups = MakeAggregate(parts.right, group_keys, std::move(group_names),
+                                        {std::move(rows), std::move(any_null)},
+                                        {"rows", "has_null"});
+  std::vector<ExprPtr> left_keys(parts.left_keys.begin() + 1, parts.left_keys.end());
+  std::vector<ExprPtr> right_keys;
+  for (size_t i = 0; i < group_keys.size(); ++i) {
+    const Field& f = groups->schema->field(static_cast<int>(i));
+    right_keys.push_back(expr::Column(static_cast<int>(i), f.name(), f.type(), f.nullable()));
+  }
+  const int at = (*plan)->schema->num_fields();
+  *plan = MakeJoin(*plan, groups, JoinType::kLeft, std::move(left_keys), std::move(right_keys),
+                   nullptr);
+  const int count_col = at + static_cast<int>(group_keys.size());
+  ExprPtr group_rows = expr::Column(count_col, "rows", Int64(), true);
+  ExprPtr has_null = expr::Column(count_col + 1, "has_null", Boolean(), true);
+  ExprPtr unknown = expr::And({expr::Call("is_not_null", {group_rows}, Boolean(), false),
+                               expr::Or({expr::IsNull(value), expr::Call("is_true", {has_null},
+                                                                         Boolean(), false)})});
+  return expr::Case({matched, expr::Literal(Scalar::Bool(true)), unknown,
+                     expr::Literal(Scalar::Null(Boolean()))},
+                    expr::Literal(Scalar::Bool(false)), Boolean());
 }
 
 Result<Binder::InJoinParts> Binder::BuildInJoin(

@@ -138,6 +138,8 @@ TEST(RunSql, CatalogOptionTakesAConfiguredNameOrAUri) {
   const std::filesystem::path dir = std::filesystem::path(ScratchWarehouse()).parent_path();
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir / "home");
+  // A configured catalog is opened, never created.
+  std::filesystem::create_directories(dir / "files");
   const std::string config = (dir / "floe.yaml").string();
   std::ofstream(config) << "catalog:\n  files:\n    type: hadoop\n    warehouse: "
                         << (dir / "files").string() << "\ndefault-catalog: files\n";
