@@ -57,7 +57,8 @@ pkg_check_modules(BROTLIDEC REQUIRED IMPORTED_TARGET libbrotlidec) # libbrotli-d
 pkg_check_modules(BROTLIENC REQUIRED IMPORTED_TARGET libbrotlienc)
 pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)     # libsqlite3-dev
 pkg_check_modules(YAMLCPP REQUIRED IMPORTED_TARGET yaml-cpp)    # libyaml-cpp-dev (catalog configuration files)
-foreach(prefix ZSTD LZ4 BROTLIDEC BROTLIENC SQLITE3 YAMLCPP)
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)             # libre2-dev (regular expressions)
+foreach(prefix ZSTD LZ4 BROTLIDEC BROTLIENC SQLITE3 YAMLCPP RE2)
   floe_static_pkg(${prefix})
 endforeach()
 

@@ -481,6 +481,11 @@ Result<Scalar> EvaluateConstant(const ExprPtr& expr) {
   if (!IsConstant(*expr)) {
     return Status::Internal("EvaluateConstant: {} references columns", expr->ToString());
   }
+  // A Scalar holds no nested value: a list or struct constant is computed per batch instead.
+  if (expr->type != nullptr && expr->type->is_nested()) {
+    return Status::NotSupported("EvaluateConstant: {} has the nested type {}", expr->ToString(),
+                                expr->type->ToString());
+  }
   auto schema = std::make_shared<const Schema>();
   FLOE_ASSIGN_OR_RAISE(PhysicalExprPtr physical, Compile(expr, schema));
   FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, RecordBatch::Make(schema, 1, {}));

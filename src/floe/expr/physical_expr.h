@@ -75,7 +75,8 @@ Result<ArrayPtr> EvaluateToArray(const PhysicalExpr& expr, const RecordBatch& ba
                                  EvalContext& ctx);
 
 /// Evaluates a constant expression (no column references) to a scalar; used by constant
-/// folding. Errors as Evaluate.
+/// folding. Errors as Evaluate; kNotSupported for a nested result type (a Scalar holds
+/// none).
 Result<Scalar> EvaluateConstant(const ExprPtr& expr);
 
 }  // namespace floe::expr

@@ -1,7 +1,9 @@
 // String functions with PostgreSQL's semantics: lengths and positions count characters
 // (UTF-8), NULL arguments give NULL except in concat/concat_ws, errors name the function
-// and the offending value. Regular expressions use std::regex (ECMAScript syntax, which
-// shares PostgreSQL's \d \w \s classes, non-greedy quantifiers and lookahead).
+// and the offending value. Regular expressions run on RE2 (Perl syntax, which shares
+// PostgreSQL's \d \w \s classes, non-greedy quantifiers and (?i) flags; no back-references
+// or lookaround): matching takes time linear in the input and bounded memory, and works on
+// characters (UTF-8), whatever the pattern.
 
 #include <locale.h>
 #include <clocale>
@@ -9,10 +11,11 @@
 #include <cwctype>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <re2/re2.h>
 
 #include "floe/batch/builder.h"
 #include "floe/expr/cast_internal.h"
@@ -528,43 +531,51 @@ Result<RegexFlags> ParseRegexFlags(std::string_view flags) {
   return out;
 }
 
+// What a compiled pattern may use (RE2's automata); a pattern that needs more is an error.
+constexpr int64_t kMaxRegexMemory = 64 << 20;
+
 // A compiled pattern, recompiled only when the pattern or flags change.
 class RegexCache {
  public:
-  Result<const std::regex*> Get(std::string_view pattern, const RegexFlags& flags) {
+  Result<const re2::RE2*> Get(std::string_view pattern, const RegexFlags& flags) {
     if (regex_ && pattern == pattern_ && flags.icase == flags_.icase &&
         flags.newline == flags_.newline) {
-      return &*regex_;
+      return regex_.get();
     }
-    auto options = std::regex::ECMAScript;
-    if (flags.icase) options |= std::regex::icase;
-    if (flags.newline) options |= std::regex::multiline;
-    try {
-      regex_.emplace(std::string(pattern), options);
-    } catch (const std::regex_error& e) {
+    re2::RE2::Options options;
+    options.set_log_errors(false);
+    options.set_case_sensitive(!flags.icase);
+    // PostgreSQL: '.' matches a newline, and ^ $ match only at the ends of the string,
+    // unless the newline-sensitive option ('n') is given.
+    options.set_dot_nl(!flags.newline);
+    options.set_max_mem(kMaxRegexMemory);
+    const std::string text = (flags.newline ? "(?m)" : "") + std::string(pattern);
+    auto compiled = std::make_unique<re2::RE2>(re2::StringPiece(text.data(), text.size()), options);
+    if (!compiled->ok()) {
       regex_.reset();
-      return Status::Invalid("invalid regular expression \"{}\": {}", pattern, e.what());
+      return Status::Invalid("invalid regular expression \"{}\": {}", pattern, compiled->error());
     }
+    regex_ = std::move(compiled);
     pattern_ = std::string(pattern);
     flags_ = flags;
-    return &*regex_;
+    return regex_.get();
   }
 
  private:
   std::string pattern_;
   RegexFlags flags_;
-  std::optional<std::regex> regex_;
+  std::unique_ptr<re2::RE2> regex_;
 };
 
-// Runs a regex library call, turning its exceptions (e.g. complexity limits) into errors.
-template <typename Fn>
-Status RunRegex(std::string_view pattern, Fn&& fn) {
-  try {
-    fn();
-  } catch (const std::regex_error& e) {
-    return Status::Invalid("regular expression \"{}\" failed: {}", pattern, e.what());
-  }
-  return Status::OK();
+re2::StringPiece Piece(std::string_view s) { return re2::StringPiece(s.data(), s.size()); }
+
+// The first match of `re` in `s` at or after `pos`: groups[0] the whole match, then the
+// capture groups (an unmatched group has a null data()). False when there is none.
+bool FindMatch(const re2::RE2& re, std::string_view s, size_t pos,
+               std::vector<re2::StringPiece>* groups) {
+  groups->assign(static_cast<size_t>(1 + re.NumberOfCapturingGroups()), re2::StringPiece());
+  return re.Match(Piece(s), pos, s.size(), re2::RE2::UNANCHORED, groups->data(),
+                  static_cast<int>(groups->size()));
 }
 
 ScalarKernel RegexMatchKernel(bool force_icase) {
@@ -573,8 +584,9 @@ ScalarKernel RegexMatchKernel(bool force_icase) {
     auto cache = std::make_shared<RegexCache>();
     auto match = [cache](std::string_view s, std::string_view pattern, const RegexFlags& flags,
                          bool* out) -> Status {
-      FLOE_ASSIGN_OR_RAISE(const std::regex* re, cache->Get(pattern, flags));
-      return RunRegex(pattern, [&] { *out = std::regex_search(s.begin(), s.end(), *re); });
+      FLOE_ASSIGN_OR_RAISE(const re2::RE2* re, cache->Get(pattern, flags));
+      *out = re->Match(Piece(s), 0, s.size(), re2::RE2::UNANCHORED, nullptr, 0);
+      return Status::OK();
     };
     if (args.size() == 2) {
       RegexFlags flags;
@@ -598,19 +610,20 @@ ScalarKernel RegexMatchKernel(bool force_icase) {
 }
 
 // regexp_replace's replacement: \1..\9 name groups, \& the whole match, \\ a backslash.
-void AppendReplacement(std::string_view replacement, const std::cmatch& m, std::string* out) {
+void AppendReplacement(std::string_view replacement, const std::vector<re2::StringPiece>& m,
+                       std::string* out) {
   for (size_t i = 0; i < replacement.size(); ++i) {
     const char c = replacement[i];
     if (c == '\\' && i + 1 < replacement.size()) {
       const char d = replacement[i + 1];
       if (d >= '1' && d <= '9') {
         const size_t g = static_cast<size_t>(d - '0');
-        if (g < m.size() && m[g].matched) out->append(m[g].first, m[g].second);
+        if (g < m.size() && m[g].data() != nullptr) out->append(m[g].data(), m[g].size());
         ++i;
         continue;
       }
       if (d == '&') {
-        out->append(m[0].first, m[0].second);
+        out->append(m[0].data(), m[0].size());
         ++i;
         continue;
       }
@@ -630,29 +643,26 @@ Result<ColumnarValue> RegexpReplaceKernel(const ResolvedFunction& f, const Args&
   auto replace = [cache](std::string_view s, std::string_view pattern, std::string_view repl,
                          std::string_view flag_text, std::string* out) -> Status {
     FLOE_ASSIGN_OR_RAISE(RegexFlags flags, ParseRegexFlags(flag_text));
-    FLOE_ASSIGN_OR_RAISE(const std::regex* re, cache->Get(pattern, flags));
+    FLOE_ASSIGN_OR_RAISE(const re2::RE2* re, cache->Get(pattern, flags));
     out->clear();
-    return RunRegex(pattern, [&] {
-      const char* pos = s.data();
-      const char* end = s.data() + s.size();
-      std::cmatch m;
-      auto match_flags = std::regex_constants::match_default;
-      while (pos <= end && std::regex_search(pos, end, m, *re, match_flags)) {
-        out->append(pos, m[0].first);
-        AppendReplacement(repl, m, out);
-        pos = m[0].second;
-        if (!flags.global) break;
-        if (m[0].length() == 0) {
-          // An empty match: copy one character and continue after it.
-          if (pos == end) break;
-          const size_t len = CharLen(s, static_cast<size_t>(pos - s.data()));
-          out->append(pos, len);
-          pos += len;
-        }
-        match_flags = std::regex_constants::match_prev_avail;
+    std::vector<re2::StringPiece> m;
+    size_t pos = 0;
+    while (pos <= s.size() && FindMatch(*re, s, pos, &m)) {
+      const auto begin = static_cast<size_t>(m[0].data() - s.data());
+      out->append(s.substr(pos, begin - pos));
+      AppendReplacement(repl, m, out);
+      pos = begin + m[0].size();
+      if (!flags.global) break;
+      if (m[0].empty()) {
+        // An empty match: copy one character and continue after it.
+        if (pos == s.size()) break;
+        const size_t len = CharLen(s, pos);
+        out->append(s.substr(pos, len));
+        pos += len;
       }
-      if (pos < end) out->append(pos, end);
-    });
+    }
+    if (pos < s.size()) out->append(s.substr(pos));
+    return Status::OK();
   };
   if (args.size() == 3) {
     return Map3Fallible<std::string, std::string_view, std::string_view, std::string_view>(
@@ -695,23 +705,20 @@ Result<ColumnarValue> RegexpMatchesKernel(const ResolvedFunction& f, const Args&
     }
     const std::string_view pattern = p_reader[i];
     const std::string_view s = s_reader[i];
-    FLOE_ASSIGN_OR_RAISE(const std::regex* re, cache.Get(pattern, flags));
-    std::cmatch m;
-    bool found = false;
-    FLOE_RETURN_NOT_OK(RunRegex(
-        pattern, [&] { found = std::regex_search(s.data(), s.data() + s.size(), m, *re); }));
-    if (!found) {
+    FLOE_ASSIGN_OR_RAISE(const re2::RE2* re, cache.Get(pattern, flags));
+    std::vector<re2::StringPiece> m;
+    if (!FindMatch(*re, s, 0, &m)) {
       FLOE_RETURN_NOT_OK(builder.AppendNull());
       continue;
     }
     FLOE_RETURN_NOT_OK(builder.Append());
     if (m.size() == 1) {
-      FLOE_RETURN_NOT_OK(values->Append(std::string_view(m[0].first, m[0].length())));
+      FLOE_RETURN_NOT_OK(values->Append(std::string_view(m[0].data(), m[0].size())));
       continue;
     }
     for (size_t g = 1; g < m.size(); ++g) {
-      if (m[g].matched) {
-        FLOE_RETURN_NOT_OK(values->Append(std::string_view(m[g].first, m[g].length())));
+      if (m[g].data() != nullptr) {
+        FLOE_RETURN_NOT_OK(values->Append(std::string_view(m[g].data(), m[g].size())));
       } else {
         FLOE_RETURN_NOT_OK(values->AppendNull());
       }
