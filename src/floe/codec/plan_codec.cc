@@ -1,5 +1,6 @@
 #include "floe/codec/plan_codec.h"
 
+#include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/message_lite.h>
 
 #include <utility>
@@ -57,8 +58,16 @@ Status PlanEncoder::SetPayload(const google::protobuf::MessageLite& message) {
   return Status::OK();
 }
 
+bool ParseMessage(std::string_view bytes, google::protobuf::MessageLite* message) {
+  if (bytes.size() > static_cast<size_t>(INT32_MAX)) return false;
+  google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                               static_cast<int>(bytes.size()));
+  input.SetRecursionLimit(kMaxMessageDepth);
+  return message->ParseFromCodedStream(&input) && input.ConsumedEntireMessage();
+}
+
 Status PlanDecoder::ReadPayload(google::protobuf::MessageLite* message) const {
-  if (!message->ParseFromArray(payload_.data(), static_cast<int>(payload_.size()))) {
+  if (!ParseMessage(payload_, message)) {
     return Corrupt(fmt::format("its {}-byte payload is not a valid {} message", payload_.size(),
                                message->GetTypeName()));
   }

@@ -25,6 +25,14 @@ class MessageLite;
 
 namespace floe::codec {
 
+/// How deeply the messages of a plan may nest: a plan node per level of the plan, and the
+/// levels of its expressions (protobuf's own default, 100, refused plans that floe runs).
+constexpr int kMaxMessageDepth = 10000;
+
+/// Parses `bytes` into `message` allowing kMaxMessageDepth levels of nesting; false when
+/// they are not such a message.
+bool ParseMessage(std::string_view bytes, google::protobuf::MessageLite* message);
+
 /// Rebuilds a physical expression of one node type from the bound expression it was
 /// compiled from, against the schema of the batches it will see.
 using PhysicalExprDecodeFn = Result<expr::PhysicalExprPtr> (*)(const expr::ExprPtr& source,

@@ -7,9 +7,11 @@ namespace floe::codec {
 
 namespace {
 
-// Nesting deeper than this is refused: no plan the engine builds comes near it, and a
-// hostile message must not recurse without bound.
-constexpr int kMaxDepth = 64;
+// Nesting deeper than these is refused, so that a hostile message does not recurse without
+// bound. No data type the engine builds comes near 64 levels; the SQL front end accepts
+// expressions 1,000 levels deep (and casts and calls add a level here and there).
+constexpr int kMaxTypeDepth = 64;
+constexpr int kMaxExpressionDepth = 2048;
 
 Result<TypeId> TypeIdFromName(const std::string& name) {
   for (int i = 0; i <= static_cast<int>(TypeId::kMap); ++i) {
@@ -84,7 +86,9 @@ Result<Field> DecodeFieldAt(const proto::Field& message, int depth) {
 }
 
 Result<TypePtr> DecodeTypeAt(const proto::DataType& message, int depth) {
-  if (depth > kMaxDepth) return Status::Corrupt("data type nested deeper than {}", kMaxDepth);
+  if (depth > kMaxTypeDepth) {
+    return Status::Corrupt("data type nested deeper than {}", kMaxTypeDepth);
+  }
   FLOE_ASSIGN_OR_RAISE(TypeId id, TypeIdFromName(message.id()));
   const int want_fields = id == TypeId::kList ? 1 : id == TypeId::kMap ? 2 : 0;
   if (id != TypeId::kStruct && message.fields_size() != want_fields) {
@@ -150,7 +154,9 @@ Result<TypePtr> DecodeTypeAt(const proto::DataType& message, int depth) {
 }
 
 Result<expr::ExprPtr> DecodeExprAt(const proto::Expr& message, int depth) {
-  if (depth > kMaxDepth) return Status::Corrupt("expression nested deeper than {}", kMaxDepth);
+  if (depth > kMaxExpressionDepth) {
+    return Status::Corrupt("expression nested deeper than {}", kMaxExpressionDepth);
+  }
   if (!message.has_type()) return Status::Corrupt("expression without a type");
   FLOE_ASSIGN_OR_RAISE(TypePtr type, DecodeTypeAt(message.type(), 0));
   std::vector<expr::ExprPtr> args;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "floe/codec/plan.pb.h"
+#include "floe/codec/plan_codec.h"
 #include "floe/exec/iceberg_write.h"
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/scheduler.h"
@@ -567,7 +568,7 @@ Status RunExecutor(const std::shared_ptr<Communicator>& comm,
                               comm->rank());
     }
     pb::ControlMessage m;
-    if (!m.ParseFromArray(message->view().data(), static_cast<int>(message->view().size()))) {
+    if (!codec::ParseMessage(message->view(), &m)) {
       return Status::Corrupt("rank {}: a control message of {} bytes does not parse", comm->rank(),
                              message->view().size());
     }

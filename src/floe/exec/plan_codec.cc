@@ -57,9 +57,10 @@ Result<codec::proto::PlanNode> EncodePlan(const ExecutionPlan& plan,
 
 namespace {
 
-// Plans deeper than this are refused: the planner never builds one, and a hostile
-// envelope must not recurse without bound.
-constexpr int kMaxPlanDepth = 256;
+// Plans deeper than this are refused, so that a hostile envelope does not recurse without
+// bound. Queries nest 1,000 levels deep at most (a few nodes each), and joins of hundreds
+// of relations nest one node per join.
+constexpr int kMaxPlanDepth = 4096;
 
 Result<PlanPtr> DecodePlanAt(const codec::proto::PlanNode& message,
                              const PlanCodecRegistry& registry, int depth) {
@@ -122,7 +123,7 @@ Result<std::string> EncodePlanBytes(const ExecutionPlan& plan, const PlanCodecRe
 
 Result<PlanPtr> DecodePlanBytes(std::string_view bytes, const PlanCodecRegistry& registry) {
   codec::proto::PlanNode message;
-  if (!message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+  if (!codec::ParseMessage(bytes, &message)) {
     return Status::Corrupt("{} bytes are not an encoded plan", bytes.size());
   }
   return DecodePlan(message, registry);

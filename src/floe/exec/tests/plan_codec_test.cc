@@ -222,7 +222,7 @@ TEST_F(PlanCodecErrorsTest, MalformedInputIsCorrupt) {
 
 TEST_F(PlanCodecErrorsTest, DeepPlansAreRefused) {
   codec::proto::PlanNode deep = message_.children(0);
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < 5000; ++i) {
     codec::proto::PlanNode parent;
     parent.set_name("CoalescePartitionsExec");
     parent.set_version(1);
@@ -231,7 +231,7 @@ TEST_F(PlanCodecErrorsTest, DeepPlansAreRefused) {
   }
   Result<PlanPtr> r = DecodePlan(deep);
   EXPECT_THAT(r.status(), IsError(StatusCode::kCorrupt));
-  EXPECT_EQ(r.status().message(), "plan nested deeper than 256 nodes");
+  EXPECT_EQ(r.status().message(), "plan nested deeper than 4096 nodes");
 }
 
 TEST(PlanCodecRegistryTest, RegisteringTwiceIsAnError) {
