@@ -101,6 +101,10 @@ class DepthGuard {
   Status status_;
 };
 
+/// The words of a parse-tree name, upper-cased, for messages ("AlterSeq" -> "ALTER SEQUENCE",
+/// "ColumnDefault" -> "COLUMN DEFAULT").
+std::string SqlWords(std::string_view camel_case);
+
 /// Strips a leading "pg_catalog" part.
 std::vector<std::string> StripCatalog(std::vector<std::string> names);
 

@@ -325,6 +325,26 @@ Status Converter::NotSupported(std::string_view what, int location) const {
   return Status::NotSupported("{} is not supported{}", what, Where(location));
 }
 
+std::string SqlWords(std::string_view camel_case) {
+  std::string words;
+  std::string word;
+  auto flush = [&] {
+    if (word.empty()) return;
+    if (word == "SEQ") word = "SEQUENCE";
+    if (word == "FDW") word = "FOREIGN DATA WRAPPER";
+    if (word == "EXPR") word = "EXPRESSION";
+    if (!words.empty()) words.push_back(' ');
+    words += word;
+    word.clear();
+  };
+  for (char c : camel_case) {
+    if (std::isupper(static_cast<unsigned char>(c)) || c == '_') flush();
+    if (c != '_') word.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  }
+  flush();
+  return words;
+}
+
 std::string Converter::Where(int location) const {
   if (location < 0) return "";
   return " (" + DescribeLocation(input_, offset_ + location) + ")";

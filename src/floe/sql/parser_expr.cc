@@ -593,7 +593,10 @@ Result<ParsedExprPtr> Converter::ConvertExpr(const Json& node) {
   if (tag == "SetToDefault") return NotSupported("DEFAULT", location);
   if (tag == "CollateClause") return NotSupported("COLLATE", location);
   if (tag == "NamedArgExpr") return NotSupported("a named argument here", location);
-  return NotSupported("the expression " + std::string(tag), location);
+  if (tag == "XmlExpr" || tag == "XmlSerialize") return NotSupported("XML", location);
+  if (tag == "CurrentOfExpr") return NotSupported("WHERE CURRENT OF", location);
+  if (tag == "GroupingFunc") return NotSupported("GROUPING()", location);
+  return NotSupported("this kind of expression (" + SqlWords(tag) + ")", location);
 }
 
 Result<std::string> Converter::DefElemValueText(const Json& def) {

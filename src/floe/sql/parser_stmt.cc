@@ -241,7 +241,12 @@ std::string StatementDisplayName(std::string_view tag) {
   for (const auto& [pg, name] : kNames) {
     if (tag == pg) return name;
   }
-  return "the statement " + std::string(tag);
+  // Any other statement by the words of its node's name: "AlterSeqStmt" is ALTER SEQUENCE,
+  // "VacuumStmt" VACUUM (the parse tree's names are not SQL).
+  std::string_view base = tag;
+  if (base.size() > 4 && base.substr(base.size() - 4) == "Stmt") base.remove_suffix(4);
+  const std::string words = SqlWords(base);
+  return words.empty() ? "this statement" : words;
 }
 
 }  // namespace
@@ -600,7 +605,7 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
       } else if (etag == "Constraint") {
         return NotSupported("table constraints", LocationOf(*ef));
       } else {
-        return NotSupported("this table element (" + std::string(etag) + ")",
+        return NotSupported(etag == "TableLikeClause" ? "LIKE in CREATE TABLE" : "this table element",
                             ef != nullptr ? LocationOf(*ef) : -1);
       }
     }
@@ -704,7 +709,7 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
       } else if (sub == "AT_DropNotNull") {
         cmd.kind = AlterTableCommand::Kind::kDropNotNull;
       } else {
-        return NotSupported("ALTER TABLE action " + sub.substr(3), 0);
+        return NotSupported("ALTER TABLE ... " + SqlWords(sub.substr(3)), 0);
       }
       alter.commands.push_back(std::move(cmd));
     }
@@ -763,7 +768,7 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
       set.reset = true;
       set.name = "all";
     } else {
-      return NotSupported("this SET form (" + kind + ")", 0);
+      return NotSupported("this form of SET", 0);
     }
     return set;
   }
