@@ -347,21 +347,8 @@ class SortStream final : public BatchStream {
       for (HeapEntry& e : heap) order.push_back(&e);
       std::sort(order.begin(), order.end(),
                 [](const HeapEntry* a, const HeapEntry* b) { return a->seq < b->seq; });
-      std::vector<RecordBatchPtr> kept;
-      RowInterleaver rows(schema());
-      for (HeapEntry* e : order) {
-        rows.Add(batches[static_cast<size_t>(e->batch)], e->row);
-        e->batch = static_cast<int>(kept.size());
-        e->row = rows.num_rows() - 1;
-        if (rows.num_rows() == batch_size()) {
-          FLOE_ASSIGN_OR_RAISE(RecordBatchPtr chunk, rows.Finish());
-          kept.push_back(std::move(chunk));
-        }
-      }
-      if (rows.num_rows() > 0) {
-        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr chunk, rows.Finish());
-        kept.push_back(std::move(chunk));
-      }
+      FLOE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> kept,
+                           GatherRows(order, batches, /*renumber=*/true));
       batches = std::move(kept);
       held_rows = static_cast<int64_t>(heap.size());
       batch_bytes = 0;
@@ -416,10 +403,27 @@ class SortStream final : public BatchStream {
       return FullSort(rest, k);
     }
     std::sort(heap.begin(), heap.end(), less);
+    std::vector<HeapEntry*> sorted;
+    sorted.reserve(heap.size());
+    for (HeapEntry& e : heap) sorted.push_back(&e);
+    FLOE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> out,
+                         GatherRows(sorted, batches, /*renumber=*/false));
+    return MakeVectorStream(schema(), std::move(out));
+  }
+
+  // The rows `entries` refer to, in that order, in batches of batch_size rows; with
+  // `renumber`, each entry is pointed at its row in the result.
+  Result<std::vector<RecordBatchPtr>> GatherRows(const std::vector<HeapEntry*>& entries,
+                                                 const std::vector<RecordBatchPtr>& batches,
+                                                 bool renumber) {
     std::vector<RecordBatchPtr> out;
     RowInterleaver rows(schema());
-    for (auto& e : heap) {
-      rows.Add(batches[static_cast<size_t>(e.batch)], e.row);
+    for (HeapEntry* e : entries) {
+      rows.Add(batches[static_cast<size_t>(e->batch)], e->row);
+      if (renumber) {
+        e->batch = static_cast<int>(out.size());
+        e->row = rows.num_rows() - 1;
+      }
       if (rows.num_rows() == batch_size()) {
         FLOE_ASSIGN_OR_RAISE(RecordBatchPtr chunk, rows.Finish());
         out.push_back(std::move(chunk));
@@ -429,7 +433,7 @@ class SortStream final : public BatchStream {
       FLOE_ASSIGN_OR_RAISE(RecordBatchPtr chunk, rows.Finish());
       out.push_back(std::move(chunk));
     }
-    return MakeVectorStream(schema(), std::move(out));
+    return out;
   }
 
   const SortExec* node_;

@@ -1,0 +1,1 @@
+SELECT b, count(*), sum(c), avg(g) FILTER (WHERE f) FROM t GROUP BY b HAVING count(*) > 0

@@ -1,0 +1,1 @@
+SELECT regexp_replace(b, '(x)', '[\1]', 'g'), b ~* 'X', length(repeat(b, 3)), substr(b, 2), upper(b) || lower(b) FROM t

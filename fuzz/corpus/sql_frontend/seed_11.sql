@@ -1,0 +1,1 @@
+SELECT * FROM (SELECT a, (SELECT max(a) FROM u) AS m FROM t) AS s WHERE m > a

@@ -1,0 +1,1 @@
+INSERT INTO t SELECT a + 1, b, c, d, e, f, g, h + 100 FROM t WHERE a IS NOT NULL

@@ -1,0 +1,1 @@
+SELECT count(*) FROM generate_series(1, 100) AS g(x) JOIN t ON g.x = t.a

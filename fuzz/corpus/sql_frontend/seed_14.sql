@@ -1,0 +1,1 @@
+SELECT * FROM "t$snapshots"; SELECT * FROM iceberg_scan('t', snapshot_id => 1)

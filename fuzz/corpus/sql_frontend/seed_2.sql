@@ -1,0 +1,1 @@
+SELECT t.a, u.s FROM t LEFT JOIN u ON t.a = u.a AND u.s <> 'z' WHERE t.h IN (10, 30)

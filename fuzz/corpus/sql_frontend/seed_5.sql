@@ -1,0 +1,1 @@
+SELECT 1 = ANY(ARRAY[1, 2]), 2 < ALL(ARRAY[3, NULL]), a IN (1, 2, NULL) FROM t

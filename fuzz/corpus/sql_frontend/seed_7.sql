@@ -1,0 +1,1 @@
+SELECT * FROM t, u WHERE (t.a = u.a AND t.b = 'x' AND t.c BETWEEN 1 AND 2) OR (u.a = t.a AND t.b = 'z' AND t.c < 0)

@@ -1,0 +1,1 @@
+SELECT date_trunc('month', e), extract(year FROM d), d + 1, e - INTERVAL '1 day', now() FROM t

@@ -1,0 +1,1 @@
+SELECT CASE WHEN a > 1 THEN 'big' WHEN a IS NULL THEN NULL ELSE b END, coalesce(a, 0), nullif(b, 'x'), greatest(a, h) FROM t
