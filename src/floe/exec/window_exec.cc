@@ -1,6 +1,7 @@
 #include "floe/exec/window_exec.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
@@ -23,21 +24,29 @@ struct PartitionRows {
   std::vector<int64_t> group_start;           // per peer group: first row; + n at the end
 };
 
+// Row i of an integer argument; nullopt for NULL.
+Result<std::optional<int64_t>> IntAt(const Array& a, int64_t i, std::string_view what) {
+  if (a.IsNull(i)) return std::optional<int64_t>();
+  switch (a.type_id()) {
+    case TypeId::kInt8:
+      return std::optional<int64_t>(a.Value<int8_t>(i));
+    case TypeId::kInt16:
+      return std::optional<int64_t>(a.Value<int16_t>(i));
+    case TypeId::kInt32:
+      return std::optional<int64_t>(a.Value<int32_t>(i));
+    case TypeId::kInt64:
+      return std::optional<int64_t>(a.Value<int64_t>(i));
+    default:
+      return Status::Invalid("{} must be an integer, not {}", what, a.type()->ToString());
+  }
+}
+
+// An argument that must be the same integer for every row (its first row's value).
 Result<int64_t> ConstantInt(const ArrayPtr& a, std::string_view what) {
   if (a->length() == 0) return 0;
-  if (a->IsNull(0)) return Status::Invalid("{} must not be NULL", what);
-  switch (a->type_id()) {
-    case TypeId::kInt8:
-      return a->Value<int8_t>(0);
-    case TypeId::kInt16:
-      return a->Value<int16_t>(0);
-    case TypeId::kInt32:
-      return a->Value<int32_t>(0);
-    case TypeId::kInt64:
-      return a->Value<int64_t>(0);
-    default:
-      return Status::Invalid("{} must be an integer, not {}", what, a->type()->ToString());
-  }
+  FLOE_ASSIGN_OR_RAISE(std::optional<int64_t> v, IntAt(*a, 0, what));
+  if (!v) return Status::Invalid("{} must not be NULL", what);
+  return *v;
 }
 
 Result<ArrayPtr> IntArray(const TypePtr& type, const std::vector<int64_t>& values) {
@@ -322,19 +331,25 @@ class WindowStream final : public BatchStream {
       return IntArray(w.call.type, v);
     }
     if (fn == "lag" || fn == "lead") {
-      int64_t offset = 1;
-      if (args.size() >= 2) {
-        FLOE_ASSIGN_OR_RAISE(offset, ConstantInt(args[1], "offset of " + fn));
-      }
-      if (fn == "lag") offset = -offset;
       ArrayPtr source = args[0];
       const bool has_default = args.size() >= 3;
       if (has_default) {
         FLOE_ASSIGN_OR_RAISE(source, ConcatenateArrays({args[0], args[2]}));
       }
+      // The offset is evaluated for every row (PostgreSQL); a NULL offset gives NULL.
       std::vector<int64_t> idx(static_cast<size_t>(n));
       for (int64_t r = 0; r < n; ++r) {
-        const int64_t t = r + offset;
+        std::optional<int64_t> offset = 1;
+        if (args.size() >= 2) {
+          FLOE_ASSIGN_OR_RAISE(offset, IntAt(*args[1], r, "offset of " + fn));
+        }
+        if (!offset) {
+          idx[r] = -1;
+          continue;
+        }
+        // |offset| past the partition's rows lands outside it whatever the sign.
+        const int64_t step = std::clamp<int64_t>(*offset, -n - 1, n + 1);
+        const int64_t t = fn == "lag" ? r - step : r + step;
         idx[r] = (t >= 0 && t < n) ? t : (has_default ? n + r : -1);
       }
       return TakeArray(*source, idx.data(), n);
