@@ -429,9 +429,13 @@ class WindowStream final : public BatchStream {
     }
     std::vector<int64_t> take;
     std::vector<uint32_t> group;
+    // A frame's nodes merge left to right: string_agg and other order-sensitive
+    // aggregates see the frame's rows in the window's order.
+    std::vector<int64_t> right_nodes;
     for (int64_t r = 0; r < n; ++r) {
       int64_t l = fs[r], h = fe[r];
       size_t level = 0;
+      right_nodes.clear();
       while (l < h) {
         if (l & 1) {
           take.push_back(level_off[level] + l);
@@ -440,12 +444,15 @@ class WindowStream final : public BatchStream {
         }
         if (h & 1) {
           --h;
-          take.push_back(level_off[level] + h);
-          group.push_back(static_cast<uint32_t>(r));
+          right_nodes.push_back(level_off[level] + h);
         }
         l >>= 1;
         h >>= 1;
         ++level;
+      }
+      for (auto it = right_nodes.rbegin(); it != right_nodes.rend(); ++it) {
+        take.push_back(*it);
+        group.push_back(static_cast<uint32_t>(r));
       }
     }
     const size_t fields = levels[0].size();
