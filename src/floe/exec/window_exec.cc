@@ -272,12 +272,15 @@ class WindowStream final : public BatchStream {
         case K::kPreceding:
         case K::kFollowing: {
           const int64_t off = b.kind == K::kPreceding ? -b.offset : b.offset;
-          if (frame.mode == WindowFrame::Mode::kRows) {
-            return std::clamp<int64_t>(r + off + (is_end ? 1 : 0), 0, n);
-          }
-          if (frame.mode == WindowFrame::Mode::kGroups) {
+          if (frame.mode != WindowFrame::Mode::kRange) {
+            // An offset past the partition's rows or groups is as good as unbounded: it
+            // is clamped first, so that 9223372036854775807 PRECEDING does not wrap.
+            const int64_t clamped = std::clamp<int64_t>(off, -n - 1, n + 1);
+            if (frame.mode == WindowFrame::Mode::kRows) {
+              return std::clamp<int64_t>(r + clamped + (is_end ? 1 : 0), 0, n);
+            }
             const int64_t groups = static_cast<int64_t>(p.group_start.size()) - 1;
-            int64_t g = p.group_of[r] + off + (is_end ? 1 : 0);
+            int64_t g = p.group_of[r] + clamped + (is_end ? 1 : 0);
             g = std::clamp<int64_t>(g, 0, groups);
             return p.group_start[g];
           }
