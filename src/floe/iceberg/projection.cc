@@ -171,6 +171,43 @@ Result<ExpressionPtr> ProjectOrdered(const Expression& pred, const Transform& t,
   }
 }
 
+// truncate(W) of an int or long is v - (((v % W) + W) % W), computed as Java computes it:
+// for the values less than W above the type's minimum whose remainder is not zero, the
+// subtraction wraps and the partition value lands near the type's maximum, out of order.
+// Unless W divides 2^bits (then the minimum is a multiple of W and nothing wraps), the
+// projections keep those partitions: an inclusive one lets partition values of at least
+// max - W + 2 through, a strict one never counts them as matching, and a literal that
+// wraps itself is not projected.
+Result<ExpressionPtr> ProjectTruncateInteger(const Expression& pred, const Transform& t,
+                                             const Term& pt, bool strict) {
+  const bool is64 = pred.term().type()->id() == TypeId::kInt64;
+  const int64_t width = t.param();
+  if (width <= 1 || (width & (width - 1)) == 0) return ProjectOrdered(pred, t, pt, strict);
+  const int64_t min = is64 ? INT64_MIN : INT32_MIN;
+  const int64_t max = is64 ? INT64_MAX : INT32_MAX;
+  for (const Scalar& literal : pred.literals()) {
+    const int64_t v = is64 ? literal.get<int64_t>() : literal.get<int32_t>();
+    // Its own truncation may wrap (v - min computed without overflow).
+    if (static_cast<uint64_t>(v) - static_cast<uint64_t>(min) < static_cast<uint64_t>(width)) {
+      return ExpressionPtr();
+    }
+  }
+  FLOE_ASSIGN_OR_RAISE(ExpressionPtr base, ProjectOrdered(pred, t, pt, strict));
+  if (base == nullptr) return base;
+  const int64_t first_wrapped = max - width + 2;
+  const Scalar bound = is64 ? Scalar::Make(pt.source_type, first_wrapped)
+                            : Scalar::Make(pt.source_type, static_cast<int32_t>(first_wrapped));
+  const Operation op = pred.op();
+  if (!strict && (op == Operation::kLt || op == Operation::kLtEq)) {
+    return Expression::Or(base, Expression::MakeBound(Operation::kGtEq, pt, {bound}));
+  }
+  if (strict && (op == Operation::kGt || op == Operation::kGtEq || op == Operation::kNotEq ||
+                 op == Operation::kNotIn)) {
+    return Expression::And(base, Expression::MakeBound(Operation::kLt, pt, {bound}));
+  }
+  return base;
+}
+
 }  // namespace
 
 Result<ExpressionPtr> ProjectPredicate(const Expression& pred, const Transform& transform,
@@ -206,6 +243,12 @@ Result<ExpressionPtr> ProjectPredicate(const Expression& pred, const Transform& 
       return ExpressionPtr();
     }
     case TransformKind::kTruncate:
+      if (op == Operation::kIsNan || op == Operation::kNotNan) return ExpressionPtr();
+      if (pred.term().type()->id() == TypeId::kInt32 ||
+          pred.term().type()->id() == TypeId::kInt64) {
+        return ProjectTruncateInteger(pred, transform, pt, strict);
+      }
+      return ProjectOrdered(pred, transform, pt, strict);
     case TransformKind::kYear:
     case TransformKind::kMonth:
     case TransformKind::kDay:

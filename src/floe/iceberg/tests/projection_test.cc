@@ -1,5 +1,7 @@
 #include "floe/iceberg/projection.h"
 
+#include <limits>
+
 #include <gtest/gtest.h>
 
 #include "floe/testing/matchers.h"
@@ -107,9 +109,11 @@ TEST(ProjectionTest, Bucket) {
 
 TEST(ProjectionTest, TruncateIntegers) {
   Fixture f = Standard();
-  EXPECT_EQ(Incl(f, Op::kLt, "big", {Scalar::I64(100)}), "big_trunc <= 90");
-  EXPECT_EQ(Incl(f, Op::kLt, "big", {Scalar::I64(101)}), "big_trunc <= 100");
-  EXPECT_EQ(Incl(f, Op::kLtEq, "big", {Scalar::I64(100)}), "big_trunc <= 100");
+  EXPECT_EQ(Incl(f, Op::kLt, "big", {Scalar::I64(100)}), "big_trunc <= 90 or big_trunc >= 9223372036854775799");
+  EXPECT_EQ(Incl(f, Op::kLt, "big", {Scalar::I64(101)}),
+            "big_trunc <= 100 or big_trunc >= 9223372036854775799");
+  EXPECT_EQ(Incl(f, Op::kLtEq, "big", {Scalar::I64(100)}),
+            "big_trunc <= 100 or big_trunc >= 9223372036854775799");
   EXPECT_EQ(Incl(f, Op::kGt, "big", {Scalar::I64(99)}), "big_trunc >= 100");
   EXPECT_EQ(Incl(f, Op::kGt, "big", {Scalar::I64(100)}), "big_trunc >= 100");
   EXPECT_EQ(Incl(f, Op::kGtEq, "big", {Scalar::I64(105)}), "big_trunc >= 100");
@@ -123,11 +127,41 @@ TEST(ProjectionTest, TruncateIntegers) {
   EXPECT_EQ(Strict(f, Op::kLt, "big", {Scalar::I64(100)}), "big_trunc < 100");
   EXPECT_EQ(Strict(f, Op::kLtEq, "big", {Scalar::I64(100)}), "big_trunc < 100");
   EXPECT_EQ(Strict(f, Op::kLtEq, "big", {Scalar::I64(109)}), "big_trunc < 110");
-  EXPECT_EQ(Strict(f, Op::kGt, "big", {Scalar::I64(100)}), "big_trunc > 100");
-  EXPECT_EQ(Strict(f, Op::kGtEq, "big", {Scalar::I64(100)}), "big_trunc > 90");
-  EXPECT_EQ(Strict(f, Op::kNotEq, "big", {Scalar::I64(105)}), "big_trunc != 100");
+  EXPECT_EQ(Strict(f, Op::kGt, "big", {Scalar::I64(100)}),
+            "big_trunc > 100 and big_trunc < 9223372036854775799");
+  EXPECT_EQ(Strict(f, Op::kGtEq, "big", {Scalar::I64(100)}),
+            "big_trunc > 90 and big_trunc < 9223372036854775799");
+  EXPECT_EQ(Strict(f, Op::kNotEq, "big", {Scalar::I64(105)}),
+            "big_trunc != 100 and big_trunc < 9223372036854775799");
   EXPECT_EQ(Strict(f, Op::kEq, "big", {Scalar::I64(105)}), "false");
   EXPECT_EQ(Strict(f, Op::kIsNull, "big"), "big_trunc is null");
+}
+
+// Iceberg's truncate wraps as Java's arithmetic does for the values just above the type's
+// minimum: their partition value is the type's maximum plus one less the minimum's
+// remainder (9223372036854775806 for W = 10). Pruning keeps those partitions for the
+// predicates their values satisfy; a literal that wraps itself is not projected.
+TEST(ProjectionTest, TruncateIntegersNearTheMinimumWrap) {
+  Fixture f = Standard();
+  const int64_t min = std::numeric_limits<int64_t>::min();
+  ASSERT_OK_AND_ASSIGN(Scalar wrapped, Transform::Truncate(10).Apply(Scalar::I64(min)));
+  EXPECT_EQ(wrapped.get<int64_t>(), 9223372036854775806);
+  // big < 0 must keep the partition of big = min.
+  ASSERT_OK_AND_ASSIGN(auto lt, Bind(Expression::Make(Op::kLt, "big", {Scalar::I64(0)}),
+                                     *f.schema, true));
+  ASSERT_OK_AND_ASSIGN(auto projected, ProjectInclusive(lt, *f.spec, *f.schema,
+                                                        f.partition_type));
+  EXPECT_EQ(projected->ToString(), "big_trunc <= -10 or big_trunc >= 9223372036854775799");
+  // Literals whose truncation wraps prune nothing (inclusive) and prove nothing (strict).
+  EXPECT_EQ(Incl(f, Op::kGt, "big", {Scalar::I64(min + 1)}), "true");
+  EXPECT_EQ(Incl(f, Op::kEq, "big", {Scalar::I64(min + 3)}), "true");
+  EXPECT_EQ(Strict(f, Op::kLt, "big", {Scalar::I64(min + 3)}), "false");
+  // A width that divides 2^64 never wraps: nothing is added.
+  Fixture pow2 = Make({{8, 1000, "b16", Transform::Truncate(16)}});
+  EXPECT_EQ(Incl(pow2, Op::kLt, "big", {Scalar::I64(100)}), "b16 <= 96");
+  // int columns wrap near their own minimum.
+  Fixture i = Make({{1, 1000, "id10", Transform::Truncate(10)}});
+  EXPECT_EQ(Incl(i, Op::kLt, "id", {Scalar::I32(100)}), "id10 <= 90 or id10 >= 2147483639");
 }
 
 TEST(ProjectionTest, TruncateStringsAndBinary) {
@@ -210,7 +244,7 @@ TEST(ProjectionTest, IdentityVoidAndStructure) {
                     Expression::And(Expression::Make(Op::kLt, "big", {Scalar::I64(100)}),
                                     Expression::Make(Op::kGt, "x", {Scalar::F64(1)})),
                     false),
-            "big_trunc <= 90");
+            "big_trunc <= 90 or big_trunc >= 9223372036854775799");
   EXPECT_EQ(Project(f,
                     Expression::Or(Expression::Make(Op::kLt, "big", {Scalar::I64(100)}),
                                    Expression::Make(Op::kGt, "x", {Scalar::F64(1)})),
@@ -226,7 +260,8 @@ TEST(ProjectionTest, IdentityVoidAndStructure) {
   // Two fields on one source: inclusive ANDs, strict ORs.
   Fixture two =
       Make({{8, 1000, "b10", Transform::Truncate(10)}, {8, 1001, "b", Transform::Identity()}});
-  EXPECT_EQ(Incl(two, Op::kLt, "big", {Scalar::I64(100)}), "b10 <= 90 and b < 100");
+  EXPECT_EQ(Incl(two, Op::kLt, "big", {Scalar::I64(100)}),
+            "(b10 <= 90 or b10 >= 9223372036854775799) and b < 100");
   EXPECT_EQ(Strict(two, Op::kLt, "big", {Scalar::I64(100)}), "b10 < 100 or b < 100");
 }
 
