@@ -1,6 +1,9 @@
 #include "floe/iceberg/projection.h"
 
 #include <algorithm>
+#include <climits>
+
+#include "floe/common/calendar.h"
 
 namespace floe::iceberg {
 namespace {
@@ -208,6 +211,37 @@ Result<ExpressionPtr> ProjectTruncateInteger(const Expression& pred, const Trans
   return base;
 }
 
+// hour() of a microsecond timestamp is an int: past about year 246,000 (and before about
+// -242,000) the hour count wraps, as Java's cast does, to the other end of the int range,
+// out of order. Projections keep those partitions the way ProjectTruncateInteger does, and
+// a literal whose hour does not fit an int is not projected.
+Result<ExpressionPtr> ProjectHourOfMicros(const Expression& pred, const Transform& t,
+                                          const Term& pt, bool strict) {
+  constexpr int64_t kTwo32 = int64_t{1} << 32;
+  // The wrapped hours: the latest timestamps land at or below `low_end`, the earliest at or
+  // above `high_start`.
+  constexpr int64_t low_end = FloorDiv(INT64_MAX, kMicrosPerHour) - kTwo32;
+  constexpr int64_t high_start = FloorDiv(INT64_MIN, kMicrosPerHour) + kTwo32;
+  for (const Scalar& literal : pred.literals()) {
+    const int64_t hours = FloorDiv(literal.get<int64_t>(), kMicrosPerHour);
+    if (hours < INT32_MIN || hours > INT32_MAX) return ExpressionPtr();
+  }
+  FLOE_ASSIGN_OR_RAISE(ExpressionPtr base, ProjectOrdered(pred, t, pt, strict));
+  if (base == nullptr) return base;
+  auto hour = [&](int64_t v) { return Scalar::Make(pt.source_type, static_cast<int32_t>(v)); };
+  const Operation op = pred.op();
+  const bool below = op == Operation::kLt || op == Operation::kLtEq;
+  const bool above = op == Operation::kGt || op == Operation::kGtEq;
+  if (!strict) {
+    if (below) return Expression::Or(base, Expression::MakeBound(Operation::kGtEq, pt, {hour(high_start)}));
+    if (above) return Expression::Or(base, Expression::MakeBound(Operation::kLtEq, pt, {hour(low_end)}));
+    return base;
+  }
+  return Expression::And(
+      Expression::And(base, Expression::MakeBound(Operation::kGt, pt, {hour(low_end)})),
+      Expression::MakeBound(Operation::kLt, pt, {hour(high_start)}));
+}
+
 }  // namespace
 
 Result<ExpressionPtr> ProjectPredicate(const Expression& pred, const Transform& transform,
@@ -249,10 +283,16 @@ Result<ExpressionPtr> ProjectPredicate(const Expression& pred, const Transform& 
         return ProjectTruncateInteger(pred, transform, pt, strict);
       }
       return ProjectOrdered(pred, transform, pt, strict);
+    case TransformKind::kHour:
+      if (op == Operation::kIsNan || op == Operation::kNotNan) return ExpressionPtr();
+      if (pred.term().type()->id() == TypeId::kTimestamp ||
+          pred.term().type()->id() == TypeId::kTimestampTz) {
+        return ProjectHourOfMicros(pred, transform, pt, strict);
+      }
+      return ProjectOrdered(pred, transform, pt, strict);
     case TransformKind::kYear:
     case TransformKind::kMonth:
     case TransformKind::kDay:
-    case TransformKind::kHour:
       if (op == Operation::kIsNan || op == Operation::kNotNan) return ExpressionPtr();
       return ProjectOrdered(pred, transform, pt, strict);
     default:

@@ -226,7 +226,8 @@ ExpressionPtr Inclusive(const ExpressionPtr& bound, const Spec& s) {
 TEST(PartitionEvaluatorTest, ExactOnTuples) {
   Spec s = MakeSpec();
   ExpressionPtr e = Inclusive(P(Op::kLt, "big", {Scalar::I64(100)}), s);
-  ASSERT_EQ(e->ToString(), "big_trunc <= 90");
+  // The second half keeps the partition truncate wraps the bigint minimum into.
+  ASSERT_EQ(e->ToString(), "big_trunc <= 90 or big_trunc >= 9223372036854775799");
   auto eval = [&](const ExpressionPtr& expr, PartitionValues v) {
     auto r = EvaluatePartition(*expr, v);
     EXPECT_TRUE(r.has_value()) << r.error().ToString();

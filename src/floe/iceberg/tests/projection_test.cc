@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/common/calendar.h"
 #include "floe/testing/matchers.h"
 
 namespace floe::iceberg {
@@ -162,6 +163,22 @@ TEST(ProjectionTest, TruncateIntegersNearTheMinimumWrap) {
   // int columns wrap near their own minimum.
   Fixture i = Make({{1, 1000, "id10", Transform::Truncate(10)}});
   EXPECT_EQ(Incl(i, Op::kLt, "id", {Scalar::I32(100)}), "id10 <= 90 or id10 >= 2147483639");
+}
+
+// hour() of a timestamp wraps its int past about year 246,000, as Java's cast does: the
+// latest timestamps land at the bottom of the int range. Projections keep those partitions.
+TEST(ProjectionTest, HourOfFarTimestampsWraps) {
+  Fixture f = Make({{3, 1000, "ts_hour", Transform::Hour()}});
+  const int64_t y250000 = DaysFromCivil(250000, 1, 1) * kDayMicros;
+  ASSERT_OK_AND_ASSIGN(Scalar wrapped, Transform::Hour().Apply(Scalar::Make(TimestampTz(), y250000)));
+  EXPECT_LT(wrapped.get<int32_t>(), -1732919508 + 1);
+  const Scalar y2021 = Scalar::Make(TimestampTz(), DaysFromCivil(2021, 1, 1) * kDayMicros);
+  EXPECT_EQ(Incl(f, Op::kGt, "ts", {y2021}), "ts_hour >= 447072 or ts_hour <= -1732919508");
+  EXPECT_EQ(Incl(f, Op::kLt, "ts", {y2021}), "ts_hour <= 447071 or ts_hour >= 1732919507");
+  EXPECT_EQ(Strict(f, Op::kLt, "ts", {y2021}),
+            "ts_hour < 447072 and ts_hour > -1732919508 and ts_hour < 1732919507");
+  // A literal whose hour does not fit an int is not projected.
+  EXPECT_EQ(Incl(f, Op::kGt, "ts", {Scalar::Make(TimestampTz(), y250000)}), "true");
 }
 
 TEST(ProjectionTest, TruncateStringsAndBinary) {
