@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -37,11 +38,15 @@ void RemoveWarehouse() {
 
 // Runs a setup statement to its end; any failure stops the fuzzer (the target is broken).
 void RunOrDie(floe::exec::Session& session, std::string_view sql) {
+  auto die = [&](const floe::Status& status) {
+    std::fprintf(stderr, "sql_frontend_fuzz: setup failed: %s\n", status.ToString().c_str());
+    std::abort();
+  };
   auto result = session.Execute(sql);
-  if (!result.ok()) std::abort();
+  if (!result.ok()) die(result.status());
   while (true) {
     auto batch = (*result)->Next();
-    if (!batch.ok()) std::abort();
+    if (!batch.ok()) die(batch.status());
     if (*batch == nullptr) break;
   }
 }

@@ -353,6 +353,9 @@ Result<BoundRelation> Binder::BindFrom(const std::vector<sql::TableRefPtr>& from
 Result<LogicalPlanPtr> Binder::BindValues(const sql::SelectStmt& stmt) {
   Scope empty;
   size_t width = stmt.values.front().size();
+  // An INSERT's own VALUES list (the statement's top query) knows its columns' types.
+  const std::vector<TypePtr>* targets =
+      &stmt == insert_values_ ? &options_.insert_value_types : nullptr;
   std::vector<std::vector<expr::ExprPtr>> rows;
   for (const auto& row : stmt.values) {
     if (row.size() != width) {
@@ -366,6 +369,11 @@ Result<LogicalPlanPtr> Binder::BindValues(const sql::SelectStmt& stmt) {
       ctx.allow_subqueries = false;
       ctx.clause = "VALUES";
       FLOE_ASSIGN_OR_RAISE(expr::ExprPtr e, BindExpr(*item, ctx));
+      const size_t c = bound.size();
+      if (targets != nullptr && c < targets->size() && (*targets)[c] != nullptr &&
+          IsUntyped(*e)) {
+        FLOE_ASSIGN_OR_RAISE(e, CoerceTo(e, (*targets)[c], item->location));
+      }
       bound.push_back(std::move(e));
     }
     rows.push_back(std::move(bound));
@@ -407,6 +415,10 @@ Result<Scalar> Binder::EvaluateConstantAt(const expr::ExprPtr& e, int location) 
 Result<LogicalPlanPtr> BindQuery(const sql::SelectStmt& query, std::string_view text,
                                  RelationResolver& resolver, const BindOptions& options) {
   internal::Binder binder(text, &resolver, options);
+  if (!options.insert_value_types.empty() && !query.values.empty() &&
+      query.set_op == sql::SelectStmt::SetOp::kNone) {
+    binder.set_insert_values(&query);
+  }
   return binder.BindSelectStmt(query, nullptr);
 }
 

@@ -42,6 +42,10 @@ struct BindOptions {
   int64_t statement_time_micros = 0;
   /// The session's time zone for timestamptz text forms and date_trunc ("UTC").
   std::string time_zone = "UTC";
+  /// INSERT ... VALUES: the target column of each VALUES position (nullptr where unknown).
+  /// An untyped literal there takes its column's type before the VALUES list's common
+  /// type is found, as in PostgreSQL (VALUES (0.5), ('NaN') into a double column).
+  std::vector<TypePtr> insert_value_types;
 };
 
 /// Binds a query (SELECT, VALUES, set operations) into a logical plan whose output

@@ -148,6 +148,9 @@ class Binder {
   Result<BoundRelation> BindFrom(const std::vector<sql::TableRefPtr>& from, const Scope* outer);
   Result<BoundRelation> BindTableRef(const sql::TableRef& ref, const Scope* outer);
   Result<LogicalPlanPtr> BindValues(const sql::SelectStmt& stmt);
+  /// The INSERT's own VALUES list, whose untyped literals take BindOptions::
+  /// insert_value_types.
+  void set_insert_values(const sql::SelectStmt* values) { insert_values_ = values; }
 
   // ---- expressions (bind_expr.cc)
   Result<expr::ExprPtr> BindExpr(const sql::ParsedExpr& e, ExprContext& ctx);
@@ -281,6 +284,7 @@ class Binder {
   std::string_view text_;
   RelationResolver* resolver_;
   BindOptions options_;
+  const sql::SelectStmt* insert_values_ = nullptr;
   int next_placeholder_ = 0;
 };
 
