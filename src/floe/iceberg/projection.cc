@@ -277,24 +277,23 @@ Result<ExpressionPtr> ProjectPredicate(const Expression& pred, const Transform& 
       return ExpressionPtr();
     }
     case TransformKind::kTruncate:
-      if (op == Operation::kIsNan || op == Operation::kNotNan) return ExpressionPtr();
-      if (pred.term().type()->id() == TypeId::kInt32 ||
-          pred.term().type()->id() == TypeId::kInt64) {
-        return ProjectTruncateInteger(pred, transform, pt, strict);
-      }
-      return ProjectOrdered(pred, transform, pt, strict);
-    case TransformKind::kHour:
-      if (op == Operation::kIsNan || op == Operation::kNotNan) return ExpressionPtr();
-      if (pred.term().type()->id() == TypeId::kTimestamp ||
-          pred.term().type()->id() == TypeId::kTimestampTz) {
-        return ProjectHourOfMicros(pred, transform, pt, strict);
-      }
-      return ProjectOrdered(pred, transform, pt, strict);
     case TransformKind::kYear:
     case TransformKind::kMonth:
     case TransformKind::kDay:
+    case TransformKind::kHour: {
       if (op == Operation::kIsNan || op == Operation::kNotNan) return ExpressionPtr();
+      // The transforms whose int results wrap at the ends of their input's range.
+      const TypeId source = pred.term().type()->id();
+      if (transform.kind() == TransformKind::kTruncate &&
+          (source == TypeId::kInt32 || source == TypeId::kInt64)) {
+        return ProjectTruncateInteger(pred, transform, pt, strict);
+      }
+      if (transform.kind() == TransformKind::kHour &&
+          (source == TypeId::kTimestamp || source == TypeId::kTimestampTz)) {
+        return ProjectHourOfMicros(pred, transform, pt, strict);
+      }
       return ProjectOrdered(pred, transform, pt, strict);
+    }
     default:
       return ExpressionPtr();
   }
