@@ -47,8 +47,8 @@ Status ValidatePathSegment(std::string_view what, std::string_view name) {
     return out;
   };
   if (name == "." || name == "..") {
-    return Status::Invalid("{} '{}' is not allowed: it would name a directory above its own",
-                           what, name);
+    return Status::Invalid("{} '{}' is not allowed: it would name a directory above its own", what,
+                           name);
   }
   if (name.size() > 255) {
     return Status::Invalid("{} '{}...' is {} bytes long; at most 255 are allowed", what,
@@ -57,8 +57,8 @@ Status ValidatePathSegment(std::string_view what, std::string_view name) {
   for (char c : name) {
     const auto u = static_cast<unsigned char>(c);
     if (c == '/') {
-      return Status::Invalid("{} '{}' contains a '/', which would split it into directories",
-                             what, printable());
+      return Status::Invalid("{} '{}' contains a '/', which would split it into directories", what,
+                             printable());
     }
     if (u < 0x20 || u == 0x7f) {
       return Status::Invalid("{} '{}' contains a control character", what, printable());
@@ -130,7 +130,8 @@ Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& wareho
     if (rest.substr(0, prefix.size()) == prefix) {
       rest.remove_prefix(prefix.size());
       std::string path = SqlitePath(rest);
-      if (path.empty()) return Status::Invalid("catalog URI '{}' names no database file", io::RedactUri(uri));
+      if (path.empty())
+        return Status::Invalid("catalog URI '{}' names no database file", io::RedactUri(uri));
       if (path == ":memory:" || path.find("mode=memory") != std::string::npos) {
         return Status::NotSupported(
             "catalog URI '{}': an in-memory SQLite catalog is not supported (its connections "

@@ -96,8 +96,8 @@ Result<YAML::Node> LoadYaml(std::string_view text, const std::string& path) {
   } catch (const YAML::Exception& e) {
     const std::string message = e.msg.substr(0, e.msg.find(':'));
     if (e.mark.is_null()) return Status::Invalid("{}: not valid YAML: {}", path, message);
-    return Status::Invalid("{}:{}:{}: not valid YAML: {}", path, e.mark.line + 1,
-                           e.mark.column + 1, message);
+    return Status::Invalid("{}:{}:{}: not valid YAML: {}", path, e.mark.line + 1, e.mark.column + 1,
+                           message);
   }
   FLOE_RETURN_NOT_OK(CheckQuotesClosed(root, text, path));
   return root;

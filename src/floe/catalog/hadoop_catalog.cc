@@ -79,9 +79,10 @@ Status ValidateIdentifier(const TableIdentifier& id) {
   FLOE_RETURN_NOT_OK(ValidatePathSegment("table name", id.name));
   // A table is a directory, and hidden names are this catalog's temporary files.
   if (id.name.front() == '.') {
-    return Status::Invalid("table name '{}' starts with '.', which a hadoop catalog keeps for "
-                           "its temporary files",
-                           id.name);
+    return Status::Invalid(
+        "table name '{}' starts with '.', which a hadoop catalog keeps for "
+        "its temporary files",
+        id.name);
   }
   return Status::OK();
 }

@@ -281,8 +281,9 @@ void AddParquetCommands(CLI::App* app, CommandAction* action) {
     cmd->add_option("--format", o->format, "Output format")
         ->check(CLI::IsMember({"table", "csv", "jsonl"}))
         ->capture_default_str();
-    cmd->add_flag("--no-verify-checksums", [o](int64_t) { o->verify_checksums = false; },
-                  "Do not check the CRC of pages that carry one");
+    cmd->add_flag(
+        "--no-verify-checksums", [o](int64_t) { o->verify_checksums = false; },
+        "Do not check the CRC of pages that carry one");
     cmd->callback([action, o, limit] {
       if (*limit >= 0) o->limit = *limit;
       *action = [o] { return RunCat(*o); };
@@ -298,8 +299,9 @@ void AddParquetCommands(CLI::App* app, CommandAction* action) {
     cmd->add_option("--threads", o->threads,
                     "Threads decoding row groups (default: hardware threads; 1: this thread)")
         ->check(CLI::Range(1, 1024));
-    cmd->add_flag("--no-verify-checksums", [o](int64_t) { o->verify_checksums = false; },
-                  "Do not check the CRC of pages that carry one");
+    cmd->add_flag(
+        "--no-verify-checksums", [o](int64_t) { o->verify_checksums = false; },
+        "Do not check the CRC of pages that carry one");
     cmd->callback([action, o] { *action = [o] { return RunScan(*o); }; });
   }
   {

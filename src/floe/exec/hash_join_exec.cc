@@ -65,8 +65,7 @@ bool MarkNullKeys(const std::vector<ArrayPtr>& keys, const std::vector<bool>& nu
   return any;
 }
 
-Status OutOfMemory(const HashJoinExec* node, const MemoryReservation& reservation,
-                   int64_t bytes) {
+Status OutOfMemory(const HashJoinExec* node, const MemoryReservation& reservation, int64_t bytes) {
   return reservation.OutOfMemory(bytes, "the hash join build side of " + node->ToString());
 }
 

@@ -63,14 +63,16 @@ Status MemoryReservation::Resize(int64_t bytes) {
 Status MemoryReservation::OutOfMemory(int64_t bytes, std::string_view what) const {
   const int64_t limit = manager_->limit();
   if (bytes > limit) {
-    return Status::OutOfMemory("memory_limit of {} exceeded: {} needs {}, more than the whole limit",
-                               FormatBytes(limit), what, FormatBytes(bytes));
+    return Status::OutOfMemory(
+        "memory_limit of {} exceeded: {} needs {}, more than the whole limit", FormatBytes(limit),
+        what, FormatBytes(bytes));
   }
   // What the query's other consumers hold (this reservation's own share aside).
   const int64_t others = std::max<int64_t>(0, manager_->reserved() - size_);
-  return Status::OutOfMemory("memory_limit of {} exceeded: {} needs {} while the rest of the "
-                             "query holds {}",
-                             FormatBytes(limit), what, FormatBytes(bytes), FormatBytes(others));
+  return Status::OutOfMemory(
+      "memory_limit of {} exceeded: {} needs {} while the rest of the "
+      "query holds {}",
+      FormatBytes(limit), what, FormatBytes(bytes), FormatBytes(others));
 }
 
 void MemoryReservation::Free() {

@@ -53,9 +53,8 @@ Result<std::shared_ptr<const BuildSide>> CollectRight(const NestedLoopJoinExec* 
       if (b->num_rows() == 0) continue;
       bytes += b->memory_size();
       if (!side->reservation->TryResize(bytes)) {
-        return side->reservation->OutOfMemory(bytes,
-                                              "the nested loop join right side of " +
-                                                  node->ToString());
+        return side->reservation->OutOfMemory(
+            bytes, "the nested loop join right side of " + node->ToString());
       }
       batches.push_back(std::move(b));
     }

@@ -356,11 +356,9 @@ Result<BatchStreamPtr> ParquetScanExec::Execute(int partition, const TaskContext
   if (partition < 0 || partition >= static_cast<int>(groups_.size())) {
     return Status::Internal("ParquetScanExec: no partition {}", partition);
   }
-  return BatchStreamPtr(
-      std::make_unique<ParquetScanStream>(this, &groups_[static_cast<size_t>(partition)], limit_,
-                                          ctx->config().batch_size(),
-                                          ctx->config().parquet_verify_page_checksums(),
-                                          ctx->pool()));
+  return BatchStreamPtr(std::make_unique<ParquetScanStream>(
+      this, &groups_[static_cast<size_t>(partition)], limit_, ctx->config().batch_size(),
+      ctx->config().parquet_verify_page_checksums(), ctx->pool()));
 }
 
 std::string ParquetScanExec::ToString() const {

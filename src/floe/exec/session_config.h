@@ -80,9 +80,7 @@ class SessionConfig {
   int64_t iceberg_read_ahead_bytes() const { return GetInt("iceberg.read_ahead_bytes"); }
   /// Whether Iceberg scans prune pages with the Parquet column and offset indexes.
   bool iceberg_use_page_index() const { return GetBool("iceberg.use_page_index"); }
-  bool parquet_verify_page_checksums() const {
-    return GetBool("parquet.verify_page_checksums");
-  }
+  bool parquet_verify_page_checksums() const { return GetBool("parquet.verify_page_checksums"); }
   /// Namespaces searched for unqualified table names, comma-separated ("default").
   std::string search_path() const { return GetString("search_path"); }
 

@@ -337,8 +337,7 @@ class SortStream final : public BatchStream {
     RowKeys keys;
     HeapLess less;
     auto held_bytes = [&] {
-      return batch_bytes + key_bytes +
-             static_cast<int64_t>(heap.capacity() * sizeof(HeapEntry));
+      return batch_bytes + key_bytes + static_cast<int64_t>(heap.capacity() * sizeof(HeapEntry));
     };
     // Keeps only the rows the heap refers to, in input order, in batches of batch_size.
     auto compact = [&]() -> Status {

@@ -1,7 +1,7 @@
 // Comparison operators eq, ne, lt, le, gt, ge and IS [NOT] DISTINCT FROM over every
-// non-nested type, and x op ANY|ALL over a list (any_eq, ..., all_ge). Floats follow PostgreSQL: NaN equals NaN and sorts above every other
-// value, -0.0 equals 0.0. Strings and binary compare by bytes. Decimals of different
-// scales compare by value without a cast.
+// non-nested type, and x op ANY|ALL over a list (any_eq, ..., all_ge). Floats follow PostgreSQL:
+// NaN equals NaN and sorts above every other value, -0.0 equals 0.0. Strings and binary compare by
+// bytes. Decimals of different scales compare by value without a cast.
 
 #include <algorithm>
 #include <cmath>
@@ -463,10 +463,10 @@ Result<ColumnarValue> QuantifiedKernel(const ResolvedFunction& fn,
           set(i, kAll);
         }
       }
-      FLOE_ASSIGN_OR_RAISE(ArrayPtr out,
-                           Array::Make(fn.return_type, n,
-                                       {null_count > 0 ? std::move(valid) : nullptr, bits}, {},
-                                       null_count));
+      FLOE_ASSIGN_OR_RAISE(
+          ArrayPtr out,
+          Array::Make(fn.return_type, n, {null_count > 0 ? std::move(valid) : nullptr, bits}, {},
+                      null_count));
       return ColumnarValue(std::move(out));
     }
   });
@@ -501,7 +501,8 @@ void AddQuantified(ScalarFunctionRegistry& registry, const std::string& op) {
         n,
         {},
         [n](const std::vector<TypePtr>& t, int* cost) { return ResolveQuantified(n, t, cost); },
-        all ? ScalarKernel(QuantifiedKernel<kOp, true>) : ScalarKernel(QuantifiedKernel<kOp, false>)});
+        all ? ScalarKernel(QuantifiedKernel<kOp, true>)
+            : ScalarKernel(QuantifiedKernel<kOp, false>)});
   }
 }
 

@@ -22,7 +22,8 @@ namespace floe::expr {
 class ColumnarValue {
  public:
   ColumnarValue() = default;
-  explicit ColumnarValue(ArrayPtr array) : array_(std::move(array)), scalar_(Scalar::Null(nullptr)) {}
+  explicit ColumnarValue(ArrayPtr array)
+      : array_(std::move(array)), scalar_(Scalar::Null(nullptr)) {}
   explicit ColumnarValue(Scalar scalar) : scalar_(std::move(scalar)), is_scalar_(true) {}
 
   bool is_scalar() const { return is_scalar_; }

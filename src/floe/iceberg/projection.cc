@@ -233,8 +233,10 @@ Result<ExpressionPtr> ProjectHourOfMicros(const Expression& pred, const Transfor
   const bool below = op == Operation::kLt || op == Operation::kLtEq;
   const bool above = op == Operation::kGt || op == Operation::kGtEq;
   if (!strict) {
-    if (below) return Expression::Or(base, Expression::MakeBound(Operation::kGtEq, pt, {hour(high_start)}));
-    if (above) return Expression::Or(base, Expression::MakeBound(Operation::kLtEq, pt, {hour(low_end)}));
+    if (below)
+      return Expression::Or(base, Expression::MakeBound(Operation::kGtEq, pt, {hour(high_start)}));
+    if (above)
+      return Expression::Or(base, Expression::MakeBound(Operation::kLtEq, pt, {hour(low_end)}));
     return base;
   }
   return Expression::And(

@@ -248,10 +248,10 @@ Result<std::unique_ptr<TableScan>> TableScan::Make(TableMetadataPtr metadata,
     std::string property = metadata->Property("read.split.target-size");
     int64_t value = 0;
     auto [end, ec] = std::from_chars(property.data(), property.data() + property.size(), value);
-    scan->split_target_size_ = (ec == std::errc() && end == property.data() + property.size() &&
-                                value > 0)
-                                   ? value
-                                   : kDefaultSplitTargetSize;
+    scan->split_target_size_ =
+        (ec == std::errc() && end == property.data() + property.size() && value > 0)
+            ? value
+            : kDefaultSplitTargetSize;
   }
   scan->metadata_ = std::move(metadata);
   scan->io_ = std::move(io);
@@ -298,9 +298,9 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
       FLOE_RETURN_NOT_OK(CheckManifestSequenceNumbers(*snapshot_, manifests));
     }
   } else {
-    FLOE_ASSIGN_OR_RAISE(manifests, ManifestFilesFromPaths(*io_, snapshot_->manifests,
-                                                           snapshot_->snapshot_id,
-                                                           metadata.default_spec_id));
+    FLOE_ASSIGN_OR_RAISE(manifests,
+                         ManifestFilesFromPaths(*io_, snapshot_->manifests, snapshot_->snapshot_id,
+                                                metadata.default_spec_id));
   }
 
   // Per-spec projections and evaluators, built once.
@@ -310,15 +310,14 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
     PartitionSpecPtr spec = metadata.SpecById(manifest.partition_spec_id);
     if (spec == nullptr) {
       return Status::Corrupt("manifest {} names partition spec {}, which table {} lacks",
-                             manifest.manifest_path, manifest.partition_spec_id,
-                             metadata.location);
+                             manifest.manifest_path, manifest.partition_spec_id, metadata.location);
     }
     SpecContext context;
     context.spec = spec;
     FLOE_ASSIGN_OR_RAISE(context.partition_type, PartitionTypeFor(metadata, *schema_, *spec));
     if (bound_filter_ != nullptr) {
-      FLOE_ASSIGN_OR_RAISE(context.inclusive,
-                           ProjectInclusive(bound_filter_, *spec, *schema_, context.partition_type));
+      FLOE_ASSIGN_OR_RAISE(context.inclusive, ProjectInclusive(bound_filter_, *spec, *schema_,
+                                                               context.partition_type));
       FLOE_ASSIGN_OR_RAISE(context.manifest_evaluator,
                            ManifestEvaluator::Make(context.inclusive, context.partition_type));
       FLOE_ASSIGN_OR_RAISE(context.residuals,
@@ -387,8 +386,8 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
                              EvaluatePartition(*context.inclusive, entry.data_file->partition));
         if (!in_partition) continue;
         if (entry.data_file->content == FileContent::kData) {
-          FLOE_ASSIGN_OR_RAISE(bool may_match,
-                               InclusiveMetricsMayMatch(*bound_filter_, *schema_, *entry.data_file));
+          FLOE_ASSIGN_OR_RAISE(
+              bool may_match, InclusiveMetricsMayMatch(*bound_filter_, *schema_, *entry.data_file));
           if (!may_match) continue;
         }
         matching.push_back(std::move(entry));
@@ -430,8 +429,7 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
         FLOE_ASSIGN_OR_RAISE(ExpressionPtr residual,
                              context.residuals->ResidualFor(file->partition));
         if (residual != nullptr && !IsAlwaysTrue(*residual)) {
-          FLOE_ASSIGN_OR_RAISE(bool all_match,
-                               StrictMetricsAllMatch(*residual, *schema_, *file));
+          FLOE_ASSIGN_OR_RAISE(bool all_match, StrictMetricsAllMatch(*residual, *schema_, *file));
           if (all_match) residual = nullptr;
         }
         if (residual != nullptr && IsAlwaysFalse(*residual)) continue;
@@ -446,10 +444,10 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
         task.estimated_row_count =
             ranges.size() == 1 || file->file_size_in_bytes <= 0
                 ? file->record_count
-                : std::max<int64_t>(1, static_cast<int64_t>(
-                                           static_cast<double>(file->record_count) *
-                                           static_cast<double>(length) /
-                                           static_cast<double>(file->file_size_in_bytes)));
+                : std::max<int64_t>(
+                      1, static_cast<int64_t>(static_cast<double>(file->record_count) *
+                                              static_cast<double>(length) /
+                                              static_cast<double>(file->file_size_in_bytes)));
         tasks.push_back(std::move(task));
       }
     }

@@ -205,8 +205,7 @@ Result<std::unique_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path,
   // Reads of a regular file never block; the flag is cleared all the same.
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   const int64_t size = st.st_size;
-  if (options.map_min_size >= 0 && size >= options.map_min_size &&
-      size > 0) {
+  if (options.map_min_size >= 0 && size >= options.map_min_size && size > 0) {
     void* base = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
     if (base != MAP_FAILED) {
       // The mapping keeps the file's pages; the descriptor is not needed any more.

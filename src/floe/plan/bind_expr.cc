@@ -368,7 +368,8 @@ Result<ExprPtr> Binder::BindInList(const sql::ParsedExpr& value,
 
 Result<ExprPtr> Binder::BindQuantifiedArray(const sql::ParsedExpr& e, ExprContext& ctx) {
   static const std::pair<const char*, const char*> kOps[] = {
-      {"=", "eq"}, {"<>", "ne"}, {"!=", "ne"}, {"<", "lt"}, {"<=", "le"}, {">", "gt"}, {">=", "ge"}};
+      {"=", "eq"},  {"<>", "ne"}, {"!=", "ne"}, {"<", "lt"},
+      {"<=", "le"}, {">", "gt"},  {">=", "ge"}};
   const char* op = nullptr;
   for (const auto& [sym, name] : kOps) {
     if (e.op == sym) op = name;
@@ -414,8 +415,8 @@ Result<ExprPtr> Binder::BindQuantifiedArray(const sql::ParsedExpr& e, ExprContex
   }
   TypePtr element = list->type->field(0).type();
   if (element->is_nested()) {
-    return NotSupported(array.location, written + " over arrays of " + SqlTypeName(*element) +
-                                            " is not supported");
+    return NotSupported(array.location,
+                        written + " over arrays of " + SqlTypeName(*element) + " is not supported");
   }
   TypePtr common = element;
   if (!IsUntyped(*x) && !x->type->Equals(*element)) {

@@ -370,8 +370,7 @@ Result<LogicalPlanPtr> Binder::BindValues(const sql::SelectStmt& stmt) {
       ctx.clause = "VALUES";
       FLOE_ASSIGN_OR_RAISE(expr::ExprPtr e, BindExpr(*item, ctx));
       const size_t c = bound.size();
-      if (targets != nullptr && c < targets->size() && (*targets)[c] != nullptr &&
-          IsUntyped(*e)) {
+      if (targets != nullptr && c < targets->size() && (*targets)[c] != nullptr && IsUntyped(*e)) {
         FLOE_ASSIGN_OR_RAISE(e, CoerceTo(e, (*targets)[c], item->location));
       }
       bound.push_back(std::move(e));

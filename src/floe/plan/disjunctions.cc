@@ -57,8 +57,14 @@ bool ContainsExpr(const std::vector<ExprPtr>& list, const Expr& e) {
 bool SameTerm(const Expr& a, const Expr& b) {
   if (a.Equals(b)) return true;
   static const std::map<std::string, std::string> kMirrored = {
-      {"eq", "eq"}, {"ne", "ne"}, {"lt", "gt"}, {"le", "ge"}, {"gt", "lt"}, {"ge", "le"},
-      {"is_not_distinct_from", "is_not_distinct_from"}, {"is_distinct_from", "is_distinct_from"}};
+      {"eq", "eq"},
+      {"ne", "ne"},
+      {"lt", "gt"},
+      {"le", "ge"},
+      {"gt", "lt"},
+      {"ge", "le"},
+      {"is_not_distinct_from", "is_not_distinct_from"},
+      {"is_distinct_from", "is_distinct_from"}};
   if (a.kind != ExprKind::kCall || b.kind != ExprKind::kCall || a.args.size() != 2 ||
       b.args.size() != 2) {
     return false;
@@ -143,8 +149,7 @@ void Loosen(std::optional<Bound>* current, const std::optional<Bound>& next, boo
 void Collect(const ExprPtr& term, std::map<int, Restriction>* by_column,
              std::map<int, ExprPtr>* columns) {
   if (term->kind != ExprKind::kCall) return;
-  if (term->name == "in_list" && !term->args.empty() &&
-      term->args[0]->kind == ExprKind::kColumn) {
+  if (term->name == "in_list" && !term->args.empty() && term->args[0]->kind == ExprKind::kColumn) {
     std::vector<ExprPtr> values;
     for (size_t i = 1; i < term->args.size(); ++i) {
       if (IsNullLiteral(*term->args[i])) continue;  // never equal to anything
@@ -298,8 +303,10 @@ std::vector<ExprPtr> ImpliedColumnRanges(const ExprPtr& e) {
     }
     ToBounds(&r);
     if (r.failed) continue;
-    if (r.lower) out.push_back(expr::Compare(r.lower->strict ? "gt" : "ge", column, r.lower->value));
-    if (r.upper) out.push_back(expr::Compare(r.upper->strict ? "lt" : "le", column, r.upper->value));
+    if (r.lower)
+      out.push_back(expr::Compare(r.lower->strict ? "gt" : "ge", column, r.lower->value));
+    if (r.upper)
+      out.push_back(expr::Compare(r.upper->strict ? "lt" : "le", column, r.upper->value));
   }
   return out;
 }

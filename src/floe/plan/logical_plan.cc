@@ -434,10 +434,10 @@ Status CheckColumns(const expr::ExprPtr& e, int width, const LogicalPlan& node,
   if (e == nullptr) return Status::OK();
   for (int c : expr::ReferencedColumns(*e)) {
     if (c < 0 || c >= width) {
-      return Status::Internal("invalid plan: {} of {} refers to column #{} of an input of {} "
-                              "columns",
-                              what, node.ToString().substr(0, node.ToString().find('\n')), c,
-                              width);
+      return Status::Internal(
+          "invalid plan: {} of {} refers to column #{} of an input of {} "
+          "columns",
+          what, node.ToString().substr(0, node.ToString().find('\n')), c, width);
     }
   }
   return Status::OK();

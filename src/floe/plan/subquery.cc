@@ -332,8 +332,8 @@ Result<ExprPtr> Binder::PlanCorrelatedIn(const InJoinParts& parts, LogicalPlanPt
     not_null.push_back(expr::Call("is_not_null", {k}, Boolean(), false));
   }
   LogicalPlanPtr candidates = MakeFilter(parts.right, expr::JoinConjunction(not_null));
-  *plan = MakeJoin(*plan, candidates, JoinType::kMark, parts.left_keys, parts.right_keys,
-                   parts.filter);
+  *plan =
+      MakeJoin(*plan, candidates, JoinType::kMark, parts.left_keys, parts.right_keys, parts.filter);
   ExprPtr matched =
       expr::Call("is_true", {expr::Column(width, "mark", Boolean(), true)}, Boolean(), false);
   // Without NULL values the match decides.
@@ -347,9 +347,9 @@ Result<ExprPtr> Binder::PlanCorrelatedIn(const InJoinParts& parts, LogicalPlanPt
   AggregateCall any_null;
   FLOE_ASSIGN_OR_RAISE(any_null.function, expr::ResolveAggregate("bool_or", {Boolean()}, false));
   any_null.args = {expr::Call("is_null", {in_value}, Boolean(), false)};
-  LogicalPlanPtr groups = MakeAggregate(parts.right, group_keys, std::move(group_names),
-                                        {std::move(rows), std::move(any_null)},
-                                        {"rows", "has_null"});
+  LogicalPlanPtr groups =
+      MakeAggregate(parts.right, group_keys, std::move(group_names),
+                    {std::move(rows), std::move(any_null)}, {"rows", "has_null"});
   std::vector<ExprPtr> left_keys(parts.left_keys.begin() + 1, parts.left_keys.end());
   std::vector<ExprPtr> right_keys;
   for (size_t i = 0; i < group_keys.size(); ++i) {
@@ -362,12 +362,12 @@ Result<ExprPtr> Binder::PlanCorrelatedIn(const InJoinParts& parts, LogicalPlanPt
   const int count_col = at + static_cast<int>(group_keys.size());
   ExprPtr group_rows = expr::Column(count_col, "rows", Int64(), true);
   ExprPtr has_null = expr::Column(count_col + 1, "has_null", Boolean(), true);
-  ExprPtr unknown = expr::And({expr::Call("is_not_null", {group_rows}, Boolean(), false),
-                               expr::Or({expr::IsNull(value), expr::Call("is_true", {has_null},
-                                                                         Boolean(), false)})});
-  return expr::Case({matched, expr::Literal(Scalar::Bool(true)), unknown,
-                     expr::Literal(Scalar::Null(Boolean()))},
-                    expr::Literal(Scalar::Bool(false)), Boolean());
+  ExprPtr unknown = expr::And(
+      {expr::Call("is_not_null", {group_rows}, Boolean(), false),
+       expr::Or({expr::IsNull(value), expr::Call("is_true", {has_null}, Boolean(), false)})});
+  return expr::Case(
+      {matched, expr::Literal(Scalar::Bool(true)), unknown, expr::Literal(Scalar::Null(Boolean()))},
+      expr::Literal(Scalar::Bool(false)), Boolean());
 }
 
 Result<Binder::InJoinParts> Binder::BuildInJoin(
@@ -426,9 +426,9 @@ Result<bool> Binder::TryPlanSubqueryConjunct(const sql::ParsedExpr& conjunct, co
   }
   bool is_exists = e->kind == sql::ExprKind::kExists;
   // x = ANY (array) has no subquery: it is an ordinary predicate.
-  bool is_in = (e->kind == sql::ExprKind::kInSubquery && !e->negated) ||
-               (e->kind == sql::ExprKind::kQuantified && e->subquery != nullptr && e->op == "=" &&
-                !e->all);
+  bool is_in =
+      (e->kind == sql::ExprKind::kInSubquery && !e->negated) ||
+      (e->kind == sql::ExprKind::kQuantified && e->subquery != nullptr && e->op == "=" && !e->all);
   if ((!is_exists && !is_in) || states_.empty()) return false;
   if (is_exists && e->negated) negated = !negated;
   auto identity = [](const ExprPtr& x) -> Result<ExprPtr> { return x; };

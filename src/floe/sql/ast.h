@@ -56,8 +56,7 @@ struct SortItem {
 
 /// A window frame bound.
 struct FrameBound {
-  enum class Kind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing,
-                    kUnboundedFollowing };
+  enum class Kind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
   Kind kind = Kind::kUnboundedPreceding;
   ParsedExprPtr offset;  // kPreceding / kFollowing
 };
@@ -82,29 +81,29 @@ struct WindowDef {
 };
 
 enum class ExprKind {
-  kColumnRef,   // names: ["a"], ["t", "a"], ["db", "t", "a"]
-  kStar,        // names: qualifier parts ([] for *, ["t"] for t.*)
-  kConstant,    // constant
-  kParam,       // $N (param_index)
-  kCast,        // args[0]::type, CAST(args[0] AS type), and typed literals (DATE '...')
-  kUnaryOp,     // op ("-", "+", "~") args[0]
-  kBinaryOp,    // args[0] op args[1]: arithmetic, comparison, "||", "~" (regex), ...
-  kAnd,         // args (two or more)
-  kOr,          // args (two or more)
-  kNot,         // args[0]
-  kIsNull,      // args[0] IS NULL (negated: IS NOT NULL)
-  kIsBool,      // args[0] IS [NOT] TRUE/FALSE/UNKNOWN: bool_test = "true"|"false"|"unknown"
+  kColumnRef,       // names: ["a"], ["t", "a"], ["db", "t", "a"]
+  kStar,            // names: qualifier parts ([] for *, ["t"] for t.*)
+  kConstant,        // constant
+  kParam,           // $N (param_index)
+  kCast,            // args[0]::type, CAST(args[0] AS type), and typed literals (DATE '...')
+  kUnaryOp,         // op ("-", "+", "~") args[0]
+  kBinaryOp,        // args[0] op args[1]: arithmetic, comparison, "||", "~" (regex), ...
+  kAnd,             // args (two or more)
+  kOr,              // args (two or more)
+  kNot,             // args[0]
+  kIsNull,          // args[0] IS NULL (negated: IS NOT NULL)
+  kIsBool,          // args[0] IS [NOT] TRUE/FALSE/UNKNOWN: bool_test = "true"|"false"|"unknown"
   kIsDistinctFrom,  // args[0] IS DISTINCT FROM args[1] (negated: IS NOT DISTINCT FROM)
-  kBetween,     // args[0] [NOT] BETWEEN [SYMMETRIC] args[1] AND args[2]
-  kInList,      // args[0] [NOT] IN (args[1..])
-  kLike,        // args[0] [NOT] LIKE|ILIKE args[1] [ESCAPE args[2]]; case_insensitive
-  kSimilar,     // args[0] [NOT] SIMILAR TO args[1] [ESCAPE args[2]]
-  kCase,        // [args[0] = operand or null] WHEN when_then[i].first THEN .second ELSE else_expr
-  kCoalesce,    // COALESCE(args...)
-  kNullIf,      // NULLIF(args[0], args[1])
-  kGreatest,    // GREATEST(args...)
-  kLeast,       // LEAST(args...)
-  kFunction,    // names(args...) with the aggregate / window decorations below
+  kBetween,         // args[0] [NOT] BETWEEN [SYMMETRIC] args[1] AND args[2]
+  kInList,          // args[0] [NOT] IN (args[1..])
+  kLike,            // args[0] [NOT] LIKE|ILIKE args[1] [ESCAPE args[2]]; case_insensitive
+  kSimilar,         // args[0] [NOT] SIMILAR TO args[1] [ESCAPE args[2]]
+  kCase,      // [args[0] = operand or null] WHEN when_then[i].first THEN .second ELSE else_expr
+  kCoalesce,  // COALESCE(args...)
+  kNullIf,    // NULLIF(args[0], args[1])
+  kGreatest,  // GREATEST(args...)
+  kLeast,     // LEAST(args...)
+  kFunction,  // names(args...) with the aggregate / window decorations below
   kScalarSubquery,  // (subquery)
   kExists,          // [NOT] EXISTS (subquery)
   kInSubquery,      // args[0] [NOT] IN (subquery)
@@ -129,14 +128,14 @@ struct ParsedExpr {
   TypeName type;                   // kCast
   std::string op;                  // kUnaryOp, kBinaryOp, kQuantified: "=", "<>", "+", ...
   std::vector<ParsedExprPtr> args;
-  bool negated = false;            // IS NOT NULL, NOT BETWEEN, NOT IN, NOT LIKE, NOT EXISTS,
-                                   // IS NOT DISTINCT FROM, IS NOT TRUE
-  bool symmetric = false;          // BETWEEN SYMMETRIC
-  bool case_insensitive = false;   // ILIKE
-  bool all = false;                // kQuantified: ALL (false: ANY/SOME)
-  std::string bool_test;           // kIsBool
-  std::string value_function;      // kCurrentValue: "current_date", "current_timestamp",
-                                   // "current_time", "localtimestamp", "localtime"
+  bool negated = false;           // IS NOT NULL, NOT BETWEEN, NOT IN, NOT LIKE, NOT EXISTS,
+                                  // IS NOT DISTINCT FROM, IS NOT TRUE
+  bool symmetric = false;         // BETWEEN SYMMETRIC
+  bool case_insensitive = false;  // ILIKE
+  bool all = false;               // kQuantified: ALL (false: ANY/SOME)
+  std::string bool_test;          // kIsBool
+  std::string value_function;     // kCurrentValue: "current_date", "current_timestamp",
+                                  // "current_time", "localtimestamp", "localtime"
 
   // kCase
   std::vector<std::pair<ParsedExprPtr, ParsedExprPtr>> when_then;
@@ -200,7 +199,7 @@ struct SelectStmt {
   ParsedExprPtr having;
   std::vector<WindowDef> windows;  // WINDOW w AS (...)
   std::vector<SortItem> order_by;
-  ParsedExprPtr limit;   // LIMIT n / FETCH FIRST n ROWS; null when absent (LIMIT ALL too)
+  ParsedExprPtr limit;  // LIMIT n / FETCH FIRST n ROWS; null when absent (LIMIT ALL too)
   ParsedExprPtr offset;
   int location = -1;
 };
@@ -218,14 +217,14 @@ struct TableRef {
   SelectStmtPtr subquery;          // kSubquery (VALUES lists arrive as a SelectStmt too)
   bool lateral = false;
 
-  std::string alias;                      // AS alias
+  std::string alias;                        // AS alias
   std::vector<std::string> column_aliases;  // AS alias(a, b)
 
   // kJoin
   JoinKind join_kind = JoinKind::kInner;
   TableRefPtr left;
   TableRefPtr right;
-  ParsedExprPtr on;                      // ON condition
+  ParsedExprPtr on;                        // ON condition
   std::vector<std::string> using_columns;  // USING (a, b)
   bool natural = false;
 };
@@ -287,12 +286,21 @@ struct DropStatement {
 
 /// One ALTER TABLE action.
 struct AlterTableCommand {
-  enum class Kind { kAddColumn, kDropColumn, kRenameColumn, kAlterColumnType, kSetOptions,
-                    kResetOptions, kRenameTable, kSetNotNull, kDropNotNull };
+  enum class Kind {
+    kAddColumn,
+    kDropColumn,
+    kRenameColumn,
+    kAlterColumnType,
+    kSetOptions,
+    kResetOptions,
+    kRenameTable,
+    kSetNotNull,
+    kDropNotNull
+  };
   Kind kind = Kind::kAddColumn;
-  ColumnDef column;          // kAddColumn, kAlterColumnType (name + type)
-  std::string name;          // column for drop/rename/not-null
-  std::string new_name;      // kRenameColumn
+  ColumnDef column;                    // kAddColumn, kAlterColumnType (name + type)
+  std::string name;                    // column for drop/rename/not-null
+  std::string new_name;                // kRenameColumn
   std::vector<std::string> new_table;  // kRenameTable
   std::vector<Option> options;         // kSetOptions / kResetOptions (names only)
   bool if_exists = false;
@@ -307,9 +315,9 @@ struct AlterTableStatement {
 
 /// SET name = value / SET name TO DEFAULT / RESET name.
 struct SetStatement {
-  std::string name;   // lower-cased, dotted names joined with "."
+  std::string name;                 // lower-cased, dotted names joined with "."
   std::vector<std::string> values;  // as text; several for SET search_path = a, b
-  bool reset = false;  // RESET or SET ... TO DEFAULT
+  bool reset = false;               // RESET or SET ... TO DEFAULT
   bool local = false;
 };
 

@@ -595,8 +595,8 @@ Result<std::vector<Statement>> Parse(std::string_view text) {
     std::string bytes;
     for (size_t i = bad; i < std::min(text.size(), bad + length); ++i) {
       if (i > bad && (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) break;
-      bytes += fmt::format("{}0x{:02x}", bytes.empty() ? "" : " ",
-                           static_cast<unsigned char>(text[i]));
+      bytes +=
+          fmt::format("{}0x{:02x}", bytes.empty() ? "" : " ", static_cast<unsigned char>(text[i]));
     }
     return Status::Syntax("invalid byte sequence for encoding \"UTF8\": {} ({})", bytes,
                           DescribeLocation(text, static_cast<int>(bad)));

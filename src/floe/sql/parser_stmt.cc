@@ -265,7 +265,8 @@ int SelectLocation(const Json& fields) {
     if (int location = LocationOf(*inner); location >= 0) return location;
     // A VALUES row is a List of expressions.
     const Json& row = ListField(*inner, "items");
-    if (!row.empty() && NodeTag(row[0], &inner) != "" && inner != nullptr) return LocationOf(*inner);
+    if (!row.empty() && NodeTag(row[0], &inner) != "" && inner != nullptr)
+      return LocationOf(*inner);
   }
   return -1;
 }
@@ -605,8 +606,9 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
       } else if (etag == "Constraint") {
         return NotSupported("table constraints", LocationOf(*ef));
       } else {
-        return NotSupported(etag == "TableLikeClause" ? "LIKE in CREATE TABLE" : "this table element",
-                            ef != nullptr ? LocationOf(*ef) : -1);
+        return NotSupported(
+            etag == "TableLikeClause" ? "LIKE in CREATE TABLE" : "this table element",
+            ef != nullptr ? LocationOf(*ef) : -1);
       }
     }
     FLOE_ASSIGN_OR_RAISE(ct.options, ConvertOptions(*this, ListField(*f, "options")));

@@ -166,9 +166,9 @@ TEST_F(CatalogConfigTest, UnclosedQuotesAreErrorsAndErrorsShowNoValues) {
                                     "not valid YAML: a quoted value is never closed"));
     EXPECT_THAT(parsed.status().message(), Not(HasSubstr("hunter2")));
   }
-  EXPECT_THAT(ParseCatalogConfig("catalog:\n  lake:\n    type: sql\n    uri: \"sqlite:x.db\n",
-                                 "q.yaml"),
-              IsErrorWith(StatusCode::kInvalidArgument, "q.yaml:4:10: not valid YAML"));
+  EXPECT_THAT(
+      ParseCatalogConfig("catalog:\n  lake:\n    type: sql\n    uri: \"sqlite:x.db\n", "q.yaml"),
+      IsErrorWith(StatusCode::kInvalidArgument, "q.yaml:4:10: not valid YAML"));
   // Closed quotes, escapes, '' inside single quotes and values spanning lines are fine.
   ASSERT_OK_AND_ASSIGN(
       CatalogConfigFile ok,
@@ -217,9 +217,10 @@ TEST_F(CatalogConfigTest, OpenConfiguredCatalogChecksTypeAndKeys) {
   config.warehouse = dir_.path() + "/files";
   // A configured catalog is opened, never created.
   EXPECT_THAT(OpenConfiguredCatalog(config, "f.yaml"),
-              IsErrorWith(StatusCode::kNotFound, "f.yaml: catalog.lake: hadoop catalog lake: "
-                                                 "warehouse directory " +
-                                                     dir_.path() + "/files does not exist"));
+              IsErrorWith(StatusCode::kNotFound,
+                          "f.yaml: catalog.lake: hadoop catalog lake: "
+                          "warehouse directory " +
+                              dir_.path() + "/files does not exist"));
   EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/files"));
   std::filesystem::create_directory(dir_.path() + "/files");
   ASSERT_OK_AND_ASSIGN(CatalogPtr hadoop, OpenConfiguredCatalog(config, "f.yaml"));

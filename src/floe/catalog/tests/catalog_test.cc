@@ -82,8 +82,8 @@ TEST(OpenCatalogTest, AbsoluteSqliteUri) {
   // would otherwise become a new, empty catalog).
   EXPECT_THAT(OpenCatalog("sqlite://" + db, "", "mine"),
               IsErrorWith(StatusCode::kNotFound, "catalog database " + db +
-                                                     " cannot be created: directory " +
-                                                     dir.path() + "/sub does not exist"));
+                                                     " cannot be created: directory " + dir.path() +
+                                                     "/sub does not exist"));
   std::filesystem::create_directory(dir.path() + "/sub");
   // Opening without creating refuses a missing file.
   EXPECT_THAT(OpenCatalog("sqlite://" + db, "", "mine", /*create=*/false),

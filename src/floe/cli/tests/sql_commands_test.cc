@@ -104,7 +104,8 @@ TEST(RunSql, PrintsEveryResultInOrderAndStopsAtTheFirstError) {
   ASSERT_OK_AND_ASSIGN(code, RunSql(options, in, out, err));
   EXPECT_EQ(code, 0);
   EXPECT_EQ(out.str(), "x\n1\ny\n2\n");
-  EXPECT_THAT(err.str(), ::testing::MatchesRegex("Time: [0-9]+\\.[0-9]{3} ms\nTime: [0-9]+\\.[0-9]{3} ms\n"));
+  EXPECT_THAT(err.str(),
+              ::testing::MatchesRegex("Time: [0-9]+\\.[0-9]{3} ms\nTime: [0-9]+\\.[0-9]{3} ms\n"));
   options.timing = false;
   options.commands.clear();
 

@@ -290,9 +290,10 @@ TEST(MemoryManagerTest, ReservationsRespectTheLimit) {
   EXPECT_EQ(st.message(),
             "memory_limit of 1000 bytes exceeded: HashJoinExec needs 500 bytes while the rest of "
             "the query holds 600 bytes");
-  EXPECT_THAT(b.Resize(1500), ::floe::testing::IsErrorWith(StatusCode::kOutOfMemory,
-                                          "memory_limit of 1000 bytes exceeded: HashJoinExec "
-                                          "needs 1.5 KiB, more than the whole limit"));
+  EXPECT_THAT(b.Resize(1500),
+              ::floe::testing::IsErrorWith(StatusCode::kOutOfMemory,
+                                           "memory_limit of 1000 bytes exceeded: HashJoinExec "
+                                           "needs 1.5 KiB, more than the whole limit"));
   EXPECT_TRUE(a.TryResize(100));
   EXPECT_OK(b.Resize(900));
   EXPECT_EQ(manager.reserved(), 1000);

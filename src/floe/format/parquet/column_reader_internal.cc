@@ -394,8 +394,7 @@ Status ColumnChunkReader::NextPage(bool* eof) {
     if (h.crc.has_value() && verify_checksums_) {
       // parquet.thrift: the CRC-32 (java.util.zip.CRC32's) of the page's bytes after its
       // header, as stored (compressed).
-      const auto computed = static_cast<uint32_t>(
-          crc32_z(0, data, static_cast<size_t>(csize)));
+      const auto computed = static_cast<uint32_t>(crc32_z(0, data, static_cast<size_t>(csize)));
       if (computed != static_cast<uint32_t>(*h.crc)) {
         return Error(Status::Corrupt(
             "page checksum mismatch: the header says CRC-32 {:08x}, the page's {} bytes give "

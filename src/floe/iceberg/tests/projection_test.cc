@@ -110,7 +110,8 @@ TEST(ProjectionTest, Bucket) {
 
 TEST(ProjectionTest, TruncateIntegers) {
   Fixture f = Standard();
-  EXPECT_EQ(Incl(f, Op::kLt, "big", {Scalar::I64(100)}), "big_trunc <= 90 or big_trunc >= 9223372036854775799");
+  EXPECT_EQ(Incl(f, Op::kLt, "big", {Scalar::I64(100)}),
+            "big_trunc <= 90 or big_trunc >= 9223372036854775799");
   EXPECT_EQ(Incl(f, Op::kLt, "big", {Scalar::I64(101)}),
             "big_trunc <= 100 or big_trunc >= 9223372036854775799");
   EXPECT_EQ(Incl(f, Op::kLtEq, "big", {Scalar::I64(100)}),
@@ -148,10 +149,9 @@ TEST(ProjectionTest, TruncateIntegersNearTheMinimumWrap) {
   ASSERT_OK_AND_ASSIGN(Scalar wrapped, Transform::Truncate(10).Apply(Scalar::I64(min)));
   EXPECT_EQ(wrapped.get<int64_t>(), 9223372036854775806);
   // big < 0 must keep the partition of big = min.
-  ASSERT_OK_AND_ASSIGN(auto lt, Bind(Expression::Make(Op::kLt, "big", {Scalar::I64(0)}),
-                                     *f.schema, true));
-  ASSERT_OK_AND_ASSIGN(auto projected, ProjectInclusive(lt, *f.spec, *f.schema,
-                                                        f.partition_type));
+  ASSERT_OK_AND_ASSIGN(auto lt,
+                       Bind(Expression::Make(Op::kLt, "big", {Scalar::I64(0)}), *f.schema, true));
+  ASSERT_OK_AND_ASSIGN(auto projected, ProjectInclusive(lt, *f.spec, *f.schema, f.partition_type));
   EXPECT_EQ(projected->ToString(), "big_trunc <= -10 or big_trunc >= 9223372036854775799");
   // Literals whose truncation wraps prune nothing (inclusive) and prove nothing (strict).
   EXPECT_EQ(Incl(f, Op::kGt, "big", {Scalar::I64(min + 1)}), "true");
@@ -170,7 +170,8 @@ TEST(ProjectionTest, TruncateIntegersNearTheMinimumWrap) {
 TEST(ProjectionTest, HourOfFarTimestampsWraps) {
   Fixture f = Make({{3, 1000, "ts_hour", Transform::Hour()}});
   const int64_t y250000 = DaysFromCivil(250000, 1, 1) * kDayMicros;
-  ASSERT_OK_AND_ASSIGN(Scalar wrapped, Transform::Hour().Apply(Scalar::Make(TimestampTz(), y250000)));
+  ASSERT_OK_AND_ASSIGN(Scalar wrapped,
+                       Transform::Hour().Apply(Scalar::Make(TimestampTz(), y250000)));
   EXPECT_LT(wrapped.get<int32_t>(), -1732919508 + 1);
   const Scalar y2021 = Scalar::Make(TimestampTz(), DaysFromCivil(2021, 1, 1) * kDayMicros);
   EXPECT_EQ(Incl(f, Op::kGt, "ts", {y2021}), "ts_hour >= 447072 or ts_hour <= -1732919508");

@@ -18,9 +18,9 @@ namespace floe::iceberg {
 namespace {
 
 namespace fs = std::filesystem;
-using ::floe::testing::IsOk;
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
+using ::floe::testing::IsOk;
 using nlohmann::json;
 
 const std::string kFixtures = "../shared/fixtures/iceberg";
@@ -594,8 +594,8 @@ TEST(TableMetadataErrors, InconsistentMetadataThatWouldDropRows) {
     j["last-updated-ms"] = 300;
     j["current-snapshot-id"] = 2;
     j["refs"] = {{"main", {{"snapshot-id", 2}, {"type", "branch"}}}};
-    j["snapshot-log"] = json::array({{{"timestamp-ms", 100}, {"snapshot-id", 1}},
-                                     {{"timestamp-ms", 200}, {"snapshot-id", 2}}});
+    j["snapshot-log"] = json::array(
+        {{{"timestamp-ms", 100}, {"snapshot-id", 1}}, {{"timestamp-ms", 200}, {"snapshot-id", 2}}});
     return j;
   };
   ASSERT_OK(TableMetadataFromJson(with_snapshots(), "f.json"));

@@ -77,7 +77,8 @@ TEST(GroupTasksTest, LargestFirstIntoTheLightestGroup) {
 
 TEST(GroupTasksTest, DeterministicWhateverTheInputOrder) {
   std::vector<FileScanTask> tasks;
-  for (int i = 0; i < 50; ++i) tasks.push_back(TaskOf("f" + std::to_string(i), 100 + (i * 37) % 91));
+  for (int i = 0; i < 50; ++i)
+    tasks.push_back(TaskOf("f" + std::to_string(i), 100 + (i * 37) % 91));
   std::vector<ScanTaskGroup> first = GroupTasks(tasks, 7);
   std::reverse(tasks.begin(), tasks.end());
   std::vector<ScanTaskGroup> second = GroupTasks(tasks, 7);
@@ -138,8 +139,8 @@ Result<Table> OpenFixture(const std::string& group, const std::string& metadata,
 
 Result<Table> OpenCxx(const std::string& table_dir) {
   std::string tables = std::string(kFixtures) + "/iceberg-cxx/tests/tables/";
-  FLOE_ASSIGN_OR_RAISE(auto io, io::LocalFileIO::Make({"s3a://warehouse/=" + tables,
-                                                       "s3://warehouse/=" + tables}));
+  FLOE_ASSIGN_OR_RAISE(
+      auto io, io::LocalFileIO::Make({"s3a://warehouse/=" + tables, "s3://warehouse/=" + tables}));
   return OpenTable(tables + table_dir, io);
 }
 
@@ -382,10 +383,9 @@ TEST(TableScanTest, ManifestAboveItsSnapshotsSequenceNumberIsCorrupt) {
   }
   const Snapshot* current = metadata->CurrentSnapshot();
   ASSERT_OK_AND_ASSIGN(auto scan, TableScan::Make(metadata, table.io, {}));
-  EXPECT_THAT(scan->PlanFiles(),
-              ::floe::testing::IsErrorWith(
-                  StatusCode::kCorrupt,
-                  fmt::format("of snapshot {}: manifest ", current->snapshot_id)));
+  EXPECT_THAT(scan->PlanFiles(), ::floe::testing::IsErrorWith(
+                                     StatusCode::kCorrupt, fmt::format("of snapshot {}: manifest ",
+                                                                       current->snapshot_id)));
   EXPECT_THAT(scan->PlanFiles().status().message(),
               ::testing::HasSubstr(fmt::format("above the snapshot's sequence number {}",
                                                current->sequence_number)));

@@ -286,8 +286,7 @@ TEST(PredicatePushdownTest, FactoringOrBranches) {
     for (const ExprPtr& e : conjuncts) out += e->ToString() + "; ";
     return out;
   };
-  EXPECT_EQ(show(internal::FactorDisjunction(
-                expr::Or({expr::And({a, b}), expr::And({b, a, c})}))),
+  EXPECT_EQ(show(internal::FactorDisjunction(expr::Or({expr::And({a, b}), expr::And({b, a, c})}))),
             "(#0:a > 1); (#1:b > 2); ");
   EXPECT_EQ(show(internal::FactorDisjunction(expr::Or({expr::And({a, b}), expr::And({a, c})}))),
             "(#0:a > 1); ((#1:b > 2) OR (#2:c > 3)); ");
@@ -301,15 +300,15 @@ TEST(PredicatePushdownTest, FactoringOrBranches) {
             1u);
   // Column restrictions: IN lists merge, ranges widen, a column one branch leaves free
   // gets nothing, and a set beside a range becomes a range.
-  EXPECT_EQ(show(internal::ImpliedColumnRanges(expr::Or(
-                {expr::And({Eq(Col(t, 0), I64(5)), Ge(Col(t, 1), I64(1)), Gt(Col(t, 2), I64(0))}),
-                 expr::And({In(Col(t, 0), {7, 5}), Gt(Col(t, 1), I64(-3)),
-                            Le(Col(t, 1), I64(4))})}))),
-            "in_list(#0:a, 5, 7); (#1:b > -3); ");
-  EXPECT_EQ(show(internal::ImpliedColumnRanges(
-                expr::Or({Eq(Col(t, 0), I64(5)), expr::And({Gt(Col(t, 0), I64(8)),
-                                                             Lt(Col(t, 0), I64(10))})}))),
-            "(#0:a >= 5); (#0:a < 10); ");
+  EXPECT_EQ(
+      show(internal::ImpliedColumnRanges(expr::Or(
+          {expr::And({Eq(Col(t, 0), I64(5)), Ge(Col(t, 1), I64(1)), Gt(Col(t, 2), I64(0))}),
+           expr::And({In(Col(t, 0), {7, 5}), Gt(Col(t, 1), I64(-3)), Le(Col(t, 1), I64(4))})}))),
+      "in_list(#0:a, 5, 7); (#1:b > -3); ");
+  EXPECT_EQ(
+      show(internal::ImpliedColumnRanges(expr::Or(
+          {Eq(Col(t, 0), I64(5)), expr::And({Gt(Col(t, 0), I64(8)), Lt(Col(t, 0), I64(10))})}))),
+      "(#0:a >= 5); (#0:a < 10); ");
 }
 
 TEST(PredicatePushdownTest, OuterJoinKeepsNullSupplyingSideFiltersAbove) {

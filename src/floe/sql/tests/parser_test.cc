@@ -536,7 +536,8 @@ TEST(ParserSelect, SetOperationsValuesAndWith) {
   // its own ORDER BY or LIMIT, starts a new level.
   q = Query("SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4");
   ASSERT_EQ(q->inputs.size(), 4u);
-  for (int i = 0; i < 4; ++i) ExpectInteger(q->inputs[static_cast<size_t>(i)]->targets[0].expr, i + 1);
+  for (int i = 0; i < 4; ++i)
+    ExpectInteger(q->inputs[static_cast<size_t>(i)]->targets[0].expr, i + 1);
   q = Query("SELECT 1 UNION SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4");
   ASSERT_EQ(q->inputs.size(), 3u);
   EXPECT_FALSE(q->inputs[0]->set_all);
