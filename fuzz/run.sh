@@ -37,6 +37,10 @@ share=$(( seconds / ${#targets[@]} ))
 [ "$share" -ge 1 ] || share=1
 artifacts="$build/artifacts"
 mkdir -p "$artifacts"
+# Targets that need files (the SQL front end's warehouse) make them in TMPDIR; libFuzzer
+# ends a run without running exit handlers, so the directory goes here.
+export TMPDIR="$(mktemp -d)"
+trap 'rm -rf "$TMPDIR"' EXIT
 for name in "${targets[@]}"; do
   run_corpus="$root/fuzz/corpus-run/$name"
   seeds="$root/fuzz/corpus/$name"

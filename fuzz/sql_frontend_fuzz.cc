@@ -2,7 +2,9 @@
 // eight) is parsed, bound, optimized and planned into stages (Session::PlanStatement) but
 // never run, against an embedded warehouse holding two small tables of the common types.
 // Any error Status is fine; a crash, sanitizer report, leak or hang is a bug (the binder's
-// unsupported paths once dereferenced what the parse tree did not hold).
+// unsupported paths once dereferenced what the parse tree did not hold). The warehouse is
+// made in TMPDIR (fuzz/run.sh points it at a directory it removes: libFuzzer usually ends
+// without running exit handlers).
 
 #include <stdlib.h>
 
