@@ -3,7 +3,6 @@
 #include <sqlite3.h>
 
 #include <chrono>
-#include <filesystem>
 #include <mutex>
 #include <system_error>
 #include <thread>

@@ -542,6 +542,33 @@ std::string IcebergCommitExec::ToString() const {
 // ---------------------------------------------------------------------------------------
 // Planning
 
+namespace {
+
+// The index of the table column `name`, -1 if there is none.
+int TableColumnIndex(const std::vector<Field>& fields, const std::string& name) {
+  for (size_t f = 0; f < fields.size(); ++f) {
+    if (fields[f].name() == name) return static_cast<int>(f);
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::vector<TypePtr> InsertTargetTypes(const iceberg::Schema& table_schema,
+                                       const std::vector<std::string>& columns) {
+  const std::vector<Field>& fields = table_schema.fields();
+  std::vector<TypePtr> types;
+  if (columns.empty()) {
+    for (const Field& f : fields) types.push_back(f.type());
+    return types;
+  }
+  for (const std::string& name : columns) {
+    const int found = TableColumnIndex(fields, name);
+    types.push_back(found < 0 ? nullptr : fields[found].type());
+  }
+  return types;
+}
+
 Result<plan::LogicalPlanPtr> ConformInsertInput(plan::LogicalPlanPtr input,
                                                 const iceberg::Schema& table_schema,
                                                 const std::vector<std::string>& columns,
@@ -558,10 +585,7 @@ Result<plan::LogicalPlanPtr> ConformInsertInput(plan::LogicalPlanPtr input,
     for (int i = 0; i < in->num_fields(); ++i) source[i] = i;
   } else {
     for (size_t i = 0; i < columns.size(); ++i) {
-      int found = -1;
-      for (size_t f = 0; f < fields.size(); ++f) {
-        if (fields[f].name() == columns[i]) found = static_cast<int>(f);
-      }
+      const int found = TableColumnIndex(fields, columns[i]);
       if (found < 0) {
         return Status::Bind("column \"{}\" of relation \"{}\" does not exist", columns[i],
                             table_name);

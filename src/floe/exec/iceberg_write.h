@@ -209,6 +209,12 @@ Result<plan::LogicalPlanPtr> ConformInsertInput(plan::LogicalPlanPtr input,
                                                 const std::vector<std::string>& columns,
                                                 std::string_view table_name);
 
+/// The type of the table column each input position of an INSERT goes into (by `columns`,
+/// else in table order); nullptr for a listed name the table lacks (ConformInsertInput names
+/// it). Untyped VALUES literals bind to these types.
+std::vector<TypePtr> InsertTargetTypes(const iceberg::Schema& table_schema,
+                                       const std::vector<std::string>& columns);
+
 /// The physical plan of a write: IcebergCommitExec over IcebergWriteExec over `input` (whose
 /// columns conform to the table, see ConformInsertInput). The enforcement pass adds the
 /// exchanges and sorts the write requires.

@@ -492,11 +492,7 @@ class Planner {
 
   Result<PlanPtr> PlanLimit(const LogicalPlan& node) {
     std::optional<int64_t> needed;
-    // LIMIT 9223372036854775807 OFFSET n ("no limit" in generated SQL) must not wrap.
-    int64_t sum = 0;
-    if (node.fetch) {
-      needed = __builtin_add_overflow(node.offset, *node.fetch, &sum) ? INT64_MAX : sum;
-    }
+    if (node.fetch) needed = plan::LimitRowsNeeded(node.offset, *node.fetch);
     FLOE_ASSIGN_OR_RAISE(PlanPtr input, Plan(node.children[0], needed));
     if (needed && input->name() != SortPreservingMergeExec::kName && input->partition_count() > 1) {
       FLOE_ASSIGN_OR_RAISE(input, LimitExec::Make(input, 0, needed, /*global=*/false));

@@ -363,19 +363,8 @@ class SessionImpl final : public Session {
                                                          catalog.TableOps(id), mode));
     SessionResolver resolver = MakeResolver();
     plan::BindOptions options = MakeBindOptions();
-    // The column each VALUES position goes into (by the column list, else in table order).
-    const std::vector<Field>& fields = planned.target->table.metadata->CurrentSchema()->fields();
-    if (columns.empty()) {
-      for (const Field& f : fields) options.insert_value_types.push_back(f.type());
-    } else {
-      for (const std::string& name : columns) {
-        TypePtr type;
-        for (const Field& f : fields) {
-          if (f.name() == name) type = f.type();
-        }
-        options.insert_value_types.push_back(std::move(type));
-      }
-    }
+    options.insert_value_types =
+        InsertTargetTypes(*planned.target->table.metadata->CurrentSchema(), columns);
     FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr bound,
                          plan::BindQuery(query, text, resolver, options));
     FLOE_ASSIGN_OR_RAISE(bound, ConformInsertInput(std::move(bound),

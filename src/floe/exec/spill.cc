@@ -621,6 +621,9 @@ void RemoveTree(const std::string& path) {
 
 }  // namespace
 
+// The tree goes under the registry's lock although that holds up other queries' spill files
+// meanwhile: removed outside it, a termination could exit between the erase and the removal
+// and leave the directory behind.
 SpillDirectory::~SpillDirectory() {
   SpillDirectoryRegistry& registry = Registry();
   std::lock_guard<std::mutex> lock(registry.mutex);

@@ -116,6 +116,32 @@ std::string TableMetadata::Property(std::string_view key, std::string_view defau
   return it == properties.end() ? std::string(default_value) : it->second;
 }
 
+namespace {
+
+// A log (snapshot-log, metadata-log) must be in time order, and not after last-updated-ms.
+// Writers on different machines may disagree a little about the time: one minute is
+// tolerated, as the Java library does. `describe` names an entry in messages.
+template <typename Entry, typename Describe>
+Status CheckLogInTime(const std::vector<Entry>& log, std::string_view name, int64_t last_updated_ms,
+                      Describe describe) {
+  constexpr int64_t kClockSkewMs = 60'000;
+  for (size_t i = 1; i < log.size(); ++i) {
+    if (log[i].timestamp_ms < log[i - 1].timestamp_ms - kClockSkewMs) {
+      return Status::Corrupt(
+          "{} is out of order: entry {} ({}, {} ms) is before entry {} ({}, {} ms)", name, i,
+          describe(log[i]), log[i].timestamp_ms, i - 1, describe(log[i - 1]),
+          log[i - 1].timestamp_ms);
+    }
+  }
+  if (!log.empty() && last_updated_ms < log.back().timestamp_ms - kClockSkewMs) {
+    return Status::Corrupt("last-updated-ms {} is before the last {} entry ({} ms)",
+                           last_updated_ms, name, log.back().timestamp_ms);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Status TableMetadata::Validate() const {
   if (format_version < 1 || format_version > kMaxSupportedFormatVersion) {
     return Status::NotSupported("format-version {} is not supported (1 to {} are)", format_version,
@@ -190,35 +216,12 @@ Status TableMetadata::Validate() const {
       }
     }
   }
-  // Time travel picks snapshots from the logs by time, so they must be in order. Writers on
-  // different machines may disagree a little about the time: one minute is tolerated, as
-  // the Java library does.
-  constexpr int64_t kClockSkewMs = 60'000;
-  for (size_t i = 1; i < snapshot_log.size(); ++i) {
-    if (snapshot_log[i].timestamp_ms < snapshot_log[i - 1].timestamp_ms - kClockSkewMs) {
-      return Status::Corrupt(
-          "snapshot-log is out of order: entry {} (snapshot {}, {} ms) is before entry {} "
-          "(snapshot {}, {} ms)",
-          i, snapshot_log[i].snapshot_id, snapshot_log[i].timestamp_ms, i - 1,
-          snapshot_log[i - 1].snapshot_id, snapshot_log[i - 1].timestamp_ms);
-    }
-  }
-  if (!snapshot_log.empty() && last_updated_ms < snapshot_log.back().timestamp_ms - kClockSkewMs) {
-    return Status::Corrupt("last-updated-ms {} is before the last snapshot-log entry ({} ms)",
-                           last_updated_ms, snapshot_log.back().timestamp_ms);
-  }
-  for (size_t i = 1; i < metadata_log.size(); ++i) {
-    if (metadata_log[i].timestamp_ms < metadata_log[i - 1].timestamp_ms - kClockSkewMs) {
-      return Status::Corrupt(
-          "metadata-log is out of order: entry {} ({}, {} ms) is before entry {} ({} ms)", i,
-          metadata_log[i].metadata_file, metadata_log[i].timestamp_ms, i - 1,
-          metadata_log[i - 1].timestamp_ms);
-    }
-  }
-  if (!metadata_log.empty() && last_updated_ms < metadata_log.back().timestamp_ms - kClockSkewMs) {
-    return Status::Corrupt("last-updated-ms {} is before the last metadata-log entry ({} ms)",
-                           last_updated_ms, metadata_log.back().timestamp_ms);
-  }
+  // Time travel picks snapshots from the logs by time, so they must be in order.
+  FLOE_RETURN_NOT_OK(CheckLogInTime(
+      snapshot_log, "snapshot-log", last_updated_ms,
+      [](const SnapshotLogEntry& e) { return "snapshot " + std::to_string(e.snapshot_id); }));
+  FLOE_RETURN_NOT_OK(CheckLogInTime(metadata_log, "metadata-log", last_updated_ms,
+                                    [](const MetadataLogEntry& e) { return e.metadata_file; }));
   return Status::OK();
 }
 

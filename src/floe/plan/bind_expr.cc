@@ -338,6 +338,21 @@ Result<ExprPtr> Binder::MakeCompare(std::string_view op, ExprPtr a, ExprPtr b, i
   return expr::Compare(std::string(op), unified.first, unified.second);
 }
 
+namespace {
+
+// The comparison function of an SQL comparison operator ("=" -> "eq"), nullptr for others.
+const char* ComparisonName(std::string_view op) {
+  static const std::pair<const char*, const char*> kCompare[] = {
+      {"=", "eq"},  {"<>", "ne"}, {"!=", "ne"}, {"<", "lt"},
+      {"<=", "le"}, {">", "gt"},  {">=", "ge"}};
+  for (const auto& [sym, name] : kCompare) {
+    if (op == sym) return name;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 Result<ExprPtr> Binder::BindInList(const sql::ParsedExpr& value,
                                    const std::vector<const sql::ParsedExpr*>& items, bool negated,
                                    ExprContext& ctx) {
@@ -367,13 +382,7 @@ Result<ExprPtr> Binder::BindInList(const sql::ParsedExpr& value,
 }
 
 Result<ExprPtr> Binder::BindQuantifiedArray(const sql::ParsedExpr& e, ExprContext& ctx) {
-  static const std::pair<const char*, const char*> kOps[] = {
-      {"=", "eq"},  {"<>", "ne"}, {"!=", "ne"}, {"<", "lt"},
-      {"<=", "le"}, {">", "gt"},  {">=", "ge"}};
-  const char* op = nullptr;
-  for (const auto& [sym, name] : kOps) {
-    if (e.op == sym) op = name;
-  }
+  const char* op = ComparisonName(e.op);
   const std::string written = e.op + (e.all ? " ALL" : " ANY");
   if (op == nullptr) {
     return NotSupported(e.location, "operator " + written + " (array) is not supported");
@@ -614,12 +623,7 @@ Result<ExprPtr> Binder::BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx)
   }
   FLOE_ASSIGN_OR_RAISE(ExprPtr a, BindExprImpl(*e.args[0], ctx));
   FLOE_ASSIGN_OR_RAISE(ExprPtr b, BindExprImpl(*e.args[1], ctx));
-  static const std::pair<const char*, const char*> kCompare[] = {
-      {"=", "eq"},  {"<>", "ne"}, {"!=", "ne"}, {"<", "lt"},
-      {"<=", "le"}, {">", "gt"},  {">=", "ge"}};
-  for (const auto& [sym, name] : kCompare) {
-    if (op == sym) return MakeCompare(name, a, b, e.location);
-  }
+  if (const char* compare = ComparisonName(op)) return MakeCompare(compare, a, b, e.location);
   static const std::pair<const char*, const char*> kArith[] = {{"+", "add"},
                                                                {"-", "subtract"},
                                                                {"*", "multiply"},

@@ -367,6 +367,12 @@ LogicalPlanPtr MakeSort(LogicalPlanPtr input, std::vector<SortKey> keys) {
   return node;
 }
 
+int64_t LimitRowsNeeded(int64_t offset, int64_t fetch) {
+  int64_t out = 0;
+  if (__builtin_add_overflow(offset, fetch, &out)) return INT64_MAX;
+  return out;
+}
+
 LogicalPlanPtr MakeLimit(LogicalPlanPtr input, int64_t offset, std::optional<int64_t> fetch) {
   auto node = NewNode(LogicalKind::kLimit, {input});
   node->schema = input->schema;

@@ -214,6 +214,9 @@ LogicalPlanPtr MakeJoin(LogicalPlanPtr left, LogicalPlanPtr right, JoinType type
                         expr::ExprPtr filter, std::vector<bool> null_equals_null = {});
 LogicalPlanPtr MakeSort(LogicalPlanPtr input, std::vector<SortKey> keys);
 LogicalPlanPtr MakeLimit(LogicalPlanPtr input, int64_t offset, std::optional<int64_t> fetch);
+/// The rows a LIMIT `fetch` OFFSET `offset` reads from its input: their sum, or the largest
+/// int64 where it would overflow (LIMIT 9223372036854775807 OFFSET n is "no limit").
+int64_t LimitRowsNeeded(int64_t offset, int64_t fetch);
 /// Output names are the first child's; nullability is the OR over children.
 LogicalPlanPtr MakeUnion(std::vector<LogicalPlanPtr> children, bool all);
 LogicalPlanPtr MakeMaxOneRow(LogicalPlanPtr input);

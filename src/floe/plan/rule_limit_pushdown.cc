@@ -19,13 +19,6 @@ namespace floe::plan::internal {
 
 namespace {
 
-// offset + fetch without overflow.
-int64_t Needed(int64_t offset, int64_t fetch) {
-  int64_t out;
-  if (__builtin_add_overflow(offset, fetch, &out)) return INT64_MAX;
-  return out;
-}
-
 LogicalPlanPtr PushLimit(const LogicalPlanPtr& limit);
 
 // `input` limited to its first `n` rows, pushed down as far as it goes.
@@ -46,7 +39,7 @@ LogicalPlanPtr PushLimit(const LogicalPlanPtr& limit) {
       // Skip `offset` rows of the inner limit's output, then take at most `fetch`.
       const int64_t inner_offset = child->offset;
       std::optional<int64_t> inner_fetch = child->fetch;
-      const int64_t merged_offset = Needed(inner_offset, offset);
+      const int64_t merged_offset = LimitRowsNeeded(inner_offset, offset);
       int64_t merged_fetch = fetch;
       if (inner_fetch) merged_fetch = std::min(fetch, std::max<int64_t>(0, *inner_fetch - offset));
       return PushLimit(MakeLimit(child->children[0], merged_offset, merged_fetch));
@@ -58,19 +51,20 @@ LogicalPlanPtr PushLimit(const LogicalPlanPtr& limit) {
     case LogicalKind::kUnion: {
       if (!child->set_all) return limit;
       std::vector<LogicalPlanPtr> inputs;
-      for (const auto& c : child->children) inputs.push_back(LimitInput(c, Needed(offset, fetch)));
+      for (const auto& c : child->children)
+        inputs.push_back(LimitInput(c, LimitRowsNeeded(offset, fetch)));
       return MakeLimit(WithNewChildren(*child, std::move(inputs)), offset, fetch);
     }
     case LogicalKind::kJoin: {
       if (child->join_type != JoinType::kLeft) return limit;
-      LogicalPlanPtr left = LimitInput(child->children[0], Needed(offset, fetch));
+      LogicalPlanPtr left = LimitInput(child->children[0], LimitRowsNeeded(offset, fetch));
       if (left == child->children[0]) return limit;
       return MakeLimit(WithNewChildren(*child, {std::move(left), child->children[1]}), offset,
                        fetch);
     }
     case LogicalKind::kScan: {
       if (!child->filters.empty()) return limit;
-      const int64_t n = Needed(offset, fetch);
+      const int64_t n = LimitRowsNeeded(offset, fetch);
       if (child->scan_limit && *child->scan_limit <= n) return limit;
       return MakeLimit(MakeScan(child->source, child->projection, child->filters, n), offset,
                        fetch);
