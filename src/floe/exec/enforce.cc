@@ -6,8 +6,8 @@
 
 #include "floe/exec/coalesce_partitions_exec.h"
 #include "floe/exec/repartition_exec.h"
-#include "floe/exec/sort_exec.h"
-#include "floe/exec/sort_preserving_merge_exec.h"
+#include "floe/exec/sort/sort_exec.h"
+#include "floe/exec/sort/sort_preserving_merge_exec.h"
 
 namespace floe::exec {
 

@@ -1,4 +1,4 @@
-#include "floe/exec/aggregate_exec.h"
+#include "floe/exec/aggregate/aggregate_exec.h"
 
 #include <algorithm>
 #include <bit>
@@ -10,7 +10,7 @@
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
 #include "floe/common/logging.h"
-#include "floe/exec/sort_key.h"
+#include "floe/exec/sort/sort_key.h"
 #include "floe/exec/spill.h"
 
 namespace floe::exec {

@@ -1,13 +1,13 @@
-#include "floe/exec/hash_join_exec.h"
+#include "floe/exec/join/hash_join_exec.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
-#include "floe/exec/join_filter.h"
-#include "floe/exec/nested_loop_join_exec.h"
-#include "floe/exec/sort_key.h"
+#include "floe/exec/join/join_filter.h"
+#include "floe/exec/join/nested_loop_join_exec.h"
+#include "floe/exec/sort/sort_key.h"
 #include "floe/expr/hash.h"
 
 namespace floe::exec {

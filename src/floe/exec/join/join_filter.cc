@@ -1,4 +1,4 @@
-#include "floe/exec/join_filter.h"
+#include "floe/exec/join/join_filter.h"
 
 #include <algorithm>
 #include <bit>

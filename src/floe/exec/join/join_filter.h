@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "floe/exec/sort_key.h"
+#include "floe/exec/sort/sort_key.h"
 
 namespace floe::exec {
 

@@ -1,10 +1,10 @@
-#include "floe/exec/nested_loop_join_exec.h"
+#include "floe/exec/join/nested_loop_join_exec.h"
 
 #include <algorithm>
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
-#include "floe/exec/sort_key.h"
+#include "floe/exec/sort/sort_key.h"
 
 namespace floe::exec {
 

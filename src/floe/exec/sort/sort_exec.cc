@@ -1,11 +1,11 @@
-#include "floe/exec/sort_exec.h"
+#include "floe/exec/sort/sort_exec.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <queue>
 
 #include "floe/batch/select.h"
-#include "floe/exec/sort_key.h"
+#include "floe/exec/sort/sort_key.h"
 #include "floe/exec/spill.h"
 
 namespace floe::exec {

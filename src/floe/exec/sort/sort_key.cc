@@ -1,4 +1,4 @@
-#include "floe/exec/sort_key.h"
+#include "floe/exec/sort/sort_key.h"
 
 #include <algorithm>
 #include <bit>

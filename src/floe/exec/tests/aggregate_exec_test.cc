@@ -6,7 +6,7 @@
 #include <functional>
 #include <map>
 
-#include "floe/exec/aggregate_exec.h"
+#include "floe/exec/aggregate/aggregate_exec.h"
 #include "floe/exec/coalesce_partitions_exec.h"
 #include "floe/exec/tests/operators_test_support.h"
 #include "floe/expr/function_registry.h"

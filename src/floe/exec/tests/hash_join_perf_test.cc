@@ -12,10 +12,10 @@
 #include <map>
 #include <random>
 
-#include "floe/exec/hash_join_exec.h"
-#include "floe/exec/join_filter.h"
-#include "floe/exec/nested_loop_join_exec.h"
-#include "floe/exec/sort_key.h"
+#include "floe/exec/join/hash_join_exec.h"
+#include "floe/exec/join/join_filter.h"
+#include "floe/exec/join/nested_loop_join_exec.h"
+#include "floe/exec/sort/sort_key.h"
 #include "floe/exec/tests/operators_test_support.h"
 
 namespace floe::exec {

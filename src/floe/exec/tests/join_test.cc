@@ -2,8 +2,8 @@
 // empty sides, mark semantics, null_equals_null, join filters, batch sizes, broadcast
 // sharing and the build-side memory limit.
 
-#include "floe/exec/hash_join_exec.h"
-#include "floe/exec/nested_loop_join_exec.h"
+#include "floe/exec/join/hash_join_exec.h"
+#include "floe/exec/join/nested_loop_join_exec.h"
 #include "floe/exec/tests/operators_test_support.h"
 
 namespace floe::exec {

@@ -13,7 +13,7 @@
 #include "floe/exec/execution_plan.h"
 #include "floe/exec/scheduler.h"
 #include "floe/exec/shuffle_exec.h"
-#include "floe/exec/sort_preserving_merge_exec.h"
+#include "floe/exec/sort/sort_preserving_merge_exec.h"
 #include "floe/exec/stage_planner.h"
 #include "floe/expr/physical_expr.h"
 #include "floe/testing/matchers.h"

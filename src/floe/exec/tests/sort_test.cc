@@ -7,9 +7,9 @@
 #include <random>
 
 #include "floe/batch/select.h"
-#include "floe/exec/sort_exec.h"
-#include "floe/exec/sort_key.h"
-#include "floe/exec/sort_preserving_merge_exec.h"
+#include "floe/exec/sort/sort_exec.h"
+#include "floe/exec/sort/sort_key.h"
+#include "floe/exec/sort/sort_preserving_merge_exec.h"
 #include "floe/exec/spill.h"
 #include "floe/exec/tests/operators_test_support.h"
 

@@ -2,7 +2,7 @@
 // ROWS, RANGE and GROUPS frames, with window partitions spanning input batches.
 
 #include "floe/exec/tests/operators_test_support.h"
-#include "floe/exec/window_exec.h"
+#include "floe/exec/window/window_exec.h"
 #include "floe/expr/function_registry.h"
 
 namespace floe::exec {

@@ -1,11 +1,11 @@
-#include "floe/exec/window_exec.h"
+#include "floe/exec/window/window_exec.h"
 
 #include <algorithm>
 #include <optional>
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
-#include "floe/exec/sort_key.h"
+#include "floe/exec/sort/sort_key.h"
 #include "floe/expr/aggregate.h"
 
 namespace floe::exec {
