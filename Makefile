@@ -22,14 +22,15 @@ configure: deps $(BUILD_DIR)/build.ninja
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# Every suite (unit, interop, CLI) through ctest, then a short fuzz run.
+# Every suite (unit, SQL, codec, MPI, interop, CLI, fuzz-corpus replays) through ctest.
+# Finding new fuzz inputs is `make fuzz` (sanitized libFuzzer builds), outside the suite.
 test: build
 	ctest --test-dir $(BUILD_DIR) -j $(JOBS) --output-on-failure --timeout 900
-	@$(MAKE) --no-print-directory fuzz-smoke
 
 unit-test: build
 	ctest --test-dir $(BUILD_DIR) -j $(JOBS) --output-on-failure -L unit
 
+# A short libFuzzer run of every target (builds build-fuzz/ with clang and sanitizers first).
 fuzz-smoke:
 	fuzz/run.sh $(FUZZ_SECONDS)
 
@@ -37,7 +38,9 @@ fuzz: deps
 	fuzz/run.sh $(FUZZ_LONG_SECONDS)
 
 # The Parquet demo, then the same INSERT and SELECT in one process and under mpirun -np 2.
-demo: build
+# Builds the floe binary alone, not the tests.
+demo: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target floe
 	$(BUILD_DIR)/src/floe/cli/floe demo
 	scripts/demo-distributed $(BUILD_DIR)/src/floe/cli/floe
 
@@ -45,6 +48,7 @@ bench: build
 	bench/parquet_scan.sh
 
 bench-iceberg: build
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target floe_avro_decode_bench floe_iceberg_plan_bench
 	$(BUILD_DIR)/bench/floe_avro_decode_bench
 	$(BUILD_DIR)/bench/floe_iceberg_plan_bench
 
