@@ -19,12 +19,12 @@
 
 #include <google/protobuf/stubs/logging.h>
 
-#include "floe/exec/session.h"
+#include "floe/session/session.h"
 
 namespace {
 
-std::unique_ptr<floe::exec::Session>& TheSession() {
-  static std::unique_ptr<floe::exec::Session> session;
+std::unique_ptr<floe::session::Session>& TheSession() {
+  static std::unique_ptr<floe::session::Session> session;
   return session;
 }
 
@@ -39,7 +39,7 @@ void RemoveWarehouse() {
 }
 
 // Runs a setup statement to its end; any failure stops the fuzzer (the target is broken).
-void RunOrDie(floe::exec::Session& session, std::string_view sql) {
+void RunOrDie(floe::session::Session& session, std::string_view sql) {
   auto die = [&](const floe::Status& status) {
     std::fprintf(stderr, "sql_frontend_fuzz: setup failed: %s\n", status.ToString().c_str());
     std::abort();
@@ -61,13 +61,13 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
   if (mkdtemp(pattern.data()) == nullptr) std::abort();
   Warehouse() = pattern;
   std::atexit(RemoveWarehouse);
-  floe::exec::SessionOptions options;
+  floe::session::SessionOptions options;
   options.warehouse = pattern + "/warehouse";
   options.threads = 1;
-  auto session = floe::exec::Session::Make(options);
+  auto session = floe::session::Session::Make(options);
   if (!session.ok()) std::abort();
   TheSession() = std::move(*session);
-  floe::exec::Session& s = *TheSession();
+  floe::session::Session& s = *TheSession();
   RunOrDie(s,
            "CREATE TABLE t (a int, b text, c numeric(10, 2), d date, e timestamptz, f boolean, "
            "g double precision, h bigint NOT NULL) WITH (partitioning = 'day(e), bucket(4, h)')");
@@ -83,7 +83,7 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto statements = floe::exec::Session::SplitStatements(text);
+  auto statements = floe::session::Session::SplitStatements(text);
   if (!statements.ok()) return 0;
   int planned = 0;
   for (const std::string& statement : *statements) {

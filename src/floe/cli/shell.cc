@@ -17,7 +17,7 @@
 
 #include "floe/cli/sql_commands.h"
 #include "floe/cli/termination.h"
-#include "floe/exec/session.h"
+#include "floe/session/session.h"
 
 namespace floe::cli {
 
@@ -47,7 +47,7 @@ std::vector<std::string> Words(const std::string& line) {
 /// The shell's state: the pending statement text, \timing, and the streams.
 class Shell {
  public:
-  Shell(exec::Session& session, std::ostream& out, std::ostream& err,
+  Shell(session::Session& session, std::ostream& out, std::ostream& err,
         const std::atomic<bool>* interrupt = nullptr)
       : session_(session), out_(out), err_(err), interrupt_(interrupt) {}
 
@@ -111,7 +111,7 @@ class Shell {
     out_.flush();
   }
 
-  exec::Session& session_;
+  session::Session& session_;
   std::ostream& out_;
   std::ostream& err_;
   const std::atomic<bool>* interrupt_;
@@ -127,7 +127,7 @@ std::string HistoryPath() {
 
 }  // namespace
 
-Status RunShellOnStreams(exec::Session& session, std::istream& in, std::ostream& out,
+Status RunShellOnStreams(session::Session& session, std::istream& in, std::ostream& out,
                          std::ostream& err) {
   Shell shell(session, out, err);
   std::string line;
@@ -140,10 +140,10 @@ Status RunShellOnStreams(exec::Session& session, std::istream& in, std::ostream&
 }
 
 Status RunShell(const ShellOptions& options) {
-  FLOE_ASSIGN_OR_RAISE(exec::SessionOptions session_options,
+  FLOE_ASSIGN_OR_RAISE(session::SessionOptions session_options,
                        SessionOptionsFor(options.catalog, options.warehouse, options.threads));
-  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<exec::Session> session,
-                       exec::Session::Make(session_options));
+  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<session::Session> session,
+                       session::Session::Make(session_options));
   if (!isatty(STDIN_FILENO)) return RunShellOnStreams(*session, std::cin, std::cout, std::cerr);
 
   std::cout << "floe shell; statements end with ';', \\? for help, \\q to quit." << std::endl;

@@ -5,9 +5,9 @@
 
 #include "floe/common/result.h"
 
-namespace floe::exec {
+namespace floe::session {
 class Session;
-}  // namespace floe::exec
+}  // namespace floe::session
 
 namespace floe::cli {
 
@@ -31,7 +31,7 @@ Status RunShell(const ShellOptions& options);
 
 /// The shell's loop over already-opened streams (no libedit, no prompts): what RunShell
 /// does for non-terminal input. Exposed for tests.
-Status RunShellOnStreams(exec::Session& session, std::istream& in, std::ostream& out,
+Status RunShellOnStreams(session::Session& session, std::istream& in, std::ostream& out,
                          std::ostream& err);
 
 }  // namespace floe::cli

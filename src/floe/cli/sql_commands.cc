@@ -23,9 +23,9 @@
 #include "floe/cli/row_output.h"
 #include "floe/cli/shell.h"
 #include "floe/cli/sqllogictest.h"
-#include "floe/exec/session.h"
 #include "floe/format/parquet/writer.h"
 #include "floe/io/file.h"
+#include "floe/session/session.h"
 
 namespace floe::cli {
 
@@ -121,7 +121,7 @@ bool ScanToSemicolon(std::string_view text, size_t* pos, bool* content) {
 /// when `interrupt` becomes true.
 class ProgressLine {
  public:
-  ProgressLine(exec::QueryResult* result, bool show, const std::atomic<bool>* interrupt)
+  ProgressLine(session::QueryResult* result, bool show, const std::atomic<bool>* interrupt)
       : result_(result), show_(show && isatty(STDERR_FILENO)), interrupt_(interrupt) {
     if (!show_ && interrupt_ == nullptr) return;
     thread_ = std::thread([this] { Run(); });
@@ -163,7 +163,7 @@ class ProgressLine {
     }
   }
 
-  exec::QueryResult* result_;
+  session::QueryResult* result_;
   bool show_;
   const std::atomic<bool>* interrupt_;
   std::thread thread_;
@@ -182,7 +182,7 @@ Result<std::string> ReadFile(const std::string& path) {
 }
 
 /// Writes a statement's rows to a Parquet file with floe's writer.
-Status WriteParquet(exec::QueryResult& result, const std::string& path) {
+Status WriteParquet(session::QueryResult& result, const std::string& path) {
   FLOE_ASSIGN_OR_RAISE(auto out, io::CreateLocalFile(path));
   FLOE_ASSIGN_OR_RAISE(auto writer,
                        parquet::ParquetFileWriter::Open(std::move(out), result.schema(), {}));
@@ -240,9 +240,9 @@ std::string FormatTiming(std::chrono::steady_clock::time_point start) {
   return fmt::format("Time: {:.3f} ms\n", ms.count());
 }
 
-Status RunAndPrint(exec::Session& session, const std::string& sql, const OutputOptions& options,
+Status RunAndPrint(session::Session& session, const std::string& sql, const OutputOptions& options,
                    std::ostream* out) {
-  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<exec::QueryResult> result, session.Execute(sql));
+  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<session::QueryResult> result, session.Execute(sql));
   ProgressLine progress(result.get(), options.progress, options.interrupt);
   const SchemaPtr& schema = result->schema();
   if (schema == nullptr || schema->num_fields() == 0) {
@@ -283,9 +283,9 @@ void SetQueryCluster(std::shared_ptr<exec::QueryCluster> cluster) {
 
 const std::shared_ptr<exec::QueryCluster>& QueryClusterOfProcess() { return ProcessCluster(); }
 
-Result<exec::SessionOptions> SessionOptionsFor(const std::string& catalog,
-                                               const std::string& warehouse, int threads) {
-  exec::SessionOptions options;
+Result<session::SessionOptions> SessionOptionsFor(const std::string& catalog,
+                                                  const std::string& warehouse, int threads) {
+  session::SessionOptions options;
   options.cluster = QueryClusterOfProcess();
   options.warehouse = warehouse.empty() ? "warehouse" : warehouse;
   options.threads = threads;
@@ -322,10 +322,10 @@ Result<int> RunSql(const SqlOptions& options, std::istream& in, std::ostream& ou
     for (std::string& s : SplitScript(ss.str())) statements.push_back(std::move(s));
   }
 
-  FLOE_ASSIGN_OR_RAISE(exec::SessionOptions session_options,
+  FLOE_ASSIGN_OR_RAISE(session::SessionOptions session_options,
                        SessionOptionsFor(options.catalog, options.warehouse, options.threads));
-  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<exec::Session> session,
-                       exec::Session::Make(session_options));
+  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<session::Session> session,
+                       session::Session::Make(session_options));
 
   OutputOptions output;
   output.format = parquet ? "table" : options.format;

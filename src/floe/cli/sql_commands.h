@@ -1,7 +1,7 @@
 #pragma once
 
 // `floe sql`, `floe shell` and `floe sqllogictest`: the user's side of the SQL engine.
-// The engine is reached only through exec::Session (exec/session.h).
+// The engine is reached only through session::Session (exec/session.h).
 
 #include <atomic>
 #include <chrono>
@@ -12,7 +12,7 @@
 
 #include "floe/cli/parquet_commands.h"
 #include "floe/common/result.h"
-#include "floe/exec/session.h"
+#include "floe/session/session.h"
 
 namespace floe::cli {
 
@@ -57,7 +57,7 @@ struct OutputOptions {
 
 /// Runs one statement on `session` and prints its rows (or its command tag) to `out`.
 /// Returns the statement's error without printing it.
-Status RunAndPrint(exec::Session& session, const std::string& sql, const OutputOptions& options,
+Status RunAndPrint(session::Session& session, const std::string& sql, const OutputOptions& options,
                    std::ostream* out);
 
 /// The time since `start` as psql's \timing prints it: "Time: N.NNN ms\n".
@@ -93,8 +93,8 @@ const std::shared_ptr<exec::QueryCluster>& QueryClusterOfProcess();
 /// The session options of `floe sql` and `floe shell`: the catalog that --catalog and
 /// --warehouse select (catalog::ResolveCatalog), or none, for the embedded catalog in
 /// `warehouse` (./warehouse when empty), opened by the session when a statement first needs it.
-Result<exec::SessionOptions> SessionOptionsFor(const std::string& catalog,
-                                               const std::string& warehouse, int threads);
+Result<session::SessionOptions> SessionOptionsFor(const std::string& catalog,
+                                                  const std::string& warehouse, int threads);
 
 /// Runs `floe sql`: statements from -c, -f, or (when neither is given) `in`. Results go
 /// to `out`; the first failing statement's error goes to `err` as "ERROR: ..." and

@@ -18,7 +18,7 @@
 
 #include "floe/batch/value_format.h"
 #include "floe/catalog/catalog.h"
-#include "floe/exec/session.h"
+#include "floe/session/session.h"
 
 namespace floe::cli {
 
@@ -134,7 +134,7 @@ class ScratchDir {
 };
 
 /// Runs a statement to its end; returns its batches.
-Result<std::pair<SchemaPtr, std::vector<RecordBatchPtr>>> RunToEnd(exec::Session& session,
+Result<std::pair<SchemaPtr, std::vector<RecordBatchPtr>>> RunToEnd(session::Session& session,
                                                                    const std::string& sql) {
   FLOE_ASSIGN_OR_RAISE(auto result, session.Execute(sql));
   std::vector<RecordBatchPtr> batches;
@@ -384,23 +384,23 @@ Result<int> RunSqllogictest(const SqllogictestOptions& options, std::ostream& ou
       continue;
     }
     FLOE_ASSIGN_OR_RAISE(auto scratch, ScratchDir::Make());
-    exec::SessionOptions session_options;
+    session::SessionOptions session_options;
     session_options.warehouse = scratch->path() + "/warehouse";
     session_options.threads = options.threads;
     session_options.cluster = QueryClusterOfProcess();
-    Result<std::unique_ptr<exec::Session>> session =
+    Result<std::unique_ptr<session::Session>> session =
         Status::Invalid("unknown catalog type '{}' (sql or hadoop)", options.catalog_type);
     if (options.catalog_type == "hadoop") {
       Result<catalog::CatalogPtr> catalog =
           catalog::OpenCatalog("hadoop:" + session_options.warehouse);
       if (catalog.ok()) {
         session_options.catalog = std::move(*catalog);
-        session = exec::Session::Make(session_options);
+        session = session::Session::Make(session_options);
       } else {
         session = catalog.status();
       }
     } else if (options.catalog_type == "sql") {
-      session = exec::Session::Make(session_options);
+      session = session::Session::Make(session_options);
     }
     if (!session.ok()) {
       out << file << ": cannot start a session: " << session.status().message() << '\n';

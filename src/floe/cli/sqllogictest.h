@@ -41,7 +41,7 @@
 //       A line before a record: the record is skipped when <engine> is "floe"
 //       (skipif) or is not "floe" (onlyif).
 //
-// Each file runs in a fresh exec::Session on a fresh scratch warehouse (a temporary
+// Each file runs in a fresh session::Session on a fresh scratch warehouse (a temporary
 // directory, removed afterwards). Failures print as "FILE:LINE: <what>" with the SQL,
 // the expected and the actual results; the last line is "N passed, M failed" (counting
 // records). With --complete, the expected rows of every query that ran are rewritten in

@@ -18,7 +18,6 @@
 
 #include "floe/codec/plan.pb.h"
 #include "floe/codec/plan_codec.h"
-#include "floe/exec/iceberg_write.h"
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/scheduler.h"
 #include "floe/exec/shuffle_exec.h"
@@ -534,7 +533,8 @@ void DieDuringAWrite(const ExecutorQuery& q, int stage) {
   while (!pending.empty() && !writes) {
     const exec::ExecutionPlan* node = pending.back();
     pending.pop_back();
-    writes = node->name() == exec::IcebergWriteExec::kName;
+    // Plan node names are stable (the codec's); this hook knows the table writer by its own.
+    writes = node->name() == "IcebergWriteExec";
     for (const exec::PlanPtr& child : node->children()) pending.push_back(child.get());
   }
   if (!writes) return;

@@ -25,7 +25,7 @@
 #include "floe/common/thread_pool.h"
 #include "floe/dist/exchange.h"
 #include "floe/dist/mpi_runtime.h"
-#include "floe/exec/session.h"
+#include "floe/exec/query_cluster.h"
 
 namespace floe::dist {
 

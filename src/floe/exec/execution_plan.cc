@@ -15,6 +15,17 @@ Status ExecutionPlan::Encode(codec::PlanEncoder&) const {
   return Status::NotSupported("plan node {} has no codec", name());
 }
 
+Status ExecutionPlan::DeleteUncommitted(const TaskContextPtr&) const { return Status::OK(); }
+
+Status DeleteUncommittedWrites(const PlanPtr& plan, const TaskContextPtr& ctx) {
+  Status first = plan->DeleteUncommitted(ctx);
+  for (const PlanPtr& child : plan->children()) {
+    Status st = DeleteUncommittedWrites(child, ctx);
+    if (first.ok() && !st.ok()) first = st;
+  }
+  return first;
+}
+
 namespace {
 
 bool SameSource(const expr::PhysicalExprPtr& a, const expr::PhysicalExprPtr& b) {

@@ -153,6 +153,10 @@ class ExecutionPlan : public std::enable_shared_from_this<ExecutionPlan> {
   /// node type without a codec cannot leave its process.
   virtual Status Encode(codec::PlanEncoder& out) const;
 
+  /// Removes what this node's tasks wrote in this process for a statement that then failed
+  /// before it committed (a table writer's data files). The default has nothing to remove.
+  virtual Status DeleteUncommitted(const TaskContextPtr& ctx) const;
+
   const SchemaPtr& schema() const { return properties().schema; }
   int partition_count() const { return properties().partitioning.partition_count(); }
 };
@@ -160,6 +164,10 @@ class ExecutionPlan : public std::enable_shared_from_this<ExecutionPlan> {
 /// The indented tree for EXPLAIN, each line with the node's partitioning:
 /// "ProjectionExec: a, b  [partitions=4 Hash([a], 4)]".
 std::string PlanToString(const ExecutionPlan& plan);
+
+/// DeleteUncommitted of every node of `plan` (a process that ran tasks of a statement that
+/// then failed: nothing of it was committed). The first error, after trying every node.
+Status DeleteUncommittedWrites(const PlanPtr& plan, const TaskContextPtr& ctx);
 
 /// Per-operator, per-partition counters for EXPLAIN ANALYZE.
 struct OperatorMetrics {

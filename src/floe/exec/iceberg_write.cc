@@ -42,21 +42,6 @@ int TopLevelIndex(const iceberg::Schema& schema, int32_t field_id) {
 
 }  // namespace
 
-Status DeleteUncommittedWrites(const PlanPtr& plan, const TaskContextPtr& ctx) {
-  Status first;
-  if (const auto* write = dynamic_cast<const IcebergWriteExec*>(plan.get())) {
-    Result<std::shared_ptr<const WriteJournal>> journal =
-        WriteJournal::For(ctx, write->target().get());
-    first =
-        journal.ok() ? (*journal)->DeleteUncommitted(*write->target()->table.io) : journal.status();
-  }
-  for (const PlanPtr& child : plan->children()) {
-    Status st = DeleteUncommittedWrites(child, ctx);
-    if (first.ok() && !st.ok()) first = st;
-  }
-  return first;
-}
-
 // ---------------------------------------------------------------------------------------
 // IcebergTransformExpr
 
@@ -124,6 +109,12 @@ Result<IcebergWriteTargetPtr> MakeWriteTarget(std::string table_name, iceberg::T
   target->operation_id = iceberg::NewUuid();
   target->mode = mode;
   return IcebergWriteTargetPtr(std::move(target));
+}
+
+Status IcebergWriteExec::DeleteUncommitted(const TaskContextPtr& ctx) const {
+  FLOE_ASSIGN_OR_RAISE(std::shared_ptr<const WriteJournal> journal,
+                       WriteJournal::For(ctx, target_.get()));
+  return journal->DeleteUncommitted(*target_->table.io);
 }
 
 Result<std::shared_ptr<const WriteJournal>> WriteJournal::For(const TaskContextPtr& ctx,

@@ -122,11 +122,6 @@ class WriteJournal {
   mutable bool committed_ = false;
 };
 
-/// Deletes the files that the IcebergWriteExec nodes of `plan` recorded in this query's
-/// journals (a process that ran write tasks of a statement that then failed: nothing of
-/// it was committed). The first error, after trying every file.
-Status DeleteUncommittedWrites(const PlanPtr& plan, const TaskContextPtr& ctx);
-
 /// Writes its input partition by partition into data files of the target table and emits,
 /// per partition that wrote rows, one row (data_files binary, record_count bigint):
 /// data_files holds the files' DataFile records in an Avro container
@@ -143,6 +138,9 @@ class IcebergWriteExec final : public ExecutionPlan {
 
   std::string_view name() const override { return kName; }
   Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_iceberg.cc
+  /// Deletes the files this query's tasks of this write recorded in its journal, unless the
+  /// statement committed.
+  Status DeleteUncommitted(const TaskContextPtr& ctx) const override;
   static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {input_}; }

@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "floe/cli/shell.h"
-#include "floe/exec/session.h"
+#include "floe/session/session.h"
 #include "floe/testing/matchers.h"
 
 namespace floe::cli {
@@ -181,7 +181,7 @@ TEST(RunSql, CatalogOptionTakesAConfiguredNameOrAUri) {
       SessionOptionsFor("files", (dir / "w").string(), 1),
       ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "--warehouse cannot be combined"));
   // An explicit --warehouse without --catalog is the embedded catalog there.
-  ASSERT_OK_AND_ASSIGN(exec::SessionOptions embedded,
+  ASSERT_OK_AND_ASSIGN(session::SessionOptions embedded,
                        SessionOptionsFor("", (dir / "w").string(), 1));
   EXPECT_EQ(embedded.catalog, nullptr);
   EXPECT_EQ(embedded.warehouse, (dir / "w").string());
@@ -189,10 +189,10 @@ TEST(RunSql, CatalogOptionTakesAConfiguredNameOrAUri) {
 }
 
 TEST(Shell, StatementsOverLinesMetaCommandsAndErrors) {
-  exec::SessionOptions session_options;
+  session::SessionOptions session_options;
   session_options.warehouse = ScratchWarehouse();
   session_options.threads = 2;
-  ASSERT_OK_AND_ASSIGN(auto session, exec::Session::Make(session_options));
+  ASSERT_OK_AND_ASSIGN(auto session, session::Session::Make(session_options));
   std::istringstream in(
       "SELECT 1\n  + 2 AS s;\n\\bogus\nSELEC 1; SELECT 'x' AS t;\n\\?\nSELECT 98\n\\q\nSELECT "
       "99;\n");

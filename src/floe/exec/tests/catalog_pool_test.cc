@@ -1,4 +1,4 @@
-// CREATE and DROP (schema and table) through exec::Session never block or deadlock on floe's
+// CREATE and DROP (schema and table) through session::Session never block or deadlock on floe's
 // own thread pools: with a session pool of 1, 2 and 4 threads, on the embedded SQLite catalog
 // and on a Hadoop catalog, from the main thread, from several threads at once, while a query
 // of the same session holds the pool, and from inside tasks of the process-wide pool. Every
@@ -23,7 +23,7 @@
 #include "floe/batch/value_format.h"
 #include "floe/catalog/catalog.h"
 #include "floe/common/thread_pool.h"
-#include "floe/exec/session.h"
+#include "floe/session/session.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
 
@@ -52,8 +52,8 @@ void RunWithTimeLimit(const std::string& what, std::function<void()> body) {
 }
 
 // Runs one statement to its end; returns its command tag.
-Result<std::string> Run(Session& session, const std::string& sql) {
-  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<QueryResult> result, session.Execute(sql));
+Result<std::string> Run(session::Session& session, const std::string& sql) {
+  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<session::QueryResult> result, session.Execute(sql));
   while (true) {
     FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, result->Next());
     if (!batch) break;
@@ -62,8 +62,8 @@ Result<std::string> Run(Session& session, const std::string& sql) {
 }
 
 // One value of a one-row, one-column query, as text.
-Result<std::string> Scalar(Session& session, const std::string& sql) {
-  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<QueryResult> result, session.Execute(sql));
+Result<std::string> Scalar(session::Session& session, const std::string& sql) {
+  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<session::QueryResult> result, session.Execute(sql));
   std::string value;
   int64_t rows = 0;
   while (true) {
@@ -79,7 +79,7 @@ Result<std::string> Scalar(Session& session, const std::string& sql) {
 
 // The DDL round trip of one name: schema, two tables (one with rows), drops (one with
 // PURGE), and checks that each step is visible.
-void CreateAndDrop(Session& session, const std::string& name) {
+void CreateAndDrop(session::Session& session, const std::string& name) {
   const std::string schema = "s_" + name;
   Result<std::string> created = Run(session, "CREATE SCHEMA " + schema);
   ASSERT_OK(created) << schema;
@@ -122,14 +122,15 @@ class CatalogPoolTest : public ::floe::testing::ScratchDirTest,
 
   int threads() const { return std::get<0>(GetParam()); }
 
-  Result<std::unique_ptr<Session>> MakeSession() {
-    SessionOptions options;
+  Result<std::unique_ptr<session::Session>> MakeSession() {
+    session::SessionOptions options;
     options.threads = threads();
     options.warehouse = dir_ + "/warehouse";
     if (std::get<1>(GetParam()) == CatalogKind::kHadoop) {
       FLOE_ASSIGN_OR_RAISE(options.catalog, catalog::OpenCatalog("hadoop:" + dir_ + "/files"));
     }
-    FLOE_ASSIGN_OR_RAISE(std::unique_ptr<Session> session, Session::Make(options));
+    FLOE_ASSIGN_OR_RAISE(std::unique_ptr<session::Session> session,
+                         session::Session::Make(options));
     // A spill directory of its own per session, inside the scratch directory: sessions name
     // their queries' spill directories by a counter of their own, so the first queries of
     // two sessions of one process would share (and race to create and remove) one directory.
@@ -138,7 +139,7 @@ class CatalogPoolTest : public ::floe::testing::ScratchDirTest,
     return session;
   }
 
-  std::unique_ptr<Session> session_;
+  std::unique_ptr<session::Session> session_;
   int sessions_made_ = 0;
 };
 
@@ -168,7 +169,8 @@ TEST_P(CatalogPoolTest, FromSeveralThreadsAtOnce) {
     }
     for (auto& worker : workers) worker.join();
   });
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<QueryResult> schemas, session_->Execute("SHOW SCHEMAS"));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<session::QueryResult> schemas,
+                       session_->Execute("SHOW SCHEMAS"));
   int64_t rows = 0;
   while (true) {
     ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, schemas->Next());
@@ -185,7 +187,7 @@ TEST_P(CatalogPoolTest, FromSeveralSessionsOnOneCatalogAtOnce) {
   // The catalog file exists before the sessions race: connections that open a new SQLite
   // catalog file at the same moment can fail to switch it to WAL ("database is locked").
   ASSERT_OK(::floe::exec::Run(*session_, "SHOW SCHEMAS"));
-  std::vector<std::unique_ptr<Session>> sessions;
+  std::vector<std::unique_ptr<session::Session>> sessions;
   for (int i = 0; i < kSessions; ++i) {
     ASSERT_OK_AND_ASSIGN(auto session, MakeSession());
     sessions.push_back(std::move(session));
@@ -204,7 +206,7 @@ TEST_P(CatalogPoolTest, FromSeveralSessionsOnOneCatalogAtOnce) {
 // results are still right.
 TEST_P(CatalogPoolTest, WhileQueriesOfTheSessionHoldThePool) {
   RunWithTimeLimit("DDL while queries run", [&] {
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<QueryResult> stalled,
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<session::QueryResult> stalled,
                          session_->Execute("SELECT x FROM generate_series(1, 20000000) g(x)"));
     ASSERT_OK_AND_ASSIGN(RecordBatchPtr first, stalled->Next());
     ASSERT_NE(first, nullptr);

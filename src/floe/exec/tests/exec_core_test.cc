@@ -31,7 +31,6 @@
 #include "floe/exec/parquet_table.h"
 #include "floe/exec/projection_exec.h"
 #include "floe/exec/repartition_exec.h"
-#include "floe/exec/session.h"
 #include "floe/exec/session_config.h"
 #include "floe/exec/sort/sort_exec.h"
 #include "floe/exec/sort/sort_preserving_merge_exec.h"
@@ -40,6 +39,7 @@
 #include "floe/expr/expr.h"
 #include "floe/format/parquet/writer.h"
 #include "floe/io/file.h"
+#include "floe/session/session.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
 
@@ -946,10 +946,10 @@ TEST_F(ParquetTest, ScanExecLimitAndCountOnly) {
 // read_parquet and generate_series through SQL (the session, planner and enforcement).
 TEST_F(ParquetTest, ThroughSql) {
   Write("a.parquet", 4, 100, /*nan_group=*/1, /*null_group=*/2);
-  SessionOptions options;
+  session::SessionOptions options;
   options.warehouse = dir_ + "/warehouse";
   options.threads = 2;
-  ASSERT_OK_AND_ASSIGN(auto session, Session::Make(options));
+  ASSERT_OK_AND_ASSIGN(auto session, session::Session::Make(options));
   auto query = [&](const std::string& sql) -> std::vector<std::string> {
     auto result = session->Execute(sql);
     EXPECT_OK(result.status()) << sql;

@@ -1,5 +1,5 @@
 // The Iceberg scan node over tables written with the Iceberg library into a scratch
-// warehouse and read through exec::Session and IcebergTable directly: partitions planned
+// warehouse and read through session::Session and IcebergTable directly: partitions planned
 // from files (regression list 1), the scan settings, statistics and count(*) from the
 // manifests (12), output ordering from the table's sort order, and errors that must never
 // turn into short results (13).
@@ -19,9 +19,9 @@
 #include "floe/catalog/catalog.h"
 #include "floe/common/thread_pool.h"
 #include "floe/exec/iceberg_table.h"
-#include "floe/exec/session.h"
 #include "floe/iceberg/partitioned_writer.h"
 #include "floe/iceberg/snapshot_producer.h"
+#include "floe/session/session.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
 
@@ -58,11 +58,11 @@ class IcebergScanTest : public ::floe::testing::ScratchDirTest {
     ScratchDirTest::SetUp();
     catalog_ = catalog::OpenCatalog("sqlite://" + dir_ + "/catalog.db", dir_).ValueOrDie();
     threads_ = ThreadPool::Make(2).ValueOrDie();
-    SessionOptions options;
+    session::SessionOptions options;
     options.catalog = catalog_;
     options.warehouse = dir_;
     options.threads = 2;
-    session_ = Session::Make(options).ValueOrDie();
+    session_ = session::Session::Make(options).ValueOrDie();
     ASSERT_OK(Run("CREATE SCHEMA db").status());
   }
 
@@ -74,7 +74,7 @@ class IcebergScanTest : public ::floe::testing::ScratchDirTest {
   }
 
   Result<std::vector<std::string>> Run(const std::string& sql) {
-    FLOE_ASSIGN_OR_RAISE(std::unique_ptr<QueryResult> result, session_->Execute(sql));
+    FLOE_ASSIGN_OR_RAISE(std::unique_ptr<session::QueryResult> result, session_->Execute(sql));
     std::vector<std::string> rows;
     while (true) {
       FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, result->Next());
@@ -191,7 +191,7 @@ class IcebergScanTest : public ::floe::testing::ScratchDirTest {
 
   catalog::CatalogPtr catalog_;
   std::unique_ptr<ThreadPool> threads_;
-  std::unique_ptr<Session> session_;
+  std::unique_ptr<session::Session> session_;
 };
 
 // Ten files of 1..10 rows: ids f*100 + r.
@@ -372,15 +372,15 @@ TEST_F(IcebergScanTest, ConcurrentReadsOnAOneThreadPoolFinish) {
   Append("db.t", TenFiles());
   // Every scan partition runs on the pool's only thread and queues its read-ahead behind
   // itself: the partition opens those files on its own thread instead of waiting.
-  SessionOptions options;
+  session::SessionOptions options;
   options.catalog = catalog_;
   options.warehouse = dir_;
   options.threads = 1;
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Make(options));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<session::Session> session, session::Session::Make(options));
   ASSERT_OK(session->mutable_config().Set("iceberg.read_concurrency", "8"));
   for (const char* partitions : {"1", "3", "8"}) {
     ASSERT_OK(session->mutable_config().Set("target_partitions", partitions));
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<QueryResult> result,
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<session::QueryResult> result,
                          session->Execute("SELECT id, part FROM db.t"));
     std::vector<std::string> rows;
     while (true) {
@@ -693,7 +693,7 @@ TEST_F(IcebergScanTest, CancelledOrBrokenScansFailInsteadOfEndingEarly) {
   }
   EXPECT_THAT(Run("SELECT id FROM db.t").status(), IsError(StatusCode::kNotFound));
   // A query cancelled through its result stops with an error, not with the rows so far.
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<QueryResult> result,
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<session::QueryResult> result,
                        session_->Execute("SELECT id FROM db.t WHERE part IS NULL"));
   result->Cancel();
   Result<RecordBatchPtr> next = result->Next();

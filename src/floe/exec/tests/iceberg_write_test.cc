@@ -15,9 +15,9 @@
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
 #include "floe/exec/iceberg_write.h"
-#include "floe/exec/session.h"
 #include "floe/exec/tests/query_rows.h"
 #include "floe/io/file_io.h"
+#include "floe/session/session.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
 
@@ -35,14 +35,14 @@ class IcebergWriteTest : public floe::testing::ScratchDirTest {
     session_ = MakeSession(4);
   }
 
-  std::unique_ptr<Session> MakeSession(int threads) {
-    SessionOptions options;
+  std::unique_ptr<session::Session> MakeSession(int threads) {
+    session::SessionOptions options;
     options.warehouse = dir_ + "/warehouse";
     options.threads = threads;
-    return Session::Make(options).ValueOrDie();
+    return session::Session::Make(options).ValueOrDie();
   }
 
-  static Result<std::vector<std::string>> Query(Session& session, const std::string& sql) {
+  static Result<std::vector<std::string>> Query(session::Session& session, const std::string& sql) {
     FLOE_ASSIGN_OR_RAISE(auto result, session.Execute(sql));
     FLOE_ASSIGN_OR_RAISE(std::vector<std::string> rows, Rows(*result));
     if (rows.empty()) rows.push_back(result->command_tag());
@@ -50,7 +50,7 @@ class IcebergWriteTest : public floe::testing::ScratchDirTest {
   }
 
   std::vector<std::string> Q(const std::string& sql) { return Q(*session_, sql); }
-  static std::vector<std::string> Q(Session& session, const std::string& sql) {
+  static std::vector<std::string> Q(session::Session& session, const std::string& sql) {
     auto rows = Query(session, sql);
     EXPECT_TRUE(rows.ok()) << sql << ": " << rows.status().ToString();
     return rows.ok() ? *rows : std::vector<std::string>{};
@@ -65,7 +65,7 @@ class IcebergWriteTest : public floe::testing::ScratchDirTest {
     return n;
   }
 
-  std::unique_ptr<Session> session_;
+  std::unique_ptr<session::Session> session_;
 };
 
 TEST_F(IcebergWriteTest, InsertReportsRowsAndCommitsOneSnapshot) {
@@ -151,7 +151,7 @@ TEST_F(IcebergWriteTest, ConcurrentInsertsBothCommit) {
   std::vector<std::thread> threads;
   std::vector<Result<std::vector<std::string>>> results(8, std::vector<std::string>{});
   for (int i = 0; i < 8; ++i) {
-    Session* session = i % 2 == 0 ? session_.get() : other.get();
+    session::Session* session = i % 2 == 0 ? session_.get() : other.get();
     threads.emplace_back([&, i, session] {
       results[i] = Query(*session,
                          "INSERT INTO c SELECT g, 'k' || CAST(g % 3 AS text) FROM "

@@ -30,12 +30,12 @@
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/repartition_exec.h"
 #include "floe/exec/scheduler.h"
-#include "floe/exec/session.h"
 #include "floe/exec/stage_planner.h"
 #include "floe/exec/tests/query_rows.h"
 #include "floe/exec/values_exec.h"
 #include "floe/iceberg/table.h"
 #include "floe/io/file_io.h"
+#include "floe/session/session.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
 
@@ -140,11 +140,11 @@ class PlanCodecIcebergTest : public ::floe::testing::ScratchDirTest {
     ScratchDirTest::SetUp();
     catalog_ = catalog::OpenCatalog("sqlite://" + dir_ + "/catalog.db", dir_).ValueOrDie();
     threads_ = ThreadPool::Make(2).ValueOrDie();
-    SessionOptions options;
+    session::SessionOptions options;
     options.catalog = catalog_;
     options.warehouse = dir_;
     options.threads = 2;
-    session_ = Session::Make(options).ValueOrDie();
+    session_ = session::Session::Make(options).ValueOrDie();
     Q("CREATE SCHEMA db");
   }
 
@@ -246,7 +246,7 @@ class PlanCodecIcebergTest : public ::floe::testing::ScratchDirTest {
 
   catalog::CatalogPtr catalog_;
   std::unique_ptr<ThreadPool> threads_;
-  std::unique_ptr<Session> session_;
+  std::unique_ptr<session::Session> session_;
 };
 
 TEST_F(PlanCodecIcebergTest, RegistryHoldsTheScanAndWriteNodesAndTheTransform) {

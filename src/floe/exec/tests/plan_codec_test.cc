@@ -14,9 +14,9 @@
 
 #include "floe/exec/coalesce_partitions_exec.h"
 #include "floe/exec/repartition_exec.h"
-#include "floe/exec/session.h"
 #include "floe/exec/tests/query_rows.h"
 #include "floe/exec/values_exec.h"
+#include "floe/session/session.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
 
@@ -47,10 +47,10 @@ class PlanCodecTest : public testing::ScratchDirTest {
 
   void SetUp() override {
     ScratchDirTest::SetUp();
-    SessionOptions options;
+    session::SessionOptions options;
     options.warehouse = dir_ + "/warehouse";
     options.threads = 2;
-    ASSERT_OK_AND_ASSIGN(session_, Session::Make(options));
+    ASSERT_OK_AND_ASSIGN(session_, session::Session::Make(options));
     ASSERT_OK(session_->mutable_config().Set("target_partitions", "3"));
     for (const char* sql : {
              "CREATE TABLE t (a int, s text, d date)",
@@ -77,7 +77,7 @@ class PlanCodecTest : public testing::ScratchDirTest {
   }
 
   std::vector<std::string> Run(const std::string& sql) {
-    Result<std::unique_ptr<QueryResult>> result = session_->Execute(sql);
+    Result<std::unique_ptr<session::QueryResult>> result = session_->Execute(sql);
     EXPECT_TRUE(result.ok()) << sql << ": " << result.status().ToString();
     if (!result.ok()) return {};
     Result<std::vector<std::string>> rows = Rows(**result);
@@ -87,7 +87,7 @@ class PlanCodecTest : public testing::ScratchDirTest {
     return *rows;
   }
 
-  std::unique_ptr<Session> session_;
+  std::unique_ptr<session::Session> session_;
   std::set<std::string> seen_;
 };
 

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "floe/batch/value_format.h"
-#include "floe/exec/session.h"
+#include "floe/session/session.h"
 
 namespace floe::exec {
 
-inline Result<std::vector<std::string>> Rows(QueryResult& result) {
+inline Result<std::vector<std::string>> Rows(session::QueryResult& result) {
   std::vector<std::string> rows;
   while (true) {
     FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, result.Next());

@@ -7,7 +7,7 @@
 #include "floe/exec/execution_plan.h"
 #include "floe/exec/stage_planner.h"
 
-namespace floe::exec {
+namespace floe::session {
 
 /// The stages of an executed query, each operator annotated with what it did: one line
 /// per operator, "<ToString()>  [partitions=N]  rows=R batches=B bytes=Y time=T" summed
@@ -18,10 +18,10 @@ namespace floe::exec {
 /// than one rank ran, such as a broadcast build side, has a line per rank), and a last
 /// section has one line per rank: "rank R: tasks=T rows=N time=Xms exchange sent=S
 /// received=F" (rows its tasks produced, bytes sent to and received from other ranks).
-std::string ExplainAnalyzeStages(const StagePlan& stages, const QueryMetrics& metrics);
+std::string ExplainAnalyzeStages(const exec::StagePlan& stages, const exec::QueryMetrics& metrics);
 
 /// The same annotation for one plan tree, each line prefixed by `indent` spaces.
-std::string AnnotatedPlanToString(const ExecutionPlan& plan, const QueryMetrics& metrics,
-                                  int indent = 0);
+std::string AnnotatedPlanToString(const exec::ExecutionPlan& plan,
+                                  const exec::QueryMetrics& metrics, int indent = 0);
 
-}  // namespace floe::exec
+}  // namespace floe::session

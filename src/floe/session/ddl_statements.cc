@@ -1,4 +1,4 @@
-#include "floe/exec/catalog_statements.h"
+#include "floe/session/ddl_statements.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,7 +12,7 @@
 #include "floe/iceberg/spec_text.h"
 #include "floe/plan/binder.h"
 
-namespace floe::exec {
+namespace floe::session {
 
 namespace {
 
@@ -763,4 +763,4 @@ Result<CatalogStatementResult> ExecuteCatalogStatement(catalog::Catalog& catalog
   return Executor(catalog, statement, search_path).Run();
 }
 
-}  // namespace floe::exec
+}  // namespace floe::session

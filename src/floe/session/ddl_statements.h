@@ -2,7 +2,7 @@
 
 // SQL statements that act on a catalog rather than on rows: CREATE/DROP SCHEMA,
 // CREATE/DROP TABLE, ALTER TABLE, SHOW SCHEMAS/TABLES, DESCRIBE; and how SQL names map to
-// a catalog's namespaces and tables. The session (exec/session.cc) calls these; each
+// a catalog's namespaces and tables. The session (session.cc) calls these; each
 // statement reads the catalog fresh and commits through it, on the calling thread.
 
 #include <map>
@@ -15,7 +15,7 @@
 #include "floe/common/result.h"
 #include "floe/sql/ast.h"
 
-namespace floe::exec {
+namespace floe::session {
 
 /// What a catalog statement returns: PostgreSQL's command tag, and for SHOW and DESCRIBE
 /// text rows under `columns`.
@@ -85,4 +85,4 @@ Result<CatalogStatementResult> ExecuteCatalogStatement(catalog::Catalog& catalog
                                                        const sql::Statement& statement,
                                                        std::string_view search_path);
 
-}  // namespace floe::exec
+}  // namespace floe::session

@@ -15,7 +15,7 @@
 #include "floe/iceberg/table.h"
 #include "floe/plan/binder.h"
 
-namespace floe::exec {
+namespace floe::session {
 
 class SessionResolver final : public plan::RelationResolver {
  public:
@@ -50,4 +50,4 @@ class SessionResolver final : public plan::RelationResolver {
   std::map<std::string, iceberg::Table> loaded_;
 };
 
-}  // namespace floe::exec
+}  // namespace floe::session

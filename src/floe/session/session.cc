@@ -1,4 +1,4 @@
-#include "floe/exec/session.h"
+#include "floe/session/session.h"
 
 #include <unistd.h>
 
@@ -12,10 +12,8 @@
 
 #include "floe/batch/builder.h"
 #include "floe/common/thread_pool.h"
-#include "floe/exec/catalog_statements.h"
 #include "floe/exec/enforce.h"
 #include "floe/exec/exchange.h"
-#include "floe/exec/explain.h"
 #include "floe/exec/generate_series.h"
 #include "floe/exec/iceberg_table.h"
 #include "floe/exec/iceberg_write.h"
@@ -23,7 +21,6 @@
 #include "floe/exec/physical_planner.h"
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/scheduler.h"
-#include "floe/exec/session_resolver.h"
 #include "floe/exec/spill.h"
 #include "floe/exec/stage_planner.h"
 #include "floe/iceberg/in_flight_files.h"
@@ -31,9 +28,12 @@
 #include "floe/io/file_io.h"
 #include "floe/plan/binder.h"
 #include "floe/plan/optimizer.h"
+#include "floe/session/ddl_statements.h"
+#include "floe/session/explain.h"
+#include "floe/session/session_resolver.h"
 #include "floe/sql/parser.h"
 
-namespace floe::exec {
+namespace floe::session {
 
 namespace {
 
@@ -100,9 +100,9 @@ Result<std::unique_ptr<QueryResult>> TextResult(const std::vector<std::string>& 
 /// (members are destroyed last to first: the scheduler waits for its tasks,
 /// then the context drops the exchange and its files, then the directory goes).
 struct RunningQuery {
-  std::unique_ptr<SpillDirectory> spill;
-  TaskContextPtr ctx;
-  std::unique_ptr<QueryScheduler> scheduler;
+  std::unique_ptr<exec::SpillDirectory> spill;
+  exec::TaskContextPtr ctx;
+  std::unique_ptr<exec::QueryScheduler> scheduler;
 
   ~RunningQuery() {
     scheduler.reset();
@@ -170,8 +170,8 @@ class SessionImpl final : public Session {
   SessionImpl(SessionOptions options, std::unique_ptr<ThreadPool> threads)
       : options_(std::move(options)), catalog_(options_.catalog), threads_(std::move(threads)) {}
 
-  const SessionConfig& config() const override { return config_; }
-  SessionConfig& mutable_config() override { return config_; }
+  const exec::SessionConfig& config() const override { return config_; }
+  exec::SessionConfig& mutable_config() override { return config_; }
 
   Result<std::unique_ptr<QueryResult>> Execute(std::string_view sql) override {
     FLOE_ASSIGN_OR_RAISE(std::vector<sql::Statement> statements, sql::Parse(sql));
@@ -183,7 +183,7 @@ class SessionImpl final : public Session {
     return ExecuteStatement(statements[0]);
   }
 
-  Result<StagePlan> PlanStatement(std::string_view sql) override {
+  Result<exec::StagePlan> PlanStatement(std::string_view sql) override {
     FLOE_ASSIGN_OR_RAISE(std::vector<sql::Statement> statements, sql::Parse(sql));
     if (statements.size() != 1) {
       return Status::Invalid("{} statements given where one was expected", statements.size());
@@ -203,8 +203,8 @@ class SessionImpl final : public Session {
  private:
   struct PlannedQuery {
     plan::LogicalPlanPtr logical;
-    PlanPtr physical;  // enforced
-    StagePlan stages;
+    exec::PlanPtr physical;  // enforced
+    exec::StagePlan stages;
   };
 
   Result<std::unique_ptr<QueryResult>> ExecuteStatement(const sql::Statement& statement) {
@@ -332,9 +332,10 @@ class SessionImpl final : public Session {
     FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr bound,
                          plan::BindQuery(query, text, resolver, MakeBindOptions()));
     FLOE_ASSIGN_OR_RAISE(planned.logical, plan::Optimize(bound));
-    FLOE_ASSIGN_OR_RAISE(PlanPtr physical, CreatePhysicalPlan(planned.logical, config_));
-    FLOE_ASSIGN_OR_RAISE(planned.physical, EnforceRequirements(physical, config_));
-    FLOE_ASSIGN_OR_RAISE(planned.stages, PlanStages(planned.physical));
+    FLOE_ASSIGN_OR_RAISE(exec::PlanPtr physical,
+                         exec::CreatePhysicalPlan(planned.logical, config_));
+    FLOE_ASSIGN_OR_RAISE(planned.physical, exec::EnforceRequirements(physical, config_));
+    FLOE_ASSIGN_OR_RAISE(planned.stages, exec::PlanStages(planned.physical));
     return planned;
   }
 
@@ -342,7 +343,7 @@ class SessionImpl final : public Session {
   // Writes: INSERT and CREATE TABLE AS
 
   struct PlannedWrite {
-    IcebergWriteTargetPtr target;
+    exec::IcebergWriteTargetPtr target;
     PlannedQuery query;
   };
 
@@ -355,26 +356,29 @@ class SessionImpl final : public Session {
   Result<PlannedWrite> PlanWrite(
       catalog::Catalog& catalog, const catalog::TableIdentifier& id, const sql::SelectStmt& query,
       std::string_view text, const std::vector<std::string>& columns,
-      IcebergWriteTarget::Mode mode = IcebergWriteTarget::Mode::kAppend) {
+      exec::IcebergWriteTarget::Mode mode = exec::IcebergWriteTarget::Mode::kAppend) {
     // The table is loaded fresh for this statement; the commit validates against it.
     FLOE_ASSIGN_OR_RAISE(iceberg::Table table, catalog.LoadTable(id));
     PlannedWrite planned;
-    FLOE_ASSIGN_OR_RAISE(planned.target, MakeWriteTarget(id.ToString(), std::move(table),
-                                                         catalog.TableOps(id), mode));
+    FLOE_ASSIGN_OR_RAISE(planned.target, exec::MakeWriteTarget(id.ToString(), std::move(table),
+                                                               catalog.TableOps(id), mode));
     SessionResolver resolver = MakeResolver();
     plan::BindOptions options = MakeBindOptions();
     options.insert_value_types =
-        InsertTargetTypes(*planned.target->table.metadata->CurrentSchema(), columns);
+        exec::InsertTargetTypes(*planned.target->table.metadata->CurrentSchema(), columns);
     FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr bound,
                          plan::BindQuery(query, text, resolver, options));
-    FLOE_ASSIGN_OR_RAISE(bound, ConformInsertInput(std::move(bound),
-                                                   *planned.target->table.metadata->CurrentSchema(),
-                                                   columns, planned.target->table_name));
+    FLOE_ASSIGN_OR_RAISE(
+        bound,
+        exec::ConformInsertInput(std::move(bound), *planned.target->table.metadata->CurrentSchema(),
+                                 columns, planned.target->table_name));
     FLOE_ASSIGN_OR_RAISE(planned.query.logical, plan::Optimize(bound));
-    FLOE_ASSIGN_OR_RAISE(PlanPtr input, CreatePhysicalPlan(planned.query.logical, config_));
-    FLOE_ASSIGN_OR_RAISE(PlanPtr write, PlanIcebergWrite(planned.target, std::move(input)));
-    FLOE_ASSIGN_OR_RAISE(planned.query.physical, EnforceRequirements(write, config_));
-    FLOE_ASSIGN_OR_RAISE(planned.query.stages, PlanStages(planned.query.physical));
+    FLOE_ASSIGN_OR_RAISE(exec::PlanPtr input,
+                         exec::CreatePhysicalPlan(planned.query.logical, config_));
+    FLOE_ASSIGN_OR_RAISE(exec::PlanPtr write,
+                         exec::PlanIcebergWrite(planned.target, std::move(input)));
+    FLOE_ASSIGN_OR_RAISE(planned.query.physical, exec::EnforceRequirements(write, config_));
+    FLOE_ASSIGN_OR_RAISE(planned.query.stages, exec::PlanStages(planned.query.physical));
     return planned;
   }
 
@@ -396,7 +400,7 @@ class SessionImpl final : public Session {
                            std::unique_ptr<RunningQuery>* keep = nullptr) {
     // Until the commit begins, a terminating process deletes the statement's files, whichever
     // process wrote them (iceberg::InFlightFiles).
-    const IcebergWriteTarget& target = *planned.target;
+    const exec::IcebergWriteTarget& target = *planned.target;
     const iceberg::TableMetadata& metadata = *target.table.metadata;
     FLOE_ASSIGN_OR_RAISE(iceberg::WriterProperties where,
                          iceberg::WriterProperties::Make(metadata.properties, metadata.location));
@@ -423,7 +427,7 @@ class SessionImpl final : public Session {
     running->scheduler->Wait();
     if (!status.ok()) {
       // Every task has stopped: what the journal holds is all the statement wrote.
-      auto journal = WriteJournal::For(running->ctx, planned.target.get());
+      auto journal = exec::WriteJournal::For(running->ctx, planned.target.get());
       if (journal.ok()) (void)(*journal)->DeleteUncommitted(*planned.target->table.io);
       return status;
     }
@@ -464,9 +468,9 @@ class SessionImpl final : public Session {
     const std::vector<std::string> parts = std::move(*split);
     CatalogNames names(catalog, config_.search_path());
     FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names.Existing(parts));
-    const IcebergWriteTarget::Mode mode = procedure == "overwrite"
-                                              ? IcebergWriteTarget::Mode::kOverwrite
-                                              : IcebergWriteTarget::Mode::kReplacePartitions;
+    const exec::IcebergWriteTarget::Mode mode =
+        procedure == "overwrite" ? exec::IcebergWriteTarget::Mode::kOverwrite
+                                 : exec::IcebergWriteTarget::Mode::kReplacePartitions;
     FLOE_ASSIGN_OR_RAISE(PlannedWrite planned,
                          PlanWrite(*catalog, id, query, statements[0].text, {}, mode));
     FLOE_ASSIGN_OR_RAISE(int64_t rows, RunWrite(std::move(planned)));
@@ -502,44 +506,47 @@ class SessionImpl final : public Session {
     return CommandResult("SELECT " + std::to_string(*rows));
   }
 
-  Result<std::unique_ptr<RunningQuery>> Run(StagePlan stages, bool collect_metrics) {
+  Result<std::unique_ptr<RunningQuery>> Run(exec::StagePlan stages, bool collect_metrics) {
     auto running = std::make_unique<RunningQuery>();
-    FLOE_ASSIGN_OR_RAISE(running->spill, SpillDirectory::Make(config_.spill_directory(),
-                                                              std::to_string(NextQueryNumber())));
+    FLOE_ASSIGN_OR_RAISE(
+        running->spill,
+        exec::SpillDirectory::Make(config_.spill_directory(), std::to_string(NextQueryNumber())));
     const std::string& dir = running->spill->path();
-    auto memory = std::make_shared<MemoryManager>(config_.memory_limit());
-    std::shared_ptr<ExchangeService> exchange;
-    std::shared_ptr<TaskRunner> runner;
+    auto memory = std::make_shared<exec::MemoryManager>(config_.memory_limit());
+    std::shared_ptr<exec::ExchangeService> exchange;
+    std::shared_ptr<exec::TaskRunner> runner;
     if (options_.cluster) {
-      FLOE_ASSIGN_OR_RAISE(QueryCluster::Query query,
+      FLOE_ASSIGN_OR_RAISE(exec::QueryCluster::Query query,
                            options_.cluster->Begin(stages, config_, memory, dir, collect_metrics));
       exchange = std::move(query.exchange);
       runner = std::move(query.runner);
     } else {
-      exchange = MakeLocalExchange(memory, dir);
+      exchange = exec::MakeLocalExchange(memory, dir);
     }
-    running->ctx = std::make_shared<TaskContext>(config_, memory, threads_.get(), dir, exchange);
+    running->ctx =
+        std::make_shared<exec::TaskContext>(config_, memory, threads_.get(), dir, exchange);
     running->ctx->set_collect_metrics(collect_metrics);
     if (runner) {
-      running->ctx->set_seal_remote_writes([weak = std::weak_ptr<TaskRunner>(runner)]() {
-        std::shared_ptr<TaskRunner> r = weak.lock();
+      running->ctx->set_seal_remote_writes([weak = std::weak_ptr<exec::TaskRunner>(runner)]() {
+        std::shared_ptr<exec::TaskRunner> r = weak.lock();
         return r ? r->SealWrites() : Status::Cancelled("the query has ended");
       });
     }
     if (config_.codec_roundtrip()) {
       // Every stage runs as another process would rebuild it from its bytes.
-      FLOE_ASSIGN_OR_RAISE(stages,
-                           stages.Rewrite([](const PlanPtr& plan) { return RoundTripPlan(plan); }));
+      FLOE_ASSIGN_OR_RAISE(stages, stages.Rewrite([](const exec::PlanPtr& plan) {
+        return exec::RoundTripPlan(plan);
+      }));
     }
     FLOE_ASSIGN_OR_RAISE(running->scheduler,
-                         QueryScheduler::Start(std::move(stages), running->ctx, runner));
+                         exec::QueryScheduler::Start(std::move(stages), running->ctx, runner));
     return running;
   }
 
   Result<std::unique_ptr<QueryResult>> ExecuteSet(const sql::SetStatement& set) {
     if (set.reset) {
       if (set.name == "all") {
-        for (const SettingInfo& info : SessionConfig::Registered()) {
+        for (const exec::SettingInfo& info : exec::SessionConfig::Registered()) {
           FLOE_RETURN_NOT_OK(config_.Reset(info.name));
         }
       } else {
@@ -584,7 +591,7 @@ class SessionImpl final : public Session {
     std::string text;
     if (!explain.analyze) {
       text += "Logical plan:\n" + Indent(planned.logical->ToString(), "  ");
-      text += "Physical plan:\n" + Indent(PlanToString(*planned.physical), "  ");
+      text += "Physical plan:\n" + Indent(exec::PlanToString(*planned.physical), "  ");
       text += "Stages:\n" + Indent(planned.stages.ToString(), "  ");
       return TextResult({"plan"}, Lines(text), "EXPLAIN");
     }
@@ -605,7 +612,7 @@ class SessionImpl final : public Session {
     }
     const double millis =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    FLOE_ASSIGN_OR_RAISE(const QueryMetrics* metrics, running->scheduler->CollectMetrics());
+    FLOE_ASSIGN_OR_RAISE(const exec::QueryMetrics* metrics, running->scheduler->CollectMetrics());
     text += "Physical plan (analyzed):\n";
     text += Indent(ExplainAnalyzeStages(running->scheduler->stages(), *metrics), "  ");
     text += fmt::format("Rows: {}, time: {:.3f} ms, peak memory: {} bytes\n", rows, millis,
@@ -617,7 +624,7 @@ class SessionImpl final : public Session {
   std::mutex catalog_mutex_;
   catalog::CatalogPtr catalog_;
   std::unique_ptr<ThreadPool> threads_;
-  SessionConfig config_;
+  exec::SessionConfig config_;
 };
 
 }  // namespace
@@ -769,4 +776,4 @@ Result<std::vector<std::string>> Session::SplitStatements(std::string_view scrip
   return out;
 }
 
-}  // namespace floe::exec
+}  // namespace floe::session

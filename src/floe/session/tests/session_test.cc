@@ -10,10 +10,10 @@
 #include "floe/batch/value_format.h"
 #include "floe/exec/exchange.h"
 #include "floe/exec/scheduler.h"
-#include "floe/exec/session.h"
 #include "floe/exec/tests/query_rows.h"
 #include "floe/format/parquet/writer.h"
 #include "floe/io/file.h"
+#include "floe/session/session.h"
 #include "floe/testing/matchers.h"
 
 namespace floe::exec {
@@ -30,13 +30,13 @@ class SessionTest : public ::testing::Test {
             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
-    SessionOptions options;
+    session::SessionOptions options;
     options.threads = 3;
     // Beside the spill directory, whose entries the tests count.
     warehouse_ = dir_.string() + "-warehouse";
     std::filesystem::remove_all(warehouse_);
     options.warehouse = warehouse_.string();
-    session_ = Session::Make(options).ValueOrDie();
+    session_ = session::Session::Make(options).ValueOrDie();
     ASSERT_OK(session_->mutable_config().Set("spill_directory", dir_.string()));
   }
   void TearDown() override {
@@ -94,7 +94,7 @@ class SessionTest : public ::testing::Test {
 
   std::filesystem::path dir_;
   std::filesystem::path warehouse_;
-  std::unique_ptr<Session> session_;
+  std::unique_ptr<session::Session> session_;
 };
 
 TEST_F(SessionTest, SelectConstants) {
@@ -264,11 +264,11 @@ class TwoRankTestCluster final : public QueryCluster {
 };
 
 TEST_F(SessionTest, ExplainAnalyzeNamesTheRanksOfADistributedQuery) {
-  SessionOptions options;
+  session::SessionOptions options;
   options.threads = 2;
   options.warehouse = warehouse_.string();
   options.cluster = std::make_shared<TwoRankTestCluster>();
-  ASSERT_OK_AND_ASSIGN(auto session, Session::Make(options));
+  ASSERT_OK_AND_ASSIGN(auto session, session::Session::Make(options));
   ASSERT_OK(session->mutable_config().Set("target_partitions", "2"));
   ASSERT_OK_AND_ASSIGN(auto result,
                        session->Execute("EXPLAIN ANALYZE SELECT x % 3, count(*) FROM "
@@ -292,10 +292,10 @@ TEST_F(SessionTest, ExplainAnalyzeNamesTheRanksOfADistributedQuery) {
 
 TEST_F(SessionTest, TargetPartitionsDefaultsToTheTasksTheSessionRunsAtOnce) {
   // In one process: its threads; RESET returns there, not to the hardware threads.
-  SessionOptions options;
+  session::SessionOptions options;
   options.threads = 5;
   options.warehouse = warehouse_.string();
-  ASSERT_OK_AND_ASSIGN(auto alone, Session::Make(options));
+  ASSERT_OK_AND_ASSIGN(auto alone, session::Session::Make(options));
   EXPECT_EQ(alone->config().target_partitions(), 5);
   ASSERT_OK(alone->Execute("SET target_partitions = 2").status());
   EXPECT_EQ(alone->config().target_partitions(), 2);
@@ -304,7 +304,7 @@ TEST_F(SessionTest, TargetPartitionsDefaultsToTheTasksTheSessionRunsAtOnce) {
   // Across processes: every process's task slots together (the cluster's 3, not the
   // 5 threads of this process), after RESET ALL too.
   options.cluster = std::make_shared<TwoRankTestCluster>();
-  ASSERT_OK_AND_ASSIGN(auto clustered, Session::Make(options));
+  ASSERT_OK_AND_ASSIGN(auto clustered, session::Session::Make(options));
   EXPECT_EQ(clustered->config().target_partitions(), 3);
   ASSERT_OK(clustered->Execute("SET target_partitions = 7").status());
   ASSERT_OK(clustered->Execute("RESET ALL").status());
@@ -315,10 +315,10 @@ TEST_F(SessionTest, TargetPartitionsDefaultsToTheTasksTheSessionRunsAtOnce) {
 TEST_F(SessionTest, OneThreadRunsEveryTaskOfAManyTaskQuery) {
   // One executor slot: each task's end hands the slot to the next task (it once stayed
   // taken while the next tasks were handed out, and the query waited forever).
-  SessionOptions options;
+  session::SessionOptions options;
   options.threads = 1;
   options.warehouse = warehouse_.string();
-  ASSERT_OK_AND_ASSIGN(auto session, Session::Make(options));
+  ASSERT_OK_AND_ASSIGN(auto session, session::Session::Make(options));
   ASSERT_OK(session->mutable_config().Set("target_partitions", "4"));
   ASSERT_OK_AND_ASSIGN(auto result,
                        session->Execute("SELECT x % 3, count(*) FROM generate_series(1, 100000) "
@@ -365,14 +365,14 @@ TEST_F(SessionTest, ScalarSubqueryOfTwoRowsFails) {
 }
 
 TEST_F(SessionTest, SplitStatements) {
-  ASSERT_OK_AND_ASSIGN(
-      auto parts, Session::SplitStatements("SELECT 'a;b'; -- c;d\nSELECT \"x;\" /* ; /* ; */ */ ;; "
-                                           "SELECT $$;$$  "));
+  ASSERT_OK_AND_ASSIGN(auto parts, session::Session::SplitStatements(
+                                       "SELECT 'a;b'; -- c;d\nSELECT \"x;\" /* ; /* ; */ */ ;; "
+                                       "SELECT $$;$$  "));
   EXPECT_EQ(parts, (std::vector<std::string>{
                        "SELECT 'a;b'", "-- c;d\nSELECT \"x;\" /* ; /* ; */ */", "SELECT $$;$$"}));
-  EXPECT_THAT(Session::SplitStatements("SELECT 'abc"), IsError(StatusCode::kSyntax));
-  EXPECT_THAT(Session::SplitStatements("SELECT /* x"), IsError(StatusCode::kSyntax));
-  ASSERT_OK_AND_ASSIGN(parts, Session::SplitStatements("  -- only a comment\n"));
+  EXPECT_THAT(session::Session::SplitStatements("SELECT 'abc"), IsError(StatusCode::kSyntax));
+  EXPECT_THAT(session::Session::SplitStatements("SELECT /* x"), IsError(StatusCode::kSyntax));
+  ASSERT_OK_AND_ASSIGN(parts, session::Session::SplitStatements("  -- only a comment\n"));
   EXPECT_TRUE(parts.empty());
 }
 

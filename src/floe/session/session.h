@@ -13,35 +13,12 @@
 #include "floe/catalog/catalog.h"
 #include "floe/common/result.h"
 #include "floe/exec/exchange.h"
+#include "floe/exec/query_cluster.h"
 #include "floe/exec/scheduler.h"
 #include "floe/exec/session_config.h"
 #include "floe/exec/stage_planner.h"
 
-namespace floe::exec {
-
-/// Processes that run a query's tasks together with this one (DESIGN.md section 3: a
-/// single process is a cluster of one). Implemented by dist/ for MPI.
-class QueryCluster {
- public:
-  virtual ~QueryCluster() = default;
-  struct Query {
-    /// This process's exchange of the query (stage outputs live where their tasks ran).
-    std::shared_ptr<ExchangeService> exchange;
-    /// Places the query's tasks on the processes; ending the query (the runner's
-    /// destruction) releases what the other processes hold of it.
-    std::shared_ptr<TaskRunner> runner;
-  };
-  /// Sends `stages` (through the plan codec) and `config` to every process and returns
-  /// this process's side of the query. `memory` and `spill_directory` are this process's.
-  /// `collect_metrics`: every process counts what its operators do (EXPLAIN ANALYZE), for
-  /// TaskRunner::CollectMetrics.
-  virtual Result<Query> Begin(const StagePlan& stages, const SessionConfig& config,
-                              std::shared_ptr<MemoryManager> memory,
-                              const std::string& spill_directory, bool collect_metrics) = 0;
-  /// The tasks every process together runs at once: a session's default
-  /// target_partitions, so that one stage's tasks keep every process busy.
-  virtual int slots() const = 0;
-};
+namespace floe::session {
 
 struct SessionOptions {
   /// The warehouse directory of the embedded catalog (tables created by SQL live here);
@@ -55,7 +32,7 @@ struct SessionOptions {
   int threads = 0;
   /// Runs the session's queries across processes (dist/ under MPI); nullptr: in this
   /// process alone.
-  std::shared_ptr<QueryCluster> cluster;
+  std::shared_ptr<exec::QueryCluster> cluster;
 };
 
 /// The result of one statement: a stream of rows (empty schema for statements that
@@ -86,14 +63,14 @@ class Session {
 
   /// Plans one SELECT or INSERT without running it: the stages it would run (an INSERT's
   /// stages end in its commit; nothing is written). kNotSupported for other statements.
-  virtual Result<StagePlan> PlanStatement(std::string_view sql) = 0;
+  virtual Result<exec::StagePlan> PlanStatement(std::string_view sql) = 0;
 
   /// Splits a script into statement texts (comments and quoted ';' respected); kSyntax
   /// for an unterminated string or comment.
   static Result<std::vector<std::string>> SplitStatements(std::string_view script);
 
-  virtual const SessionConfig& config() const = 0;
-  virtual SessionConfig& mutable_config() = 0;
+  virtual const exec::SessionConfig& config() const = 0;
+  virtual exec::SessionConfig& mutable_config() = 0;
 };
 
-}  // namespace floe::exec
+}  // namespace floe::session

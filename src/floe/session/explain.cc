@@ -1,11 +1,11 @@
-#include "floe/exec/explain.h"
+#include "floe/session/explain.h"
 
 #include <fmt/format.h>
 
 #include <map>
 #include <vector>
 
-namespace floe::exec {
+namespace floe::session {
 
 namespace {
 
@@ -16,16 +16,17 @@ std::string Counters(int64_t rows, int64_t batches, int64_t bytes, int64_t nanos
   return out;
 }
 
-void Annotate(const ExecutionPlan& plan, const QueryMetrics& metrics, int depth, std::string* out) {
+void Annotate(const exec::ExecutionPlan& plan, const exec::QueryMetrics& metrics, int depth,
+              std::string* out) {
   const std::string pad(static_cast<size_t>(depth) * 2, ' ');
   *out += pad + plan.ToString() + "  [partitions=" + std::to_string(plan.partition_count()) + "]  ";
-  const std::vector<QueryMetrics::Part> parts = metrics.PartsOf(&plan);
+  const std::vector<exec::QueryMetrics::Part> parts = metrics.PartsOf(&plan);
   const bool distributed = metrics.ranks() > 1;
   if (parts.empty()) {
     *out += "not executed\n";
   } else {
     int64_t rows = 0, batches = 0, bytes = 0, nanos = 0, spilled = 0;
-    for (const QueryMetrics::Part& part : parts) {
+    for (const exec::QueryMetrics::Part& part : parts) {
       rows += part.metrics->rows.load();
       batches += part.metrics->batches.load();
       bytes += part.metrics->bytes.load();
@@ -34,8 +35,8 @@ void Annotate(const ExecutionPlan& plan, const QueryMetrics& metrics, int depth,
     }
     *out += Counters(rows, batches, bytes, nanos, spilled) + "\n";
     if (parts.size() > 1 || distributed) {
-      for (const QueryMetrics::Part& part : parts) {
-        const OperatorMetrics& m = *part.metrics;
+      for (const exec::QueryMetrics::Part& part : parts) {
+        const exec::OperatorMetrics& m = *part.metrics;
         *out += pad + "    partition " + std::to_string(part.partition);
         if (distributed) *out += " on rank " + std::to_string(part.rank);
         *out += ": " +
@@ -45,39 +46,39 @@ void Annotate(const ExecutionPlan& plan, const QueryMetrics& metrics, int depth,
       }
     }
   }
-  for (const PlanPtr& child : plan.children()) Annotate(*child, metrics, depth + 1, out);
+  for (const exec::PlanPtr& child : plan.children()) Annotate(*child, metrics, depth + 1, out);
 }
 
 // Under MPI, what each rank did: its tasks, the rows they produced (written to the
 // exchange, or returned by the final stage), their time, and the exchange bytes it sent
 // to and received from the other ranks.
-std::string RankSummary(const StagePlan& stages, const QueryMetrics& metrics) {
+std::string RankSummary(const exec::StagePlan& stages, const exec::QueryMetrics& metrics) {
   struct Totals {
     int64_t tasks = 0, rows = 0, nanos = 0;
   };
   std::map<int, Totals> ranks;
   for (int r = 0; r < metrics.ranks(); ++r) ranks[r];
-  for (const Stage& stage : stages.stages()) {
+  for (const exec::Stage& stage : stages.stages()) {
     // A non-final stage's root writes to the exchange and returns nothing: its rows are
     // what its input produced.
     const bool final_stage = &stage == &stages.final_stage();
-    const ExecutionPlan* produced = stage.plan.get();
+    const exec::ExecutionPlan* produced = stage.plan.get();
     if (!final_stage && !stage.plan->children().empty()) produced = stage.plan->children()[0].get();
-    for (const QueryMetrics::Part& part : metrics.PartsOf(stage.plan.get())) {
+    for (const exec::QueryMetrics::Part& part : metrics.PartsOf(stage.plan.get())) {
       Totals& totals = ranks[part.rank];
       ++totals.tasks;
       totals.nanos += part.metrics->elapsed_nanos.load();
     }
-    for (const QueryMetrics::Part& part : metrics.PartsOf(produced)) {
+    for (const exec::QueryMetrics::Part& part : metrics.PartsOf(produced)) {
       ranks[part.rank].rows += part.metrics->rows.load();
     }
   }
-  const std::map<int, QueryMetrics::ExchangeBytes> exchanged = metrics.exchange_bytes();
+  const std::map<int, exec::QueryMetrics::ExchangeBytes> exchanged = metrics.exchange_bytes();
   std::string out = "Ranks:\n";
   for (const auto& [rank, totals] : ranks) {
     auto bytes = exchanged.find(rank);
-    const QueryMetrics::ExchangeBytes none;
-    const QueryMetrics::ExchangeBytes& b = bytes == exchanged.end() ? none : bytes->second;
+    const exec::QueryMetrics::ExchangeBytes none;
+    const exec::QueryMetrics::ExchangeBytes& b = bytes == exchanged.end() ? none : bytes->second;
     out += fmt::format("  rank {}: tasks={} rows={} time={:.3f}ms exchange sent={} received={}\n",
                        rank, totals.tasks, totals.rows, static_cast<double>(totals.nanos) / 1e6,
                        b.served, b.fetched);
@@ -87,8 +88,8 @@ std::string RankSummary(const StagePlan& stages, const QueryMetrics& metrics) {
 
 }  // namespace
 
-std::string AnnotatedPlanToString(const ExecutionPlan& plan, const QueryMetrics& metrics,
-                                  int indent) {
+std::string AnnotatedPlanToString(const exec::ExecutionPlan& plan,
+                                  const exec::QueryMetrics& metrics, int indent) {
   std::string out;
   Annotate(plan, metrics, indent / 2, &out);
   if (indent % 2 == 1) {
@@ -105,9 +106,9 @@ std::string AnnotatedPlanToString(const ExecutionPlan& plan, const QueryMetrics&
   return out;
 }
 
-std::string ExplainAnalyzeStages(const StagePlan& stages, const QueryMetrics& metrics) {
+std::string ExplainAnalyzeStages(const exec::StagePlan& stages, const exec::QueryMetrics& metrics) {
   std::string out;
-  for (const Stage& stage : stages.stages()) {
+  for (const exec::Stage& stage : stages.stages()) {
     const int tasks = stage.partition_count();
     out += "Stage " + std::to_string(stage.id);
     if (&stage == &stages.final_stage()) out += " (final)";
@@ -118,4 +119,4 @@ std::string ExplainAnalyzeStages(const StagePlan& stages, const QueryMetrics& me
   return out;
 }
 
-}  // namespace floe::exec
+}  // namespace floe::session

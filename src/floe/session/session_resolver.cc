@@ -1,4 +1,4 @@
-#include "floe/exec/session_resolver.h"
+#include "floe/session/session_resolver.h"
 
 #include <memory>
 #include <optional>
@@ -7,14 +7,14 @@
 
 #include "floe/batch/value_format.h"
 #include "floe/common/calendar.h"
-#include "floe/exec/catalog_statements.h"
 #include "floe/exec/generate_series.h"
 #include "floe/exec/iceberg_metadata_tables.h"
 #include "floe/exec/iceberg_table.h"
 #include "floe/exec/parquet_table.h"
 #include "floe/io/file_io.h"
+#include "floe/session/ddl_statements.h"
 
-namespace floe::exec {
+namespace floe::session {
 
 namespace {
 
@@ -70,15 +70,16 @@ Result<std::pair<catalog::TableIdentifier, iceberg::Table>> SessionResolver::Loa
 
 Result<plan::TableSourcePtr> SessionResolver::ResolveTable(const std::vector<std::string>& name) {
   if (!name.empty()) {
-    if (auto split = SplitMetadataTableName(name.back())) {
-      Result<MetadataTableKind> kind = ParseMetadataTableKind(split->second, JoinName(name));
+    if (auto split = exec::SplitMetadataTableName(name.back())) {
+      Result<exec::MetadataTableKind> kind =
+          exec::ParseMetadataTableKind(split->second, JoinName(name));
       if (kind.ok()) {
         std::vector<std::string> base = name;
         base.back() = split->first;
         FLOE_ASSIGN_OR_RAISE(auto loaded, LoadTable(base));
-        FLOE_ASSIGN_OR_RAISE(
-            auto source, IcebergMetadataTable::Make(loaded.first.ToString() + "$" + split->second,
-                                                    *kind, std::move(loaded.second)));
+        FLOE_ASSIGN_OR_RAISE(auto source, exec::IcebergMetadataTable::Make(
+                                              loaded.first.ToString() + "$" + split->second, *kind,
+                                              std::move(loaded.second)));
         return plan::TableSourcePtr(std::move(source));
       }
       // Not a metadata table: a table whose own name holds a '$', else the unknown kind.
@@ -87,21 +88,21 @@ Result<plan::TableSourcePtr> SessionResolver::ResolveTable(const std::vector<std
         if (loaded.status().code() == StatusCode::kNotFound) return kind.status();
         return loaded.status();
       }
-      FLOE_ASSIGN_OR_RAISE(auto source,
-                           IcebergTable::Make(loaded->first.ToString(), std::move(loaded->second)));
+      FLOE_ASSIGN_OR_RAISE(auto source, exec::IcebergTable::Make(loaded->first.ToString(),
+                                                                 std::move(loaded->second)));
       return plan::TableSourcePtr(std::move(source));
     }
   }
   FLOE_ASSIGN_OR_RAISE(auto loaded, LoadTable(name));
   FLOE_ASSIGN_OR_RAISE(auto source,
-                       IcebergTable::Make(loaded.first.ToString(), std::move(loaded.second)));
+                       exec::IcebergTable::Make(loaded.first.ToString(), std::move(loaded.second)));
   return plan::TableSourcePtr(std::move(source));
 }
 
 Result<plan::TableSourcePtr> SessionResolver::ResolveTableFunction(
     const std::string& name, const std::vector<plan::TableFunctionArg>& args) {
-  if (name == "read_parquet") return MakeReadParquet(args);
-  if (name == "generate_series") return MakeGenerateSeries(args);
+  if (name == "read_parquet") return exec::MakeReadParquet(args);
+  if (name == "generate_series") return exec::MakeGenerateSeries(args);
   if (name == "iceberg_scan") return ResolveIcebergScan(args);
   return Status::NotFound("table function \"{}\" does not exist", name);
 }
@@ -193,11 +194,11 @@ Result<plan::TableSourcePtr> SessionResolver::ResolveIcebergScan(
   if (!split.ok()) return split.status().WithPrefix("iceberg_scan: ");
   std::vector<std::string> parts = std::move(*split);
   // 'db.t$files' lists the files (manifests, partitions) of the selected snapshot.
-  std::optional<MetadataTableKind> metadata_kind;
+  std::optional<exec::MetadataTableKind> metadata_kind;
   std::string metadata_suffix;
   Status unknown_kind;
-  if (auto split = SplitMetadataTableName(parts.back())) {
-    Result<MetadataTableKind> kind = ParseMetadataTableKind(split->second, *table_name);
+  if (auto split = exec::SplitMetadataTableName(parts.back())) {
+    Result<exec::MetadataTableKind> kind = exec::ParseMetadataTableKind(split->second, *table_name);
     if (kind.ok()) {
       metadata_kind = *kind;
       metadata_suffix = "$" + split->second;
@@ -247,9 +248,9 @@ Result<plan::TableSourcePtr> SessionResolver::ResolveIcebergScan(
     selected = *as_of;
   }
   if (metadata_kind) {
-    const bool per_snapshot = *metadata_kind == MetadataTableKind::kManifests ||
-                              *metadata_kind == MetadataTableKind::kFiles ||
-                              *metadata_kind == MetadataTableKind::kPartitions;
+    const bool per_snapshot = *metadata_kind == exec::MetadataTableKind::kManifests ||
+                              *metadata_kind == exec::MetadataTableKind::kFiles ||
+                              *metadata_kind == exec::MetadataTableKind::kPartitions;
     if (!selectors.empty() && !per_snapshot) {
       return Status::Invalid(
           "iceberg_scan: {}{} describes the whole table; only $manifests, $files and "
@@ -259,13 +260,13 @@ Result<plan::TableSourcePtr> SessionResolver::ResolveIcebergScan(
     std::optional<int64_t> snapshot_id;
     if (!selectors.empty() && selected != nullptr) snapshot_id = selected->snapshot_id;
     FLOE_ASSIGN_OR_RAISE(auto source,
-                         IcebergMetadataTable::Make(display + metadata_suffix, *metadata_kind,
-                                                    std::move(loaded.second), snapshot_id));
+                         exec::IcebergMetadataTable::Make(display + metadata_suffix, *metadata_kind,
+                                                          std::move(loaded.second), snapshot_id));
     return plan::TableSourcePtr(std::move(source));
   }
-  FLOE_ASSIGN_OR_RAISE(auto source,
-                       IcebergTable::Make(display, std::move(loaded.second), std::move(selector)));
+  FLOE_ASSIGN_OR_RAISE(auto source, exec::IcebergTable::Make(display, std::move(loaded.second),
+                                                             std::move(selector)));
   return plan::TableSourcePtr(std::move(source));
 }
 
-}  // namespace floe::exec
+}  // namespace floe::session
