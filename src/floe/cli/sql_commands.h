@@ -1,7 +1,7 @@
 #pragma once
 
 // `floe sql`, `floe shell` and `floe sqllogictest`: the user's side of the SQL engine.
-// The engine is reached only through session::Session (exec/session.h).
+// The engine is reached only through session::Session (session/session.h).
 
 #include <atomic>
 #include <chrono>

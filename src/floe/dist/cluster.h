@@ -34,7 +34,7 @@ inline constexpr int kTaskDoneTag = 2;
 inline constexpr int kMetricsTag = 3;  // QueryMetricsReport, executor -> rank 0
 inline constexpr int kSealTag = 4;     // SealDone, executor -> rank 0
 
-/// Rank 0's side: a QueryCluster for the session (exec/session.h).
+/// Rank 0's side: a QueryCluster for the session (exec/query_cluster.h).
 class MpiCluster final : public exec::QueryCluster {
  public:
   /// Starts the thread that receives task completions. `threads` runs rank 0's own tasks;

@@ -23,7 +23,7 @@ struct TableFunctionArg {
   Scalar value;      // arguments must be constants
 };
 
-/// Where the binder finds relations. Implemented by the session (exec/session.h).
+/// Where the binder finds relations. Implemented by the session (session/session_resolver.h).
 class RelationResolver {
  public:
   virtual ~RelationResolver() = default;
