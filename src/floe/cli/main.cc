@@ -15,6 +15,7 @@
 #include "floe/cli/termination.h"
 #include "floe/common/status.h"
 #include "floe/dist/cluster.h"
+#include "floe/session/plan_codecs.h"
 
 #ifndef FLOE_VERSION
 #define FLOE_VERSION "dev"
@@ -70,7 +71,7 @@ int main(int argc, char** argv) {
       const CLI::Option* option = command->get_option_no_throw("--threads");
       if (option != nullptr && option->count() > 0) threads = option->as<int>();
     }
-    return floe::dist::RunUnderMpi(threads,
+    return floe::dist::RunUnderMpi(threads, floe::session::EnginePlanCodecs(),
                                    [&run](const std::shared_ptr<floe::exec::QueryCluster>& c) {
                                      floe::cli::SetQueryCluster(c);
                                      int code = run();

@@ -104,6 +104,7 @@ class MpiQueryRunner;
 }  // namespace
 
 struct MpiCluster::State {
+  const exec::PlanCodecRegistry* codecs = nullptr;
   std::shared_ptr<Communicator> comm;
   std::shared_ptr<ExchangeServer> server;
   ThreadPool* threads = nullptr;
@@ -360,12 +361,14 @@ void MpiCluster::State::Receive() {
 
 Result<std::shared_ptr<MpiCluster>> MpiCluster::Start(std::shared_ptr<Communicator> comm,
                                                       std::shared_ptr<ExchangeServer> server,
-                                                      ThreadPool* threads, std::vector<int> slots) {
+                                                      ThreadPool* threads, std::vector<int> slots,
+                                                      const exec::PlanCodecRegistry* codecs) {
   if (comm->rank() != 0) return Status::Internal("the cluster is driven from rank 0");
   if (slots.size() != static_cast<size_t>(comm->size())) {
     return Status::Internal("task slots of {} ranks for a job of {}", slots.size(), comm->size());
   }
   auto state = std::make_shared<State>();
+  state->codecs = codecs;
   state->comm = std::move(comm);
   state->server = std::move(server);
   state->threads = threads;
@@ -422,7 +425,7 @@ Result<exec::QueryCluster::Query> MpiCluster::Begin(const exec::StagePlan& stage
   for (size_t s = 0; s + 1 < all.size(); ++s) {
     pb::StagePlan* stage = begin->add_stages();
     stage->set_stage_id(all[s].id);
-    FLOE_ASSIGN_OR_RAISE(*stage->mutable_plan(), exec::EncodePlan(*all[s].plan));
+    FLOE_ASSIGN_OR_RAISE(*stage->mutable_plan(), exec::EncodePlan(*all[s].plan, *state_->codecs));
   }
   FLOE_ASSIGN_OR_RAISE(
       std::shared_ptr<DistributedExchange> exchange,
@@ -458,7 +461,8 @@ struct ExecutorQuery {
 
 std::shared_ptr<ExecutorQuery> BeginOnExecutor(const pb::QueryBegin& begin,
                                                const std::shared_ptr<ExchangeServer>& server,
-                                               ThreadPool* threads) {
+                                               ThreadPool* threads,
+                                               const exec::PlanCodecRegistry& codecs) {
   auto q = std::make_shared<ExecutorQuery>();
   q->id = begin.query_id();
   auto setup = [&]() -> Status {
@@ -474,7 +478,7 @@ std::shared_ptr<ExecutorQuery> BeginOnExecutor(const pb::QueryBegin& begin,
     q->ctx = std::make_shared<exec::TaskContext>(config, memory, threads, dir, q->exchange);
     q->ctx->set_collect_metrics(begin.collect_metrics());
     for (const pb::StagePlan& stage : begin.stages()) {
-      FLOE_ASSIGN_OR_RAISE(exec::PlanPtr plan, exec::DecodePlan(stage.plan()));
+      FLOE_ASSIGN_OR_RAISE(exec::PlanPtr plan, exec::DecodePlan(stage.plan(), codecs));
       FLOE_RETURN_NOT_OK(RegisterStage(*q->exchange, stage.stage_id(), plan));
       q->stages[stage.stage_id()] = std::move(plan);
     }
@@ -547,7 +551,8 @@ void DieDuringAWrite(const ExecutorQuery& q, int stage) {
 }  // namespace
 
 Status RunExecutor(const std::shared_ptr<Communicator>& comm,
-                   const std::shared_ptr<ExchangeServer>& server, ThreadPool* threads) {
+                   const std::shared_ptr<ExchangeServer>& server, ThreadPool* threads,
+                   const exec::PlanCodecRegistry& codecs) {
   // A test hook: FLOE_TEST_FAIL_RANK=N makes every task on rank N fail, so tests can prove
   // that a rank's failure fails the statement, commits nothing and hangs no rank.
   const char* fail_rank = std::getenv("FLOE_TEST_FAIL_RANK");
@@ -574,7 +579,7 @@ Status RunExecutor(const std::shared_ptr<Communicator>& comm,
     }
     switch (m.kind_case()) {
       case pb::ControlMessage::kBegin:
-        queries[m.begin().query_id()] = BeginOnExecutor(m.begin(), server, threads);
+        queries[m.begin().query_id()] = BeginOnExecutor(m.begin(), server, threads, codecs);
         break;
       case pb::ControlMessage::kTask: {
         const pb::TaskAssignment& task = m.task();
@@ -675,7 +680,7 @@ Status RunExecutor(const std::shared_ptr<Communicator>& comm,
   }
 }
 
-int RunUnderMpi(int threads,
+int RunUnderMpi(int threads, const exec::PlanCodecRegistry& codecs,
                 const std::function<int(const std::shared_ptr<exec::QueryCluster>&)>& rank0_main) {
   Result<std::shared_ptr<Communicator>> comm = Communicator::Init();
   if (!comm.ok()) {
@@ -708,7 +713,7 @@ int RunUnderMpi(int threads,
     }
     if ((*comm)->rank() == 0) {
       Result<std::shared_ptr<MpiCluster>> cluster = MpiCluster::Start(
-          *comm, *server, pool->get(), std::vector<int>(slots->begin(), slots->end()));
+          *comm, *server, pool->get(), std::vector<int>(slots->begin(), slots->end()), &codecs);
       if (!cluster.ok()) {
         std::fprintf(stderr, "floe: %s\n", cluster.status().ToString().c_str());
         (*comm)->Abort(1);
@@ -720,7 +725,7 @@ int RunUnderMpi(int threads,
         code = code == 0 ? 1 : code;
       }
     } else {
-      Status status = RunExecutor(*comm, *server, pool->get());
+      Status status = RunExecutor(*comm, *server, pool->get(), codecs);
       if (!status.ok()) {
         std::fprintf(stderr, "floe: rank %d: %s\n", (*comm)->rank(), status.ToString().c_str());
         (*comm)->Abort(1);

@@ -25,6 +25,7 @@
 #include "floe/common/thread_pool.h"
 #include "floe/dist/exchange.h"
 #include "floe/dist/mpi_runtime.h"
+#include "floe/exec/plan_codec.h"
 #include "floe/exec/query_cluster.h"
 
 namespace floe::dist {
@@ -38,10 +39,12 @@ inline constexpr int kSealTag = 4;     // SealDone, executor -> rank 0
 class MpiCluster final : public exec::QueryCluster {
  public:
   /// Starts the thread that receives task completions. `threads` runs rank 0's own tasks;
-  /// rank r runs up to `slots[r]` tasks at once (one entry per rank).
+  /// rank r runs up to `slots[r]` tasks at once (one entry per rank). Stages travel
+  /// encoded with `codecs` (which outlives the cluster).
   static Result<std::shared_ptr<MpiCluster>> Start(std::shared_ptr<Communicator> comm,
                                                    std::shared_ptr<ExchangeServer> server,
-                                                   ThreadPool* threads, std::vector<int> slots);
+                                                   ThreadPool* threads, std::vector<int> slots,
+                                                   const exec::PlanCodecRegistry* codecs);
   ~MpiCluster() override;
 
   Result<Query> Begin(const exec::StagePlan& stages, const exec::SessionConfig& config,
@@ -60,17 +63,18 @@ class MpiCluster final : public exec::QueryCluster {
 };
 
 /// The loop of every rank but 0: runs the queries' tasks rank 0 sends, on `threads`, until
-/// rank 0 sends Shutdown.
+/// rank 0 sends Shutdown. Stages are decoded with `codecs`.
 Status RunExecutor(const std::shared_ptr<Communicator>& comm,
-                   const std::shared_ptr<ExchangeServer>& server, ThreadPool* threads);
+                   const std::shared_ptr<ExchangeServer>& server, ThreadPool* threads,
+                   const exec::PlanCodecRegistry& codecs);
 
 /// The whole process under mpirun: initialises MPI and the exchange server; rank 0 runs
 /// `rank0_main` with the cluster (its return value is the exit code) and then stops the
 /// executors; every other rank runs RunExecutor. Finalizes MPI at the end. `threads`: this
 /// rank's task slots (0: the CPUs mpirun bound the rank to, or when it did not bind them,
 /// the hardware threads divided among the ranks on this host); ranks may differ, and
-/// rank 0 places tasks by each rank's free slots.
-int RunUnderMpi(int threads,
+/// rank 0 places tasks by each rank's free slots. Every rank codes stages with `codecs`.
+int RunUnderMpi(int threads, const exec::PlanCodecRegistry& codecs,
                 const std::function<int(const std::shared_ptr<exec::QueryCluster>&)>& rank0_main);
 
 }  // namespace floe::dist

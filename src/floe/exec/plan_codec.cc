@@ -26,15 +26,6 @@ std::vector<std::string> PlanCodecRegistry::names() const {
   return out;
 }
 
-const PlanCodecRegistry& BuiltinPlanCodecs() {
-  static const PlanCodecRegistry* registry = [] {
-    auto* r = new PlanCodecRegistry();
-    RegisterBuiltinPlanCodecs(r);
-    return r;
-  }();
-  return *registry;
-}
-
 Result<codec::proto::PlanNode> EncodePlan(const ExecutionPlan& plan,
                                           const PlanCodecRegistry& registry) {
   const PlanCodecEntry* entry = registry.Find(plan.name());
@@ -152,6 +143,52 @@ Status ExpectChildren(const codec::PlanDecoder& in, const std::vector<PlanPtr>& 
     return in.Corrupt(fmt::format("{} children where {} are expected", children.size(), n));
   }
   return Status::OK();
+}
+
+Status DecodeError(const codec::PlanDecoder& in, const Status& status) {
+  if (status.code() == StatusCode::kCorrupt || status.code() == StatusCode::kNotSupported) {
+    return in.Annotate(status);
+  }
+  return status;
+}
+
+Result<SchemaPtr> DecodeNodeSchema(const codec::PlanDecoder& in,
+                                   const codec::proto::Schema& message) {
+  Result<SchemaPtr> schema = codec::DecodeSchema(message);
+  if (!schema.ok()) return in.Annotate(schema.status());
+  return schema;
+}
+
+Result<TypePtr> DecodeNodeType(const codec::PlanDecoder& in,
+                               const codec::proto::DataType& message) {
+  Result<TypePtr> type = codec::DecodeType(message);
+  if (!type.ok()) return in.Annotate(type.status());
+  return type;
+}
+
+Result<std::vector<expr::ExprPtr>> DecodeNodeFilters(
+    const codec::PlanDecoder& in,
+    const google::protobuf::RepeatedPtrField<codec::proto::Expr>& messages,
+    const SchemaPtr& schema) {
+  std::vector<expr::ExprPtr> out;
+  for (int i = 0; i < messages.size(); ++i) {
+    Result<expr::ExprPtr> e = codec::DecodeExpr(messages[i]);
+    if (!e.ok()) return DecodeError(in, e.status().WithPrefix(fmt::format("filter {}: ", i)));
+    Result<expr::PhysicalExprPtr> compiled = expr::Compile(*e, schema);
+    if (!compiled.ok()) {
+      return in.Corrupt(fmt::format("filter {} ({}) does not apply to the scan's columns: {}", i,
+                                    (*e)->ToString(), compiled.status().message()));
+    }
+    out.push_back(std::move(*e));
+  }
+  return out;
+}
+
+Result<std::optional<int64_t>> DecodeNodeLimit(const codec::PlanDecoder& in, bool has,
+                                               const codec::proto::OptionalInt64& limit) {
+  if (!has) return std::optional<int64_t>();
+  if (limit.value() < 0) return in.Corrupt(fmt::format("negative limit {}", limit.value()));
+  return std::optional<int64_t>(limit.value());
 }
 
 Status EncodePhysicalExprs(const std::vector<expr::PhysicalExprPtr>& exprs,

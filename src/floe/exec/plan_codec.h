@@ -2,10 +2,10 @@
 
 // The registry of plan node codecs and the plan <-> bytes entry points (DESIGN.md
 // section 4). Every ExecutionPlan type registers its stable name, codec version and
-// Decode function here, explicitly (RegisterBuiltinPlanCodecs); its Encode member writes
-// exactly the parts its Make takes, and Decode calls Make with them. Node codecs are
-// defined in plan_codec_nodes.cc (engine nodes) and plan_codec_iceberg.cc (Parquet and
-// Iceberg scans and writes).
+// Decode function here, explicitly (RegisterExecPlanCodecs and each connector's); its Encode member
+// writes exactly the parts its Make takes, and Decode calls Make with them. Node codecs are defined
+// in plan_codec_nodes.cc (exec's nodes) and by each connector beside its nodes; the session's
+// registry (session/plan_codecs.h) holds every one.
 //
 // Decoding never trusts its input: an unknown node name or version is kNotSupported, a
 // payload or value that does not parse is kCorrupt naming the node, and every node is
@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,34 +64,27 @@ void RegisterPlanCodec(PlanCodecRegistry* registry) {
 /// kCorrupt "plan node X: N children where M are expected" unless there are `n`.
 Status ExpectChildren(const codec::PlanDecoder& in, const std::vector<PlanPtr>& children, size_t n);
 
-/// Registers every engine plan node and physical expression type.
-void RegisterBuiltinPlanCodecs(PlanCodecRegistry* registry);
-/// The Parquet and Iceberg scan and write nodes and the Iceberg transform expression
-/// (part of the built-ins; plan_codec_iceberg.cc).
-void RegisterIcebergPlanCodecs(PlanCodecRegistry* registry);
-/// A registry with the built-in codecs (made once, on first use).
-const PlanCodecRegistry& BuiltinPlanCodecs();
+/// Registers exec's own plan nodes and physical expression types. Connectors register
+/// theirs; the session's registry (session/plan_codecs.h) holds them all.
+void RegisterExecPlanCodecs(PlanCodecRegistry* registry);
 
 /// The envelope of `plan` and its subtree. kNotSupported naming a node type that has no
 /// registered codec.
 Result<codec::proto::PlanNode> EncodePlan(const ExecutionPlan& plan,
-                                          const PlanCodecRegistry& registry = BuiltinPlanCodecs());
+                                          const PlanCodecRegistry& registry);
 /// Rebuilds a plan from its envelope, children first.
 Result<PlanPtr> DecodePlan(const codec::proto::PlanNode& message,
-                           const PlanCodecRegistry& registry = BuiltinPlanCodecs());
+                           const PlanCodecRegistry& registry);
 
 /// EncodePlan serialized to bytes, and back. DecodePlanBytes: kCorrupt when `bytes` is not
 /// an envelope; errors of DecodePlan otherwise.
-Result<std::string> EncodePlanBytes(const ExecutionPlan& plan,
-                                    const PlanCodecRegistry& registry = BuiltinPlanCodecs());
-Result<PlanPtr> DecodePlanBytes(std::string_view bytes,
-                                const PlanCodecRegistry& registry = BuiltinPlanCodecs());
+Result<std::string> EncodePlanBytes(const ExecutionPlan& plan, const PlanCodecRegistry& registry);
+Result<PlanPtr> DecodePlanBytes(std::string_view bytes, const PlanCodecRegistry& registry);
 
 /// Encodes and decodes `plan`, checks that encoding the result gives the same bytes and
 /// the same EXPLAIN text, and returns the decoded plan (the codec_roundtrip setting runs
 /// every stage through this). kInternal describing the first difference.
-Result<PlanPtr> RoundTripPlan(const PlanPtr& plan,
-                              const PlanCodecRegistry& registry = BuiltinPlanCodecs());
+Result<PlanPtr> RoundTripPlan(const PlanPtr& plan, const PlanCodecRegistry& registry);
 
 // Value codecs of exec's own types, for node codecs.
 Status EncodePartitioning(const Partitioning& partitioning, codec::proto::Partitioning* out);
@@ -102,6 +96,21 @@ Status EncodeOrdering(const Ordering& ordering,
 Result<Ordering> DecodeOrdering(
     const google::protobuf::RepeatedPtrField<codec::proto::SortExpr>& message,
     const SchemaPtr& schema, codec::PlanDecoder& in);
+/// `status` of a node's decoding with the node's name in front when it is kCorrupt or
+/// kNotSupported (the codes DecodePlan passes on; it names the node of any other itself).
+Status DecodeError(const codec::PlanDecoder& in, const Status& status);
+/// A schema or type of a node's payload; kCorrupt naming the node when it does not decode.
+Result<SchemaPtr> DecodeNodeSchema(const codec::PlanDecoder& in,
+                                   const codec::proto::Schema& message);
+Result<TypePtr> DecodeNodeType(const codec::PlanDecoder& in, const codec::proto::DataType& message);
+/// Bound engine expressions over `schema` (a scan's filters), each checked to compile there.
+Result<std::vector<expr::ExprPtr>> DecodeNodeFilters(
+    const codec::PlanDecoder& in,
+    const google::protobuf::RepeatedPtrField<codec::proto::Expr>& messages,
+    const SchemaPtr& schema);
+/// A row limit: nullopt when absent, kCorrupt when negative.
+Result<std::optional<int64_t>> DecodeNodeLimit(const codec::PlanDecoder& in, bool has,
+                                               const codec::proto::OptionalInt64& limit);
 /// Expressions of a node, encoded in order.
 Status EncodePhysicalExprs(const std::vector<expr::PhysicalExprPtr>& exprs,
                            google::protobuf::RepeatedPtrField<codec::proto::PhysicalExpr>* out);

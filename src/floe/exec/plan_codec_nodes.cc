@@ -8,8 +8,6 @@
 #include "floe/exec/aggregate/aggregate_exec.h"
 #include "floe/exec/coalesce_partitions_exec.h"
 #include "floe/exec/filter_exec.h"
-#include "floe/exec/generate_series.h"
-#include "floe/exec/iceberg_write.h"
 #include "floe/exec/join/hash_join_exec.h"
 #include "floe/exec/join/nested_loop_join_exec.h"
 #include "floe/exec/limit_exec.h"
@@ -31,18 +29,6 @@ namespace floe::exec {
 namespace pb = codec::proto;
 
 namespace {
-
-Result<SchemaPtr> ReadSchema(const codec::PlanDecoder& in, const pb::Schema& message) {
-  Result<SchemaPtr> schema = codec::DecodeSchema(message);
-  if (!schema.ok()) return in.Annotate(schema.status());
-  return schema;
-}
-
-Result<TypePtr> ReadType(const codec::PlanDecoder& in, const pb::DataType& message) {
-  Result<TypePtr> type = codec::DecodeType(message);
-  if (!type.ok()) return in.Annotate(type.status());
-  return type;
-}
 
 template <typename Message>
 std::optional<int64_t> DecodeFetch(const Message& message) {
@@ -114,13 +100,13 @@ Result<expr::ResolvedAggregate> DecodeAggregateFunction(const codec::PlanDecoder
                                                         const pb::ResolvedAggregate& message) {
   std::vector<TypePtr> arg_types;
   for (const pb::DataType& t : message.arg_types()) {
-    FLOE_ASSIGN_OR_RAISE(TypePtr type, ReadType(in, t));
+    FLOE_ASSIGN_OR_RAISE(TypePtr type, DecodeNodeType(in, t));
     arg_types.push_back(std::move(type));
   }
   Result<expr::ResolvedAggregate> resolved =
       expr::ResolveAggregate(message.name(), arg_types, message.distinct());
   if (!resolved.ok()) return in.Corrupt(resolved.status().message());
-  FLOE_ASSIGN_OR_RAISE(TypePtr return_type, ReadType(in, message.return_type()));
+  FLOE_ASSIGN_OR_RAISE(TypePtr return_type, DecodeNodeType(in, message.return_type()));
   if (!resolved->return_type->Equals(*return_type)) {
     return in.Corrupt(fmt::format("aggregate {} returns {} here, {} in the plan", message.name(),
                                   resolved->return_type->ToString(), return_type->ToString()));
@@ -130,7 +116,7 @@ Result<expr::ResolvedAggregate> DecodeAggregateFunction(const codec::PlanDecoder
 
 }  // namespace
 
-void RegisterBuiltinPlanCodecs(PlanCodecRegistry* registry) {
+void RegisterExecPlanCodecs(PlanCodecRegistry* registry) {
   RegisterPlanCodec<FilterExec>(registry);
   RegisterPlanCodec<ProjectionExec>(registry);
   RegisterPlanCodec<LimitExec>(registry);
@@ -142,14 +128,12 @@ void RegisterBuiltinPlanCodecs(PlanCodecRegistry* registry) {
   RegisterPlanCodec<SortPreservingMergeExec>(registry);
   RegisterPlanCodec<ValuesExec>(registry);
   RegisterPlanCodec<EmptyExec>(registry);
-  RegisterPlanCodec<GenerateSeriesExec>(registry);
   RegisterPlanCodec<ShuffleWriterExec>(registry);
   RegisterPlanCodec<ShuffleReaderExec>(registry);
   RegisterPlanCodec<HashAggregateExec>(registry);
   RegisterPlanCodec<HashJoinExec>(registry);
   RegisterPlanCodec<NestedLoopJoinExec>(registry);
   RegisterPlanCodec<WindowExec>(registry);
-  RegisterIcebergPlanCodecs(registry);
 }
 
 // FilterExec
@@ -307,7 +291,7 @@ Result<PlanPtr> ValuesExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> 
   FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 0));
   pb::ValuesNode m;
   FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
-  FLOE_ASSIGN_OR_RAISE(SchemaPtr schema, ReadSchema(in, m.schema()));
+  FLOE_ASSIGN_OR_RAISE(SchemaPtr schema, DecodeNodeSchema(in, m.schema()));
   std::vector<RecordBatchPtr> batches;
   for (int i = 0; i < m.batches_size(); ++i) {
     FLOE_ASSIGN_OR_RAISE(
@@ -331,42 +315,8 @@ Result<PlanPtr> EmptyExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> c
   FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 0));
   pb::EmptyNode m;
   FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
-  FLOE_ASSIGN_OR_RAISE(SchemaPtr schema, ReadSchema(in, m.schema()));
+  FLOE_ASSIGN_OR_RAISE(SchemaPtr schema, DecodeNodeSchema(in, m.schema()));
   return Make(std::move(schema), m.partitions());
-}
-
-// GenerateSeriesExec
-
-Status GenerateSeriesExec::Encode(codec::PlanEncoder& out) const {
-  pb::GenerateSeriesNode m;
-  m.set_start(start_);
-  m.set_stop(stop_);
-  if (timestamp_) {
-    codec::EncodeType(*properties_.schema->field(0).type(), m.mutable_timestamp_type());
-    m.set_interval_months(interval_.months);
-    m.set_interval_days(interval_.days);
-    m.set_interval_micros(interval_.micros);
-  } else {
-    m.set_step(step_);
-    m.set_partitions(properties_.partitioning.partition_count());
-  }
-  return out.SetPayload(m);
-}
-
-Result<PlanPtr> GenerateSeriesExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
-  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 0));
-  pb::GenerateSeriesNode m;
-  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
-  if (m.has_timestamp_type()) {
-    FLOE_ASSIGN_OR_RAISE(TypePtr type, ReadType(in, m.timestamp_type()));
-    if (type->id() != TypeId::kTimestamp && type->id() != TypeId::kTimestampTz) {
-      return in.Corrupt(fmt::format("a series of {}", type->ToString()));
-    }
-    return MakeTimestamps(
-        std::move(type), m.start(), m.stop(),
-        IntervalStep{m.interval_months(), m.interval_days(), m.interval_micros()});
-  }
-  return Make(m.start(), m.stop(), m.step(), m.partitions());
 }
 
 // ShuffleWriterExec, ShuffleReaderExec
@@ -400,7 +350,7 @@ Result<PlanPtr> ShuffleReaderExec::Decode(codec::PlanDecoder& in, std::vector<Pl
   FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 0));
   pb::ShuffleReaderNode m;
   FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
-  FLOE_ASSIGN_OR_RAISE(SchemaPtr schema, ReadSchema(in, m.schema()));
+  FLOE_ASSIGN_OR_RAISE(SchemaPtr schema, DecodeNodeSchema(in, m.schema()));
   FLOE_ASSIGN_OR_RAISE(Partitioning partitioning, DecodePartitioning(m.partitioning(), schema, in));
   FLOE_ASSIGN_OR_RAISE(Ordering ordering, DecodeOrdering(m.ordering(), schema, in));
   return Make(m.stage_id(), std::move(schema), std::move(partitioning), std::move(ordering));
@@ -647,7 +597,7 @@ Result<PlanPtr> WindowExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> 
     }
     FLOE_ASSIGN_OR_RAISE(w.call.frame.start, DecodeBound(in, wm.frame_start()));
     FLOE_ASSIGN_OR_RAISE(w.call.frame.end, DecodeBound(in, wm.frame_end()));
-    FLOE_ASSIGN_OR_RAISE(w.call.type, ReadType(in, wm.type()));
+    FLOE_ASSIGN_OR_RAISE(w.call.type, DecodeNodeType(in, wm.type()));
     FLOE_ASSIGN_OR_RAISE(w.args, in.Exprs(wm.args(), input));
     FLOE_ASSIGN_OR_RAISE(w.partition_by, in.Exprs(wm.partition_by(), input));
     FLOE_ASSIGN_OR_RAISE(w.order_by, DecodeOrdering(wm.order_by(), input, in));

@@ -1,4 +1,5 @@
 #include "floe/session/session.h"
+#include "floe/session/plan_codecs.h"
 
 #include <unistd.h>
 
@@ -12,12 +13,12 @@
 
 #include "floe/batch/builder.h"
 #include "floe/common/thread_pool.h"
+#include "floe/connector/builtin/generate_series.h"
+#include "floe/connector/iceberg/iceberg_table.h"
+#include "floe/connector/iceberg/iceberg_write.h"
+#include "floe/connector/parquet/parquet_table.h"
 #include "floe/exec/enforce.h"
 #include "floe/exec/exchange.h"
-#include "floe/exec/generate_series.h"
-#include "floe/exec/iceberg_table.h"
-#include "floe/exec/iceberg_write.h"
-#include "floe/exec/parquet_table.h"
 #include "floe/exec/physical_planner.h"
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/scheduler.h"
@@ -343,7 +344,7 @@ class SessionImpl final : public Session {
   // Writes: INSERT and CREATE TABLE AS
 
   struct PlannedWrite {
-    exec::IcebergWriteTargetPtr target;
+    connector::IcebergWriteTargetPtr target;
     PlannedQuery query;
   };
 
@@ -356,27 +357,27 @@ class SessionImpl final : public Session {
   Result<PlannedWrite> PlanWrite(
       catalog::Catalog& catalog, const catalog::TableIdentifier& id, const sql::SelectStmt& query,
       std::string_view text, const std::vector<std::string>& columns,
-      exec::IcebergWriteTarget::Mode mode = exec::IcebergWriteTarget::Mode::kAppend) {
+      connector::IcebergWriteTarget::Mode mode = connector::IcebergWriteTarget::Mode::kAppend) {
     // The table is loaded fresh for this statement; the commit validates against it.
     FLOE_ASSIGN_OR_RAISE(iceberg::Table table, catalog.LoadTable(id));
     PlannedWrite planned;
-    FLOE_ASSIGN_OR_RAISE(planned.target, exec::MakeWriteTarget(id.ToString(), std::move(table),
-                                                               catalog.TableOps(id), mode));
+    FLOE_ASSIGN_OR_RAISE(planned.target, connector::MakeWriteTarget(id.ToString(), std::move(table),
+                                                                    catalog.TableOps(id), mode));
     SessionResolver resolver = MakeResolver();
     plan::BindOptions options = MakeBindOptions();
     options.insert_value_types =
-        exec::InsertTargetTypes(*planned.target->table.metadata->CurrentSchema(), columns);
+        connector::InsertTargetTypes(*planned.target->table.metadata->CurrentSchema(), columns);
     FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr bound,
                          plan::BindQuery(query, text, resolver, options));
     FLOE_ASSIGN_OR_RAISE(
-        bound,
-        exec::ConformInsertInput(std::move(bound), *planned.target->table.metadata->CurrentSchema(),
-                                 columns, planned.target->table_name));
+        bound, connector::ConformInsertInput(std::move(bound),
+                                             *planned.target->table.metadata->CurrentSchema(),
+                                             columns, planned.target->table_name));
     FLOE_ASSIGN_OR_RAISE(planned.query.logical, plan::Optimize(bound));
     FLOE_ASSIGN_OR_RAISE(exec::PlanPtr input,
                          exec::CreatePhysicalPlan(planned.query.logical, config_));
     FLOE_ASSIGN_OR_RAISE(exec::PlanPtr write,
-                         exec::PlanIcebergWrite(planned.target, std::move(input)));
+                         connector::PlanIcebergWrite(planned.target, std::move(input)));
     FLOE_ASSIGN_OR_RAISE(planned.query.physical, exec::EnforceRequirements(write, config_));
     FLOE_ASSIGN_OR_RAISE(planned.query.stages, exec::PlanStages(planned.query.physical));
     return planned;
@@ -400,7 +401,7 @@ class SessionImpl final : public Session {
                            std::unique_ptr<RunningQuery>* keep = nullptr) {
     // Until the commit begins, a terminating process deletes the statement's files, whichever
     // process wrote them (iceberg::InFlightFiles).
-    const exec::IcebergWriteTarget& target = *planned.target;
+    const connector::IcebergWriteTarget& target = *planned.target;
     const iceberg::TableMetadata& metadata = *target.table.metadata;
     FLOE_ASSIGN_OR_RAISE(iceberg::WriterProperties where,
                          iceberg::WriterProperties::Make(metadata.properties, metadata.location));
@@ -427,7 +428,7 @@ class SessionImpl final : public Session {
     running->scheduler->Wait();
     if (!status.ok()) {
       // Every task has stopped: what the journal holds is all the statement wrote.
-      auto journal = exec::WriteJournal::For(running->ctx, planned.target.get());
+      auto journal = connector::WriteJournal::For(running->ctx, planned.target.get());
       if (journal.ok()) (void)(*journal)->DeleteUncommitted(*planned.target->table.io);
       return status;
     }
@@ -468,9 +469,9 @@ class SessionImpl final : public Session {
     const std::vector<std::string> parts = std::move(*split);
     CatalogNames names(catalog, config_.search_path());
     FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names.Existing(parts));
-    const exec::IcebergWriteTarget::Mode mode =
-        procedure == "overwrite" ? exec::IcebergWriteTarget::Mode::kOverwrite
-                                 : exec::IcebergWriteTarget::Mode::kReplacePartitions;
+    const connector::IcebergWriteTarget::Mode mode =
+        procedure == "overwrite" ? connector::IcebergWriteTarget::Mode::kOverwrite
+                                 : connector::IcebergWriteTarget::Mode::kReplacePartitions;
     FLOE_ASSIGN_OR_RAISE(PlannedWrite planned,
                          PlanWrite(*catalog, id, query, statements[0].text, {}, mode));
     FLOE_ASSIGN_OR_RAISE(int64_t rows, RunWrite(std::move(planned)));
@@ -535,7 +536,7 @@ class SessionImpl final : public Session {
     if (config_.codec_roundtrip()) {
       // Every stage runs as another process would rebuild it from its bytes.
       FLOE_ASSIGN_OR_RAISE(stages, stages.Rewrite([](const exec::PlanPtr& plan) {
-        return exec::RoundTripPlan(plan);
+        return exec::RoundTripPlan(plan, EnginePlanCodecs());
       }));
     }
     FLOE_ASSIGN_OR_RAISE(running->scheduler,

@@ -7,10 +7,10 @@
 
 #include "floe/batch/value_format.h"
 #include "floe/common/calendar.h"
-#include "floe/exec/generate_series.h"
-#include "floe/exec/iceberg_metadata_tables.h"
-#include "floe/exec/iceberg_table.h"
-#include "floe/exec/parquet_table.h"
+#include "floe/connector/builtin/generate_series.h"
+#include "floe/connector/iceberg/iceberg_metadata_tables.h"
+#include "floe/connector/iceberg/iceberg_table.h"
+#include "floe/connector/parquet/parquet_table.h"
 #include "floe/io/file_io.h"
 #include "floe/session/ddl_statements.h"
 
@@ -70,14 +70,14 @@ Result<std::pair<catalog::TableIdentifier, iceberg::Table>> SessionResolver::Loa
 
 Result<plan::TableSourcePtr> SessionResolver::ResolveTable(const std::vector<std::string>& name) {
   if (!name.empty()) {
-    if (auto split = exec::SplitMetadataTableName(name.back())) {
-      Result<exec::MetadataTableKind> kind =
-          exec::ParseMetadataTableKind(split->second, JoinName(name));
+    if (auto split = connector::SplitMetadataTableName(name.back())) {
+      Result<connector::MetadataTableKind> kind =
+          connector::ParseMetadataTableKind(split->second, JoinName(name));
       if (kind.ok()) {
         std::vector<std::string> base = name;
         base.back() = split->first;
         FLOE_ASSIGN_OR_RAISE(auto loaded, LoadTable(base));
-        FLOE_ASSIGN_OR_RAISE(auto source, exec::IcebergMetadataTable::Make(
+        FLOE_ASSIGN_OR_RAISE(auto source, connector::IcebergMetadataTable::Make(
                                               loaded.first.ToString() + "$" + split->second, *kind,
                                               std::move(loaded.second)));
         return plan::TableSourcePtr(std::move(source));
@@ -88,21 +88,21 @@ Result<plan::TableSourcePtr> SessionResolver::ResolveTable(const std::vector<std
         if (loaded.status().code() == StatusCode::kNotFound) return kind.status();
         return loaded.status();
       }
-      FLOE_ASSIGN_OR_RAISE(auto source, exec::IcebergTable::Make(loaded->first.ToString(),
-                                                                 std::move(loaded->second)));
+      FLOE_ASSIGN_OR_RAISE(auto source, connector::IcebergTable::Make(loaded->first.ToString(),
+                                                                      std::move(loaded->second)));
       return plan::TableSourcePtr(std::move(source));
     }
   }
   FLOE_ASSIGN_OR_RAISE(auto loaded, LoadTable(name));
-  FLOE_ASSIGN_OR_RAISE(auto source,
-                       exec::IcebergTable::Make(loaded.first.ToString(), std::move(loaded.second)));
+  FLOE_ASSIGN_OR_RAISE(auto source, connector::IcebergTable::Make(loaded.first.ToString(),
+                                                                  std::move(loaded.second)));
   return plan::TableSourcePtr(std::move(source));
 }
 
 Result<plan::TableSourcePtr> SessionResolver::ResolveTableFunction(
     const std::string& name, const std::vector<plan::TableFunctionArg>& args) {
-  if (name == "read_parquet") return exec::MakeReadParquet(args);
-  if (name == "generate_series") return exec::MakeGenerateSeries(args);
+  if (name == "read_parquet") return connector::MakeReadParquet(args);
+  if (name == "generate_series") return connector::MakeGenerateSeries(args);
   if (name == "iceberg_scan") return ResolveIcebergScan(args);
   return Status::NotFound("table function \"{}\" does not exist", name);
 }
@@ -194,11 +194,12 @@ Result<plan::TableSourcePtr> SessionResolver::ResolveIcebergScan(
   if (!split.ok()) return split.status().WithPrefix("iceberg_scan: ");
   std::vector<std::string> parts = std::move(*split);
   // 'db.t$files' lists the files (manifests, partitions) of the selected snapshot.
-  std::optional<exec::MetadataTableKind> metadata_kind;
+  std::optional<connector::MetadataTableKind> metadata_kind;
   std::string metadata_suffix;
   Status unknown_kind;
-  if (auto split = exec::SplitMetadataTableName(parts.back())) {
-    Result<exec::MetadataTableKind> kind = exec::ParseMetadataTableKind(split->second, *table_name);
+  if (auto split = connector::SplitMetadataTableName(parts.back())) {
+    Result<connector::MetadataTableKind> kind =
+        connector::ParseMetadataTableKind(split->second, *table_name);
     if (kind.ok()) {
       metadata_kind = *kind;
       metadata_suffix = "$" + split->second;
@@ -248,9 +249,9 @@ Result<plan::TableSourcePtr> SessionResolver::ResolveIcebergScan(
     selected = *as_of;
   }
   if (metadata_kind) {
-    const bool per_snapshot = *metadata_kind == exec::MetadataTableKind::kManifests ||
-                              *metadata_kind == exec::MetadataTableKind::kFiles ||
-                              *metadata_kind == exec::MetadataTableKind::kPartitions;
+    const bool per_snapshot = *metadata_kind == connector::MetadataTableKind::kManifests ||
+                              *metadata_kind == connector::MetadataTableKind::kFiles ||
+                              *metadata_kind == connector::MetadataTableKind::kPartitions;
     if (!selectors.empty() && !per_snapshot) {
       return Status::Invalid(
           "iceberg_scan: {}{} describes the whole table; only $manifests, $files and "
@@ -259,13 +260,13 @@ Result<plan::TableSourcePtr> SessionResolver::ResolveIcebergScan(
     }
     std::optional<int64_t> snapshot_id;
     if (!selectors.empty() && selected != nullptr) snapshot_id = selected->snapshot_id;
-    FLOE_ASSIGN_OR_RAISE(auto source,
-                         exec::IcebergMetadataTable::Make(display + metadata_suffix, *metadata_kind,
-                                                          std::move(loaded.second), snapshot_id));
+    FLOE_ASSIGN_OR_RAISE(auto source, connector::IcebergMetadataTable::Make(
+                                          display + metadata_suffix, *metadata_kind,
+                                          std::move(loaded.second), snapshot_id));
     return plan::TableSourcePtr(std::move(source));
   }
-  FLOE_ASSIGN_OR_RAISE(auto source, exec::IcebergTable::Make(display, std::move(loaded.second),
-                                                             std::move(selector)));
+  FLOE_ASSIGN_OR_RAISE(auto source, connector::IcebergTable::Make(display, std::move(loaded.second),
+                                                                  std::move(selector)));
   return plan::TableSourcePtr(std::move(source));
 }
 

@@ -20,15 +20,15 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
+#include "floe/connector/builtin/generate_series.h"
+#include "floe/connector/parquet/parquet_scan_exec.h"
+#include "floe/connector/parquet/parquet_table.h"
 #include "floe/exec/coalesce_partitions_exec.h"
 #include "floe/exec/enforce.h"
 #include "floe/exec/execution_plan.h"
 #include "floe/exec/filter_exec.h"
-#include "floe/exec/generate_series.h"
 #include "floe/exec/limit_exec.h"
 #include "floe/exec/memory_manager.h"
-#include "floe/exec/parquet_scan_exec.h"
-#include "floe/exec/parquet_table.h"
 #include "floe/exec/projection_exec.h"
 #include "floe/exec/repartition_exec.h"
 #include "floe/exec/session_config.h"
@@ -632,7 +632,7 @@ std::vector<plan::TableFunctionArg> Args(std::vector<Scalar> values) {
 }
 
 TEST(GenerateSeriesTest, IntegersSplitIntoPartitions) {
-  ASSERT_OK_AND_ASSIGN(PlanPtr exec, GenerateSeriesExec::Make(1, 10, 3, 2));
+  ASSERT_OK_AND_ASSIGN(PlanPtr exec, connector::GenerateSeriesExec::Make(1, 10, 3, 2));
   EXPECT_EQ(exec->ToString(), "GenerateSeriesExec: start=1 stop=10 step=3");
   EXPECT_EQ(exec->schema()->field(0).name(), "generate_series");
   TaskContextPtr ctx = MakeContext();
@@ -641,26 +641,27 @@ TEST(GenerateSeriesTest, IntegersSplitIntoPartitions) {
   EXPECT_THAT(Rows(p0), ElementsAre("1", "4"));
   EXPECT_THAT(Rows(p1), ElementsAre("7", "10"));
 
-  ASSERT_OK_AND_ASSIGN(PlanPtr down, GenerateSeriesExec::Make(5, -5, -4, 1));
+  ASSERT_OK_AND_ASSIGN(PlanPtr down, connector::GenerateSeriesExec::Make(5, -5, -4, 1));
   ASSERT_OK_AND_ASSIGN(auto rows, CollectAll(down, ctx));
   EXPECT_THAT(Rows(rows), ElementsAre("5", "1", "-3"));
-  ASSERT_OK_AND_ASSIGN(PlanPtr none, GenerateSeriesExec::Make(5, 1, 1, 1));
+  ASSERT_OK_AND_ASSIGN(PlanPtr none, connector::GenerateSeriesExec::Make(5, 1, 1, 1));
   ASSERT_OK_AND_ASSIGN(rows, CollectAll(none, ctx));
   EXPECT_TRUE(rows.empty());
   int64_t max = std::numeric_limits<int64_t>::max();
-  ASSERT_OK_AND_ASSIGN(PlanPtr edge, GenerateSeriesExec::Make(max - 2, max, 1, 1));
+  ASSERT_OK_AND_ASSIGN(PlanPtr edge, connector::GenerateSeriesExec::Make(max - 2, max, 1, 1));
   ASSERT_OK_AND_ASSIGN(rows, CollectAll(edge, ctx));
   EXPECT_EQ(Rows(rows).size(), 3u);
-  EXPECT_THAT(GenerateSeriesExec::Make(1, 2, 0, 1), IsError(StatusCode::kInvalidArgument));
+  EXPECT_THAT(connector::GenerateSeriesExec::Make(1, 2, 0, 1),
+              IsError(StatusCode::kInvalidArgument));
 }
 
 TEST(GenerateSeriesTest, TableFunctionScansInBatches) {
   ASSERT_OK_AND_ASSIGN(plan::TableSourcePtr source,
-                       MakeGenerateSeries(Args({Scalar::I32(1), Scalar::I64(20000)})));
+                       connector::MakeGenerateSeries(Args({Scalar::I32(1), Scalar::I64(20000)})));
   EXPECT_EQ(source->kind(), "generate_series");
   EXPECT_EQ(source->display_name(), "generate_series(1, 20000, 1)");
   EXPECT_EQ(*source->statistics().row_count, 20000);
-  auto table = std::static_pointer_cast<const GenerateSeriesTable>(source);
+  auto table = std::static_pointer_cast<const connector::GenerateSeriesTable>(source);
   SessionConfig config;
   ASSERT_OK(config.Set("target_partitions", "4"));
   ASSERT_OK(config.Set("batch_size", "4096"));
@@ -686,13 +687,14 @@ TEST(GenerateSeriesTest, TableFunctionScansInBatches) {
   for (const auto& b : batches) rows += b->num_rows();
   EXPECT_EQ(rows, 20000);
 
-  ASSERT_OK_AND_ASSIGN(source, MakeGenerateSeries(Args({Scalar::I64(1), Scalar::Null(Int64())})));
+  ASSERT_OK_AND_ASSIGN(
+      source, connector::MakeGenerateSeries(Args({Scalar::I64(1), Scalar::Null(Int64())})));
   EXPECT_EQ(*source->statistics().row_count, 0);
-  EXPECT_THAT(MakeGenerateSeries(Args({Scalar::I64(1)})),
+  EXPECT_THAT(connector::MakeGenerateSeries(Args({Scalar::I64(1)})),
               ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "2 or 3 arguments"));
-  EXPECT_THAT(MakeGenerateSeries(Args({Scalar::I64(1), Scalar::Str("x")})),
+  EXPECT_THAT(connector::MakeGenerateSeries(Args({Scalar::I64(1), Scalar::Str("x")})),
               ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "argument 2 (stop)"));
-  EXPECT_THAT(MakeGenerateSeries(Args({Scalar::I64(1), Scalar::I64(5), Scalar::I64(0)})),
+  EXPECT_THAT(connector::MakeGenerateSeries(Args({Scalar::I64(1), Scalar::I64(5), Scalar::I64(0)})),
               ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "cannot equal zero"));
 }
 
@@ -700,21 +702,22 @@ TEST(GenerateSeriesTest, TimestampsWithMonthSteps) {
   // 2024-01-31 00:00:00 UTC: a month later is 2024-02-29 (clamped), then 2024-03-29.
   const int64_t jan31 = int64_t{19753} * 86400 * 1000000;
   const int64_t apr30 = int64_t{19843} * 86400 * 1000000;
-  ASSERT_OK_AND_ASSIGN(
-      plan::TableSourcePtr source,
-      MakeGenerateSeries(Args({Scalar::Make(Timestamp(), jan31), Scalar::Make(Timestamp(), apr30),
-                               Scalar::Str("1 month")})));
-  auto table = std::static_pointer_cast<const GenerateSeriesTable>(source);
+  ASSERT_OK_AND_ASSIGN(plan::TableSourcePtr source,
+                       connector::MakeGenerateSeries(
+                           Args({Scalar::Make(Timestamp(), jan31), Scalar::Make(Timestamp(), apr30),
+                                 Scalar::Str("1 month")})));
+  auto table = std::static_pointer_cast<const connector::GenerateSeriesTable>(source);
   ASSERT_OK_AND_ASSIGN(PlanPtr scan,
                        table->Scan(ScanRequest{{0}, {}, std::nullopt}, SessionConfig()));
   ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(scan, MakeContext()));
   EXPECT_THAT(Rows(batches), ElementsAre("2024-01-31 00:00:00", "2024-02-29 00:00:00",
                                          "2024-03-29 00:00:00", "2024-04-29 00:00:00"));
-  ASSERT_OK_AND_ASSIGN(IntervalStep step, ParseIntervalStep("1 day 2 hours -30 minutes"));
+  ASSERT_OK_AND_ASSIGN(connector::IntervalStep step,
+                       connector::ParseIntervalStep("1 day 2 hours -30 minutes"));
   EXPECT_EQ(step.months, 0);
   EXPECT_EQ(step.days, 1);
   EXPECT_EQ(step.micros, int64_t{90} * 60 * 1000000);
-  EXPECT_THAT(ParseIntervalStep("3 fortnights"), IsError(StatusCode::kInvalidArgument));
+  EXPECT_THAT(connector::ParseIntervalStep("3 fortnights"), IsError(StatusCode::kInvalidArgument));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -758,15 +761,15 @@ class ParquetTest : public floe::testing::ScratchDirTest {
     return path;
   }
 
-  std::shared_ptr<const ParquetTable> Open(std::vector<std::string> paths) {
-    auto table = ParquetTable::Make(std::move(paths));
+  std::shared_ptr<const connector::ParquetTable> Open(std::vector<std::string> paths) {
+    auto table = connector::ParquetTable::Make(std::move(paths));
     EXPECT_OK(table.status());
     return table.ok() ? *table : nullptr;
   }
 
   static int64_t RowGroupsIn(const PlanPtr& scan) {
     int64_t n = 0;
-    for (const auto& group : static_cast<const ParquetScanExec&>(*scan).groups()) {
+    for (const auto& group : static_cast<const connector::ParquetScanExec&>(*scan).groups()) {
       for (const auto& range : group) n += static_cast<int64_t>(range.row_groups.size());
     }
     return n;
@@ -819,20 +822,21 @@ TEST_F(ParquetTest, ReadsGlobsWithStatisticsAndProjection) {
   ASSERT_NE(two, nullptr);
   EXPECT_EQ(two->files().size(), 2u);
   ASSERT_OK_AND_ASSIGN(plan::TableSourcePtr single,
-                       MakeReadParquet(Args({Scalar::Str(dir_ + "/a.parquet")})));
+                       connector::MakeReadParquet(Args({Scalar::Str(dir_ + "/a.parquet")})));
   EXPECT_EQ(single->display_name(), "read_parquet('" + dir_ + "/a.parquet')");
 }
 
 TEST_F(ParquetTest, Errors) {
   Write("a.parquet", 1, 10);
   EXPECT_THAT(
-      ParquetTable::Make({dir_ + "/*.csv"}),
+      connector::ParquetTable::Make({dir_ + "/*.csv"}),
       ::floe::testing::IsErrorWith(StatusCode::kNotFound, "no files match \"" + dir_ + "/*.csv\""));
-  EXPECT_THAT(ParquetTable::Make({dir_ + "/missing.parquet"}), IsError(StatusCode::kNotFound));
-  EXPECT_THAT(MakeReadParquet({}), IsError(StatusCode::kInvalidArgument));
-  EXPECT_THAT(MakeReadParquet(Args({Scalar::I64(3)})),
+  EXPECT_THAT(connector::ParquetTable::Make({dir_ + "/missing.parquet"}),
+              IsError(StatusCode::kNotFound));
+  EXPECT_THAT(connector::MakeReadParquet({}), IsError(StatusCode::kInvalidArgument));
+  EXPECT_THAT(connector::MakeReadParquet(Args({Scalar::I64(3)})),
               ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "argument 1"));
-  EXPECT_THAT(MakeReadParquet({plan::TableFunctionArg{"compression", Scalar::Str("x")}}),
+  EXPECT_THAT(connector::MakeReadParquet({plan::TableFunctionArg{"compression", Scalar::Str("x")}}),
               ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "compression"));
   // A file with other columns.
   auto schema = std::make_shared<const Schema>(std::vector<Field>{Field("id", Int32())});
@@ -840,10 +844,10 @@ TEST_F(ParquetTest, Errors) {
   ASSERT_OK(out.status());
   ASSERT_OK_AND_ASSIGN(auto writer, parquet::ParquetFileWriter::Open(std::move(*out), schema));
   ASSERT_OK(writer->Close().status());
-  EXPECT_THAT(ParquetTable::Make({dir_ + "/*.parquet"}),
+  EXPECT_THAT(connector::ParquetTable::Make({dir_ + "/*.parquet"}),
               ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "b.parquet"));
   std::ofstream(dir_ + "/c.txt") << "not parquet at all, long enough to have a footer";
-  EXPECT_THAT(ParquetTable::Make({dir_ + "/c.txt"}), IsError(StatusCode::kCorrupt));
+  EXPECT_THAT(connector::ParquetTable::Make({dir_ + "/c.txt"}), IsError(StatusCode::kCorrupt));
 }
 
 TEST_F(ParquetTest, PrunesRowGroupsWithFilters) {
@@ -915,9 +919,10 @@ TEST_F(ParquetTest, ScanExecLimitAndCountOnly) {
   std::string path = Write("a.parquet", 3, 100);
   auto table = Open({path});
   ASSERT_NE(table, nullptr);
-  std::vector<std::vector<ParquetFileRange>> groups = {{ParquetFileRange{path, {0, 2}, 0}}};
-  ASSERT_OK_AND_ASSIGN(PlanPtr scan,
-                       ParquetScanExec::Make(table->schema(), groups, {0}, {}, int64_t{150}));
+  std::vector<std::vector<connector::ParquetFileRange>> groups = {
+      {connector::ParquetFileRange{path, {0, 2}, 0}}};
+  ASSERT_OK_AND_ASSIGN(PlanPtr scan, connector::ParquetScanExec::Make(table->schema(), groups, {0},
+                                                                      {}, int64_t{150}));
   SessionConfig config;
   ASSERT_OK(config.Set("batch_size", "40"));
   ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(scan, MakeContext(config)));
@@ -930,8 +935,8 @@ TEST_F(ParquetTest, ScanExecLimitAndCountOnly) {
   EXPECT_EQ(scan->ToString(),
             "ParquetScanExec: file_ranges=1 row_groups=2 projection=[id] limit=150");
 
-  ASSERT_OK_AND_ASSIGN(PlanPtr count,
-                       ParquetScanExec::Make(table->schema(), groups, {}, {}, std::nullopt));
+  ASSERT_OK_AND_ASSIGN(PlanPtr count, connector::ParquetScanExec::Make(table->schema(), groups, {},
+                                                                       {}, std::nullopt));
   ASSERT_OK_AND_ASSIGN(batches, CollectAll(count, MakeContext(config)));
   int64_t n = 0;
   for (const auto& b : batches) {
@@ -939,7 +944,7 @@ TEST_F(ParquetTest, ScanExecLimitAndCountOnly) {
     n += b->num_rows();
   }
   EXPECT_EQ(n, 200);
-  EXPECT_THAT(ParquetScanExec::Make(table->schema(), groups, {7}, {}, std::nullopt),
+  EXPECT_THAT(connector::ParquetScanExec::Make(table->schema(), groups, {7}, {}, std::nullopt),
               IsError(StatusCode::kInternal));
 }
 

@@ -1,7 +1,7 @@
 // SQL conjuncts -> Iceberg filters: what converts, polarity under NOT, casts, LIKE prefixes
 // after ESCAPE, IN lists with NULLs, and NaN-sensitive comparisons on floating columns.
 
-#include "floe/exec/iceberg_filter.h"
+#include "floe/connector/iceberg/iceberg_filter.h"
 
 #include <gtest/gtest.h>
 
@@ -16,10 +16,10 @@ namespace {
 class IcebergFilterTest : public ::testing::Test {
  protected:
   IcebergFilterTest()
-      : schema_(std::make_shared<const Schema>(std::vector<Field>{
-            Field("id", Int32(), true, 1), Field("name", String(), true, 2),
-            Field("f", Float64(), true, 3), Field("big", Int64(), true, 4),
-            Field("price", Decimal(9, 2), true, 5)})) {}
+      : schema_(std::make_shared<const Schema>(
+            std::vector<Field>{Field("id", Int32(), true, 1), Field("name", String(), true, 2),
+                               Field("f", Float64(), true, 3), Field("big", Int64(), true, 4),
+                               Field("price", Decimal(9, 2), true, 5)})) {}
 
   expr::ExprPtr Col(int i) const {
     const Field& f = schema_->field(i);
@@ -40,7 +40,7 @@ class IcebergFilterTest : public ::testing::Test {
 
   // The converted text, or "(none)".
   std::string Convert(const expr::ExprPtr& e) const {
-    auto out = ToIcebergFilter(*e, *schema_);
+    auto out = connector::ToIcebergFilter(*e, *schema_);
     return out ? (*out)->ToString() : "(none)";
   }
 
@@ -54,8 +54,7 @@ TEST_F(IcebergFilterTest, ComparisonsEitherWayRound) {
   EXPECT_EQ(Convert(expr::Compare("ne", Col(1), Str("a"))), "name != 'a'");
   // A column against a column, or a NULL constant, does not convert.
   EXPECT_EQ(Convert(expr::Compare("eq", Col(0), Col(0))), "(none)");
-  EXPECT_EQ(Convert(expr::Compare("eq", Col(0), expr::Literal(Scalar::Null(Int32())))),
-            "(none)");
+  EXPECT_EQ(Convert(expr::Compare("eq", Col(0), expr::Literal(Scalar::Null(Int32())))), "(none)");
 }
 
 TEST_F(IcebergFilterTest, PolarityUnderNot) {

@@ -2,7 +2,7 @@
 // deletes, identity partitions), Trino (partition evolution) and Spark (unpartitioned
 // lineitem), and over a table without snapshots: exact rows, projections, NULLs, errors.
 
-#include "floe/exec/iceberg_metadata_tables.h"
+#include "floe/connector/iceberg/iceberg_metadata_tables.h"
 
 #include <filesystem>
 #include <string>
@@ -55,7 +55,7 @@ std::vector<std::string> Column(const RecordBatch& batch, const std::string& nam
   return out;
 }
 
-std::vector<int> AllColumns(const IcebergMetadataTable& table) {
+std::vector<int> AllColumns(const connector::IcebergMetadataTable& table) {
   std::vector<int> all;
   for (int i = 0; i < table.schema()->num_fields(); ++i) all.push_back(i);
   return all;
@@ -73,47 +73,49 @@ class MetadataTablesTest : public ::testing::Test {
     if (!std::filesystem::exists(kFixtures)) GTEST_SKIP() << "no fixtures at " << kFixtures;
   }
 
-  Result<std::shared_ptr<IcebergMetadataTable>> Partitioned(
-      MetadataTableKind kind, std::optional<int64_t> snapshot_id = std::nullopt) {
+  Result<std::shared_ptr<connector::IcebergMetadataTable>> Partitioned(
+      connector::MetadataTableKind kind, std::optional<int64_t> snapshot_id = std::nullopt) {
     FLOE_ASSIGN_OR_RAISE(iceberg::Table table, OpenDuckdbFixture(kPartitioned));
-    return IcebergMetadataTable::Make("mydb.t$x", kind, std::move(table), snapshot_id);
+    return connector::IcebergMetadataTable::Make("mydb.t$x", kind, std::move(table), snapshot_id);
   }
 };
 
 TEST(MetadataTableNamesTest, ParsesKnownKindsAndListsThemOtherwise) {
-  ASSERT_OK_AND_ASSIGN(MetadataTableKind kind, ParseMetadataTableKind("snapshots", "t$snapshots"));
-  EXPECT_EQ(kind, MetadataTableKind::kSnapshots);
+  ASSERT_OK_AND_ASSIGN(connector::MetadataTableKind kind,
+                       connector::ParseMetadataTableKind("snapshots", "t$snapshots"));
+  EXPECT_EQ(kind, connector::MetadataTableKind::kSnapshots);
   for (const char* name :
        {"snapshots", "history", "manifests", "files", "partitions", "refs", "properties"}) {
-    ASSERT_OK_AND_ASSIGN(kind, ParseMetadataTableKind(name, "t"));
-    EXPECT_EQ(MetadataTableKindName(kind), name);
+    ASSERT_OK_AND_ASSIGN(kind, connector::ParseMetadataTableKind(name, "t"));
+    EXPECT_EQ(connector::MetadataTableKindName(kind), name);
   }
-  EXPECT_THAT(ParseMetadataTableKind("snapshot", "db.t$snapshot"),
+  EXPECT_THAT(connector::ParseMetadataTableKind("snapshot", "db.t$snapshot"),
               IsErrorWith(StatusCode::kNotFound,
                           "metadata table \"db.t$snapshot\" does not exist (\"snapshot\" is not "
                           "one of $snapshots, $history, $manifests, $files, $partitions, $refs, "
                           "$properties)"));
   // Names are matched exactly (the SQL parser has folded unquoted names already).
-  EXPECT_THAT(ParseMetadataTableKind("Files", "t$Files"), IsError(StatusCode::kNotFound));
+  EXPECT_THAT(connector::ParseMetadataTableKind("Files", "t$Files"),
+              IsError(StatusCode::kNotFound));
 }
 
 TEST(MetadataTableNamesTest, SplitsAtTheLastDollar) {
-  auto split = SplitMetadataTableName("t$snapshots");
+  auto split = connector::SplitMetadataTableName("t$snapshots");
   ASSERT_TRUE(split);
   EXPECT_EQ(split->first, "t");
   EXPECT_EQ(split->second, "snapshots");
-  split = SplitMetadataTableName("a$b$files");
+  split = connector::SplitMetadataTableName("a$b$files");
   ASSERT_TRUE(split);
   EXPECT_EQ(split->first, "a$b");
   EXPECT_EQ(split->second, "files");
-  EXPECT_FALSE(SplitMetadataTableName("t"));
-  EXPECT_FALSE(SplitMetadataTableName("$files"));
-  EXPECT_FALSE(SplitMetadataTableName("t$"));
-  EXPECT_FALSE(SplitMetadataTableName(""));
+  EXPECT_FALSE(connector::SplitMetadataTableName("t"));
+  EXPECT_FALSE(connector::SplitMetadataTableName("$files"));
+  EXPECT_FALSE(connector::SplitMetadataTableName("t$"));
+  EXPECT_FALSE(connector::SplitMetadataTableName(""));
 }
 
 TEST_F(MetadataTablesTest, SnapshotsInCommitOrder) {
-  ASSERT_OK_AND_ASSIGN(auto table, Partitioned(MetadataTableKind::kSnapshots));
+  ASSERT_OK_AND_ASSIGN(auto table, Partitioned(connector::MetadataTableKind::kSnapshots));
   EXPECT_THAT(FieldNames(*table->schema()), ElementsAre("committed_at", "snapshot_id", "parent_id",
                                                         "operation", "manifest_list", "summary"));
   EXPECT_EQ(table->schema()->field(0).type()->id(), TypeId::kTimestampTz);
@@ -140,7 +142,7 @@ TEST_F(MetadataTablesTest, SnapshotsInCommitOrder) {
 }
 
 TEST_F(MetadataTablesTest, ReadHonoursTheProjection) {
-  ASSERT_OK_AND_ASSIGN(auto table, Partitioned(MetadataTableKind::kSnapshots));
+  ASSERT_OK_AND_ASSIGN(auto table, Partitioned(connector::MetadataTableKind::kSnapshots));
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, table->Read({1}));
   ASSERT_EQ(batch->num_columns(), 1);
   EXPECT_EQ(batch->schema()->field(0).name(), "snapshot_id");
@@ -157,7 +159,7 @@ TEST_F(MetadataTablesTest, ReadHonoursTheProjection) {
 }
 
 TEST_F(MetadataTablesTest, ScanIsOneValuesPartitionWithTheLimit) {
-  ASSERT_OK_AND_ASSIGN(auto table, Partitioned(MetadataTableKind::kSnapshots));
+  ASSERT_OK_AND_ASSIGN(auto table, Partitioned(connector::MetadataTableKind::kSnapshots));
   ScanRequest request;
   request.projection = {1};
   request.limit = 2;
@@ -184,7 +186,7 @@ TEST_F(MetadataTablesTest, ScanIsOneValuesPartitionWithTheLimit) {
 }
 
 TEST_F(MetadataTablesTest, HistoryMarksCurrentAncestors) {
-  ASSERT_OK_AND_ASSIGN(auto table, Partitioned(MetadataTableKind::kHistory));
+  ASSERT_OK_AND_ASSIGN(auto table, Partitioned(connector::MetadataTableKind::kHistory));
   EXPECT_THAT(FieldNames(*table->schema()),
               ElementsAre("made_current_at", "snapshot_id", "parent_id", "is_current_ancestor"));
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, table->Read(AllColumns(*table)));
@@ -197,7 +199,7 @@ TEST_F(MetadataTablesTest, HistoryMarksCurrentAncestors) {
 }
 
 TEST_F(MetadataTablesTest, RefsAndProperties) {
-  ASSERT_OK_AND_ASSIGN(auto refs, Partitioned(MetadataTableKind::kRefs));
+  ASSERT_OK_AND_ASSIGN(auto refs, Partitioned(connector::MetadataTableKind::kRefs));
   EXPECT_THAT(FieldNames(*refs->schema()),
               ElementsAre("name", "type", "snapshot_id", "max_reference_age_in_ms",
                           "min_snapshots_to_keep", "max_snapshot_age_in_ms"));
@@ -208,14 +210,14 @@ TEST_F(MetadataTablesTest, RefsAndProperties) {
   EXPECT_THAT(Column(*batch, "snapshot_id"), ElementsAre("3138177759849079112"));
   EXPECT_THAT(Column(*batch, "min_snapshots_to_keep"), ElementsAre("NULL"));
 
-  ASSERT_OK_AND_ASSIGN(auto properties, Partitioned(MetadataTableKind::kProperties));
+  ASSERT_OK_AND_ASSIGN(auto properties, Partitioned(connector::MetadataTableKind::kProperties));
   ASSERT_OK_AND_ASSIGN(batch, properties->Read({0, 1}));
   EXPECT_THAT(Column(*batch, "key"), ElementsAre("write.parquet.compression-codec"));
   EXPECT_THAT(Column(*batch, "value"), ElementsAre("zstd"));
 }
 
 TEST_F(MetadataTablesTest, FilesOfTheCurrentAndOfAnOlderSnapshot) {
-  ASSERT_OK_AND_ASSIGN(auto table, Partitioned(MetadataTableKind::kFiles));
+  ASSERT_OK_AND_ASSIGN(auto table, Partitioned(connector::MetadataTableKind::kFiles));
   EXPECT_THAT(FieldNames(*table->schema()),
               ElementsAre("content", "file_path", "file_format", "spec_id", "partition",
                           "record_count", "file_size_in_bytes", "column_sizes", "value_counts",
@@ -256,16 +258,17 @@ TEST_F(MetadataTablesTest, FilesOfTheCurrentAndOfAnOlderSnapshot) {
     }
   }
   // The first snapshot had the 4 data files only.
-  ASSERT_OK_AND_ASSIGN(auto first, Partitioned(MetadataTableKind::kFiles, 6447922032991303611));
+  ASSERT_OK_AND_ASSIGN(auto first,
+                       Partitioned(connector::MetadataTableKind::kFiles, 6447922032991303611));
   ASSERT_OK_AND_ASSIGN(batch, first->Read({0, 5}));
   EXPECT_THAT(Column(*batch, "content"), ElementsAre("0", "0", "0", "0"));
   EXPECT_THAT(Column(*batch, "record_count"), ElementsAre("1", "1", "1", "1"));
-  EXPECT_THAT(Partitioned(MetadataTableKind::kFiles, 42),
+  EXPECT_THAT(Partitioned(connector::MetadataTableKind::kFiles, 42),
               IsErrorWith(StatusCode::kNotFound, "table mydb.t$x has no snapshot 42"));
 }
 
 TEST_F(MetadataTablesTest, PartitionsAggregateDataAndDeleteFiles) {
-  ASSERT_OK_AND_ASSIGN(auto table, Partitioned(MetadataTableKind::kPartitions));
+  ASSERT_OK_AND_ASSIGN(auto table, Partitioned(connector::MetadataTableKind::kPartitions));
   EXPECT_THAT(
       FieldNames(*table->schema()),
       ElementsAre("partition", "spec_id", "record_count", "file_count",
@@ -292,7 +295,7 @@ TEST_F(MetadataTablesTest, PartitionsAggregateDataAndDeleteFiles) {
 }
 
 TEST_F(MetadataTablesTest, ManifestsCountDataAndDeleteFiles) {
-  ASSERT_OK_AND_ASSIGN(auto table, Partitioned(MetadataTableKind::kManifests));
+  ASSERT_OK_AND_ASSIGN(auto table, Partitioned(connector::MetadataTableKind::kManifests));
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, table->Read(AllColumns(*table)));
   std::vector<std::string> content = Column(*batch, "content");
   std::vector<std::string> added_data = Column(*batch, "added_data_files_count");
@@ -314,8 +317,8 @@ TEST_F(MetadataTablesTest, ManifestsCountDataAndDeleteFiles) {
 
 TEST_F(MetadataTablesTest, PartitionEvolutionUnitesTheSpecsFields) {
   ASSERT_OK_AND_ASSIGN(iceberg::Table opened, OpenCxxFixture("partition_evolution"));
-  ASSERT_OK_AND_ASSIGN(auto table,
-                       IcebergMetadataTable::Make("t$files", MetadataTableKind::kFiles, opened));
+  ASSERT_OK_AND_ASSIGN(auto table, connector::IcebergMetadataTable::Make(
+                                       "t$files", connector::MetadataTableKind::kFiles, opened));
   const Field& partition = table->schema()->field(4);
   EXPECT_EQ(partition.name(), "partition");
   EXPECT_EQ(partition.type()->ToString(), "struct<c1: int32, c2: date, c3: float64>");
@@ -331,8 +334,9 @@ TEST_F(MetadataTablesTest, PartitionEvolutionUnitesTheSpecsFields) {
       EXPECT_THAT(partitions[r], ::testing::StartsWith("(,,")) << r;
     }
   }
-  ASSERT_OK_AND_ASSIGN(auto parts, IcebergMetadataTable::Make(
-                                       "t$partitions", MetadataTableKind::kPartitions, opened));
+  ASSERT_OK_AND_ASSIGN(auto parts,
+                       connector::IcebergMetadataTable::Make(
+                           "t$partitions", connector::MetadataTableKind::kPartitions, opened));
   ASSERT_OK_AND_ASSIGN(batch, parts->Read({1, 2, 3}));
   EXPECT_EQ(batch->num_rows(), 7);
 }
@@ -342,11 +346,12 @@ TEST_F(MetadataTablesTest, UnpartitionedTablesHaveNoPartitionColumn) {
                        OpenDuckdbFixture("data/persistent/iceberg/lineitem_iceberg/metadata/"
                                          "v2.metadata.json",
                                          "data/persistent/iceberg"));
-  ASSERT_OK_AND_ASSIGN(auto files,
-                       IcebergMetadataTable::Make("t$files", MetadataTableKind::kFiles, opened));
+  ASSERT_OK_AND_ASSIGN(auto files, connector::IcebergMetadataTable::Make(
+                                       "t$files", connector::MetadataTableKind::kFiles, opened));
   EXPECT_EQ(files->schema()->GetFieldIndex("partition"), -1);
-  ASSERT_OK_AND_ASSIGN(auto parts, IcebergMetadataTable::Make(
-                                       "t$partitions", MetadataTableKind::kPartitions, opened));
+  ASSERT_OK_AND_ASSIGN(auto parts,
+                       connector::IcebergMetadataTable::Make(
+                           "t$partitions", connector::MetadataTableKind::kPartitions, opened));
   EXPECT_THAT(FieldNames(*parts->schema()),
               ElementsAre("record_count", "file_count", "total_data_file_size_in_bytes",
                           "position_delete_record_count", "position_delete_file_count",
@@ -369,13 +374,14 @@ TEST_F(MetadataTablesTest, TableWithoutSnapshots) {
   ASSERT_OK_AND_ASSIGN(
       iceberg::Table opened,
       OpenDuckdbFixture("data/persistent/timestamptz_ns/metadata/v1.metadata.json"));
-  for (MetadataTableKind kind :
-       {MetadataTableKind::kSnapshots, MetadataTableKind::kHistory, MetadataTableKind::kManifests,
-        MetadataTableKind::kFiles, MetadataTableKind::kPartitions, MetadataTableKind::kRefs,
-        MetadataTableKind::kProperties}) {
-    ASSERT_OK_AND_ASSIGN(auto table, IcebergMetadataTable::Make("t", kind, opened));
+  for (connector::MetadataTableKind kind :
+       {connector::MetadataTableKind::kSnapshots, connector::MetadataTableKind::kHistory,
+        connector::MetadataTableKind::kManifests, connector::MetadataTableKind::kFiles,
+        connector::MetadataTableKind::kPartitions, connector::MetadataTableKind::kRefs,
+        connector::MetadataTableKind::kProperties}) {
+    ASSERT_OK_AND_ASSIGN(auto table, connector::IcebergMetadataTable::Make("t", kind, opened));
     ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, table->Read(AllColumns(*table)));
-    EXPECT_EQ(batch->num_rows(), 0) << MetadataTableKindName(kind);
+    EXPECT_EQ(batch->num_rows(), 0) << connector::MetadataTableKindName(kind);
     EXPECT_EQ(batch->num_columns(), table->schema()->num_fields());
   }
 }

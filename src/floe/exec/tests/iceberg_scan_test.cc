@@ -18,7 +18,7 @@
 #include "floe/batch/value_format.h"
 #include "floe/catalog/catalog.h"
 #include "floe/common/thread_pool.h"
-#include "floe/exec/iceberg_table.h"
+#include "floe/connector/iceberg/iceberg_table.h"
 #include "floe/iceberg/partitioned_writer.h"
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/session/session.h"
@@ -154,7 +154,7 @@ class IcebergScanTest : public ::floe::testing::ScratchDirTest {
   // The scan plan of `name` for all columns, with `config`.
   PlanPtr PlanScan(const std::string& name, const SessionConfig& config,
                    std::vector<int> projection = {0, 1}) {
-    auto table = IcebergTable::Make(name, Load(name)).ValueOrDie();
+    auto table = connector::IcebergTable::Make(name, Load(name)).ValueOrDie();
     ScanRequest request;
     request.projection = std::move(projection);
     return table->Scan(request, config).ValueOrDie();
@@ -221,7 +221,7 @@ TEST_F(IcebergScanTest, TenFilesFourTargetPartitionsReadEachFileOnce) {
   ASSERT_OK(config.Set("target_partitions", "4"));
   PlanPtr plan = PlanScan("db.t", config);
   ASSERT_EQ(plan->partition_count(), 4);
-  const auto& scan = static_cast<const IcebergScanExec&>(*plan);
+  const auto& scan = static_cast<const connector::IcebergScanExec&>(*plan);
   std::map<std::string, int> reads;
   for (const iceberg::ScanTaskGroup& group : scan.parts().groups) {
     EXPECT_FALSE(group.tasks.empty());
@@ -276,7 +276,7 @@ TEST_F(IcebergScanTest, NoFilesGiveOneEmptyPartition) {
   Append("db.t", {{1, 2}});
   PlanPtr pruned;
   {
-    auto table = IcebergTable::Make("db.t", Load("db.t")).ValueOrDie();
+    auto table = connector::IcebergTable::Make("db.t", Load("db.t")).ValueOrDie();
     ScanRequest request;
     request.projection = {0};
     request.filters = {expr::Call(
@@ -441,7 +441,7 @@ TEST_F(IcebergScanTest, ScanSettingsAreValidated) {
 TEST_F(IcebergScanTest, StatisticsFromManifests) {
   ASSERT_OK(Run("CREATE TABLE db.t (id bigint, part integer)").status());
   Append("db.t", {{5, 1, 3}, {10, 7, 2, 4}});
-  auto table = IcebergTable::Make("db.t", Load("db.t")).ValueOrDie();
+  auto table = connector::IcebergTable::Make("db.t", Load("db.t")).ValueOrDie();
   plan::Statistics stats = table->statistics();
   ASSERT_TRUE(stats.row_count.has_value());
   EXPECT_EQ(*stats.row_count, 7);
@@ -497,7 +497,7 @@ TEST_F(IcebergScanTest, CountStarFromMetadataReadsNoDataFile) {
       EXPECT_EQ(plan.find("FilterExec"), std::string::npos) << plan;
     }
   }
-  auto table = IcebergTable::Make("db.p", Load("db.p")).ValueOrDie();
+  auto table = connector::IcebergTable::Make("db.p", Load("db.p")).ValueOrDie();
   // Remove the data files: what still answers read none of them.
   for (const iceberg::DataFile& file : files) {
     ASSERT_TRUE(std::filesystem::remove(file.file_path)) << file.file_path;

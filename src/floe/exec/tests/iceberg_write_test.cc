@@ -14,7 +14,7 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
-#include "floe/exec/iceberg_write.h"
+#include "floe/connector/iceberg/iceberg_write.h"
 #include "floe/exec/tests/query_rows.h"
 #include "floe/io/file_io.h"
 #include "floe/session/session.h"
@@ -198,7 +198,7 @@ TEST(IcebergTransformExprTest, ComputesTheSpecTransforms) {
                    .ValueOrDie();
   expr::EvalContext ctx;
   auto eval = [&](iceberg::Transform t, int column) {
-    auto e = IcebergTransformExpr::Make(t, column, schema).ValueOrDie();
+    auto e = connector::IcebergTransformExpr::Make(t, column, schema).ValueOrDie();
     auto array = expr::EvaluateToArray(*e, *batch, ctx).ValueOrDie();
     return FormatValue(*array, 0) + "," + FormatValue(*array, 1);
   };
@@ -207,9 +207,10 @@ TEST(IcebergTransformExprTest, ComputesTheSpecTransforms) {
   EXPECT_EQ(eval(iceberg::Transform::Truncate(3), 1), "ice,ab");
   EXPECT_EQ(eval(iceberg::Transform::Month(), 2), "648,0");
   EXPECT_EQ(eval(iceberg::Transform::Year(), 2), "54,0");
-  auto e = IcebergTransformExpr::Make(iceberg::Transform::Bucket(16), 0, schema).ValueOrDie();
+  auto e =
+      connector::IcebergTransformExpr::Make(iceberg::Transform::Bucket(16), 0, schema).ValueOrDie();
   EXPECT_EQ(e->ToString(), "bucket(16, id)");
-  EXPECT_THAT(IcebergTransformExpr::Make(iceberg::Transform::Day(), 1, schema).status(),
+  EXPECT_THAT(connector::IcebergTransformExpr::Make(iceberg::Transform::Day(), 1, schema).status(),
               IsErrorWith(StatusCode::kInvalidArgument, "cannot apply to column \"name\""));
 }
 
@@ -223,12 +224,12 @@ TEST(WriteJournalTest, DeletesOnlyWhatWasNotCommitted) {
     EXPECT_OK(out->Close());
     return dir + "/" + name;
   };
-  WriteJournal journal;
+  connector::WriteJournal journal;
   journal.Record({touch("a"), touch("b")});
   EXPECT_OK(journal.DeleteUncommitted(io));
   EXPECT_FALSE(std::filesystem::exists(dir + "/a"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/b"));
-  WriteJournal committed;
+  connector::WriteJournal committed;
   committed.Record({touch("c")});
   committed.MarkCommitted();
   EXPECT_OK(committed.DeleteUncommitted(io));

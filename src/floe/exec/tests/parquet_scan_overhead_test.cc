@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "floe/batch/builder.h"
+#include "floe/connector/parquet/parquet_scan_exec.h"
+#include "floe/connector/parquet/parquet_table.h"
 #include "floe/exec/execution_plan.h"
 #include "floe/exec/memory_manager.h"
-#include "floe/exec/parquet_scan_exec.h"
-#include "floe/exec/parquet_table.h"
 #include "floe/exec/session_config.h"
 #include "floe/expr/expr.h"
 #include "floe/format/parquet/writer.h"
@@ -82,7 +82,7 @@ struct Totals {
   int64_t max_batch = 0;
 };
 
-Result<Totals> Scan(const ParquetTable& table, const ScanRequest& request,
+Result<Totals> Scan(const connector::ParquetTable& table, const ScanRequest& request,
                     const SessionConfig& config) {
   FLOE_ASSIGN_OR_RAISE(PlanPtr scan, table.Scan(request, config));
   FLOE_ASSIGN_OR_RAISE(std::vector<RecordBatchPtr> batches, CollectAll(scan, MakeContext(config)));
@@ -103,22 +103,22 @@ Result<Totals> Scan(const ParquetTable& table, const ScanRequest& request,
 TEST_F(ParquetScanOverheadTest, PartitionsShareThePlannedFooter) {
   Write("a.parquet", 5, 100);
   Write("b.parquet", 2, 100);
-  ASSERT_OK_AND_ASSIGN(auto table, ParquetTable::Make({dir_ + "/*.parquet"}));
+  ASSERT_OK_AND_ASSIGN(auto table, connector::ParquetTable::Make({dir_ + "/*.parquet"}));
   ASSERT_EQ(table->files().size(), 2u);
-  for (const ParquetTable::File& file : table->files()) {
+  for (const connector::ParquetTable::File& file : table->files()) {
     ASSERT_NE(file.planned, nullptr);
     EXPECT_EQ(file.planned->reader, file.reader);
     EXPECT_EQ(file.planned->batch_size, parquet::ReaderOptions{}.batch_size);
-    ASSERT_OK_AND_ASSIGN(FileIdentity now, FileIdentity::Of(file.path));
+    ASSERT_OK_AND_ASSIGN(connector::FileIdentity now, connector::FileIdentity::Of(file.path));
     EXPECT_EQ(now, file.planned->identity);
   }
   // Every range of the scan carries its file's planned footer.
   ASSERT_OK_AND_ASSIGN(PlanPtr plan,
                        table->Scan(ScanRequest{{0}, {}, std::nullopt}, Config(3, 8192)));
-  const auto& scan = static_cast<const ParquetScanExec&>(*plan);
+  const auto& scan = static_cast<const connector::ParquetScanExec&>(*plan);
   int ranges = 0;
   for (const auto& group : scan.groups()) {
-    for (const ParquetFileRange& range : group) {
+    for (const connector::ParquetFileRange& range : group) {
       ++ranges;
       ASSERT_NE(range.planned, nullptr);
       EXPECT_EQ(range.planned->reader->num_row_groups(), range.path == dir_ + "/a.parquet" ? 5 : 2);
@@ -145,7 +145,7 @@ TEST_F(ParquetScanOverheadTest, PartitionsShareThePlannedFooter) {
 
 TEST_F(ParquetScanOverheadTest, AFileChangedAfterPlanningFailsTheScan) {
   std::string path = Write("a.parquet", 2, 100);
-  ASSERT_OK_AND_ASSIGN(auto table, ParquetTable::Make({path}));
+  ASSERT_OK_AND_ASSIGN(auto table, connector::ParquetTable::Make({path}));
   ASSERT_OK_AND_ASSIGN(PlanPtr scan,
                        table->Scan(ScanRequest{{0}, {}, std::nullopt}, Config(1, 8192)));
   ASSERT_OK_AND_ASSIGN(PlanPtr count,
@@ -163,13 +163,13 @@ TEST_F(ParquetScanOverheadTest, AFileChangedAfterPlanningFailsTheScan) {
   std::filesystem::remove(path);
   EXPECT_THAT(CollectAll(scan, MakeContext(Config(1, 8192))),
               IsErrorWith(StatusCode::kIOError, "a.parquet"));
-  EXPECT_THAT(FileIdentity::Of(path), IsError(StatusCode::kIOError));
+  EXPECT_THAT(connector::FileIdentity::Of(path), IsError(StatusCode::kIOError));
 }
 
 TEST_F(ParquetScanOverheadTest, ScanOfNoColumnsCountsRowsFromTheFooter) {
   Write("a.parquet", 4, 100);
   Write("b.parquet", 1, 30);
-  ASSERT_OK_AND_ASSIGN(auto table, ParquetTable::Make({dir_ + "/*.parquet"}));
+  ASSERT_OK_AND_ASSIGN(auto table, connector::ParquetTable::Make({dir_ + "/*.parquet"}));
   auto id = expr::Column(0, "id", Int64(), false);
   auto lit = [](int64_t v) { return expr::Literal(Scalar::I64(v)); };
   for (int64_t batch_size : {int64_t{8192}, int64_t{64}, int64_t{1}}) {
@@ -198,7 +198,7 @@ TEST_F(ParquetScanOverheadTest, ScanOfNoColumnsCountsRowsFromTheFooter) {
 
 TEST_F(ParquetScanOverheadTest, ScanOfNoColumnsOverAnEmptyFile) {
   Write("empty.parquet", 0, 0);
-  ASSERT_OK_AND_ASSIGN(auto table, ParquetTable::Make({dir_ + "/empty.parquet"}));
+  ASSERT_OK_AND_ASSIGN(auto table, connector::ParquetTable::Make({dir_ + "/empty.parquet"}));
   ASSERT_OK_AND_ASSIGN(Totals t, Scan(*table, ScanRequest{{}, {}, std::nullopt}, Config(2, 8192)));
   EXPECT_EQ(t.rows, 0);
   ASSERT_OK_AND_ASSIGN(t, Scan(*table, ScanRequest{{0, 1}, {}, std::nullopt}, Config(2, 8192)));

@@ -20,13 +20,13 @@
 #include "floe/codec/iceberg_codec.h"
 #include "floe/codec/value_codec.h"
 #include "floe/common/thread_pool.h"
+#include "floe/connector/iceberg/iceberg_table.h"
+#include "floe/connector/iceberg/iceberg_write.h"
+#include "floe/connector/parquet/parquet_scan_exec.h"
+#include "floe/connector/parquet/parquet_table.h"
 #include "floe/exec/enforce.h"
 #include "floe/exec/exchange.h"
-#include "floe/exec/iceberg_table.h"
-#include "floe/exec/iceberg_write.h"
 #include "floe/exec/memory_manager.h"
-#include "floe/exec/parquet_scan_exec.h"
-#include "floe/exec/parquet_table.h"
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/repartition_exec.h"
 #include "floe/exec/scheduler.h"
@@ -35,6 +35,7 @@
 #include "floe/exec/values_exec.h"
 #include "floe/iceberg/table.h"
 #include "floe/io/file_io.h"
+#include "floe/session/plan_codecs.h"
 #include "floe/session/session.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
@@ -82,7 +83,7 @@ PlanPtr Find(const PlanPtr& plan, std::string_view name) {
 // The envelope of a node (children included) with its own payload replaced by `message`.
 template <typename Message>
 pb::PlanNode WithPayload(const PlanPtr& plan, const Message& message) {
-  pb::PlanNode node = EncodePlan(*plan).ValueOrDie();
+  pb::PlanNode node = EncodePlan(*plan, session::EnginePlanCodecs()).ValueOrDie();
   node.set_payload(message.SerializeAsString());
   return node;
 }
@@ -90,7 +91,8 @@ pb::PlanNode WithPayload(const PlanPtr& plan, const Message& message) {
 template <typename Message>
 Message PayloadOf(const PlanPtr& plan) {
   Message m;
-  EXPECT_TRUE(m.ParseFromString(EncodePlan(*plan).ValueOrDie().payload()));
+  EXPECT_TRUE(
+      m.ParseFromString(EncodePlan(*plan, session::EnginePlanCodecs()).ValueOrDie().payload()));
   return m;
 }
 
@@ -113,7 +115,7 @@ expr::ExprPtr InStrings(int column, const std::string& name,
   return expr::Call("in_list", std::move(args), Boolean());
 }
 
-bool HasResidual(const IcebergScanExec& scan) {
+bool HasResidual(const connector::IcebergScanExec& scan) {
   for (const iceberg::ScanTaskGroup& group : scan.parts().groups) {
     for (const iceberg::FileScanTask& task : group.tasks) {
       if (task.residual && !iceberg::IsAlwaysTrue(*task.residual)) return true;
@@ -122,7 +124,7 @@ bool HasResidual(const IcebergScanExec& scan) {
   return false;
 }
 
-int DeleteFiles(const IcebergScanExec& scan) {
+int DeleteFiles(const connector::IcebergScanExec& scan) {
   int n = 0;
   for (const iceberg::ScanTaskGroup& group : scan.parts().groups) {
     for (const iceberg::FileScanTask& task : group.tasks) {
@@ -192,7 +194,7 @@ class PlanCodecIcebergTest : public ::floe::testing::ScratchDirTest {
 
   static PlanPtr ScanOf(const std::string& name, iceberg::Table table, ScanRequest request,
                         int partitions = 3, iceberg::SnapshotSelector selector = {}) {
-    auto provider = IcebergTable::Make(name, std::move(table), selector).ValueOrDie();
+    auto provider = connector::IcebergTable::Make(name, std::move(table), selector).ValueOrDie();
     return provider->Scan(request, Config(partitions)).ValueOrDie();
   }
 
@@ -231,15 +233,15 @@ class PlanCodecIcebergTest : public ::floe::testing::ScratchDirTest {
   // Encode -> decode -> encode: the same bytes and EXPLAIN text (RoundTripPlan), and the
   // same shape. Returns the decoded plan.
   static PlanPtr RoundTrip(const PlanPtr& plan) {
-    Result<PlanPtr> decoded = RoundTripPlan(plan);
+    Result<PlanPtr> decoded = RoundTripPlan(plan, session::EnginePlanCodecs());
     EXPECT_OK(decoded.status());
     if (!decoded.ok()) return nullptr;
     EXPECT_NE(decoded->get(), plan.get());
     EXPECT_EQ((*decoded)->ToString(), plan->ToString());
     EXPECT_EQ((*decoded)->partition_count(), plan->partition_count());
     EXPECT_TRUE((*decoded)->schema()->Equals(*plan->schema()));
-    std::string first = EncodePlanBytes(*plan).ValueOrDie();
-    std::string second = EncodePlanBytes(**decoded).ValueOrDie();
+    std::string first = EncodePlanBytes(*plan, session::EnginePlanCodecs()).ValueOrDie();
+    std::string second = EncodePlanBytes(**decoded, session::EnginePlanCodecs()).ValueOrDie();
     EXPECT_EQ(first, second);
     return *decoded;
   }
@@ -250,7 +252,7 @@ class PlanCodecIcebergTest : public ::floe::testing::ScratchDirTest {
 };
 
 TEST_F(PlanCodecIcebergTest, RegistryHoldsTheScanAndWriteNodesAndTheTransform) {
-  const PlanCodecRegistry& registry = BuiltinPlanCodecs();
+  const PlanCodecRegistry& registry = session::EnginePlanCodecs();
   for (const char* name :
        {"ParquetScanExec", "IcebergScanExec", "IcebergWriteExec", "IcebergCommitExec"}) {
     const PlanCodecEntry* entry = registry.Find(name);
@@ -266,7 +268,7 @@ TEST_F(PlanCodecIcebergTest, PartitionedScanWithFiltersAndResidualsReadsTheSameR
   request.projection = {0, 1, 2};
   request.filters = {Gt(0, "id", 3), InStrings(2, "name", {"d", "e", "i"})};
   PlanPtr plan = Scan("db.t", request);
-  const auto& scan = static_cast<const IcebergScanExec&>(*plan);
+  const auto& scan = static_cast<const connector::IcebergScanExec&>(*plan);
   ASSERT_TRUE(HasResidual(scan));
   EXPECT_NE(plan->ToString().find("filter=[id > 3 and name in ('d', 'e', 'i')]"), std::string::npos)
       << plan->ToString();
@@ -277,12 +279,15 @@ TEST_F(PlanCodecIcebergTest, PartitionedScanWithFiltersAndResidualsReadsTheSameR
   EXPECT_EQ(Read(plan), expected);
   EXPECT_EQ(Read(decoded), expected);
   // The decoded scan holds the planned tasks (nothing planned again) over the same metadata.
-  const auto& again = static_cast<const IcebergScanExec&>(*decoded);
+  const auto& again = static_cast<const connector::IcebergScanExec&>(*decoded);
   EXPECT_EQ(again.parts().table.metadata_location, scan.parts().table.metadata_location);
   EXPECT_TRUE(again.parts().table.metadata->Equals(*scan.parts().table.metadata));
   // While a decoded plan holds it, the metadata file is not read again.
-  ASSERT_OK_AND_ASSIGN(PlanPtr second, DecodePlanBytes(EncodePlanBytes(*plan).ValueOrDie()));
-  EXPECT_EQ(static_cast<const IcebergScanExec&>(*second).parts().table.metadata,
+  ASSERT_OK_AND_ASSIGN(
+      PlanPtr second,
+      DecodePlanBytes(EncodePlanBytes(*plan, session::EnginePlanCodecs()).ValueOrDie(),
+                      session::EnginePlanCodecs()));
+  EXPECT_EQ(static_cast<const connector::IcebergScanExec&>(*second).parts().table.metadata,
             again.parts().table.metadata);
   ASSERT_EQ(again.parts().groups.size(), scan.parts().groups.size());
   for (size_t g = 0; g < scan.parts().groups.size(); ++g) {
@@ -357,7 +362,7 @@ TEST_F(PlanCodecIcebergTest, SplitFilesRoundTrip) {
   request.projection = {0, 1};
   request.filters = {Gt(0, "id", 19990)};
   PlanPtr plan = Scan("db.s", request, 4);
-  const auto& scan = static_cast<const IcebergScanExec&>(*plan);
+  const auto& scan = static_cast<const connector::IcebergScanExec&>(*plan);
   int split = 0;
   for (const iceberg::ScanTaskGroup& group : scan.parts().groups) {
     for (const iceberg::FileScanTask& task : group.tasks) split += task.is_whole_file() ? 0 : 1;
@@ -403,7 +408,7 @@ TEST_F(PlanCodecIcebergTest, ScansWithDeleteFilesReadTheSameRows) {
       request.projection.push_back(i);
     }
     PlanPtr plan = ScanOf("fx.t", std::move(table), request, 2);
-    EXPECT_GT(DeleteFiles(static_cast<const IcebergScanExec&>(*plan)), 0);
+    EXPECT_GT(DeleteFiles(static_cast<const connector::IcebergScanExec&>(*plan)), 0);
     PlanPtr decoded = RoundTrip(plan);
     ASSERT_NE(decoded, nullptr);
     std::vector<std::string> rows = Read(decoded);
@@ -481,7 +486,7 @@ TEST_F(PlanCodecIcebergTest, ParquetScanRoundTrips) {
   }
   std::sort(paths.begin(), paths.end());
   ASSERT_GE(paths.size(), 3u);
-  auto table = ParquetTable::Make(paths).ValueOrDie();
+  auto table = connector::ParquetTable::Make(paths).ValueOrDie();
   ScanRequest request;
   request.projection = {2, 0};
   request.filters = {Gt(0, "id", 6)};
@@ -495,9 +500,9 @@ TEST_F(PlanCodecIcebergTest, ParquetScanRoundTrips) {
   for (const char* row : {"g|7", "h|8", "i|9", "d|10"}) {
     EXPECT_NE(std::find(rows.begin(), rows.end(), row), rows.end()) << row;
   }
-  const auto& scan = static_cast<const ParquetScanExec&>(*decoded);
+  const auto& scan = static_cast<const connector::ParquetScanExec&>(*decoded);
   for (const auto& group : scan.groups()) {
-    for (const ParquetFileRange& range : group) EXPECT_EQ(range.planned, nullptr);
+    for (const connector::ParquetFileRange& range : group) EXPECT_EQ(range.planned, nullptr);
   }
   request.filters.clear();
   request.limit = 2;
@@ -512,11 +517,11 @@ TEST_F(PlanCodecIcebergTest, ParquetScanRoundTrips) {
   ASSERT_GT(m.groups_size(), 0);
   pb::ParquetScanNode bad = m;
   bad.mutable_groups(0)->mutable_ranges(0)->add_row_groups(0);
-  EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "row groups are not ascending"));
   bad = m;
   bad.add_projection(7);
-  EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "plan node ParquetScanExec: projected column 7"));
 }
 
@@ -644,83 +649,84 @@ TEST_F(PlanCodecIcebergTest, MalformedScanPayloadsFailClearly) {
   pb::IcebergScanNode bad = m;
   bad.mutable_table()->set_metadata_location(dir_ + "/db/t/metadata/missing.metadata.json");
   // A file this process cannot read is an I/O error here, not a corrupt plan.
-  EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kIOError,
                           "plan node IcebergScanExec: cannot read the metadata file " + dir_ +
                               "/db/t/metadata/missing.metadata.json of table db.t: file"));
   bad = m;
   bad.mutable_table()->set_metadata_location(dir_);
   EXPECT_THAT(
-      DecodePlan(WithPayload(plan, bad)),
+      DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
       IsErrorWith(StatusCode::kIOError,
                   " of table db.t: " + std::filesystem::path(dir_).lexically_normal().string() +
                       " is not a regular file"));
   bad = m;
   bad.mutable_table()->set_table_uuid("not-the-table");
-  EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "is not the one the plan pinned for table db.t"));
   bad = m;
   bad.mutable_groups(0)->mutable_tasks(0)->set_data_file(99);
-  EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "a task names file 99 of"));
   bad = m;
   bad.mutable_groups(0)->mutable_tasks(0)->set_spec_id(42);
-  EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "names partition spec 42, which the table lacks"));
   bad = m;
   ASSERT_TRUE(m.filter().has_term());
   bad.mutable_filter()->mutable_term()->set_field_id(55);
-  EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "the scan's filter: Iceberg predicate"));
   bad = m;
   bad.set_schema_id(9);
-  EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "the scan reads schema 9"));
   bad = m;
   bad.mutable_snapshot_id()->set_value(12345);
   bad.set_pinned(true);
-  EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "table db.t has no snapshot 12345"));
   bad = m;
   bad.add_projection(5);
-  EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "projected column 5 of 3"));
   bad = m;
   bad.mutable_limit()->set_value(-2);
-  EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "negative limit"));
   bad = m;
   bad.mutable_files(0)->set_file_format("CSV");
-  EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "unknown file format \"CSV\""));
   bad = m;
   bad.mutable_files(0)->set_record_count(-1);
-  EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "negative record count"));
   bad = m;
   bad.mutable_table()->mutable_io()->set_kind("s3");
-  EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "unknown FileIO kind \"s3\""));
   bad = m;
   bad.mutable_projected_field_ids()->Clear();
   bad.add_projected_field_ids(1);
-  EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "the projected field ids select"));
   bad = m;
   ASSERT_GT(bad.filters(0).args_size(), 0);
   bad.mutable_filters(0)->mutable_args(0)->set_column(17);
-  EXPECT_THAT(DecodePlan(WithPayload(plan, bad)),
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "does not apply to the scan's columns"));
 
   // Garbage, and every truncation of the payload: an error or a valid plan, never a crash.
-  pb::PlanNode envelope = EncodePlan(*plan).ValueOrDie();
+  pb::PlanNode envelope = EncodePlan(*plan, session::EnginePlanCodecs()).ValueOrDie();
   envelope.set_payload("\xff\xff\xff");
-  EXPECT_THAT(DecodePlan(envelope), IsErrorWith(StatusCode::kCorrupt, "is not a valid"));
+  EXPECT_THAT(DecodePlan(envelope, session::EnginePlanCodecs()),
+              IsErrorWith(StatusCode::kCorrupt, "is not a valid"));
   const std::string payload = m.SerializeAsString();
   const size_t step = std::max<size_t>(1, payload.size() / 150);
   for (size_t n = 0; n < payload.size(); n += step) {
     envelope.set_payload(payload.substr(0, n));
-    Result<PlanPtr> decoded = DecodePlan(envelope);
+    Result<PlanPtr> decoded = DecodePlan(envelope, session::EnginePlanCodecs());
     if (!decoded.ok()) {
       EXPECT_FALSE(decoded.status().message().empty());
     }
@@ -730,14 +736,15 @@ TEST_F(PlanCodecIcebergTest, MalformedScanPayloadsFailClearly) {
   Q("CREATE TABLE db.other (id bigint)");
   const std::string other = Load("db.other").metadata_location;
   std::filesystem::copy_file(other, location, std::filesystem::copy_options::overwrite_existing);
-  EXPECT_THAT(DecodePlan(EncodePlan(*plan).ValueOrDie()),
+  EXPECT_THAT(DecodePlan(EncodePlan(*plan, session::EnginePlanCodecs()).ValueOrDie(),
+                         session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "is not the one the plan pinned for table db.t"));
 }
 
 TEST_F(PlanCodecIcebergTest, TransformExpressionsRoundTripAndRejectUnknownTransforms) {
   auto schema = std::make_shared<const Schema>(
       std::vector<Field>{Field("id", Int64()), Field("ts", Timestamp()), Field("name", String())});
-  codec::PhysicalExprDecodeFn decode = BuiltinPlanCodecs().exprs().Find("IcebergTransform");
+  codec::PhysicalExprDecodeFn decode = session::EnginePlanCodecs().exprs().Find("IcebergTransform");
   ASSERT_NE(decode, nullptr);
   struct Case {
     iceberg::Transform transform;
@@ -749,7 +756,7 @@ TEST_F(PlanCodecIcebergTest, TransformExpressionsRoundTripAndRejectUnknownTransf
                                          {iceberg::Transform::Truncate(3), 2, "truncate(3, name)"},
                                          {iceberg::Transform::Identity(), 2, "name"}}) {
     ASSERT_OK_AND_ASSIGN(expr::PhysicalExprPtr e,
-                         IcebergTransformExpr::Make(c.transform, c.column, schema));
+                         connector::IcebergTransformExpr::Make(c.transform, c.column, schema));
     ASSERT_OK_AND_ASSIGN(expr::PhysicalExprPtr decoded, decode(e->source(), schema));
     EXPECT_EQ(decoded->name(), "IcebergTransform");
     EXPECT_EQ(decoded->ToString(), e->ToString());
@@ -777,14 +784,15 @@ TEST_F(PlanCodecIcebergTest, TransformExpressionsRoundTripAndRejectUnknownTransf
 class PlanCodecWriteTest : public PlanCodecIcebergTest {
  protected:
   // The enforced write plan of db.t's rows into `table`, as INSERT plans it.
-  PlanPtr PlanWrite(const std::string& table, IcebergWriteTargetPtr* target_out,
-                    IcebergWriteTarget::Mode mode = IcebergWriteTarget::Mode::kAppend) {
+  PlanPtr PlanWrite(
+      const std::string& table, connector::IcebergWriteTargetPtr* target_out,
+      connector::IcebergWriteTarget::Mode mode = connector::IcebergWriteTarget::Mode::kAppend) {
     auto id = catalog::TableIdentifier::Parse(table).ValueOrDie();
-    IcebergWriteTargetPtr target =
-        MakeWriteTarget(table, Load(table), catalog_->TableOps(id), mode).ValueOrDie();
+    connector::IcebergWriteTargetPtr target =
+        connector::MakeWriteTarget(table, Load(table), catalog_->TableOps(id), mode).ValueOrDie();
     ScanRequest request;
     request.projection = {0, 1, 2};
-    PlanPtr write = PlanIcebergWrite(target, Scan("db.t", request, 3)).ValueOrDie();
+    PlanPtr write = connector::PlanIcebergWrite(target, Scan("db.t", request, 3)).ValueOrDie();
     if (target_out != nullptr) *target_out = target;
     return EnforceRequirements(write, Config(3)).ValueOrDie();
   }
@@ -794,7 +802,7 @@ TEST_F(PlanCodecWriteTest, PartitionedWriteRoundTripsAndCommitsOnce) {
   MakeEvents();
   Q("CREATE TABLE db.w (id bigint, ts timestamp, name text) WITH (partitioning = "
     "'bucket(4, id), day(ts)')");
-  IcebergWriteTargetPtr target;
+  connector::IcebergWriteTargetPtr target;
   PlanPtr plan = PlanWrite("db.w", &target);
   // The rows of one partition tuple meet in one writer: Hash over the transforms.
   PlanPtr repartition = Find(plan, "RepartitionExec");
@@ -809,9 +817,11 @@ TEST_F(PlanCodecWriteTest, PartitionedWriteRoundTripsAndCommitsOnce) {
   EXPECT_EQ(ExplainText(decoded), ExplainText(plan));
   // Decoded in the process that planned it, the target is the planned one (its catalog
   // connection and write journal).
-  const auto& write = static_cast<const IcebergWriteExec&>(*Find(decoded, "IcebergWriteExec"));
+  const auto& write =
+      static_cast<const connector::IcebergWriteExec&>(*Find(decoded, "IcebergWriteExec"));
   EXPECT_EQ(write.target(), target);
-  const auto& commit = static_cast<const IcebergCommitExec&>(*Find(decoded, "IcebergCommitExec"));
+  const auto& commit =
+      static_cast<const connector::IcebergCommitExec&>(*Find(decoded, "IcebergCommitExec"));
   EXPECT_EQ(commit.target(), target);
   EXPECT_EQ(write.partition_exprs().size(), 2u);
   ASSERT_OK_AND_ASSIGN(std::vector<std::string> count, RunStages(decoded));
@@ -828,8 +838,9 @@ TEST_F(PlanCodecWriteTest, ClusteredWritesAndOtherModesRoundTrip) {
   MakeEvents();
   Q("CREATE TABLE db.c (id bigint, ts timestamp, name text) WITH (partitioning = 'day(ts)', "
     "\"write.fanout.enabled\" = 'false', sorted_by = 'id')");
-  IcebergWriteTargetPtr target;
-  PlanPtr plan = PlanWrite("db.c", &target, IcebergWriteTarget::Mode::kReplacePartitions);
+  connector::IcebergWriteTargetPtr target;
+  PlanPtr plan =
+      PlanWrite("db.c", &target, connector::IcebergWriteTarget::Mode::kReplacePartitions);
   ASSERT_NE(Find(plan, "SortExec"), nullptr) << plan->ToString();
   EXPECT_NE(plan->ToString().find("(replace partitions)"), std::string::npos);
   PlanPtr decoded = RoundTrip(plan);
@@ -851,30 +862,30 @@ TEST_F(PlanCodecWriteTest, WriteTargetsRebuiltElsewhereWriteButDoNotCommit) {
   std::string operation_id;
   pb::IcebergWriteNode message;
   {
-    IcebergWriteTargetPtr target;
+    connector::IcebergWriteTargetPtr target;
     PlanPtr plan = PlanWrite("db.w", &target);
     PlanPtr write = Find(plan, "IcebergWriteExec");
-    write_bytes = EncodePlanBytes(*write).ValueOrDie();
-    commit_bytes = EncodePlanBytes(*plan).ValueOrDie();
+    write_bytes = EncodePlanBytes(*write, session::EnginePlanCodecs()).ValueOrDie();
+    commit_bytes = EncodePlanBytes(*plan, session::EnginePlanCodecs()).ValueOrDie();
     write_text = ExplainText(write);
     operation_id = target->operation_id;
     message = PayloadOf<pb::IcebergWriteNode>(write);
     // While the plan lives, a target that differs from it is refused.
     pb::IcebergWriteNode changed = message;
     changed.mutable_target()->set_fanout(false);
-    EXPECT_THAT(DecodePlan(WithPayload(write, changed)),
+    EXPECT_THAT(DecodePlan(WithPayload(write, changed), session::EnginePlanCodecs()),
                 IsErrorWith(StatusCode::kCorrupt, "differs from the one planned in this process"));
   }
   // The planning process's plan and target are gone: as in another process.
-  ASSERT_OK_AND_ASSIGN(PlanPtr write, DecodePlanBytes(write_bytes));
+  ASSERT_OK_AND_ASSIGN(PlanPtr write, DecodePlanBytes(write_bytes, session::EnginePlanCodecs()));
   EXPECT_EQ(ExplainText(write), write_text);
-  EXPECT_EQ(EncodePlanBytes(*write).ValueOrDie(), write_bytes);
-  const auto& node = static_cast<const IcebergWriteExec&>(*write);
+  EXPECT_EQ(EncodePlanBytes(*write, session::EnginePlanCodecs()).ValueOrDie(), write_bytes);
+  const auto& node = static_cast<const connector::IcebergWriteExec&>(*write);
   EXPECT_EQ(node.target()->operation_id, operation_id);
   EXPECT_EQ(node.target()->table.metadata_location, Load("db.w").metadata_location);
   EXPECT_THAT(node.target()->ops->Commit({}, {}),
               IsErrorWith(StatusCode::kNotSupported, "only the planning process commits"));
-  EXPECT_THAT(DecodePlanBytes(commit_bytes),
+  EXPECT_THAT(DecodePlanBytes(commit_bytes, session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kNotSupported,
                           "plan node IcebergCommitExec: the commit of operation " + operation_id +
                               " to table db.w can only run in the process that planned it"));
@@ -882,18 +893,18 @@ TEST_F(PlanCodecWriteTest, WriteTargetsRebuiltElsewhereWriteButDoNotCommit) {
   pb::IcebergWriteNode changed = message;
   changed.mutable_target()->set_operation_id("another-operation");
   changed.mutable_target()->set_schema_json("{}");
-  EXPECT_THAT(DecodePlan(WithPayload(write, changed)),
+  EXPECT_THAT(DecodePlan(WithPayload(write, changed), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "the schema of table db.w in"));
   changed = message;
   changed.mutable_target()->set_operation_id("another-operation");
   auto* property = changed.mutable_target()->add_properties();
   property->set_key("zzz");
   property->set_value("1");
-  EXPECT_THAT(DecodePlan(WithPayload(write, changed)),
+  EXPECT_THAT(DecodePlan(WithPayload(write, changed), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "the properties of table db.w in"));
   changed = message;
   changed.mutable_target()->set_operation_id("");
-  EXPECT_THAT(DecodePlan(WithPayload(write, changed)),
+  EXPECT_THAT(DecodePlan(WithPayload(write, changed), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "without an operation id"));
 }
 
@@ -901,7 +912,7 @@ TEST_F(PlanCodecWriteTest, UnknownTransformInAPartitioningIsCorrupt) {
   MakeEvents();
   Q("CREATE TABLE db.w (id bigint, ts timestamp, name text) WITH (partitioning = 'bucket(4, id)')");
   PlanPtr plan = PlanWrite("db.w", nullptr);
-  pb::PlanNode envelope = EncodePlan(*plan).ValueOrDie();
+  pb::PlanNode envelope = EncodePlan(*plan, session::EnginePlanCodecs()).ValueOrDie();
   // Find the repartition's envelope and rename its transform.
   std::function<pb::PlanNode*(pb::PlanNode*)> find = [&](pb::PlanNode* node) -> pb::PlanNode* {
     if (node->name() == "RepartitionExec") return node;
@@ -919,7 +930,7 @@ TEST_F(PlanCodecWriteTest, UnknownTransformInAPartitioningIsCorrupt) {
   ASSERT_EQ(literal->literal().string_value(), "bucket[4]");
   literal->mutable_literal()->set_string_value("zorder");
   repartition->set_payload(m.SerializeAsString());
-  EXPECT_THAT(DecodePlan(envelope),
+  EXPECT_THAT(DecodePlan(envelope, session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "unknown Iceberg transform \"zorder\""));
 }
 
@@ -965,9 +976,10 @@ TEST_F(PlanCodecIcebergTest, DecodedScanReadsThePlannedSnapshotAfterLaterCommits
   MakeEvents();
   ScanRequest request;
   request.projection = {0};
-  std::string bytes = EncodePlanBytes(*Scan("db.t", request, 2)).ValueOrDie();
+  std::string bytes =
+      EncodePlanBytes(*Scan("db.t", request, 2), session::EnginePlanCodecs()).ValueOrDie();
   Q("INSERT INTO db.t VALUES (11, TIMESTAMP '2024-02-01 00:00:00', 'x')");
-  ASSERT_OK_AND_ASSIGN(PlanPtr decoded, DecodePlanBytes(bytes));
+  ASSERT_OK_AND_ASSIGN(PlanPtr decoded, DecodePlanBytes(bytes, session::EnginePlanCodecs()));
   EXPECT_EQ(Read(decoded),
             (std::vector<std::string>{"1", "10", "2", "3", "4", "5", "6", "7", "8", "9"}));
   EXPECT_EQ(Q("SELECT count(*) FROM db.t"), std::vector<std::string>{"11"});

@@ -16,6 +16,7 @@
 #include "floe/exec/repartition_exec.h"
 #include "floe/exec/tests/query_rows.h"
 #include "floe/exec/values_exec.h"
+#include "floe/session/plan_codecs.h"
 #include "floe/session/session.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
@@ -72,7 +73,8 @@ class PlanCodecTest : public testing::ScratchDirTest {
     ASSERT_OK_AND_ASSIGN(StagePlan stages, session_->PlanStatement(sql));
     for (const Stage& stage : stages.stages()) {
       CollectNames(*stage.plan, &seen_);
-      ASSERT_OK(RoundTripPlan(stage.plan).status()) << PlanToString(*stage.plan);
+      ASSERT_OK(RoundTripPlan(stage.plan, session::EnginePlanCodecs()).status())
+          << PlanToString(*stage.plan);
     }
   }
 
@@ -130,10 +132,10 @@ TEST_F(PlanCodecTest, EveryRegisteredNodeRoundTripsAndGivesTheSameRows) {
   ASSERT_OK_AND_ASSIGN(PlanPtr coalesce, CoalescePartitionsExec::Make(empty));
   ASSERT_OK_AND_ASSIGN(PlanPtr repartition,
                        RepartitionExec::Make(coalesce, Partitioning::RoundRobin(4)));
-  ASSERT_OK(RoundTripPlan(repartition).status());
+  ASSERT_OK(RoundTripPlan(repartition, session::EnginePlanCodecs()).status());
   CollectNames(*repartition, &seen_);
 
-  for (const std::string& name : BuiltinPlanCodecs().names()) {
+  for (const std::string& name : session::EnginePlanCodecs().names()) {
     EXPECT_TRUE(seen_.count(name)) << name << " is registered but no test plan contains it";
   }
 
@@ -154,8 +156,10 @@ TEST_F(PlanCodecTest, EncodingIsDeterministic) {
   ASSERT_OK_AND_ASSIGN(StagePlan stages,
                        session_->PlanStatement("SELECT s, count(*) FROM t GROUP BY s"));
   for (const Stage& stage : stages.stages()) {
-    ASSERT_OK_AND_ASSIGN(std::string first, EncodePlanBytes(*stage.plan));
-    ASSERT_OK_AND_ASSIGN(std::string second, EncodePlanBytes(*stage.plan));
+    ASSERT_OK_AND_ASSIGN(std::string first,
+                         EncodePlanBytes(*stage.plan, session::EnginePlanCodecs()));
+    ASSERT_OK_AND_ASSIGN(std::string second,
+                         EncodePlanBytes(*stage.plan, session::EnginePlanCodecs()));
     EXPECT_EQ(first, second);
   }
 }
@@ -166,7 +170,7 @@ class PlanCodecErrorsTest : public ::testing::Test {
     SchemaPtr schema = std::make_shared<Schema>(std::vector<Field>{Field("x", Int64())});
     ASSERT_OK_AND_ASSIGN(PlanPtr empty, EmptyExec::Make(schema, 2));
     ASSERT_OK_AND_ASSIGN(plan_, CoalescePartitionsExec::Make(empty));
-    ASSERT_OK_AND_ASSIGN(message_, EncodePlan(*plan_));
+    ASSERT_OK_AND_ASSIGN(message_, EncodePlan(*plan_, session::EnginePlanCodecs()));
   }
   PlanPtr plan_;
   codec::proto::PlanNode message_;
@@ -175,34 +179,36 @@ class PlanCodecErrorsTest : public ::testing::Test {
 TEST_F(PlanCodecErrorsTest, UnknownNodeOrVersionIsNotSupported) {
   codec::proto::PlanNode unknown = message_;
   unknown.set_name("TeleportExec");
-  Result<PlanPtr> r = DecodePlan(unknown);
+  Result<PlanPtr> r = DecodePlan(unknown, session::EnginePlanCodecs());
   EXPECT_THAT(r.status(), IsError(StatusCode::kNotSupported));
   EXPECT_EQ(r.status().message(), "unknown plan node type \"TeleportExec\"");
 
   codec::proto::PlanNode future = message_;
   future.mutable_children(0)->set_version(7);
-  r = DecodePlan(future);
+  r = DecodePlan(future, session::EnginePlanCodecs());
   EXPECT_THAT(r.status(), IsError(StatusCode::kNotSupported));
   EXPECT_EQ(r.status().message(),
             "plan node EmptyExec has codec version 7; this floe reads version 1");
 }
 
 TEST_F(PlanCodecErrorsTest, MalformedInputIsCorrupt) {
-  ASSERT_OK_AND_ASSIGN(std::string bytes, EncodePlanBytes(*plan_));
-  EXPECT_THAT(DecodePlanBytes(bytes.substr(0, bytes.size() - 3)).status(),
+  ASSERT_OK_AND_ASSIGN(std::string bytes, EncodePlanBytes(*plan_, session::EnginePlanCodecs()));
+  EXPECT_THAT(
+      DecodePlanBytes(bytes.substr(0, bytes.size() - 3), session::EnginePlanCodecs()).status(),
+      IsError(StatusCode::kCorrupt));
+  EXPECT_THAT(DecodePlanBytes("\xff\xff\xff", session::EnginePlanCodecs()).status(),
               IsError(StatusCode::kCorrupt));
-  EXPECT_THAT(DecodePlanBytes("\xff\xff\xff").status(), IsError(StatusCode::kCorrupt));
 
   codec::proto::PlanNode orphan = message_;
   orphan.clear_children();
-  Result<PlanPtr> r = DecodePlan(orphan);
+  Result<PlanPtr> r = DecodePlan(orphan, session::EnginePlanCodecs());
   EXPECT_THAT(r.status(), IsError(StatusCode::kCorrupt));
   EXPECT_EQ(r.status().message(),
             "plan node CoalescePartitionsExec: 0 children where 1 are expected");
 
   codec::proto::PlanNode garbage = message_;
   garbage.mutable_children(0)->set_payload("\x0a\xff\xff\xff\xff\x0f");
-  r = DecodePlan(garbage);
+  r = DecodePlan(garbage, session::EnginePlanCodecs());
   EXPECT_THAT(r.status(), IsError(StatusCode::kCorrupt));
   EXPECT_NE(r.status().message().find("plan node EmptyExec: its 6-byte payload is not a valid"),
             std::string::npos)
@@ -214,7 +220,7 @@ TEST_F(PlanCodecErrorsTest, MalformedInputIsCorrupt) {
   node.set_partitions(0);
   codec::proto::PlanNode bad = message_;
   bad.mutable_children(0)->set_payload(node.SerializeAsString());
-  r = DecodePlan(bad);
+  r = DecodePlan(bad, session::EnginePlanCodecs());
   EXPECT_THAT(r.status(), IsError(StatusCode::kCorrupt));
   EXPECT_NE(r.status().message().find("plan node EmptyExec: "), std::string::npos)
       << r.status().message();
@@ -229,14 +235,14 @@ TEST_F(PlanCodecErrorsTest, DeepPlansAreRefused) {
     *parent.add_children() = std::move(deep);
     deep = std::move(parent);
   }
-  Result<PlanPtr> r = DecodePlan(deep);
+  Result<PlanPtr> r = DecodePlan(deep, session::EnginePlanCodecs());
   EXPECT_THAT(r.status(), IsError(StatusCode::kCorrupt));
   EXPECT_EQ(r.status().message(), "plan nested deeper than 4096 nodes");
 }
 
 TEST(PlanCodecRegistryTest, RegisteringTwiceIsAnError) {
   PlanCodecRegistry registry;
-  RegisterBuiltinPlanCodecs(&registry);
+  RegisterExecPlanCodecs(&registry);
   EXPECT_THAT(registry.Register("FilterExec", 1, nullptr), IsError(StatusCode::kInvalidArgument));
   EXPECT_THAT(registry.exprs().Register("Column", nullptr), IsError(StatusCode::kInvalidArgument));
 }

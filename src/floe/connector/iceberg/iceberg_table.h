@@ -16,10 +16,10 @@
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/table_scan.h"
 
-namespace floe::exec {
+namespace floe::connector {
 
 /// A table of a catalog, as one statement sees it.
-class IcebergTable final : public TableProvider {
+class IcebergTable final : public exec::TableProvider {
  public:
   /// `name` is what EXPLAIN shows ("db.events"). The scan reads `selector`'s snapshot
   /// (the current one by default) with that snapshot's schema when pinned, else the
@@ -49,7 +49,8 @@ class IcebergTable final : public TableProvider {
   /// and pages; the tasks are grouped by bytes into at most target_partitions groups.
   /// When every file carries the table's sort order, each group's files are put in
   /// sort-key order (IcebergScanExec reports the ordering where that preserves it).
-  Result<PlanPtr> Scan(const ScanRequest& request, const SessionConfig& config) const override;
+  Result<exec::PlanPtr> Scan(const exec::ScanRequest& request,
+                             const exec::SessionConfig& config) const override;
 
   /// Snapshots with more data files than this get no per-column statistics (planning
   /// every manifest with its metrics would cost more than the estimates gain).
@@ -97,7 +98,7 @@ class IcebergTable final : public TableProvider {
 /// other with non-overlapping ranges of the first sort key (no NULLs in it, not a
 /// floating-point key), the node reports the sort order's leading identity fields that
 /// are output columns (direction and null order as the sort order says).
-class IcebergScanExec final : public ExecutionPlan {
+class IcebergScanExec final : public exec::ExecutionPlan {
  public:
   static constexpr std::string_view kName = "IcebergScanExec";
 
@@ -118,15 +119,16 @@ class IcebergScanExec final : public ExecutionPlan {
   };
 
   /// kInternal for a projection out of range; no groups gives one empty partition.
-  static Result<PlanPtr> Make(Parts parts);
+  static Result<exec::PlanPtr> Make(Parts parts);
 
   std::string_view name() const override { return kName; }
-  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_iceberg.cc
-  static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
-  const PlanProperties& properties() const override { return properties_; }
-  std::vector<PlanPtr> children() const override { return {}; }
-  Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;
-  Result<BatchStreamPtr> Execute(int partition, const TaskContextPtr& ctx) const override;
+  Status Encode(codec::PlanEncoder& out) const override;  // iceberg_plan_codec.cc
+  static Result<exec::PlanPtr> Decode(codec::PlanDecoder& in, std::vector<exec::PlanPtr> children);
+  const exec::PlanProperties& properties() const override { return properties_; }
+  std::vector<exec::PlanPtr> children() const override { return {}; }
+  Result<exec::PlanPtr> WithNewChildren(std::vector<exec::PlanPtr> children) const override;
+  Result<exec::BatchStreamPtr> Execute(int partition,
+                                       const exec::TaskContextPtr& ctx) const override;
   /// The snapshot, projection, pushed filter, row count of the planned files ("rows=7
   /// (exact)" when no deletes, splits or residual make it an estimate), ordering, and
   /// files and bytes per partition.
@@ -138,7 +140,7 @@ class IcebergScanExec final : public ExecutionPlan {
   IcebergScanExec() = default;
 
   Parts parts_;
-  PlanProperties properties_;
+  exec::PlanProperties properties_;
 };
 
-}  // namespace floe::exec
+}  // namespace floe::connector

@@ -1,11 +1,11 @@
-#include "floe/exec/iceberg_filter.h"
+#include "floe/connector/iceberg/iceberg_filter.h"
 
 #include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace floe::exec {
+namespace floe::connector {
 
 namespace {
 
@@ -214,4 +214,4 @@ std::optional<iceberg::ExpressionPtr> ToIcebergFilter(const expr::Expr& conjunct
   return Convert(conjunct, columns, /*negated=*/false);
 }
 
-}  // namespace floe::exec
+}  // namespace floe::connector

@@ -1,4 +1,4 @@
-#include "floe/exec/iceberg_metadata_tables.h"
+#include "floe/connector/iceberg/iceberg_metadata_tables.h"
 
 #include <algorithm>
 #include <functional>
@@ -14,7 +14,7 @@
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/single_value.h"
 
-namespace floe::exec {
+namespace floe::connector {
 
 namespace {
 
@@ -855,8 +855,8 @@ Result<RecordBatchPtr> IcebergMetadataTable::Read(const std::vector<int>& projec
                            static_cast<int64_t>(columns.rows), std::move(arrays));
 }
 
-Result<PlanPtr> IcebergMetadataTable::Scan(const ScanRequest& request,
-                                           const SessionConfig& config) const {
+Result<exec::PlanPtr> IcebergMetadataTable::Scan(const exec::ScanRequest& request,
+                                                 const exec::SessionConfig& config) const {
   FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, Read(request.projection));
   int64_t rows = batch->num_rows();
   if (request.limit) rows = std::clamp<int64_t>(*request.limit, 0, rows);
@@ -866,7 +866,7 @@ Result<PlanPtr> IcebergMetadataTable::Scan(const ScanRequest& request,
   for (int64_t offset = 0; offset < rows; offset += batch_size) {
     batches.push_back(batch->Slice(offset, std::min(batch_size, rows - offset)));
   }
-  return ValuesExec::Make(batch->schema(), std::move(batches));
+  return exec::ValuesExec::Make(batch->schema(), std::move(batches));
 }
 
-}  // namespace floe::exec
+}  // namespace floe::connector

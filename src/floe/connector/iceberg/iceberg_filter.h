@@ -21,11 +21,11 @@
 #include "floe/iceberg/expression.h"
 #include "floe/type/type.h"
 
-namespace floe::exec {
+namespace floe::connector {
 
 /// The Iceberg form of a SQL conjunct over `columns` (an Iceberg table's top-level columns,
 /// by index), unbound (by column name); nullopt when nothing of it can be pushed.
 std::optional<iceberg::ExpressionPtr> ToIcebergFilter(const expr::Expr& conjunct,
                                                       const Schema& columns);
 
-}  // namespace floe::exec
+}  // namespace floe::connector

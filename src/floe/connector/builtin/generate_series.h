@@ -11,6 +11,10 @@
 #include "floe/plan/binder.h"
 
 namespace floe::exec {
+class PlanCodecRegistry;
+}  // namespace floe::exec
+
+namespace floe::connector {
 
 /// An interval step of a timestamp series, PostgreSQL's three fields.
 struct IntervalStep {
@@ -29,22 +33,23 @@ Result<IntervalStep> ParseIntervalStep(std::string_view text);
 /// start, start + step, ... while <= stop (>= stop for a negative step); or timestamps
 /// start, start + interval, ... (each value the previous plus the interval, as
 /// PostgreSQL computes it; one partition).
-class GenerateSeriesExec final : public ExecutionPlan {
+class GenerateSeriesExec final : public exec::ExecutionPlan {
  public:
   static constexpr std::string_view kName = "GenerateSeriesExec";
   /// kInvalidArgument "step size cannot equal zero"; kInternal when partitions < 1.
-  static Result<PlanPtr> Make(int64_t start, int64_t stop, int64_t step, int partitions);
+  static Result<exec::PlanPtr> Make(int64_t start, int64_t stop, int64_t step, int partitions);
   /// A timestamp series (`type` timestamp or timestamptz, values in microseconds).
-  static Result<PlanPtr> MakeTimestamps(TypePtr type, int64_t start, int64_t stop,
-                                        IntervalStep step);
+  static Result<exec::PlanPtr> MakeTimestamps(TypePtr type, int64_t start, int64_t stop,
+                                              IntervalStep step);
 
   std::string_view name() const override { return kName; }
-  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
-  static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
-  const PlanProperties& properties() const override { return properties_; }
-  std::vector<PlanPtr> children() const override { return {}; }
-  Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;
-  Result<BatchStreamPtr> Execute(int partition, const TaskContextPtr& ctx) const override;
+  Status Encode(codec::PlanEncoder& out) const override;
+  static Result<exec::PlanPtr> Decode(codec::PlanDecoder& in, std::vector<exec::PlanPtr> children);
+  const exec::PlanProperties& properties() const override { return properties_; }
+  std::vector<exec::PlanPtr> children() const override { return {}; }
+  Result<exec::PlanPtr> WithNewChildren(std::vector<exec::PlanPtr> children) const override;
+  Result<exec::BatchStreamPtr> Execute(int partition,
+                                       const exec::TaskContextPtr& ctx) const override;
   std::string ToString() const override;
 
   int64_t start() const { return start_; }
@@ -64,12 +69,12 @@ class GenerateSeriesExec final : public ExecutionPlan {
   int64_t step_ = 0;
   bool timestamp_ = false;
   IntervalStep interval_;
-  PlanProperties properties_;
+  exec::PlanProperties properties_;
 };
 
 /// generate_series(start, stop[, step]) as a table: of int64 (step default 1) or of
 /// timestamps (the step an interval, given as text).
-class GenerateSeriesTable final : public TableProvider {
+class GenerateSeriesTable final : public exec::TableProvider {
  public:
   /// An int64 series; kInvalidArgument for a zero step.
   static Result<std::shared_ptr<const GenerateSeriesTable>> Make(int64_t start, int64_t stop,
@@ -87,7 +92,8 @@ class GenerateSeriesTable final : public TableProvider {
   const SchemaPtr& schema() const override { return schema_; }
   plan::Statistics statistics() const override;
   /// Partitions: enough for batch_size rows each, at most target_partitions.
-  Result<PlanPtr> Scan(const ScanRequest& request, const SessionConfig& config) const override;
+  Result<exec::PlanPtr> Scan(const exec::ScanRequest& request,
+                             const exec::SessionConfig& config) const override;
 
  private:
   GenerateSeriesTable() = default;
@@ -106,4 +112,7 @@ class GenerateSeriesTable final : public TableProvider {
 /// argument gives no rows, as in PostgreSQL. kInvalidArgument naming a bad argument.
 Result<plan::TableSourcePtr> MakeGenerateSeries(const std::vector<plan::TableFunctionArg>& args);
 
-}  // namespace floe::exec
+/// Registers the codec of GenerateSeriesExec.
+void RegisterGenerateSeriesPlanCodecs(exec::PlanCodecRegistry* registry);
+
+}  // namespace floe::connector

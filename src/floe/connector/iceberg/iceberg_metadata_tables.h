@@ -24,7 +24,7 @@
 #include "floe/exec/table_provider.h"
 #include "floe/iceberg/table.h"
 
-namespace floe::exec {
+namespace floe::connector {
 
 enum class MetadataTableKind : uint8_t {
   kSnapshots,
@@ -49,7 +49,7 @@ Result<MetadataTableKind> ParseMetadataTableKind(std::string_view name,
 std::optional<std::pair<std::string, std::string>> SplitMetadataTableName(std::string_view part);
 
 /// One metadata table of one Iceberg table, as one statement sees it.
-class IcebergMetadataTable final : public TableProvider {
+class IcebergMetadataTable final : public exec::TableProvider {
  public:
   /// `name` is what EXPLAIN shows ("db.t$files"). `snapshot_id` selects the snapshot whose
   /// manifests, files and partitions are listed (default: the current one; the other
@@ -67,7 +67,8 @@ class IcebergMetadataTable final : public TableProvider {
   plan::Statistics statistics() const override;
   /// One partition holding exactly the projected columns in batches of at most
   /// batch_size rows (the limit applied).
-  Result<PlanPtr> Scan(const ScanRequest& request, const SessionConfig& config) const override;
+  Result<exec::PlanPtr> Scan(const exec::ScanRequest& request,
+                             const exec::SessionConfig& config) const override;
 
   /// The rows with only the `projection` columns (indexes into schema(), in output
   /// order; repeats allowed, none gives a batch without columns that still counts the
@@ -90,4 +91,4 @@ class IcebergMetadataTable final : public TableProvider {
   SchemaPtr schema_;
 };
 
-}  // namespace floe::exec
+}  // namespace floe::connector

@@ -1,5 +1,5 @@
-// Codecs of the Parquet and Iceberg scan and write nodes and of the Iceberg transform
-// expression (plan_codec.h; messages in codec/iceberg.proto).
+// Codecs of the Iceberg scan, write and commit nodes and of the Iceberg transform expression
+// (plan_codec.h; messages in codec/iceberg.proto).
 //
 // An Iceberg scan travels with everything it was planned from: the pinned metadata file
 // (immutable: the decoder reads exactly that file, as the catalogs do, and checks the
@@ -25,53 +25,19 @@
 
 #include "floe/codec/iceberg_codec.h"
 #include "floe/codec/value_codec.h"
-#include "floe/exec/iceberg_table.h"
-#include "floe/exec/iceberg_write.h"
-#include "floe/exec/parquet_scan_exec.h"
+#include "floe/connector/iceberg/iceberg_plan_codec.h"
+#include "floe/connector/iceberg/iceberg_table.h"
+#include "floe/connector/iceberg/iceberg_write.h"
 #include "floe/exec/plan_codec.h"
 #include "floe/iceberg/table_location.h"
 #include "floe/iceberg/type_json.h"
 #include "floe/io/file_io.h"
 
-namespace floe::exec {
+namespace floe::connector {
 
 namespace pb = codec::proto;
 
 namespace {
-
-// An error of decoding. Codes DecodePlan passes on (kCorrupt, kNotSupported) get the node's
-// name here; DecodePlan reports any other as kCorrupt with the node's name in front.
-Status Fail(const codec::PlanDecoder& in, const Status& status) {
-  if (status.code() == StatusCode::kCorrupt || status.code() == StatusCode::kNotSupported) {
-    return in.Annotate(status);
-  }
-  return status;
-}
-
-std::optional<int64_t> DecodeLimit(const codec::PlanDecoder& in, bool has,
-                                   const pb::OptionalInt64& limit, Status* error) {
-  if (!has) return std::nullopt;
-  if (limit.value() < 0) *error = in.Corrupt(fmt::format("negative limit {}", limit.value()));
-  return limit.value();
-}
-
-// Bound engine expressions over `schema`, each checked to compile there.
-Result<std::vector<expr::ExprPtr>> DecodeFilters(
-    const codec::PlanDecoder& in, const google::protobuf::RepeatedPtrField<pb::Expr>& messages,
-    const SchemaPtr& schema) {
-  std::vector<expr::ExprPtr> out;
-  for (int i = 0; i < messages.size(); ++i) {
-    Result<expr::ExprPtr> e = codec::DecodeExpr(messages[i]);
-    if (!e.ok()) return Fail(in, e.status().WithPrefix(fmt::format("filter {}: ", i)));
-    Result<expr::PhysicalExprPtr> compiled = expr::Compile(*e, schema);
-    if (!compiled.ok()) {
-      return in.Corrupt(fmt::format("filter {} ({}) does not apply to the scan's columns: {}", i,
-                                    (*e)->ToString(), compiled.status().message()));
-    }
-    out.push_back(std::move(*e));
-  }
-  return out;
-}
 
 // ---------------------------------------------------------------------------------------
 // FileIO and pinned tables
@@ -284,8 +250,8 @@ Result<iceberg::FileScanTask> DecodeTask(const codec::PlanDecoder& in, const pb:
   if (m.has_residual()) {
     Result<iceberg::ExpressionPtr> residual = codec::DecodeIcebergExpression(m.residual(), schema);
     if (!residual.ok()) {
-      return Fail(in, residual.status().WithPrefix(
-                          fmt::format("the residual of {}: ", task.data_file->file_path)));
+      return exec::DecodeError(in, residual.status().WithPrefix(fmt::format(
+                                       "the residual of {}: ", task.data_file->file_path)));
     }
     task.residual = std::move(*residual);
   }
@@ -421,7 +387,7 @@ Result<IcebergWriteTargetPtr> DecodeTarget(const codec::PlanDecoder& in,
   auto [live, planned_here] = LiveTargets::Get().Find(m.operation_id());
   if (live != nullptr) {
     pb::IcebergWriteTarget mine;
-    FLOE_RETURN_NOT_OK(Fail(in, EncodeTarget(*live, &mine)));
+    FLOE_RETURN_NOT_OK(exec::DecodeError(in, EncodeTarget(*live, &mine)));
     if (mine.SerializeAsString() != m.SerializeAsString()) {
       return in.Corrupt(fmt::format(
           "the write target of operation {} (table {}) differs from the one planned in this "
@@ -442,7 +408,7 @@ Result<IcebergWriteTargetPtr> DecodeTarget(const codec::PlanDecoder& in,
   FLOE_ASSIGN_OR_RAISE(target->table, DecodeTableRef(in, m.table(), m.table_name()));
   const iceberg::TableMetadata& metadata = *target->table.metadata;
   Result<TargetForms> forms = FormsOf(metadata, m.table_name());
-  if (!forms.ok()) return Fail(in, forms.status());
+  if (!forms.ok()) return exec::DecodeError(in, forms.status());
   auto check = [&](std::string_view what, const std::string& have, const std::string& want) {
     if (have == want) return Status::OK();
     return in.Corrupt(fmt::format("the {} of table {} in {} is {}, the plan's is {}", what,
@@ -535,79 +501,13 @@ Result<expr::PhysicalExprPtr> DecodeIcebergTransform(const expr::ExprPtr& source
 
 }  // namespace
 
-void RegisterIcebergPlanCodecs(PlanCodecRegistry* registry) {
-  RegisterPlanCodec<ParquetScanExec>(registry);
-  RegisterPlanCodec<IcebergScanExec>(registry);
-  RegisterPlanCodec<IcebergWriteExec>(registry);
-  RegisterPlanCodec<IcebergCommitExec>(registry);
+void RegisterIcebergPlanCodecs(exec::PlanCodecRegistry* registry) {
+  exec::RegisterPlanCodec<IcebergScanExec>(registry);
+  exec::RegisterPlanCodec<IcebergWriteExec>(registry);
+  exec::RegisterPlanCodec<IcebergCommitExec>(registry);
   Status s =
       registry->exprs().Register(std::string(IcebergTransformExpr::kName), &DecodeIcebergTransform);
   FLOE_CHECK(s.ok(), s.ToString());
-}
-
-// ParquetScanExec
-
-Status ParquetScanExec::Encode(codec::PlanEncoder& out) const {
-  pb::ParquetScanNode m;
-  codec::EncodeSchema(*file_schema_, m.mutable_file_schema());
-  for (const std::vector<ParquetFileRange>& group : groups_) {
-    pb::ParquetGroup* g = m.add_groups();
-    for (const ParquetFileRange& range : group) {
-      pb::ParquetFileRange* r = g->add_ranges();
-      r->set_path(range.path);
-      for (int row_group : range.row_groups) r->add_row_groups(row_group);
-      r->set_bytes(range.bytes);
-    }
-  }
-  for (int c : projection_) m.add_projection(c);
-  for (const expr::ExprPtr& filter : filters_) {
-    FLOE_RETURN_NOT_OK(codec::EncodeExpr(*filter, m.add_filters()));
-  }
-  if (limit_) m.mutable_limit()->set_value(*limit_);
-  return out.SetPayload(m);
-}
-
-Result<PlanPtr> ParquetScanExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
-  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 0));
-  pb::ParquetScanNode m;
-  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
-  Result<SchemaPtr> schema = codec::DecodeSchema(m.file_schema());
-  if (!schema.ok()) return Fail(in, schema.status());
-  std::vector<std::vector<ParquetFileRange>> groups;
-  for (const pb::ParquetGroup& g : m.groups()) {
-    std::vector<ParquetFileRange> group;
-    for (const pb::ParquetFileRange& r : g.ranges()) {
-      ParquetFileRange range;
-      if (r.path().empty()) return in.Corrupt("a file range without a path");
-      range.path = r.path();
-      for (int32_t row_group : r.row_groups()) {
-        if (row_group < 0 || (!range.row_groups.empty() && row_group <= range.row_groups.back())) {
-          return in.Corrupt(
-              fmt::format("file {}: row groups are not ascending at {}", r.path(), row_group));
-        }
-        range.row_groups.push_back(row_group);
-      }
-      if (r.bytes() < 0) return in.Corrupt(fmt::format("file {}: negative bytes", r.path()));
-      range.bytes = r.bytes();
-      group.push_back(std::move(range));
-    }
-    groups.push_back(std::move(group));
-  }
-  std::vector<int> projection;
-  for (int32_t c : m.projection()) {
-    if (c < 0 || c >= (*schema)->num_fields()) {
-      return in.Corrupt(fmt::format("projected column {} of {}", c, (*schema)->num_fields()));
-    }
-    projection.push_back(c);
-  }
-  FLOE_ASSIGN_OR_RAISE(std::vector<expr::ExprPtr> filters, DecodeFilters(in, m.filters(), *schema));
-  Status error;
-  std::optional<int64_t> limit = DecodeLimit(in, m.has_limit(), m.limit(), &error);
-  FLOE_RETURN_NOT_OK(error);
-  Result<PlanPtr> plan =
-      Make(std::move(*schema), std::move(groups), std::move(projection), std::move(filters), limit);
-  if (!plan.ok()) return Fail(in, plan.status());
-  return plan;
 }
 
 // IcebergScanExec
@@ -663,8 +563,9 @@ Status IcebergScanExec::Encode(codec::PlanEncoder& out) const {
   return out.SetPayload(m);
 }
 
-Result<PlanPtr> IcebergScanExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
-  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 0));
+Result<exec::PlanPtr> IcebergScanExec::Decode(codec::PlanDecoder& in,
+                                              std::vector<exec::PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(exec::ExpectChildren(in, children, 0));
   pb::IcebergScanNode m;
   FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
   const std::string& name = m.table_name();
@@ -694,12 +595,13 @@ Result<PlanPtr> IcebergScanExec::Decode(codec::PlanDecoder& in, std::vector<Plan
                                      m.projected_field_ids().end());
   if (m.has_filter()) {
     Result<iceberg::ExpressionPtr> filter = codec::DecodeIcebergExpression(m.filter(), *schema);
-    if (!filter.ok()) return Fail(in, filter.status().WithPrefix("the scan's filter: "));
+    if (!filter.ok())
+      return exec::DecodeError(in, filter.status().WithPrefix("the scan's filter: "));
     options.filter = std::move(*filter);
   }
   Result<std::unique_ptr<iceberg::TableScan>> made =
       iceberg::TableScan::Make(metadata, parts.table.io, std::move(options));
-  if (!made.ok()) return Fail(in, made.status());
+  if (!made.ok()) return exec::DecodeError(in, made.status());
   std::shared_ptr<const iceberg::TableScan> scan = std::move(*made);
   const iceberg::Snapshot* snapshot = scan->snapshot();
   if (m.has_snapshot_id() != (snapshot != nullptr) ||
@@ -710,7 +612,7 @@ Result<PlanPtr> IcebergScanExec::Decode(codec::PlanDecoder& in, std::vector<Plan
         snapshot ? std::to_string(snapshot->snapshot_id) : std::string("none")));
   }
   Result<SchemaPtr> projected = codec::DecodeSchema(m.projected_schema());
-  if (!projected.ok()) return Fail(in, projected.status());
+  if (!projected.ok()) return exec::DecodeError(in, projected.status());
   if (!(*projected)->Equals(*scan->projected_schema()->columns())) {
     return in.Corrupt(fmt::format("table {}: the projected field ids select {}, the plan has {}",
                                   name, scan->projected_schema()->columns()->ToString(),
@@ -720,7 +622,7 @@ Result<PlanPtr> IcebergScanExec::Decode(codec::PlanDecoder& in, std::vector<Plan
   files.reserve(static_cast<size_t>(m.files_size()));
   for (const pb::IcebergDataFile& f : m.files()) {
     Result<iceberg::DataFilePtr> file = codec::DecodeDataFile(f);
-    if (!file.ok()) return Fail(in, file.status());
+    if (!file.ok()) return exec::DecodeError(in, file.status());
     files.push_back(std::move(*file));
   }
   for (const pb::IcebergScanTaskGroup& g : m.groups()) {
@@ -741,13 +643,12 @@ Result<PlanPtr> IcebergScanExec::Decode(codec::PlanDecoder& in, std::vector<Plan
     }
     parts.projection.push_back(c);
   }
-  FLOE_ASSIGN_OR_RAISE(parts.filters, DecodeFilters(in, m.filters(), scan->schema()->columns()));
-  Status error;
-  parts.limit = DecodeLimit(in, m.has_limit(), m.limit(), &error);
-  FLOE_RETURN_NOT_OK(error);
+  FLOE_ASSIGN_OR_RAISE(parts.filters,
+                       exec::DecodeNodeFilters(in, m.filters(), scan->schema()->columns()));
+  FLOE_ASSIGN_OR_RAISE(parts.limit, exec::DecodeNodeLimit(in, m.has_limit(), m.limit()));
   parts.scan = std::move(scan);
-  Result<PlanPtr> plan = Make(std::move(parts));
-  if (!plan.ok()) return Fail(in, plan.status());
+  Result<exec::PlanPtr> plan = Make(std::move(parts));
+  if (!plan.ok()) return exec::DecodeError(in, plan.status());
   return plan;
 }
 
@@ -760,14 +661,15 @@ Status IcebergWriteExec::Encode(codec::PlanEncoder& out) const {
   return out.SetPayload(m);
 }
 
-Result<PlanPtr> IcebergWriteExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
-  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+Result<exec::PlanPtr> IcebergWriteExec::Decode(codec::PlanDecoder& in,
+                                               std::vector<exec::PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(exec::ExpectChildren(in, children, 1));
   pb::IcebergWriteNode m;
   FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
   FLOE_ASSIGN_OR_RAISE(IcebergWriteTargetPtr target,
                        DecodeTarget(in, m.target(), /*need_catalog=*/false));
-  Result<PlanPtr> plan = Make(std::move(target), std::move(children[0]));
-  if (!plan.ok()) return Fail(in, plan.status());
+  Result<exec::PlanPtr> plan = Make(std::move(target), std::move(children[0]));
+  if (!plan.ok()) return exec::DecodeError(in, plan.status());
   return plan;
 }
 
@@ -777,15 +679,16 @@ Status IcebergCommitExec::Encode(codec::PlanEncoder& out) const {
   return out.SetPayload(m);
 }
 
-Result<PlanPtr> IcebergCommitExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
-  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+Result<exec::PlanPtr> IcebergCommitExec::Decode(codec::PlanDecoder& in,
+                                                std::vector<exec::PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(exec::ExpectChildren(in, children, 1));
   pb::IcebergCommitNode m;
   FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
   FLOE_ASSIGN_OR_RAISE(IcebergWriteTargetPtr target,
                        DecodeTarget(in, m.target(), /*need_catalog=*/true));
-  Result<PlanPtr> plan = Make(std::move(target), std::move(children[0]));
-  if (!plan.ok()) return Fail(in, plan.status());
+  Result<exec::PlanPtr> plan = Make(std::move(target), std::move(children[0]));
+  if (!plan.ok()) return exec::DecodeError(in, plan.status());
   return plan;
 }
 
-}  // namespace floe::exec
+}  // namespace floe::connector

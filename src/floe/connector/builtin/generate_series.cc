@@ -1,4 +1,4 @@
-#include "floe/exec/generate_series.h"
+#include "floe/connector/builtin/generate_series.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,11 +8,13 @@
 
 #include "floe/batch/buffer.h"
 #include "floe/batch/value_format.h"
+#include "floe/codec/value_codec.h"
 #include "floe/common/calendar.h"
+#include "floe/exec/plan_codec.h"
 #include "floe/exec/projection_exec.h"
 #include "fmt/format.h"
 
-namespace floe::exec {
+namespace floe::connector {
 
 namespace {
 
@@ -39,7 +41,7 @@ Result<RecordBatchPtr> MakeBatch(const SchemaPtr& schema, const std::vector<int6
   return RecordBatch::Make(schema, n, {std::move(array)});
 }
 
-class IntSeriesStream final : public BatchStream {
+class IntSeriesStream final : public exec::BatchStream {
  public:
   IntSeriesStream(SchemaPtr schema, int64_t first, int64_t count, int64_t step, int64_t batch_size,
                   MemoryPool* pool)
@@ -79,7 +81,7 @@ class IntSeriesStream final : public BatchStream {
   MemoryPool* pool_;
 };
 
-class TimestampSeriesStream final : public BatchStream {
+class TimestampSeriesStream final : public exec::BatchStream {
  public:
   TimestampSeriesStream(SchemaPtr schema, int64_t start, int64_t stop, IntervalStep step,
                         int64_t batch_size, MemoryPool* pool)
@@ -223,8 +225,8 @@ int64_t GenerateSeriesExec::Count(int64_t start, int64_t stop, int64_t step) {
   return count > INT64_MAX ? INT64_MAX : static_cast<int64_t>(count);
 }
 
-Result<PlanPtr> GenerateSeriesExec::Make(int64_t start, int64_t stop, int64_t step,
-                                         int partitions) {
+Result<exec::PlanPtr> GenerateSeriesExec::Make(int64_t start, int64_t stop, int64_t step,
+                                               int partitions) {
   if (step == 0) return Status::Invalid("generate_series: step size cannot equal zero");
   if (partitions < 1) return Status::Internal("GenerateSeriesExec: {} partitions", partitions);
   auto node = std::shared_ptr<GenerateSeriesExec>(new GenerateSeriesExec());
@@ -233,17 +235,17 @@ Result<PlanPtr> GenerateSeriesExec::Make(int64_t start, int64_t stop, int64_t st
   node->step_ = step;
   node->properties_.schema = SeriesSchema(Int64());
   node->properties_.partitioning =
-      partitions == 1 ? Partitioning::Single() : Partitioning::Unknown(partitions);
+      partitions == 1 ? exec::Partitioning::Single() : exec::Partitioning::Unknown(partitions);
   Result<expr::PhysicalExprPtr> column =
       expr::Compile(expr::Column(0, kColumnName, Int64(), false), node->properties_.schema);
   if (column.ok()) {
-    node->properties_.ordering.push_back(PhysicalSortExpr{*column, step < 0, step < 0});
+    node->properties_.ordering.push_back(exec::PhysicalSortExpr{*column, step < 0, step < 0});
   }
-  return PlanPtr(std::move(node));
+  return exec::PlanPtr(std::move(node));
 }
 
-Result<PlanPtr> GenerateSeriesExec::MakeTimestamps(TypePtr type, int64_t start, int64_t stop,
-                                                   IntervalStep step) {
+Result<exec::PlanPtr> GenerateSeriesExec::MakeTimestamps(TypePtr type, int64_t start, int64_t stop,
+                                                         IntervalStep step) {
   if (!type || (type->id() != TypeId::kTimestamp && type->id() != TypeId::kTimestampTz)) {
     return Status::Internal("GenerateSeriesExec: timestamps must be timestamp or timestamptz");
   }
@@ -256,23 +258,25 @@ Result<PlanPtr> GenerateSeriesExec::MakeTimestamps(TypePtr type, int64_t start, 
   node->timestamp_ = true;
   node->interval_ = step;
   node->properties_.schema = SeriesSchema(type);
-  node->properties_.partitioning = Partitioning::Single();
-  return PlanPtr(std::move(node));
+  node->properties_.partitioning = exec::Partitioning::Single();
+  return exec::PlanPtr(std::move(node));
 }
 
-Result<PlanPtr> GenerateSeriesExec::WithNewChildren(std::vector<PlanPtr> children) const {
+Result<exec::PlanPtr> GenerateSeriesExec::WithNewChildren(
+    std::vector<exec::PlanPtr> children) const {
   if (!children.empty()) return Status::Internal("GenerateSeriesExec takes no children");
   if (timestamp_) return MakeTimestamps(schema()->field(0).type(), start_, stop_, interval_);
   return Make(start_, stop_, step_, partition_count());
 }
 
-Result<BatchStreamPtr> GenerateSeriesExec::Execute(int partition, const TaskContextPtr& ctx) const {
+Result<exec::BatchStreamPtr> GenerateSeriesExec::Execute(int partition,
+                                                         const exec::TaskContextPtr& ctx) const {
   if (partition < 0 || partition >= partition_count()) {
     return Status::Internal("GenerateSeriesExec: no partition {}", partition);
   }
   int64_t batch_size = ctx->config().batch_size();
   if (timestamp_) {
-    return BatchStreamPtr(std::make_unique<TimestampSeriesStream>(
+    return exec::BatchStreamPtr(std::make_unique<TimestampSeriesStream>(
         schema(), start_, stop_, interval_, batch_size, ctx->pool()));
   }
   int64_t count = Count(start_, stop_, step_);
@@ -281,8 +285,8 @@ Result<BatchStreamPtr> GenerateSeriesExec::Execute(int partition, const TaskCont
   int64_t end = static_cast<int64_t>(static_cast<__int128>(count) * (partition + 1) / n);
   int64_t first = static_cast<int64_t>(static_cast<uint64_t>(start_) +
                                        static_cast<uint64_t>(begin) * static_cast<uint64_t>(step_));
-  return BatchStreamPtr(std::make_unique<IntSeriesStream>(schema(), first, end - begin, step_,
-                                                          batch_size, ctx->pool()));
+  return exec::BatchStreamPtr(std::make_unique<IntSeriesStream>(schema(), first, end - begin, step_,
+                                                                batch_size, ctx->pool()));
 }
 
 std::string GenerateSeriesExec::ToString() const {
@@ -368,12 +372,12 @@ plan::Statistics GenerateSeriesTable::statistics() const {
   return statistics;
 }
 
-Result<PlanPtr> GenerateSeriesTable::Scan(const ScanRequest& request,
-                                          const SessionConfig& config) const {
+Result<exec::PlanPtr> GenerateSeriesTable::Scan(const exec::ScanRequest& request,
+                                                const exec::SessionConfig& config) const {
   for (int c : request.projection) {
     if (c != 0) return Status::Internal("generate_series has one column, not column {}", c);
   }
-  PlanPtr scan;
+  exec::PlanPtr scan;
   if (empty_) {
     FLOE_ASSIGN_OR_RAISE(scan, GenerateSeriesExec::Make(1, 0, 1, 1));
   } else if (timestamp_) {
@@ -410,7 +414,7 @@ Result<PlanPtr> GenerateSeriesTable::Scan(const ScanRequest& request,
     exprs.push_back(std::move(column));
     names.emplace_back(kColumnName);
   }
-  return ProjectionExec::Make(std::move(exprs), std::move(names), std::move(scan));
+  return exec::ProjectionExec::Make(std::move(exprs), std::move(names), std::move(scan));
 }
 
 Result<plan::TableSourcePtr> MakeGenerateSeries(const std::vector<plan::TableFunctionArg>& args) {
@@ -493,4 +497,44 @@ Result<plan::TableSourcePtr> MakeGenerateSeries(const std::vector<plan::TableFun
   return plan::TableSourcePtr(std::move(table));
 }
 
-}  // namespace floe::exec
+// ---------------------------------------------------------------------------------------
+// Codec (exec/plan_codec.h)
+
+Status GenerateSeriesExec::Encode(codec::PlanEncoder& out) const {
+  codec::proto::GenerateSeriesNode m;
+  m.set_start(start_);
+  m.set_stop(stop_);
+  if (timestamp_) {
+    codec::EncodeType(*properties_.schema->field(0).type(), m.mutable_timestamp_type());
+    m.set_interval_months(interval_.months);
+    m.set_interval_days(interval_.days);
+    m.set_interval_micros(interval_.micros);
+  } else {
+    m.set_step(step_);
+    m.set_partitions(properties_.partitioning.partition_count());
+  }
+  return out.SetPayload(m);
+}
+
+Result<exec::PlanPtr> GenerateSeriesExec::Decode(codec::PlanDecoder& in,
+                                                 std::vector<exec::PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(exec::ExpectChildren(in, children, 0));
+  codec::proto::GenerateSeriesNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  if (m.has_timestamp_type()) {
+    FLOE_ASSIGN_OR_RAISE(TypePtr type, exec::DecodeNodeType(in, m.timestamp_type()));
+    if (type->id() != TypeId::kTimestamp && type->id() != TypeId::kTimestampTz) {
+      return in.Corrupt(fmt::format("a series of {}", type->ToString()));
+    }
+    return MakeTimestamps(
+        std::move(type), m.start(), m.stop(),
+        IntervalStep{m.interval_months(), m.interval_days(), m.interval_micros()});
+  }
+  return Make(m.start(), m.stop(), m.step(), m.partitions());
+}
+
+void RegisterGenerateSeriesPlanCodecs(exec::PlanCodecRegistry* registry) {
+  exec::RegisterPlanCodec<GenerateSeriesExec>(registry);
+}
+
+}  // namespace floe::connector

@@ -1,4 +1,4 @@
-#include "floe/exec/parquet_table.h"
+#include "floe/connector/parquet/parquet_table.h"
 
 #include <glob.h>
 
@@ -11,7 +11,7 @@
 #include "floe/format/parquet/metadata.h"
 #include "fmt/format.h"
 
-namespace floe::exec {
+namespace floe::connector {
 
 namespace {
 
@@ -339,7 +339,8 @@ ParquetTable::FilterPushdown ParquetTable::SupportsFilter(const expr::Expr& conj
                                                 : FilterPushdown::kUnsupported;
 }
 
-Result<PlanPtr> ParquetTable::Scan(const ScanRequest& request, const SessionConfig& config) const {
+Result<exec::PlanPtr> ParquetTable::Scan(const exec::ScanRequest& request,
+                                         const exec::SessionConfig& config) const {
   std::vector<parquet::ColumnPredicate> predicates;
   for (const expr::ExprPtr& filter : request.filters) {
     if (!filter) continue;
@@ -424,4 +425,4 @@ Result<plan::TableSourcePtr> MakeReadParquet(const std::vector<plan::TableFuncti
   return plan::TableSourcePtr(std::move(table));
 }
 
-}  // namespace floe::exec
+}  // namespace floe::connector

@@ -6,17 +6,17 @@
 #include <string_view>
 #include <vector>
 
-#include "floe/exec/parquet_scan_exec.h"
+#include "floe/connector/parquet/parquet_scan_exec.h"
 #include "floe/exec/table_provider.h"
 #include "floe/plan/binder.h"
 
-namespace floe::exec {
+namespace floe::connector {
 
 /// read_parquet(...): one or more Parquet files named by paths or glob(3) patterns. The
 /// footers are read once per query, at Make (the scan's partitions reuse them): the schema is the
 /// first file's (files sorted by path), every other file must have the same column names and types,
 /// and statistics (row count, column min/max and null counts) come from the footers.
-class ParquetTable final : public TableProvider {
+class ParquetTable final : public exec::TableProvider {
  public:
   /// kInvalidArgument for no paths; kNotFound "no files match \"x\"" for a pattern that
   /// matches nothing; kInvalidArgument naming the file and column whose schema differs;
@@ -33,7 +33,8 @@ class ParquetTable final : public TableProvider {
   /// A ParquetScanExec over the row groups the filters do not rule out, split at row
   /// groups into at most target_partitions groups of about equal compressed bytes. The
   /// request's limit is passed on only when there are no filters (they prune inexactly).
-  Result<PlanPtr> Scan(const ScanRequest& request, const SessionConfig& config) const override;
+  Result<exec::PlanPtr> Scan(const exec::ScanRequest& request,
+                             const exec::SessionConfig& config) const override;
 
   /// One file's footer facts.
   struct File {
@@ -59,4 +60,4 @@ class ParquetTable final : public TableProvider {
 /// kInvalidArgument naming a bad argument.
 Result<plan::TableSourcePtr> MakeReadParquet(const std::vector<plan::TableFunctionArg>& args);
 
-}  // namespace floe::exec
+}  // namespace floe::connector

@@ -11,6 +11,10 @@
 #include "floe/format/parquet/reader.h"
 
 namespace floe::exec {
+class PlanCodecRegistry;
+}  // namespace floe::exec
+
+namespace floe::connector {
 
 /// What identifies the contents of a file on disk: a file replaced or rewritten since
 /// planning has another device/inode, size or modification time.
@@ -60,22 +64,23 @@ std::optional<parquet::ColumnPredicate> ToParquetPredicate(const expr::Expr& con
 /// `projection` columns of `file_schema` (files are matched by column name), skips the
 /// row groups and pages that `filters` rule out (it never evaluates them on rows: a
 /// FilterExec stays above), and stops after `limit` rows per partition.
-class ParquetScanExec final : public ExecutionPlan {
+class ParquetScanExec final : public exec::ExecutionPlan {
  public:
   static constexpr std::string_view kName = "ParquetScanExec";
   /// kInternal for a projection index out of range. No groups means one empty partition.
-  static Result<PlanPtr> Make(SchemaPtr file_schema,
-                              std::vector<std::vector<ParquetFileRange>> groups,
-                              std::vector<int> projection, std::vector<expr::ExprPtr> filters,
-                              std::optional<int64_t> limit);
+  static Result<exec::PlanPtr> Make(SchemaPtr file_schema,
+                                    std::vector<std::vector<ParquetFileRange>> groups,
+                                    std::vector<int> projection, std::vector<expr::ExprPtr> filters,
+                                    std::optional<int64_t> limit);
 
   std::string_view name() const override { return kName; }
-  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_iceberg.cc
-  static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
-  const PlanProperties& properties() const override { return properties_; }
-  std::vector<PlanPtr> children() const override { return {}; }
-  Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;
-  Result<BatchStreamPtr> Execute(int partition, const TaskContextPtr& ctx) const override;
+  Status Encode(codec::PlanEncoder& out) const override;
+  static Result<exec::PlanPtr> Decode(codec::PlanDecoder& in, std::vector<exec::PlanPtr> children);
+  const exec::PlanProperties& properties() const override { return properties_; }
+  std::vector<exec::PlanPtr> children() const override { return {}; }
+  Result<exec::PlanPtr> WithNewChildren(std::vector<exec::PlanPtr> children) const override;
+  Result<exec::BatchStreamPtr> Execute(int partition,
+                                       const exec::TaskContextPtr& ctx) const override;
   std::string ToString() const override;
 
   const SchemaPtr& file_schema() const { return file_schema_; }
@@ -99,7 +104,10 @@ class ParquetScanExec final : public ExecutionPlan {
   std::vector<expr::ExprPtr> filters_;
   std::optional<int64_t> limit_;
   std::vector<NamedPredicate> predicates_;
-  PlanProperties properties_;
+  exec::PlanProperties properties_;
 };
 
-}  // namespace floe::exec
+/// Registers the codec of ParquetScanExec.
+void RegisterParquetPlanCodecs(exec::PlanCodecRegistry* registry);
+
+}  // namespace floe::connector

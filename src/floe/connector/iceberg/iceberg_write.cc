@@ -1,4 +1,4 @@
-#include "floe/exec/iceberg_write.h"
+#include "floe/connector/iceberg/iceberg_write.h"
 
 #include <algorithm>
 #include <utility>
@@ -14,7 +14,7 @@
 #include "floe/iceberg/table_update.h"
 #include "floe/io/file_io.h"
 
-namespace floe::exec {
+namespace floe::connector {
 
 namespace {
 
@@ -111,13 +111,13 @@ Result<IcebergWriteTargetPtr> MakeWriteTarget(std::string table_name, iceberg::T
   return IcebergWriteTargetPtr(std::move(target));
 }
 
-Status IcebergWriteExec::DeleteUncommitted(const TaskContextPtr& ctx) const {
+Status IcebergWriteExec::DeleteUncommitted(const exec::TaskContextPtr& ctx) const {
   FLOE_ASSIGN_OR_RAISE(std::shared_ptr<const WriteJournal> journal,
                        WriteJournal::For(ctx, target_.get()));
   return journal->DeleteUncommitted(*target_->table.io);
 }
 
-Result<std::shared_ptr<const WriteJournal>> WriteJournal::For(const TaskContextPtr& ctx,
+Result<std::shared_ptr<const WriteJournal>> WriteJournal::For(const exec::TaskContextPtr& ctx,
                                                               const IcebergWriteTarget* target) {
   return ctx->GetOrCreateShared<WriteJournal>(target,
                                               []() -> Result<std::shared_ptr<const WriteJournal>> {
@@ -161,10 +161,10 @@ Status WriteJournal::DeleteUncommitted(const io::FileIO& io) const {
 
 namespace {
 
-class WriteStream final : public BatchStream {
+class WriteStream final : public exec::BatchStream {
  public:
-  WriteStream(IcebergWriteTargetPtr target, PlanPtr input, int partition, TaskContextPtr ctx,
-              std::optional<int32_t> sort_order_id)
+  WriteStream(IcebergWriteTargetPtr target, exec::PlanPtr input, int partition,
+              exec::TaskContextPtr ctx, std::optional<int32_t> sort_order_id)
       : target_(std::move(target)),
         input_(std::move(input)),
         partition_(partition),
@@ -210,7 +210,7 @@ class WriteStream final : public BatchStream {
     iceberg::PartitionSpecPtr spec = options.spec;
     FLOE_ASSIGN_OR_RAISE(writer_,
                          iceberg::MakePartitionedWriter(std::move(options), target_->fanout));
-    FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(input_, partition_, ctx_));
+    FLOE_ASSIGN_OR_RAISE(exec::BatchStreamPtr input, exec::ExecutePlan(input_, partition_, ctx_));
     int64_t rows = 0;
     while (true) {
       FLOE_RETURN_NOT_OK(ctx_->CheckCancelled());
@@ -246,9 +246,9 @@ class WriteStream final : public BatchStream {
   }
 
   IcebergWriteTargetPtr target_;
-  PlanPtr input_;
+  exec::PlanPtr input_;
   int partition_;
-  TaskContextPtr ctx_;
+  exec::TaskContextPtr ctx_;
   std::optional<int32_t> sort_order_id_;
   SchemaPtr schema_;
   std::unique_ptr<iceberg::PartitionedWriter> writer_;
@@ -257,21 +257,21 @@ class WriteStream final : public BatchStream {
 
 // The ordering a SortField asks for, over the input's columns; nullopt when its source is
 // not a top-level column.
-Result<std::optional<PhysicalSortExpr>> SortKeyOf(const iceberg::Schema& schema,
-                                                  const SchemaPtr& input_schema,
-                                                  const iceberg::SortField& field) {
+Result<std::optional<exec::PhysicalSortExpr>> SortKeyOf(const iceberg::Schema& schema,
+                                                        const SchemaPtr& input_schema,
+                                                        const iceberg::SortField& field) {
   const int column = TopLevelIndex(schema, field.source_id);
-  if (column < 0) return std::optional<PhysicalSortExpr>();
-  PhysicalSortExpr key;
+  if (column < 0) return std::optional<exec::PhysicalSortExpr>();
+  exec::PhysicalSortExpr key;
   FLOE_ASSIGN_OR_RAISE(key.expr, IcebergTransformExpr::Make(field.transform, column, input_schema));
   key.descending = field.direction == iceberg::SortDirection::kDesc;
   key.nulls_first = field.null_order == iceberg::NullOrder::kNullsFirst;
-  return std::optional<PhysicalSortExpr>(std::move(key));
+  return std::optional<exec::PhysicalSortExpr>(std::move(key));
 }
 
 }  // namespace
 
-Result<PlanPtr> IcebergWriteExec::Make(IcebergWriteTargetPtr target, PlanPtr input) {
+Result<exec::PlanPtr> IcebergWriteExec::Make(IcebergWriteTargetPtr target, exec::PlanPtr input) {
   if (!target || !input) return Status::Internal("IcebergWriteExec: no target or input");
   const iceberg::TableMetadata& metadata = *target->table.metadata;
   iceberg::SchemaPtr schema = metadata.CurrentSchema();
@@ -315,41 +315,42 @@ Result<PlanPtr> IcebergWriteExec::Make(IcebergWriteTargetPtr target, PlanPtr inp
   }
   if (iceberg::SortOrderPtr order = metadata.DefaultSortOrder()) {
     for (const iceberg::SortField& field : order->fields()) {
-      FLOE_ASSIGN_OR_RAISE(std::optional<PhysicalSortExpr> key,
+      FLOE_ASSIGN_OR_RAISE(std::optional<exec::PhysicalSortExpr> key,
                            SortKeyOf(*schema, input_schema, field));
       if (!key) break;  // the order cannot be applied past a nested key
       out->sort_order_.push_back(std::move(*key));
     }
   }
   out->properties_.schema = WriteOutputSchema();
-  out->properties_.partitioning = Partitioning::Unknown(out->input_->partition_count());
-  return PlanPtr(std::move(out));
+  out->properties_.partitioning = exec::Partitioning::Unknown(out->input_->partition_count());
+  return exec::PlanPtr(std::move(out));
 }
 
-Result<PlanPtr> IcebergWriteExec::WithNewChildren(std::vector<PlanPtr> children) const {
+Result<exec::PlanPtr> IcebergWriteExec::WithNewChildren(std::vector<exec::PlanPtr> children) const {
   if (children.size() != 1) {
     return Status::Internal("IcebergWriteExec takes one child, got {}", children.size());
   }
   return Make(target_, std::move(children[0]));
 }
 
-std::vector<Distribution> IcebergWriteExec::RequiredInputDistribution() const {
-  if (partition_exprs_.empty()) return {Distribution::Unspecified()};
-  return {Distribution::Hash(partition_exprs_)};
+std::vector<exec::Distribution> IcebergWriteExec::RequiredInputDistribution() const {
+  if (partition_exprs_.empty()) return {exec::Distribution::Unspecified()};
+  return {exec::Distribution::Hash(partition_exprs_)};
 }
 
-std::vector<Ordering> IcebergWriteExec::RequiredInputOrdering() const {
-  Ordering ordering;
+std::vector<exec::Ordering> IcebergWriteExec::RequiredInputOrdering() const {
+  exec::Ordering ordering;
   if (!target_->fanout) {
     for (const expr::PhysicalExprPtr& e : partition_exprs_) {
-      ordering.push_back(PhysicalSortExpr{e, false, true});
+      ordering.push_back(exec::PhysicalSortExpr{e, false, true});
     }
   }
   ordering.insert(ordering.end(), sort_order_.begin(), sort_order_.end());
   return {ordering};
 }
 
-Result<BatchStreamPtr> IcebergWriteExec::Execute(int partition, const TaskContextPtr& ctx) const {
+Result<exec::BatchStreamPtr> IcebergWriteExec::Execute(int partition,
+                                                       const exec::TaskContextPtr& ctx) const {
   if (partition < 0 || partition >= partition_count()) {
     return Status::Internal("IcebergWriteExec: no partition {}", partition);
   }
@@ -358,7 +359,7 @@ Result<BatchStreamPtr> IcebergWriteExec::Execute(int partition, const TaskContex
       order && !order->fields().empty() && sort_order_.size() == order->fields().size()) {
     sort_order_id = order->order_id();
   }
-  return BatchStreamPtr(
+  return exec::BatchStreamPtr(
       std::make_unique<WriteStream>(target_, input_, partition, ctx, sort_order_id));
 }
 
@@ -372,7 +373,7 @@ std::string IcebergWriteExec::ToString() const {
     }
     out += "]";
   }
-  if (!sort_order_.empty()) out += " sort=[" + OrderingToString(sort_order_) + "]";
+  if (!sort_order_.empty()) out += " sort=[" + exec::OrderingToString(sort_order_) + "]";
   out += target_->fanout ? " fanout" : " clustered";
   return out;
 }
@@ -382,9 +383,9 @@ std::string IcebergWriteExec::ToString() const {
 
 namespace {
 
-class CommitStream final : public BatchStream {
+class CommitStream final : public exec::BatchStream {
  public:
-  CommitStream(IcebergWriteTargetPtr target, PlanPtr input, TaskContextPtr ctx)
+  CommitStream(IcebergWriteTargetPtr target, exec::PlanPtr input, exec::TaskContextPtr ctx)
       : target_(std::move(target)),
         input_(std::move(input)),
         ctx_(std::move(ctx)),
@@ -410,7 +411,7 @@ class CommitStream final : public BatchStream {
     FLOE_ASSIGN_OR_RAISE(TypePtr partition_type,
                          spec ? spec->PartitionType(*schema) : Result<TypePtr>(Struct({})));
     const int32_t spec_id = spec ? spec->spec_id() : 0;
-    FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(input_, 0, ctx_));
+    FLOE_ASSIGN_OR_RAISE(exec::BatchStreamPtr input, exec::ExecutePlan(input_, 0, ctx_));
     std::vector<iceberg::DataFilePtr> files;
     int64_t rows = 0;
     while (true) {
@@ -476,15 +477,15 @@ class CommitStream final : public BatchStream {
   }
 
   IcebergWriteTargetPtr target_;
-  PlanPtr input_;
-  TaskContextPtr ctx_;
+  exec::PlanPtr input_;
+  exec::TaskContextPtr ctx_;
   SchemaPtr schema_;
   bool done_ = false;
 };
 
 }  // namespace
 
-Result<PlanPtr> IcebergCommitExec::Make(IcebergWriteTargetPtr target, PlanPtr input) {
+Result<exec::PlanPtr> IcebergCommitExec::Make(IcebergWriteTargetPtr target, exec::PlanPtr input) {
   if (!target || !input) return Status::Internal("IcebergCommitExec: no target or input");
   const SchemaPtr& in = input->schema();
   if (in->num_fields() < 1 || in->field(0).type()->id() != TypeId::kBinary) {
@@ -494,28 +495,30 @@ Result<PlanPtr> IcebergCommitExec::Make(IcebergWriteTargetPtr target, PlanPtr in
   out->target_ = std::move(target);
   out->input_ = std::move(input);
   out->properties_.schema = CommitOutputSchema();
-  out->properties_.partitioning = Partitioning::Single();
-  return PlanPtr(std::move(out));
+  out->properties_.partitioning = exec::Partitioning::Single();
+  return exec::PlanPtr(std::move(out));
 }
 
-Result<PlanPtr> IcebergCommitExec::WithNewChildren(std::vector<PlanPtr> children) const {
+Result<exec::PlanPtr> IcebergCommitExec::WithNewChildren(
+    std::vector<exec::PlanPtr> children) const {
   if (children.size() != 1) {
     return Status::Internal("IcebergCommitExec takes one child, got {}", children.size());
   }
   return Make(target_, std::move(children[0]));
 }
 
-std::vector<Distribution> IcebergCommitExec::RequiredInputDistribution() const {
-  return {Distribution::Single()};
+std::vector<exec::Distribution> IcebergCommitExec::RequiredInputDistribution() const {
+  return {exec::Distribution::Single()};
 }
 
-Result<BatchStreamPtr> IcebergCommitExec::Execute(int partition, const TaskContextPtr& ctx) const {
+Result<exec::BatchStreamPtr> IcebergCommitExec::Execute(int partition,
+                                                        const exec::TaskContextPtr& ctx) const {
   if (partition != 0) return Status::Internal("IcebergCommitExec: no partition {}", partition);
   if (input_->partition_count() != 1) {
     return Status::Internal("IcebergCommitExec needs a single input partition, got {}",
                             input_->partition_count());
   }
-  return BatchStreamPtr(std::make_unique<CommitStream>(target_, input_, ctx));
+  return exec::BatchStreamPtr(std::make_unique<CommitStream>(target_, input_, ctx));
 }
 
 std::string IcebergCommitExec::ToString() const {
@@ -618,9 +621,9 @@ Result<plan::LogicalPlanPtr> ConformInsertInput(plan::LogicalPlanPtr input,
   return plan::MakeProjection(std::move(input), std::move(exprs), std::move(names));
 }
 
-Result<PlanPtr> PlanIcebergWrite(IcebergWriteTargetPtr target, PlanPtr input) {
-  FLOE_ASSIGN_OR_RAISE(PlanPtr write, IcebergWriteExec::Make(target, std::move(input)));
+Result<exec::PlanPtr> PlanIcebergWrite(IcebergWriteTargetPtr target, exec::PlanPtr input) {
+  FLOE_ASSIGN_OR_RAISE(exec::PlanPtr write, IcebergWriteExec::Make(target, std::move(input)));
   return IcebergCommitExec::Make(std::move(target), std::move(write));
 }
 
-}  // namespace floe::exec
+}  // namespace floe::connector

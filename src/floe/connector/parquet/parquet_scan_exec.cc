@@ -1,4 +1,4 @@
-#include "floe/exec/parquet_scan_exec.h"
+#include "floe/connector/parquet/parquet_scan_exec.h"
 
 #include <sys/stat.h>
 
@@ -9,10 +9,13 @@
 #include <utility>
 
 #include "floe/batch/value_format.h"
+#include "floe/codec/iceberg.pb.h"
+#include "floe/codec/value_codec.h"
+#include "floe/exec/plan_codec.h"
 #include "floe/format/parquet/metadata.h"
 #include "fmt/format.h"
 
-namespace floe::exec {
+namespace floe::connector {
 
 namespace {
 
@@ -87,7 +90,7 @@ std::string OpText(Op op) {
 }
 
 // Batches of no columns carrying only row counts (a projection of no columns: count(*)).
-class RowCountStream final : public BatchStream {
+class RowCountStream final : public exec::BatchStream {
  public:
   RowCountStream(SchemaPtr schema, int64_t rows, int64_t batch_size)
       : schema_(std::move(schema)),
@@ -107,7 +110,7 @@ class RowCountStream final : public BatchStream {
   int64_t batch_size_;
 };
 
-class ParquetScanStream final : public BatchStream {
+class ParquetScanStream final : public exec::BatchStream {
  public:
   ParquetScanStream(const ParquetScanExec* node, const std::vector<ParquetFileRange>* ranges,
                     std::optional<int64_t> limit, int64_t batch_size, bool verify_checksums,
@@ -313,11 +316,11 @@ std::optional<parquet::ColumnPredicate> ToParquetPredicate(const expr::Expr& con
   return predicate;
 }
 
-Result<PlanPtr> ParquetScanExec::Make(SchemaPtr file_schema,
-                                      std::vector<std::vector<ParquetFileRange>> groups,
-                                      std::vector<int> projection,
-                                      std::vector<expr::ExprPtr> filters,
-                                      std::optional<int64_t> limit) {
+Result<exec::PlanPtr> ParquetScanExec::Make(SchemaPtr file_schema,
+                                            std::vector<std::vector<ParquetFileRange>> groups,
+                                            std::vector<int> projection,
+                                            std::vector<expr::ExprPtr> filters,
+                                            std::optional<int64_t> limit) {
   if (!file_schema) return Status::Internal("ParquetScanExec: no file schema");
   std::vector<Field> fields;
   for (int c : projection) {
@@ -338,25 +341,26 @@ Result<PlanPtr> ParquetScanExec::Make(SchemaPtr file_schema,
   }
   if (groups.empty()) groups.emplace_back();
   node->properties_.schema = std::make_shared<const Schema>(std::move(fields));
-  node->properties_.partitioning = Partitioning::Unknown(static_cast<int>(groups.size()));
+  node->properties_.partitioning = exec::Partitioning::Unknown(static_cast<int>(groups.size()));
   node->file_schema_ = std::move(file_schema);
   node->groups_ = std::move(groups);
   node->projection_ = std::move(projection);
   node->filters_ = std::move(filters);
   node->limit_ = limit;
-  return PlanPtr(std::move(node));
+  return exec::PlanPtr(std::move(node));
 }
 
-Result<PlanPtr> ParquetScanExec::WithNewChildren(std::vector<PlanPtr> children) const {
+Result<exec::PlanPtr> ParquetScanExec::WithNewChildren(std::vector<exec::PlanPtr> children) const {
   if (!children.empty()) return Status::Internal("ParquetScanExec takes no children");
   return Make(file_schema_, groups_, projection_, filters_, limit_);
 }
 
-Result<BatchStreamPtr> ParquetScanExec::Execute(int partition, const TaskContextPtr& ctx) const {
+Result<exec::BatchStreamPtr> ParquetScanExec::Execute(int partition,
+                                                      const exec::TaskContextPtr& ctx) const {
   if (partition < 0 || partition >= static_cast<int>(groups_.size())) {
     return Status::Internal("ParquetScanExec: no partition {}", partition);
   }
-  return BatchStreamPtr(std::make_unique<ParquetScanStream>(
+  return exec::BatchStreamPtr(std::make_unique<ParquetScanStream>(
       this, &groups_[static_cast<size_t>(partition)], limit_, ctx->config().batch_size(),
       ctx->config().parquet_verify_page_checksums(), ctx->pool()));
 }
@@ -402,4 +406,77 @@ std::string ParquetScanExec::ToString() const {
   return out;
 }
 
-}  // namespace floe::exec
+// ---------------------------------------------------------------------------------------
+// Codec (exec/plan_codec.h; the message is in codec/iceberg.proto)
+
+namespace pb = codec::proto;
+
+Status ParquetScanExec::Encode(codec::PlanEncoder& out) const {
+  pb::ParquetScanNode m;
+  codec::EncodeSchema(*file_schema_, m.mutable_file_schema());
+  for (const std::vector<ParquetFileRange>& group : groups_) {
+    pb::ParquetGroup* g = m.add_groups();
+    for (const ParquetFileRange& range : group) {
+      pb::ParquetFileRange* r = g->add_ranges();
+      r->set_path(range.path);
+      for (int row_group : range.row_groups) r->add_row_groups(row_group);
+      r->set_bytes(range.bytes);
+    }
+  }
+  for (int c : projection_) m.add_projection(c);
+  for (const expr::ExprPtr& filter : filters_) {
+    FLOE_RETURN_NOT_OK(codec::EncodeExpr(*filter, m.add_filters()));
+  }
+  if (limit_) m.mutable_limit()->set_value(*limit_);
+  return out.SetPayload(m);
+}
+
+Result<exec::PlanPtr> ParquetScanExec::Decode(codec::PlanDecoder& in,
+                                              std::vector<exec::PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(exec::ExpectChildren(in, children, 0));
+  pb::ParquetScanNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  Result<SchemaPtr> schema = codec::DecodeSchema(m.file_schema());
+  if (!schema.ok()) return exec::DecodeError(in, schema.status());
+  std::vector<std::vector<ParquetFileRange>> groups;
+  for (const pb::ParquetGroup& g : m.groups()) {
+    std::vector<ParquetFileRange> group;
+    for (const pb::ParquetFileRange& r : g.ranges()) {
+      ParquetFileRange range;
+      if (r.path().empty()) return in.Corrupt("a file range without a path");
+      range.path = r.path();
+      for (int32_t row_group : r.row_groups()) {
+        if (row_group < 0 || (!range.row_groups.empty() && row_group <= range.row_groups.back())) {
+          return in.Corrupt(
+              fmt::format("file {}: row groups are not ascending at {}", r.path(), row_group));
+        }
+        range.row_groups.push_back(row_group);
+      }
+      if (r.bytes() < 0) return in.Corrupt(fmt::format("file {}: negative bytes", r.path()));
+      range.bytes = r.bytes();
+      group.push_back(std::move(range));
+    }
+    groups.push_back(std::move(group));
+  }
+  std::vector<int> projection;
+  for (int32_t c : m.projection()) {
+    if (c < 0 || c >= (*schema)->num_fields()) {
+      return in.Corrupt(fmt::format("projected column {} of {}", c, (*schema)->num_fields()));
+    }
+    projection.push_back(c);
+  }
+  FLOE_ASSIGN_OR_RAISE(std::vector<expr::ExprPtr> filters,
+                       exec::DecodeNodeFilters(in, m.filters(), *schema));
+  FLOE_ASSIGN_OR_RAISE(std::optional<int64_t> limit,
+                       exec::DecodeNodeLimit(in, m.has_limit(), m.limit()));
+  Result<exec::PlanPtr> plan =
+      Make(std::move(*schema), std::move(groups), std::move(projection), std::move(filters), limit);
+  if (!plan.ok()) return exec::DecodeError(in, plan.status());
+  return plan;
+}
+
+void RegisterParquetPlanCodecs(exec::PlanCodecRegistry* registry) {
+  exec::RegisterPlanCodec<ParquetScanExec>(registry);
+}
+
+}  // namespace floe::connector

@@ -28,7 +28,7 @@
 #include "floe/iceberg/transform.h"
 #include "floe/plan/logical_plan.h"
 
-namespace floe::exec {
+namespace floe::connector {
 
 /// An Iceberg partition (or sort) transform of one column as an expression, so that a
 /// partition tuple can be a hash distribution's or an ordering's key. Its source() is the
@@ -106,7 +106,7 @@ Result<IcebergWriteTargetPtr> MakeWriteTarget(
 class WriteJournal {
  public:
   /// The journal of `target` in this query (one per query and target).
-  static Result<std::shared_ptr<const WriteJournal>> For(const TaskContextPtr& ctx,
+  static Result<std::shared_ptr<const WriteJournal>> For(const exec::TaskContextPtr& ctx,
                                                          const IcebergWriteTarget* target);
 
   void Record(const std::vector<std::string>& paths) const;
@@ -129,25 +129,26 @@ class WriteJournal {
 /// in order, with the table's types. Requires Hash(partition tuple) for a partitioned table
 /// and, for clustered writers, the tuple ordering (then the table's sort order); any error
 /// deletes the files of the partition that failed.
-class IcebergWriteExec final : public ExecutionPlan {
+class IcebergWriteExec final : public exec::ExecutionPlan {
  public:
   static constexpr std::string_view kName = "IcebergWriteExec";
 
   /// kInvalidArgument when the input's columns do not match the table schema's.
-  static Result<PlanPtr> Make(IcebergWriteTargetPtr target, PlanPtr input);
+  static Result<exec::PlanPtr> Make(IcebergWriteTargetPtr target, exec::PlanPtr input);
 
   std::string_view name() const override { return kName; }
-  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_iceberg.cc
+  Status Encode(codec::PlanEncoder& out) const override;  // iceberg_plan_codec.cc
   /// Deletes the files this query's tasks of this write recorded in its journal, unless the
   /// statement committed.
-  Status DeleteUncommitted(const TaskContextPtr& ctx) const override;
-  static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
-  const PlanProperties& properties() const override { return properties_; }
-  std::vector<PlanPtr> children() const override { return {input_}; }
-  Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;
-  Result<BatchStreamPtr> Execute(int partition, const TaskContextPtr& ctx) const override;
-  std::vector<Distribution> RequiredInputDistribution() const override;
-  std::vector<Ordering> RequiredInputOrdering() const override;
+  Status DeleteUncommitted(const exec::TaskContextPtr& ctx) const override;
+  static Result<exec::PlanPtr> Decode(codec::PlanDecoder& in, std::vector<exec::PlanPtr> children);
+  const exec::PlanProperties& properties() const override { return properties_; }
+  std::vector<exec::PlanPtr> children() const override { return {input_}; }
+  Result<exec::PlanPtr> WithNewChildren(std::vector<exec::PlanPtr> children) const override;
+  Result<exec::BatchStreamPtr> Execute(int partition,
+                                       const exec::TaskContextPtr& ctx) const override;
+  std::vector<exec::Distribution> RequiredInputDistribution() const override;
+  std::vector<exec::Ordering> RequiredInputOrdering() const override;
   std::string ToString() const override;
 
   const IcebergWriteTargetPtr& target() const { return target_; }
@@ -158,10 +159,10 @@ class IcebergWriteExec final : public ExecutionPlan {
   IcebergWriteExec() = default;
 
   IcebergWriteTargetPtr target_;
-  PlanPtr input_;
+  exec::PlanPtr input_;
   std::vector<expr::PhysicalExprPtr> partition_exprs_;
-  Ordering sort_order_;  // the table's sort order over the input (may be empty)
-  PlanProperties properties_;
+  exec::Ordering sort_order_;  // the table's sort order over the input (may be empty)
+  exec::PlanProperties properties_;
 };
 
 /// Commits the data files its single input partition carries (IcebergWriteExec's rows) as
@@ -170,20 +171,21 @@ class IcebergWriteExec final : public ExecutionPlan {
 /// emits one row: the number of rows written (count bigint). An append or a partition
 /// replacement without files commits nothing. A failed commit leaves no snapshot; the statement's
 /// files are then deleted by whoever runs it (WriteJournal).
-class IcebergCommitExec final : public ExecutionPlan {
+class IcebergCommitExec final : public exec::ExecutionPlan {
  public:
   static constexpr std::string_view kName = "IcebergCommitExec";
 
-  static Result<PlanPtr> Make(IcebergWriteTargetPtr target, PlanPtr input);
+  static Result<exec::PlanPtr> Make(IcebergWriteTargetPtr target, exec::PlanPtr input);
 
   std::string_view name() const override { return kName; }
-  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_iceberg.cc
-  static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
-  const PlanProperties& properties() const override { return properties_; }
-  std::vector<PlanPtr> children() const override { return {input_}; }
-  Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;
-  Result<BatchStreamPtr> Execute(int partition, const TaskContextPtr& ctx) const override;
-  std::vector<Distribution> RequiredInputDistribution() const override;
+  Status Encode(codec::PlanEncoder& out) const override;  // iceberg_plan_codec.cc
+  static Result<exec::PlanPtr> Decode(codec::PlanDecoder& in, std::vector<exec::PlanPtr> children);
+  const exec::PlanProperties& properties() const override { return properties_; }
+  std::vector<exec::PlanPtr> children() const override { return {input_}; }
+  Result<exec::PlanPtr> WithNewChildren(std::vector<exec::PlanPtr> children) const override;
+  Result<exec::BatchStreamPtr> Execute(int partition,
+                                       const exec::TaskContextPtr& ctx) const override;
+  std::vector<exec::Distribution> RequiredInputDistribution() const override;
   std::string ToString() const override;
 
   const IcebergWriteTargetPtr& target() const { return target_; }
@@ -192,8 +194,8 @@ class IcebergCommitExec final : public ExecutionPlan {
   IcebergCommitExec() = default;
 
   IcebergWriteTargetPtr target_;
-  PlanPtr input_;
-  PlanProperties properties_;
+  exec::PlanPtr input_;
+  exec::PlanProperties properties_;
 };
 
 /// The rows an INSERT writes, as a logical plan: `input`'s columns assigned to the table's
@@ -216,6 +218,6 @@ std::vector<TypePtr> InsertTargetTypes(const iceberg::Schema& table_schema,
 /// The physical plan of a write: IcebergCommitExec over IcebergWriteExec over `input` (whose
 /// columns conform to the table, see ConformInsertInput). The enforcement pass adds the
 /// exchanges and sorts the write requires.
-Result<PlanPtr> PlanIcebergWrite(IcebergWriteTargetPtr target, PlanPtr input);
+Result<exec::PlanPtr> PlanIcebergWrite(IcebergWriteTargetPtr target, exec::PlanPtr input);
 
-}  // namespace floe::exec
+}  // namespace floe::connector

@@ -1,4 +1,4 @@
-#include "floe/exec/iceberg_table.h"
+#include "floe/connector/iceberg/iceberg_table.h"
 
 #include <algorithm>
 #include <charconv>
@@ -11,14 +11,14 @@
 
 #include <fmt/format.h>
 
-#include "floe/exec/iceberg_filter.h"
+#include "floe/connector/iceberg/iceberg_filter.h"
 #include "floe/expr/expr.h"
 #include "floe/expr/physical_expr.h"
 #include "floe/iceberg/expression.h"
 #include "floe/iceberg/name_mapping.h"
 #include "floe/iceberg/single_value.h"
 
-namespace floe::exec {
+namespace floe::connector {
 
 namespace {
 
@@ -139,9 +139,9 @@ struct OpenedTask {
 // Reads a group's tasks in order, with at most `concurrency` of them open at once: the
 // one being consumed and the ones opened ahead on the thread pool. Then projects the
 // batches to the output columns and applies the limit.
-class IcebergScanStream final : public BatchStream {
+class IcebergScanStream final : public exec::BatchStream {
  public:
-  IcebergScanStream(const IcebergScanExec* node, TaskContextPtr ctx,
+  IcebergScanStream(const IcebergScanExec* node, exec::TaskContextPtr ctx,
                     std::shared_ptr<const TaskOpener> opener,
                     std::vector<iceberg::FileScanTask> tasks, int concurrency, ThreadPool* threads)
       : node_(node),
@@ -243,7 +243,7 @@ class IcebergScanStream final : public BatchStream {
   }
 
   const IcebergScanExec* node_;
-  TaskContextPtr ctx_;
+  exec::TaskContextPtr ctx_;
   // Declared before what it opened, so it outlives it.
   std::shared_ptr<const TaskOpener> opener_;
   std::vector<iceberg::FileScanTask> tasks_;
@@ -432,7 +432,7 @@ void ArrangeForSortOrder(const iceberg::TableMetadata& metadata, const iceberg::
 }
 
 // The ordering the scan's partitions produce (see IcebergScanExec), or none.
-Ordering ScanOrdering(const IcebergScanExec::Parts& parts, const SchemaPtr& output) {
+exec::Ordering ScanOrdering(const IcebergScanExec::Parts& parts, const SchemaPtr& output) {
   const iceberg::TableMetadata& metadata = parts.scan->metadata();
   iceberg::SortOrderPtr order = CommonSortOrder(metadata, parts.groups);
   if (order == nullptr) return {};
@@ -443,7 +443,7 @@ Ordering ScanOrdering(const IcebergScanExec::Parts& parts, const SchemaPtr& outp
   for (const iceberg::ScanTaskGroup& group : parts.groups) {
     if (!GroupKeepsOrder(group.tasks, first.source_id, first_type, first.direction)) return {};
   }
-  Ordering ordering;
+  exec::Ordering ordering;
   for (const iceberg::SortField& key : order->fields()) {
     if (key.transform.kind() != iceberg::TransformKind::kIdentity) break;
     int column = -1;
@@ -457,8 +457,9 @@ Ordering ScanOrdering(const IcebergScanExec::Parts& parts, const SchemaPtr& outp
     Result<expr::PhysicalExprPtr> compiled =
         expr::Compile(expr::Column(column, field.name(), field.type(), field.nullable()), output);
     if (!compiled.ok()) break;
-    ordering.push_back(PhysicalSortExpr{*compiled, key.direction == iceberg::SortDirection::kDesc,
-                                        key.null_order == iceberg::NullOrder::kNullsFirst});
+    ordering.push_back(exec::PhysicalSortExpr{*compiled,
+                                              key.direction == iceberg::SortDirection::kDesc,
+                                              key.null_order == iceberg::NullOrder::kNullsFirst});
   }
   return ordering;
 }
@@ -608,7 +609,8 @@ std::optional<int64_t> IcebergTable::CountRowsExactly(
   return rows.ok() ? *rows : std::nullopt;
 }
 
-Result<PlanPtr> IcebergTable::Scan(const ScanRequest& request, const SessionConfig& config) const {
+Result<exec::PlanPtr> IcebergTable::Scan(const exec::ScanRequest& request,
+                                         const exec::SessionConfig& config) const {
   iceberg::ScanOptions options;
   options.snapshot = selector_;
   // Read the requested columns; with none (count(*)), the first column is planned but not
@@ -671,7 +673,7 @@ Result<PlanPtr> IcebergTable::Scan(const ScanRequest& request, const SessionConf
 // ---------------------------------------------------------------------------------------
 // IcebergScanExec
 
-Result<PlanPtr> IcebergScanExec::Make(Parts parts) {
+Result<exec::PlanPtr> IcebergScanExec::Make(Parts parts) {
   if (!parts.scan) return Status::Internal("IcebergScanExec: no planned scan");
   if (parts.limit && *parts.limit < 0) {
     return Status::Internal("IcebergScanExec: negative limit {}", *parts.limit);
@@ -693,23 +695,25 @@ Result<PlanPtr> IcebergScanExec::Make(Parts parts) {
   if (parts.groups.empty()) parts.groups.emplace_back();
   auto node = std::shared_ptr<IcebergScanExec>(new IcebergScanExec());
   node->properties_.schema = std::make_shared<const Schema>(std::move(fields));
-  node->properties_.partitioning = Partitioning::Unknown(static_cast<int>(parts.groups.size()));
+  node->properties_.partitioning =
+      exec::Partitioning::Unknown(static_cast<int>(parts.groups.size()));
   node->properties_.ordering = ScanOrdering(parts, node->properties_.schema);
   node->parts_ = std::move(parts);
-  return PlanPtr(std::move(node));
+  return exec::PlanPtr(std::move(node));
 }
 
-Result<PlanPtr> IcebergScanExec::WithNewChildren(std::vector<PlanPtr> children) const {
+Result<exec::PlanPtr> IcebergScanExec::WithNewChildren(std::vector<exec::PlanPtr> children) const {
   if (!children.empty()) return Status::Internal("IcebergScanExec takes no children");
   return Make(parts_);
 }
 
-Result<BatchStreamPtr> IcebergScanExec::Execute(int partition, const TaskContextPtr& ctx) const {
+Result<exec::BatchStreamPtr> IcebergScanExec::Execute(int partition,
+                                                      const exec::TaskContextPtr& ctx) const {
   if (partition < 0 || partition >= static_cast<int>(parts_.groups.size())) {
     return Status::Internal("IcebergScanExec: no partition {}", partition);
   }
   FLOE_RETURN_NOT_OK(ctx->CheckCancelled());
-  const SessionConfig& config = ctx->config();
+  const exec::SessionConfig& config = ctx->config();
   iceberg::TaskReaderOptions options;
   options.batch_size = config.batch_size();
   options.use_page_index = config.iceberg_use_page_index();
@@ -741,9 +745,9 @@ Result<BatchStreamPtr> IcebergScanExec::Execute(int partition, const TaskContext
     FLOE_ASSIGN_OR_RAISE(reader, iceberg::MakeTaskReader(parts_.table, *parts_.scan, options));
   }
   auto opener = std::make_shared<const TaskOpener>(std::move(reader), counting, options.batch_size);
-  return BatchStreamPtr(new IcebergScanStream(this, ctx, std::move(opener),
-                                              parts_.groups[static_cast<size_t>(partition)].tasks,
-                                              config.iceberg_read_concurrency(), ctx->threads()));
+  return exec::BatchStreamPtr(new IcebergScanStream(
+      this, ctx, std::move(opener), parts_.groups[static_cast<size_t>(partition)].tasks,
+      config.iceberg_read_concurrency(), ctx->threads()));
 }
 
 std::string IcebergScanExec::ToString() const {
@@ -765,7 +769,7 @@ std::string IcebergScanExec::ToString() const {
   const auto [rows, exact] = PlannedRows(parts_.groups);
   out += fmt::format(" rows={} ({})", rows, exact ? "exact" : "estimate");
   if (!properties_.ordering.empty()) {
-    out += " ordering=[" + OrderingToString(properties_.ordering) + "]";
+    out += " ordering=[" + exec::OrderingToString(properties_.ordering) + "]";
   }
   out += " groups=[";
   for (size_t g = 0; g < parts_.groups.size(); ++g) {
@@ -778,4 +782,4 @@ std::string IcebergScanExec::ToString() const {
   return out + "]";
 }
 
-}  // namespace floe::exec
+}  // namespace floe::connector
