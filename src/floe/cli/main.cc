@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
       if (option != nullptr && option->count() > 0) threads = option->as<int>();
     }
     return floe::dist::RunUnderMpi(threads, floe::session::EnginePlanCodecs(),
-                                   [&run](const std::shared_ptr<floe::exec::QueryCluster>& c) {
+                                   [&run](const std::shared_ptr<floe::scheduler::QueryCluster>& c) {
                                      floe::cli::SetQueryCluster(c);
                                      int code = run();
                                      floe::cli::SetQueryCluster(nullptr);

@@ -271,17 +271,17 @@ Status RunAndPrint(session::Session& session, const std::string& sql, const Outp
 }
 
 namespace {
-std::shared_ptr<exec::QueryCluster>& ProcessCluster() {
-  static std::shared_ptr<exec::QueryCluster> cluster;
+std::shared_ptr<scheduler::QueryCluster>& ProcessCluster() {
+  static std::shared_ptr<scheduler::QueryCluster> cluster;
   return cluster;
 }
 }  // namespace
 
-void SetQueryCluster(std::shared_ptr<exec::QueryCluster> cluster) {
+void SetQueryCluster(std::shared_ptr<scheduler::QueryCluster> cluster) {
   ProcessCluster() = std::move(cluster);
 }
 
-const std::shared_ptr<exec::QueryCluster>& QueryClusterOfProcess() { return ProcessCluster(); }
+const std::shared_ptr<scheduler::QueryCluster>& QueryClusterOfProcess() { return ProcessCluster(); }
 
 Result<session::SessionOptions> SessionOptionsFor(const std::string& catalog,
                                                   const std::string& warehouse, int threads) {

@@ -87,8 +87,8 @@ struct SqlOptions {
 /// The processes this floe runs its queries on (set under mpirun: rank 0 drives the
 /// others); nullptr: this process alone. Sessions of `floe sql`, `floe shell` and
 /// `floe sqllogictest` take it.
-void SetQueryCluster(std::shared_ptr<exec::QueryCluster> cluster);
-const std::shared_ptr<exec::QueryCluster>& QueryClusterOfProcess();
+void SetQueryCluster(std::shared_ptr<scheduler::QueryCluster> cluster);
+const std::shared_ptr<scheduler::QueryCluster>& QueryClusterOfProcess();
 
 /// The session options of `floe sql` and `floe shell`: the catalog that --catalog and
 /// --warehouse select (catalog::ResolveCatalog), or none, for the embedded catalog in

@@ -19,10 +19,10 @@
 #include "floe/codec/plan.pb.h"
 #include "floe/codec/plan_codec.h"
 #include "floe/exec/plan_codec.h"
-#include "floe/exec/scheduler.h"
-#include "floe/exec/shuffle_exec.h"
 #include "floe/exec/spill.h"
 #include "floe/iceberg/in_flight_files.h"
+#include "floe/scheduler/scheduler.h"
+#include "floe/scheduler/shuffle_exec.h"
 
 namespace floe::dist {
 
@@ -49,7 +49,7 @@ Status StatusFromWire(int32_t code, const std::string& message) {
 
 // Registers a stage's output with an exchange, as the scheduler does on rank 0.
 Status RegisterStage(exec::ExchangeService& exchange, int stage_id, const exec::PlanPtr& plan) {
-  const auto* writer = dynamic_cast<const exec::ShuffleWriterExec*>(plan.get());
+  const auto* writer = dynamic_cast<const scheduler::ShuffleWriterExec*>(plan.get());
   if (writer == nullptr) {
     return Status::Corrupt("stage {} is not rooted at a ShuffleWriterExec", stage_id);
   }
@@ -122,8 +122,8 @@ struct MpiCluster::State {
 
 namespace {
 
-// Places one query's tasks on the ranks (exec::TaskRunner).
-class MpiQueryRunner final : public exec::TaskRunner {
+// Places one query's tasks on the ranks (scheduler::TaskRunner).
+class MpiQueryRunner final : public scheduler::TaskRunner {
  public:
   MpiQueryRunner(std::shared_ptr<MpiCluster::State> cluster, uint64_t query_id,
                  std::shared_ptr<DistributedExchange> exchange)
@@ -153,7 +153,7 @@ class MpiQueryRunner final : public exec::TaskRunner {
 
   int slots() const override { return cluster_->total_slots; }
 
-  void Run(const exec::Stage& stage, int partition, const exec::TaskContextPtr& ctx,
+  void Run(const scheduler::Stage& stage, int partition, const exec::TaskContextPtr& ctx,
            std::function<void(Status, int)> done) override {
     std::unique_lock<std::mutex> lock(mutex_);
     // On demand: the rank with the most free slots (its slots less its running tasks;
@@ -176,7 +176,7 @@ class MpiQueryRunner final : public exec::TaskRunner {
       ThreadPool* threads = ctx->threads() ? ctx->threads() : cluster_->threads;
       threads->Spawn([this, plan = stage.plan, partition, ctx = exec::TaskContextPtr(ctx),
                       done = std::move(done)]() mutable {
-        Status status = exec::RunStageTask(plan, partition, ctx);
+        Status status = scheduler::RunStageTask(plan, partition, ctx);
         plan.reset();  // nothing of the query stays in the pool's closure
         ctx.reset();
         {
@@ -204,7 +204,7 @@ class MpiQueryRunner final : public exec::TaskRunner {
     }
   }
 
-  Status StageComplete(const exec::Stage& stage, const std::vector<int>& locations) override {
+  Status StageComplete(const scheduler::Stage& stage, const std::vector<int>& locations) override {
     FLOE_RETURN_NOT_OK(exchange_->SetStageOwners(stage.id, locations));
     FLOE_RETURN_NOT_OK(exchange_->MarkComplete(stage.id));
     pb::ControlMessage m;
@@ -254,11 +254,11 @@ class MpiQueryRunner final : public exec::TaskRunner {
   }
 
   // Asks every executor for its counters of the query and adds them, by rank, to rank 0's.
-  Status CollectMetrics(const exec::StagePlan& stages, exec::QueryMetrics* metrics) override {
+  Status CollectMetrics(const scheduler::StagePlan& stages, exec::QueryMetrics* metrics) override {
     metrics->set_ranks(cluster_->comm->size());
     metrics->SetExchangeBytes(0, exchange_->bytes_served(), exchange_->bytes_fetched());
     std::map<int, std::vector<const exec::ExecutionPlan*>> nodes;
-    for (const exec::Stage& stage : stages.stages()) PreOrder(*stage.plan, &nodes[stage.id]);
+    for (const scheduler::Stage& stage : stages.stages()) PreOrder(*stage.plan, &nodes[stage.id]);
     pb::ControlMessage m;
     m.mutable_metrics()->set_query_id(query_id_);
     return AskExecutors<pb::QueryMetricsReport>(
@@ -400,11 +400,10 @@ Status MpiCluster::Shutdown() {
   return status;
 }
 
-Result<exec::QueryCluster::Query> MpiCluster::Begin(const exec::StagePlan& stages,
-                                                    const exec::SessionConfig& config,
-                                                    std::shared_ptr<exec::MemoryManager> memory,
-                                                    const std::string& spill_directory,
-                                                    bool collect_metrics) {
+Result<scheduler::QueryCluster::Query> MpiCluster::Begin(
+    const scheduler::StagePlan& stages, const exec::SessionConfig& config,
+    std::shared_ptr<exec::MemoryManager> memory, const std::string& spill_directory,
+    bool collect_metrics) {
   PauseAfterPlanningForTests();
   uint64_t query_id;
   {
@@ -602,7 +601,7 @@ Status RunExecutor(const std::shared_ptr<Communicator>& comm,
             status = Status::Corrupt("stage {} of query {} is unknown here", task.stage_id(),
                                      task.query_id());
           } else {
-            status = exec::RunStageTask(stage->second, task.partition(), q->ctx);
+            status = scheduler::RunStageTask(stage->second, task.partition(), q->ctx);
           }
           q.reset();  // the query may end while this closure is still kept
           pb::TaskDone done;
@@ -680,8 +679,9 @@ Status RunExecutor(const std::shared_ptr<Communicator>& comm,
   }
 }
 
-int RunUnderMpi(int threads, const exec::PlanCodecRegistry& codecs,
-                const std::function<int(const std::shared_ptr<exec::QueryCluster>&)>& rank0_main) {
+int RunUnderMpi(
+    int threads, const exec::PlanCodecRegistry& codecs,
+    const std::function<int(const std::shared_ptr<scheduler::QueryCluster>&)>& rank0_main) {
   Result<std::shared_ptr<Communicator>> comm = Communicator::Init();
   if (!comm.ok()) {
     std::fprintf(stderr, "floe: %s\n", comm.status().ToString().c_str());

@@ -26,7 +26,7 @@
 #include "floe/dist/exchange.h"
 #include "floe/dist/mpi_runtime.h"
 #include "floe/exec/plan_codec.h"
-#include "floe/exec/query_cluster.h"
+#include "floe/scheduler/query_cluster.h"
 
 namespace floe::dist {
 
@@ -36,7 +36,7 @@ inline constexpr int kMetricsTag = 3;  // QueryMetricsReport, executor -> rank 0
 inline constexpr int kSealTag = 4;     // SealDone, executor -> rank 0
 
 /// Rank 0's side: a QueryCluster for the session (exec/query_cluster.h).
-class MpiCluster final : public exec::QueryCluster {
+class MpiCluster final : public scheduler::QueryCluster {
  public:
   /// Starts the thread that receives task completions. `threads` runs rank 0's own tasks;
   /// rank r runs up to `slots[r]` tasks at once (one entry per rank). Stages travel
@@ -47,7 +47,7 @@ class MpiCluster final : public exec::QueryCluster {
                                                    const exec::PlanCodecRegistry* codecs);
   ~MpiCluster() override;
 
-  Result<Query> Begin(const exec::StagePlan& stages, const exec::SessionConfig& config,
+  Result<Query> Begin(const scheduler::StagePlan& stages, const exec::SessionConfig& config,
                       std::shared_ptr<exec::MemoryManager> memory,
                       const std::string& spill_directory, bool collect_metrics) override;
   int slots() const override;
@@ -74,7 +74,8 @@ Status RunExecutor(const std::shared_ptr<Communicator>& comm,
 /// rank's task slots (0: the CPUs mpirun bound the rank to, or when it did not bind them,
 /// the hardware threads divided among the ranks on this host); ranks may differ, and
 /// rank 0 places tasks by each rank's free slots. Every rank codes stages with `codecs`.
-int RunUnderMpi(int threads, const exec::PlanCodecRegistry& codecs,
-                const std::function<int(const std::shared_ptr<exec::QueryCluster>&)>& rank0_main);
+int RunUnderMpi(
+    int threads, const exec::PlanCodecRegistry& codecs,
+    const std::function<int(const std::shared_ptr<scheduler::QueryCluster>&)>& rank0_main);
 
 }  // namespace floe::dist

@@ -15,6 +15,7 @@
 
 #include "floe/dist/protocol.h"
 #include "floe/exec/spill.h"
+#include "floe/scheduler/local_exchange.h"
 
 namespace floe::dist {
 
@@ -898,7 +899,7 @@ Result<std::shared_ptr<DistributedExchange>> MakeDistributedExchange(
   if (!memory) memory = std::make_shared<exec::MemoryManager>(0);
   auto query = std::make_shared<QueryExchange>(
       server->comm_, server->state_, server->options_, query_id,
-      exec::MakeLocalExchange(std::move(memory), std::move(spill_directory)));
+      scheduler::MakeLocalExchange(std::move(memory), std::move(spill_directory)));
   {
     std::lock_guard<std::mutex> lock(server->state_->mutex);
     auto it = server->state_->queries.find(query_id);

@@ -3,7 +3,7 @@
 // The distributed exchange (DESIGN.md section 3): exec::ExchangeService across MPI ranks.
 //
 // Each rank keeps the output of the shuffle-writer tasks it ran in a local exchange
-// (exec::MakeLocalExchange: in memory within the query's budget, spilling past it), one
+// (scheduler::MakeLocalExchange: in memory within the query's budget, spilling past it), one
 // piece per (stage, input partition). A reader on any rank streams output partition p of
 // a stage as input partition 0's batches in the order written, then 1's, and so on: its
 // own pieces from the local exchange, the others fetched from their owner rank, one chunk
@@ -48,7 +48,7 @@
 
 #include "floe/common/result.h"
 #include "floe/dist/mpi_runtime.h"
-#include "floe/exec/exchange.h"
+#include "floe/exec/exchange_service.h"
 #include "floe/exec/memory_manager.h"
 
 namespace floe::dist {

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "floe/exec/exchange.h"
+#include "floe/exec/exchange_service.h"
 #include "fmt/format.h"
 
 namespace floe::exec {

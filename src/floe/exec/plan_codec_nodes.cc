@@ -15,7 +15,6 @@
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/projection_exec.h"
 #include "floe/exec/repartition_exec.h"
-#include "floe/exec/shuffle_exec.h"
 #include "floe/exec/sort/sort_exec.h"
 #include "floe/exec/sort/sort_preserving_merge_exec.h"
 #include "floe/exec/spill.h"
@@ -128,8 +127,6 @@ void RegisterExecPlanCodecs(PlanCodecRegistry* registry) {
   RegisterPlanCodec<SortPreservingMergeExec>(registry);
   RegisterPlanCodec<ValuesExec>(registry);
   RegisterPlanCodec<EmptyExec>(registry);
-  RegisterPlanCodec<ShuffleWriterExec>(registry);
-  RegisterPlanCodec<ShuffleReaderExec>(registry);
   RegisterPlanCodec<HashAggregateExec>(registry);
   RegisterPlanCodec<HashJoinExec>(registry);
   RegisterPlanCodec<NestedLoopJoinExec>(registry);
@@ -317,43 +314,6 @@ Result<PlanPtr> EmptyExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> c
   FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
   FLOE_ASSIGN_OR_RAISE(SchemaPtr schema, DecodeNodeSchema(in, m.schema()));
   return Make(std::move(schema), m.partitions());
-}
-
-// ShuffleWriterExec, ShuffleReaderExec
-
-Status ShuffleWriterExec::Encode(codec::PlanEncoder& out) const {
-  pb::ShuffleWriterNode m;
-  m.set_stage_id(stage_id_);
-  FLOE_RETURN_NOT_OK(EncodePartitioning(output_, m.mutable_output()));
-  return out.SetPayload(m);
-}
-
-Result<PlanPtr> ShuffleWriterExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
-  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
-  pb::ShuffleWriterNode m;
-  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
-  FLOE_ASSIGN_OR_RAISE(Partitioning output,
-                       DecodePartitioning(m.output(), children[0]->schema(), in));
-  return Make(std::move(children[0]), m.stage_id(), std::move(output));
-}
-
-Status ShuffleReaderExec::Encode(codec::PlanEncoder& out) const {
-  pb::ShuffleReaderNode m;
-  m.set_stage_id(stage_id_);
-  codec::EncodeSchema(*properties_.schema, m.mutable_schema());
-  FLOE_RETURN_NOT_OK(EncodePartitioning(properties_.partitioning, m.mutable_partitioning()));
-  FLOE_RETURN_NOT_OK(EncodeOrdering(properties_.ordering, m.mutable_ordering()));
-  return out.SetPayload(m);
-}
-
-Result<PlanPtr> ShuffleReaderExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
-  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 0));
-  pb::ShuffleReaderNode m;
-  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
-  FLOE_ASSIGN_OR_RAISE(SchemaPtr schema, DecodeNodeSchema(in, m.schema()));
-  FLOE_ASSIGN_OR_RAISE(Partitioning partitioning, DecodePartitioning(m.partitioning(), schema, in));
-  FLOE_ASSIGN_OR_RAISE(Ordering ordering, DecodeOrdering(m.ordering(), schema, in));
-  return Make(m.stage_id(), std::move(schema), std::move(partitioning), std::move(ordering));
 }
 
 // HashAggregateExec

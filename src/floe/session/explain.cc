@@ -52,13 +52,13 @@ void Annotate(const exec::ExecutionPlan& plan, const exec::QueryMetrics& metrics
 // Under MPI, what each rank did: its tasks, the rows they produced (written to the
 // exchange, or returned by the final stage), their time, and the exchange bytes it sent
 // to and received from the other ranks.
-std::string RankSummary(const exec::StagePlan& stages, const exec::QueryMetrics& metrics) {
+std::string RankSummary(const scheduler::StagePlan& stages, const exec::QueryMetrics& metrics) {
   struct Totals {
     int64_t tasks = 0, rows = 0, nanos = 0;
   };
   std::map<int, Totals> ranks;
   for (int r = 0; r < metrics.ranks(); ++r) ranks[r];
-  for (const exec::Stage& stage : stages.stages()) {
+  for (const scheduler::Stage& stage : stages.stages()) {
     // A non-final stage's root writes to the exchange and returns nothing: its rows are
     // what its input produced.
     const bool final_stage = &stage == &stages.final_stage();
@@ -106,9 +106,10 @@ std::string AnnotatedPlanToString(const exec::ExecutionPlan& plan,
   return out;
 }
 
-std::string ExplainAnalyzeStages(const exec::StagePlan& stages, const exec::QueryMetrics& metrics) {
+std::string ExplainAnalyzeStages(const scheduler::StagePlan& stages,
+                                 const exec::QueryMetrics& metrics) {
   std::string out;
-  for (const exec::Stage& stage : stages.stages()) {
+  for (const scheduler::Stage& stage : stages.stages()) {
     const int tasks = stage.partition_count();
     out += "Stage " + std::to_string(stage.id);
     if (&stage == &stages.final_stage()) out += " (final)";

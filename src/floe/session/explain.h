@@ -5,7 +5,7 @@
 #include <string>
 
 #include "floe/exec/execution_plan.h"
-#include "floe/exec/stage_planner.h"
+#include "floe/scheduler/stage_planner.h"
 
 namespace floe::session {
 
@@ -18,7 +18,8 @@ namespace floe::session {
 /// than one rank ran, such as a broadcast build side, has a line per rank), and a last
 /// section has one line per rank: "rank R: tasks=T rows=N time=Xms exchange sent=S
 /// received=F" (rows its tasks produced, bytes sent to and received from other ranks).
-std::string ExplainAnalyzeStages(const exec::StagePlan& stages, const exec::QueryMetrics& metrics);
+std::string ExplainAnalyzeStages(const scheduler::StagePlan& stages,
+                                 const exec::QueryMetrics& metrics);
 
 /// The same annotation for one plan tree, each line prefixed by `indent` spaces.
 std::string AnnotatedPlanToString(const exec::ExecutionPlan& plan,

@@ -3,6 +3,7 @@
 #include "floe/connector/builtin/generate_series.h"
 #include "floe/connector/iceberg/iceberg_plan_codec.h"
 #include "floe/connector/parquet/parquet_scan_exec.h"
+#include "floe/scheduler/shuffle_exec.h"
 
 namespace floe::session {
 
@@ -10,6 +11,7 @@ const exec::PlanCodecRegistry& EnginePlanCodecs() {
   static const exec::PlanCodecRegistry* registry = [] {
     auto* r = new exec::PlanCodecRegistry();
     exec::RegisterExecPlanCodecs(r);
+    scheduler::RegisterSchedulerPlanCodecs(r);
     connector::RegisterGenerateSeriesPlanCodecs(r);
     connector::RegisterParquetPlanCodecs(r);
     connector::RegisterIcebergPlanCodecs(r);

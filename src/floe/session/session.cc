@@ -18,17 +18,18 @@
 #include "floe/connector/iceberg/iceberg_write.h"
 #include "floe/connector/parquet/parquet_table.h"
 #include "floe/exec/enforce.h"
-#include "floe/exec/exchange.h"
+#include "floe/exec/exchange_service.h"
 #include "floe/exec/physical_planner.h"
 #include "floe/exec/plan_codec.h"
-#include "floe/exec/scheduler.h"
 #include "floe/exec/spill.h"
-#include "floe/exec/stage_planner.h"
 #include "floe/iceberg/in_flight_files.h"
 #include "floe/iceberg/partitioned_writer.h"
 #include "floe/io/file_io.h"
 #include "floe/plan/binder.h"
 #include "floe/plan/optimizer.h"
+#include "floe/scheduler/local_exchange.h"
+#include "floe/scheduler/scheduler.h"
+#include "floe/scheduler/stage_planner.h"
 #include "floe/session/ddl_statements.h"
 #include "floe/session/explain.h"
 #include "floe/session/session_resolver.h"
@@ -103,7 +104,7 @@ Result<std::unique_ptr<QueryResult>> TextResult(const std::vector<std::string>& 
 struct RunningQuery {
   std::unique_ptr<exec::SpillDirectory> spill;
   exec::TaskContextPtr ctx;
-  std::unique_ptr<exec::QueryScheduler> scheduler;
+  std::unique_ptr<scheduler::QueryScheduler> scheduler;
 
   ~RunningQuery() {
     scheduler.reset();
@@ -184,7 +185,7 @@ class SessionImpl final : public Session {
     return ExecuteStatement(statements[0]);
   }
 
-  Result<exec::StagePlan> PlanStatement(std::string_view sql) override {
+  Result<scheduler::StagePlan> PlanStatement(std::string_view sql) override {
     FLOE_ASSIGN_OR_RAISE(std::vector<sql::Statement> statements, sql::Parse(sql));
     if (statements.size() != 1) {
       return Status::Invalid("{} statements given where one was expected", statements.size());
@@ -205,7 +206,7 @@ class SessionImpl final : public Session {
   struct PlannedQuery {
     plan::LogicalPlanPtr logical;
     exec::PlanPtr physical;  // enforced
-    exec::StagePlan stages;
+    scheduler::StagePlan stages;
   };
 
   Result<std::unique_ptr<QueryResult>> ExecuteStatement(const sql::Statement& statement) {
@@ -336,7 +337,7 @@ class SessionImpl final : public Session {
     FLOE_ASSIGN_OR_RAISE(exec::PlanPtr physical,
                          exec::CreatePhysicalPlan(planned.logical, config_));
     FLOE_ASSIGN_OR_RAISE(planned.physical, exec::EnforceRequirements(physical, config_));
-    FLOE_ASSIGN_OR_RAISE(planned.stages, exec::PlanStages(planned.physical));
+    FLOE_ASSIGN_OR_RAISE(planned.stages, scheduler::PlanStages(planned.physical));
     return planned;
   }
 
@@ -379,7 +380,7 @@ class SessionImpl final : public Session {
     FLOE_ASSIGN_OR_RAISE(exec::PlanPtr write,
                          connector::PlanIcebergWrite(planned.target, std::move(input)));
     FLOE_ASSIGN_OR_RAISE(planned.query.physical, exec::EnforceRequirements(write, config_));
-    FLOE_ASSIGN_OR_RAISE(planned.query.stages, exec::PlanStages(planned.query.physical));
+    FLOE_ASSIGN_OR_RAISE(planned.query.stages, scheduler::PlanStages(planned.query.physical));
     return planned;
   }
 
@@ -507,7 +508,7 @@ class SessionImpl final : public Session {
     return CommandResult("SELECT " + std::to_string(*rows));
   }
 
-  Result<std::unique_ptr<RunningQuery>> Run(exec::StagePlan stages, bool collect_metrics) {
+  Result<std::unique_ptr<RunningQuery>> Run(scheduler::StagePlan stages, bool collect_metrics) {
     auto running = std::make_unique<RunningQuery>();
     FLOE_ASSIGN_OR_RAISE(
         running->spill,
@@ -515,21 +516,21 @@ class SessionImpl final : public Session {
     const std::string& dir = running->spill->path();
     auto memory = std::make_shared<exec::MemoryManager>(config_.memory_limit());
     std::shared_ptr<exec::ExchangeService> exchange;
-    std::shared_ptr<exec::TaskRunner> runner;
+    std::shared_ptr<scheduler::TaskRunner> runner;
     if (options_.cluster) {
-      FLOE_ASSIGN_OR_RAISE(exec::QueryCluster::Query query,
+      FLOE_ASSIGN_OR_RAISE(scheduler::QueryCluster::Query query,
                            options_.cluster->Begin(stages, config_, memory, dir, collect_metrics));
       exchange = std::move(query.exchange);
       runner = std::move(query.runner);
     } else {
-      exchange = exec::MakeLocalExchange(memory, dir);
+      exchange = scheduler::MakeLocalExchange(memory, dir);
     }
     running->ctx =
         std::make_shared<exec::TaskContext>(config_, memory, threads_.get(), dir, exchange);
     running->ctx->set_collect_metrics(collect_metrics);
     if (runner) {
-      running->ctx->set_seal_remote_writes([weak = std::weak_ptr<exec::TaskRunner>(runner)]() {
-        std::shared_ptr<exec::TaskRunner> r = weak.lock();
+      running->ctx->set_seal_remote_writes([weak = std::weak_ptr<scheduler::TaskRunner>(runner)]() {
+        std::shared_ptr<scheduler::TaskRunner> r = weak.lock();
         return r ? r->SealWrites() : Status::Cancelled("the query has ended");
       });
     }
@@ -540,7 +541,7 @@ class SessionImpl final : public Session {
       }));
     }
     FLOE_ASSIGN_OR_RAISE(running->scheduler,
-                         exec::QueryScheduler::Start(std::move(stages), running->ctx, runner));
+                         scheduler::QueryScheduler::Start(std::move(stages), running->ctx, runner));
     return running;
   }
 

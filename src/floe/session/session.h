@@ -12,11 +12,11 @@
 #include "floe/batch/array.h"
 #include "floe/catalog/catalog.h"
 #include "floe/common/result.h"
-#include "floe/exec/exchange.h"
-#include "floe/exec/query_cluster.h"
-#include "floe/exec/scheduler.h"
+#include "floe/exec/exchange_service.h"
 #include "floe/exec/session_config.h"
-#include "floe/exec/stage_planner.h"
+#include "floe/scheduler/query_cluster.h"
+#include "floe/scheduler/scheduler.h"
+#include "floe/scheduler/stage_planner.h"
 
 namespace floe::session {
 
@@ -32,7 +32,7 @@ struct SessionOptions {
   int threads = 0;
   /// Runs the session's queries across processes (dist/ under MPI); nullptr: in this
   /// process alone.
-  std::shared_ptr<exec::QueryCluster> cluster;
+  std::shared_ptr<scheduler::QueryCluster> cluster;
 };
 
 /// The result of one statement: a stream of rows (empty schema for statements that
@@ -63,7 +63,7 @@ class Session {
 
   /// Plans one SELECT or INSERT without running it: the stages it would run (an INSERT's
   /// stages end in its commit; nothing is written). kNotSupported for other statements.
-  virtual Result<exec::StagePlan> PlanStatement(std::string_view sql) = 0;
+  virtual Result<scheduler::StagePlan> PlanStatement(std::string_view sql) = 0;
 
   /// Splits a script into statement texts (comments and quoted ';' respected); kSyntax
   /// for an unterminated string or comment.

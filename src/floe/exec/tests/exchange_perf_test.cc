@@ -6,10 +6,11 @@
 #include <algorithm>
 #include <map>
 
-#include "floe/exec/exchange.h"
+#include "floe/exec/exchange_service.h"
 #include "floe/exec/repartition_exec.h"
-#include "floe/exec/shuffle_exec.h"
 #include "floe/expr/hash.h"
+#include "floe/scheduler/local_exchange.h"
+#include "floe/scheduler/shuffle_exec.h"
 #include "operators_test_support.h"
 
 namespace floe::exec {
@@ -74,13 +75,13 @@ TEST_P(ExchangeRoutingTest, ShuffleWriterRoutesEveryRowToItsHashPartition) {
   SchemaPtr schema = TestSchema();
   std::vector<RecordBatchPtr> input = Input(schema, 1000, chunk);
   const std::vector<std::string> all = Rows(input);
-  ASSERT_OK_AND_ASSIGN(
-      PlanPtr writer,
-      ShuffleWriterExec::Make(Source(schema, input), 1, Partitioning::Hash({Col(schema, 0)}, n)));
+  ASSERT_OK_AND_ASSIGN(PlanPtr writer,
+                       scheduler::ShuffleWriterExec::Make(Source(schema, input), 1,
+                                                          Partitioning::Hash({Col(schema, 0)}, n)));
   SessionConfig config;
   ASSERT_OK(config.Set("batch_size", std::to_string(batch_size)));
   auto memory = std::make_shared<MemoryManager>(0);
-  auto exchange = MakeLocalExchange(memory, "");
+  auto exchange = scheduler::MakeLocalExchange(memory, "");
   auto ctx = std::make_shared<TaskContext>(config, memory, nullptr, "", exchange);
   ASSERT_OK(exchange->RegisterStage(1, schema, 1, n));
   ASSERT_OK_AND_ASSIGN(BatchStreamPtr done, writer->Execute(0, ctx));

@@ -25,16 +25,17 @@
 #include "floe/connector/parquet/parquet_scan_exec.h"
 #include "floe/connector/parquet/parquet_table.h"
 #include "floe/exec/enforce.h"
-#include "floe/exec/exchange.h"
+#include "floe/exec/exchange_service.h"
 #include "floe/exec/memory_manager.h"
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/repartition_exec.h"
-#include "floe/exec/scheduler.h"
-#include "floe/exec/stage_planner.h"
 #include "floe/exec/tests/query_rows.h"
 #include "floe/exec/values_exec.h"
 #include "floe/iceberg/table.h"
 #include "floe/io/file_io.h"
+#include "floe/scheduler/local_exchange.h"
+#include "floe/scheduler/scheduler.h"
+#include "floe/scheduler/stage_planner.h"
 #include "floe/session/plan_codecs.h"
 #include "floe/session/session.h"
 #include "floe/testing/matchers.h"
@@ -206,7 +207,7 @@ class PlanCodecIcebergTest : public ::floe::testing::ScratchDirTest {
   TaskContextPtr Context() {
     auto memory = std::make_shared<MemoryManager>(0);
     return std::make_shared<TaskContext>(SessionConfig(), memory, threads_.get(), dir_,
-                                         MakeLocalExchange(memory, dir_));
+                                         scheduler::MakeLocalExchange(memory, dir_));
   }
 
   // Every row of every partition, sorted.
@@ -219,8 +220,9 @@ class PlanCodecIcebergTest : public ::floe::testing::ScratchDirTest {
 
   // The final stage's rows of a plan run through stages and the scheduler.
   Result<std::vector<std::string>> RunStages(const PlanPtr& plan) {
-    FLOE_ASSIGN_OR_RAISE(StagePlan stages, PlanStages(plan));
-    FLOE_ASSIGN_OR_RAISE(auto scheduler, QueryScheduler::Start(std::move(stages), Context()));
+    FLOE_ASSIGN_OR_RAISE(scheduler::StagePlan stages, scheduler::PlanStages(plan));
+    FLOE_ASSIGN_OR_RAISE(auto scheduler,
+                         scheduler::QueryScheduler::Start(std::move(stages), Context()));
     std::vector<RecordBatchPtr> batches;
     while (true) {
       FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, scheduler->Next());

@@ -70,8 +70,8 @@ class PlanCodecTest : public testing::ScratchDirTest {
   // Plans `sql`, round-trips every stage and records the node types seen.
   void RoundTripStages(const std::string& sql) {
     SCOPED_TRACE(sql);
-    ASSERT_OK_AND_ASSIGN(StagePlan stages, session_->PlanStatement(sql));
-    for (const Stage& stage : stages.stages()) {
+    ASSERT_OK_AND_ASSIGN(scheduler::StagePlan stages, session_->PlanStatement(sql));
+    for (const scheduler::Stage& stage : stages.stages()) {
       CollectNames(*stage.plan, &seen_);
       ASSERT_OK(RoundTripPlan(stage.plan, session::EnginePlanCodecs()).status())
           << PlanToString(*stage.plan);
@@ -153,9 +153,9 @@ TEST_F(PlanCodecTest, EveryRegisteredNodeRoundTripsAndGivesTheSameRows) {
 }
 
 TEST_F(PlanCodecTest, EncodingIsDeterministic) {
-  ASSERT_OK_AND_ASSIGN(StagePlan stages,
+  ASSERT_OK_AND_ASSIGN(scheduler::StagePlan stages,
                        session_->PlanStatement("SELECT s, count(*) FROM t GROUP BY s"));
-  for (const Stage& stage : stages.stages()) {
+  for (const scheduler::Stage& stage : stages.stages()) {
     ASSERT_OK_AND_ASSIGN(std::string first,
                          EncodePlanBytes(*stage.plan, session::EnginePlanCodecs()));
     ASSERT_OK_AND_ASSIGN(std::string second,

@@ -9,13 +9,14 @@
 
 #include "floe/batch/builder.h"
 #include "floe/exec/coalesce_partitions_exec.h"
-#include "floe/exec/exchange.h"
+#include "floe/exec/exchange_service.h"
 #include "floe/exec/execution_plan.h"
-#include "floe/exec/scheduler.h"
-#include "floe/exec/shuffle_exec.h"
 #include "floe/exec/sort/sort_preserving_merge_exec.h"
-#include "floe/exec/stage_planner.h"
 #include "floe/expr/physical_expr.h"
+#include "floe/scheduler/local_exchange.h"
+#include "floe/scheduler/scheduler.h"
+#include "floe/scheduler/shuffle_exec.h"
+#include "floe/scheduler/stage_planner.h"
 #include "floe/testing/matchers.h"
 
 namespace floe::exec {
@@ -162,7 +163,7 @@ class RuntimeTest : public ::testing::Test {
     EXPECT_OK(config.Set("batch_size", std::to_string(batch_size)));
     auto memory = std::make_shared<MemoryManager>(memory_limit);
     return std::make_shared<TaskContext>(config, memory, pool_.get(), dir_.string(),
-                                         MakeLocalExchange(memory, dir_.string()));
+                                         scheduler::MakeLocalExchange(memory, dir_.string()));
   }
 
   int FilesInDir() const {
@@ -173,8 +174,8 @@ class RuntimeTest : public ::testing::Test {
 
   // Runs every stage and returns the final stage's rows.
   Result<std::vector<int64_t>> RunStages(const PlanPtr& plan, const TaskContextPtr& ctx) {
-    FLOE_ASSIGN_OR_RAISE(StagePlan stages, PlanStages(plan));
-    FLOE_ASSIGN_OR_RAISE(auto scheduler, QueryScheduler::Start(std::move(stages), ctx));
+    FLOE_ASSIGN_OR_RAISE(scheduler::StagePlan stages, scheduler::PlanStages(plan));
+    FLOE_ASSIGN_OR_RAISE(auto scheduler, scheduler::QueryScheduler::Start(std::move(stages), ctx));
     std::vector<RecordBatchPtr> batches;
     while (true) {
       FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, scheduler->Next());
@@ -285,7 +286,7 @@ TEST_F(RuntimeTest, ExchangeBuffersHoldAtMostHalfTheBudget) {
 
 TEST_F(RuntimeTest, StagesOfACoalesce) {
   PlanPtr plan = std::make_shared<TestSumExec>(CoalescePartitionsExec::Make(Source()).ValueOrDie());
-  ASSERT_OK_AND_ASSIGN(StagePlan stages, PlanStages(plan));
+  ASSERT_OK_AND_ASSIGN(scheduler::StagePlan stages, scheduler::PlanStages(plan));
   EXPECT_EQ(stages.ToString(),
             "Stage 1, 3 tasks, inputs: none\n"
             "  ShuffleWriterExec: stage=1, output=Single  [partitions=3 Unknown(3)]\n"
@@ -303,7 +304,7 @@ TEST_F(RuntimeTest, StagesOfARepartitionChain) {
   PlanPtr repartitioned = std::make_shared<TestRepartitionExec>(Source(), 2);
   PlanPtr partial = std::make_shared<TestSumExec>(repartitioned);
   PlanPtr plan = std::make_shared<TestSumExec>(CoalescePartitionsExec::Make(partial).ValueOrDie());
-  ASSERT_OK_AND_ASSIGN(StagePlan stages, PlanStages(plan));
+  ASSERT_OK_AND_ASSIGN(scheduler::StagePlan stages, scheduler::PlanStages(plan));
   EXPECT_EQ(stages.ToString(),
             "Stage 1, 3 tasks, inputs: none\n"
             "  ShuffleWriterExec: stage=1, output=RoundRobin(2)  [partitions=3 Unknown(3)]\n"
@@ -342,7 +343,7 @@ TEST_F(RuntimeTest, AMergeReadsEachInputPartitionInOrder) {
   }
   PlanPtr source = std::make_shared<TestSourceExec>(partitions);
   PlanPtr plan = SortPreservingMergeExec::Make({key}, source, std::nullopt).ValueOrDie();
-  ASSERT_OK_AND_ASSIGN(StagePlan stages, PlanStages(plan));
+  ASSERT_OK_AND_ASSIGN(scheduler::StagePlan stages, scheduler::PlanStages(plan));
   EXPECT_EQ(stages.ToString(),
             "Stage 1, 3 tasks, inputs: none\n"
             "  ShuffleWriterExec: stage=1, output=KeepPartitions(3)  [partitions=3 Unknown(3)]\n"
@@ -364,7 +365,7 @@ TEST_F(RuntimeTest, AMergeReadsEachInputPartitionInOrder) {
                         std::vector<std::vector<RecordBatchPtr>>{{IntBatch({1, 2})}}),
                     std::nullopt)
                     .ValueOrDie();
-  ASSERT_OK_AND_ASSIGN(stages, PlanStages(one));
+  ASSERT_OK_AND_ASSIGN(stages, scheduler::PlanStages(one));
   EXPECT_EQ(stages.stages().size(), 1u);
 }
 
@@ -384,8 +385,8 @@ TEST_F(RuntimeTest, AFailedTaskFailsTheQueryAndCleansUp) {
 TEST_F(RuntimeTest, DroppingARunningQueryCancelsIt) {
   auto ctx = MakeContext();
   PlanPtr plan = CoalescePartitionsExec::Make(Source()).ValueOrDie();
-  ASSERT_OK_AND_ASSIGN(StagePlan stages, PlanStages(plan));
-  ASSERT_OK_AND_ASSIGN(auto scheduler, QueryScheduler::Start(std::move(stages), ctx));
+  ASSERT_OK_AND_ASSIGN(scheduler::StagePlan stages, scheduler::PlanStages(plan));
+  ASSERT_OK_AND_ASSIGN(auto scheduler, scheduler::QueryScheduler::Start(std::move(stages), ctx));
   scheduler->Cancel();
   EXPECT_THAT(scheduler->Next(), testing::IsError(StatusCode::kCancelled));
   scheduler.reset();
@@ -393,7 +394,7 @@ TEST_F(RuntimeTest, DroppingARunningQueryCancelsIt) {
 
 TEST_F(RuntimeTest, ASingleStageRunsInTheCallersThread) {
   auto ctx = MakeContext();
-  ASSERT_OK_AND_ASSIGN(StagePlan stages, PlanStages(Source()));
+  ASSERT_OK_AND_ASSIGN(scheduler::StagePlan stages, scheduler::PlanStages(Source()));
   ASSERT_EQ(stages.stages().size(), 1u);
   ASSERT_OK_AND_ASSIGN(std::vector<int64_t> rows, RunStages(Source(), ctx));
   ASSERT_EQ(rows.size(), 30u);
@@ -402,11 +403,12 @@ TEST_F(RuntimeTest, ASingleStageRunsInTheCallersThread) {
 }
 
 TEST_F(RuntimeTest, ShuffleWriterRejectsWhatItCannotProduce) {
-  EXPECT_THAT(ShuffleWriterExec::Make(Source(), 1, Partitioning::Unknown(2)),
+  EXPECT_THAT(scheduler::ShuffleWriterExec::Make(Source(), 1, Partitioning::Unknown(2)),
               testing::IsError(StatusCode::kInvalidArgument));
-  EXPECT_THAT(ShuffleWriterExec::Make(Source(), 1, Partitioning::Hash({}, 2)),
+  EXPECT_THAT(scheduler::ShuffleWriterExec::Make(Source(), 1, Partitioning::Hash({}, 2)),
               testing::IsError(StatusCode::kInvalidArgument));
-  EXPECT_THAT(ShuffleWriterExec::Make(Source(), 1, Partitioning::Unknown(3)), testing::IsOk());
+  EXPECT_THAT(scheduler::ShuffleWriterExec::Make(Source(), 1, Partitioning::Unknown(3)),
+              testing::IsOk());
 }
 
 }  // namespace

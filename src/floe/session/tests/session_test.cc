@@ -8,11 +8,12 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
-#include "floe/exec/exchange.h"
-#include "floe/exec/scheduler.h"
+#include "floe/exec/exchange_service.h"
 #include "floe/exec/tests/query_rows.h"
 #include "floe/format/parquet/writer.h"
 #include "floe/io/file.h"
+#include "floe/scheduler/local_exchange.h"
+#include "floe/scheduler/scheduler.h"
 #include "floe/session/session.h"
 #include "floe/testing/matchers.h"
 
@@ -220,22 +221,23 @@ TEST_F(SessionTest, ExplainShape) {
 
 // A cluster of one process that reports, as dist's runner does under MPI, what a second
 // rank counted: EXPLAIN ANALYZE adds it under that rank and sums every rank's counters.
-class TwoRankTestCluster final : public QueryCluster {
+class TwoRankTestCluster final : public scheduler::QueryCluster {
  public:
-  class Runner final : public TaskRunner {
+  class Runner final : public scheduler::TaskRunner {
    public:
-    explicit Runner(ThreadPool* threads) : local_(MakeLocalTaskRunner(threads)) {}
+    explicit Runner(ThreadPool* threads) : local_(scheduler::MakeLocalTaskRunner(threads)) {}
     int slots() const override { return local_->slots(); }
-    void Run(const Stage& stage, int partition, const TaskContextPtr& ctx,
+    void Run(const scheduler::Stage& stage, int partition, const TaskContextPtr& ctx,
              std::function<void(Status, int)> done) override {
       local_->Run(stage, partition, ctx, std::move(done));
     }
-    Status StageComplete(const Stage& stage, const std::vector<int>& locations) override {
+    Status StageComplete(const scheduler::Stage& stage,
+                         const std::vector<int>& locations) override {
       return local_->StageComplete(stage, locations);
     }
     void Cancel() override { local_->Cancel(); }
     // "Rank 1" ran partition 5 of stage 1's root, its input and its leaf (the series).
-    Status CollectMetrics(const StagePlan& stages, QueryMetrics* metrics) override {
+    Status CollectMetrics(const scheduler::StagePlan& stages, QueryMetrics* metrics) override {
       metrics->set_ranks(2);
       const ExecutionPlan* root = stages.stages()[0].plan.get();
       metrics->For(root, 5, 1).elapsed_nanos += 2'000'000;
@@ -251,13 +253,14 @@ class TwoRankTestCluster final : public QueryCluster {
     }
 
    private:
-    std::shared_ptr<TaskRunner> local_;
+    std::shared_ptr<scheduler::TaskRunner> local_;
   };
 
-  Result<Query> Begin(const StagePlan&, const SessionConfig&, std::shared_ptr<MemoryManager> memory,
-                      const std::string& spill_directory, bool collect_metrics) override {
+  Result<Query> Begin(const scheduler::StagePlan&, const SessionConfig&,
+                      std::shared_ptr<MemoryManager> memory, const std::string& spill_directory,
+                      bool collect_metrics) override {
     EXPECT_TRUE(collect_metrics);
-    return Query{MakeLocalExchange(std::move(memory), spill_directory),
+    return Query{scheduler::MakeLocalExchange(std::move(memory), spill_directory),
                  std::make_shared<Runner>(DefaultThreadPool())};
   }
   int slots() const override { return 3; }

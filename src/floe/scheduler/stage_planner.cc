@@ -1,12 +1,12 @@
-#include "floe/exec/stage_planner.h"
+#include "floe/scheduler/stage_planner.h"
 
 #include <algorithm>
 #include <set>
 #include <utility>
 
-#include "floe/exec/shuffle_exec.h"
+#include "floe/scheduler/shuffle_exec.h"
 
-namespace floe::exec {
+namespace floe::scheduler {
 
 namespace {
 
@@ -20,27 +20,27 @@ class Cutter {
 
   // Rewrites `node`'s subtree with its exchanges replaced by readers, adding a stage
   // for each one; `inputs` collects the stages the rewritten subtree reads.
-  Result<PlanPtr> Rewrite(const PlanPtr& node, std::set<int>* inputs) {
+  Result<exec::PlanPtr> Rewrite(const exec::PlanPtr& node, std::set<int>* inputs) {
     const std::string_view name = node->name();
     if (name == kRepartition || name == kCoalesce) {
-      std::vector<PlanPtr> children = node->children();
+      std::vector<exec::PlanPtr> children = node->children();
       if (children.size() != 1) return Status::Internal("{} without one input", name);
-      Partitioning output =
-          name == kCoalesce ? Partitioning::Single() : node->properties().partitioning;
+      exec::Partitioning output =
+          name == kCoalesce ? exec::Partitioning::Single() : node->properties().partitioning;
       FLOE_ASSIGN_OR_RAISE(int stage, AddStage(children[0], output));
       inputs->insert(stage);
       return ShuffleReaderExec::Make(stage, node->schema(), output);
     }
-    std::vector<PlanPtr> children = node->children();
+    std::vector<exec::PlanPtr> children = node->children();
     if (children.empty()) return node;
-    std::vector<PlanPtr> rewritten;
+    std::vector<exec::PlanPtr> rewritten;
     rewritten.reserve(children.size());
     bool changed = false;
-    for (const PlanPtr& child : children) {
-      PlanPtr out;
+    for (const exec::PlanPtr& child : children) {
+      exec::PlanPtr out;
       if (name == kMerge && child->partition_count() > 1) {
         // The merge reads its input's partitions as they are, each in order.
-        Partitioning keep = Partitioning::Unknown(child->partition_count());
+        exec::Partitioning keep = exec::Partitioning::Unknown(child->partition_count());
         FLOE_ASSIGN_OR_RAISE(int stage, AddStage(child, keep));
         inputs->insert(stage);
         FLOE_ASSIGN_OR_RAISE(
@@ -57,9 +57,9 @@ class Cutter {
   }
 
   // Makes the stage that runs `input` and writes it partitioned by `output`; its id.
-  Result<int> AddStage(const PlanPtr& input, Partitioning output) {
+  Result<int> AddStage(const exec::PlanPtr& input, exec::Partitioning output) {
     std::set<int> inputs;
-    FLOE_ASSIGN_OR_RAISE(PlanPtr fragment, Rewrite(input, &inputs));
+    FLOE_ASSIGN_OR_RAISE(exec::PlanPtr fragment, Rewrite(input, &inputs));
     Stage stage;
     stage.id = static_cast<int>(stages.size()) + 1;
     FLOE_ASSIGN_OR_RAISE(stage.plan, ShuffleWriterExec::Make(fragment, stage.id, output));
@@ -71,11 +71,11 @@ class Cutter {
 
 }  // namespace
 
-Result<StagePlan> PlanStages(const PlanPtr& plan) {
+Result<StagePlan> PlanStages(const exec::PlanPtr& plan) {
   if (!plan) return Status::Internal("PlanStages: no plan");
   Cutter cutter;
   std::set<int> inputs;
-  FLOE_ASSIGN_OR_RAISE(PlanPtr root, cutter.Rewrite(plan, &inputs));
+  FLOE_ASSIGN_OR_RAISE(exec::PlanPtr root, cutter.Rewrite(plan, &inputs));
   Stage final_stage;
   final_stage.id = static_cast<int>(cutter.stages.size()) + 1;
   final_stage.plan = std::move(root);
@@ -103,7 +103,7 @@ std::string StagePlan::ToString() const {
       }
     }
     out += "\n";
-    std::string tree = PlanToString(*stage.plan);
+    std::string tree = exec::PlanToString(*stage.plan);
     // Indent the stage's tree by two spaces under its header.
     size_t start = 0;
     while (start < tree.size()) {
@@ -117,10 +117,10 @@ std::string StagePlan::ToString() const {
 }
 
 Result<StagePlan> StagePlan::Rewrite(
-    const std::function<Result<PlanPtr>(const PlanPtr&)>& rewrite) const {
+    const std::function<Result<exec::PlanPtr>(const exec::PlanPtr&)>& rewrite) const {
   StagePlan out = *this;
   for (Stage& stage : out.stages_) {
-    FLOE_ASSIGN_OR_RAISE(PlanPtr plan, rewrite(stage.plan));
+    FLOE_ASSIGN_OR_RAISE(exec::PlanPtr plan, rewrite(stage.plan));
     if (!plan->schema()->Equals(*stage.plan->schema()) ||
         plan->partition_count() != stage.plan->partition_count()) {
       return Status::Internal("rewriting stage {} changed its schema or partitions", stage.id);
@@ -130,4 +130,4 @@ Result<StagePlan> StagePlan::Rewrite(
   return out;
 }
 
-}  // namespace floe::exec
+}  // namespace floe::scheduler

@@ -16,9 +16,9 @@
 
 #include "floe/common/result.h"
 #include "floe/exec/execution_plan.h"
-#include "floe/exec/stage_planner.h"
+#include "floe/scheduler/stage_planner.h"
 
-namespace floe::exec {
+namespace floe::scheduler {
 
 /// Where a query's tasks run; the scheduler decides which task runs when. The default
 /// runs them on the context's thread pool; under MPI, dist's runner places them on ranks.
@@ -31,7 +31,7 @@ class TaskRunner {
   /// from another thread (never from inside Run: the scheduler holds its lock there), when
   /// the task has ended; `location` says where its output lives (an MPI rank; 0 in one
   /// process).
-  virtual void Run(const Stage& stage, int partition, const TaskContextPtr& ctx,
+  virtual void Run(const Stage& stage, int partition, const exec::TaskContextPtr& ctx,
                    std::function<void(Status, int)> done) = 0;
   /// Every task of `stage` succeeded; `locations[i]` is where partition i's output lives.
   /// Called before any task of a stage that reads it starts; an error fails the query.
@@ -46,7 +46,7 @@ class TaskRunner {
   /// (EXPLAIN ANALYZE) to `metrics`, which holds this process's counters: each operator's
   /// counters per partition and rank, and the exchange bytes per rank. `stages` are this
   /// process's stages of the query. One process has nothing to add.
-  virtual Status CollectMetrics(const StagePlan& stages, QueryMetrics* metrics) {
+  virtual Status CollectMetrics(const StagePlan& stages, exec::QueryMetrics* metrics) {
     return Status::OK();
   }
   /// Before a commit: the other processes seal their data files of the query
@@ -56,7 +56,7 @@ class TaskRunner {
 
 /// Runs partition `partition` of a stage's plan to its end on this thread (a stage's
 /// ShuffleWriterExec root writes its rows to the exchange and returns none).
-Status RunStageTask(const PlanPtr& plan, int partition, const TaskContextPtr& ctx);
+Status RunStageTask(const exec::PlanPtr& plan, int partition, const exec::TaskContextPtr& ctx);
 
 /// Runs tasks on the context's thread pool, one per thread.
 std::shared_ptr<TaskRunner> MakeLocalTaskRunner(ThreadPool* threads);
@@ -66,7 +66,7 @@ class QueryScheduler {
   /// Registers every non-final stage with ctx->exchange() and starts the stages that
   /// read nothing, their tasks placed by `runner` (nullptr: the context's thread pool).
   /// kInternal when the context has no exchange but the plan needs one.
-  static Result<std::unique_ptr<QueryScheduler>> Start(StagePlan stages, TaskContextPtr ctx,
+  static Result<std::unique_ptr<QueryScheduler>> Start(StagePlan stages, exec::TaskContextPtr ctx,
                                                        std::shared_ptr<TaskRunner> runner = {});
   /// Cancels whatever still runs and waits for the running tasks to return.
   ~QueryScheduler();
@@ -86,10 +86,10 @@ class QueryScheduler {
   void Wait();
 
   const StagePlan& stages() const;
-  const TaskContextPtr& context() const;
+  const exec::TaskContextPtr& context() const;
   /// Once every task has ended: the context's metrics with every process's counters
   /// (TaskRunner::CollectMetrics). kInternal when the query does not collect metrics.
-  Result<const QueryMetrics*> CollectMetrics();
+  Result<const exec::QueryMetrics*> CollectMetrics();
 
   struct State;
 
@@ -98,4 +98,4 @@ class QueryScheduler {
   std::shared_ptr<State> state_;
 };
 
-}  // namespace floe::exec
+}  // namespace floe::scheduler

@@ -16,14 +16,14 @@
 #include "floe/common/result.h"
 #include "floe/exec/execution_plan.h"
 
-namespace floe::exec {
+namespace floe::scheduler {
 
 struct Stage {
   /// 1, 2, ... in the order the stages complete in a sequential run (inputs first); the
   /// final stage has the highest id.
   int id = 0;
   /// A ShuffleWriterExec over the stage's fragment, or the plan's root for the final stage.
-  PlanPtr plan;
+  exec::PlanPtr plan;
   /// The stages whose output this one reads, ascending.
   std::vector<int> inputs;
   /// Tasks: one per partition of `plan`.
@@ -45,14 +45,15 @@ class StagePlan {
 
   /// The same stages with each stage's plan replaced by `rewrite(plan)` (the first error
   /// is returned). The rewrite must keep the plan's shape: its schema and partitions.
-  Result<StagePlan> Rewrite(const std::function<Result<PlanPtr>(const PlanPtr&)>& rewrite) const;
+  Result<StagePlan> Rewrite(
+      const std::function<Result<exec::PlanPtr>(const exec::PlanPtr&)>& rewrite) const;
 
  private:
-  friend Result<StagePlan> PlanStages(const PlanPtr& plan);
+  friend Result<StagePlan> PlanStages(const exec::PlanPtr& plan);
   std::vector<Stage> stages_;
 };
 
 /// Cuts `plan` (already passed through EnforceRequirements) into stages.
-Result<StagePlan> PlanStages(const PlanPtr& plan);
+Result<StagePlan> PlanStages(const exec::PlanPtr& plan);
 
-}  // namespace floe::exec
+}  // namespace floe::scheduler

@@ -1,4 +1,4 @@
-#include "floe/exec/exchange.h"
+#include "floe/scheduler/local_exchange.h"
 
 #include <atomic>
 #include <cstdio>
@@ -9,7 +9,7 @@
 
 #include "floe/exec/spill.h"
 
-namespace floe::exec {
+namespace floe::scheduler {
 
 namespace {
 
@@ -27,7 +27,7 @@ struct PartitionBuffer {
 // What one task (one input partition) of a stage wrote.
 struct Writer {
   std::vector<PartitionBuffer> outputs;  // per output partition
-  std::unique_ptr<MemoryReservation> reservation;
+  std::unique_ptr<exec::MemoryReservation> reservation;
   bool finished = false;
 };
 
@@ -39,7 +39,7 @@ struct StageOutput {
 };
 
 // Streams the segments of every writer of one output partition in order.
-class ExchangeStream final : public BatchStream {
+class ExchangeStream final : public exec::BatchStream {
  public:
   ExchangeStream(SchemaPtr schema, std::vector<Segment> segments)
       : schema_(std::move(schema)), segments_(std::move(segments)) {}
@@ -51,7 +51,7 @@ class ExchangeStream final : public BatchStream {
       Segment& segment = segments_[segment_];
       if (!segment.spill_path.empty()) {
         if (!file_) {
-          FLOE_ASSIGN_OR_RAISE(file_, OpenSpillFile(segment.spill_path, schema_));
+          FLOE_ASSIGN_OR_RAISE(file_, exec::OpenSpillFile(segment.spill_path, schema_));
         }
         FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, file_->Next());
         if (batch) return batch;
@@ -70,12 +70,12 @@ class ExchangeStream final : public BatchStream {
   std::vector<Segment> segments_;
   size_t segment_ = 0;
   size_t batch_ = 0;
-  BatchStreamPtr file_;
+  exec::BatchStreamPtr file_;
 };
 
-class LocalExchange final : public ExchangeService {
+class LocalExchange final : public exec::ExchangeService {
  public:
-  LocalExchange(std::shared_ptr<MemoryManager> memory, std::string spill_directory)
+  LocalExchange(std::shared_ptr<exec::MemoryManager> memory, std::string spill_directory)
       : memory_(std::move(memory)), spill_directory_(std::move(spill_directory)) {}
 
   ~LocalExchange() override {
@@ -95,7 +95,7 @@ class LocalExchange final : public ExchangeService {
     for (int i = 0; i < input_partitions; ++i) {
       auto writer = std::make_unique<Writer>();
       writer->outputs.resize(static_cast<size_t>(output_partitions));
-      writer->reservation = std::make_unique<MemoryReservation>(
+      writer->reservation = std::make_unique<exec::MemoryReservation>(
           memory_.get(), "exchange of stage " + std::to_string(stage));
       output->writers.push_back(std::move(writer));
     }
@@ -154,7 +154,7 @@ class LocalExchange final : public ExchangeService {
            it->second->finished == static_cast<int>(it->second->writers.size());
   }
 
-  Result<BatchStreamPtr> Open(int stage, int output_partition) override {
+  Result<exec::BatchStreamPtr> Open(int stage, int output_partition) override {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = stages_.find(stage);
     if (it == stages_.end()) return Status::Internal("exchange stage {} is unknown", stage);
@@ -173,7 +173,8 @@ class LocalExchange final : public ExchangeService {
         segments.push_back(segment);
       }
     }
-    return BatchStreamPtr(std::make_unique<ExchangeStream>(output.schema, std::move(segments)));
+    return exec::BatchStreamPtr(
+        std::make_unique<ExchangeStream>(output.schema, std::move(segments)));
   }
 
   void Remove(int stage) override {
@@ -199,7 +200,7 @@ class LocalExchange final : public ExchangeService {
   // Grows (or shrinks) `writer`'s reservation to `bytes`; false, unchanged, when the
   // exchange's share or the budget does not take it.
   bool Hold(Writer* writer, int64_t bytes) {
-    MemoryReservation& reservation = *writer->reservation;
+    exec::MemoryReservation& reservation = *writer->reservation;
     const int64_t delta = bytes - reservation.size();
     const int64_t limit = memory_->limit();
     // Counted before the check, so that writers growing at once cannot pass the share
@@ -226,7 +227,7 @@ class LocalExchange final : public ExchangeService {
 
   Status SpillSegment(int stage, Segment* segment) {
     if (segment->batches.empty()) return Status::OK();
-    std::string path = NewSpillPath(spill_directory_, "exchange-" + std::to_string(stage));
+    std::string path = exec::NewSpillPath(spill_directory_, "exchange-" + std::to_string(stage));
     FLOE_ASSIGN_OR_RAISE(auto writer,
                          floe::exec::SpillWriter::Make(path, segment->batches[0]->schema()));
     // Recorded before writing so that a failed write still has its file removed.
@@ -260,7 +261,7 @@ class LocalExchange final : public ExchangeService {
     }
   }
 
-  std::shared_ptr<MemoryManager> memory_;
+  std::shared_ptr<exec::MemoryManager> memory_;
   std::string spill_directory_;
   std::atomic<int64_t> held_{0};  // the writers' reservations in all
   mutable std::mutex mutex_;
@@ -269,9 +270,9 @@ class LocalExchange final : public ExchangeService {
 
 }  // namespace
 
-std::shared_ptr<ExchangeService> MakeLocalExchange(std::shared_ptr<MemoryManager> memory,
-                                                   std::string spill_directory) {
+std::shared_ptr<exec::ExchangeService> MakeLocalExchange(
+    std::shared_ptr<exec::MemoryManager> memory, std::string spill_directory) {
   return std::make_shared<LocalExchange>(std::move(memory), std::move(spill_directory));
 }
 
-}  // namespace floe::exec
+}  // namespace floe::scheduler

@@ -1,12 +1,15 @@
-#include "floe/exec/shuffle_exec.h"
+#include "floe/scheduler/shuffle_exec.h"
 
 #include <utility>
 
 #include "floe/batch/select.h"
-#include "floe/exec/exchange.h"
+#include "floe/codec/nodes.pb.h"
+#include "floe/codec/value_codec.h"
+#include "floe/exec/exchange_service.h"
+#include "floe/exec/plan_codec.h"
 #include "floe/expr/hash.h"
 
-namespace floe::exec {
+namespace floe::scheduler {
 
 namespace {
 
@@ -16,7 +19,7 @@ namespace {
 // is big enough on its own.
 class PartitionRouter {
  public:
-  PartitionRouter(ExchangeService* exchange, int stage, int input_partition, int n,
+  PartitionRouter(exec::ExchangeService* exchange, int stage, int input_partition, int n,
                   int64_t batch_size, const SchemaPtr& schema, MemoryPool* pool)
       : exchange_(exchange), stage_(stage), input_partition_(input_partition) {
     accumulators_.reserve(static_cast<size_t>(n));
@@ -77,7 +80,7 @@ class PartitionRouter {
     return Status::OK();
   }
 
-  ExchangeService* exchange_;
+  exec::ExchangeService* exchange_;
   int stage_;
   int input_partition_;
   std::vector<BatchAccumulator> accumulators_;
@@ -90,29 +93,30 @@ class PartitionRouter {
 
 }  // namespace
 
-ShuffleWriterExec::ShuffleWriterExec(PlanPtr input, int stage_id, Partitioning output)
+ShuffleWriterExec::ShuffleWriterExec(exec::PlanPtr input, int stage_id, exec::Partitioning output)
     : input_(std::move(input)), stage_id_(stage_id), output_(std::move(output)) {
   properties_.schema = input_->schema();
-  properties_.partitioning = Partitioning::Unknown(input_->partition_count());
+  properties_.partitioning = exec::Partitioning::Unknown(input_->partition_count());
   properties_.ordering = input_->properties().ordering;
 }
 
-Result<PlanPtr> ShuffleWriterExec::Make(PlanPtr input, int stage_id, Partitioning output) {
+Result<exec::PlanPtr> ShuffleWriterExec::Make(exec::PlanPtr input, int stage_id,
+                                              exec::Partitioning output) {
   if (!input) return Status::Invalid("ShuffleWriterExec needs an input");
   switch (output.kind()) {
-    case Partitioning::Kind::kHash:
+    case exec::Partitioning::Kind::kHash:
       if (output.exprs().empty()) {
         return Status::Invalid("ShuffleWriterExec: hash partitioning without keys");
       }
       [[fallthrough]];
-    case Partitioning::Kind::kRoundRobin:
+    case exec::Partitioning::Kind::kRoundRobin:
       if (output.partition_count() < 1) {
         return Status::Invalid("ShuffleWriterExec: {} partitions", output.partition_count());
       }
       break;
-    case Partitioning::Kind::kSingle:
+    case exec::Partitioning::Kind::kSingle:
       break;
-    case Partitioning::Kind::kUnknown:
+    case exec::Partitioning::Kind::kUnknown:
       if (output.partition_count() != input->partition_count()) {
         return Status::Invalid(
             "ShuffleWriterExec: {} keeps partitions only with the input's count ({})",
@@ -120,17 +124,18 @@ Result<PlanPtr> ShuffleWriterExec::Make(PlanPtr input, int stage_id, Partitionin
       }
       break;
   }
-  return PlanPtr(new ShuffleWriterExec(std::move(input), stage_id, std::move(output)));
+  return exec::PlanPtr(new ShuffleWriterExec(std::move(input), stage_id, std::move(output)));
 }
 
-Result<PlanPtr> ShuffleWriterExec::WithNewChildren(std::vector<PlanPtr> children) const {
+Result<exec::PlanPtr> ShuffleWriterExec::WithNewChildren(
+    std::vector<exec::PlanPtr> children) const {
   if (children.size() != 1) return Status::Internal("ShuffleWriterExec takes one child");
   return Make(std::move(children[0]), stage_id_, output_);
 }
 
 std::string ShuffleWriterExec::ToString() const {
   std::string out = "ShuffleWriterExec: stage=" + std::to_string(stage_id_) + ", output=";
-  if (output_.kind() == Partitioning::Kind::kUnknown) {
+  if (output_.kind() == exec::Partitioning::Kind::kUnknown) {
     out += "KeepPartitions(" + std::to_string(output_.partition_count()) + ")";
   } else {
     out += output_.ToString();
@@ -138,13 +143,14 @@ std::string ShuffleWriterExec::ToString() const {
   return out;
 }
 
-Result<BatchStreamPtr> ShuffleWriterExec::Execute(int partition, const TaskContextPtr& ctx) const {
-  ExchangeService* exchange = ctx->exchange().get();
+Result<exec::BatchStreamPtr> ShuffleWriterExec::Execute(int partition,
+                                                        const exec::TaskContextPtr& ctx) const {
+  exec::ExchangeService* exchange = ctx->exchange().get();
   if (exchange == nullptr) {
     return Status::Internal("ShuffleWriterExec of stage {} runs without an exchange", stage_id_);
   }
   const int n = output_.partition_count();
-  FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(input_, partition, ctx));
+  FLOE_ASSIGN_OR_RAISE(exec::BatchStreamPtr input, exec::ExecutePlan(input_, partition, ctx));
   PartitionRouter buffers(exchange, stage_id_, partition, n, ctx->config().batch_size(), schema(),
                           ctx->pool());
   int round_robin = n > 0 ? partition % n : 0;
@@ -154,41 +160,43 @@ Result<BatchStreamPtr> ShuffleWriterExec::Execute(int partition, const TaskConte
     if (!batch) break;
     if (batch->num_rows() == 0) continue;
     switch (output_.kind()) {
-      case Partitioning::Kind::kHash:
+      case exec::Partitioning::Kind::kHash:
         FLOE_RETURN_NOT_OK(buffers.AddByHash(batch, output_.exprs()));
         break;
-      case Partitioning::Kind::kRoundRobin:
+      case exec::Partitioning::Kind::kRoundRobin:
         FLOE_RETURN_NOT_OK(buffers.Add(round_robin, batch));
         round_robin = (round_robin + 1) % n;
         break;
-      case Partitioning::Kind::kSingle:
+      case exec::Partitioning::Kind::kSingle:
         FLOE_RETURN_NOT_OK(buffers.Add(0, batch));
         break;
-      case Partitioning::Kind::kUnknown:
+      case exec::Partitioning::Kind::kUnknown:
         FLOE_RETURN_NOT_OK(buffers.Add(partition, batch));
         break;
     }
   }
   FLOE_RETURN_NOT_OK(buffers.FlushAll());
   FLOE_RETURN_NOT_OK(exchange->Finish(stage_id_, partition));
-  return MakeVectorStream(schema(), {});
+  return exec::MakeVectorStream(schema(), {});
 }
 
-Result<PlanPtr> ShuffleReaderExec::Make(int stage_id, SchemaPtr schema, Partitioning partitioning,
-                                        Ordering ordering) {
+Result<exec::PlanPtr> ShuffleReaderExec::Make(int stage_id, SchemaPtr schema,
+                                              exec::Partitioning partitioning,
+                                              exec::Ordering ordering) {
   if (!schema) return Status::Invalid("ShuffleReaderExec needs a schema");
   if (partitioning.partition_count() < 1) {
     return Status::Invalid("ShuffleReaderExec of stage {}: {} partitions", stage_id,
                            partitioning.partition_count());
   }
-  PlanProperties properties;
+  exec::PlanProperties properties;
   properties.schema = std::move(schema);
   properties.partitioning = std::move(partitioning);
   properties.ordering = std::move(ordering);
-  return PlanPtr(new ShuffleReaderExec(stage_id, std::move(properties)));
+  return exec::PlanPtr(new ShuffleReaderExec(stage_id, std::move(properties)));
 }
 
-Result<PlanPtr> ShuffleReaderExec::WithNewChildren(std::vector<PlanPtr> children) const {
+Result<exec::PlanPtr> ShuffleReaderExec::WithNewChildren(
+    std::vector<exec::PlanPtr> children) const {
   if (!children.empty()) return Status::Internal("ShuffleReaderExec takes no children");
   return Make(stage_id_, properties_.schema, properties_.partitioning, properties_.ordering);
 }
@@ -196,16 +204,65 @@ Result<PlanPtr> ShuffleReaderExec::WithNewChildren(std::vector<PlanPtr> children
 std::string ShuffleReaderExec::ToString() const {
   std::string out = "ShuffleReaderExec: stage=" + std::to_string(stage_id_);
   if (!properties_.ordering.empty()) {
-    out += ", ordering=[" + OrderingToString(properties_.ordering) + "]";
+    out += ", ordering=[" + exec::OrderingToString(properties_.ordering) + "]";
   }
   return out;
 }
 
-Result<BatchStreamPtr> ShuffleReaderExec::Execute(int partition, const TaskContextPtr& ctx) const {
+Result<exec::BatchStreamPtr> ShuffleReaderExec::Execute(int partition,
+                                                        const exec::TaskContextPtr& ctx) const {
   if (!ctx->exchange()) {
     return Status::Internal("ShuffleReaderExec of stage {} runs without an exchange", stage_id_);
   }
   return ctx->exchange()->Open(stage_id_, partition);
 }
 
-}  // namespace floe::exec
+// ---------------------------------------------------------------------------------------
+// Codecs (exec/plan_codec.h)
+
+namespace pb = codec::proto;
+
+Status ShuffleWriterExec::Encode(codec::PlanEncoder& out) const {
+  pb::ShuffleWriterNode m;
+  m.set_stage_id(stage_id_);
+  FLOE_RETURN_NOT_OK(exec::EncodePartitioning(output_, m.mutable_output()));
+  return out.SetPayload(m);
+}
+
+Result<exec::PlanPtr> ShuffleWriterExec::Decode(codec::PlanDecoder& in,
+                                                std::vector<exec::PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(exec::ExpectChildren(in, children, 1));
+  pb::ShuffleWriterNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(exec::Partitioning output,
+                       exec::DecodePartitioning(m.output(), children[0]->schema(), in));
+  return Make(std::move(children[0]), m.stage_id(), std::move(output));
+}
+
+Status ShuffleReaderExec::Encode(codec::PlanEncoder& out) const {
+  pb::ShuffleReaderNode m;
+  m.set_stage_id(stage_id_);
+  codec::EncodeSchema(*properties_.schema, m.mutable_schema());
+  FLOE_RETURN_NOT_OK(exec::EncodePartitioning(properties_.partitioning, m.mutable_partitioning()));
+  FLOE_RETURN_NOT_OK(exec::EncodeOrdering(properties_.ordering, m.mutable_ordering()));
+  return out.SetPayload(m);
+}
+
+Result<exec::PlanPtr> ShuffleReaderExec::Decode(codec::PlanDecoder& in,
+                                                std::vector<exec::PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(exec::ExpectChildren(in, children, 0));
+  pb::ShuffleReaderNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(SchemaPtr schema, exec::DecodeNodeSchema(in, m.schema()));
+  FLOE_ASSIGN_OR_RAISE(exec::Partitioning partitioning,
+                       exec::DecodePartitioning(m.partitioning(), schema, in));
+  FLOE_ASSIGN_OR_RAISE(exec::Ordering ordering, exec::DecodeOrdering(m.ordering(), schema, in));
+  return Make(m.stage_id(), std::move(schema), std::move(partitioning), std::move(ordering));
+}
+
+void RegisterSchedulerPlanCodecs(exec::PlanCodecRegistry* registry) {
+  exec::RegisterPlanCodec<ShuffleWriterExec>(registry);
+  exec::RegisterPlanCodec<ShuffleReaderExec>(registry);
+}
+
+}  // namespace floe::scheduler

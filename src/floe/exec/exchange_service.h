@@ -4,9 +4,9 @@
 // (one input partition of a stage) writes its rows, already routed to the stage's output
 // partitions, and then finishes; once every task of the stage has finished, readers
 // (ShuffleReaderExec of the consuming stages) stream each output partition. The
-// interface is transport-neutral: the in-process implementation below keeps batches in
-// memory within the query's budget and spills past it; a distributed transport moves
-// the same batches between processes.
+// interface is transport-neutral: the in-process implementation keeps batches in
+// memory within the query's budget and spills past it (scheduler/local_exchange.h); a
+// distributed transport (dist/) moves the same batches between processes.
 
 #include <memory>
 #include <string>
@@ -14,7 +14,6 @@
 #include "floe/batch/array.h"
 #include "floe/common/result.h"
 #include "floe/exec/execution_plan.h"
-#include "floe/exec/memory_manager.h"
 
 namespace floe::exec {
 
@@ -47,11 +46,5 @@ class ExchangeService {
   /// its serving thread need not wake up often to look. Cheap; the default does nothing.
   virtual void Progress() {}
 };
-
-/// The in-process exchange of one query. Buffers are counted in a reservation of
-/// `memory`; a writer whose batches do not fit writes them to spill files in
-/// `spill_directory`. Everything is released and every file removed when it is destroyed.
-std::shared_ptr<ExchangeService> MakeLocalExchange(std::shared_ptr<MemoryManager> memory,
-                                                   std::string spill_directory);
 
 }  // namespace floe::exec

@@ -7,13 +7,13 @@
 #include <string>
 
 #include "floe/common/result.h"
-#include "floe/exec/exchange.h"
+#include "floe/exec/exchange_service.h"
 #include "floe/exec/memory_manager.h"
-#include "floe/exec/scheduler.h"
 #include "floe/exec/session_config.h"
-#include "floe/exec/stage_planner.h"
+#include "floe/scheduler/scheduler.h"
+#include "floe/scheduler/stage_planner.h"
 
-namespace floe::exec {
+namespace floe::scheduler {
 
 /// Processes that run a query's tasks together with this one (DESIGN.md section 3: a
 /// single process is a cluster of one). Implemented by dist/ for MPI.
@@ -22,7 +22,7 @@ class QueryCluster {
   virtual ~QueryCluster() = default;
   struct Query {
     /// This process's exchange of the query (stage outputs live where their tasks ran).
-    std::shared_ptr<ExchangeService> exchange;
+    std::shared_ptr<exec::ExchangeService> exchange;
     /// Places the query's tasks on the processes; ending the query (the runner's
     /// destruction) releases what the other processes hold of it.
     std::shared_ptr<TaskRunner> runner;
@@ -31,12 +31,12 @@ class QueryCluster {
   /// this process's side of the query. `memory` and `spill_directory` are this process's.
   /// `collect_metrics`: every process counts what its operators do (EXPLAIN ANALYZE), for
   /// TaskRunner::CollectMetrics.
-  virtual Result<Query> Begin(const StagePlan& stages, const SessionConfig& config,
-                              std::shared_ptr<MemoryManager> memory,
+  virtual Result<Query> Begin(const StagePlan& stages, const exec::SessionConfig& config,
+                              std::shared_ptr<exec::MemoryManager> memory,
                               const std::string& spill_directory, bool collect_metrics) = 0;
   /// The tasks every process together runs at once: a session's default
   /// target_partitions, so that one stage's tasks keep every process busy.
   virtual int slots() const = 0;
 };
 
-}  // namespace floe::exec
+}  // namespace floe::scheduler

@@ -13,6 +13,10 @@
 #include "floe/exec/execution_plan.h"
 
 namespace floe::exec {
+class PlanCodecRegistry;
+}  // namespace floe::exec
+
+namespace floe::scheduler {
 
 /// Runs input partition p of its input and routes the rows into the query's exchange
 /// (TaskContext::exchange()) as output partitions of stage `stage_id`:
@@ -25,59 +29,64 @@ namespace floe::exec {
 /// rows. Execute(p) does all of that and then returns an empty stream; the stage is
 /// complete when every partition has run (the scheduler registers the stage with the
 /// exchange before).
-class ShuffleWriterExec final : public ExecutionPlan {
+class ShuffleWriterExec final : public exec::ExecutionPlan {
  public:
   static constexpr std::string_view kName = "ShuffleWriterExec";
   /// kInvalidArgument for a partitioning it cannot produce.
-  static Result<PlanPtr> Make(PlanPtr input, int stage_id, Partitioning output);
+  static Result<exec::PlanPtr> Make(exec::PlanPtr input, int stage_id, exec::Partitioning output);
 
   std::string_view name() const override { return kName; }
   Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
-  static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
-  const PlanProperties& properties() const override { return properties_; }
-  std::vector<PlanPtr> children() const override { return {input_}; }
-  Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;
-  Result<BatchStreamPtr> Execute(int partition, const TaskContextPtr& ctx) const override;
+  static Result<exec::PlanPtr> Decode(codec::PlanDecoder& in, std::vector<exec::PlanPtr> children);
+  const exec::PlanProperties& properties() const override { return properties_; }
+  std::vector<exec::PlanPtr> children() const override { return {input_}; }
+  Result<exec::PlanPtr> WithNewChildren(std::vector<exec::PlanPtr> children) const override;
+  Result<exec::BatchStreamPtr> Execute(int partition,
+                                       const exec::TaskContextPtr& ctx) const override;
   std::vector<bool> MaintainsInputOrder() const override { return {true}; }
   std::string ToString() const override;
 
   int stage_id() const { return stage_id_; }
-  const Partitioning& output_partitioning() const { return output_; }
-  const PlanPtr& input() const { return input_; }
+  const exec::Partitioning& output_partitioning() const { return output_; }
+  const exec::PlanPtr& input() const { return input_; }
 
  private:
-  ShuffleWriterExec(PlanPtr input, int stage_id, Partitioning output);
-  PlanPtr input_;
+  ShuffleWriterExec(exec::PlanPtr input, int stage_id, exec::Partitioning output);
+  exec::PlanPtr input_;
   int stage_id_;
-  Partitioning output_;
-  PlanProperties properties_;
+  exec::Partitioning output_;
+  exec::PlanProperties properties_;
 };
 
 /// Streams output partition p of stage `stage_id` from the exchange. `partitioning` is
 /// that of the stage's output (its partition count is this node's); `ordering` holds
 /// within each partition when the writer kept its input's partitions.
-class ShuffleReaderExec final : public ExecutionPlan {
+class ShuffleReaderExec final : public exec::ExecutionPlan {
  public:
   static constexpr std::string_view kName = "ShuffleReaderExec";
-  static Result<PlanPtr> Make(int stage_id, SchemaPtr schema, Partitioning partitioning,
-                              Ordering ordering = {});
+  static Result<exec::PlanPtr> Make(int stage_id, SchemaPtr schema, exec::Partitioning partitioning,
+                                    exec::Ordering ordering = {});
 
   std::string_view name() const override { return kName; }
   Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
-  static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
-  const PlanProperties& properties() const override { return properties_; }
-  std::vector<PlanPtr> children() const override { return {}; }
-  Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;
-  Result<BatchStreamPtr> Execute(int partition, const TaskContextPtr& ctx) const override;
+  static Result<exec::PlanPtr> Decode(codec::PlanDecoder& in, std::vector<exec::PlanPtr> children);
+  const exec::PlanProperties& properties() const override { return properties_; }
+  std::vector<exec::PlanPtr> children() const override { return {}; }
+  Result<exec::PlanPtr> WithNewChildren(std::vector<exec::PlanPtr> children) const override;
+  Result<exec::BatchStreamPtr> Execute(int partition,
+                                       const exec::TaskContextPtr& ctx) const override;
   std::string ToString() const override;
 
   int stage_id() const { return stage_id_; }
 
  private:
-  ShuffleReaderExec(int stage_id, PlanProperties properties)
+  ShuffleReaderExec(int stage_id, exec::PlanProperties properties)
       : stage_id_(stage_id), properties_(std::move(properties)) {}
   int stage_id_;
-  PlanProperties properties_;
+  exec::PlanProperties properties_;
 };
 
-}  // namespace floe::exec
+/// Registers the codecs of ShuffleWriterExec and ShuffleReaderExec.
+void RegisterSchedulerPlanCodecs(exec::PlanCodecRegistry* registry);
+
+}  // namespace floe::scheduler

@@ -1,4 +1,4 @@
-#include "floe/exec/scheduler.h"
+#include "floe/scheduler/scheduler.h"
 
 #include <condition_variable>
 #include <deque>
@@ -6,10 +6,10 @@
 #include <utility>
 #include <vector>
 
-#include "floe/exec/exchange.h"
-#include "floe/exec/shuffle_exec.h"
+#include "floe/exec/exchange_service.h"
+#include "floe/scheduler/shuffle_exec.h"
 
-namespace floe::exec {
+namespace floe::scheduler {
 
 namespace {
 
@@ -17,9 +17,9 @@ class LocalTaskRunner final : public TaskRunner {
  public:
   explicit LocalTaskRunner(ThreadPool* threads) : threads_(threads) {}
   int slots() const override { return std::max(1, threads_->size()); }
-  void Run(const Stage& stage, int partition, const TaskContextPtr& ctx,
+  void Run(const Stage& stage, int partition, const exec::TaskContextPtr& ctx,
            std::function<void(Status, int)> done) override {
-    threads_->Spawn([plan = stage.plan, partition, ctx = TaskContextPtr(ctx),
+    threads_->Spawn([plan = stage.plan, partition, ctx = exec::TaskContextPtr(ctx),
                      done = std::move(done)]() mutable {
       Status status = RunStageTask(plan, partition, ctx);
       // The pool may keep this closure after it returns: it must hold nothing of the
@@ -38,9 +38,9 @@ class LocalTaskRunner final : public TaskRunner {
 
 }  // namespace
 
-Status RunStageTask(const PlanPtr& plan, int partition, const TaskContextPtr& ctx) {
+Status RunStageTask(const exec::PlanPtr& plan, int partition, const exec::TaskContextPtr& ctx) {
   FLOE_RETURN_NOT_OK(ctx->CheckCancelled());
-  FLOE_ASSIGN_OR_RAISE(BatchStreamPtr stream, ExecutePlan(plan, partition, ctx));
+  FLOE_ASSIGN_OR_RAISE(exec::BatchStreamPtr stream, exec::ExecutePlan(plan, partition, ctx));
   while (true) {
     FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, stream->Next());
     if (!batch) return Status::OK();
@@ -53,7 +53,7 @@ std::shared_ptr<TaskRunner> MakeLocalTaskRunner(ThreadPool* threads) {
 
 struct QueryScheduler::State {
   StagePlan plan;
-  TaskContextPtr ctx;
+  exec::TaskContextPtr ctx;
   std::shared_ptr<TaskRunner> runner;
   int slots = 1;
 
@@ -70,7 +70,7 @@ struct QueryScheduler::State {
 
   // Final stage streaming (the caller's thread only).
   int final_partition = 0;
-  BatchStreamPtr final_stream;
+  exec::BatchStreamPtr final_stream;
   bool final_done = false;
   Status final_error;
 
@@ -155,7 +155,8 @@ struct QueryScheduler::State {
   }
 };
 
-Result<std::unique_ptr<QueryScheduler>> QueryScheduler::Start(StagePlan stages, TaskContextPtr ctx,
+Result<std::unique_ptr<QueryScheduler>> QueryScheduler::Start(StagePlan stages,
+                                                              exec::TaskContextPtr ctx,
                                                               std::shared_ptr<TaskRunner> runner) {
   auto state = std::make_shared<State>();
   state->plan = std::move(stages);
@@ -204,10 +205,10 @@ const SchemaPtr& QueryScheduler::schema() const {
 }
 
 const StagePlan& QueryScheduler::stages() const { return state_->plan; }
-const TaskContextPtr& QueryScheduler::context() const { return state_->ctx; }
+const exec::TaskContextPtr& QueryScheduler::context() const { return state_->ctx; }
 
-Result<const QueryMetrics*> QueryScheduler::CollectMetrics() {
-  QueryMetrics* metrics = state_->ctx->metrics();
+Result<const exec::QueryMetrics*> QueryScheduler::CollectMetrics() {
+  exec::QueryMetrics* metrics = state_->ctx->metrics();
   if (metrics == nullptr) return Status::Internal("the query does not collect metrics");
   Wait();
   FLOE_RETURN_NOT_OK(state_->runner->CollectMetrics(state_->plan, metrics));
@@ -247,14 +248,14 @@ Result<RecordBatchPtr> QueryScheduler::Next() {
     Wait();
     return s.final_error;
   }
-  const PlanPtr& root = s.plan.final_stage().plan;
+  const exec::PlanPtr& root = s.plan.final_stage().plan;
   while (true) {
     if (!s.final_stream) {
       if (s.final_partition >= root->partition_count()) {
         s.final_done = true;
         return RecordBatchPtr();
       }
-      Result<BatchStreamPtr> opened = ExecutePlan(root, s.final_partition, s.ctx);
+      Result<exec::BatchStreamPtr> opened = exec::ExecutePlan(root, s.final_partition, s.ctx);
       if (!opened.ok()) {
         s.final_error = opened.status();
         break;
@@ -277,4 +278,4 @@ Result<RecordBatchPtr> QueryScheduler::Next() {
   return s.final_error;
 }
 
-}  // namespace floe::exec
+}  // namespace floe::scheduler
