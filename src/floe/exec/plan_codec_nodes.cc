@@ -7,10 +7,12 @@
 #include "floe/common/logging.h"
 #include "floe/exec/aggregate/aggregate_exec.h"
 #include "floe/exec/coalesce_partitions_exec.h"
+#include "floe/exec/empty_exec.h"
 #include "floe/exec/filter_exec.h"
 #include "floe/exec/join/hash_join_exec.h"
 #include "floe/exec/join/nested_loop_join_exec.h"
 #include "floe/exec/limit_exec.h"
+#include "floe/exec/max_one_row_exec.h"
 #include "floe/exec/physical_planner.h"
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/projection_exec.h"
@@ -190,7 +192,7 @@ Result<PlanPtr> LimitExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> c
   return Make(std::move(children[0]), m.offset(), DecodeFetch(m), m.global());
 }
 
-// CoalescePartitionsExec, MaxOneRowExec: nothing but their input.
+// CoalescePartitionsExec: nothing but its input.
 
 Status CoalescePartitionsExec::Encode(codec::PlanEncoder& out) const {
   return out.SetPayload(pb::PlanNode());
@@ -198,15 +200,6 @@ Status CoalescePartitionsExec::Encode(codec::PlanEncoder& out) const {
 
 Result<PlanPtr> CoalescePartitionsExec::Decode(codec::PlanDecoder& in,
                                                std::vector<PlanPtr> children) {
-  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
-  return Make(std::move(children[0]));
-}
-
-Status MaxOneRowExec::Encode(codec::PlanEncoder& out) const {
-  return out.SetPayload(pb::PlanNode());
-}
-
-Result<PlanPtr> MaxOneRowExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
   FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
   return Make(std::move(children[0]));
 }
@@ -297,23 +290,6 @@ Result<PlanPtr> ValuesExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> 
     batches.push_back(std::move(batch));
   }
   return Make(std::move(schema), std::move(batches));
-}
-
-// EmptyExec
-
-Status EmptyExec::Encode(codec::PlanEncoder& out) const {
-  pb::EmptyNode m;
-  codec::EncodeSchema(*properties_.schema, m.mutable_schema());
-  m.set_partitions(properties_.partitioning.partition_count());
-  return out.SetPayload(m);
-}
-
-Result<PlanPtr> EmptyExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
-  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 0));
-  pb::EmptyNode m;
-  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
-  FLOE_ASSIGN_OR_RAISE(SchemaPtr schema, DecodeNodeSchema(in, m.schema()));
-  return Make(std::move(schema), m.partitions());
 }
 
 // HashAggregateExec

@@ -6,20 +6,6 @@
 
 namespace floe::exec {
 
-namespace {
-
-class EmptyStream final : public BatchStream {
- public:
-  explicit EmptyStream(SchemaPtr schema) : schema_(std::move(schema)) {}
-  const SchemaPtr& schema() const override { return schema_; }
-  Result<RecordBatchPtr> Next() override { return RecordBatchPtr(); }
-
- private:
-  SchemaPtr schema_;
-};
-
-}  // namespace
-
 Result<PlanPtr> ValuesExec::Make(SchemaPtr schema, std::vector<RecordBatchPtr> batches) {
   if (!schema) return Status::Internal("ValuesExec: no schema");
   std::vector<RecordBatchPtr> out;
@@ -67,29 +53,5 @@ std::string ValuesExec::ToString() const {
   for (const RecordBatchPtr& batch : batches_) rows += batch->num_rows();
   return fmt::format("ValuesExec: rows={}", rows);
 }
-
-Result<PlanPtr> EmptyExec::Make(SchemaPtr schema, int partitions) {
-  if (!schema) return Status::Internal("EmptyExec: no schema");
-  if (partitions < 1) return Status::Internal("EmptyExec: {} partitions", partitions);
-  PlanProperties properties;
-  properties.schema = std::move(schema);
-  properties.partitioning =
-      partitions == 1 ? Partitioning::Single() : Partitioning::Unknown(partitions);
-  return PlanPtr(new EmptyExec(std::move(properties)));
-}
-
-Result<PlanPtr> EmptyExec::WithNewChildren(std::vector<PlanPtr> children) const {
-  if (!children.empty()) return Status::Internal("EmptyExec takes no children");
-  return Make(schema(), partition_count());
-}
-
-Result<BatchStreamPtr> EmptyExec::Execute(int partition, const TaskContextPtr&) const {
-  if (partition < 0 || partition >= partition_count()) {
-    return Status::Internal("EmptyExec: no partition {}", partition);
-  }
-  return BatchStreamPtr(std::make_unique<EmptyStream>(schema()));
-}
-
-std::string EmptyExec::ToString() const { return "EmptyExec"; }
 
 }  // namespace floe::exec

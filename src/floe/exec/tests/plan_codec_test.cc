@@ -5,6 +5,7 @@
 // and payloads are clear errors.
 
 #include "floe/exec/plan_codec.h"
+#include "floe/exec/empty_exec.h"
 
 #include <gtest/gtest.h>
 
