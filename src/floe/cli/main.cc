@@ -56,6 +56,9 @@ int main(int argc, char** argv) {
   }
   auto run = [&action]() -> int {
     floe::Status status = action();
+    // A statement that a termination signal failed ends with the signal thread's exit (its
+    // files deleted, the signal named, 128 + the signal), not with its own error.
+    floe::cli::AwaitTermination();
     if (!status.ok()) {
       PrintError(status);
       return 1;

@@ -16,6 +16,9 @@ namespace floe::cli {
 namespace {
 
 std::atomic<void (*)()> g_interrupt_handler{nullptr};
+// Set by the signal thread before it deletes anything: from then on the process ends only
+// through that thread's _exit.
+std::atomic<bool> g_terminating{false};
 
 const char* SignalName(int signal) {
   switch (signal) {
@@ -33,6 +36,11 @@ const char* SignalName(int signal) {
 }  // namespace
 
 void SetInterruptHandler(void (*handler)()) { g_interrupt_handler.store(handler); }
+
+void AwaitTermination() {
+  if (!g_terminating.load()) return;
+  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
 
 void HandleTermination(bool under_mpirun) {
   sigset_t set;
@@ -55,6 +63,7 @@ void HandleTermination(bool under_mpirun) {
       break;
     }
     const auto received = std::chrono::steady_clock::now();
+    g_terminating.store(true);
     const int deleted = iceberg::InFlightFiles::Process().Terminate();
     exec::RemoveSpillDirectories();
     std::fprintf(stderr, "floe: terminated by %s; deleted %d unfinished data file(s)\n",

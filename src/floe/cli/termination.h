@@ -15,6 +15,13 @@ namespace floe::cli {
 /// exits).
 void HandleTermination(bool under_mpirun);
 
+/// When a termination signal has been taken, waits for the signal thread to end the process
+/// and never returns; returns at once otherwise. A command calls it before it reports its
+/// result: the signal makes the statement under way fail ("the process is terminating"),
+/// and the process must not end on that error before the signal thread has deleted its
+/// files, said so and exited with 128 + the signal.
+void AwaitTermination();
+
 /// While set, SIGINT calls `handler` (on the signal thread) instead of ending the process:
 /// an interactive shell cancels its running statement. nullptr restores the default.
 void SetInterruptHandler(void (*handler)());
