@@ -10,7 +10,9 @@
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
 #include "floe/common/logging.h"
-#include "floe/exec/sort/sort_key.h"
+#include "floe/exec/key_table.h"
+#include "floe/exec/sort/k_way_merge.h"
+#include "floe/exec/sort/row_keys.h"
 #include "floe/exec/spill.h"
 
 namespace floe::exec {

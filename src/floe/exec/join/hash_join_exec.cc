@@ -7,7 +7,8 @@
 #include "floe/batch/select.h"
 #include "floe/exec/join/join_filter.h"
 #include "floe/exec/join/nested_loop_join_exec.h"
-#include "floe/exec/sort/sort_key.h"
+#include "floe/exec/key_table.h"
+#include "floe/exec/sort/row_keys.h"
 #include "floe/expr/hash.h"
 
 namespace floe::exec {

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "floe/exec/sort/sort_key.h"
+#include "floe/exec/key_table.h"
 
 namespace floe::exec {
 

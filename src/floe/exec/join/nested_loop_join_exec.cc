@@ -4,7 +4,6 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
-#include "floe/exec/sort/sort_key.h"
 
 namespace floe::exec {
 

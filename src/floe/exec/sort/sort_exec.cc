@@ -5,7 +5,8 @@
 #include <queue>
 
 #include "floe/batch/select.h"
-#include "floe/exec/sort/sort_key.h"
+#include "floe/exec/sort/k_way_merge.h"
+#include "floe/exec/sort/row_keys.h"
 #include "floe/exec/spill.h"
 
 namespace floe::exec {

@@ -1,6 +1,6 @@
 #include "floe/exec/sort/sort_preserving_merge_exec.h"
 
-#include "floe/exec/sort/sort_key.h"
+#include "floe/exec/sort/k_way_merge.h"
 
 namespace floe::exec {
 

@@ -15,7 +15,8 @@
 #include "floe/exec/join/hash_join_exec.h"
 #include "floe/exec/join/join_filter.h"
 #include "floe/exec/join/nested_loop_join_exec.h"
-#include "floe/exec/sort/sort_key.h"
+#include "floe/exec/key_table.h"
+#include "floe/exec/sort/row_keys.h"
 #include "floe/exec/tests/operators_test_support.h"
 
 namespace floe::exec {

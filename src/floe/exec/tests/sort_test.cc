@@ -7,8 +7,8 @@
 #include <random>
 
 #include "floe/batch/select.h"
+#include "floe/exec/sort/row_keys.h"
 #include "floe/exec/sort/sort_exec.h"
-#include "floe/exec/sort/sort_key.h"
 #include "floe/exec/sort/sort_preserving_merge_exec.h"
 #include "floe/exec/spill.h"
 #include "floe/exec/tests/operators_test_support.h"

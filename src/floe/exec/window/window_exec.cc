@@ -5,7 +5,7 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
-#include "floe/exec/sort/sort_key.h"
+#include "floe/exec/sort/row_keys.h"
 #include "floe/expr/aggregate.h"
 
 namespace floe::exec {

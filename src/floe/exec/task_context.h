@@ -1,0 +1,102 @@
+#pragma once
+
+// What a running task needs (TaskContext): settings, memory, threads, spill space,
+// metrics, the exchange, cancellation, and state shared by the tasks of one query.
+
+#include <atomic>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "floe/common/memory_pool.h"
+#include "floe/common/result.h"
+#include "floe/common/thread_pool.h"
+#include "floe/exec/memory_manager.h"
+#include "floe/exec/metrics.h"
+#include "floe/exec/session_config.h"
+
+namespace floe::exec {
+
+class ExchangeService;  // exchange_service.h: where stage outputs live
+
+/// What a running task needs: settings, memory, threads, spill space, metrics, the
+/// exchange, and state shared by the tasks of one query (a broadcast hash table).
+class TaskContext {
+ public:
+  TaskContext(SessionConfig config, std::shared_ptr<MemoryManager> memory, ThreadPool* threads,
+              std::string spill_directory, std::shared_ptr<ExchangeService> exchange);
+
+  const SessionConfig& config() const { return config_; }
+  MemoryPool* pool() const { return DefaultMemoryPool(); }
+  MemoryManager* memory() const { return memory_.get(); }
+  ThreadPool* threads() const { return threads_; }
+  /// A directory for this query's spill files (removed when the query ends).
+  const std::string& spill_directory() const { return spill_directory_; }
+  const std::shared_ptr<ExchangeService>& exchange() const { return exchange_; }
+
+  QueryMetrics* metrics() { return collect_metrics_ ? &metrics_ : nullptr; }
+  void set_collect_metrics(bool on) { collect_metrics_ = on; }
+
+  /// Asks the query's other processes to seal their data files of the query (see
+  /// iceberg::InFlightFiles) and waits until they have; a commit calls it, then seals this
+  /// process's own, before it begins. Set by whoever places the query's tasks on processes.
+  Status SealRemoteWrites() const { return seal_remote_writes_ ? seal_remote_writes_() : Status(); }
+  void set_seal_remote_writes(std::function<Status()> seal) {
+    seal_remote_writes_ = std::move(seal);
+  }
+
+  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+  void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  /// kCancelled when the query was cancelled; call between batches.
+  Status CheckCancelled() const;
+
+  /// The value for `key`, made by `make` exactly once per query; concurrent callers wait
+  /// for the first one (a broadcast join's hash table is built once, shared by every
+  /// probe partition). An error is returned to every caller.
+  template <typename T>
+  Result<std::shared_ptr<const T>> GetOrCreateShared(
+      const void* key, const std::function<Result<std::shared_ptr<const T>>()>& make) {
+    std::shared_future<Result<std::shared_ptr<const void>>> future;
+    std::shared_ptr<std::promise<Result<std::shared_ptr<const void>>>> promise;
+    {
+      std::lock_guard<std::mutex> lock(shared_mutex_);
+      auto it = shared_.find(key);
+      if (it == shared_.end()) {
+        promise = std::make_shared<std::promise<Result<std::shared_ptr<const void>>>>();
+        future = promise->get_future().share();
+        shared_.emplace(key, future);
+      } else {
+        future = it->second;
+      }
+    }
+    if (promise) {
+      Result<std::shared_ptr<const T>> made = make();
+      if (made.ok()) {
+        promise->set_value(std::shared_ptr<const void>(*made));
+      } else {
+        promise->set_value(made.status());
+      }
+    }
+    const Result<std::shared_ptr<const void>>& value = future.get();
+    if (!value.ok()) return value.status();
+    return std::static_pointer_cast<const T>(*value);
+  }
+
+ private:
+  SessionConfig config_;
+  std::shared_ptr<MemoryManager> memory_;
+  ThreadPool* threads_;
+  std::string spill_directory_;
+  std::shared_ptr<ExchangeService> exchange_;
+  QueryMetrics metrics_;
+  std::function<Status()> seal_remote_writes_;
+  bool collect_metrics_ = false;
+  std::atomic<bool> cancelled_{false};
+  std::mutex shared_mutex_;
+  std::map<const void*, std::shared_future<Result<std::shared_ptr<const void>>>> shared_;
+};
+
+}  // namespace floe::exec
