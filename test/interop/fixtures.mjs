@@ -18,8 +18,8 @@ const filter = process.argv[3] || '';
 const report = new Reporter('interop fixtures');
 const root = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'iceberg');
 if (!fs.existsSync(root)) {
-  console.log(`skip: the fixture directory ${root} does not exist`);
-  process.exit(0);
+  console.error(`the fixture directory ${root} does not exist`);
+  process.exit(2);
 }
 
 function findParquet(d, out = []) {

@@ -352,7 +352,7 @@ TEST_F(HadoopCatalogTest, ConcurrentProcessesCommitEachChangeExactlyOnce) {
 TEST(HadoopCatalogFixtureTest, SparkWarehouse) {
   const std::string warehouse =
       "../shared/fixtures/iceberg/duckdb-iceberg/data/persistent/equality_deletes/warehouse";
-  if (!std::filesystem::exists(warehouse)) GTEST_SKIP() << "fixtures not present";
+  if (!std::filesystem::exists(warehouse)) GTEST_FAIL() << "the fixtures are missing";
   HadoopCatalogOptions options;
   options.warehouse = warehouse;
   ASSERT_OK_AND_ASSIGN(auto catalog, HadoopCatalog::Make(options));
@@ -373,7 +373,7 @@ TEST(HadoopCatalogFixtureTest, SparkWarehouse) {
 TEST(HadoopCatalogFixtureTest, MetadataFilesWithOtherNames) {
   const std::string warehouse = "../shared/fixtures/iceberg/duckdb-iceberg/data";
   if (!std::filesystem::exists(warehouse + "/persistent/uuid")) {
-    GTEST_SKIP() << "fixtures not present";
+    GTEST_FAIL() << "the fixtures are missing";
   }
   HadoopCatalogOptions options;
   options.warehouse = warehouse;

@@ -35,8 +35,8 @@ std::string ReadBytes(const std::string& path) {
 
 bool HaveFixtures() { return fs::exists(kFixtures + "INDEX.md"); }
 
-#define SKIP_WITHOUT_FIXTURES() \
-  if (!HaveFixtures()) GTEST_SKIP() << "no fixtures at " << kFixtures
+#define REQUIRE_FIXTURES() \
+  if (!HaveFixtures()) GTEST_FAIL() << "the fixtures are missing at " << kFixtures
 
 TableMetadataPtr LoadMetadata(const std::string& path) {
   auto md = TableMetadataFromBytes(ReadBytes(path), path);
@@ -117,7 +117,7 @@ std::string Hex(std::string_view bytes) {
 // ---------------------------------------------------------------------------------------
 
 TEST(ManifestFixtures, TrinoBucketPartitioning) {
-  SKIP_WITHOUT_FIXTURES();
+  REQUIRE_FIXTURES();
   io::LocalFileIO fio({{{"s3a://warehouse/", kFixtures + "iceberg-cxx/tests/tables/"}}, "", {}});
   const std::string table = kFixtures + "iceberg-cxx/tests/tables/bucket_partitioning/";
   auto md =
@@ -271,21 +271,21 @@ void CheckSummaries(const std::string& group, const std::string& metadata, int e
 }
 
 TEST(ManifestFixtures, SparkV1ListsMatchSummaries) {
-  SKIP_WITHOUT_FIXTURES();
+  REQUIRE_FIXTURES();
   CheckSummaries(
       "duckdb-iceberg-2024",
       "data/iceberg/generated_spec1_0_001/pyspark_iceberg_table/metadata/v9.metadata.json", 1);
 }
 
 TEST(ManifestFixtures, SparkV2ListsWithDeletesMatchSummaries) {
-  SKIP_WITHOUT_FIXTURES();
+  REQUIRE_FIXTURES();
   CheckSummaries(
       "duckdb-iceberg-2024",
       "data/iceberg/generated_spec2_0_001/pyspark_iceberg_table/metadata/v9.metadata.json", 2);
 }
 
 TEST(ManifestFixtures, SparkV1ListReadsWithoutContentOrSequenceNumbers) {
-  SKIP_WITHOUT_FIXTURES();
+  REQUIRE_FIXTURES();
   io::LocalFileIO fio({{}, kFixtures + "duckdb-iceberg-2024", {}});
   const std::string dir = "data/iceberg/generated_spec1_0_001/pyspark_iceberg_table/metadata/";
   ASSERT_OK_AND_ASSIGN(
@@ -325,7 +325,7 @@ TEST(ManifestFixtures, SparkV1ListReadsWithoutContentOrSequenceNumbers) {
 }
 
 TEST(ManifestFixtures, SparkV2SequenceNumbersAreInherited) {
-  SKIP_WITHOUT_FIXTURES();
+  REQUIRE_FIXTURES();
   io::LocalFileIO fio({{}, kFixtures + "duckdb-iceberg-2024", {}});
   auto md = LoadMetadata(kFixtures +
                          "duckdb-iceberg-2024/data/iceberg/generated_spec2_0_001/"
@@ -381,7 +381,7 @@ TEST(ManifestFixtures, SparkV2SequenceNumbersAreInherited) {
 }
 
 TEST(ManifestFixtures, V1SnapshotWithManifestsArray) {
-  SKIP_WITHOUT_FIXTURES();
+  REQUIRE_FIXTURES();
   io::LocalFileIO fio({{}, kFixtures + "duckdb-iceberg", {}});
   auto md = LoadMetadata(kFixtures +
                          "duckdb-iceberg/data/persistent/iceberg_v1_deprecated/default/legacy_v1/"
@@ -416,7 +416,7 @@ TEST(ManifestFixtures, V1SnapshotWithManifestsArray) {
 }
 
 TEST(ManifestFixtures, TrinoV3DeletionVectorsAndRowIds) {
-  SKIP_WITHOUT_FIXTURES();
+  REQUIRE_FIXTURES();
   io::LocalFileIO fio({{{"s3a://warehouse/", kFixtures + "iceberg-cxx/tests/tables/"}}, "", {}});
   const std::string dir = kFixtures + "iceberg-cxx/tests/tables/deletion_vectors/metadata/";
   auto md = LoadMetadata(dir + "00004-ae0294d0-1de5-4fab-97f1-cd80e0078fa4.metadata.json");
@@ -488,7 +488,7 @@ TEST(ManifestErrors, MissingFilesAreNamed) {
 }
 
 TEST(ManifestErrors, CorruptAndTruncatedFilesAreNamed) {
-  SKIP_WITHOUT_FIXTURES();
+  REQUIRE_FIXTURES();
   TempDir dir;
   io::LocalFileIO fio;
   const std::string garbage = dir.File("garbage.avro");
@@ -520,7 +520,7 @@ TEST(ManifestErrors, CorruptAndTruncatedFilesAreNamed) {
 }
 
 TEST(ManifestErrors, RandomByteFlipsNeverCrash) {
-  SKIP_WITHOUT_FIXTURES();
+  REQUIRE_FIXTURES();
   TempDir dir;
   io::LocalFileIO fio;
   const std::string table = kFixtures + "iceberg-cxx/tests/tables/bucket_partitioning/metadata/";

@@ -469,7 +469,7 @@ std::shared_ptr<DataFile> FixtureFile(const io::FileIO& io, std::string path,
 
 TEST(TaskReaderFixtures, TrinoDeletionVectors) {
   const std::string root = std::string(kFixtures) + "iceberg-cxx/tests/tables/";
-  if (!std::filesystem::exists(root)) GTEST_SKIP() << "no fixtures at " << root;
+  if (!std::filesystem::exists(root)) GTEST_FAIL() << "the fixtures are missing at " << root;
   io::LocalFileIOOptions options;
   options.path_map = {{"s3a://warehouse/", root}};
   auto io = std::make_shared<io::LocalFileIO>(options);
@@ -517,7 +517,7 @@ TEST(TaskReaderFixtures, TrinoDeletionVectors) {
 
 TEST(TaskReaderFixtures, EqualityDeleteWithExtraColumns) {
   const std::string group = std::string(kFixtures) + "duckdb-iceberg";
-  if (!std::filesystem::exists(group)) GTEST_SKIP() << "no fixtures at " << group;
+  if (!std::filesystem::exists(group)) GTEST_FAIL() << "the fixtures are missing at " << group;
   io::LocalFileIOOptions options;
   options.base_dir = group;
   auto io = std::make_shared<io::LocalFileIO>(options);

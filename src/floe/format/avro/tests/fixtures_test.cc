@@ -26,7 +26,7 @@ Result<std::unique_ptr<AvroFileReader>> OpenPath(const std::string& path) {
 }
 
 void SkipWithoutFixtures() {
-  if (!std::filesystem::exists(kManifest)) GTEST_SKIP() << "fixtures not present";
+  if (!std::filesystem::exists(kManifest)) GTEST_FAIL() << "the fixtures are missing";
 }
 
 TEST(AvroFixturesTest, TrinoManifestWithDeflate) {
@@ -104,7 +104,7 @@ TEST(AvroFixturesTest, TrinoManifestList) {
 }
 
 TEST(AvroFixturesTest, PyicebergManifestWithNullCodec) {
-  if (!std::filesystem::exists(kPyiceberg)) GTEST_SKIP() << "fixtures not present";
+  if (!std::filesystem::exists(kPyiceberg)) GTEST_FAIL() << "the fixtures are missing";
   ASSERT_OK_AND_ASSIGN(auto reader, OpenPath(kPyiceberg));
   EXPECT_EQ(reader->codec(), "null");
   auto target = std::make_shared<Schema>(std::vector<Field>{
@@ -127,7 +127,7 @@ TEST(AvroFixturesTest, PyicebergManifestWithNullCodec) {
 // are those avsc reports for the same files (222 files, 376 records, 17 files empty).
 TEST(AvroFixturesTest, EveryFixtureReadsWithItsOwnSchema) {
   const std::string root = "../shared/fixtures/iceberg";
-  if (!std::filesystem::exists(root)) GTEST_SKIP() << "fixtures not present";
+  if (!std::filesystem::exists(root)) GTEST_FAIL() << "the fixtures are missing";
   int files = 0;
   int64_t records = 0;
   int empty = 0;
