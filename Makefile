@@ -59,8 +59,11 @@ bench-iceberg-write: build
 bench-queries: build
 	bench/queries.sh
 
+# Debian installs clang-format as clang-format-14 (with clang-14).
+CLANG_FORMAT ?= $(shell command -v clang-format || command -v clang-format-14)
+
 format:
-	git ls-files '*.h' '*.cc' | xargs clang-format -i
+	git ls-files '*.h' '*.cc' | xargs $(CLANG_FORMAT) -i
 
 clean:
 	rm -rf $(BUILD_DIR)

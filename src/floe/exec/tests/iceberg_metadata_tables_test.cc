@@ -70,7 +70,8 @@ std::vector<std::string> FieldNames(const Schema& schema) {
 class MetadataTablesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!std::filesystem::exists(kFixtures)) GTEST_FAIL() << "the fixtures are missing at " << kFixtures;
+    if (!std::filesystem::exists(kFixtures))
+      GTEST_FAIL() << "the fixtures are missing at " << kFixtures;
   }
 
   Result<std::shared_ptr<connector::IcebergMetadataTable>> Partitioned(

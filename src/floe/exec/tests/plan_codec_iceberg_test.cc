@@ -381,7 +381,8 @@ TEST_F(PlanCodecIcebergTest, SplitFilesRoundTrip) {
 // Fixture tables with equality deletes, file-scoped position deletes and deletion vectors
 // (v3: Puffin offsets, first row ids).
 TEST_F(PlanCodecIcebergTest, ScansWithDeleteFilesReadTheSameRows) {
-  if (!std::filesystem::exists(kFixtures)) GTEST_FAIL() << "the fixtures are missing at " << kFixtures;
+  if (!std::filesystem::exists(kFixtures))
+    GTEST_FAIL() << "the fixtures are missing at " << kFixtures;
   const std::string duckdb = std::string(kFixtures) + "duckdb-iceberg";
   const std::string tables = std::string(kFixtures) + "iceberg-cxx/tests/tables/";
   struct Case {
@@ -422,7 +423,8 @@ TEST_F(PlanCodecIcebergTest, ScansWithDeleteFilesReadTheSameRows) {
 // Partition tuples of every type (identity on 13 types, bucket, temporal transforms, NULL
 // values, decimals), partition evolution and all primitive types travel and read back.
 TEST_F(PlanCodecIcebergTest, FixtureTablesOfEveryPartitionTypeRoundTrip) {
-  if (!std::filesystem::exists(kFixtures)) GTEST_FAIL() << "the fixtures are missing at " << kFixtures;
+  if (!std::filesystem::exists(kFixtures))
+    GTEST_FAIL() << "the fixtures are missing at " << kFixtures;
   const std::string tables = std::string(kFixtures) + "iceberg-cxx/tests/tables/";
   auto io = io::LocalFileIO::Make({"s3a://warehouse/=" + tables, "s3://warehouse/=" + tables,
                                    "s3a://dl-test-maintenance/check/tea-partitioned/=" + tables})

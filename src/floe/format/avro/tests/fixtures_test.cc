@@ -35,9 +35,9 @@ TEST(AvroFixturesTest, TrinoManifestWithDeflate) {
   EXPECT_EQ(reader->codec(), "deflate");
   std::vector<std::string> keys;
   for (const auto& [k, v] : reader->metadata()) keys.push_back(k);
-  EXPECT_EQ(keys, (std::vector<std::string>{"schema", "avro.schema", "avro.codec",
-                                            "format-version", "partition-spec-id",
-                                            "iceberg.schema", "partition-spec", "content"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"schema", "avro.schema", "avro.codec", "format-version",
+                                            "partition-spec-id", "iceberg.schema", "partition-spec",
+                                            "content"}));
   EXPECT_EQ(*reader->metadata_value("format-version"), "2");
   EXPECT_EQ(*reader->metadata_value("content"), "data");
   // The whole file with its own schema.
@@ -52,8 +52,8 @@ TEST(AvroFixturesTest, TrinoManifestWithDeflate) {
       Field("df",
             Struct({Field("path", String(), false, 100), Field("rows", Int64(), false, 103),
                     Field("size", Int64(), false, 104),
-                    Field("sizes", Map(Field("k", Int32(), false, 117),
-                                       Field("v", Int64(), false, 118)),
+                    Field("sizes",
+                          Map(Field("k", Int32(), false, 117), Field("v", Int64(), false, 118)),
                           true, 108),
                     Field("not_in_file", Int64(), true, 9999)}),
             false, 2),
@@ -95,8 +95,9 @@ TEST(AvroFixturesTest, TrinoManifestList) {
             true, 507)});
   ASSERT_OK_AND_ASSIGN(auto batch, testing::ReadOne(*reader, target));
   ASSERT_EQ(batch->num_rows(), 1);
-  EXPECT_EQ(batch->column(0)->BytesValue(0),
-            "s3a://warehouse/bucket_partitioning/metadata/0ffce867-cc54-49f8-ac74-c89fc147015d-m0.avro");
+  EXPECT_EQ(
+      batch->column(0)->BytesValue(0),
+      "s3a://warehouse/bucket_partitioning/metadata/0ffce867-cc54-49f8-ac74-c89fc147015d-m0.avro");
   EXPECT_EQ(batch->column(1)->Value<int64_t>(0), 9779);
   EXPECT_EQ(batch->column(2)->Value<int64_t>(0), 2);
   EXPECT_EQ(batch->column(3)->Value<int32_t>(0), 1);
@@ -107,11 +108,12 @@ TEST(AvroFixturesTest, PyicebergManifestWithNullCodec) {
   if (!std::filesystem::exists(kPyiceberg)) GTEST_FAIL() << "the fixtures are missing";
   ASSERT_OK_AND_ASSIGN(auto reader, OpenPath(kPyiceberg));
   EXPECT_EQ(reader->codec(), "null");
-  auto target = std::make_shared<Schema>(std::vector<Field>{
-      Field("snapshot_id", Int64(), true, 1),
-      Field("data_file", Struct({Field("file_path", String(), false, 100),
-                                 Field("file_size_in_bytes", Int64(), false, 104)}),
-            false, 2)});
+  auto target = std::make_shared<Schema>(
+      std::vector<Field>{Field("snapshot_id", Int64(), true, 1),
+                         Field("data_file",
+                               Struct({Field("file_path", String(), false, 100),
+                                       Field("file_size_in_bytes", Int64(), false, 104)}),
+                               false, 2)});
   ASSERT_OK_AND_ASSIGN(auto batch, testing::ReadOne(*reader, target));
   ASSERT_EQ(batch->num_rows(), 2);
   EXPECT_EQ(batch->column(0)->Value<int64_t>(0), 1930660809162697972);
