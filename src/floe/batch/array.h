@@ -15,9 +15,6 @@ namespace floe {
 class Array;
 using ArrayPtr = std::shared_ptr<const Array>;
 
-/// A 128-bit decimal's unscaled value (two's complement).
-using Int128 = __int128;
-
 /// An immutable column of values in the Arrow memory layout (see TypeId for the
 /// buffers of each type). Buffer 0 is the validity bitmap, or null when no value is
 /// null. `offset` is in values and applies to this array's own buffers; for structs

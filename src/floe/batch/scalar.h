@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <variant>
 
 #include "floe/batch/array.h"
@@ -16,12 +18,14 @@ namespace floe {
 /// Nested types are not scalars.
 class Scalar {
  public:
-  using Storage = std::variant<std::monostate, bool, int32_t, int64_t, float, double, Int128,
-                               std::string>;
+  using Storage =
+      std::variant<std::monostate, bool, int32_t, int64_t, float, double, Int128, std::string>;
 
   /// A NULL of `type`.
   static Scalar Null(TypePtr type) { return Scalar(std::move(type), std::monostate{}); }
-  static Scalar Make(TypePtr type, Storage value) { return Scalar(std::move(type), std::move(value)); }
+  static Scalar Make(TypePtr type, Storage value) {
+    return Scalar(std::move(type), std::move(value));
+  }
 
   static Scalar Bool(bool v) { return Scalar(Boolean(), v); }
   static Scalar I32(int32_t v) { return Scalar(Int32(), v); }
@@ -43,5 +47,19 @@ class Scalar {
   TypePtr type_;
   Storage value_;
 };
+
+/// The Scalar::Storage alternative that holds values of physical type T (type_visit.h):
+/// int8 and int16 widen to int32_t, byte views become std::string.
+template <typename T>
+using ScalarStorageOf =
+    std::conditional_t<std::is_same_v<T, int8_t> || std::is_same_v<T, int16_t>, int32_t,
+                       std::conditional_t<std::is_same_v<T, std::string_view>, std::string, T>>;
+
+/// Value `i` of `array` as a Scalar of the array's type; a NULL when the slot is NULL or the
+/// type is nested (nested values are not scalars).
+Scalar ScalarAt(const Array& array, int64_t i);
+/// The same, stamped with `type`, which must have the array's physical type (e.g. a date
+/// stored in an int32 array).
+Scalar ScalarAt(const Array& array, int64_t i, const TypePtr& type);
 
 }  // namespace floe

@@ -1,7 +1,11 @@
 #include "floe/codec/value_codec.h"
 
 #include <cstring>
+#include <optional>
+#include <type_traits>
 #include <utility>
+
+#include "floe/type/type_visit.h"
 
 namespace floe::codec {
 
@@ -23,37 +27,14 @@ Result<TypeId> TypeIdFromName(const std::string& name) {
 
 // The Scalar::Storage alternative index a type's values use (scalar.h).
 Result<size_t> StorageIndexOf(const DataType& type) {
-  switch (type.id()) {
-    case TypeId::kBoolean:
-      return size_t{1};
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      return size_t{2};
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-      return size_t{3};
-    case TypeId::kFloat32:
-      return size_t{4};
-    case TypeId::kFloat64:
-      return size_t{5};
-    case TypeId::kDecimal:
-      return size_t{6};
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid:
-      return size_t{7};
-    case TypeId::kStruct:
-    case TypeId::kList:
-    case TypeId::kMap:
-      break;
-  }
+  std::optional<size_t> index = VisitPhysicalType(type.id(), []<typename T>(TypeTag<T>) {
+    if constexpr (std::is_void_v<T>) {
+      return std::optional<size_t>();
+    } else {
+      return std::optional<size_t>(Scalar::Storage(ScalarStorageOf<T>{}).index());
+    }
+  });
+  if (index) return *index;
   return Status::NotSupported("a {} value has no scalar form", type.ToString());
 }
 

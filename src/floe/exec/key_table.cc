@@ -4,9 +4,12 @@
 #include <bit>
 #include <limits>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 #include "floe/batch/builder.h"
 #include "floe/common/logging.h"
+#include "floe/type/type_visit.h"
 
 namespace floe::exec {
 
@@ -48,34 +51,19 @@ int64_t KeyTable::memory_size() const {
 
 namespace {
 
-// Width in bytes of a key type that packs into words, or 0.
+// Width in bytes of a key type that packs into words, or 0: fixed-width values up to 16
+// bytes (booleans as one byte).
 int PackedWidth(const DataType& type) {
-  switch (type.id()) {
-    case TypeId::kBoolean:
-    case TypeId::kInt8:
-      return 1;
-    case TypeId::kInt16:
-      return 2;
-    case TypeId::kInt32:
-    case TypeId::kDate:
-    case TypeId::kFloat32:
-      return 4;
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-    case TypeId::kFloat64:
-      return 8;
-    case TypeId::kDecimal:
-    case TypeId::kUuid:
-      return 16;
-    case TypeId::kFixed:
-      return type.byte_width() > 0 && type.byte_width() <= 16 ? type.byte_width() : 0;
-    default:
-      return 0;
+  if (type.id() == TypeId::kFixed || type.id() == TypeId::kUuid) {
+    return type.byte_width() > 0 && type.byte_width() <= 16 ? type.byte_width() : 0;
   }
+  return VisitPhysicalType(type.id(), []<typename T>(TypeTag<T>) {
+    if constexpr (std::is_void_v<T> || std::is_same_v<T, std::string_view>) {
+      return 0;
+    } else {
+      return static_cast<int>(sizeof(T));
+    }
+  });
 }
 
 constexpr uint64_t kPackedMulA = 0x9E3779B97F4A7C15ULL;

@@ -23,6 +23,7 @@
 #include "floe/expr/cast_internal.h"
 #include "floe/expr/function_registry_internal.h"
 #include "floe/expr/kernel_internal.h"
+#include "floe/type/sql_type_name.h"
 
 namespace floe::expr::internal {
 
@@ -31,15 +32,11 @@ namespace {
 constexpr Int128 kInt128Max = (static_cast<Int128>(1) << 126) - 1 + (static_cast<Int128>(1) << 126);
 
 template <typename T>
-constexpr std::string_view IntTypeName() {
-  if constexpr (std::is_same_v<T, int16_t>) return "smallint";
-  if constexpr (std::is_same_v<T, int32_t>) return "integer";
-  return "bigint";
-}
-
-template <typename T>
 Status IntOutOfRange() {
-  return Status::Invalid("{} out of range", IntTypeName<T>());
+  return Status::Invalid("{} out of range",
+                         SqlTypeName(std::is_same_v<T, int16_t>   ? TypeId::kInt16
+                                     : std::is_same_v<T, int32_t> ? TypeId::kInt32
+                                                                  : TypeId::kInt64));
 }
 
 Status DivisionByZero() { return Status::Invalid("division by zero"); }

@@ -16,6 +16,7 @@
 #include "floe/batch/value_format.h"
 #include "floe/expr/cast_internal.h"
 #include "floe/expr/function_registry_internal.h"
+#include "floe/type/sql_type_name.h"
 
 namespace floe::expr::internal {
 
@@ -143,10 +144,7 @@ Result<ArrayPtr> BuildBytes(const Array& in, const TypePtr& to, MemoryPool* pool
 
 Result<int64_t> ParseInt(std::string_view text, TypeId to) {
   const std::string_view s = Trim(text);
-  const std::string_view type_name = to == TypeId::kInt8    ? "tinyint"
-                                     : to == TypeId::kInt16 ? "smallint"
-                                     : to == TypeId::kInt32 ? "integer"
-                                                            : "bigint";
+  const std::string_view type_name = SqlTypeName(to);
   size_t pos = 0;
   bool negative = false;
   if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
@@ -194,7 +192,7 @@ Result<int64_t> ParseInt(std::string_view text, TypeId to) {
 }
 
 Result<double> ParseFloat(std::string_view text, bool is_float32) {
-  const std::string_view type_name = is_float32 ? "real" : "double precision";
+  const std::string_view type_name = SqlTypeName(is_float32 ? TypeId::kFloat32 : TypeId::kFloat64);
   std::string s(Trim(text));
   if (s.empty()) return InvalidSyntax(type_name, text);
   std::string_view body = s;
@@ -972,41 +970,6 @@ Result<int64_t> ParseTime(std::string_view text) {
 
 Result<int64_t> ParseTimestamp(std::string_view text, bool with_zone) {
   return ParseTimestampImpl(text, with_zone, false);
-}
-
-Scalar ScalarAt(const Array& a, int64_t i) {
-  if (a.IsNull(i)) return Scalar::Null(a.type());
-  switch (a.type_id()) {
-    case TypeId::kBoolean:
-      return Scalar::Make(a.type(), a.BoolValue(i));
-    case TypeId::kInt8:
-      return Scalar::Make(a.type(), static_cast<int32_t>(a.Value<int8_t>(i)));
-    case TypeId::kInt16:
-      return Scalar::Make(a.type(), static_cast<int32_t>(a.Value<int16_t>(i)));
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      return Scalar::Make(a.type(), a.Value<int32_t>(i));
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-      return Scalar::Make(a.type(), a.Value<int64_t>(i));
-    case TypeId::kFloat32:
-      return Scalar::Make(a.type(), a.Value<float>(i));
-    case TypeId::kFloat64:
-      return Scalar::Make(a.type(), a.Value<double>(i));
-    case TypeId::kDecimal:
-      return Scalar::Make(a.type(), a.DecimalValue(i));
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid:
-      return Scalar::Make(a.type(), std::string(a.BytesValue(i)));
-    default:
-      return Scalar::Null(a.type());
-  }
 }
 
 Result<ArrayPtr> ScalarToArray(const Scalar& scalar, int64_t length, MemoryPool* pool) {

@@ -58,8 +58,6 @@ Status DecimalOverflow(int precision, int scale);
 /// A decimal as a double (correctly rounded).
 double DecimalToDouble(Int128 value, int scale);
 
-/// Value `i` of a non-nested array as a Scalar (NULL when it is null).
-Scalar ScalarAt(const Array& array, int64_t i);
 /// A one-value array holding `scalar`.
 Result<ArrayPtr> ScalarToArray(const Scalar& scalar, int64_t length, MemoryPool* pool);
 

@@ -45,53 +45,13 @@
 #include "floe/batch/scalar.h"
 #include "floe/common/result.h"
 #include "floe/expr/physical_expr.h"
+#include "floe/type/type_visit.h"
 
 namespace floe::expr::internal {
 
 // Type-level helpers ------------------------------------------------------------------
 
-/// A tag naming a physical C type, for dispatch by TypeId.
-template <typename T>
-struct TypeTag {
-  using type = T;
-};
-
-/// Calls fn(TypeTag<C>{}) with the physical C type of `id` (std::string_view for string,
-/// binary, fixed and uuid) and returns its result. Nested types call fn(TypeTag<void>{}).
-template <typename Fn>
-decltype(auto) VisitPhysicalType(TypeId id, Fn&& fn) {
-  switch (id) {
-    case TypeId::kBoolean:
-      return fn(TypeTag<bool>{});
-    case TypeId::kInt8:
-      return fn(TypeTag<int8_t>{});
-    case TypeId::kInt16:
-      return fn(TypeTag<int16_t>{});
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      return fn(TypeTag<int32_t>{});
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-      return fn(TypeTag<int64_t>{});
-    case TypeId::kFloat32:
-      return fn(TypeTag<float>{});
-    case TypeId::kFloat64:
-      return fn(TypeTag<double>{});
-    case TypeId::kDecimal:
-      return fn(TypeTag<Int128>{});
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid:
-      return fn(TypeTag<std::string_view>{});
-    default:
-      return fn(TypeTag<void>{});
-  }
-}
+// TypeTag and VisitPhysicalType: type/type_visit.h.
 
 /// The value of a non-NULL scalar as physical type T (int8/int16 are stored as int32).
 template <typename T>

@@ -17,41 +17,39 @@ Result<ArrayPtr> RepeatScalar(const Scalar& s, int64_t length, MemoryPool* pool)
   if (!s.type()) return Status::Internal("cannot materialize an untyped NULL");
   if (s.is_null()) return Array::MakeNull(s.type(), length, pool);
   const TypePtr& type = s.type();
-  return internal::VisitPhysicalType(
-      type->id(), [&]<typename T>(internal::TypeTag<T>) -> Result<ArrayPtr> {
-        if constexpr (std::is_same_v<T, void>) {
-          return Status::NotSupported("cannot repeat a scalar of type {}", type->ToString());
-        } else if constexpr (std::is_same_v<T, bool>) {
-          FLOE_ASSIGN_OR_RAISE(std::shared_ptr<Buffer> bits,
-                               Buffer::AllocateZeroed(bit_util::BytesForBits(length), pool));
-          if (s.get<bool>()) bit_util::SetBitsTo(bits->mutable_data(), 0, length, true);
-          return Array::Make(type, length, {nullptr, std::move(bits)}, {}, 0);
-        } else if constexpr (std::is_same_v<T, std::string_view>) {
-          const std::string& v = s.get<std::string>();
-          auto builder = MakeBuilder(type, pool);
-          FLOE_RETURN_NOT_OK(builder->Reserve(length));
-          if (type->is_binary_like()) {
-            auto* b = static_cast<BinaryBuilder*>(builder.get());
-            FLOE_RETURN_NOT_OK(b->ReserveData(static_cast<int64_t>(v.size()) * length));
-            for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(v);
-          } else {
-            auto* b = static_cast<FixedSizeBinaryBuilder*>(builder.get());
-            if (static_cast<int>(v.size()) != b->byte_width()) {
-              return Status::Internal("a {} scalar of {} bytes", type->ToString(), v.size());
-            }
-            for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(v.data());
-          }
-          return builder->Finish();
-        } else {
-          const T v = internal::ScalarValueAs<T>(s);
-          FLOE_ASSIGN_OR_RAISE(
-              std::shared_ptr<Buffer> values,
-              Buffer::AllocateZeroed(length * static_cast<int64_t>(sizeof(T)), pool));
-          T* out = reinterpret_cast<T*>(values->mutable_data());
-          std::fill(out, out + length, v);
-          return Array::Make(type, length, {nullptr, std::move(values)}, {}, 0);
+  return VisitPhysicalType(type->id(), [&]<typename T>(TypeTag<T>) -> Result<ArrayPtr> {
+    if constexpr (std::is_same_v<T, void>) {
+      return Status::NotSupported("cannot repeat a scalar of type {}", type->ToString());
+    } else if constexpr (std::is_same_v<T, bool>) {
+      FLOE_ASSIGN_OR_RAISE(std::shared_ptr<Buffer> bits,
+                           Buffer::AllocateZeroed(bit_util::BytesForBits(length), pool));
+      if (s.get<bool>()) bit_util::SetBitsTo(bits->mutable_data(), 0, length, true);
+      return Array::Make(type, length, {nullptr, std::move(bits)}, {}, 0);
+    } else if constexpr (std::is_same_v<T, std::string_view>) {
+      const std::string& v = s.get<std::string>();
+      auto builder = MakeBuilder(type, pool);
+      FLOE_RETURN_NOT_OK(builder->Reserve(length));
+      if (type->is_binary_like()) {
+        auto* b = static_cast<BinaryBuilder*>(builder.get());
+        FLOE_RETURN_NOT_OK(b->ReserveData(static_cast<int64_t>(v.size()) * length));
+        for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(v);
+      } else {
+        auto* b = static_cast<FixedSizeBinaryBuilder*>(builder.get());
+        if (static_cast<int>(v.size()) != b->byte_width()) {
+          return Status::Internal("a {} scalar of {} bytes", type->ToString(), v.size());
         }
-      });
+        for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(v.data());
+      }
+      return builder->Finish();
+    } else {
+      const T v = internal::ScalarValueAs<T>(s);
+      FLOE_ASSIGN_OR_RAISE(std::shared_ptr<Buffer> values,
+                           Buffer::AllocateZeroed(length * static_cast<int64_t>(sizeof(T)), pool));
+      T* out = reinterpret_cast<T*>(values->mutable_data());
+      std::fill(out, out + length, v);
+      return Array::Make(type, length, {nullptr, std::move(values)}, {}, 0);
+    }
+  });
 }
 
 // Binary operators shown infix by ToString.
@@ -499,7 +497,7 @@ Result<Scalar> EvaluateConstant(const ExprPtr& expr) {
     return Status::Internal("constant {} evaluated to {} values", expr->ToString(),
                             v.array()->length());
   }
-  return internal::ScalarAt(*v.array(), 0);
+  return ScalarAt(*v.array(), 0);
 }
 
 }  // namespace floe::expr

@@ -193,60 +193,13 @@ std::optional<std::string> OptBytes(const Array* a, int64_t i) {
   return std::string(a->BytesValue(i));
 }
 
-/// How a partition value is taken out of its column.
-enum class ValueKind : uint8_t { kBool, kI32, kI64, kF32, kF64, kDecimal, kBytes };
-
-Result<ValueKind> KindOf(const DataType& type, std::string_view field) {
-  switch (type.id()) {
-    case TypeId::kBoolean:
-      return ValueKind::kBool;
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      return ValueKind::kI32;
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-      return ValueKind::kI64;
-    case TypeId::kFloat32:
-      return ValueKind::kF32;
-    case TypeId::kFloat64:
-      return ValueKind::kF64;
-    case TypeId::kDecimal:
-      return ValueKind::kDecimal;
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid:
-      return ValueKind::kBytes;
-    default:
-      break;
+/// Partition values are Iceberg primitives (nested types and the engine's int8/int16 are not).
+Status CheckPartitionType(const DataType& type, std::string_view field) {
+  if (!type.is_nested() && type.id() != TypeId::kInt8 && type.id() != TypeId::kInt16) {
+    return Status::OK();
   }
   return Status::NotSupported("partition field '{}' has type {}, which is not a partition type",
                               field, type.ToString());
-}
-
-Scalar MakeScalar(const TypePtr& type, ValueKind kind, const Array& a, int64_t i) {
-  if (a.IsNull(i)) return Scalar::Null(type);
-  switch (kind) {
-    case ValueKind::kBool:
-      return Scalar::Make(type, a.BoolValue(i));
-    case ValueKind::kI32:
-      return Scalar::Make(type, a.Value<int32_t>(i));
-    case ValueKind::kI64:
-      return Scalar::Make(type, a.Value<int64_t>(i));
-    case ValueKind::kF32:
-      return Scalar::Make(type, a.Value<float>(i));
-    case ValueKind::kF64:
-      return Scalar::Make(type, a.Value<double>(i));
-    case ValueKind::kDecimal:
-      return Scalar::Make(type, a.DecimalValue(i));
-    case ValueKind::kBytes:
-      return Scalar::Make(type, std::string(a.BytesValue(i)));
-  }
-  return Scalar::Null(type);
 }
 
 std::string LowerAscii(std::string_view s) {
@@ -268,8 +221,7 @@ class DataFileDecoder {
     d.layout_ = layout;
     d.partition_type_ = partition_type;
     for (const Field& f : partition_type->fields()) {
-      FLOE_ASSIGN_OR_RAISE(ValueKind k, KindOf(*f.type(), f.name()));
-      d.partition_kinds_.push_back(k);
+      FLOE_RETURN_NOT_OK(CheckPartitionType(*f.type(), f.name()));
     }
     if (options.include_column_stats && !options.stats_column_ids.empty()) {
       // Ids are dense and small for ordinary columns (a bitmap lookup); the spec's reserved
@@ -388,8 +340,7 @@ class DataFileDecoder {
       if (no_partition) {
         out->partition.push_back(Scalar::Null(pfields[p].type()));
       } else {
-        out->partition.push_back(
-            MakeScalar(pfields[p].type(), partition_kinds_[p], *partition_fields_[p], i));
+        out->partition.push_back(ScalarAt(*partition_fields_[p], i, pfields[p].type()));
       }
     }
 
@@ -457,7 +408,6 @@ class DataFileDecoder {
 
   DataFileLayout layout_;
   TypePtr partition_type_;
-  std::vector<ValueKind> partition_kinds_;
   bool filter_stats_ = false;
   static constexpr int32_t kMaxBitmapStatsId = 1 << 20;
   std::vector<bool> stats_filter_;

@@ -106,43 +106,6 @@ Result<ArrayPtr> WithAncestorNulls(const ArrayPtr& leaf, const std::vector<Array
   return Array::Make(leaf->type(), n, std::move(buffers), leaf->children(), -1, off);
 }
 
-Scalar ScalarAt(const Array& a, int64_t i) {
-  const TypePtr& type = a.type();
-  if (a.IsNull(i)) return Scalar::Null(type);
-  switch (a.type_id()) {
-    case TypeId::kBoolean:
-      return Scalar::Make(type, a.BoolValue(i));
-    case TypeId::kInt8:
-      return Scalar::Make(type, static_cast<int32_t>(a.Value<int8_t>(i)));
-    case TypeId::kInt16:
-      return Scalar::Make(type, static_cast<int32_t>(a.Value<int16_t>(i)));
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      return Scalar::Make(type, a.Value<int32_t>(i));
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-      return Scalar::Make(type, a.Value<int64_t>(i));
-    case TypeId::kFloat32:
-      return Scalar::Make(type, a.Value<float>(i));
-    case TypeId::kFloat64:
-      return Scalar::Make(type, a.Value<double>(i));
-    case TypeId::kDecimal:
-      return Scalar::Make(type, a.DecimalValue(i));
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid:
-      return Scalar::Make(type, std::string(a.BytesValue(i)));
-    default:
-      // Partition values are primitive (PartitionProjector::Make checks it).
-      return Scalar::Null(type);
-  }
-}
-
 }  // namespace
 
 Result<std::shared_ptr<const PartitionProjector>> PartitionProjector::Make(SchemaPtr schema,

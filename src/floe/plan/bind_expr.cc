@@ -455,11 +455,6 @@ Result<TypePtr> Binder::BindTypeName(const sql::TypeName& type) {
     return NotSupported(type.location, "array types are not supported");
   }
   const std::string& n = type.name;
-  if (n == "int2" || n == "smallint") return Int16();
-  if (n == "int4" || n == "int" || n == "integer") return Int32();
-  if (n == "int8" || n == "bigint") return Int64();
-  if (n == "float4" || n == "real") return Float32();
-  if (n == "float8" || n == "double precision") return Float64();
   if (n == "numeric" || n == "decimal") {
     if (type.modifiers.empty()) return Decimal(38, 10);
     int64_t p = type.modifiers[0];
@@ -474,17 +469,10 @@ Result<TypePtr> Binder::BindTypeName(const sql::TypeName& type) {
     }
     return Decimal(static_cast<int>(p), static_cast<int>(s));
   }
-  if (n == "text" || n == "varchar" || n == "bpchar" || n == "char" || n == "name" ||
-      n == "string") {
-    return String();
+  // int8 is PostgreSQL's bigint, not floe's one-byte integer (which SQL cannot name).
+  if (n != "tinyint") {
+    if (TypePtr t = TypeFromSqlName(n)) return t;
   }
-  if (n == "bool" || n == "boolean") return Boolean();
-  if (n == "date") return Date();
-  if (n == "time") return Time();
-  if (n == "timestamp") return Timestamp();
-  if (n == "timestamptz") return TimestampTz();
-  if (n == "bytea") return Binary();
-  if (n == "uuid") return Uuid();
   if (n == "interval") {
     return NotSupported(type.location, "interval values are not supported as results");
   }

@@ -1,45 +1,75 @@
 #include "floe/type/sql_type_name.h"
 
+#include <array>
+
 namespace floe {
+namespace {
+
+struct SqlName {
+  TypeId id;
+  std::string_view name;
+  /// Makes the type; nullptr for numeric, whose type needs its modifiers.
+  TypePtr (*make)();
+};
+
+// The first name of each type is the one PostgreSQL prints.
+constexpr std::array kSqlNames = {
+    SqlName{TypeId::kBoolean, "boolean", &Boolean},
+    SqlName{TypeId::kBoolean, "bool", &Boolean},
+    SqlName{TypeId::kInt8, "tinyint", &Int8},
+    SqlName{TypeId::kInt16, "smallint", &Int16},
+    SqlName{TypeId::kInt16, "int2", &Int16},
+    SqlName{TypeId::kInt32, "integer", &Int32},
+    SqlName{TypeId::kInt32, "int", &Int32},
+    SqlName{TypeId::kInt32, "int4", &Int32},
+    SqlName{TypeId::kInt64, "bigint", &Int64},
+    SqlName{TypeId::kInt64, "int8", &Int64},
+    SqlName{TypeId::kFloat32, "real", &Float32},
+    SqlName{TypeId::kFloat32, "float4", &Float32},
+    SqlName{TypeId::kFloat64, "double precision", &Float64},
+    SqlName{TypeId::kFloat64, "float8", &Float64},
+    SqlName{TypeId::kDecimal, "numeric", nullptr},
+    SqlName{TypeId::kDecimal, "decimal", nullptr},
+    SqlName{TypeId::kDate, "date", &Date},
+    SqlName{TypeId::kTime, "time without time zone", &Time},
+    SqlName{TypeId::kTime, "time", &Time},
+    SqlName{TypeId::kTimestamp, "timestamp without time zone", &Timestamp},
+    SqlName{TypeId::kTimestamp, "timestamp", &Timestamp},
+    SqlName{TypeId::kTimestampTz, "timestamp with time zone", &TimestampTz},
+    SqlName{TypeId::kTimestampTz, "timestamptz", &TimestampTz},
+    SqlName{TypeId::kString, "text", &String},
+    SqlName{TypeId::kString, "varchar", &String},
+    SqlName{TypeId::kString, "bpchar", &String},
+    SqlName{TypeId::kString, "char", &String},
+    SqlName{TypeId::kString, "name", &String},
+    SqlName{TypeId::kString, "string", &String},
+    SqlName{TypeId::kBinary, "bytea", &Binary},
+    SqlName{TypeId::kUuid, "uuid", &Uuid},
+};
+
+}  // namespace
+
+std::string_view SqlTypeName(TypeId id) {
+  // Nanosecond timestamps and fixed-width binary have no PostgreSQL type of their own.
+  if (id == TypeId::kTimestampNs) id = TypeId::kTimestamp;
+  if (id == TypeId::kTimestampTzNs) id = TypeId::kTimestampTz;
+  if (id == TypeId::kFixed) id = TypeId::kBinary;
+  for (const SqlName& n : kSqlNames) {
+    if (n.id == id) return n.name;
+  }
+  return {};
+}
 
 std::string SqlTypeName(const DataType& type) {
-  switch (type.id()) {
-    case TypeId::kBoolean:
-      return "boolean";
-    case TypeId::kInt8:
-      return "tinyint";
-    case TypeId::kInt16:
-      return "smallint";
-    case TypeId::kInt32:
-      return "integer";
-    case TypeId::kInt64:
-      return "bigint";
-    case TypeId::kFloat32:
-      return "real";
-    case TypeId::kFloat64:
-      return "double precision";
-    case TypeId::kDecimal:
-      return "numeric";
-    case TypeId::kDate:
-      return "date";
-    case TypeId::kTime:
-      return "time without time zone";
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampNs:
-      return "timestamp without time zone";
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampTzNs:
-      return "timestamp with time zone";
-    case TypeId::kString:
-      return "text";
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-      return "bytea";
-    case TypeId::kUuid:
-      return "uuid";
-    default:
-      return type.ToString();
+  const std::string_view name = SqlTypeName(type.id());
+  return name.empty() ? type.ToString() : std::string(name);
+}
+
+TypePtr TypeFromSqlName(std::string_view name) {
+  for (const SqlName& n : kSqlNames) {
+    if (n.name == name) return n.make != nullptr ? n.make() : nullptr;
   }
+  return nullptr;
 }
 
 }  // namespace floe

@@ -11,6 +11,9 @@
 
 namespace floe {
 
+/// A 128-bit decimal's unscaled value (two's complement).
+using Int128 = __int128;
+
 /// The engine's data types. Each has one physical layout (the Arrow memory layout):
 ///   kBoolean                          validity + bit-packed values
 ///   kInt8..kInt64, kFloat32/64        validity + values

@@ -71,7 +71,7 @@ std::vector<std::string> RowByRowTexts(const ExprPtr& e, const RecordBatchPtr& b
   for (int64_t i = 0; i < batch->num_rows(); ++i) {
     std::vector<ExprPtr> literals;
     for (int c = 0; c < batch->num_columns(); ++c) {
-      literals.push_back(Literal(internal::ScalarAt(*batch->column(c), i)));
+      literals.push_back(Literal(ScalarAt(*batch->column(c), i)));
     }
     ExprPtr row = SubstituteColumns(e, literals);
     auto value = EvaluateConstant(row);
