@@ -515,6 +515,29 @@ void AppendTimestampText(int64_t value, bool nanos, bool with_zone, std::string*
   if (bc) out->append(" BC");
 }
 
+void AppendIsoDateText(int64_t days, std::string* out) {
+  const CivilDate date = CivilFromDays(days);
+  if (date.year < 0) {
+    out->push_back('-');
+  } else if (date.year > 9999) {
+    out->push_back('+');
+  }
+  AppendPadded(date.year < 0 ? -date.year : date.year, 4, out);
+  out->push_back('-');
+  AppendPadded(date.month, 2, out);
+  out->push_back('-');
+  AppendPadded(date.day, 2, out);
+}
+
+void AppendIsoTimestampText(int64_t value, bool nanos, bool with_zone, std::string* out) {
+  const int64_t per_second = nanos ? kNanosPerSecond : kMicrosPerSecond;
+  const int64_t seconds = FloorDiv(value, per_second);
+  AppendIsoDateText(FloorDiv(seconds, 86400), out);
+  out->push_back('T');
+  AppendClock(FloorMod(seconds, 86400), FloorMod(value, per_second), nanos ? 9 : 6, out);
+  if (with_zone) out->append("+00:00");
+}
+
 void AppendByteaText(std::string_view bytes, std::string* out) {
   out->append("\\x");
   for (unsigned char c : bytes) {

@@ -66,6 +66,11 @@ void AppendTimeText(int64_t micros, std::string* out);
 /// `value` since the epoch in microseconds (or nanoseconds when `nanos`); with
 /// `with_zone` the UTC offset "+00" is appended.
 void AppendTimestampText(int64_t value, bool nanos, bool with_zone, std::string* out);
+/// ISO-8601 forms (Iceberg's JSON single values; parsed by iceberg/value_text.h): years
+/// 0000..9999 as four digits, others signed (-0001, +10000); timestamps joined by 'T' and,
+/// with `with_zone`, ending in "+00:00".
+void AppendIsoDateText(int64_t days, std::string* out);
+void AppendIsoTimestampText(int64_t value, bool nanos, bool with_zone, std::string* out);
 /// \x followed by two lower-case hex digits per byte.
 void AppendByteaText(std::string_view bytes, std::string* out);
 /// 16 bytes as 8-4-4-4-12 lower-case hex.

@@ -14,6 +14,7 @@
 #include "floe/format/parquet/metadata.h"
 #include "floe/iceberg/single_value.h"
 #include "floe/iceberg/type_json.h"
+#include "floe/type/type_visit.h"
 
 namespace floe::iceberg {
 
@@ -318,34 +319,18 @@ namespace {
 enum class BoundKind : uint8_t { kNone, kBool, kInt32, kInt64, kFloat, kDouble, kDecimal, kBytes };
 
 BoundKind BoundKindOf(TypeId id) {
-  switch (id) {
-    case TypeId::kBoolean:
-      return BoundKind::kBool;
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      return BoundKind::kInt32;
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-      return BoundKind::kInt64;
-    case TypeId::kFloat32:
-      return BoundKind::kFloat;
-    case TypeId::kFloat64:
-      return BoundKind::kDouble;
-    case TypeId::kDecimal:
-      return BoundKind::kDecimal;
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid:
-      return BoundKind::kBytes;
-    default:
-      // int8/int16 have no Iceberg type and so no single-value serialization.
-      return BoundKind::kNone;
-  }
+  return VisitPhysicalType(id, []<typename T>(TypeTag<T>) {
+    if constexpr (std::is_same_v<T, bool>) return BoundKind::kBool;
+    if constexpr (std::is_same_v<T, int32_t>) return BoundKind::kInt32;
+    if constexpr (std::is_same_v<T, int64_t>) return BoundKind::kInt64;
+    if constexpr (std::is_same_v<T, float>) return BoundKind::kFloat;
+    if constexpr (std::is_same_v<T, double>) return BoundKind::kDouble;
+    if constexpr (std::is_same_v<T, Int128>) return BoundKind::kDecimal;
+    if constexpr (std::is_same_v<T, std::string_view>) return BoundKind::kBytes;
+    // int8/int16 have no Iceberg type and so no single-value serialization; nested types
+    // have no bounds.
+    return BoundKind::kNone;
+  });
 }
 
 struct LeafInfo {
@@ -641,6 +626,22 @@ std::optional<std::string> TruncateBinaryUpper(std::string_view s, size_t n) {
 
 }  // namespace
 
+std::string MetricsMode::LowerBound(std::string_view bound, TypeId type) const {
+  if (kind != Kind::kTruncate) return std::string(bound);
+  const size_t n = static_cast<size_t>(length);
+  if (type == TypeId::kString) return TruncateStringLower(bound, n);
+  if (type == TypeId::kBinary) return std::string(bound.substr(0, std::min(n, bound.size())));
+  return std::string(bound);
+}
+
+std::optional<std::string> MetricsMode::UpperBound(std::string_view bound, TypeId type) const {
+  if (kind != Kind::kTruncate) return std::string(bound);
+  const size_t n = static_cast<size_t>(length);
+  if (type == TypeId::kString) return TruncateStringUpper(bound, n);
+  if (type == TypeId::kBinary) return TruncateBinaryUpper(bound, n);
+  return std::string(bound);
+}
+
 namespace {
 
 // Walks the columns of a batch along the schema tree: checks required fields and, when `stats`
@@ -786,22 +787,8 @@ struct DataFileWriter::Impl {
         FLOE_RETURN_NOT_OK(serialize(s.qmin, s.qmax));
         break;
       case BoundKind::kBytes: {
-        const TypeId id = leaf.type->id();
-        if (leaf.mode.kind == MetricsMode::Kind::kTruncate &&
-            (id == TypeId::kString || id == TypeId::kBinary)) {
-          const size_t n = static_cast<size_t>(leaf.mode.length);
-          if (id == TypeId::kString) {
-            out.first = TruncateStringLower(s.smin, n);
-            out.second = TruncateStringUpper(s.smax, n);
-          } else {
-            out.first = s.smin.substr(0, std::min(n, s.smin.size()));
-            out.second = TruncateBinaryUpper(s.smax, n);
-          }
-        } else {
-          // Fixed and uuid bounds are never cut: their serialization has a fixed width.
-          out.first = s.smin;
-          out.second = s.smax;
-        }
+        out.first = leaf.mode.LowerBound(s.smin, leaf.type->id());
+        out.second = leaf.mode.UpperBound(s.smax, leaf.type->id());
         break;
       }
       case BoundKind::kNone:

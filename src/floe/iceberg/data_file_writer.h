@@ -65,6 +65,15 @@ struct MetricsMode {
   /// The property spelling: "none", "counts", "truncate(16)", "full".
   std::string ToString() const;
 
+  /// A serialized lower or upper bound of a column of type `type` as this mode records it
+  /// (the spec's rule for truncate(N), as in the reference implementation): a string lower
+  /// bound keeps its first N code points and a binary one its first N bytes; an upper bound
+  /// keeps as many and increments the last code point (byte) that can be incremented,
+  /// dropping the rest, and is nullopt when none can. Other modes and types (fixed and uuid
+  /// have a fixed width) keep the bound as it is.
+  std::string LowerBound(std::string_view bound, TypeId type) const;
+  std::optional<std::string> UpperBound(std::string_view bound, TypeId type) const;
+
   bool operator==(const MetricsMode& other) const = default;
 };
 

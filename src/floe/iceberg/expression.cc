@@ -11,6 +11,7 @@
 #include "floe/batch/value_format.h"
 #include "floe/common/calendar.h"
 #include "floe/common/logging.h"
+#include "floe/iceberg/value_text.h"
 
 namespace floe::iceberg {
 
@@ -448,128 +449,6 @@ std::vector<int32_t> ReferencedFieldIds(const Expression& expr) {
 
 namespace {
 
-class TextCursor {
- public:
-  explicit TextCursor(std::string_view s) : s_(s) {}
-  bool done() const { return i_ >= s_.size(); }
-  char peek() const { return done() ? '\0' : s_[i_]; }
-  bool Consume(char c) {
-    if (peek() != c) return false;
-    ++i_;
-    return true;
-  }
-  // Exactly `n` digits.
-  bool Digits(int n, int64_t* out) {
-    int64_t v = 0;
-    for (int k = 0; k < n; ++k) {
-      char c = peek();
-      if (c < '0' || c > '9') return false;
-      v = v * 10 + (c - '0');
-      ++i_;
-    }
-    *out = v;
-    return true;
-  }
-  // 1..9 fraction digits scaled to nanoseconds.
-  bool Fraction(int64_t* nanos) {
-    int64_t v = 0;
-    int n = 0;
-    while (peek() >= '0' && peek() <= '9') {
-      if (n == 9) return false;
-      v = v * 10 + (peek() - '0');
-      ++i_;
-      ++n;
-    }
-    if (n == 0) return false;
-    for (; n < 9; ++n) v *= 10;
-    *nanos = v;
-    return true;
-  }
-
- private:
-  std::string_view s_;
-  size_t i_ = 0;
-};
-
-bool ParseDateText(TextCursor& c, int64_t* days) {
-  int64_t y, m, d;
-  bool neg = c.Consume('-');
-  if (!c.Digits(4, &y) || !c.Consume('-') || !c.Digits(2, &m) || !c.Consume('-') ||
-      !c.Digits(2, &d)) {
-    return false;
-  }
-  if (neg) y = -y;
-  if (m < 1 || m > 12 || d < 1 || d > DaysInMonth(y, static_cast<int>(m))) return false;
-  *days = DaysFromCivil(y, static_cast<int>(m), static_cast<int>(d));
-  return true;
-}
-
-bool ParseTimeText(TextCursor& c, int64_t* nanos) {
-  int64_t h, mi, s = 0, frac = 0;
-  if (!c.Digits(2, &h) || !c.Consume(':') || !c.Digits(2, &mi)) return false;
-  if (c.Consume(':')) {
-    if (!c.Digits(2, &s)) return false;
-    if (c.Consume('.') && !c.Fraction(&frac)) return false;
-  }
-  if (h > 23 || mi > 59 || s > 59) return false;
-  *nanos = ((h * 60 + mi) * 60 + s) * 1000000000 + frac;
-  return true;
-}
-
-// "YYYY-MM-DD[( |T)HH:MM[:SS[.f]]][Z|(+|-)HH[:MM]]" in nanoseconds since the epoch; the
-// offset (if any) is applied and reported. 128 bits: years past 2262 do not fit int64
-// nanoseconds.
-bool ParseTimestampText(std::string_view text, __int128* nanos, bool* has_offset) {
-  TextCursor c(text);
-  int64_t days, tod = 0;
-  if (!ParseDateText(c, &days)) return false;
-  if (c.Consume('T') || c.Consume(' ')) {
-    if (!ParseTimeText(c, &tod)) return false;
-  }
-  int64_t offset_minutes = 0;
-  *has_offset = false;
-  if (c.Consume('Z')) {
-    *has_offset = true;
-  } else if (c.peek() == '+' || c.peek() == '-') {
-    const bool neg = c.peek() == '-';
-    c.Consume(c.peek());
-    int64_t oh, om = 0;
-    if (!c.Digits(2, &oh)) return false;
-    if (c.Consume(':')) {
-      if (!c.Digits(2, &om)) return false;
-    }
-    offset_minutes = (oh * 60 + om) * (neg ? -1 : 1);
-    *has_offset = true;
-  }
-  if (!c.done()) return false;
-  *nanos = static_cast<__int128>(days) * kMicrosPerDay * 1000 + tod -
-           static_cast<__int128>(offset_minutes) * 60 * kNanosPerSecond;
-  return true;
-}
-
-bool ParseUuidText(std::string_view text, std::string* bytes) {
-  if (text.size() != 36) return false;
-  bytes->clear();
-  auto hex = [](char ch) -> int {
-    if (ch >= '0' && ch <= '9') return ch - '0';
-    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-    return -1;
-  };
-  for (size_t i = 0; i < 36;) {
-    if (i == 8 || i == 13 || i == 18 || i == 23) {
-      if (text[i] != '-') return false;
-      ++i;
-      continue;
-    }
-    int hi = hex(text[i]), lo = hex(text[i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    bytes->push_back(static_cast<char>(hi * 16 + lo));
-    i += 2;
-  }
-  return true;
-}
-
 Int128 Pow10(int n) {
   Int128 v = 1;
   for (int i = 0; i < n; ++i) v *= 10;
@@ -737,41 +616,34 @@ Result<std::optional<Scalar>> ConvertLiteral(const Scalar& literal, const TypePt
         case TypeId::kString:
           return ok(s);
         case TypeId::kDate: {
-          TextCursor c(s);
-          int64_t days;
-          if (!ParseDateText(c, &days) || !c.done()) break;
-          return ok(static_cast<int32_t>(days));
+          const std::optional<int32_t> days = ParseIsoDate(s);
+          if (!days) break;
+          return ok(*days);
         }
         case TypeId::kTime: {
-          TextCursor c(s);
-          int64_t nanos;
-          if (!ParseTimeText(c, &nanos) || !c.done()) break;
-          return ok(nanos / 1000);
+          const std::optional<int64_t> micros = ParseIsoTime(s);
+          if (!micros) break;
+          return ok(*micros);
         }
         case TypeId::kTimestamp:
         case TypeId::kTimestampTz:
         case TypeId::kTimestampNs:
         case TypeId::kTimestampTzNs: {
-          __int128 nanos;
-          bool has_offset;
-          if (!ParseTimestampText(s, &nanos, &has_offset)) break;
+          const std::optional<IsoTimestamp> ts = ParseIsoTimestamp(s);
+          if (!ts) break;
           const bool with_zone = to == TypeId::kTimestampTz || to == TypeId::kTimestampTzNs;
-          if (has_offset && !with_zone) {
+          if (ts->has_offset && !with_zone) {
             return Status::Invalid("timestamp literal '{}' has a zone offset but {} has none", s,
                                    type->ToString());
           }
-          if (to == TypeId::kTimestampNs || to == TypeId::kTimestampTzNs) {
-            if (nanos > std::numeric_limits<int64_t>::max()) return out_of_range(true);
-            if (nanos < std::numeric_limits<int64_t>::min()) return out_of_range(false);
-            return ok(static_cast<int64_t>(nanos));
-          }
-          // Floor to microseconds; four-digit years always fit.
-          return ok(static_cast<int64_t>(nanos / 1000 - (nanos % 1000 < 0 ? 1 : 0)));
+          const bool nanos = to == TypeId::kTimestampNs || to == TypeId::kTimestampTzNs;
+          if (std::optional<int64_t> v = IsoTimestampUnits(*ts, nanos)) return ok(*v);
+          return out_of_range(ts->nanos > 0);
         }
         case TypeId::kUuid: {
-          std::string bytes;
-          if (!ParseUuidText(s, &bytes)) break;
-          return ok(std::move(bytes));
+          std::optional<std::string> bytes = ParseUuidText(s);
+          if (!bytes) break;
+          return ok(std::move(*bytes));
         }
         case TypeId::kDecimal: {
           Int128 u;

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/batch/value_format.h"
-#include "floe/common/calendar.h"
 #include "floe/iceberg/json_internal.h"
+#include "floe/iceberg/value_text.h"
 
 namespace floe::iceberg {
 
@@ -200,112 +200,6 @@ Result<ParsedType> ParseType(const json& j, std::string_view context,
 
 // ---- default values (JSON single-value form, spec appendix D) ----
 
-bool ParseDigits(std::string_view s, size_t pos, size_t n, int64_t* out) {
-  if (pos + n > s.size()) return false;
-  int64_t v = 0;
-  for (size_t i = pos; i < pos + n; ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    v = v * 10 + (s[i] - '0');
-  }
-  *out = v;
-  return true;
-}
-
-bool ParseDate(std::string_view s, int64_t* days) {
-  int64_t y = 0, m = 0, d = 0;
-  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
-  if (!ParseDigits(s, 0, 4, &y) || !ParseDigits(s, 5, 2, &m) || !ParseDigits(s, 8, 2, &d)) {
-    return false;
-  }
-  if (m < 1 || m > 12 || d < 1 || d > DaysInMonth(y, static_cast<int>(m))) return false;
-  *days = DaysFromCivil(y, static_cast<int>(m), static_cast<int>(d));
-  return true;
-}
-
-// "HH:MM[:SS[.fraction]]" to nanoseconds since midnight.
-bool ParseTimeNanos(std::string_view s, int64_t* nanos) {
-  int64_t h = 0, mi = 0, sec = 0, frac = 0;
-  if (s.size() < 5 || s[2] != ':' || !ParseDigits(s, 0, 2, &h) || !ParseDigits(s, 3, 2, &mi)) {
-    return false;
-  }
-  size_t pos = 5;
-  if (pos < s.size()) {
-    if (s[pos] != ':' || !ParseDigits(s, pos + 1, 2, &sec)) return false;
-    pos += 3;
-  }
-  if (pos < s.size()) {
-    if (s[pos] != '.') return false;
-    size_t digits = s.size() - pos - 1;
-    if (digits == 0 || digits > 9 || !ParseDigits(s, pos + 1, digits, &frac)) return false;
-    for (size_t i = digits; i < 9; ++i) frac *= 10;
-  }
-  if (h > 23 || mi > 59 || sec > 60) return false;
-  *nanos = ((h * 60 + mi) * 60 + sec) * 1000000000 + frac;
-  return true;
-}
-
-// "YYYY-MM-DDTHH:MM:SS[.f][+HH:MM|Z]" to units (10^6 or 10^9 per second) since the epoch
-// (UTC when zoned). False when the text is malformed or the value does not fit 64 bits
-// (nanoseconds reach only the years 1677 to 2262).
-bool ParseTimestamp(std::string_view s, bool with_zone, int64_t units_per_second, int64_t* out) {
-  if (s.size() < 16 || (s[10] != 'T' && s[10] != ' ')) return false;
-  int64_t days = 0;
-  if (!ParseDate(s.substr(0, 10), &days)) return false;
-  std::string_view rest = s.substr(11);
-  int64_t offset_minutes = 0;
-  if (with_zone) {
-    if (!rest.empty() && rest.back() == 'Z') {
-      rest.remove_suffix(1);
-    } else {
-      if (rest.size() < 6) return false;
-      std::string_view off = rest.substr(rest.size() - 6);
-      int64_t oh = 0, om = 0;
-      if ((off[0] != '+' && off[0] != '-') || off[3] != ':' || !ParseDigits(off, 1, 2, &oh) ||
-          !ParseDigits(off, 4, 2, &om)) {
-        return false;
-      }
-      offset_minutes = (off[0] == '-' ? -1 : 1) * (oh * 60 + om);
-      rest.remove_suffix(6);
-    }
-  }
-  int64_t tod = 0;
-  if (!ParseTimeNanos(rest, &tod)) return false;
-  // Whole seconds fit easily (four-digit years); only the scaling can overflow.
-  const int64_t seconds = days * 86400 + tod / 1000000000 - offset_minutes * 60;
-  const int64_t fraction = (tod % 1000000000) / (1000000000 / units_per_second);
-  int64_t scaled = 0;
-  if (__builtin_mul_overflow(seconds, units_per_second, &scaled)) return false;
-  return !__builtin_add_overflow(scaled, fraction, out);
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-bool ParseHex(std::string_view s, std::string* out) {
-  if (s.size() % 2 != 0) return false;
-  out->clear();
-  for (size_t i = 0; i < s.size(); i += 2) {
-    int hi = HexValue(s[i]);
-    int lo = HexValue(s[i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    out->push_back(static_cast<char>(hi * 16 + lo));
-  }
-  return true;
-}
-
-bool ParseUuid(std::string_view s, std::string* out) {
-  if (s.size() != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-') return false;
-  std::string hex;
-  for (char c : s) {
-    if (c != '-') hex.push_back(c);
-  }
-  return ParseHex(hex, out) && out->size() == 16;
-}
-
 bool ParseDecimal(std::string_view s, int scale, int precision, Int128* out) {
   bool negative = false;
   if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
@@ -391,14 +285,14 @@ Result<Scalar> DefaultFromJson(const json& j, const TypePtr& type, std::string_v
       return Scalar::Make(type, v);
     }
     case TypeId::kDate: {
-      int64_t days = 0;
-      if (!ParseDate(s, &days)) return bad();
-      return Scalar::Make(type, static_cast<int32_t>(days));
+      const std::optional<int32_t> days = ParseIsoDate(s);
+      if (!days) return bad();
+      return Scalar::Make(type, *days);
     }
     case TypeId::kTime: {
-      int64_t nanos = 0;
-      if (!ParseTimeNanos(s, &nanos)) return bad();
-      return Scalar::Make(type, nanos / 1000);
+      const std::optional<int64_t> micros = ParseIsoTime(s);
+      if (!micros) return bad();
+      return Scalar::Make(type, *micros);
     }
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
@@ -406,25 +300,27 @@ Result<Scalar> DefaultFromJson(const json& j, const TypePtr& type, std::string_v
     case TypeId::kTimestampTzNs: {
       const bool zoned = type->id() == TypeId::kTimestampTz || type->id() == TypeId::kTimestampTzNs;
       const bool nanos = type->id() == TypeId::kTimestampNs || type->id() == TypeId::kTimestampTzNs;
-      int64_t v = 0;
-      if (!ParseTimestamp(s, zoned, nanos ? 1000000000 : 1000000, &v)) return bad();
-      return Scalar::Make(type, v);
+      const std::optional<IsoTimestamp> ts = ParseIsoTimestamp(s);
+      if (!ts || (ts->has_offset && !zoned)) return bad();
+      const std::optional<int64_t> v = IsoTimestampUnits(*ts, nanos);
+      if (!v) return bad();
+      return Scalar::Make(type, *v);
     }
     case TypeId::kString:
       return Scalar::Make(type, s);
     case TypeId::kUuid: {
-      std::string bytes;
-      if (!ParseUuid(s, &bytes)) return bad();
-      return Scalar::Make(type, std::move(bytes));
+      std::optional<std::string> bytes = ParseUuidText(s);
+      if (!bytes) return bad();
+      return Scalar::Make(type, std::move(*bytes));
     }
     case TypeId::kFixed:
     case TypeId::kBinary: {
-      std::string bytes;
-      if (!ParseHex(s, &bytes)) return bad();
-      if (type->id() == TypeId::kFixed && static_cast<int>(bytes.size()) != type->byte_width()) {
+      std::optional<std::string> bytes = ParseHexText(s);
+      if (!bytes) return bad();
+      if (type->id() == TypeId::kFixed && static_cast<int>(bytes->size()) != type->byte_width()) {
         return bad();
       }
-      return Scalar::Make(type, std::move(bytes));
+      return Scalar::Make(type, std::move(*bytes));
     }
     default:
       return bad();
@@ -450,7 +346,7 @@ Result<json> DefaultToJson(const Scalar& value) {
       AppendDecimalText(value.get<Int128>(), type.scale(), &text);
       return json(text);
     case TypeId::kDate:
-      AppendDateText(value.get<int32_t>(), &text);
+      AppendIsoDateText(value.get<int32_t>(), &text);
       return json(text);
     case TypeId::kTime:
       AppendTimeText(value.get<int64_t>(), &text);
@@ -461,11 +357,7 @@ Result<json> DefaultToJson(const Scalar& value) {
     case TypeId::kTimestampTzNs: {
       const bool zoned = type.id() == TypeId::kTimestampTz || type.id() == TypeId::kTimestampTzNs;
       const bool nanos = type.id() == TypeId::kTimestampNs || type.id() == TypeId::kTimestampTzNs;
-      AppendTimestampText(value.get<int64_t>(), nanos, /*with_zone=*/false, &text);
-      for (char& c : text) {
-        if (c == ' ') c = 'T';
-      }
-      if (zoned) text += "+00:00";
+      AppendIsoTimestampText(value.get<int64_t>(), nanos, zoned, &text);
       return json(text);
     }
     case TypeId::kString:

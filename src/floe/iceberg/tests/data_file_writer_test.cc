@@ -17,7 +17,9 @@
 #include "floe/iceberg/evaluator.h"
 #include "floe/iceberg/expression.h"
 #include "floe/iceberg/manifest_io.h"
+#include "floe/iceberg/parquet_import.h"
 #include "floe/iceberg/single_value.h"
+#include "floe/iceberg/table_update.h"
 #include "floe/iceberg/tests/reader_test_util.h"
 #include "floe/io/file_io.h"
 #include "floe/testing/matchers.h"
@@ -120,6 +122,26 @@ class DataFileWriterTest : public ::testing::Test {
                          DataFileWriter::Open(io_, path_, schema, metrics, std::move(options)));
     for (const auto& b : batches) FLOE_RETURN_NOT_OK(writer->Write(*b));
     return writer->Close();
+  }
+
+  // The last written file as `add-files` registers it in a table of `schema` and `props`:
+  // one rule for bounds, so its metrics must equal the writer's.
+  void ExpectImportedBoundsEqual(const SchemaPtr& schema, const DataFile& written,
+                                 const std::map<std::string, std::string>& props) {
+    NewTableOptions options;
+    options.schema = schema;
+    options.location = dir_.path();
+    options.properties = props;
+    ASSERT_OK_AND_ASSIGN(TableMetadataPtr md, NewTableMetadata(options, 0));
+    ASSERT_OK_AND_ASSIGN(std::shared_ptr<io::RandomAccessFile> file, io::OpenLocalFile(path_));
+    bool needs_name_mapping = false;
+    ASSERT_OK_AND_ASSIGN(DataFile imported,
+                         DataFileFromParquet(path_, file, *md, &needs_name_mapping));
+    EXPECT_FALSE(needs_name_mapping);
+    EXPECT_EQ(imported.lower_bounds, written.lower_bounds);
+    EXPECT_EQ(imported.upper_bounds, written.upper_bounds);
+    EXPECT_EQ(imported.value_counts, written.value_counts);
+    EXPECT_EQ(imported.null_value_counts, written.null_value_counts);
   }
 
   TempDir dir_;
@@ -470,9 +492,11 @@ TEST_F(DataFileWriterTest, StringTruncationCountsCodePoints) {
   SchemaPtr schema = MakeSchema({Field("s", String(), true, 1)});
   auto bounds = [&](std::vector<std::optional<std::string>> values,
                     int n) -> std::pair<std::optional<std::string>, std::optional<std::string>> {
-    auto file = WriteFile(schema, {MakeBatch(schema, {Strs(values)})},
-                          {{"write.metadata.metrics.default", fmt::format("truncate({})", n)}});
+    const std::map<std::string, std::string> props = {
+        {"write.metadata.metrics.default", fmt::format("truncate({})", n)}};
+    auto file = WriteFile(schema, {MakeBatch(schema, {Strs(values)})}, props);
     EXPECT_TRUE(file.ok()) << file.status().ToString();
+    ExpectImportedBoundsEqual(schema, *file, props);
     std::pair<std::optional<std::string>, std::optional<std::string>> out;
     if (file->lower_bounds.count(1)) out.first = file->lower_bounds.at(1);
     if (file->upper_bounds.count(1)) out.second = file->upper_bounds.at(1);
@@ -506,9 +530,11 @@ TEST_F(DataFileWriterTest, StringTruncationCountsCodePoints) {
 TEST_F(DataFileWriterTest, BinaryTruncationCountsBytes) {
   SchemaPtr schema = MakeSchema({Field("b", Binary(), true, 1)});
   auto bounds = [&](std::vector<std::optional<std::string>> values) {
-    auto file = WriteFile(schema, {MakeBatch(schema, {Bins(values)})},
-                          {{"write.metadata.metrics.default", "truncate(2)"}});
+    const std::map<std::string, std::string> props = {
+        {"write.metadata.metrics.default", "truncate(2)"}};
+    auto file = WriteFile(schema, {MakeBatch(schema, {Bins(values)})}, props);
     EXPECT_TRUE(file.ok()) << file.status().ToString();
+    ExpectImportedBoundsEqual(schema, *file, props);
     std::pair<std::optional<std::string>, std::optional<std::string>> out;
     if (file->lower_bounds.count(1)) out.first = file->lower_bounds.at(1);
     if (file->upper_bounds.count(1)) out.second = file->upper_bounds.at(1);
