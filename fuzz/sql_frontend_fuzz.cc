@@ -20,6 +20,7 @@
 #include <google/protobuf/stubs/logging.h>
 
 #include "floe/session/session.h"
+#include "floe/sql/parser.h"
 
 namespace {
 
@@ -83,12 +84,11 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto statements = floe::session::Session::SplitStatements(text);
-  if (!statements.ok()) return 0;
   int planned = 0;
-  for (const std::string& statement : *statements) {
+  for (const floe::sql::StatementSpan& span : floe::sql::SplitStatements(text)) {
+    if (!span.complete) break;
     if (++planned > 8) break;
-    (void)TheSession()->PlanStatement(statement);
+    (void)TheSession()->PlanStatement(text.substr(span.begin, span.end - span.begin));
   }
   return 0;
 }

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "floe/catalog/purge.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/format/compression/codec.h"
 #include "floe/iceberg/table_location.h"
@@ -683,23 +684,21 @@ Status HadoopCatalog::DropTable(const TableIdentifier& id, bool purge) {
     FLOE_ASSIGN_OR_RAISE(std::string path, iceberg::FindCurrentMetadataFile(table_dir.string()));
     current = Current{0, std::move(path)};
   }
-  Status purge_error;
-  std::vector<std::string> outside;
+  // Files inside the table directory go with it; the others are purged after it is gone.
+  iceberg::TableMetadataPtr metadata;
+  Result<std::vector<std::string>> outside = std::vector<std::string>();
   if (purge) {
-    Result<iceberg::TableMetadataPtr> metadata = ReadMetadataFile(*io_, current->path);
-    if (!metadata.ok()) {
-      return metadata.status().WithPrefix(fmt::format(
+    Result<iceberg::TableMetadataPtr> read = ReadMetadataFile(*io_, current->path);
+    if (!read.ok()) {
+      return read.status().WithPrefix(fmt::format(
           "cannot purge table {} (nothing was dropped; drop it without purge): ", id.ToString()));
     }
-    // Files inside the table directory go with it; the others are deleted one by one.
-    Result<std::vector<std::string>> files = ReachableFiles(*io_, **metadata, current->path);
-    if (files.ok()) {
+    metadata = std::move(*read);
+    outside = ReachableFiles(*io_, *metadata, current->path);
+    if (outside.ok()) {
       const std::string prefix = table_dir.string() + "/";
-      for (std::string& file : *files) {
-        if (LocalPath(file).rfind(prefix, 0) != 0) outside.push_back(std::move(file));
-      }
-    } else {
-      purge_error = files.status();
+      std::erase_if(*outside,
+                    [&](const std::string& file) { return LocalPath(file).rfind(prefix, 0) == 0; });
     }
   }
   // The table disappears at once: its directory is renamed to a hidden name, then removed.
@@ -717,19 +716,8 @@ Status HadoopCatalog::DropTable(const TableIdentifier& id, bool purge) {
     return Status::IOError("table {} was dropped, but removing its directory {} failed: {}",
                            id.ToString(), trash.string(), ec.message());
   }
-  size_t failed = 0;
-  for (const std::string& file : outside) {
-    Status deleted = io_->Delete(file);
-    if (deleted.ok()) continue;
-    ++failed;
-    if (purge_error.ok()) purge_error = deleted;
-  }
-  if (!purge_error.ok()) {
-    return purge_error.WithPrefix(
-        fmt::format("table {} was dropped, but purging its files failed{}: ", id.ToString(),
-                    failed > 1 ? fmt::format(" ({} files could not be deleted)", failed) : ""));
-  }
-  return Status::OK();
+  if (!purge) return Status::OK();
+  return DeleteDroppedTableFiles(*io_, id, outside, *metadata, current->path);
 }
 
 Result<iceberg::Table> HadoopCatalog::CommitTable(

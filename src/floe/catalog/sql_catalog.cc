@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "floe/catalog/purge.h"
 #include "floe/common/thread_pool.h"
 #include "floe/format/compression/codec.h"
 #include "floe/iceberg/manifest_io.h"
@@ -698,41 +699,9 @@ Status SqlCatalog::DropTable(const TableIdentifier& id, bool purge) {
     }));
     if (changed == 0) continue;
     // The table is gone from the catalog; from here on a failure leaves unreferenced files,
-    // never a listed table with missing ones. When the files cannot all be found (a manifest
-    // does not read), none are deleted, so the metadata still leads to all of them.
-    Result<std::vector<std::string>> files = ReachableFiles(*io_, **metadata, location);
-    Status first_error = files.status();
-    size_t failed = 0;
-    if (files.ok()) {
-      // Data, manifests and lists first, metadata files last (each round in parallel), so
-      // an interrupted purge can be resumed by hand from the metadata files that remain.
-      std::vector<std::string> ordered;
-      std::vector<std::string> metadata_files;
-      std::set<std::string> metadata_set{location};
-      for (const auto& entry : (*metadata)->metadata_log) metadata_set.insert(entry.metadata_file);
-      for (const std::string& file : *files) {
-        (metadata_set.count(file) != 0 ? metadata_files : ordered).push_back(file);
-      }
-      for (const std::vector<std::string>* round : {&ordered, &metadata_files}) {
-        std::vector<Status> results(round->size());
-        (void)DefaultThreadPool()->ParallelFor(static_cast<int64_t>(round->size()),
-                                               [&](int64_t i) -> Status {
-                                                 results[i] = io_->Delete((*round)[i]);
-                                                 return Status::OK();
-                                               });
-        for (const Status& deleted : results) {
-          if (deleted.ok()) continue;
-          ++failed;
-          if (first_error.ok()) first_error = deleted;
-        }
-      }
-    }
-    if (!first_error.ok()) {
-      return first_error.WithPrefix(
-          fmt::format("table {} was dropped, but purging its files failed{}: ", id.ToString(),
-                      failed > 1 ? fmt::format(" ({} files could not be deleted)", failed) : ""));
-    }
-    return Status::OK();
+    // never a listed table with missing ones.
+    return DeleteDroppedTableFiles(*io_, id, ReachableFiles(*io_, **metadata, location), **metadata,
+                                   location);
   }
 }
 
@@ -866,77 +835,6 @@ Result<iceberg::Table> SqlCatalog::CommitTable(
     DeleteObsoleteMetadata(*io_, *base, *base_location, *next, next_location);
   }
   return iceberg::Table{next_location, std::move(next), io_};
-}
-
-// ---------------------------------------------------------------------------------------
-// Purge
-// ---------------------------------------------------------------------------------------
-
-Result<std::vector<std::string>> ReachableFiles(const io::FileIO& io,
-                                                const iceberg::TableMetadata& metadata,
-                                                const std::string& metadata_location) {
-  ThreadPool* pool = DefaultThreadPool();
-  // Manifest lists (or a v1 snapshot's manifests), one slot per snapshot, read in parallel.
-  const auto& snapshots = metadata.snapshots;
-  std::vector<std::vector<iceberg::ManifestFile>> listed(snapshots.size());
-  FLOE_RETURN_NOT_OK(
-      pool->ParallelFor(static_cast<int64_t>(snapshots.size()), [&](int64_t i) -> Status {
-        const iceberg::Snapshot& snapshot = snapshots[i];
-        if (!snapshot.manifest_list.empty()) {
-          Result<std::vector<iceberg::ManifestFile>> list =
-              iceberg::ReadManifestList(io, snapshot.manifest_list);
-          if (!list.ok()) {
-            // A list that is already gone has nothing left to delete.
-            return list.status().code() == StatusCode::kNotFound ? Status::OK() : list.status();
-          }
-          listed[i] = std::move(*list);
-          return Status::OK();
-        }
-        for (const std::string& path : snapshot.manifests) {
-          FLOE_ASSIGN_OR_RAISE(bool exists, io.Exists(path));
-          if (!exists) continue;
-          FLOE_ASSIGN_OR_RAISE(auto one,
-                               iceberg::ManifestFilesFromPaths(io, {path}, snapshot.snapshot_id,
-                                                               metadata.default_spec_id));
-          listed[i].insert(listed[i].end(), one.begin(), one.end());
-        }
-        return Status::OK();
-      }));
-
-  std::set<std::string> files;
-  std::vector<const iceberg::ManifestFile*> manifests;
-  std::set<std::string> manifests_seen;
-  for (size_t i = 0; i < snapshots.size(); ++i) {
-    files.insert(snapshots[i].manifest_list);
-    files.insert(snapshots[i].manifests.begin(), snapshots[i].manifests.end());
-    for (const auto& manifest : listed[i]) {
-      if (manifests_seen.insert(manifest.manifest_path).second) manifests.push_back(&manifest);
-    }
-  }
-  files.insert(manifests_seen.begin(), manifests_seen.end());
-
-  // Every manifest's data and delete files, deleted entries included.
-  std::vector<std::vector<std::string>> content(manifests.size());
-  FLOE_RETURN_NOT_OK(
-      pool->ParallelFor(static_cast<int64_t>(manifests.size()), [&](int64_t i) -> Status {
-        Result<std::vector<iceberg::ManifestEntry>> entries = iceberg::ReadManifestSelfDescribed(
-            io, *manifests[i], iceberg::ManifestReadOptions::All(/*with_stats=*/false));
-        if (!entries.ok()) {
-          return entries.status().code() == StatusCode::kNotFound ? Status::OK() : entries.status();
-        }
-        for (const auto& entry : *entries) {
-          if (entry.data_file != nullptr) content[i].push_back(entry.data_file->file_path);
-        }
-        return Status::OK();
-      }));
-  for (const auto& paths : content) files.insert(paths.begin(), paths.end());
-
-  for (const auto& stats : metadata.statistics) files.insert(stats.statistics_path);
-  for (const auto& stats : metadata.partition_statistics) files.insert(stats.statistics_path);
-  for (const auto& entry : metadata.metadata_log) files.insert(entry.metadata_file);
-  files.insert(metadata_location);
-  files.erase(std::string());
-  return std::vector<std::string>(files.begin(), files.end());
 }
 
 }  // namespace floe::catalog

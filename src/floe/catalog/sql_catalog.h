@@ -94,14 +94,4 @@ class SqlCatalog final : public Catalog {
   SqlCatalogOptions options_;
 };
 
-/// Every file a table's metadata reaches: for each snapshot its manifest list, manifests
-/// and their data and delete files (deleted entries included), the statistics and partition
-/// statistics files, the metadata-log files and `metadata_location` itself. A manifest list or
-/// manifest that is already gone is listed but not read (what it named cannot be found any
-/// more). Sorted, without duplicates, paths as the metadata writes them; errors name the file
-/// that could not be read. Lists and manifests are read in parallel on the default pool.
-Result<std::vector<std::string>> ReachableFiles(const io::FileIO& io,
-                                                const iceberg::TableMetadata& metadata,
-                                                const std::string& metadata_location);
-
 }  // namespace floe::catalog

@@ -6,9 +6,8 @@
 #include <mutex>
 #include <utility>
 
-#include "floe/batch/select.h"
+#include "floe/exec/partition_router.h"
 #include "floe/exec/spill.h"
-#include "floe/expr/hash.h"
 #include "fmt/format.h"
 
 namespace floe::exec {
@@ -157,61 +156,6 @@ class HeldRowsStream final : public BatchStream {
   size_t next_batch_ = 0;
 };
 
-// Routes the rows of one input partition: each output partition's rows are copied once
-// into an accumulator and reach the shared state in batches of batch_size rows.
-class InputRouter {
- public:
-  InputRouter(const RepartitionState& state, int n, int64_t batch_size, MemoryPool* pool)
-      : state_(state) {
-    eval_.pool = pool;
-    accumulators_.reserve(static_cast<size_t>(n));
-    for (int p = 0; p < n; ++p) accumulators_.emplace_back(state.schema(), batch_size, pool);
-  }
-
-  Status AddByHash(const RecordBatchPtr& batch, const std::vector<expr::PhysicalExprPtr>& exprs) {
-    keys_.clear();
-    for (const expr::PhysicalExprPtr& e : exprs) {
-      FLOE_ASSIGN_OR_RAISE(ArrayPtr key, expr::EvaluateToArray(*e, *batch, eval_));
-      keys_.push_back(std::move(key));
-    }
-    const int n = static_cast<int>(accumulators_.size());
-    FLOE_RETURN_NOT_OK(expr::PartitionRows(keys_, n, &routed_));
-    keys_.clear();
-    for (int p = 0; p < n; ++p) {
-      const int64_t begin = routed_.starts[static_cast<size_t>(p)];
-      const int64_t count = routed_.starts[static_cast<size_t>(p) + 1] - begin;
-      if (count == 0) continue;
-      BatchAccumulator& acc = accumulators_[static_cast<size_t>(p)];
-      if (count == batch->num_rows() && acc.num_rows() == 0 &&
-          batch->num_rows() >= acc.batch_size()) {
-        FLOE_RETURN_NOT_OK(state_.Add(p, batch));
-        continue;
-      }
-      FLOE_RETURN_NOT_OK(acc.Append(*batch, routed_.rows.data() + begin, count, &full_));
-      for (RecordBatchPtr& b : full_) FLOE_RETURN_NOT_OK(state_.Add(p, std::move(b)));
-      full_.clear();
-    }
-    return Status::OK();
-  }
-
-  // Hands the rows still held to the state.
-  Status Finish() {
-    for (size_t p = 0; p < accumulators_.size(); ++p) {
-      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr rest, accumulators_[p].Flush());
-      if (rest) FLOE_RETURN_NOT_OK(state_.Add(static_cast<int>(p), std::move(rest)));
-    }
-    return Status::OK();
-  }
-
- private:
-  const RepartitionState& state_;
-  std::vector<BatchAccumulator> accumulators_;
-  std::vector<RecordBatchPtr> full_;
-  std::vector<ArrayPtr> keys_;
-  expr::PartitionedRows routed_;
-  expr::EvalContext eval_;
-};
-
 }  // namespace
 
 Result<PlanPtr> RepartitionExec::Make(PlanPtr input, Partitioning partitioning) {
@@ -253,7 +197,9 @@ Result<BatchStreamPtr> RepartitionExec::Execute(int partition, const TaskContext
     auto run_input = [&](int64_t input_partition) -> Status {
       FLOE_ASSIGN_OR_RAISE(BatchStreamPtr stream,
                            ExecutePlan(input_, static_cast<int>(input_partition), ctx));
-      InputRouter router(*state, n, ctx->config().batch_size(), ctx->pool());
+      PartitionRouter router(
+          schema(), n, ctx->config().batch_size(), ctx->pool(),
+          [&state](int p, RecordBatchPtr b) { return state->Add(p, std::move(b)); });
       while (true) {
         FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, stream->Next());
         if (!batch) return router.Finish();

@@ -1379,32 +1379,48 @@ Result<std::unique_ptr<GroupsAccumulator>> MakeAvg(const ResolvedAggregate& aggr
 
 Result<std::unique_ptr<GroupsAccumulator>> MakePlain(const ResolvedAggregate& aggregate,
                                                      MemoryPool* pool) {
-  const std::string& name = aggregate.name;
-  if (name == "count_star") return std::make_unique<CountAccumulator>(true, pool);
+  const std::optional<internal::AggregateOp> op = internal::FindAggregateOp(aggregate.name);
+  if (!op) return Unsupported(aggregate);
+  if (*op == internal::AggregateOp::kCountStar) {
+    return std::make_unique<CountAccumulator>(true, pool);
+  }
   if (aggregate.arg_types.empty() || !aggregate.arg_types[0]) return Unsupported(aggregate);
-  if (name == "count") return std::make_unique<CountAccumulator>(false, pool);
-  if (name == "sum") return MakeSum(aggregate, pool);
-  if (name == "avg") return MakeAvg(aggregate, pool);
-  if (name == "min") return MakeMinMax<true>(aggregate, pool);
-  if (name == "max") return MakeMinMax<false>(aggregate, pool);
-  if (name == "bool_and" || name == "every") return std::make_unique<BoolAccumulator<true>>(pool);
-  if (name == "bool_or") return std::make_unique<BoolAccumulator<false>>(pool);
-  if (name == "string_agg") {
-    if (aggregate.arg_types.size() != 2) return Unsupported(aggregate);
-    return std::make_unique<StringAggAccumulator>(aggregate.return_type, pool);
+  switch (*op) {
+    case internal::AggregateOp::kCountStar:
+    case internal::AggregateOp::kCount:
+      return std::make_unique<CountAccumulator>(false, pool);
+    case internal::AggregateOp::kSum:
+      return MakeSum(aggregate, pool);
+    case internal::AggregateOp::kAvg:
+      return MakeAvg(aggregate, pool);
+    case internal::AggregateOp::kMin:
+      return MakeMinMax<true>(aggregate, pool);
+    case internal::AggregateOp::kMax:
+      return MakeMinMax<false>(aggregate, pool);
+    case internal::AggregateOp::kBoolAnd:
+      return std::make_unique<BoolAccumulator<true>>(pool);
+    case internal::AggregateOp::kBoolOr:
+      return std::make_unique<BoolAccumulator<false>>(pool);
+    case internal::AggregateOp::kStringAgg:
+      if (aggregate.arg_types.size() != 2) return Unsupported(aggregate);
+      return std::make_unique<StringAggAccumulator>(aggregate.return_type, pool);
+    case internal::AggregateOp::kVarSamp:
+    case internal::AggregateOp::kVarPop:
+    case internal::AggregateOp::kStddevSamp:
+    case internal::AggregateOp::kStddevPop:
+      break;
   }
   if (aggregate.arg_types[0]->id() != TypeId::kFloat64) return Unsupported(aggregate);
-  if (name == "var_samp" || name == "variance") {
-    return std::make_unique<VarianceAccumulator>(VarianceKind::kVarSamp, pool);
+  switch (*op) {
+    case internal::AggregateOp::kVarSamp:
+      return std::make_unique<VarianceAccumulator>(VarianceKind::kVarSamp, pool);
+    case internal::AggregateOp::kVarPop:
+      return std::make_unique<VarianceAccumulator>(VarianceKind::kVarPop, pool);
+    case internal::AggregateOp::kStddevSamp:
+      return std::make_unique<VarianceAccumulator>(VarianceKind::kStddevSamp, pool);
+    default:
+      return std::make_unique<VarianceAccumulator>(VarianceKind::kStddevPop, pool);
   }
-  if (name == "var_pop") return std::make_unique<VarianceAccumulator>(VarianceKind::kVarPop, pool);
-  if (name == "stddev_samp" || name == "stddev") {
-    return std::make_unique<VarianceAccumulator>(VarianceKind::kStddevSamp, pool);
-  }
-  if (name == "stddev_pop") {
-    return std::make_unique<VarianceAccumulator>(VarianceKind::kStddevPop, pool);
-  }
-  return Unsupported(aggregate);
 }
 
 }  // namespace

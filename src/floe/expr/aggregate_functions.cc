@@ -14,6 +14,7 @@
 //   stddev*/var*               double (PostgreSQL gives numeric for exact inputs)
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,9 +26,7 @@ namespace floe::expr {
 
 namespace internal {
 
-std::string SqlTypeName(const TypePtr& type) {
-  return type ? floe::SqlTypeName(*type) : "unknown";
-}
+std::string SqlTypeName(const TypePtr& type) { return type ? floe::SqlTypeName(*type) : "unknown"; }
 
 std::string SignatureText(std::string_view name, const std::vector<TypePtr>& arg_types) {
   std::string out(name);
@@ -52,44 +51,79 @@ Status NoSuchAggregate(std::string_view name, const std::vector<TypePtr>& arg_ty
   return Status::Bind("function {} does not exist", SignatureText(name, arg_types));
 }
 
-std::string_view CanonicalAggregateName(std::string_view name) {
-  if (name == "every") return "bool_and";
-  if (name == "stddev") return "stddev_samp";
-  if (name == "variance") return "var_samp";
-  return name;
-}
+using internal::AggregateOp;
 
-constexpr std::string_view kAggregateNames[] = {
-    "count",      "count_star", "sum",      "avg",        "min",    "max",
-    "bool_and",   "bool_or",    "every",    "string_agg", "stddev", "stddev_samp",
-    "stddev_pop", "variance",   "var_samp", "var_pop"};
+// Every aggregate function, once: its names (the first of each op is the canonical one, which
+// ResolvedAggregate::name carries and the plan codec sends) and whether empty input gives 0.
+struct AggregateName {
+  std::string_view name;
+  AggregateOp op;
+  bool never_null = false;
+};
+
+constexpr AggregateName kAggregates[] = {
+    {"count_star", AggregateOp::kCountStar, true},
+    {"count", AggregateOp::kCount, true},
+    {"sum", AggregateOp::kSum},
+    {"avg", AggregateOp::kAvg},
+    {"min", AggregateOp::kMin},
+    {"max", AggregateOp::kMax},
+    {"bool_and", AggregateOp::kBoolAnd},
+    {"every", AggregateOp::kBoolAnd},
+    {"bool_or", AggregateOp::kBoolOr},
+    {"string_agg", AggregateOp::kStringAgg},
+    {"var_samp", AggregateOp::kVarSamp},
+    {"variance", AggregateOp::kVarSamp},
+    {"var_pop", AggregateOp::kVarPop},
+    {"stddev_samp", AggregateOp::kStddevSamp},
+    {"stddev", AggregateOp::kStddevSamp},
+    {"stddev_pop", AggregateOp::kStddevPop},
+};
+
+const AggregateName& Canonical(AggregateOp op) {
+  for (const AggregateName& a : kAggregates) {
+    if (a.op == op) return a;
+  }
+  return kAggregates[0];  // unreachable: every op has a name
+}
 
 bool IsNumeric(const TypePtr& t) {
   return t && (t->is_integer() || t->is_floating() || t->id() == TypeId::kDecimal);
 }
 
 // The state columns of the non-distinct form of an aggregate.
-std::vector<Field> StateFields(const ResolvedAggregate& agg) {
-  const std::string& n = agg.name;
-  if (n == "count" || n == "count_star") return {Field("count", Int64(), false)};
-  if (n == "sum") {
-    const TypePtr& in = agg.arg_types[0];
-    if (in->is_integer() && in->id() != TypeId::kInt64) return {Field("sum", Int64())};
-    return {Field("sum", agg.return_type)};
-  }
-  if (n == "avg") {
-    const TypePtr& in = agg.arg_types[0];
-    TypePtr sum_type = in->is_floating()              ? Float64()
-                       : in->id() == TypeId::kDecimal ? Decimal(38, in->scale())
-                                                      : Decimal(38, 0);
-    return {Field("sum", sum_type), Field("count", Int64(), false)};
-  }
-  if (n == "min" || n == "max") return {Field(n, agg.return_type)};
-  if (n == "bool_and" || n == "bool_or") return {Field(n, Boolean())};
-  if (n == "string_agg") {
-    // The concatenation so far and the delimiter that precedes it when it is appended to
-    // another partial result.
-    return {Field("string_agg", agg.return_type), Field("delimiter", agg.return_type)};
+std::vector<Field> StateFields(AggregateOp op, const ResolvedAggregate& agg) {
+  switch (op) {
+    case AggregateOp::kCountStar:
+    case AggregateOp::kCount:
+      return {Field("count", Int64(), false)};
+    case AggregateOp::kSum: {
+      const TypePtr& in = agg.arg_types[0];
+      if (in->is_integer() && in->id() != TypeId::kInt64) return {Field("sum", Int64())};
+      return {Field("sum", agg.return_type)};
+    }
+    case AggregateOp::kAvg: {
+      const TypePtr& in = agg.arg_types[0];
+      TypePtr sum_type = in->is_floating()              ? Float64()
+                         : in->id() == TypeId::kDecimal ? Decimal(38, in->scale())
+                                                        : Decimal(38, 0);
+      return {Field("sum", sum_type), Field("count", Int64(), false)};
+    }
+    case AggregateOp::kMin:
+    case AggregateOp::kMax:
+      return {Field(agg.name, agg.return_type)};
+    case AggregateOp::kBoolAnd:
+    case AggregateOp::kBoolOr:
+      return {Field(agg.name, Boolean())};
+    case AggregateOp::kStringAgg:
+      // The concatenation so far and the delimiter that precedes it when it is appended to
+      // another partial result.
+      return {Field("string_agg", agg.return_type), Field("delimiter", agg.return_type)};
+    case AggregateOp::kVarSamp:
+    case AggregateOp::kVarPop:
+    case AggregateOp::kStddevSamp:
+    case AggregateOp::kStddevPop:
+      break;
   }
   // stddev / variance: Welford's running count, mean and sum of squared deviations.
   return {Field("count", Int64(), false), Field("mean", Float64()), Field("m2", Float64())};
@@ -97,99 +131,125 @@ std::vector<Field> StateFields(const ResolvedAggregate& agg) {
 
 }  // namespace
 
+namespace internal {
+
+std::optional<AggregateOp> FindAggregateOp(std::string_view name) {
+  for (const AggregateName& a : kAggregates) {
+    if (a.name == name) return a.op;
+  }
+  return std::nullopt;
+}
+
+}  // namespace internal
+
 bool IsAggregateFunction(std::string_view name) {
-  return std::find(std::begin(kAggregateNames), std::end(kAggregateNames), name) !=
-         std::end(kAggregateNames);
+  return internal::FindAggregateOp(name).has_value();
 }
 
 Result<ResolvedAggregate> ResolveAggregate(std::string_view name,
                                            const std::vector<TypePtr>& arg_types, bool distinct) {
-  ResolvedAggregate agg;
-  std::string_view canonical = CanonicalAggregateName(name);
-  if (canonical == "count" && arg_types.empty()) canonical = "count_star";
-  agg.name = std::string(canonical);
-  agg.distinct = distinct;
-  const size_t n = arg_types.size();
-  if (!IsAggregateFunction(name)) return NoSuchAggregate(name, arg_types);
+  std::optional<AggregateOp> found = internal::FindAggregateOp(name);
+  if (!found) return NoSuchAggregate(name, arg_types);
   for (const TypePtr& t : arg_types) {
     if (!t) return NoSuchAggregate(name, arg_types);
   }
+  const size_t n = arg_types.size();
+  AggregateOp op = *found;
+  if (op == AggregateOp::kCount && n == 0) op = AggregateOp::kCountStar;
+  ResolvedAggregate agg;
+  agg.name = std::string(Canonical(op).name);
+  agg.never_null = Canonical(op).never_null;
+  agg.distinct = distinct;
 
-  if (canonical == "count_star") {
-    if (n != 0) return NoSuchAggregate(name, arg_types);
-    if (distinct) return Status::Bind("count(DISTINCT *) is not valid");
-    agg.return_type = Int64();
-  } else if (canonical == "count") {
-    if (n != 1) return NoSuchAggregate(name, arg_types);
-    agg.arg_types = arg_types;
-    agg.return_type = Int64();
-  } else if (canonical == "sum") {
-    if (n != 1 || !IsNumeric(arg_types[0])) return NoSuchAggregate(name, arg_types);
-    const TypePtr& in = arg_types[0];
-    agg.arg_types = {in};
-    switch (in->id()) {
-      case TypeId::kInt8:
-      case TypeId::kInt16:
-      case TypeId::kInt32:
-        agg.return_type = Int64();
-        break;
-      case TypeId::kInt64:
-        agg.return_type = Decimal(38, 0);
-        break;
-      case TypeId::kDecimal:
-        agg.return_type = Decimal(38, in->scale());
-        break;
-      case TypeId::kFloat32:
-        agg.return_type = Float32();
-        break;
-      default:
+  switch (op) {
+    case AggregateOp::kCountStar:
+      if (n != 0) return NoSuchAggregate(name, arg_types);
+      if (distinct) return Status::Bind("count(DISTINCT *) is not valid");
+      agg.return_type = Int64();
+      break;
+    case AggregateOp::kCount:
+      if (n != 1) return NoSuchAggregate(name, arg_types);
+      agg.arg_types = arg_types;
+      agg.return_type = Int64();
+      break;
+    case AggregateOp::kSum: {
+      if (n != 1 || !IsNumeric(arg_types[0])) return NoSuchAggregate(name, arg_types);
+      const TypePtr& in = arg_types[0];
+      agg.arg_types = {in};
+      switch (in->id()) {
+        case TypeId::kInt8:
+        case TypeId::kInt16:
+        case TypeId::kInt32:
+          agg.return_type = Int64();
+          break;
+        case TypeId::kInt64:
+          agg.return_type = Decimal(38, 0);
+          break;
+        case TypeId::kDecimal:
+          agg.return_type = Decimal(38, in->scale());
+          break;
+        case TypeId::kFloat32:
+          agg.return_type = Float32();
+          break;
+        default:
+          agg.return_type = Float64();
+          break;
+      }
+      break;
+    }
+    case AggregateOp::kAvg: {
+      if (n != 1 || !IsNumeric(arg_types[0])) return NoSuchAggregate(name, arg_types);
+      const TypePtr& in = arg_types[0];
+      agg.arg_types = {in};
+      if (in->is_floating()) {
         agg.return_type = Float64();
-        break;
+      } else if (in->id() == TypeId::kDecimal) {
+        agg.return_type = Decimal(38, std::max(in->scale(), internal::kAvgMinScale));
+      } else {
+        agg.return_type = Decimal(38, internal::kAvgMinScale);
+      }
+      break;
     }
-  } else if (canonical == "avg") {
-    if (n != 1 || !IsNumeric(arg_types[0])) return NoSuchAggregate(name, arg_types);
-    const TypePtr& in = arg_types[0];
-    if (in->is_floating()) {
-      agg.arg_types = {in};
+    case AggregateOp::kMin:
+    case AggregateOp::kMax:
+      if (n != 1 || !internal::IsOrderableScalar(arg_types[0])) {
+        return NoSuchAggregate(name, arg_types);
+      }
+      agg.arg_types = arg_types;
+      agg.return_type = arg_types[0];
+      break;
+    case AggregateOp::kBoolAnd:
+    case AggregateOp::kBoolOr:
+      if (n != 1 || arg_types[0]->id() != TypeId::kBoolean) {
+        return NoSuchAggregate(name, arg_types);
+      }
+      agg.arg_types = arg_types;
+      agg.return_type = Boolean();
+      break;
+    case AggregateOp::kStringAgg: {
+      if (n != 2) return NoSuchAggregate(name, arg_types);
+      const TypeId a = arg_types[0]->id();
+      const TypeId b = arg_types[1]->id();
+      if (a == TypeId::kString && b == TypeId::kString) {
+        agg.arg_types = {String(), String()};
+        agg.return_type = String();
+      } else if ((a == TypeId::kBinary || a == TypeId::kFixed) &&
+                 (b == TypeId::kBinary || b == TypeId::kFixed)) {
+        agg.arg_types = {Binary(), Binary()};
+        agg.return_type = Binary();
+      } else {
+        return NoSuchAggregate(name, arg_types);
+      }
+      break;
+    }
+    case AggregateOp::kVarSamp:
+    case AggregateOp::kVarPop:
+    case AggregateOp::kStddevSamp:
+    case AggregateOp::kStddevPop:
+      if (n != 1 || !IsNumeric(arg_types[0])) return NoSuchAggregate(name, arg_types);
+      agg.arg_types = {Float64()};
       agg.return_type = Float64();
-    } else if (in->id() == TypeId::kDecimal) {
-      agg.arg_types = {in};
-      agg.return_type = Decimal(38, std::max(in->scale(), internal::kAvgMinScale));
-    } else {
-      agg.arg_types = {in};
-      agg.return_type = Decimal(38, internal::kAvgMinScale);
-    }
-  } else if (canonical == "min" || canonical == "max") {
-    if (n != 1 || !internal::IsOrderableScalar(arg_types[0])) {
-      return NoSuchAggregate(name, arg_types);
-    }
-    agg.arg_types = arg_types;
-    agg.return_type = arg_types[0];
-  } else if (canonical == "bool_and" || canonical == "bool_or") {
-    if (n != 1 || arg_types[0]->id() != TypeId::kBoolean) {
-      return NoSuchAggregate(name, arg_types);
-    }
-    agg.arg_types = arg_types;
-    agg.return_type = Boolean();
-  } else if (canonical == "string_agg") {
-    if (n != 2) return NoSuchAggregate(name, arg_types);
-    TypeId a = arg_types[0]->id();
-    TypeId b = arg_types[1]->id();
-    if (a == TypeId::kString && b == TypeId::kString) {
-      agg.arg_types = {String(), String()};
-      agg.return_type = String();
-    } else if ((a == TypeId::kBinary || a == TypeId::kFixed) &&
-               (b == TypeId::kBinary || b == TypeId::kFixed)) {
-      agg.arg_types = {Binary(), Binary()};
-      agg.return_type = Binary();
-    } else {
-      return NoSuchAggregate(name, arg_types);
-    }
-  } else {
-    // stddev_samp, stddev_pop, var_samp, var_pop.
-    if (n != 1 || !IsNumeric(arg_types[0])) return NoSuchAggregate(name, arg_types);
-    agg.arg_types = {Float64()};
-    agg.return_type = Float64();
+      break;
   }
 
   if (distinct) {
@@ -198,7 +258,7 @@ Result<ResolvedAggregate> ResolveAggregate(std::string_view name,
       agg.state_fields.emplace_back("distinct_" + std::to_string(i), List(agg.arg_types[i], true));
     }
   } else {
-    agg.state_fields = StateFields(agg);
+    agg.state_fields = StateFields(op, agg);
   }
   return agg;
 }

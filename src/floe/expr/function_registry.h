@@ -31,14 +31,14 @@ Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b, std::string_view 
 /// A scalar function resolved for argument types: the types each argument must be cast
 /// to before the call, and the result type.
 struct ResolvedFunction {
-  std::string name;                 // the canonical name (aliases resolved: "substring" ->
-                                    // "substr", "ceiling" -> "ceil", ...)
-  std::vector<TypePtr> arg_types;   // one per argument
+  std::string name;                // the canonical name (aliases resolved: "substring" ->
+                                   // "substr", "ceiling" -> "ceil", ...)
+  std::vector<TypePtr> arg_types;  // one per argument
   TypePtr return_type;
   /// The result is NULL only when an argument is NULL (false for coalesce, is_null, ...,
   /// and for functions that can return NULL on non-NULL input such as nullif).
   bool null_if_any_arg_null = true;
-  bool volatile_function = false;   // random(), now() (the binder folds now() per statement)
+  bool volatile_function = false;  // random(), now() (the binder folds now() per statement)
 };
 
 /// Resolves `name` (lower-case) for these argument types, choosing the candidate
@@ -69,12 +69,12 @@ struct ResolvedAggregate {
                                    // numeric (decimal(38, 0)), avg(int) -> numeric, ...
   bool distinct = false;
   std::vector<Field> state_fields;  // the partial state's columns
+  bool never_null = false;          // an empty input gives 0, not NULL (count)
 };
 
 /// kBind "function name(types) does not exist" when no signature fits.
 Result<ResolvedAggregate> ResolveAggregate(std::string_view name,
-                                           const std::vector<TypePtr>& arg_types,
-                                           bool distinct);
+                                           const std::vector<TypePtr>& arg_types, bool distinct);
 bool IsAggregateFunction(std::string_view name);
 
 /// Window-only functions: row_number, rank, dense_rank, percent_rank, cume_dist, ntile,

@@ -45,16 +45,14 @@ std::string BoundToString(const WindowFrameBound& bound) {
 /// Window functions that never return NULL.
 bool WindowNeverNull(const WindowCall& call) {
   if (call.is_aggregate) {
-    return call.aggregate.name == "count" || call.aggregate.name == "count_star";
+    return call.aggregate.never_null;
   }
   return call.function == "row_number" || call.function == "rank" ||
          call.function == "dense_rank" || call.function == "percent_rank" ||
          call.function == "cume_dist" || call.function == "ntile";
 }
 
-bool AggregateNeverNull(const AggregateCall& call) {
-  return call.function.name == "count" || call.function.name == "count_star";
-}
+bool AggregateNeverNull(const AggregateCall& call) { return call.function.never_null; }
 
 std::string ProjectionItem(const expr::ExprPtr& e, const std::string& name) {
   std::string s = e->ToString();

@@ -2,96 +2,13 @@
 
 #include <utility>
 
-#include "floe/batch/select.h"
 #include "floe/codec/nodes.pb.h"
 #include "floe/codec/value_codec.h"
 #include "floe/exec/exchange_service.h"
+#include "floe/exec/partition_router.h"
 #include "floe/exec/plan_codec.h"
-#include "floe/expr/hash.h"
 
 namespace floe::scheduler {
-
-namespace {
-
-// Routes rows to the output partitions: each partition's rows are copied once into a
-// BatchAccumulator and reach the exchange in batches of batch_size rows. A batch that
-// goes whole to one partition with nothing pending there passes through uncopied when it
-// is big enough on its own.
-class PartitionRouter {
- public:
-  PartitionRouter(exec::ExchangeService* exchange, int stage, int input_partition, int n,
-                  int64_t batch_size, const SchemaPtr& schema, MemoryPool* pool)
-      : exchange_(exchange), stage_(stage), input_partition_(input_partition) {
-    accumulators_.reserve(static_cast<size_t>(n));
-    for (int o = 0; o < n; ++o) accumulators_.emplace_back(schema, batch_size, pool);
-  }
-
-  // All rows of `batch` to partition `output`.
-  Status Add(int output, const RecordBatchPtr& batch) {
-    BatchAccumulator& acc = accumulators_[static_cast<size_t>(output)];
-    if (acc.num_rows() == 0 && batch->num_rows() >= acc.batch_size()) {
-      return exchange_->Write(stage_, input_partition_, output, batch);
-    }
-    FLOE_RETURN_NOT_OK(acc.AppendSlice(*batch, 0, batch->num_rows(), &full_));
-    return WriteFull(output);
-  }
-
-  // Row r of `batch` to partition HashRows(keys)[r] % n.
-  Status AddByHash(const RecordBatchPtr& batch, const std::vector<expr::PhysicalExprPtr>& exprs) {
-    keys_.clear();
-    for (const auto& e : exprs) {
-      FLOE_ASSIGN_OR_RAISE(ArrayPtr key, expr::EvaluateToArray(*e, *batch, eval_));
-      keys_.push_back(std::move(key));
-    }
-    const int n = static_cast<int>(accumulators_.size());
-    FLOE_RETURN_NOT_OK(expr::PartitionRows(keys_, n, &routed_));
-    keys_.clear();
-    for (int o = 0; o < n; ++o) {
-      const int64_t begin = routed_.starts[static_cast<size_t>(o)];
-      const int64_t count = routed_.starts[static_cast<size_t>(o) + 1] - begin;
-      if (count == 0) continue;
-      if (count == batch->num_rows()) {
-        FLOE_RETURN_NOT_OK(Add(o, batch));
-        continue;
-      }
-      FLOE_RETURN_NOT_OK(accumulators_[static_cast<size_t>(o)].Append(
-          *batch, routed_.rows.data() + begin, count, &full_));
-      FLOE_RETURN_NOT_OK(WriteFull(o));
-    }
-    return Status::OK();
-  }
-
-  Status FlushAll() {
-    for (size_t o = 0; o < accumulators_.size(); ++o) {
-      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr rest, accumulators_[o].Flush());
-      if (rest) {
-        FLOE_RETURN_NOT_OK(exchange_->Write(stage_, input_partition_, static_cast<int>(o), rest));
-      }
-    }
-    return Status::OK();
-  }
-
- private:
-  Status WriteFull(int output) {
-    for (const RecordBatchPtr& b : full_) {
-      FLOE_RETURN_NOT_OK(exchange_->Write(stage_, input_partition_, output, b));
-    }
-    full_.clear();
-    return Status::OK();
-  }
-
-  exec::ExchangeService* exchange_;
-  int stage_;
-  int input_partition_;
-  std::vector<BatchAccumulator> accumulators_;
-  // Scratch kept across batches.
-  std::vector<RecordBatchPtr> full_;
-  std::vector<ArrayPtr> keys_;
-  expr::PartitionedRows routed_;
-  expr::EvalContext eval_;
-};
-
-}  // namespace
 
 ShuffleWriterExec::ShuffleWriterExec(exec::PlanPtr input, int stage_id, exec::Partitioning output)
     : input_(std::move(input)), stage_id_(stage_id), output_(std::move(output)) {
@@ -151,8 +68,10 @@ Result<exec::BatchStreamPtr> ShuffleWriterExec::Execute(int partition,
   }
   const int n = output_.partition_count();
   FLOE_ASSIGN_OR_RAISE(exec::BatchStreamPtr input, exec::ExecutePlan(input_, partition, ctx));
-  PartitionRouter buffers(exchange, stage_id_, partition, n, ctx->config().batch_size(), schema(),
-                          ctx->pool());
+  exec::PartitionRouter buffers(schema(), n, ctx->config().batch_size(), ctx->pool(),
+                                [&](int output, RecordBatchPtr batch) {
+                                  return exchange->Write(stage_id_, partition, output, batch);
+                                });
   int round_robin = n > 0 ? partition % n : 0;
   while (true) {
     FLOE_RETURN_NOT_OK(ctx->CheckCancelled());
@@ -175,7 +94,7 @@ Result<exec::BatchStreamPtr> ShuffleWriterExec::Execute(int partition,
         break;
     }
   }
-  FLOE_RETURN_NOT_OK(buffers.FlushAll());
+  FLOE_RETURN_NOT_OK(buffers.Finish());
   FLOE_RETURN_NOT_OK(exchange->Finish(stage_id_, partition));
   return exec::MakeVectorStream(schema(), {});
 }

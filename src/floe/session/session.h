@@ -56,18 +56,14 @@ class Session {
   static Result<std::unique_ptr<Session>> Make(SessionOptions options = {});
   virtual ~Session() = default;
 
-  /// Runs exactly one statement (kInvalidArgument when `sql` holds more than one; use
-  /// SplitStatements). Errors name what is wrong and where (see sql/parser.h,
+  /// Runs exactly one statement (kInvalidArgument when `sql` holds more than one; a script
+  /// is split by sql::SplitStatements). Errors name what is wrong and where (see sql/parser.h,
   /// plan/binder.h).
   virtual Result<std::unique_ptr<QueryResult>> Execute(std::string_view sql) = 0;
 
   /// Plans one SELECT or INSERT without running it: the stages it would run (an INSERT's
   /// stages end in its commit; nothing is written). kNotSupported for other statements.
   virtual Result<scheduler::StagePlan> PlanStatement(std::string_view sql) = 0;
-
-  /// Splits a script into statement texts (comments and quoted ';' respected); kSyntax
-  /// for an unterminated string or comment.
-  static Result<std::vector<std::string>> SplitStatements(std::string_view script);
 
   virtual const exec::SessionConfig& config() const = 0;
   virtual exec::SessionConfig& mutable_config() = 0;

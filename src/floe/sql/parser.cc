@@ -239,30 +239,32 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
-/// A statement's span in the input: from its first token to the end of its last one.
-struct Piece {
-  size_t begin = 0;
-  size_t end = 0;
-};
+using Piece = StatementSpan;
 
-std::vector<Piece> SplitPieces(std::string_view text) {
-  std::vector<Piece> pieces;
+std::vector<StatementSpan> SplitPieces(std::string_view text) {
+  std::vector<StatementSpan> pieces;
   Scanner scanner(text);
   bool open = false;
-  Piece current;
+  StatementSpan current;
   while (true) {
     Token t = scanner.Next();
     if (t.unterminated) {
-      // Let libpg_query report it: the rest of the input is one statement.
+      // The rest of the input is one statement (libpg_query reports what is open).
       if (!open) current.begin = t.begin;
       current.end = text.size();
+      current.complete = false;
       pieces.push_back(current);
       return pieces;
     }
     if (t.kind == Token::Kind::kEnd) break;
     bool semicolon = t.kind == Token::Kind::kPunct && text[t.begin] == ';';
     if (semicolon) {
-      if (open) pieces.push_back(current);
+      if (open) {
+        current.terminated = true;
+        current.next = t.end;
+        pieces.push_back(current);
+        current = StatementSpan();
+      }
       open = false;
       continue;
     }
@@ -607,6 +609,10 @@ Result<std::vector<Statement>> Parse(std::string_view text) {
     statements.push_back(std::move(s));
   }
   return statements;
+}
+
+std::vector<StatementSpan> SplitStatements(std::string_view text) {
+  return internal::SplitPieces(text);
 }
 
 }  // namespace floe::sql

@@ -4,6 +4,7 @@
 // compare-and-set serialising committers in several threads and processes.
 
 #include "floe/catalog/sql_catalog.h"
+#include "floe/catalog/purge.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>

@@ -367,18 +367,6 @@ TEST_F(SessionTest, ScalarSubqueryOfTwoRowsFails) {
               IsErrorWith(StatusCode::kInvalidArgument, "more than one row"));
 }
 
-TEST_F(SessionTest, SplitStatements) {
-  ASSERT_OK_AND_ASSIGN(auto parts, session::Session::SplitStatements(
-                                       "SELECT 'a;b'; -- c;d\nSELECT \"x;\" /* ; /* ; */ */ ;; "
-                                       "SELECT $$;$$  "));
-  EXPECT_EQ(parts, (std::vector<std::string>{
-                       "SELECT 'a;b'", "-- c;d\nSELECT \"x;\" /* ; /* ; */ */", "SELECT $$;$$"}));
-  EXPECT_THAT(session::Session::SplitStatements("SELECT 'abc"), IsError(StatusCode::kSyntax));
-  EXPECT_THAT(session::Session::SplitStatements("SELECT /* x"), IsError(StatusCode::kSyntax));
-  ASSERT_OK_AND_ASSIGN(parts, session::Session::SplitStatements("  -- only a comment\n"));
-  EXPECT_TRUE(parts.empty());
-}
-
 // The same rows whatever the partitioning and batch size.
 TEST_F(SessionTest, ResultsDoNotDependOnPartitionsOrBatchSize) {
   std::string path = WriteParquet("t.parquet", 250);
