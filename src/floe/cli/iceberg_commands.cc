@@ -16,8 +16,10 @@
 #include "floe/batch/value_format.h"
 #include "floe/catalog/catalog.h"
 #include "floe/catalog/catalog_config.h"
+#include "floe/cli/catalog_options.h"
 #include "floe/cli/iceberg_write_commands.h"
 #include "floe/cli/row_output.h"
+#include "floe/cli/snapshot_options.h"
 #include "floe/common/thread_pool.h"
 #include "floe/iceberg/expression.h"
 #include "floe/iceberg/single_value.h"
@@ -189,73 +191,6 @@ Status CheckStdout() {
 }
 
 }  // namespace
-
-Result<int64_t> ParseSnapshotId(std::string_view text) {
-  const char* begin = text.data();
-  const char* end = text.data() + text.size();
-  int64_t id = 0;
-  auto [ptr, ec] = std::from_chars(begin, end, id);
-  if (ec == std::errc() && ptr == end) return id;
-  // Ids above INT64_MAX appear in hand-made metadata; they are read modulo 2^64, as the
-  // metadata parser reads them.
-  uint64_t unsigned_id = 0;
-  auto [uptr, uec] = std::from_chars(begin, end, unsigned_id);
-  if (uec == std::errc() && uptr == end) return static_cast<int64_t>(unsigned_id);
-  return Status::Invalid("--snapshot '{}' is not a snapshot id", text);
-}
-
-Result<int64_t> ParseAsOf(std::string_view text) {
-  int64_t ms = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
-  if (ec == std::errc() && end == text.data() + text.size()) return ms;
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, frac = 0, frac_digits = 0;
-  std::string copy(text);
-  std::replace(copy.begin(), copy.end(), 'T', ' ');
-  int consumed = 0;
-  int fields = std::sscanf(copy.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &consumed);
-  if (fields < 3) {
-    return Status::Invalid("--as-of '{}' is neither milliseconds nor YYYY-MM-DD[ HH:MM[:SS]]",
-                           text);
-  }
-  std::string_view rest = std::string_view(copy).substr(static_cast<size_t>(consumed));
-  if (!rest.empty()) {
-    int n = 0;
-    std::string tail(rest);
-    if (std::sscanf(tail.c_str(), " %2d:%2d%n", &h, &mi, &n) < 2) {
-      return Status::Invalid("--as-of '{}': bad time of day", text);
-    }
-    rest.remove_prefix(static_cast<size_t>(n));
-    if (!rest.empty() && rest[0] == ':') {
-      tail = std::string(rest);
-      if (std::sscanf(tail.c_str(), ":%2d%n", &s, &n) < 1) {
-        return Status::Invalid("--as-of '{}': bad seconds", text);
-      }
-      rest.remove_prefix(static_cast<size_t>(n));
-      if (!rest.empty() && rest[0] == '.') {
-        rest.remove_prefix(1);
-        while (!rest.empty() && rest[0] >= '0' && rest[0] <= '9') {
-          if (frac_digits < 3) {
-            frac = frac * 10 + (rest[0] - '0');
-            ++frac_digits;
-          }
-          rest.remove_prefix(1);
-        }
-        while (frac_digits < 3) {
-          frac *= 10;
-          ++frac_digits;
-        }
-      }
-    }
-    if (!rest.empty()) return Status::Invalid("--as-of '{}': unexpected '{}'", text, rest);
-  }
-  using namespace std::chrono;
-  year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
-  if (!ymd.ok() || h > 23 || mi > 59 || s > 60) {
-    return Status::Invalid("--as-of '{}' is not a valid date and time", text);
-  }
-  auto t = sys_days{ymd} + hours{h} + minutes{mi} + seconds{s} + milliseconds{frac};
-  return duration_cast<milliseconds>(t.time_since_epoch()).count();
-}
 
 Status RunIcebergScan(const IcebergScanOptions& options) {
   FLOE_ASSIGN_OR_RAISE(Table table, OpenTableFromOptions(options.table));

@@ -66,14 +66,6 @@ Status RunIcebergPlan(const IcebergPlanOptions& options);
 /// snapshots with their full summaries).
 Status RunIcebergInfo(const IcebergTableOptions& options, const std::string& format = "text");
 
-/// Parses --snapshot: a signed 64-bit id, or an unsigned one above INT64_MAX taken modulo
-/// 2^64 (as table metadata with such ids is read).
-Result<int64_t> ParseSnapshotId(std::string_view text);
-
-/// Parses --as-of: milliseconds since the epoch, or a UTC date/time
-/// "YYYY-MM-DD[ HH:MM[:SS[.fff]]]" (a 'T' may separate date and time).
-Result<int64_t> ParseAsOf(std::string_view text);
-
 /// Adds `floe iceberg scan|plan|info` and the catalog commands (iceberg_write_commands.h).
 void AddIcebergCommands(CLI::App* app, CommandAction* action);
 

@@ -11,7 +11,10 @@
 #include "floe/cli/demo.h"
 #include "floe/cli/iceberg_commands.h"
 #include "floe/cli/parquet_commands.h"
+#include "floe/cli/shell.h"
 #include "floe/cli/sql_commands.h"
+#include "floe/cli/sqllogictest.h"
+#include "floe/cli/statement_runner.h"
 #include "floe/cli/termination.h"
 #include "floe/common/status.h"
 #include "floe/dist/cluster.h"
@@ -44,7 +47,9 @@ int main(int argc, char** argv) {
   floe::cli::AddParquetCommands(&app, &action);
   floe::cli::AddIcebergCommands(&app, &action);
   floe::cli::AddDemoCommand(&app, &action);
-  floe::cli::AddSqlCommands(&app, &action);
+  floe::cli::AddSqlCommand(&app, &action);
+  floe::cli::AddShellCommand(&app, &action);
+  floe::cli::AddSqllogictestCommand(&app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -15,7 +15,10 @@
 
 #include <editline/readline.h>
 
-#include "floe/cli/sql_commands.h"
+#include <CLI/CLI.hpp>
+
+#include "floe/cli/catalog_options.h"
+#include "floe/cli/statement_runner.h"
 #include "floe/cli/termination.h"
 #include "floe/session/session.h"
 
@@ -167,6 +170,18 @@ Status RunShell(const ShellOptions& options) {
   }
   if (!history.empty()) write_history(history.c_str());
   return Status::OK();
+}
+
+void AddShellCommand(CLI::App* app, CommandAction* action) {
+  auto o = std::make_shared<ShellOptions>();
+  CLI::App* cmd = app->add_subcommand("shell", "Interactive SQL shell");
+  cmd->add_option("--catalog", o->catalog, kCatalogOptionHelp);
+  cmd->add_option("--warehouse", o->warehouse,
+                  "Warehouse directory of the embedded catalog (default ./warehouse), or of a "
+                  "catalog URI");
+  cmd->add_option("--threads", o->threads, "Worker threads (0 = hardware threads)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->callback([o, action] { *action = [o] { return RunShell(*o); }; });
 }
 
 }  // namespace floe::cli

@@ -3,6 +3,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "floe/cli/command.h"
 #include "floe/common/result.h"
 
 namespace floe::session {
@@ -33,5 +34,8 @@ Status RunShell(const ShellOptions& options);
 /// does for non-terminal input. Exposed for tests.
 Status RunShellOnStreams(session::Session& session, std::istream& in, std::ostream& out,
                          std::ostream& err);
+
+/// Registers `floe shell` on `app`.
+void AddShellCommand(CLI::App* app, CommandAction* action);
 
 }  // namespace floe::cli

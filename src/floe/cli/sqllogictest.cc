@@ -1,7 +1,5 @@
 #include "floe/cli/sqllogictest.h"
 
-#include "floe/cli/sql_commands.h"
-
 #include <stdlib.h>
 
 #include <algorithm>
@@ -15,9 +13,11 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "floe/batch/value_format.h"
 #include "floe/catalog/catalog.h"
+#include "floe/cli/statement_runner.h"
 #include "floe/session/session.h"
 
 namespace floe::cli {
@@ -501,6 +501,36 @@ Result<int> RunSqllogictest(const SqllogictestOptions& options, std::ostream& ou
   }
   out << passed << " passed, " << failed << " failed" << std::endl;
   return failed > 0 ? 1 : 0;
+}
+
+void AddSqllogictestCommand(CLI::App* app, CommandAction* action) {
+  auto o = std::make_shared<SqllogictestOptions>();
+  CLI::App* cmd = app->add_subcommand("sqllogictest",
+                                      "Run sqllogictest files (each on a fresh scratch warehouse)");
+  cmd->add_option("FILE", o->files, "Test files")->required();
+  cmd->add_flag("--complete", o->complete,
+                "Rewrite the expected results of the files from the actual results");
+  cmd->add_option("--catalog-type", o->catalog_type,
+                  "The kind of catalog each file's fresh scratch warehouse gets: sql (SQLite, "
+                  "the default) or hadoop (directories). A configured --catalog is not taken: "
+                  "every file needs an empty catalog of its own")
+      ->check(CLI::IsMember({"sql", "hadoop"}));
+  cmd->add_option("--threads", o->threads, "Worker threads (0 = hardware threads)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--set", o->settings,
+                  "NAME=VALUE: a session setting applied before each file runs (repeatable; "
+                  "--set codec_roundtrip=on sends every stage through the plan codec)")
+      ->allow_extra_args(false);
+  cmd->callback([o, action] {
+    *action = [o]() -> Status {
+      FLOE_ASSIGN_OR_RAISE(int code, RunSqllogictest(*o, std::cout));
+      if (code != 0) {
+        std::cout.flush();
+        std::exit(code);
+      }
+      return Status::OK();
+    };
+  });
 }
 
 }  // namespace floe::cli

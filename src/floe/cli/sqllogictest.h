@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "floe/batch/array.h"
+#include "floe/cli/command.h"
 #include "floe/common/result.h"
 
 namespace floe::cli {
@@ -122,5 +123,8 @@ std::string CompleteSltFile(std::string_view text, const std::vector<SltRecord>&
 /// Runs the files; prints failures and the summary to `out`. Returns the exit code (1 if
 /// any record failed or a file could not be read or parsed).
 Result<int> RunSqllogictest(const SqllogictestOptions& options, std::ostream& out);
+
+/// Registers `floe sqllogictest` on `app`.
+void AddSqllogictestCommand(CLI::App* app, CommandAction* action);
 
 }  // namespace floe::cli

@@ -1,4 +1,5 @@
 #include "floe/cli/sql_commands.h"
+#include "floe/cli/statement_runner.h"
 
 #include <string>
 #include <vector>
@@ -34,8 +35,16 @@ TEST(SplitScript, CutsAtSemicolonsOutsideLiteralsAndComments) {
               ElementsAre("SELECT 'it''s;'", "SELECT E'\\';'", "SELECT 3"));
   EXPECT_THAT(SplitScript("SELECT $$a;b$$, $tag$ ; $$ ; $tag$; SELECT $1"),
               ElementsAre("SELECT $$a;b$$, $tag$ ; $$ ; $tag$", "SELECT $1"));
+  // A statement runs from its first token to its last: comments around it are not part of it.
   EXPECT_THAT(SplitScript("SELECT 1 -- one; two\n; SELECT /* a /* b; */ ; */ 2"),
-              ElementsAre("SELECT 1 -- one; two", "SELECT /* a /* b; */ ; */ 2"));
+              ElementsAre("SELECT 1", "SELECT /* a /* b; */ ; */ 2"));
+  EXPECT_THAT(SplitScript("SELECT 'a;b'; -- c;d\nSELECT \"x;\" /* ; /* ; */ */ ;; SELECT $$;$$  "),
+              ElementsAre("SELECT 'a;b'", "SELECT \"x;\"", "SELECT $$;$$"));
+  // An unterminated literal or comment makes the rest one statement (the parser reports it).
+  EXPECT_THAT(SplitScript("SELECT 1; SELECT 'abc; SELECT 2"),
+              ElementsAre("SELECT 1", "SELECT 'abc; SELECT 2"));
+  EXPECT_THAT(SplitScript("SELECT 1; SELECT /* x; SELECT 2"),
+              ElementsAre("SELECT 1", "SELECT /* x; SELECT 2"));
   // Empty statements and statements of only comments are dropped.
   EXPECT_THAT(SplitScript(";; -- nothing\n; /* x */ ;"), IsEmpty());
   EXPECT_THAT(SplitScript(""), IsEmpty());
