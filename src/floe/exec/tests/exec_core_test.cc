@@ -41,7 +41,6 @@
 #include "floe/expr/expr.h"
 #include "floe/format/parquet/writer.h"
 #include "floe/io/file.h"
-#include "floe/session/session.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
 
@@ -268,6 +267,24 @@ TEST(SessionConfigTest, DefaultsSetGetReset) {
   EXPECT_THAT(config.Set("memory_limit", "12 parsecs"), IsError(StatusCode::kInvalidArgument));
   EXPECT_THAT(config.Get("nope"), IsError(StatusCode::kInvalidArgument));
   EXPECT_EQ(SessionConfig::Registered().size(), config.values().size());
+}
+
+TEST(SessionConfigTest, IcebergScanSettings) {
+  SessionConfig config;
+  EXPECT_EQ(config.iceberg_read_concurrency(), 2);
+  EXPECT_EQ(config.iceberg_read_ahead_bytes(), 64 << 20);
+  EXPECT_TRUE(config.iceberg_use_page_index());
+  ASSERT_OK(config.Set("iceberg.read_concurrency", "64"));
+  ASSERT_OK(config.Set("iceberg.read_ahead_bytes", "0"));
+  ASSERT_OK(config.Set("iceberg.use_page_index", "off"));
+  EXPECT_EQ(config.iceberg_read_concurrency(), 64);
+  EXPECT_EQ(config.iceberg_read_ahead_bytes(), 0);
+  EXPECT_FALSE(config.iceberg_use_page_index());
+  ASSERT_OK(config.Set("iceberg.read_ahead_bytes", "1MB"));
+  EXPECT_EQ(config.iceberg_read_ahead_bytes(), 1 << 20);
+  // A rejected value leaves the setting as it was.
+  EXPECT_THAT(config.Set("iceberg.read_concurrency", "65"), IsError(StatusCode::kInvalidArgument));
+  EXPECT_EQ(config.iceberg_read_concurrency(), 64);
 }
 
 TEST(SessionConfigTest, ParseBytes) {
@@ -948,43 +965,6 @@ TEST_F(ParquetTest, ScanExecLimitAndCountOnly) {
   EXPECT_EQ(n, 200);
   EXPECT_THAT(connector::ParquetScanExec::Make(table->schema(), groups, {7}, {}, std::nullopt),
               IsError(StatusCode::kInternal));
-}
-
-// read_parquet and generate_series through SQL (the session, planner and enforcement).
-TEST_F(ParquetTest, ThroughSql) {
-  Write("a.parquet", 4, 100, /*nan_group=*/1, /*null_group=*/2);
-  session::SessionOptions options;
-  options.warehouse = dir_ + "/warehouse";
-  options.threads = 2;
-  ASSERT_OK_AND_ASSIGN(auto session, session::Session::Make(options));
-  auto query = [&](const std::string& sql) -> std::vector<std::string> {
-    auto result = session->Execute(sql);
-    EXPECT_OK(result.status()) << sql;
-    if (!result.ok()) return {};
-    std::vector<RecordBatchPtr> batches;
-    while (true) {
-      auto batch = (*result)->Next();
-      EXPECT_OK(batch.status()) << sql;
-      if (!batch.ok() || !*batch) break;
-      batches.push_back(*batch);
-    }
-    return Rows(batches);
-  };
-  const std::string file = "read_parquet('" + dir_ + "/a.parquet')";
-  EXPECT_THAT(query("SELECT count(*) FROM " + file), ElementsAre("400"));
-  EXPECT_THAT(
-      query("SELECT count(*), sum(id) FROM read_parquet('" + dir_ + "/*.parquet') WHERE id >= 250"),
-      ElementsAre("150|48675"));
-  EXPECT_THAT(query("SELECT s, id FROM " + file + " WHERE id < 3 ORDER BY id DESC"),
-              ElementsAre("s2|2", "s1|1", "s0|0"));
-  // NaN > 1000 is true in PostgreSQL: the row group holding NaNs must not be pruned.
-  EXPECT_THAT(query("SELECT count(*) FROM " + file + " WHERE v > 1000"), ElementsAre("50"));
-  EXPECT_THAT(query("SELECT count(*) FROM " + file + " WHERE s IS NULL"), ElementsAre("50"));
-  EXPECT_THAT(query("SELECT * FROM generate_series(5, 1, -2)"), ElementsAre("5", "3", "1"));
-  EXPECT_THAT(query("SELECT sum(generate_series) FROM generate_series(1, 100000)"),
-              ElementsAre("5000050000"));
-  EXPECT_THAT(session->Execute("SELECT * FROM read_parquet('" + dir_ + "/none*.parquet')"),
-              ::floe::testing::IsErrorWith(StatusCode::kNotFound, "no files match"));
 }
 
 // ---------------------------------------------------------------------------------------
