@@ -18,13 +18,13 @@
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
 #include "floe/connector/iceberg/iceberg_write.h"
-#include "floe/exec/tests/query_rows.h"
 #include "floe/io/file_io.h"
 #include "floe/session/session.h"
+#include "floe/session/tests/query_rows.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
 
-namespace floe::exec {
+namespace floe::connector {
 namespace {
 
 using ::floe::testing::IsError;
@@ -233,4 +233,4 @@ TEST(WriteJournalTest, DeletesOnlyWhatWasNotCommitted) {
 }
 
 }  // namespace
-}  // namespace floe::exec
+}  // namespace floe::connector

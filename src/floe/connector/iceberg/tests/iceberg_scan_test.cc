@@ -25,8 +25,17 @@
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
 
-namespace floe::exec {
+namespace floe::connector {
 namespace {
+
+using exec::BatchStreamPtr;
+using exec::MemoryManager;
+using exec::OrderingToString;
+using exec::PlanPtr;
+using exec::ScanRequest;
+using exec::SessionConfig;
+using exec::TaskContext;
+using exec::TaskContextPtr;
 
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
@@ -607,4 +616,4 @@ TEST_F(IcebergScanTest, CancelledOrBrokenScansFailInsteadOfEndingEarly) {
 }
 
 }  // namespace
-}  // namespace floe::exec
+}  // namespace floe::connector
