@@ -1,18 +1,14 @@
-// Streaming nodes, scans and in-process exchanges: exact outputs, partition counts,
-// EXPLAIN lines, early stopping, read_parquet over files written here (row-group pruning
-// proven by counts), generate_series, enforcement of required distributions/orderings,
-// and the session settings and memory budget they run with.
+// Streaming nodes and in-process exchanges: exact outputs, partition counts, EXPLAIN
+// lines, early stopping, enforcement of required distributions/orderings, and the session
+// settings and memory budget they run with.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <functional>
-#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,9 +16,6 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
-#include "floe/connector/builtin/generate_series.h"
-#include "floe/connector/parquet/parquet_scan_exec.h"
-#include "floe/connector/parquet/parquet_table.h"
 #include "floe/exec/coalesce_partitions_exec.h"
 #include "floe/exec/empty_exec.h"
 #include "floe/exec/enforce.h"
@@ -39,11 +32,7 @@
 #include "floe/exec/union_exec.h"
 #include "floe/exec/values_exec.h"
 #include "floe/expr/expr.h"
-#include "floe/format/parquet/writer.h"
-#include "floe/io/file.h"
-#include "floe/session/session.h"
 #include "floe/testing/matchers.h"
-#include "floe/testing/scratch_dir.h"
 
 namespace floe::exec {
 namespace {
@@ -61,14 +50,6 @@ ArrayPtr Int64s(const std::vector<std::optional<int64_t>>& values) {
   auto builder = MakeBuilder(Int64());
   for (const auto& v : values) {
     EXPECT_OK(v ? builder->AppendScalar(Scalar::I64(*v)) : builder->AppendNull());
-  }
-  return *builder->Finish();
-}
-
-ArrayPtr Float64s(const std::vector<std::optional<double>>& values) {
-  auto builder = MakeBuilder(Float64());
-  for (const auto& v : values) {
-    EXPECT_OK(v ? builder->AppendScalar(Scalar::F64(*v)) : builder->AppendNull());
   }
   return *builder->Finish();
 }
@@ -268,6 +249,24 @@ TEST(SessionConfigTest, DefaultsSetGetReset) {
   EXPECT_THAT(config.Set("memory_limit", "12 parsecs"), IsError(StatusCode::kInvalidArgument));
   EXPECT_THAT(config.Get("nope"), IsError(StatusCode::kInvalidArgument));
   EXPECT_EQ(SessionConfig::Registered().size(), config.values().size());
+}
+
+TEST(SessionConfigTest, IcebergScanSettings) {
+  SessionConfig config;
+  EXPECT_EQ(config.iceberg_read_concurrency(), 2);
+  EXPECT_EQ(config.iceberg_read_ahead_bytes(), 64 << 20);
+  EXPECT_TRUE(config.iceberg_use_page_index());
+  ASSERT_OK(config.Set("iceberg.read_concurrency", "64"));
+  ASSERT_OK(config.Set("iceberg.read_ahead_bytes", "0"));
+  ASSERT_OK(config.Set("iceberg.use_page_index", "off"));
+  EXPECT_EQ(config.iceberg_read_concurrency(), 64);
+  EXPECT_EQ(config.iceberg_read_ahead_bytes(), 0);
+  EXPECT_FALSE(config.iceberg_use_page_index());
+  ASSERT_OK(config.Set("iceberg.read_ahead_bytes", "1MB"));
+  EXPECT_EQ(config.iceberg_read_ahead_bytes(), 1 << 20);
+  // A rejected value leaves the setting as it was.
+  EXPECT_THAT(config.Set("iceberg.read_concurrency", "65"), IsError(StatusCode::kInvalidArgument));
+  EXPECT_EQ(config.iceberg_read_concurrency(), 64);
 }
 
 TEST(SessionConfigTest, ParseBytes) {
@@ -622,369 +621,6 @@ TEST_F(StreamingTest, RepartitionSpillsPastTheBudget) {
   ctx.reset();
   EXPECT_TRUE(std::filesystem::is_empty(dir));  // and are removed with it
   std::filesystem::remove_all(dir);
-}
-
-// ---------------------------------------------------------------------------------------
-// generate_series.
-
-std::vector<plan::TableFunctionArg> Args(std::vector<Scalar> values) {
-  std::vector<plan::TableFunctionArg> args;
-  for (Scalar& v : values) args.push_back(plan::TableFunctionArg{"", std::move(v)});
-  return args;
-}
-
-TEST(GenerateSeriesTest, IntegersSplitIntoPartitions) {
-  ASSERT_OK_AND_ASSIGN(PlanPtr exec, connector::GenerateSeriesExec::Make(1, 10, 3, 2));
-  EXPECT_EQ(exec->ToString(), "GenerateSeriesExec: start=1 stop=10 step=3");
-  EXPECT_EQ(exec->schema()->field(0).name(), "generate_series");
-  TaskContextPtr ctx = MakeContext();
-  ASSERT_OK_AND_ASSIGN(auto p0, Partition(exec, 0, ctx));
-  ASSERT_OK_AND_ASSIGN(auto p1, Partition(exec, 1, ctx));
-  EXPECT_THAT(Rows(p0), ElementsAre("1", "4"));
-  EXPECT_THAT(Rows(p1), ElementsAre("7", "10"));
-
-  ASSERT_OK_AND_ASSIGN(PlanPtr down, connector::GenerateSeriesExec::Make(5, -5, -4, 1));
-  ASSERT_OK_AND_ASSIGN(auto rows, CollectAll(down, ctx));
-  EXPECT_THAT(Rows(rows), ElementsAre("5", "1", "-3"));
-  ASSERT_OK_AND_ASSIGN(PlanPtr none, connector::GenerateSeriesExec::Make(5, 1, 1, 1));
-  ASSERT_OK_AND_ASSIGN(rows, CollectAll(none, ctx));
-  EXPECT_TRUE(rows.empty());
-  int64_t max = std::numeric_limits<int64_t>::max();
-  ASSERT_OK_AND_ASSIGN(PlanPtr edge, connector::GenerateSeriesExec::Make(max - 2, max, 1, 1));
-  ASSERT_OK_AND_ASSIGN(rows, CollectAll(edge, ctx));
-  EXPECT_EQ(Rows(rows).size(), 3u);
-  EXPECT_THAT(connector::GenerateSeriesExec::Make(1, 2, 0, 1),
-              IsError(StatusCode::kInvalidArgument));
-}
-
-TEST(GenerateSeriesTest, TableFunctionScansInBatches) {
-  ASSERT_OK_AND_ASSIGN(plan::TableSourcePtr source,
-                       connector::MakeGenerateSeries(Args({Scalar::I32(1), Scalar::I64(20000)})));
-  EXPECT_EQ(source->kind(), "generate_series");
-  EXPECT_EQ(source->display_name(), "generate_series(1, 20000, 1)");
-  EXPECT_EQ(*source->statistics().row_count, 20000);
-  auto table = std::static_pointer_cast<const connector::GenerateSeriesTable>(source);
-  SessionConfig config;
-  ASSERT_OK(config.Set("target_partitions", "4"));
-  ASSERT_OK(config.Set("batch_size", "4096"));
-  ASSERT_OK_AND_ASSIGN(PlanPtr scan, table->Scan(ScanRequest{{0}, {}, std::nullopt}, config));
-  EXPECT_EQ(scan->partition_count(), 4);
-  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(scan, MakeContext(config)));
-  int64_t rows = 0, sum = 0;
-  for (const auto& b : batches) {
-    EXPECT_LE(b->num_rows(), 4096);
-    rows += b->num_rows();
-    for (int64_t r = 0; r < b->num_rows(); ++r) sum += b->column(0)->Value<int64_t>(r);
-  }
-  EXPECT_EQ(rows, 20000);
-  EXPECT_EQ(sum, int64_t{20000} * 20001 / 2);
-
-  ASSERT_OK_AND_ASSIGN(PlanPtr limited, table->Scan(ScanRequest{{0}, {}, 3}, config));
-  ASSERT_OK_AND_ASSIGN(batches, CollectAll(limited, MakeContext(config)));
-  EXPECT_THAT(Rows(batches), ElementsAre("1", "2", "3"));
-  ASSERT_OK_AND_ASSIGN(PlanPtr counted, table->Scan(ScanRequest{{}, {}, std::nullopt}, config));
-  EXPECT_EQ(counted->schema()->num_fields(), 0);
-  ASSERT_OK_AND_ASSIGN(batches, CollectAll(counted, MakeContext(config)));
-  rows = 0;
-  for (const auto& b : batches) rows += b->num_rows();
-  EXPECT_EQ(rows, 20000);
-
-  ASSERT_OK_AND_ASSIGN(
-      source, connector::MakeGenerateSeries(Args({Scalar::I64(1), Scalar::Null(Int64())})));
-  EXPECT_EQ(*source->statistics().row_count, 0);
-  EXPECT_THAT(connector::MakeGenerateSeries(Args({Scalar::I64(1)})),
-              ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "2 or 3 arguments"));
-  EXPECT_THAT(connector::MakeGenerateSeries(Args({Scalar::I64(1), Scalar::Str("x")})),
-              ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "argument 2 (stop)"));
-  EXPECT_THAT(connector::MakeGenerateSeries(Args({Scalar::I64(1), Scalar::I64(5), Scalar::I64(0)})),
-              ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "cannot equal zero"));
-}
-
-TEST(GenerateSeriesTest, TimestampsWithMonthSteps) {
-  // 2024-01-31 00:00:00 UTC: a month later is 2024-02-29 (clamped), then 2024-03-29.
-  const int64_t jan31 = int64_t{19753} * 86400 * 1000000;
-  const int64_t apr30 = int64_t{19843} * 86400 * 1000000;
-  ASSERT_OK_AND_ASSIGN(plan::TableSourcePtr source,
-                       connector::MakeGenerateSeries(
-                           Args({Scalar::Make(Timestamp(), jan31), Scalar::Make(Timestamp(), apr30),
-                                 Scalar::Str("1 month")})));
-  auto table = std::static_pointer_cast<const connector::GenerateSeriesTable>(source);
-  ASSERT_OK_AND_ASSIGN(PlanPtr scan,
-                       table->Scan(ScanRequest{{0}, {}, std::nullopt}, SessionConfig()));
-  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(scan, MakeContext()));
-  EXPECT_THAT(Rows(batches), ElementsAre("2024-01-31 00:00:00", "2024-02-29 00:00:00",
-                                         "2024-03-29 00:00:00", "2024-04-29 00:00:00"));
-  ASSERT_OK_AND_ASSIGN(connector::IntervalStep step,
-                       connector::ParseIntervalStep("1 day 2 hours -30 minutes"));
-  EXPECT_EQ(step.months, 0);
-  EXPECT_EQ(step.days, 1);
-  EXPECT_EQ(step.micros, int64_t{90} * 60 * 1000000);
-  EXPECT_THAT(connector::ParseIntervalStep("3 fortnights"), IsError(StatusCode::kInvalidArgument));
-}
-
-// ---------------------------------------------------------------------------------------
-// read_parquet.
-
-class ParquetTest : public floe::testing::ScratchDirTest {
- protected:
-  ParquetTest() : ScratchDirTest("floe_exec_parquet") {}
-
-  // Writes row groups of (id int64, v float64, s string): group g has ids
-  // [g * rows, (g + 1) * rows), v = id / 2 (NaN where `nan_group` == g), s = "s<id>" with
-  // NULL for odd ids in group `null_group`.
-  std::string Write(const std::string& name, int groups, int rows, int nan_group = -1,
-                    int null_group = -1, int64_t first_id = 0) {
-    auto schema = std::make_shared<const Schema>(std::vector<Field>{
-        Field("id", Int64(), false), Field("v", Float64()), Field("s", String())});
-    std::string path = dir_ + "/" + name;
-    auto out = io::CreateLocalFile(path);
-    EXPECT_OK(out.status());
-    auto writer = parquet::ParquetFileWriter::Open(std::move(*out), schema);
-    EXPECT_OK(writer.status());
-    for (int g = 0; g < groups; ++g) {
-      std::vector<std::optional<int64_t>> ids;
-      std::vector<std::optional<double>> vs;
-      std::vector<std::optional<std::string>> ss;
-      for (int r = 0; r < rows; ++r) {
-        int64_t id = first_id + int64_t{g} * rows + r;
-        ids.push_back(id);
-        vs.push_back(g == nan_group && r % 2 == 0 ? std::nan("") : static_cast<double>(id) / 2);
-        if (g == null_group && id % 2 == 1) {
-          ss.push_back(std::nullopt);
-        } else {
-          ss.push_back("s" + std::to_string(id));
-        }
-      }
-      RecordBatchPtr batch = Batch(schema, {Int64s(ids), Float64s(vs), Strings(ss)});
-      EXPECT_OK((*writer)->Write(*batch));
-      EXPECT_OK((*writer)->FlushRowGroup());
-    }
-    EXPECT_OK((*writer)->Close().status());
-    return path;
-  }
-
-  std::shared_ptr<const connector::ParquetTable> Open(std::vector<std::string> paths) {
-    auto table = connector::ParquetTable::Make(std::move(paths));
-    EXPECT_OK(table.status());
-    return table.ok() ? *table : nullptr;
-  }
-
-  static int64_t RowGroupsIn(const PlanPtr& scan) {
-    int64_t n = 0;
-    for (const auto& group : static_cast<const connector::ParquetScanExec&>(*scan).groups()) {
-      for (const auto& range : group) n += static_cast<int64_t>(range.row_groups.size());
-    }
-    return n;
-  }
-};
-
-TEST_F(ParquetTest, ReadsGlobsWithStatisticsAndProjection) {
-  Write("b.parquet", 2, 100, -1, -1, 200);
-  Write("a.parquet", 2, 100, -1, 1, 0);
-  auto table = Open({dir_ + "/*.parquet"});
-  ASSERT_NE(table, nullptr);
-  EXPECT_EQ(table->kind(), "parquet");
-  EXPECT_EQ(table->display_name(), "read_parquet(2 files)");
-  ASSERT_EQ(table->files().size(), 2u);
-  EXPECT_EQ(table->files()[0].path, dir_ + "/a.parquet");
-  EXPECT_EQ(table->schema()->ToString(),
-            Schema({Field("id", Int64(), false), Field("v", Float64()), Field("s", String())})
-                .ToString());
-  plan::Statistics stats = table->statistics();
-  EXPECT_EQ(*stats.row_count, 400);
-  EXPECT_TRUE(stats.exact);
-  ASSERT_EQ(stats.columns.size(), 3u);
-  EXPECT_EQ(FormatScalar(*stats.columns[0].min), "0");
-  EXPECT_EQ(FormatScalar(*stats.columns[0].max), "399");
-  EXPECT_EQ(*stats.columns[0].null_count, 0);
-  EXPECT_EQ(*stats.columns[2].null_count, 50);
-  EXPECT_EQ(FormatScalar(*stats.columns[1].max), "199.5");
-
-  SessionConfig config;
-  ASSERT_OK(config.Set("target_partitions", "3"));
-  ASSERT_OK(config.Set("batch_size", "64"));
-  ASSERT_OK_AND_ASSIGN(PlanPtr scan, table->Scan(ScanRequest{{2, 0}, {}, std::nullopt}, config));
-  EXPECT_EQ(scan->partition_count(), 3);
-  EXPECT_EQ(RowGroupsIn(scan), 4);
-  EXPECT_EQ(scan->schema()->field(0).name(), "s");
-  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(scan, MakeContext(config)));
-  int64_t rows = 0, sum = 0, nulls = 0;
-  for (const auto& b : batches) {
-    EXPECT_LE(b->num_rows(), 64);
-    rows += b->num_rows();
-    nulls += b->column(0)->null_count();
-    for (int64_t r = 0; r < b->num_rows(); ++r) sum += b->column(1)->Value<int64_t>(r);
-  }
-  EXPECT_EQ(rows, 400);
-  EXPECT_EQ(sum, 399 * 400 / 2);
-  EXPECT_EQ(nulls, 50);
-
-  // A list of a path and a glob; the same file twice is read once.
-  auto two = Open({dir_ + "/a.parquet", dir_ + "/[ab].parquet"});
-  ASSERT_NE(two, nullptr);
-  EXPECT_EQ(two->files().size(), 2u);
-  ASSERT_OK_AND_ASSIGN(plan::TableSourcePtr single,
-                       connector::MakeReadParquet(Args({Scalar::Str(dir_ + "/a.parquet")})));
-  EXPECT_EQ(single->display_name(), "read_parquet('" + dir_ + "/a.parquet')");
-}
-
-TEST_F(ParquetTest, Errors) {
-  Write("a.parquet", 1, 10);
-  EXPECT_THAT(
-      connector::ParquetTable::Make({dir_ + "/*.csv"}),
-      ::floe::testing::IsErrorWith(StatusCode::kNotFound, "no files match \"" + dir_ + "/*.csv\""));
-  EXPECT_THAT(connector::ParquetTable::Make({dir_ + "/missing.parquet"}),
-              IsError(StatusCode::kNotFound));
-  EXPECT_THAT(connector::MakeReadParquet({}), IsError(StatusCode::kInvalidArgument));
-  EXPECT_THAT(connector::MakeReadParquet(Args({Scalar::I64(3)})),
-              ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "argument 1"));
-  EXPECT_THAT(connector::MakeReadParquet({plan::TableFunctionArg{"compression", Scalar::Str("x")}}),
-              ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "compression"));
-  // A file with other columns.
-  auto schema = std::make_shared<const Schema>(std::vector<Field>{Field("id", Int32())});
-  auto out = io::CreateLocalFile(dir_ + "/b.parquet");
-  ASSERT_OK(out.status());
-  ASSERT_OK_AND_ASSIGN(auto writer, parquet::ParquetFileWriter::Open(std::move(*out), schema));
-  ASSERT_OK(writer->Close().status());
-  EXPECT_THAT(connector::ParquetTable::Make({dir_ + "/*.parquet"}),
-              ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "b.parquet"));
-  std::ofstream(dir_ + "/c.txt") << "not parquet at all, long enough to have a footer";
-  EXPECT_THAT(connector::ParquetTable::Make({dir_ + "/c.txt"}), IsError(StatusCode::kCorrupt));
-}
-
-TEST_F(ParquetTest, PrunesRowGroupsWithFilters) {
-  Write("a.parquet", 4, 100, /*nan_group=*/1, /*null_group=*/2);
-  auto table = Open({dir_ + "/a.parquet"});
-  ASSERT_NE(table, nullptr);
-  SchemaPtr schema = table->schema();
-  SessionConfig config;
-  ASSERT_OK(config.Set("target_partitions", "2"));
-  auto lit = [](int64_t v) { return expr::Literal(Scalar::I64(v)); };
-  auto flit = [](double v) { return expr::Literal(Scalar::F64(v)); };
-  auto scan_with = [&](std::vector<expr::ExprPtr> filters) -> std::pair<int64_t, int64_t> {
-    auto scan = table->Scan(ScanRequest{{0}, filters, std::nullopt}, config);
-    EXPECT_OK(scan.status());
-    if (!scan.ok()) return {-1, -1};
-    auto batches = CollectAll(*scan, MakeContext(config));
-    EXPECT_OK(batches.status());
-    int64_t rows = 0;
-    for (const auto& b : *batches) rows += b->num_rows();
-    return {RowGroupsIn(*scan), rows};
-  };
-  auto id = ColExpr(schema, 0);
-  auto v = ColExpr(schema, 1);
-  auto s = ColExpr(schema, 2);
-
-  EXPECT_EQ(table->SupportsFilter(*expr::Compare("gt", id, lit(5))),
-            plan::TableSource::FilterPushdown::kInexact);
-  EXPECT_EQ(table->SupportsFilter(*expr::Compare("ne", id, lit(5))),
-            plan::TableSource::FilterPushdown::kUnsupported);
-
-  // id >= 250: groups 2 and 3; the page index may narrow rows further (a superset).
-  auto [groups, rows] = scan_with({expr::Compare("ge", id, lit(250))});
-  EXPECT_EQ(groups, 2);
-  EXPECT_GE(rows, 150);
-  EXPECT_LE(rows, 200);
-  // 120 > id (the constant on the left): groups 0 and 1.
-  std::tie(groups, rows) = scan_with({expr::Compare("gt", lit(120), id)});
-  EXPECT_EQ(groups, 2);
-  // Conjunction: id < 120 AND id >= 100: group 1 only.
-  std::tie(groups, rows) =
-      scan_with({expr::Compare("lt", id, lit(120)), expr::Compare("ge", id, lit(100))});
-  EXPECT_EQ(groups, 1);
-  // id IN (5, 399): groups 0 and 3.
-  std::tie(groups, rows) = scan_with({expr::Call(
-      "in_list", {id, lit(5), lit(399), expr::Literal(Scalar::Null(Int64()))}, Boolean())});
-  EXPECT_EQ(groups, 2);
-  // s IS NULL: only group 2 has NULLs.
-  std::tie(groups, rows) = scan_with({expr::IsNull(s)});
-  EXPECT_EQ(groups, 1);
-  // id = 1000: nothing, one empty partition.
-  auto empty =
-      table->Scan(ScanRequest{{0}, {expr::Compare("eq", id, lit(1000))}, std::nullopt}, config);
-  ASSERT_OK(empty.status());
-  EXPECT_EQ((*empty)->partition_count(), 1);
-  EXPECT_EQ(RowGroupsIn(*empty), 0);
-  // v > 1000: group 1 holds NaNs, which are greater than every number: never pruned.
-  std::tie(groups, rows) = scan_with({expr::Compare("gt", v, flit(1000))});
-  EXPECT_EQ(groups, 4);
-  // v < 10: groups whose min is at least 10 go (group 1's NaNs are not < 10).
-  std::tie(groups, rows) = scan_with({expr::Compare("lt", v, flit(10))});
-  EXPECT_EQ(groups, 1);
-  // A comparison with NULL prunes nothing (the filter above drops the rows).
-  std::tie(groups, rows) =
-      scan_with({expr::Compare("eq", id, expr::Literal(Scalar::Null(Int64())))});
-  EXPECT_EQ(groups, 4);
-}
-
-TEST_F(ParquetTest, ScanExecLimitAndCountOnly) {
-  std::string path = Write("a.parquet", 3, 100);
-  auto table = Open({path});
-  ASSERT_NE(table, nullptr);
-  std::vector<std::vector<connector::ParquetFileRange>> groups = {
-      {connector::ParquetFileRange{path, {0, 2}, 0}}};
-  ASSERT_OK_AND_ASSIGN(PlanPtr scan, connector::ParquetScanExec::Make(table->schema(), groups, {0},
-                                                                      {}, int64_t{150}));
-  SessionConfig config;
-  ASSERT_OK(config.Set("batch_size", "40"));
-  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(scan, MakeContext(config)));
-  std::vector<std::string> rows = Rows(batches);
-  ASSERT_EQ(rows.size(), 150u);
-  EXPECT_EQ(rows[0], "0");
-  EXPECT_EQ(rows[99], "99");
-  EXPECT_EQ(rows[100], "200");
-  EXPECT_EQ(rows[149], "249");
-  EXPECT_EQ(scan->ToString(),
-            "ParquetScanExec: file_ranges=1 row_groups=2 projection=[id] limit=150");
-
-  ASSERT_OK_AND_ASSIGN(PlanPtr count, connector::ParquetScanExec::Make(table->schema(), groups, {},
-                                                                       {}, std::nullopt));
-  ASSERT_OK_AND_ASSIGN(batches, CollectAll(count, MakeContext(config)));
-  int64_t n = 0;
-  for (const auto& b : batches) {
-    EXPECT_EQ(b->num_columns(), 0);
-    n += b->num_rows();
-  }
-  EXPECT_EQ(n, 200);
-  EXPECT_THAT(connector::ParquetScanExec::Make(table->schema(), groups, {7}, {}, std::nullopt),
-              IsError(StatusCode::kInternal));
-}
-
-// read_parquet and generate_series through SQL (the session, planner and enforcement).
-TEST_F(ParquetTest, ThroughSql) {
-  Write("a.parquet", 4, 100, /*nan_group=*/1, /*null_group=*/2);
-  session::SessionOptions options;
-  options.warehouse = dir_ + "/warehouse";
-  options.threads = 2;
-  ASSERT_OK_AND_ASSIGN(auto session, session::Session::Make(options));
-  auto query = [&](const std::string& sql) -> std::vector<std::string> {
-    auto result = session->Execute(sql);
-    EXPECT_OK(result.status()) << sql;
-    if (!result.ok()) return {};
-    std::vector<RecordBatchPtr> batches;
-    while (true) {
-      auto batch = (*result)->Next();
-      EXPECT_OK(batch.status()) << sql;
-      if (!batch.ok() || !*batch) break;
-      batches.push_back(*batch);
-    }
-    return Rows(batches);
-  };
-  const std::string file = "read_parquet('" + dir_ + "/a.parquet')";
-  EXPECT_THAT(query("SELECT count(*) FROM " + file), ElementsAre("400"));
-  EXPECT_THAT(
-      query("SELECT count(*), sum(id) FROM read_parquet('" + dir_ + "/*.parquet') WHERE id >= 250"),
-      ElementsAre("150|48675"));
-  EXPECT_THAT(query("SELECT s, id FROM " + file + " WHERE id < 3 ORDER BY id DESC"),
-              ElementsAre("s2|2", "s1|1", "s0|0"));
-  // NaN > 1000 is true in PostgreSQL: the row group holding NaNs must not be pruned.
-  EXPECT_THAT(query("SELECT count(*) FROM " + file + " WHERE v > 1000"), ElementsAre("50"));
-  EXPECT_THAT(query("SELECT count(*) FROM " + file + " WHERE s IS NULL"), ElementsAre("50"));
-  EXPECT_THAT(query("SELECT * FROM generate_series(5, 1, -2)"), ElementsAre("5", "3", "1"));
-  EXPECT_THAT(query("SELECT sum(generate_series) FROM generate_series(1, 100000)"),
-              ElementsAre("5000050000"));
-  EXPECT_THAT(session->Execute("SELECT * FROM read_parquet('" + dir_ + "/none*.parquet')"),
-              ::floe::testing::IsErrorWith(StatusCode::kNotFound, "no files match"));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -15,10 +15,10 @@
 
 #include "floe/exec/coalesce_partitions_exec.h"
 #include "floe/exec/repartition_exec.h"
-#include "floe/exec/tests/query_rows.h"
 #include "floe/exec/values_exec.h"
 #include "floe/session/plan_codecs.h"
 #include "floe/session/session.h"
+#include "floe/session/tests/query_rows.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
 

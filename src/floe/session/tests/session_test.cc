@@ -9,16 +9,23 @@
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
 #include "floe/exec/exchange_service.h"
-#include "floe/exec/tests/query_rows.h"
 #include "floe/format/parquet/writer.h"
 #include "floe/io/file.h"
 #include "floe/scheduler/local_exchange.h"
 #include "floe/scheduler/scheduler.h"
 #include "floe/session/session.h"
+#include "floe/session/tests/query_rows.h"
 #include "floe/testing/matchers.h"
 
-namespace floe::exec {
+namespace floe::session {
 namespace {
+
+using exec::ExecutionPlan;
+using exec::MemoryManager;
+using exec::OperatorMetrics;
+using exec::QueryMetrics;
+using exec::SessionConfig;
+using exec::TaskContextPtr;
 
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
@@ -400,4 +407,4 @@ TEST_F(SessionTest, ResultsDoNotDependOnPartitionsOrBatchSize) {
 }
 
 }  // namespace
-}  // namespace floe::exec
+}  // namespace floe::session

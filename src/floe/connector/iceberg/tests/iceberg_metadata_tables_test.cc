@@ -16,8 +16,13 @@
 #include "floe/io/file_io.h"
 #include "floe/testing/matchers.h"
 
-namespace floe::exec {
+namespace floe::connector {
 namespace {
+
+using exec::PlanPtr;
+using exec::ScanRequest;
+using exec::SessionConfig;
+using exec::ValuesExec;
 
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
@@ -388,4 +393,4 @@ TEST_F(MetadataTablesTest, TableWithoutSnapshots) {
 }
 
 }  // namespace
-}  // namespace floe::exec
+}  // namespace floe::connector

@@ -27,7 +27,7 @@
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
 
-namespace floe::exec {
+namespace floe::session {
 namespace {
 
 using namespace std::chrono_literals;
@@ -186,7 +186,7 @@ TEST_P(CatalogPoolTest, FromSeveralSessionsOnOneCatalogAtOnce) {
   constexpr int kSessions = 4;
   // The catalog file exists before the sessions race: connections that open a new SQLite
   // catalog file at the same moment can fail to switch it to WAL ("database is locked").
-  ASSERT_OK(::floe::exec::Run(*session_, "SHOW SCHEMAS"));
+  ASSERT_OK(::floe::session::Run(*session_, "SHOW SCHEMAS"));
   std::vector<std::unique_ptr<session::Session>> sessions;
   for (int i = 0; i < kSessions; ++i) {
     ASSERT_OK_AND_ASSIGN(auto session, MakeSession());
@@ -244,4 +244,4 @@ TEST_P(CatalogPoolTest, FromInsideTasksOfTheProcessPool) {
 }
 
 }  // namespace
-}  // namespace floe::exec
+}  // namespace floe::session

@@ -1,6 +1,9 @@
-// The Iceberg write pipeline through SQL: partition transforms as expressions, the write
-// journal, failures that leave no file and no snapshot, CREATE TABLE AS, and tables changed
-// by another process between statements of a running session.
+// The Iceberg write pipeline where SQL logic tests cannot look: the command tags of INSERT
+// and CREATE TABLE AS, the data files on disk (a failed statement leaves none behind),
+// partition transforms as expressions, the write journal, tables changed by another
+// process between statements of a running session, concurrent INSERTs from two sessions,
+// and a session of one thread. The rows and errors of these statements are checked by
+// test/sql/iceberg/insert_*.test.
 
 #include <gtest/gtest.h>
 
@@ -15,15 +18,16 @@
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
 #include "floe/connector/iceberg/iceberg_write.h"
-#include "floe/exec/tests/query_rows.h"
 #include "floe/io/file_io.h"
 #include "floe/session/session.h"
+#include "floe/session/tests/query_rows.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
 
-namespace floe::exec {
+namespace floe::connector {
 namespace {
 
+using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
 
 class IcebergWriteTest : public floe::testing::ScratchDirTest {
@@ -68,12 +72,11 @@ class IcebergWriteTest : public floe::testing::ScratchDirTest {
   std::unique_ptr<session::Session> session_;
 };
 
-TEST_F(IcebergWriteTest, InsertReportsRowsAndCommitsOneSnapshot) {
+TEST_F(IcebergWriteTest, InsertReportsItsRowsAndWritesOneFilePerBucket) {
   Q("CREATE TABLE t (id bigint, name text) WITH (partitioning = 'bucket(3, id)')");
   EXPECT_EQ(Q("INSERT INTO t SELECT g, 'n' || CAST(g AS text) FROM generate_series(1, 100) AS "
               "s(g)"),
             std::vector<std::string>{"INSERT 0 100"});
-  EXPECT_EQ(Q("SELECT count(*), sum(id) FROM t"), std::vector<std::string>{"100|5050"});
   // Three buckets: the rows of one bucket meet in one writer, one file each.
   EXPECT_EQ(DataFiles(), 3);
   EXPECT_EQ(Q("INSERT INTO t SELECT id, name FROM t WHERE id > 1000"),
@@ -81,7 +84,7 @@ TEST_F(IcebergWriteTest, InsertReportsRowsAndCommitsOneSnapshot) {
   EXPECT_EQ(DataFiles(), 3);
 }
 
-TEST_F(IcebergWriteTest, FailedInsertLeavesNoFileAndNoSnapshot) {
+TEST_F(IcebergWriteTest, FailedInsertLeavesNoFile) {
   Q("CREATE TABLE r (id int NOT NULL, day date) WITH (partitioning = 'day')");
   Q("INSERT INTO r VALUES (1, DATE '2024-01-01')");
   ASSERT_EQ(DataFiles(), 1);
@@ -89,32 +92,24 @@ TEST_F(IcebergWriteTest, FailedInsertLeavesNoFileAndNoSnapshot) {
   auto failed = Query(*session_,
                       "INSERT INTO r SELECT CASE WHEN g = 7777 THEN NULL ELSE g END, DATE "
                       "'2024-01-01' + CAST(g % 20 AS int) FROM generate_series(1, 20000) AS s(g)");
-  EXPECT_THAT(failed, IsErrorWith(StatusCode::kConstraint, "NULL value in required column 'id'"));
+  EXPECT_THAT(failed, IsError(StatusCode::kConstraint));
   EXPECT_EQ(DataFiles(), 1);
-  EXPECT_EQ(Q("SELECT count(*) FROM r"), std::vector<std::string>{"1"});
 }
 
-TEST_F(IcebergWriteTest, CreateTableAsWritesTheRowsAndFailsAtomically) {
+TEST_F(IcebergWriteTest, CreateTableAsReportsItsRowsAndFailsWithoutFiles) {
   EXPECT_EQ(Q("CREATE TABLE c WITH (partitioning = 'k') AS SELECT g AS id, g % 3 AS k, "
               "CAST(g AS smallint) AS small FROM generate_series(1, 10) AS s(g)"),
             std::vector<std::string>{"SELECT 10"});
-  EXPECT_EQ(Q("SELECT count(*), sum(id), sum(small) FROM c"), std::vector<std::string>{"10|55|55"});
-  EXPECT_EQ(Q("DESCRIBE c"),
-            (std::vector<std::string>{"id|bigint|YES", "k|bigint|YES", "small|integer|YES"}));
   EXPECT_EQ(DataFiles(), 3);
-  // A failing query creates nothing and leaves no file.
+  // A failing query leaves no file.
   auto failed = Query(*session_,
                       "CREATE TABLE bad AS SELECT 1 / (g - 5) AS x FROM "
                       "generate_series(1, 10) AS s(g)");
-  EXPECT_THAT(failed, IsErrorWith(StatusCode::kInvalidArgument, "division by zero"));
-  EXPECT_THAT(Query(*session_, "SELECT * FROM bad"),
-              IsErrorWith(StatusCode::kNotFound, "does not exist"));
+  EXPECT_THAT(failed, IsError(StatusCode::kInvalidArgument));
   EXPECT_EQ(DataFiles(), 3);
-  EXPECT_THAT(Query(*session_, "CREATE TABLE c AS SELECT 1 AS id"),
-              IsErrorWith(StatusCode::kConstraint, "already exists"));
   EXPECT_EQ(Q("CREATE TABLE IF NOT EXISTS c AS SELECT 1 AS id"),
             std::vector<std::string>{"CREATE TABLE AS"});
-  EXPECT_EQ(Q("SELECT count(*) FROM c"), std::vector<std::string>{"10"});
+  EXPECT_EQ(DataFiles(), 3);
 }
 
 // A table created, changed and written by another process is seen by a running session's
@@ -238,4 +233,4 @@ TEST(WriteJournalTest, DeletesOnlyWhatWasNotCommitted) {
 }
 
 }  // namespace
-}  // namespace floe::exec
+}  // namespace floe::connector

@@ -9,7 +9,7 @@
 #include "floe/batch/value_format.h"
 #include "floe/session/session.h"
 
-namespace floe::exec {
+namespace floe::session {
 
 inline Result<std::vector<std::string>> Rows(session::QueryResult& result) {
   std::vector<std::string> rows;
@@ -28,4 +28,4 @@ inline Result<std::vector<std::string>> Rows(session::QueryResult& result) {
   return rows;
 }
 
-}  // namespace floe::exec
+}  // namespace floe::session

@@ -10,7 +10,7 @@
 
 #include "floe/expr/expr.h"
 
-namespace floe::exec {
+namespace floe::connector {
 namespace {
 
 class IcebergFilterTest : public ::testing::Test {
@@ -129,4 +129,4 @@ TEST_F(IcebergFilterTest, FloatingColumnsAndNaN) {
 }
 
 }  // namespace
-}  // namespace floe::exec
+}  // namespace floe::connector

@@ -23,8 +23,16 @@
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
 
-namespace floe::exec {
+namespace floe::connector {
 namespace {
+
+using exec::CollectAll;
+using exec::MemoryManager;
+using exec::PlanPtr;
+using exec::ScanRequest;
+using exec::SessionConfig;
+using exec::TaskContext;
+using exec::TaskContextPtr;
 
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
@@ -206,4 +214,4 @@ TEST_F(ParquetScanOverheadTest, ScanOfNoColumnsOverAnEmptyFile) {
 }
 
 }  // namespace
-}  // namespace floe::exec
+}  // namespace floe::connector

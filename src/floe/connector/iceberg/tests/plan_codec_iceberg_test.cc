@@ -29,7 +29,6 @@
 #include "floe/exec/memory_manager.h"
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/repartition_exec.h"
-#include "floe/exec/tests/query_rows.h"
 #include "floe/exec/values_exec.h"
 #include "floe/iceberg/table.h"
 #include "floe/io/file_io.h"
@@ -38,11 +37,30 @@
 #include "floe/scheduler/stage_planner.h"
 #include "floe/session/plan_codecs.h"
 #include "floe/session/session.h"
+#include "floe/session/tests/query_rows.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
 
-namespace floe::exec {
+namespace floe::connector {
 namespace {
+
+using exec::CollectAll;
+using exec::DecodePlan;
+using exec::DecodePlanBytes;
+using exec::EncodePlan;
+using exec::EncodePlanBytes;
+using exec::EnforceRequirements;
+using exec::MemoryManager;
+using exec::Partitioning;
+using exec::PlanCodecEntry;
+using exec::PlanCodecRegistry;
+using exec::PlanPtr;
+using exec::RepartitionExec;
+using exec::RoundTripPlan;
+using exec::ScanRequest;
+using exec::SessionConfig;
+using exec::TaskContext;
+using exec::TaskContextPtr;
 
 namespace pb = codec::proto;
 using ::floe::testing::IsError;
@@ -990,4 +1008,4 @@ TEST_F(PlanCodecIcebergTest, DecodedScanReadsThePlannedSnapshotAfterLaterCommits
 }
 
 }  // namespace
-}  // namespace floe::exec
+}  // namespace floe::connector
