@@ -420,6 +420,46 @@ class FilterProjections {
 
 }  // namespace
 
+/// What one commit attempt works on: the table as refreshed, and what each step leaves for the
+/// steps after it.
+struct SnapshotProducer::Attempt {
+  Attempt(int attempt, Table refreshed, std::shared_ptr<const io::FileIO> file_io)
+      : number(attempt),
+        table(std::move(refreshed)),
+        base(*table.metadata),
+        io(std::move(file_io)) {}
+
+  /// The attempt number (0 first).
+  const int number;
+  const Table table;
+  const TableMetadata& base;
+  const std::shared_ptr<const io::FileIO> io;
+
+  /// ResolveParent: the parent (the branch head, or the current snapshot for a branch to be
+  /// created), the snapshot the branch must still be at, and the branch's ref.
+  const Snapshot* parent = nullptr;
+  std::optional<int64_t> ref_snapshot;
+  std::optional<SnapshotRef> existing_ref;
+  /// CheckAgainstTable: the current schema and the format version.
+  SchemaPtr schema;
+  int format_version = 0;
+  /// BindRemovals: the replaced partitions (ReplacePartitions) and the bound delete filter.
+  std::set<std::string> replaced_partitions;
+  bool replace_all = false;
+  std::unique_ptr<FilterProjections> delete_filter;
+  /// ValidateConcurrentCommits: the snapshots committed since the starting snapshot.
+  std::vector<const Snapshot*> concurrent;
+  /// AddNewFiles and FilterParentManifests: the summary's counts.
+  SummaryCounts counts;
+  /// FilterParentManifests: the paths named for removal that were found live, the parent's
+  /// manifests carried into the new snapshot, and the data files removed.
+  std::set<std::string> found_paths;
+  std::vector<ManifestFile> carried;
+  std::vector<DataFilePtr> removed_data;
+  /// MergeManifests: the manifests of the new manifest list.
+  std::vector<ManifestFile> manifests;
+};
+
 Result<Table> SnapshotProducer::Commit() {
   State& st = *state_;
   if (st.committed) {
@@ -429,524 +469,21 @@ Result<Table> SnapshotProducer::Commit() {
   st.fatal_conflict = false;
   std::set<std::string> committed_files;
 
-  auto attempt_fn = [&](int attempt) -> Result<Table> {
-    FLOE_ASSIGN_OR_RAISE(Table table, ops_->Refresh());
-    const TableMetadata& base = *table.metadata;
-    std::shared_ptr<const io::FileIO> io = ops_->io();
+  auto attempt_fn = [&](int attempt) { return CommitAttempt(attempt, &committed_files); };
 
-    // The parent: the branch head, or the current snapshot for a branch to be created.
-    const Snapshot* parent = nullptr;
-    std::optional<int64_t> ref_snapshot;
-    std::optional<SnapshotRef> existing_ref;
-    if (auto it = base.refs.find(st.branch); it != base.refs.end()) {
-      if (!it->second.is_branch()) {
-        return Status::Invalid("table {}: {} is a tag, not a branch; cannot commit to it",
-                               ops_->name(), st.branch);
-      }
-      parent = base.SnapshotById(it->second.snapshot_id);
-      ref_snapshot = it->second.snapshot_id;
-      existing_ref = it->second;
-    } else if (st.branch != kMainBranch) {
-      parent = base.CurrentSnapshot();
-    }
+  FLOE_ASSIGN_OR_RAISE(CommitRetryOptions retry, RetryOptions());
+  Result<Table> result =
+      RunWithRetries(retry, attempt_fn, [&](const Status&) { return !st.fatal_conflict; });
+  // Files this operation wrote that the committed snapshot does not reference (earlier
+  // attempts' lists and manifests, or everything after a failure) are referenced by no
+  // metadata: delete them. Errors while deleting are ignored (the files are orphans).
+  st.committed = result.has_value();
+  DeleteUncommittedFiles(st.committed, committed_files);
+  return result;
+}
 
-    if (snapshot_id_ == 0 || base.SnapshotById(snapshot_id_) != nullptr) {
-      if (snapshot_id_ != 0) {
-        // The id was taken by a concurrent commit: everything written with it is stale.
-        st.new_manifests_written = false;
-        st.new_manifests.clear();
-        st.filtered.clear();
-        st.merged.clear();
-      }
-      snapshot_id_ = NewSnapshotId(&base);
-    }
-    if (!st.started) {
-      st.started = true;
-      if (!validate_from_snapshot_id_) {
-        st.starting_snapshot_id =
-            parent ? std::optional<int64_t>(parent->snapshot_id) : std::nullopt;
-      } else {
-        st.starting_snapshot_id = validate_from_snapshot_id_;
-      }
-    }
-
-    for (const auto& f : added_data_files_) {
-      if (f == nullptr || f->content != FileContent::kData) {
-        return Status::Invalid("table {}: only data files can be appended ({} is a delete file)",
-                               ops_->name(), f ? f->file_path : std::string("null"));
-      }
-    }
-    SchemaPtr schema = base.CurrentSchema();
-    if (schema == nullptr) return Status::Corrupt("table {} has no current schema", ops_->name());
-    const int format_version = base.format_version;
-    if (format_version < 2 && !added_delete_files_.empty()) {
-      return Status::Invalid("table {}: delete files need format version 2 or later (table is v{})",
-                             ops_->name(), format_version);
-    }
-
-    // Replaced partitions (ReplacePartitions).
-    std::set<std::string> replaced_partitions;
-    bool replace_all = false;
-    if (replace_added_partitions_) {
-      for (const auto& f : added_data_files_) {
-        PartitionSpecPtr spec = base.SpecById(f->spec_id);
-        if (spec != nullptr && spec->is_unpartitioned()) replace_all = true;
-        replaced_partitions.insert(PartitionKey(f->spec_id, f->partition));
-      }
-    }
-
-    // The delete filter and the conflict detection filter, bound to the current schema.
-    std::unique_ptr<FilterProjections> delete_filter;
-    if (delete_filter_) {
-      FLOE_ASSIGN_OR_RAISE(ExpressionPtr bound, Bind(delete_filter_, *schema, case_sensitive_));
-      delete_filter = std::make_unique<FilterProjections>(bound, schema);
-    }
-
-    // --- Validation of the snapshots committed since the starting snapshot. ---
-    std::vector<const Snapshot*> concurrent;
-    if (parent != nullptr && st.starting_snapshot_id != parent->snapshot_id) {
-      bool found_start = !st.starting_snapshot_id.has_value();
-      for (int64_t id : base.Ancestors(parent->snapshot_id)) {
-        if (st.starting_snapshot_id && id == *st.starting_snapshot_id) {
-          found_start = true;
-          break;
-        }
-        concurrent.push_back(base.SnapshotById(id));
-      }
-      if (!found_start) {
-        st.fatal_conflict = true;
-        return Status::CommitConflict(
-            "table {}: cannot validate concurrent commits: snapshot {} is no longer an ancestor "
-            "of branch {}",
-            ops_->name(), *st.starting_snapshot_id, st.branch);
-      }
-      if (validate_no_conflicting_data_) {
-        std::unique_ptr<FilterProjections> conflict;
-        ExpressionPtr conflict_expr = conflict_detection_filter_;
-        if (!conflict_expr && !replace_added_partitions_) {
-          conflict_expr =
-              delete_paths_.empty() && delete_filter_ ? delete_filter_ : Expression::True();
-        }
-        if (conflict_expr) {
-          FLOE_ASSIGN_OR_RAISE(ExpressionPtr bound, Bind(conflict_expr, *schema, case_sensitive_));
-          conflict = std::make_unique<FilterProjections>(bound, schema);
-        }
-        for (const Snapshot* snap : concurrent) {
-          if (snap == nullptr) continue;
-          std::string op = snap->operation();
-          if (op != "append" && op != "overwrite") continue;
-          std::vector<ManifestFile> manifests;
-          if (!snap->manifest_list.empty()) {
-            FLOE_ASSIGN_OR_RAISE(manifests, ReadManifestList(*io, snap->manifest_list));
-          } else {
-            FLOE_ASSIGN_OR_RAISE(manifests,
-                                 ManifestFilesFromPaths(*io, snap->manifests, snap->snapshot_id,
-                                                        base.default_spec_id));
-          }
-          for (const ManifestFile& m : manifests) {
-            if (m.content != FileContent::kData || m.added_snapshot_id != snap->snapshot_id)
-              continue;
-            if (m.added_files_count && *m.added_files_count == 0) continue;
-            PartitionSpecPtr spec = base.SpecById(m.partition_spec_id);
-            if (spec == nullptr) continue;
-            const FilterProjections::ForSpec* proj = nullptr;
-            if (conflict) {
-              FLOE_ASSIGN_OR_RAISE(proj, conflict->Get(base, m.partition_spec_id));
-              FLOE_ASSIGN_OR_RAISE(bool may, proj->manifest_evaluator->MayMatch(m));
-              if (!may) continue;
-            }
-            FLOE_ASSIGN_OR_RAISE(auto entries,
-                                 ReadManifest(*io, m, *spec, *schema, ManifestReadOptions::Live()));
-            for (const ManifestEntry& e : entries) {
-              if (e.status != ManifestEntryStatus::kAdded || e.snapshot_id != snap->snapshot_id) {
-                continue;
-              }
-              const DataFile& f = *e.data_file;
-              bool conflicts = false;
-              if (replace_added_partitions_) {
-                conflicts = replace_all ||
-                            replaced_partitions.count(PartitionKey(f.spec_id, f.partition)) > 0;
-              }
-              if (!conflicts && conflict) {
-                FLOE_ASSIGN_OR_RAISE(bool in_partition,
-                                     EvaluatePartition(*proj->inclusive, f.partition));
-                if (in_partition) {
-                  FLOE_ASSIGN_OR_RAISE(conflicts,
-                                       InclusiveMetricsMayMatch(*conflict->bound(), *schema, f));
-                }
-              }
-              if (conflicts) {
-                st.fatal_conflict = true;
-                return Status::CommitConflict(
-                    "table {}: found conflicting data file {} in {}, added by concurrent snapshot "
-                    "{} ({})",
-                    ops_->name(), f.file_path,
-                    DescribePartition(spec.get(), f.spec_id, f.partition), snap->snapshot_id, op);
-              }
-            }
-          }
-        }
-      }
-    }
-
-    if (validate_added_files_match_filter_ && delete_filter != nullptr) {
-      for (const auto& f : added_data_files_) {
-        FLOE_ASSIGN_OR_RAISE(const FilterProjections::ForSpec* proj,
-                             delete_filter->Get(base, f->spec_id));
-        FLOE_ASSIGN_OR_RAISE(bool all, EvaluatePartition(*proj->strict, f->partition));
-        if (!all) {
-          FLOE_ASSIGN_OR_RAISE(all, StrictMetricsAllMatch(*delete_filter->bound(), *schema, *f));
-        }
-        if (!all) {
-          return Status::Invalid(
-              "table {}: added file {} may hold rows that do not match the overwrite filter '{}'",
-              ops_->name(), f->file_path, delete_filter_->ToString());
-        }
-      }
-    }
-
-    // --- New manifests for the added files (written once, reused by retries). ---
-
-    SummaryCounts counts;
-    for (const auto& f : added_data_files_) counts.Added(*f);
-    for (const auto& f : added_delete_files_) counts.Added(*f);
-
-    if (!st.new_manifests_written) {
-      auto write_group = [&](const std::vector<DataFilePtr>& files, FileContent content) -> Status {
-        std::map<int32_t, std::vector<DataFilePtr>> by_spec;
-        for (const auto& f : files) by_spec[f->spec_id].push_back(f);
-        for (const auto& [spec_id, group] : by_spec) {
-          PartitionSpecPtr spec = base.SpecById(spec_id);
-          if (spec == nullptr) {
-            return Status::Invalid(
-                "table {}: added file {} names partition spec {}, which the "
-                "table does not have",
-                ops_->name(), group.front()->file_path, spec_id);
-          }
-          ManifestWriterOptions wo;
-          wo.format_version = format_version;
-          wo.content = content;
-          wo.snapshot_id = snapshot_id_;
-          std::string path = st.NextManifestPath(base);
-          st.written.push_back(path);
-          FLOE_ASSIGN_OR_RAISE(auto writer,
-                               ManifestWriter::Make(*io, path, *schema, *spec, std::move(wo)));
-          for (const auto& f : group) FLOE_RETURN_NOT_OK(writer->Add(*f));
-          FLOE_ASSIGN_OR_RAISE(ManifestFile mf, writer->Close());
-          st.new_manifests.push_back(std::move(mf));
-        }
-        return Status::OK();
-      };
-      FLOE_RETURN_NOT_OK(write_group(added_data_files_, FileContent::kData));
-      FLOE_RETURN_NOT_OK(write_group(added_delete_files_, FileContent::kPositionDeletes));
-      st.new_manifests_written = true;
-    }
-
-    // --- The parent's manifests, with removed files marked DELETED. ---
-    std::vector<ManifestFile> parent_manifests;
-    if (parent != nullptr) {
-      if (!parent->manifest_list.empty()) {
-        FLOE_ASSIGN_OR_RAISE(parent_manifests, ReadManifestList(*io, parent->manifest_list));
-      } else {
-        FLOE_ASSIGN_OR_RAISE(parent_manifests,
-                             ManifestFilesFromPaths(*io, parent->manifests, parent->snapshot_id,
-                                                    base.default_spec_id));
-      }
-    }
-    const bool removes_files =
-        !delete_paths_.empty() || delete_filter != nullptr || replace_added_partitions_;
-    std::set<std::string> found_paths;
-    std::vector<ManifestFile> carried;
-    std::vector<DataFilePtr> removed_data;
-    for (const ManifestFile& m : parent_manifests) {
-      bool has_live = !(m.added_files_count && m.existing_files_count &&
-                        *m.added_files_count + *m.existing_files_count == 0);
-      // A manifest left with only DELETED entries by an earlier snapshot is history: it is
-      // not carried into the new snapshot.
-      if (!has_live) continue;
-      if (!removes_files) {
-        carried.push_back(m);
-        continue;
-      }
-      auto cached = st.filtered.find(m.manifest_path);
-      if (cached == st.filtered.end()) {
-        PartitionSpecPtr spec = base.SpecById(m.partition_spec_id);
-        if (spec == nullptr) {
-          return Status::Corrupt(
-              "table {}: manifest {} names partition spec {}, which the table "
-              "does not have",
-              ops_->name(), m.manifest_path, m.partition_spec_id);
-        }
-        const FilterProjections::ForSpec* proj = nullptr;
-        bool may_match_filter = false;
-        if (delete_filter) {
-          FLOE_ASSIGN_OR_RAISE(proj, delete_filter->Get(base, m.partition_spec_id));
-          FLOE_ASSIGN_OR_RAISE(may_match_filter, proj->manifest_evaluator->MayMatch(m));
-        }
-        bool may_match_partition = false;
-        if (replace_added_partitions_) {
-          may_match_partition = replace_all;
-          for (const auto& f : added_data_files_) {
-            if (f->spec_id == m.partition_spec_id) may_match_partition = true;
-          }
-        }
-        if (delete_paths_.empty() && !may_match_filter && !may_match_partition) {
-          carried.push_back(m);
-          continue;
-        }
-        FLOE_ASSIGN_OR_RAISE(auto entries,
-                             ReadManifest(*io, m, *spec, *schema, ManifestReadOptions::Live()));
-        FilteredManifest result;
-        std::vector<bool> remove(entries.size(), false);
-        for (size_t i = 0; i < entries.size(); ++i) {
-          const DataFile& f = *entries[i].data_file;
-          if (delete_paths_.count(f.file_path) > 0) {
-            remove[i] = true;
-            result.found_paths.push_back(f.file_path);
-            continue;
-          }
-          if (may_match_partition && (replace_all || replaced_partitions.count(PartitionKey(
-                                                         f.spec_id, f.partition)) > 0)) {
-            remove[i] = true;
-            continue;
-          }
-          if (may_match_filter) {
-            FLOE_ASSIGN_OR_RAISE(bool all_partition, EvaluatePartition(*proj->strict, f.partition));
-            bool all = all_partition;
-            if (!all) {
-              FLOE_ASSIGN_OR_RAISE(all, StrictMetricsAllMatch(*delete_filter->bound(), *schema, f));
-            }
-            if (all) {
-              remove[i] = true;
-              continue;
-            }
-            if (f.content == FileContent::kData) {
-              FLOE_ASSIGN_OR_RAISE(bool some_partition,
-                                   EvaluatePartition(*proj->inclusive, f.partition));
-              bool some = some_partition;
-              if (some) {
-                FLOE_ASSIGN_OR_RAISE(some,
-                                     InclusiveMetricsMayMatch(*delete_filter->bound(), *schema, f));
-              }
-              if (some) {
-                return Status::Invalid(
-                    "table {}: cannot delete data file {} by filter '{}': some of its rows may "
-                    "match and others may not (needs row-level deletes)",
-                    ops_->name(), f.file_path, delete_filter_->ToString());
-              }
-            }
-          }
-        }
-        if (std::find(remove.begin(), remove.end(), true) == remove.end()) {
-          result.manifest = m;
-        } else {
-          ManifestWriterOptions wo;
-          wo.format_version = format_version;
-          wo.content = m.content;
-          wo.snapshot_id = snapshot_id_;
-          std::string path = st.NextManifestPath(base);
-          st.written.push_back(path);
-          FLOE_ASSIGN_OR_RAISE(auto writer,
-                               ManifestWriter::Make(*io, path, *schema, *spec, std::move(wo)));
-          for (size_t i = 0; i < entries.size(); ++i) {
-            if (remove[i]) {
-              FLOE_RETURN_NOT_OK(writer->Delete(entries[i]));
-              result.removed.push_back(entries[i]);
-            } else {
-              FLOE_RETURN_NOT_OK(writer->Existing(entries[i]));
-            }
-          }
-          FLOE_ASSIGN_OR_RAISE(result.manifest, writer->Close());
-        }
-        cached = st.filtered.emplace(m.manifest_path, std::move(result)).first;
-      }
-      for (const auto& e : cached->second.removed) {
-        counts.Removed(*e.data_file);
-        if (e.data_file->content == FileContent::kData) removed_data.push_back(e.data_file);
-      }
-      found_paths.insert(cached->second.found_paths.begin(), cached->second.found_paths.end());
-      carried.push_back(cached->second.manifest);
-    }
-    if (validate_deleted_files_exist_) {
-      for (const std::string& path : delete_paths_) {
-        if (found_paths.count(path) > 0) continue;
-        if (attempt > 0) {
-          st.fatal_conflict = true;
-          return Status::CommitConflict(
-              "table {}: file {} to be removed is no longer in branch {} (removed by a "
-              "concurrent commit)",
-              ops_->name(), path, st.branch);
-        }
-        return Status::Invalid("table {}: file {} to be removed is not a live file of branch {}",
-                               ops_->name(), path, st.branch);
-      }
-    }
-
-    // Delete files committed concurrently for data files this operation removes would be
-    // lost with them (their rows would come back): a conflict.
-    if (validate_no_new_deletes_ && !removed_data.empty() && !concurrent.empty()) {
-      std::map<std::string, const DataFile*> removed_by_path;
-      std::map<std::string, const DataFile*> removed_by_partition;
-      for (const auto& f : removed_data) {
-        removed_by_path.emplace(f->file_path, f.get());
-        removed_by_partition.emplace(PartitionKey(f->spec_id, f->partition), f.get());
-      }
-      for (const Snapshot* snap : concurrent) {
-        if (snap == nullptr || snap->manifest_list.empty()) continue;
-        FLOE_ASSIGN_OR_RAISE(auto manifests, ReadManifestList(*io, snap->manifest_list));
-        for (const ManifestFile& m : manifests) {
-          if (m.content == FileContent::kData || m.added_snapshot_id != snap->snapshot_id) continue;
-          FLOE_ASSIGN_OR_RAISE(auto entries,
-                               ReadManifestSelfDescribed(*io, m, ManifestReadOptions::Live(false)));
-          for (const ManifestEntry& e : entries) {
-            if (e.status != ManifestEntryStatus::kAdded || e.snapshot_id != snap->snapshot_id) {
-              continue;
-            }
-            const DataFile& d = *e.data_file;
-            const DataFile* hit = nullptr;
-            if (d.referenced_data_file) {
-              auto it = removed_by_path.find(*d.referenced_data_file);
-              if (it != removed_by_path.end()) hit = it->second;
-            } else {
-              PartitionSpecPtr dspec = base.SpecById(d.spec_id);
-              if (d.content == FileContent::kEqualityDeletes && dspec != nullptr &&
-                  dspec->is_unpartitioned()) {
-                hit = removed_data.front().get();  // a global equality delete applies to all
-              } else {
-                auto it = removed_by_partition.find(PartitionKey(d.spec_id, d.partition));
-                if (it != removed_by_partition.end()) hit = it->second;
-              }
-            }
-            if (hit != nullptr) {
-              st.fatal_conflict = true;
-              return Status::CommitConflict(
-                  "table {}: delete file {} added by concurrent snapshot {} may apply to data "
-                  "file {}, which this {} removes",
-                  ops_->name(), d.file_path, snap->snapshot_id, hit->file_path, operation_);
-            }
-          }
-        }
-      }
-    }
-
-    // --- The manifest list's manifests, merged per the table's settings. ---
-    std::vector<ManifestFile> manifests;
-    FLOE_ASSIGN_OR_RAISE(ManifestMergeOptions merge,
-                         ManifestMergeOptions::FromProperties(base.properties));
-    if (!merge_manifests_ || !merge.enabled) {
-      manifests = st.new_manifests;
-      manifests.insert(manifests.end(), carried.begin(), carried.end());
-    } else {
-      // Groups by (spec id descending, data before deletes), new manifests first.
-      std::map<std::pair<int32_t, int>, std::vector<ManifestFile>, std::greater<>> groups;
-      auto group_key = [](const ManifestFile& m) {
-        return std::make_pair(m.partition_spec_id, m.content == FileContent::kData ? 1 : 0);
-      };
-      for (const auto& m : st.new_manifests) groups[group_key(m)].push_back(m);
-      for (const auto& m : carried) groups[group_key(m)].push_back(m);
-      for (auto& [key, group] : groups) {
-        const std::string& first = group.front().manifest_path;
-        for (auto& bin : PackEnd(group, merge.target_size_bytes)) {
-          bool has_first = std::any_of(bin.begin(), bin.end(), [&](const ManifestFile& m) {
-            return m.manifest_path == first;
-          });
-          if (bin.size() == 1 ||
-              (has_first && static_cast<int>(bin.size()) < merge.min_count_to_merge)) {
-            manifests.insert(manifests.end(), bin.begin(), bin.end());
-            continue;
-          }
-          std::string cache_key;
-          for (const auto& m : bin) cache_key += m.manifest_path + '\n';
-          auto cached = st.merged.find(cache_key);
-          if (cached == st.merged.end()) {
-            PartitionSpecPtr spec = base.SpecById(key.first);
-            if (spec == nullptr) {
-              return Status::Corrupt("table {}: no partition spec {} for merging manifests",
-                                     ops_->name(), key.first);
-            }
-            ManifestWriterOptions wo;
-            wo.format_version = format_version;
-            wo.content = bin.front().content;
-            wo.snapshot_id = snapshot_id_;
-            std::string path = st.NextManifestPath(base);
-            st.written.push_back(path);
-            FLOE_ASSIGN_OR_RAISE(auto writer,
-                                 ManifestWriter::Make(*io, path, *schema, *spec, std::move(wo)));
-            for (const auto& m : bin) {
-              FLOE_ASSIGN_OR_RAISE(
-                  auto entries, ReadManifest(*io, m, *spec, *schema, ManifestReadOptions::All()));
-              for (const auto& e : entries) {
-                if (e.status == ManifestEntryStatus::kDeleted) {
-                  // Only this snapshot's deletes are kept; older ones are history.
-                  if (e.snapshot_id == snapshot_id_) FLOE_RETURN_NOT_OK(writer->Delete(e));
-                } else if (e.status == ManifestEntryStatus::kAdded &&
-                           e.snapshot_id == snapshot_id_) {
-                  if (e.sequence_number == kUnassignedSequenceNumber) {
-                    FLOE_RETURN_NOT_OK(writer->Add(*e.data_file));
-                  } else {
-                    FLOE_RETURN_NOT_OK(writer->Add(*e.data_file, e.sequence_number));
-                  }
-                } else {
-                  FLOE_RETURN_NOT_OK(writer->Existing(e));
-                }
-              }
-            }
-            FLOE_ASSIGN_OR_RAISE(ManifestFile merged, writer->Close());
-            cached = st.merged.emplace(cache_key, std::move(merged)).first;
-          }
-          manifests.push_back(cached->second);
-        }
-      }
-    }
-
-    // --- The manifest list and the snapshot. ---
-    Snapshot snapshot;
-    snapshot.snapshot_id = snapshot_id_;
-    if (parent != nullptr) snapshot.parent_snapshot_id = parent->snapshot_id;
-    snapshot.sequence_number = format_version >= 2 ? base.last_sequence_number + 1 : 0;
-    snapshot.timestamp_ms = std::max(NowMs(), base.last_updated_ms);
-    snapshot.schema_id = base.current_schema_id;
-    snapshot.summary = BuildSummary(operation_, counts, parent, st.custom_summary);
-    if (replace_added_partitions_) snapshot.summary["replace-partitions"] = "true";
-
-    ManifestListWriterOptions lo;
-    lo.format_version = format_version;
-    lo.snapshot_id = snapshot_id_;
-    lo.parent_snapshot_id = snapshot.parent_snapshot_id;
-    lo.sequence_number = snapshot.sequence_number;
-    if (format_version >= 3) lo.first_row_id = base.next_row_id.value_or(0);
-    std::string list_path = StripSlash(base.location) + "/metadata/snap-" +
-                            std::to_string(snapshot_id_) + "-" + std::to_string(attempt + 1) + "-" +
-                            st.uuid + ".avro";
-    st.written.push_back(list_path);
-    FLOE_ASSIGN_OR_RAISE(auto list_writer, ManifestListWriter::Make(*io, list_path, lo));
-    for (const auto& m : manifests) FLOE_RETURN_NOT_OK(list_writer->Add(m));
-    FLOE_RETURN_NOT_OK(list_writer->Close());
-    snapshot.manifest_list = list_path;
-    if (format_version >= 3) {
-      snapshot.first_row_id = lo.first_row_id;
-      snapshot.added_rows =
-          list_writer->next_row_id().value_or(*lo.first_row_id) - *lo.first_row_id;
-    }
-
-    std::vector<TableRequirement> requirements;
-    if (!base.table_uuid.empty()) {
-      requirements.push_back(TableRequirement::AssertTableUuid(base.table_uuid));
-    }
-    requirements.push_back(TableRequirement::AssertRefSnapshotId(st.branch, ref_snapshot));
-    SnapshotRef ref = existing_ref.value_or(SnapshotRef{});
-    ref.snapshot_id = snapshot_id_;
-    ref.type = SnapshotRef::Type::kBranch;
-    std::vector<TableUpdate> updates;
-    updates.push_back(update::AddSnapshot{snapshot});
-    updates.push_back(update::SetSnapshotRef{st.branch, ref});
-
-    FLOE_ASSIGN_OR_RAISE(Table committed, ops_->Commit(requirements, updates));
-    committed_files.insert(list_path);
-    for (const auto& m : list_writer->manifests()) committed_files.insert(m.manifest_path);
-    return committed;
-  };
-
+Result<CommitRetryOptions> SnapshotProducer::RetryOptions() const {
+  const State& st = *state_;
   CommitRetryOptions retry;
   if (st.retry_override) {
     retry = *st.retry_override;
@@ -957,15 +494,15 @@ Result<Table> SnapshotProducer::Commit() {
                            CommitRetryOptions::FromProperties(current->metadata->properties));
     }
   }
-  Result<Table> result =
-      RunWithRetries(retry, attempt_fn, [&](const Status&) { return !st.fatal_conflict; });
-  // Files this operation wrote that the committed snapshot does not reference (earlier
-  // attempts' lists and manifests, or everything after a failure) are referenced by no
-  // metadata: delete them. Errors while deleting are ignored (the files are orphans).
-  st.committed = result.has_value();
+  return retry;
+}
+
+void SnapshotProducer::DeleteUncommittedFiles(bool committed,
+                                              const std::set<std::string>& committed_files) {
+  State& st = *state_;
   std::shared_ptr<const io::FileIO> io = ops_->io();
   for (const std::string& path : st.written) {
-    if (result.has_value() && committed_files.count(path) > 0) continue;
+    if (committed && committed_files.count(path) > 0) continue;
     (void)io->Delete(path);
   }
   st.written.clear();
@@ -973,7 +510,619 @@ Result<Table> SnapshotProducer::Commit() {
   st.new_manifests.clear();
   st.filtered.clear();
   st.merged.clear();
-  return result;
+}
+
+Result<Table> SnapshotProducer::CommitAttempt(int attempt, std::set<std::string>* committed_files) {
+  FLOE_ASSIGN_OR_RAISE(Table table, ops_->Refresh());
+  Attempt a(attempt, std::move(table), ops_->io());
+  FLOE_RETURN_NOT_OK(ResolveParent(a));
+  AssignSnapshotId(a);
+  SetStartingSnapshot(a);
+  FLOE_RETURN_NOT_OK(CheckAgainstTable(a));
+  FLOE_RETURN_NOT_OK(BindRemovals(a));
+  FLOE_RETURN_NOT_OK(ValidateConcurrentCommits(a));
+  FLOE_RETURN_NOT_OK(ValidateAddedFilesMatchFilter(a));
+  FLOE_RETURN_NOT_OK(AddNewFiles(a));
+  FLOE_RETURN_NOT_OK(FilterParentManifests(a));
+  FLOE_RETURN_NOT_OK(ValidateDeletedFilesExist(a));
+  FLOE_RETURN_NOT_OK(ValidateNoNewDeletes(a));
+  FLOE_RETURN_NOT_OK(MergeManifests(a));
+  return CommitSnapshot(a, committed_files);
+}
+
+Status SnapshotProducer::ResolveParent(Attempt& a) {
+  const State& st = *state_;
+  const TableMetadata& base = a.base;
+  if (auto it = base.refs.find(st.branch); it != base.refs.end()) {
+    if (!it->second.is_branch()) {
+      return Status::Invalid("table {}: {} is a tag, not a branch; cannot commit to it",
+                             ops_->name(), st.branch);
+    }
+    a.parent = base.SnapshotById(it->second.snapshot_id);
+    a.ref_snapshot = it->second.snapshot_id;
+    a.existing_ref = it->second;
+  } else if (st.branch != kMainBranch) {
+    a.parent = base.CurrentSnapshot();
+  }
+  return Status::OK();
+}
+
+void SnapshotProducer::AssignSnapshotId(const Attempt& a) {
+  State& st = *state_;
+  const TableMetadata& base = a.base;
+  if (snapshot_id_ == 0 || base.SnapshotById(snapshot_id_) != nullptr) {
+    if (snapshot_id_ != 0) {
+      // The id was taken by a concurrent commit: everything written with it is stale.
+      st.new_manifests_written = false;
+      st.new_manifests.clear();
+      st.filtered.clear();
+      st.merged.clear();
+    }
+    snapshot_id_ = NewSnapshotId(&base);
+  }
+}
+
+void SnapshotProducer::SetStartingSnapshot(const Attempt& a) {
+  State& st = *state_;
+  const Snapshot* parent = a.parent;
+  if (!st.started) {
+    st.started = true;
+    if (!validate_from_snapshot_id_) {
+      st.starting_snapshot_id = parent ? std::optional<int64_t>(parent->snapshot_id) : std::nullopt;
+    } else {
+      st.starting_snapshot_id = validate_from_snapshot_id_;
+    }
+  }
+}
+
+Status SnapshotProducer::CheckAgainstTable(Attempt& a) {
+  const TableMetadata& base = a.base;
+  for (const auto& f : added_data_files_) {
+    if (f == nullptr || f->content != FileContent::kData) {
+      return Status::Invalid("table {}: only data files can be appended ({} is a delete file)",
+                             ops_->name(), f ? f->file_path : std::string("null"));
+    }
+  }
+  a.schema = base.CurrentSchema();
+  if (a.schema == nullptr) return Status::Corrupt("table {} has no current schema", ops_->name());
+  a.format_version = base.format_version;
+  if (a.format_version < 2 && !added_delete_files_.empty()) {
+    return Status::Invalid("table {}: delete files need format version 2 or later (table is v{})",
+                           ops_->name(), a.format_version);
+  }
+  return Status::OK();
+}
+
+Status SnapshotProducer::BindRemovals(Attempt& a) {
+  const TableMetadata& base = a.base;
+  const SchemaPtr& schema = a.schema;
+  // Replaced partitions (ReplacePartitions).
+  if (replace_added_partitions_) {
+    for (const auto& f : added_data_files_) {
+      PartitionSpecPtr spec = base.SpecById(f->spec_id);
+      if (spec != nullptr && spec->is_unpartitioned()) a.replace_all = true;
+      a.replaced_partitions.insert(PartitionKey(f->spec_id, f->partition));
+    }
+  }
+
+  // The delete filter and the conflict detection filter, bound to the current schema.
+  if (delete_filter_) {
+    FLOE_ASSIGN_OR_RAISE(ExpressionPtr bound, Bind(delete_filter_, *schema, case_sensitive_));
+    a.delete_filter = std::make_unique<FilterProjections>(bound, schema);
+  }
+  return Status::OK();
+}
+
+Status SnapshotProducer::ValidateConcurrentCommits(Attempt& a) {
+  State& st = *state_;
+  const TableMetadata& base = a.base;
+  const Snapshot* parent = a.parent;
+  if (parent != nullptr && st.starting_snapshot_id != parent->snapshot_id) {
+    bool found_start = !st.starting_snapshot_id.has_value();
+    for (int64_t id : base.Ancestors(parent->snapshot_id)) {
+      if (st.starting_snapshot_id && id == *st.starting_snapshot_id) {
+        found_start = true;
+        break;
+      }
+      a.concurrent.push_back(base.SnapshotById(id));
+    }
+    if (!found_start) {
+      st.fatal_conflict = true;
+      return Status::CommitConflict(
+          "table {}: cannot validate concurrent commits: snapshot {} is no longer an ancestor "
+          "of branch {}",
+          ops_->name(), *st.starting_snapshot_id, st.branch);
+    }
+    if (validate_no_conflicting_data_) {
+      FLOE_RETURN_NOT_OK(ValidateNoConflictingData(a));
+    }
+  }
+  return Status::OK();
+}
+
+Status SnapshotProducer::ValidateNoConflictingData(const Attempt& a) {
+  State& st = *state_;
+  const TableMetadata& base = a.base;
+  const std::shared_ptr<const io::FileIO>& io = a.io;
+  const SchemaPtr& schema = a.schema;
+  const std::set<std::string>& replaced_partitions = a.replaced_partitions;
+  const bool replace_all = a.replace_all;
+  const std::vector<const Snapshot*>& concurrent = a.concurrent;
+  std::unique_ptr<FilterProjections> conflict;
+  ExpressionPtr conflict_expr = conflict_detection_filter_;
+  if (!conflict_expr && !replace_added_partitions_) {
+    conflict_expr = delete_paths_.empty() && delete_filter_ ? delete_filter_ : Expression::True();
+  }
+  if (conflict_expr) {
+    FLOE_ASSIGN_OR_RAISE(ExpressionPtr bound, Bind(conflict_expr, *schema, case_sensitive_));
+    conflict = std::make_unique<FilterProjections>(bound, schema);
+  }
+  for (const Snapshot* snap : concurrent) {
+    if (snap == nullptr) continue;
+    std::string op = snap->operation();
+    if (op != "append" && op != "overwrite") continue;
+    std::vector<ManifestFile> manifests;
+    if (!snap->manifest_list.empty()) {
+      FLOE_ASSIGN_OR_RAISE(manifests, ReadManifestList(*io, snap->manifest_list));
+    } else {
+      FLOE_ASSIGN_OR_RAISE(
+          manifests,
+          ManifestFilesFromPaths(*io, snap->manifests, snap->snapshot_id, base.default_spec_id));
+    }
+    for (const ManifestFile& m : manifests) {
+      if (m.content != FileContent::kData || m.added_snapshot_id != snap->snapshot_id) continue;
+      if (m.added_files_count && *m.added_files_count == 0) continue;
+      PartitionSpecPtr spec = base.SpecById(m.partition_spec_id);
+      if (spec == nullptr) continue;
+      const FilterProjections::ForSpec* proj = nullptr;
+      if (conflict) {
+        FLOE_ASSIGN_OR_RAISE(proj, conflict->Get(base, m.partition_spec_id));
+        FLOE_ASSIGN_OR_RAISE(bool may, proj->manifest_evaluator->MayMatch(m));
+        if (!may) continue;
+      }
+      FLOE_ASSIGN_OR_RAISE(auto entries,
+                           ReadManifest(*io, m, *spec, *schema, ManifestReadOptions::Live()));
+      for (const ManifestEntry& e : entries) {
+        if (e.status != ManifestEntryStatus::kAdded || e.snapshot_id != snap->snapshot_id) {
+          continue;
+        }
+        const DataFile& f = *e.data_file;
+        bool conflicts = false;
+        if (replace_added_partitions_) {
+          conflicts =
+              replace_all || replaced_partitions.count(PartitionKey(f.spec_id, f.partition)) > 0;
+        }
+        if (!conflicts && conflict) {
+          FLOE_ASSIGN_OR_RAISE(bool in_partition, EvaluatePartition(*proj->inclusive, f.partition));
+          if (in_partition) {
+            FLOE_ASSIGN_OR_RAISE(conflicts,
+                                 InclusiveMetricsMayMatch(*conflict->bound(), *schema, f));
+          }
+        }
+        if (conflicts) {
+          st.fatal_conflict = true;
+          return Status::CommitConflict(
+              "table {}: found conflicting data file {} in {}, added by concurrent snapshot "
+              "{} ({})",
+              ops_->name(), f.file_path, DescribePartition(spec.get(), f.spec_id, f.partition),
+              snap->snapshot_id, op);
+        }
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status SnapshotProducer::ValidateAddedFilesMatchFilter(const Attempt& a) {
+  const TableMetadata& base = a.base;
+  const SchemaPtr& schema = a.schema;
+  const std::unique_ptr<FilterProjections>& delete_filter = a.delete_filter;
+  if (validate_added_files_match_filter_ && delete_filter != nullptr) {
+    for (const auto& f : added_data_files_) {
+      FLOE_ASSIGN_OR_RAISE(const FilterProjections::ForSpec* proj,
+                           delete_filter->Get(base, f->spec_id));
+      FLOE_ASSIGN_OR_RAISE(bool all, EvaluatePartition(*proj->strict, f->partition));
+      if (!all) {
+        FLOE_ASSIGN_OR_RAISE(all, StrictMetricsAllMatch(*delete_filter->bound(), *schema, *f));
+      }
+      if (!all) {
+        return Status::Invalid(
+            "table {}: added file {} may hold rows that do not match the overwrite filter '{}'",
+            ops_->name(), f->file_path, delete_filter_->ToString());
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status SnapshotProducer::AddNewFiles(Attempt& a) {
+  State& st = *state_;
+  const TableMetadata& base = a.base;
+  const std::shared_ptr<const io::FileIO>& io = a.io;
+  const SchemaPtr& schema = a.schema;
+  const int format_version = a.format_version;
+  SummaryCounts& counts = a.counts;
+  for (const auto& f : added_data_files_) counts.Added(*f);
+  for (const auto& f : added_delete_files_) counts.Added(*f);
+
+  if (!st.new_manifests_written) {
+    auto write_group = [&](const std::vector<DataFilePtr>& files, FileContent content) -> Status {
+      std::map<int32_t, std::vector<DataFilePtr>> by_spec;
+      for (const auto& f : files) by_spec[f->spec_id].push_back(f);
+      for (const auto& [spec_id, group] : by_spec) {
+        PartitionSpecPtr spec = base.SpecById(spec_id);
+        if (spec == nullptr) {
+          return Status::Invalid(
+              "table {}: added file {} names partition spec {}, which the "
+              "table does not have",
+              ops_->name(), group.front()->file_path, spec_id);
+        }
+        ManifestWriterOptions wo;
+        wo.format_version = format_version;
+        wo.content = content;
+        wo.snapshot_id = snapshot_id_;
+        std::string path = st.NextManifestPath(base);
+        st.written.push_back(path);
+        FLOE_ASSIGN_OR_RAISE(auto writer,
+                             ManifestWriter::Make(*io, path, *schema, *spec, std::move(wo)));
+        for (const auto& f : group) FLOE_RETURN_NOT_OK(writer->Add(*f));
+        FLOE_ASSIGN_OR_RAISE(ManifestFile mf, writer->Close());
+        st.new_manifests.push_back(std::move(mf));
+      }
+      return Status::OK();
+    };
+    FLOE_RETURN_NOT_OK(write_group(added_data_files_, FileContent::kData));
+    FLOE_RETURN_NOT_OK(write_group(added_delete_files_, FileContent::kPositionDeletes));
+    st.new_manifests_written = true;
+  }
+  return Status::OK();
+}
+
+Status SnapshotProducer::FilterParentManifests(Attempt& a) {
+  State& st = *state_;
+  const TableMetadata& base = a.base;
+  const std::shared_ptr<const io::FileIO>& io = a.io;
+  const Snapshot* parent = a.parent;
+  const SchemaPtr& schema = a.schema;
+  const int format_version = a.format_version;
+  const std::set<std::string>& replaced_partitions = a.replaced_partitions;
+  const bool replace_all = a.replace_all;
+  const std::unique_ptr<FilterProjections>& delete_filter = a.delete_filter;
+  std::vector<ManifestFile> parent_manifests;
+  if (parent != nullptr) {
+    if (!parent->manifest_list.empty()) {
+      FLOE_ASSIGN_OR_RAISE(parent_manifests, ReadManifestList(*io, parent->manifest_list));
+    } else {
+      FLOE_ASSIGN_OR_RAISE(parent_manifests,
+                           ManifestFilesFromPaths(*io, parent->manifests, parent->snapshot_id,
+                                                  base.default_spec_id));
+    }
+  }
+  const bool removes_files =
+      !delete_paths_.empty() || delete_filter != nullptr || replace_added_partitions_;
+  std::set<std::string>& found_paths = a.found_paths;
+  std::vector<ManifestFile>& carried = a.carried;
+  std::vector<DataFilePtr>& removed_data = a.removed_data;
+  SummaryCounts& counts = a.counts;
+  for (const ManifestFile& m : parent_manifests) {
+    bool has_live = !(m.added_files_count && m.existing_files_count &&
+                      *m.added_files_count + *m.existing_files_count == 0);
+    // A manifest left with only DELETED entries by an earlier snapshot is history: it is
+    // not carried into the new snapshot.
+    if (!has_live) continue;
+    if (!removes_files) {
+      carried.push_back(m);
+      continue;
+    }
+    auto cached = st.filtered.find(m.manifest_path);
+    if (cached == st.filtered.end()) {
+      PartitionSpecPtr spec = base.SpecById(m.partition_spec_id);
+      if (spec == nullptr) {
+        return Status::Corrupt(
+            "table {}: manifest {} names partition spec {}, which the table "
+            "does not have",
+            ops_->name(), m.manifest_path, m.partition_spec_id);
+      }
+      const FilterProjections::ForSpec* proj = nullptr;
+      bool may_match_filter = false;
+      if (delete_filter) {
+        FLOE_ASSIGN_OR_RAISE(proj, delete_filter->Get(base, m.partition_spec_id));
+        FLOE_ASSIGN_OR_RAISE(may_match_filter, proj->manifest_evaluator->MayMatch(m));
+      }
+      bool may_match_partition = false;
+      if (replace_added_partitions_) {
+        may_match_partition = replace_all;
+        for (const auto& f : added_data_files_) {
+          if (f->spec_id == m.partition_spec_id) may_match_partition = true;
+        }
+      }
+      if (delete_paths_.empty() && !may_match_filter && !may_match_partition) {
+        carried.push_back(m);
+        continue;
+      }
+      FLOE_ASSIGN_OR_RAISE(auto entries,
+                           ReadManifest(*io, m, *spec, *schema, ManifestReadOptions::Live()));
+      FilteredManifest result;
+      std::vector<bool> remove(entries.size(), false);
+      for (size_t i = 0; i < entries.size(); ++i) {
+        const DataFile& f = *entries[i].data_file;
+        if (delete_paths_.count(f.file_path) > 0) {
+          remove[i] = true;
+          result.found_paths.push_back(f.file_path);
+          continue;
+        }
+        if (may_match_partition &&
+            (replace_all || replaced_partitions.count(PartitionKey(f.spec_id, f.partition)) > 0)) {
+          remove[i] = true;
+          continue;
+        }
+        if (may_match_filter) {
+          FLOE_ASSIGN_OR_RAISE(bool all_partition, EvaluatePartition(*proj->strict, f.partition));
+          bool all = all_partition;
+          if (!all) {
+            FLOE_ASSIGN_OR_RAISE(all, StrictMetricsAllMatch(*delete_filter->bound(), *schema, f));
+          }
+          if (all) {
+            remove[i] = true;
+            continue;
+          }
+          if (f.content == FileContent::kData) {
+            FLOE_ASSIGN_OR_RAISE(bool some_partition,
+                                 EvaluatePartition(*proj->inclusive, f.partition));
+            bool some = some_partition;
+            if (some) {
+              FLOE_ASSIGN_OR_RAISE(some,
+                                   InclusiveMetricsMayMatch(*delete_filter->bound(), *schema, f));
+            }
+            if (some) {
+              return Status::Invalid(
+                  "table {}: cannot delete data file {} by filter '{}': some of its rows may "
+                  "match and others may not (needs row-level deletes)",
+                  ops_->name(), f.file_path, delete_filter_->ToString());
+            }
+          }
+        }
+      }
+      if (std::find(remove.begin(), remove.end(), true) == remove.end()) {
+        result.manifest = m;
+      } else {
+        ManifestWriterOptions wo;
+        wo.format_version = format_version;
+        wo.content = m.content;
+        wo.snapshot_id = snapshot_id_;
+        std::string path = st.NextManifestPath(base);
+        st.written.push_back(path);
+        FLOE_ASSIGN_OR_RAISE(auto writer,
+                             ManifestWriter::Make(*io, path, *schema, *spec, std::move(wo)));
+        for (size_t i = 0; i < entries.size(); ++i) {
+          if (remove[i]) {
+            FLOE_RETURN_NOT_OK(writer->Delete(entries[i]));
+            result.removed.push_back(entries[i]);
+          } else {
+            FLOE_RETURN_NOT_OK(writer->Existing(entries[i]));
+          }
+        }
+        FLOE_ASSIGN_OR_RAISE(result.manifest, writer->Close());
+      }
+      cached = st.filtered.emplace(m.manifest_path, std::move(result)).first;
+    }
+    for (const auto& e : cached->second.removed) {
+      counts.Removed(*e.data_file);
+      if (e.data_file->content == FileContent::kData) removed_data.push_back(e.data_file);
+    }
+    found_paths.insert(cached->second.found_paths.begin(), cached->second.found_paths.end());
+    carried.push_back(cached->second.manifest);
+  }
+  return Status::OK();
+}
+
+Status SnapshotProducer::ValidateDeletedFilesExist(const Attempt& a) {
+  State& st = *state_;
+  const int attempt = a.number;
+  const std::set<std::string>& found_paths = a.found_paths;
+  if (validate_deleted_files_exist_) {
+    for (const std::string& path : delete_paths_) {
+      if (found_paths.count(path) > 0) continue;
+      if (attempt > 0) {
+        st.fatal_conflict = true;
+        return Status::CommitConflict(
+            "table {}: file {} to be removed is no longer in branch {} (removed by a "
+            "concurrent commit)",
+            ops_->name(), path, st.branch);
+      }
+      return Status::Invalid("table {}: file {} to be removed is not a live file of branch {}",
+                             ops_->name(), path, st.branch);
+    }
+  }
+  return Status::OK();
+}
+
+Status SnapshotProducer::ValidateNoNewDeletes(const Attempt& a) {
+  State& st = *state_;
+  const TableMetadata& base = a.base;
+  const std::shared_ptr<const io::FileIO>& io = a.io;
+  const std::vector<const Snapshot*>& concurrent = a.concurrent;
+  const std::vector<DataFilePtr>& removed_data = a.removed_data;
+  if (validate_no_new_deletes_ && !removed_data.empty() && !concurrent.empty()) {
+    std::map<std::string, const DataFile*> removed_by_path;
+    std::map<std::string, const DataFile*> removed_by_partition;
+    for (const auto& f : removed_data) {
+      removed_by_path.emplace(f->file_path, f.get());
+      removed_by_partition.emplace(PartitionKey(f->spec_id, f->partition), f.get());
+    }
+    for (const Snapshot* snap : concurrent) {
+      if (snap == nullptr || snap->manifest_list.empty()) continue;
+      FLOE_ASSIGN_OR_RAISE(auto manifests, ReadManifestList(*io, snap->manifest_list));
+      for (const ManifestFile& m : manifests) {
+        if (m.content == FileContent::kData || m.added_snapshot_id != snap->snapshot_id) continue;
+        FLOE_ASSIGN_OR_RAISE(auto entries,
+                             ReadManifestSelfDescribed(*io, m, ManifestReadOptions::Live(false)));
+        for (const ManifestEntry& e : entries) {
+          if (e.status != ManifestEntryStatus::kAdded || e.snapshot_id != snap->snapshot_id) {
+            continue;
+          }
+          const DataFile& d = *e.data_file;
+          const DataFile* hit = nullptr;
+          if (d.referenced_data_file) {
+            auto it = removed_by_path.find(*d.referenced_data_file);
+            if (it != removed_by_path.end()) hit = it->second;
+          } else {
+            PartitionSpecPtr dspec = base.SpecById(d.spec_id);
+            if (d.content == FileContent::kEqualityDeletes && dspec != nullptr &&
+                dspec->is_unpartitioned()) {
+              hit = removed_data.front().get();  // a global equality delete applies to all
+            } else {
+              auto it = removed_by_partition.find(PartitionKey(d.spec_id, d.partition));
+              if (it != removed_by_partition.end()) hit = it->second;
+            }
+          }
+          if (hit != nullptr) {
+            st.fatal_conflict = true;
+            return Status::CommitConflict(
+                "table {}: delete file {} added by concurrent snapshot {} may apply to data "
+                "file {}, which this {} removes",
+                ops_->name(), d.file_path, snap->snapshot_id, hit->file_path, operation_);
+          }
+        }
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status SnapshotProducer::MergeManifests(Attempt& a) {
+  State& st = *state_;
+  const TableMetadata& base = a.base;
+  const std::shared_ptr<const io::FileIO>& io = a.io;
+  const SchemaPtr& schema = a.schema;
+  const int format_version = a.format_version;
+  const std::vector<ManifestFile>& carried = a.carried;
+  std::vector<ManifestFile>& manifests = a.manifests;
+  FLOE_ASSIGN_OR_RAISE(ManifestMergeOptions merge,
+                       ManifestMergeOptions::FromProperties(base.properties));
+  if (!merge_manifests_ || !merge.enabled) {
+    manifests = st.new_manifests;
+    manifests.insert(manifests.end(), carried.begin(), carried.end());
+  } else {
+    // Groups by (spec id descending, data before deletes), new manifests first.
+    std::map<std::pair<int32_t, int>, std::vector<ManifestFile>, std::greater<>> groups;
+    auto group_key = [](const ManifestFile& m) {
+      return std::make_pair(m.partition_spec_id, m.content == FileContent::kData ? 1 : 0);
+    };
+    for (const auto& m : st.new_manifests) groups[group_key(m)].push_back(m);
+    for (const auto& m : carried) groups[group_key(m)].push_back(m);
+    for (auto& [key, group] : groups) {
+      const std::string& first = group.front().manifest_path;
+      for (auto& bin : PackEnd(group, merge.target_size_bytes)) {
+        bool has_first = std::any_of(bin.begin(), bin.end(), [&](const ManifestFile& m) {
+          return m.manifest_path == first;
+        });
+        if (bin.size() == 1 ||
+            (has_first && static_cast<int>(bin.size()) < merge.min_count_to_merge)) {
+          manifests.insert(manifests.end(), bin.begin(), bin.end());
+          continue;
+        }
+        std::string cache_key;
+        for (const auto& m : bin) cache_key += m.manifest_path + '\n';
+        auto cached = st.merged.find(cache_key);
+        if (cached == st.merged.end()) {
+          PartitionSpecPtr spec = base.SpecById(key.first);
+          if (spec == nullptr) {
+            return Status::Corrupt("table {}: no partition spec {} for merging manifests",
+                                   ops_->name(), key.first);
+          }
+          ManifestWriterOptions wo;
+          wo.format_version = format_version;
+          wo.content = bin.front().content;
+          wo.snapshot_id = snapshot_id_;
+          std::string path = st.NextManifestPath(base);
+          st.written.push_back(path);
+          FLOE_ASSIGN_OR_RAISE(auto writer,
+                               ManifestWriter::Make(*io, path, *schema, *spec, std::move(wo)));
+          for (const auto& m : bin) {
+            FLOE_ASSIGN_OR_RAISE(auto entries,
+                                 ReadManifest(*io, m, *spec, *schema, ManifestReadOptions::All()));
+            for (const auto& e : entries) {
+              if (e.status == ManifestEntryStatus::kDeleted) {
+                // Only this snapshot's deletes are kept; older ones are history.
+                if (e.snapshot_id == snapshot_id_) FLOE_RETURN_NOT_OK(writer->Delete(e));
+              } else if (e.status == ManifestEntryStatus::kAdded && e.snapshot_id == snapshot_id_) {
+                if (e.sequence_number == kUnassignedSequenceNumber) {
+                  FLOE_RETURN_NOT_OK(writer->Add(*e.data_file));
+                } else {
+                  FLOE_RETURN_NOT_OK(writer->Add(*e.data_file, e.sequence_number));
+                }
+              } else {
+                FLOE_RETURN_NOT_OK(writer->Existing(e));
+              }
+            }
+          }
+          FLOE_ASSIGN_OR_RAISE(ManifestFile merged, writer->Close());
+          cached = st.merged.emplace(cache_key, std::move(merged)).first;
+        }
+        manifests.push_back(cached->second);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Result<Table> SnapshotProducer::CommitSnapshot(const Attempt& a,
+                                               std::set<std::string>* committed_files) {
+  State& st = *state_;
+  const TableMetadata& base = a.base;
+  const std::shared_ptr<const io::FileIO>& io = a.io;
+  const Snapshot* parent = a.parent;
+  const int format_version = a.format_version;
+  const int attempt = a.number;
+  const SummaryCounts& counts = a.counts;
+  const std::vector<ManifestFile>& manifests = a.manifests;
+  const std::optional<int64_t>& ref_snapshot = a.ref_snapshot;
+  const std::optional<SnapshotRef>& existing_ref = a.existing_ref;
+  Snapshot snapshot;
+  snapshot.snapshot_id = snapshot_id_;
+  if (parent != nullptr) snapshot.parent_snapshot_id = parent->snapshot_id;
+  snapshot.sequence_number = format_version >= 2 ? base.last_sequence_number + 1 : 0;
+  snapshot.timestamp_ms = std::max(NowMs(), base.last_updated_ms);
+  snapshot.schema_id = base.current_schema_id;
+  snapshot.summary = BuildSummary(operation_, counts, parent, st.custom_summary);
+  if (replace_added_partitions_) snapshot.summary["replace-partitions"] = "true";
+
+  ManifestListWriterOptions lo;
+  lo.format_version = format_version;
+  lo.snapshot_id = snapshot_id_;
+  lo.parent_snapshot_id = snapshot.parent_snapshot_id;
+  lo.sequence_number = snapshot.sequence_number;
+  if (format_version >= 3) lo.first_row_id = base.next_row_id.value_or(0);
+  std::string list_path = StripSlash(base.location) + "/metadata/snap-" +
+                          std::to_string(snapshot_id_) + "-" + std::to_string(attempt + 1) + "-" +
+                          st.uuid + ".avro";
+  st.written.push_back(list_path);
+  FLOE_ASSIGN_OR_RAISE(auto list_writer, ManifestListWriter::Make(*io, list_path, lo));
+  for (const auto& m : manifests) FLOE_RETURN_NOT_OK(list_writer->Add(m));
+  FLOE_RETURN_NOT_OK(list_writer->Close());
+  snapshot.manifest_list = list_path;
+  if (format_version >= 3) {
+    snapshot.first_row_id = lo.first_row_id;
+    snapshot.added_rows = list_writer->next_row_id().value_or(*lo.first_row_id) - *lo.first_row_id;
+  }
+
+  std::vector<TableRequirement> requirements;
+  if (!base.table_uuid.empty()) {
+    requirements.push_back(TableRequirement::AssertTableUuid(base.table_uuid));
+  }
+  requirements.push_back(TableRequirement::AssertRefSnapshotId(st.branch, ref_snapshot));
+  SnapshotRef ref = existing_ref.value_or(SnapshotRef{});
+  ref.snapshot_id = snapshot_id_;
+  ref.type = SnapshotRef::Type::kBranch;
+  std::vector<TableUpdate> updates;
+  updates.push_back(update::AddSnapshot{snapshot});
+  updates.push_back(update::SetSnapshotRef{st.branch, ref});
+
+  FLOE_ASSIGN_OR_RAISE(Table committed, ops_->Commit(requirements, updates));
+  committed_files->insert(list_path);
+  for (const auto& m : list_writer->manifests()) committed_files->insert(m.manifest_path);
+  return committed;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -137,6 +137,53 @@ class SnapshotProducer {
 
  private:
   struct State;
+  struct Attempt;
+
+  // Commit: the retry options, the attempts (RunWithRetries), then the files no committed
+  // metadata references are deleted.
+  Result<CommitRetryOptions> RetryOptions() const;
+  void DeleteUncommittedFiles(bool committed, const std::set<std::string>& committed_files);
+
+  // One attempt, against the table as refreshed; the steps below, in this order. Adds the
+  // manifest list and manifests of a successful commit to `committed_files`.
+  Result<Table> CommitAttempt(int attempt, std::set<std::string>* committed_files);
+
+  // Apply: the parent snapshot (the branch head) and the branch's ref; kInvalidArgument for a
+  // tag.
+  Status ResolveParent(Attempt& a);
+  // Apply: a new snapshot id when there is none yet or a concurrent commit took it (then what
+  // was written with the old one is stale).
+  void AssignSnapshotId(const Attempt& a);
+  // Validate: the first attempt fixes the snapshot concurrent commits are validated from.
+  void SetStartingSnapshot(const Attempt& a);
+  // Apply: only data files are appended, the table has a current schema, delete files need
+  // format version 2.
+  Status CheckAgainstTable(Attempt& a);
+  // Apply: the partitions ReplacePartitions replaces and the delete filter, bound.
+  Status BindRemovals(Attempt& a);
+  // Validate: the snapshots committed since the starting snapshot, which must still be an
+  // ancestor of the branch, with ValidateNoConflictingData over them when asked.
+  Status ValidateConcurrentCommits(Attempt& a);
+  // Validate: no data file committed concurrently matches the conflict detection filter or
+  // lies in a replaced partition.
+  Status ValidateNoConflictingData(const Attempt& a);
+  // Validate: every added data file holds only rows matching the delete filter, when asked.
+  Status ValidateAddedFilesMatchFilter(const Attempt& a);
+  // Apply: counts the added files and writes their manifests (once; retries reuse them).
+  Status AddNewFiles(Attempt& a);
+  // Apply: the parent's manifests, with the removed files marked DELETED.
+  Status FilterParentManifests(Attempt& a);
+  // Validate: every file removed by path was found live (a conflict on a retry).
+  Status ValidateDeletedFilesExist(const Attempt& a);
+  // Validate: delete files committed concurrently for data files this operation removes
+  // would be lost with them (their rows would come back): a conflict.
+  Status ValidateNoNewDeletes(const Attempt& a);
+  // Apply: the manifest list's manifests, merged per the table's settings.
+  Status MergeManifests(Attempt& a);
+  // Apply: writes the manifest list and commits the snapshot and the branch's ref through
+  // TableOperations, with the requirements assert-table-uuid and assert-ref-snapshot-id.
+  Result<Table> CommitSnapshot(const Attempt& a, std::set<std::string>* committed_files);
+
   std::unique_ptr<State> state_;
   int64_t snapshot_id_ = 0;
 };
