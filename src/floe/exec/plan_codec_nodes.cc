@@ -15,6 +15,7 @@
 #include "floe/exec/max_one_row_exec.h"
 #include "floe/exec/physical_planner.h"
 #include "floe/exec/plan_codec.h"
+#include "floe/exec/plan_codec_internal.h"
 #include "floe/exec/projection_exec.h"
 #include "floe/exec/repartition_exec.h"
 #include "floe/exec/sort/sort_exec.h"
@@ -23,96 +24,24 @@
 #include "floe/exec/union_exec.h"
 #include "floe/exec/values_exec.h"
 #include "floe/exec/window/window_exec.h"
-#include "floe/expr/function_registry.h"
 
 namespace floe::exec {
 
 namespace pb = codec::proto;
 
-namespace {
+using internal::DecodeAggregateFunction;
+using internal::DecodeFetch;
+using internal::DecodeJoinType;
+using internal::EncodeAggregateFunction;
+using internal::EncodeJoinType;
 
-template <typename Message>
-std::optional<int64_t> DecodeFetch(const Message& message) {
-  if (!message.has_fetch()) return std::nullopt;
-  return message.fetch().value();
-}
+namespace {
 
 // The rows a join's filter sees: the left columns, then the right ones.
 SchemaPtr JoinedSchema(const Schema& left, const Schema& right) {
   std::vector<Field> fields = left.fields();
   fields.insert(fields.end(), right.fields().begin(), right.fields().end());
   return std::make_shared<const Schema>(std::move(fields));
-}
-
-Result<pb::JoinType> EncodeJoinType(plan::JoinType type) {
-  switch (type) {
-    case plan::JoinType::kInner:
-      return pb::INNER;
-    case plan::JoinType::kLeft:
-      return pb::LEFT;
-    case plan::JoinType::kRight:
-      return pb::RIGHT;
-    case plan::JoinType::kFull:
-      return pb::FULL;
-    case plan::JoinType::kSemi:
-      return pb::SEMI;
-    case plan::JoinType::kAnti:
-      return pb::ANTI;
-    case plan::JoinType::kMark:
-      return pb::MARK;
-  }
-  return Status::Internal("join type {} has no codec", static_cast<int>(type));
-}
-
-Result<plan::JoinType> DecodeJoinType(const codec::PlanDecoder& in, pb::JoinType type) {
-  switch (type) {
-    case pb::INNER:
-      return plan::JoinType::kInner;
-    case pb::LEFT:
-      return plan::JoinType::kLeft;
-    case pb::RIGHT:
-      return plan::JoinType::kRight;
-    case pb::FULL:
-      return plan::JoinType::kFull;
-    case pb::SEMI:
-      return plan::JoinType::kSemi;
-    case pb::ANTI:
-      return plan::JoinType::kAnti;
-    case pb::MARK:
-      return plan::JoinType::kMark;
-    default:
-      break;
-  }
-  return in.Corrupt(fmt::format("unknown join type {}", static_cast<int>(type)));
-}
-
-Status EncodeAggregateFunction(const expr::ResolvedAggregate& f, pb::ResolvedAggregate* out) {
-  out->set_name(f.name);
-  for (const TypePtr& t : f.arg_types) codec::EncodeType(*t, out->add_arg_types());
-  out->set_distinct(f.distinct);
-  if (f.return_type == nullptr) return Status::Internal("aggregate {} has no type", f.name);
-  codec::EncodeType(*f.return_type, out->mutable_return_type());
-  return Status::OK();
-}
-
-// Resolves the aggregate again from its name, argument types and DISTINCT, and checks
-// that it still returns what the sender resolved.
-Result<expr::ResolvedAggregate> DecodeAggregateFunction(const codec::PlanDecoder& in,
-                                                        const pb::ResolvedAggregate& message) {
-  std::vector<TypePtr> arg_types;
-  for (const pb::DataType& t : message.arg_types()) {
-    FLOE_ASSIGN_OR_RAISE(TypePtr type, DecodeNodeType(in, t));
-    arg_types.push_back(std::move(type));
-  }
-  Result<expr::ResolvedAggregate> resolved =
-      expr::ResolveAggregate(message.name(), arg_types, message.distinct());
-  if (!resolved.ok()) return in.Corrupt(resolved.status().message());
-  FLOE_ASSIGN_OR_RAISE(TypePtr return_type, DecodeNodeType(in, message.return_type()));
-  if (!resolved->return_type->Equals(*return_type)) {
-    return in.Corrupt(fmt::format("aggregate {} returns {} here, {} in the plan", message.name(),
-                                  resolved->return_type->ToString(), return_type->ToString()));
-  }
-  return resolved;
 }
 
 }  // namespace
