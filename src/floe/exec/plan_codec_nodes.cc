@@ -20,7 +20,6 @@
 #include "floe/exec/repartition_exec.h"
 #include "floe/exec/sort/sort_exec.h"
 #include "floe/exec/sort/sort_preserving_merge_exec.h"
-#include "floe/exec/spill.h"
 #include "floe/exec/union_exec.h"
 #include "floe/exec/values_exec.h"
 #include "floe/exec/window/window_exec.h"
@@ -64,101 +63,6 @@ void RegisterExecPlanCodecs(PlanCodecRegistry* registry) {
   RegisterPlanCodec<WindowExec>(registry);
 }
 
-// FilterExec
-
-Status FilterExec::Encode(codec::PlanEncoder& out) const {
-  pb::FilterNode m;
-  FLOE_RETURN_NOT_OK(codec::EncodePhysicalExpr(*predicate_, m.mutable_predicate()));
-  return out.SetPayload(m);
-}
-
-Result<PlanPtr> FilterExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
-  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
-  pb::FilterNode m;
-  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
-  FLOE_ASSIGN_OR_RAISE(auto predicate, in.Expr(m.predicate(), children[0]->schema()));
-  return Make(std::move(predicate), std::move(children[0]));
-}
-
-// ProjectionExec
-
-Status ProjectionExec::Encode(codec::PlanEncoder& out) const {
-  pb::ProjectionNode m;
-  FLOE_RETURN_NOT_OK(EncodePhysicalExprs(exprs_, m.mutable_exprs()));
-  for (const std::string& name : names_) m.add_names(name);
-  return out.SetPayload(m);
-}
-
-Result<PlanPtr> ProjectionExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
-  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
-  pb::ProjectionNode m;
-  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
-  if (m.names_size() != m.exprs_size()) {
-    return in.Corrupt(fmt::format("{} names for {} expressions", m.names_size(), m.exprs_size()));
-  }
-  FLOE_ASSIGN_OR_RAISE(auto exprs, in.Exprs(m.exprs(), children[0]->schema()));
-  std::vector<std::string> names(m.names().begin(), m.names().end());
-  return Make(std::move(exprs), std::move(names), std::move(children[0]));
-}
-
-// LimitExec
-
-Status LimitExec::Encode(codec::PlanEncoder& out) const {
-  pb::LimitNode m;
-  m.set_offset(offset_);
-  if (fetch_) m.mutable_fetch()->set_value(*fetch_);
-  m.set_global(global_);
-  return out.SetPayload(m);
-}
-
-Result<PlanPtr> LimitExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
-  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
-  pb::LimitNode m;
-  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
-  if (m.offset() < 0 || (m.has_fetch() && m.fetch().value() < 0)) {
-    return in.Corrupt("a negative offset or fetch");
-  }
-  return Make(std::move(children[0]), m.offset(), DecodeFetch(m), m.global());
-}
-
-// CoalescePartitionsExec: nothing but its input.
-
-Status CoalescePartitionsExec::Encode(codec::PlanEncoder& out) const {
-  return out.SetPayload(pb::PlanNode());
-}
-
-Result<PlanPtr> CoalescePartitionsExec::Decode(codec::PlanDecoder& in,
-                                               std::vector<PlanPtr> children) {
-  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
-  return Make(std::move(children[0]));
-}
-
-// RepartitionExec
-
-Status RepartitionExec::Encode(codec::PlanEncoder& out) const {
-  pb::RepartitionNode m;
-  FLOE_RETURN_NOT_OK(EncodePartitioning(properties_.partitioning, m.mutable_partitioning()));
-  return out.SetPayload(m);
-}
-
-Result<PlanPtr> RepartitionExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
-  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
-  pb::RepartitionNode m;
-  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
-  FLOE_ASSIGN_OR_RAISE(Partitioning partitioning,
-                       DecodePartitioning(m.partitioning(), children[0]->schema(), in));
-  return Make(std::move(children[0]), std::move(partitioning));
-}
-
-// UnionExec
-
-Status UnionExec::Encode(codec::PlanEncoder& out) const { return out.SetPayload(pb::PlanNode()); }
-
-Result<PlanPtr> UnionExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
-  if (children.empty()) return in.Corrupt("no children");
-  return Make(std::move(children));
-}
-
 // SortExec, SortPreservingMergeExec
 
 Status SortExec::Encode(codec::PlanEncoder& out) const {
@@ -193,32 +97,6 @@ Result<PlanPtr> SortPreservingMergeExec::Decode(codec::PlanDecoder& in,
   FLOE_ASSIGN_OR_RAISE(Ordering keys, DecodeOrdering(m.keys(), children[0]->schema(), in));
   if (m.has_fetch() && m.fetch().value() < 0) return in.Corrupt("a negative fetch");
   return Make(std::move(keys), std::move(children[0]), DecodeFetch(m));
-}
-
-// ValuesExec: the rows travel in the exchange's batch encoding.
-
-Status ValuesExec::Encode(codec::PlanEncoder& out) const {
-  pb::ValuesNode m;
-  codec::EncodeSchema(*properties_.schema, m.mutable_schema());
-  for (const RecordBatchPtr& batch : batches_) {
-    FLOE_RETURN_NOT_OK(AppendEncodedBatch(*batch, m.add_batches()));
-  }
-  return out.SetPayload(m);
-}
-
-Result<PlanPtr> ValuesExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
-  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 0));
-  pb::ValuesNode m;
-  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
-  FLOE_ASSIGN_OR_RAISE(SchemaPtr schema, DecodeNodeSchema(in, m.schema()));
-  std::vector<RecordBatchPtr> batches;
-  for (int i = 0; i < m.batches_size(); ++i) {
-    FLOE_ASSIGN_OR_RAISE(
-        RecordBatchPtr batch,
-        DecodeBatch(m.batches(i), schema, fmt::format("plan node ValuesExec: batch {}", i)));
-    batches.push_back(std::move(batch));
-  }
-  return Make(std::move(schema), std::move(batches));
 }
 
 // HashAggregateExec
