@@ -63,42 +63,6 @@ void RegisterExecPlanCodecs(PlanCodecRegistry* registry) {
   RegisterPlanCodec<WindowExec>(registry);
 }
 
-// SortExec, SortPreservingMergeExec
-
-Status SortExec::Encode(codec::PlanEncoder& out) const {
-  pb::SortNode m;
-  FLOE_RETURN_NOT_OK(EncodeOrdering(keys_, m.mutable_keys()));
-  if (fetch_) m.mutable_fetch()->set_value(*fetch_);
-  m.set_preserve_partitioning(preserve_partitioning_);
-  return out.SetPayload(m);
-}
-
-Result<PlanPtr> SortExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
-  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
-  pb::SortNode m;
-  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
-  FLOE_ASSIGN_OR_RAISE(Ordering keys, DecodeOrdering(m.keys(), children[0]->schema(), in));
-  if (m.has_fetch() && m.fetch().value() < 0) return in.Corrupt("a negative fetch");
-  return Make(std::move(keys), std::move(children[0]), DecodeFetch(m), m.preserve_partitioning());
-}
-
-Status SortPreservingMergeExec::Encode(codec::PlanEncoder& out) const {
-  pb::SortPreservingMergeNode m;
-  FLOE_RETURN_NOT_OK(EncodeOrdering(keys_, m.mutable_keys()));
-  if (fetch_) m.mutable_fetch()->set_value(*fetch_);
-  return out.SetPayload(m);
-}
-
-Result<PlanPtr> SortPreservingMergeExec::Decode(codec::PlanDecoder& in,
-                                                std::vector<PlanPtr> children) {
-  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
-  pb::SortPreservingMergeNode m;
-  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
-  FLOE_ASSIGN_OR_RAISE(Ordering keys, DecodeOrdering(m.keys(), children[0]->schema(), in));
-  if (m.has_fetch() && m.fetch().value() < 0) return in.Corrupt("a negative fetch");
-  return Make(std::move(keys), std::move(children[0]), DecodeFetch(m));
-}
-
 // HashAggregateExec
 
 Status HashAggregateExec::Encode(codec::PlanEncoder& out) const {
