@@ -4,7 +4,22 @@
 #include <utility>
 
 #include "floe/codec/value_codec.h"
+#include "floe/exec/aggregate/aggregate_exec.h"
+#include "floe/exec/coalesce_partitions_exec.h"
+#include "floe/exec/empty_exec.h"
+#include "floe/exec/filter_exec.h"
+#include "floe/exec/join/hash_join_exec.h"
+#include "floe/exec/join/nested_loop_join_exec.h"
+#include "floe/exec/limit_exec.h"
+#include "floe/exec/max_one_row_exec.h"
 #include "floe/exec/plan_codec_internal.h"
+#include "floe/exec/projection_exec.h"
+#include "floe/exec/repartition_exec.h"
+#include "floe/exec/sort/sort_exec.h"
+#include "floe/exec/sort/sort_preserving_merge_exec.h"
+#include "floe/exec/union_exec.h"
+#include "floe/exec/values_exec.h"
+#include "floe/exec/window/window_exec.h"
 
 namespace floe::exec {
 
@@ -25,6 +40,24 @@ std::vector<std::string> PlanCodecRegistry::names() const {
   std::vector<std::string> out;
   for (const auto& [name, entry] : entries_) out.push_back(name);
   return out;
+}
+
+void RegisterExecPlanCodecs(PlanCodecRegistry* registry) {
+  RegisterPlanCodec<FilterExec>(registry);
+  RegisterPlanCodec<ProjectionExec>(registry);
+  RegisterPlanCodec<LimitExec>(registry);
+  RegisterPlanCodec<CoalescePartitionsExec>(registry);
+  RegisterPlanCodec<RepartitionExec>(registry);
+  RegisterPlanCodec<UnionExec>(registry);
+  RegisterPlanCodec<MaxOneRowExec>(registry);
+  RegisterPlanCodec<SortExec>(registry);
+  RegisterPlanCodec<SortPreservingMergeExec>(registry);
+  RegisterPlanCodec<ValuesExec>(registry);
+  RegisterPlanCodec<EmptyExec>(registry);
+  RegisterPlanCodec<HashAggregateExec>(registry);
+  RegisterPlanCodec<HashJoinExec>(registry);
+  RegisterPlanCodec<NestedLoopJoinExec>(registry);
+  RegisterPlanCodec<WindowExec>(registry);
 }
 
 Result<codec::proto::PlanNode> EncodePlan(const ExecutionPlan& plan,
