@@ -985,9 +985,8 @@ Result<PlanPtr> HashAggregateExec::Make(AggregateMode mode,
   } else {
     props.partitioning = Partitioning::Unknown(ip.partition_count());
   }
-  return std::make_shared<HashAggregateExec>(mode, std::move(group_exprs), std::move(group_names),
-                                             std::move(aggregates), std::move(input),
-                                             std::move(props));
+  return PlanPtr(new HashAggregateExec(mode, std::move(group_exprs), std::move(group_names),
+                                       std::move(aggregates), std::move(input), std::move(props)));
 }
 
 Result<PlanPtr> HashAggregateExec::WithNewChildren(std::vector<PlanPtr> children) const {

@@ -589,9 +589,9 @@ Result<PlanPtr> HashJoinExec::Make(PlanPtr left, PlanPtr right,
   } else {
     props.partitioning = lp;
   }
-  return std::make_shared<HashJoinExec>(std::move(left), std::move(right), std::move(left_keys),
-                                        std::move(right_keys), type, std::move(filter),
-                                        std::move(null_equals_null), mode, std::move(props));
+  return PlanPtr(new HashJoinExec(std::move(left), std::move(right), std::move(left_keys),
+                                  std::move(right_keys), type, std::move(filter),
+                                  std::move(null_equals_null), mode, std::move(props)));
 }
 
 Result<PlanPtr> HashJoinExec::WithNewChildren(std::vector<PlanPtr> children) const {

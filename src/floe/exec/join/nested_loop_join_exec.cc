@@ -275,8 +275,8 @@ Result<PlanPtr> NestedLoopJoinExec::Make(PlanPtr left, PlanPtr right, plan::Join
   } else {
     props.partitioning = left->properties().partitioning;
   }
-  return std::make_shared<NestedLoopJoinExec>(std::move(left), std::move(right), type,
-                                              std::move(filter), std::move(props));
+  return PlanPtr(new NestedLoopJoinExec(std::move(left), std::move(right), type, std::move(filter),
+                                        std::move(props)));
 }
 
 Result<PlanPtr> NestedLoopJoinExec::WithNewChildren(std::vector<PlanPtr> children) const {

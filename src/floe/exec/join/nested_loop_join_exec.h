@@ -36,6 +36,7 @@ class NestedLoopJoinExec final : public ExecutionPlan {
   plan::JoinType join_type() const { return type_; }
   const expr::PhysicalExprPtr& filter() const { return filter_; }
 
+ private:
   NestedLoopJoinExec(PlanPtr left, PlanPtr right, plan::JoinType type, expr::PhysicalExprPtr filter,
                      PlanProperties properties)
       : left_(std::move(left)),
@@ -44,7 +45,6 @@ class NestedLoopJoinExec final : public ExecutionPlan {
         filter_(std::move(filter)),
         properties_(std::move(properties)) {}
 
- private:
   PlanPtr left_, right_;
   plan::JoinType type_;
   expr::PhysicalExprPtr filter_;

@@ -463,8 +463,8 @@ Result<PlanPtr> SortExec::Make(Ordering keys, PlanPtr input, std::optional<int64
   props.partitioning =
       preserve_partitioning ? input->properties().partitioning : Partitioning::Single();
   props.ordering = keys;
-  return std::make_shared<SortExec>(std::move(keys), std::move(input), fetch, preserve_partitioning,
-                                    std::move(props));
+  return PlanPtr(new SortExec(std::move(keys), std::move(input), fetch, preserve_partitioning,
+                              std::move(props)));
 }
 
 Result<PlanPtr> SortExec::WithNewChildren(std::vector<PlanPtr> children) const {

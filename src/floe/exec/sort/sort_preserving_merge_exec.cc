@@ -44,8 +44,8 @@ Result<PlanPtr> SortPreservingMergeExec::Make(Ordering keys, PlanPtr input,
   props.schema = input->schema();
   props.partitioning = Partitioning::Single();
   props.ordering = keys;
-  return std::make_shared<SortPreservingMergeExec>(std::move(keys), std::move(input), fetch,
-                                                   std::move(props));
+  return PlanPtr(
+      new SortPreservingMergeExec(std::move(keys), std::move(input), fetch, std::move(props)));
 }
 
 Result<PlanPtr> SortPreservingMergeExec::WithNewChildren(std::vector<PlanPtr> children) const {

@@ -513,7 +513,7 @@ Result<PlanPtr> WindowExec::Make(std::vector<WindowExprSpec> windows, PlanPtr in
   props.schema = std::make_shared<Schema>(std::move(fields));
   props.partitioning = input->properties().partitioning;
   props.ordering = input->properties().ordering;
-  return std::make_shared<WindowExec>(std::move(windows), std::move(input), std::move(props));
+  return PlanPtr(new WindowExec(std::move(windows), std::move(input), std::move(props)));
 }
 
 Result<PlanPtr> WindowExec::WithNewChildren(std::vector<PlanPtr> children) const {

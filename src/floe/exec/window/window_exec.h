@@ -41,12 +41,12 @@ class WindowExec final : public ExecutionPlan {
   const std::vector<WindowExprSpec>& windows() const { return windows_; }
   const PlanPtr& input() const { return input_; }
 
+ private:
   WindowExec(std::vector<WindowExprSpec> windows, PlanPtr input, PlanProperties properties)
       : windows_(std::move(windows)),
         input_(std::move(input)),
         properties_(std::move(properties)) {}
 
- private:
   std::vector<WindowExprSpec> windows_;
   PlanPtr input_;
   PlanProperties properties_;
