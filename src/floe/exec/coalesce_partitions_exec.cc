@@ -2,6 +2,9 @@
 
 #include <utility>
 
+#include "floe/codec/plan.pb.h"
+#include "floe/exec/plan_codec.h"
+
 namespace floe::exec {
 
 namespace {
@@ -63,5 +66,18 @@ std::vector<bool> CoalescePartitionsExec::MaintainsInputOrder() const {
 }
 
 std::string CoalescePartitionsExec::ToString() const { return "CoalescePartitionsExec"; }
+
+// ---------------------------------------------------------------------------------------
+// Codec (plan_codec.h): nothing but its input.
+
+Status CoalescePartitionsExec::Encode(codec::PlanEncoder& out) const {
+  return out.SetPayload(codec::proto::PlanNode());
+}
+
+Result<PlanPtr> CoalescePartitionsExec::Decode(codec::PlanDecoder& in,
+                                               std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  return Make(std::move(children[0]));
+}
 
 }  // namespace floe::exec

@@ -3,6 +3,9 @@
 #include <utility>
 
 #include "floe/batch/select.h"
+#include "floe/codec/nodes.pb.h"
+#include "floe/codec/plan_codec.h"
+#include "floe/exec/plan_codec.h"
 
 namespace floe::exec {
 
@@ -64,5 +67,22 @@ Result<BatchStreamPtr> FilterExec::Execute(int partition, const TaskContextPtr& 
 }
 
 std::string FilterExec::ToString() const { return "FilterExec: " + predicate_->ToString(); }
+
+// ---------------------------------------------------------------------------------------
+// Codec (plan_codec.h)
+
+Status FilterExec::Encode(codec::PlanEncoder& out) const {
+  codec::proto::FilterNode m;
+  FLOE_RETURN_NOT_OK(codec::EncodePhysicalExpr(*predicate_, m.mutable_predicate()));
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> FilterExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  codec::proto::FilterNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(auto predicate, in.Expr(m.predicate(), children[0]->schema()));
+  return Make(std::move(predicate), std::move(children[0]));
+}
 
 }  // namespace floe::exec

@@ -2,6 +2,9 @@
 
 #include <utility>
 
+#include "floe/codec/nodes.pb.h"
+#include "floe/exec/plan_codec.h"
+#include "floe/exec/plan_codec_internal.h"
 #include "fmt/format.h"
 
 namespace floe::exec {
@@ -95,6 +98,27 @@ std::string LimitExec::ToString() const {
   if (offset_ > 0) out += fmt::format(" offset={}", offset_);
   out += fetch_ ? fmt::format(" fetch={}", *fetch_) : std::string(" fetch=all");
   return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Codec (plan_codec.h)
+
+Status LimitExec::Encode(codec::PlanEncoder& out) const {
+  codec::proto::LimitNode m;
+  m.set_offset(offset_);
+  if (fetch_) m.mutable_fetch()->set_value(*fetch_);
+  m.set_global(global_);
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> LimitExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  codec::proto::LimitNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  if (m.offset() < 0 || (m.has_fetch() && m.fetch().value() < 0)) {
+    return in.Corrupt("a negative offset or fetch");
+  }
+  return Make(std::move(children[0]), m.offset(), internal::DecodeFetch(m), m.global());
 }
 
 }  // namespace floe::exec

@@ -4,6 +4,22 @@
 #include <utility>
 
 #include "floe/codec/value_codec.h"
+#include "floe/exec/aggregate/aggregate_exec.h"
+#include "floe/exec/coalesce_partitions_exec.h"
+#include "floe/exec/empty_exec.h"
+#include "floe/exec/filter_exec.h"
+#include "floe/exec/join/hash_join_exec.h"
+#include "floe/exec/join/nested_loop_join_exec.h"
+#include "floe/exec/limit_exec.h"
+#include "floe/exec/max_one_row_exec.h"
+#include "floe/exec/plan_codec_internal.h"
+#include "floe/exec/projection_exec.h"
+#include "floe/exec/repartition_exec.h"
+#include "floe/exec/sort/sort_exec.h"
+#include "floe/exec/sort/sort_preserving_merge_exec.h"
+#include "floe/exec/union_exec.h"
+#include "floe/exec/values_exec.h"
+#include "floe/exec/window/window_exec.h"
 
 namespace floe::exec {
 
@@ -24,6 +40,24 @@ std::vector<std::string> PlanCodecRegistry::names() const {
   std::vector<std::string> out;
   for (const auto& [name, entry] : entries_) out.push_back(name);
   return out;
+}
+
+void RegisterExecPlanCodecs(PlanCodecRegistry* registry) {
+  RegisterPlanCodec<FilterExec>(registry);
+  RegisterPlanCodec<ProjectionExec>(registry);
+  RegisterPlanCodec<LimitExec>(registry);
+  RegisterPlanCodec<CoalescePartitionsExec>(registry);
+  RegisterPlanCodec<RepartitionExec>(registry);
+  RegisterPlanCodec<UnionExec>(registry);
+  RegisterPlanCodec<MaxOneRowExec>(registry);
+  RegisterPlanCodec<SortExec>(registry);
+  RegisterPlanCodec<SortPreservingMergeExec>(registry);
+  RegisterPlanCodec<ValuesExec>(registry);
+  RegisterPlanCodec<EmptyExec>(registry);
+  RegisterPlanCodec<HashAggregateExec>(registry);
+  RegisterPlanCodec<HashJoinExec>(registry);
+  RegisterPlanCodec<NestedLoopJoinExec>(registry);
+  RegisterPlanCodec<WindowExec>(registry);
 }
 
 Result<codec::proto::PlanNode> EncodePlan(const ExecutionPlan& plan,
@@ -265,5 +299,79 @@ Result<Ordering> DecodeOrdering(
   }
   return out;
 }
+
+namespace internal {
+
+Result<codec::proto::JoinType> EncodeJoinType(plan::JoinType type) {
+  switch (type) {
+    case plan::JoinType::kInner:
+      return codec::proto::INNER;
+    case plan::JoinType::kLeft:
+      return codec::proto::LEFT;
+    case plan::JoinType::kRight:
+      return codec::proto::RIGHT;
+    case plan::JoinType::kFull:
+      return codec::proto::FULL;
+    case plan::JoinType::kSemi:
+      return codec::proto::SEMI;
+    case plan::JoinType::kAnti:
+      return codec::proto::ANTI;
+    case plan::JoinType::kMark:
+      return codec::proto::MARK;
+  }
+  return Status::Internal("join type {} has no codec", static_cast<int>(type));
+}
+
+Result<plan::JoinType> DecodeJoinType(const codec::PlanDecoder& in, codec::proto::JoinType type) {
+  switch (type) {
+    case codec::proto::INNER:
+      return plan::JoinType::kInner;
+    case codec::proto::LEFT:
+      return plan::JoinType::kLeft;
+    case codec::proto::RIGHT:
+      return plan::JoinType::kRight;
+    case codec::proto::FULL:
+      return plan::JoinType::kFull;
+    case codec::proto::SEMI:
+      return plan::JoinType::kSemi;
+    case codec::proto::ANTI:
+      return plan::JoinType::kAnti;
+    case codec::proto::MARK:
+      return plan::JoinType::kMark;
+    default:
+      break;
+  }
+  return in.Corrupt(fmt::format("unknown join type {}", static_cast<int>(type)));
+}
+
+Status EncodeAggregateFunction(const expr::ResolvedAggregate& f,
+                               codec::proto::ResolvedAggregate* out) {
+  out->set_name(f.name);
+  for (const TypePtr& t : f.arg_types) codec::EncodeType(*t, out->add_arg_types());
+  out->set_distinct(f.distinct);
+  if (f.return_type == nullptr) return Status::Internal("aggregate {} has no type", f.name);
+  codec::EncodeType(*f.return_type, out->mutable_return_type());
+  return Status::OK();
+}
+
+Result<expr::ResolvedAggregate> DecodeAggregateFunction(
+    const codec::PlanDecoder& in, const codec::proto::ResolvedAggregate& message) {
+  std::vector<TypePtr> arg_types;
+  for (const codec::proto::DataType& t : message.arg_types()) {
+    FLOE_ASSIGN_OR_RAISE(TypePtr type, DecodeNodeType(in, t));
+    arg_types.push_back(std::move(type));
+  }
+  Result<expr::ResolvedAggregate> resolved =
+      expr::ResolveAggregate(message.name(), arg_types, message.distinct());
+  if (!resolved.ok()) return in.Corrupt(resolved.status().message());
+  FLOE_ASSIGN_OR_RAISE(TypePtr return_type, DecodeNodeType(in, message.return_type()));
+  if (!resolved->return_type->Equals(*return_type)) {
+    return in.Corrupt(fmt::format("aggregate {} returns {} here, {} in the plan", message.name(),
+                                  resolved->return_type->ToString(), return_type->ToString()));
+  }
+  return resolved;
+}
+
+}  // namespace internal
 
 }  // namespace floe::exec

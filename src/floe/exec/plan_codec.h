@@ -3,9 +3,9 @@
 // The registry of plan node codecs and the plan <-> bytes entry points (DESIGN.md
 // section 4). Every ExecutionPlan type registers its stable name, codec version and
 // Decode function here, explicitly (RegisterExecPlanCodecs and each connector's); its Encode member
-// writes exactly the parts its Make takes, and Decode calls Make with them. Node codecs are defined
-// in plan_codec_nodes.cc (exec's nodes) and by each connector beside its nodes; the session's
-// registry (session/plan_codecs.h) holds every one.
+// writes exactly the parts its Make takes, and Decode calls Make with them. Each node's codec is
+// defined in the node's own file, beside its Make; the session's registry
+// (session/plan_codecs.h) holds every one.
 //
 // Decoding never trusts its input: an unknown node name or version is kNotSupported, a
 // payload or value that does not parse is kCorrupt naming the node, and every node is

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "floe/codec/nodes.pb.h"
+#include "floe/exec/plan_codec.h"
 #include "fmt/format.h"
 
 namespace floe::exec {
@@ -150,6 +152,28 @@ std::string ProjectionExec::ToString() const {
     if (text != names_[i]) out += fmt::format(" AS {}", names_[i]);
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Codec (plan_codec.h)
+
+Status ProjectionExec::Encode(codec::PlanEncoder& out) const {
+  codec::proto::ProjectionNode m;
+  FLOE_RETURN_NOT_OK(EncodePhysicalExprs(exprs_, m.mutable_exprs()));
+  for (const std::string& name : names_) m.add_names(name);
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> ProjectionExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  codec::proto::ProjectionNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  if (m.names_size() != m.exprs_size()) {
+    return in.Corrupt(fmt::format("{} names for {} expressions", m.names_size(), m.exprs_size()));
+  }
+  FLOE_ASSIGN_OR_RAISE(auto exprs, in.Exprs(m.exprs(), children[0]->schema()));
+  std::vector<std::string> names(m.names().begin(), m.names().end());
+  return Make(std::move(exprs), std::move(names), std::move(children[0]));
 }
 
 }  // namespace floe::exec

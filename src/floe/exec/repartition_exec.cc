@@ -6,7 +6,9 @@
 #include <mutex>
 #include <utility>
 
+#include "floe/codec/nodes.pb.h"
 #include "floe/exec/partition_router.h"
+#include "floe/exec/plan_codec.h"
 #include "floe/exec/spill.h"
 #include "fmt/format.h"
 
@@ -233,6 +235,24 @@ Result<BatchStreamPtr> RepartitionExec::Execute(int partition, const TaskContext
 std::string RepartitionExec::ToString() const {
   return fmt::format("RepartitionExec: {} from {} partitions", properties_.partitioning.ToString(),
                      input_->partition_count());
+}
+
+// ---------------------------------------------------------------------------------------
+// Codec (plan_codec.h)
+
+Status RepartitionExec::Encode(codec::PlanEncoder& out) const {
+  codec::proto::RepartitionNode m;
+  FLOE_RETURN_NOT_OK(EncodePartitioning(properties_.partitioning, m.mutable_partitioning()));
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> RepartitionExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  codec::proto::RepartitionNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(Partitioning partitioning,
+                       DecodePartitioning(m.partitioning(), children[0]->schema(), in));
+  return Make(std::move(children[0]), std::move(partitioning));
 }
 
 }  // namespace floe::exec

@@ -2,6 +2,9 @@
 
 #include <utility>
 
+#include "floe/codec/plan.pb.h"
+#include "floe/exec/plan_codec.h"
+
 namespace floe::exec {
 
 namespace {
@@ -76,5 +79,17 @@ std::vector<bool> UnionExec::MaintainsInputOrder() const {
 }
 
 std::string UnionExec::ToString() const { return "UnionExec"; }
+
+// ---------------------------------------------------------------------------------------
+// Codec (plan_codec.h): nothing but its inputs.
+
+Status UnionExec::Encode(codec::PlanEncoder& out) const {
+  return out.SetPayload(codec::proto::PlanNode());
+}
+
+Result<PlanPtr> UnionExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  if (children.empty()) return in.Corrupt("no children");
+  return Make(std::move(children));
+}
 
 }  // namespace floe::exec

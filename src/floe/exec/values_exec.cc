@@ -2,6 +2,10 @@
 
 #include <utility>
 
+#include "floe/codec/nodes.pb.h"
+#include "floe/codec/value_codec.h"
+#include "floe/exec/plan_codec.h"
+#include "floe/exec/spill.h"
 #include "fmt/format.h"
 
 namespace floe::exec {
@@ -52,6 +56,33 @@ std::string ValuesExec::ToString() const {
   int64_t rows = 0;
   for (const RecordBatchPtr& batch : batches_) rows += batch->num_rows();
   return fmt::format("ValuesExec: rows={}", rows);
+}
+
+// ---------------------------------------------------------------------------------------
+// Codec (plan_codec.h): the rows travel in the exchange's batch encoding.
+
+Status ValuesExec::Encode(codec::PlanEncoder& out) const {
+  codec::proto::ValuesNode m;
+  codec::EncodeSchema(*properties_.schema, m.mutable_schema());
+  for (const RecordBatchPtr& batch : batches_) {
+    FLOE_RETURN_NOT_OK(AppendEncodedBatch(*batch, m.add_batches()));
+  }
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> ValuesExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 0));
+  codec::proto::ValuesNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(SchemaPtr schema, DecodeNodeSchema(in, m.schema()));
+  std::vector<RecordBatchPtr> batches;
+  for (int i = 0; i < m.batches_size(); ++i) {
+    FLOE_ASSIGN_OR_RAISE(
+        RecordBatchPtr batch,
+        DecodeBatch(m.batches(i), schema, fmt::format("plan node ValuesExec: batch {}", i)));
+    batches.push_back(std::move(batch));
+  }
+  return Make(std::move(schema), std::move(batches));
 }
 
 }  // namespace floe::exec

@@ -16,7 +16,7 @@ class ValuesExec final : public ExecutionPlan {
   static Result<PlanPtr> Make(SchemaPtr schema, std::vector<RecordBatchPtr> batches);
 
   std::string_view name() const override { return kName; }
-  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
+  Status Encode(codec::PlanEncoder& out) const override;
   static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {}; }

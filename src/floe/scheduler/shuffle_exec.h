@@ -36,7 +36,7 @@ class ShuffleWriterExec final : public exec::ExecutionPlan {
   static Result<exec::PlanPtr> Make(exec::PlanPtr input, int stage_id, exec::Partitioning output);
 
   std::string_view name() const override { return kName; }
-  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
+  Status Encode(codec::PlanEncoder& out) const override;
   static Result<exec::PlanPtr> Decode(codec::PlanDecoder& in, std::vector<exec::PlanPtr> children);
   const exec::PlanProperties& properties() const override { return properties_; }
   std::vector<exec::PlanPtr> children() const override { return {input_}; }
@@ -68,7 +68,7 @@ class ShuffleReaderExec final : public exec::ExecutionPlan {
                                     exec::Ordering ordering = {});
 
   std::string_view name() const override { return kName; }
-  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
+  Status Encode(codec::PlanEncoder& out) const override;
   static Result<exec::PlanPtr> Decode(codec::PlanDecoder& in, std::vector<exec::PlanPtr> children);
   const exec::PlanProperties& properties() const override { return properties_; }
   std::vector<exec::PlanPtr> children() const override { return {}; }

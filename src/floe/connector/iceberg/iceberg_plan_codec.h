@@ -1,7 +1,7 @@
 #pragma once
 
-// The codecs of the Iceberg scan, write and commit nodes and of the Iceberg transform
-// expression (iceberg_plan_codec.cc; messages in codec/iceberg.proto).
+// The registration of the codecs of the Iceberg scan, write and commit nodes and of the
+// Iceberg transform expression (each defined beside its Make; messages in codec/iceberg.proto).
 
 #include "floe/exec/plan_codec.h"
 

@@ -11,7 +11,11 @@
 
 #include <fmt/format.h>
 
+#include "floe/codec/iceberg_codec.h"
+#include "floe/codec/value_codec.h"
+#include "floe/connector/iceberg/iceberg_codec_internal.h"
 #include "floe/connector/iceberg/iceberg_filter.h"
+#include "floe/exec/plan_codec.h"
 #include "floe/expr/expr.h"
 #include "floe/expr/physical_expr.h"
 #include "floe/iceberg/expression.h"
@@ -780,6 +784,248 @@ std::string IcebergScanExec::ToString() const {
     out += fmt::format("{} files {} bytes", files.size(), group.total_bytes);
   }
   return out + "]";
+}
+
+// ---------------------------------------------------------------------------------------
+// Codec (exec/plan_codec.h; the message is in codec/iceberg.proto). A scan travels with
+// everything it was planned from: its pinned table (iceberg_codec_internal.h), the snapshot,
+// schema, projection and bound filter of its TableScan, and the planned task groups with
+// every data and delete file. Nothing is planned again on decode.
+
+namespace pb = codec::proto;
+
+namespace {
+
+// The field ids that select `projected` out of `full` (Schema::Select): a field kept whole
+// by its own id, a struct kept in part by the ids of what it keeps.
+void ProjectionIds(const Field& projected, const Field& full, std::vector<int32_t>* out) {
+  if (projected.type()->Equals(*full.type()) || projected.type()->id() != TypeId::kStruct ||
+      full.type()->id() != TypeId::kStruct) {
+    out->push_back(projected.field_id());
+    return;
+  }
+  for (const Field& child : projected.type()->fields()) {
+    for (const Field& candidate : full.type()->fields()) {
+      if (candidate.field_id() == child.field_id()) ProjectionIds(child, candidate, out);
+    }
+  }
+}
+
+// The index of each distinct data file of the scan (by pointer, in order of appearance).
+struct FileTable {
+  std::map<const iceberg::DataFile*, int32_t> index;
+  Status Add(const iceberg::DataFilePtr& file, pb::IcebergScanNode* m, int32_t* at) {
+    auto it = index.find(file.get());
+    if (it != index.end()) {
+      *at = it->second;
+      return Status::OK();
+    }
+    *at = static_cast<int32_t>(index.size());
+    index.emplace(file.get(), *at);
+    return codec::EncodeDataFile(*file, m->add_files());
+  }
+};
+
+Status EncodeTask(const iceberg::FileScanTask& task, FileTable* files, pb::IcebergScanNode* m,
+                  pb::IcebergScanTask* out) {
+  int32_t at = 0;
+  FLOE_RETURN_NOT_OK(files->Add(task.data_file, m, &at));
+  out->set_data_file(at);
+  out->set_spec_id(task.spec ? task.spec->spec_id() : task.data_file->spec_id);
+  out->set_data_sequence_number(task.data_sequence_number);
+  out->set_start(task.start);
+  out->set_length(task.length);
+  for (const iceberg::DataFilePtr& file : task.delete_files) {
+    FLOE_RETURN_NOT_OK(files->Add(file, m, &at));
+    out->add_delete_files(at);
+  }
+  if (task.residual) {
+    FLOE_RETURN_NOT_OK(codec::EncodeIcebergExpression(*task.residual, out->mutable_residual()));
+  }
+  out->set_estimated_row_count(task.estimated_row_count);
+  return Status::OK();
+}
+
+Result<iceberg::FileScanTask> DecodeTask(const codec::PlanDecoder& in, const pb::IcebergScanTask& m,
+                                         const std::vector<iceberg::DataFilePtr>& files,
+                                         const iceberg::TableMetadata& metadata,
+                                         const iceberg::Schema& schema) {
+  auto file_at = [&](int32_t i) -> Result<iceberg::DataFilePtr> {
+    if (i < 0 || static_cast<size_t>(i) >= files.size()) {
+      return in.Corrupt(fmt::format("a task names file {} of {}", i, files.size()));
+    }
+    return files[static_cast<size_t>(i)];
+  };
+  iceberg::FileScanTask task;
+  FLOE_ASSIGN_OR_RAISE(task.data_file, file_at(m.data_file()));
+  task.spec = metadata.SpecById(m.spec_id());
+  if (task.spec == nullptr) {
+    return in.Corrupt(fmt::format("the task of {} names partition spec {}, which the table lacks",
+                                  task.data_file->file_path, m.spec_id()));
+  }
+  if (m.start() < 0 || m.length() < 0 || m.estimated_row_count() < 0) {
+    return in.Corrupt(fmt::format("the task of {} has a negative start, length or row count",
+                                  task.data_file->file_path));
+  }
+  task.data_sequence_number = m.data_sequence_number();
+  task.start = m.start();
+  task.length = m.length();
+  for (int32_t i : m.delete_files()) {
+    FLOE_ASSIGN_OR_RAISE(iceberg::DataFilePtr file, file_at(i));
+    task.delete_files.push_back(std::move(file));
+  }
+  if (m.has_residual()) {
+    Result<iceberg::ExpressionPtr> residual = codec::DecodeIcebergExpression(m.residual(), schema);
+    if (!residual.ok()) {
+      return exec::DecodeError(in, residual.status().WithPrefix(fmt::format(
+                                       "the residual of {}: ", task.data_file->file_path)));
+    }
+    task.residual = std::move(*residual);
+  }
+  task.estimated_row_count = m.estimated_row_count();
+  return task;
+}
+
+}  // namespace
+
+Status IcebergScanExec::Encode(codec::PlanEncoder& out) const {
+  pb::IcebergScanNode m;
+  const iceberg::TableScan& scan = *parts_.scan;
+  const iceberg::TableMetadata& metadata = scan.metadata();
+  if (parts_.table.metadata.get() != &metadata) {
+    return Status::NotSupported("table {}: the scan was planned over other metadata than {}",
+                                parts_.table_name, parts_.table.metadata_location);
+  }
+  m.set_table_name(parts_.table_name);
+  FLOE_RETURN_NOT_OK(internal::EncodeTableRef(parts_.table, parts_.table_name, m.mutable_table()));
+  const iceberg::Schema& schema = *scan.schema();
+  if (const iceberg::Snapshot* snapshot = scan.snapshot()) {
+    m.mutable_snapshot_id()->set_value(snapshot->snapshot_id);
+    // A scan of the current snapshot with the current schema rebuilds unpinned; any other
+    // selects its snapshot, and with it the snapshot's schema.
+    m.set_pinned(metadata.current_snapshot_id != snapshot->snapshot_id ||
+                 schema.schema_id() != metadata.current_schema_id);
+  }
+  m.set_schema_id(schema.schema_id());
+  const iceberg::Schema& projected = *scan.projected_schema();
+  for (const Field& field : projected.fields()) {
+    const Field* full = schema.FindFieldById(field.field_id());
+    if (full == nullptr) {
+      return Status::Internal("table {}: projected field {} is not in the scan's schema",
+                              parts_.table_name, field.field_id());
+    }
+    std::vector<int32_t> ids;
+    ProjectionIds(field, *full, &ids);
+    for (int32_t id : ids) m.add_projected_field_ids(id);
+  }
+  codec::EncodeSchema(*projected.columns(), m.mutable_projected_schema());
+  if (scan.bound_filter()) {
+    FLOE_RETURN_NOT_OK(codec::EncodeIcebergExpression(*scan.bound_filter(), m.mutable_filter()));
+  }
+  FileTable files;
+  for (const iceberg::ScanTaskGroup& group : parts_.groups) {
+    pb::IcebergScanTaskGroup* g = m.add_groups();
+    for (const iceberg::FileScanTask& task : group.tasks) {
+      FLOE_RETURN_NOT_OK(EncodeTask(task, &files, &m, g->add_tasks()));
+    }
+    g->set_total_bytes(group.total_bytes);
+    g->set_estimated_row_count(group.estimated_row_count);
+  }
+  for (int c : parts_.projection) m.add_projection(c);
+  for (const expr::ExprPtr& filter : parts_.filters) {
+    FLOE_RETURN_NOT_OK(codec::EncodeExpr(*filter, m.add_filters()));
+  }
+  if (parts_.limit) m.mutable_limit()->set_value(*parts_.limit);
+  return out.SetPayload(m);
+}
+
+Result<exec::PlanPtr> IcebergScanExec::Decode(codec::PlanDecoder& in,
+                                              std::vector<exec::PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(exec::ExpectChildren(in, children, 0));
+  pb::IcebergScanNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  const std::string& name = m.table_name();
+  Parts parts;
+  parts.table_name = name;
+  FLOE_ASSIGN_OR_RAISE(parts.table, internal::DecodeTableRef(in, m.table(), name));
+  const iceberg::TableMetadataPtr& metadata = parts.table.metadata;
+  // The schema the scan reads with, resolved as TableScan::Make will, so that the filter
+  // binds to it first.
+  iceberg::SchemaPtr schema = metadata->CurrentSchema();
+  iceberg::ScanOptions options;
+  if (m.pinned()) {
+    if (!m.has_snapshot_id()) return in.Corrupt("a pinned scan without a snapshot");
+    const iceberg::Snapshot* snapshot = metadata->SnapshotById(m.snapshot_id().value());
+    if (snapshot == nullptr) {
+      return in.Corrupt(fmt::format("table {} has no snapshot {} in {}", name,
+                                    m.snapshot_id().value(), parts.table.metadata_location));
+    }
+    options.snapshot.snapshot_id = m.snapshot_id().value();
+    schema = metadata->SchemaForSnapshot(*snapshot);
+  }
+  if (schema == nullptr || schema->schema_id() != m.schema_id()) {
+    return in.Corrupt(fmt::format("table {}: the scan reads schema {}, the metadata gives {}", name,
+                                  m.schema_id(), schema ? schema->schema_id() : -1));
+  }
+  options.projected_field_ids.assign(m.projected_field_ids().begin(),
+                                     m.projected_field_ids().end());
+  if (m.has_filter()) {
+    Result<iceberg::ExpressionPtr> filter = codec::DecodeIcebergExpression(m.filter(), *schema);
+    if (!filter.ok())
+      return exec::DecodeError(in, filter.status().WithPrefix("the scan's filter: "));
+    options.filter = std::move(*filter);
+  }
+  Result<std::unique_ptr<iceberg::TableScan>> made =
+      iceberg::TableScan::Make(metadata, parts.table.io, std::move(options));
+  if (!made.ok()) return exec::DecodeError(in, made.status());
+  std::shared_ptr<const iceberg::TableScan> scan = std::move(*made);
+  const iceberg::Snapshot* snapshot = scan->snapshot();
+  if (m.has_snapshot_id() != (snapshot != nullptr) ||
+      (snapshot != nullptr && snapshot->snapshot_id != m.snapshot_id().value())) {
+    return in.Corrupt(fmt::format(
+        "table {}: the scan reads snapshot {}, the metadata gives {}", name,
+        m.has_snapshot_id() ? std::to_string(m.snapshot_id().value()) : std::string("none"),
+        snapshot ? std::to_string(snapshot->snapshot_id) : std::string("none")));
+  }
+  Result<SchemaPtr> projected = codec::DecodeSchema(m.projected_schema());
+  if (!projected.ok()) return exec::DecodeError(in, projected.status());
+  if (!(*projected)->Equals(*scan->projected_schema()->columns())) {
+    return in.Corrupt(fmt::format("table {}: the projected field ids select {}, the plan has {}",
+                                  name, scan->projected_schema()->columns()->ToString(),
+                                  (*projected)->ToString()));
+  }
+  std::vector<iceberg::DataFilePtr> files;
+  files.reserve(static_cast<size_t>(m.files_size()));
+  for (const pb::IcebergDataFile& f : m.files()) {
+    Result<iceberg::DataFilePtr> file = codec::DecodeDataFile(f);
+    if (!file.ok()) return exec::DecodeError(in, file.status());
+    files.push_back(std::move(*file));
+  }
+  for (const pb::IcebergScanTaskGroup& g : m.groups()) {
+    iceberg::ScanTaskGroup group;
+    for (const pb::IcebergScanTask& t : g.tasks()) {
+      FLOE_ASSIGN_OR_RAISE(iceberg::FileScanTask task,
+                           DecodeTask(in, t, files, *metadata, *scan->schema()));
+      group.tasks.push_back(std::move(task));
+    }
+    group.total_bytes = g.total_bytes();
+    group.estimated_row_count = g.estimated_row_count();
+    parts.groups.push_back(std::move(group));
+  }
+  const int columns = scan->projected_schema()->num_fields();
+  for (int32_t c : m.projection()) {
+    if (c < 0 || c >= columns) {
+      return in.Corrupt(fmt::format("projected column {} of {}", c, columns));
+    }
+    parts.projection.push_back(c);
+  }
+  FLOE_ASSIGN_OR_RAISE(parts.filters,
+                       exec::DecodeNodeFilters(in, m.filters(), scan->schema()->columns()));
+  FLOE_ASSIGN_OR_RAISE(parts.limit, exec::DecodeNodeLimit(in, m.has_limit(), m.limit()));
+  parts.scan = std::move(scan);
+  Result<exec::PlanPtr> plan = Make(std::move(parts));
+  if (!plan.ok()) return exec::DecodeError(in, plan.status());
+  return plan;
 }
 
 }  // namespace floe::connector

@@ -122,7 +122,7 @@ class IcebergScanExec final : public exec::ExecutionPlan {
   static Result<exec::PlanPtr> Make(Parts parts);
 
   std::string_view name() const override { return kName; }
-  Status Encode(codec::PlanEncoder& out) const override;  // iceberg_plan_codec.cc
+  Status Encode(codec::PlanEncoder& out) const override;
   static Result<exec::PlanPtr> Decode(codec::PlanDecoder& in, std::vector<exec::PlanPtr> children);
   const exec::PlanProperties& properties() const override { return properties_; }
   std::vector<exec::PlanPtr> children() const override { return {}; }

@@ -41,6 +41,11 @@ class IcebergTransformExpr final : public expr::PhysicalExpr {
   /// apply to the column's type.
   static Result<expr::PhysicalExprPtr> Make(iceberg::Transform transform, int column,
                                             const SchemaPtr& input_schema);
+  /// Rebuilds the expression from its source() against `input_schema` (its codec, which
+  /// RegisterIcebergPlanCodecs registers). kCorrupt when the source is not such a call, names
+  /// an unknown transform or a column that is not there with its type.
+  static Result<expr::PhysicalExprPtr> Decode(const expr::ExprPtr& source,
+                                              const SchemaPtr& input_schema);
 
   std::string_view name() const override { return kName; }
   const TypePtr& type() const override { return type_; }
@@ -137,7 +142,7 @@ class IcebergWriteExec final : public exec::ExecutionPlan {
   static Result<exec::PlanPtr> Make(IcebergWriteTargetPtr target, exec::PlanPtr input);
 
   std::string_view name() const override { return kName; }
-  Status Encode(codec::PlanEncoder& out) const override;  // iceberg_plan_codec.cc
+  Status Encode(codec::PlanEncoder& out) const override;
   /// Deletes the files this query's tasks of this write recorded in its journal, unless the
   /// statement committed.
   Status DeleteUncommitted(const exec::TaskContextPtr& ctx) const override;
@@ -178,7 +183,7 @@ class IcebergCommitExec final : public exec::ExecutionPlan {
   static Result<exec::PlanPtr> Make(IcebergWriteTargetPtr target, exec::PlanPtr input);
 
   std::string_view name() const override { return kName; }
-  Status Encode(codec::PlanEncoder& out) const override;  // iceberg_plan_codec.cc
+  Status Encode(codec::PlanEncoder& out) const override;
   static Result<exec::PlanPtr> Decode(codec::PlanDecoder& in, std::vector<exec::PlanPtr> children);
   const exec::PlanProperties& properties() const override { return properties_; }
   std::vector<exec::PlanPtr> children() const override { return {input_}; }

@@ -9,9 +9,13 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
+#include "floe/codec/nodes.pb.h"
+#include "floe/codec/plan_codec.h"
 #include "floe/common/logging.h"
 #include "floe/exec/key_table.h"
 #include "floe/exec/packed_key_map.h"
+#include "floe/exec/plan_codec.h"
+#include "floe/exec/plan_codec_internal.h"
 #include "floe/exec/sort/k_way_merge.h"
 #include "floe/exec/sort/row_keys.h"
 #include "floe/exec/spill.h"
@@ -674,9 +678,8 @@ Result<PlanPtr> HashAggregateExec::Make(AggregateMode mode,
   } else {
     props.partitioning = Partitioning::Unknown(ip.partition_count());
   }
-  return std::make_shared<HashAggregateExec>(mode, std::move(group_exprs), std::move(group_names),
-                                             std::move(aggregates), std::move(input),
-                                             std::move(props));
+  return PlanPtr(new HashAggregateExec(mode, std::move(group_exprs), std::move(group_names),
+                                       std::move(aggregates), std::move(input), std::move(props)));
 }
 
 Result<PlanPtr> HashAggregateExec::WithNewChildren(std::vector<PlanPtr> children) const {
@@ -710,6 +713,72 @@ std::string HashAggregateExec::ToString() const {
     out += aggregates_[j].name;
   }
   return out + "]";
+}
+
+// ---------------------------------------------------------------------------------------
+// Codec (plan_codec.h)
+
+namespace pb = codec::proto;
+
+Status HashAggregateExec::Encode(codec::PlanEncoder& out) const {
+  pb::HashAggregateNode m;
+  switch (mode_) {
+    case AggregateMode::kPartial:
+      m.set_mode(pb::HashAggregateNode::PARTIAL);
+      break;
+    case AggregateMode::kFinal:
+      m.set_mode(pb::HashAggregateNode::FINAL);
+      break;
+    case AggregateMode::kSingle:
+      m.set_mode(pb::HashAggregateNode::SINGLE);
+      break;
+  }
+  FLOE_RETURN_NOT_OK(EncodePhysicalExprs(group_exprs_, m.mutable_group_exprs()));
+  for (const std::string& name : group_names_) m.add_group_names(name);
+  for (const AggregateExprSpec& a : aggregates_) {
+    pb::AggregateExpr* am = m.add_aggregates();
+    FLOE_RETURN_NOT_OK(internal::EncodeAggregateFunction(a.function, am->mutable_function()));
+    FLOE_RETURN_NOT_OK(EncodePhysicalExprs(a.args, am->mutable_args()));
+    if (a.filter) FLOE_RETURN_NOT_OK(codec::EncodePhysicalExpr(*a.filter, am->mutable_filter()));
+    am->set_name(a.name);
+  }
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> HashAggregateExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  pb::HashAggregateNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  AggregateMode mode;
+  switch (m.mode()) {
+    case pb::HashAggregateNode::PARTIAL:
+      mode = AggregateMode::kPartial;
+      break;
+    case pb::HashAggregateNode::FINAL:
+      mode = AggregateMode::kFinal;
+      break;
+    case pb::HashAggregateNode::SINGLE:
+      mode = AggregateMode::kSingle;
+      break;
+    default:
+      return in.Corrupt(fmt::format("unknown aggregate mode {}", static_cast<int>(m.mode())));
+  }
+  const SchemaPtr& input = children[0]->schema();
+  FLOE_ASSIGN_OR_RAISE(auto group_exprs, in.Exprs(m.group_exprs(), input));
+  std::vector<std::string> group_names(m.group_names().begin(), m.group_names().end());
+  std::vector<AggregateExprSpec> aggregates;
+  for (const pb::AggregateExpr& am : m.aggregates()) {
+    AggregateExprSpec spec;
+    FLOE_ASSIGN_OR_RAISE(spec.function, internal::DecodeAggregateFunction(in, am.function()));
+    FLOE_ASSIGN_OR_RAISE(spec.args, in.Exprs(am.args(), input));
+    if (am.has_filter()) {
+      FLOE_ASSIGN_OR_RAISE(spec.filter, in.Expr(am.filter(), input));
+    }
+    spec.name = am.name();
+    aggregates.push_back(std::move(spec));
+  }
+  return Make(mode, std::move(group_exprs), std::move(group_names), std::move(aggregates),
+              std::move(children[0]));
 }
 
 }  // namespace floe::exec

@@ -40,7 +40,7 @@ class HashAggregateExec final : public ExecutionPlan {
                               std::vector<AggregateExprSpec> aggregates, PlanPtr input);
 
   std::string_view name() const override { return kName; }
-  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
+  Status Encode(codec::PlanEncoder& out) const override;
   static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {input_}; }
@@ -56,6 +56,7 @@ class HashAggregateExec final : public ExecutionPlan {
   const std::vector<AggregateExprSpec>& aggregates() const { return aggregates_; }
   const PlanPtr& input() const { return input_; }
 
+ private:
   HashAggregateExec(AggregateMode mode, std::vector<expr::PhysicalExprPtr> group_exprs,
                     std::vector<std::string> group_names, std::vector<AggregateExprSpec> aggregates,
                     PlanPtr input, PlanProperties properties)
@@ -66,7 +67,6 @@ class HashAggregateExec final : public ExecutionPlan {
         input_(std::move(input)),
         properties_(std::move(properties)) {}
 
- private:
   AggregateMode mode_;
   std::vector<expr::PhysicalExprPtr> group_exprs_;
   std::vector<std::string> group_names_;

@@ -5,9 +5,13 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
+#include "floe/codec/nodes.pb.h"
+#include "floe/codec/plan_codec.h"
 #include "floe/exec/join/join_filter.h"
 #include "floe/exec/join/nested_loop_join_exec.h"
 #include "floe/exec/key_table.h"
+#include "floe/exec/plan_codec.h"
+#include "floe/exec/plan_codec_internal.h"
 #include "floe/exec/sort/row_keys.h"
 #include "floe/expr/hash.h"
 
@@ -585,9 +589,9 @@ Result<PlanPtr> HashJoinExec::Make(PlanPtr left, PlanPtr right,
   } else {
     props.partitioning = lp;
   }
-  return std::make_shared<HashJoinExec>(std::move(left), std::move(right), std::move(left_keys),
-                                        std::move(right_keys), type, std::move(filter),
-                                        std::move(null_equals_null), mode, std::move(props));
+  return PlanPtr(new HashJoinExec(std::move(left), std::move(right), std::move(left_keys),
+                                  std::move(right_keys), type, std::move(filter),
+                                  std::move(null_equals_null), mode, std::move(props)));
 }
 
 Result<PlanPtr> HashJoinExec::WithNewChildren(std::vector<PlanPtr> children) const {
@@ -629,6 +633,54 @@ std::string HashJoinExec::ToString() const {
   out += "]";
   if (filter_) out += ", filter=" + filter_->ToString();
   return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Codec (plan_codec.h). A filter is compiled against the rows it sees: the left columns, then
+// the right ones.
+
+namespace pb = codec::proto;
+
+Status HashJoinExec::Encode(codec::PlanEncoder& out) const {
+  pb::HashJoinNode m;
+  FLOE_RETURN_NOT_OK(EncodePhysicalExprs(left_keys_, m.mutable_left_keys()));
+  FLOE_RETURN_NOT_OK(EncodePhysicalExprs(right_keys_, m.mutable_right_keys()));
+  FLOE_ASSIGN_OR_RAISE(pb::JoinType type, internal::EncodeJoinType(type_));
+  m.set_type(type);
+  if (filter_) FLOE_RETURN_NOT_OK(codec::EncodePhysicalExpr(*filter_, m.mutable_filter()));
+  for (bool b : null_equals_null_) m.add_null_equals_null(b);
+  m.set_mode(mode_ == JoinMode::kBroadcast ? pb::HashJoinNode::BROADCAST
+                                           : pb::HashJoinNode::PARTITIONED);
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> HashJoinExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 2));
+  pb::HashJoinNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(auto left_keys, in.Exprs(m.left_keys(), children[0]->schema()));
+  FLOE_ASSIGN_OR_RAISE(auto right_keys, in.Exprs(m.right_keys(), children[1]->schema()));
+  FLOE_ASSIGN_OR_RAISE(plan::JoinType type, internal::DecodeJoinType(in, m.type()));
+  expr::PhysicalExprPtr filter;
+  if (m.has_filter()) {
+    FLOE_ASSIGN_OR_RAISE(
+        filter, in.Expr(m.filter(), JoinOutputSchema(*children[0]->schema(), *children[1]->schema(),
+                                                     JoinType::kInner)));
+  }
+  std::vector<bool> null_equals_null(m.null_equals_null().begin(), m.null_equals_null().end());
+  JoinMode mode;
+  switch (m.mode()) {
+    case pb::HashJoinNode::PARTITIONED:
+      mode = JoinMode::kPartitioned;
+      break;
+    case pb::HashJoinNode::BROADCAST:
+      mode = JoinMode::kBroadcast;
+      break;
+    default:
+      return in.Corrupt(fmt::format("unknown join mode {}", static_cast<int>(m.mode())));
+  }
+  return Make(std::move(children[0]), std::move(children[1]), std::move(left_keys),
+              std::move(right_keys), type, std::move(filter), std::move(null_equals_null), mode);
 }
 
 }  // namespace floe::exec

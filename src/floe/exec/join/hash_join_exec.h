@@ -30,7 +30,7 @@ class HashJoinExec final : public ExecutionPlan {
                               JoinMode mode);
 
   std::string_view name() const override { return kName; }
-  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
+  Status Encode(codec::PlanEncoder& out) const override;
   static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {left_, right_}; }
@@ -49,6 +49,7 @@ class HashJoinExec final : public ExecutionPlan {
   const std::vector<bool>& null_equals_null() const { return null_equals_null_; }
   JoinMode mode() const { return mode_; }
 
+ private:
   HashJoinExec(PlanPtr left, PlanPtr right, std::vector<expr::PhysicalExprPtr> left_keys,
                std::vector<expr::PhysicalExprPtr> right_keys, plan::JoinType type,
                expr::PhysicalExprPtr filter, std::vector<bool> null_equals_null, JoinMode mode,
@@ -63,7 +64,6 @@ class HashJoinExec final : public ExecutionPlan {
         mode_(mode),
         properties_(std::move(properties)) {}
 
- private:
   PlanPtr left_, right_;
   std::vector<expr::PhysicalExprPtr> left_keys_, right_keys_;
   plan::JoinType type_;

@@ -4,6 +4,10 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
+#include "floe/codec/nodes.pb.h"
+#include "floe/codec/plan_codec.h"
+#include "floe/exec/plan_codec.h"
+#include "floe/exec/plan_codec_internal.h"
 
 namespace floe::exec {
 
@@ -271,8 +275,8 @@ Result<PlanPtr> NestedLoopJoinExec::Make(PlanPtr left, PlanPtr right, plan::Join
   } else {
     props.partitioning = left->properties().partitioning;
   }
-  return std::make_shared<NestedLoopJoinExec>(std::move(left), std::move(right), type,
-                                              std::move(filter), std::move(props));
+  return PlanPtr(new NestedLoopJoinExec(std::move(left), std::move(right), type, std::move(filter),
+                                        std::move(props)));
 }
 
 Result<PlanPtr> NestedLoopJoinExec::WithNewChildren(std::vector<PlanPtr> children) const {
@@ -298,6 +302,34 @@ std::string NestedLoopJoinExec::ToString() const {
   std::string out = "NestedLoopJoinExec: type=" + std::string(plan::JoinTypeName(type_));
   if (filter_) out += ", filter=" + filter_->ToString();
   return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Codec (plan_codec.h). A filter is compiled against the rows it sees: the left columns, then
+// the right ones.
+
+namespace pb = codec::proto;
+
+Status NestedLoopJoinExec::Encode(codec::PlanEncoder& out) const {
+  pb::NestedLoopJoinNode m;
+  FLOE_ASSIGN_OR_RAISE(pb::JoinType type, internal::EncodeJoinType(type_));
+  m.set_type(type);
+  if (filter_) FLOE_RETURN_NOT_OK(codec::EncodePhysicalExpr(*filter_, m.mutable_filter()));
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> NestedLoopJoinExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 2));
+  pb::NestedLoopJoinNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(plan::JoinType type, internal::DecodeJoinType(in, m.type()));
+  expr::PhysicalExprPtr filter;
+  if (m.has_filter()) {
+    FLOE_ASSIGN_OR_RAISE(
+        filter, in.Expr(m.filter(), JoinOutputSchema(*children[0]->schema(), *children[1]->schema(),
+                                                     JoinType::kInner)));
+  }
+  return Make(std::move(children[0]), std::move(children[1]), type, std::move(filter));
 }
 
 }  // namespace floe::exec

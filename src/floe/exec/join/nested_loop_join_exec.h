@@ -21,7 +21,7 @@ class NestedLoopJoinExec final : public ExecutionPlan {
                               expr::PhysicalExprPtr filter);
 
   std::string_view name() const override { return kName; }
-  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
+  Status Encode(codec::PlanEncoder& out) const override;
   static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {left_, right_}; }
@@ -36,6 +36,7 @@ class NestedLoopJoinExec final : public ExecutionPlan {
   plan::JoinType join_type() const { return type_; }
   const expr::PhysicalExprPtr& filter() const { return filter_; }
 
+ private:
   NestedLoopJoinExec(PlanPtr left, PlanPtr right, plan::JoinType type, expr::PhysicalExprPtr filter,
                      PlanProperties properties)
       : left_(std::move(left)),
@@ -44,7 +45,6 @@ class NestedLoopJoinExec final : public ExecutionPlan {
         filter_(std::move(filter)),
         properties_(std::move(properties)) {}
 
- private:
   PlanPtr left_, right_;
   plan::JoinType type_;
   expr::PhysicalExprPtr filter_;

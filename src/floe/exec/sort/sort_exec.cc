@@ -5,6 +5,9 @@
 #include <queue>
 
 #include "floe/batch/select.h"
+#include "floe/codec/nodes.pb.h"
+#include "floe/exec/plan_codec.h"
+#include "floe/exec/plan_codec_internal.h"
 #include "floe/exec/sort/k_way_merge.h"
 #include "floe/exec/sort/row_keys.h"
 #include "floe/exec/spill.h"
@@ -460,8 +463,8 @@ Result<PlanPtr> SortExec::Make(Ordering keys, PlanPtr input, std::optional<int64
   props.partitioning =
       preserve_partitioning ? input->properties().partitioning : Partitioning::Single();
   props.ordering = keys;
-  return std::make_shared<SortExec>(std::move(keys), std::move(input), fetch, preserve_partitioning,
-                                    std::move(props));
+  return PlanPtr(new SortExec(std::move(keys), std::move(input), fetch, preserve_partitioning,
+                              std::move(props)));
 }
 
 Result<PlanPtr> SortExec::WithNewChildren(std::vector<PlanPtr> children) const {
@@ -489,6 +492,27 @@ std::string SortExec::ToString() const {
   if (fetch_) out += " fetch=" + std::to_string(*fetch_);
   if (preserve_partitioning_) out += " preserve_partitioning";
   return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Codec (plan_codec.h)
+
+Status SortExec::Encode(codec::PlanEncoder& out) const {
+  codec::proto::SortNode m;
+  FLOE_RETURN_NOT_OK(EncodeOrdering(keys_, m.mutable_keys()));
+  if (fetch_) m.mutable_fetch()->set_value(*fetch_);
+  m.set_preserve_partitioning(preserve_partitioning_);
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> SortExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  codec::proto::SortNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(Ordering keys, DecodeOrdering(m.keys(), children[0]->schema(), in));
+  if (m.has_fetch() && m.fetch().value() < 0) return in.Corrupt("a negative fetch");
+  return Make(std::move(keys), std::move(children[0]), internal::DecodeFetch(m),
+              m.preserve_partitioning());
 }
 
 }  // namespace floe::exec

@@ -22,7 +22,7 @@ class SortExec final : public ExecutionPlan {
                               bool preserve_partitioning);
 
   std::string_view name() const override { return kName; }
-  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
+  Status Encode(codec::PlanEncoder& out) const override;
   static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {input_}; }
@@ -37,6 +37,7 @@ class SortExec final : public ExecutionPlan {
   std::optional<int64_t> fetch() const { return fetch_; }
   bool preserve_partitioning() const { return preserve_partitioning_; }
 
+ private:
   SortExec(Ordering keys, PlanPtr input, std::optional<int64_t> fetch, bool preserve_partitioning,
            PlanProperties properties)
       : keys_(std::move(keys)),
@@ -45,7 +46,6 @@ class SortExec final : public ExecutionPlan {
         preserve_partitioning_(preserve_partitioning),
         properties_(std::move(properties)) {}
 
- private:
   Ordering keys_;
   PlanPtr input_;
   std::optional<int64_t> fetch_;

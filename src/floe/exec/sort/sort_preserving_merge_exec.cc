@@ -1,5 +1,8 @@
 #include "floe/exec/sort/sort_preserving_merge_exec.h"
 
+#include "floe/codec/nodes.pb.h"
+#include "floe/exec/plan_codec.h"
+#include "floe/exec/plan_codec_internal.h"
 #include "floe/exec/sort/k_way_merge.h"
 
 namespace floe::exec {
@@ -41,8 +44,8 @@ Result<PlanPtr> SortPreservingMergeExec::Make(Ordering keys, PlanPtr input,
   props.schema = input->schema();
   props.partitioning = Partitioning::Single();
   props.ordering = keys;
-  return std::make_shared<SortPreservingMergeExec>(std::move(keys), std::move(input), fetch,
-                                                   std::move(props));
+  return PlanPtr(
+      new SortPreservingMergeExec(std::move(keys), std::move(input), fetch, std::move(props)));
 }
 
 Result<PlanPtr> SortPreservingMergeExec::WithNewChildren(std::vector<PlanPtr> children) const {
@@ -62,6 +65,26 @@ std::string SortPreservingMergeExec::ToString() const {
   std::string out = "SortPreservingMergeExec: " + OrderingToString(keys_);
   if (fetch_) out += " fetch=" + std::to_string(*fetch_);
   return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Codec (plan_codec.h)
+
+Status SortPreservingMergeExec::Encode(codec::PlanEncoder& out) const {
+  codec::proto::SortPreservingMergeNode m;
+  FLOE_RETURN_NOT_OK(EncodeOrdering(keys_, m.mutable_keys()));
+  if (fetch_) m.mutable_fetch()->set_value(*fetch_);
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> SortPreservingMergeExec::Decode(codec::PlanDecoder& in,
+                                                std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  codec::proto::SortPreservingMergeNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  FLOE_ASSIGN_OR_RAISE(Ordering keys, DecodeOrdering(m.keys(), children[0]->schema(), in));
+  if (m.has_fetch() && m.fetch().value() < 0) return in.Corrupt("a negative fetch");
+  return Make(std::move(keys), std::move(children[0]), internal::DecodeFetch(m));
 }
 
 }  // namespace floe::exec

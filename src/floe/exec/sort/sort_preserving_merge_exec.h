@@ -18,7 +18,7 @@ class SortPreservingMergeExec final : public ExecutionPlan {
   static Result<PlanPtr> Make(Ordering keys, PlanPtr input, std::optional<int64_t> fetch);
 
   std::string_view name() const override { return kName; }
-  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
+  Status Encode(codec::PlanEncoder& out) const override;
   static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {input_}; }
@@ -33,6 +33,7 @@ class SortPreservingMergeExec final : public ExecutionPlan {
   const PlanPtr& input() const { return input_; }
   std::optional<int64_t> fetch() const { return fetch_; }
 
+ private:
   SortPreservingMergeExec(Ordering keys, PlanPtr input, std::optional<int64_t> fetch,
                           PlanProperties properties)
       : keys_(std::move(keys)),
@@ -40,7 +41,6 @@ class SortPreservingMergeExec final : public ExecutionPlan {
         fetch_(fetch),
         properties_(std::move(properties)) {}
 
- private:
   Ordering keys_;
   PlanPtr input_;
   std::optional<int64_t> fetch_;

@@ -5,6 +5,11 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
+#include "floe/codec/nodes.pb.h"
+#include "floe/codec/plan_codec.h"
+#include "floe/codec/value_codec.h"
+#include "floe/exec/plan_codec.h"
+#include "floe/exec/plan_codec_internal.h"
 #include "floe/exec/sort/row_keys.h"
 #include "floe/expr/aggregate.h"
 
@@ -508,7 +513,7 @@ Result<PlanPtr> WindowExec::Make(std::vector<WindowExprSpec> windows, PlanPtr in
   props.schema = std::make_shared<Schema>(std::move(fields));
   props.partitioning = input->properties().partitioning;
   props.ordering = input->properties().ordering;
-  return std::make_shared<WindowExec>(std::move(windows), std::move(input), std::move(props));
+  return PlanPtr(new WindowExec(std::move(windows), std::move(input), std::move(props)));
 }
 
 Result<PlanPtr> WindowExec::WithNewChildren(std::vector<PlanPtr> children) const {
@@ -542,6 +547,134 @@ std::string WindowExec::ToString() const {
     out += windows_[i].name;
   }
   return out + "]";
+}
+
+// ---------------------------------------------------------------------------------------
+// Codec (plan_codec.h)
+
+namespace pb = codec::proto;
+
+namespace {
+
+pb::WindowFrameBound::Kind EncodeBoundKind(plan::WindowFrameBound::Kind kind) {
+  using K = plan::WindowFrameBound::Kind;
+  switch (kind) {
+    case K::kUnboundedPreceding:
+      return pb::WindowFrameBound::UNBOUNDED_PRECEDING;
+    case K::kPreceding:
+      return pb::WindowFrameBound::PRECEDING;
+    case K::kCurrentRow:
+      return pb::WindowFrameBound::CURRENT_ROW;
+    case K::kFollowing:
+      return pb::WindowFrameBound::FOLLOWING;
+    case K::kUnboundedFollowing:
+      return pb::WindowFrameBound::UNBOUNDED_FOLLOWING;
+  }
+  return pb::WindowFrameBound::CURRENT_ROW;
+}
+
+Result<plan::WindowFrameBound> DecodeBound(const codec::PlanDecoder& in,
+                                           const pb::WindowFrameBound& m) {
+  using K = plan::WindowFrameBound::Kind;
+  plan::WindowFrameBound bound;
+  switch (m.kind()) {
+    case pb::WindowFrameBound::UNBOUNDED_PRECEDING:
+      bound.kind = K::kUnboundedPreceding;
+      break;
+    case pb::WindowFrameBound::PRECEDING:
+      bound.kind = K::kPreceding;
+      break;
+    case pb::WindowFrameBound::CURRENT_ROW:
+      bound.kind = K::kCurrentRow;
+      break;
+    case pb::WindowFrameBound::FOLLOWING:
+      bound.kind = K::kFollowing;
+      break;
+    case pb::WindowFrameBound::UNBOUNDED_FOLLOWING:
+      bound.kind = K::kUnboundedFollowing;
+      break;
+    default:
+      return in.Corrupt(fmt::format("unknown window frame bound {}", static_cast<int>(m.kind())));
+  }
+  if (m.offset() < 0) return in.Corrupt("a negative window frame offset");
+  bound.offset = m.offset();
+  return bound;
+}
+
+}  // namespace
+
+Status WindowExec::Encode(codec::PlanEncoder& out) const {
+  pb::WindowNode m;
+  for (const WindowExprSpec& w : windows_) {
+    pb::WindowExpr* wm = m.add_windows();
+    wm->set_function(w.call.function);
+    wm->set_is_aggregate(w.call.is_aggregate);
+    if (w.call.is_aggregate) {
+      FLOE_RETURN_NOT_OK(
+          internal::EncodeAggregateFunction(w.call.aggregate, wm->mutable_aggregate()));
+    }
+    switch (w.call.frame.mode) {
+      case plan::WindowFrame::Mode::kRows:
+        wm->set_frame_mode(pb::WindowExpr::ROWS);
+        break;
+      case plan::WindowFrame::Mode::kRange:
+        wm->set_frame_mode(pb::WindowExpr::RANGE);
+        break;
+      case plan::WindowFrame::Mode::kGroups:
+        wm->set_frame_mode(pb::WindowExpr::GROUPS);
+        break;
+    }
+    wm->mutable_frame_start()->set_kind(EncodeBoundKind(w.call.frame.start.kind));
+    wm->mutable_frame_start()->set_offset(w.call.frame.start.offset);
+    wm->mutable_frame_end()->set_kind(EncodeBoundKind(w.call.frame.end.kind));
+    wm->mutable_frame_end()->set_offset(w.call.frame.end.offset);
+    if (w.call.type == nullptr) return Status::Internal("window {} has no type", w.name);
+    codec::EncodeType(*w.call.type, wm->mutable_type());
+    FLOE_RETURN_NOT_OK(EncodePhysicalExprs(w.args, wm->mutable_args()));
+    FLOE_RETURN_NOT_OK(EncodePhysicalExprs(w.partition_by, wm->mutable_partition_by()));
+    FLOE_RETURN_NOT_OK(EncodeOrdering(w.order_by, wm->mutable_order_by()));
+    wm->set_name(w.name);
+  }
+  return out.SetPayload(m);
+}
+
+Result<PlanPtr> WindowExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children) {
+  FLOE_RETURN_NOT_OK(ExpectChildren(in, children, 1));
+  pb::WindowNode m;
+  FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
+  const SchemaPtr& input = children[0]->schema();
+  std::vector<WindowExprSpec> windows;
+  for (const pb::WindowExpr& wm : m.windows()) {
+    WindowExprSpec w;
+    w.call.function = wm.function();
+    w.call.is_aggregate = wm.is_aggregate();
+    if (wm.is_aggregate()) {
+      FLOE_ASSIGN_OR_RAISE(w.call.aggregate, internal::DecodeAggregateFunction(in, wm.aggregate()));
+    }
+    switch (wm.frame_mode()) {
+      case pb::WindowExpr::ROWS:
+        w.call.frame.mode = plan::WindowFrame::Mode::kRows;
+        break;
+      case pb::WindowExpr::RANGE:
+        w.call.frame.mode = plan::WindowFrame::Mode::kRange;
+        break;
+      case pb::WindowExpr::GROUPS:
+        w.call.frame.mode = plan::WindowFrame::Mode::kGroups;
+        break;
+      default:
+        return in.Corrupt(
+            fmt::format("unknown window frame mode {}", static_cast<int>(wm.frame_mode())));
+    }
+    FLOE_ASSIGN_OR_RAISE(w.call.frame.start, DecodeBound(in, wm.frame_start()));
+    FLOE_ASSIGN_OR_RAISE(w.call.frame.end, DecodeBound(in, wm.frame_end()));
+    FLOE_ASSIGN_OR_RAISE(w.call.type, DecodeNodeType(in, wm.type()));
+    FLOE_ASSIGN_OR_RAISE(w.args, in.Exprs(wm.args(), input));
+    FLOE_ASSIGN_OR_RAISE(w.partition_by, in.Exprs(wm.partition_by(), input));
+    FLOE_ASSIGN_OR_RAISE(w.order_by, DecodeOrdering(wm.order_by(), input, in));
+    w.name = wm.name();
+    windows.push_back(std::move(w));
+  }
+  return Make(std::move(windows), std::move(children[0]));
 }
 
 }  // namespace floe::exec

@@ -26,7 +26,7 @@ class WindowExec final : public ExecutionPlan {
   static Result<PlanPtr> Make(std::vector<WindowExprSpec> windows, PlanPtr input);
 
   std::string_view name() const override { return kName; }
-  Status Encode(codec::PlanEncoder& out) const override;  // plan_codec_nodes.cc
+  Status Encode(codec::PlanEncoder& out) const override;
   static Result<PlanPtr> Decode(codec::PlanDecoder& in, std::vector<PlanPtr> children);
   const PlanProperties& properties() const override { return properties_; }
   std::vector<PlanPtr> children() const override { return {input_}; }
@@ -41,12 +41,12 @@ class WindowExec final : public ExecutionPlan {
   const std::vector<WindowExprSpec>& windows() const { return windows_; }
   const PlanPtr& input() const { return input_; }
 
+ private:
   WindowExec(std::vector<WindowExprSpec> windows, PlanPtr input, PlanProperties properties)
       : windows_(std::move(windows)),
         input_(std::move(input)),
         properties_(std::move(properties)) {}
 
- private:
   std::vector<WindowExprSpec> windows_;
   PlanPtr input_;
   PlanProperties properties_;
