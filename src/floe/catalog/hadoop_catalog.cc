@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "floe/catalog/metadata_files_internal.h"
 #include "floe/catalog/purge.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/format/compression/codec.h"
@@ -24,6 +25,11 @@
 
 namespace floe::catalog {
 namespace {
+
+using internal::EqualsIgnoreCase;
+using internal::ReadMetadataFile;
+using internal::StripTrailingSlashes;
+using internal::WantsGzip;
 
 namespace fs = std::filesystem;
 
@@ -36,18 +42,6 @@ int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-std::string StripTrailingSlashes(std::string location) {
-  while (location.size() > 1 && location.back() == '/') location.pop_back();
-  return location;
 }
 
 // A local path for a location written as a path or a file: URI ("" for other schemes).
@@ -217,21 +211,11 @@ bool IsTableDir(const fs::path& dir) {
   return false;
 }
 
-Result<iceberg::TableMetadataPtr> ReadMetadataFile(const io::FileIO& io, const std::string& path) {
-  FLOE_ASSIGN_OR_RAISE(auto file, io.NewInputFile(path));
-  return iceberg::ReadTableMetadata(*file);
-}
-
 Result<std::string> ReadFileBytes(const io::FileIO& io, const std::string& path) {
   FLOE_ASSIGN_OR_RAISE(auto file, io.NewInputFile(path));
   FLOE_ASSIGN_OR_RAISE(BufferPtr bytes, file->ReadAt(0, file->size()));
   return std::string(reinterpret_cast<const char*>(bytes->data()),
                      static_cast<size_t>(bytes->size()));
-}
-
-bool WantsGzip(const std::map<std::string, std::string>& properties) {
-  auto it = properties.find("write.metadata.compression-codec");
-  return it != properties.end() && EqualsIgnoreCase(it->second, "gzip");
 }
 
 std::string VersionFileName(int64_t version, bool gzip) {

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "floe/catalog/metadata_files_internal.h"
 #include "floe/catalog/purge.h"
 #include "floe/common/thread_pool.h"
 #include "floe/format/compression/codec.h"
@@ -19,6 +20,11 @@
 namespace floe::catalog {
 namespace {
 
+using internal::EqualsIgnoreCase;
+using internal::ReadMetadataFile;
+using internal::StripTrailingSlashes;
+using internal::WantsGzip;
+
 constexpr std::string_view kExistsProperty = "exists";
 constexpr std::string_view kLocationProperty = "location";
 // Rows a V0 JDBC catalog or pyiceberg inserted have no type; they are tables.
@@ -28,18 +34,6 @@ int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-std::string StripTrailingSlashes(std::string location) {
-  while (location.size() > 1 && location.back() == '/') location.pop_back();
-  return location;
 }
 
 // The levels of a namespace string as stored (no validation: other writers may have
@@ -211,16 +205,6 @@ Result<std::string> CurrentLocation(SqlSession& session, const std::string& cata
     return Status::Corrupt("table {} has no metadata location in the catalog", id.ToString());
   }
   return *row->metadata_location;
-}
-
-Result<iceberg::TableMetadataPtr> ReadMetadataFile(const io::FileIO& io, const std::string& path) {
-  FLOE_ASSIGN_OR_RAISE(auto file, io.NewInputFile(path));
-  return iceberg::ReadTableMetadata(*file);
-}
-
-bool WantsGzip(const std::map<std::string, std::string>& properties) {
-  auto it = properties.find("write.metadata.compression-codec");
-  return it != properties.end() && EqualsIgnoreCase(it->second, "gzip");
 }
 
 // Writes a new metadata file; it must not exist yet. A partly written file is removed.

@@ -1,0 +1,32 @@
+#include "floe/catalog/metadata_files_internal.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "floe/iceberg/table_location.h"
+
+namespace floe::catalog::internal {
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string StripTrailingSlashes(std::string location) {
+  while (location.size() > 1 && location.back() == '/') location.pop_back();
+  return location;
+}
+
+Result<iceberg::TableMetadataPtr> ReadMetadataFile(const io::FileIO& io, const std::string& path) {
+  FLOE_ASSIGN_OR_RAISE(auto file, io.NewInputFile(path));
+  return iceberg::ReadTableMetadata(*file);
+}
+
+bool WantsGzip(const std::map<std::string, std::string>& properties) {
+  auto it = properties.find("write.metadata.compression-codec");
+  return it != properties.end() && EqualsIgnoreCase(it->second, "gzip");
+}
+
+}  // namespace floe::catalog::internal

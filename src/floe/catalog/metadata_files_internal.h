@@ -1,0 +1,28 @@
+#pragma once
+
+// What the SQL and Hadoop catalogs share about table metadata files and locations.
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "floe/common/result.h"
+#include "floe/iceberg/table_metadata.h"
+#include "floe/io/file_io.h"
+
+namespace floe::catalog::internal {
+
+/// ASCII case-insensitive equality.
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
+/// `location` without trailing '/' (a lone "/" stays).
+std::string StripTrailingSlashes(std::string location);
+
+/// The table metadata in the file at `path` (plain or gzip JSON).
+Result<iceberg::TableMetadataPtr> ReadMetadataFile(const io::FileIO& io, const std::string& path);
+
+/// Whether the table properties ask for gzip metadata files
+/// (write.metadata.compression-codec = gzip, any case).
+bool WantsGzip(const std::map<std::string, std::string>& properties);
+
+}  // namespace floe::catalog::internal
