@@ -30,7 +30,9 @@ if (!fs.existsSync(source)) {
 function freshCopy(name) {
   const root = path.join(dir, name);
   const table = path.join(root, 'no_partitioning');
-  fs.cpSync(source, table, { recursive: true });
+  // Dereference links: the damage below must land in the copy, never in a shared fixture
+  // reached through a link (a linked ../shared would otherwise be written through).
+  fs.cpSync(source, table, { recursive: true, dereference: true });
   return { root, table, args: ['--path-map', `s3a://warehouse/=${root}/`] };
 }
 
