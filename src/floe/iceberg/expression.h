@@ -9,6 +9,7 @@
 
 #include "floe/batch/scalar.h"
 #include "floe/common/result.h"
+#include "floe/iceberg/literal.h"
 #include "floe/iceberg/schema.h"
 #include "floe/iceberg/transform.h"
 #include "floe/type/type.h"
@@ -148,25 +149,5 @@ ExpressionPtr RewriteNot(const ExpressionPtr& expr);
 
 /// The field ids a bound expression reads, ascending and unique.
 std::vector<int32_t> ReferencedFieldIds(const Expression& expr);
-
-/// Converts a literal to `type`. Out-of-range numeric conversions return nullopt and set
-/// `*above_max` (true when the value is above the type's maximum, false when below its
-/// minimum). kInvalidArgument when the conversion is not defined or a string does not
-/// parse.
-Result<std::optional<Scalar>> ConvertLiteral(const Scalar& literal, const TypePtr& type,
-                                             bool* above_max);
-
-/// Three-way comparison of two non-null values of the same type (by type id; decimals
-/// of equal scale): integers and temporal values numerically, floats by their IEEE
-/// total order with -0 == 0 (NaN sorts above everything), strings and binary by unsigned
-/// bytes (code point order for UTF-8).
-int CompareValues(const Scalar& a, const Scalar& b);
-
-/// The SQL text of a literal: 'abc' quoted, numbers and booleans plain, temporal values
-/// as quoted text.
-std::string LiteralToString(const Scalar& literal);
-
-/// Number of code points of a UTF-8 string.
-int64_t Utf8Length(std::string_view s);
 
 }  // namespace floe::iceberg
