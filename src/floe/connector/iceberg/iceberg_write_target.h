@@ -1,0 +1,77 @@
+#pragma once
+
+// The table an INSERT or CREATE TABLE AS writes, fixed on the coordinator, and the journal of
+// the files a statement wrote and has not committed.
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "floe/exec/execution_plan.h"
+#include "floe/iceberg/table.h"
+#include "floe/iceberg/table_operations.h"
+#include "floe/io/file_io.h"
+
+namespace floe::connector {
+
+/// The table a statement writes, as planned: everything the write and the commit need,
+/// fixed once on the coordinator.
+struct IcebergWriteTarget {
+  /// For messages and EXPLAIN ("db.events").
+  std::string table_name;
+  /// The table as loaded when the statement was planned: the writers use its current
+  /// schema, default partition spec, default sort order and properties.
+  iceberg::Table table;
+  /// Where the commit goes (refreshes and validates against the current metadata).
+  iceberg::TableOperationsPtr ops;
+  /// One id per statement: in every data file's name, so files of one statement are
+  /// recognisable and never collide with another's.
+  std::string operation_id;
+  /// write.fanout.enabled (default true): fanout writers (any input order) or clustered
+  /// writers (input sorted by the partition tuple).
+  bool fanout = true;
+
+  /// What the commit does with the written files.
+  enum class Mode {
+    /// Adds them (INSERT, CREATE TABLE AS).
+    kAppend,
+    /// Replaces every partition they hold rows of (dynamic partition overwrite; an
+    /// unpartitioned table is replaced whole); no rows change nothing.
+    kReplacePartitions,
+    /// Replaces every row of the table; no rows leave it empty.
+    kOverwrite,
+  };
+  Mode mode = Mode::kAppend;
+};
+using IcebergWriteTargetPtr = std::shared_ptr<const IcebergWriteTarget>;
+
+/// Loads the parts of a target from a table: the operation id is new, `fanout` comes from
+/// write.fanout.enabled (kInvalidArgument for a value that is not true/false).
+Result<IcebergWriteTargetPtr> MakeWriteTarget(
+    std::string table_name, iceberg::Table table, iceberg::TableOperationsPtr ops,
+    IcebergWriteTarget::Mode mode = IcebergWriteTarget::Mode::kAppend);
+
+/// The data files of one write statement that are not (yet) part of a committed snapshot.
+/// Writer tasks record what they finished; the commit marks them committed; when the
+/// statement fails, DeleteUncommitted removes every recorded file. Thread-safe.
+class WriteJournal {
+ public:
+  /// The journal of `target` in this query (one per query and target).
+  static Result<std::shared_ptr<const WriteJournal>> For(const exec::TaskContextPtr& ctx,
+                                                         const IcebergWriteTarget* target);
+
+  void Record(const std::vector<std::string>& paths) const;
+  void MarkCommitted() const;
+  bool committed() const;
+  /// Deletes every recorded file unless the statement committed; the first error, after
+  /// trying them all.
+  Status DeleteUncommitted(const io::FileIO& io) const;
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::vector<std::string> paths_;
+  mutable bool committed_ = false;
+};
+
+}  // namespace floe::connector
