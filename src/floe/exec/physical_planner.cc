@@ -332,8 +332,10 @@ class Planner {
     if (node.left_keys.empty()) {
       expr::PhysicalExprPtr filter;
       if (node.join_filter) {
-        FLOE_ASSIGN_OR_RAISE(SchemaPtr joined, JoinedSchema(left, right));
-        FLOE_ASSIGN_OR_RAISE(filter, expr::Compile(node.join_filter, joined));
+        FLOE_ASSIGN_OR_RAISE(
+            filter,
+            expr::Compile(node.join_filter, JoinOutputSchema(*left->schema(), *right->schema(),
+                                                             plan::JoinType::kInner)));
       }
       FLOE_ASSIGN_OR_RAISE(
           PlanPtr join, NestedLoopJoinExec::Make(left, right, node.join_type, std::move(filter)));
@@ -395,8 +397,10 @@ class Planner {
     FLOE_ASSIGN_OR_RAISE(auto build_exprs, CompileAll(build_keys, build->schema()));
     expr::PhysicalExprPtr compiled_filter;
     if (filter) {
-      FLOE_ASSIGN_OR_RAISE(SchemaPtr joined, JoinedSchema(probe, build));
-      FLOE_ASSIGN_OR_RAISE(compiled_filter, expr::Compile(filter, joined));
+      FLOE_ASSIGN_OR_RAISE(
+          compiled_filter,
+          expr::Compile(filter, JoinOutputSchema(*probe->schema(), *build->schema(),
+                                                 plan::JoinType::kInner)));
     }
     std::vector<bool> null_equals_null = node.null_equals_null;
     null_equals_null.resize(probe_keys.size(), false);
@@ -410,12 +414,6 @@ class Planner {
     for (int i = 0; i < nl; ++i) order.push_back(nr + i);
     for (int i = 0; i < nr; ++i) order.push_back(i);
     return Reorder(join, order, names);
-  }
-
-  static Result<SchemaPtr> JoinedSchema(const PlanPtr& left, const PlanPtr& right) {
-    std::vector<Field> fields = left->schema()->fields();
-    for (const Field& field : right->schema()->fields()) fields.push_back(field);
-    return std::make_shared<const Schema>(std::move(fields));
   }
 
   // The join's output carries its inputs' names; the logical plan may name them
