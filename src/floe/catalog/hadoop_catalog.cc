@@ -19,7 +19,6 @@
 #include "floe/catalog/metadata_files_internal.h"
 #include "floe/catalog/purge.h"
 #include "floe/catalog/sql_catalog.h"
-#include "floe/format/compression/codec.h"
 #include "floe/iceberg/table_location.h"
 #include "floe/io/file_io.h"
 
@@ -220,24 +219,6 @@ Result<std::string> ReadFileBytes(const io::FileIO& io, const std::string& path)
 
 std::string VersionFileName(int64_t version, bool gzip) {
   return fmt::format("v{}{}.metadata.json", version, gzip ? ".gz" : "");
-}
-
-// The bytes of a metadata file: the JSON (checked to read back, so that no file becomes
-// current that no reader accepts), gzip-compressed when asked.
-Result<std::string> MetadataBytes(const iceberg::TableMetadata& metadata, const std::string& name) {
-  FLOE_ASSIGN_OR_RAISE(std::string text, iceberg::TableMetadataToJsonString(metadata));
-  Result<iceberg::TableMetadataPtr> reread = iceberg::TableMetadataFromBytes(text, name);
-  if (!reread.ok()) {
-    return Status::Invalid("the new metadata {} would not read back, so it is not written: {}",
-                           name, reread.status().message());
-  }
-  if (!WantsGzip(metadata.properties)) return text;
-  FLOE_ASSIGN_OR_RAISE(
-      std::vector<uint8_t> compressed,
-      compression::Compress(
-          compression::CodecKind::kGzip,
-          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
-  return std::string(reinterpret_cast<const char*>(compressed.data()), compressed.size());
 }
 
 Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
@@ -781,7 +762,8 @@ Result<iceberg::Table> HadoopCatalog::CommitTable(
     }
   }
   const std::string file_name = VersionFileName(version, WantsGzip(next->properties));
-  FLOE_ASSIGN_OR_RAISE(std::string bytes, MetadataBytes(*next, file_name));
+  FLOE_ASSIGN_OR_RAISE(std::string bytes,
+                       internal::MetadataFileBytes(*next, file_name, WantsGzip(next->properties)));
   const fs::path target = metadata_dir / file_name;
   if (base == nullptr) {
     std::error_code ec = CreateTableDirectories(table_dir);

@@ -25,4 +25,11 @@ Result<iceberg::TableMetadataPtr> ReadMetadataFile(const io::FileIO& io, const s
 /// (write.metadata.compression-codec = gzip, any case).
 bool WantsGzip(const std::map<std::string, std::string>& properties);
 
+/// The bytes of a new metadata file at `path`: the JSON, checked to read back (so that no
+/// file becomes current that no reader, floe included, accepts: the table could not be
+/// loaded again, not even to repair it), gzip-compressed when `gzip`. kInvalidArgument when
+/// the JSON would not read back.
+Result<std::string> MetadataFileBytes(const iceberg::TableMetadata& metadata,
+                                      const std::string& path, bool gzip);
+
 }  // namespace floe::catalog::internal

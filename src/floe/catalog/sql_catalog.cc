@@ -12,7 +12,6 @@
 #include "floe/catalog/metadata_files_internal.h"
 #include "floe/catalog/purge.h"
 #include "floe/common/thread_pool.h"
-#include "floe/format/compression/codec.h"
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/table_location.h"
 #include "floe/io/file_io.h"
@@ -210,24 +209,7 @@ Result<std::string> CurrentLocation(SqlSession& session, const std::string& cata
 // Writes a new metadata file; it must not exist yet. A partly written file is removed.
 Status WriteMetadataFile(const io::FileIO& io, const iceberg::TableMetadata& metadata,
                          const std::string& path, bool gzip) {
-  FLOE_ASSIGN_OR_RAISE(std::string text, iceberg::TableMetadataToJsonString(metadata));
-  // Never make current a file that no reader (floe included) accepts: the table could not
-  // be loaded again, not even to repair it.
-  Result<iceberg::TableMetadataPtr> reread = iceberg::TableMetadataFromBytes(text, path);
-  if (!reread.ok()) {
-    return Status::Invalid("the new metadata {} would not read back, so it is not written: {}",
-                           path, reread.status().message());
-  }
-  std::vector<uint8_t> compressed;
-  std::string_view bytes = text;
-  if (gzip) {
-    FLOE_ASSIGN_OR_RAISE(
-        compressed,
-        compression::Compress(
-            compression::CodecKind::kGzip,
-            std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
-    bytes = std::string_view(reinterpret_cast<const char*>(compressed.data()), compressed.size());
-  }
+  FLOE_ASSIGN_OR_RAISE(std::string bytes, internal::MetadataFileBytes(metadata, path, gzip));
   FLOE_ASSIGN_OR_RAISE(auto out, io.NewOutputFile(path, io::CreateMode::kExclusive));
   Status status = out->Write(bytes);
   if (status.ok()) status = out->Close();
