@@ -4,6 +4,7 @@
 // promotion rules, scalar-function resolution and aggregate resolution. The kernels
 // behind the names live in the expr module; the binder sees only signatures.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,13 +78,35 @@ Result<ResolvedAggregate> ResolveAggregate(std::string_view name,
                                            const std::vector<TypePtr>& arg_types, bool distinct);
 bool IsAggregateFunction(std::string_view name);
 
-/// Window-only functions: row_number, rank, dense_rank, percent_rank, cume_dist, ntile,
-/// lag, lead, first_value, last_value, nth_value. (Aggregates are window functions too.)
+/// The window-only functions (aggregates are window functions too), registered once by name.
+enum class WindowOp : uint8_t {
+  kRowNumber,
+  kRank,
+  kDenseRank,
+  kPercentRank,
+  kCumeDist,
+  kNtile,
+  kLag,
+  kLead,
+  kFirstValue,
+  kLastValue,
+  kNthValue,
+};
+
+/// The window function of that name (lower case), if there is one.
+std::optional<WindowOp> FindWindowOp(std::string_view name);
+
+/// Whether the function never returns NULL (the ranks, cume_dist and ntile).
+bool WindowNeverNull(WindowOp op);
+
+/// A window-only function resolved for argument types.
 struct ResolvedWindowFunction {
   std::string name;
-  std::vector<TypePtr> arg_types;
+  WindowOp op = WindowOp::kRowNumber;
+  std::vector<TypePtr> arg_types;  // the types each argument must be cast to
   TypePtr return_type;
 };
+/// kBind "function name(types) does not exist" when no signature fits.
 Result<ResolvedWindowFunction> ResolveWindowFunction(std::string_view name,
                                                      const std::vector<TypePtr>& arg_types);
 bool IsWindowFunction(std::string_view name);

@@ -833,6 +833,7 @@ Result<ExprPtr> Binder::BindWindow(const sql::ParsedExpr& e, ExprContext& ctx) {
       return Status(resolved.status().code(), resolved.status().message() + Where(e.location));
     }
     call.function = resolved->name;
+    call.window_op = resolved->op;
     call.type = resolved->return_type;
     arg_types = resolved->arg_types;
   } else {

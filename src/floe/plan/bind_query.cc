@@ -658,6 +658,7 @@ Result<LogicalPlanPtr> Binder::BindSelectImpl(const sql::SelectStmt& stmt,
     if (!resolved.ok()) return resolved.status();
     WindowCall call;
     call.function = resolved->name;
+    call.window_op = resolved->op;
     call.type = resolved->return_type;
     for (const OrderItem& d : distinct_on) {
       const Field& f = plan->schema->field(d.position);

@@ -47,9 +47,7 @@ bool WindowNeverNull(const WindowCall& call) {
   if (call.is_aggregate) {
     return call.aggregate.never_null;
   }
-  return call.function == "row_number" || call.function == "rank" ||
-         call.function == "dense_rank" || call.function == "percent_rank" ||
-         call.function == "cume_dist" || call.function == "ntile";
+  return expr::WindowNeverNull(call.window_op);
 }
 
 bool AggregateNeverNull(const AggregateCall& call) { return call.function.never_null; }

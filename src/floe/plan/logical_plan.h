@@ -133,7 +133,8 @@ struct WindowFrame {
 struct WindowCall {
   std::string function;  // a window function, or an aggregate name
   bool is_aggregate = false;
-  expr::ResolvedAggregate aggregate;  // when is_aggregate
+  expr::WindowOp window_op = expr::WindowOp::kRowNumber;  // when !is_aggregate
+  expr::ResolvedAggregate aggregate;                      // when is_aggregate
   std::vector<expr::ExprPtr> args;
   std::vector<expr::ExprPtr> partition_by;
   std::vector<SortKey> order_by;

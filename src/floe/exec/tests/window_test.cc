@@ -40,6 +40,7 @@ class WindowTest : public ::testing::Test {
     WindowExprSpec spec;
     spec.call.function = fn;
     spec.call.is_aggregate = aggregate;
+    if (!aggregate) spec.call.window_op = expr::FindWindowOp(fn).value();
     if (aggregate) {
       std::vector<TypePtr> types;
       for (const auto& a : args) types.push_back(a->type());

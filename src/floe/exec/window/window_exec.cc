@@ -308,79 +308,91 @@ class WindowStream final : public BatchStream {
     const std::string& fn = w.call.function;
     FLOE_ASSIGN_OR_RAISE(auto args, EvaluateExprs(w.args, *p.batch));
     if (w.call.is_aggregate) return Aggregate(w, p, args);
-    if (fn == "row_number" || fn == "rank" || fn == "dense_rank") {
-      std::vector<int64_t> v(static_cast<size_t>(n));
-      for (int64_t r = 0; r < n; ++r) {
-        v[r] = fn == "row_number" ? r + 1 : fn == "rank" ? p.peer_start[r] + 1 : p.group_of[r] + 1;
-      }
-      return IntArray(w.call.type, v);
-    }
-    if (fn == "percent_rank" || fn == "cume_dist") {
-      std::vector<double> v(static_cast<size_t>(n));
-      for (int64_t r = 0; r < n; ++r) {
-        if (fn == "percent_rank") {
-          v[r] = n <= 1 ? 0.0 : static_cast<double>(p.peer_start[r]) / static_cast<double>(n - 1);
-        } else {
-          v[r] = static_cast<double>(p.peer_end[r]) / static_cast<double>(n);
+    using expr::WindowOp;
+    const WindowOp op = w.call.window_op;
+    switch (op) {
+      case WindowOp::kRowNumber:
+      case WindowOp::kRank:
+      case WindowOp::kDenseRank: {
+        std::vector<int64_t> v(static_cast<size_t>(n));
+        for (int64_t r = 0; r < n; ++r) {
+          v[r] = op == WindowOp::kRowNumber ? r + 1
+                 : op == WindowOp::kRank    ? p.peer_start[r] + 1
+                                            : p.group_of[r] + 1;
         }
+        return IntArray(w.call.type, v);
       }
-      return DoubleArray(v);
-    }
-    if (fn == "ntile") {
-      FLOE_ASSIGN_OR_RAISE(int64_t buckets, ConstantInt(args.at(0), "argument of ntile"));
-      if (buckets <= 0) return Status::Invalid("argument of ntile must be greater than zero");
-      std::vector<int64_t> v(static_cast<size_t>(n));
-      const int64_t size = n / buckets, extra = n % buckets;
-      int64_t r = 0;
-      for (int64_t b = 0; b < buckets && r < n; ++b) {
-        const int64_t len = size + (b < extra ? 1 : 0);
-        for (int64_t i = 0; i < len && r < n; ++i) v[r++] = b + 1;
-      }
-      return IntArray(w.call.type, v);
-    }
-    if (fn == "lag" || fn == "lead") {
-      ArrayPtr source = args[0];
-      const bool has_default = args.size() >= 3;
-      if (has_default) {
-        FLOE_ASSIGN_OR_RAISE(source, ConcatenateArrays({args[0], args[2]}));
-      }
-      // The offset is evaluated for every row (PostgreSQL); a NULL offset gives NULL.
-      std::vector<int64_t> idx(static_cast<size_t>(n));
-      for (int64_t r = 0; r < n; ++r) {
-        std::optional<int64_t> offset = 1;
-        if (args.size() >= 2) {
-          FLOE_ASSIGN_OR_RAISE(offset, IntAt(*args[1], r, "offset of " + fn));
+      case WindowOp::kPercentRank:
+      case WindowOp::kCumeDist: {
+        std::vector<double> v(static_cast<size_t>(n));
+        for (int64_t r = 0; r < n; ++r) {
+          if (op == WindowOp::kPercentRank) {
+            v[r] = n <= 1 ? 0.0 : static_cast<double>(p.peer_start[r]) / static_cast<double>(n - 1);
+          } else {
+            v[r] = static_cast<double>(p.peer_end[r]) / static_cast<double>(n);
+          }
         }
-        if (!offset) {
-          idx[r] = -1;
-          continue;
+        return DoubleArray(v);
+      }
+      case WindowOp::kNtile: {
+        FLOE_ASSIGN_OR_RAISE(int64_t buckets, ConstantInt(args.at(0), "argument of ntile"));
+        if (buckets <= 0) return Status::Invalid("argument of ntile must be greater than zero");
+        std::vector<int64_t> v(static_cast<size_t>(n));
+        const int64_t size = n / buckets, extra = n % buckets;
+        int64_t r = 0;
+        for (int64_t b = 0; b < buckets && r < n; ++b) {
+          const int64_t len = size + (b < extra ? 1 : 0);
+          for (int64_t i = 0; i < len && r < n; ++i) v[r++] = b + 1;
         }
-        // |offset| past the partition's rows lands outside it whatever the sign.
-        const int64_t step = std::clamp<int64_t>(*offset, -n - 1, n + 1);
-        const int64_t t = fn == "lag" ? r - step : r + step;
-        idx[r] = (t >= 0 && t < n) ? t : (has_default ? n + r : -1);
+        return IntArray(w.call.type, v);
       }
-      return TakeArray(*source, idx.data(), n);
-    }
-    if (fn == "first_value" || fn == "last_value" || fn == "nth_value") {
-      std::vector<int64_t> fs, fe;
-      FLOE_RETURN_NOT_OK(Frames(w.call.frame, p, &fs, &fe));
-      int64_t nth = 1;
-      if (fn == "nth_value") {
-        FLOE_ASSIGN_OR_RAISE(nth, ConstantInt(args.at(1), "argument of nth_value"));
-        if (nth <= 0) return Status::Invalid("argument of nth_value must be greater than zero");
-      }
-      std::vector<int64_t> idx(static_cast<size_t>(n));
-      for (int64_t r = 0; r < n; ++r) {
-        if (fs[r] >= fe[r]) {
-          idx[r] = -1;
-        } else if (fn == "last_value") {
-          idx[r] = fe[r] - 1;
-        } else {
-          idx[r] = fs[r] + nth - 1 < fe[r] ? fs[r] + nth - 1 : -1;
+      case WindowOp::kLag:
+      case WindowOp::kLead: {
+        ArrayPtr source = args[0];
+        const bool has_default = args.size() >= 3;
+        if (has_default) {
+          FLOE_ASSIGN_OR_RAISE(source, ConcatenateArrays({args[0], args[2]}));
         }
+        // The offset is evaluated for every row (PostgreSQL); a NULL offset gives NULL.
+        std::vector<int64_t> idx(static_cast<size_t>(n));
+        for (int64_t r = 0; r < n; ++r) {
+          std::optional<int64_t> offset = 1;
+          if (args.size() >= 2) {
+            FLOE_ASSIGN_OR_RAISE(offset, IntAt(*args[1], r, "offset of " + fn));
+          }
+          if (!offset) {
+            idx[r] = -1;
+            continue;
+          }
+          // |offset| past the partition's rows lands outside it whatever the sign.
+          const int64_t step = std::clamp<int64_t>(*offset, -n - 1, n + 1);
+          const int64_t t = op == WindowOp::kLag ? r - step : r + step;
+          idx[r] = (t >= 0 && t < n) ? t : (has_default ? n + r : -1);
+        }
+        return TakeArray(*source, idx.data(), n);
       }
-      return TakeArray(*args.at(0), idx.data(), n);
+      case WindowOp::kFirstValue:
+      case WindowOp::kLastValue:
+      case WindowOp::kNthValue: {
+        std::vector<int64_t> fs, fe;
+        FLOE_RETURN_NOT_OK(Frames(w.call.frame, p, &fs, &fe));
+        int64_t nth = 1;
+        if (op == WindowOp::kNthValue) {
+          FLOE_ASSIGN_OR_RAISE(nth, ConstantInt(args.at(1), "argument of nth_value"));
+          if (nth <= 0) return Status::Invalid("argument of nth_value must be greater than zero");
+        }
+        std::vector<int64_t> idx(static_cast<size_t>(n));
+        for (int64_t r = 0; r < n; ++r) {
+          if (fs[r] >= fe[r]) {
+            idx[r] = -1;
+          } else if (op == WindowOp::kLastValue) {
+            idx[r] = fe[r] - 1;
+          } else {
+            idx[r] = fs[r] + nth - 1 < fe[r] ? fs[r] + nth - 1 : -1;
+          }
+        }
+        return TakeArray(*args.at(0), idx.data(), n);
+      }
     }
     return Status::NotSupported("window function {} is not supported", fn);
   }
@@ -505,6 +517,10 @@ Result<PlanPtr> WindowExec::Make(std::vector<WindowExprSpec> windows, PlanPtr in
     if (w.partition_by.size() != windows[0].partition_by.size() ||
         w.order_by.size() != windows[0].order_by.size()) {
       return Status::Internal("WindowExec: windows with different PARTITION BY / ORDER BY");
+    }
+    if (!w.call.is_aggregate && expr::FindWindowOp(w.call.function) != w.call.window_op) {
+      return Status::Internal("WindowExec: window function {} does not match its operation",
+                              w.call.function);
     }
   }
   std::vector<Field> fields = input->schema()->fields();
@@ -650,6 +666,10 @@ Result<PlanPtr> WindowExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr> 
     w.call.is_aggregate = wm.is_aggregate();
     if (wm.is_aggregate()) {
       FLOE_ASSIGN_OR_RAISE(w.call.aggregate, internal::DecodeAggregateFunction(in, wm.aggregate()));
+    } else {
+      std::optional<expr::WindowOp> op = expr::FindWindowOp(wm.function());
+      if (!op) return in.Corrupt(fmt::format("unknown window function '{}'", wm.function()));
+      w.call.window_op = *op;
     }
     switch (wm.frame_mode()) {
       case pb::WindowExpr::ROWS:
