@@ -11,6 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "floe/catalog/hadoop_catalog.h"
+#include "floe/common/ascii.h"
 #include "floe/io/file_io.h"
 
 namespace floe::catalog {
@@ -18,11 +19,6 @@ namespace {
 
 constexpr std::string_view kCatalogKey = "catalog";
 constexpr std::string_view kDefaultCatalogKey = "default-catalog";
-
-std::string Lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
 
 bool StartsWith(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
@@ -136,7 +132,7 @@ Result<CatalogConfig> ParseCatalog(const std::string& name, const YAML::Node& no
     }
     std::string value = entry.second.Scalar();
     if (key == "type") {
-      config.type = Lower(std::move(value));
+      config.type = AsciiLower(std::move(value));
     } else if (key == "uri") {
       config.uri = std::move(value);
     } else if (key == "warehouse") {

@@ -19,13 +19,13 @@
 #include "floe/catalog/metadata_files_internal.h"
 #include "floe/catalog/purge.h"
 #include "floe/catalog/sql_catalog.h"
+#include "floe/common/ascii.h"
 #include "floe/iceberg/table_location.h"
 #include "floe/io/file_io.h"
 
 namespace floe::catalog {
 namespace {
 
-using internal::EqualsIgnoreCase;
 using internal::ReadMetadataFile;
 using internal::StripTrailingSlashes;
 using internal::WantsGzip;
@@ -302,8 +302,8 @@ Status WriteHint(const fs::path& metadata_dir, int64_t version) {
 void DeleteObsoleteMetadata(const io::FileIO& io, const iceberg::TableMetadata& base,
                             const std::string& base_location, const iceberg::TableMetadata& next,
                             const std::string& next_location) {
-  if (!EqualsIgnoreCase(next.Property("write.metadata.delete-after-commit.enabled", "false"),
-                        "true")) {
+  if (!EqualsIgnoreAsciiCase(next.Property("write.metadata.delete-after-commit.enabled", "false"),
+                             "true")) {
     return;
   }
   std::set<std::string> kept{next_location};

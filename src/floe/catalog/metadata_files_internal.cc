@@ -6,17 +6,11 @@
 #include <span>
 #include <vector>
 
+#include "floe/common/ascii.h"
 #include "floe/format/compression/codec.h"
 #include "floe/iceberg/table_location.h"
 
 namespace floe::catalog::internal {
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 std::string StripTrailingSlashes(std::string location) {
   while (location.size() > 1 && location.back() == '/') location.pop_back();
@@ -30,7 +24,7 @@ Result<iceberg::TableMetadataPtr> ReadMetadataFile(const io::FileIO& io, const s
 
 bool WantsGzip(const std::map<std::string, std::string>& properties) {
   auto it = properties.find("write.metadata.compression-codec");
-  return it != properties.end() && EqualsIgnoreCase(it->second, "gzip");
+  return it != properties.end() && EqualsIgnoreAsciiCase(it->second, "gzip");
 }
 
 Result<std::string> MetadataFileBytes(const iceberg::TableMetadata& metadata,

@@ -12,9 +12,6 @@
 
 namespace floe::catalog::internal {
 
-/// ASCII case-insensitive equality.
-bool EqualsIgnoreCase(std::string_view a, std::string_view b);
-
 /// `location` without trailing '/' (a lone "/" stays).
 std::string StripTrailingSlashes(std::string location);
 

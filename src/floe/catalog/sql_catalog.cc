@@ -11,6 +11,7 @@
 
 #include "floe/catalog/metadata_files_internal.h"
 #include "floe/catalog/purge.h"
+#include "floe/common/ascii.h"
 #include "floe/common/thread_pool.h"
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/table_location.h"
@@ -19,7 +20,6 @@
 namespace floe::catalog {
 namespace {
 
-using internal::EqualsIgnoreCase;
 using internal::ReadMetadataFile;
 using internal::StripTrailingSlashes;
 using internal::WantsGzip;
@@ -230,8 +230,8 @@ std::string FileNameOf(const std::string& path) {
 void DeleteObsoleteMetadata(const io::FileIO& io, const iceberg::TableMetadata& base,
                             const std::string& base_location, const iceberg::TableMetadata& next,
                             const std::string& next_location) {
-  if (!EqualsIgnoreCase(next.Property("write.metadata.delete-after-commit.enabled", "false"),
-                        "true")) {
+  if (!EqualsIgnoreAsciiCase(next.Property("write.metadata.delete-after-commit.enabled", "false"),
+                             "true")) {
     return;
   }
   std::set<std::string> kept{next_location};

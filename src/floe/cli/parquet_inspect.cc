@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/batch/value_format.h"
+#include "floe/common/ascii.h"
 
 namespace floe::cli {
 
@@ -542,8 +543,7 @@ Result<std::string> ParquetSchemaToText(const parquet::FileMetaData& md) {
     if (group) {
       out += "group";
     } else {
-      std::string t = TypeName(e.type.value_or(parquet::Type::kByteArray));
-      for (char& ch : t) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      std::string t = AsciiLower(TypeName(e.type.value_or(parquet::Type::kByteArray)));
       if (t == "byte_array") t = "binary";
       if (t == "fixed_len_byte_array")
         t = fmt::format("fixed_len_byte_array({})", e.type_length.value_or(0));

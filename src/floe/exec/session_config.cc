@@ -11,18 +11,13 @@
 #include <string>
 #include <thread>
 
+#include "floe/common/ascii.h"
 #include "floe/common/logging.h"
 #include "fmt/format.h"
 
 namespace floe::exec {
 
 namespace {
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string_view Trim(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
@@ -92,7 +87,7 @@ Result<int64_t> ParseInt(std::string_view text) {
 }
 
 Result<bool> ParseBool(std::string_view text) {
-  std::string lower = Lower(Trim(text));
+  std::string lower = AsciiLower(Trim(text));
   if (lower == "true" || lower == "on" || lower == "yes" || lower == "1" || lower == "t" ||
       lower == "y") {
     return true;
@@ -127,7 +122,7 @@ Result<int64_t> ParseBytes(std::string_view text) {
     ++digits;
   }
   std::string number(trimmed.substr(0, digits));
-  std::string unit = Lower(Trim(trimmed.substr(digits)));
+  std::string unit = AsciiLower(Trim(trimmed.substr(digits)));
   if (number.empty() || std::count(number.begin(), number.end(), '.') > 1) {
     return Status::Invalid(
         "invalid byte size \"{}\" (expected a number with an optional unit "
@@ -166,7 +161,7 @@ const std::vector<SettingInfo>& SessionConfig::Registered() {
 }
 
 Status SessionConfig::Set(std::string_view name, std::string_view value) {
-  std::string key = Lower(Trim(name));
+  std::string key = AsciiLower(Trim(name));
   const SettingInfo* info = Find(key);
   if (info == nullptr) {
     return Status::Invalid("unrecognized configuration parameter \"{}\"", name);
@@ -218,7 +213,7 @@ Status SessionConfig::Set(std::string_view name, std::string_view value) {
 }
 
 Status SessionConfig::Reset(std::string_view name) {
-  std::string key = Lower(Trim(name));
+  std::string key = AsciiLower(Trim(name));
   const SettingInfo* info = Find(key);
   if (info == nullptr) {
     return Status::Invalid("unrecognized configuration parameter \"{}\"", name);
@@ -229,13 +224,13 @@ Status SessionConfig::Reset(std::string_view name) {
 
 Status SessionConfig::SetDefault(std::string_view name, std::string_view value) {
   FLOE_RETURN_NOT_OK(Set(name, value));
-  std::string key = Lower(Trim(name));
+  std::string key = AsciiLower(Trim(name));
   defaults_[key] = values_[key];
   return Status::OK();
 }
 
 Result<std::string> SessionConfig::Get(std::string_view name) const {
-  std::string key = Lower(Trim(name));
+  std::string key = AsciiLower(Trim(name));
   auto it = values_.find(key);
   if (it == values_.end()) {
     return Status::Invalid("unrecognized configuration parameter \"{}\"", name);

@@ -146,6 +146,11 @@ bool IsAggregateFunction(std::string_view name) {
   return internal::FindAggregateOp(name).has_value();
 }
 
+bool AggregateNeverNull(std::string_view name) {
+  std::optional<AggregateOp> op = internal::FindAggregateOp(name);
+  return op.has_value() && Canonical(*op).never_null;
+}
+
 Result<ResolvedAggregate> ResolveAggregate(std::string_view name,
                                            const std::vector<TypePtr>& arg_types, bool distinct) {
   std::optional<AggregateOp> found = internal::FindAggregateOp(name);

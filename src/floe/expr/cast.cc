@@ -14,6 +14,7 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
+#include "floe/common/ascii.h"
 #include "floe/expr/cast_internal.h"
 #include "floe/expr/function_registry_internal.h"
 #include "floe/type/sql_type_name.h"
@@ -30,16 +31,6 @@ std::string_view Trim(std::string_view s) {
   while (!s.empty() && IsPgSpace(s.front())) s.remove_prefix(1);
   while (!s.empty() && IsPgSpace(s.back())) s.remove_suffix(1);
   return s;
-}
-
-char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (Lower(a[i]) != Lower(b[i])) return false;
-  }
-  return true;
 }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -201,8 +192,8 @@ Result<double> ParseFloat(std::string_view text, bool is_float32) {
     negative = body[0] == '-';
     body.remove_prefix(1);
   }
-  if (EqualsIgnoreCase(s, "nan")) return std::numeric_limits<double>::quiet_NaN();
-  if (EqualsIgnoreCase(body, "infinity") || EqualsIgnoreCase(body, "inf")) {
+  if (EqualsIgnoreAsciiCase(s, "nan")) return std::numeric_limits<double>::quiet_NaN();
+  if (EqualsIgnoreAsciiCase(body, "infinity") || EqualsIgnoreAsciiCase(body, "inf")) {
     return negative ? -std::numeric_limits<double>::infinity()
                     : std::numeric_limits<double>::infinity();
   }
@@ -232,7 +223,7 @@ Result<double> ParseFloat(std::string_view text, bool is_float32) {
 Result<bool> ParseBool(std::string_view text) {
   const std::string_view s = Trim(text);
   std::string lower;
-  for (char c : s) lower.push_back(Lower(c));
+  for (char c : s) lower.push_back(AsciiToLower(c));
   auto is_prefix = [&](std::string_view word, size_t min_len) {
     return lower.size() >= min_len && lower.size() <= word.size() &&
            word.substr(0, lower.size()) == lower;
@@ -273,10 +264,10 @@ bool ParseDatePart(std::string_view s, size_t* pos, int64_t* days, bool* range_e
   size_t p = *pos;
   while (p < s.size() && s[p] == ' ') ++p;
   bool bc = false;
-  if (p + 2 <= s.size() &&
-      (EqualsIgnoreCase(s.substr(p, 2), "bc") || EqualsIgnoreCase(s.substr(p, 2), "ad"))) {
+  if (p + 2 <= s.size() && (EqualsIgnoreAsciiCase(s.substr(p, 2), "bc") ||
+                            EqualsIgnoreAsciiCase(s.substr(p, 2), "ad"))) {
     if (p + 2 == s.size() || !std::isalpha(static_cast<unsigned char>(s[p + 2]))) {
-      bc = Lower(s[p]) == 'b';
+      bc = AsciiToLower(s[p]) == 'b';
       *pos = p + 2;
     }
   }
@@ -334,8 +325,8 @@ bool ParseTimePart(std::string_view s, size_t* pos, int64_t* micros, bool* range
 bool ParseZone(std::string_view s, size_t* pos, int64_t* offset_micros) {
   while (*pos < s.size() && s[*pos] == ' ') ++*pos;
   const std::string_view rest = s.substr(*pos);
-  if (EqualsIgnoreCase(rest, "z") || EqualsIgnoreCase(rest, "utc") ||
-      EqualsIgnoreCase(rest, "gmt")) {
+  if (EqualsIgnoreAsciiCase(rest, "z") || EqualsIgnoreAsciiCase(rest, "utc") ||
+      EqualsIgnoreAsciiCase(rest, "gmt")) {
     *offset_micros = 0;
     *pos = s.size();
     return true;
@@ -367,7 +358,7 @@ Result<int64_t> ParseTimestampImpl(std::string_view text, bool with_zone, bool d
                                      : with_zone ? "timestamp with time zone"
                                                  : "timestamp without time zone";
   const std::string_view s = Trim(text);
-  if (EqualsIgnoreCase(s, "epoch")) return int64_t{0};
+  if (EqualsIgnoreAsciiCase(s, "epoch")) return int64_t{0};
   size_t pos = 0;
   bool range_error = false;
   int64_t days = 0;
@@ -384,7 +375,7 @@ Result<int64_t> ParseTimestampImpl(std::string_view text, bool with_zone, bool d
     // A trailing era after the time ("... 10:00:00 BC").
     size_t p = pos;
     while (p < s.size() && s[p] == ' ') ++p;
-    if (p + 2 == s.size() && EqualsIgnoreCase(s.substr(p), "bc")) {
+    if (p + 2 == s.size() && EqualsIgnoreAsciiCase(s.substr(p), "bc")) {
       const CivilDate c = CivilFromDays(days);
       if (c.year <= 0) return InvalidSyntax(type_name, text);
       days = DaysFromCivil(1 - c.year, c.month, c.day);
@@ -853,9 +844,9 @@ Result<Int128> ParseDecimal(std::string_view text, int precision, int scale) {
     ++pos;
   }
   const std::string_view body = s.substr(pos);
-  if (EqualsIgnoreCase(body, "nan") || EqualsIgnoreCase(body, "infinity") ||
-      EqualsIgnoreCase(body, "inf")) {
-    if (EqualsIgnoreCase(body, "nan")) {
+  if (EqualsIgnoreAsciiCase(body, "nan") || EqualsIgnoreAsciiCase(body, "infinity") ||
+      EqualsIgnoreAsciiCase(body, "inf")) {
+    if (EqualsIgnoreAsciiCase(body, "nan")) {
       return Status::Invalid("cannot convert NaN to numeric({},{})", precision, scale);
     }
     return DecimalOverflow(precision, scale);

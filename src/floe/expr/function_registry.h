@@ -77,6 +77,8 @@ struct ResolvedAggregate {
 Result<ResolvedAggregate> ResolveAggregate(std::string_view name,
                                            const std::vector<TypePtr>& arg_types, bool distinct);
 bool IsAggregateFunction(std::string_view name);
+/// Whether the aggregate `name` (lower case) gives a value, never NULL, over no rows (count).
+bool AggregateNeverNull(std::string_view name);
 
 /// The window-only functions (aggregates are window functions too), registered once by name.
 enum class WindowOp : uint8_t {

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "floe/batch/scalar.h"
+#include "floe/common/ascii.h"
 #include "floe/format/avro/reader.h"
 #include "floe/format/avro/schema.h"
 #include "floe/format/avro/writer.h"
@@ -27,12 +28,6 @@ Status CheckPartitionType(const DataType& type, std::string_view field) {
   }
   return Status::NotSupported("partition field '{}' has type {}, which is not a partition type",
                               field, type.ToString());
-}
-
-std::string LowerAscii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 Status AppendMetricMap(ArrayBuilder* builder, const std::map<int32_t, int64_t>& values) {
@@ -296,7 +291,6 @@ using internal::AvroSchemaFor;
 using internal::CheckPartition;
 using internal::DataFileDecoder;
 using internal::DataFileLayout;
-using internal::LowerAscii;
 using internal::ReadPartitionType;
 
 namespace {
@@ -335,7 +329,7 @@ std::string_view FileFormatName(FileFormat format) {
 }
 
 Result<FileFormat> ParseFileFormat(std::string_view name) {
-  std::string lower = LowerAscii(name);
+  std::string lower = AsciiLower(name);
   if (lower == "parquet") return FileFormat::kParquet;
   if (lower == "avro") return FileFormat::kAvro;
   if (lower == "orc") return FileFormat::kOrc;

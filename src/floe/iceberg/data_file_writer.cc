@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "floe/batch/scalar.h"
+#include "floe/common/ascii.h"
 #include "floe/format/parquet/metadata.h"
 #include "floe/iceberg/single_value.h"
 #include "floe/iceberg/type_json.h"
@@ -19,12 +20,6 @@
 namespace floe::iceberg {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -47,7 +42,7 @@ bool ParseInteger(std::string_view text, T* out) {
 // ---------------------------------------------------------------------------------------
 
 Result<MetricsMode> MetricsMode::Parse(std::string_view text) {
-  std::string s = Lower(Trim(text));
+  std::string s = AsciiLower(Trim(text));
   if (s == "none") return None();
   if (s == "counts") return Counts();
   if (s == "full") return Full();
@@ -105,7 +100,7 @@ Result<WriterProperties> WriterProperties::Make(
 
   WriterProperties p;
   if (const std::string* v = find(kParquetCompressionCodec)) {
-    std::string codec = Lower(Trim(*v));
+    std::string codec = AsciiLower(Trim(*v));
     if (codec == "zstd" || codec == "gzip" || codec == "snappy" || codec == "brotli" ||
         codec == "uncompressed") {
       p.compression_codec = codec;

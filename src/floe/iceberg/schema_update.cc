@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "floe/common/ascii.h"
 #include "floe/iceberg/snapshot_producer.h"
 
 namespace floe::iceberg {
@@ -83,10 +84,7 @@ void CollectIds(const Node& node, std::set<int32_t>* ids) {
 
 bool NamesEqual(std::string_view a, std::string_view b, bool case_sensitive) {
   if (case_sensitive) return a == b;
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](unsigned char x, unsigned char y) {
-           return std::tolower(x) == std::tolower(y);
-         });
+  return EqualsIgnoreAsciiCase(a, b);
 }
 
 /// Gives `type`'s nested fields fresh ids: a struct's fields are numbered before their

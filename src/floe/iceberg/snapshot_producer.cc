@@ -8,6 +8,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "floe/common/ascii.h"
 #include "floe/iceberg/evaluator.h"
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/projection.h"
@@ -245,9 +246,7 @@ Result<ManifestMergeOptions> ManifestMergeOptions::FromProperties(
   ManifestMergeOptions o;
   auto it = properties.find("commit.manifest-merge.enabled");
   if (it != properties.end()) {
-    std::string v = it->second;
-    std::transform(v.begin(), v.end(), v.begin(),
-                   [](unsigned char ch) { return std::tolower(ch); });
+    const std::string v = AsciiLower(it->second);
     if (v == "true") {
       o.enabled = true;
     } else if (v == "false") {

@@ -1,4 +1,5 @@
 #include "floe/iceberg/spec_text.h"
+#include "floe/common/ascii.h"
 
 #include <cctype>
 #include <optional>
@@ -76,12 +77,6 @@ Result<std::vector<Token>> Tokenize(std::string_view text, std::string_view what
   return out;
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 class Parser {
  public:
   Parser(std::vector<Token> tokens, std::string_view what)
@@ -94,7 +89,7 @@ class Parser {
 
   bool IsWord(std::string_view lower_word, size_t ahead = 0) const {
     const Token& t = Peek(ahead);
-    return t.kind == Token::Kind::kWord && Lower(t.text) == lower_word;
+    return t.kind == Token::Kind::kWord && AsciiLower(t.text) == lower_word;
   }
   bool IsPunct(char c) const { return Peek().kind == Token::Kind::kPunct && Peek().text[0] == c; }
   bool AcceptWord(std::string_view lower_word) {
@@ -174,7 +169,7 @@ class SchemaParser {
     size_t at = p_.Peek().pos + 1;
     FLOE_ASSIGN_OR_RAISE(std::string name, p_.Name());
     for (const Field& f : *fields) {
-      if (Lower(f.name()) == Lower(name)) {
+      if (AsciiLower(f.name()) == AsciiLower(name)) {
         return Status::Invalid("{}: column '{}' at position {} is defined twice", p_.what(), name,
                                at);
       }
@@ -216,7 +211,7 @@ class SchemaParser {
   Result<TypePtr> BaseType() {
     const Token& t = p_.Peek();
     if (t.kind != Token::Kind::kWord) return p_.Error("a type name");
-    const std::string word = Lower(t.text);
+    const std::string word = AsciiLower(t.text);
     const size_t at = t.pos + 1;
     p_.AcceptWord(word);
     if (word == "boolean" || word == "bool") return Boolean();
@@ -372,7 +367,7 @@ Result<TermText> Term(Parser& p, const Schema& schema) {
   std::optional<std::string> func;
   if (p.Peek().kind == Token::Kind::kWord && p.Peek(1).kind == Token::Kind::kPunct &&
       p.Peek(1).text == "(") {
-    func = Lower(p.Peek().text);
+    func = AsciiLower(p.Peek().text);
     p.AcceptWord(*func);
     p.AcceptPunct('(');
   }

@@ -1,4 +1,5 @@
 #include "floe/io/file_io.h"
+#include "floe/common/ascii.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -22,12 +23,6 @@ bool IsSchemeChar(char c, bool first) {
   return std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // The words of a property key, lower-cased: split at separators and at camelCase boundaries.
 std::vector<std::string> KeyWords(std::string_view key) {
   std::vector<std::string> words;
@@ -42,7 +37,7 @@ std::vector<std::string> KeyWords(std::string_view key) {
       current.clear();
       if (separator) continue;
     }
-    current.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    current.push_back(AsciiToLower(c));
   }
   if (!current.empty()) words.push_back(std::move(current));
   return words;
@@ -82,7 +77,7 @@ std::string_view UriScheme(std::string_view path) {
   while (i < path.size() && IsSchemeChar(path[i], i == 0)) ++i;
   if (i == 0 || i >= path.size() || path[i] != ':') return {};
   std::string_view scheme = path.substr(0, i);
-  if (path.substr(i + 1).starts_with("//") || Lower(scheme) == "file") return scheme;
+  if (path.substr(i + 1).starts_with("//") || AsciiLower(scheme) == "file") return scheme;
   return {};
 }
 
@@ -156,7 +151,7 @@ std::string RedactUri(std::string_view uri) {
     first = false;
     size_t eq = param.find('=');
     std::string_view name = param.substr(0, eq);
-    std::string lower = Lower(name);
+    std::string lower = AsciiLower(name);
     bool secret = IsSecretKey(name) || lower == "x-amz-signature" || lower == "x-amz-credential" ||
                   lower == "sig" || lower == "signature";
     if (secret && eq != std::string_view::npos) {
@@ -220,13 +215,13 @@ Result<std::string> LocalFileIO::ResolvePath(const std::string& path) const {
   std::string local;
   if (scheme.empty()) {
     local = mapped;
-  } else if (Lower(scheme) == "file") {
+  } else if (AsciiLower(scheme) == "file") {
     std::string_view rest = std::string_view(mapped).substr(scheme.size() + 1);
     if (rest.starts_with("//")) {
       std::string_view after = rest.substr(2);
       size_t slash = after.find('/');
       std::string_view authority = after.substr(0, slash);
-      if (authority.empty() || Lower(authority) == "localhost") {
+      if (authority.empty() || AsciiLower(authority) == "localhost") {
         local = slash == std::string_view::npos ? "/" : std::string(after.substr(slash));
       } else {
         // "file://data/x": a relative path written as a URI; the authority is its first part.

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "floe/common/ascii.h"
 #include "floe/common/calendar.h"
 #include "floe/expr/function_registry.h"
 #include "floe/expr/physical_expr.h"
@@ -116,14 +117,7 @@ const sql::ParsedExpr* AsIntervalLiteral(const sql::ParsedExpr& e) {
 
 }  // namespace
 
-namespace {
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 /// Parses PostgreSQL's interval input ('1 day', '3 months', '1 year 2 mons', '2 hours',
 /// '01:30:00', '1 day ago'); a bare number takes the unit of the typmod field mask
@@ -150,7 +144,7 @@ Status ParseInterval(const std::string& text, int64_t mask, int32_t* months_out,
   double months = 0, days = 0, micros = 0;
   bool ago = false;
   for (size_t i = 0; i < tokens.size(); ++i) {
-    std::string tok = Lower(tokens[i]);
+    std::string tok = AsciiLower(tokens[i]);
     if (tok == "ago") {
       ago = true;
       continue;
@@ -181,8 +175,8 @@ Status ParseInterval(const std::string& text, int64_t mask, int32_t* months_out,
     std::string unit(end);
     if (unit.empty()) {
       if (i + 1 < tokens.size() && std::isalpha(static_cast<unsigned char>(tokens[i + 1][0])) &&
-          Lower(tokens[i + 1]) != "ago") {
-        unit = Lower(tokens[++i]);
+          AsciiLower(tokens[i + 1]) != "ago") {
+        unit = AsciiLower(tokens[++i]);
       } else if (mask & 4096 || mask == 0) {
         unit = "second";
       } else if (mask & 2048) {
@@ -667,7 +661,7 @@ Result<ExprPtr> Binder::BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx)
 }
 
 Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx) {
-  std::string name = e.names.empty() ? "" : Lower(e.names.back());
+  std::string name = e.names.empty() ? "" : AsciiLower(e.names.back());
   if (e.over) return BindWindow(e, ctx);
   if (e.agg_star || expr::IsAggregateFunction(name)) return BindAggregate(e, ctx);
   if (e.agg_distinct || !e.agg_order_by.empty() || e.agg_filter) {
@@ -719,7 +713,7 @@ Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx)
 }
 
 Result<ExprPtr> Binder::BindAggregate(const sql::ParsedExpr& e, ExprContext& ctx) {
-  std::string name = e.names.empty() ? "count" : Lower(e.names.back());
+  std::string name = e.names.empty() ? "count" : AsciiLower(e.names.back());
   if (!ctx.allow_aggregates || states_.empty()) {
     return BindError(e.location,
                      "aggregate functions are not allowed in " + std::string(ctx.clause));
@@ -778,7 +772,7 @@ Result<ExprPtr> Binder::BindAggregate(const sql::ParsedExpr& e, ExprContext& ctx
 }
 
 Result<ExprPtr> Binder::BindWindow(const sql::ParsedExpr& e, ExprContext& ctx) {
-  std::string name = e.names.empty() ? "" : Lower(e.names.back());
+  std::string name = e.names.empty() ? "" : AsciiLower(e.names.back());
   if (!ctx.allow_windows || states_.empty()) {
     return BindError(e.location, "window functions are not allowed in " + std::string(ctx.clause));
   }
@@ -1005,7 +999,8 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
     }
     case K::kIsBool: {
       FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.args[0], ctx));
-      FLOE_ASSIGN_OR_RAISE(x, RequireBoolean(x, "IS " + Lower(e.bool_test), e.args[0]->location));
+      FLOE_ASSIGN_OR_RAISE(x,
+                           RequireBoolean(x, "IS " + AsciiLower(e.bool_test), e.args[0]->location));
       std::string name;
       if (e.bool_test == "true") {
         name = e.negated ? "is_not_true" : "is_true";
@@ -1144,7 +1139,7 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
           if (!type) {
             type = x->type;
           } else if (!type->Equals(*x->type)) {
-            FLOE_ASSIGN_OR_RAISE(type, CommonTypeAt(type, x->type, Lower(name), a->location));
+            FLOE_ASSIGN_OR_RAISE(type, CommonTypeAt(type, x->type, AsciiLower(name), a->location));
           }
         }
         args.push_back(std::move(x));

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "floe/common/ascii.h"
 #include "floe/plan/binder_internal.h"
 
 namespace floe::plan::internal {
@@ -43,11 +44,15 @@ struct CorrelatedJoin {
   bool all_equalities = true;
 };
 
+// An aggregate call (not a window) that gives a value over no rows (count), where
+// decorrelating through an outer join would give NULL instead.
+bool IsNeverNullAggregate(const sql::ParsedExpr& e) {
+  return e.kind == sql::ExprKind::kFunction && !e.over &&
+         (e.agg_star || (!e.names.empty() && expr::AggregateNeverNull(AsciiLower(e.names.back()))));
+}
+
 bool ContainsCount(const sql::ParsedExpr& e) {
-  if (e.kind == sql::ExprKind::kFunction && !e.names.empty() &&
-      (e.names.back() == "count" || e.agg_star) && !e.over) {
-    return true;
-  }
+  if (IsNeverNullAggregate(e)) return true;
   for (const auto& a : e.args) {
     if (a && ContainsCount(*a)) return true;
   }
@@ -242,9 +247,7 @@ Result<ExprPtr> Binder::PlanOneSubquery(
       }
       const sql::SelectStmt& stmt = *p.node->subquery;
       const sql::ParsedExpr& target = *stmt.targets[0].expr;
-      bool bare_count =
-          target.kind == sql::ExprKind::kFunction && !target.over &&
-          ((!target.names.empty() && target.names.back() == "count") || target.agg_star);
+      const bool bare_count = IsNeverNullAggregate(target);
       if (!bare_count && ContainsCount(target)) {
         return NotSupported(location,
                             "correlated scalar subqueries with count inside an expression are "

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "floe/batch/utf8.h"
+#include "floe/common/ascii.h"
 #include "floe/sql/parse_tree_internal.h"
 
 namespace floe::sql {
@@ -228,17 +229,6 @@ class Scanner {
   size_t pos_;
 };
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 using Piece = StatementSpan;
 
 std::vector<StatementSpan> SplitPieces(std::string_view text) {
@@ -283,7 +273,7 @@ bool ReadName(std::string_view text, const Token& t, std::string* out) {
   if (t.kind == Token::Kind::kWord) {
     out->clear();
     for (size_t i = t.begin; i < t.end; ++i) {
-      out->push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(text[i]))));
+      out->push_back(AsciiToLower(text[i]));
     }
     return true;
   }
@@ -370,8 +360,8 @@ Status CheckNesting(std::string_view input, const Piece& piece) {
     Token t = after.Next();
     if (t.kind != Token::Kind::kWord) return "parentheses";
     std::string_view w = text.substr(t.begin, t.end - t.begin);
-    return EqualsIgnoreCase(w, "select") || EqualsIgnoreCase(w, "values") ||
-                   EqualsIgnoreCase(w, "with")
+    return EqualsIgnoreAsciiCase(w, "select") || EqualsIgnoreAsciiCase(w, "values") ||
+                   EqualsIgnoreAsciiCase(w, "with")
                ? "queries"
                : "parentheses";
   };
@@ -393,15 +383,15 @@ Status CheckNesting(std::string_view input, const Piece& piece) {
     } else if (t.kind == Token::Kind::kWord) {
       std::string_view w = text.substr(t.begin, t.end - t.begin);
       // UNION chains are flattened by the conversion; INTERSECT and EXCEPT nest.
-      if (EqualsIgnoreCase(w, "intersect") || EqualsIgnoreCase(w, "except")) {
+      if (EqualsIgnoreAsciiCase(w, "intersect") || EqualsIgnoreAsciiCase(w, "except")) {
         if (++operators.back() > kMaxDepth) return too_deep(t.begin);
-      } else if (EqualsIgnoreCase(w, "and") || EqualsIgnoreCase(w, "or") ||
-                 EqualsIgnoreCase(w, "when") || EqualsIgnoreCase(w, "then") ||
-                 EqualsIgnoreCase(w, "else") || EqualsIgnoreCase(w, "select") ||
-                 EqualsIgnoreCase(w, "where") || EqualsIgnoreCase(w, "having") ||
-                 EqualsIgnoreCase(w, "on") || EqualsIgnoreCase(w, "by")) {
+      } else if (EqualsIgnoreAsciiCase(w, "and") || EqualsIgnoreAsciiCase(w, "or") ||
+                 EqualsIgnoreAsciiCase(w, "when") || EqualsIgnoreAsciiCase(w, "then") ||
+                 EqualsIgnoreAsciiCase(w, "else") || EqualsIgnoreAsciiCase(w, "select") ||
+                 EqualsIgnoreAsciiCase(w, "where") || EqualsIgnoreAsciiCase(w, "having") ||
+                 EqualsIgnoreAsciiCase(w, "on") || EqualsIgnoreAsciiCase(w, "by")) {
         // These end an operand: the operators before and after are not nested in each other.
-        if (!EqualsIgnoreCase(w, "select")) operators.back() = 0;
+        if (!EqualsIgnoreAsciiCase(w, "select")) operators.back() = 0;
       }
     } else if (t.kind == Token::Kind::kOperator) {
       if (++operators.back() > kMaxDepth) return too_deep(t.begin);
@@ -418,7 +408,7 @@ Result<std::optional<ShowObjectsStatement>> ParseShowObjects(std::string_view in
   Scanner scanner(text, piece.begin);
   auto word = [&](const Token& t, std::string_view w) {
     return t.kind == Token::Kind::kWord &&
-           EqualsIgnoreCase(text.substr(t.begin, t.end - t.begin), w);
+           EqualsIgnoreAsciiCase(text.substr(t.begin, t.end - t.begin), w);
   };
   auto syntax_error = [&](const Token& t) {
     if (t.kind == Token::Kind::kEnd) {
@@ -479,7 +469,7 @@ std::optional<std::pair<size_t, size_t>> FindDropPurge(std::string_view input, c
   Scanner scanner(text, piece.begin);
   auto word = [&](const Token& t, std::string_view w) {
     return t.kind == Token::Kind::kWord &&
-           EqualsIgnoreCase(text.substr(t.begin, t.end - t.begin), w);
+           EqualsIgnoreAsciiCase(text.substr(t.begin, t.end - t.begin), w);
   };
   if (!word(scanner.Next(), "drop") || !word(scanner.Next(), "table")) return std::nullopt;
   Token before{};

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "floe/common/ascii.h"
 #include "floe/sql/parse_tree_internal.h"
 #include "floe/sql/parser.h"
 
@@ -512,9 +513,7 @@ Result<ParsedExprPtr> Converter::ConvertExpr(const Json& node) {
     e->args = {std::move(inner)};
     std::string test = StringField(*f, "booltesttype");  // IS_[NOT_]TRUE|FALSE|UNKNOWN
     e->negated = test.rfind("IS_NOT_", 0) == 0;
-    std::string value = test.substr(e->negated ? 7 : 3);
-    for (char& ch : value) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    e->bool_test = value;
+    e->bool_test = AsciiLower(std::string_view(test).substr(e->negated ? 7 : 3));
     return e;
   }
   if (tag == "CaseExpr") {

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "floe/common/ascii.h"
 #include "floe/sql/parse_tree_internal.h"
 
 namespace floe::sql::internal {
@@ -15,11 +16,6 @@ namespace {
 
 /// At most this many grouping sets, as in PostgreSQL.
 constexpr size_t kMaxGroupingSets = 4096;
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 /// A copy of `j` without "location" members, to compare expressions as written.
 Json WithoutLocations(const Json& j) {
@@ -643,7 +639,7 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
     } else if (type == "OBJECT_VIEW") {
       drop.object = DropStatement::ObjectKind::kView;
     } else {
-      std::string what = Lower(type.substr(type.find('_') + 1));
+      std::string what = AsciiLower(type.substr(type.find('_') + 1));
       return NotSupported("DROP of a " + what, 0);
     }
     for (const Json& obj : ListField(*f, "objects")) {
@@ -742,7 +738,7 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
   if (tag == "VariableSetStmt") {
     SetStatement set;
     std::string kind = StringField(*f, "kind");
-    set.name = Lower(StringField(*f, "name"));
+    set.name = AsciiLower(StringField(*f, "name"));
     set.local = BoolField(*f, "is_local");
     if (kind == "VAR_SET_VALUE") {
       for (const Json& arg : ListField(*f, "args")) {
@@ -775,7 +771,7 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
     return set;
   }
   if (tag == "VariableShowStmt") {
-    return ShowStatement{Lower(StringField(*f, "name"))};
+    return ShowStatement{AsciiLower(StringField(*f, "name"))};
   }
   if (tag == "ExplainStmt") {
     auto explain = std::make_shared<ExplainStatement>();
@@ -784,7 +780,7 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
       if (NodeTag(opt, &of) != "DefElem") return NotSupported("this EXPLAIN option", 0);
       std::string name = StringField(*of, "defname");
       FLOE_ASSIGN_OR_RAISE(std::string value, DefElemValueText(*of));
-      value = Lower(value);
+      value = AsciiLower(value);
       bool on;
       if (value.empty() || value == "true" || value == "on" || value == "1") {
         on = true;

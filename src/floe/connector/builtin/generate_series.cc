@@ -9,6 +9,7 @@
 #include "floe/batch/buffer.h"
 #include "floe/batch/value_format.h"
 #include "floe/codec/value_codec.h"
+#include "floe/common/ascii.h"
 #include "floe/common/calendar.h"
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/projection_exec.h"
@@ -175,8 +176,7 @@ Result<IntervalStep> ParseIntervalStep(std::string_view text) {
     skip_space();
     size_t unit_begin = i;
     while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
-    std::string unit(text.substr(unit_begin, i - unit_begin));
-    for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string unit = AsciiLower(text.substr(unit_begin, i - unit_begin));
     if (unit.size() > 1 && unit.back() == 's' && unit != "us" && unit != "ms") unit.pop_back();
     __int128 micros = 0;
     if (unit == "microsecond" || unit == "us" || unit == "usec") {

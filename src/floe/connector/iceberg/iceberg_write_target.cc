@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/codec/iceberg.pb.h"
+#include "floe/common/ascii.h"
 #include "floe/connector/iceberg/iceberg_codec_internal.h"
 #include "floe/connector/iceberg/iceberg_write_target.h"
 #include "floe/exec/plan_codec.h"
@@ -35,9 +36,7 @@ Result<IcebergWriteTargetPtr> MakeWriteTarget(std::string table_name, iceberg::T
   auto target = std::make_shared<IcebergWriteTarget>();
   const auto& properties = table.metadata->properties;
   if (auto it = properties.find(std::string(kFanoutProperty)); it != properties.end()) {
-    std::string value = it->second;
-    std::transform(value.begin(), value.end(), value.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::string value = AsciiLower(it->second);
     if (value != "true" && value != "false") {
       return Status::Invalid("table {}: property {} must be true or false, not '{}'", table_name,
                              kFanoutProperty, it->second);

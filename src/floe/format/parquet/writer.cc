@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "floe/common/ascii.h"
 #include "floe/format/compression/codec.h"
 #include "floe/format/parquet/column_writer_internal.h"
 #include "floe/format/parquet/metadata.h"
@@ -37,9 +38,7 @@ struct CodecChoice {
 };
 
 Result<CodecChoice> ParseCodec(const std::string& name) {
-  std::string n = name;
-  std::transform(n.begin(), n.end(), n.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string n = AsciiLower(name);
   if (n == "zstd") return CodecChoice{CompressionCodec::kZstd, compression::CodecKind::kZstd};
   if (n == "snappy") {
     return CodecChoice{CompressionCodec::kSnappy, compression::CodecKind::kSnappy};
