@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "floe/batch/utf8.h"
+#include "floe/type/type_visit.h"
 
 namespace floe {
 
@@ -233,27 +234,26 @@ namespace {
 bool ValueEquals(const Array& a, int64_t i, const Array& b, int64_t j) {
   bool an = a.IsNull(i), bn = b.IsNull(j);
   if (an || bn) return an == bn;
-  switch (a.type_id()) {
-    case TypeId::kBoolean: return a.BoolValue(i) == b.BoolValue(j);
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid: return a.BytesValue(i) == b.BytesValue(j);
-    case TypeId::kFloat32: {
-      float x = a.Value<float>(i), y = b.Value<float>(j);
+  return VisitPhysicalType(a.type_id(), [&]<typename T>(TypeTag<T>) -> bool {
+    if constexpr (std::is_same_v<T, bool>) {
+      return a.BoolValue(i) == b.BoolValue(j);
+    } else if constexpr (std::is_same_v<T, Int128>) {
+      return a.DecimalValue(i) == b.DecimalValue(j);
+    } else if constexpr (std::is_same_v<T, std::string_view>) {
+      return a.BytesValue(i) == b.BytesValue(j);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      // NaN equals NaN.
+      const T x = a.Value<T>(i), y = b.Value<T>(j);
       return x == y || (x != x && y != y);
-    }
-    case TypeId::kFloat64: {
-      double x = a.Value<double>(i), y = b.Value<double>(j);
-      return x == y || (x != x && y != y);
-    }
-    case TypeId::kStruct:
+    } else if constexpr (!std::is_void_v<T>) {
+      return a.Value<T>(i) == b.Value<T>(j);
+    } else if (a.type_id() == TypeId::kStruct) {
       for (int k = 0; k < a.num_children(); ++k) {
         if (!ValueEquals(*a.child(k), a.offset() + i, *b.child(k), b.offset() + j)) return false;
       }
       return true;
-    case TypeId::kList:
-    case TypeId::kMap: {
+    } else {
+      // A list or map: the same number of elements, equal one by one.
       int64_t ab = a.ListBegin(i), ae = a.ListEnd(i), bb = b.ListBegin(j), be = b.ListEnd(j);
       if (ae - ab != be - bb) return false;
       for (int64_t k = 0; k < ae - ab; ++k) {
@@ -261,12 +261,7 @@ bool ValueEquals(const Array& a, int64_t i, const Array& b, int64_t j) {
       }
       return true;
     }
-    default: {
-      int w = a.type()->byte_width();
-      return std::memcmp(a.buffer(1)->data() + (a.offset() + i) * w,
-                         b.buffer(1)->data() + (b.offset() + j) * w, static_cast<size_t>(w)) == 0;
-    }
-  }
+  });
 }
 
 }  // namespace

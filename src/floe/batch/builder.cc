@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "floe/batch/gather_internal.h"
+#include "floe/type/type_visit.h"
 
 namespace floe {
 
@@ -710,44 +711,24 @@ Result<ArrayPtr> MapBuilder::Finish() {
 // Factories --------------------------------------------------------------------------
 
 std::unique_ptr<ArrayBuilder> MakeBuilder(TypePtr type, MemoryPool* pool) {
-  switch (type->id()) {
-    case TypeId::kBoolean:
+  const TypeId id = type->id();
+  return VisitPhysicalType(id, [&]<typename T>(TypeTag<T>) -> std::unique_ptr<ArrayBuilder> {
+    if constexpr (std::is_same_v<T, bool>) {
       return std::make_unique<BooleanBuilder>(pool);
-    case TypeId::kInt8:
-      return std::make_unique<Int8Builder>(std::move(type), pool);
-    case TypeId::kInt16:
-      return std::make_unique<Int16Builder>(std::move(type), pool);
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      return std::make_unique<Int32Builder>(std::move(type), pool);
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-      return std::make_unique<Int64Builder>(std::move(type), pool);
-    case TypeId::kFloat32:
-      return std::make_unique<Float32Builder>(std::move(type), pool);
-    case TypeId::kFloat64:
-      return std::make_unique<Float64Builder>(std::move(type), pool);
-    case TypeId::kDecimal:
+    } else if constexpr (std::is_same_v<T, Int128>) {
       return std::make_unique<DecimalBuilder>(std::move(type), pool);
-    case TypeId::kString:
-    case TypeId::kBinary:
-      return std::make_unique<BinaryBuilder>(std::move(type), pool);
-    case TypeId::kFixed:
-    case TypeId::kUuid:
+    } else if constexpr (std::is_same_v<T, std::string_view>) {
+      if (type->is_binary_like()) return std::make_unique<BinaryBuilder>(std::move(type), pool);
       return std::make_unique<FixedSizeBinaryBuilder>(std::move(type), pool);
-    case TypeId::kStruct:
-      return std::make_unique<StructBuilder>(std::move(type), pool);
-    case TypeId::kList:
-      return std::make_unique<ListBuilder>(std::move(type), pool);
-    case TypeId::kMap:
+    } else if constexpr (!std::is_void_v<T>) {
+      return std::make_unique<NumericBuilder<T>>(std::move(type), pool);
+    } else {
+      if (id == TypeId::kStruct) return std::make_unique<StructBuilder>(std::move(type), pool);
+      if (id == TypeId::kList) return std::make_unique<ListBuilder>(std::move(type), pool);
+      FLOE_CHECK(id == TypeId::kMap, "unknown type id");
       return std::make_unique<MapBuilder>(std::move(type), pool);
-  }
-  FLOE_CHECK(false, "unknown type id");
-  return nullptr;
+    }
+  });
 }
 
 Result<ArrayPtr> Concatenate(const std::vector<ArrayPtr>& arrays, MemoryPool* pool) {

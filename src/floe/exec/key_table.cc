@@ -382,30 +382,20 @@ const uint64_t* KeyTable::Pack(const std::vector<ArrayPtr>& columns, Scratch* sc
     auto put = [&](int64_t r, const void* v, size_t width) {
       std::memcpy(reinterpret_cast<uint8_t*>(words + r * w_count) + pc.offset, v, width);
     };
-    switch (pc.type) {
-      case TypeId::kBoolean:
+    VisitPhysicalType(pc.type, [&]<typename T>(TypeTag<T>) {
+      if constexpr (std::is_same_v<T, bool>) {
         for (int64_t r = 0; r < n; ++r) {
           const uint8_t v = a.BoolValue(r) ? 1 : 0;
           put(r, &v, 1);
         }
-        break;
-      case TypeId::kFloat32: {
-        const float* v = a.values<float>();
+      } else if constexpr (std::is_floating_point_v<T>) {
+        using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+        const T* v = a.values<T>();
         for (int64_t r = 0; r < n; ++r) {
-          const uint32_t b = CanonicalFloatBits<float, uint32_t>(v[r]);
-          put(r, &b, 4);
+          const Bits b = CanonicalFloatBits<T, Bits>(v[r]);
+          put(r, &b, sizeof(b));
         }
-        break;
-      }
-      case TypeId::kFloat64: {
-        const double* v = a.values<double>();
-        for (int64_t r = 0; r < n; ++r) {
-          const uint64_t b = CanonicalFloatBits<double, uint64_t>(v[r]);
-          put(r, &b, 8);
-        }
-        break;
-      }
-      default: {
+      } else {
         const uint8_t* base = a.buffer(1)->data() + a.offset() * pc.width;
         switch (pc.width) {
           case 1:
@@ -429,9 +419,8 @@ const uint64_t* KeyTable::Pack(const std::vector<ArrayPtr>& columns, Scratch* sc
             }
             break;
         }
-        break;
       }
-    }
+    });
   }
   return words;
 }

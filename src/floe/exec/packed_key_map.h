@@ -13,6 +13,7 @@
 #include "floe/batch/array.h"
 #include "floe/exec/pooled_array.h"
 #include "floe/type/type.h"
+#include "floe/type/type_visit.h"
 
 namespace floe::exec {
 
@@ -36,34 +37,29 @@ class PackedKeyMap {
     for (const Field& f : fields) {
       Part p;
       const TypePtr& t = f.type();
-      switch (t->id()) {
-        case TypeId::kInt8:
-        case TypeId::kInt16:
-        case TypeId::kInt32:
-        case TypeId::kInt64:
-        case TypeId::kDate:
-        case TypeId::kTime:
-        case TypeId::kTimestamp:
-        case TypeId::kTimestampTz:
-        case TypeId::kTimestampNs:
-        case TypeId::kTimestampTzNs:
-          p.kind = Part::kInt;
-          p.width = t->byte_width();
-          break;
-        case TypeId::kDecimal:
-          if (t->precision() > 18) return nullptr;
+      // Integers, dates, times and timestamps by value, decimals by their unscaled value,
+      // strings and binary by their bytes; booleans, floats, fixed, uuid and nested types do
+      // not pack.
+      const bool packs = VisitPhysicalType(t->id(), [&]<typename T>(TypeTag<T>) {
+        if constexpr (std::is_same_v<T, Int128>) {
           p.kind = Part::kDecimal;
           p.width = 8;
-          break;
-        case TypeId::kString:
-        case TypeId::kBinary:
+          return t->precision() <= 18;
+        } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+          p.kind = Part::kInt;
+          p.width = t->byte_width();
+          return true;
+        } else if constexpr (std::is_same_v<T, std::string_view>) {
           p.kind = Part::kString;
-          ++strings;
-          break;
-        default:
-          return nullptr;
-      }
-      if (p.kind != Part::kString) {
+          return t->is_binary_like();
+        } else {
+          return false;
+        }
+      });
+      if (!packs) return nullptr;
+      if (p.kind == Part::kString) {
+        ++strings;
+      } else {
         // One key column keeps its NULL group outside the table; several mark NULL in a
         // byte of their own.
         p.null_byte = !single && f.nullable();

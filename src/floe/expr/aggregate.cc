@@ -21,6 +21,7 @@
 #include "floe/batch/select.h"
 #include "floe/common/memory_pool.h"
 #include "floe/expr/aggregate_internal.h"
+#include "floe/type/type_visit.h"
 
 namespace floe::expr {
 
@@ -1267,48 +1268,16 @@ template <bool kMin>
 Result<std::unique_ptr<GroupsAccumulator>> MakeMinMax(const ResolvedAggregate& aggregate,
                                                       MemoryPool* pool) {
   const TypePtr& t = aggregate.arg_types[0];
-  std::unique_ptr<GroupsAccumulator> acc;
-  switch (t->id()) {
-    case TypeId::kBoolean:
-      acc = std::make_unique<MinMaxAccumulator<bool, kMin>>(t, pool);
-      break;
-    case TypeId::kInt8:
-      acc = std::make_unique<MinMaxAccumulator<int8_t, kMin>>(t, pool);
-      break;
-    case TypeId::kInt16:
-      acc = std::make_unique<MinMaxAccumulator<int16_t, kMin>>(t, pool);
-      break;
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      acc = std::make_unique<MinMaxAccumulator<int32_t, kMin>>(t, pool);
-      break;
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-      acc = std::make_unique<MinMaxAccumulator<int64_t, kMin>>(t, pool);
-      break;
-    case TypeId::kFloat32:
-      acc = std::make_unique<MinMaxAccumulator<float, kMin>>(t, pool);
-      break;
-    case TypeId::kFloat64:
-      acc = std::make_unique<MinMaxAccumulator<double, kMin>>(t, pool);
-      break;
-    case TypeId::kDecimal:
-      acc = std::make_unique<MinMaxAccumulator<Int128, kMin>>(t, pool);
-      break;
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid:
-      acc = std::make_unique<MinMaxBytesAccumulator<kMin>>(t, pool);
-      break;
-    default:
-      return Unsupported(aggregate);
-  }
-  return acc;
+  return VisitPhysicalType(
+      t->id(), [&]<typename T>(TypeTag<T>) -> Result<std::unique_ptr<GroupsAccumulator>> {
+        if constexpr (std::is_void_v<T>) {
+          return Unsupported(aggregate);
+        } else if constexpr (std::is_same_v<T, std::string_view>) {
+          return std::make_unique<MinMaxBytesAccumulator<kMin>>(t, pool);
+        } else {
+          return std::make_unique<MinMaxAccumulator<T, kMin>>(t, pool);
+        }
+      });
 }
 
 Result<std::unique_ptr<GroupsAccumulator>> MakeSum(const ResolvedAggregate& aggregate,

@@ -5,7 +5,10 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
+
+#include "floe/type/type_visit.h"
 
 namespace floe::expr {
 
@@ -88,47 +91,10 @@ void Apply(const Array& a, bool first, uint64_t* out, F&& value_hash) {
 }
 
 Status HashColumn(const Array& a, bool first, uint64_t* out) {
-  switch (a.type_id()) {
-    case TypeId::kBoolean:
+  return VisitPhysicalType(a.type_id(), [&]<typename T>(TypeTag<T>) -> Status {
+    if constexpr (std::is_same_v<T, bool>) {
       Apply(a, first, out, [&](int64_t i) { return HashInt(a.BoolValue(i) ? 1 : 0); });
-      return Status::OK();
-    case TypeId::kInt8: {
-      const int8_t* v = a.values<int8_t>();
-      Apply(a, first, out, [&](int64_t i) { return HashInt(static_cast<uint64_t>(v[i])); });
-      return Status::OK();
-    }
-    case TypeId::kInt16: {
-      const int16_t* v = a.values<int16_t>();
-      Apply(a, first, out, [&](int64_t i) { return HashInt(static_cast<uint64_t>(v[i])); });
-      return Status::OK();
-    }
-    case TypeId::kInt32:
-    case TypeId::kDate: {
-      const int32_t* v = a.values<int32_t>();
-      Apply(a, first, out, [&](int64_t i) { return HashInt(static_cast<uint64_t>(v[i])); });
-      return Status::OK();
-    }
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs: {
-      const int64_t* v = a.values<int64_t>();
-      Apply(a, first, out, [&](int64_t i) { return HashInt(static_cast<uint64_t>(v[i])); });
-      return Status::OK();
-    }
-    case TypeId::kFloat32: {
-      const float* v = a.values<float>();
-      Apply(a, first, out, [&](int64_t i) { return HashDouble(static_cast<double>(v[i])); });
-      return Status::OK();
-    }
-    case TypeId::kFloat64: {
-      const double* v = a.values<double>();
-      Apply(a, first, out, [&](int64_t i) { return HashDouble(v[i]); });
-      return Status::OK();
-    }
-    case TypeId::kDecimal: {
+    } else if constexpr (std::is_same_v<T, Int128>) {
       const uint8_t* base = a.buffer(1)->data() + a.offset() * 16;
       Apply(a, first, out, [&](int64_t i) {
         uint64_t lo, hi;
@@ -136,36 +102,34 @@ Status HashColumn(const Array& a, bool first, uint64_t* out) {
         std::memcpy(&hi, base + i * 16 + 8, 8);
         return Mix64(HashInt(lo) ^ (hi * kMul3));
       });
-      return Status::OK();
-    }
-    case TypeId::kString:
-    case TypeId::kBinary: {
-      const int32_t* offs = a.value_offsets();
-      const uint8_t* data = a.buffer(2) ? a.buffer(2)->data() : nullptr;
-      Apply(a, first, out, [&](int64_t i) {
-        return HashBytes(data + offs[i], static_cast<size_t>(offs[i + 1] - offs[i]));
-      });
-      return Status::OK();
-    }
-    case TypeId::kFixed:
-    case TypeId::kUuid: {
-      const int w = a.type()->byte_width();
-      const uint8_t* data = a.buffer(1)->data() + a.offset() * w;
-      Apply(a, first, out,
-            [&](int64_t i) { return HashBytes(data + i * w, static_cast<size_t>(w)); });
-      return Status::OK();
-    }
-    case TypeId::kStruct: {
+    } else if constexpr (std::is_integral_v<T>) {
+      const T* v = a.values<T>();
+      Apply(a, first, out, [&](int64_t i) { return HashInt(static_cast<uint64_t>(v[i])); });
+    } else if constexpr (std::is_floating_point_v<T>) {
+      const T* v = a.values<T>();
+      Apply(a, first, out, [&](int64_t i) { return HashDouble(static_cast<double>(v[i])); });
+    } else if constexpr (std::is_same_v<T, std::string_view>) {
+      if (a.type()->is_binary_like()) {
+        const int32_t* offs = a.value_offsets();
+        const uint8_t* data = a.buffer(2) ? a.buffer(2)->data() : nullptr;
+        Apply(a, first, out, [&](int64_t i) {
+          return HashBytes(data + offs[i], static_cast<size_t>(offs[i + 1] - offs[i]));
+        });
+      } else {
+        // Fixed and uuid: the type's width per value.
+        const int w = a.type()->byte_width();
+        const uint8_t* data = a.buffer(1)->data() + a.offset() * w;
+        Apply(a, first, out,
+              [&](int64_t i) { return HashBytes(data + i * w, static_cast<size_t>(w)); });
+      }
+    } else if (a.type_id() == TypeId::kStruct) {
       const int64_t n = a.length();
       std::vector<uint64_t> fields(static_cast<size_t>(n), kMul1);
       for (int f = 0; f < a.num_children(); ++f) {
         FLOE_RETURN_NOT_OK(HashColumn(*a.field(f), false, fields.data()));
       }
       Apply(a, first, out, [&](int64_t i) { return fields[static_cast<size_t>(i)]; });
-      return Status::OK();
-    }
-    case TypeId::kList:
-    case TypeId::kMap: {
+    } else if (a.type_id() == TypeId::kList || a.type_id() == TypeId::kMap) {
       // Element hashes of the referenced child range, folded per row.
       const int64_t n = a.length();
       const int64_t begin = n > 0 ? a.ListBegin(0) : 0;
@@ -180,10 +144,11 @@ Status HashColumn(const Array& a, bool first, uint64_t* out) {
         }
         return h;
       });
-      return Status::OK();
+    } else {
+      return Status::NotSupported("hashing of {} values", a.type()->ToString());
     }
-  }
-  return Status::NotSupported("hashing of {} values", a.type()->ToString());
+    return Status::OK();
+  });
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "floe/batch/builder.h"
 #include "floe/iceberg/projection.h"
 #include "floe/iceberg/single_value.h"
+#include "floe/type/type_visit.h"
 
 namespace floe::iceberg {
 namespace {
@@ -675,65 +676,16 @@ Status EvalPredicateRows(const Expression& pred, const RecordBatch& batch, uint8
     return Status::OK();
   }
   const std::vector<Scalar>& lits = pred.literals();
-  switch (id) {
-    case TypeId::kBoolean:
+  return VisitPhysicalType(id, [&]<typename T>(TypeTag<T>) -> Status {
+    if constexpr (std::is_same_v<T, bool>) {
       CompareRows<bool>(
           op, n, valid.data(), [&](int64_t i) { return column->BoolValue(i); },
           LiteralValues<bool>(lits), out);
-      return Status::OK();
-    case TypeId::kInt8: {
-      const int8_t* v = column->values<int8_t>();
-      CompareRows<int32_t>(
-          op, n, valid.data(), [&](int64_t i) { return int32_t{v[i]}; },
-          LiteralValues<int32_t>(lits), out);
-      return Status::OK();
-    }
-    case TypeId::kInt16: {
-      const int16_t* v = column->values<int16_t>();
-      CompareRows<int32_t>(
-          op, n, valid.data(), [&](int64_t i) { return int32_t{v[i]}; },
-          LiteralValues<int32_t>(lits), out);
-      return Status::OK();
-    }
-    case TypeId::kInt32:
-    case TypeId::kDate: {
-      const int32_t* v = column->values<int32_t>();
-      CompareRows<int32_t>(
-          op, n, valid.data(), [&](int64_t i) { return v[i]; }, LiteralValues<int32_t>(lits), out);
-      return Status::OK();
-    }
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs: {
-      const int64_t* v = column->values<int64_t>();
-      CompareRows<int64_t>(
-          op, n, valid.data(), [&](int64_t i) { return v[i]; }, LiteralValues<int64_t>(lits), out);
-      return Status::OK();
-    }
-    case TypeId::kFloat32: {
-      const float* v = column->values<float>();
-      CompareRows<float>(
-          op, n, valid.data(), [&](int64_t i) { return v[i]; }, LiteralValues<float>(lits), out);
-      return Status::OK();
-    }
-    case TypeId::kFloat64: {
-      const double* v = column->values<double>();
-      CompareRows<double>(
-          op, n, valid.data(), [&](int64_t i) { return v[i]; }, LiteralValues<double>(lits), out);
-      return Status::OK();
-    }
-    case TypeId::kDecimal:
+    } else if constexpr (std::is_same_v<T, Int128>) {
       CompareRows<Int128>(
           op, n, valid.data(), [&](int64_t i) { return column->DecimalValue(i); },
           LiteralValues<Int128>(lits), out);
-      return Status::OK();
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid: {
+    } else if constexpr (std::is_same_v<T, std::string_view>) {
       std::vector<std::string_view> views;
       for (const Scalar& s : lits) views.push_back(s.get<std::string>());
       if (op == Operation::kStartsWith || op == Operation::kNotStartsWith) {
@@ -747,12 +699,18 @@ Status EvalPredicateRows(const Expression& pred, const RecordBatch& batch, uint8
       }
       CompareRows<std::string_view>(
           op, n, valid.data(), [&](int64_t i) { return column->BytesValue(i); }, views, out);
-      return Status::OK();
-    }
-    default:
+    } else if constexpr (!std::is_void_v<T>) {
+      // Literals of int8 and int16 columns are held as int32 (ScalarStorageOf).
+      using L = ScalarStorageOf<T>;
+      const T* v = column->values<T>();
+      CompareRows<L>(
+          op, n, valid.data(), [&](int64_t i) { return L{v[i]}; }, LiteralValues<L>(lits), out);
+    } else {
       return Status::NotSupported("cannot evaluate {} on a column of type {}", pred.ToString(),
                                   column->type()->ToString());
-  }
+    }
+    return Status::OK();
+  });
 }
 
 Status EvalRows(const Expression& e, const RecordBatch& batch, uint8_t* out) {

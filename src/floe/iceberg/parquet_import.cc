@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -11,6 +12,7 @@
 #include "floe/format/parquet/reader.h"
 #include "floe/iceberg/data_file_writer.h"
 #include "floe/iceberg/single_value.h"
+#include "floe/type/type_visit.h"
 
 namespace floe::iceberg {
 namespace {
@@ -248,41 +250,26 @@ std::optional<Scalar> ToScalar(const StatValue& v, const TypePtr& type) {
   auto make = [&](auto value) -> std::optional<Scalar> {
     return Scalar::Make(type, Scalar::Storage(std::move(value)));
   };
-  const int64_t* integer = std::get_if<int64_t>(&v);
-  switch (type->id()) {
-    case TypeId::kBoolean:
+  return VisitPhysicalType(type->id(), [&]<typename T>(TypeTag<T>) -> std::optional<Scalar> {
+    if constexpr (std::is_same_v<T, bool>) {
       if (const bool* b = std::get_if<bool>(&v)) return make(*b);
-      return std::nullopt;
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      if (integer == nullptr || *integer < INT32_MIN || *integer > INT32_MAX) return std::nullopt;
-      return make(static_cast<int32_t>(*integer));
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-      if (integer == nullptr) return std::nullopt;
-      return make(*integer);
-    case TypeId::kFloat32:
-      if (const double* d = std::get_if<double>(&v)) return make(static_cast<float>(*d));
-      return std::nullopt;
-    case TypeId::kFloat64:
-      if (const double* d = std::get_if<double>(&v)) return make(*d);
-      return std::nullopt;
-    case TypeId::kDecimal:
+    } else if constexpr (std::is_same_v<T, int32_t>) {
+      const int64_t* integer = std::get_if<int64_t>(&v);
+      if (integer != nullptr && *integer >= INT32_MIN && *integer <= INT32_MAX) {
+        return make(static_cast<int32_t>(*integer));
+      }
+    } else if constexpr (std::is_same_v<T, int64_t>) {
+      if (const int64_t* integer = std::get_if<int64_t>(&v)) return make(*integer);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      if (const double* d = std::get_if<double>(&v)) return make(static_cast<T>(*d));
+    } else if constexpr (std::is_same_v<T, Int128>) {
       if (const Int128* d = std::get_if<Int128>(&v)) return make(*d);
-      return std::nullopt;
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid:
+    } else if constexpr (std::is_same_v<T, std::string_view>) {
       if (const std::string* b = std::get_if<std::string>(&v)) return make(*b);
-      return std::nullopt;
-    default:
-      return std::nullopt;
-  }
+    }
+    // int8 and int16 have no Iceberg type; nested types have no statistics.
+    return std::nullopt;
+  });
 }
 
 // A bound as `mode` records it (MetricsMode::LowerBound and UpperBound: the same truncation

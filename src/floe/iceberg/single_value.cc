@@ -1,6 +1,10 @@
 #include "floe/iceberg/single_value.h"
 
 #include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "floe/type/type_visit.h"
 
 namespace floe::iceberg {
 namespace {
@@ -50,91 +54,62 @@ std::string DecimalToMinimalBytes(Int128 unscaled) {
 Result<std::string> SerializeValue(const Scalar& value) {
   if (value.is_null()) return Status::Invalid("cannot serialize a NULL single value");
   const DataType& type = *value.type();
-  switch (type.id()) {
-    case TypeId::kBoolean:
+  return VisitPhysicalType(type.id(), [&]<typename T>(TypeTag<T>) -> Result<std::string> {
+    if constexpr (std::is_same_v<T, bool>) {
       return std::string(1, value.get<bool>() ? '\x01' : '\x00');
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      return LittleEndian<int32_t>(value.get<int32_t>());
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-      return LittleEndian<int64_t>(value.get<int64_t>());
-    case TypeId::kFloat32:
-      return LittleEndian<float>(value.get<float>());
-    case TypeId::kFloat64:
-      return LittleEndian<double>(value.get<double>());
-    case TypeId::kDecimal:
+    } else if constexpr (std::is_same_v<T, Int128>) {
       return DecimalToMinimalBytes(value.get<Int128>());
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid:
+    } else if constexpr (std::is_same_v<T, std::string_view>) {
       return value.get<std::string>();
-    default:
+    } else if constexpr (!std::is_void_v<T>) {
+      // int8 and int16 values are held, and serialized, as int32.
+      using S = ScalarStorageOf<T>;
+      return LittleEndian<S>(value.get<S>());
+    } else {
       return Status::Invalid("type {} has no single-value serialization", type.ToString());
-  }
+    }
+  });
 }
 
 Result<Scalar> DeserializeValue(const TypePtr& type, std::string_view bytes) {
   const size_t n = bytes.size();
-  switch (type->id()) {
-    case TypeId::kBoolean:
+  return VisitPhysicalType(type->id(), [&]<typename T>(TypeTag<T>) -> Result<Scalar> {
+    if constexpr (std::is_same_v<T, bool>) {
       if (n != 1) return WrongLength(*type, n, "1");
       if (bytes[0] != 0 && bytes[0] != 1) {
         return Status::Invalid("single-value boolean bound has byte {}, expected 0 or 1",
                                static_cast<int>(static_cast<unsigned char>(bytes[0])));
       }
       return Scalar::Make(type, bytes[0] == 1);
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      if (n != 4) return WrongLength(*type, n, "4");
-      return Scalar::Make(type, ReadLittleEndian<int32_t>(bytes));
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-      if (n == 8) return Scalar::Make(type, ReadLittleEndian<int64_t>(bytes));
-      // An int column promoted to long keeps 4-byte bounds in older manifests.
-      if (n == 4 && type->id() == TypeId::kInt64) {
-        return Scalar::Make(type, static_cast<int64_t>(ReadLittleEndian<int32_t>(bytes)));
-      }
-      return WrongLength(*type, n, "8");
-    case TypeId::kFloat32:
-      if (n != 4) return WrongLength(*type, n, "4");
-      return Scalar::Make(type, ReadLittleEndian<float>(bytes));
-    case TypeId::kFloat64:
-      if (n == 8) return Scalar::Make(type, ReadLittleEndian<double>(bytes));
-      if (n == 4) return Scalar::Make(type, static_cast<double>(ReadLittleEndian<float>(bytes)));
-      return WrongLength(*type, n, "8");
-    case TypeId::kDecimal: {
+    } else if constexpr (std::is_same_v<T, Int128>) {
       if (n == 0 || n > 16) return WrongLength(*type, n, "1 to 16");
       unsigned __int128 u =
           (static_cast<unsigned char>(bytes[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
       for (char c : bytes) u = (u << 8) | static_cast<unsigned char>(c);
       return Scalar::Make(type, static_cast<Int128>(u));
-    }
-    case TypeId::kString:
-    case TypeId::kBinary:
-      return Scalar::Make(type, std::string(bytes));
-    case TypeId::kFixed:
-    case TypeId::kUuid:
-      if (n != static_cast<size_t>(type->byte_width())) {
+    } else if constexpr (std::is_same_v<T, std::string_view>) {
+      if (!type->is_binary_like() && n != static_cast<size_t>(type->byte_width())) {
         return WrongLength(*type, n, std::to_string(type->byte_width()));
       }
       return Scalar::Make(type, std::string(bytes));
-    default:
+    } else if constexpr (!std::is_void_v<T>) {
+      // int8 and int16 values are held, and serialized, as int32.
+      using S = ScalarStorageOf<T>;
+      if (n == sizeof(S)) return Scalar::Make(type, ReadLittleEndian<S>(bytes));
+      if constexpr (std::is_same_v<S, int64_t>) {
+        // An int column promoted to long keeps 4-byte bounds in older manifests.
+        if (n == 4 && type->id() == TypeId::kInt64) {
+          return Scalar::Make(type, static_cast<int64_t>(ReadLittleEndian<int32_t>(bytes)));
+        }
+      } else if constexpr (std::is_same_v<S, double>) {
+        // A float column promoted to double keeps 4-byte bounds.
+        if (n == 4) return Scalar::Make(type, static_cast<double>(ReadLittleEndian<float>(bytes)));
+      }
+      return WrongLength(*type, n, std::to_string(sizeof(S)));
+    } else {
       return Status::Invalid("type {} has no single-value serialization", type->ToString());
-  }
+    }
+  });
 }
 
 }  // namespace floe::iceberg

@@ -2,30 +2,17 @@
 
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
 #include "floe/common/calendar.h"
+#include "floe/type/type_visit.h"
 
 namespace floe::iceberg::internal {
 
 namespace {
-
-int IntegerWidth(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8:
-      return 1;
-    case TypeId::kInt16:
-      return 2;
-    case TypeId::kInt32:
-      return 4;
-    case TypeId::kInt64:
-      return 8;
-    default:
-      return 0;
-  }
-}
 
 // The same buffers under another type of the same physical layout.
 Result<ArrayPtr> Retype(const ArrayPtr& array, const TypePtr& target) {
@@ -47,18 +34,26 @@ Result<ArrayPtr> MapValues(const Array& array, const TypePtr& target, MemoryPool
   return builder.Finish();
 }
 
-int64_t ReadInteger(const Array& array, int64_t i) {
-  switch (array.type_id()) {
-    case TypeId::kInt8:
-      return array.Value<int8_t>(i);
-    case TypeId::kInt16:
-      return array.Value<int16_t>(i);
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      return array.Value<int32_t>(i);
-    default:
-      return array.Value<int64_t>(i);
-  }
+// The physical types of integers (dates, times and timestamps share them; bool and the
+// 128-bit decimal do not count).
+template <typename T>
+constexpr bool kIsInteger =
+    std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, Int128>;
+
+// An integer array as the integer type `target`, value by value.
+Result<ArrayPtr> CastIntegers(const ArrayPtr& array, const TypePtr& target, MemoryPool* pool) {
+  return VisitPhysicalType(target->id(), [&]<typename Out>(TypeTag<Out>) -> Result<ArrayPtr> {
+    return VisitPhysicalType(array->type_id(), [&]<typename In>(TypeTag<In>) -> Result<ArrayPtr> {
+      if constexpr (kIsInteger<In> && kIsInteger<Out>) {
+        const In* v = array->values<In>();
+        return MapValues<Out>(*array, target, pool,
+                              [v](int64_t i) { return static_cast<Out>(v[i]); });
+      } else {
+        return Status::Internal("{} to {} is not an integer conversion", array->type()->ToString(),
+                                target->ToString());
+      }
+    });
+  });
 }
 
 bool HasConstantBelow(const Field& field, const MissingValues& missing) {
@@ -120,7 +115,7 @@ Result<Scalar> CastScalar(const Scalar& value, const TypePtr& type) {
   if (from.Equals(*type)) return value;
   if (value.is_null()) return Scalar::Null(type);
   const TypeId to = type->id();
-  if (from.is_integer() && type->is_integer() && IntegerWidth(from.id()) <= IntegerWidth(to)) {
+  if (from.is_integer() && type->is_integer() && from.byte_width() <= type->byte_width()) {
     int64_t v = from.id() == TypeId::kInt64 ? value.get<int64_t>() : value.get<int32_t>();
     if (to == TypeId::kInt64) return Scalar::Make(type, v);
     return Scalar::Make(type, static_cast<int32_t>(v));
@@ -163,20 +158,9 @@ Result<ArrayPtr> CastArray(const ArrayPtr& array, const TypePtr& target, const s
   const DataType& from = *array->type();
   if (from.Equals(*target)) return array;
   const TypeId to = target->id();
-  if (from.is_integer() && target->is_integer() && IntegerWidth(from.id()) <= IntegerWidth(to)) {
-    if (IntegerWidth(from.id()) == IntegerWidth(to)) return Retype(array, target);
-    if (to == TypeId::kInt64) {
-      return MapValues<int64_t>(*array, target, pool,
-                                [&](int64_t i) { return ReadInteger(*array, i); });
-    }
-    if (to == TypeId::kInt32) {
-      return MapValues<int32_t>(*array, target, pool, [&](int64_t i) {
-        return static_cast<int32_t>(ReadInteger(*array, i));
-      });
-    }
-    return MapValues<int16_t>(*array, target, pool, [&](int64_t i) {
-      return static_cast<int16_t>(ReadInteger(*array, i));
-    });
+  if (from.is_integer() && target->is_integer() && from.byte_width() <= target->byte_width()) {
+    if (from.byte_width() == target->byte_width()) return Retype(array, target);
+    return CastIntegers(array, target, pool);
   }
   if (from.id() == TypeId::kFloat32 && to == TypeId::kFloat64) {
     return MapValues<double>(*array, target, pool, [&](int64_t i) {
@@ -353,56 +337,32 @@ void AppendKeyValue(const Array& array, int64_t i, bool is_null, std::string& ke
   }
   key.push_back('\1');
   auto append_raw = [&](const void* p, size_t n) { key.append(static_cast<const char*>(p), n); };
-  switch (array.type_id()) {
-    case TypeId::kBoolean:
+  VisitPhysicalType(array.type_id(), [&]<typename T>(TypeTag<T>) {
+    if constexpr (std::is_same_v<T, bool>) {
       key.push_back(array.BoolValue(i) ? '\1' : '\0');
-      break;
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kInt64: {
-      int64_t v = ReadInteger(array, i);
+    } else if constexpr (std::is_same_v<T, Int128>) {
+      const Int128 v = array.DecimalValue(i);
       append_raw(&v, sizeof(v));
-      break;
-    }
-    case TypeId::kFloat32: {
-      double v = array.Value<float>(i);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      const double v = array.Value<T>(i);
       append_raw(&v, sizeof(v));
-      break;
-    }
-    case TypeId::kFloat64: {
-      double v = array.Value<double>(i);
-      append_raw(&v, sizeof(v));
-      break;
-    }
-    case TypeId::kDecimal: {
-      Int128 v = array.DecimalValue(i);
-      append_raw(&v, sizeof(v));
-      break;
-    }
-    case TypeId::kDate: {
-      int32_t v = array.Value<int32_t>(i);
-      append_raw(&v, sizeof(v));
-      break;
-    }
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs: {
-      int64_t v = array.Value<int64_t>(i);
-      append_raw(&v, sizeof(v));
-      break;
-    }
-    default: {
+    } else if constexpr (std::is_integral_v<T>) {
+      if (array.type()->is_integer()) {
+        const int64_t v = array.Value<T>(i);
+        append_raw(&v, sizeof(v));
+      } else {
+        // Dates, times and timestamps keep their own width (no promotion changes them).
+        const T v = array.Value<T>(i);
+        append_raw(&v, sizeof(v));
+      }
+    } else {
       // String, binary, fixed and uuid: length-prefixed bytes.
       std::string_view bytes = array.BytesValue(i);
       uint64_t size = bytes.size();
       append_raw(&size, sizeof(size));
       key.append(bytes);
-      break;
     }
-  }
+  });
 }
 
 }  // namespace floe::iceberg::internal

@@ -11,6 +11,7 @@
 #include "floe/common/calendar.h"
 #include "floe/common/logging.h"
 #include "floe/iceberg/single_value.h"
+#include "floe/type/type_visit.h"
 
 namespace floe::iceberg {
 namespace {
@@ -167,29 +168,19 @@ int32_t Murmur3Hash32(const void* data, size_t length) {
 Result<int32_t> BucketHash(const Scalar& value) {
   if (value.is_null()) return Status::Invalid("bucket hash of NULL");
   const TypeId id = value.type()->id();
-  switch (id) {
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      return static_cast<int32_t>(HashLong(value.get<int32_t>()));
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-      return static_cast<int32_t>(HashLong(ToMicros(id, value.get<int64_t>())));
-    case TypeId::kDecimal:
+  return VisitPhysicalType(id, [&]<typename T>(TypeTag<T>) -> Result<int32_t> {
+    if constexpr (std::is_same_v<T, Int128>) {
       return static_cast<int32_t>(HashBytes(DecimalToMinimalBytes(value.get<Int128>())));
-    case TypeId::kString:
-    case TypeId::kBinary:
-    case TypeId::kFixed:
-    case TypeId::kUuid:
+    } else if constexpr (std::is_same_v<T, std::string_view>) {
       return static_cast<int32_t>(HashBytes(value.get<std::string>()));
-    default:
+    } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      // Integers and dates hash as longs, times and timestamps as longs of microseconds.
+      using S = ScalarStorageOf<T>;
+      return static_cast<int32_t>(HashLong(ToMicros(id, value.get<S>())));
+    } else {
       return Status::Invalid("bucket hash is not defined for type {}", value.type()->ToString());
-  }
+    }
+  });
 }
 
 Transform Transform::Bucket(int32_t num_buckets) {
@@ -322,24 +313,19 @@ Result<Scalar> Transform::Apply(const Scalar& value) const {
       return Scalar::Make(result_type, BucketOf(static_cast<uint32_t>(hash), param_));
     }
     case TransformKind::kTruncate:
-      switch (id) {
-        case TypeId::kInt8:
-        case TypeId::kInt16:
-        case TypeId::kInt32:
-          return Scalar::Make(result_type, TruncateInteger<int32_t>(value.get<int32_t>(), param_));
-        case TypeId::kInt64:
-          return Scalar::Make(result_type, TruncateInteger<int64_t>(value.get<int64_t>(), param_));
-        case TypeId::kDecimal:
-          return Scalar::Make(result_type, TruncateInteger<Int128>(value.get<Int128>(), param_));
-        case TypeId::kString: {
+      return VisitPhysicalType(id, [&]<typename T>(TypeTag<T>) -> Result<Scalar> {
+        if constexpr (std::is_same_v<T, Int128> ||
+                      (std::is_integral_v<T> && !std::is_same_v<T, bool>)) {
+          // int8 and int16 truncate as int32.
+          using S = ScalarStorageOf<T>;
+          return Scalar::Make(result_type, TruncateInteger<S>(value.get<S>(), param_));
+        } else {
           const std::string& s = value.get<std::string>();
-          return Scalar::Make(result_type, s.substr(0, Utf8PrefixBytes(s, param_)));
+          const size_t keep =
+              id == TypeId::kString ? Utf8PrefixBytes(s, param_) : static_cast<size_t>(param_);
+          return Scalar::Make(result_type, s.substr(0, keep));
         }
-        default: {
-          const std::string& s = value.get<std::string>();
-          return Scalar::Make(result_type, s.substr(0, static_cast<size_t>(param_)));
-        }
-      }
+      });
     default: {
       const int64_t v = id == TypeId::kDate ? value.get<int32_t>() : value.get<int64_t>();
       return Scalar::Make(result_type, ApplyTemporal(kind_, id, v));
@@ -392,66 +378,33 @@ Result<ArrayPtr> Transform::Apply(const Array& values) const {
       return Array::MakeNull(result_type, n);
     case TransformKind::kBucket: {
       const int32_t buckets = param_;
-      switch (id) {
-        case TypeId::kInt8: {
-          const int8_t* v = values.values<int8_t>();
-          return MapToInt32(values, result_type,
-                            [&](int64_t i) { return BucketOf(HashLong(v[i]), buckets); });
-        }
-        case TypeId::kInt16: {
-          const int16_t* v = values.values<int16_t>();
-          return MapToInt32(values, result_type,
-                            [&](int64_t i) { return BucketOf(HashLong(v[i]), buckets); });
-        }
-        case TypeId::kInt32:
-        case TypeId::kDate: {
-          const int32_t* v = values.values<int32_t>();
-          return MapToInt32(values, result_type,
-                            [&](int64_t i) { return BucketOf(HashLong(v[i]), buckets); });
-        }
-        case TypeId::kTimestampNs:
-        case TypeId::kTimestampTzNs: {
-          const int64_t* v = values.values<int64_t>();
-          return MapToInt32(values, result_type, [&](int64_t i) {
-            return BucketOf(HashLong(FloorDiv(v[i], 1000)), buckets);
-          });
-        }
-        case TypeId::kInt64:
-        case TypeId::kTime:
-        case TypeId::kTimestamp:
-        case TypeId::kTimestampTz: {
-          const int64_t* v = values.values<int64_t>();
-          return MapToInt32(values, result_type,
-                            [&](int64_t i) { return BucketOf(HashLong(v[i]), buckets); });
-        }
-        case TypeId::kDecimal:
+      return VisitPhysicalType(id, [&]<typename T>(TypeTag<T>) -> Result<ArrayPtr> {
+        if constexpr (std::is_same_v<T, Int128>) {
           return MapToInt32(values, result_type, [&](int64_t i) {
             return BucketOf(HashBytes(DecimalToMinimalBytes(values.DecimalValue(i))), buckets);
           });
-        default:
+        } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+          const T* v = values.values<T>();
+          if constexpr (std::is_same_v<T, int64_t>) {
+            if (IsNanos(id)) {
+              // Nanosecond timestamps hash as their microseconds.
+              return MapToInt32(values, result_type, [&](int64_t i) {
+                return BucketOf(HashLong(FloorDiv(v[i], 1000)), buckets);
+              });
+            }
+          }
+          return MapToInt32(values, result_type,
+                            [&](int64_t i) { return BucketOf(HashLong(v[i]), buckets); });
+        } else {
           return MapToInt32(values, result_type, [&](int64_t i) {
             return BucketOf(HashBytes(values.BytesValue(i)), buckets);
           });
-      }
+        }
+      });
     }
-    case TransformKind::kTruncate: {
-      switch (id) {
-        case TypeId::kInt8:
-          return MapNumeric<int8_t>(values, result_type, [w = param_](int8_t v) {
-            return static_cast<int8_t>(TruncateInteger<int32_t>(v, w));
-          });
-        case TypeId::kInt16:
-          return MapNumeric<int16_t>(values, result_type, [w = param_](int16_t v) {
-            return static_cast<int16_t>(TruncateInteger<int32_t>(v, w));
-          });
-        case TypeId::kInt32:
-          return MapNumeric<int32_t>(values, result_type,
-                                     [w = param_](int32_t v) { return TruncateInteger(v, w); });
-        case TypeId::kInt64:
-          return MapNumeric<int64_t>(values, result_type, [w = int64_t{param_}](int64_t v) {
-            return TruncateInteger(v, w);
-          });
-        case TypeId::kDecimal: {
+    case TransformKind::kTruncate:
+      return VisitPhysicalType(id, [&]<typename T>(TypeTag<T>) -> Result<ArrayPtr> {
+        if constexpr (std::is_same_v<T, Int128>) {
           DecimalBuilder builder(result_type);
           FLOE_RETURN_NOT_OK(builder.Reserve(n));
           for (int64_t i = 0; i < n; ++i) {
@@ -462,8 +415,13 @@ Result<ArrayPtr> Transform::Apply(const Array& values) const {
             }
           }
           return builder.Finish();
-        }
-        default: {
+        } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+          // int8 and int16 truncate as int32.
+          using S = ScalarStorageOf<T>;
+          return MapNumeric<T>(values, result_type, [w = S{param_}](T v) {
+            return static_cast<T>(TruncateInteger<S>(v, w));
+          });
+        } else {
           BinaryBuilder builder(result_type);
           FLOE_RETURN_NOT_OK(builder.Reserve(n));
           const bool is_string = id == TypeId::kString;
@@ -479,8 +437,7 @@ Result<ArrayPtr> Transform::Apply(const Array& values) const {
           }
           return builder.Finish();
         }
-      }
-    }
+      });
     case TransformKind::kYear:
     case TransformKind::kMonth:
     case TransformKind::kDay:

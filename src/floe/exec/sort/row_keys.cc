@@ -8,6 +8,7 @@
 #include "floe/batch/builder.h"
 #include "floe/common/logging.h"
 #include "floe/exec/pooled_array.h"
+#include "floe/type/type_visit.h"
 
 namespace floe::exec {
 
@@ -97,63 +98,38 @@ void AppendDecimal(Int128 v, std::string* out) {
 }
 
 void AppendValue(const Array& a, int64_t i, std::string* out) {
-  switch (a.type_id()) {
-    case TypeId::kBoolean:
+  VisitPhysicalType(a.type_id(), [&]<typename T>(TypeTag<T>) {
+    if constexpr (std::is_same_v<T, bool>) {
       out->push_back(a.BoolValue(i) ? 1 : 0);
-      break;
-    case TypeId::kInt8:
-      AppendFixed(a.Value<int8_t>(i), out);
-      break;
-    case TypeId::kInt16:
-      AppendFixed(a.Value<int16_t>(i), out);
-      break;
-    case TypeId::kInt32:
-    case TypeId::kDate:
-      AppendFixed(a.Value<int32_t>(i), out);
-      break;
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs:
-      AppendFixed(a.Value<int64_t>(i), out);
-      break;
-    case TypeId::kFloat32:
-      AppendFixed(a.Value<float>(i), out);
-      break;
-    case TypeId::kFloat64:
-      AppendFixed(a.Value<double>(i), out);
-      break;
-    case TypeId::kDecimal:
+    } else if constexpr (std::is_same_v<T, Int128>) {
       AppendDecimal(a.DecimalValue(i), out);
-      break;
-    case TypeId::kString:
-    case TypeId::kBinary:
-      AppendEscaped(a.BytesValue(i), out);
-      break;
-    case TypeId::kFixed:
-    case TypeId::kUuid: {
+    } else if constexpr (std::is_same_v<T, std::string_view>) {
+      // Strings and binary are escaped and terminated; fixed and uuid values all have the
+      // type's width and go raw.
       std::string_view v = a.BytesValue(i);
-      out->append(v.data(), v.size());
-      break;
-    }
-    case TypeId::kStruct:
-      for (int f = 0; f < a.num_children(); ++f) {
-        AppendNullable(*a.field(f), i, out);
+      if (a.type()->is_binary_like()) {
+        AppendEscaped(v, out);
+      } else {
+        out->append(v.data(), v.size());
       }
-      break;
-    case TypeId::kList:
-    case TypeId::kMap: {
+    } else if constexpr (std::is_void_v<T>) {
+      if (a.type_id() == TypeId::kStruct) {
+        for (int f = 0; f < a.num_children(); ++f) {
+          AppendNullable(*a.field(f), i, out);
+        }
+        return;
+      }
+      // A list or map: each element behind a 1, then a 0.
       const Array& child = *a.child(0);
       for (int64_t e = a.ListBegin(i); e < a.ListEnd(i); ++e) {
         out->push_back(1);
         AppendNullable(child, e, out);
       }
       out->push_back(0);
-      break;
+    } else {
+      AppendFixed(a.Value<T>(i), out);
     }
-  }
+  });
 }
 
 // Column-wise encoders of flat types: add sizes, then write at per-row cursors.
@@ -175,6 +151,112 @@ void WriteFixedColumn(const Array& a, const SortOptions& opt, uint8_t* data,
     StoreBigEndian(OrderedBits(values[r]), p + 1);
     if (opt.descending) InvertBytes(p + 1, w);
     pos[r] += 1 + w;
+  }
+}
+
+// The same for booleans (one byte), decimals (16 bytes, sign bit flipped) and fixed-width
+// bytes (fixed, uuid: raw).
+template <typename T>
+void WriteWideColumn(const Array& a, const SortOptions& opt, int64_t n, uint8_t* data,
+                     PoolVector<uint32_t>& pos) {
+  const uint8_t null_marker = opt.nulls_first ? kNullFirst : kNullLast;
+  const int64_t w = std::is_same_v<T, bool> ? 1 : a.type()->byte_width();
+  const uint8_t* base = a.buffer(1)->data();
+  for (int64_t r = 0; r < n; ++r) {
+    uint8_t* p = data + pos[r];
+    if (a.IsNull(r)) {
+      *p = null_marker;
+      pos[r] += 1;
+      continue;
+    }
+    *p = kValid;
+    if constexpr (std::is_same_v<T, Int128>) {
+      Int128 v;
+      std::memcpy(&v, base + (a.offset() + r) * 16, 16);
+      unsigned __int128 u =
+          static_cast<unsigned __int128>(v) ^ (static_cast<unsigned __int128>(1) << 127);
+      StoreBigEndian(static_cast<uint64_t>(u >> 64), p + 1);
+      StoreBigEndian(static_cast<uint64_t>(u), p + 9);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      p[1] = a.BoolValue(r) ? 1 : 0;
+    } else {
+      std::memcpy(p + 1, base + (a.offset() + r) * w, static_cast<size_t>(w));
+    }
+    if (opt.descending) InvertBytes(p + 1, static_cast<size_t>(w));
+    pos[r] += static_cast<uint32_t>(1 + w);
+  }
+}
+
+// Strings and binary: each zero byte followed by 0xFF, then the terminator 0 0.
+void WriteEscapedColumn(const Array& a, const SortOptions& opt, int64_t n, uint8_t* data,
+                        PoolVector<uint32_t>& pos) {
+  const uint8_t null_marker = opt.nulls_first ? kNullFirst : kNullLast;
+  for (int64_t r = 0; r < n; ++r) {
+    uint8_t* p = data + pos[r];
+    if (a.IsNull(r)) {
+      *p = null_marker;
+      pos[r] += 1;
+      continue;
+    }
+    uint8_t* start = p;
+    *p++ = kValid;
+    std::string_view v = a.BytesValue(r);
+    for (char ch : v) {
+      *p++ = static_cast<uint8_t>(ch);
+      if (ch == 0) *p++ = 0xFF;
+    }
+    *p++ = 0;
+    *p++ = 0;
+    if (opt.descending) InvertBytes(start + 1, static_cast<size_t>(p - start - 1));
+    pos[r] += static_cast<uint32_t>(p - start);
+  }
+}
+
+// Adds the encoded size of every row of a column of `w`-byte values.
+void AddFixedSizes(const Array& a, uint64_t w, int64_t n, PoolVector<uint64_t>& sizes) {
+  if (a.null_count() == 0) {
+    for (int64_t r = 0; r < n; ++r) sizes[r] += 1 + w;
+  } else {
+    for (int64_t r = 0; r < n; ++r) sizes[r] += a.IsNull(r) ? 1 : 1 + w;
+  }
+}
+
+// Adds the encoded size of every row of a string or binary column (WriteEscapedColumn).
+void AddEscapedSizes(const Array& a, int64_t n, PoolVector<uint64_t>& sizes) {
+  for (int64_t r = 0; r < n; ++r) {
+    if (a.IsNull(r)) {
+      sizes[r] += 1;
+      continue;
+    }
+    std::string_view v = a.BytesValue(r);
+    uint64_t zeros = 0;
+    const char* p = v.data();
+    const char* end = p + v.size();
+    while ((p = static_cast<const char*>(std::memchr(p, 0, static_cast<size_t>(end - p)))) !=
+           nullptr) {
+      ++zeros;
+      ++p;
+    }
+    sizes[r] += 1 + v.size() + zeros + 2;
+  }
+}
+
+// Encodes a nested column value by value into `strs` and adds their sizes.
+void EncodeNestedColumn(const Array& a, const SortOptions& opt, int64_t n,
+                        std::vector<std::string>& strs, PoolVector<uint64_t>& sizes) {
+  strs.resize(static_cast<size_t>(n));
+  for (int64_t r = 0; r < n; ++r) {
+    std::string& s = strs[r];
+    if (a.IsNull(r)) {
+      s.push_back(static_cast<char>(opt.nulls_first ? kNullFirst : kNullLast));
+    } else {
+      s.push_back(static_cast<char>(kValid));
+      AppendValue(a, r, &s);
+      if (opt.descending) {
+        InvertBytes(reinterpret_cast<uint8_t*>(s.data()) + 1, s.size() - 1);
+      }
+    }
+    sizes[r] += s.size();
   }
 }
 
@@ -222,75 +304,21 @@ Status EncodeRowKeys(const std::vector<ArrayPtr>& columns, const std::vector<Sor
                      RowKeys* out) {
   const int64_t n = columns.empty() ? 0 : columns[0]->length();
   PoolVector<uint64_t> sizes(static_cast<size_t>(n), 0);
-  // Nested and boolean columns are encoded value by value into strings first.
+  // Nested columns are encoded value by value into strings first.
   std::vector<std::vector<std::string>> generic(columns.size());
   for (size_t c = 0; c < columns.size(); ++c) {
     const Array& a = *columns[c];
-    const TypeId id = a.type_id();
-    switch (id) {
-      case TypeId::kInt8:
-      case TypeId::kInt16:
-      case TypeId::kInt32:
-      case TypeId::kDate:
-      case TypeId::kInt64:
-      case TypeId::kTime:
-      case TypeId::kTimestamp:
-      case TypeId::kTimestampTz:
-      case TypeId::kTimestampNs:
-      case TypeId::kTimestampTzNs:
-      case TypeId::kFloat32:
-      case TypeId::kFloat64:
-      case TypeId::kDecimal:
-      case TypeId::kFixed:
-      case TypeId::kUuid:
-      case TypeId::kBoolean: {
-        const uint64_t w =
-            id == TypeId::kBoolean ? 1 : static_cast<uint64_t>(a.type()->byte_width());
-        if (a.null_count() == 0) {
-          for (int64_t r = 0; r < n; ++r) sizes[r] += 1 + w;
-        } else {
-          for (int64_t r = 0; r < n; ++r) sizes[r] += a.IsNull(r) ? 1 : 1 + w;
-        }
-        break;
+    VisitPhysicalType(a.type_id(), [&]<typename T>(TypeTag<T>) {
+      if constexpr (std::is_void_v<T>) {
+        EncodeNestedColumn(a, options[c], n, generic[c], sizes);
+      } else if (std::is_same_v<T, std::string_view> && a.type()->is_binary_like()) {
+        AddEscapedSizes(a, n, sizes);
+      } else {
+        // A boolean takes one byte, any other value its type's width.
+        const int w = std::is_same_v<T, bool> ? 1 : a.type()->byte_width();
+        AddFixedSizes(a, static_cast<uint64_t>(w), n, sizes);
       }
-      case TypeId::kString:
-      case TypeId::kBinary:
-        for (int64_t r = 0; r < n; ++r) {
-          if (a.IsNull(r)) {
-            sizes[r] += 1;
-            continue;
-          }
-          std::string_view v = a.BytesValue(r);
-          uint64_t zeros = 0;
-          const char* p = v.data();
-          const char* end = p + v.size();
-          while ((p = static_cast<const char*>(std::memchr(p, 0, static_cast<size_t>(end - p)))) !=
-                 nullptr) {
-            ++zeros;
-            ++p;
-          }
-          sizes[r] += 1 + v.size() + zeros + 2;
-        }
-        break;
-      default: {
-        auto& strs = generic[c];
-        strs.resize(static_cast<size_t>(n));
-        for (int64_t r = 0; r < n; ++r) {
-          std::string& s = strs[r];
-          if (a.IsNull(r)) {
-            s.push_back(static_cast<char>(options[c].nulls_first ? kNullFirst : kNullLast));
-          } else {
-            s.push_back(static_cast<char>(kValid));
-            AppendValue(a, r, &s);
-            if (options[c].descending) {
-              InvertBytes(reinterpret_cast<uint8_t*>(s.data()) + 1, s.size() - 1);
-            }
-          }
-          sizes[r] += s.size();
-        }
-        break;
-      }
-    }
+    });
   }
   out->offsets.resize(static_cast<size_t>(n) + 1);
   uint64_t total = 0;
@@ -308,97 +336,25 @@ Status EncodeRowKeys(const std::vector<ArrayPtr>& columns, const std::vector<Sor
   for (size_t c = 0; c < columns.size(); ++c) {
     const Array& a = *columns[c];
     const SortOptions& opt = options[c];
-    switch (a.type_id()) {
-      case TypeId::kInt8:
-        WriteFixedColumn<int8_t>(a, opt, data, pos);
-        break;
-      case TypeId::kInt16:
-        WriteFixedColumn<int16_t>(a, opt, data, pos);
-        break;
-      case TypeId::kInt32:
-      case TypeId::kDate:
-        WriteFixedColumn<int32_t>(a, opt, data, pos);
-        break;
-      case TypeId::kInt64:
-      case TypeId::kTime:
-      case TypeId::kTimestamp:
-      case TypeId::kTimestampTz:
-      case TypeId::kTimestampNs:
-      case TypeId::kTimestampTzNs:
-        WriteFixedColumn<int64_t>(a, opt, data, pos);
-        break;
-      case TypeId::kFloat32:
-        WriteFixedColumn<float>(a, opt, data, pos);
-        break;
-      case TypeId::kFloat64:
-        WriteFixedColumn<double>(a, opt, data, pos);
-        break;
-      case TypeId::kDecimal:
-      case TypeId::kFixed:
-      case TypeId::kUuid:
-      case TypeId::kBoolean: {
-        const uint8_t null_marker = opt.nulls_first ? kNullFirst : kNullLast;
-        const TypeId id = a.type_id();
-        const int64_t w = id == TypeId::kBoolean ? 1 : a.type()->byte_width();
-        const uint8_t* base = a.buffer(1)->data();
+    VisitPhysicalType(a.type_id(), [&]<typename T>(TypeTag<T>) {
+      if constexpr (std::is_void_v<T>) {
         for (int64_t r = 0; r < n; ++r) {
-          uint8_t* p = data + pos[r];
-          if (a.IsNull(r)) {
-            *p = null_marker;
-            pos[r] += 1;
-            continue;
-          }
-          *p = kValid;
-          if (id == TypeId::kDecimal) {
-            Int128 v;
-            std::memcpy(&v, base + (a.offset() + r) * 16, 16);
-            unsigned __int128 u =
-                static_cast<unsigned __int128>(v) ^ (static_cast<unsigned __int128>(1) << 127);
-            StoreBigEndian(static_cast<uint64_t>(u >> 64), p + 1);
-            StoreBigEndian(static_cast<uint64_t>(u), p + 9);
-          } else if (id == TypeId::kBoolean) {
-            p[1] = a.BoolValue(r) ? 1 : 0;
-          } else {
-            std::memcpy(p + 1, base + (a.offset() + r) * w, static_cast<size_t>(w));
-          }
-          if (opt.descending) InvertBytes(p + 1, static_cast<size_t>(w));
-          pos[r] += static_cast<uint32_t>(1 + w);
+          const std::string& s = generic[c][r];
+          std::memcpy(data + pos[r], s.data(), s.size());
+          pos[r] += static_cast<uint32_t>(s.size());
         }
-        break;
-      }
-      case TypeId::kString:
-      case TypeId::kBinary: {
-        const uint8_t null_marker = opt.nulls_first ? kNullFirst : kNullLast;
-        for (int64_t r = 0; r < n; ++r) {
-          uint8_t* p = data + pos[r];
-          if (a.IsNull(r)) {
-            *p = null_marker;
-            pos[r] += 1;
-            continue;
-          }
-          uint8_t* start = p;
-          *p++ = kValid;
-          std::string_view v = a.BytesValue(r);
-          for (char ch : v) {
-            *p++ = static_cast<uint8_t>(ch);
-            if (ch == 0) *p++ = 0xFF;
-          }
-          *p++ = 0;
-          *p++ = 0;
-          if (opt.descending) InvertBytes(start + 1, static_cast<size_t>(p - start - 1));
-          pos[r] += static_cast<uint32_t>(p - start);
+      } else if constexpr (std::is_same_v<T, std::string_view>) {
+        if (a.type()->is_binary_like()) {
+          WriteEscapedColumn(a, opt, n, data, pos);
+        } else {
+          WriteWideColumn<T>(a, opt, n, data, pos);
         }
-        break;
+      } else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, Int128>) {
+        WriteWideColumn<T>(a, opt, n, data, pos);
+      } else {
+        WriteFixedColumn<T>(a, opt, data, pos);
       }
-      default: {
-        auto& strs = generic[c];
-        for (int64_t r = 0; r < n; ++r) {
-          std::memcpy(data + pos[r], strs[r].data(), strs[r].size());
-          pos[r] += static_cast<uint32_t>(strs[r].size());
-        }
-        break;
-      }
-    }
+    });
   }
   return Status::OK();
 }

@@ -12,6 +12,7 @@
 #include "floe/exec/plan_codec_internal.h"
 #include "floe/exec/sort/row_keys.h"
 #include "floe/expr/aggregate.h"
+#include "floe/type/type_visit.h"
 
 namespace floe::exec {
 
@@ -32,18 +33,14 @@ struct PartitionRows {
 // Row i of an integer argument; nullopt for NULL.
 Result<std::optional<int64_t>> IntAt(const Array& a, int64_t i, std::string_view what) {
   if (a.IsNull(i)) return std::optional<int64_t>();
-  switch (a.type_id()) {
-    case TypeId::kInt8:
-      return std::optional<int64_t>(a.Value<int8_t>(i));
-    case TypeId::kInt16:
-      return std::optional<int64_t>(a.Value<int16_t>(i));
-    case TypeId::kInt32:
-      return std::optional<int64_t>(a.Value<int32_t>(i));
-    case TypeId::kInt64:
-      return std::optional<int64_t>(a.Value<int64_t>(i));
-    default:
-      return Status::Invalid("{} must be an integer, not {}", what, a.type()->ToString());
-  }
+  return VisitPhysicalType(
+      a.type_id(), [&]<typename T>(TypeTag<T>) -> Result<std::optional<int64_t>> {
+        // Dates, times and timestamps share the integers' storage but are no integers.
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+          if (a.type()->is_integer()) return std::optional<int64_t>(a.Value<T>(i));
+        }
+        return Status::Invalid("{} must be an integer, not {}", what, a.type()->ToString());
+      });
 }
 
 // An argument that must be the same integer for every row (its first row's value).
@@ -215,45 +212,26 @@ class WindowStream final : public BatchStream {
     range_null_.assign(static_cast<size_t>(p.n), 0);
     range_begin_ = p.n;
     range_end_ = 0;
-    for (int64_t r = 0; r < p.n; ++r) {
-      if (a->IsNull(r)) {
-        range_null_[r] = 1;
-        continue;
-      }
-      double v;
-      switch (a->type_id()) {
-        case TypeId::kInt8:
-          v = a->Value<int8_t>(r);
-          break;
-        case TypeId::kInt16:
-          v = a->Value<int16_t>(r);
-          break;
-        case TypeId::kInt32:
-        case TypeId::kDate:
-          v = a->Value<int32_t>(r);
-          break;
-        case TypeId::kInt64:
-        case TypeId::kTime:
-        case TypeId::kTimestamp:
-        case TypeId::kTimestampTz:
-        case TypeId::kTimestampNs:
-        case TypeId::kTimestampTzNs:
-          v = static_cast<double>(a->Value<int64_t>(r));
-          break;
-        case TypeId::kFloat32:
-          v = a->Value<float>(r);
-          break;
-        case TypeId::kFloat64:
-          v = a->Value<double>(r);
-          break;
-        default:
+    FLOE_RETURN_NOT_OK(VisitPhysicalType(a->type_id(), [&]<typename T>(TypeTag<T>) -> Status {
+      // Numbers, dates, times and timestamps order by their value as a double.
+      constexpr bool kNumeric =
+          std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, Int128>;
+      for (int64_t r = 0; r < p.n; ++r) {
+        if (a->IsNull(r)) {
+          range_null_[r] = 1;
+          continue;
+        }
+        if constexpr (!kNumeric) {
           return Status::NotSupported("RANGE with an offset over ORDER BY of type {}",
                                       a->type()->ToString());
+        } else {
+          range_keys_[r] = sign * static_cast<double>(a->Value<T>(r));
+          range_begin_ = std::min(range_begin_, r);
+          range_end_ = r + 1;
+        }
       }
-      range_keys_[r] = sign * v;
-      range_begin_ = std::min(range_begin_, r);
-      range_end_ = r + 1;
-    }
+      return Status::OK();
+    }));
     if (range_begin_ > range_end_) range_begin_ = range_end_;
     return Status::OK();
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "floe/format/parquet/reader_internal.h"
+#include "floe/type/type_visit.h"
 
 namespace floe::parquet::internal {
 
@@ -66,24 +67,11 @@ void BatchReader::SetUpRowFilters() {
     }
     // Integers of every width, dates, times and timestamps compare as integers; decimals
     // of the column's own type as unscaled 128-bit integers.
-    int width = 0;
-    switch (leaf.type->id()) {
-      case TypeId::kInt8:
-      case TypeId::kInt16:
-      case TypeId::kInt32:
-      case TypeId::kDate:
-      case TypeId::kInt64:
-      case TypeId::kTime:
-      case TypeId::kTimestamp:
-      case TypeId::kTimestampTz:
-      case TypeId::kTimestampNs:
-      case TypeId::kTimestampTzNs:
-      case TypeId::kDecimal:
-        width = leaf.out_width;
-        break;
-      default:
-        continue;
-    }
+    const bool integer_like = VisitPhysicalType(leaf.type->id(), []<typename T>(TypeTag<T>) {
+      return std::is_same_v<T, Int128> || (std::is_integral_v<T> && !std::is_same_v<T, bool>);
+    });
+    if (!integer_like) continue;
+    const int width = leaf.out_width;
     if (width != 1 && width != 2 && width != 4 && width != 8 && width != 16) continue;
     if ((width == 16) != (leaf.type->id() == TypeId::kDecimal)) continue;
     // NULL in a comparison or an IN list matches no row (an IN list with a NULL and no

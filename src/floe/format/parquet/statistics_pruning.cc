@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "floe/format/parquet/reader_internal.h"
+#include "floe/type/type_visit.h"
 
 namespace floe::parquet::internal {
 
@@ -39,53 +40,20 @@ std::optional<Storage> StatValue(const LeafInfo& leaf, const std::string& bytes)
   if (static_cast<int>(bytes.size()) != leaf.physical_width) return std::nullopt;
   uint8_t out[16] = {};
   internal::ConvertFixed(leaf, reinterpret_cast<const uint8_t*>(bytes.data()), 1, out);
-  switch (t->id()) {
-    case TypeId::kInt8: {
-      int8_t v;
-      std::memcpy(&v, out, 1);
-      return Storage(int32_t{v});
-    }
-    case TypeId::kInt16: {
-      int16_t v;
-      std::memcpy(&v, out, 2);
-      return Storage(int32_t{v});
-    }
-    case TypeId::kInt32:
-    case TypeId::kDate: {
-      int32_t v;
-      std::memcpy(&v, out, 4);
-      return Storage(v);
-    }
-    case TypeId::kFloat32: {
-      float v;
-      std::memcpy(&v, out, 4);
-      if (std::isnan(v)) return std::nullopt;
-      return Storage(v);
-    }
-    case TypeId::kFloat64: {
-      double v;
-      std::memcpy(&v, out, 8);
-      if (std::isnan(v)) return std::nullopt;
-      return Storage(v);
-    }
-    case TypeId::kDecimal: {
-      __int128 v;
-      std::memcpy(&v, out, 16);
-      return Storage(v);
-    }
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kTimestampNs:
-    case TypeId::kTimestampTzNs: {
-      int64_t v;
-      std::memcpy(&v, out, 8);
-      return Storage(v);
-    }
-    default:
+  return VisitPhysicalType(t->id(), [&]<typename T>(TypeTag<T>) -> std::optional<Storage> {
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string_view> ||
+                  std::is_void_v<T>) {
       return std::nullopt;
-  }
+    } else {
+      T v;
+      std::memcpy(&v, out, sizeof(T));
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(v)) return std::nullopt;
+      }
+      // int8 and int16 values are held as int32 (ScalarStorageOf).
+      return Storage(ScalarStorageOf<T>{v});
+    }
+  });
 }
 
 // -1, 0, 1, or nullopt when the values are not comparable.
