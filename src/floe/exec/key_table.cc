@@ -121,7 +121,7 @@ void KeyTable::PackedIndex::Allocate(int64_t capacity) {
 
 void KeyTable::PackedIndex::Grow() {
   const int64_t old_cap = slots.empty() ? 0 : static_cast<int64_t>(mask + 1);
-  PooledArray<uint64_t> old = std::move(slots);
+  PoolBuffer<uint64_t> old = std::move(slots);
   const int64_t old_size = size;
   Allocate(old_cap == 0 ? 16 : old_cap * 2);
   size = old_size;
@@ -282,7 +282,7 @@ uint8_t* KeyTable::ArenaAllocate(uint32_t len) {
         std::min<int64_t>(int64_t{1} << 20, (int64_t{64} << 10)
                                                 << std::min<size_t>(arena_blocks_.size(), 4)),
         len);
-    PooledArray<uint8_t> block;
+    PoolBuffer<uint8_t> block;
     block.Resize(size);
     arena_blocks_.push_back(std::move(block));
     arena_used_ = 0;
@@ -321,7 +321,7 @@ void KeyTable::Find(const RowKeys& keys, uint32_t* ids, const uint8_t* skip,
 void KeyTable::Grow() { Rehash(static_cast<size_t>(slots_.size()) * 2); }
 
 void KeyTable::Rehash(size_t capacity) {
-  PooledArray<Slot> old = std::move(slots_);
+  PoolBuffer<Slot> old = std::move(slots_);
   slots_.Assign(static_cast<int64_t>(capacity), Slot{0, kNotFound, 0});
   mask_ = capacity - 1;
   for (int64_t i = 0; i < old.size(); ++i) {

@@ -10,8 +10,8 @@
 #include "floe/batch/array.h"
 #include "floe/common/logging.h"
 #include "floe/common/memory_pool.h"
+#include "floe/common/pool_buffer.h"
 #include "floe/common/result.h"
-#include "floe/exec/pooled_array.h"
 #include "floe/exec/sort/row_keys.h"
 
 namespace floe::exec {
@@ -89,7 +89,7 @@ class KeyTable {
     uint64_t mask = 0;
     int64_t size = 0;
     int64_t grow_at = 0;
-    PooledArray<uint64_t> slots;
+    PoolBuffer<uint64_t> slots;
     void Allocate(int64_t capacity);
     void Grow();
     int64_t memory_size() const { return slots.memory_size(); }
@@ -118,11 +118,11 @@ class KeyTable {
 
   int64_t num_keys_ = 0;
   // Normalized keys.
-  PooledArray<Slot> slots_;
+  PoolBuffer<Slot> slots_;
   size_t mask_ = 0;
   // The keys' bytes, in blocks that never move (kept by Clear for reuse).
   uint8_t* ArenaAllocate(uint32_t len);
-  std::vector<PooledArray<uint8_t>> arena_blocks_;
+  std::vector<PoolBuffer<uint8_t>> arena_blocks_;
   size_t arena_block_ = 0;  // the block being filled
   int64_t arena_used_ = 0;  // bytes used in it
   std::vector<const uint8_t*> key_ptr_;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "floe/batch/array.h"
-#include "floe/exec/pooled_array.h"
+#include "floe/common/pool_buffer.h"
 #include "floe/type/type.h"
 #include "floe/type/type_visit.h"
 
@@ -219,7 +219,7 @@ class PackedKeyMap {
   }
 
   void Grow() {
-    const PooledArray<Slot> old = std::move(slots_);
+    const PoolBuffer<Slot> old = std::move(slots_);
     const Slot* old_slots = old.data();
     const auto old_n = static_cast<size_t>(old.size());
     SetSlots(old_n * 2);
@@ -311,7 +311,7 @@ class PackedKeyMap {
   // an earlier query freed; fresh mappings would be faulted in (and zeroed by the kernel)
   // on every query, which on a virtual machine costs several times the memset (TPC-H Q18
   // spent a tenth of its CPU there).
-  PooledArray<Slot> slots_;
+  PoolBuffer<Slot> slots_;
   int shift_ = 64;
   int64_t num_groups_ = 0;
   uint32_t null_group_ = kEmpty;

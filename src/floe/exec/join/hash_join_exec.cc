@@ -36,8 +36,8 @@ struct JoinTable {
   RecordBatchPtr batch;  // null when the build side is empty
   KeyTable keys;
   RowMap row_map = RowMap::kIdentity;
-  PooledArray<uint32_t> offsets;
-  PooledArray<uint32_t> rows;
+  PoolBuffer<uint32_t> offsets;
+  PoolBuffer<uint32_t> rows;
   // Set when the table is large enough that probing it costs cache misses.
   std::unique_ptr<JoinFilter> filter;
   bool has_null_key = false;  // a build row has a NULL in a key that does not match NULL
@@ -111,9 +111,9 @@ Result<std::shared_ptr<const JoinTable>> BuildTable(const HashJoinExec* node, in
   }
   table->num_rows = n;
   FLOE_ASSIGN_OR_RAISE(auto keys, EvaluateExprs(node->right_keys(), *table->batch));
-  PooledArray<uint8_t> skip;
+  PoolBuffer<uint8_t> skip;
   table->has_null_key = MarkNullKeys(keys, node->null_equals_null(), &skip);
-  PooledArray<uint32_t> ids;
+  PoolBuffer<uint32_t> ids;
   ids.Resize(n);
   table->keys = KeyTable(KeyTypes(node->right_keys()));
   table->keys.Reserve(n);
@@ -143,7 +143,7 @@ Result<std::shared_ptr<const JoinTable>> BuildTable(const HashJoinExec* node, in
       if (ids[r] != kNone) ++offsets[ids[r] + 1];
     }
     for (int64_t k = 0; k < num_keys; ++k) offsets[k + 1] += offsets[k];
-    PooledArray<uint32_t> cursor;
+    PoolBuffer<uint32_t> cursor;
     cursor.Resize(num_keys);
     std::memcpy(cursor.data(), offsets, static_cast<size_t>(num_keys) * sizeof(uint32_t));
     table->rows.Resize(valid);
@@ -154,7 +154,7 @@ Result<std::shared_ptr<const JoinTable>> BuildTable(const HashJoinExec* node, in
   if (num_keys >= kFilterMinKeys) {
     // From the pool, uninitialised: a build side of millions of rows would otherwise
     // zero (and first touch) a fresh vector of their hashes.
-    PooledArray<uint64_t> hashes;
+    PoolBuffer<uint64_t> hashes;
     hashes.Resize(n);
     FLOE_RETURN_NOT_OK(expr::HashRows(keys, hashes.data()));
     table->filter = std::make_unique<JoinFilter>(num_keys);
@@ -538,7 +538,7 @@ class HashJoinStream final : public BatchStream {
   int64_t cand_pos_ = 0;
   uint32_t group_pos_ = 0, group_end_ = 0;
   int64_t filter_probed_ = 0, filter_passed_ = 0;
-  PooledArray<uint8_t> probe_null_;
+  PoolBuffer<uint8_t> probe_null_;
   std::vector<uint8_t> probe_matched_;
   std::vector<int64_t> probe_idx_, build_idx_;
 

@@ -39,7 +39,7 @@ class JoinFilter {
            (uint64_t{1} << ((h >> 28) & 63)) | (uint64_t{1} << ((h >> 34) & 63));
   }
 
-  PooledArray<uint64_t> words_;
+  PoolBuffer<uint64_t> words_;
   int shift_ = 63;
 };
 

@@ -7,7 +7,7 @@
 
 #include "floe/batch/builder.h"
 #include "floe/common/logging.h"
-#include "floe/exec/pooled_array.h"
+#include "floe/common/pool_buffer.h"
 #include "floe/type/type_visit.h"
 
 namespace floe::exec {
@@ -391,7 +391,7 @@ PoolVector<int64_t> SortIndices(const RowKeys& keys) {
     uint32_t len;
     uint32_t row;
   };
-  PooledArray<Entry> entries;
+  PoolBuffer<Entry> entries;
   entries.Resize(n);
   bool all_short = true;
   const uint8_t* data = keys.data.data();

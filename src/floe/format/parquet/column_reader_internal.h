@@ -15,6 +15,7 @@
 #include "floe/batch/buffer.h"
 #include "floe/common/logging.h"
 #include "floe/common/memory_pool.h"
+#include "floe/common/pool_buffer.h"
 #include "floe/common/result.h"
 #include "floe/format/compression/codec.h"
 #include "floe/format/parquet/encoding.h"
@@ -23,59 +24,11 @@
 
 namespace floe::parquet::internal {
 
-/// A growable byte area whose contents are not initialised on growth; reused from page
-/// to page so that steady-state decoding does not allocate.
-class Scratch {
- public:
-  Scratch() = default;
-  Scratch(Scratch&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), capacity_(std::exchange(other.capacity_, 0)) {}
-  Scratch& operator=(Scratch&& other) noexcept {
-    if (this != &other) {
-      Release();
-      data_ = std::exchange(other.data_, nullptr);
-      capacity_ = std::exchange(other.capacity_, 0);
-    }
-    return *this;
-  }
-  ~Scratch() { Release(); }
-
-  /// Ensures capacity for `size` bytes (contents are kept only when `keep` is true) and
-  /// returns the data pointer.
-  uint8_t* Reserve(int64_t size, bool keep = false) {
-    if (size > capacity_) Grow(size, keep);
-    return data_;
-  }
-  uint8_t* data() { return data_; }
-  const uint8_t* data() const { return data_; }
-  int64_t capacity() const { return capacity_; }
-
- private:
-  // Slack past the end so that word-at-a-time loops may over-read safely.
-  static constexpr int64_t kPadding = 16;
-
-  // The memory comes from the default pool: a decompressed page or a page's string views
-  // can take megabytes (writers put a whole column chunk in one page), and the pool backs
-  // large blocks with huge pages and hands freed ones out again, where fresh 4 KiB pages
-  // would each cost a fault.
-  void Grow(int64_t size, bool keep) {
-    int64_t cap = std::max<int64_t>(size, capacity_ + capacity_ / 2);
-    Result<uint8_t*> fresh = DefaultMemoryPool()->Allocate(cap + kPadding);
-    FLOE_CHECK(fresh.ok(), fresh.status().ToString());
-    if (keep && capacity_ > 0) std::memcpy(*fresh, data_, static_cast<size_t>(capacity_));
-    Release();
-    data_ = *fresh;
-    capacity_ = cap;
-  }
-  void Release() {
-    if (data_ != nullptr) DefaultMemoryPool()->Free(data_, capacity_ + kPadding);
-    data_ = nullptr;
-    capacity_ = 0;
-  }
-
-  uint8_t* data_ = nullptr;
-  int64_t capacity_ = 0;
-};
+/// A byte area reused from page to page, so that steady-state decoding does not allocate
+/// (PoolBuffer::Reserve), with slack past the end for word-at-a-time loops. The memory comes
+/// from the default pool: a decompressed page or a page's string views can take megabytes
+/// (writers put a whole column chunk in one page).
+using Scratch = PoolBuffer<uint8_t, 16>;
 
 /// Bytes past the end of a byte-array dictionary and of a batch's string data that a
 /// gather may overwrite (short values are copied as whole 16-byte words).
