@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "floe/batch/utf8.h"
 #include "floe/batch/value_format.h"
 
 namespace floe {
@@ -10,11 +11,7 @@ namespace floe {
 namespace {
 
 // Display width in code points (UTF-8 continuation bytes do not count).
-int64_t DisplayWidth(std::string_view s) {
-  int64_t n = 0;
-  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
-}
+int64_t DisplayWidth(std::string_view s) { return CountCodePoints(s); }
 
 bool IsRightAligned(const DataType& type) {
   return type.is_integer() || type.is_floating() || type.id() == TypeId::kDecimal;

@@ -18,6 +18,7 @@
 #include <re2/re2.h>
 
 #include "floe/batch/builder.h"
+#include "floe/batch/utf8.h"
 #include "floe/expr/cast_internal.h"
 #include "floe/expr/function_registry_internal.h"
 #include "floe/expr/kernel_internal.h"
@@ -32,13 +33,7 @@ using Args = std::vector<ColumnarValue>;
 // ---------------------------------------------------------------------------------------
 // UTF-8.
 
-bool IsContinuation(char c) { return (static_cast<uint8_t>(c) & 0xC0) == 0x80; }
-
-int32_t CharCount(std::string_view s) {
-  int32_t n = 0;
-  for (char c : s) n += IsContinuation(c) ? 0 : 1;
-  return n;
-}
+int32_t CharCount(std::string_view s) { return static_cast<int32_t>(CountCodePoints(s)); }
 
 // Byte offset where character `k` (0-based) starts; s.size() when s has <= k characters.
 size_t CharOffset(std::string_view s, int64_t k) {
@@ -47,7 +42,7 @@ size_t CharOffset(std::string_view s, int64_t k) {
   int64_t seen = 0;
   while (i < s.size()) {
     ++i;
-    while (i < s.size() && IsContinuation(s[i])) ++i;
+    while (i < s.size() && IsUtf8Continuation(s[i])) ++i;
     if (++seen == k) return i;
   }
   return s.size();
@@ -56,43 +51,10 @@ size_t CharOffset(std::string_view s, int64_t k) {
 // Length in bytes of the character starting at s[i].
 size_t CharLen(std::string_view s, size_t i) {
   size_t j = i + 1;
-  while (j < s.size() && IsContinuation(s[j])) ++j;
+  while (j < s.size() && IsUtf8Continuation(s[j])) ++j;
   return j - i;
 }
 
-char32_t DecodeChar(std::string_view s, size_t i, size_t len) {
-  const auto b = [&](size_t k) { return static_cast<char32_t>(static_cast<uint8_t>(s[i + k])); };
-  switch (len) {
-    case 1:
-      return b(0);
-    case 2:
-      return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
-    case 3:
-      return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-    default:
-      return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
-  }
-}
-
-void EncodeChar(char32_t c, std::string* out) {
-  if (c < 0x80) {
-    out->push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else if (c < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (c >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  }
-}
-
-// A UTF-8 locale for case mapping beyond ASCII (null when the system has none).
 locale_t Utf8Locale() {
   static const locale_t kLocale = [] {
     locale_t l = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
@@ -125,9 +87,9 @@ void ChangeCase(std::string_view s, bool upper, std::string* out) {
     if (loc == static_cast<locale_t>(nullptr) || len > 4) {
       out->append(s.substr(i, len));
     } else {
-      const wint_t cp = static_cast<wint_t>(DecodeChar(s, i, len));
+      const wint_t cp = static_cast<wint_t>(DecodeCodePoint(s.substr(i, len)));
       const wint_t mapped = upper ? towupper_l(cp, loc) : towlower_l(cp, loc);
-      EncodeChar(static_cast<char32_t>(mapped), out);
+      AppendCodePoint(static_cast<char32_t>(mapped), out);
     }
     i += len;
   }
@@ -254,7 +216,7 @@ std::string_view TrimChars(std::string_view s, std::string_view chars, TrimSide 
   if (side != TrimSide::kLeft) {
     while (e > b) {
       size_t start = e - 1;
-      while (start > b && IsContinuation(s[start])) --start;
+      while (start > b && IsUtf8Continuation(s[start])) --start;
       if (!in_set(s.substr(start, e - start))) break;
       e = start;
     }
@@ -858,7 +820,7 @@ void RegisterStringFunctions(ScalarFunctionRegistry& r) {
            out->clear();
            for (size_t e = s.size(); e > 0;) {
              size_t b = e - 1;
-             while (b > 0 && IsContinuation(s[b])) --b;
+             while (b > 0 && IsUtf8Continuation(s[b])) --b;
              out->append(s.substr(b, e - b));
              e = b;
            }
@@ -874,7 +836,7 @@ void RegisterStringFunctions(ScalarFunctionRegistry& r) {
            return Map1<int32_t, std::string_view>(
                args[0], n, f.return_type, ctx, [](std::string_view s) -> int32_t {
                  if (s.empty()) return 0;
-                 return static_cast<int32_t>(DecodeChar(s, 0, CharLen(s, 0)));
+                 return static_cast<int32_t>(DecodeCodePoint(s.substr(0, CharLen(s, 0))));
                });
          }});
   r.Add({"chr",
@@ -889,7 +851,7 @@ void RegisterStringFunctions(ScalarFunctionRegistry& r) {
                    return Status::Invalid("requested character not valid for encoding: {}", c);
                  }
                  out->clear();
-                 EncodeChar(static_cast<char32_t>(c), out);
+                 AppendCodePoint(static_cast<char32_t>(c), out);
                  return Status::OK();
                });
          }});

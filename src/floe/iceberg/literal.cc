@@ -13,12 +13,6 @@
 
 namespace floe::iceberg {
 
-int64_t Utf8Length(std::string_view s) {
-  int64_t n = 0;
-  for (char c : s) n += (static_cast<unsigned char>(c) & 0xc0) != 0x80;
-  return n;
-}
-
 namespace {
 
 template <typename T>

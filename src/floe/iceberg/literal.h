@@ -31,7 +31,4 @@ int CompareValues(const Scalar& a, const Scalar& b);
 /// as quoted text.
 std::string LiteralToString(const Scalar& literal);
 
-/// Number of code points of a UTF-8 string.
-int64_t Utf8Length(std::string_view s);
-
 }  // namespace floe::iceberg

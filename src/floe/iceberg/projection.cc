@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "floe/batch/utf8.h"
 #include "floe/common/calendar.h"
 
 namespace floe::iceberg {
@@ -122,14 +123,14 @@ Result<ExpressionPtr> ProjectOrdered(const Expression& pred, const Transform& t,
       }
       case Operation::kStartsWith: {
         const std::string& prefix = pred.literal().get<std::string>();
-        if (Utf8Length(prefix) < t.param()) {
+        if (CountCodePoints(prefix) < t.param()) {
           return Expression::MakeBound(Operation::kStartsWith, pt, {pred.literal()});
         }
         return one(Operation::kEq, pred.literal());
       }
       case Operation::kNotStartsWith: {
         const std::string& prefix = pred.literal().get<std::string>();
-        const int64_t len = Utf8Length(prefix);
+        const int64_t len = CountCodePoints(prefix);
         if (len < t.param()) {
           return Expression::MakeBound(Operation::kNotStartsWith, pt, {pred.literal()});
         }
@@ -163,7 +164,7 @@ Result<ExpressionPtr> ProjectOrdered(const Expression& pred, const Transform& t,
       return MakeSet(Operation::kNotIn, pt, std::move(values));
     }
     case Operation::kStartsWith:
-      if (Utf8Length(pred.literal().get<std::string>()) <= t.param()) {
+      if (CountCodePoints(pred.literal().get<std::string>()) <= t.param()) {
         return Expression::MakeBound(Operation::kStartsWith, pt, {pred.literal()});
       }
       return ExpressionPtr();

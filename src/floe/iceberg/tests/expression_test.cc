@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/batch/utf8.h"
 #include "floe/testing/matchers.h"
 
 namespace floe::iceberg {
@@ -193,7 +194,7 @@ TEST(LiteralTest, CompareValues) {
   EXPECT_LT(CompareValues(Scalar::Make(Decimal(9, 2), Int128{-5}),
                           Scalar::Make(Decimal(9, 2), Int128{3})),
             0);
-  EXPECT_EQ(Utf8Length("\xc3\xa9t\xc3\xa9"), 3);
+  EXPECT_EQ(CountCodePoints("\xc3\xa9t\xc3\xa9"), 3);
 }
 
 }  // namespace
