@@ -19,7 +19,6 @@
 #include "floe/catalog/metadata_files_internal.h"
 #include "floe/catalog/purge.h"
 #include "floe/catalog/sql_catalog.h"
-#include "floe/common/ascii.h"
 #include "floe/iceberg/table_location.h"
 #include "floe/io/file_io.h"
 
@@ -295,25 +294,6 @@ Status WriteHint(const fs::path& metadata_dir, int64_t version) {
     return Status::IOError("replacing {}: {}", hint.string(), std::strerror(error));
   }
   return Status::OK();
-}
-
-// Removes metadata files that fell off the metadata log in this commit (spec property
-// write.metadata.delete-after-commit.enabled).
-void DeleteObsoleteMetadata(const io::FileIO& io, const iceberg::TableMetadata& base,
-                            const std::string& base_location, const iceberg::TableMetadata& next,
-                            const std::string& next_location) {
-  if (!EqualsIgnoreAsciiCase(next.Property("write.metadata.delete-after-commit.enabled", "false"),
-                             "true")) {
-    return;
-  }
-  std::set<std::string> kept{next_location};
-  for (const auto& entry : next.metadata_log) kept.insert(entry.metadata_file);
-  std::set<std::string> candidates{base_location};
-  for (const auto& entry : base.metadata_log) candidates.insert(entry.metadata_file);
-  for (const std::string& file : candidates) {
-    // The commit has happened; a file that cannot be removed is only garbage.
-    if (kept.count(file) == 0) (void)io.Delete(file);
-  }
 }
 
 // The subdirectories of `dir` that are not hidden, sorted by name.
@@ -804,7 +784,7 @@ Result<iceberg::Table> HadoopCatalog::CommitTable(
   // past a stale hint.
   (void)WriteHint(metadata_dir, version);
   if (base != nullptr) {
-    DeleteObsoleteMetadata(*io_, *base, current->path, *next, target.string());
+    internal::DeleteObsoleteMetadata(*io_, *base, current->path, *next, target.string());
   }
   return iceberg::Table{target.string(), std::move(next), io_};
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -42,6 +43,22 @@ Result<std::string> MetadataFileBytes(const iceberg::TableMetadata& metadata,
           compression::CodecKind::kGzip,
           std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
   return std::string(reinterpret_cast<const char*>(compressed.data()), compressed.size());
+}
+
+void DeleteObsoleteMetadata(const io::FileIO& io, const iceberg::TableMetadata& base,
+                            const std::string& base_location, const iceberg::TableMetadata& next,
+                            const std::string& next_location) {
+  if (!EqualsIgnoreAsciiCase(next.Property("write.metadata.delete-after-commit.enabled", "false"),
+                             "true")) {
+    return;
+  }
+  std::set<std::string> kept{next_location};
+  for (const auto& entry : next.metadata_log) kept.insert(entry.metadata_file);
+  std::set<std::string> candidates{base_location};
+  for (const auto& entry : base.metadata_log) candidates.insert(entry.metadata_file);
+  for (const std::string& file : candidates) {
+    if (kept.count(file) == 0) (void)io.Delete(file);
+  }
 }
 
 }  // namespace floe::catalog::internal

@@ -29,4 +29,12 @@ bool WantsGzip(const std::map<std::string, std::string>& properties);
 Result<std::string> MetadataFileBytes(const iceberg::TableMetadata& metadata,
                                       const std::string& path, bool gzip);
 
+/// After a commit, removes the metadata files that fell off the metadata log (table property
+/// write.metadata.delete-after-commit.enabled): the base file and its log entries that the
+/// next metadata no longer lists. A file that cannot be removed is only garbage (the commit
+/// has happened), so errors are ignored.
+void DeleteObsoleteMetadata(const io::FileIO& io, const iceberg::TableMetadata& base,
+                            const std::string& base_location, const iceberg::TableMetadata& next,
+                            const std::string& next_location);
+
 }  // namespace floe::catalog::internal
