@@ -242,17 +242,6 @@ MetricsMode MetricsConfig::ModeFor(int32_t field_id) const {
 
 namespace {
 
-bool SameShape(const DataType& a, const DataType& b) {
-  if (a.id() != b.id() || a.precision() != b.precision() || a.scale() != b.scale() ||
-      a.byte_width() != b.byte_width() || a.num_fields() != b.num_fields()) {
-    return false;
-  }
-  for (int i = 0; i < a.num_fields(); ++i) {
-    if (!SameShape(*a.field(i).type(), *b.field(i).type())) return false;
-  }
-  return true;
-}
-
 // The same values typed as `type` (same shape), sharing buffers.
 Result<ArrayPtr> Retype(const ArrayPtr& array, const TypePtr& type) {
   if (array->type() == type || array->type()->Equals(*type)) return array;

@@ -387,4 +387,44 @@ bool IsPromotionAllowed(const DataType& from, const DataType& to, bool allow_v3)
   }
 }
 
+std::vector<Field> FreshFieldIds::Fields(const std::vector<Field>& fields) {
+  std::vector<int32_t> ids;
+  for (const Field& f : fields) ids.push_back(Assign(f.field_id()));
+  std::vector<Field> out;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    out.push_back(fields[i].WithFieldId(ids[i]).WithType(Type(fields[i].type())));
+  }
+  return out;
+}
+
+TypePtr FreshFieldIds::Type(const TypePtr& type) {
+  switch (type->id()) {
+    case TypeId::kStruct:
+      return Struct(Fields(type->fields()));
+    case TypeId::kList: {
+      const Field& element = type->field(0);
+      const int32_t id = Assign(element.field_id());
+      return List(element.WithFieldId(id).WithType(Type(element.type())));
+    }
+    case TypeId::kMap: {
+      const Field& key = type->field(0);
+      const Field& value = type->field(1);
+      const int32_t key_id = Assign(key.field_id());
+      const int32_t value_id = Assign(value.field_id());
+      TypePtr key_type = Type(key.type());
+      TypePtr value_type = Type(value.type());
+      return Map(key.WithFieldId(key_id).WithType(std::move(key_type)),
+                 value.WithFieldId(value_id).WithType(std::move(value_type)));
+    }
+    default:
+      return type;
+  }
+}
+
+int32_t FreshFieldIds::Assign(int32_t old_id) {
+  const int32_t id = next_++;
+  if (old_id != kNoFieldId) mapping_[old_id] = id;
+  return id;
+}
+
 }  // namespace floe::iceberg

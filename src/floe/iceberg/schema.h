@@ -31,9 +31,9 @@ class Schema {
   /// Validates that every field (at every depth) has a positive, unique id, that
   /// identifier fields name required primitive fields reachable through structs only,
   /// and that defaults name existing primitive fields with matching scalar types.
-  static Result<std::shared_ptr<const Schema>> Make(
-      int32_t schema_id, std::vector<Field> fields, std::vector<int32_t> identifier_field_ids = {},
-      std::map<int32_t, FieldDefaults> defaults = {});
+  static Result<std::shared_ptr<const Schema>> Make(int32_t schema_id, std::vector<Field> fields,
+                                                    std::vector<int32_t> identifier_field_ids = {},
+                                                    std::map<int32_t, FieldDefaults> defaults = {});
 
   int32_t schema_id() const { return schema_id_; }
   const std::vector<Field>& fields() const { return columns_->fields(); }
@@ -89,6 +89,31 @@ class Schema {
 };
 
 using SchemaPtr = std::shared_ptr<const Schema>;
+
+/// Gives fields fresh ids the way the reference implementation numbers them: a struct's
+/// fields get consecutive ids first, then each field's nested type in order; a list's
+/// element and a map's key and value get theirs before their own nested types. Ids continue
+/// after `last_id`; the old id of each field that had one maps to its new id.
+class FreshFieldIds {
+ public:
+  explicit FreshFieldIds(int32_t last_id = 0) : next_(last_id + 1) {}
+
+  /// The fields (and everything nested in them) with fresh ids.
+  std::vector<Field> Fields(const std::vector<Field>& fields);
+  /// The nested fields of `type` with fresh ids (a primitive type as it is).
+  TypePtr Type(const TypePtr& type);
+
+  /// Old id -> new id (for identifier fields, defaults and partition / sort sources).
+  const std::map<int32_t, int32_t>& mapping() const { return mapping_; }
+  /// The highest id given so far.
+  int32_t last_id() const { return next_ - 1; }
+
+ private:
+  int32_t Assign(int32_t old_id);
+
+  int32_t next_;
+  std::map<int32_t, int32_t> mapping_;
+};
 
 /// The Iceberg name of a floe type ("long", "decimal(9,2)", "fixed[16]", "timestamptz",
 /// "timestamp_ns", "struct<...>", ...), or kNotSupported for types Iceberg lacks (int8, int16).

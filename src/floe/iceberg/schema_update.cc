@@ -87,19 +87,6 @@ bool NamesEqual(std::string_view a, std::string_view b, bool case_sensitive) {
   return EqualsIgnoreAsciiCase(a, b);
 }
 
-/// Gives `type`'s nested fields fresh ids: a struct's fields are numbered before their
-/// children, as the reference implementation numbers new columns.
-TypePtr AssignFreshIds(const TypePtr& type, int32_t* last_id) {
-  TypeId id = type->id();
-  if (id != TypeId::kStruct && id != TypeId::kList && id != TypeId::kMap) return type;
-  std::vector<Field> fields = type->fields();
-  for (Field& f : fields) f = f.WithFieldId(++*last_id);
-  for (Field& f : fields) f = f.WithType(AssignFreshIds(f.type(), last_id));
-  if (id == TypeId::kStruct) return Struct(std::move(fields));
-  if (id == TypeId::kList) return List(fields[0]);
-  return Map(fields[0], fields[1]);
-}
-
 std::string TypeName(const DataType& type) {
   auto name = IcebergTypeName(type);
   return name.has_value() ? *name : type.ToString();
@@ -281,7 +268,9 @@ Result<std::pair<SchemaPtr, int32_t>> UpdateSchema::Apply(const TableMetadata& b
           return Status::Invalid("table {}: column '{}' has no type", ops_->name(), full_name);
         }
         int32_t id = ++last_id;
-        TypePtr type = AssignFreshIds(c.type, &last_id);
+        FreshFieldIds fresh(last_id);
+        TypePtr type = fresh.Type(c.type);
+        last_id = fresh.last_id();
         if (c.default_value) {
           if (c.default_value->is_null() && c.required) {
             return Status::Invalid("table {}: required column '{}' cannot default to null",

@@ -556,64 +556,6 @@ Result<TableMetadataPtr> ApplyUpdates(const TableMetadata& base,
 
 namespace {
 
-// Assigns fresh field ids the way the reference implementation does: a struct's fields get
-// consecutive ids first, then each field's nested type is numbered in order; a list's
-// element and a map's key and value get theirs before their own nested types.
-class FreshIds {
- public:
-  Result<std::vector<Field>> Struct(const std::vector<Field>& fields) {
-    std::vector<int32_t> ids;
-    for (const Field& f : fields) ids.push_back(Assign(f.field_id()));
-    std::vector<Field> out;
-    for (size_t i = 0; i < fields.size(); ++i) {
-      FLOE_ASSIGN_OR_RAISE(TypePtr type, Type(fields[i].type()));
-      out.push_back(fields[i].WithFieldId(ids[i]).WithType(std::move(type)));
-    }
-    return out;
-  }
-
-  // old id -> new id (for identifier fields, defaults and spec / sort-order sources).
-  const std::map<int32_t, int32_t>& mapping() const { return mapping_; }
-  int32_t last_id() const { return next_ - 1; }
-
- private:
-  int32_t Assign(int32_t old_id) {
-    int32_t id = next_++;
-    if (old_id != kNoFieldId) mapping_[old_id] = id;
-    return id;
-  }
-
-  Result<TypePtr> Type(const TypePtr& type) {
-    switch (type->id()) {
-      case TypeId::kStruct: {
-        FLOE_ASSIGN_OR_RAISE(std::vector<Field> fields, Struct(type->fields()));
-        return floe::Struct(std::move(fields));
-      }
-      case TypeId::kList: {
-        const Field& element = type->field(0);
-        int32_t id = Assign(element.field_id());
-        FLOE_ASSIGN_OR_RAISE(TypePtr element_type, Type(element.type()));
-        return floe::List(element.WithFieldId(id).WithType(std::move(element_type)));
-      }
-      case TypeId::kMap: {
-        const Field& key = type->field(0);
-        const Field& value = type->field(1);
-        int32_t key_id = Assign(key.field_id());
-        int32_t value_id = Assign(value.field_id());
-        FLOE_ASSIGN_OR_RAISE(TypePtr key_type, Type(key.type()));
-        FLOE_ASSIGN_OR_RAISE(TypePtr value_type, Type(value.type()));
-        return floe::Map(key.WithFieldId(key_id).WithType(std::move(key_type)),
-                         value.WithFieldId(value_id).WithType(std::move(value_type)));
-      }
-      default:
-        return type;
-    }
-  }
-
-  int32_t next_ = 1;
-  std::map<int32_t, int32_t> mapping_;
-};
-
 Result<int32_t> MapSource(const std::map<int32_t, int32_t>& mapping, int32_t old_id,
                           std::string_view what) {
   auto it = mapping.find(old_id);
@@ -643,8 +585,8 @@ Result<TableMetadataPtr> NewTableMetadata(const NewTableOptions& options, int64_
     return Status::Invalid("format version {} cannot be written (1 or 2 can)", md.format_version);
   }
 
-  FreshIds fresh;
-  FLOE_ASSIGN_OR_RAISE(std::vector<Field> fields, fresh.Struct(options.schema->fields()));
+  FreshFieldIds fresh;
+  std::vector<Field> fields = fresh.Fields(options.schema->fields());
   const auto& mapping = fresh.mapping();
   std::vector<int32_t> identifiers;
   for (int32_t id : options.schema->identifier_field_ids()) {

@@ -199,6 +199,30 @@ Result<std::map<std::string, Scalar>> ProcedureArguments(const sql::ParsedExpr& 
   return out;
 }
 
+namespace {
+
+// Iceberg has no 8- or 16-bit integers: they widen to integer (as Spark does), nested too.
+TypePtr IcebergColumnType(const TypePtr& type) {
+  switch (type->id()) {
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+      return Int32();
+    case TypeId::kStruct:
+    case TypeId::kList:
+    case TypeId::kMap: {
+      std::vector<Field> fields = type->fields();
+      for (Field& f : fields) f = f.WithType(IcebergColumnType(f.type()));
+      if (type->id() == TypeId::kStruct) return Struct(std::move(fields));
+      if (type->id() == TypeId::kList) return List(std::move(fields[0]));
+      return Map(std::move(fields[0]), std::move(fields[1]));
+    }
+    default:
+      return type;
+  }
+}
+
+}  // namespace
+
 Result<std::optional<catalog::TableIdentifier>> CreateTableWithColumns(
     catalog::Catalog& catalog, const CatalogNames& names, const std::vector<std::string>& table,
     std::vector<Field> columns, const std::vector<sql::Option>& sql_options, bool if_not_exists) {
@@ -212,13 +236,11 @@ Result<std::optional<catalog::TableIdentifier>> CreateTableWithColumns(
     if (!seen.insert(column.name()).second) {
       return Status::Bind("column \"{}\" specified more than once", column.name());
     }
-    TypePtr type = column.type();
-    // Iceberg has no 8- or 16-bit integers: they widen to integer (as Spark does).
-    if (type->id() == TypeId::kInt8 || type->id() == TypeId::kInt16) type = Int32();
-    fields.emplace_back(column.name(), std::move(type), column.nullable(),
-                        static_cast<int32_t>(fields.size() + 1));
+    fields.emplace_back(column.name(), IcebergColumnType(column.type()), column.nullable());
   }
-  FLOE_ASSIGN_OR_RAISE(iceberg::SchemaPtr schema, iceberg::Schema::Make(0, std::move(fields)));
+  // Every field, nested ones too (a query's struct, list and map columns), gets a fresh id.
+  FLOE_ASSIGN_OR_RAISE(iceberg::SchemaPtr schema,
+                       iceberg::Schema::Make(0, iceberg::FreshFieldIds().Fields(fields)));
   FLOE_ASSIGN_OR_RAISE(TableOptions options, ReadCreateOptions(sql_options));
   catalog::CreateTableRequest request;
   request.schema = schema;

@@ -9,27 +9,48 @@ TypePtr MakeDataType(TypeId id, int precision, int scale, int byte_width,
 
 std::string_view TypeIdName(TypeId id) {
   switch (id) {
-    case TypeId::kBoolean: return "boolean";
-    case TypeId::kInt8: return "int8";
-    case TypeId::kInt16: return "int16";
-    case TypeId::kInt32: return "int32";
-    case TypeId::kInt64: return "int64";
-    case TypeId::kFloat32: return "float32";
-    case TypeId::kFloat64: return "float64";
-    case TypeId::kDecimal: return "decimal";
-    case TypeId::kDate: return "date";
-    case TypeId::kTime: return "time";
-    case TypeId::kTimestamp: return "timestamp";
-    case TypeId::kTimestampTz: return "timestamptz";
-    case TypeId::kTimestampNs: return "timestamp_ns";
-    case TypeId::kTimestampTzNs: return "timestamptz_ns";
-    case TypeId::kString: return "string";
-    case TypeId::kBinary: return "binary";
-    case TypeId::kFixed: return "fixed";
-    case TypeId::kUuid: return "uuid";
-    case TypeId::kStruct: return "struct";
-    case TypeId::kList: return "list";
-    case TypeId::kMap: return "map";
+    case TypeId::kBoolean:
+      return "boolean";
+    case TypeId::kInt8:
+      return "int8";
+    case TypeId::kInt16:
+      return "int16";
+    case TypeId::kInt32:
+      return "int32";
+    case TypeId::kInt64:
+      return "int64";
+    case TypeId::kFloat32:
+      return "float32";
+    case TypeId::kFloat64:
+      return "float64";
+    case TypeId::kDecimal:
+      return "decimal";
+    case TypeId::kDate:
+      return "date";
+    case TypeId::kTime:
+      return "time";
+    case TypeId::kTimestamp:
+      return "timestamp";
+    case TypeId::kTimestampTz:
+      return "timestamptz";
+    case TypeId::kTimestampNs:
+      return "timestamp_ns";
+    case TypeId::kTimestampTzNs:
+      return "timestamptz_ns";
+    case TypeId::kString:
+      return "string";
+    case TypeId::kBinary:
+      return "binary";
+    case TypeId::kFixed:
+      return "fixed";
+    case TypeId::kUuid:
+      return "uuid";
+    case TypeId::kStruct:
+      return "struct";
+    case TypeId::kList:
+      return "list";
+    case TypeId::kMap:
+      return "map";
   }
   return "unknown";
 }
@@ -73,9 +94,12 @@ bool Field::Equals(const Field& other) const {
 
 std::string DataType::ToString() const {
   switch (id_) {
-    case TypeId::kDecimal: return fmt::format("decimal({},{})", precision_, scale_);
-    case TypeId::kFixed: return fmt::format("fixed[{}]", byte_width_);
-    case TypeId::kList: return "list<" + fields_[0].type()->ToString() + ">";
+    case TypeId::kDecimal:
+      return fmt::format("decimal({},{})", precision_, scale_);
+    case TypeId::kFixed:
+      return fmt::format("fixed[{}]", byte_width_);
+    case TypeId::kList:
+      return "list<" + fields_[0].type()->ToString() + ">";
     case TypeId::kMap:
       return "map<" + fields_[0].type()->ToString() + ", " + fields_[1].type()->ToString() + ">";
     case TypeId::kStruct: {
@@ -86,7 +110,8 @@ std::string DataType::ToString() const {
       }
       return out + ">";
     }
-    default: return std::string(TypeIdName(id_));
+    default:
+      return std::string(TypeIdName(id_));
   }
 }
 
@@ -102,21 +127,30 @@ bool DataType::Equals(const DataType& other) const {
   return true;
 }
 
+bool SameShape(const DataType& a, const DataType& b) {
+  if (a.id() != b.id() || a.precision() != b.precision() || a.scale() != b.scale() ||
+      a.byte_width() != b.byte_width() || a.num_fields() != b.num_fields()) {
+    return false;
+  }
+  for (int i = 0; i < a.num_fields(); ++i) {
+    if (!SameShape(*a.field(i).type(), *b.field(i).type())) return false;
+  }
+  return true;
+}
+
 TypePtr DataType::map_entries_type() const {
   FLOE_CHECK(id_ == TypeId::kMap, ToString());
   return Struct({fields_[0], fields_[1]});
 }
 
 namespace {
-TypePtr Simple(TypeId id, int width) {
-  return MakeDataType(id, 0, 0, width, {});
-}
+TypePtr Simple(TypeId id, int width) { return MakeDataType(id, 0, 0, width, {}); }
 }  // namespace
 
-#define FLOE_SIMPLE_TYPE(Fn, Id, Width)           \
-  TypePtr Fn() {                                  \
+#define FLOE_SIMPLE_TYPE(Fn, Id, Width)            \
+  TypePtr Fn() {                                   \
     static const TypePtr type = Simple(Id, Width); \
-    return type;                                  \
+    return type;                                   \
   }
 FLOE_SIMPLE_TYPE(Boolean, TypeId::kBoolean, 0)
 FLOE_SIMPLE_TYPE(Int8, TypeId::kInt8, 1)
@@ -138,9 +172,10 @@ FLOE_SIMPLE_TYPE(Uuid, TypeId::kUuid, 16)
 
 Result<TypePtr> MakeDecimal(int precision, int scale) {
   if (precision < 1 || precision > 38 || scale < 0 || scale > precision) {
-    return Status::Invalid("decimal({},{}) is out of range: precision must be 1..38 and scale "
-                           "0..precision",
-                           precision, scale);
+    return Status::Invalid(
+        "decimal({},{}) is out of range: precision must be 1..38 and scale "
+        "0..precision",
+        precision, scale);
   }
   return MakeDataType(TypeId::kDecimal, precision, scale, 16, {});
 }

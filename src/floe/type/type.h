@@ -186,6 +186,11 @@ TypePtr List(TypePtr element_type, bool element_nullable = true);
 TypePtr Map(Field key, Field value);
 TypePtr Map(TypePtr key_type, TypePtr value_type, bool value_nullable = true);
 
+/// Whether values of type `a` are values of type `b` as they are: the same types at every
+/// depth, with nested field names, nullability and field ids aside (a query's struct column
+/// and a table's, whose nested fields carry Iceberg ids).
+bool SameShape(const DataType& a, const DataType& b);
+
 /// An ordered set of fields: the columns of a record batch or table.
 class Schema {
  public:

@@ -79,7 +79,8 @@ Result<plan::LogicalPlanPtr> ConformInsertInput(plan::LogicalPlanPtr input,
     }
     const Field& have = in->field(source[f]);
     expr::ExprPtr value = expr::Column(source[f], have.name(), have.type(), have.nullable());
-    if (have.type()->Equals(*type)) {
+    if (SameShape(*have.type(), *type)) {
+      // The writer takes the values as they are (ConformBatch types them as the table's).
       exprs.push_back(std::move(value));
     } else if (expr::CanImplicitCast(*have.type(), *type) ||
                expr::CanExplicitCast(*have.type(), *type)) {

@@ -165,7 +165,7 @@ Result<exec::PlanPtr> IcebergWriteExec::Make(IcebergWriteTargetPtr target, exec:
   }
   for (size_t i = 0; i < columns.size(); ++i) {
     const Field& have = input_schema->field(static_cast<int>(i));
-    if (!have.type()->Equals(*columns[i].type())) {
+    if (!SameShape(*have.type(), *columns[i].type())) {
       return Status::Invalid("writing {}: input column {} is {}, the table's column \"{}\" is {}",
                              target->table_name, i + 1, have.type()->ToString(), columns[i].name(),
                              columns[i].type()->ToString());
