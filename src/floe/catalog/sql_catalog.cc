@@ -11,7 +11,6 @@
 
 #include "floe/catalog/metadata_files_internal.h"
 #include "floe/catalog/purge.h"
-#include "floe/common/ascii.h"
 #include "floe/common/thread_pool.h"
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/table_location.h"
@@ -27,7 +26,20 @@ using internal::WantsGzip;
 constexpr std::string_view kExistsProperty = "exists";
 constexpr std::string_view kLocationProperty = "location";
 // Rows a V0 JDBC catalog or pyiceberg inserted have no type; they are tables.
-constexpr std::string_view kIsTable = "(iceberg_type = 'TABLE' OR iceberg_type IS NULL)";
+// The rows that are tables: in V1 tables (with iceberg_type) those of type TABLE or NULL
+// (written before the column existed); in V0 tables every row.
+std::string_view TableCondition(bool typed) {
+  return typed ? "(iceberg_type = 'TABLE' OR iceberg_type IS NULL)" : "1 = 1";
+}
+
+// The statement inserting a new table's row (catalog, namespace, name, metadata location).
+std::string InsertTableSql(bool typed) {
+  return typed ? "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
+                 "metadata_location, previous_metadata_location, iceberg_type) "
+                 "VALUES (?, ?, ?, ?, NULL, 'TABLE')"
+               : "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
+                 "metadata_location, previous_metadata_location) VALUES (?, ?, ?, ?, NULL)";
+}
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -160,12 +172,13 @@ struct TableRow {
 };
 
 Result<std::optional<TableRow>> LookUpRow(SqlSession& session, const std::string& catalog,
-                                          const TableIdentifier& id) {
+                                          bool typed, const TableIdentifier& id) {
   FLOE_ASSIGN_OR_RAISE(
       std::vector<SqlRow> rows,
       session.Query("look up table " + id.ToString(),
-                    "SELECT metadata_location, iceberg_type FROM iceberg_tables "
-                    "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?",
+                    fmt::format("SELECT metadata_location, {} FROM iceberg_tables "
+                                "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?",
+                                typed ? "iceberg_type" : "NULL"),
                     {catalog, NamespaceToString(id.ns), id.name}));
   if (rows.empty()) return std::optional<TableRow>();
   TableRow row;
@@ -177,26 +190,23 @@ Result<std::optional<TableRow>> LookUpRow(SqlSession& session, const std::string
 // The current metadata location of a table; kNotFound when there is no such table.
 // Inserts the row naming a new table (its namespace must exist); a row of that name already
 // there is kConstraint. `purpose` names the operation in database errors.
-Status InsertTableRow(SqlSession& session, const std::string& catalog, const TableIdentifier& id,
-                      const std::string& metadata_location, const std::string& purpose) {
+Status InsertTableRow(SqlSession& session, const std::string& catalog, bool typed,
+                      const TableIdentifier& id, const std::string& metadata_location,
+                      const std::string& purpose) {
   FLOE_RETURN_NOT_OK(RequireNamespace(session, catalog, id.ns));
-  Status inserted =
-      session
-          .Execute(purpose,
-                   "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
-                   "metadata_location, previous_metadata_location, iceberg_type) "
-                   "VALUES (?, ?, ?, ?, NULL, 'TABLE')",
-                   {catalog, NamespaceToString(id.ns), id.name, metadata_location})
-          .status();
+  Status inserted = session
+                        .Execute(purpose, InsertTableSql(typed),
+                                 {catalog, NamespaceToString(id.ns), id.name, metadata_location})
+                        .status();
   if (inserted.code() == StatusCode::kConstraint) {
     return Status::Constraint("table {} already exists", id.ToString());
   }
   return inserted;
 }
 
-Result<std::string> CurrentLocation(SqlSession& session, const std::string& catalog,
+Result<std::string> CurrentLocation(SqlSession& session, const std::string& catalog, bool typed,
                                     const TableIdentifier& id) {
-  FLOE_ASSIGN_OR_RAISE(std::optional<TableRow> row, LookUpRow(session, catalog, id));
+  FLOE_ASSIGN_OR_RAISE(std::optional<TableRow> row, LookUpRow(session, catalog, typed, id));
   if (!row.has_value() || !row->is_table) {
     return Status::NotFound("table {} does not exist", id.ToString());
   }
@@ -225,26 +235,6 @@ std::string FileNameOf(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Removes metadata files that fell off the metadata log in this commit (spec property
-// write.metadata.delete-after-commit.enabled).
-void DeleteObsoleteMetadata(const io::FileIO& io, const iceberg::TableMetadata& base,
-                            const std::string& base_location, const iceberg::TableMetadata& next,
-                            const std::string& next_location) {
-  if (!EqualsIgnoreAsciiCase(next.Property("write.metadata.delete-after-commit.enabled", "false"),
-                             "true")) {
-    return;
-  }
-  std::set<std::string> kept{next_location};
-  for (const auto& entry : next.metadata_log) kept.insert(entry.metadata_file);
-  std::set<std::string> candidates{base_location};
-  for (const auto& entry : base.metadata_log) candidates.insert(entry.metadata_file);
-  for (const std::string& file : candidates) {
-    // The commit has happened; a file that cannot be removed is only garbage, so the
-    // commit's result does not depend on it.
-    if (kept.count(file) == 0) (void)io.Delete(file);
-  }
-}
-
 template <typename T>
 bool HasUpdate(const std::vector<iceberg::TableUpdate>& updates) {
   return std::any_of(updates.begin(), updates.end(),
@@ -270,8 +260,8 @@ Result<std::shared_ptr<SqlCatalog>> SqlCatalog::Make(SqlBackendPtr backend,
   return catalog;
 }
 
-Status SqlCatalog::InitializeSchema() const {
-  return backend_->Transact("create the catalog tables", [](SqlSession& session) -> Status {
+Status SqlCatalog::InitializeSchema() {
+  return backend_->Transact("create the catalog tables", [this](SqlSession& session) -> Status {
     FLOE_RETURN_NOT_OK(session
                            .Execute("create table iceberg_tables",
                                     "CREATE TABLE IF NOT EXISTS iceberg_tables ("
@@ -292,18 +282,13 @@ Status SqlCatalog::InitializeSchema() const {
                                     "property_value VARCHAR(1000), "
                                     "PRIMARY KEY (catalog_name, namespace, property_key))")
                            .status());
-    // A table made by pyiceberg or a V0 JDBC catalog lacks iceberg_type; the JDBC catalog's
-    // V1 migration adds it as a nullable column, and so does this.
-    if (!session
-             .Query("check for column iceberg_type",
-                    "SELECT iceberg_type FROM iceberg_tables WHERE 1 = 0")
-             .ok()) {
-      FLOE_RETURN_NOT_OK(session
-                             .Execute("add column iceberg_type",
-                                      "ALTER TABLE iceberg_tables ADD COLUMN iceberg_type "
-                                      "VARCHAR(5)")
-                             .status());
-    }
+    // Tables made by a JDBC catalog with its default schema version (V0) lack iceberg_type.
+    // They are used as they are: the JDBC catalog and pyiceberg decide when to migrate a
+    // shared database (jdbc.schema-version=V1, schema_version='v1'), not floe.
+    typed_ = session
+                 .Query("check for column iceberg_type",
+                        "SELECT iceberg_type FROM iceberg_tables WHERE 1 = 0")
+                 .ok();
     return Status::OK();
   });
 }
@@ -480,7 +465,7 @@ Result<std::vector<TableIdentifier>> SqlCatalog::ListTables(const Namespace& ns)
         session.Query("list tables of namespace " + name,
                       fmt::format("SELECT table_name FROM iceberg_tables WHERE catalog_name = ? "
                                   "AND table_namespace = ? AND {}",
-                                  kIsTable),
+                                  TableCondition(typed_)),
                       {options_.name, name}));
     for (const SqlRow& row : rows) {
       if (row[0].has_value()) tables.push_back(TableIdentifier{ns, *row[0]});
@@ -495,7 +480,8 @@ Result<bool> SqlCatalog::TableExists(const TableIdentifier& id) const {
   FLOE_RETURN_NOT_OK(ValidateIdentifier(id));
   bool exists = false;
   FLOE_RETURN_NOT_OK(backend_->Run([&](SqlSession& session) -> Status {
-    FLOE_ASSIGN_OR_RAISE(std::optional<TableRow> row, LookUpRow(session, options_.name, id));
+    FLOE_ASSIGN_OR_RAISE(std::optional<TableRow> row,
+                         LookUpRow(session, options_.name, typed_, id));
     exists = row.has_value() && row->is_table;
     return Status::OK();
   }));
@@ -531,7 +517,8 @@ Result<iceberg::Table> SqlCatalog::CreateTable(const TableIdentifier& id,
   // Fail early, before any file is written; the insert below checks again atomically.
   FLOE_RETURN_NOT_OK(backend_->Run([&](SqlSession& session) -> Status {
     FLOE_RETURN_NOT_OK(RequireNamespace(session, options_.name, id.ns));
-    FLOE_ASSIGN_OR_RAISE(std::optional<TableRow> row, LookUpRow(session, options_.name, id));
+    FLOE_ASSIGN_OR_RAISE(std::optional<TableRow> row,
+                         LookUpRow(session, options_.name, typed_, id));
     if (row.has_value()) return Status::Constraint("table {} already exists", id.ToString());
     return Status::OK();
   }));
@@ -557,7 +544,7 @@ Result<iceberg::Table> SqlCatalog::CreateTable(const TableIdentifier& id,
 
   const std::string purpose = "create table " + id.ToString();
   Status status = backend_->Transact(purpose, [&](SqlSession& session) {
-    return InsertTableRow(session, options_.name, id, metadata_location, purpose);
+    return InsertTableRow(session, options_.name, typed_, id, metadata_location, purpose);
   });
   if (!status.ok()) {
     (void)io_->Delete(metadata_location);
@@ -570,7 +557,7 @@ Result<iceberg::Table> SqlCatalog::LoadTable(const TableIdentifier& id) const {
   FLOE_RETURN_NOT_OK(ValidateIdentifier(id));
   std::string location;
   FLOE_RETURN_NOT_OK(backend_->Run([&](SqlSession& session) -> Status {
-    FLOE_ASSIGN_OR_RAISE(location, CurrentLocation(session, options_.name, id));
+    FLOE_ASSIGN_OR_RAISE(location, CurrentLocation(session, options_.name, typed_, id));
     return Status::OK();
   }));
   FLOE_ASSIGN_OR_RAISE(iceberg::TableMetadataPtr metadata, ReadMetadataFile(*io_, location));
@@ -588,7 +575,7 @@ Result<iceberg::Table> SqlCatalog::RegisterTable(const TableIdentifier& id,
                        ReadMetadataFile(*io_, metadata_location));
   const std::string purpose = "register table " + id.ToString();
   FLOE_RETURN_NOT_OK(backend_->Transact(purpose, [&](SqlSession& session) {
-    return InsertTableRow(session, options_.name, id, metadata_location, purpose);
+    return InsertTableRow(session, options_.name, typed_, id, metadata_location, purpose);
   }));
   return iceberg::Table{metadata_location, std::move(metadata), io_};
 }
@@ -598,13 +585,15 @@ Status SqlCatalog::RenameTable(const TableIdentifier& from, const TableIdentifie
   FLOE_RETURN_NOT_OK(ValidateNewIdentifier(to));
   const std::string purpose = fmt::format("rename table {} to {}", from.ToString(), to.ToString());
   return backend_->Transact(purpose, [&](SqlSession& session) -> Status {
-    FLOE_ASSIGN_OR_RAISE(std::optional<TableRow> source, LookUpRow(session, options_.name, from));
+    FLOE_ASSIGN_OR_RAISE(std::optional<TableRow> source,
+                         LookUpRow(session, options_.name, typed_, from));
     if (!source.has_value() || !source->is_table) {
       return Status::NotFound("table {} does not exist", from.ToString());
     }
     if (from == to) return Status::OK();
     FLOE_RETURN_NOT_OK(RequireNamespace(session, options_.name, to.ns));
-    FLOE_ASSIGN_OR_RAISE(std::optional<TableRow> target, LookUpRow(session, options_.name, to));
+    FLOE_ASSIGN_OR_RAISE(std::optional<TableRow> target,
+                         LookUpRow(session, options_.name, typed_, to));
     if (target.has_value()) {
       return Status::Constraint("{} {} already exists", target->is_table ? "table" : "view",
                                 to.ToString());
@@ -633,7 +622,7 @@ Status SqlCatalog::DropTable(const TableIdentifier& id, bool purge) {
           session.Execute(purpose,
                           fmt::format("DELETE FROM iceberg_tables WHERE catalog_name = ? AND "
                                       "table_namespace = ? AND table_name = ? AND {}",
-                                      kIsTable),
+                                      TableCondition(typed_)),
                           {options_.name, NamespaceToString(id.ns), id.name}));
       if (changed == 0) return Status::NotFound("table {} does not exist", id.ToString());
       return Status::OK();
@@ -645,7 +634,7 @@ Status SqlCatalog::DropTable(const TableIdentifier& id, bool purge) {
   while (true) {
     std::string location;
     FLOE_RETURN_NOT_OK(backend_->Run([&](SqlSession& session) -> Status {
-      FLOE_ASSIGN_OR_RAISE(location, CurrentLocation(session, options_.name, id));
+      FLOE_ASSIGN_OR_RAISE(location, CurrentLocation(session, options_.name, typed_, id));
       return Status::OK();
     }));
     Result<iceberg::TableMetadataPtr> metadata = ReadMetadataFile(*io_, location);
@@ -682,7 +671,8 @@ Result<iceberg::Table> SqlCatalog::CommitTable(
   // The base: the metadata current now (nullptr when the table does not exist).
   std::optional<std::string> base_location;
   FLOE_RETURN_NOT_OK(backend_->Run([&](SqlSession& session) -> Status {
-    FLOE_ASSIGN_OR_RAISE(std::optional<TableRow> row, LookUpRow(session, options_.name, id));
+    FLOE_ASSIGN_OR_RAISE(std::optional<TableRow> row,
+                         LookUpRow(session, options_.name, typed_, id));
     if (row.has_value() && row->is_table) {
       if (!row->metadata_location.has_value() || row->metadata_location->empty()) {
         return Status::Corrupt("table {} has no metadata location in the catalog", id.ToString());
@@ -748,14 +738,10 @@ Result<iceberg::Table> SqlCatalog::CommitTable(
   int64_t changed = 0;
   Status swapped = backend_->Run([&](SqlSession& session) -> Status {
     if (base == nullptr) {
-      Status inserted =
-          session
-              .Execute("create table " + id.ToString(),
-                       "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
-                       "metadata_location, previous_metadata_location, iceberg_type) "
-                       "VALUES (?, ?, ?, ?, NULL, 'TABLE')",
-                       {options_.name, ns, id.name, next_location})
-              .status();
+      Status inserted = session
+                            .Execute("create table " + id.ToString(), InsertTableSql(typed_),
+                                     {options_.name, ns, id.name, next_location})
+                            .status();
       if (inserted.code() == StatusCode::kConstraint) {
         return Status::CommitConflict("commit to table {}: the table was created concurrently",
                                       id.ToString());
@@ -777,7 +763,7 @@ Result<iceberg::Table> SqlCatalog::CommitTable(
     // certainly not current.
     std::optional<TableRow> now;
     Status checked = backend_->Run([&](SqlSession& session) -> Status {
-      FLOE_ASSIGN_OR_RAISE(now, LookUpRow(session, options_.name, id));
+      FLOE_ASSIGN_OR_RAISE(now, LookUpRow(session, options_.name, typed_, id));
       return Status::OK();
     });
     if (!checked.ok()) {
@@ -798,7 +784,7 @@ Result<iceberg::Table> SqlCatalog::CommitTable(
     }
   }
   if (base != nullptr) {
-    DeleteObsoleteMetadata(*io_, *base, *base_location, *next, next_location);
+    internal::DeleteObsoleteMetadata(*io_, *base, *base_location, *next, next_location);
   }
   return iceberg::Table{next_location, std::move(next), io_};
 }

@@ -16,8 +16,10 @@
 // Namespaces are stored as their dotted string. A namespace exists when it, or a namespace
 // below it, has a property row or a table; CreateNamespace writes the reserved property
 // `exists`=`true` (as the JDBC catalog does), which LoadNamespaceProperties does not return.
-// Rows whose iceberg_type is NULL (written by pyiceberg or a V0 JDBC catalog) are tables;
-// rows of type VIEW are not (but still occupy their name).
+// Rows whose iceberg_type is NULL (written before the column existed) are tables; rows of
+// type VIEW are not (but still occupy their name). Tables made by a JDBC catalog with its
+// default schema version (V0) have no iceberg_type column: every row is a table then, and
+// floe writes rows without the column and leaves the schema as it is.
 
 #include <map>
 #include <memory>
@@ -44,9 +46,9 @@ struct SqlCatalogOptions {
 /// A Catalog over a SqlBackend. Thread-safe; holds no table state between calls.
 class SqlCatalog final : public Catalog {
  public:
-  /// Creates the two catalog tables when missing and adds the `iceberg_type` column to an
-  /// `iceberg_tables` made without it (a V0 JDBC or pyiceberg database). kInvalidArgument
-  /// for an empty name or warehouse.
+  /// Creates the two catalog tables when missing (V1: with `iceberg_type`), and works with
+  /// an `iceberg_tables` made without that column (V0) as it is. kInvalidArgument for an
+  /// empty name or warehouse.
   static Result<std::shared_ptr<SqlCatalog>> Make(SqlBackendPtr backend,
                                                   std::shared_ptr<const io::FileIO> io,
                                                   SqlCatalogOptions options);
@@ -87,11 +89,12 @@ class SqlCatalog final : public Catalog {
   SqlCatalog(SqlBackendPtr backend, std::shared_ptr<const io::FileIO> io, SqlCatalogOptions options)
       : backend_(std::move(backend)), io_(std::move(io)), options_(std::move(options)) {}
 
-  Status InitializeSchema() const;
+  Status InitializeSchema();
 
   SqlBackendPtr backend_;
   std::shared_ptr<const io::FileIO> io_;
   SqlCatalogOptions options_;
+  bool typed_ = true;  // iceberg_tables has the iceberg_type column (V1)
 };
 
 }  // namespace floe::catalog

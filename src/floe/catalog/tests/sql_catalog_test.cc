@@ -148,22 +148,32 @@ TEST_F(SqlCatalogTest, TablesHaveTheJdbcCatalogColumns) {
                   {"3", "property_value", "VARCHAR(1000)", "0", "NULL", "0"}}));
 }
 
-TEST(SqlCatalogSchemaTest, AddsIcebergTypeToAV0Table) {
+TEST(SqlCatalogSchemaTest, WorksWithAV0TableAndLeavesItV0) {
   TempDir dir;
   const std::string db = dir.path() + "/v0.db";
-  // The layout a V0 JDBC catalog or pyiceberg creates, with one of its rows.
+  // The layout a JDBC catalog creates with its default schema version (V0), with a
+  // namespace, one of its rows and a NULL property value (which the JDBC catalog allows).
+  const std::string v0_tables =
+      "CREATE TABLE iceberg_tables (catalog_name VARCHAR(255) NOT NULL, table_namespace "
+      "VARCHAR(255) NOT NULL, table_name VARCHAR(255) NOT NULL, metadata_location "
+      "VARCHAR(1000), previous_metadata_location VARCHAR(1000), PRIMARY KEY (catalog_name, "
+      "table_namespace, table_name))";
   {
     sqlite3* raw = nullptr;
     ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(raw,
-                           "CREATE TABLE iceberg_tables (catalog_name VARCHAR(255) NOT NULL, "
-                           "table_namespace VARCHAR(255) NOT NULL, table_name VARCHAR(255) NOT "
-                           "NULL, metadata_location VARCHAR(1000), previous_metadata_location "
-                           "VARCHAR(1000), PRIMARY KEY (catalog_name, table_namespace, "
-                           "table_name));"
-                           "INSERT INTO iceberg_tables VALUES ('c', 'db', 'old', '/x.json', NULL);",
-                           nullptr, nullptr, nullptr),
-              SQLITE_OK);
+    ASSERT_EQ(
+        sqlite3_exec(
+            raw,
+            (v0_tables + ";CREATE TABLE iceberg_namespace_properties (catalog_name VARCHAR(255) "
+                         "NOT NULL, namespace VARCHAR(255) NOT NULL, property_key "
+                         "VARCHAR(255), property_value VARCHAR(1000), PRIMARY KEY "
+                         "(catalog_name, namespace, property_key));"
+                         "INSERT INTO iceberg_namespace_properties VALUES "
+                         "('c', 'db', 'exists', 'true'), ('c', 'db', 'comment', NULL);"
+                         "INSERT INTO iceberg_tables VALUES ('c', 'db', 'old', '/x.json', NULL);")
+                .c_str(),
+            nullptr, nullptr, nullptr),
+        SQLITE_OK);
     sqlite3_close(raw);
   }
   ASSERT_OK_AND_ASSIGN(SqlBackendPtr backend, OpenSqliteBackend(db));
@@ -172,13 +182,26 @@ TEST(SqlCatalogSchemaTest, AddsIcebergTypeToAV0Table) {
   options.warehouse = dir.path();
   ASSERT_OK_AND_ASSIGN(auto catalog,
                        SqlCatalog::Make(backend, std::make_shared<io::LocalFileIO>(), options));
-  EXPECT_EQ(SqlRows(db, "SELECT name, type FROM pragma_table_info('iceberg_tables') WHERE cid = 5"),
-            (Rows{{"iceberg_type", "VARCHAR(5)"}}));
-  // Its untyped row is a table.
+  // Every row is a table.
   ASSERT_OK_AND_ASSIGN(auto tables, catalog->ListTables({"db"}));
   EXPECT_EQ(tables, (std::vector<TableIdentifier>{{{"db"}, "old"}}));
-  // Opening again leaves the layout alone.
+  ASSERT_OK_AND_ASSIGN(bool exists, catalog->TableExists({{"db"}, "old"}));
+  EXPECT_TRUE(exists);
+  ASSERT_OK_AND_ASSIGN(auto properties, catalog->LoadNamespaceProperties({"db"}));
+  EXPECT_EQ(properties, (std::map<std::string, std::string>{{"comment", ""}}));
+  // A table created here gets a row without iceberg_type, and is found again.
+  CreateTableRequest request;
+  request.schema = TestSchema();
+  ASSERT_OK(catalog->CreateTable({{"db"}, "fresh"}, request).status());
+  ASSERT_OK_AND_ASSIGN(tables, catalog->ListTables({"db"}));
+  EXPECT_EQ(tables, (std::vector<TableIdentifier>{{{"db"}, "fresh"}, {{"db"}, "old"}}));
+  ASSERT_OK(catalog->LoadTable({{"db"}, "fresh"}).status());
+  // The layout is left as it was: still V0.
+  EXPECT_EQ(SqlRows(db, "SELECT sql FROM sqlite_master WHERE name = 'iceberg_tables'"),
+            (Rows{{v0_tables}}));
   ASSERT_OK(SqlCatalog::Make(backend, std::make_shared<io::LocalFileIO>(), options));
+  EXPECT_EQ(SqlRows(db, "SELECT sql FROM sqlite_master WHERE name = 'iceberg_tables'"),
+            (Rows{{v0_tables}}));
 }
 
 TEST_F(SqlCatalogTest, MakeValidatesOptions) {
