@@ -12,7 +12,6 @@
 # end, and the Spark JVM is stopped.
 
 import datetime
-import glob
 import os
 import shutil
 import sys
@@ -20,92 +19,11 @@ import tempfile
 import time
 from decimal import Decimal
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-JARS = os.path.join(REPO, ".deps", "jars")
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+from peers import Mismatch, Spark, check, jdbc_catalog  # noqa: E402
+
 CATALOG = "ref"  # Spark's catalog name is the catalog_name column JdbcCatalog writes
 TABLE = "db.events"
-
-
-class Mismatch(Exception):
-    pass
-
-
-def check(what, got, want):
-    if got != want:
-        raise Mismatch(f"{what}:\n  got  {got!r}\n  want {want!r}")
-
-
-def jar(prefix):
-    found = glob.glob(os.path.join(JARS, prefix + "-[0-9]*.jar"))
-    if len(found) != 1:
-        sys.exit(f"peers_smoke: want one {prefix} jar in .deps/jars, found {found}; "
-                 "run scripts/install-deps")
-    return found[0]
-
-
-def start_spark(tmp, sqlite_file, warehouse):
-    from pyspark.sql import SparkSession
-
-    # Spark binds its driver to the loopback address only, and keeps its scratch files
-    # in the temporary directory.
-    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
-    os.environ["SPARK_LOCAL_DIRS"] = os.path.join(tmp, "spark-local")
-    jars = [jar("iceberg-spark-runtime-4.1_2.13"), jar("sqlite-jdbc")]
-    # Spark 4.1 needs Java 17 or later, but does not start on Java 25 (Hadoop's login
-    # code calls Subject.getSubject, which Java 23 and later refuse): without JAVA_HOME,
-    # Debian's Java 17 (which scripts/install-deps installs) is taken when present, else
-    # `java` on the PATH.
-    if "JAVA_HOME" not in os.environ:
-        java17 = sorted(glob.glob("/usr/lib/jvm/java-17-openjdk-*/bin/java"))
-        if java17:
-            os.environ["JAVA_HOME"] = os.path.dirname(os.path.dirname(java17[0]))
-    # Settings for a 2-core machine: two local worker threads and two shuffle partitions
-    # (the default 200 would be 200 tiny tasks), no web UI, a 1 GiB driver heap (the
-    # whole job is a few rows), the serial collector and C1-only JIT: this short-lived
-    # JVM then takes about half the CPU time it takes with the defaults (about 12 s
-    # instead of 22 s here), and competes less with a build running beside it.
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .appName("floe-peers-smoke")
-        .config("spark.jars", ",".join(jars))
-        .config("spark.driver.memory", "1g")
-        .config("spark.driver.extraJavaOptions",
-                "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.warehouse.dir", os.path.join(tmp, "spark-warehouse"))
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.extensions",
-                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
-        .config(f"spark.sql.catalog.{CATALOG}", "org.apache.iceberg.spark.SparkCatalog")
-        .config(f"spark.sql.catalog.{CATALOG}.catalog-impl",
-                "org.apache.iceberg.jdbc.JdbcCatalog")
-        .config(f"spark.sql.catalog.{CATALOG}.uri", f"jdbc:sqlite:{sqlite_file}")
-        .config(f"spark.sql.catalog.{CATALOG}.warehouse", "file://" + warehouse)
-    )
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
-
-
-def stop_spark(spark):
-    # The JVM ends by itself once this process exits; wait for it here instead, so that
-    # no Spark JVM outlives the test.
-    gateway = spark.sparkContext._gateway
-    spark.stop()
-    gateway.shutdown()
-    proc = getattr(gateway, "proc", None)
-    if proc is not None:
-        proc.stdin.close()
-        try:
-            proc.wait(timeout=60)
-        except Exception:
-            proc.kill()
-            proc.wait()
 
 
 def spark_rows(spark):
@@ -142,7 +60,7 @@ def run(tmp):
     timings = {}
 
     t0 = time.monotonic()
-    spark = start_spark(tmp, sqlite_file, warehouse)
+    spark = Spark(tmp, {CATALOG: jdbc_catalog(sqlite_file, warehouse)})
     timings["spark start"] = time.monotonic() - t0
     try:
         # 1. Spark writes and reads back.
@@ -199,7 +117,7 @@ def run(tmp):
         timings["spark refresh+read"] = time.monotonic() - t0
     finally:
         t0 = time.monotonic()
-        stop_spark(spark)
+        spark.stop()
         timings["spark stop"] = time.monotonic() - t0
     return timings
 

@@ -1,0 +1,256 @@
+"""What the reference-interop drivers share: one Spark session with Iceberg's Java runtime,
+pyiceberg catalogs, the floe CLI, exact checks and a report.
+
+Every driver (test/interop/reference/*.py) runs many checks against one Spark session, so
+that the JVM's start-up is paid once per file. It is run by ctest (label `reference`) as
+`.deps/py/bin/python test/interop/reference/<name>.py PATH_TO_FLOE` from the repository
+root; scripts/install-deps installs the peers (README, "Building and testing").
+"""
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+JARS = os.path.join(REPO, ".deps", "jars")
+
+
+class Mismatch(Exception):
+    """A check that failed: what was compared, what came, what was wanted."""
+
+
+def check(what, got, want):
+    if got != want:
+        raise Mismatch(f"{what}:\n    got  {got!r}\n    want {want!r}")
+
+
+def expect(cond, message):
+    if not cond:
+        raise Mismatch(message)
+
+
+class Report:
+    """Runs named steps, prints one line each and the failures in full; the driver's exit
+    status is 1 when any step failed."""
+
+    def __init__(self, name):
+        self.name = name
+        self.failed = []
+        self.passed = 0
+        self.start = time.monotonic()
+
+    def step(self, name, fn, *args):
+        t0 = time.monotonic()
+        try:
+            note = fn(*args)
+        except Mismatch as e:
+            self.failed.append(name)
+            print(f"FAIL {name}: {e}", flush=True)
+            return None
+        except Exception:  # a peer's error is a failed step too, with its trace
+            self.failed.append(name)
+            print(f"FAIL {name}:\n{traceback.format_exc()}", flush=True)
+            return None
+        self.passed += 1
+        suffix = f" ({note})" if isinstance(note, str) and note else ""
+        print(f"ok   {name} [{time.monotonic() - t0:.1f} s]{suffix}", flush=True)
+        return note
+
+    def finish(self):
+        total = time.monotonic() - self.start
+        if self.failed:
+            print(f"{self.name}: {len(self.failed)} of {len(self.failed) + self.passed} steps "
+                  f"failed in {total:.1f} s: {', '.join(self.failed)}", flush=True)
+            return 1
+        print(f"{self.name}: all {self.passed} steps passed in {total:.1f} s", flush=True)
+        return 0
+
+
+def run_driver(script, name, make_world, run):
+    """A driver's main: the floe binary from the arguments, a temporary directory, the world
+    `make_world(floe_binary, tmp)` builds (with a `spark`), `run(world, report)`, Spark
+    stopped and the directory removed whatever happened; the exit status."""
+    floe_binary = floe_from_args(script)
+    report = Report(name)
+    with TempDir(name) as tmp:
+        world = make_world(floe_binary, tmp)
+        try:
+            run(world, report)
+        finally:
+            world.spark.stop()
+    return report.finish()
+
+
+def floe_from_args(script):
+    if len(sys.argv) != 2 or not os.access(sys.argv[1], os.X_OK):
+        sys.exit(f"usage: .deps/py/bin/python {script} PATH_TO_FLOE")
+    return os.path.abspath(sys.argv[1])
+
+
+class TempDir:
+    """A temporary directory removed at exit (also when a step raised)."""
+
+    def __init__(self, prefix):
+        self.path = tempfile.mkdtemp(prefix=f"floe-ref-{prefix}-")
+
+    def __enter__(self):
+        return self.path
+
+    def __exit__(self, *exc):
+        shutil.rmtree(self.path, ignore_errors=True)
+        return False
+
+
+# ---------------------------------------------------------------------------------------
+# Spark
+
+
+def jar(prefix):
+    found = glob.glob(os.path.join(JARS, prefix + "-[0-9]*.jar"))
+    if len(found) != 1:
+        sys.exit(f"want one {prefix} jar in .deps/jars, found {found}; run scripts/install-deps")
+    return found[0]
+
+
+class Spark:
+    """One local Spark session with Iceberg's runtime; catalogs are added by name (the Spark
+    catalog name is the catalog_name a JdbcCatalog writes)."""
+
+    def __init__(self, tmp, catalogs):
+        """`catalogs`: {name: {property: value}} as Spark's spark.sql.catalog.<name>.<property>."""
+        from pyspark.sql import SparkSession
+
+        # The driver binds to the loopback address only and keeps its scratch files in the
+        # test's temporary directory.
+        os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+        os.environ["SPARK_LOCAL_DIRS"] = os.path.join(tmp, "spark-local")
+        # Spark 4.1 needs Java 17 or later and does not start on Java 23 and later (Hadoop's
+        # login code calls Subject.getSubject): without JAVA_HOME, Debian's Java 17 (which
+        # scripts/install-deps installs) is taken when present, else `java` on the PATH.
+        if "JAVA_HOME" not in os.environ:
+            java17 = sorted(glob.glob("/usr/lib/jvm/java-17-openjdk-*/bin/java"))
+            if java17:
+                os.environ["JAVA_HOME"] = os.path.dirname(os.path.dirname(java17[0]))
+        jars = [jar("iceberg-spark-runtime-4.1_2.13"), jar("sqlite-jdbc"), jar("postgresql")]
+        # For a 2-core machine: two local worker threads and two shuffle partitions (the
+        # default 200 would be 200 tiny tasks), no web UI, a 1 GiB driver heap, the serial
+        # collector and C1-only JIT (about half the CPU time of the defaults for these
+        # short jobs, and less competition with a build beside them).
+        builder = (
+            SparkSession.builder.master("local[2]")
+            .appName("floe-reference")
+            .config("spark.jars", ",".join(jars))
+            .config("spark.driver.memory", "1g")
+            .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.default.parallelism", "2")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.sql.warehouse.dir", os.path.join(tmp, "spark-warehouse"))
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.sql.extensions",
+                    "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+        )
+        for name, props in catalogs.items():
+            builder = builder.config(f"spark.sql.catalog.{name}",
+                                     "org.apache.iceberg.spark.SparkCatalog")
+            for key, value in props.items():
+                builder = builder.config(f"spark.sql.catalog.{name}.{key}", value)
+        self.session = builder.getOrCreate()
+        self.session.sparkContext.setLogLevel("ERROR")
+
+    def sql(self, text):
+        return self.session.sql(text)
+
+    def rows(self, text):
+        return [tuple(r) for r in self.session.sql(text).collect()]
+
+    def stop(self):
+        # Waits for the JVM, so that none outlives the test.
+        gateway = self.session.sparkContext._gateway
+        self.session.stop()
+        gateway.shutdown()
+        proc = getattr(gateway, "proc", None)
+        if proc is not None:
+            proc.stdin.close()
+            try:
+                proc.wait(timeout=60)
+            except Exception:
+                proc.kill()
+                proc.wait()
+
+
+def jdbc_catalog(sqlite_file, warehouse, schema_version=None):
+    """Spark catalog properties of a JdbcCatalog on a SQLite file."""
+    props = {
+        "catalog-impl": "org.apache.iceberg.jdbc.JdbcCatalog",
+        # Every read loads the table's current metadata: other engines commit between reads.
+        "cache-enabled": "false",
+        "uri": f"jdbc:sqlite:{sqlite_file}",
+        "warehouse": "file://" + warehouse,
+    }
+    if schema_version:
+        props["jdbc.schema-version"] = schema_version
+    return props
+
+
+# ---------------------------------------------------------------------------------------
+# pyiceberg
+
+
+def sql_catalog(name, sqlite_file, warehouse):
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    return SqlCatalog(name, uri=f"sqlite:///{sqlite_file}", warehouse="file://" + warehouse)
+
+
+# ---------------------------------------------------------------------------------------
+# floe
+
+
+class Floe:
+    """The floe CLI with a configuration file naming the test's catalogs."""
+
+    def __init__(self, binary, tmp, catalogs):
+        """`catalogs`: {name: {type, uri, warehouse}} as in ~/.floe.yaml."""
+        self.binary = binary
+        self.config = os.path.join(tmp, "floe.yaml")
+        lines = ["catalog:"]
+        for name, props in catalogs.items():
+            lines.append(f"  {name}:")
+            for key, value in props.items():
+                lines.append(f"    {key}: '{value}'")
+        with open(self.config, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+    def run(self, catalog, *statements, fmt="csv"):
+        """Runs the statements in one `floe sql`; returns the completed process."""
+        args = [self.binary, "sql", "--catalog", catalog, "--format", fmt]
+        for s in statements:
+            args += ["-c", s]
+        env = dict(os.environ, FLOE_CONFIG=self.config)
+        return subprocess.run(args, capture_output=True, text=True, env=env, timeout=300)
+
+    def ok(self, catalog, *statements, fmt="csv"):
+        """Runs the statements; their output, or a Mismatch with floe's error."""
+        r = self.run(catalog, *statements, fmt=fmt)
+        if r.returncode != 0:
+            raise Mismatch(f"floe failed (exit {r.returncode}) on {list(statements)}:\n"
+                           f"{r.stderr.strip()}")
+        return r.stdout
+
+    def rows(self, catalog, query):
+        """The rows of one query as tuples of strings (CSV without its header)."""
+        import csv
+        import io
+
+        out = self.ok(catalog, query)
+        records = list(csv.reader(io.StringIO(out)))
+        return [tuple(r) for r in records[1:]]
