@@ -70,6 +70,16 @@ def sql_values(rows):
     return ", ".join("(" + ", ".join(lit(v) for v in r) + ")" for r in rows)
 
 
+def py_append(table, rows):
+    """Appends rows (tuples in the table's column order) through pyiceberg."""
+    import pyarrow as pa
+
+    arrow_schema = table.schema().as_arrow()
+    columns = list(zip(*rows))
+    table.append(pa.Table.from_arrays(
+        [pa.array(c, type=f.type) for c, f in zip(columns, arrow_schema)], schema=arrow_schema))
+
+
 class World:
     """The engines over the four catalog files of one temporary directory."""
 
@@ -115,7 +125,6 @@ class World:
                                USING iceberg PARTITIONED BY (days(day))""")
             self.spark.sql(f"INSERT INTO {catalog}.{table} VALUES {sql_values(rows)}")
         elif engine == "pyiceberg":
-            import pyarrow as pa
             from pyiceberg.partitioning import PartitionField, PartitionSpec
             from pyiceberg.schema import Schema
             from pyiceberg.transforms import DayTransform
@@ -131,12 +140,7 @@ class World:
                 NestedField(4, "day", DateType(), required=False))
             spec = PartitionSpec(PartitionField(source_id=4, field_id=1000,
                                                 transform=DayTransform(), name="day_day"))
-            t = cat.create_table(table, schema=schema, partition_spec=spec)
-            arrow_schema = t.schema().as_arrow()
-            columns = list(zip(*rows))
-            t.append(pa.Table.from_arrays(
-                [pa.array(c, type=f.type) for c, f in zip(columns, arrow_schema)],
-                schema=arrow_schema))
+            py_append(cat.create_table(table, schema=schema, partition_spec=spec), rows)
         else:
             self.floe.ok(
                 catalog, f"CREATE SCHEMA {ns}",
@@ -174,14 +178,7 @@ class World:
         if engine == "spark":
             self.spark.sql(f"INSERT INTO {catalog}.{table} VALUES {sql_values(rows)}")
         elif engine == "pyiceberg":
-            import pyarrow as pa
-
-            t = self.py(catalog).load_table(table)
-            arrow_schema = t.schema().as_arrow()
-            columns = list(zip(*rows))
-            t.append(pa.Table.from_arrays(
-                [pa.array(c, type=f.type) for c, f in zip(columns, arrow_schema)],
-                schema=arrow_schema))
+            py_append(self.py(catalog).load_table(table), rows)
         else:
             self.floe.ok(catalog, f"INSERT INTO {table} VALUES {sql_values(rows)}")
 
