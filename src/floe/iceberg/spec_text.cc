@@ -410,26 +410,7 @@ Result<TermText> Term(Parser& p, const Schema& schema) {
 }
 
 std::string DefaultPartitionName(const TermText& t) {
-  switch (t.transform.kind()) {
-    case TransformKind::kIdentity:
-      return t.source_name;
-    case TransformKind::kBucket:
-      return t.source_name + "_bucket";
-    case TransformKind::kTruncate:
-      return t.source_name + "_trunc";
-    case TransformKind::kYear:
-      return t.source_name + "_year";
-    case TransformKind::kMonth:
-      return t.source_name + "_month";
-    case TransformKind::kDay:
-      return t.source_name + "_day";
-    case TransformKind::kHour:
-      return t.source_name + "_hour";
-    case TransformKind::kVoid:
-      return t.source_name + "_null";
-    default:
-      return t.source_name + "_" + t.transform.ToString();
-  }
+  return NewTablePartitionFieldName(t.transform, t.source_name);
 }
 
 std::string QuoteIfNeeded(const std::string& name) {
@@ -547,6 +528,30 @@ std::string SortOrderText(const SortOrder& order, const Schema& schema) {
     out += f.null_order == NullOrder::kNullsFirst ? " NULLS FIRST" : " NULLS LAST";
   }
   return out;
+}
+
+std::string NewTablePartitionFieldName(const Transform& transform, std::string_view column) {
+  const std::string source(column);
+  switch (transform.kind()) {
+    case TransformKind::kIdentity:
+      return source;
+    case TransformKind::kBucket:
+      return source + "_bucket";
+    case TransformKind::kTruncate:
+      return source + "_trunc";
+    case TransformKind::kYear:
+      return source + "_year";
+    case TransformKind::kMonth:
+      return source + "_month";
+    case TransformKind::kDay:
+      return source + "_day";
+    case TransformKind::kHour:
+      return source + "_hour";
+    case TransformKind::kVoid:
+      return source + "_null";
+    default:
+      return source + "_" + transform.ToString();
+  }
 }
 
 }  // namespace floe::iceberg

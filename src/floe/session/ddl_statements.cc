@@ -544,7 +544,10 @@ class Executor {
   }
 
   // Evolves the default spec to the one `text` describes: fields that are no longer wanted
-  // are removed, new ones added (a field coming back keeps its old id).
+  // are removed, new ones added (a field coming back keeps its old id). A field the text does
+  // not name with AS gets the name evolution gives it (UpdatePartitionSpec: `id_bucket_16`,
+  // as the reference implementation names added fields), never a new table's `id_bucket`,
+  // which an older spec's field may hold: readers index all specs' fields by name.
   Status ReplacePartitioning(const catalog::TableIdentifier& id, const std::string& text) {
     FLOE_ASSIGN_OR_RAISE(iceberg::Table table, catalog_.LoadTable(id));
     const iceberg::Schema& schema = *table.metadata->CurrentSchema();
@@ -553,6 +556,12 @@ class Executor {
     iceberg::PartitionSpecPtr current = table.metadata->DefaultSpec();
     auto same = [](const iceberg::PartitionField& a, const iceberg::PartitionField& b) {
       return a.source_id == b.source_id && a.transform == b.transform;
+    };
+    // The name `text` gives a field, or "" for the default one.
+    auto chosen_name = [&](const iceberg::PartitionField& f) -> std::string {
+      std::optional<std::string> column = schema.FindColumnName(f.source_id);
+      if (column && f.name == iceberg::NewTablePartitionFieldName(f.transform, *column)) return "";
+      return f.name;
     };
     auto update = iceberg::UpdatePartitionSpec::Make(catalog_.TableOps(id));
     bool changed = false;
@@ -568,8 +577,9 @@ class Executor {
       auto old = std::find_if(current->fields().begin(), current->fields().end(),
                               [&](const auto& c) { return same(field, c); });
       if (old != current->fields().end()) {
-        if (old->name != field.name) {
-          update->RenameField(old->name, field.name);
+        const std::string name = chosen_name(field);
+        if (!name.empty() && old->name != name) {
+          update->RenameField(old->name, name);
           changed = true;
         }
         continue;
@@ -577,7 +587,7 @@ class Executor {
       std::optional<std::string> source = schema.FindColumnName(field.source_id);
       if (!source.has_value())
         return Status::Internal("partition source {} vanished", field.source_id);
-      update->AddField(*source, field.transform, field.name);
+      update->AddField(*source, field.transform, chosen_name(field));
       changed = true;
     }
     if (!changed) return Status::OK();
