@@ -172,8 +172,13 @@ Columns SnapshotColumns(const Context& ctx) {
     const std::string& list = snapshot(r).manifest_list;
     return AppendBytes(b, list.empty() ? std::nullopt : std::optional<std::string>(list));
   });
-  c.Add("summary", StringMapType(), true,
-        [=](ArrayBuilder& b, size_t r) { return AppendStringMap(b, snapshot(r).summary); });
+  // The summary without its "operation" entry, which is the operation column (as Spark's
+  // snapshots table shows it).
+  c.Add("summary", StringMapType(), true, [=](ArrayBuilder& b, size_t r) {
+    std::map<std::string, std::string> summary = snapshot(r).summary;
+    summary.erase("operation");
+    return AppendStringMap(b, summary);
+  });
   return c;
 }
 
