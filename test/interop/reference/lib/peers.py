@@ -25,8 +25,19 @@ class Mismatch(Exception):
 
 
 def check(what, got, want):
-    if got != want:
-        raise Mismatch(f"{what}:\n    got  {got!r}\n    want {want!r}")
+    if got == want:
+        return
+    if isinstance(got, list) and isinstance(want, list) and len(got) == len(want):
+        # Name the first row that differs, and within a row the first value.
+        i = next(k for k in range(len(got)) if got[k] != want[k])
+        g, w = got[i], want[i]
+        where = f"row {i} of {len(got)}"
+        if isinstance(g, tuple) and isinstance(w, tuple) and len(g) == len(w):
+            j = next(k for k in range(len(g)) if g[k] != w[k])
+            where += f", value {j}"
+            g, w = g[j], w[j]
+        raise Mismatch(f"{what} ({where}):\n    got  {g!r}\n    want {w!r}")
+    raise Mismatch(f"{what}:\n    got  {got!r}\n    want {want!r}")
 
 
 def expect(cond, message):
