@@ -95,13 +95,39 @@ def _micros_naive(v):
     return v.isoformat(sep=" ", timespec="microseconds")
 
 
+def _floe_text(value, t):
+    """A value as floe's JSON lines print it (temporal values, uuids and bytes as text,
+    special floats as strings) in the Python form the other engines hand back."""
+    import pyarrow as pa
+
+    if pa.types.is_floating(t):
+        return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[value]
+    if pa.types.is_date(t):
+        return datetime.date.fromisoformat(value)
+    if pa.types.is_time(t):
+        return datetime.time.fromisoformat(value)
+    if pa.types.is_timestamp(t):
+        return datetime.datetime.fromisoformat(value + ":00" if value.endswith("+00") else value)
+    if pa.types.is_fixed_size_binary(t) or pa.types.is_binary(t) or \
+            isinstance(t, pa.UuidType) or str(t) == "extension<arrow.uuid>":
+        if value.startswith("\\x"):
+            return bytes.fromhex(value[2:])
+        return uuid.UUID(value)
+    return value
+
+
 def canon(value, pa_type):
-    """The canonical form of one value of a column of `pa_type`."""
+    """The canonical form of one value of a column of `pa_type`, as Spark, pyarrow or floe
+    (JSON lines) hand it back."""
     import pyarrow as pa
 
     if value is None:
         return None
     t = pa_type
+    if isinstance(value, str) and not (pa.types.is_string(t) or pa.types.is_large_string(t)):
+        value = _floe_text(value, t)
+    if pa.types.is_map(t) and isinstance(value, list) and value and isinstance(value[0], dict):
+        value = [(e["key"], e["value"]) for e in value]  # floe's JSON of a non-string-keyed map
     if pa.types.is_boolean(t):
         return bool(value)
     if pa.types.is_integer(t):
