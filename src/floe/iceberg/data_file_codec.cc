@@ -30,9 +30,10 @@ Status CheckPartitionType(const DataType& type, std::string_view field) {
                               field, type.ToString());
 }
 
-Status AppendMetricMap(ArrayBuilder* builder, const std::map<int32_t, int64_t>& values) {
+Status AppendMetricMap(ArrayBuilder* builder, const std::map<int32_t, int64_t>& values,
+                       bool empty_present) {
   auto* mb = static_cast<MapBuilder*>(builder);
-  if (values.empty()) return mb->AppendNull();
+  if (values.empty() && !empty_present) return mb->AppendNull();
   FLOE_RETURN_NOT_OK(mb->Append());
   auto* keys = static_cast<Int32Builder*>(mb->key_builder());
   auto* vals = static_cast<Int64Builder*>(mb->item_builder());
@@ -43,9 +44,10 @@ Status AppendMetricMap(ArrayBuilder* builder, const std::map<int32_t, int64_t>& 
   return Status::OK();
 }
 
-Status AppendBoundMap(ArrayBuilder* builder, const std::map<int32_t, std::string>& values) {
+Status AppendBoundMap(ArrayBuilder* builder, const std::map<int32_t, std::string>& values,
+                      bool empty_present) {
   auto* mb = static_cast<MapBuilder*>(builder);
-  if (values.empty()) return mb->AppendNull();
+  if (values.empty() && !empty_present) return mb->AppendNull();
   FLOE_RETURN_NOT_OK(mb->Append());
   auto* keys = static_cast<Int32Builder*>(mb->key_builder());
   auto* vals = static_cast<BinaryBuilder*>(mb->item_builder());
@@ -153,6 +155,10 @@ Status DataFileDecoder::Decode(int64_t i, int32_t spec_id, std::string_view what
     const Array& values = *map_values_[m];
     int64_t begin = map->ListBegin(i);
     int64_t end = map->ListEnd(i);
+    if (begin == end) {
+      out->empty_metric_maps |= static_cast<uint8_t>(1u << m);
+      continue;
+    }
     const int32_t* key_data = keys.values<int32_t>();
     if (m < 4) {
       auto& dst = *count_maps[m];
@@ -255,11 +261,12 @@ Status AppendDataFile(StructBuilder* sb, const DataFileLayout& l, const DataFile
   }
   const std::map<int32_t, int64_t>* counts[4] = {&f.column_sizes, &f.value_counts,
                                                  &f.null_value_counts, &f.nan_value_counts};
+  auto empty_present = [&](int m) { return ((f.empty_metric_maps >> m) & 1) != 0; };
   for (int m = 0; m < 4; ++m) {
-    FLOE_RETURN_NOT_OK(AppendMetricMap(child(l.metric_maps[m]), *counts[m]));
+    FLOE_RETURN_NOT_OK(AppendMetricMap(child(l.metric_maps[m]), *counts[m], empty_present(m)));
   }
-  FLOE_RETURN_NOT_OK(AppendBoundMap(child(l.metric_maps[4]), f.lower_bounds));
-  FLOE_RETURN_NOT_OK(AppendBoundMap(child(l.metric_maps[5]), f.upper_bounds));
+  FLOE_RETURN_NOT_OK(AppendBoundMap(child(l.metric_maps[4]), f.lower_bounds, empty_present(4)));
+  FLOE_RETURN_NOT_OK(AppendBoundMap(child(l.metric_maps[5]), f.upper_bounds, empty_present(5)));
   FLOE_RETURN_NOT_OK(AppendBytesOpt(child(l.key_metadata), f.key_metadata));
   FLOE_RETURN_NOT_OK(AppendList<Int64Builder>(child(l.split_offsets), f.split_offsets, true));
   if (l.equality_ids >= 0) {

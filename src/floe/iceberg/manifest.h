@@ -38,6 +38,12 @@ struct DataFile {
   std::map<int32_t, int64_t> nan_value_counts;
   std::map<int32_t, std::string> lower_bounds;
   std::map<int32_t, std::string> upper_bounds;
+  /// The metric maps above that the manifest holds as present but empty (bit i: the i-th
+  /// in the order column_sizes, value_counts, null_value_counts, nan_value_counts,
+  /// lower_bounds, upper_bounds), as opposed to absent (NULL). Writers keep the distinction
+  /// (an empty map is written as one), so rewritten manifests and the metadata tables show
+  /// what the writer of the file wrote.
+  uint8_t empty_metric_maps = 0;
   std::optional<std::string> key_metadata;
   std::vector<int64_t> split_offsets;
   /// Field ids of the equality key (equality delete files).

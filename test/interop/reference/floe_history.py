@@ -10,77 +10,20 @@ repository root."""
 # summaries. Reordering columns is not covered: floe's SQL (as PostgreSQL's) has no way to
 # move a column.
 
-import datetime
 import json
 import os
-import re
 import subprocess
 import sys
 from decimal import Decimal
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+from metadata import canon, same_metadata  # noqa: E402
 from peers import Floe, Spark, check, jdbc_catalog, run_driver, sql_catalog  # noqa: E402
 
 CATALOG = "fh"
-FLOE_TIME = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?\+00$")
-
-# The metadata tables and the columns compared (both engines name them alike).
-METADATA = {
-    "snapshots": "snapshot_id, parent_id, operation, manifest_list, summary, committed_at",
-    "files": "content, file_path, file_format, spec_id, partition, record_count, "
-             "file_size_in_bytes, column_sizes, value_counts, null_value_counts, "
-             "nan_value_counts, lower_bounds, upper_bounds, split_offsets, sort_order_id, "
-             "readable_metrics",
-    "partitions": "partition, spec_id, record_count, file_count, total_data_file_size_in_bytes, "
-                  "position_delete_record_count, position_delete_file_count, "
-                  "equality_delete_record_count, equality_delete_file_count, "
-                  "last_updated_at, last_updated_snapshot_id",
-    "manifests": "content, path, length, partition_spec_id, added_snapshot_id, "
-                 "added_data_files_count, existing_data_files_count, deleted_data_files_count, "
-                 "added_delete_files_count, existing_delete_files_count, "
-                 "deleted_delete_files_count, partition_summaries",
-    "history": "made_current_at, snapshot_id, parent_id, is_current_ancestor",
-    "refs": "name, type, snapshot_id, max_reference_age_in_ms, min_snapshots_to_keep, "
-            "max_snapshot_age_in_ms",
-}
-
-
-def canon(v):
-    """One form for a value of either engine's metadata tables."""
-    if v is None:
-        return None
-    if hasattr(v, "asDict"):
-        return canon(v.asDict())
-    if isinstance(v, dict):
-        return tuple(sorted((str(k), canon(x)) for k, x in v.items()))
-    if isinstance(v, list):
-        if v and all(isinstance(e, dict) and set(e) == {"key", "value"} for e in v):
-            return canon({e["key"]: e["value"] for e in v})  # floe's JSON of a map<int, ...>
-        return [canon(e) for e in v]
-    if isinstance(v, (bytes, bytearray)):
-        return bytes(v).hex()
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, datetime.datetime):
-        if v.tzinfo is None:
-            v = v.replace(tzinfo=datetime.timezone.utc)
-        return round(v.timestamp() * 1000)
-    if isinstance(v, datetime.date):
-        return v.isoformat()
-    if isinstance(v, str):
-        if v.startswith("\\x"):
-            return v[2:].lower()
-        if FLOE_TIME.match(v):
-            return canon(datetime.datetime.fromisoformat(v + ":00"))
-        return v
-    if isinstance(v, (float, Decimal)):
-        d = Decimal(repr(v)) if isinstance(v, float) else v
-        return "NaN" if d.is_nan() else format(d.normalize(), "f")
-    return v
-
-
 class World:
     def __init__(self, floe_binary, tmp):
+        self.catalog = CATALOG
         self.db = os.path.join(tmp, "catalog.db")
         self.warehouse = os.path.join(tmp, "warehouse")
         os.makedirs(self.warehouse)
@@ -109,17 +52,6 @@ class World:
         check(f"pyiceberg's rows of {table}", py_rows, mine)
         return f"{len(mine)} rows"
 
-    def same_metadata(self, table):
-        """Each metadata table of floe holds Spark's values."""
-        name = table.split(".")[1]
-        for kind, columns in METADATA.items():
-            mine = sorted((tuple(canon(v) for v in r.values()) for r in self.floe_json(
-                f'SELECT {columns} FROM db."{name}${kind}"')), key=repr)
-            theirs = sorted((tuple(canon(v) for v in r) for r in self.spark.rows(
-                f"SELECT {columns} FROM {CATALOG}.{table}.{kind}")), key=repr)
-            check(f"{table}${kind} (floe's, Spark's)", mine, theirs)
-        return ", ".join(METADATA)
-
 
 def run(world, report):
     t = "db.evo"
@@ -131,7 +63,7 @@ def run(world, report):
             columns[0] = cols
             return world.same_rows(t, cols)
         report.step(name, do)
-        report.step(f"{name}: the metadata tables", world.same_metadata, t)
+        report.step(f"{name}: the metadata tables", same_metadata, world, t)
 
     step("floe creates a partitioned table and writes",
          [f"""CREATE TABLE {t} (id int NOT NULL, name text, f real, price numeric(9, 2),
@@ -195,7 +127,7 @@ def run(world, report):
         check("expire-snapshots exit status", (p.returncode, p.stderr.strip()), (0, ""))
         return world.same_rows(t, columns[0])
     report.step("floe expires snapshots", expire)
-    report.step("floe expires snapshots: the metadata tables", world.same_metadata, t)
+    report.step("floe expires snapshots: the metadata tables", same_metadata, world, t)
 
 
 if __name__ == "__main__":

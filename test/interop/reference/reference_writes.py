@@ -14,7 +14,7 @@ test/interop/reference/reference_writes.py PATH_TO_FLOE` from the repository roo
 #     snapshot id, timestamp and ref;
 # pyiceberg appends, overwrites, deletes and upserts. For every table, a set of queries
 # (all rows, counts, filters on partition and other columns, aggregates) gives floe the
-# same rows as Spark.
+# same rows as Spark, and floe's metadata tables hold Spark's values (delete files too).
 
 import datetime
 import json
@@ -23,6 +23,7 @@ import sys
 from decimal import Decimal
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+from metadata import same_metadata  # noqa: E402
 from peers import Floe, Spark, check, jdbc_catalog, run_driver, sql_catalog  # noqa: E402
 
 CATALOG = "sp"
@@ -83,6 +84,7 @@ COLUMNS = "(id BIGINT, cat STRING, v INT, amt DECIMAL(10, 2), d DATE)"
 
 class World:
     def __init__(self, floe_binary, tmp):
+        self.catalog = CATALOG
         self.db = os.path.join(tmp, "catalog.db")
         self.warehouse = os.path.join(tmp, "warehouse")
         os.makedirs(self.warehouse)
@@ -162,6 +164,7 @@ def run(world, report):
             return f"delete files by content: {kinds}"
         report.step(f"{name}: Spark deletes, updates and merges", write)
         report.step(f"{name}: floe reads Spark's rows", world.same_answers, table)
+        report.step(f"{name}: floe's metadata tables equal Spark's", same_metadata, world, table)
 
     def deletion_vectors():
         rows = world.spark.rows(f"SELECT file_format, count(*) FROM {CATALOG}.db.mor_v3_dv."

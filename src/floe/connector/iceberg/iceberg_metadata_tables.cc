@@ -64,8 +64,11 @@ Status AppendStringMap(ArrayBuilder& b, const std::map<std::string, std::string>
 }
 
 // A file's metric map; NULL when the file recorded none (as the manifest's optional map).
-Status AppendCountMap(ArrayBuilder& b, const std::map<int32_t, int64_t>& map) {
-  if (map.empty()) return b.AppendNull();
+// A metric map of a file: NULL when the manifest holds none, an empty map when it holds an
+// empty one (DataFile::empty_metric_maps, bit `m`).
+Status AppendCountMap(ArrayBuilder& b, const std::map<int32_t, int64_t>& map,
+                      const iceberg::DataFile& f, int m) {
+  if (map.empty() && ((f.empty_metric_maps >> m) & 1) == 0) return b.AppendNull();
   auto& mb = static_cast<MapBuilder&>(b);
   FLOE_RETURN_NOT_OK(mb.Append());
   for (const auto& [key, value] : map) {
@@ -75,8 +78,9 @@ Status AppendCountMap(ArrayBuilder& b, const std::map<int32_t, int64_t>& map) {
   return Status::OK();
 }
 
-Status AppendBoundMap(ArrayBuilder& b, const std::map<int32_t, std::string>& map) {
-  if (map.empty()) return b.AppendNull();
+Status AppendBoundMap(ArrayBuilder& b, const std::map<int32_t, std::string>& map,
+                      const iceberg::DataFile& f, int m) {
+  if (map.empty() && ((f.empty_metric_maps >> m) & 1) == 0) return b.AppendNull();
   auto& mb = static_cast<MapBuilder&>(b);
   FLOE_RETURN_NOT_OK(mb.Append());
   for (const auto& [key, value] : map) {
@@ -401,18 +405,24 @@ Columns FileColumns(const Context& ctx,
         [=](ArrayBuilder& b, size_t r) { return AppendI64(b, file(r).record_count); });
   c.Add("file_size_in_bytes", Int64(), false,
         [=](ArrayBuilder& b, size_t r) { return AppendI64(b, file(r).file_size_in_bytes); });
-  c.Add("column_sizes", CountMapType(), true,
-        [=](ArrayBuilder& b, size_t r) { return AppendCountMap(b, file(r).column_sizes); });
-  c.Add("value_counts", CountMapType(), true,
-        [=](ArrayBuilder& b, size_t r) { return AppendCountMap(b, file(r).value_counts); });
-  c.Add("null_value_counts", CountMapType(), true,
-        [=](ArrayBuilder& b, size_t r) { return AppendCountMap(b, file(r).null_value_counts); });
-  c.Add("nan_value_counts", CountMapType(), true,
-        [=](ArrayBuilder& b, size_t r) { return AppendCountMap(b, file(r).nan_value_counts); });
-  c.Add("lower_bounds", BoundMapType(), true,
-        [=](ArrayBuilder& b, size_t r) { return AppendBoundMap(b, file(r).lower_bounds); });
-  c.Add("upper_bounds", BoundMapType(), true,
-        [=](ArrayBuilder& b, size_t r) { return AppendBoundMap(b, file(r).upper_bounds); });
+  c.Add("column_sizes", CountMapType(), true, [=](ArrayBuilder& b, size_t r) {
+    return AppendCountMap(b, file(r).column_sizes, file(r), 0);
+  });
+  c.Add("value_counts", CountMapType(), true, [=](ArrayBuilder& b, size_t r) {
+    return AppendCountMap(b, file(r).value_counts, file(r), 1);
+  });
+  c.Add("null_value_counts", CountMapType(), true, [=](ArrayBuilder& b, size_t r) {
+    return AppendCountMap(b, file(r).null_value_counts, file(r), 2);
+  });
+  c.Add("nan_value_counts", CountMapType(), true, [=](ArrayBuilder& b, size_t r) {
+    return AppendCountMap(b, file(r).nan_value_counts, file(r), 3);
+  });
+  c.Add("lower_bounds", BoundMapType(), true, [=](ArrayBuilder& b, size_t r) {
+    return AppendBoundMap(b, file(r).lower_bounds, file(r), 4);
+  });
+  c.Add("upper_bounds", BoundMapType(), true, [=](ArrayBuilder& b, size_t r) {
+    return AppendBoundMap(b, file(r).upper_bounds, file(r), 5);
+  });
   c.Add("key_metadata", Binary(), true,
         [=](ArrayBuilder& b, size_t r) { return AppendBytes(b, file(r).key_metadata); });
   c.Add("split_offsets", List(Int64(), false), true,
