@@ -28,30 +28,6 @@ Result<Table> CommitWithRetries(const TableOperationsPtr& ops,
   });
 }
 
-std::string DefaultPartitionName(const std::string& source, const Transform& t) {
-  switch (t.kind()) {
-    case TransformKind::kIdentity:
-      return source;
-    case TransformKind::kBucket:
-      return source + "_bucket_" + std::to_string(t.param());
-    case TransformKind::kTruncate:
-      return source + "_trunc_" + std::to_string(t.param());
-    case TransformKind::kYear:
-      return source + "_year";
-    case TransformKind::kMonth:
-      return source + "_month";
-    case TransformKind::kDay:
-      return source + "_day";
-    case TransformKind::kHour:
-      return source + "_hour";
-    case TransformKind::kVoid:
-      return source + "_null";
-    case TransformKind::kUnknown:
-      break;
-  }
-  return source + "_" + t.ToString();
-}
-
 /// Time transforms on one source overlap (a day field makes a month field redundant).
 bool IsTimeTransform(const Transform& t) {
   return t.kind() == TransformKind::kYear || t.kind() == TransformKind::kMonth ||
@@ -129,7 +105,9 @@ Result<std::pair<PartitionSpecPtr, int32_t>> UpdatePartitionSpec::Apply(
               ops_->name(), c.transform.ToExpressionString(c.other), source->type()->ToString());
         }
         std::string full = *schema->FindColumnName(source->field_id());
-        std::string name = c.name.empty() ? DefaultPartitionName(full, c.transform) : c.name;
+        std::string name = c.name.empty() ? DefaultPartitionFieldName(c.transform, full,
+                                                                      PartitionNaming::kEvolution)
+                                          : c.name;
         for (const auto& f : fields) {
           bool same_source = f.source_id == source->field_id();
           if (same_source && f.transform.kind() != TransformKind::kVoid &&

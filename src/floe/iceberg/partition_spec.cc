@@ -174,4 +174,32 @@ std::string SortOrder::ToString() const {
   return out;
 }
 
+std::string DefaultPartitionFieldName(const Transform& transform, std::string_view column,
+                                      PartitionNaming naming) {
+  const std::string source(column);
+  const std::string param =
+      naming == PartitionNaming::kEvolution ? "_" + std::to_string(transform.param()) : "";
+  switch (transform.kind()) {
+    case TransformKind::kIdentity:
+      return source;
+    case TransformKind::kBucket:
+      return source + "_bucket" + param;
+    case TransformKind::kTruncate:
+      return source + "_trunc" + param;
+    case TransformKind::kYear:
+      return source + "_year";
+    case TransformKind::kMonth:
+      return source + "_month";
+    case TransformKind::kDay:
+      return source + "_day";
+    case TransformKind::kHour:
+      return source + "_hour";
+    case TransformKind::kVoid:
+      return source + "_null";
+    case TransformKind::kUnknown:
+      break;
+  }
+  return source + "_" + transform.ToString();
+}
+
 }  // namespace floe::iceberg

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "floe/common/result.h"
@@ -105,5 +106,16 @@ class SortOrder {
 };
 
 using SortOrderPtr = std::shared_ptr<const SortOrder>;
+
+/// Which of the reference implementation's conventions names a partition field that is given
+/// no name: a new table's spec builder (`col_bucket`, `col_trunc`), or a spec evolution
+/// that adds the field (`col_bucket_16`, `col_trunc_4`, so that an added field never takes
+/// the name of an older spec's field). The other transforms are named alike: `col`,
+/// `col_year`, `col_month`, `col_day`, `col_hour`, `col_null` (void).
+enum class PartitionNaming : uint8_t { kNewTable, kEvolution };
+
+/// The name a partition field of `transform` over `column` gets by default.
+std::string DefaultPartitionFieldName(const Transform& transform, std::string_view column,
+                                      PartitionNaming naming);
 
 }  // namespace floe::iceberg

@@ -410,7 +410,7 @@ Result<TermText> Term(Parser& p, const Schema& schema) {
 }
 
 std::string DefaultPartitionName(const TermText& t) {
-  return NewTablePartitionFieldName(t.transform, t.source_name);
+  return DefaultPartitionFieldName(t.transform, t.source_name, PartitionNaming::kNewTable);
 }
 
 std::string QuoteIfNeeded(const std::string& name) {
@@ -528,30 +528,6 @@ std::string SortOrderText(const SortOrder& order, const Schema& schema) {
     out += f.null_order == NullOrder::kNullsFirst ? " NULLS FIRST" : " NULLS LAST";
   }
   return out;
-}
-
-std::string NewTablePartitionFieldName(const Transform& transform, std::string_view column) {
-  const std::string source(column);
-  switch (transform.kind()) {
-    case TransformKind::kIdentity:
-      return source;
-    case TransformKind::kBucket:
-      return source + "_bucket";
-    case TransformKind::kTruncate:
-      return source + "_trunc";
-    case TransformKind::kYear:
-      return source + "_year";
-    case TransformKind::kMonth:
-      return source + "_month";
-    case TransformKind::kDay:
-      return source + "_day";
-    case TransformKind::kHour:
-      return source + "_hour";
-    case TransformKind::kVoid:
-      return source + "_null";
-    default:
-      return source + "_" + transform.ToString();
-  }
 }
 
 }  // namespace floe::iceberg

@@ -38,13 +38,6 @@ Result<SchemaPtr> ParseSchemaText(std::string_view text);
 /// `col_hour`, `col_null` (void); `... AS name` overrides. An empty text is unpartitioned.
 Result<PartitionSpecPtr> ParsePartitionSpecText(std::string_view text, const Schema& schema);
 
-/// The name a partition field of `transform` over `column` gets when a table is created with
-/// it, as the reference implementation's spec builder names it (`col`, `col_bucket`,
-/// `col_trunc`, `col_year`, ..., `col_null`). Evolving a spec names new fields differently
-/// (UpdatePartitionSpec: `col_bucket_16`, `col_trunc_4`), so that they never take the name of
-/// an older spec's field.
-std::string NewTablePartitionFieldName(const Transform& transform, std::string_view column);
-
 /// Parses a sort order (id 1; unsorted for empty text) against `schema`: items as in a
 /// partition spec, each optionally followed by ASC|DESC and NULLS FIRST|NULLS LAST (the
 /// default null order is NULLS FIRST for ASC and NULLS LAST for DESC, as in SQL).

@@ -560,7 +560,10 @@ class Executor {
     // The name `text` gives a field, or "" for the default one.
     auto chosen_name = [&](const iceberg::PartitionField& f) -> std::string {
       std::optional<std::string> column = schema.FindColumnName(f.source_id);
-      if (column && f.name == iceberg::NewTablePartitionFieldName(f.transform, *column)) return "";
+      if (column && f.name == iceberg::DefaultPartitionFieldName(
+                                  f.transform, *column, iceberg::PartitionNaming::kNewTable)) {
+        return "";
+      }
       return f.name;
     };
     auto update = iceberg::UpdatePartitionSpec::Make(catalog_.TableOps(id));
