@@ -19,6 +19,7 @@
 #include "floe/catalog/catalog.h"
 #include "floe/common/thread_pool.h"
 #include "floe/connector/iceberg/iceberg_table.h"
+#include "floe/connector/iceberg/tests/iceberg_session_fixture.h"
 #include "floe/iceberg/partitioned_writer.h"
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/session/session.h"
@@ -59,39 +60,9 @@ std::vector<std::string> Sorted(std::vector<std::string> rows) {
   return rows;
 }
 
-class IcebergScanTest : public ::floe::testing::ScratchDirTest {
+class IcebergScanTest : public IcebergSessionTest {
  protected:
-  IcebergScanTest() : ScratchDirTest("floe_exec_iceberg_scan") {}
-
-  void SetUp() override {
-    ScratchDirTest::SetUp();
-    catalog_ = catalog::OpenCatalog("sqlite://" + dir_ + "/catalog.db", dir_).ValueOrDie();
-    threads_ = ThreadPool::Make(2).ValueOrDie();
-    session::SessionOptions options;
-    options.catalog = catalog_;
-    options.warehouse = dir_;
-    options.threads = 2;
-    session_ = session::Session::Make(options).ValueOrDie();
-    ASSERT_OK(Run("CREATE SCHEMA db").status());
-  }
-
-  void TearDown() override {
-    session_.reset();
-    catalog_.reset();
-    threads_.reset();
-    ScratchDirTest::TearDown();
-  }
-
-  Result<std::vector<std::string>> Run(const std::string& sql) {
-    FLOE_ASSIGN_OR_RAISE(std::unique_ptr<session::QueryResult> result, session_->Execute(sql));
-    std::vector<std::string> rows;
-    while (true) {
-      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, result->Next());
-      if (!batch) break;
-      for (std::string& row : BatchRows(*batch)) rows.push_back(std::move(row));
-    }
-    return rows;
-  }
+  IcebergScanTest() : IcebergSessionTest("floe_exec_iceberg_scan") {}
 
   // The EXPLAIN line of the Iceberg scan.
   std::string ScanLine(const std::string& query) {
@@ -112,10 +83,6 @@ class IcebergScanTest : public ::floe::testing::ScratchDirTest {
       for (const std::string& line : *lines) text += line + "\n";
     }
     return text;
-  }
-
-  iceberg::Table Load(const std::string& name) {
-    return catalog_->LoadTable(catalog::TableIdentifier::Parse(name).ValueOrDie()).ValueOrDie();
   }
 
   // Writes one data file per entry of `files` (rows of (id, part); part NULL when
@@ -197,10 +164,6 @@ class IcebergScanTest : public ::floe::testing::ScratchDirTest {
     }
     return rows;
   }
-
-  catalog::CatalogPtr catalog_;
-  std::unique_ptr<ThreadPool> threads_;
-  std::unique_ptr<session::Session> session_;
 };
 
 // Ten files of 1..10 rows: ids f*100 + r.

@@ -22,6 +22,7 @@
 #include "floe/common/thread_pool.h"
 #include "floe/connector/iceberg/iceberg_table.h"
 #include "floe/connector/iceberg/iceberg_write.h"
+#include "floe/connector/iceberg/tests/iceberg_session_fixture.h"
 #include "floe/connector/parquet/parquet_scan_exec.h"
 #include "floe/connector/parquet/parquet_table.h"
 #include "floe/exec/enforce.h"
@@ -153,28 +154,9 @@ int DeleteFiles(const connector::IcebergScanExec& scan) {
   return n;
 }
 
-class PlanCodecIcebergTest : public ::floe::testing::ScratchDirTest {
+class PlanCodecIcebergTest : public IcebergSessionTest {
  protected:
-  PlanCodecIcebergTest() : ScratchDirTest("floe_exec_codec_iceberg") {}
-
-  void SetUp() override {
-    ScratchDirTest::SetUp();
-    catalog_ = catalog::OpenCatalog("sqlite://" + dir_ + "/catalog.db", dir_).ValueOrDie();
-    threads_ = ThreadPool::Make(2).ValueOrDie();
-    session::SessionOptions options;
-    options.catalog = catalog_;
-    options.warehouse = dir_;
-    options.threads = 2;
-    session_ = session::Session::Make(options).ValueOrDie();
-    Q("CREATE SCHEMA db");
-  }
-
-  void TearDown() override {
-    session_.reset();
-    catalog_.reset();
-    threads_.reset();
-    ScratchDirTest::TearDown();
-  }
+  PlanCodecIcebergTest() : IcebergSessionTest("floe_exec_codec_iceberg") {}
 
   // The statement's rows, sorted.
   std::vector<std::string> Q(const std::string& sql) {
@@ -199,10 +181,6 @@ class PlanCodecIcebergTest : public ::floe::testing::ScratchDirTest {
       "(8, TIMESTAMP '2024-01-04 00:00:00', 'h')");
     Q("INSERT INTO db.t VALUES (9, TIMESTAMP '2024-01-05 00:00:00', 'i'), "
       "(10, TIMESTAMP '2024-01-01 12:00:00', 'd')");
-  }
-
-  iceberg::Table Load(const std::string& name) {
-    return catalog_->LoadTable(catalog::TableIdentifier::Parse(name).ValueOrDie()).ValueOrDie();
   }
 
   static SessionConfig Config(int partitions) {
@@ -265,10 +243,6 @@ class PlanCodecIcebergTest : public ::floe::testing::ScratchDirTest {
     EXPECT_EQ(first, second);
     return *decoded;
   }
-
-  catalog::CatalogPtr catalog_;
-  std::unique_ptr<ThreadPool> threads_;
-  std::unique_ptr<session::Session> session_;
 };
 
 TEST_F(PlanCodecIcebergTest, RegistryHoldsTheScanAndWriteNodesAndTheTransform) {
