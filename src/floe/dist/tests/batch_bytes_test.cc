@@ -11,6 +11,7 @@
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
 #include "floe/exec/spill.h"
+#include "floe/testing/batch_rows.h"
 #include "floe/testing/matchers.h"
 
 namespace floe::exec {
@@ -169,16 +170,7 @@ RecordBatchPtr EveryTypeBatch() {
 }
 
 std::vector<std::string> Rows(const RecordBatch& batch) {
-  std::vector<std::string> rows;
-  for (int64_t r = 0; r < batch.num_rows(); ++r) {
-    std::string row;
-    for (int c = 0; c < batch.num_columns(); ++c) {
-      if (c > 0) row += "|";
-      row += FormatValue(*batch.column(c), r);
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
+  return ::floe::testing::BatchRows(batch);
 }
 
 std::string Encode(const RecordBatch& batch) {

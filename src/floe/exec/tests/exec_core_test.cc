@@ -32,6 +32,7 @@
 #include "floe/exec/union_exec.h"
 #include "floe/exec/values_exec.h"
 #include "floe/expr/expr.h"
+#include "floe/testing/batch_rows.h"
 #include "floe/testing/matchers.h"
 
 namespace floe::exec {
@@ -74,18 +75,7 @@ RecordBatchPtr Batch(const SchemaPtr& schema, std::vector<ArrayPtr> columns) {
 
 // Every row as "v1|v2|..." (NULL as NULL).
 std::vector<std::string> Rows(const std::vector<RecordBatchPtr>& batches) {
-  std::vector<std::string> rows;
-  for (const RecordBatchPtr& batch : batches) {
-    for (int64_t r = 0; r < batch->num_rows(); ++r) {
-      std::string row;
-      for (int c = 0; c < batch->num_columns(); ++c) {
-        if (c > 0) row += "|";
-        row += FormatValue(*batch->column(c), r);
-      }
-      rows.push_back(row);
-    }
-  }
-  return rows;
+  return ::floe::testing::BatchRows(batches);
 }
 
 TaskContextPtr MakeContext(SessionConfig config = {}, int64_t memory_limit = 0,

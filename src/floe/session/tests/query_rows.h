@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "floe/batch/value_format.h"
 #include "floe/session/session.h"
+#include "floe/testing/batch_rows.h"
 
 namespace floe::session {
 
@@ -16,14 +16,7 @@ inline Result<std::vector<std::string>> Rows(session::QueryResult& result) {
   while (true) {
     FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, result.Next());
     if (!batch) break;
-    for (int64_t r = 0; r < batch->num_rows(); ++r) {
-      std::string row;
-      for (int c = 0; c < batch->num_columns(); ++c) {
-        if (c > 0) row += "|";
-        row += FormatValue(*batch->column(c), r);
-      }
-      rows.push_back(std::move(row));
-    }
+    ::floe::testing::AppendBatchRows(*batch, &rows);
   }
   return rows;
 }

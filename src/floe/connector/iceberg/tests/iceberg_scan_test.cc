@@ -23,6 +23,7 @@
 #include "floe/iceberg/partitioned_writer.h"
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/session/session.h"
+#include "floe/testing/batch_rows.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
 
@@ -41,19 +42,7 @@ using exec::TaskContextPtr;
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
 
-// Every row as "v1|v2|..." in the PostgreSQL text forms.
-std::vector<std::string> BatchRows(const RecordBatch& batch) {
-  std::vector<std::string> rows;
-  for (int64_t r = 0; r < batch.num_rows(); ++r) {
-    std::string row;
-    for (int c = 0; c < batch.num_columns(); ++c) {
-      if (c > 0) row += "|";
-      row += FormatValue(*batch.column(c), r);
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
+using ::floe::testing::BatchRows;
 
 std::vector<std::string> Sorted(std::vector<std::string> rows) {
   std::sort(rows.begin(), rows.end());

@@ -39,6 +39,7 @@
 #include "floe/session/plan_codecs.h"
 #include "floe/session/session.h"
 #include "floe/session/tests/query_rows.h"
+#include "floe/testing/batch_rows.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/scratch_dir.h"
 
@@ -69,21 +70,7 @@ using ::floe::testing::IsErrorWith;
 
 constexpr char kFixtures[] = "../shared/fixtures/iceberg/";
 
-std::vector<std::string> BatchRows(const std::vector<RecordBatchPtr>& batches) {
-  std::vector<std::string> rows;
-  for (const RecordBatchPtr& batch : batches) {
-    for (int64_t r = 0; r < batch->num_rows(); ++r) {
-      std::string row;
-      for (int c = 0; c < batch->num_columns(); ++c) {
-        if (c > 0) row += "|";
-        row += FormatValue(*batch->column(c), r);
-      }
-      rows.push_back(std::move(row));
-    }
-  }
-  std::sort(rows.begin(), rows.end());
-  return rows;
-}
+using ::floe::testing::BatchRows;
 
 // Every node of a plan, depth first.
 void Nodes(const PlanPtr& plan, std::vector<PlanPtr>* out) {
