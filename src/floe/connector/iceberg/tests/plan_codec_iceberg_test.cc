@@ -70,7 +70,12 @@ using ::floe::testing::IsErrorWith;
 
 constexpr char kFixtures[] = "../shared/fixtures/iceberg/";
 
-using ::floe::testing::BatchRows;
+// Every row of the batches as "v1|v2|...", sorted.
+std::vector<std::string> BatchRows(const std::vector<RecordBatchPtr>& batches) {
+  std::vector<std::string> rows = ::floe::testing::BatchRows(batches);
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
 
 // Every node of a plan, depth first.
 void Nodes(const PlanPtr& plan, std::vector<PlanPtr>* out) {
