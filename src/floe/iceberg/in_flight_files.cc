@@ -26,7 +26,12 @@ Result<std::shared_lock<std::shared_mutex>> InFlightFiles::Add(const void* owner
   return creating;
 }
 
-void InFlightFiles::Remove(const std::string& path) {
+void InFlightFiles::Deleted(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (files_.erase(path) > 0 && terminating_.load()) ++deleted_by_writers_;
+}
+
+void InFlightFiles::Forget(const std::string& path) {
   std::lock_guard<std::mutex> lock(mutex_);
   files_.erase(path);
 }
@@ -83,7 +88,7 @@ int InFlightFiles::Terminate() {
   for (const auto& [id, operation] : operations_) {
     deleted += DeleteOperationFiles(*operation.io, operation.data_location, id, 0);
   }
-  return deleted;
+  return deleted + deleted_by_writers_;
 }
 
 size_t InFlightFiles::size() const {

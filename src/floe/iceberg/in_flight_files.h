@@ -36,8 +36,12 @@ class InFlightFiles {
   Result<std::shared_lock<std::shared_mutex>> Add(const void* owner,
                                                   std::shared_ptr<const io::FileIO> io,
                                                   const std::string& path);
-  /// Forgets `path` (it was deleted or handed to the caller).
-  void Remove(const std::string& path);
+  /// Forgets `path`: its writer deleted it (it aborted). Once termination has begun, such a
+  /// file counts as one that Terminate deleted: a writer refused a new file fails, and its
+  /// abort may delete its other files before Terminate gets to them.
+  void Deleted(const std::string& path);
+  /// Forgets `path` without deleting it: it was handed to the caller, or never created.
+  void Forget(const std::string& path);
   /// Forgets every file of `owner`: its commit may reference them from now on (or it ended).
   void Seal(const void* owner);
 
@@ -52,7 +56,8 @@ class InFlightFiles {
   void SealOperation(const std::string& operation_id);
   /// Waits for the creations under way, then deletes every file in the set (failures are
   /// ignored: the process is going away) and refuses every later Add. Returns the number of
-  /// files it deleted or tried to.
+  /// unfinished files that are gone: those it deleted or tried to, and those their writers
+  /// deleted after termination began.
   int Terminate();
 
   size_t size() const;
@@ -71,6 +76,7 @@ class InFlightFiles {
   std::unordered_map<std::string, Entry> files_;
   std::unordered_map<std::string, Operation> operations_;
   bool terminated_ = false;
+  int deleted_by_writers_ = 0;  // Deleted() calls after termination began
   // Set as Terminate begins: later Adds are refused without taking `creating_`, so the
   // creations under way are all Terminate waits for (glibc's shared_mutex prefers readers,
   // and a stream of new creations could otherwise keep it waiting).

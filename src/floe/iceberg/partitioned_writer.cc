@@ -366,7 +366,7 @@ class RollingFileWriter {
     if (!current_) return Status::OK();
     std::unique_ptr<DataFileWriter> w = std::move(current_);
     Status st = w->Abort();
-    InFlightFiles::Process().Remove(w->path());
+    InFlightFiles::Process().Deleted(w->path());
     return st;
   }
 
@@ -375,7 +375,7 @@ class RollingFileWriter {
     if (!current_) return;
     const std::string path = current_->path();
     current_.reset();
-    InFlightFiles::Process().Remove(path);
+    InFlightFiles::Process().Deleted(path);
   }
 
  private:
@@ -393,7 +393,7 @@ class RollingFileWriter {
                                        std::move(o));
     creating.unlock();
     if (!opened.ok()) {
-      InFlightFiles::Process().Remove(path);
+      InFlightFiles::Process().Forget(path);
       return opened.status();
     }
     current_ = std::move(*opened);
@@ -416,7 +416,7 @@ class WriterBase : public PartitionedWriter {
     if (finished_) return;
     for (const DataFile& f : files_) {
       (void)ctx_->options.io->Delete(f.file_path);
-      InFlightFiles::Process().Remove(f.file_path);
+      InFlightFiles::Process().Deleted(f.file_path);
     }
   }
 
@@ -442,7 +442,7 @@ class WriterBase : public PartitionedWriter {
     // Without an owner the files are the caller's now; a statement's stay in flight until it
     // seals them before its commit.
     if (ctx_->options.in_flight_owner == nullptr) {
-      for (const DataFile& f : files_) InFlightFiles::Process().Remove(f.file_path);
+      for (const DataFile& f : files_) InFlightFiles::Process().Forget(f.file_path);
     }
     return std::move(files_);
   }
@@ -458,7 +458,7 @@ class WriterBase : public PartitionedWriter {
     }
     for (const DataFile& f : files_) {
       Status st = ctx_->options.io->Delete(f.file_path);
-      InFlightFiles::Process().Remove(f.file_path);
+      InFlightFiles::Process().Deleted(f.file_path);
       if (first.ok() && !st.ok()) first = std::move(st);
     }
     files_.clear();

@@ -84,7 +84,7 @@ Status WriteJournal::DeleteUncommitted(const io::FileIO& io) const {
   Status first;
   for (const std::string& path : paths) {
     Status st = io.Delete(path);
-    iceberg::InFlightFiles::Process().Remove(path);
+    iceberg::InFlightFiles::Process().Deleted(path);
     if (!st.ok() && first.ok()) first = st;
   }
   return first;

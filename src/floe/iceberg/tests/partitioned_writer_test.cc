@@ -403,7 +403,7 @@ TEST_F(PartitionedWriterTest, TerminateIsNotHeldOffByAStreamOfFileCreations) {
         if (!creating.ok()) continue;
         std::this_thread::sleep_for(std::chrono::milliseconds(2));  // "creating the file"
         created.fetch_add(1);
-        files.Remove(path);
+        files.Forget(path);
       }
     });
   }
@@ -426,6 +426,36 @@ TEST_F(PartitionedWriterTest, TerminateIsNotHeldOffByAStreamOfFileCreations) {
   for (std::thread& w : writers) w.join();
   terminator.join();
   EXPECT_EQ(created.load(), created_by_then.load()) << "a file was created after Terminate";
+}
+
+// Once Terminate has begun, a writer refused a new file aborts and may delete its other
+// files itself before Terminate gets to them: those count as deleted (each once), while a
+// file handed to its caller does not.
+TEST_F(PartitionedWriterTest, FilesTheirWritersDeleteDuringTerminationAreCounted) {
+  InFlightFiles files;
+  const int owner = 1;
+  const std::string creating_path = dir_.path() + "/creating.parquet";
+  const std::string deleted = dir_.path() + "/deleted.parquet";
+  const std::string handed_on = dir_.path() + "/handed_on.parquet";
+  ASSERT_OK(files.Add(&owner, io_, deleted));
+  ASSERT_OK(files.Add(&owner, io_, handed_on));
+  // A creation under way holds Terminate off until its file exists.
+  ASSERT_OK_AND_ASSIGN(std::shared_lock<std::shared_mutex> creating,
+                       files.Add(&owner, io_, creating_path));
+  std::atomic<int> result{-1};
+  std::thread terminator([&] { result.store(files.Terminate()); });
+  // Terminate has begun once new files are refused.
+  while (files.Add(&owner, io_, dir_.path() + "/probe.parquet").ok()) {
+    files.Forget(dir_.path() + "/probe.parquet");
+    std::this_thread::yield();
+  }
+  files.Deleted(deleted);
+  files.Deleted(deleted);  // a second report of the same file is not counted again
+  files.Forget(handed_on);
+  creating.unlock();
+  terminator.join();
+  // `creating` deleted by Terminate, `deleted` by its writer.
+  EXPECT_EQ(result.load(), 2);
 }
 
 TEST_F(PartitionedWriterTest, WritersKeepTheirFilesInFlightUntilHandedOn) {
