@@ -109,7 +109,8 @@ def _floe_text(value, t):
     if pa.types.is_timestamp(t):
         return datetime.datetime.fromisoformat(value + ":00" if value.endswith("+00") else value)
     if pa.types.is_fixed_size_binary(t) or pa.types.is_binary(t) or \
-            isinstance(t, pa.UuidType) or str(t) == "extension<arrow.uuid>":
+            pa.types.is_large_binary(t) or isinstance(t, pa.UuidType) or \
+            str(t) == "extension<arrow.uuid>":
         if value.startswith("\\x"):
             return bytes.fromhex(value[2:])
         return uuid.UUID(value)
