@@ -363,6 +363,25 @@ class Tables:
         table.upsert(arrow([(1, "b", 100, Decimal("9.99"), datetime.date(2024, 5, 5)),
                             (50, "c", 3, None, None)]), join_cols=["id"])
 
+    def pyiceberg_avro_codecs(self):
+        """Manifests and manifest lists in the Avro codecs pyiceberg writes besides its
+        default deflate (Java's manifests are always deflate): null, snappy and zstandard."""
+        import pyarrow as pa
+
+        for codec in ("null", "snappy", "zstd"):
+            name = f"avro_{codec}"
+            self.sql(f"CREATE TABLE {PY}.db.{name} {COLUMNS} USING iceberg PARTITIONED BY "
+                     f"(cat) TBLPROPERTIES ('format-version' = '2', "
+                     f"'write.avro.compression-codec' = '{codec}')")
+            self.tables.append(("pyiceberg", name))
+            table = self.py.load_table(f"db.{name}")
+            schema = table.schema().as_arrow()
+            for first in (1, 100):
+                rows = seed_rows(6, first)
+                table.append(pa.Table.from_arrays(
+                    [pa.array(c, type=f.type) for c, f in zip(zip(*rows), schema)],
+                    schema=schema))
+
     def pyiceberg_types(self):
         """The types Spark does not write (time, uuid, fixed) and timestamptz, identity
         partitions over time, timestamptz and fixed, and a schema change."""
@@ -515,7 +534,8 @@ def main():
             for step in (tables.format_v1, tables.merge_on_read, tables.copy_on_write,
                          tables.equality_deletes, tables.evolution, tables.transforms,
                          tables.types, tables.sorted_table, tables.maintenance, tables.history,
-                         tables.pyiceberg_writes, tables.pyiceberg_types,
+                         tables.pyiceberg_writes, tables.pyiceberg_avro_codecs,
+                         tables.pyiceberg_types,
                          tables.pyiceberg_name_mapping, tables.expected):
                 report.step(step.__name__, step)
         finally:
