@@ -194,6 +194,14 @@ Result<std::vector<SltRecord>> ParseSltFile(std::string_view text, std::string_v
       ++i;
       continue;
     }
+    if (head == "require-env") {
+      if (tokens.size() != 2) return error(i, "require-env needs one variable name");
+      r.kind = SltRecord::Kind::kRequireEnv;
+      r.variable = tokens[1];
+      records.push_back(std::move(r));
+      ++i;
+      continue;
+    }
     if (head == "statement") {
       if (tokens.size() < 2 || (tokens[1] != "ok" && tokens[1] != "error")) {
         return error(i, "expected 'statement ok' or 'statement error [substring]'");
@@ -239,7 +247,8 @@ Result<std::vector<SltRecord>> ParseSltFile(std::string_view text, std::string_v
       records.push_back(std::move(r));
       continue;
     }
-    return error(i, "unknown record '" + head + "' (statement, query, halt, skipif, onlyif)");
+    return error(
+        i, "unknown record '" + head + "' (statement, query, halt, require-env, skipif, onlyif)");
   }
   return records;
 }
@@ -430,11 +439,31 @@ Result<int> RunSqllogictest(const SqllogictestOptions& options, std::ostream& ou
       out << "  SQL:\n";
       PrintIndented(out, r.sql);
     };
+    std::vector<std::pair<std::string, std::string>> variables;  // ${NAME} -> value
     for (size_t k = 0; k < records->size(); ++k) {
       const SltRecord& r = (*records)[k];
       if (r.kind == SltRecord::Kind::kHalt && !r.skip) break;
       if (r.skip || r.kind == SltRecord::Kind::kHalt) continue;
-      auto result = RunToEnd(**session, r.sql);
+      if (r.kind == SltRecord::Kind::kRequireEnv) {
+        const char* value = std::getenv(r.variable.c_str());
+        if (value == nullptr || *value == '\0') {
+          ++failed;
+          out << file << ':' << r.line << ": the environment variable " << r.variable
+              << " is not set (the file needs it)\n";
+          break;
+        }
+        variables.emplace_back("${" + r.variable + "}", value);
+        ++passed;
+        continue;
+      }
+      std::string sql = r.sql;
+      for (const auto& [name, value] : variables) {
+        for (size_t at = sql.find(name); at != std::string::npos;
+             at = sql.find(name, at + value.size())) {
+          sql.replace(at, name.size(), value);
+        }
+      }
+      auto result = RunToEnd(**session, sql);
       if (r.kind == SltRecord::Kind::kStatementOk) {
         if (result.ok()) {
           ++passed;

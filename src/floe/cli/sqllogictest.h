@@ -37,6 +37,12 @@
 //   halt
 //       Stops the file here.
 //
+//   require-env <NAME>
+//       The environment variable NAME must be set (not empty): when it is not, the record
+//       fails and the file stops there. From then on `${NAME}` in the SQL of every record
+//       is replaced by its value (how a file names data a test writes at run time, such as
+//       the reference tables; DuckDB's runner has the same record).
+//
 //   skipif <engine> / onlyif <engine>
 //       A line before a record: the record is skipped when <engine> is "floe"
 //       (skipif) or is not "floe" (onlyif).
@@ -74,11 +80,13 @@ struct SqllogictestOptions {
 
 /// One record of a sqllogictest file.
 struct SltRecord {
-  enum class Kind { kStatementOk, kStatementError, kQuery, kHalt };
+  enum class Kind { kStatementOk, kStatementError, kQuery, kHalt, kRequireEnv };
   Kind kind = Kind::kStatementOk;
   /// 1-based line of the record's first line ("statement ..." / "query ...").
   int line = 0;
   std::string sql;
+  /// kRequireEnv: the variable's name.
+  std::string variable;
   /// kStatementError: the substring the message must contain ("" = any error).
   std::string error_substring;
   /// kQuery: the column type letters and the sort mode.

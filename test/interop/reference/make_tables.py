@@ -127,7 +127,8 @@ class Tables:
     # Spark's tables
 
     def format_v1(self):
-        """v1: identity partitions, appends and a dynamic overwrite; a v1 void partition."""
+        """v1: identity partitions, appends and an INSERT OVERWRITE (Spark's default static
+        mode: the whole table); a v1 void partition."""
         self.create("v1_identity", "cat", {"format-version": "1"})
         t = f"{SPARK}.db.v1_identity"
         self.sql(f"INSERT INTO {t} VALUES {values_sql(seed_rows(10, 100))}")

@@ -93,6 +93,8 @@ TEST(SltParse, MalformedRecordsNameFileAndLine) {
   EXPECT_THAT(
       ParseSltFile("statement ok\n\n", "e.test"),
       IsErrorWith(StatusCode::kInvalidArgument, "e.test:1: a statement record without SQL"));
+  EXPECT_THAT(ParseSltFile("require-env\n", "f.test"),
+              IsErrorWith(StatusCode::kInvalidArgument, "f.test:1: require-env needs one"));
 }
 
 TEST(SltFormat, ValuesByColumnType) {
@@ -237,6 +239,42 @@ TEST(RunSqllogictest, CatalogTypeChoosesTheScratchCatalog) {
   ASSERT_OK_AND_ASSIGN(code, RunSqllogictest(options, out));
   EXPECT_EQ(code, 1);
   EXPECT_THAT(out.str(), ::testing::HasSubstr("unknown catalog type 'rest' (sql or hadoop)"));
+  std::filesystem::remove_all(dir);
+}
+
+// require-env: the variable must be set, else the file fails there; ${NAME} in later SQL is
+// its value.
+TEST(RunSqllogictest, RequireEnvSubstitutesAndFailsWhenUnset) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("floe-slt-require-env-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "env.test").string();
+  std::ofstream(file) << "query T\n"
+                         "SELECT '${FLOE_SLT_TEST_VALUE}'\n"
+                         "----\n"
+                         "${FLOE_SLT_TEST_VALUE}\n"
+                         "\n"
+                         "require-env FLOE_SLT_TEST_VALUE\n"
+                         "\n"
+                         "query TT\n"
+                         "SELECT '${FLOE_SLT_TEST_VALUE}', '${FLOE_SLT_TEST_VALUE}x'\n"
+                         "----\n"
+                         "a/b a/bx\n";
+  SqllogictestOptions options;
+  options.files = {file};
+  ::setenv("FLOE_SLT_TEST_VALUE", "a/b", 1);
+  std::ostringstream out;
+  ASSERT_OK_AND_ASSIGN(int code, RunSqllogictest(options, out));
+  EXPECT_EQ(code, 0) << out.str();
+  EXPECT_THAT(out.str(), ::testing::HasSubstr("3 passed, 0 failed"));
+  ::unsetenv("FLOE_SLT_TEST_VALUE");
+  out.str("");
+  ASSERT_OK_AND_ASSIGN(code, RunSqllogictest(options, out));
+  EXPECT_EQ(code, 1);
+  EXPECT_THAT(out.str(), ::testing::HasSubstr("env.test:6: the environment variable "
+                                              "FLOE_SLT_TEST_VALUE is not set"));
+  EXPECT_THAT(out.str(), ::testing::HasSubstr("1 passed, 1 failed"));
   std::filesystem::remove_all(dir);
 }
 
