@@ -26,6 +26,7 @@ deletes, overwrites and upserts, and a file added without field ids (name mappin
 """
 
 import datetime
+import gzip
 import json
 import os
 import shutil
@@ -39,6 +40,10 @@ from values import arrow_rows, canon_rows  # noqa: E402
 SPARK = "gen"  # Spark's Hadoop catalog over OUT/spark
 PY = "py"  # pyiceberg's SQL catalog (and Spark's JdbcCatalog on the same file)
 COLUMNS = "(id BIGINT, cat STRING, v INT, amt DECIMAL(10, 2), d DATE)"
+# pyiceberg's tables whose reference reader is pyiceberg, not Spark: Spark cannot load a
+# table with a time column (types) and reads columns whose names differ only in case as
+# one (case_names); neither has deletes.
+PYICEBERG_READS = ("types", "case_names")
 MOR = {"write.delete.mode": "merge-on-read", "write.update.mode": "merge-on-read",
        "write.merge.mode": "merge-on-read"}
 COW = {"write.delete.mode": "copy-on-write", "write.update.mode": "copy-on-write",
@@ -274,7 +279,7 @@ class Tables:
             "truncate": "truncate(10, i), truncate(100, l), truncate(3, s), truncate(5, dec), "
                         "truncate(2, b)",
             "temporal": "years(d), months(ts), hours(ntz)",
-            "day_identity": "days(ts), i, s",
+            "day_identity": "days(ts), i, s, dec, b",
         }
         for name, spec in specs.items():
             self.create(f"transform_{name}", spec, {"format-version": "2"}, False, columns)
@@ -310,6 +315,23 @@ class Tables:
         self.create("sorted", "bucket(2, cat)", {"format-version": "2"}, False)
         self.sql(f"ALTER TABLE {SPARK}.db.sorted WRITE ORDERED BY v DESC NULLS LAST, id")
         self.sql(f"INSERT INTO {SPARK}.db.sorted VALUES {values_sql(seed_rows(40))}")
+
+    def metadata_and_statistics(self):
+        """Metadata JSON compressed with gzip (vN.gz.metadata.json); table statistics
+        (compute_table_stats: theta sketches in a Puffin file the metadata lists);
+        position deletes left dangling by rewrite_data_files."""
+        self.create("gzip_metadata", "cat", {"format-version": "2",
+                                             "write.metadata.compression-codec": "gzip"})
+        self.sql(f"INSERT INTO {SPARK}.db.gzip_metadata VALUES {values_sql(seed_rows(5, 100))}")
+        self.create("stats", "bucket(2, id)", {"format-version": "2"})
+        self.sql(f"CALL {SPARK}.system.compute_table_stats(table => 'db.stats')")
+        self.create("dangling", "cat", {**MOR, "format-version": "2"})
+        self.row_level_changes("dangling")
+        self.sql(f"CALL {SPARK}.system.rewrite_data_files(table => 'db.dangling', "
+                 "options => map('rewrite-all', 'true'))")
+        kinds = self.delete_kinds("dangling")
+        check("dangling's delete files stay after the rewrite", bool(kinds), True)
+        return f"dangling deletes: {kinds}"
 
     def maintenance(self):
         """rewrite_data_files, a tag, a branch, a delete and expire_snapshots."""
@@ -433,6 +455,53 @@ class Tables:
             schema=arrow_schema))
         return f"{len(table.scan().to_arrow())} rows"
 
+    def pyiceberg_names_and_defaults(self):
+        """Columns whose names differ only in case (user_id, uSeR_Id), and columns added
+        with default values (initial-default for the rows written before, write-default)."""
+        import datetime as dt
+        import uuid
+
+        import pyarrow as pa
+        from pyiceberg.schema import Schema
+        from pyiceberg.types import (BooleanType, DateType, DecimalType, DoubleType,
+                                     FixedType, IntegerType, LongType, NestedField,
+                                     StringType, TimestampType, UUIDType)
+
+        schema = Schema(NestedField(1, "user_id", IntegerType(), required=False),
+                        NestedField(2, "uSeR_Id", StringType(), required=False))
+        table = self.py.create_table("db.case_names", schema=schema,
+                                     properties={"format-version": "2"})
+        self.tables.append(("pyiceberg", "case_names"))
+        arrow_schema = table.schema().as_arrow()
+        table.append(pa.Table.from_pylist([{"user_id": 1, "uSeR_Id": "one"},
+                                           {"user_id": 2, "uSeR_Id": None}],
+                                          schema=arrow_schema))
+
+        table = self.py.create_table(
+            "db.defaults", schema=Schema(NestedField(1, "id", IntegerType(), required=False)),
+            properties={"format-version": "2"})
+        self.tables.append(("pyiceberg", "defaults"))
+        table.append(pa.Table.from_pylist([{"id": 1}, {"id": 2}],
+                                          schema=table.schema().as_arrow()))
+        with table.update_schema() as update:
+            update.add_column("b", BooleanType(), default_value=True)
+            update.add_column("i", IntegerType(), default_value=42)
+            update.add_column("l", LongType(), default_value=-7)
+            update.add_column("db", DoubleType(), default_value=2.5)
+            update.add_column("dec", DecimalType(9, 2), default_value=Decimal("12.34"))
+            update.add_column("s", StringType(), default_value="dflt")
+            update.add_column("d", DateType(), default_value=dt.date(2024, 2, 29))
+            update.add_column("ts", TimestampType(),
+                              default_value=dt.datetime(2024, 1, 2, 3, 4, 5))
+            update.add_column("u", UUIDType(),
+                              default_value=uuid.UUID("12151fd2-7586-11e9-8f9e-2a86e4085a59"))
+            update.add_column("fx", FixedType(2), default_value=b"\x01\x02")
+        table = self.py.load_table("db.defaults")
+        arrow_schema = table.schema().as_arrow()
+        row = dict(zip(arrow_schema.names, (3, False, 0, 0, 0.0, Decimal("0.00"), "", None,
+                                            None, None, None)))
+        table.append(pa.Table.from_pylist([row], schema=arrow_schema))
+
     def pyiceberg_name_mapping(self):
         """A Parquet file without field ids, added with add_files: read through the table's
         name mapping (schema.name-mapping.default)."""
@@ -466,13 +535,14 @@ class Tables:
             folder = os.path.join(self.spark_warehouse, "db", name, "metadata")
             with open(os.path.join(folder, "version-hint.text")) as f:
                 version = f.read().strip()
-            return os.path.join(folder, f"v{version}.metadata.json")
+            plain = os.path.join(folder, f"v{version}.metadata.json")
+            return plain if os.path.exists(plain) else os.path.join(
+                folder, f"v{version}.gz.metadata.json")
         location = self.py.load_table(f"db.{name}").metadata_location
         return location[len("file://"):] if location.startswith("file://") else location
 
     def live_rows(self, engine, name, snapshot_id):
-        if engine == "pyiceberg" and name == "types":
-            # Spark cannot load a table with a time column; nothing deletes from it.
+        if engine == "pyiceberg" and name in PYICEBERG_READS:
             return len(self.py.load_table(f"db.{name}").scan(snapshot_id=snapshot_id).to_arrow())
         catalog = SPARK if engine == "spark" else PY
         return self.spark.rows(
@@ -484,7 +554,7 @@ class Tables:
         from pyiceberg.table import StaticTable
 
         schema = StaticTable.from_metadata("file://" + path).schema().as_arrow()
-        if engine == "pyiceberg" and name == "types":
+        if engine == "pyiceberg" and name in PYICEBERG_READS:
             rows = arrow_rows(self.py.load_table(f"db.{name}").scan().to_arrow())
         else:
             catalog = SPARK if engine == "spark" else PY
@@ -495,7 +565,7 @@ class Tables:
         entries = []
         for engine, name in self.tables:
             path = self.metadata_file(engine, name)
-            with open(path) as f:
+            with (gzip.open if path.endswith(".gz.metadata.json") else open)(path, "rt") as f:
                 metadata = json.load(f)
             snapshots = []
             for s in metadata.get("snapshots", []):
@@ -534,9 +604,10 @@ def main():
         try:
             for step in (tables.format_v1, tables.merge_on_read, tables.copy_on_write,
                          tables.equality_deletes, tables.evolution, tables.transforms,
-                         tables.types, tables.sorted_table, tables.maintenance, tables.history,
+                         tables.types, tables.sorted_table, tables.metadata_and_statistics,
+                         tables.maintenance, tables.history,
                          tables.pyiceberg_writes, tables.pyiceberg_avro_codecs,
-                         tables.pyiceberg_types,
+                         tables.pyiceberg_types, tables.pyiceberg_names_and_defaults,
                          tables.pyiceberg_name_mapping, tables.expected):
                 report.step(step.__name__, step)
         finally:

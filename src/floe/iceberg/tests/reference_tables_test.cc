@@ -276,6 +276,42 @@ TEST_F(ReferenceTablesTest, DeletionVectorsAreWhatTheirManifestsSay) {
   EXPECT_GE(vectors, 10);
 }
 
+// Every Puffin file opens and every blob in it reads (decompressed when its footer says
+// so): deletion vectors, and the table statistics compute_table_stats wrote (a theta
+// sketch per column with its distinct-value estimate), which the metadata lists.
+TEST_F(ReferenceTablesTest, EveryPuffinFileReads) {
+  std::vector<fs::path> files = Files(".puffin");
+  const std::vector<fs::path> stats = Files(".stats");
+  EXPECT_GE(files.size(), 3u);  // the v3 table's merge-on-read changes wrote them
+  ASSERT_EQ(stats.size(), 1u);
+  files.insert(files.end(), stats.begin(), stats.end());
+  int sketches = 0;
+  for (const fs::path& path : files) {
+    SCOPED_TRACE(path.string());
+    ASSERT_OK_AND_ASSIGN(std::shared_ptr<io::RandomAccessFile> file,
+                         io::OpenLocalFile(path.string()));
+    ASSERT_OK_AND_ASSIGN(auto puffin, puffin::PuffinReader::Open(file));
+    EXPECT_FALSE(puffin->metadata().blobs.empty());
+    for (const puffin::BlobMetadata& blob : puffin->metadata().blobs) {
+      ASSERT_OK_AND_ASSIGN(BufferPtr bytes, puffin->ReadBlob(blob));
+      if (blob.type == "apache-datasketches-theta-v1") {
+        EXPECT_EQ(blob.fields.size(), 1u);
+        EXPECT_GT(std::stoll(blob.properties.at("ndv")), 0);
+        EXPECT_GT(bytes->size(), 0);
+        ++sketches;
+      } else {
+        EXPECT_EQ(blob.type, puffin::kDeletionVectorBlobType);
+      }
+    }
+  }
+  EXPECT_EQ(sketches, 5);  // one per column of db.stats
+  Table table = Open(Entry("spark", "stats"));
+  ASSERT_NE(table.metadata, nullptr);
+  ASSERT_EQ(table.metadata->statistics.size(), 1u);
+  EXPECT_EQ(fs::path(table.metadata->statistics[0].statistics_path).filename(),
+            stats[0].filename());
+}
+
 // Equality deletes committed through the Java API: their keys (field ids) and, in the
 // partitioned table, the partition they are scoped to, as committed.
 TEST_F(ReferenceTablesTest, EqualityDeletesCarryTheirKeysAndPartition) {
