@@ -168,9 +168,12 @@ class Tables:
         return ", ".join(f"{n}: {k}" for n, k in kinds.items())
 
     def copy_on_write(self):
+        """Copy-on-write changes, in v2 and in v1 (where there are no delete files)."""
         self.create("cow_v2", "cat", {**COW, "format-version": "2"})
         self.row_level_changes("cow_v2")
         check("cow_v2's delete files", self.delete_kinds("cow_v2"), [])
+        self.create("cow_v1", "bucket(3, id)", {"format-version": "1"})
+        self.row_level_changes("cow_v1")
 
     def equality_deletes(self):
         """Equality deletes, which Spark's SQL never writes: Parquet files written here,
