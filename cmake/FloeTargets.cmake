@@ -29,6 +29,9 @@ function(floe_add_module name)
 endfunction()
 
 # floe_add_test(NAME SOURCES ... DEPS ... [LABELS ...]): one gtest executable per module.
+# Its cases run with the source root as working directory. The suites named *FixtureTest*
+# read the shared fixture tables (../shared/fixtures/iceberg): they are registered, with the
+# label `fixtures`, only when FLOE_HAVE_FIXTURES; every other case always.
 function(floe_add_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
   if(NOT FLOE_BUILD_TESTS)
@@ -38,7 +41,24 @@ function(floe_add_test name)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} floe_testing GTest::gmock GTest::gtest_main)
   floe_target_defaults(${name})
   gtest_discover_tests(${name}
+    TEST_FILTER "-*FixtureTest*"
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
     PROPERTIES LABELS "unit;${ARG_LABELS}"
     DISCOVERY_TIMEOUT 60)
+  if(FLOE_HAVE_FIXTURES)
+    gtest_discover_tests(${name}
+      TEST_FILTER "*FixtureTest*"
+      TEST_LIST ${name}_fixture_tests
+      WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+      DISCOVERY_TIMEOUT 60)
+    # PROPERTIES goes through several unquoted expansions on its way to the discovered tests,
+    # which split a list of labels; a script ctest reads after them sets the labels instead.
+    set(labels unit fixtures ${ARG_LABELS})
+    set(labels_script "${CMAKE_CURRENT_BINARY_DIR}/${name}_fixture_labels.cmake")
+    file(WRITE "${labels_script}"
+         "if(${name}_fixture_tests)\n"
+         "  set_tests_properties(\${${name}_fixture_tests} PROPERTIES LABELS \"${labels}\")\n"
+         "endif()\n")
+    set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_script}")
+  endif()
 endfunction()

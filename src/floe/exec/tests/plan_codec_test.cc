@@ -32,16 +32,8 @@ void CollectNames(const ExecutionPlan& plan, std::set<std::string>* names) {
   for (const PlanPtr& child : plan.children()) CollectNames(*child, names);
 }
 
-std::string FixtureDataFile() {
-  for (const auto& entry :
-       std::filesystem::recursive_directory_iterator("../shared/fixtures/iceberg")) {
-    if (entry.path().extension() == ".parquet" &&
-        entry.path().string().find("data") != std::string::npos) {
-      return entry.path().string();
-    }
-  }
-  return "";
-}
+// A Parquet file of the repository (the working directory) for read_parquet's scan node.
+constexpr char kParquetFile[] = "test/data/parquet/row_groups.parquet";
 
 class PlanCodecTest : public testing::ScratchDirTest {
  protected:
@@ -95,8 +87,8 @@ class PlanCodecTest : public testing::ScratchDirTest {
 };
 
 TEST_F(PlanCodecTest, EveryRegisteredNodeRoundTripsAndGivesTheSameRows) {
-  const std::string parquet = FixtureDataFile();
-  ASSERT_FALSE(parquet.empty()) << "no fixture data file under ../shared/fixtures/iceberg";
+  const std::string parquet = kParquetFile;
+  ASSERT_TRUE(std::filesystem::is_regular_file(parquet)) << parquet;
   const std::vector<std::string> queries = {
       "SELECT a + 1, upper(s) FROM t WHERE a > 1 ORDER BY 1 LIMIT 2 OFFSET 1",
       "SELECT * FROM (VALUES (1, 'a'), (2, NULL)) v(x, y) WHERE x <> 3",

@@ -117,7 +117,7 @@ std::string Hex(std::string_view bytes) {
 // Fixtures written by Trino, Spark and hand-edited metadata
 // ---------------------------------------------------------------------------------------
 
-TEST(ManifestFixtures, TrinoBucketPartitioning) {
+TEST(ManifestFixtureTest, TrinoBucketPartitioning) {
   REQUIRE_FIXTURES();
   io::LocalFileIO fio({{{"s3a://warehouse/", kFixtures + "iceberg-cxx/tests/tables/"}}, "", {}});
   const std::string table = kFixtures + "iceberg-cxx/tests/tables/bucket_partitioning/";
@@ -271,21 +271,21 @@ void CheckSummaries(const std::string& group, const std::string& metadata, int e
   }
 }
 
-TEST(ManifestFixtures, SparkV1ListsMatchSummaries) {
+TEST(ManifestFixtureTest, SparkV1ListsMatchSummaries) {
   REQUIRE_FIXTURES();
   CheckSummaries(
       "duckdb-iceberg-2024",
       "data/iceberg/generated_spec1_0_001/pyspark_iceberg_table/metadata/v9.metadata.json", 1);
 }
 
-TEST(ManifestFixtures, SparkV2ListsWithDeletesMatchSummaries) {
+TEST(ManifestFixtureTest, SparkV2ListsWithDeletesMatchSummaries) {
   REQUIRE_FIXTURES();
   CheckSummaries(
       "duckdb-iceberg-2024",
       "data/iceberg/generated_spec2_0_001/pyspark_iceberg_table/metadata/v9.metadata.json", 2);
 }
 
-TEST(ManifestFixtures, SparkV1ListReadsWithoutContentOrSequenceNumbers) {
+TEST(ManifestFixtureTest, SparkV1ListReadsWithoutContentOrSequenceNumbers) {
   REQUIRE_FIXTURES();
   io::LocalFileIO fio({{}, kFixtures + "duckdb-iceberg-2024", {}});
   const std::string dir = "data/iceberg/generated_spec1_0_001/pyspark_iceberg_table/metadata/";
@@ -325,7 +325,7 @@ TEST(ManifestFixtures, SparkV1ListReadsWithoutContentOrSequenceNumbers) {
   EXPECT_EQ(Hex(all[0].data_file->upper_bounds.at(6)), "53f048");
 }
 
-TEST(ManifestFixtures, SparkV2SequenceNumbersAreInherited) {
+TEST(ManifestFixtureTest, SparkV2SequenceNumbersAreInherited) {
   REQUIRE_FIXTURES();
   io::LocalFileIO fio({{}, kFixtures + "duckdb-iceberg-2024", {}});
   auto md = LoadMetadata(kFixtures +
@@ -381,7 +381,7 @@ TEST(ManifestFixtures, SparkV2SequenceNumbersAreInherited) {
   EXPECT_EQ(seqs, (std::set<int64_t>{1, 2, 3, 4, 5, 7}));
 }
 
-TEST(ManifestFixtures, V1SnapshotWithManifestsArray) {
+TEST(ManifestFixtureTest, V1SnapshotWithManifestsArray) {
   REQUIRE_FIXTURES();
   io::LocalFileIO fio({{}, kFixtures + "duckdb-iceberg", {}});
   auto md = LoadMetadata(kFixtures +
@@ -416,7 +416,7 @@ TEST(ManifestFixtures, V1SnapshotWithManifestsArray) {
   EXPECT_EQ(SummaryInt(*snap, "total-data-files"), 2);
 }
 
-TEST(ManifestFixtures, TrinoV3DeletionVectorsAndRowIds) {
+TEST(ManifestFixtureTest, TrinoV3DeletionVectorsAndRowIds) {
   REQUIRE_FIXTURES();
   io::LocalFileIO fio({{{"s3a://warehouse/", kFixtures + "iceberg-cxx/tests/tables/"}}, "", {}});
   const std::string dir = kFixtures + "iceberg-cxx/tests/tables/deletion_vectors/metadata/";
@@ -488,7 +488,7 @@ TEST(ManifestErrors, MissingFilesAreNamed) {
   EXPECT_FALSE(ManifestFilesFromPaths(fio, {missing}, 1).ok());
 }
 
-TEST(ManifestErrors, CorruptAndTruncatedFilesAreNamed) {
+TEST(ManifestErrorsFixtureTest, CorruptAndTruncatedFilesAreNamed) {
   REQUIRE_FIXTURES();
   TempDir dir;
   io::LocalFileIO fio;
@@ -520,7 +520,7 @@ TEST(ManifestErrors, CorruptAndTruncatedFilesAreNamed) {
   EXPECT_THAT(as_list.status().message(), ::testing::HasSubstr("manifest_path"));
 }
 
-TEST(ManifestErrors, RandomByteFlipsNeverCrash) {
+TEST(ManifestErrorsFixtureTest, RandomByteFlipsNeverCrash) {
   REQUIRE_FIXTURES();
   TempDir dir;
   io::LocalFileIO fio;

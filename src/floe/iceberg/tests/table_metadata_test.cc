@@ -49,7 +49,7 @@ std::vector<std::string> AllMetadataFiles() {
   return out;
 }
 
-TEST(TableMetadataFixtures, EveryMetadataFileParsesAndRoundTrips) {
+TEST(TableMetadataFixtureTest, EveryMetadataFileParsesAndRoundTrips) {
   const auto files = AllMetadataFiles();
   ASSERT_GE(files.size(), 170u);
   int gz = 0;
@@ -67,7 +67,7 @@ TEST(TableMetadataFixtures, EveryMetadataFileParsesAndRoundTrips) {
   EXPECT_EQ(gz, 2);
 }
 
-TEST(TableMetadataFixtures, ExpectedJsonCurrentSnapshotsAndCounts) {
+TEST(TableMetadataFixtureTest, ExpectedJsonCurrentSnapshotsAndCounts) {
   json expected = json::parse(Slurp(kFixtures + "/expected.json"));
   ASSERT_EQ(expected.size(), 51u);
   for (const json& table : expected) {
@@ -107,7 +107,7 @@ TEST(TableMetadataFixtures, ExpectedJsonCurrentSnapshotsAndCounts) {
   }
 }
 
-TEST(TableMetadataFixtures, AllTrinoTypesSchema) {
+TEST(TableMetadataFixtureTest, AllTrinoTypesSchema) {
   TableMetadataPtr md = Load(
       "iceberg-cxx/tests/tables/types/all_trino_types/metadata/"
       "00002-6105d5eb-ce39-470c-af78-50b744662ef2.metadata.json");
@@ -152,7 +152,7 @@ TEST(TableMetadataFixtures, AllTrinoTypesSchema) {
   EXPECT_EQ(md->last_column_id, 16);
 }
 
-TEST(TableMetadataFixtures, PartitionEvolutionSpecs) {
+TEST(TableMetadataFixtureTest, PartitionEvolutionSpecs) {
   TableMetadataPtr md = Load(
       "iceberg-cxx/tests/tables/partition_evolution/metadata/"
       "00005-218c3743-5886-48b9-88d6-86c202862e0f.metadata.json");
@@ -177,7 +177,7 @@ TEST(TableMetadataFixtures, PartitionEvolutionSpecs) {
   EXPECT_EQ(ptype->field(0).type()->id(), TypeId::kFloat64);
 }
 
-TEST(TableMetadataFixtures, BucketPartitioningSpec) {
+TEST(TableMetadataFixtureTest, BucketPartitioningSpec) {
   TableMetadataPtr md = Load(
       "iceberg-cxx/tests/tables/bucket_partitioning/metadata/"
       "00002-53948f10-cced-409f-8dd9-6dea096895e8.metadata.json");
@@ -203,7 +203,7 @@ TEST(TableMetadataFixtures, BucketPartitioningSpec) {
   EXPECT_FALSE(spec->is_unpartitioned());
 }
 
-TEST(TableMetadataFixtures, DeletionVectorsV3RefsAndLineage) {
+TEST(TableMetadataFixtureTest, DeletionVectorsV3RefsAndLineage) {
   TableMetadataPtr md = Load(
       "iceberg-cxx/tests/tables/deletion_vectors/metadata/"
       "00004-ae0294d0-1de5-4fab-97f1-cd80e0078fa4.metadata.json");
@@ -244,7 +244,7 @@ TEST(TableMetadataFixtures, DeletionVectorsV3RefsAndLineage) {
   EXPECT_THAT(md->SnapshotByRef("nope"), IsErrorWith(StatusCode::kNotFound, "nope"));
 }
 
-TEST(TableMetadataFixtures, V1LegacyManifestsSnapshot) {
+TEST(TableMetadataFixtureTest, V1LegacyManifestsSnapshot) {
   TableMetadataPtr md = Load(
       "duckdb-iceberg/data/persistent/iceberg_v1_deprecated/default/legacy_v1/metadata/"
       "v2.metadata.json");
@@ -279,7 +279,7 @@ TEST(TableMetadataFixtures, V1LegacyManifestsSnapshot) {
   EXPECT_FALSE(out["snapshots"][0].contains("sequence-number"));
 }
 
-TEST(TableMetadataFixtures, AddColumnsWithDefaults) {
+TEST(TableMetadataFixtureTest, AddColumnsWithDefaults) {
   TableMetadataPtr md = Load(
       "duckdb-iceberg/data/persistent/add_columns_with_defaults/default.db/"
       "add_columns_with_defaults/metadata/"
@@ -322,7 +322,7 @@ TEST(TableMetadataFixtures, AddColumnsWithDefaults) {
   EXPECT_EQ(out["fields"][3]["initial-default"], INT64_MIN);
 }
 
-TEST(TableMetadataFixtures, TimestamptzNsV3) {
+TEST(TableMetadataFixtureTest, TimestamptzNsV3) {
   TableMetadataPtr md =
       Load("duckdb-iceberg/data/persistent/timestamptz_ns/metadata/v1.metadata.json");
   ASSERT_NE(md, nullptr);
@@ -347,7 +347,7 @@ TEST(TableMetadataFixtures, TimestamptzNsV3) {
   EXPECT_EQ(out["schemas"][0]["fields"][1]["type"], "timestamptz_ns");
 }
 
-TEST(TableMetadataFixtures, NameMappings) {
+TEST(TableMetadataFixtureTest, NameMappings) {
   TableMetadataPtr md = Load(
       "duckdb-iceberg/data/persistent/column_mapping/warehouse/default.db/my_table/metadata/"
       "00001-75643dae-a7a7-46ae-ab30-ea80d3793f3f.metadata.json");
@@ -381,7 +381,7 @@ TEST(TableMetadataFixtures, NameMappings) {
   EXPECT_EQ(mapped->field(2).field_id(), kNoFieldId);
 }
 
-TEST(TableMetadataFixtures, GzipMetadata) {
+TEST(TableMetadataFixtureTest, GzipMetadata) {
   const std::string dir = kFixtures + "/duckdb-iceberg/data/persistent/iceberg/lineitem_iceberg_gz";
   std::string path;
   ASSERT_OK_AND_ASSIGN(TableMetadataPtr md, LoadTableFromDirectory(dir, &path));
@@ -418,7 +418,7 @@ class TempDir {
   fs::path path_;
 };
 
-TEST(TableLocation, VersionHintNumberAndName) {
+TEST(TableLocationFixtureTest, VersionHintNumberAndName) {
   // Number form.
   std::string path;
   ASSERT_OK_AND_ASSIGN(
@@ -469,7 +469,7 @@ TEST(TableLocation, MissingAndEmpty) {
   EXPECT_EQ(MetadataFileVersion("snap-1.avro"), std::nullopt);
 }
 
-TEST(TableLocation, WriteAndReadBackGzip) {
+TEST(TableLocationFixtureTest, WriteAndReadBackGzip) {
   TempDir dir;
   TableMetadataPtr md = Load(
       "iceberg-cxx/tests/tables/partition_evolution/metadata/"

@@ -144,7 +144,7 @@ Result<Table> OpenCxx(const std::string& table_dir) {
   return OpenTable(tables + table_dir, io);
 }
 
-TEST(TableScanTest, PlansEveryDataFileOnceWithStatistics) {
+TEST(TableScanFixtureTest, PlansEveryDataFileOnceWithStatistics) {
   ASSERT_OK_AND_ASSIGN(Table table, OpenCxx("partitioned_table"));
   ASSERT_OK_AND_ASSIGN(auto scan, TableScan::Make(table.metadata, table.io, {}));
   ASSERT_OK_AND_ASSIGN(std::vector<FileScanTask> tasks, scan->PlanFiles());
@@ -188,7 +188,7 @@ TEST(TableScanTest, PlansEveryDataFileOnceWithStatistics) {
   EXPECT_EQ(groups.size(), 6u);
 }
 
-TEST(TableScanTest, ParallelPlanningEqualsSerialPlanning) {
+TEST(TableScanFixtureTest, ParallelPlanningEqualsSerialPlanning) {
   ASSERT_OK_AND_ASSIGN(Table table,
                        OpenFixture("duckdb-iceberg-2024",
                                    "data/iceberg/generated_spec2_0_001/pyspark_iceberg_table/"
@@ -214,7 +214,7 @@ TEST(TableScanTest, ParallelPlanningEqualsSerialPlanning) {
   EXPECT_GT(stats.delete_file_count, 0);
 }
 
-TEST(TableScanTest, SnapshotSelection) {
+TEST(TableScanFixtureTest, SnapshotSelection) {
   ASSERT_OK_AND_ASSIGN(Table table, OpenCxx("dangling_deletes"));
   const TableMetadata& md = *table.metadata;
   ASSERT_GE(md.snapshots.size(), 2u);
@@ -246,7 +246,7 @@ TEST(TableScanTest, SnapshotSelection) {
   EXPECT_EQ(scan->snapshot()->snapshot_id, md.snapshots[1].snapshot_id);
 }
 
-TEST(TableScanTest, FilterPrunesPartitionsAndKeepsResiduals) {
+TEST(TableScanFixtureTest, FilterPrunesPartitionsAndKeepsResiduals) {
   // identity(c1), identity(c2) over six files; c1 = 1 keeps the files of that partition
   // and needs no residual, since the partition decides it.
   ASSERT_OK_AND_ASSIGN(Table table, OpenCxx("partitioned_table"));
@@ -304,7 +304,7 @@ Result<std::pair<int64_t, floe::SchemaPtr>> ReadAll(const Table& table, const Ta
   return std::make_pair(rows, reader->output_schema());
 }
 
-TEST(TableScanTest, PinnedSnapshotReadsWithItsOwnSchema) {
+TEST(TableScanFixtureTest, PinnedSnapshotReadsWithItsOwnSchema) {
   // Spark's generated_spec1: column 16 (schema_evol_added_col_1) was added after the
   // first snapshots and later promoted int -> long.
   ASSERT_OK_AND_ASSIGN(Table table,
@@ -336,7 +336,7 @@ TEST(TableScanTest, PinnedSnapshotReadsWithItsOwnSchema) {
   EXPECT_EQ(main_scan->projected_schema()->num_fields(), 16);
 }
 
-TEST(TableScanTest, ProjectionByNameAndId) {
+TEST(TableScanFixtureTest, ProjectionByNameAndId) {
   ASSERT_OK_AND_ASSIGN(Table table, OpenCxx("partitioned_table"));
   ScanOptions by_name;
   by_name.projected_names = {"c3", "c1"};
@@ -356,7 +356,7 @@ TEST(TableScanTest, ProjectionByNameAndId) {
   EXPECT_EQ(scan->projected_schema()->fields()[0].field_id(), 2);
 }
 
-TEST(TableScanTest, MissingManifestListIsAnErrorNamingIt) {
+TEST(TableScanFixtureTest, MissingManifestListIsAnErrorNamingIt) {
   ASSERT_OK_AND_ASSIGN(Table table,
                        OpenFixture("duckdb-iceberg",
                                    "data/persistent/equality_deletes/warehouse/mydb/mytable/"
@@ -374,7 +374,7 @@ TEST(TableScanTest, MissingManifestListIsAnErrorNamingIt) {
 
 // Sequence numbers decide which deletes apply: a manifest numbered above its snapshot is
 // corrupt, never planned as if it were consistent.
-TEST(TableScanTest, ManifestAboveItsSnapshotsSequenceNumberIsCorrupt) {
+TEST(TableScanFixtureTest, ManifestAboveItsSnapshotsSequenceNumberIsCorrupt) {
   ASSERT_OK_AND_ASSIGN(Table table, OpenCxx("partitioned_table"));
   auto metadata = std::make_shared<TableMetadata>(*table.metadata);
   ASSERT_EQ(metadata->format_version, 2);

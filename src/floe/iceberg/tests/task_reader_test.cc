@@ -467,7 +467,7 @@ std::shared_ptr<DataFile> FixtureFile(const io::FileIO& io, std::string path,
   return file;
 }
 
-TEST(TaskReaderFixtures, TrinoDeletionVectors) {
+TEST(TaskReaderFixtureTest, TrinoDeletionVectors) {
   const std::string root = std::string(kFixtures) + "iceberg-cxx/tests/tables/";
   if (!std::filesystem::exists(root)) GTEST_FAIL() << "the fixtures are missing at " << root;
   io::LocalFileIOOptions options;
@@ -515,7 +515,7 @@ TEST(TaskReaderFixtures, TrinoDeletionVectors) {
   EXPECT_THAT(rows, ElementsAre("2", "5", "8", "9", "11", "12", "14", "15"));
 }
 
-TEST(TaskReaderFixtures, EqualityDeleteWithExtraColumns) {
+TEST(TaskReaderFixtureTest, EqualityDeleteWithExtraColumns) {
   const std::string group = std::string(kFixtures) + "duckdb-iceberg";
   if (!std::filesystem::exists(group)) GTEST_FAIL() << "the fixtures are missing at " << group;
   io::LocalFileIOOptions options;

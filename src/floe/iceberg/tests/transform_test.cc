@@ -247,7 +247,7 @@ TEST(TransformTest, ArrayApplyMatchesScalarApply) {
 // The fixture's single row was written by Trino into partition
 // {0, 0, 3, 2, 2, 99, 75, 13, 5, 724} of bucket[2, 3, 4, 5, 6, 100, 123, 42, 55, 812] over
 // columns 1..10 (metadata JSON of the table).
-TEST(TransformTest, BucketsMatchTrinoFixture) {
+TEST(TransformFixtureTest, BucketsMatchTrinoFixture) {
   const std::string path =
       "../shared/fixtures/iceberg/iceberg-cxx/tests/tables/bucket_partitioning/data/"
       "col_int_bucket=0/col_long_bucket=0/col_decimal_bucket=3/col_date_bucket=2/"

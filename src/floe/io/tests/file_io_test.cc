@@ -203,7 +203,7 @@ std::string ReadMaybeGzip(const std::string& path) {
 // Every group of the fixtures resolves with the rules its INDEX.md describes: each metadata
 // file, manifest list and statistics file named in the metadata exists locally, except the two
 // the fixtures are known to lack.
-TEST(LocalFileIOFixturesTest, EveryGroupResolves) {
+TEST(LocalFileIOFixtureTest, EveryGroupResolves) {
   std::string root = kFixtures;
   nlohmann::json expected = nlohmann::json::parse(ReadMaybeGzip(root + "expected.json"));
   ASSERT_TRUE(expected.is_array());

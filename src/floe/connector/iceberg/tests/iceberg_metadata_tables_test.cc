@@ -73,7 +73,7 @@ std::vector<std::string> FieldNames(const Schema& schema) {
   return names;
 }
 
-class MetadataTablesTest : public ::testing::Test {
+class MetadataTablesFixtureTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!std::filesystem::exists(kFixtures))
@@ -121,7 +121,7 @@ TEST(MetadataTableNamesTest, SplitsAtTheLastDollar) {
   EXPECT_FALSE(connector::SplitMetadataTableName(""));
 }
 
-TEST_F(MetadataTablesTest, SnapshotsInCommitOrder) {
+TEST_F(MetadataTablesFixtureTest, SnapshotsInCommitOrder) {
   ASSERT_OK_AND_ASSIGN(auto table, Partitioned(connector::MetadataTableKind::kSnapshots));
   EXPECT_THAT(FieldNames(*table->schema()), ElementsAre("committed_at", "snapshot_id", "parent_id",
                                                         "operation", "manifest_list", "summary"));
@@ -149,7 +149,7 @@ TEST_F(MetadataTablesTest, SnapshotsInCommitOrder) {
   EXPECT_THAT(Column(*batch, "summary")[3], Not(HasSubstr("operation")));
 }
 
-TEST_F(MetadataTablesTest, ReadHonoursTheProjection) {
+TEST_F(MetadataTablesFixtureTest, ReadHonoursTheProjection) {
   ASSERT_OK_AND_ASSIGN(auto table, Partitioned(connector::MetadataTableKind::kSnapshots));
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, table->Read({1}));
   ASSERT_EQ(batch->num_columns(), 1);
@@ -166,7 +166,7 @@ TEST_F(MetadataTablesTest, ReadHonoursTheProjection) {
   EXPECT_THAT(table->Read({6}), IsError(StatusCode::kInternal));
 }
 
-TEST_F(MetadataTablesTest, ScanIsOneValuesPartitionWithTheLimit) {
+TEST_F(MetadataTablesFixtureTest, ScanIsOneValuesPartitionWithTheLimit) {
   ASSERT_OK_AND_ASSIGN(auto table, Partitioned(connector::MetadataTableKind::kSnapshots));
   ScanRequest request;
   request.projection = {1};
@@ -193,7 +193,7 @@ TEST_F(MetadataTablesTest, ScanIsOneValuesPartitionWithTheLimit) {
   EXPECT_THAT(Column(*sliced.batches()[2], "snapshot_id"), ElementsAre("3138177759849079112"));
 }
 
-TEST_F(MetadataTablesTest, HistoryMarksCurrentAncestors) {
+TEST_F(MetadataTablesFixtureTest, HistoryMarksCurrentAncestors) {
   ASSERT_OK_AND_ASSIGN(auto table, Partitioned(connector::MetadataTableKind::kHistory));
   EXPECT_THAT(FieldNames(*table->schema()),
               ElementsAre("made_current_at", "snapshot_id", "parent_id", "is_current_ancestor"));
@@ -206,7 +206,7 @@ TEST_F(MetadataTablesTest, HistoryMarksCurrentAncestors) {
   EXPECT_THAT(Column(*batch, "parent_id")[0], "NULL");
 }
 
-TEST_F(MetadataTablesTest, RefsAndProperties) {
+TEST_F(MetadataTablesFixtureTest, RefsAndProperties) {
   ASSERT_OK_AND_ASSIGN(auto refs, Partitioned(connector::MetadataTableKind::kRefs));
   EXPECT_THAT(FieldNames(*refs->schema()),
               ElementsAre("name", "type", "snapshot_id", "max_reference_age_in_ms",
@@ -224,7 +224,7 @@ TEST_F(MetadataTablesTest, RefsAndProperties) {
   EXPECT_THAT(Column(*batch, "value"), ElementsAre("zstd"));
 }
 
-TEST_F(MetadataTablesTest, FilesOfTheCurrentAndOfAnOlderSnapshot) {
+TEST_F(MetadataTablesFixtureTest, FilesOfTheCurrentAndOfAnOlderSnapshot) {
   ASSERT_OK_AND_ASSIGN(auto table, Partitioned(connector::MetadataTableKind::kFiles));
   EXPECT_THAT(FieldNames(*table->schema()),
               ElementsAre("content", "file_path", "file_format", "spec_id", "partition",
@@ -275,7 +275,7 @@ TEST_F(MetadataTablesTest, FilesOfTheCurrentAndOfAnOlderSnapshot) {
               IsErrorWith(StatusCode::kNotFound, "table mydb.t$x has no snapshot 42"));
 }
 
-TEST_F(MetadataTablesTest, PartitionsAggregateDataAndDeleteFiles) {
+TEST_F(MetadataTablesFixtureTest, PartitionsAggregateDataAndDeleteFiles) {
   ASSERT_OK_AND_ASSIGN(auto table, Partitioned(connector::MetadataTableKind::kPartitions));
   EXPECT_THAT(
       FieldNames(*table->schema()),
@@ -302,7 +302,7 @@ TEST_F(MetadataTablesTest, PartitionsAggregateDataAndDeleteFiles) {
                                    ::testing::Pair("(f)", "1 1 3138177759849079112")));
 }
 
-TEST_F(MetadataTablesTest, ManifestsCountDataAndDeleteFiles) {
+TEST_F(MetadataTablesFixtureTest, ManifestsCountDataAndDeleteFiles) {
   ASSERT_OK_AND_ASSIGN(auto table, Partitioned(connector::MetadataTableKind::kManifests));
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, table->Read(AllColumns(*table)));
   std::vector<std::string> content = Column(*batch, "content");
@@ -323,7 +323,7 @@ TEST_F(MetadataTablesTest, ManifestsCountDataAndDeleteFiles) {
   EXPECT_THAT(Column(*batch, "partition_summaries")[0], HasSubstr("(f,"));
 }
 
-TEST_F(MetadataTablesTest, PartitionEvolutionUnitesTheSpecsFields) {
+TEST_F(MetadataTablesFixtureTest, PartitionEvolutionUnitesTheSpecsFields) {
   ASSERT_OK_AND_ASSIGN(iceberg::Table opened, OpenCxxFixture("partition_evolution"));
   ASSERT_OK_AND_ASSIGN(auto table, connector::IcebergMetadataTable::Make(
                                        "t$files", connector::MetadataTableKind::kFiles, opened));
@@ -349,7 +349,7 @@ TEST_F(MetadataTablesTest, PartitionEvolutionUnitesTheSpecsFields) {
   EXPECT_EQ(batch->num_rows(), 7);
 }
 
-TEST_F(MetadataTablesTest, UnpartitionedTablesHaveNoPartitionColumn) {
+TEST_F(MetadataTablesFixtureTest, UnpartitionedTablesHaveNoPartitionColumn) {
   ASSERT_OK_AND_ASSIGN(iceberg::Table opened,
                        OpenDuckdbFixture("data/persistent/iceberg/lineitem_iceberg/metadata/"
                                          "v2.metadata.json",
@@ -378,7 +378,7 @@ TEST_F(MetadataTablesTest, UnpartitionedTablesHaveNoPartitionColumn) {
   EXPECT_THAT(Column(*batch, "record_count"), ElementsAre("51793"));
 }
 
-TEST_F(MetadataTablesTest, TableWithoutSnapshots) {
+TEST_F(MetadataTablesFixtureTest, TableWithoutSnapshots) {
   ASSERT_OK_AND_ASSIGN(
       iceberg::Table opened,
       OpenDuckdbFixture("data/persistent/timestamptz_ns/metadata/v1.metadata.json"));

@@ -25,12 +25,12 @@ Result<std::unique_ptr<AvroFileReader>> OpenPath(const std::string& path) {
   return AvroFileReader::Open(std::shared_ptr<io::RandomAccessFile>(std::move(file)));
 }
 
-void SkipWithoutFixtures() {
+void FailWithoutFixtures() {
   if (!std::filesystem::exists(kManifest)) GTEST_FAIL() << "the fixtures are missing";
 }
 
-TEST(AvroFixturesTest, TrinoManifestWithDeflate) {
-  SkipWithoutFixtures();
+TEST(AvroFixtureTest, TrinoManifestWithDeflate) {
+  FailWithoutFixtures();
   ASSERT_OK_AND_ASSIGN(auto reader, OpenPath(kManifest));
   EXPECT_EQ(reader->codec(), "deflate");
   std::vector<std::string> keys;
@@ -80,8 +80,8 @@ TEST(AvroFixturesTest, TrinoManifestWithDeflate) {
   EXPECT_TRUE(df.child(4)->IsNull(0));
 }
 
-TEST(AvroFixturesTest, TrinoManifestList) {
-  SkipWithoutFixtures();
+TEST(AvroFixtureTest, TrinoManifestList) {
+  FailWithoutFixtures();
   ASSERT_OK_AND_ASSIGN(auto reader, OpenPath(kList));
   EXPECT_EQ(*reader->metadata_value("snapshot-id"), "8499397478161915471");
   auto target = std::make_shared<Schema>(std::vector<Field>{
@@ -104,7 +104,7 @@ TEST(AvroFixturesTest, TrinoManifestList) {
   EXPECT_EQ(batch->column(4)->ListEnd(0), 10);
 }
 
-TEST(AvroFixturesTest, PyicebergManifestWithNullCodec) {
+TEST(AvroFixtureTest, PyicebergManifestWithNullCodec) {
   if (!std::filesystem::exists(kPyiceberg)) GTEST_FAIL() << "the fixtures are missing";
   ASSERT_OK_AND_ASSIGN(auto reader, OpenPath(kPyiceberg));
   EXPECT_EQ(reader->codec(), "null");
@@ -127,7 +127,7 @@ TEST(AvroFixturesTest, PyicebergManifestWithNullCodec) {
 
 // Every Avro file among the fixtures reads completely with its own schema; the totals
 // are those avsc reports for the same files (222 files, 376 records, 17 files empty).
-TEST(AvroFixturesTest, EveryFixtureReadsWithItsOwnSchema) {
+TEST(AvroFixtureTest, EveryFixtureReadsWithItsOwnSchema) {
   const std::string root = "../shared/fixtures/iceberg";
   if (!std::filesystem::exists(root)) GTEST_FAIL() << "the fixtures are missing";
   int files = 0;

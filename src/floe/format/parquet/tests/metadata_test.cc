@@ -602,7 +602,7 @@ void CheckPages(const std::string& file, const ColumnMetaData& m) {
   EXPECT_EQ(values, m.num_values);
 }
 
-TEST(MetadataTest, RealFixtureFootersRoundTrip) {
+TEST(MetadataFixtureTest, RealFixtureFootersRoundTrip) {
   const std::filesystem::path root = "../shared/fixtures/iceberg";
   if (!std::filesystem::exists(root)) GTEST_FAIL() << "the fixtures are missing at " << root;
   int files = 0;

@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 
 // Every Parquet file of the shared Iceberg fixtures reads without error, with as many
 // rows as its footer says.
-TEST(ReaderFixtures, EveryFixtureFileReads) {
+TEST(ReaderFixtureTest, EveryFixtureFileReads) {
   const fs::path root = "../shared/fixtures/iceberg";
   if (!fs::exists(root)) GTEST_FAIL() << "the fixtures are missing at " << root;
   int files = 0;
@@ -60,7 +60,7 @@ void ExpectFirstRow(const std::string& relative, const std::string& schema,
   EXPECT_EQ(got, row);
 }
 
-TEST(ReaderFixtures, ExactValues) {
+TEST(ReaderFixtureTest, ExactValues) {
   ExpectFirstRow(
       "duckdb-iceberg/data/persistent/uuid/data/"
       "00000-0-07b11d9e-e7ff-4093-acb3-743bf8b2e5cc-00001.parquet",
