@@ -1,11 +1,13 @@
-// Interop with real Iceberg data files: every *.parquet under ../shared/fixtures/iceberg/
-// (relative to the repository root; written by Spark/parquet-mr, Trino, pyiceberg/Arrow
-// and DuckDB) must be read by `floe parquet cat --format jsonl` without error, with
-// DuckDB's row count and equal per-column checksums of the normalised values. Each file
-// is also copied with `floe parquet copy` and DuckDB must read the copy as it reads the
-// original (EXCEPT ALL both ways, equal counts).
+// Interop with real Iceberg data files: every *.parquet under the directory (the
+// reference tables Spark and pyiceberg wrote at test time when FLOE_REFERENCE_TABLES names
+// them, else the shared fixtures, ../shared/fixtures/iceberg/ from the repository root,
+// written by Spark/parquet-mr, Trino, pyiceberg/Arrow and DuckDB) must be read by
+// `floe parquet cat --format jsonl` without error, with DuckDB's row count and equal
+// per-column checksums of the normalised values. Each file is also copied with
+// `floe parquet copy` and DuckDB must read the copy as it reads the original (EXCEPT ALL
+// both ways, equal counts).
 //
-// usage: node test/interop/fixtures.mjs PATH_TO_FLOE [FILTER]
+// usage: [FLOE_REFERENCE_TABLES=DIR] node test/interop/fixtures.mjs PATH_TO_FLOE [FILTER]
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,9 +18,10 @@ import { compareChecksums } from './lib/compare.mjs';
 const floe = floeFromArgs('test/interop/fixtures.mjs');
 const filter = process.argv[3] || '';
 const report = new Reporter('interop fixtures');
-const root = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'iceberg');
+const root = process.env.FLOE_REFERENCE_TABLES ||
+  path.resolve(repoRoot, '..', 'shared', 'fixtures', 'iceberg');
 if (!fs.existsSync(root)) {
-  console.error(`the fixture directory ${root} does not exist`);
+  console.error(`the directory ${root} does not exist`);
   process.exit(2);
 }
 
@@ -67,7 +70,7 @@ for (const file of files) {
     const c1 = (await db.query(`SELECT count(*)::BIGINT AS n FROM ${readParquet(file)}`)).getRowObjectsJson()[0].n;
     const c2 = (await db.query(`SELECT count(*)::BIGINT AS n FROM ${readParquet(copy)}`)).getRowObjectsJson()[0].n;
     if (n1 !== '0' || n2 !== '0' || c1 !== c2) {
-      problems.push(`copy differs: ${n1} rows only in the fixture, ${n2} only in floe's copy, counts ${c1} vs ${c2}`);
+      problems.push(`copy differs: ${n1} rows only in the original, ${n2} only in floe's copy, counts ${c1} vs ${c2}`);
     }
     const t1 = (await db.query(`DESCRIBE SELECT * FROM ${readParquet(file)}`)).getRowObjectsJson();
     const t2 = (await db.query(`DESCRIBE SELECT * FROM ${readParquet(copy)}`)).getRowObjectsJson();
@@ -76,12 +79,12 @@ for (const file of files) {
     const s1 = t1.map((x) => `${x.column_name} ${x.column_type}`).join(', ')
                    .replaceAll('TIME WITH TIME ZONE', 'TIME');
     const s2 = t2.map((x) => `${x.column_name} ${x.column_type}`).join(', ');
-    if (s1 !== s2) problems.push(`copy types differ:\n  fixture: ${s1}\n  copy:    ${s2}`);
+    if (s1 !== s2) problems.push(`copy types differ:\n  original: ${s1}\n  copy:     ${s2}`);
   } catch (e) {
     problems.push(`DuckDB cannot compare floe's copy: ${e.message.split('\n')[0]}`);
   }
   if (problems.length) report.fail(`${label} (copy)`, problems.join('\n'));
   else report.pass(label);
 }
-if (!files.length) console.log(`no .parquet files under ${root}`);
+if (!files.length) report.fail('files', `no .parquet files under ${root}`);
 report.finish();

@@ -1,12 +1,13 @@
-// Bad Iceberg input to the floe CLI: a copy of a small real table (Trino's
-// no_partitioning from the shared fixtures) is damaged one way at a time — truncated or
+// Bad Iceberg input to the floe CLI: a copy of a small real table (Spark's db.plain from
+// the reference tables when FLOE_REFERENCE_TABLES names them, else Trino's no_partitioning
+// from the shared fixtures; 6 rows each) is damaged one way at a time — truncated or
 // garbled metadata JSON, an unknown format version, a missing or corrupt manifest list,
 // a corrupt manifest, a missing or corrupt data file — and `floe iceberg scan | plan |
 // info` must exit with status 1 (not a signal) and exactly one line on stderr that names
 // the damaged file. Usage errors (unknown snapshot, bad --path-map rule, an s3 path with
 // no rule) fail cleanly too.
 //
-// usage: node test/interop/iceberg_errors.mjs PATH_TO_FLOE
+// usage: [FLOE_REFERENCE_TABLES=DIR] node test/interop/iceberg_errors.mjs PATH_TO_FLOE
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,26 +19,38 @@ const report = new Reporter('iceberg bad input');
 const { dir, cleanup } = makeTempDir('iceberg-errors');
 process.on('exit', cleanup);
 
-const source = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'iceberg', 'iceberg-cxx', 'tests',
-                            'tables', 'no_partitioning');
-if (!fs.existsSync(source)) {
-  console.error(`fixture table not found at ${source}`);
+// The table copied, its directory's name, and the prefixes its metadata gives its files
+// (each mapped to the copy's directory).
+const reference = process.env.FLOE_REFERENCE_TABLES;
+const source = reference
+  ? { dir: path.join(reference, 'spark', 'db', 'plain'), name: 'plain' }
+  : { dir: path.resolve(repoRoot, '..', 'shared', 'fixtures', 'iceberg', 'iceberg-cxx', 'tests',
+                        'tables', 'no_partitioning'),
+      name: 'no_partitioning' };
+if (!fs.existsSync(source.dir)) {
+  console.error(`source table not found at ${source.dir}`);
   process.exit(2);
 }
+// Spark names its files file:/<dir>/... and the table's location file:///<dir>; Trino's
+// s3a://warehouse/no_partitioning/....
+const prefixes = reference ? [`file:${source.dir}/`, `file://${source.dir}/`]
+  : ['s3a://warehouse/no_partitioning/'];
 
-/// A fresh copy of the table under DIR/<name>/no_partitioning; its metadata names
-/// s3a://warehouse/no_partitioning/..., mapped to DIR/<name>/.
+/// A fresh copy of the table under DIR/<name>/<table>, with the --path-map rules that
+/// read it there.
 function freshCopy(name) {
   const root = path.join(dir, name);
-  const table = path.join(root, 'no_partitioning');
+  const table = path.join(root, source.name);
   // Dereference links: the damage below must land in the copy, never in a shared fixture
   // reached through a link (a linked ../shared would otherwise be written through).
-  fs.cpSync(source, table, { recursive: true, dereference: true });
-  return { root, table, args: ['--path-map', `s3a://warehouse/=${root}/`] };
+  fs.cpSync(source.dir, table, { recursive: true, dereference: true });
+  return { root, table, args: prefixes.flatMap((p) => ['--path-map', `${p}=${table}/`]) };
 }
 
 function currentMetadata(table) {
   const md = path.join(table, 'metadata');
+  const hint = path.join(md, 'version-hint.text');
+  if (fs.existsSync(hint)) return path.join(md, `v${fs.readFileSync(hint, 'utf8').trim()}.metadata.json`);
   return fs.readdirSync(md).filter((f) => f.endsWith('.metadata.json')).sort().map((f) => path.join(md, f)).pop();
 }
 
@@ -50,7 +63,10 @@ function currentFiles(table) {
   const md = readJson(currentMetadata(table));
   const snap = md.snapshots.find((s) => s.snapshot_id === md['current-snapshot-id'] ||
                                         String(s['snapshot-id']) === String(md['current-snapshot-id']));
-  const local = (p) => path.join(table, p.replace(/^s3a:\/\/warehouse\/no_partitioning\//, ''));
+  const local = (p) => {
+    const prefix = prefixes.find((x) => p.startsWith(x));
+    return path.join(table, prefix ? p.slice(prefix.length) : p);
+  };
   const list = local(snap['manifest-list']);
   const dataDir = path.join(table, 'data');
   const data = fs.readdirSync(dataDir).filter((f) => f.endsWith('.parquet')).map((f) => path.join(dataDir, f));
@@ -135,7 +151,7 @@ for (const [kind, pick, damage, commandsToRun] of [
     const files = currentFiles(t.table);
     const victim = pick(files);
     if (!victim) {
-      report.fail(`${kind}: ${cmd}`, 'the fixture copy has no such file');
+      report.fail(`${kind}: ${cmd}`, 'the copy has no such file');
       continue;
     }
     // A manifest may belong to an older snapshot only; damage all of them then.
@@ -161,7 +177,14 @@ for (const [kind, pick, damage, commandsToRun] of [
               ['iceberg', 'scan', t.table, ...t.args, '--as-of', '2000-01-01'], null, /2000|946684800000|snapshot/);
   expectError('bad --path-map rule', ['iceberg', 'scan', t.table, '--path-map', 'no-equals-sign'], null,
               /no-equals-sign/);
-  expectError('s3 path without a rule', ['iceberg', 'scan', t.table], null, /path-map/);
+  if (!reference) {
+    expectError('s3 path without a rule', ['iceberg', 'scan', t.table], null, /path-map/);
+  } else {
+    // Rules that map the table's files to a directory without them.
+    const gone = prefixes.flatMap((p) => ['--path-map', `${p}=${path.join(dir, 'gone')}/`]);
+    expectError('files mapped where they are not', ['iceberg', 'scan', t.table, ...gone], null,
+                /gone/);
+  }
   expectError('unknown column', ['iceberg', 'scan', t.table, ...t.args, '--columns', 'nope'], null, /nope/);
   expectError('missing table', ['iceberg', 'info', path.join(dir, 'no-such-table')], 'no-such-table');
   const empty = path.join(dir, 'empty-dir');

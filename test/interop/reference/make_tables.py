@@ -167,6 +167,12 @@ class Tables:
               {(1, "PUFFIN")})
         return ", ".join(f"{n}: {k}" for n, k in kinds.items())
 
+    def plain(self):
+        """A small unpartitioned table, 6 rows in two appends: the table
+        test/interop/iceberg_errors.mjs damages copies of."""
+        self.create("plain", None, {"format-version": "2"}, seed_rows(4))
+        self.sql(f"INSERT INTO {SPARK}.db.plain VALUES {values_sql(seed_rows(2, 5))}")
+
     def copy_on_write(self):
         """Copy-on-write changes, in v2 and in v1 (where there are no delete files)."""
         self.create("cow_v2", "cat", {**COW, "format-version": "2"})
@@ -605,7 +611,8 @@ def main():
     with TempDir("make-tables") as tmp:
         tables = Tables(out, tmp)
         try:
-            for step in (tables.format_v1, tables.merge_on_read, tables.copy_on_write,
+            for step in (tables.format_v1, tables.plain, tables.merge_on_read,
+                         tables.copy_on_write,
                          tables.equality_deletes, tables.evolution, tables.transforms,
                          tables.types, tables.sorted_table, tables.metadata_and_statistics,
                          tables.maintenance, tables.history,
