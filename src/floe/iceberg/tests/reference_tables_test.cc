@@ -17,11 +17,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/common/thread_pool.h"
 #include "floe/format/avro/reader.h"
 #include "floe/format/parquet/metadata.h"
 #include "floe/format/parquet/reader.h"
 #include "floe/format/puffin/deletion_vector.h"
 #include "floe/format/puffin/puffin.h"
+#include "floe/iceberg/expression.h"
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/table.h"
 #include "floe/io/file.h"
@@ -222,6 +224,132 @@ TEST_F(ReferenceTablesTest, EverySnapshotScansToTheReferenceRows) {
       EXPECT_EQ(rows, s["expected_live_rows"].get<int64_t>());
     }
   }
+}
+
+// Planning with a thread pool gives the serial plan: the same tasks with the same deletes.
+TEST_F(ReferenceTablesTest, ParallelPlanningEqualsSerialPlanning) {
+  ASSERT_OK_AND_ASSIGN(auto pool, ThreadPool::Make(4));
+  int with_deletes = 0;
+  for (const json& entry : expected_) {
+    SCOPED_TRACE(entry["metadata"].get<std::string>());
+    Table table = Open(entry);
+    ASSERT_NE(table.metadata, nullptr);
+    for (const json& s : entry["snapshots"]) {
+      ScanOptions options;
+      options.snapshot.snapshot_id = s["snapshot_id"].get<int64_t>();
+      ASSERT_OK_AND_ASSIGN(auto serial, TableScan::Make(table.metadata, table.io, options));
+      options.pool = pool.get();
+      ASSERT_OK_AND_ASSIGN(auto parallel, TableScan::Make(table.metadata, table.io, options));
+      ASSERT_OK_AND_ASSIGN(auto a, serial->PlanFiles());
+      ASSERT_OK_AND_ASSIGN(auto b, parallel->PlanFiles());
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].data_file->file_path, b[i].data_file->file_path);
+        EXPECT_EQ(a[i].start, b[i].start);
+        ASSERT_EQ(a[i].delete_files.size(), b[i].delete_files.size());
+        for (size_t k = 0; k < a[i].delete_files.size(); ++k) {
+          EXPECT_EQ(a[i].delete_files[k]->file_path, b[i].delete_files[k]->file_path);
+        }
+        with_deletes += !a[i].delete_files.empty();
+      }
+      // With deletes the planned row count is only an upper bound.
+      ScanStatistics stats = serial->Statistics(a);
+      if (stats.delete_file_count > 0) {
+        EXPECT_FALSE(stats.row_count_exact);
+      }
+    }
+  }
+  EXPECT_GT(with_deletes, 0);
+}
+
+// A filter on a column under a transform plans only the files whose partition may hold
+// it (the transform of the literal is Spark's), and those files hold the row.
+TEST_F(ReferenceTablesTest, FiltersPruneToThePartitionsSparkWroteTheRowsInto) {
+  struct Case {
+    std::string table;
+    ExpressionPtr filter;
+    int64_t rows;
+  };
+  const std::vector<Case> cases = {
+      {"transform_bucket", Expression::Make(Operation::kEq, "i", {Scalar::I32(122)}), 1},
+      {"transform_bucket", Expression::Make(Operation::kEq, "l", {Scalar::I64(1000018)}), 1},
+      {"transform_bucket", Expression::Make(Operation::kEq, "s", {Scalar::Str("str1-6")}), 1},
+      {"transform_truncate", Expression::Make(Operation::kLt, "i", {Scalar::I32(0)}), 3},
+      {"transform_truncate", Expression::Make(Operation::kStartsWith, "s", {Scalar::Str("str3")}),
+       2},
+      {"transform_day_identity", Expression::Make(Operation::kEq, "s", {Scalar::Str("str1-6")}), 1},
+      {"eq_deletes_partitioned", Expression::Make(Operation::kEq, "cat", {Scalar::Str("a")}), 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.table + ": " + c.filter->ToString());
+    Table table = Open(Entry("spark", c.table));
+    ASSERT_NE(table.metadata, nullptr);
+    ASSERT_OK_AND_ASSIGN(auto all, TableScan::Make(table.metadata, table.io, {}));
+    ASSERT_OK_AND_ASSIGN(auto all_tasks, all->PlanFiles());
+    ScanOptions options;
+    options.filter = c.filter;
+    ASSERT_OK_AND_ASSIGN(auto scan, TableScan::Make(table.metadata, table.io, options));
+    ASSERT_OK_AND_ASSIGN(auto tasks, scan->PlanFiles());
+    EXPECT_LT(tasks.size(), all_tasks.size());
+    EXPECT_FALSE(tasks.empty());
+    // The rows of the planned files that pass the filter (the residual is applied).
+    ASSERT_OK_AND_ASSIGN(auto reader, MakeTaskReader(table, *scan));
+    int64_t rows = 0;
+    for (const FileScanTask& task : tasks) {
+      ASSERT_OK_AND_ASSIGN(auto stream, reader->Read(task));
+      while (true) {
+        ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, stream->Next());
+        if (!batch) break;
+        rows += batch->num_rows();
+      }
+    }
+    EXPECT_EQ(rows, c.rows);
+  }
+}
+
+// Snapshots chosen by id, ref (a tag and a branch), and time; a pinned snapshot reads
+// with its own schema (the evolved table's first snapshot had `name` and `gone`).
+TEST_F(ReferenceTablesTest, SnapshotSelectionAndPinnedSchemas) {
+  Table travel = Open(Entry("spark", "travel"));
+  ASSERT_NE(travel.metadata, nullptr);
+  const TableMetadata& md = *travel.metadata;
+  ASSERT_EQ(md.snapshots.size(), 6u);
+  ScanOptions tag;
+  tag.snapshot.ref = "three_appends";
+  ASSERT_OK_AND_ASSIGN(auto scan, TableScan::Make(travel.metadata, travel.io, tag));
+  EXPECT_EQ(scan->snapshot()->snapshot_id, md.snapshots[3].snapshot_id);
+  ScanOptions at;
+  at.snapshot.as_of_timestamp_ms = md.snapshots[1].timestamp_ms;
+  ASSERT_OK_AND_ASSIGN(scan, TableScan::Make(travel.metadata, travel.io, at));
+  EXPECT_EQ(scan->snapshot()->snapshot_id, md.snapshots[1].snapshot_id);
+  ScanOptions before;
+  before.snapshot.as_of_timestamp_ms = md.snapshots[0].timestamp_ms - 1;
+  EXPECT_THAT(TableScan::Make(travel.metadata, travel.io, before),
+              testing::IsError(StatusCode::kNotFound));
+  ScanOptions unknown;
+  unknown.snapshot.ref = "nope";
+  EXPECT_THAT(TableScan::Make(travel.metadata, travel.io, unknown),
+              testing::IsError(StatusCode::kNotFound));
+
+  Table maint = Open(Entry("spark", "maint"));
+  ASSERT_NE(maint.metadata, nullptr);
+  ScanOptions branch;
+  branch.snapshot.ref = "audit";
+  ASSERT_OK_AND_ASSIGN(scan, TableScan::Make(maint.metadata, maint.io, branch));
+  EXPECT_NE(scan->snapshot()->snapshot_id, *maint.metadata->current_snapshot_id);
+
+  Table evolve = Open(Entry("spark", "evolve"));
+  ASSERT_NE(evolve.metadata, nullptr);
+  ScanOptions first;
+  first.snapshot.snapshot_id = evolve.metadata->snapshots.front().snapshot_id;
+  ASSERT_OK_AND_ASSIGN(scan, TableScan::Make(evolve.metadata, evolve.io, first));
+  std::vector<std::string> names;
+  for (const Field& f : scan->projected_schema()->fields()) names.push_back(f.name());
+  EXPECT_THAT(names, ::testing::ElementsAre("id", "name", "f", "price", "gone", "tmp"));
+  ASSERT_OK_AND_ASSIGN(scan, TableScan::Make(evolve.metadata, evolve.io, {}));
+  names.clear();
+  for (const Field& f : scan->projected_schema()->fields()) names.push_back(f.name());
+  EXPECT_THAT(names, ::testing::ElementsAre("added", "id", "label", "f", "price", "tmp"));
 }
 
 // The v3 table's deletion vectors: each blob its manifest entry points at (by offset and
