@@ -352,6 +352,42 @@ TEST_F(ReferenceTablesTest, SnapshotSelectionAndPinnedSchemas) {
   EXPECT_THAT(names, ::testing::ElementsAre("added", "id", "label", "f", "price", "tmp"));
 }
 
+// A nested field projected alone keeps its ancestors and reads Spark's values, NULL where
+// any level above it is NULL.
+TEST_F(ReferenceTablesTest, NestedFieldProjection) {
+  Table table = Open(Entry("spark", "types"));
+  ASSERT_NE(table.metadata, nullptr);
+  ScanOptions options;
+  options.projected_names = {"id", "st.inner.x"};
+  ASSERT_OK_AND_ASSIGN(auto scan, TableScan::Make(table.metadata, table.io, options));
+  const SchemaPtr& schema = scan->projected_schema();
+  ASSERT_EQ(schema->num_fields(), 2);
+  EXPECT_EQ(schema->fields()[1].name(), "st");
+  ASSERT_OK_AND_ASSIGN(auto reader, MakeTaskReader(table, *scan));
+  ASSERT_OK_AND_ASSIGN(std::vector<ScanTaskGroup> groups, scan->PlanGroups(1));
+  std::map<int32_t, std::string> x_by_id;
+  for (const ScanTaskGroup& group : groups) {
+    ASSERT_OK_AND_ASSIGN(auto stream, reader->Read(group));
+    while (true) {
+      ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, stream->Next());
+      if (!batch) break;
+      const Array& st = *batch->column(1);
+      ASSERT_EQ(st.num_children(), 1);  // only `inner`, itself only `x`
+      const Array& inner = *st.child(0);
+      ASSERT_EQ(inner.num_children(), 1);
+      const Array& x = *inner.child(0);
+      for (int64_t i = 0; i < batch->num_rows(); ++i) {
+        const bool null = st.IsNull(i) || inner.IsNull(i) || x.IsNull(i);
+        x_by_id[batch->column(0)->Value<int32_t>(i)] =
+            null ? "NULL" : std::to_string(x.Value<double>(i));
+      }
+    }
+  }
+  EXPECT_THAT(x_by_id,
+              ::testing::ElementsAre(::testing::Pair(1, "1.500000"), ::testing::Pair(2, "NULL"),
+                                     ::testing::Pair(3, "NULL")));
+}
+
 // The v3 table's deletion vectors: each blob its manifest entry points at (by offset and
 // size) is a vector of the recorded cardinality over rows of the data file it references,
 // which the Puffin footer names too.
