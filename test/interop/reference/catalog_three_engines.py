@@ -26,6 +26,7 @@ from decimal import Decimal
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from peers import (Floe, Spark, check, expect, jdbc_catalog, run_driver,  # noqa: E402
                    sql_catalog)
+from values import sql_values  # noqa: E402
 
 ENGINES = ("spark", "pyiceberg", "floe")
 D = datetime.date
@@ -53,21 +54,6 @@ def canon(value):
 
 def canon_rows(rows):
     return sorted(tuple(canon(v) for v in r) for r in rows)
-
-
-def sql_values(rows):
-    def lit(v):
-        if v is None:
-            return "NULL"
-        if isinstance(v, str):
-            return "'" + v.replace("'", "''") + "'"
-        if isinstance(v, Decimal):
-            return f"CAST({v} AS DECIMAL(10, 2))"
-        if isinstance(v, datetime.date):
-            return f"DATE '{v.isoformat()}'"
-        return str(v)
-
-    return ", ".join("(" + ", ".join(lit(v) for v in r) + ")" for r in rows)
 
 
 def py_append(table, rows):

@@ -35,7 +35,7 @@ from decimal import Decimal
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from peers import Report, Spark, TempDir, check, jdbc_catalog, sql_catalog  # noqa: E402
-from values import arrow_rows, canon_rows  # noqa: E402
+from values import arrow_rows, canon_rows, sql_values  # noqa: E402
 
 SPARK = "gen"  # Spark's Hadoop catalog over OUT/spark
 PY = "py"  # pyiceberg's SQL catalog (and Spark's JdbcCatalog on the same file)
@@ -58,22 +58,6 @@ def seed_rows(n=60, first=1):
         rows.append((i, "abc"[i % 3], i * 2, amt,
                      datetime.date(2024, 1, 1) + datetime.timedelta(days=i % 30)))
     return rows
-
-
-def sql_literal(v):
-    if v is None:
-        return "NULL"
-    if isinstance(v, str):
-        return "'" + v.replace("'", "''") + "'"
-    if isinstance(v, Decimal):
-        return f"CAST({v} AS DECIMAL(10, 2))"
-    if isinstance(v, datetime.date):
-        return f"DATE '{v.isoformat()}'"
-    return str(v)
-
-
-def values_sql(rows):
-    return ", ".join("(" + ", ".join(sql_literal(v) for v in r) + ")" for r in rows)
 
 
 class Tables:
@@ -104,7 +88,7 @@ class Tables:
         self.sql(f"CREATE TABLE {SPARK}.db.{name} {columns} USING iceberg {partitioning} "
                  f"TBLPROPERTIES ({props})")
         if rows is not False:
-            self.sql(f"INSERT INTO {SPARK}.db.{name} VALUES {values_sql(rows or seed_rows())}")
+            self.sql(f"INSERT INTO {SPARK}.db.{name} VALUES {sql_values(rows or seed_rows())}")
         self.tables.append(("spark", name))
 
     def row_level_changes(self, name):
@@ -136,12 +120,12 @@ class Tables:
         mode: the whole table); a v1 void partition."""
         self.create("v1_identity", "cat", {"format-version": "1"})
         t = f"{SPARK}.db.v1_identity"
-        self.sql(f"INSERT INTO {t} VALUES {values_sql(seed_rows(10, 100))}")
+        self.sql(f"INSERT INTO {t} VALUES {sql_values(seed_rows(10, 100))}")
         self.sql(f"INSERT OVERWRITE {t} SELECT id + 1000, cat, v, amt, d FROM {t} "
                  "WHERE cat = 'a'")
         self.create("v1_void", "bucket(3, id), days(d)", {"format-version": "1"})
         self.sql(f"ALTER TABLE {SPARK}.db.v1_void DROP PARTITION FIELD days(d)")
-        self.sql(f"INSERT INTO {SPARK}.db.v1_void VALUES {values_sql(seed_rows(12, 300))}")
+        self.sql(f"INSERT INTO {SPARK}.db.v1_void VALUES {sql_values(seed_rows(12, 300))}")
         with open(self.metadata_file("spark", "v1_void")) as f:
             spec = json.load(f)["partition-spec"]
         check("v1_void's partition fields", [(p["name"], p["transform"]) for p in spec],
@@ -171,7 +155,7 @@ class Tables:
         """A small unpartitioned table, 6 rows in two appends: the table
         test/interop/iceberg_errors.mjs damages copies of."""
         self.create("plain", None, {"format-version": "2"}, seed_rows(4))
-        self.sql(f"INSERT INTO {SPARK}.db.plain VALUES {values_sql(seed_rows(2, 5))}")
+        self.sql(f"INSERT INTO {SPARK}.db.plain VALUES {sql_values(seed_rows(2, 5))}")
 
     def copy_on_write(self):
         """Copy-on-write changes, in v2 and in v1 (where there are no delete files)."""
@@ -221,7 +205,7 @@ class Tables:
 
         # Unpartitioned: deletes by id, then by (id, cat) with a row that matches nothing.
         self.create("eq_deletes", None, {"format-version": "2"}, seed_rows(20))
-        self.sql(f"INSERT INTO {SPARK}.db.eq_deletes VALUES {values_sql(seed_rows(5, 21))}")
+        self.sql(f"INSERT INTO {SPARK}.db.eq_deletes VALUES {sql_values(seed_rows(5, 21))}")
         commit("eq_deletes", delete_file("eq1.parquet", [("id", pa.int64(), 1)],
                                          [(1,), (2,), (22,)]), ["id"], None)
         commit("eq_deletes", delete_file("eq2.parquet",
@@ -323,7 +307,7 @@ class Tables:
     def sorted_table(self):
         self.create("sorted", "bucket(2, cat)", {"format-version": "2"}, False)
         self.sql(f"ALTER TABLE {SPARK}.db.sorted WRITE ORDERED BY v DESC NULLS LAST, id")
-        self.sql(f"INSERT INTO {SPARK}.db.sorted VALUES {values_sql(seed_rows(40))}")
+        self.sql(f"INSERT INTO {SPARK}.db.sorted VALUES {sql_values(seed_rows(40))}")
 
     def metadata_and_statistics(self):
         """Metadata JSON compressed with gzip (vN.gz.metadata.json); table statistics
@@ -331,7 +315,7 @@ class Tables:
         position deletes left dangling by rewrite_data_files."""
         self.create("gzip_metadata", "cat", {"format-version": "2",
                                              "write.metadata.compression-codec": "gzip"})
-        self.sql(f"INSERT INTO {SPARK}.db.gzip_metadata VALUES {values_sql(seed_rows(5, 100))}")
+        self.sql(f"INSERT INTO {SPARK}.db.gzip_metadata VALUES {sql_values(seed_rows(5, 100))}")
         self.create("stats", "bucket(2, id)", {"format-version": "2"})
         self.sql(f"CALL {SPARK}.system.compute_table_stats(table => 'db.stats')")
         self.create("dangling", "cat", {**MOR, "format-version": "2"})
@@ -347,7 +331,7 @@ class Tables:
         t = f"{SPARK}.db.maint"
         self.create("maint", "cat", {"format-version": "2"}, seed_rows(20))
         for i in range(3):
-            self.sql(f"INSERT INTO {t} VALUES {values_sql(seed_rows(3 + i, 100 + 10 * i))}")
+            self.sql(f"INSERT INTO {t} VALUES {sql_values(seed_rows(3 + i, 100 + 10 * i))}")
         self.sql(f"ALTER TABLE {t} CREATE TAG before_rewrite")
         self.sql(f"CALL {SPARK}.system.rewrite_data_files(table => 'db.maint', "
                  "options => map('min-input-files', '2'))")

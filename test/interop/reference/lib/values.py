@@ -187,3 +187,20 @@ def arrow_rows(table, columns=None):
     names = columns or table.schema.names
     data = table.select(names).to_pylist()
     return [tuple(r[n] for n in names) for r in data]
+
+
+def sql_values(rows):
+    """Rows of Python values (None, str, Decimal as DECIMAL(10, 2), date, numbers) as the
+    text of an SQL VALUES list that Spark and floe both take."""
+    def lit(v):
+        if v is None:
+            return "NULL"
+        if isinstance(v, str):
+            return "'" + v.replace("'", "''") + "'"
+        if isinstance(v, Decimal):
+            return f"CAST({v} AS DECIMAL(10, 2))"
+        if isinstance(v, datetime.date):
+            return f"DATE '{v.isoformat()}'"
+        return str(v)
+
+    return ", ".join("(" + ", ".join(lit(v) for v in r) + ")" for r in rows)
