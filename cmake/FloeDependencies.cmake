@@ -62,6 +62,13 @@ foreach(prefix ZSTD LZ4 BROTLIDEC BROTLIENC SQLITE3 YAMLCPP RE2)
   floe_static_pkg(${prefix})
 endforeach()
 
+# Object storage: libcurl (the HTTP transport) and OpenSSL's libcrypto (HMAC-SHA256 and
+# SHA-256 for AWS Signature Version 4); the SQL catalog on PostgreSQL: libpq. Linked shared:
+# their static archives need the whole TLS, GSSAPI and LDAP stacks besides.
+pkg_check_modules(CURL REQUIRED IMPORTED_TARGET libcurl)        # libcurl4-openssl-dev
+pkg_check_modules(LIBCRYPTO REQUIRED IMPORTED_TARGET libcrypto) # libssl-dev
+pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)         # libpq-dev
+
 # libsnappy-dev ships neither a pkg-config file nor a CMake package on Debian 12.
 find_path(SNAPPY_INCLUDE_DIR snappy.h REQUIRED)
 find_library(SNAPPY_LIBRARY snappy REQUIRED)
