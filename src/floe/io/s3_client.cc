@@ -1,0 +1,596 @@
+#include "floe/io/s3_client.h"
+
+#include <curl/curl.h>
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "floe/common/ascii.h"
+
+namespace floe::io {
+
+// ---------------------------------------------------------------------------------------
+// Requests and responses
+
+struct S3Client::Call {
+  std::string method;  // GET, HEAD, PUT, POST, DELETE
+  std::string bucket;
+  std::string key;  // empty for bucket-level requests
+  std::vector<std::pair<std::string, std::string>> query;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string_view body;
+  /// What the request is, for messages ("GET s3://b/k bytes 0-99").
+  std::string what;
+};
+
+struct S3Client::Response {
+  long status = 0;
+  std::string body;
+  std::map<std::string, std::string> headers;  // names lowercased
+};
+
+namespace {
+
+// Extracts the text of each <tag>...</tag> in `xml` (no nesting of the same tag), with
+// the five predefined entities decoded.
+std::vector<std::string> XmlValues(std::string_view xml, std::string_view tag) {
+  std::vector<std::string> out;
+  const std::string open = "<" + std::string(tag) + ">";
+  const std::string close = "</" + std::string(tag) + ">";
+  size_t at = 0;
+  while ((at = xml.find(open, at)) != std::string_view::npos) {
+    const size_t begin = at + open.size();
+    const size_t end = xml.find(close, begin);
+    if (end == std::string_view::npos) break;
+    std::string value;
+    for (size_t i = begin; i < end; ++i) {
+      if (xml[i] != '&') {
+        value.push_back(xml[i]);
+        continue;
+      }
+      static const std::pair<std::string_view, char> kEntities[] = {
+          {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+      bool decoded = false;
+      for (const auto& [entity, c] : kEntities) {
+        if (xml.substr(i, entity.size()) == entity) {
+          value.push_back(c);
+          i += entity.size() - 1;
+          decoded = true;
+          break;
+        }
+      }
+      if (!decoded) value.push_back('&');
+    }
+    out.push_back(std::move(value));
+    at = end + close.size();
+  }
+  return out;
+}
+
+std::string XmlValue(std::string_view xml, std::string_view tag) {
+  std::vector<std::string> values = XmlValues(xml, tag);
+  return values.empty() ? std::string() : values.front();
+}
+
+std::string XmlEscape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string Base64Md5(std::string_view data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_Digest(data.data(), data.size(), md, &n, EVP_md5(), nullptr);
+  unsigned char out[64];
+  const int len = EVP_EncodeBlock(out, md, static_cast<int>(n));
+  return std::string(reinterpret_cast<const char*>(out), static_cast<size_t>(len));
+}
+
+// The server's error code and message from an S3 error body, "Code: Message".
+std::string ServerError(const S3Client::Response& r) {
+  std::string code = XmlValue(r.body, "Code");
+  std::string message = XmlValue(r.body, "Message");
+  if (code.empty() && message.empty()) return fmt::format("HTTP {}", r.status);
+  return fmt::format("HTTP {} {}{}{}", r.status, code, message.empty() ? "" : ": ", message);
+}
+
+size_t WriteBody(char* data, size_t size, size_t n, void* user) {
+  static_cast<std::string*>(user)->append(data, size * n);
+  return size * n;
+}
+
+size_t WriteHeader(char* data, size_t size, size_t n, void* user) {
+  std::string_view line(data, size * n);
+  const size_t colon = line.find(':');
+  if (colon != std::string_view::npos) {
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) {
+      value.remove_prefix(1);
+    }
+    while (!value.empty() &&
+           (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
+      value.remove_suffix(1);
+    }
+    (*static_cast<std::map<std::string, std::string>*>(user))[AsciiLower(line.substr(0, colon))] =
+        std::string(value);
+  }
+  return size * n;
+}
+
+void CurlGlobalInit() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// The curl handle pool: a handle is taken for one request and returned after it, so its
+// connections stay open for the next.
+
+struct S3Client::Pool {
+  std::mutex mutex;
+  std::vector<CURL*> idle;
+
+  ~Pool() {
+    for (CURL* h : idle) curl_easy_cleanup(h);
+  }
+  CURL* Take() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!idle.empty()) {
+        CURL* h = idle.back();
+        idle.pop_back();
+        curl_easy_reset(h);
+        return h;
+      }
+    }
+    return curl_easy_init();
+  }
+  void Give(CURL* h) {
+    std::lock_guard<std::mutex> lock(mutex);
+    idle.push_back(h);
+  }
+};
+
+Result<S3Location> ParseS3Uri(std::string_view uri) {
+  for (std::string_view scheme : {"s3://", "s3a://", "s3n://"}) {
+    if (uri.substr(0, scheme.size()) != scheme) continue;
+    std::string_view rest = uri.substr(scheme.size());
+    const size_t slash = rest.find('/');
+    S3Location at;
+    at.bucket = std::string(rest.substr(0, slash));
+    at.key = slash == std::string_view::npos ? "" : std::string(rest.substr(slash + 1));
+    if (at.bucket.empty()) return Status::Invalid("'{}' names no bucket", uri);
+    return at;
+  }
+  return Status::Invalid("'{}' is not an S3 URI (s3://, s3a:// or s3n://bucket/key)", uri);
+}
+
+S3Client::S3Client(S3Options options)
+    : options_(std::move(options)), pool_(std::make_unique<Pool>()) {}
+
+S3Client::~S3Client() = default;
+
+Result<std::shared_ptr<const S3Client>> S3Client::Make(S3Options options) {
+  CurlGlobalInit();
+  if (options.credentials.access_key_id.empty() || options.credentials.secret_access_key.empty()) {
+    return Status::Invalid(
+        "S3: no credentials (set s3.access-key-id and s3.secret-access-key, or "
+        "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)");
+  }
+  if (options.region.empty()) options.region = "us-east-1";
+  std::string endpoint = options.endpoint.empty()
+                             ? "https://s3." + options.region + ".amazonaws.com"
+                             : options.endpoint;
+  const size_t sep = endpoint.find("://");
+  if (sep == std::string::npos) {
+    return Status::Invalid("S3 endpoint '{}' has no scheme (http:// or https://)", endpoint);
+  }
+  std::string scheme = AsciiLower(endpoint.substr(0, sep));
+  std::string authority = endpoint.substr(sep + 3);
+  while (!authority.empty() && authority.back() == '/') authority.pop_back();
+  if ((scheme != "http" && scheme != "https") || authority.empty() ||
+      authority.find('/') != std::string::npos) {
+    return Status::Invalid("S3 endpoint '{}' is not http(s)://host[:port]", endpoint);
+  }
+  if (options.retry.max_attempts < 1) options.retry.max_attempts = 1;
+  auto client = std::shared_ptr<S3Client>(new S3Client(std::move(options)));
+  client->scheme_ = std::move(scheme);
+  client->authority_ = std::move(authority);
+  return std::shared_ptr<const S3Client>(std::move(client));
+}
+
+std::string S3Client::ToString() const {
+  return fmt::format("S3 {}://{} region {} {} access key {}", scheme_, authority_, options_.region,
+                     options_.path_style ? "path-style" : "virtual-hosted",
+                     options_.credentials.access_key_id);
+}
+
+Result<S3Client::Response> S3Client::SendOnce(const Call& call, bool* retryable) const {
+  *retryable = false;
+  // The URL and the host header: path-style puts the bucket in the path, virtual-hosted
+  // in the host.
+  std::string host = options_.path_style ? authority_ : call.bucket + "." + authority_;
+  std::string path = "/";
+  if (options_.path_style) path += sigv4::UriEncode(call.bucket, false) + "/";
+  path += sigv4::UriEncode(call.key, true);
+  if (!options_.path_style && call.key.empty()) path = "/";
+  if (options_.path_style && call.key.empty()) path.pop_back();
+  std::string url = scheme_ + "://" + host + path;
+  for (size_t i = 0; i < call.query.size(); ++i) {
+    url += i == 0 ? '?' : '&';
+    url += sigv4::UriEncode(call.query[i].first, false) + '=' +
+           sigv4::UriEncode(call.query[i].second, false);
+  }
+
+  sigv4::Request request;
+  request.method = call.method;
+  request.canonical_uri = path;
+  request.query = call.query;
+  request.payload_hash =
+      call.body.empty() ? std::string(sigv4::kEmptyPayloadHash) : sigv4::Sha256Hex(call.body);
+  const std::string date = sigv4::AmzDate(std::chrono::system_clock::now());
+  request.headers = {
+      {"host", host}, {"x-amz-content-sha256", request.payload_hash}, {"x-amz-date", date}};
+  if (!options_.credentials.session_token.empty()) {
+    request.headers.emplace_back("x-amz-security-token", options_.credentials.session_token);
+  }
+  for (const auto& h : call.headers) request.headers.push_back(h);
+  FLOE_ASSIGN_OR_RAISE(sigv4::Signed sig,
+                       sigv4::Sign(request, options_.credentials, options_.region, "s3", date));
+
+  curl_slist* headers = nullptr;
+  for (const auto& [name, value] : request.headers) {
+    headers = curl_slist_append(headers, (name + ": " + value).c_str());
+  }
+  headers = curl_slist_append(headers, ("Authorization: " + sig.authorization).c_str());
+  headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
+  if (call.method == "PUT" || call.method == "POST") {
+    headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
+  }
+
+  CURL* h = pool_->Take();
+  if (h == nullptr) {
+    curl_slist_free_all(headers);
+    return Status::IOError("{}: cannot create a curl handle", call.what);
+  }
+  Response response;
+  char error[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error);
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(options_.connect_timeout.count()));
+  // A request fails when it moves fewer than 1 byte per second for the timeout.
+  curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME,
+                   std::max(1L, static_cast<long>(options_.request_timeout.count() / 1000)));
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, WriteBody);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &response.body);
+  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, WriteHeader);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, &response.headers);
+  if (call.method == "GET") {
+    curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+  } else if (call.method == "HEAD") {
+    curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+  } else {
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, call.method.c_str());
+    if (call.method == "PUT" || call.method == "POST") {
+      curl_easy_setopt(h, CURLOPT_POSTFIELDS, call.body.data());
+      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(call.body.size()));
+    }
+  }
+  const CURLcode code = curl_easy_perform(h);
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
+  curl_slist_free_all(headers);
+  if (code != CURLE_OK) {
+    // The connection may be broken: do not reuse the handle.
+    curl_easy_cleanup(h);
+    *retryable = code == CURLE_COULDNT_CONNECT || code == CURLE_OPERATION_TIMEDOUT ||
+                 code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR ||
+                 code == CURLE_GOT_NOTHING || code == CURLE_PARTIAL_FILE ||
+                 code == CURLE_COULDNT_RESOLVE_HOST;
+    return Status::IOError("{}: {}", call.what, error[0] ? error : curl_easy_strerror(code));
+  }
+  pool_->Give(h);
+  const long s = response.status;
+  if (s == 500 || s == 502 || s == 503 || s == 504 || s == 429) {
+    *retryable = true;
+    return Status::IOError("{}: {}", call.what, ServerError(response));
+  }
+  return response;
+}
+
+Result<S3Client::Response> S3Client::Send(const Call& call) const {
+  const auto start = std::chrono::steady_clock::now();
+  thread_local std::mt19937_64 random(std::random_device{}());
+  Status last;
+  int attempt = 0;
+  while (true) {
+    ++attempt;
+    bool retryable = false;
+    Result<Response> response = SendOnce(call, &retryable);
+    if (response.ok() || !retryable) return response;
+    last = response.status();
+    if (attempt >= options_.retry.max_attempts) break;
+    // Exponential back-off, at least half of it waited, the rest random.
+    const int64_t cap =
+        std::min<int64_t>(options_.retry.max_delay.count(), options_.retry.base_delay.count()
+                                                                << std::min(attempt - 1, 20));
+    const int64_t wait =
+        cap / 2 + static_cast<int64_t>(random() % static_cast<uint64_t>(cap / 2 + 1));
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    if (elapsed + std::chrono::milliseconds(wait) > options_.retry.max_total) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait));
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return Status::IOError("{} (gave up after {} attempt(s) in {:.1f} s)", last.message(), attempt,
+                         seconds);
+}
+
+namespace {
+
+// The status of a response the caller did not expect.
+Status Unexpected(const std::string& what, const S3Client::Response& r) {
+  const std::string detail = ServerError(r);
+  if (r.status == 404) {
+    const std::string code = XmlValue(r.body, "Code");
+    return Status::NotFound("{}: {}", what,
+                            code == "NoSuchBucket" ? "the bucket does not exist (" + detail + ")"
+                                                   : "not found (" + detail + ")");
+  }
+  if (r.status == 403) {
+    return Status::Invalid("{}: access denied ({}); check the credentials and their permissions",
+                           what, detail);
+  }
+  if (r.status == 400 || r.status == 401) return Status::Invalid("{}: {}", what, detail);
+  return Status::IOError("{}: {}", what, detail);
+}
+
+}  // namespace
+
+Result<std::string> S3Client::Get(const S3Location& at, int64_t offset, int64_t length) const {
+  Call call;
+  call.method = "GET";
+  call.bucket = at.bucket;
+  call.key = at.key;
+  if (length == 0) return std::string();
+  if (offset > 0 || length > 0) {
+    const std::string range = length > 0 ? fmt::format("bytes={}-{}", offset, offset + length - 1)
+                                         : fmt::format("bytes={}-", offset);
+    call.headers.emplace_back("range", range);
+    call.what = fmt::format("GET {} {}", at.ToString(), range);
+  } else {
+    call.what = "GET " + at.ToString();
+  }
+  FLOE_ASSIGN_OR_RAISE(Response r, Send(call));
+  if (r.status == 416) {
+    return Status::IOError("{}: the range is past the end of the object", call.what);
+  }
+  if (r.status != 200 && r.status != 206) return Unexpected(call.what, r);
+  if (length > 0 && static_cast<int64_t>(r.body.size()) != length) {
+    return Status::IOError("{}: {} bytes came, {} were asked for (the object is shorter)",
+                           call.what, r.body.size(), length);
+  }
+  return std::move(r.body);
+}
+
+Result<std::optional<int64_t>> S3Client::Head(const S3Location& at) const {
+  Call call;
+  call.method = "HEAD";
+  call.bucket = at.bucket;
+  call.key = at.key;
+  call.what = "HEAD " + at.ToString();
+  FLOE_ASSIGN_OR_RAISE(Response r, Send(call));
+  if (r.status == 404) return std::optional<int64_t>();
+  if (r.status != 200) return Unexpected(call.what, r);
+  auto it = r.headers.find("content-length");
+  if (it == r.headers.end()) return Status::IOError("{}: no Content-Length", call.what);
+  return std::optional<int64_t>(std::stoll(it->second));
+}
+
+Status S3Client::Put(const S3Location& at, std::string_view data, bool if_none_match) const {
+  Call call;
+  call.method = "PUT";
+  call.bucket = at.bucket;
+  call.key = at.key;
+  call.body = data;
+  call.what = fmt::format("PUT {} ({} bytes)", at.ToString(), data.size());
+  if (if_none_match) call.headers.emplace_back("if-none-match", "*");
+  FLOE_ASSIGN_OR_RAISE(Response r, Send(call));
+  if (r.status == 412 ||
+      (r.status == 409 && XmlValue(r.body, "Code") == "ConditionalRequestConflict")) {
+    return Status::Constraint("{}: the object already exists", at.ToString());
+  }
+  if (r.status != 200) return Unexpected(call.what, r);
+  return Status::OK();
+}
+
+Result<std::string> S3Client::CreateMultipartUpload(const S3Location& at) const {
+  Call call;
+  call.method = "POST";
+  call.bucket = at.bucket;
+  call.key = at.key;
+  call.query = {{"uploads", ""}};
+  call.what = "CreateMultipartUpload " + at.ToString();
+  FLOE_ASSIGN_OR_RAISE(Response r, Send(call));
+  if (r.status != 200) return Unexpected(call.what, r);
+  std::string id = XmlValue(r.body, "UploadId");
+  if (id.empty()) return Status::IOError("{}: no UploadId in the answer", call.what);
+  return id;
+}
+
+Result<std::string> S3Client::UploadPart(const S3Location& at, const std::string& upload_id,
+                                         int part_number, std::string_view data) const {
+  Call call;
+  call.method = "PUT";
+  call.bucket = at.bucket;
+  call.key = at.key;
+  call.query = {{"partNumber", std::to_string(part_number)}, {"uploadId", upload_id}};
+  call.body = data;
+  call.what =
+      fmt::format("UploadPart {} part {} ({} bytes)", at.ToString(), part_number, data.size());
+  FLOE_ASSIGN_OR_RAISE(Response r, Send(call));
+  if (r.status != 200) return Unexpected(call.what, r);
+  auto it = r.headers.find("etag");
+  if (it == r.headers.end()) return Status::IOError("{}: no ETag in the answer", call.what);
+  return it->second;
+}
+
+Status S3Client::CompleteMultipartUpload(const S3Location& at, const std::string& upload_id,
+                                         const std::vector<std::string>& etags) const {
+  std::string xml = "<CompleteMultipartUpload>";
+  for (size_t i = 0; i < etags.size(); ++i) {
+    xml += fmt::format("<Part><PartNumber>{}</PartNumber><ETag>{}</ETag></Part>", i + 1,
+                       XmlEscape(etags[i]));
+  }
+  xml += "</CompleteMultipartUpload>";
+  Call call;
+  call.method = "POST";
+  call.bucket = at.bucket;
+  call.key = at.key;
+  call.query = {{"uploadId", upload_id}};
+  call.body = xml;
+  call.what = fmt::format("CompleteMultipartUpload {} ({} parts)", at.ToString(), etags.size());
+  FLOE_ASSIGN_OR_RAISE(Response r, Send(call));
+  // S3 may answer 200 with an error in the body.
+  if (r.status != 200 || r.body.find("<Error>") != std::string::npos) {
+    return Unexpected(call.what, r);
+  }
+  return Status::OK();
+}
+
+Status S3Client::AbortMultipartUpload(const S3Location& at, const std::string& upload_id) const {
+  Call call;
+  call.method = "DELETE";
+  call.bucket = at.bucket;
+  call.key = at.key;
+  call.query = {{"uploadId", upload_id}};
+  call.what = "AbortMultipartUpload " + at.ToString();
+  FLOE_ASSIGN_OR_RAISE(Response r, Send(call));
+  if (r.status != 204 && r.status != 200 && r.status != 404) return Unexpected(call.what, r);
+  return Status::OK();
+}
+
+Result<std::vector<std::string>> S3Client::ListMultipartUploads(const std::string& bucket,
+                                                                const std::string& prefix) const {
+  Call call;
+  call.method = "GET";
+  call.bucket = bucket;
+  call.query = {{"prefix", prefix}, {"uploads", ""}};
+  call.what = fmt::format("ListMultipartUploads s3://{}/{}", bucket, prefix);
+  FLOE_ASSIGN_OR_RAISE(Response r, Send(call));
+  if (r.status != 200) return Unexpected(call.what, r);
+  std::vector<std::string> keys;
+  for (const std::string& upload : XmlValues(r.body, "Upload")) {
+    keys.push_back(XmlValue(upload, "Key"));
+  }
+  return keys;
+}
+
+Status S3Client::Delete(const S3Location& at) const {
+  Call call;
+  call.method = "DELETE";
+  call.bucket = at.bucket;
+  call.key = at.key;
+  call.what = "DELETE " + at.ToString();
+  FLOE_ASSIGN_OR_RAISE(Response r, Send(call));
+  if (r.status != 204 && r.status != 200 && r.status != 404) return Unexpected(call.what, r);
+  if (r.status == 404 && XmlValue(r.body, "Code") == "NoSuchBucket") {
+    return Unexpected(call.what, r);
+  }
+  return Status::OK();
+}
+
+Status S3Client::DeleteMany(const std::string& bucket, const std::vector<std::string>& keys) const {
+  constexpr size_t kBatch = 1000;  // the most one DeleteObjects request takes
+  for (size_t first = 0; first < keys.size(); first += kBatch) {
+    const size_t last = std::min(keys.size(), first + kBatch);
+    std::string xml = "<Delete><Quiet>true</Quiet>";
+    for (size_t i = first; i < last; ++i) {
+      xml += "<Object><Key>" + XmlEscape(keys[i]) + "</Key></Object>";
+    }
+    xml += "</Delete>";
+    Call call;
+    call.method = "POST";
+    call.bucket = bucket;
+    call.query = {{"delete", ""}};
+    call.headers.emplace_back("content-md5", Base64Md5(xml));
+    call.body = xml;
+    call.what = fmt::format("DeleteObjects s3://{} ({} keys)", bucket, last - first);
+    FLOE_ASSIGN_OR_RAISE(Response r, Send(call));
+    if (r.status != 200) return Unexpected(call.what, r);
+    for (const std::string& error : XmlValues(r.body, "Error")) {
+      return Status::IOError("{}: cannot delete s3://{}/{}: {}: {}", call.what, bucket,
+                             XmlValue(error, "Key"), XmlValue(error, "Code"),
+                             XmlValue(error, "Message"));
+    }
+  }
+  return Status::OK();
+}
+
+Result<S3Listing> S3Client::List(const std::string& bucket, const std::string& prefix,
+                                 const std::string& delimiter, int page_size) const {
+  S3Listing listing;
+  std::string token;
+  while (true) {
+    Call call;
+    call.method = "GET";
+    call.bucket = bucket;
+    call.query = {{"list-type", "2"}, {"prefix", prefix}};
+    if (!delimiter.empty()) call.query.emplace_back("delimiter", delimiter);
+    if (page_size > 0) call.query.emplace_back("max-keys", std::to_string(page_size));
+    if (!token.empty()) call.query.emplace_back("continuation-token", token);
+    call.what = fmt::format("LIST s3://{}/{}", bucket, prefix);
+    FLOE_ASSIGN_OR_RAISE(Response r, Send(call));
+    if (r.status != 200) return Unexpected(call.what, r);
+    for (const std::string& contents : XmlValues(r.body, "Contents")) {
+      S3Object object;
+      object.key = XmlValue(contents, "Key");
+      const std::string size = XmlValue(contents, "Size");
+      object.size = size.empty() ? 0 : std::stoll(size);
+      listing.objects.push_back(std::move(object));
+    }
+    for (const std::string& common : XmlValues(r.body, "CommonPrefixes")) {
+      listing.prefixes.push_back(XmlValue(common, "Prefix"));
+    }
+    if (XmlValue(r.body, "IsTruncated") != "true") break;
+    token = XmlValue(r.body, "NextContinuationToken");
+    if (token.empty()) {
+      return Status::IOError("{}: a truncated listing without a continuation token", call.what);
+    }
+  }
+  return listing;
+}
+
+}  // namespace floe::io

@@ -1,0 +1,323 @@
+// The S3 client against moto's S3 server (authenticating, started for this executable), and
+// against a scripted HTTP server for the failures moto does not make (throttling).
+
+#include "floe/io/s3_client.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "floe/testing/matchers.h"
+#include "floe/testing/moto_s3.h"
+
+namespace floe::io {
+namespace {
+
+using ::floe::testing::IsError;
+using ::floe::testing::IsErrorWith;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class S3ClientTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto started = floe::testing::MotoS3::Start();
+    ASSERT_OK(started);
+    moto_ = started->release();
+  }
+  static void TearDownTestSuite() {
+    delete moto_;
+    moto_ = nullptr;
+  }
+
+  static S3Options Options() {
+    S3Options o;
+    o.endpoint = moto_->endpoint;
+    o.region = moto_->region;
+    o.path_style = true;
+    o.credentials = {moto_->access_key_id, moto_->secret_access_key, ""};
+    o.retry.max_attempts = 2;
+    o.retry.base_delay = std::chrono::milliseconds(10);
+    return o;
+  }
+  std::shared_ptr<const S3Client> Client(S3Options o = Options()) {
+    auto client = S3Client::Make(std::move(o));
+    EXPECT_OK(client);
+    return client.ok() ? *client : nullptr;
+  }
+  S3Location At(const std::string& key) { return {moto_->bucket, key}; }
+
+  static floe::testing::MotoS3* moto_;
+};
+
+floe::testing::MotoS3* S3ClientTest::moto_ = nullptr;
+
+TEST(S3UriTest, ParsesTheThreeSchemes) {
+  for (const char* uri : {"s3://b/a/k.parquet", "s3a://b/a/k.parquet", "s3n://b/a/k.parquet"}) {
+    ASSERT_OK_AND_ASSIGN(S3Location at, ParseS3Uri(uri));
+    EXPECT_EQ(at.bucket, "b");
+    EXPECT_EQ(at.key, "a/k.parquet");
+  }
+  ASSERT_OK_AND_ASSIGN(S3Location bucket_only, ParseS3Uri("s3://b"));
+  EXPECT_EQ(bucket_only.key, "");
+  EXPECT_THAT(ParseS3Uri("gs://b/k"), IsErrorWith(StatusCode::kInvalidArgument, "not an S3"));
+  EXPECT_THAT(ParseS3Uri("s3:///k"), IsErrorWith(StatusCode::kInvalidArgument, "no bucket"));
+}
+
+TEST(S3ClientOptionsTest, BadEndpointsAndMissingCredentials) {
+  S3Options o;
+  EXPECT_THAT(S3Client::Make(o), IsErrorWith(StatusCode::kInvalidArgument, "no credentials"));
+  o.credentials = {"id", "secret", ""};
+  o.endpoint = "127.0.0.1:9000";
+  EXPECT_THAT(S3Client::Make(o), IsErrorWith(StatusCode::kInvalidArgument, "no scheme"));
+  o.endpoint = "ftp://host";
+  EXPECT_THAT(S3Client::Make(o), IsErrorWith(StatusCode::kInvalidArgument, "http"));
+  o.endpoint = "";
+  ASSERT_OK_AND_ASSIGN(auto aws, S3Client::Make(o));
+  EXPECT_EQ(aws->ToString(),
+            "S3 https://s3.us-east-1.amazonaws.com region us-east-1 "
+            "virtual-hosted access key id");
+}
+
+TEST_F(S3ClientTest, PutGetHeadDelete) {
+  auto s3 = Client();
+  const S3Location at = At("t/a b/ü&x+y.bin");
+  std::string data;
+  for (int i = 0; i < 10000; ++i) data.push_back(static_cast<char>(i * 7));
+  ASSERT_OK(s3->Put(at, data));
+  ASSERT_OK_AND_ASSIGN(std::optional<int64_t> size, s3->Head(at));
+  EXPECT_EQ(size, 10000);
+  ASSERT_OK_AND_ASSIGN(std::string all, s3->Get(at, 0, -1));
+  EXPECT_EQ(all, data);
+  ASSERT_OK_AND_ASSIGN(std::string range, s3->Get(at, 100, 50));
+  EXPECT_EQ(range, data.substr(100, 50));
+  ASSERT_OK_AND_ASSIGN(std::string tail, s3->Get(at, 9990, -1));
+  EXPECT_EQ(tail, data.substr(9990));
+  // A range the object does not hold in full is an error naming the object.
+  EXPECT_THAT(s3->Get(at, 9990, 20), IsErrorWith(StatusCode::kIOError, "s3://warehouse/t/a b/"));
+  EXPECT_THAT(s3->Get(at, 20000, 10), IsError(StatusCode::kIOError));
+  ASSERT_OK_AND_ASSIGN(S3Listing listing, s3->List(moto_->bucket, "t/a b/"));
+  ASSERT_EQ(listing.objects.size(), 1u);
+  EXPECT_EQ(listing.objects[0].key, at.key);
+  EXPECT_EQ(listing.objects[0].size, 10000);
+  ASSERT_OK(s3->Delete(at));
+  ASSERT_OK_AND_ASSIGN(size, s3->Head(at));
+  EXPECT_FALSE(size.has_value());
+  EXPECT_THAT(s3->Get(at, 0, -1), IsErrorWith(StatusCode::kNotFound, "not found"));
+  EXPECT_OK(s3->Delete(at));  // idempotent
+}
+
+// If-None-Match: * makes a second writer of the same key fail instead of replacing.
+TEST_F(S3ClientTest, ConditionalPutNeverReplaces) {
+  auto s3 = Client();
+  const S3Location at = At("t/metadata/00001.metadata.json");
+  ASSERT_OK(s3->Put(at, "first", true));
+  EXPECT_THAT(s3->Put(at, "second", true), IsErrorWith(StatusCode::kConstraint, "already exists"));
+  ASSERT_OK_AND_ASSIGN(std::string got, s3->Get(at, 0, -1));
+  EXPECT_EQ(got, "first");
+  ASSERT_OK(s3->Delete(at));
+}
+
+TEST_F(S3ClientTest, MultipartUploadCompletesAndAborts) {
+  auto s3 = Client();
+  const S3Location at = At("t/big.bin");
+  const std::string part1(5 << 20, 'a');
+  const std::string part2 = "the last part may be small";
+  ASSERT_OK_AND_ASSIGN(std::string id, s3->CreateMultipartUpload(at));
+  ASSERT_OK_AND_ASSIGN(std::string e1, s3->UploadPart(at, id, 1, part1));
+  ASSERT_OK_AND_ASSIGN(std::string e2, s3->UploadPart(at, id, 2, part2));
+  ASSERT_OK_AND_ASSIGN(std::vector<std::string> open, s3->ListMultipartUploads(at.bucket, "t/"));
+  EXPECT_THAT(open, ::testing::ElementsAre("t/big.bin"));
+  ASSERT_OK(s3->CompleteMultipartUpload(at, id, {e1, e2}));
+  ASSERT_OK_AND_ASSIGN(std::optional<int64_t> size, s3->Head(at));
+  EXPECT_EQ(size, static_cast<int64_t>(part1.size() + part2.size()));
+  ASSERT_OK_AND_ASSIGN(std::string tail, s3->Get(at, static_cast<int64_t>(part1.size()) - 1, -1));
+  EXPECT_EQ(tail, "a" + part2);
+
+  const S3Location aborted = At("t/aborted.bin");
+  ASSERT_OK_AND_ASSIGN(std::string id2, s3->CreateMultipartUpload(aborted));
+  ASSERT_OK(s3->UploadPart(aborted, id2, 1, part1).status());
+  ASSERT_OK(s3->AbortMultipartUpload(aborted, id2));
+  ASSERT_OK_AND_ASSIGN(open, s3->ListMultipartUploads(at.bucket, "t/"));
+  EXPECT_TRUE(open.empty());
+  ASSERT_OK_AND_ASSIGN(size, s3->Head(aborted));
+  EXPECT_FALSE(size.has_value());
+  ASSERT_OK(s3->Delete(at));
+}
+
+// Listings span pages; with a delimiter they stop at the next level; DeleteMany batches
+// 1000 keys per request (keys that do not exist are no error).
+TEST_F(S3ClientTest, ListPagesAndDeleteManyBatches) {
+  auto s3 = Client();
+  std::vector<std::string> keys;
+  for (int i = 0; i < 23; ++i) {
+    keys.push_back("list/" + std::string(i % 2 ? "odd/" : "") + "k" + std::to_string(i));
+    ASSERT_OK(s3->Put(At(keys.back()), "x"));
+  }
+  ASSERT_OK_AND_ASSIGN(S3Listing all, s3->List(moto_->bucket, "list/", "", 5));
+  EXPECT_EQ(all.objects.size(), 23u);
+  ASSERT_OK_AND_ASSIGN(S3Listing top, s3->List(moto_->bucket, "list/", "/", 5));
+  EXPECT_EQ(top.objects.size(), 12u);
+  EXPECT_THAT(top.prefixes, ::testing::ElementsAre("list/odd/"));
+  std::vector<std::string> to_delete = keys;
+  for (int i = 0; i < 1500; ++i) to_delete.push_back("list/missing/" + std::to_string(i));
+  ASSERT_OK(s3->DeleteMany(moto_->bucket, to_delete));
+  ASSERT_OK_AND_ASSIGN(all, s3->List(moto_->bucket, "list/"));
+  EXPECT_TRUE(all.objects.empty());
+}
+
+TEST_F(S3ClientTest, WrongCredentialsAndMissingBucketsAreClearErrors) {
+  S3Options wrong = Options();
+  wrong.credentials.secret_access_key = "not-the-secret-at-all";
+  auto s3 = Client(wrong);
+  Status st = s3->Put(At("t/x"), "x");
+  EXPECT_THAT(st, IsErrorWith(StatusCode::kInvalidArgument, "access denied"));
+  EXPECT_THAT(st.message(), HasSubstr("SignatureDoesNotMatch"));
+  EXPECT_THAT(st.message(), Not(HasSubstr("not-the-secret-at-all")));
+  S3Options unknown = Options();
+  unknown.credentials.access_key_id = "AKIAUNKNOWNUNKNOWN00";
+  EXPECT_THAT(Client(unknown)->Head(At("t/x")), IsError(StatusCode::kInvalidArgument));
+  EXPECT_THAT(Client()->Get({"no-such-bucket", "k"}, 0, -1),
+              IsErrorWith(StatusCode::kNotFound, "bucket does not exist"));
+  EXPECT_THAT(Client()->ToString(), Not(HasSubstr(moto_->secret_access_key)));
+}
+
+// An endpoint nobody listens on: a bounded number of attempts, then an error.
+TEST(S3ClientRetryTest, EndpointDownGivesUpAfterTheRetryPolicy) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  const int port = ntohs(addr.sin_port);
+  close(fd);  // nothing listens there now
+  S3Options o;
+  o.endpoint = "http://127.0.0.1:" + std::to_string(port);
+  o.path_style = true;
+  o.credentials = {"id", "secret", ""};
+  o.retry.max_attempts = 3;
+  o.retry.base_delay = std::chrono::milliseconds(20);
+  ASSERT_OK_AND_ASSIGN(auto s3, S3Client::Make(o));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THAT(s3->Head({"b", "k"}),
+              IsErrorWith(StatusCode::kIOError, "gave up after 3 attempt(s)"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+// A server that answers every request with the next of its scripted responses, and counts
+// the requests.
+class ScriptedServer {
+ public:
+  explicit ScriptedServer(std::vector<std::string> responses) : responses_(std::move(responses)) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    socklen_t len = sizeof(addr);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    listen(fd_, 8);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~ScriptedServer() {
+    stop_ = true;
+    shutdown(fd_, SHUT_RDWR);
+    close(fd_);
+    thread_.join();
+  }
+  int port() const { return port_; }
+  int requests() const { return requests_.load(); }
+
+ private:
+  void Serve() {
+    while (!stop_) {
+      int c = accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      // One request per connection is enough here: read its head and body, answer, close.
+      std::string in;
+      char buf[4096];
+      while (in.find("\r\n\r\n") == std::string::npos) {
+        ssize_t n = read(c, buf, sizeof(buf));
+        if (n <= 0) break;
+        in.append(buf, static_cast<size_t>(n));
+      }
+      size_t head = in.find("\r\n\r\n");
+      size_t length = 0;
+      size_t at = in.find("Content-Length: ");
+      if (at != std::string::npos) length = std::stoul(in.substr(at + 16));
+      while (head != std::string::npos && in.size() < head + 4 + length) {
+        ssize_t n = read(c, buf, sizeof(buf));
+        if (n <= 0) break;
+        in.append(buf, static_cast<size_t>(n));
+      }
+      const int k = requests_.fetch_add(1);
+      const std::string& r = responses_[std::min<size_t>(k, responses_.size() - 1)];
+      (void)!write(c, r.data(), r.size());
+      close(c);
+    }
+  }
+
+  std::vector<std::string> responses_;
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<int> requests_{0};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+std::string Http(int status, const std::string& reason, const std::string& body) {
+  return "HTTP/1.1 " + std::to_string(status) + " " + reason +
+         "\r\nConnection: close\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
+         body;
+}
+
+// Throttling (503 SlowDown) is retried with back-off; past the policy it is an error that
+// says what the server said.
+TEST(S3ClientRetryTest, ThrottlingIsRetriedThenGivenUp) {
+  const std::string slow_down = Http(
+      503, "Slow Down", "<Error><Code>SlowDown</Code><Message>Reduce your rate</Message></Error>");
+  S3Options o;
+  o.path_style = true;
+  o.credentials = {"id", "secret", ""};
+  o.retry.base_delay = std::chrono::milliseconds(10);
+  {
+    ScriptedServer server({slow_down, slow_down, Http(200, "OK", "")});
+    o.endpoint = "http://127.0.0.1:" + std::to_string(server.port());
+    o.retry.max_attempts = 5;
+    ASSERT_OK_AND_ASSIGN(auto s3, S3Client::Make(o));
+    EXPECT_OK(s3->Put({"b", "k"}, "data"));
+    EXPECT_EQ(server.requests(), 3);
+  }
+  {
+    ScriptedServer server({slow_down});
+    o.endpoint = "http://127.0.0.1:" + std::to_string(server.port());
+    o.retry.max_attempts = 2;
+    ASSERT_OK_AND_ASSIGN(auto s3, S3Client::Make(o));
+    Status st = s3->Put({"b", "k"}, "data");
+    EXPECT_THAT(st, IsErrorWith(StatusCode::kIOError, "SlowDown: Reduce your rate"));
+    EXPECT_THAT(st.message(), HasSubstr("gave up after 2 attempt(s)"));
+    EXPECT_EQ(server.requests(), 2);
+  }
+  {
+    // Not retried: a client error.
+    ScriptedServer server({Http(400, "Bad Request", "<Error><Code>InvalidRequest</Code></Error>")});
+    o.endpoint = "http://127.0.0.1:" + std::to_string(server.port());
+    o.retry.max_attempts = 5;
+    ASSERT_OK_AND_ASSIGN(auto s3, S3Client::Make(o));
+    EXPECT_THAT(s3->Put({"b", "k"}, "data"),
+                IsErrorWith(StatusCode::kInvalidArgument, "InvalidRequest"));
+    EXPECT_EQ(server.requests(), 1);
+  }
+}
+
+}  // namespace
+}  // namespace floe::io
