@@ -2,6 +2,7 @@
 // against a scripted HTTP server for the failures moto does not make (throttling).
 
 #include "floe/io/s3_client.h"
+#include "floe/io/s3_file_io.h"
 
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -317,6 +318,129 @@ TEST(S3ClientRetryTest, ThrottlingIsRetriedThenGivenUp) {
                 IsErrorWith(StatusCode::kInvalidArgument, "InvalidRequest"));
     EXPECT_EQ(server.requests(), 1);
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// S3FileIO
+
+class S3FileIOTest : public S3ClientTest {
+ protected:
+  std::shared_ptr<S3FileIO> Io(int64_t part_size = int64_t{5} << 20) {
+    S3FileIOOptions o;
+    o.client = Options();
+    o.part_size = part_size;
+    o.upload_threads = 2;
+    auto io = S3FileIO::Make(o);
+    EXPECT_OK(io);
+    return io.ok() ? *io : nullptr;
+  }
+  std::string Uri(const std::string& key) { return "s3://" + moto_->bucket + "/" + key; }
+  std::vector<std::string> OpenUploads() {
+    auto uploads = Client()->ListMultipartUploads(moto_->bucket, "");
+    EXPECT_OK(uploads);
+    return uploads.ok() ? *uploads : std::vector<std::string>{};
+  }
+};
+
+std::string Pattern(int64_t n) {
+  std::string s(static_cast<size_t>(n), '\0');
+  for (int64_t i = 0; i < n; ++i) s[static_cast<size_t>(i)] = static_cast<char>((i * 131) >> 3);
+  return s;
+}
+
+Status WriteInChunks(OutputStream* out, const std::string& data, size_t chunk) {
+  for (size_t at = 0; at < data.size(); at += chunk) {
+    FLOE_RETURN_NOT_OK(out->Write(std::string_view(data).substr(at, chunk)));
+  }
+  return out->Close();
+}
+
+// A small file is one PUT; a large one a multipart upload sent as it is written; both read
+// back whole and by range, through every scheme's name for the same object.
+TEST_F(S3FileIOTest, WritesAndReadsSmallAndLargeFiles) {
+  auto io = Io();
+  const std::string small = Pattern(1000);
+  const std::string large = Pattern((int64_t{12} << 20) + 12345);
+  ASSERT_OK_AND_ASSIGN(auto out, io->NewOutputFile(Uri("io/small.bin")));
+  ASSERT_OK(WriteInChunks(out.get(), small, 100));
+  EXPECT_EQ(out->position(), 1000);
+  ASSERT_OK_AND_ASSIGN(out, io->NewOutputFile(Uri("io/large.bin")));
+  ASSERT_OK(WriteInChunks(out.get(), large, 1 << 20));
+  EXPECT_TRUE(OpenUploads().empty());
+  for (const std::string scheme : {"s3://", "s3a://", "s3n://"}) {
+    ASSERT_OK_AND_ASSIGN(auto in, io->NewInputFile(scheme + moto_->bucket + "/io/large.bin"));
+    EXPECT_EQ(in->size(), static_cast<int64_t>(large.size()));
+    ASSERT_OK_AND_ASSIGN(BufferPtr middle, in->ReadAt(5 << 20, 4096));
+    EXPECT_EQ(middle->view(), std::string_view(large).substr(5 << 20, 4096));
+  }
+  ASSERT_OK_AND_ASSIGN(auto in, io->NewInputFile(Uri("io/small.bin")));
+  ASSERT_OK_AND_ASSIGN(BufferPtr all, in->ReadAt(0, 1000));
+  EXPECT_EQ(all->view(), small);
+  EXPECT_THAT(in->ReadAt(990, 20), IsErrorWith(StatusCode::kIOError, "io/small.bin"));
+  EXPECT_THAT(io->NewInputFile(Uri("io/missing.bin")),
+              IsErrorWith(StatusCode::kNotFound, "io/missing.bin does not exist"));
+  ASSERT_OK(io->Delete(Uri("io/small.bin")));
+  ASSERT_OK(io->Delete(Uri("io/large.bin")));
+}
+
+// An exclusive file (a new metadata file) never replaces one that exists, whatever its size.
+TEST_F(S3FileIOTest, ExclusiveFilesNeverReplace) {
+  auto io = Io();
+  ASSERT_OK_AND_ASSIGN(auto first,
+                       io->NewOutputFile(Uri("io/v1.metadata.json"), CreateMode::kExclusive));
+  ASSERT_OK(WriteInChunks(first.get(), "{\"first\": true}", 4));
+  ASSERT_OK_AND_ASSIGN(auto second,
+                       io->NewOutputFile(Uri("io/v1.metadata.json"), CreateMode::kExclusive));
+  ASSERT_OK(second->Write(Pattern(int64_t{6} << 20)));  // past the part size: still one PUT
+  EXPECT_THAT(second->Close(), IsErrorWith(StatusCode::kConstraint, "already exists"));
+  ASSERT_OK_AND_ASSIGN(auto in, io->NewInputFile(Uri("io/v1.metadata.json")));
+  ASSERT_OK_AND_ASSIGN(BufferPtr got, in->ReadAt(0, in->size()));
+  EXPECT_EQ(got->view(), "{\"first\": true}");
+  EXPECT_TRUE(OpenUploads().empty());
+  ASSERT_OK(io->Delete(Uri("io/v1.metadata.json")));
+}
+
+// A file dropped before Close leaves no object and no multipart upload.
+TEST_F(S3FileIOTest, AFileDroppedBeforeCloseLeavesNothing) {
+  auto io = Io();
+  {
+    ASSERT_OK_AND_ASSIGN(auto out, io->NewOutputFile(Uri("io/dropped.bin")));
+    ASSERT_OK(out->Write(Pattern(int64_t{11} << 20)));
+    EXPECT_FALSE(OpenUploads().empty());
+  }
+  EXPECT_TRUE(OpenUploads().empty());
+  ASSERT_OK_AND_ASSIGN(bool exists, io->Exists(Uri("io/dropped.bin")));
+  EXPECT_FALSE(exists);
+}
+
+TEST_F(S3FileIOTest, DirectoriesAreKeyPrefixes) {
+  auto io = Io();
+  for (const char* key : {"dir/a.parquet", "dir/b.parquet", "dir/sub/c.parquet"}) {
+    ASSERT_OK_AND_ASSIGN(auto out, io->NewOutputFile(Uri(key)));
+    ASSERT_OK(WriteInChunks(out.get(), key, 4));
+  }
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> entries, io->ListDirectory(Uri("dir")));
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].path, Uri("dir/a.parquet"));
+  EXPECT_EQ(entries[0].size, 13);
+  EXPECT_FALSE(entries[0].is_directory);
+  EXPECT_EQ(entries[2].name, "sub");
+  EXPECT_TRUE(entries[2].is_directory);
+  ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> slash, io->ListDirectory(Uri("dir/")));
+  EXPECT_EQ(slash.size(), 3u);
+  EXPECT_TRUE(*io->Exists(Uri("dir")));
+  EXPECT_TRUE(*io->Exists(Uri("dir/sub/c.parquet")));
+  EXPECT_FALSE(*io->Exists(Uri("dir/nope")));
+  EXPECT_THAT(io->ListDirectory(Uri("nodir")), IsErrorWith(StatusCode::kNotFound, "nodir"));
+  for (const FileInfo& e : entries) {
+    if (!e.is_directory) {
+      ASSERT_OK(io->Delete(e.path));
+    }
+  }
+  ASSERT_OK(io->Delete(Uri("dir/sub/c.parquet")));
+  EXPECT_THAT(io->NewOutputFile(Uri("dir/")), IsError(StatusCode::kInvalidArgument));
+  EXPECT_THAT(io->NewInputFile("/local/path"), IsError(StatusCode::kInvalidArgument));
+  EXPECT_THAT(io->ToString(), Not(HasSubstr(moto_->secret_access_key)));
 }
 
 }  // namespace
