@@ -8,6 +8,7 @@
 #include "floe/exec/plan_codec.h"
 #include "floe/iceberg/table_location.h"
 #include "floe/io/file_io.h"
+#include "floe/io/resolving_file_io.h"
 #include "fmt/format.h"
 
 namespace floe::connector::internal {
@@ -16,33 +17,68 @@ namespace pb = codec::proto;
 
 namespace {
 
-Status EncodeFileIO(const std::shared_ptr<const io::FileIO>& io, std::string_view table,
-                    pb::FileIOConfig* out) {
-  const auto* local = dynamic_cast<const io::LocalFileIO*>(io.get());
-  if (local == nullptr) {
-    return Status::NotSupported("table {}: its FileIO {} has no codec", table,
-                                io ? io->ToString() : std::string("(none)"));
-  }
-  out->set_kind("local");
-  for (const io::PathMapRule& rule : local->options().path_map) {
+void EncodeLocal(const io::LocalFileIOOptions& local, pb::FileIOConfig* out) {
+  for (const io::PathMapRule& rule : local.path_map) {
     pb::FileIOConfig::PathMapRule* r = out->add_path_map();
     r->set_from(rule.from);
     r->set_to(rule.to);
   }
-  out->set_base_dir(local->options().base_dir);
-  return Status::OK();
+  out->set_base_dir(local.base_dir);
+}
+
+Status EncodeFileIO(const std::shared_ptr<const io::FileIO>& io, std::string_view table,
+                    pb::FileIOConfig* out) {
+  if (const auto* local = dynamic_cast<const io::LocalFileIO*>(io.get())) {
+    out->set_kind("local");
+    EncodeLocal(local->options(), out);
+    return Status::OK();
+  }
+  if (const auto* resolving = dynamic_cast<const io::ResolvingFileIO*>(io.get())) {
+    out->set_kind("resolving");
+    EncodeLocal(resolving->local().options(), out);
+    if (const auto& s3 = resolving->s3_options()) {
+      pb::FileIOConfig::S3* m = out->mutable_s3();
+      m->set_endpoint(s3->client.endpoint);
+      m->set_region(s3->client.region);
+      m->set_path_style(s3->client.path_style);
+      m->set_access_key_id(s3->client.credentials.access_key_id);
+      m->set_secret_access_key(s3->client.credentials.secret_access_key);
+      m->set_session_token(s3->client.credentials.session_token);
+      m->set_part_size(s3->part_size);
+    }
+    return Status::OK();
+  }
+  return Status::NotSupported("table {}: its FileIO {} has no codec", table,
+                              io ? io->ToString() : std::string("(none)"));
 }
 
 Result<std::shared_ptr<const io::FileIO>> DecodeFileIO(const codec::PlanDecoder& in,
                                                        const pb::FileIOConfig& m) {
-  if (m.kind() != "local") return in.Corrupt(fmt::format("unknown FileIO kind \"{}\"", m.kind()));
+  if (m.kind() != "local" && m.kind() != "resolving") {
+    return in.Corrupt(fmt::format("unknown FileIO kind \"{}\"", m.kind()));
+  }
   io::LocalFileIOOptions options;
   for (const pb::FileIOConfig::PathMapRule& rule : m.path_map()) {
     if (rule.from().empty()) return in.Corrupt("a path-map rule with an empty prefix");
     options.path_map.push_back(io::PathMapRule{rule.from(), rule.to()});
   }
   options.base_dir = m.base_dir();
-  return std::shared_ptr<const io::FileIO>(std::make_shared<io::LocalFileIO>(std::move(options)));
+  if (m.kind() == "local") {
+    if (m.has_s3()) return in.Corrupt("a local FileIO with S3 settings");
+    return std::shared_ptr<const io::FileIO>(std::make_shared<io::LocalFileIO>(std::move(options)));
+  }
+  std::optional<io::S3FileIOOptions> s3;
+  if (m.has_s3()) {
+    s3.emplace();
+    s3->client.endpoint = m.s3().endpoint();
+    s3->client.region = m.s3().region();
+    s3->client.path_style = m.s3().path_style();
+    s3->client.credentials = {m.s3().access_key_id(), m.s3().secret_access_key(),
+                              m.s3().session_token()};
+    if (m.s3().part_size() > 0) s3->part_size = m.s3().part_size();
+  }
+  return std::shared_ptr<const io::FileIO>(
+      std::make_shared<io::ResolvingFileIO>(std::move(options), std::move(s3)));
 }
 
 // Metadata files decoded in this process, while some plan holds them, by location and the
@@ -89,7 +125,7 @@ Status EncodeTableRef(const iceberg::Table& table, std::string_view name,
   return EncodeFileIO(table.io, name, out->mutable_io());
 }
 
-// The catalogs (and iceberg::OpenTable) read metadata files through a plain local FileIO:
+// The catalogs (and iceberg::OpenTable) read local metadata files through a plain local FileIO:
 // path-map rules and the base directory apply to the paths inside the metadata, not to its
 // own location, which is absolute or relative to the working directory. The file is read
 // the same way here.
@@ -102,6 +138,11 @@ Result<iceberg::Table> DecodeTableRef(const codec::PlanDecoder& in, const pb::Ic
   FLOE_ASSIGN_OR_RAISE(table.io, DecodeFileIO(in, m.io()));
   const io::LocalFileIO reader;
   auto read = [&]() -> Result<iceberg::TableMetadataPtr> {
+    // A metadata file on S3 is read through the table's FileIO (its S3 side).
+    if (io::IsS3Path(m.metadata_location())) {
+      FLOE_ASSIGN_OR_RAISE(auto file, table.io->NewInputFile(m.metadata_location()));
+      return iceberg::ReadTableMetadata(*file);
+    }
     // Only a regular file: a device or a pipe named by a hostile message could block or
     // never end.
     FLOE_ASSIGN_OR_RAISE(std::string local, reader.ResolvePath(m.metadata_location()));

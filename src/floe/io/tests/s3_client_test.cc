@@ -2,6 +2,7 @@
 // against a scripted HTTP server for the failures moto does not make (throttling).
 
 #include "floe/io/s3_client.h"
+#include "floe/io/resolving_file_io.h"
 #include "floe/io/s3_file_io.h"
 
 #include <netinet/in.h>
@@ -441,6 +442,30 @@ TEST_F(S3FileIOTest, DirectoriesAreKeyPrefixes) {
   EXPECT_THAT(io->NewOutputFile(Uri("dir/")), IsError(StatusCode::kInvalidArgument));
   EXPECT_THAT(io->NewInputFile("/local/path"), IsError(StatusCode::kInvalidArgument));
   EXPECT_THAT(io->ToString(), Not(HasSubstr(moto_->secret_access_key)));
+}
+
+// Each path goes to its scheme's FileIO: local paths to the local side, S3 URIs to S3.
+TEST_F(S3FileIOTest, ResolvingFileIORoutesByScheme) {
+  S3FileIOOptions s3;
+  s3.client = Options();
+  ResolvingFileIO io(LocalFileIOOptions{}, s3);
+  const std::string local = ::testing::TempDir() + "/floe_resolving_" + std::to_string(getpid());
+  for (const std::string& path : {local, Uri("resolving/x.bin")}) {
+    ASSERT_OK_AND_ASSIGN(auto out, io.NewOutputFile(path));
+    ASSERT_OK(WriteInChunks(out.get(), "bytes of " + path, 7));
+    ASSERT_OK_AND_ASSIGN(auto in, io.NewInputFile(path));
+    ASSERT_OK_AND_ASSIGN(BufferPtr got, in->ReadAt(0, in->size()));
+    EXPECT_EQ(got->view(), "bytes of " + path);
+    ASSERT_OK(io.Delete(path));
+    EXPECT_FALSE(*io.Exists(path));
+  }
+  EXPECT_THAT(io.ToString(), HasSubstr(moto_->access_key_id));
+  EXPECT_THAT(io.ToString(), Not(HasSubstr(moto_->secret_access_key)));
+  // Without S3 settings, local paths still work and S3 paths say what is missing.
+  ResolvingFileIO local_only(LocalFileIOOptions{}, std::nullopt);
+  EXPECT_OK(local_only.Exists(local).status());
+  EXPECT_THAT(local_only.NewInputFile(Uri("resolving/x.bin")),
+              IsErrorWith(StatusCode::kInvalidArgument, "no S3 credentials"));
 }
 
 }  // namespace

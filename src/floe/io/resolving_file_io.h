@@ -1,0 +1,53 @@
+#pragma once
+
+// The FileIO of a catalog or a table whose files may be local or on S3: each path goes to
+// the FileIO of its scheme (s3://, s3a://, s3n:// to an S3FileIO; plain paths and file: URIs
+// to a LocalFileIO), as Iceberg's ResolvingFileIO does. The S3 side is made on first use
+// from options resolved when this is built, so a catalog without S3 settings works on local
+// tables and fails only when a path on S3 is used, with an error that says what is missing.
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "floe/io/file_io.h"
+#include "floe/io/s3_file_io.h"
+
+namespace floe::io {
+
+class ResolvingFileIO final : public FileIO {
+ public:
+  /// `s3` nullopt: no S3 settings were found (an S3 path is then an error).
+  ResolvingFileIO(LocalFileIOOptions local, std::optional<S3FileIOOptions> s3);
+
+  Result<std::unique_ptr<RandomAccessFile>> NewInputFile(const std::string& path) const override;
+  Result<std::unique_ptr<OutputStream>> NewOutputFile(
+      const std::string& path, CreateMode mode = CreateMode::kOverwrite) const override;
+  Result<bool> Exists(const std::string& path) const override;
+  Status Delete(const std::string& path) const override;
+  Result<std::vector<FileInfo>> ListDirectory(const std::string& path) const override;
+  Result<std::string> ResolvePath(const std::string& path) const override;
+  /// Both sides' settings; never a secret.
+  std::string ToString() const override;
+
+  const LocalFileIO& local() const { return local_; }
+  const std::optional<S3FileIOOptions>& s3_options() const { return s3_options_; }
+
+ private:
+  // The FileIO for `path`.
+  Result<const FileIO*> For(const std::string& path) const;
+
+  LocalFileIO local_;
+  std::optional<S3FileIOOptions> s3_options_;
+  mutable std::mutex mutex_;
+  mutable std::shared_ptr<S3FileIO> s3_;
+};
+
+/// The FileIO for a catalog or a session: a ResolvingFileIO whose S3 side takes its
+/// settings from `properties` (Iceberg's s3.* names), the AWS environment and shared files
+/// (S3FileIOOptionsFrom). When no credentials are found anywhere, S3 paths are refused.
+Result<std::shared_ptr<ResolvingFileIO>> MakeResolvingFileIO(
+    LocalFileIOOptions local, const std::map<std::string, std::string>& properties);
+
+}  // namespace floe::io

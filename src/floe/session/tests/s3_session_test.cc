@@ -1,0 +1,141 @@
+// A whole session on S3 (moto, authenticating): a SQL catalog whose warehouse is an S3
+// location and whose FileIO resolves s3:// paths with known credentials. DDL, a partitioned
+// INSERT, SELECT, time travel, EXPLAIN ANALYZE and a failing statement, in one process and
+// with every stage sent through the plan codec; every file of the table is on S3, and no
+// output ever holds the secret key.
+
+#include <filesystem>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "floe/catalog/sql_catalog.h"
+#include "floe/catalog/sqlite_backend.h"
+#include "floe/io/resolving_file_io.h"
+#include "floe/session/session.h"
+#include "floe/session/tests/query_rows.h"
+#include "floe/testing/matchers.h"
+#include "floe/testing/moto_s3.h"
+#include "floe/testing/scratch_dir.h"
+
+namespace floe::session {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class S3SessionTest : public floe::testing::ScratchDirTest,
+                      public ::testing::WithParamInterface<bool> {
+ protected:
+  S3SessionTest() : ScratchDirTest("floe_session_s3") {}
+
+  static void SetUpTestSuite() {
+    auto started = floe::testing::MotoS3::Start();
+    ASSERT_OK(started);
+    moto_ = started->release();
+  }
+  static void TearDownTestSuite() {
+    delete moto_;
+    moto_ = nullptr;
+  }
+
+  void SetUp() override {
+    ScratchDirTest::SetUp();
+    io::S3FileIOOptions s3;
+    s3.client.endpoint = moto_->endpoint;
+    s3.client.region = moto_->region;
+    s3.client.path_style = true;
+    s3.client.credentials = {moto_->access_key_id, moto_->secret_access_key, ""};
+    s3.part_size = int64_t{5} << 20;
+    io_ = std::make_shared<io::ResolvingFileIO>(io::LocalFileIOOptions{}, s3);
+    ASSERT_OK_AND_ASSIGN(catalog::SqlBackendPtr backend,
+                         catalog::OpenSqliteBackend(dir_ + "/catalog.db"));
+    catalog::SqlCatalogOptions options;
+    options.warehouse = "s3://" + moto_->bucket + "/" + Warehouse();
+    ASSERT_OK_AND_ASSIGN(auto catalog, catalog::SqlCatalog::Make(backend, io_, options));
+    SessionOptions session_options;
+    session_options.catalog = std::move(catalog);
+    session_options.warehouse = dir_;
+    session_options.threads = 2;
+    ASSERT_OK_AND_ASSIGN(session_, Session::Make(session_options));
+    if (GetParam()) {
+      ASSERT_OK(session_->mutable_config().Set("codec_roundtrip", "on"));
+    }
+  }
+
+  // One warehouse per test case, so that the cases do not see each other's tables.
+  std::string Warehouse() const {
+    return std::string("wh-") + (GetParam() ? "codec-" : "") +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  }
+
+  // Runs a statement; its rows, and every byte of its output and errors in `seen_`.
+  Result<std::vector<std::string>> Run(const std::string& sql) {
+    Result<std::unique_ptr<QueryResult>> result = session_->Execute(sql);
+    if (!result.ok()) {
+      seen_ += result.status().ToString();
+      return result.status();
+    }
+    Result<std::vector<std::string>> rows = Rows(**result);
+    if (rows.ok()) {
+      for (const std::string& row : *rows) seen_ += row + "\n";
+    } else {
+      seen_ += rows.status().ToString();
+    }
+    return rows;
+  }
+
+  static floe::testing::MotoS3* moto_;
+  std::shared_ptr<io::ResolvingFileIO> io_;
+  std::unique_ptr<Session> session_;
+  std::string seen_;
+};
+
+floe::testing::MotoS3* S3SessionTest::moto_ = nullptr;
+
+TEST_P(S3SessionTest, ATableOnS3FromCreateToSelect) {
+  ASSERT_OK(Run("CREATE SCHEMA db").status());
+  ASSERT_OK(Run("CREATE TABLE db.events (id bigint, day date, s text) "
+                "WITH (partitioning = 'day(day)')")
+                .status());
+  ASSERT_OK_AND_ASSIGN(auto inserted,
+                       Run("INSERT INTO db.events SELECT g, DATE '2024-01-01' + CAST(g % 3 AS "
+                           "int), 'row ' || g FROM generate_series(1, 3000) s(g)"));
+  ASSERT_OK(Run("INSERT INTO db.events VALUES (9999, DATE '2024-02-01', 'late')").status());
+  ASSERT_OK_AND_ASSIGN(
+      auto counts, Run("SELECT day, count(*), sum(id) FROM db.events GROUP BY day ORDER BY day"));
+  EXPECT_THAT(counts, ElementsAre("2024-01-01|1000|1501500", "2024-01-02|1000|1499500",
+                                  "2024-01-03|1000|1500500", "2024-02-01|1|9999"));
+  ASSERT_OK_AND_ASSIGN(auto filtered, Run("SELECT s FROM db.events WHERE day = DATE "
+                                          "'2024-02-01'"));
+  EXPECT_THAT(filtered, ElementsAre("late"));
+  // Time travel to the first snapshot.
+  ASSERT_OK_AND_ASSIGN(
+      auto snapshots, Run("SELECT snapshot_id FROM db.\"events$snapshots\" ORDER BY committed_at"));
+  ASSERT_EQ(snapshots.size(), 2u);
+  ASSERT_OK_AND_ASSIGN(auto first, Run("SELECT count(*) FROM iceberg_scan('db.events', "
+                                       "snapshot_id => " +
+                                       snapshots[0] + ")"));
+  EXPECT_THAT(first, ElementsAre("3000"));
+  // Every file the table holds is on S3, under the table's location.
+  ASSERT_OK_AND_ASSIGN(auto files, Run("SELECT file_path FROM db.\"events$files\""));
+  EXPECT_EQ(files.size(), 4u);
+  for (const std::string& f : files) {
+    EXPECT_THAT(f, ::testing::StartsWith("s3://" + moto_->bucket + "/" + Warehouse() +
+                                         "/db/events/data/day_day="));
+  }
+  ASSERT_OK(Run("EXPLAIN ANALYZE SELECT count(*) FROM db.events WHERE id > 10").status());
+  // A failing statement: its error names the table, never the secret.
+  EXPECT_FALSE(Run("INSERT INTO db.events VALUES ('not a number', NULL, NULL)").ok());
+  EXPECT_FALSE(Run("SELECT * FROM db.missing").ok());
+  EXPECT_THAT(seen_, Not(HasSubstr(moto_->secret_access_key)));
+  EXPECT_THAT(io_->ToString(), Not(HasSubstr(moto_->secret_access_key)));
+  (void)inserted;
+}
+
+INSTANTIATE_TEST_SUITE_P(InProcessAndThroughTheCodec, S3SessionTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "codec" : "direct"; });
+
+}  // namespace
+}  // namespace floe::session
