@@ -21,6 +21,7 @@
 #include "floe/catalog/sql_catalog.h"
 #include "floe/iceberg/table_location.h"
 #include "floe/io/file_io.h"
+#include "floe/io/s3_file_io.h"
 
 namespace floe::catalog {
 namespace {
@@ -317,6 +318,15 @@ Result<std::shared_ptr<HadoopCatalog>> HadoopCatalog::Make(HadoopCatalogOptions 
   if (options.name.empty()) return Status::Invalid("HadoopCatalog: the catalog name is empty");
   if (options.warehouse.empty()) {
     return Status::Invalid("hadoop catalog {}: no warehouse directory given", options.name);
+  }
+  if (io::IsS3Path(options.warehouse)) {
+    // As Iceberg says of its HadoopCatalog: a commit is safe only on a file system whose
+    // rename is atomic and fails when the target exists.
+    return Status::NotSupported(
+        "hadoop catalog {}: warehouse '{}' is on S3, which has no atomic rename: a Hadoop "
+        "catalog's commit needs one (two writers could both win). Use a SQL catalog "
+        "(sqlite or postgresql) with the warehouse on S3",
+        options.name, io::RedactUri(options.warehouse));
   }
   std::string local = LocalPath(options.warehouse);
   if (local.empty()) {

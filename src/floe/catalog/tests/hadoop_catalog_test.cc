@@ -401,7 +401,12 @@ TEST(HadoopCatalogMakeTest, Options) {
   HadoopCatalogOptions options;
   EXPECT_THAT(HadoopCatalog::Make(options),
               IsErrorWith(StatusCode::kInvalidArgument, "no warehouse directory"));
-  options.warehouse = "s3://bucket/wh";
+  for (const char* s3 : {"s3://bucket/wh", "s3a://bucket/wh", "s3n://bucket/wh"}) {
+    options.warehouse = s3;
+    EXPECT_THAT(HadoopCatalog::Make(options),
+                IsErrorWith(StatusCode::kNotSupported, "S3, which has no atomic rename"));
+  }
+  options.warehouse = "gs://bucket/wh";
   EXPECT_THAT(HadoopCatalog::Make(options),
               IsErrorWith(StatusCode::kNotSupported, "not on the local file system"));
   options.warehouse = "file://" + dir.path() + "/uri/";
