@@ -134,6 +134,51 @@ TEST_P(S3SessionTest, ATableOnS3FromCreateToSelect) {
   (void)inserted;
 }
 
+// Objects changed behind floe's back are errors naming them, never short results; a failed
+// INSERT leaves no object and no multipart upload.
+TEST_P(S3SessionTest, DamagedObjectsAndFailedWritesOnS3) {
+  ASSERT_OK(Run("CREATE SCHEMA db").status());
+  ASSERT_OK(Run("CREATE TABLE db.t (id bigint, s text)").status());
+  ASSERT_OK(Run("INSERT INTO db.t SELECT g, 'v' || g FROM generate_series(1, 100) s(g)").status());
+  ASSERT_OK(
+      Run("INSERT INTO db.t SELECT g, 'w' || g FROM generate_series(101, 200) s(g)").status());
+  ASSERT_OK_AND_ASSIGN(auto files, Run("SELECT file_path FROM db.\"t$files\" ORDER BY file_path"));
+  ASSERT_EQ(files.size(), 2u);
+  // A client of its own, to change objects behind the session's back.
+  ASSERT_OK_AND_ASSIGN(auto s3, io::S3FileIO::Make(*io_->s3_options()));
+  const std::string prefix = Warehouse() + "/db/t/";
+  auto objects = [&]() {
+    auto listing = s3->client()->List(moto_->bucket, prefix + "data/");
+    EXPECT_OK(listing);
+    return listing.ok() ? listing->objects.size() : size_t{0};
+  };
+  ASSERT_EQ(objects(), 2u);
+
+  // A failed INSERT (a cast that fails after rows were read) adds no object and leaves no
+  // multipart upload.
+  EXPECT_FALSE(Run("INSERT INTO db.t SELECT g, CAST(CAST(1000 / (g - 150) AS int) AS text) "
+                   "FROM generate_series(1, 300) s(g)")
+                   .ok());
+  EXPECT_EQ(objects(), 2u);
+  ASSERT_OK_AND_ASSIGN(auto uploads, s3->client()->ListMultipartUploads(moto_->bucket, prefix));
+  EXPECT_TRUE(uploads.empty());
+
+  // A truncated data file: an error naming it.
+  ASSERT_OK_AND_ASSIGN(io::S3Location first, io::ParseS3Uri(files[0]));
+  ASSERT_OK_AND_ASSIGN(std::string bytes, s3->client()->Get(first, 0, -1));
+  ASSERT_OK(s3->client()->Put(first, std::string_view(bytes).substr(0, bytes.size() / 2)));
+  Result<std::vector<std::string>> truncated = Run("SELECT sum(id) FROM db.t");
+  EXPECT_FALSE(truncated.ok());
+  EXPECT_THAT(truncated.status().message(), HasSubstr(first.key));
+  // Deleted: an error naming it, never the other file's sum alone. (count(*) is answered
+  // from the manifests, so the query reads the rows.)
+  ASSERT_OK(s3->client()->Delete(first));
+  Result<std::vector<std::string>> deleted = Run("SELECT sum(id) FROM db.t");
+  EXPECT_FALSE(deleted.ok());
+  EXPECT_THAT(deleted.status().message(), HasSubstr(first.key));
+  EXPECT_THAT(seen_, Not(HasSubstr(moto_->secret_access_key)));
+}
+
 INSTANTIATE_TEST_SUITE_P(InProcessAndThroughTheCodec, S3SessionTest, ::testing::Bool(),
                          [](const auto& info) { return info.param ? "codec" : "direct"; });
 
