@@ -10,6 +10,7 @@
 #include "floe/catalog/sql_catalog.h"
 #include "floe/catalog/sqlite_backend.h"
 #include "floe/io/file_io.h"
+#include "floe/io/resolving_file_io.h"
 
 namespace floe::catalog {
 
@@ -124,7 +125,8 @@ iceberg::TableOperationsPtr Catalog::TableOps(const TableIdentifier& id) {
 }
 
 Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& warehouse,
-                               const std::string& name, bool create) {
+                               const std::string& name, bool create,
+                               const std::map<std::string, std::string>& properties) {
   std::string_view rest = uri;
   for (std::string_view prefix : {"jdbc:sqlite:", "sqlite:"}) {
     if (rest.substr(0, prefix.size()) == prefix) {
@@ -167,9 +169,11 @@ Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& wareho
       options.name = name;
       options.uri = uri;
       options.warehouse = warehouse_location;
-      FLOE_ASSIGN_OR_RAISE(
-          auto catalog,
-          SqlCatalog::Make(std::move(backend), std::make_shared<io::LocalFileIO>(), options));
+      // Local files, and S3 objects with the settings the properties, the environment or
+      // the AWS shared files give.
+      FLOE_ASSIGN_OR_RAISE(auto io, io::MakeResolvingFileIO(io::LocalFileIOOptions{}, properties));
+      FLOE_ASSIGN_OR_RAISE(auto catalog,
+                           SqlCatalog::Make(std::move(backend), std::move(io), options));
       return CatalogPtr(std::move(catalog));
     }
   }

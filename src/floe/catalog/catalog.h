@@ -141,8 +141,13 @@ using CatalogPtr = std::shared_ptr<Catalog>;
 /// naming the scheme. With `create`, a missing database file (in a directory that exists)
 /// or warehouse directory is created; without, it is kNotFound naming it, so that a
 /// mistyped path is never taken for a new, empty catalog.
+///
+/// A SQL catalog's files are local or on S3 (io/resolving_file_io.h): `properties` (the
+/// catalog's settings in Iceberg's names, `s3.endpoint`, `s3.access-key-id`, ...) say how
+/// to reach S3, then the AWS environment and shared files do.
 Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& warehouse = "",
-                               const std::string& name = "default", bool create = true);
+                               const std::string& name = "default", bool create = true,
+                               const std::map<std::string, std::string>& properties = {});
 
 /// The embedded default: `./warehouse`, with `catalog.db` inside it (both created when
 /// missing).

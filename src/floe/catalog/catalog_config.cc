@@ -255,8 +255,8 @@ Result<CatalogPtr> OpenConfiguredCatalog(const CatalogConfig& config, const std:
     }
     // A configured catalog is opened, never created: a mistyped path must not look like a
     // new, empty catalog.
-    Result<CatalogPtr> catalog =
-        OpenCatalog(config.uri, config.warehouse, config.name, /*create=*/false);
+    Result<CatalogPtr> catalog = OpenCatalog(config.uri, config.warehouse, config.name,
+                                             /*create=*/false, config.properties);
     if (!catalog.ok()) return catalog.status().WithPrefix(fmt::format("{}: {}: ", path, where));
     return catalog;
   }

@@ -147,7 +147,9 @@ class Spark:
             java17 = sorted(glob.glob("/usr/lib/jvm/java-17-openjdk-*/bin/java"))
             if java17:
                 os.environ["JAVA_HOME"] = os.path.dirname(os.path.dirname(java17[0]))
-        jars = [jar("iceberg-spark-runtime-4.1_2.13"), jar("sqlite-jdbc"), jar("postgresql")]
+        # The AWS bundle holds Iceberg's S3FileIO (and the AWS SDK it needs).
+        jars = [jar("iceberg-spark-runtime-4.1_2.13"), jar("iceberg-aws-bundle"),
+                jar("sqlite-jdbc"), jar("postgresql")]
         # For a 2-core machine: two local worker threads and two shuffle partitions (the
         # default 200 would be 200 tiny tasks), no web UI, a 1 GiB driver heap, the serial
         # collector and C1-only JIT (about half the CPU time of the defaults for these
@@ -265,3 +267,48 @@ class Floe:
         out = self.ok(catalog, query)
         records = list(csv.reader(io.StringIO(out)))
         return [tuple(r) for r in records[1:]]
+
+
+# ---------------------------------------------------------------------------------------
+# S3 (moto)
+
+
+class MotoS3:
+    """moto's S3 server, authenticating, started by test/tools/moto_s3.py and stopped at
+    exit (its standard input closed): `endpoint`, `access_key_id`, `secret_access_key`,
+    `bucket`, `region`."""
+
+    def __enter__(self):
+        import json
+
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.join(REPO, "test", "tools", "moto_s3.py")],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        if not line:
+            self.__exit__()
+            raise RuntimeError("moto did not start")
+        for key, value in json.loads(line).items():
+            setattr(self, key, value)
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        return False
+
+    def spark_properties(self):
+        """Iceberg's S3FileIO settings for a Spark catalog."""
+        return {"io-impl": "org.apache.iceberg.aws.s3.S3FileIO", "s3.endpoint": self.endpoint,
+                "s3.path-style-access": "true", "s3.access-key-id": self.access_key_id,
+                "s3.secret-access-key": self.secret_access_key, "client.region": self.region}
+
+    def floe_properties(self):
+        """The same settings as floe's catalog configuration takes them."""
+        return {"s3.endpoint": self.endpoint, "s3.path-style-access": "true",
+                "s3.access-key-id": self.access_key_id,
+                "s3.secret-access-key": self.secret_access_key, "s3.region": self.region}
