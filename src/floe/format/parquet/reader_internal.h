@@ -69,6 +69,12 @@ class BatchReader final : public RecordBatchReader {
   // Narrows the rows read from the current row group with the page index.
   Status ApplyPageIndex(const RowGroup& rg);
   Result<OffsetIndex> ReadOffsetIndex(const ColumnChunk& cc, const LeafInfo& leaf);
+  // Bytes [off, off + len) of a page index of row group `rg`: writers put a row group's
+  // column and offset indexes side by side, so the first call reads that whole region
+  // (when it is at most kMaxPageIndexRegion bytes) and later ones are slices of it; one
+  // request instead of two per column (on object storage each is a round trip).
+  Result<BufferPtr> ReadPageIndexBytes(const RowGroup& rg, int64_t off, int64_t len);
+  static constexpr int64_t kMaxPageIndexRegion = int64_t{4} << 20;
   // The predicates that can drop rows (ReadRequest::filter_rows), set up once.
   void SetUpRowFilters();
   // Reads the next `rows` records of the leaves the row filters read, leaf by leaf in
@@ -108,6 +114,10 @@ class BatchReader final : public RecordBatchReader {
   };
 
   const FileReader* file_;
+  // The page-index region read for the current row group (ReadPageIndexBytes).
+  int page_index_rg_ = -1;
+  int64_t page_index_offset_ = 0;
+  BufferPtr page_index_bytes_;
   SchemaPtr schema_;
   std::vector<int> columns_;
   std::vector<int> row_groups_;

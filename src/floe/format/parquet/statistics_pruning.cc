@@ -197,6 +197,32 @@ bool FileReader::SignedStatsUsable(const LeafInfo& leaf) {
   }
 }
 
+Result<BufferPtr> BatchReader::ReadPageIndexBytes(const RowGroup& rg, int64_t off, int64_t len) {
+  if (page_index_rg_ != current_rg_) {
+    page_index_rg_ = current_rg_;
+    page_index_bytes_.reset();
+    int64_t lo = INT64_MAX, hi = 0;
+    for (const ColumnChunk& cc : rg.columns) {
+      for (auto [o, l] : {std::pair(cc.column_index_offset, cc.column_index_length),
+                          std::pair(cc.offset_index_offset, cc.offset_index_length)}) {
+        if (!o || !l || *o < 4 || *l < 0 || *l > file_->data_end() - *o) continue;
+        lo = std::min(lo, *o);
+        hi = std::max(hi, *o + *l);
+      }
+    }
+    if (lo < hi && hi - lo <= kMaxPageIndexRegion) {
+      FLOE_ASSIGN_OR_RAISE(page_index_bytes_, file_->file().ReadAt(lo, hi - lo));
+      page_index_offset_ = lo;
+    }
+  }
+  if (page_index_bytes_ && off >= page_index_offset_ &&
+      off + len <= page_index_offset_ + page_index_bytes_->size()) {
+    return Buffer::Wrap(page_index_bytes_->data() + (off - page_index_offset_), len,
+                        page_index_bytes_);
+  }
+  return file_->file().ReadAt(off, len);
+}
+
 Result<OffsetIndex> BatchReader::ReadOffsetIndex(const ColumnChunk& cc, const LeafInfo& leaf) {
   OffsetIndex index;
   int64_t off = *cc.offset_index_offset;
@@ -206,7 +232,8 @@ Result<OffsetIndex> BatchReader::ReadOffsetIndex(const ColumnChunk& cc, const Le
         "'{}', column '{}', row group {}: offset index [{}, +{}) is outside the file",
         file_->path(), leaf.path, current_rg_, off, len);
   }
-  FLOE_ASSIGN_OR_RAISE(BufferPtr bytes, file_->file().ReadAt(off, len));
+  FLOE_ASSIGN_OR_RAISE(BufferPtr bytes,
+                       ReadPageIndexBytes(file_->metadata().row_groups[current_rg_], off, len));
   auto used = DecodeThrift(bytes->span(), &index, static_cast<uint64_t>(off));
   if (!used.ok()) {
     return used.status().WithPrefix(fmt::format(
@@ -252,7 +279,7 @@ Status BatchReader::ApplyPageIndex(const RowGroup& rg) {
       return Status::Corrupt("'{}', column '{}', row group {}: column index is outside the file",
                              file_->path(), leaf.path, current_rg_);
     }
-    FLOE_ASSIGN_OR_RAISE(BufferPtr bytes, file_->file().ReadAt(off, len));
+    FLOE_ASSIGN_OR_RAISE(BufferPtr bytes, ReadPageIndexBytes(rg, off, len));
     ColumnIndex ci;
     auto used = DecodeThrift(bytes->span(), &ci, static_cast<uint64_t>(off));
     if (!used.ok()) {

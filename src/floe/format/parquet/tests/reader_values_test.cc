@@ -603,11 +603,26 @@ TEST(ReaderValues, PageIndexSkipsPages) {
   fb.AddOffsetIndex(1, b, {0, 6});
   std::string file = fb.Finish();
 
+  // Counts the reads, so that the page index is seen to cost one request per row group
+  // (the region holding its column and offset indexes), not two per column.
+  struct CountingFile final : io::RandomAccessFile {
+    explicit CountingFile(std::shared_ptr<io::RandomAccessFile> f) : base(std::move(f)) {}
+    int64_t size() const override { return base->size(); }
+    const std::string& path() const override { return base->path(); }
+    Result<BufferPtr> ReadAt(int64_t offset, int64_t length) const override {
+      ++reads;
+      return base->ReadAt(offset, length);
+    }
+    std::shared_ptr<io::RandomAccessFile> base;
+    mutable int reads = 0;
+  };
+  int reads = 0;
   auto read = [&](std::vector<ColumnPredicate> predicates, bool use_page_index) {
     ReaderOptions options;
     options.batch_size = 3;
     options.use_page_index = use_page_index;
-    auto reader = ParquetFileReader::Open(FileOf(file), options).ValueOrDie();
+    auto counting = std::make_shared<CountingFile>(FileOf(file));
+    auto reader = ParquetFileReader::Open(counting, options).ValueOrDie();
     ReadRequest request;
     request.predicates = std::move(predicates);
     auto stream = reader->Read(request).ValueOrDie();
@@ -619,6 +634,7 @@ TEST(ReaderValues, PageIndexSkipsPages) {
         rows.push_back(FormatValue(*batch->column(0), i) + "/" + FormatValue(*batch->column(1), i));
       }
     }
+    reads = counting->reads;
     return rows;
   };
   using Op = ColumnPredicate::Op;
@@ -630,6 +646,9 @@ TEST(ReaderValues, PageIndexSkipsPages) {
             (Strings{"0/s0", "1/s1", "2/s2", "3/s3", "8/s8", "9/s9", "10/s10", "11/s11"}));
   EXPECT_EQ(read({{0, Op::kGt, {Scalar::I64(11)}}}, true), Strings{});
   EXPECT_EQ(read({{0, Op::kEq, {Scalar::I64(5)}}}, false).size(), 12u);
+  const int without_index = reads;
+  read({{0, Op::kEq, {Scalar::I64(5)}}}, true);
+  EXPECT_EQ(reads, without_index + 1);
 }
 
 }  // namespace
