@@ -27,6 +27,7 @@
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/table_scan.h"
 #include "floe/io/file_io.h"
+#include "floe/io/resolving_file_io.h"
 
 namespace floe::cli {
 
@@ -67,8 +68,10 @@ Result<Table> OpenTableFromOptions(const IcebergTableOptions& options) {
                          catalog::TableIdentifier::Parse(options.table));
     return (*catalog)->LoadTable(id);
   }
-  FLOE_ASSIGN_OR_RAISE(std::shared_ptr<io::LocalFileIO> io,
+  FLOE_ASSIGN_OR_RAISE(std::shared_ptr<io::LocalFileIO> local,
                        io::LocalFileIO::Make(options.path_map, options.base));
+  // A table on S3 (s3://bucket/table) is reached with the AWS environment's settings.
+  FLOE_ASSIGN_OR_RAISE(auto io, io::MakeResolvingFileIO(local->options(), {}));
   return iceberg::OpenTable(options.table, std::move(io));
 }
 

@@ -24,9 +24,10 @@ struct Table {
   std::shared_ptr<const io::FileIO> io;
 };
 
-/// Opens a table the filesystem way: `path` is a local table directory (its current
-/// metadata file is found through metadata/version-hint.text or the highest version) or a
-/// metadata file. Errors name the directory or file.
+/// Opens a table the filesystem way: `path` is a table directory (its current metadata file
+/// is found through metadata/version-hint.text or the highest version) or a metadata file,
+/// on the local file system or, for a URI such as s3://bucket/table, through `io`. Errors
+/// name the directory or file.
 Result<Table> OpenTable(const std::string& path, std::shared_ptr<const io::FileIO> io);
 
 /// A reader for a planned scan's tasks: the scan's projection, the table's name mapping

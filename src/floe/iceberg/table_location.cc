@@ -1,11 +1,13 @@
 #include "floe/iceberg/table_location.h"
 
 #include <filesystem>
+#include <map>
 #include <system_error>
 
 #include <fmt/format.h>
 
 #include "floe/format/compression/codec.h"
+#include "floe/io/file_io.h"
 
 namespace floe::iceberg {
 
@@ -143,6 +145,59 @@ Result<std::string> FindCurrentMetadataFile(const std::string& table_path) {
   }
   if (!best_version) {
     return Status::NotFound("metadata directory {} holds no numbered metadata file", dir.string());
+  }
+  return best;
+}
+
+Result<std::string> FindCurrentMetadataFile(const io::FileIO& io, const std::string& table_path) {
+  std::string root = table_path;
+  while (!root.empty() && root.back() == '/') root.pop_back();
+  const std::string name = root.substr(root.rfind('/') + 1);
+  if (IsMetadataFileName(name)) {
+    FLOE_ASSIGN_OR_RAISE(bool exists, io.Exists(root));
+    if (!exists) return Status::NotFound("metadata file {} does not exist", table_path);
+    return root;
+  }
+  const std::string dir = root + "/metadata";
+  Result<std::vector<io::FileInfo>> listed = io.ListDirectory(dir);
+  if (!listed.ok()) {
+    if (listed.status().code() == StatusCode::kNotFound) {
+      return Status::NotFound("table location {} has no metadata directory", table_path);
+    }
+    return listed.status();
+  }
+  std::map<std::string, const io::FileInfo*> files;
+  for (const io::FileInfo& f : *listed) {
+    if (!f.is_directory) files[f.name] = &f;
+  }
+  if (auto hint = files.find(std::string(kHintFile)); hint != files.end()) {
+    FLOE_ASSIGN_OR_RAISE(auto file, io.NewInputFile(hint->second->path));
+    FLOE_ASSIGN_OR_RAISE(std::string text, ReadAll(*file, kMaxHintBytes));
+    text = Trim(std::move(text));
+    std::vector<std::string> candidates;
+    if (AllDigits(text)) {
+      for (const char* pattern :
+           {"v{}.metadata.json", "v{}.gz.metadata.json", "v{}.metadata.json.gz"}) {
+        candidates.push_back(fmt::format(fmt::runtime(pattern), text));
+      }
+    } else if (IsMetadataFileName(text)) {
+      candidates.push_back(text);
+    }
+    for (const std::string& c : candidates) {
+      if (auto it = files.find(c); it != files.end()) return it->second->path;
+    }
+  }
+  std::optional<int64_t> best_version;
+  std::string best;
+  for (const auto& [file_name, info] : files) {
+    auto version = MetadataFileVersion(file_name);
+    if (version && (!best_version || *version > *best_version)) {
+      best_version = version;
+      best = info->path;
+    }
+  }
+  if (!best_version) {
+    return Status::NotFound("metadata directory {} holds no numbered metadata file", dir);
   }
   return best;
 }

@@ -9,6 +9,10 @@
 #include "floe/iceberg/table_metadata.h"
 #include "floe/io/file.h"
 
+namespace floe::io {
+class FileIO;
+}  // namespace floe::io
+
 namespace floe::iceberg {
 
 /// The version number in a metadata file name: N for "vN.metadata.json",
@@ -30,6 +34,11 @@ bool IsMetadataFileName(std::string_view file_name);
 ///     version number (MetadataFileVersion) is current.
 /// kNotFound naming the directory when there is no metadata file.
 Result<std::string> FindCurrentMetadataFile(const std::string& table_path);
+
+/// FindCurrentMetadataFile for a table whose location is not on the local file system
+/// (S3): the same rules (a metadata file as it is; else metadata/version-hint.text, else
+/// the highest numbered metadata file), through `io`.
+Result<std::string> FindCurrentMetadataFile(const io::FileIO& io, const std::string& table_path);
 
 /// Reads and parses a metadata file (gzip-compressed or not; detected by its bytes).
 /// Errors name the file.

@@ -263,7 +263,14 @@ Result<S3FileIOOptions> S3FileIOOptionsFrom(const std::map<std::string, std::str
   const std::string path_style = AsciiLower(Get(properties, "s3.path-style-access"));
   if (path_style == "true") {
     c.path_style = true;
-  } else if (!path_style.empty() && path_style != "false") {
+  } else if (path_style.empty()) {
+    // A bucket cannot be a subdomain of an IP address or of localhost: path-style there.
+    const size_t sep = c.endpoint.find("://");
+    std::string host = sep == std::string::npos ? "" : c.endpoint.substr(sep + 3);
+    host = host.substr(0, host.find_first_of(":/"));
+    c.path_style = host == "localhost" ||
+                   (!host.empty() && host.find_first_not_of("0123456789.") == std::string::npos);
+  } else if (path_style != "false") {
     return Status::Invalid("s3.path-style-access must be true or false, not '{}'",
                            Get(properties, "s3.path-style-access"));
   }

@@ -11,6 +11,7 @@ PATH_TO_FLOE` from the repository root."""
 import datetime
 import json
 import os
+import subprocess
 import sys
 from decimal import Decimal
 
@@ -107,6 +108,22 @@ def run(world, report):
         check("snapshots of floe's table", snapshots[0][0], 2)
         return f"{len(paths)} files on S3"
     report.step("floe writes a table on S3, Spark reads it", floe_writes)
+
+    def cli_scan():
+        """`floe iceberg scan s3://...` (no catalog) with the AWS environment's settings."""
+        env = dict(os.environ, AWS_ACCESS_KEY_ID=world.moto.access_key_id,
+                   AWS_SECRET_ACCESS_KEY=world.moto.secret_access_key,
+                   AWS_ENDPOINT_URL_S3=world.moto.endpoint, AWS_REGION=world.moto.region)
+        r = subprocess.run([world.floe.binary, "iceberg", "scan", world.warehouse + "/db/spark_t",
+                            "--format", "csv"], capture_output=True, text=True, env=env,
+                           timeout=300)
+        world.outputs += [r.stdout, r.stderr]
+        expect(r.returncode == 0, f"floe iceberg scan failed: {r.stderr.strip()}")
+        rows = len([line for line in r.stdout.splitlines() if line]) - 1
+        check("rows of floe iceberg scan s3://...", rows,
+              world.spark.rows(f"SELECT count(*) FROM {t}")[0][0])
+        return f"{rows} rows"
+    report.step("floe iceberg scan reads Spark's table by its S3 location", cli_scan)
 
     def no_secret():
         for out in world.outputs:

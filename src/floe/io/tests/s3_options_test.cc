@@ -52,6 +52,15 @@ TEST_F(S3OptionsTest, PropertiesThenEnvironmentThenSharedFiles) {
   EXPECT_EQ(o.client.region, "ap-south-1");
   EXPECT_EQ(o.client.endpoint, "http://s3-only");
   EXPECT_FALSE(o.client.path_style);
+  // An endpoint on an IP address or localhost cannot take the bucket as a subdomain.
+  for (const char* endpoint : {"http://127.0.0.1:9000", "http://localhost:9000/"}) {
+    ASSERT_OK_AND_ASSIGN(o, S3FileIOOptionsFrom({{"s3.endpoint", endpoint}}, {}, ""));
+    EXPECT_TRUE(o.client.path_style) << endpoint;
+  }
+  ASSERT_OK_AND_ASSIGN(o, S3FileIOOptionsFrom({{"s3.endpoint", "http://127.0.0.1:9000"},
+                                               {"s3.path-style-access", "false"}},
+                                              {}, ""));
+  EXPECT_FALSE(o.client.path_style);
 
   const std::string home = dir_;
   std::filesystem::create_directories(home + "/.aws");

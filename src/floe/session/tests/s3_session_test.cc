@@ -11,6 +11,7 @@
 
 #include "floe/catalog/sql_catalog.h"
 #include "floe/catalog/sqlite_backend.h"
+#include "floe/iceberg/table.h"
 #include "floe/io/resolving_file_io.h"
 #include "floe/session/session.h"
 #include "floe/session/tests/query_rows.h"
@@ -125,6 +126,15 @@ TEST_P(S3SessionTest, ATableOnS3FromCreateToSelect) {
     EXPECT_THAT(f, ::testing::StartsWith("s3://" + moto_->bucket + "/" + Warehouse() +
                                          "/db/events/data/day_day="));
   }
+  // The table's location opens as a table directory on S3 (the newest metadata file),
+  // and so does its metadata file.
+  const std::string location = "s3://" + moto_->bucket + "/" + Warehouse() + "/db/events";
+  ASSERT_OK_AND_ASSIGN(iceberg::Table opened, iceberg::OpenTable(location, io_));
+  EXPECT_EQ(opened.metadata->snapshots.size(), 2u);
+  ASSERT_OK_AND_ASSIGN(iceberg::Table again, iceberg::OpenTable(opened.metadata_location, io_));
+  EXPECT_EQ(again.metadata->current_snapshot_id, opened.metadata->current_snapshot_id);
+  EXPECT_THAT(iceberg::OpenTable(location + "-missing", io_),
+              floe::testing::IsErrorWith(StatusCode::kNotFound, "has no metadata directory"));
   ASSERT_OK(Run("EXPLAIN ANALYZE SELECT count(*) FROM db.events WHERE id > 10").status());
   // A failing statement: its error names the table, never the secret.
   EXPECT_FALSE(Run("INSERT INTO db.events VALUES ('not a number', NULL, NULL)").ok());
