@@ -66,6 +66,10 @@ std::string Trim(std::string s) {
   return s.substr(b, e - b + 1);
 }
 
+// The metadata file names a version hint may mean: "3" is v3 (plain or compressed), a
+// file name is itself, another bare name is that name with a metadata suffix.
+std::vector<std::string> HintCandidates(const std::string& hint);
+
 }  // namespace
 
 std::optional<int64_t> MetadataFileVersion(std::string_view file_name) {
@@ -86,6 +90,29 @@ bool IsMetadataFileName(std::string_view file_name) {
   return StripMetadataSuffix(file_name).has_value();
 }
 
+namespace {
+
+std::vector<std::string> HintCandidates(const std::string& hint) {
+  std::vector<std::string> candidates;
+  if (AllDigits(hint)) {
+    for (const char* pattern :
+         {"v{}.metadata.json", "v{}.gz.metadata.json", "v{}.metadata.json.gz"}) {
+      candidates.push_back(fmt::format(fmt::runtime(pattern), hint));
+    }
+  } else if (!hint.empty() && hint.find('/') == std::string::npos) {
+    if (IsMetadataFileName(hint)) {
+      candidates.push_back(hint);
+    } else {
+      for (const char* suffix : {".metadata.json", ".gz.metadata.json", ".metadata.json.gz"}) {
+        candidates.push_back(hint + suffix);
+      }
+    }
+  }
+  return candidates;
+}
+
+}  // namespace
+
 Result<std::string> FindCurrentMetadataFile(const std::string& table_path) {
   const fs::path root(table_path);
   if (IsRegularFile(root)) return table_path;
@@ -103,23 +130,7 @@ Result<std::string> FindCurrentMetadataFile(const std::string& table_path) {
   if (IsRegularFile(hint_path)) {
     FLOE_ASSIGN_OR_RAISE(auto hint_file, io::OpenLocalFile(hint_path.string()));
     FLOE_ASSIGN_OR_RAISE(std::string hint, ReadAll(*hint_file, kMaxHintBytes));
-    hint = Trim(std::move(hint));
-    std::vector<std::string> candidates;
-    if (AllDigits(hint)) {
-      for (const char* pattern :
-           {"v{}.metadata.json", "v{}.gz.metadata.json", "v{}.metadata.json.gz"}) {
-        candidates.push_back(fmt::format(fmt::runtime(pattern), hint));
-      }
-    } else if (!hint.empty() && hint.find('/') == std::string::npos) {
-      if (IsMetadataFileName(hint)) {
-        candidates.push_back(hint);
-      } else {
-        candidates.push_back(hint + ".metadata.json");
-        candidates.push_back(hint + ".gz.metadata.json");
-        candidates.push_back(hint + ".metadata.json.gz");
-      }
-    }
-    for (const auto& name : candidates) {
+    for (const auto& name : HintCandidates(Trim(std::move(hint)))) {
       if (IsRegularFile(dir / name)) return (dir / name).string();
     }
     // A stale or unreadable hint: fall back to listing the directory, like Hadoop tables do.
@@ -173,17 +184,7 @@ Result<std::string> FindCurrentMetadataFile(const io::FileIO& io, const std::str
   if (auto hint = files.find(std::string(kHintFile)); hint != files.end()) {
     FLOE_ASSIGN_OR_RAISE(auto file, io.NewInputFile(hint->second->path));
     FLOE_ASSIGN_OR_RAISE(std::string text, ReadAll(*file, kMaxHintBytes));
-    text = Trim(std::move(text));
-    std::vector<std::string> candidates;
-    if (AllDigits(text)) {
-      for (const char* pattern :
-           {"v{}.metadata.json", "v{}.gz.metadata.json", "v{}.metadata.json.gz"}) {
-        candidates.push_back(fmt::format(fmt::runtime(pattern), text));
-      }
-    } else if (IsMetadataFileName(text)) {
-      candidates.push_back(text);
-    }
-    for (const std::string& c : candidates) {
+    for (const std::string& c : HintCandidates(Trim(std::move(text)))) {
       if (auto it = files.find(c); it != files.end()) return it->second->path;
     }
   }

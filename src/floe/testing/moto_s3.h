@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "floe/common/result.h"
@@ -71,6 +72,20 @@ class MotoS3 {
     server->bucket = j["bucket"];
     server->region = j["region"];
     return server;
+  }
+
+  /// One server for the whole test process, started on first use and stopped at exit;
+  /// nullptr (after a failed gtest assertion naming why) when it cannot start.
+  static MotoS3* ForProcess() {
+    static std::unique_ptr<MotoS3> server = [] {
+      Result<std::unique_ptr<MotoS3>> started = Start();
+      if (!started.ok()) {
+        ADD_FAILURE() << started.status().ToString();
+        return std::unique_ptr<MotoS3>();
+      }
+      return std::move(*started);
+    }();
+    return server.get();
   }
 
   ~MotoS3() {

@@ -29,13 +29,8 @@ using ::testing::Not;
 class S3ClientTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto started = floe::testing::MotoS3::Start();
-    ASSERT_OK(started);
-    moto_ = started->release();
-  }
-  static void TearDownTestSuite() {
-    delete moto_;
-    moto_ = nullptr;
+    moto_ = floe::testing::MotoS3::ForProcess();
+    ASSERT_NE(moto_, nullptr);
   }
 
   static S3Options Options() {

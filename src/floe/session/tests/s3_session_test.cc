@@ -32,13 +32,8 @@ class S3SessionTest : public floe::testing::ScratchDirTest,
   S3SessionTest() : ScratchDirTest("floe_session_s3") {}
 
   static void SetUpTestSuite() {
-    auto started = floe::testing::MotoS3::Start();
-    ASSERT_OK(started);
-    moto_ = started->release();
-  }
-  static void TearDownTestSuite() {
-    delete moto_;
-    moto_ = nullptr;
+    moto_ = floe::testing::MotoS3::ForProcess();
+    ASSERT_NE(moto_, nullptr);
   }
 
   void SetUp() override {
