@@ -7,14 +7,24 @@ ResolvingFileIO::ResolvingFileIO(LocalFileIOOptions local, std::optional<S3FileI
 
 Result<const FileIO*> ResolvingFileIO::For(const std::string& path) const {
   if (!IsS3Path(path)) return static_cast<const FileIO*>(&local_);
+  // A path-map rule says where an S3 location is on the local file system (tables copied
+  // off S3): it wins.
+  for (const PathMapRule& rule : local_.options().path_map) {
+    if (path.starts_with(rule.from)) return static_cast<const FileIO*>(&local_);
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   if (s3_ == nullptr) {
     if (!s3_options_) {
+      // The bucket's prefix, for the path-map suggestion ("s3a://warehouse/").
+      const size_t bucket_end = path.find('/', path.find("://") + 3);
+      const std::string bucket =
+          path.substr(0, bucket_end == std::string::npos ? path.size() : bucket_end + 1);
       return Status::Invalid(
           "{} is on S3, but no S3 credentials are configured (s3.access-key-id and "
           "s3.secret-access-key on the catalog, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
-          "or ~/.aws/credentials)",
-          path);
+          "or ~/.aws/credentials); if the files are on this machine, map them to a local "
+          "directory, e.g. --path-map '{}=/local/dir/'",
+          RedactUri(path), RedactUri(bucket));
     }
     FLOE_ASSIGN_OR_RAISE(s3_, S3FileIO::Make(*s3_options_));
   }

@@ -2,7 +2,8 @@
 
 // The FileIO of a catalog or a table whose files may be local or on S3: each path goes to
 // the FileIO of its scheme (s3://, s3a://, s3n:// to an S3FileIO; plain paths and file: URIs
-// to a LocalFileIO), as Iceberg's ResolvingFileIO does. The S3 side is made on first use
+// to a LocalFileIO), as Iceberg's ResolvingFileIO does. An S3 path that one of the local
+// side's path-map rules rewrites is local (a table copied off S3, read where it lies). The S3 side is made on first use
 // from options resolved when this is built, so a catalog without S3 settings works on local
 // tables and fails only when a path on S3 is used, with an error that says what is missing.
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -456,6 +457,17 @@ TEST_F(S3FileIOTest, ResolvingFileIORoutesByScheme) {
   }
   EXPECT_THAT(io.ToString(), HasSubstr(moto_->access_key_id));
   EXPECT_THAT(io.ToString(), Not(HasSubstr(moto_->secret_access_key)));
+  // A path-map rule takes an S3 location to the local file system, with or without S3
+  // settings.
+  LocalFileIOOptions mapped;
+  mapped.path_map = {{"s3a://elsewhere/", ::testing::TempDir() + "/"}};
+  ResolvingFileIO mapped_io(mapped, s3);
+  {
+    ASSERT_OK_AND_ASSIGN(auto out, mapped_io.NewOutputFile("s3a://elsewhere/floe_mapped.bin"));
+    ASSERT_OK(WriteInChunks(out.get(), "local", 5));
+  }
+  EXPECT_TRUE(std::filesystem::exists(::testing::TempDir() + "/floe_mapped.bin"));
+  ASSERT_OK(mapped_io.Delete("s3a://elsewhere/floe_mapped.bin"));
   // Without S3 settings, local paths still work and S3 paths say what is missing.
   ResolvingFileIO local_only(LocalFileIOOptions{}, std::nullopt);
   EXPECT_OK(local_only.Exists(local).status());
