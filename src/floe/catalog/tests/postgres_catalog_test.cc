@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -334,8 +335,12 @@ pid_t StartAppender(const std::string& uri, const std::string& warehouse, int wo
   const std::string w = std::to_string(worker);
   const std::string a = std::to_string(appends);
   const std::string r = std::to_string(rows);
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    // A child outlives no test process that died.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(0);
     setenv("FLOE_PG_CHILD_URI", uri.c_str(), 1);
     setenv("FLOE_PG_CHILD_WAREHOUSE", warehouse.c_str(), 1);
     setenv("FLOE_PG_CHILD_WORKER", w.c_str(), 1);
