@@ -366,6 +366,24 @@ TEST_F(PostgresBackendTest, PasswordsFromTheUriTheEnvironmentOrAPasswordFile) {
   ASSERT_OK(OpenPostgresBackend(server.Uri(PostgresServer::kDatabase, "", false)));
 }
 
+// The test server has no certificate: TLS parameters reach libpq when asking for TLS fails.
+TEST_F(PostgresBackendTest, TlsParametersReachLibpq) {
+  PostgresServer& server = schema_->server();
+  ASSERT_OK(OpenPostgresBackend(server.Uri(PostgresServer::kDatabase, "?sslmode=disable")));
+  ASSERT_OK(OpenPostgresBackend(server.Uri(PostgresServer::kDatabase, "?sslmode=prefer")));
+  for (const std::string& uri :
+       {server.Uri(PostgresServer::kDatabase, "?sslmode=require"),
+        fmt::format("jdbc:postgresql://127.0.0.1:{}/{}?user=floe&password={}&ssl=true",
+                    server.port(), PostgresServer::kDatabase, PostgresServer::kPassword)}) {
+    SCOPED_TRACE(uri);
+    Result<SqlBackendPtr> tls = OpenPostgresBackend(uri);
+    EXPECT_THAT(tls, IsErrorWith(StatusCode::kIOError, "SSL"));
+    EXPECT_THAT(tls.status().message(), Not(HasSubstr(PostgresServer::kPassword)));
+  }
+  EXPECT_THAT(OpenPostgresBackend(server.Uri(PostgresServer::kDatabase, "?sslmode=verify-full")),
+              IsErrorWith(StatusCode::kIOError, "sslmode=verify-full: cannot connect"));
+}
+
 TEST_F(PostgresBackendTest, AnUnreachableServerIsAClearError) {
   PostgresOptions options;
   // A port nothing listens on: the proxy's, once it is gone.
