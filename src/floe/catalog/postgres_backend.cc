@@ -189,6 +189,29 @@ std::string RawUserinfoPassword(std::string_view uri) {
   return std::string(userinfo.substr(colon + 1));
 }
 
+// The secrets of a URI as written (and %-decoded): its userinfo password and the values of
+// its password and sslpassword parameters, to mask in parser messages.
+std::vector<std::string> RawSecrets(std::string_view uri) {
+  std::vector<std::string> secrets = {RawUserinfoPassword(uri)};
+  size_t query = uri.find('?');
+  std::string_view params = query == std::string_view::npos ? "" : uri.substr(query + 1);
+  while (!params.empty()) {
+    size_t amp = params.find('&');
+    std::string_view param = params.substr(0, amp);
+    params = amp == std::string_view::npos ? std::string_view() : params.substr(amp + 1);
+    size_t eq = param.find('=');
+    if (eq == std::string_view::npos) continue;
+    std::string_view key = param.substr(0, eq);
+    if (key != "password" && key != "sslpassword") continue;
+    secrets.emplace_back(param.substr(eq + 1));
+  }
+  const size_t raw = secrets.size();
+  for (size_t i = 0; i < raw; ++i) {
+    if (std::optional<std::string> decoded = FormDecode(secrets[i])) secrets.push_back(*decoded);
+  }
+  return secrets;
+}
+
 // `text` with every occurrence of each secret (of at least 3 bytes: shorter ones would mask
 // ordinary words) replaced by "***".
 std::string MaskSecrets(std::string text, const std::vector<std::string>& secrets) {
@@ -217,7 +240,7 @@ Result<PostgresConnection> ParseLibpqUri(std::string_view uri, std::string_view 
   if (options == nullptr) {
     std::string reason = error != nullptr ? TrimRight(error) : "out of memory";
     if (error != nullptr) PQfreemem(error);
-    reason = MaskSecrets(std::move(reason), {RawUserinfoPassword(uri)});
+    reason = MaskSecrets(std::move(reason), RawSecrets(uri));
     return Status::Invalid("catalog URI '{}' is not a valid PostgreSQL URI: {}", shown, reason);
   }
   PostgresConnection connection;
@@ -328,7 +351,7 @@ Result<PostgresConnection> ParseJdbcUri(std::string_view uri, std::string_view s
 // What a URI shows in messages before it is parsed: the password of its userinfo and the
 // values of its password parameters masked.
 std::string ShownUri(std::string_view uri) {
-  std::string shown = MaskSecrets(std::string(uri), {RawUserinfoPassword(uri)});
+  std::string shown = MaskSecrets(std::string(uri), RawSecrets(uri));
   for (std::string_view key : {"password=", "sslpassword="}) {
     size_t pos = 0;
     while ((pos = shown.find(key, pos)) != std::string::npos) {

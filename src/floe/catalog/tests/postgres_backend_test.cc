@@ -123,6 +123,7 @@ TEST(PostgresUriTest, JdbcForm) {
 TEST(PostgresUriTest, MalformedUrisNeverShowThePassword) {
   for (const char* uri :
        {"postgresql://ana:hunter2@h/db?nosuch=1", "postgresql://ana:hunter2@h/db?sslmode",
+        "postgresql://ana:hunter2%zz@h/db", "postgresql://h/db?password=hunter2%zz",
         "jdbc:postgresql://ana:hunter2@h/db", "jdbc:postgresql://h/db?password=hunter2&x=%zz",
         "jdbc:postgresql://h:port/db?password=hunter2",
         "jdbc:postgresql://[::1/db?password=hunter2"}) {
