@@ -28,20 +28,34 @@ function(floe_add_module name)
   floe_target_defaults(floe_${name})
 endfunction()
 
-# floe_add_test(NAME SOURCES ... DEPS ... [LABELS ...]): one gtest executable per module.
-# Its cases run with the source root as working directory. The suites named *FixtureTest*
-# read the shared fixture tables (../shared/fixtures/iceberg): they are registered, with the
-# label `fixtures`, only when FLOE_HAVE_FIXTURES; every other case always.
+# floe_add_test(NAME SOURCES ... DEPS ... [LABELS ...] [ONE_PROCESS TEST FILTER LABEL]): one
+# gtest executable per module. Its cases run with the source root as working directory, each
+# as a ctest test of its own. The suites named *FixtureTest* read the shared fixture tables
+# (../shared/fixtures/iceberg): they are registered, with the label `fixtures`, only when
+# FLOE_HAVE_FIXTURES; every other case always. With ONE_PROCESS, the cases matching FILTER
+# (a gtest filter) run together in one process as the ctest test TEST (labels unit and
+# LABEL), so that what they share is started once per executable (a PostgreSQL server).
 function(floe_add_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS;ONE_PROCESS" ${ARGN})
   if(NOT FLOE_BUILD_TESTS)
     return()
   endif()
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} floe_testing GTest::gmock GTest::gtest_main)
   floe_target_defaults(${name})
+  set(exclude "*FixtureTest*")
+  if(ARG_ONE_PROCESS)
+    list(GET ARG_ONE_PROCESS 0 one_test)
+    list(GET ARG_ONE_PROCESS 1 one_filter)
+    list(GET ARG_ONE_PROCESS 2 one_label)
+    string(APPEND exclude ":${one_filter}")
+    add_test(NAME ${one_test}
+             COMMAND ${name} "--gtest_filter=${one_filter}:-*FixtureTest*"
+             WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    set_tests_properties(${one_test} PROPERTIES LABELS "unit;${one_label}")
+  endif()
   gtest_discover_tests(${name}
-    TEST_FILTER "-*FixtureTest*"
+    TEST_FILTER "-${exclude}"
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
     PROPERTIES LABELS "unit;${ARG_LABELS}"
     DISCOVERY_TIMEOUT 60)

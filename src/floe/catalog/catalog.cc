@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "floe/catalog/hadoop_catalog.h"
+#include "floe/catalog/postgres_backend.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/catalog/sqlite_backend.h"
 #include "floe/io/file_io.h"
@@ -118,6 +119,31 @@ std::string SqlitePath(std::string_view rest) {
   return std::string(rest);
 }
 
+// A warehouse as written into the catalog: a relative path made absolute, so that the
+// locations written into the catalog mean the same to every process and tool that reads
+// them; a URI as it is.
+Result<std::string> AbsoluteWarehouse(const std::string& warehouse) {
+  if (!io::UriScheme(warehouse).empty()) return warehouse;
+  std::error_code ec;
+  std::filesystem::path w = std::filesystem::absolute(warehouse, ec);
+  if (ec) return Status::IOError("warehouse '{}': {}", warehouse, ec.message());
+  return w.lexically_normal().string();
+}
+
+Result<CatalogPtr> MakeSqlCatalog(SqlBackendPtr backend, const std::string& shown_uri,
+                                  const std::string& warehouse, const std::string& name,
+                                  const std::map<std::string, std::string>& properties) {
+  SqlCatalogOptions options;
+  options.name = name;
+  options.uri = shown_uri;
+  options.warehouse = warehouse;
+  // Local files, and S3 objects with the settings the properties, the environment or the
+  // AWS shared files give.
+  FLOE_ASSIGN_OR_RAISE(auto io, io::MakeResolvingFileIO(io::LocalFileIOOptions{}, properties));
+  FLOE_ASSIGN_OR_RAISE(auto catalog, SqlCatalog::Make(std::move(backend), std::move(io), options));
+  return CatalogPtr(std::move(catalog));
+}
+
 }  // namespace
 
 iceberg::TableOperationsPtr Catalog::TableOps(const TableIdentifier& id) {
@@ -128,6 +154,20 @@ Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& wareho
                                const std::string& name, bool create,
                                const std::map<std::string, std::string>& properties) {
   std::string_view rest = uri;
+  if (IsPostgresUri(uri)) {
+    FLOE_ASSIGN_OR_RAISE(PostgresConnection connection, ParsePostgresUri(uri));
+    const std::string shown = connection.Redacted();
+    // The database holds no files: where tables go must be said.
+    if (warehouse.empty()) {
+      return Status::Invalid(
+          "catalog URI '{}': a PostgreSQL catalog needs a warehouse (--warehouse, or "
+          "warehouse: in the configuration file)",
+          shown);
+    }
+    FLOE_ASSIGN_OR_RAISE(std::string warehouse_location, AbsoluteWarehouse(warehouse));
+    FLOE_ASSIGN_OR_RAISE(SqlBackendPtr backend, OpenPostgresBackend(std::move(connection)));
+    return MakeSqlCatalog(std::move(backend), shown, warehouse_location, name, properties);
+  }
   for (std::string_view prefix : {"jdbc:sqlite:", "sqlite:"}) {
     if (rest.substr(0, prefix.size()) == prefix) {
       rest.remove_prefix(prefix.size());
@@ -154,27 +194,12 @@ Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& wareho
               absolute.string(), absolute.parent_path().string());
         }
       }
-      std::string warehouse_location = warehouse;
-      if (warehouse_location.empty()) {
-        warehouse_location = absolute.parent_path().string();
-      } else if (io::UriScheme(warehouse_location).empty()) {
-        // A relative warehouse is made absolute, so that the locations written into the
-        // catalog mean the same to every process and tool that reads them.
-        std::filesystem::path w = std::filesystem::absolute(warehouse_location, ec);
-        if (ec) return Status::IOError("warehouse '{}': {}", warehouse_location, ec.message());
-        warehouse_location = w.lexically_normal().string();
+      std::string warehouse_location = absolute.parent_path().string();
+      if (!warehouse.empty()) {
+        FLOE_ASSIGN_OR_RAISE(warehouse_location, AbsoluteWarehouse(warehouse));
       }
       FLOE_ASSIGN_OR_RAISE(SqlBackendPtr backend, OpenSqliteBackend(absolute.string()));
-      SqlCatalogOptions options;
-      options.name = name;
-      options.uri = uri;
-      options.warehouse = warehouse_location;
-      // Local files, and S3 objects with the settings the properties, the environment or
-      // the AWS shared files give.
-      FLOE_ASSIGN_OR_RAISE(auto io, io::MakeResolvingFileIO(io::LocalFileIOOptions{}, properties));
-      FLOE_ASSIGN_OR_RAISE(auto catalog,
-                           SqlCatalog::Make(std::move(backend), std::move(io), options));
-      return CatalogPtr(std::move(catalog));
+      return MakeSqlCatalog(std::move(backend), uri, warehouse_location, name, properties);
     }
   }
   constexpr std::string_view kHadoop = "hadoop:";
@@ -201,12 +226,13 @@ Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& wareho
   std::string_view scheme = rest.substr(0, rest.find(':'));
   if (scheme.size() == rest.size() || scheme.empty()) {
     return Status::NotSupported(
-        "catalog URI '{}' has no scheme (expected sqlite:<file> or hadoop:<directory>)",
+        "catalog URI '{}' has no scheme (expected sqlite:<file>, postgresql://<host>/<database> "
+        "or hadoop:<directory>)",
         io::RedactUri(uri));
   }
   return Status::NotSupported(
-      "catalog URI scheme '{}' is not supported (in '{}'; supported: sqlite, hadoop)", scheme,
-      io::RedactUri(uri));
+      "catalog URI scheme '{}' is not supported (in '{}'; supported: sqlite, postgresql, hadoop)",
+      scheme, io::RedactUri(uri));
 }
 
 Result<CatalogPtr> OpenDefaultCatalog() {

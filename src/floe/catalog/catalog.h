@@ -121,8 +121,11 @@ class Catalog {
   /// .metadata.json` and swaps the pointer with a compare-and-set. With an assert-create
   /// requirement the table must not exist and the updates build it from nothing. A failed
   /// requirement or a lost swap is kCommitConflict and the written file is deleted; a
-  /// missing table is kNotFound. Applies `write.metadata.delete-after-commit.enabled` /
-  /// `write.metadata.previous-versions-max` after a successful swap.
+  /// missing table is kNotFound. When the outcome of the swap cannot be learned (the
+  /// database connection was lost and no new one could tell) it is kCommitStateUnknown and
+  /// the written file is kept: it may be current. Applies
+  /// `write.metadata.delete-after-commit.enabled` / `write.metadata.previous-versions-max` after a
+  /// successful swap.
   virtual Result<iceberg::Table> CommitTable(
       const TableIdentifier& id, const std::vector<iceberg::TableRequirement>& requirements,
       const std::vector<iceberg::TableUpdate>& updates) = 0;
@@ -136,11 +139,15 @@ using CatalogPtr = std::shared_ptr<Catalog>;
 
 /// Opens a catalog from a URI: `sqlite:///abs/path/catalog.db` or `sqlite:relative.db` (the
 /// SQL catalog; `warehouse` is where new tables go, empty meaning the catalog file's
-/// directory), or `hadoop:<directory>` (the Hadoop catalog of that warehouse directory;
+/// directory), a PostgreSQL URI (`postgresql://user:password@host:port/db`,
+/// `postgresql+psycopg2://...` or `jdbc:postgresql://host:port/db?user=..&password=..`; see
+/// ParsePostgresUri: the SQL catalog in that database, which must exist; `warehouse` is
+/// required), or `hadoop:<directory>` (the Hadoop catalog of that warehouse directory;
 /// `warehouse`, when given, must be the same directory). Other schemes are kNotSupported
 /// naming the scheme. With `create`, a missing database file (in a directory that exists)
 /// or warehouse directory is created; without, it is kNotFound naming it, so that a
-/// mistyped path is never taken for a new, empty catalog.
+/// mistyped path is never taken for a new, empty catalog. The catalog tables are created in
+/// a database (SQLite or PostgreSQL) that lacks them. No error shows a password.
 ///
 /// A SQL catalog's files are local or on S3 (io/resolving_file_io.h): `properties` (the
 /// catalog's settings in Iceberg's names, `s3.endpoint`, `s3.access-key-id`, ...) say how

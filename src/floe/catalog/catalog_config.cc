@@ -11,6 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "floe/catalog/hadoop_catalog.h"
+#include "floe/catalog/postgres_backend.h"
 #include "floe/common/ascii.h"
 #include "floe/io/file_io.h"
 
@@ -22,6 +23,11 @@ constexpr std::string_view kDefaultCatalogKey = "default-catalog";
 
 bool StartsWith(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
+}
+
+// Whether a uri names a database the SQL catalog keeps its tables in.
+bool IsSqlCatalogUri(std::string_view uri) {
+  return StartsWith(uri, "sqlite:") || StartsWith(uri, "jdbc:sqlite:") || IsPostgresUri(uri);
 }
 
 // What a node is, for errors. Never its value: a configuration holds secrets.
@@ -142,10 +148,7 @@ Result<CatalogConfig> ParseCatalog(const std::string& name, const YAML::Node& no
     }
   }
   // pyiceberg infers a catalog's type from its uri when `type` is absent.
-  if (config.type.empty() &&
-      (StartsWith(config.uri, "sqlite:") || StartsWith(config.uri, "jdbc:sqlite:"))) {
-    config.type = "sql";
-  }
+  if (config.type.empty() && IsSqlCatalogUri(config.uri)) config.type = "sql";
   return config;
 }
 
@@ -244,14 +247,20 @@ Result<CatalogPtr> OpenConfiguredCatalog(const CatalogConfig& config, const std:
     if (config.uri.empty()) {
       return Status::Invalid(
           "{}: {}.uri is missing (type sql needs a database URI such as "
-          "sqlite:////path/to/catalog.db)",
+          "sqlite:////path/to/catalog.db or postgresql://user@host/database)",
           path, where);
     }
-    if (!StartsWith(config.uri, "sqlite:") && !StartsWith(config.uri, "jdbc:sqlite:")) {
+    if (!IsSqlCatalogUri(config.uri)) {
       return Status::NotSupported(
-          "{}: {}.uri '{}': only SQLite databases (sqlite:...) are "
-          "supported",
+          "{}: {}.uri '{}': only SQLite (sqlite:...) and PostgreSQL (postgresql://..., "
+          "jdbc:postgresql:...) databases are supported",
           path, where, io::RedactUri(config.uri));
+    }
+    if (IsPostgresUri(config.uri) && config.warehouse.empty()) {
+      return Status::Invalid(
+          "{}: {}.warehouse is missing (a PostgreSQL catalog needs the directory or URI where "
+          "its tables go)",
+          path, where);
     }
     // A configured catalog is opened, never created: a mistyped path must not look like a
     // new, empty catalog.

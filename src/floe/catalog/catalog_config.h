@@ -4,9 +4,13 @@
 //
 //   catalog:
 //     lake:                       # the name --catalog and SQL (lake.db.t) use
-//       type: sql                 # sql (the SQL catalog on SQLite) or hadoop (directories)
+//       type: sql                 # sql (the SQL catalog) or hadoop (directories)
 //       uri: sqlite:////srv/lake/catalog.db
-//       warehouse: /srv/lake      # sql: optional (default: the database file's directory)
+//       warehouse: /srv/lake      # sql: optional on SQLite (default: the file's directory)
+//     shared:
+//       type: sql                 # the SQL catalog on PostgreSQL (ParsePostgresUri)
+//       uri: postgresql://floe@db.example.com:5432/lake?sslmode=verify-full
+//       warehouse: /srv/shared    # required: the database holds no files
 //     files:
 //       type: hadoop
 //       warehouse: /srv/files     # hadoop: required; the warehouse directory is the catalog
@@ -14,8 +18,9 @@
 //
 // The file is `$FLOE_CONFIG` when that variable is set, else `~/.floe.yaml`. Keys other than
 // type, uri and warehouse are kept as the catalog's properties. A catalog without `type`
-// whose uri starts with `sqlite:` is a sql catalog (as pyiceberg infers it). Relative paths
-// resolve against the working directory.
+// whose uri is a SQLite or PostgreSQL one is a sql catalog (as pyiceberg infers it).
+// Relative paths resolve against the working directory. A PostgreSQL password is best kept
+// out of the file: without one in the uri, libpq takes PGPASSWORD, then ~/.pgpass.
 
 #include <map>
 #include <optional>
@@ -69,9 +74,9 @@ Result<CatalogConfigFile> ParseCatalogConfig(std::string_view text, const std::s
 /// a missing `$FLOE_CONFIG` file is kNotFound naming it and the variable.
 Result<CatalogConfigFile> LoadCatalogConfig();
 
-/// Opens a configured catalog: type sql needs `uri` (a sqlite: URI; `warehouse` optional),
-/// type hadoop needs `warehouse`. Errors name the file and the key: kInvalidArgument for a
-/// missing key, kNotSupported for another type.
+/// Opens a configured catalog: type sql needs `uri` (a sqlite: URI with `warehouse`
+/// optional, or a PostgreSQL URI with `warehouse` required), type hadoop needs `warehouse`. Errors
+/// name the file and the key: kInvalidArgument for a missing key, kNotSupported for another type.
 Result<CatalogPtr> OpenConfiguredCatalog(const CatalogConfig& config, const std::string& path);
 
 /// Whether a --catalog value is a URI (it holds ':' or '/') rather than a configured name.

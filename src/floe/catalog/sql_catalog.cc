@@ -261,7 +261,7 @@ Result<std::shared_ptr<SqlCatalog>> SqlCatalog::Make(SqlBackendPtr backend,
 }
 
 Status SqlCatalog::InitializeSchema() {
-  return backend_->Transact("create the catalog tables", [this](SqlSession& session) -> Status {
+  FLOE_RETURN_NOT_OK(backend_->Transact("create the catalog tables", [](SqlSession& session) {
     FLOE_RETURN_NOT_OK(session
                            .Execute("create table iceberg_tables",
                                     "CREATE TABLE IF NOT EXISTS iceberg_tables ("
@@ -282,9 +282,14 @@ Status SqlCatalog::InitializeSchema() {
                                     "property_value VARCHAR(1000), "
                                     "PRIMARY KEY (catalog_name, namespace, property_key))")
                            .status());
-    // Tables made by a JDBC catalog with its default schema version (V0) lack iceberg_type.
-    // They are used as they are: the JDBC catalog and pyiceberg decide when to migrate a
-    // shared database (jdbc.schema-version=V1, schema_version='v1'), not floe.
+    return Status::OK();
+  }));
+  // Tables made by a JDBC catalog with its default schema version (V0) lack iceberg_type.
+  // They are used as they are: the JDBC catalog and pyiceberg decide when to migrate a
+  // shared database (jdbc.schema-version=V1, schema_version='v1'), not floe. The probe fails
+  // on V0 tables, so it runs outside the transaction above: PostgreSQL aborts a
+  // transaction at its first failed statement.
+  return backend_->Run([this](SqlSession& session) {
     typed_ = session
                  .Query("check for column iceberg_type",
                         "SELECT iceberg_type FROM iceberg_tables WHERE 1 = 0")
@@ -547,7 +552,8 @@ Result<iceberg::Table> SqlCatalog::CreateTable(const TableIdentifier& id,
     return InsertTableRow(session, options_.name, typed_, id, metadata_location, purpose);
   });
   if (!status.ok()) {
-    (void)io_->Delete(metadata_location);
+    // When the insert's outcome is unknown the row may point at the file: keep it.
+    if (status.code() != StatusCode::kCommitStateUnknown) (void)io_->Delete(metadata_location);
     return status;
   }
   return iceberg::Table{metadata_location, std::move(metadata), io_};
@@ -758,16 +764,22 @@ Result<iceberg::Table> SqlCatalog::CommitTable(
                      {next_location, *base_location, options_.name, ns, id.name, *base_location}));
     return Status::OK();
   });
+  if (swapped.code() == StatusCode::kCommitStateUnknown) {
+    // The backend could not learn whether the swap committed: the file may be current.
+    return swapped.WithPrefix(
+        fmt::format("commit to table {} (metadata file {} kept): ", id.ToString(), next_location));
+  }
   if (!swapped.ok() || changed != 1) {
     // Find out what the catalog holds now: the new file may be deleted only when it is
-    // certainly not current.
+    // certainly not current. (A backend returns another error than kCommitStateUnknown only
+    // when the swap's transaction is over, so what this reads is final.)
     std::optional<TableRow> now;
     Status checked = backend_->Run([&](SqlSession& session) -> Status {
       FLOE_ASSIGN_OR_RAISE(now, LookUpRow(session, options_.name, typed_, id));
       return Status::OK();
     });
     if (!checked.ok()) {
-      return Status::IOError(
+      return Status::CommitStateUnknown(
           "commit to table {}: the state of the commit is unknown (metadata file {} kept): {}",
           id.ToString(), next_location, swapped.ok() ? checked.ToString() : swapped.ToString());
     }

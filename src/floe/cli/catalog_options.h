@@ -16,7 +16,8 @@ namespace floe::cli {
 /// The help text of every --catalog option.
 inline constexpr const char* kCatalogOptionHelp =
     "Catalog: a NAME configured in ~/.floe.yaml (or the file $FLOE_CONFIG names), or a URI when "
-    "the value holds ':' or '/' (sqlite:///abs/catalog.db, sqlite:rel.db, hadoop:/warehouse/dir). "
+    "the value holds ':' or '/' (sqlite:///abs/catalog.db, sqlite:rel.db, "
+    "postgresql://user@host:port/db with --warehouse, hadoop:/warehouse/dir). "
     "Default: the configuration's default catalog (default-catalog, or one named 'default'), "
     "else the embedded SQLite catalog in ./warehouse";
 

@@ -369,8 +369,11 @@ Status RunAppend(const AppendOptions& options) {
   for (DataFile& file : *files) append->AppendFile(std::make_shared<const DataFile>(file));
   Result<Table> committed = append->Commit();
   if (!committed.ok()) {
-    // The commit did not happen: the data files belong to nothing and are removed.
-    for (const DataFile& file : *files) (void)loaded.ops->io()->Delete(file.file_path);
+    // The commit did not happen: the data files belong to nothing and are removed. When
+    // its outcome is unknown they may belong to the table and are kept.
+    if (committed.status().code() != StatusCode::kCommitStateUnknown) {
+      for (const DataFile& file : *files) (void)loaded.ops->io()->Delete(file.file_path);
+    }
     return fail(committed.status());
   }
   std::cout << fmt::format("appended {} rows in {} files (snapshot {})\n", rows, files->size(),

@@ -17,6 +17,7 @@ std::string_view StatusCodeName(StatusCode code) {
     case StatusCode::kInternal: return "Internal error";
     case StatusCode::kOutOfMemory: return "Out of memory";
     case StatusCode::kCancelled: return "Cancelled";
+    case StatusCode::kCommitStateUnknown: return "Commit state unknown";
   }
   return "Unknown";
 }

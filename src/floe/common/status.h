@@ -28,7 +28,15 @@ enum class StatusCode : unsigned char {
   kInternal,
   kOutOfMemory,
   kCancelled,
+  /// A commit whose outcome could not be learned (the connection to the catalog's database
+  /// was lost while it committed and could not be re-established): the new metadata may be
+  /// current. Nothing the commit references may be deleted; the caller reloads the table to
+  /// see whether it landed. Never retried as a conflict.
+  kCommitStateUnknown,
 };
+
+/// The last code; codes arriving from another process are checked against it.
+inline constexpr StatusCode kLastStatusCode = StatusCode::kCommitStateUnknown;
 
 /// The stable, human-readable name of a code ("Corrupt", "IOError", ...).
 std::string_view StatusCodeName(StatusCode code);
@@ -78,6 +86,7 @@ class [[nodiscard]] Status {
   FLOE_STATUS_FACTORY(Internal, kInternal)
   FLOE_STATUS_FACTORY(OutOfMemory, kOutOfMemory)
   FLOE_STATUS_FACTORY(Cancelled, kCancelled)
+  FLOE_STATUS_FACTORY(CommitStateUnknown, kCommitStateUnknown)
 #undef FLOE_STATUS_FACTORY
 
   bool ok() const { return state_ == nullptr; }

@@ -41,7 +41,7 @@ Status SendMessage(Communicator& comm, int rank, int tag,
 
 Status StatusFromWire(int32_t code, const std::string& message) {
   if (code == 0) return Status::OK();
-  if (code < 0 || code > static_cast<int32_t>(StatusCode::kCancelled)) {
+  if (code < 0 || code > static_cast<int32_t>(kLastStatusCode)) {
     return Status::Internal("{}", message);
   }
   return Status(static_cast<StatusCode>(code), message);

@@ -86,7 +86,7 @@ Result<ReplyHeader> DecodeReplyHeader(std::string_view bytes, int source) {
   ReplyHeader header;
   header.last = last == 1;
   if (kind == 1) {
-    if (code == 0 || code > static_cast<uint8_t>(StatusCode::kCancelled)) {
+    if (code == 0 || code > static_cast<uint8_t>(kLastStatusCode)) {
       return Status::Corrupt("exchange error reply with status code {} from rank {}", code, source);
     }
     header.error =

@@ -477,6 +477,12 @@ Result<Table> SnapshotProducer::Commit() {
   // attempts' lists and manifests, or everything after a failure) are referenced by no
   // metadata: delete them. Errors while deleting are ignored (the files are orphans).
   st.committed = result.has_value();
+  if (!result.has_value() && result.error().code() == StatusCode::kCommitStateUnknown) {
+    // The last attempt may have committed: its manifest list and manifests (and the files
+    // of earlier attempts that it carried over) may be referenced. Keep everything.
+    st.written.clear();
+    return result;
+  }
   DeleteUncommittedFiles(st.committed, committed_files);
   return result;
 }

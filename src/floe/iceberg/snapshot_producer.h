@@ -90,7 +90,8 @@ class SnapshotProducer {
   /// operation that cannot apply (a file to remove that is not in the table, a filter
   /// that matches only part of a file), kCommitConflict when a concurrent commit
   /// conflicts with this operation or the retries are used up, and I/O errors. After an
-  /// error nothing this operation wrote is left behind.
+  /// error nothing this operation wrote is left behind, except after kCommitStateUnknown
+  /// (the catalog could not tell whether the commit landed): then every file is kept.
   Result<Table> Commit();
 
   /// The id of the snapshot this operation commits (stable across retries).

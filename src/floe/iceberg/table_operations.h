@@ -24,8 +24,10 @@ class TableOperations {
   /// Checks `requirements` against the current metadata and, when they hold, applies
   /// `updates`, writes the next metadata file and atomically makes it current; returns
   /// the table as committed. A failed requirement or a lost compare-and-set is
-  /// kCommitConflict (the caller may refresh and retry); other errors mean the commit
-  /// did not happen. The metadata file is written only by this call.
+  /// kCommitConflict (the caller may refresh and retry); kCommitStateUnknown means the
+  /// outcome could not be learned (the new metadata may be current: the caller must not
+  /// delete anything it references); other errors mean the commit did not happen. The
+  /// metadata file is written only by this call.
   virtual Result<Table> Commit(const std::vector<TableRequirement>& requirements,
                                const std::vector<TableUpdate>& updates) = 0;
 

@@ -192,7 +192,10 @@ Result<std::unique_ptr<QueryScheduler>> QueryScheduler::Start(StagePlan stages,
 }
 
 QueryScheduler::~QueryScheduler() {
-  const bool succeeded = state_->final_done && state_->final_error.ok();
+  // A commit whose outcome is unknown may have made the query's files part of a table:
+  // the other processes must keep them as after a success.
+  const bool succeeded = (state_->final_done && state_->final_error.ok()) ||
+                         state_->final_error.code() == StatusCode::kCommitStateUnknown;
   Cancel();
   Wait();
   state_->runner->End(succeeded);

@@ -40,7 +40,8 @@ class TaskRunner {
   /// through its `done`).
   virtual void Cancel() = 0;
   /// The query is over and no task runs: `succeeded` when it ran to its end without an
-  /// error (a write's commit, in the final stage, then happened). Called once.
+  /// error (a write's commit, in the final stage, then happened) or its commit ended with
+  /// kCommitStateUnknown (the commit may have happened: its files must stay). Called once.
   virtual void End(bool succeeded) {}
   /// After every task has ended, adds what the other processes counted for the query
   /// (EXPLAIN ANALYZE) to `metrics`, which holds this process's counters: each operator's

@@ -1,8 +1,8 @@
-// What every Catalog does the same way, run against the SQL catalog (SQLite) and the Hadoop
-// catalog: namespaces and their errors, tables and their errors, the commit protocol
-// (requirements, a lost race, assert-create, metadata-file cleanup), purge, and committers
-// in several threads. What differs between them is tested in sql_catalog_test.cc and
-// hadoop_catalog_test.cc.
+// What every Catalog does the same way, run against the SQL catalog (on SQLite and on
+// PostgreSQL) and the Hadoop catalog: namespaces and their errors, tables and their errors,
+// the commit protocol (requirements, a lost race, assert-create, metadata-file cleanup),
+// purge, and committers in several threads. What differs between them is tested in
+// sql_catalog_test.cc and hadoop_catalog_test.cc.
 
 #include <atomic>
 #include <filesystem>
@@ -29,6 +29,7 @@ namespace {
 using ::floe::catalog::testing::FileNames;
 using ::floe::catalog::testing::ReadHookFileIO;
 using ::floe::catalog::testing::TempDir;
+using ::floe::catalog::testing::TestDatabase;
 using ::floe::catalog::testing::TestSchema;
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
@@ -53,6 +54,9 @@ class CatalogBehaviourTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     warehouse_ = dir_.path() + "/wh";
+    if (!hadoop()) {
+      ASSERT_OK_AND_ASSIGN(db_, TestDatabase::Make(GetParam(), dir_.path()));
+    }
     ASSERT_OK_AND_ASSIGN(catalog_, Open());
   }
 
@@ -68,7 +72,7 @@ class CatalogBehaviourTest : public ::testing::TestWithParam<std::string> {
       FLOE_ASSIGN_OR_RAISE(auto catalog, HadoopCatalog::Make(options, io));
       return CatalogPtr(catalog);
     }
-    FLOE_ASSIGN_OR_RAISE(SqlBackendPtr backend, OpenSqliteBackend(dir_.path() + "/catalog.db"));
+    FLOE_ASSIGN_OR_RAISE(SqlBackendPtr backend, db_->Open());
     SqlCatalogOptions options;
     options.name = "test";
     options.warehouse = warehouse_ + "/";
@@ -92,11 +96,14 @@ class CatalogBehaviourTest : public ::testing::TestWithParam<std::string> {
   int64_t FirstVersion() const { return hadoop() ? 1 : 0; }
 
   TempDir dir_;
+  std::unique_ptr<TestDatabase> db_;
   std::string warehouse_;
   CatalogPtr catalog_;
 };
 
-INSTANTIATE_TEST_SUITE_P(Catalogs, CatalogBehaviourTest, ::testing::Values("sql", "hadoop"),
+// The SQL catalog on SQLite and on PostgreSQL, and the Hadoop catalog.
+INSTANTIATE_TEST_SUITE_P(Catalogs, CatalogBehaviourTest,
+                         ::testing::Values("sqlite", "postgres", "hadoop"),
                          [](const auto& info) { return info.param; });
 
 // ---------------------------------------------------------------------------------------

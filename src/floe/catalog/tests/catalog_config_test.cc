@@ -21,35 +21,12 @@
 namespace floe::catalog {
 namespace {
 
+using ::floe::catalog::testing::ScopedEnv;
 using ::floe::catalog::testing::TempDir;
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-// Sets an environment variable for the lifetime of the object (unset: nullopt).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = getenv(name)) old_ = old;
-    if (value.has_value()) {
-      setenv(name, value->c_str(), 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_.has_value()) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 class CatalogConfigTest : public ::testing::Test {
  protected:
@@ -82,13 +59,22 @@ catalog:
     warehouse: /srv/files
   inferred:
     uri: sqlite:inferred.db
+  shared:
+    uri: postgresql://floe@db.example.com:5432/lake?sslmode=verify-full
+    warehouse: s3://bucket/shared
+  pyiceberg:
+    uri: postgresql+psycopg2://floe@db.example.com/lake
+  java:
+    type: sql
+    uri: jdbc:postgresql://db.example.com:5432/lake?user=floe
+    warehouse: /srv/java
 default-catalog: files
 other-tool: ignored
 )",
                                                                   "cfg.yaml"));
   EXPECT_EQ(file.path, "cfg.yaml");
   EXPECT_EQ(file.default_catalog, "files");
-  EXPECT_EQ(file.Names(), "files, inferred, lake");
+  EXPECT_EQ(file.Names(), "files, inferred, java, lake, pyiceberg, shared");
   const CatalogConfig& lake = file.catalogs.at("lake");
   EXPECT_EQ(lake.name, "lake");
   EXPECT_EQ(lake.type, "sql");
@@ -100,6 +86,14 @@ other-tool: ignored
   EXPECT_EQ(file.catalogs.at("files").warehouse, "/srv/files");
   EXPECT_TRUE(file.catalogs.at("files").uri.empty());
   EXPECT_EQ(file.catalogs.at("inferred").type, "sql");
+  // PostgreSQL URIs make a sql catalog too, in each of their forms.
+  EXPECT_EQ(file.catalogs.at("shared").type, "sql");
+  EXPECT_EQ(file.catalogs.at("shared").uri,
+            "postgresql://floe@db.example.com:5432/lake?sslmode=verify-full");
+  EXPECT_EQ(file.catalogs.at("shared").warehouse, "s3://bucket/shared");
+  EXPECT_EQ(file.catalogs.at("pyiceberg").type, "sql");
+  EXPECT_EQ(file.catalogs.at("java").type, "sql");
+  EXPECT_EQ(file.catalogs.at("java").uri, "jdbc:postgresql://db.example.com:5432/lake?user=floe");
   ASSERT_OK_AND_ASSIGN(std::optional<CatalogConfig> chosen, file.DefaultCatalog());
   ASSERT_TRUE(chosen.has_value());
   EXPECT_EQ(chosen->name, "files");
@@ -202,10 +196,34 @@ TEST_F(CatalogConfigTest, OpenConfiguredCatalogChecksTypeAndKeys) {
   config.type = "sql";
   EXPECT_THAT(OpenConfiguredCatalog(config, "f.yaml"),
               IsErrorWith(StatusCode::kInvalidArgument, "f.yaml: catalog.lake.uri is missing"));
-  config.uri = "postgresql://admin:hunter2@db/cat";
-  Status postgres = OpenConfiguredCatalog(config, "f.yaml").status();
-  EXPECT_THAT(postgres, IsErrorWith(StatusCode::kNotSupported, "f.yaml: catalog.lake.uri"));
-  EXPECT_THAT(postgres.message(), Not(HasSubstr("hunter2")));
+  config.uri = "mysql://admin:hunter2@db/cat";
+  Status mysql = OpenConfiguredCatalog(config, "f.yaml").status();
+  EXPECT_THAT(mysql, IsErrorWith(StatusCode::kNotSupported,
+                                 "f.yaml: catalog.lake.uri 'mysql://admin:***@db/cat': only "
+                                 "SQLite (sqlite:...) and PostgreSQL"));
+  EXPECT_THAT(mysql.message(), Not(HasSubstr("hunter2")));
+  // A PostgreSQL database holds no files: the warehouse must be given.
+  for (const char* uri : {"postgresql://admin:hunter2@db/cat", "postgres://admin:hunter2@db/cat",
+                          "postgresql+psycopg2://admin:hunter2@db/cat",
+                          "jdbc:postgresql://db/cat?user=admin&password=hunter2"}) {
+    SCOPED_TRACE(uri);
+    config.uri = uri;
+    Status postgres = OpenConfiguredCatalog(config, "f.yaml").status();
+    EXPECT_THAT(postgres, IsErrorWith(StatusCode::kInvalidArgument,
+                                      "f.yaml: catalog.lake.warehouse is missing (a PostgreSQL "
+                                      "catalog needs"));
+    EXPECT_THAT(postgres.message(), Not(HasSubstr("hunter2")));
+  }
+  // A malformed one names the key and shows no password.
+  config.uri = "postgresql://admin:hunter2@db/cat?nosuch=1";
+  config.warehouse = "/w";
+  Status malformed = OpenConfiguredCatalog(config, "f.yaml").status();
+  EXPECT_THAT(malformed, IsErrorWith(StatusCode::kInvalidArgument,
+                                     "f.yaml: catalog.lake: catalog URI "
+                                     "'postgresql://admin:***@db/cat?nosuch=1' is not a valid "
+                                     "PostgreSQL URI: invalid URI query parameter"));
+  EXPECT_THAT(malformed.message(), Not(HasSubstr("hunter2")));
+  config.warehouse.clear();
   config.type = "hadoop";
   EXPECT_THAT(
       OpenConfiguredCatalog(config, "f.yaml"),
@@ -328,7 +346,12 @@ TEST_F(CatalogConfigTest, ResolveCatalogTellsUrisFromNames) {
   // Without a default in the file, no --catalog means the embedded catalog.
   ASSERT_OK_AND_ASSIGN(std::optional<CatalogPtr> embedded, ResolveCatalog(""));
   EXPECT_FALSE(embedded.has_value());
-  EXPECT_THAT(ResolveCatalog("postgresql://h/db"), IsError(StatusCode::kNotSupported));
+  EXPECT_TRUE(IsCatalogUri("postgresql://h/db"));
+  EXPECT_THAT(ResolveCatalog("postgresql://u:hunter2@h/db"),
+              IsErrorWith(StatusCode::kInvalidArgument,
+                          "catalog URI 'postgresql://u@h/db': a PostgreSQL catalog needs a "
+                          "warehouse"));
+  EXPECT_THAT(ResolveCatalog("mysql://h/db"), IsError(StatusCode::kNotSupported));
 }
 
 }  // namespace

@@ -167,13 +167,33 @@ TEST(OpenCatalogTest, FileUriWarehouseIsKeptAsAUri) {
 }
 
 TEST(OpenCatalogTest, UnknownSchemeIsNotSupportedNamingIt) {
-  EXPECT_THAT(OpenCatalog("postgresql://user:hunter2@host/db"),
-              IsErrorWith(StatusCode::kNotSupported, "scheme 'postgresql'"));
-  auto status = OpenCatalog("postgresql://user:hunter2@host/db").status();
+  EXPECT_THAT(OpenCatalog("mysql://user:hunter2@host/db"),
+              IsErrorWith(StatusCode::kNotSupported,
+                          "scheme 'mysql' is not supported (in 'mysql://user:***@host/db'; "
+                          "supported: sqlite, postgresql, hadoop)"));
+  auto status = OpenCatalog("mysql://user:hunter2@host/db").status();
   EXPECT_THAT(status.message(), Not(HasSubstr("hunter2")));
   EXPECT_THAT(OpenCatalog("thrift://metastore:9083"),
               IsErrorWith(StatusCode::kNotSupported, "'thrift'"));
   EXPECT_THAT(OpenCatalog("catalog.db"), IsErrorWith(StatusCode::kNotSupported, "no scheme"));
+}
+
+// Without a server: what is wrong with the URI or the arguments is said before connecting,
+// with no password shown (opening catalogs on a server: postgres_catalog_test.cc).
+TEST(OpenCatalogTest, PostgresUrisNeedAWarehouseAndShowNoPassword) {
+  for (const char* uri :
+       {"postgresql://user:hunter2@host/db", "postgresql+psycopg2://user:hunter2@host/db",
+        "jdbc:postgresql://host/db?user=user&password=hunter2"}) {
+    SCOPED_TRACE(uri);
+    Status status = OpenCatalog(uri).status();
+    EXPECT_THAT(status,
+                IsErrorWith(StatusCode::kInvalidArgument, "catalog URI 'postgresql://user@host"));
+    EXPECT_THAT(status.message(), HasSubstr("a PostgreSQL catalog needs a warehouse"));
+    EXPECT_THAT(status.message(), Not(HasSubstr("hunter2")));
+  }
+  Status malformed = OpenCatalog("postgresql://user:hunter2@host/db?bogus=1", "/w").status();
+  EXPECT_THAT(malformed, IsErrorWith(StatusCode::kInvalidArgument, "invalid URI query parameter"));
+  EXPECT_THAT(malformed.message(), Not(HasSubstr("hunter2")));
 }
 
 TEST(OpenCatalogTest, EmptyAndInMemoryDatabasesAreRejected) {

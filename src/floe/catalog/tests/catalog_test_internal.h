@@ -1,8 +1,9 @@
 #pragma once
 
 // Helpers shared by the catalog tests: a temporary directory, a small schema, plain SQL
-// over the catalog file, listing a table's metadata directory, and a FileIO that lets a
-// test act between a commit's read of its base and its write.
+// over the catalog file, a fresh catalog database on SQLite or PostgreSQL, listing a table's
+// metadata directory, and a FileIO that lets a test act between a commit's read of its base
+// and its write.
 
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -10,11 +11,16 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "floe/catalog/postgres_backend.h"
+#include "floe/catalog/sql_backend.h"
+#include "floe/catalog/sqlite_backend.h"
+#include "floe/catalog/tests/postgres_server.h"
 #include "floe/iceberg/schema.h"
 #include "floe/iceberg/table_location.h"
 #include "floe/io/file_io.h"
@@ -39,6 +45,30 @@ class TempDir {
 
  private:
   std::string path_;
+};
+
+// Sets an environment variable for the lifetime of the object (unset: nullopt).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = getenv(name)) old_ = old;
+    if (value.has_value()) {
+      setenv(name, value->c_str(), 1);
+    } else {
+      unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (old_.has_value()) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
 };
 
 inline iceberg::SchemaPtr TestSchema() {
@@ -73,6 +103,47 @@ inline std::vector<std::vector<std::string>> SqlRows(const std::string& db_path,
   return rows;
 }
 
+/// A fresh database for one test of the SQL catalog: a SQLite file in a directory of the
+/// test, or ("postgres") a schema of its own on the test executable's PostgreSQL server.
+class TestDatabase {
+ public:
+  /// `backend` is "sqlite" or "postgres"; `dir` holds the SQLite file.
+  static Result<std::unique_ptr<TestDatabase>> Make(const std::string& backend,
+                                                    const std::string& dir) {
+    std::unique_ptr<TestDatabase> db(new TestDatabase());
+    if (backend == "postgres") {
+      FLOE_ASSIGN_OR_RAISE(db->schema_, PostgresSchema::Make());
+    } else if (backend == "sqlite") {
+      db->file_ = dir + "/catalog.db";
+    } else {
+      return Status::Invalid("no test database of kind {}", backend);
+    }
+    return db;
+  }
+
+  bool postgres() const { return schema_ != nullptr; }
+  /// The SQLite file (empty on PostgreSQL).
+  const std::string& file() const { return file_; }
+  /// What OpenCatalog and OpenUri take: "sqlite:<file>" or a postgresql:// URI.
+  std::string uri() const { return postgres() ? schema_->uri() : "sqlite:" + file_; }
+  /// A new backend over the database.
+  Result<SqlBackendPtr> Open() const { return OpenUri(uri()); }
+  /// The backend of a uri() (in a child process, say).
+  static Result<SqlBackendPtr> OpenUri(const std::string& uri) {
+    if (IsPostgresUri(uri)) return OpenPostgresBackend(uri);
+    return OpenSqliteBackend(uri.substr(std::string("sqlite:").size()));
+  }
+
+  /// Runs `sql` with the database's own client library (sqlite3, libpq), not floe's
+  /// backend; the rows as text, NULL as "NULL".
+  std::vector<std::vector<std::string>> Rows(const std::string& sql) const;
+
+ private:
+  TestDatabase() = default;
+  std::string file_;
+  std::unique_ptr<PostgresSchema> schema_;
+};
+
 /// The names of the files in a directory, sorted (empty when it does not exist).
 inline std::vector<std::string> FileNames(const std::string& dir) {
   std::vector<std::string> names;
@@ -82,6 +153,13 @@ inline std::vector<std::string> FileNames(const std::string& dir) {
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+inline std::vector<std::vector<std::string>> TestDatabase::Rows(const std::string& sql) const {
+  if (!postgres()) return SqlRows(file_, sql);
+  auto rows = schema_->Sql(sql);
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+  return rows.ok() ? *rows : std::vector<std::vector<std::string>>{};
 }
 
 // A LocalFileIO that runs a callback (once) when a metadata file is opened for reading:

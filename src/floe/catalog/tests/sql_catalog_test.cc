@@ -1,4 +1,5 @@
-// The SQL catalog on SQLite: the stored rows (checked with plain SQL, column for column as the
+// The SQL catalog on SQLite and on PostgreSQL (every test runs on both): the stored rows
+// (checked with plain SQL through the database's own client, column for column as the
 // Iceberg JDBC catalog and pyiceberg lay them out), every Catalog method and its errors, the
 // commit protocol (requirements, compare-and-set, metadata-file cleanup), purge, and the
 // compare-and-set serialising committers in several threads and processes.
@@ -31,8 +32,8 @@ namespace floe::catalog {
 namespace {
 
 using ::floe::catalog::testing::FileNames;
-using ::floe::catalog::testing::SqlRows;
 using ::floe::catalog::testing::TempDir;
+using ::floe::catalog::testing::TestDatabase;
 using ::floe::catalog::testing::TestSchema;
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
@@ -77,20 +78,23 @@ class HookFileIO final : public io::FileIO {
   io::LocalFileIO local_;
 };
 
-class SqlCatalogTest : public ::testing::Test {
+// The parameter names the database: "sqlite" or "postgres".
+class SqlCatalogTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    db_ = dir_.path() + "/catalog.db";
+    ASSERT_OK_AND_ASSIGN(db_, TestDatabase::Make(GetParam(), dir_.path()));
     warehouse_ = dir_.path() + "/wh";
     ASSERT_OK_AND_ASSIGN(catalog_, Open());
   }
 
+  bool postgres() const { return db_->postgres(); }
+
   Result<std::shared_ptr<SqlCatalog>> Open(std::shared_ptr<const io::FileIO> io = nullptr,
                                            const std::string& name = "test") {
-    FLOE_ASSIGN_OR_RAISE(SqlBackendPtr backend, OpenSqliteBackend(db_));
+    FLOE_ASSIGN_OR_RAISE(SqlBackendPtr backend, db_->Open());
     SqlCatalogOptions options;
     options.name = name;
-    options.uri = "sqlite:" + db_;
+    options.uri = db_->uri();
     options.warehouse = warehouse_ + "/";
     if (io == nullptr) io = std::make_shared<io::LocalFileIO>();
     return SqlCatalog::Make(std::move(backend), std::move(io), options);
@@ -108,49 +112,87 @@ class SqlCatalogTest : public ::testing::Test {
     return warehouse_ + "/db/" + table + "/metadata";
   }
 
+  Rows SqlRows(const std::string& sql) const { return db_->Rows(sql); }
+
   Rows TableRows() const {
-    return SqlRows(db_,
-                   "SELECT catalog_name, table_namespace, table_name, metadata_location, "
-                   "previous_metadata_location, iceberg_type FROM iceberg_tables "
-                   "ORDER BY catalog_name, table_namespace, table_name");
+    return SqlRows(
+        "SELECT catalog_name, table_namespace, table_name, metadata_location, "
+        "previous_metadata_location, iceberg_type FROM iceberg_tables "
+        "ORDER BY catalog_name, table_namespace, table_name");
   }
 
   Rows PropertyRows() const {
     return SqlRows(
-        db_,
         "SELECT catalog_name, namespace, property_key, property_value "
         "FROM iceberg_namespace_properties ORDER BY catalog_name, namespace, property_key");
   }
 
   TempDir dir_;
-  std::string db_;
+  std::unique_ptr<TestDatabase> db_;
   std::string warehouse_;
   std::shared_ptr<SqlCatalog> catalog_;
 };
+
+INSTANTIATE_TEST_SUITE_P(Databases, SqlCatalogTest, ::testing::Values("sqlite", "postgres"),
+                         [](const auto& info) { return info.param; });
 
 // ---------------------------------------------------------------------------------------
 // The stored layout
 // ---------------------------------------------------------------------------------------
 
-TEST_F(SqlCatalogTest, TablesHaveTheJdbcCatalogColumns) {
-  // cid, name, type, notnull, default, pk (position in the primary key).
-  EXPECT_EQ(SqlRows(db_, "PRAGMA table_info(iceberg_tables)"),
-            (Rows{{"0", "catalog_name", "VARCHAR(255)", "1", "NULL", "1"},
-                  {"1", "table_namespace", "VARCHAR(255)", "1", "NULL", "2"},
-                  {"2", "table_name", "VARCHAR(255)", "1", "NULL", "3"},
-                  {"3", "metadata_location", "VARCHAR(1000)", "0", "NULL", "0"},
-                  {"4", "previous_metadata_location", "VARCHAR(1000)", "0", "NULL", "0"},
-                  {"5", "iceberg_type", "VARCHAR(5)", "0", "NULL", "0"}}));
-  EXPECT_EQ(SqlRows(db_, "PRAGMA table_info(iceberg_namespace_properties)"),
-            (Rows{{"0", "catalog_name", "VARCHAR(255)", "1", "NULL", "1"},
-                  {"1", "namespace", "VARCHAR(255)", "1", "NULL", "2"},
-                  {"2", "property_key", "VARCHAR(255)", "1", "NULL", "3"},
-                  {"3", "property_value", "VARCHAR(1000)", "0", "NULL", "0"}}));
+TEST_P(SqlCatalogTest, TablesHaveTheJdbcCatalogColumns) {
+  if (!postgres()) {
+    // cid, name, type, notnull, default, pk (position in the primary key).
+    EXPECT_EQ(SqlRows("PRAGMA table_info(iceberg_tables)"),
+              (Rows{{"0", "catalog_name", "VARCHAR(255)", "1", "NULL", "1"},
+                    {"1", "table_namespace", "VARCHAR(255)", "1", "NULL", "2"},
+                    {"2", "table_name", "VARCHAR(255)", "1", "NULL", "3"},
+                    {"3", "metadata_location", "VARCHAR(1000)", "0", "NULL", "0"},
+                    {"4", "previous_metadata_location", "VARCHAR(1000)", "0", "NULL", "0"},
+                    {"5", "iceberg_type", "VARCHAR(5)", "0", "NULL", "0"}}));
+    EXPECT_EQ(SqlRows("PRAGMA table_info(iceberg_namespace_properties)"),
+              (Rows{{"0", "catalog_name", "VARCHAR(255)", "1", "NULL", "1"},
+                    {"1", "namespace", "VARCHAR(255)", "1", "NULL", "2"},
+                    {"2", "property_key", "VARCHAR(255)", "1", "NULL", "3"},
+                    {"3", "property_value", "VARCHAR(1000)", "0", "NULL", "0"}}));
+    return;
+  }
+  // position, name, type, nullable, position in the primary key.
+  auto columns = [](const std::string& table) {
+    return "SELECT c.ordinal_position, c.column_name, c.data_type, c.character_maximum_length, "
+           "c.is_nullable, coalesce(k.ordinal_position::text, '0') "
+           "FROM information_schema.columns c LEFT JOIN ("
+           "  information_schema.key_column_usage k JOIN information_schema.table_constraints t "
+           "  ON t.constraint_name = k.constraint_name AND t.table_schema = k.table_schema "
+           "  AND t.constraint_type = 'PRIMARY KEY') "
+           "ON k.table_schema = c.table_schema AND k.table_name = c.table_name "
+           "AND k.column_name = c.column_name "
+           "WHERE c.table_schema = current_schema() AND c.table_name = '" +
+           table + "' ORDER BY c.ordinal_position";
+  };
+  EXPECT_EQ(SqlRows(columns("iceberg_tables")),
+            (Rows{{"1", "catalog_name", "character varying", "255", "NO", "1"},
+                  {"2", "table_namespace", "character varying", "255", "NO", "2"},
+                  {"3", "table_name", "character varying", "255", "NO", "3"},
+                  {"4", "metadata_location", "character varying", "1000", "YES", "0"},
+                  {"5", "previous_metadata_location", "character varying", "1000", "YES", "0"},
+                  {"6", "iceberg_type", "character varying", "5", "YES", "0"}}));
+  EXPECT_EQ(SqlRows(columns("iceberg_namespace_properties")),
+            (Rows{{"1", "catalog_name", "character varying", "255", "NO", "1"},
+                  {"2", "namespace", "character varying", "255", "NO", "2"},
+                  {"3", "property_key", "character varying", "255", "NO", "3"},
+                  {"4", "property_value", "character varying", "1000", "YES", "0"}}));
 }
 
-TEST(SqlCatalogSchemaTest, WorksWithAV0TableAndLeavesItV0) {
+// A database whose catalog tables a JDBC catalog made with its default schema version (V0).
+class SqlCatalogSchemaTest : public ::testing::TestWithParam<std::string> {};
+
+INSTANTIATE_TEST_SUITE_P(Databases, SqlCatalogSchemaTest, ::testing::Values("sqlite", "postgres"),
+                         [](const auto& info) { return info.param; });
+
+TEST_P(SqlCatalogSchemaTest, WorksWithAV0TableAndLeavesItV0) {
   TempDir dir;
-  const std::string db = dir.path() + "/v0.db";
+  ASSERT_OK_AND_ASSIGN(auto db, TestDatabase::Make(GetParam(), dir.path()));
   // The layout a JDBC catalog creates with its default schema version (V0), with a
   // namespace, one of its rows and a NULL property value (which the JDBC catalog allows).
   const std::string v0_tables =
@@ -158,25 +200,34 @@ TEST(SqlCatalogSchemaTest, WorksWithAV0TableAndLeavesItV0) {
       "VARCHAR(255) NOT NULL, table_name VARCHAR(255) NOT NULL, metadata_location "
       "VARCHAR(1000), previous_metadata_location VARCHAR(1000), PRIMARY KEY (catalog_name, "
       "table_namespace, table_name))";
-  {
-    sqlite3* raw = nullptr;
-    ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
-    ASSERT_EQ(
-        sqlite3_exec(
-            raw,
-            (v0_tables + ";CREATE TABLE iceberg_namespace_properties (catalog_name VARCHAR(255) "
-                         "NOT NULL, namespace VARCHAR(255) NOT NULL, property_key "
-                         "VARCHAR(255), property_value VARCHAR(1000), PRIMARY KEY "
-                         "(catalog_name, namespace, property_key));"
-                         "INSERT INTO iceberg_namespace_properties VALUES "
-                         "('c', 'db', 'exists', 'true'), ('c', 'db', 'comment', NULL);"
-                         "INSERT INTO iceberg_tables VALUES ('c', 'db', 'old', '/x.json', NULL);")
-                .c_str(),
-            nullptr, nullptr, nullptr),
-        SQLITE_OK);
-    sqlite3_close(raw);
-  }
-  ASSERT_OK_AND_ASSIGN(SqlBackendPtr backend, OpenSqliteBackend(db));
+  ASSERT_OK_AND_ASSIGN(SqlBackendPtr backend, db->Open());
+  ASSERT_OK(backend->Run([&](SqlSession& session) -> Status {
+    for (const std::string& statement :
+         {v0_tables,
+          std::string("CREATE TABLE iceberg_namespace_properties (catalog_name VARCHAR(255) "
+                      "NOT NULL, namespace VARCHAR(255) NOT NULL, property_key VARCHAR(255), "
+                      "property_value VARCHAR(1000), PRIMARY KEY (catalog_name, namespace, "
+                      "property_key))"),
+          std::string("INSERT INTO iceberg_namespace_properties VALUES "
+                      "('c', 'db', 'exists', 'true'), ('c', 'db', 'comment', NULL)"),
+          std::string("INSERT INTO iceberg_tables VALUES ('c', 'db', 'old', '/x.json', NULL)")}) {
+      FLOE_RETURN_NOT_OK(session.Execute("make V0 tables", statement).status());
+    }
+    return Status::OK();
+  }));
+  // The layout of iceberg_tables as the database keeps it.
+  auto layout = [&] {
+    return db->postgres() ? db->Rows(
+                                "SELECT string_agg(column_name, ',' ORDER BY ordinal_position) "
+                                "FROM information_schema.columns WHERE table_schema = "
+                                "current_schema() AND table_name = 'iceberg_tables'")
+                          : db->Rows("SELECT sql FROM sqlite_master WHERE name = 'iceberg_tables'");
+  };
+  const Rows v0_layout = db->postgres()
+                             ? Rows{{"catalog_name,table_namespace,table_name,metadata_location,"
+                                     "previous_metadata_location"}}
+                             : Rows{{v0_tables}};
+  EXPECT_EQ(layout(), v0_layout);
   SqlCatalogOptions options;
   options.name = "c";
   options.warehouse = dir.path();
@@ -196,16 +247,16 @@ TEST(SqlCatalogSchemaTest, WorksWithAV0TableAndLeavesItV0) {
   ASSERT_OK_AND_ASSIGN(tables, catalog->ListTables({"db"}));
   EXPECT_EQ(tables, (std::vector<TableIdentifier>{{{"db"}, "fresh"}, {{"db"}, "old"}}));
   ASSERT_OK(catalog->LoadTable({{"db"}, "fresh"}).status());
+  ASSERT_OK(
+      catalog->CommitTable({{"db"}, "fresh"}, {}, {iceberg::update::SetProperties{{{"k", "v"}}}}));
   // The layout is left as it was: still V0.
-  EXPECT_EQ(SqlRows(db, "SELECT sql FROM sqlite_master WHERE name = 'iceberg_tables'"),
-            (Rows{{v0_tables}}));
+  EXPECT_EQ(layout(), v0_layout);
   ASSERT_OK(SqlCatalog::Make(backend, std::make_shared<io::LocalFileIO>(), options));
-  EXPECT_EQ(SqlRows(db, "SELECT sql FROM sqlite_master WHERE name = 'iceberg_tables'"),
-            (Rows{{v0_tables}}));
+  EXPECT_EQ(layout(), v0_layout);
 }
 
-TEST_F(SqlCatalogTest, MakeValidatesOptions) {
-  ASSERT_OK_AND_ASSIGN(SqlBackendPtr backend, OpenSqliteBackend(db_));
+TEST_P(SqlCatalogTest, MakeValidatesOptions) {
+  ASSERT_OK_AND_ASSIGN(SqlBackendPtr backend, db_->Open());
   SqlCatalogOptions options;
   options.name = "x";
   EXPECT_THAT(SqlCatalog::Make(backend, std::make_shared<io::LocalFileIO>(), options),
@@ -216,8 +267,8 @@ TEST_F(SqlCatalogTest, MakeValidatesOptions) {
               IsErrorWith(StatusCode::kInvalidArgument, "name is empty"));
 }
 
-TEST_F(SqlCatalogTest, ToStringRedactsSecrets) {
-  ASSERT_OK_AND_ASSIGN(SqlBackendPtr backend, OpenSqliteBackend(db_));
+TEST_P(SqlCatalogTest, ToStringRedactsSecrets) {
+  ASSERT_OK_AND_ASSIGN(SqlBackendPtr backend, db_->Open());
   SqlCatalogOptions options;
   options.name = "prod";
   options.uri = "postgresql://admin:hunter2@db.example.com/cat?password=s3cret";
@@ -228,16 +279,22 @@ TEST_F(SqlCatalogTest, ToStringRedactsSecrets) {
   EXPECT_THAT(text, HasSubstr("name=prod"));
   EXPECT_THAT(text, HasSubstr("admin:***@db.example.com"));
   EXPECT_THAT(text, HasSubstr("warehouse=s3://bucket/wh"));
-  EXPECT_THAT(text, HasSubstr(db_));
   EXPECT_THAT(text, Not(HasSubstr("hunter2")));
   EXPECT_THAT(text, Not(HasSubstr("s3cret")));
+  // The database the backend is connected to, without its password.
+  if (postgres()) {
+    EXPECT_THAT(text, HasSubstr("database=PostgreSQL catalog postgresql://floe@127.0.0.1:"));
+    EXPECT_THAT(text, Not(HasSubstr(::floe::catalog::testing::PostgresServer::kPassword)));
+  } else {
+    EXPECT_THAT(text, HasSubstr(db_->file()));
+  }
 }
 
 // ---------------------------------------------------------------------------------------
 // Namespaces
 // ---------------------------------------------------------------------------------------
 
-TEST_F(SqlCatalogTest, CreateNamespaceWritesPropertiesAndTheExistsMarker) {
+TEST_P(SqlCatalogTest, CreateNamespaceWritesPropertiesAndTheExistsMarker) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}, {{"owner", "ana"}, {"comment", "x"}}));
   EXPECT_EQ(PropertyRows(), (Rows{{"test", "db", "comment", "x"},
                                   {"test", "db", "exists", "true"},
@@ -250,7 +307,7 @@ TEST_F(SqlCatalogTest, CreateNamespaceWritesPropertiesAndTheExistsMarker) {
   EXPECT_FALSE(exists);
 }
 
-TEST_F(SqlCatalogTest, CreateNamespaceErrors) {
+TEST_P(SqlCatalogTest, CreateNamespaceErrors) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   EXPECT_THAT(catalog_->CreateNamespace({"db"}),
               IsErrorWith(StatusCode::kConstraint, "namespace db already exists"));
@@ -262,7 +319,7 @@ TEST_F(SqlCatalogTest, CreateNamespaceErrors) {
   EXPECT_EQ(PropertyRows(), (Rows{{"test", "db", "exists", "true"}}));
 }
 
-TEST_F(SqlCatalogTest, NamespacesAreSeparatePerCatalogName) {
+TEST_P(SqlCatalogTest, NamespacesAreSeparatePerCatalogName) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK_AND_ASSIGN(auto other, Open(nullptr, "other"));
   ASSERT_OK_AND_ASSIGN(bool exists, other->NamespaceExists({"db"}));
@@ -272,7 +329,7 @@ TEST_F(SqlCatalogTest, NamespacesAreSeparatePerCatalogName) {
             (Rows{{"other", "db", "exists", "true"}, {"test", "db", "exists", "true"}}));
 }
 
-TEST_F(SqlCatalogTest, ListNamespacesReturnsDirectChildrenSorted) {
+TEST_P(SqlCatalogTest, ListNamespacesReturnsDirectChildrenSorted) {
   ASSERT_OK(catalog_->CreateNamespace({"b"}));
   ASSERT_OK(catalog_->CreateNamespace({"a"}));
   ASSERT_OK(catalog_->CreateNamespace({"a", "y"}));
@@ -299,9 +356,9 @@ TEST_F(SqlCatalogTest, ListNamespacesReturnsDirectChildrenSorted) {
   EXPECT_FALSE(exists);
 }
 
-TEST_F(SqlCatalogTest, NamespaceOfATableExists) {
+TEST_P(SqlCatalogTest, NamespaceOfATableExists) {
   // A row written by another tool without any namespace property row.
-  SqlRows(db_, "INSERT INTO iceberg_tables VALUES ('test', 'p.q', 't', '/m.json', NULL, NULL)");
+  SqlRows("INSERT INTO iceberg_tables VALUES ('test', 'p.q', 't', '/m.json', NULL, NULL)");
   ASSERT_OK_AND_ASSIGN(bool exists, catalog_->NamespaceExists({"p", "q"}));
   EXPECT_TRUE(exists);
   ASSERT_OK_AND_ASSIGN(exists, catalog_->NamespaceExists({"p"}));
@@ -312,7 +369,7 @@ TEST_F(SqlCatalogTest, NamespaceOfATableExists) {
   EXPECT_TRUE(properties.empty());
 }
 
-TEST_F(SqlCatalogTest, UpdateNamespaceProperties) {
+TEST_P(SqlCatalogTest, UpdateNamespaceProperties) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}, {{"a", "1"}, {"b", "2"}}));
   ASSERT_OK(
       catalog_->UpdateNamespaceProperties({"db"}, {"a", "missing"}, {{"b", "3"}, {"c", "4"}}));
@@ -331,7 +388,7 @@ TEST_F(SqlCatalogTest, UpdateNamespaceProperties) {
               IsErrorWith(StatusCode::kNotFound, "namespace nope does not exist"));
 }
 
-TEST_F(SqlCatalogTest, DropNamespace) {
+TEST_P(SqlCatalogTest, DropNamespace) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}, {{"a", "1"}}));
   ASSERT_OK(catalog_->CreateNamespace({"db", "child"}));
   ASSERT_OK(catalog_->CreateNamespace({"dbx"}));
@@ -350,7 +407,7 @@ TEST_F(SqlCatalogTest, DropNamespace) {
 // Tables
 // ---------------------------------------------------------------------------------------
 
-TEST_F(SqlCatalogTest, CreateTableWritesMetadataAndRow) {
+TEST_P(SqlCatalogTest, CreateTableWritesMetadataAndRow) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK_AND_ASSIGN(iceberg::Table table, Create({{"db"}, "t"}));
   const std::string dir = MetadataDir("t");
@@ -370,7 +427,7 @@ TEST_F(SqlCatalogTest, CreateTableWritesMetadataAndRow) {
   EXPECT_FALSE(exists);
 }
 
-TEST_F(SqlCatalogTest, CreateTableErrors) {
+TEST_P(SqlCatalogTest, CreateTableErrors) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK_AND_ASSIGN(iceberg::Table table, Create({{"db"}, "t"}));
   EXPECT_THAT(Create({{"db"}, "t"}),
@@ -387,7 +444,7 @@ TEST_F(SqlCatalogTest, CreateTableErrors) {
 
 // A table or namespace name becomes a directory of the default location, so a name that is
 // not one path segment would put files outside the warehouse (or split into directories).
-TEST_F(SqlCatalogTest, NamesThatAreNotOnePathSegmentAreRefused) {
+TEST_P(SqlCatalogTest, NamesThatAreNotOnePathSegmentAreRefused) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   const std::string victim = dir_.path() + "/victim";
   for (const std::string& name :
@@ -412,8 +469,7 @@ TEST_F(SqlCatalogTest, NamesThatAreNotOnePathSegmentAreRefused) {
   EXPECT_EQ(TableRows(), Rows{});
   EXPECT_EQ(PropertyRows(), (Rows{{"test", "db", "exists", "true"}}));
   // A namespace with such a level that another writer stored has no default location.
-  SqlRows(db_,
-          "INSERT INTO iceberg_namespace_properties VALUES ('test', 'up/x', 'exists', 'true')");
+  SqlRows("INSERT INTO iceberg_namespace_properties VALUES ('test', 'up/x', 'exists', 'true')");
   EXPECT_THAT(Create({{"up/x"}, "t"}),
               IsErrorWith(StatusCode::kInvalidArgument, "namespace level 'up/x' contains a '/'"));
   // Names that are one segment, dots, spaces and non-ASCII included, work.
@@ -425,7 +481,7 @@ TEST_F(SqlCatalogTest, NamesThatAreNotOnePathSegmentAreRefused) {
   }
 }
 
-TEST_F(SqlCatalogTest, CreateTableLocations) {
+TEST_P(SqlCatalogTest, CreateTableLocations) {
   ASSERT_OK(catalog_->CreateNamespace({"a", "b"}));
   ASSERT_OK_AND_ASSIGN(iceberg::Table nested, Create({{"a", "b"}, "t"}));
   EXPECT_EQ(nested.metadata->location, warehouse_ + "/a/b/t");
@@ -446,7 +502,7 @@ TEST_F(SqlCatalogTest, CreateTableLocations) {
               HasSubstr(dir_.path() + "/explicit/metadata/00000-"));
 }
 
-TEST_F(SqlCatalogTest, GzipMetadataWhenAsked) {
+TEST_P(SqlCatalogTest, GzipMetadataWhenAsked) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK_AND_ASSIGN(iceberg::Table table,
                        Create({{"db"}, "t"}, {{"write.metadata.compression-codec", "gzip"}}));
@@ -460,25 +516,24 @@ TEST_F(SqlCatalogTest, GzipMetadataWhenAsked) {
   EXPECT_TRUE(loaded.metadata->Equals(*table.metadata));
 }
 
-TEST_F(SqlCatalogTest, LoadTableErrors) {
+TEST_P(SqlCatalogTest, LoadTableErrors) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   EXPECT_THAT(catalog_->LoadTable({{"db"}, "nope"}),
               IsErrorWith(StatusCode::kNotFound, "table db.nope does not exist"));
   // A row pointing at a missing file: the error names the file.
-  SqlRows(db_, "INSERT INTO iceberg_tables VALUES ('test', 'db', 'gone', '" + dir_.path() +
-                   "/gone.metadata.json', NULL, 'TABLE')");
+  SqlRows("INSERT INTO iceberg_tables VALUES ('test', 'db', 'gone', '" + dir_.path() +
+          "/gone.metadata.json', NULL, 'TABLE')");
   EXPECT_THAT(catalog_->LoadTable({{"db"}, "gone"}),
               IsErrorWith(StatusCode::kNotFound, dir_.path() + "/gone.metadata.json"));
 }
 
-TEST_F(SqlCatalogTest, ListTablesSortedSkippingViewsAndOtherCatalogs) {
+TEST_P(SqlCatalogTest, ListTablesSortedSkippingViewsAndOtherCatalogs) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK(Create({{"db"}, "zeta"}));
   ASSERT_OK(Create({{"db"}, "alpha"}));
-  SqlRows(db_,
-          "INSERT INTO iceberg_tables VALUES ('test', 'db', 'untyped', '/m.json', NULL, NULL)");
-  SqlRows(db_, "INSERT INTO iceberg_tables VALUES ('test', 'db', 'v', '/v.json', NULL, 'VIEW')");
-  SqlRows(db_, "INSERT INTO iceberg_tables VALUES ('else', 'db', 'x', '/x.json', NULL, 'TABLE')");
+  SqlRows("INSERT INTO iceberg_tables VALUES ('test', 'db', 'untyped', '/m.json', NULL, NULL)");
+  SqlRows("INSERT INTO iceberg_tables VALUES ('test', 'db', 'v', '/v.json', NULL, 'VIEW')");
+  SqlRows("INSERT INTO iceberg_tables VALUES ('else', 'db', 'x', '/x.json', NULL, 'TABLE')");
   ASSERT_OK_AND_ASSIGN(auto tables, catalog_->ListTables({"db"}));
   EXPECT_EQ(tables, (std::vector<TableIdentifier>{
                         {{"db"}, "alpha"}, {{"db"}, "untyped"}, {{"db"}, "zeta"}}));
@@ -492,7 +547,7 @@ TEST_F(SqlCatalogTest, ListTablesSortedSkippingViewsAndOtherCatalogs) {
   EXPECT_THAT(Create({{"db"}, "v"}), IsError(StatusCode::kConstraint));
 }
 
-TEST_F(SqlCatalogTest, DropNamespaceWithTablesIsRefused) {
+TEST_P(SqlCatalogTest, DropNamespaceWithTablesIsRefused) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK(Create({{"db"}, "t"}));
   EXPECT_THAT(catalog_->DropNamespace({"db"}),
@@ -501,7 +556,7 @@ TEST_F(SqlCatalogTest, DropNamespaceWithTablesIsRefused) {
   ASSERT_OK(catalog_->DropNamespace({"db"}));
 }
 
-TEST_F(SqlCatalogTest, RegisterTable) {
+TEST_P(SqlCatalogTest, RegisterTable) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK_AND_ASSIGN(iceberg::Table table, Create({{"db"}, "t"}));
   ASSERT_OK_AND_ASSIGN(iceberg::Table registered,
@@ -520,14 +575,13 @@ TEST_F(SqlCatalogTest, RegisterTable) {
   EXPECT_THAT(TableRows(), SizeIs(2));
 }
 
-TEST_F(SqlCatalogTest, RenameTable) {
+TEST_P(SqlCatalogTest, RenameTable) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK(catalog_->CreateNamespace({"other"}));
   ASSERT_OK_AND_ASSIGN(iceberg::Table table, Create({{"db"}, "t"}));
   ASSERT_OK(Create({{"db"}, "taken"}));
   ASSERT_OK(catalog_->RenameTable({{"db"}, "t"}, {{"other"}, "moved"}));
-  EXPECT_EQ(SqlRows(db_,
-                    "SELECT table_namespace, table_name, metadata_location FROM "
+  EXPECT_EQ(SqlRows("SELECT table_namespace, table_name, metadata_location FROM "
                     "iceberg_tables WHERE table_name = 'moved'"),
             (Rows{{"other", "moved", table.metadata_location}}));
   ASSERT_OK_AND_ASSIGN(iceberg::Table moved, catalog_->LoadTable({{"other"}, "moved"}));
@@ -544,7 +598,7 @@ TEST_F(SqlCatalogTest, RenameTable) {
   EXPECT_THAT(TableRows(), SizeIs(2));
 }
 
-TEST_F(SqlCatalogTest, DropTableKeepsFilesWithoutPurge) {
+TEST_P(SqlCatalogTest, DropTableKeepsFilesWithoutPurge) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK_AND_ASSIGN(iceberg::Table table, Create({{"db"}, "t"}));
   ASSERT_OK(catalog_->DropTable({{"db"}, "t"}));
@@ -560,7 +614,7 @@ TEST_F(SqlCatalogTest, DropTableKeepsFilesWithoutPurge) {
 // Commits
 // ---------------------------------------------------------------------------------------
 
-TEST_F(SqlCatalogTest, CommitSwapsThePointerAndLogsThePrevious) {
+TEST_P(SqlCatalogTest, CommitSwapsThePointerAndLogsThePrevious) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK_AND_ASSIGN(iceberg::Table v0, Create({{"db"}, "t"}));
   ASSERT_OK_AND_ASSIGN(
@@ -586,7 +640,7 @@ TEST_F(SqlCatalogTest, CommitSwapsThePointerAndLogsThePrevious) {
   EXPECT_THAT(FileNames(MetadataDir("t")), SizeIs(2));
 }
 
-TEST_F(SqlCatalogTest, CommitAddSnapshotRoundTrip) {
+TEST_P(SqlCatalogTest, CommitAddSnapshotRoundTrip) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK_AND_ASSIGN(iceberg::Table v0, Create({{"db"}, "t"}));
   iceberg::Snapshot snapshot;
@@ -624,7 +678,7 @@ TEST_F(SqlCatalogTest, CommitAddSnapshotRoundTrip) {
   EXPECT_EQ(after.metadata_location, v1.metadata_location);
 }
 
-TEST_F(SqlCatalogTest, EachFailedRequirementIsAConflictAndWritesNothing) {
+TEST_P(SqlCatalogTest, EachFailedRequirementIsAConflictAndWritesNothing) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK_AND_ASSIGN(iceberg::Table v0, Create({{"db"}, "t"}));
   const std::vector<Req> failing = {
@@ -647,7 +701,7 @@ TEST_F(SqlCatalogTest, EachFailedRequirementIsAConflictAndWritesNothing) {
   EXPECT_EQ(TableRows(), (Rows{{"test", "db", "t", v0.metadata_location, "NULL", "TABLE"}}));
 }
 
-TEST_F(SqlCatalogTest, MetadataThatWouldNotReadBackIsNotWritten) {
+TEST_P(SqlCatalogTest, MetadataThatWouldNotReadBackIsNotWritten) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK_AND_ASSIGN(iceberg::Table v0, Create({{"db"}, "t"}));
   // The spec requires a snapshot summary's `operation`; readers reject a snapshot without it.
@@ -663,7 +717,7 @@ TEST_F(SqlCatalogTest, MetadataThatWouldNotReadBackIsNotWritten) {
   EXPECT_EQ(loaded.metadata_location, v0.metadata_location);
 }
 
-TEST_F(SqlCatalogTest, CommitToAMissingTableIsNotFoundAndWritesNothing) {
+TEST_P(SqlCatalogTest, CommitToAMissingTableIsNotFoundAndWritesNothing) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   EXPECT_THAT(
       catalog_->CommitTable({{"db"}, "t"}, {}, {iceberg::update::SetProperties{{{"k", "v"}}}}),
@@ -678,7 +732,7 @@ TEST_F(SqlCatalogTest, CommitToAMissingTableIsNotFoundAndWritesNothing) {
   EXPECT_THAT(FileNames(MetadataDir("d")), SizeIs(1));
 }
 
-TEST_F(SqlCatalogTest, CommitWithAssertCreateBuildsTheTable) {
+TEST_P(SqlCatalogTest, CommitWithAssertCreateBuildsTheTable) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   iceberg::NewTableOptions options;
   options.schema = TestSchema();
@@ -712,7 +766,7 @@ TEST_F(SqlCatalogTest, CommitWithAssertCreateBuildsTheTable) {
 
 // A writer that commits between this commit's load and its swap wins; the loser's metadata
 // file is removed and it gets kCommitConflict.
-TEST_F(SqlCatalogTest, LostCompareAndSetIsAConflictAndRemovesTheFile) {
+TEST_P(SqlCatalogTest, LostCompareAndSetIsAConflictAndRemovesTheFile) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK_AND_ASSIGN(iceberg::Table v0, Create({{"db"}, "t"}));
   auto hook_io = std::make_shared<HookFileIO>();
@@ -745,7 +799,7 @@ TEST_F(SqlCatalogTest, LostCompareAndSetIsAConflictAndRemovesTheFile) {
   EXPECT_EQ(retried.metadata->Property("loser"), "yes");
 }
 
-TEST_F(SqlCatalogTest, TableDroppedDuringCommitIsNotFound) {
+TEST_P(SqlCatalogTest, TableDroppedDuringCommitIsNotFound) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK(Create({{"db"}, "t"}));
   auto hook_io = std::make_shared<HookFileIO>();
@@ -757,7 +811,7 @@ TEST_F(SqlCatalogTest, TableDroppedDuringCommitIsNotFound) {
   EXPECT_THAT(FileNames(MetadataDir("t")), SizeIs(1));
 }
 
-TEST_F(SqlCatalogTest, DeleteAfterCommitKeepsOnlyTheLoggedVersions) {
+TEST_P(SqlCatalogTest, DeleteAfterCommitKeepsOnlyTheLoggedVersions) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK(Create({{"db"}, "t"}, {{"write.metadata.delete-after-commit.enabled", "true"},
                                    {"write.metadata.previous-versions-max", "2"}}));
@@ -779,7 +833,7 @@ TEST_F(SqlCatalogTest, DeleteAfterCommitKeepsOnlyTheLoggedVersions) {
   EXPECT_THAT(expected[2], HasSubstr("00005-"));
 }
 
-TEST_F(SqlCatalogTest, WithoutDeleteAfterCommitOldVersionsStay) {
+TEST_P(SqlCatalogTest, WithoutDeleteAfterCommitOldVersionsStay) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK(Create({{"db"}, "t"}, {{"write.metadata.previous-versions-max", "1"}}));
   for (int i = 0; i < 3; ++i) {
@@ -885,7 +939,7 @@ void WriteSnapshotFiles(Catalog& catalog, const TableIdentifier& id, TableFiles*
   out->metadata_files = {v0.metadata_location, v1.metadata_location};
 }
 
-TEST_F(SqlCatalogTest, PurgeDeletesEveryReachableFile) {
+TEST_P(SqlCatalogTest, PurgeDeletesEveryReachableFile) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK(Create({{"db"}, "t"}));
   TableFiles files;
@@ -907,7 +961,7 @@ TEST_F(SqlCatalogTest, PurgeDeletesEveryReachableFile) {
   EXPECT_TRUE(std::filesystem::exists(orphan));
 }
 
-TEST_F(SqlCatalogTest, PurgeReportsAFileItCouldNotDeleteAndDeletesTheRest) {
+TEST_P(SqlCatalogTest, PurgeReportsAFileItCouldNotDeleteAndDeletesTheRest) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK(Create({{"db"}, "t"}));
   TableFiles files;
@@ -925,7 +979,7 @@ TEST_F(SqlCatalogTest, PurgeReportsAFileItCouldNotDeleteAndDeletesTheRest) {
   }
 }
 
-TEST_F(SqlCatalogTest, PurgeWithACorruptManifestDropsButKeepsTheFiles) {
+TEST_P(SqlCatalogTest, PurgeWithACorruptManifestDropsButKeepsTheFiles) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK(Create({{"db"}, "t"}));
   TableFiles files;
@@ -941,7 +995,7 @@ TEST_F(SqlCatalogTest, PurgeWithACorruptManifestDropsButKeepsTheFiles) {
   }
 }
 
-TEST_F(SqlCatalogTest, PurgeWithUnreadableMetadataDropsNothing) {
+TEST_P(SqlCatalogTest, PurgeWithUnreadableMetadataDropsNothing) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK_AND_ASSIGN(iceberg::Table table, Create({{"db"}, "t"}));
   WriteFile(table.metadata_location, "{ not json");
@@ -952,7 +1006,7 @@ TEST_F(SqlCatalogTest, PurgeWithUnreadableMetadataDropsNothing) {
   ASSERT_OK(catalog_->DropTable({{"db"}, "t"}));
 }
 
-TEST_F(SqlCatalogTest, PurgeOfAMissingManifestListDeletesTheRest) {
+TEST_P(SqlCatalogTest, PurgeOfAMissingManifestListDeletesTheRest) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK_AND_ASSIGN(iceberg::Table v0, Create({{"db"}, "t"}));
   iceberg::Snapshot snapshot;
@@ -1016,7 +1070,7 @@ void ExpectAllCommitsLanded(Catalog& catalog, const TableIdentifier& id,
   EXPECT_THAT(FileNames(metadata_dir), SizeIs(total + 1));
 }
 
-TEST_F(SqlCatalogTest, ConcurrentThreadsCommitEachChangeExactlyOnce) {
+TEST_P(SqlCatalogTest, ConcurrentThreadsCommitEachChangeExactlyOnce) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK(Create({{"db"}, "t"}, {{"write.metadata.previous-versions-max", "1000"}}));
   constexpr int kWriters = 4;
@@ -1047,14 +1101,14 @@ TEST_F(SqlCatalogTest, ConcurrentThreadsCommitEachChangeExactlyOnce) {
 // starts them: nothing of the parent's state (SQLite's lock bookkeeping, random generators)
 // is inherited.
 TEST(SqlCatalogChildProcess, CommitMany) {
-  const char* db = getenv("FLOE_CATALOG_CHILD_DB");
+  const char* db = getenv("FLOE_CATALOG_CHILD_URI");
   const char* warehouse = getenv("FLOE_CATALOG_CHILD_WAREHOUSE");
   const char* who = getenv("FLOE_CATALOG_CHILD_WHO");
   const char* commits = getenv("FLOE_CATALOG_CHILD_COMMITS");
   if (db == nullptr || warehouse == nullptr || who == nullptr || commits == nullptr) {
     GTEST_SKIP() << "runs only as a child of ConcurrentProcessesCommitEachChangeExactlyOnce";
   }
-  ASSERT_OK_AND_ASSIGN(SqlBackendPtr backend, OpenSqliteBackend(db));
+  ASSERT_OK_AND_ASSIGN(SqlBackendPtr backend, TestDatabase::OpenUri(db));
   SqlCatalogOptions options;
   options.name = "test";
   options.warehouse = warehouse;
@@ -1063,12 +1117,13 @@ TEST(SqlCatalogChildProcess, CommitMany) {
   EXPECT_GE(CommitMany(*catalog, {{"db"}, "t"}, who, std::atoi(commits)), 0);
 }
 
-TEST_F(SqlCatalogTest, ConcurrentProcessesCommitEachChangeExactlyOnce) {
+TEST_P(SqlCatalogTest, ConcurrentProcessesCommitEachChangeExactlyOnce) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   ASSERT_OK(Create({{"db"}, "t"}, {{"write.metadata.previous-versions-max", "1000"}}));
   constexpr int kWriters = 4;
   constexpr int kCommits = 8;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const std::string uri = db_->uri();
   std::vector<pid_t> children;
   for (int w = 0; w < kWriters; ++w) {
     const std::string who = fmt::format("w{}", w);
@@ -1076,7 +1131,7 @@ TEST_F(SqlCatalogTest, ConcurrentProcessesCommitEachChangeExactlyOnce) {
     pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      setenv("FLOE_CATALOG_CHILD_DB", db_.c_str(), 1);
+      setenv("FLOE_CATALOG_CHILD_URI", uri.c_str(), 1);
       setenv("FLOE_CATALOG_CHILD_WAREHOUSE", warehouse_.c_str(), 1);
       setenv("FLOE_CATALOG_CHILD_WHO", who.c_str(), 1);
       setenv("FLOE_CATALOG_CHILD_COMMITS", commits.c_str(), 1);
@@ -1097,7 +1152,7 @@ TEST_F(SqlCatalogTest, ConcurrentProcessesCommitEachChangeExactlyOnce) {
   ExpectAllCommitsLanded(*catalog_, {{"db"}, "t"}, MetadataDir("t"), kWriters, kCommits);
 }
 
-TEST_F(SqlCatalogTest, ConcurrentCreatesMakeExactlyOneTable) {
+TEST_P(SqlCatalogTest, ConcurrentCreatesMakeExactlyOneTable) {
   ASSERT_OK(catalog_->CreateNamespace({"db"}));
   constexpr int kThreads = 4;
   std::atomic<int> created{0};

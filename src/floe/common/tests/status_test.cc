@@ -43,6 +43,10 @@ TEST(StatusTest, ErrorsCarryCodeAndMessage) {
   EXPECT_FALSE(IsUserError(StatusCode::kCorrupt));
   EXPECT_TRUE(IsUserError(StatusCode::kConstraint));
   EXPECT_FALSE(IsUserError(StatusCode::kOk));
+  Status unknown = Status::CommitStateUnknown("commit to table {}", "db.t");
+  EXPECT_EQ(unknown.ToString(), "Commit state unknown: commit to table db.t");
+  EXPECT_FALSE(IsUserError(unknown.code()));
+  EXPECT_EQ(kLastStatusCode, StatusCode::kCommitStateUnknown);
 }
 
 TEST(ResultTest, PropagatesThroughMacros) {

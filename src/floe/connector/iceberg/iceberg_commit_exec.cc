@@ -115,8 +115,14 @@ class CommitStream final : public exec::BatchStream {
     FLOE_RETURN_NOT_OK(ctx_->SealRemoteWrites());
     iceberg::InFlightFiles::Process().Seal(ctx_.get());
     iceberg::InFlightFiles::Process().SealOperation(target_->operation_id);
-    FLOE_ASSIGN_OR_RAISE(iceberg::Table committed, producer->Commit());
-    (void)committed;
+    Result<iceberg::Table> committed = producer->Commit();
+    if (!committed.ok()) {
+      // The data files may be part of the table when the outcome is unknown: keep them.
+      if (committed.status().code() == StatusCode::kCommitStateUnknown) {
+        journal->MarkCommitStateUnknown();
+      }
+      return committed.status();
+    }
     journal->MarkCommitted();
     return rows;
   }

@@ -69,6 +69,11 @@ void WriteJournal::MarkCommitted() const {
   committed_ = true;
 }
 
+void WriteJournal::MarkCommitStateUnknown() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  keep_ = true;
+}
+
 bool WriteJournal::committed() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return committed_;
@@ -78,7 +83,7 @@ Status WriteJournal::DeleteUncommitted(const io::FileIO& io) const {
   std::vector<std::string> paths;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (committed_) return Status::OK();
+    if (committed_ || keep_) return Status::OK();
     paths.swap(paths_);
   }
   Status first;

@@ -63,15 +63,19 @@ class WriteJournal {
 
   void Record(const std::vector<std::string>& paths) const;
   void MarkCommitted() const;
+  /// The commit's outcome could not be learned (kCommitStateUnknown): the files may be
+  /// referenced by the table, so DeleteUncommitted keeps them.
+  void MarkCommitStateUnknown() const;
   bool committed() const;
-  /// Deletes every recorded file unless the statement committed; the first error, after
-  /// trying them all.
+  /// Deletes every recorded file unless the statement committed (or may have); the first
+  /// error, after trying them all.
   Status DeleteUncommitted(const io::FileIO& io) const;
 
  private:
   mutable std::mutex mutex_;
   mutable std::vector<std::string> paths_;
   mutable bool committed_ = false;
+  mutable bool keep_ = false;
 };
 
 }  // namespace floe::connector

@@ -57,6 +57,11 @@ TEST(ExchangeProtocol, ReplyHeaders) {
                        DecodeReplyHeader(ErrorReply(Status::Corrupt("spill file x: bad")), 1));
   EXPECT_TRUE(error.last);
   EXPECT_EQ(error.error, Status::Corrupt("spill file x: bad"));
+  // The last code crosses too.
+  ASSERT_OK_AND_ASSIGN(
+      ReplyHeader unknown,
+      DecodeReplyHeader(ErrorReply(Status::CommitStateUnknown("commit to db.t")), 1));
+  EXPECT_EQ(unknown.error, Status::CommitStateUnknown("commit to db.t"));
   EXPECT_THAT(DecodeReplyHeader("abc", 4),
               IsErrorWith(StatusCode::kCorrupt, "exchange reply of 3 bytes from rank 4"));
   std::string bad = ErrorReply(Status::IOError("x"));

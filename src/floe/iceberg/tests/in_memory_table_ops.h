@@ -64,6 +64,11 @@ class InMemoryTableOps final : public TableOperations {
     location_ = std::move(location);
     metadata_ = std::move(next);
     ++successful_commits_;
+    if (unknown_next_commits_ > 0) {
+      --unknown_next_commits_;
+      return Status::CommitStateUnknown("injected: the outcome of the commit to table {} was lost",
+                                        name_);
+    }
     return Table{location_, metadata_, io_};
   }
 
@@ -81,6 +86,12 @@ class InMemoryTableOps final : public TableOperations {
   void FailNextCommits(int n) {
     std::lock_guard<std::mutex> lock(mu_);
     fail_next_commits_ = n;
+  }
+  /// The next `n` Commit calls that succeed report kCommitStateUnknown instead, as a
+  /// catalog whose connection was lost while the commit landed.
+  void HideNextCommitOutcomes(int n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    unknown_next_commits_ = n;
   }
 
   int commit_calls() const {
@@ -131,6 +142,7 @@ class InMemoryTableOps final : public TableOperations {
   int commit_calls_ = 0;
   int successful_commits_ = 0;
   int fail_next_commits_ = 0;
+  int unknown_next_commits_ = 0;
   std::vector<std::function<Status()>> before_commit_hooks_;
 };
 

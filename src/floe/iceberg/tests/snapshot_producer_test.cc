@@ -444,6 +444,23 @@ TEST_F(SnapshotProducerTest, RetriesExhaustedLeavesNothingBehind) {
   EXPECT_THAT(ScanPaths(), ElementsAre(Path("a")));
 }
 
+// The commit landed but the catalog could not say so: nothing the new snapshot references
+// may be deleted (an earlier attempt's files included, as a later one may carry them).
+TEST_F(SnapshotProducerTest, AnUnknownCommitOutcomeDeletesNothing) {
+  ASSERT_OK(Append({File(Path("a"), 1, 1, 10)}));
+  ops_->FailNextCommits(1);
+  ops_->HideNextCommitOutcomes(1);
+  auto append = MergeAppend::Make(ops_);
+  append->AppendFile(File(Path("b"), 1, 1, 10));
+  EXPECT_THAT(append->Commit(), IsErrorWith(StatusCode::kCommitStateUnknown, "was lost"));
+  EXPECT_EQ(ops_->successful_commits(), 2);
+  // Every file the table references is there, and the scan plans both data files.
+  std::set<std::string> referenced = ReferencedAvroFiles();
+  std::set<std::string> present = AvroFiles();
+  for (const std::string& name : referenced) EXPECT_EQ(present.count(name), 1u) << name;
+  EXPECT_THAT(ScanPaths(), ElementsAre(Path("a"), Path("b")));
+}
+
 TEST_F(SnapshotProducerTest, CommitToBranch) {
   ASSERT_OK(Append({File(Path("a"), 1, 1, 10)}));
   int64_t main_id = *Current().metadata->current_snapshot_id;

@@ -200,17 +200,27 @@ class Spark:
                 proc.wait()
 
 
-def jdbc_catalog(sqlite_file, warehouse, schema_version=None):
-    """Spark catalog properties of a JdbcCatalog on a SQLite file."""
+def jdbc_catalog(sqlite_file, warehouse, schema_version=None, uri=None):
+    """Spark catalog properties of a JdbcCatalog on a SQLite file (or the JDBC `uri`)."""
     props = {
         "catalog-impl": "org.apache.iceberg.jdbc.JdbcCatalog",
         # Every read loads the table's current metadata: other engines commit between reads.
         "cache-enabled": "false",
-        "uri": f"jdbc:sqlite:{sqlite_file}",
+        "uri": uri or f"jdbc:sqlite:{sqlite_file}",
         "warehouse": "file://" + warehouse,
     }
     if schema_version:
         props["jdbc.schema-version"] = schema_version
+    return props
+
+
+def jdbc_postgres_catalog(pg, database, warehouse, schema_version=None):
+    """Spark catalog properties of a JdbcCatalog on a database of `pg` (lib/postgres.py)."""
+    import postgres
+
+    props = jdbc_catalog(None, warehouse, schema_version, uri=pg.jdbc_uri(database))
+    props["jdbc.user"] = postgres.USER
+    props["jdbc.password"] = postgres.PASSWORD
     return props
 
 
@@ -222,6 +232,13 @@ def sql_catalog(name, sqlite_file, warehouse):
     from pyiceberg.catalog.sql import SqlCatalog
 
     return SqlCatalog(name, uri=f"sqlite:///{sqlite_file}", warehouse="file://" + warehouse)
+
+
+def sql_postgres_catalog(name, pg, database, warehouse):
+    """pyiceberg's SqlCatalog on a database of `pg` (lib/postgres.py), through psycopg2."""
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    return SqlCatalog(name, uri=pg.sqlalchemy_uri(database), warehouse="file://" + warehouse)
 
 
 # ---------------------------------------------------------------------------------------

@@ -229,6 +229,12 @@ TEST(WriteJournalTest, DeletesOnlyWhatWasNotCommitted) {
   committed.MarkCommitted();
   EXPECT_OK(committed.DeleteUncommitted(io));
   EXPECT_TRUE(std::filesystem::exists(dir + "/c"));
+  // A commit whose outcome is unknown may have made the files part of the table.
+  connector::WriteJournal unknown;
+  unknown.Record({touch("d")});
+  unknown.MarkCommitStateUnknown();
+  EXPECT_OK(unknown.DeleteUncommitted(io));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/d"));
   std::filesystem::remove_all(dir);
 }
 
