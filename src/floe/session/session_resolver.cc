@@ -12,6 +12,7 @@
 #include "floe/connector/iceberg/iceberg_table.h"
 #include "floe/connector/parquet/parquet_table.h"
 #include "floe/io/file_io.h"
+#include "floe/io/resolving_file_io.h"
 #include "floe/session/ddl_statements.h"
 
 namespace floe::session {
@@ -62,7 +63,12 @@ Result<std::pair<catalog::TableIdentifier, iceberg::Table>> SessionResolver::Loa
       }
       start = end + 1;
     }
-    table.io = std::make_shared<io::LocalFileIO>(std::move(options));
+    // The table's S3 settings, if it has any, stay: only local paths are remapped.
+    std::optional<io::S3FileIOOptions> s3;
+    if (const auto* resolving = dynamic_cast<const io::ResolvingFileIO*>(table.io.get())) {
+      s3 = resolving->s3_options();
+    }
+    table.io = std::make_shared<io::ResolvingFileIO>(std::move(options), std::move(s3));
   }
   loaded_.emplace(id.ToString(), table);
   return std::make_pair(std::move(id), std::move(table));
