@@ -16,7 +16,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
-from peers import Floe, Mismatch, Spark, check, jdbc_catalog, run_driver, sql_catalog  # noqa: E402
+from peers import (Floe, Mismatch, Spark, check, jdbc_catalog, pyiceberg_append_racing,  # noqa: E402
+                   run_driver, sql_catalog)
 
 CATALOG = "cc"
 TABLE = "db.races"
@@ -71,28 +72,10 @@ def floe_writer(world, errors, barrier):
 
 
 def pyiceberg_writer(world, errors, barrier):
-    import pyarrow as pa
-    from pyiceberg.exceptions import CommitFailedException
-
     try:
         for n in range(APPENDS):
             barrier.wait()
-            for attempt in range(200):
-                table = world.py.load_table(TABLE)
-                schema = table.schema().as_arrow()
-                batch = pa.Table.from_arrays(
-                    [pa.array(ids("pyiceberg", n), type=schema.field("id").type),
-                     pa.array(["pyiceberg"] * ROWS, type=schema.field("writer").type)],
-                    schema=schema)
-                try:
-                    table.append(batch)
-                    break
-                except CommitFailedException:
-                    time.sleep(0.01 * (attempt % 10))
-            else:
-                errors.append(f"pyiceberg: append {n} lost 200 races")
-                barrier.abort()
-                return
+            pyiceberg_append_racing(world.py, TABLE, ids("pyiceberg", n), "pyiceberg")
     except Exception as e:
         errors.append(f"pyiceberg: {e}")
         barrier.abort()

@@ -16,8 +16,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 import postgres  # noqa: E402
-from peers import (Floe, Mismatch, Report, Spark, TempDir, check, floe_from_args,  # noqa: E402
-                   jdbc_postgres_catalog, sql_postgres_catalog)
+from peers import (Floe, Report, Spark, TempDir, check, floe_from_args,  # noqa: E402
+                   jdbc_postgres_catalog, pyiceberg_append_racing, sql_postgres_catalog)
 from three_engines import Engines, run  # noqa: E402
 
 DATABASES = ("v0", "v1", "py", "fl")
@@ -91,10 +91,6 @@ def run_more(world, report):
 
     def race():
         import threading
-        import time
-
-        import pyarrow as pa
-        from pyiceberg.exceptions import CommitFailedException
 
         world.floe.ok("fl", "CREATE SCHEMA race",
                       """CREATE TABLE race.t (id bigint NOT NULL, writer text)
@@ -114,21 +110,7 @@ def run_more(world, report):
                     elif engine == "floe":
                         world.floe.ok("fl", f"INSERT INTO race.t VALUES {values}")
                     else:
-                        # pyiceberg raises on a lost race: reload and append again.
-                        for attempt in range(200):
-                            table = world.py("fl").load_table("race.t")
-                            schema = table.schema().as_arrow()
-                            batch = pa.Table.from_arrays(
-                                [pa.array(ids(engine, n), type=schema.field("id").type),
-                                 pa.array([engine] * rows, type=schema.field("writer").type)],
-                                schema=schema)
-                            try:
-                                table.append(batch)
-                                break
-                            except CommitFailedException:
-                                time.sleep(0.01 * (attempt % 10))
-                        else:
-                            raise Mismatch(f"append {n} lost 200 races")
+                        pyiceberg_append_racing(world.py("fl"), "race.t", ids(engine, n), engine)
             except Exception as e:  # noqa: BLE001 - reported by the step
                 errors.append(f"{engine}: {e}")
                 barrier.abort()

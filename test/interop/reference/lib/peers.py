@@ -228,6 +228,27 @@ def jdbc_postgres_catalog(pg, database, warehouse, schema_version=None):
 # pyiceberg
 
 
+def pyiceberg_append_racing(catalog, table_name, ids, writer, attempts=200):
+    """Appends rows (id, writer) for `ids` through pyiceberg, which raises on a commit that
+    lost a race: reload the table and append again, up to `attempts` times (a Mismatch
+    then)."""
+    import pyarrow as pa
+    from pyiceberg.exceptions import CommitFailedException
+
+    for attempt in range(attempts):
+        table = catalog.load_table(table_name)
+        schema = table.schema().as_arrow()
+        batch = pa.Table.from_arrays(
+            [pa.array(ids, type=schema.field("id").type),
+             pa.array([writer] * len(ids), type=schema.field("writer").type)], schema=schema)
+        try:
+            table.append(batch)
+            return
+        except CommitFailedException:
+            time.sleep(0.01 * (attempt % 10))
+    raise Mismatch(f"{writer}: an append to {table_name} lost {attempts} races")
+
+
 def sql_catalog(name, sqlite_file, warehouse):
     from pyiceberg.catalog.sql import SqlCatalog
 
