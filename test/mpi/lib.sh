@@ -6,6 +6,10 @@ mpiexec="$2"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 cd "$scratch"
+# Spill directories (and mpirun's session directory) go to a temp directory of the test's
+# own, so that what a test leaves there is its own.
+export TMPDIR="$scratch/tmp"
+mkdir "$TMPDIR"
 
 fail() { echo "FAIL: $*"; cat out.txt err.txt 2>/dev/null; exit 1; }
 
@@ -34,4 +38,11 @@ expect_nothing_written() {  # what
   [ "$snapshots" = "0" ] || fail "$snapshots snapshots after $1"
   leftover="$(find wh -name '*.parquet' | wc -l)"
   [ "$leftover" = "0" ] || fail "$leftover data files left after $1"
+}
+
+# No spill directory is left in the test's temp directory.
+expect_no_spill_left() {
+  local left
+  left="$(cd "$TMPDIR" && find . -maxdepth 1 -name 'floe-spill-*' | sort | tr '\n' ' ')"
+  [ -z "$left" ] || fail "spill directories left: $left"
 }

@@ -1,6 +1,7 @@
 #include "floe/exec/spill.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -500,6 +501,7 @@ namespace {
 struct SpillDirectoryRegistry {
   std::mutex mutex;
   std::set<std::string> paths;
+  std::set<std::string> swept;  // the bases searched for abandoned directories
   bool terminated = false;
 };
 
@@ -591,23 +593,10 @@ std::string NewSpillPath(const std::string& directory, const std::string& prefix
          std::to_string(counter.fetch_add(1)) + ".spill";
 }
 
-Result<std::unique_ptr<SpillDirectory>> SpillDirectory::Make(const std::string& base,
-                                                             const std::string& tag) {
-  std::error_code ec;
-  std::string root = base;
-  if (root.empty()) root = std::filesystem::temp_directory_path(ec).string();
-  if (ec) return Status::IOError("no temporary directory for spill files: {}", ec.message());
-  std::string path = root + "/floe-spill-" + std::to_string(::getpid()) + "-" + tag;
-  SpillDirectoryRegistry& registry = Registry();
-  std::lock_guard<std::mutex> lock(registry.mutex);
-  if (registry.terminated) return Status::Cancelled("the process is terminating");
-  std::filesystem::create_directories(path, ec);
-  if (ec) return Status::IOError("cannot create the spill directory {}: {}", path, ec.message());
-  registry.paths.insert(path);
-  return std::unique_ptr<SpillDirectory>(new SpillDirectory(std::move(path)));
-}
-
 namespace {
+
+constexpr const char* kSpillDirectoryPrefix = "floe-spill-";
+constexpr const char* kLockFile = ".lock";
 
 // Removes `path` and everything in it. Its owners may still delete files in it meanwhile
 // (remove_all stops at a file that vanished under it), so it tries again while it can.
@@ -619,7 +608,65 @@ void RemoveTree(const std::string& path) {
   }
 }
 
+// Removes the spill directories in `base` that their process left behind: one it could not
+// remove because it was killed (SIGKILL, or mpirun ending a job). A live directory's lock
+// file is held (flock) by its process as long as the directory exists, and the kernel
+// releases it when the process dies however it dies, so a lock that can be taken marks an
+// abandoned directory; one without a lock file is not floe's to remove.
+void SweepAbandoned(const std::string& base) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(base, ec);
+  if (ec) return;
+  for (; it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    if (ec) return;
+    const std::string name = it->path().filename().string();
+    if (name.rfind(kSpillDirectoryPrefix, 0) != 0) continue;
+    const std::string lock = it->path().string() + "/" + kLockFile;
+    int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) continue;
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) RemoveTree(it->path().string());
+    ::close(fd);
+  }
+}
+
 }  // namespace
+
+// A directory becomes visible under its final name only with its lock held: it is made
+// under a name the sweep passes over (a leading dot), locked, then renamed, so no other
+// process's sweep can take a directory that is being created for abandoned.
+Result<std::unique_ptr<SpillDirectory>> SpillDirectory::Make(const std::string& base,
+                                                             const std::string& tag) {
+  std::error_code ec;
+  std::string root = base;
+  if (root.empty()) root = std::filesystem::temp_directory_path(ec).string();
+  if (ec) return Status::IOError("no temporary directory for spill files: {}", ec.message());
+  const std::string name = kSpillDirectoryPrefix + std::to_string(::getpid()) + "-" + tag;
+  std::string path = root + "/" + name;
+  const std::string staging = root + "/." + name;
+  SpillDirectoryRegistry& registry = Registry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  if (registry.terminated) return Status::Cancelled("the process is terminating");
+  if (registry.swept.insert(root).second) SweepAbandoned(root);
+  std::filesystem::create_directories(root, ec);
+  if (ec) return Status::IOError("cannot create the spill directory {}: {}", root, ec.message());
+  RemoveTree(staging);  // this process's own, left by a Make that failed half-way
+  if (::mkdir(staging.c_str(), 0700) != 0) {
+    return Status::IOError("cannot create the spill directory {}: {}", staging,
+                           std::strerror(errno));
+  }
+  const std::string lock_path = staging + "/" + kLockFile;
+  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0 ||
+      ::rename(staging.c_str(), path.c_str()) != 0) {
+    Status error =
+        Status::IOError("cannot create the spill directory {}: {}", path, std::strerror(errno));
+    if (fd >= 0) ::close(fd);
+    RemoveTree(staging);
+    return error;
+  }
+  registry.paths.insert(path);
+  return std::unique_ptr<SpillDirectory>(new SpillDirectory(std::move(path), fd));
+}
 
 // The tree goes under the registry's lock although that holds up other queries' spill files
 // meanwhile: removed outside it, a termination could exit between the erase and the removal
@@ -629,6 +676,7 @@ SpillDirectory::~SpillDirectory() {
   std::lock_guard<std::mutex> lock(registry.mutex);
   RemoveTree(path_);
   registry.paths.erase(path_);
+  ::close(lock_fd_);  // after the removal: until then no sweep may take the directory
 }
 
 int RemoveSpillDirectories() {

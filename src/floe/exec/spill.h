@@ -98,7 +98,10 @@ std::string NewSpillPath(const std::string& directory, const std::string& prefix
 
 /// A query's spill directory, `<base>/floe-spill-<pid>-<tag>` (`base` empty: the system's
 /// temporary directory). It is removed with everything in it when the object goes, and by
-/// RemoveSpillDirectories when the process is terminated, so no exit path leaves one.
+/// RemoveSpillDirectories when the process is terminated. A process that is killed cannot
+/// remove its own, so the directory's lock file stays locked (flock) while its process
+/// lives, and the first Make of a process in a base removes the directories there whose
+/// lock is free: what a killed process left goes with the next query.
 class SpillDirectory {
  public:
   /// Creates the directory; kIOError naming it when it cannot be created, kCancelled once
@@ -112,8 +115,9 @@ class SpillDirectory {
   const std::string& path() const { return path_; }
 
  private:
-  explicit SpillDirectory(std::string path) : path_(std::move(path)) {}
+  SpillDirectory(std::string path, int lock_fd) : path_(std::move(path)), lock_fd_(lock_fd) {}
   std::string path_;
+  int lock_fd_;  // holds the directory's lock file locked
 };
 
 /// Removes every spill directory of the process that is still there and refuses new ones:
