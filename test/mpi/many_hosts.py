@@ -2,9 +2,10 @@
 on S3 (moto's server, authenticating) and the catalog on PostgreSQL, each reached by every
 rank on its own.
 
-Each rank runs through own_host.sh: in a working directory of its own with its own
-configuration file, no home directory, and (where `unshare --mount` works) a mount
-namespace whose /tmp is private to it; MPI's transport is TCP, as between hosts. One
+Each rank runs through own_host.sh: in a working directory of its own, no home directory,
+and (where `unshare --mount` works) a mount namespace whose /tmp is private to it; MPI's
+transport is TCP, as between hosts. Only rank 0's directory holds a configuration file
+(catalog and S3 settings): the other ranks get the storage settings with their stages. One
 `floe sql` under mpirun then creates a day-partitioned table, inserts a million rows in
 parallel (one snapshot, every rank writing objects straight to S3), reads them back, and
 runs EXPLAIN ANALYZE of a scan and an aggregation that must spill under a small memory
@@ -108,8 +109,10 @@ def main():
         hosts = [os.path.join(hosts_dir, f"host{r}") for r in range(RANKS)]
         for host in hosts:
             os.makedirs(os.path.join(host, "tmp"))
-            with open(os.path.join(host, "floe.yaml"), "w") as f:
-                f.write(config)
+        # Only rank 0 reads the configuration and talks to the catalog: the other ranks get
+        # the storage settings, credentials included, with their stages.
+        with open(os.path.join(hosts[0], "floe.yaml"), "w") as f:
+            f.write(config)
         statements = [
             "CREATE SCHEMA db",
             "CREATE TABLE db.events (id bigint, day date, payload text) "

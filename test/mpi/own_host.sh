@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one MPI rank as if it were alone on a host of its own (many_hosts.py): in
-# HOSTS/host<rank>, the rank's working directory, with its own configuration file
-# (floe.yaml there, as FLOE_CONFIG) and no home directory of the machine's; and, where
+# HOSTS/host<rank>, the rank's working directory, with the configuration file there
+# (floe.yaml, as FLOE_CONFIG: rank 0's) and no home directory of the machine's; and, where
 # `unshare --mount` works, in a mount namespace of its own whose /tmp is HOSTS/host<rank>/tmp,
 # so that no other rank's temp files, and nothing else of this machine's /tmp, is visible
 # to it. Where it does not, TMPDIR points there instead. The binary is run through a file
