@@ -17,14 +17,15 @@
 #include "floe/catalog/hadoop_catalog.h"
 #include "floe/catalog/tests/catalog_test_internal.h"
 #include "floe/testing/matchers.h"
+#include "floe/testing/scoped_env.h"
 
 namespace floe::catalog {
 namespace {
 
-using ::floe::catalog::testing::ScopedEnv;
 using ::floe::catalog::testing::TempDir;
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
+using ::floe::testing::ScopedEnv;
 using ::testing::HasSubstr;
 using ::testing::Not;
 

@@ -20,13 +20,15 @@
 #include "floe/catalog/postgres_backend.h"
 #include "floe/catalog/sql_backend.h"
 #include "floe/catalog/sqlite_backend.h"
-#include "floe/catalog/tests/postgres_server.h"
 #include "floe/iceberg/schema.h"
 #include "floe/iceberg/table_location.h"
 #include "floe/io/file_io.h"
+#include "floe/testing/postgres_server.h"
 #include "floe/type/type.h"
 
 namespace floe::catalog::testing {
+
+using ::floe::testing::PostgresSchema;
 
 /// A fresh directory, removed with everything in it at the end of the test.
 class TempDir {
@@ -45,30 +47,6 @@ class TempDir {
 
  private:
   std::string path_;
-};
-
-// Sets an environment variable for the lifetime of the object (unset: nullopt).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = getenv(name)) old_ = old;
-    if (value.has_value()) {
-      setenv(name, value->c_str(), 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_.has_value()) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
 };
 
 inline iceberg::SchemaPtr TestSchema() {

@@ -28,7 +28,6 @@
 #include "floe/catalog/postgres_backend.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/catalog/tests/catalog_test_internal.h"
-#include "floe/catalog/tests/postgres_server.h"
 #include "floe/catalog/tests/tcp_proxy.h"
 #include "floe/iceberg/partitioned_writer.h"
 #include "floe/iceberg/snapshot_producer.h"
@@ -37,19 +36,21 @@
 #include "floe/iceberg/table_scan.h"
 #include "floe/io/file_io.h"
 #include "floe/testing/matchers.h"
+#include "floe/testing/postgres_server.h"
+#include "floe/testing/scoped_env.h"
 
 namespace floe::catalog {
 namespace {
 
 namespace fs = std::filesystem;
 
-using ::floe::catalog::testing::PostgresSchema;
-using ::floe::catalog::testing::PostgresServer;
-using ::floe::catalog::testing::ScopedEnv;
 using ::floe::catalog::testing::TcpProxy;
 using ::floe::catalog::testing::TempDir;
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
+using ::floe::testing::PostgresSchema;
+using ::floe::testing::PostgresServer;
+using ::floe::testing::ScopedEnv;
 using ::testing::HasSubstr;
 using ::testing::Not;
 

@@ -284,7 +284,7 @@ TEST_P(SqlCatalogTest, ToStringRedactsSecrets) {
   // The database the backend is connected to, without its password.
   if (postgres()) {
     EXPECT_THAT(text, HasSubstr("database=PostgreSQL catalog postgresql://floe@127.0.0.1:"));
-    EXPECT_THAT(text, Not(HasSubstr(::floe::catalog::testing::PostgresServer::kPassword)));
+    EXPECT_THAT(text, Not(HasSubstr(::floe::testing::PostgresServer::kPassword)));
   } else {
     EXPECT_THAT(text, HasSubstr(db_->file()));
   }

@@ -19,6 +19,7 @@
 #include "floe/cli/shell.h"
 #include "floe/session/session.h"
 #include "floe/testing/matchers.h"
+#include "floe/testing/scoped_env.h"
 
 namespace floe::cli {
 namespace {
@@ -124,25 +125,7 @@ TEST(RunSql, PrintsEveryResultInOrderAndStopsAtTheFirstError) {
   std::filesystem::remove_all(std::filesystem::path(options.warehouse).parent_path());
 }
 
-// Sets an environment variable for the lifetime of the object.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = getenv(name)) old_ = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_.has_value()) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using ::floe::testing::ScopedEnv;
 
 TEST(RunSql, CatalogOptionTakesAConfiguredNameOrAUri) {
   const std::filesystem::path dir = std::filesystem::path(ScratchWarehouse()).parent_path();

@@ -9,31 +9,16 @@
 
 #include "floe/dist/mpi_runtime.h"
 #include "floe/testing/matchers.h"
+#include "floe/testing/scoped_env.h"
 
 namespace floe::dist {
 namespace {
 
-class SavedEnv {
- public:
-  explicit SavedEnv(const char* name) : name_(name) {
-    if (const char* v = std::getenv(name)) value_ = v;
-  }
-  ~SavedEnv() {
-    if (value_) {
-      ::setenv(name_, value_->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> value_;
-};
+using ::floe::testing::ScopedEnv;
 
 TEST(MpiLaunch, NotUnderMpirunWithoutTheLaunchersVariables) {
-  SavedEnv size("OMPI_COMM_WORLD_SIZE");
-  SavedEnv rank("PMIX_RANK");
+  ScopedEnv size("OMPI_COMM_WORLD_SIZE", std::nullopt);
+  ScopedEnv rank("PMIX_RANK", std::nullopt);
   ::unsetenv("OMPI_COMM_WORLD_SIZE");
   ::unsetenv("PMIX_RANK");
   EXPECT_FALSE(LaunchedUnderMpi());

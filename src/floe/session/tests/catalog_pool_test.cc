@@ -1,8 +1,8 @@
 // CREATE and DROP (schema and table) through session::Session never block or deadlock on floe's
-// own thread pools: with a session pool of 1, 2 and 4 threads, on the embedded SQLite catalog
-// and on a Hadoop catalog, from the main thread, from several threads at once, while a query
-// of the same session holds the pool, and from inside tasks of the process-wide pool. Every
-// body runs under a time limit, so a deadlock fails the test instead of hanging it.
+// own thread pools: with a session pool of 1, 2 and 4 threads, on the embedded SQLite catalog,
+// the SQL catalog on PostgreSQL and a Hadoop catalog, from the main thread, from several threads at
+// once, while a query of the same session holds the pool, and from inside tasks of the process-wide
+// pool. Every body runs under a time limit, so a deadlock fails the test instead of hanging it.
 
 #include <atomic>
 #include <chrono>
@@ -25,6 +25,7 @@
 #include "floe/common/thread_pool.h"
 #include "floe/session/session.h"
 #include "floe/testing/matchers.h"
+#include "floe/testing/postgres_server.h"
 #include "floe/testing/scratch_dir.h"
 
 namespace floe::session {
@@ -104,7 +105,19 @@ void CreateAndDrop(session::Session& session, const std::string& name) {
               ::testing::Optional(std::string("DROP SCHEMA")));
 }
 
-enum class CatalogKind { kEmbedded, kHadoop };
+enum class CatalogKind { kEmbedded, kPostgres, kHadoop };
+
+std::string KindName(CatalogKind kind) {
+  switch (kind) {
+    case CatalogKind::kEmbedded:
+      return "sqlite";
+    case CatalogKind::kPostgres:
+      return "postgres";
+    case CatalogKind::kHadoop:
+      return "hadoop";
+  }
+  return "?";
+}
 
 class CatalogPoolTest : public ::floe::testing::ScratchDirTest,
                         public ::testing::WithParamInterface<std::tuple<int, CatalogKind>> {
@@ -128,6 +141,13 @@ class CatalogPoolTest : public ::floe::testing::ScratchDirTest,
     options.warehouse = dir_ + "/warehouse";
     if (std::get<1>(GetParam()) == CatalogKind::kHadoop) {
       FLOE_ASSIGN_OR_RAISE(options.catalog, catalog::OpenCatalog("hadoop:" + dir_ + "/files"));
+    } else if (std::get<1>(GetParam()) == CatalogKind::kPostgres) {
+      // One schema of the shared server per test; every session of the test opens it.
+      if (!postgres_) {
+        FLOE_ASSIGN_OR_RAISE(postgres_, ::floe::testing::PostgresSchema::Make());
+      }
+      FLOE_ASSIGN_OR_RAISE(options.catalog,
+                           catalog::OpenCatalog(postgres_->uri(), dir_ + "/warehouse"));
     }
     FLOE_ASSIGN_OR_RAISE(std::unique_ptr<session::Session> session,
                          session::Session::Make(options));
@@ -139,18 +159,20 @@ class CatalogPoolTest : public ::floe::testing::ScratchDirTest,
     return session;
   }
 
+  std::unique_ptr<::floe::testing::PostgresSchema> postgres_;  // declared first: outlives them
   std::unique_ptr<session::Session> session_;
   int sessions_made_ = 0;
 };
 
-INSTANTIATE_TEST_SUITE_P(
-    Pools, CatalogPoolTest,
-    ::testing::Combine(::testing::Values(1, 2, 4),
-                       ::testing::Values(CatalogKind::kEmbedded, CatalogKind::kHadoop)),
-    [](const auto& info) {
-      return fmt::format("{}_threads_{}", std::get<0>(info.param),
-                         std::get<1>(info.param) == CatalogKind::kHadoop ? "hadoop" : "sqlite");
-    });
+INSTANTIATE_TEST_SUITE_P(Pools, CatalogPoolTest,
+                         ::testing::Combine(::testing::Values(1, 2, 4),
+                                            ::testing::Values(CatalogKind::kEmbedded,
+                                                              CatalogKind::kPostgres,
+                                                              CatalogKind::kHadoop)),
+                         [](const auto& info) {
+                           return fmt::format("{}_threads_{}", std::get<0>(info.param),
+                                              KindName(std::get<1>(info.param)));
+                         });
 
 TEST_P(CatalogPoolTest, FromTheMainThread) {
   RunWithTimeLimit("DDL from the main thread", [&] {

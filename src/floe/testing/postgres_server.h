@@ -19,7 +19,7 @@
 
 #include "floe/common/result.h"
 
-namespace floe::catalog::testing {
+namespace floe::testing {
 
 class PostgresServer {
  public:
@@ -87,4 +87,4 @@ class PostgresSchema {
   std::string name_;
 };
 
-}  // namespace floe::catalog::testing
+}  // namespace floe::testing

@@ -1,4 +1,4 @@
-#include "floe/catalog/tests/postgres_server.h"
+#include "floe/testing/postgres_server.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -27,7 +27,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-namespace floe::catalog::testing {
+namespace floe::testing {
 namespace {
 
 namespace fs = std::filesystem;
@@ -361,4 +361,4 @@ Result<std::vector<std::vector<std::string>>> PostgresSchema::Sql(const std::str
   return server_->Sql(sql, name_);
 }
 
-}  // namespace floe::catalog::testing
+}  // namespace floe::testing
