@@ -1,5 +1,6 @@
 #include "floe/catalog/purge.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -77,6 +78,27 @@ Result<std::vector<std::string>> ReachableFiles(const io::FileIO& io,
   return std::vector<std::string>(files.begin(), files.end());
 }
 
+namespace {
+
+// Deletes `paths` through `io` in slices of up to 1000 (one S3 DeleteObjects request
+// each) that run in parallel; one Status per path.
+std::vector<Status> DeleteInParallel(const io::FileIO& io, const std::vector<std::string>& paths) {
+  constexpr size_t kSlice = 1000;
+  const size_t slices = (paths.size() + kSlice - 1) / kSlice;
+  std::vector<Status> results(paths.size());
+  (void)DefaultThreadPool()->ParallelFor(static_cast<int64_t>(slices), [&](int64_t s) -> Status {
+    const size_t first = static_cast<size_t>(s) * kSlice;
+    const size_t last = std::min(paths.size(), first + kSlice);
+    std::vector<std::string> slice(paths.begin() + first, paths.begin() + last);
+    std::vector<Status> deleted = io.DeleteFiles(slice);
+    for (size_t i = first; i < last; ++i) results[i] = std::move(deleted[i - first]);
+    return Status::OK();
+  });
+  return results;
+}
+
+}  // namespace
+
 Status DeleteDroppedTableFiles(const io::FileIO& io, const TableIdentifier& id,
                                const Result<std::vector<std::string>>& files,
                                const iceberg::TableMetadata& metadata,
@@ -92,13 +114,7 @@ Status DeleteDroppedTableFiles(const io::FileIO& io, const TableIdentifier& id,
       (metadata_set.count(file) != 0 ? metadata_files : ordered).push_back(file);
     }
     for (const std::vector<std::string>* round : {&ordered, &metadata_files}) {
-      std::vector<Status> results(round->size());
-      (void)DefaultThreadPool()->ParallelFor(static_cast<int64_t>(round->size()),
-                                             [&](int64_t i) -> Status {
-                                               results[i] = io.Delete((*round)[i]);
-                                               return Status::OK();
-                                             });
-      for (const Status& deleted : results) {
+      for (const Status& deleted : DeleteInParallel(io, *round)) {
         if (deleted.ok()) continue;
         ++failed;
         if (first_error.ok()) first_error = deleted;

@@ -15,6 +15,13 @@ namespace floe::io {
 
 namespace fs = std::filesystem;
 
+std::vector<Status> FileIO::DeleteFiles(const std::vector<std::string>& paths) const {
+  std::vector<Status> results;
+  results.reserve(paths.size());
+  for (const std::string& path : paths) results.push_back(Delete(path));
+  return results;
+}
+
 namespace {
 
 bool IsSchemeChar(char c, bool first) {

@@ -49,6 +49,10 @@ class FileIO {
   /// Deletes a file. Deleting a file that does not exist succeeds (cleanup is idempotent); a
   /// directory is an IOError.
   virtual Status Delete(const std::string& path) const = 0;
+  /// Deletes many files, each as Delete does; one Status per path, in order. Stores that
+  /// delete in batches (S3's DeleteObjects, 1000 keys a request) override it; the default
+  /// calls Delete for each.
+  virtual std::vector<Status> DeleteFiles(const std::vector<std::string>& paths) const;
   /// The entries of a directory sorted by name. NotFound when it does not exist.
   virtual Result<std::vector<FileInfo>> ListDirectory(const std::string& path) const = 0;
   /// The storage location `path` maps to (for messages and diagnostics).

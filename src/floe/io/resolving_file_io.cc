@@ -1,5 +1,7 @@
 #include "floe/io/resolving_file_io.h"
 
+#include <map>
+
 namespace floe::io {
 
 ResolvingFileIO::ResolvingFileIO(LocalFileIOOptions local, std::optional<S3FileIOOptions> s3)
@@ -51,6 +53,27 @@ Result<bool> ResolvingFileIO::Exists(const std::string& path) const {
 Status ResolvingFileIO::Delete(const std::string& path) const {
   FLOE_ASSIGN_OR_RAISE(const FileIO* io, For(path));
   return io->Delete(path);
+}
+
+std::vector<Status> ResolvingFileIO::DeleteFiles(const std::vector<std::string>& paths) const {
+  std::vector<Status> results(paths.size());
+  std::map<const FileIO*, std::vector<size_t>> sides;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    Result<const FileIO*> io = For(paths[i]);
+    if (io.ok()) {
+      sides[*io].push_back(i);
+    } else {
+      results[i] = io.status();
+    }
+  }
+  for (const auto& [io, indexes] : sides) {
+    std::vector<std::string> batch;
+    batch.reserve(indexes.size());
+    for (size_t i : indexes) batch.push_back(paths[i]);
+    std::vector<Status> deleted = io->DeleteFiles(batch);
+    for (size_t k = 0; k < indexes.size(); ++k) results[indexes[k]] = std::move(deleted[k]);
+  }
+  return results;
 }
 
 Result<std::vector<FileInfo>> ResolvingFileIO::ListDirectory(const std::string& path) const {

@@ -532,8 +532,10 @@ Status S3Client::Delete(const S3Location& at) const {
   return Status::OK();
 }
 
-Status S3Client::DeleteMany(const std::string& bucket, const std::vector<std::string>& keys) const {
+Result<std::vector<S3DeleteFailure>> S3Client::DeleteMany(
+    const std::string& bucket, const std::vector<std::string>& keys) const {
   constexpr size_t kBatch = 1000;  // the most one DeleteObjects request takes
+  std::vector<S3DeleteFailure> failures;
   for (size_t first = 0; first < keys.size(); first += kBatch) {
     const size_t last = std::min(keys.size(), first + kBatch);
     std::string xml = "<Delete><Quiet>true</Quiet>";
@@ -551,12 +553,11 @@ Status S3Client::DeleteMany(const std::string& bucket, const std::vector<std::st
     FLOE_ASSIGN_OR_RAISE(Response r, Send(call));
     if (r.status != 200) return Unexpected(call.what, r);
     for (const std::string& error : XmlValues(r.body, "Error")) {
-      return Status::IOError("{}: cannot delete s3://{}/{}: {}: {}", call.what, bucket,
-                             XmlValue(error, "Key"), XmlValue(error, "Code"),
-                             XmlValue(error, "Message"));
+      failures.push_back(
+          {XmlValue(error, "Key"), XmlValue(error, "Code"), XmlValue(error, "Message")});
     }
   }
-  return Status::OK();
+  return failures;
 }
 
 Result<S3Listing> S3Client::List(const std::string& bucket, const std::string& prefix,

@@ -72,6 +72,13 @@ struct S3Listing {
   std::vector<std::string> prefixes;
 };
 
+/// A key that a DeleteObjects request could not delete, with S3's error code and message.
+struct S3DeleteFailure {
+  std::string key;
+  std::string code;
+  std::string message;
+};
+
 class S3Client {
  public:
   /// kInvalidArgument for a malformed endpoint or missing credentials.
@@ -101,8 +108,10 @@ class S3Client {
 
   /// Deletes the object; deleting one that does not exist succeeds.
   Status Delete(const S3Location& at) const;
-  /// Deletes the keys, 1000 per request; a key that cannot be deleted is an error naming it.
-  Status DeleteMany(const std::string& bucket, const std::vector<std::string>& keys) const;
+  /// Deletes the keys, 1000 per request (keys that do not exist are deleted already). The
+  /// keys S3 refused, each with its reason; an error when a request fails as a whole.
+  Result<std::vector<S3DeleteFailure>> DeleteMany(const std::string& bucket,
+                                                  const std::vector<std::string>& keys) const;
   /// Every object under `prefix` (all pages); with a non-empty delimiter, the keys one level
   /// down and the common prefixes below that.
   /// `page_size` > 0 asks for at most that many keys per request (S3's default is 1000).

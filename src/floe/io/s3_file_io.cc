@@ -345,6 +345,43 @@ Status S3FileIO::Delete(const std::string& path) const {
   return client_->Delete(at);
 }
 
+std::vector<Status> S3FileIO::DeleteFiles(const std::vector<std::string>& paths) const {
+  std::vector<Status> results(paths.size());
+  // The paths' indexes by bucket and key (a key named twice is deleted once).
+  std::map<std::string, std::map<std::string, std::vector<size_t>>> buckets;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    Result<S3Location> at = Locate(paths[i]);
+    if (!at.ok()) {
+      results[i] = at.status();
+    } else if (at->key.empty()) {
+      results[i] = Status::IOError("{} is a bucket, not a file", paths[i]);
+    } else {
+      buckets[at->bucket][at->key].push_back(i);
+    }
+  }
+  for (const auto& [bucket, keys] : buckets) {
+    std::vector<std::string> names;
+    names.reserve(keys.size());
+    for (const auto& entry : keys) names.push_back(entry.first);
+    Result<std::vector<S3DeleteFailure>> failures = client_->DeleteMany(bucket, names);
+    if (!failures.ok()) {
+      for (const auto& entry : keys) {
+        for (size_t i : entry.second) results[i] = failures.status();
+      }
+      continue;
+    }
+    for (const S3DeleteFailure& failure : *failures) {
+      auto it = keys.find(failure.key);
+      if (it == keys.end()) continue;
+      for (size_t i : it->second) {
+        results[i] =
+            Status::IOError("cannot delete {}: {}: {}", paths[i], failure.code, failure.message);
+      }
+    }
+  }
+  return results;
+}
+
 Result<std::vector<FileInfo>> S3FileIO::ListDirectory(const std::string& path) const {
   FLOE_ASSIGN_OR_RAISE(S3Location at, Locate(path));
   std::string prefix = at.key;

@@ -57,6 +57,8 @@ class S3FileIO final : public FileIO {
       const std::string& path, CreateMode mode = CreateMode::kOverwrite) const override;
   Result<bool> Exists(const std::string& path) const override;
   Status Delete(const std::string& path) const override;
+  /// One DeleteObjects request per bucket and 1000 keys.
+  std::vector<Status> DeleteFiles(const std::vector<std::string>& paths) const override;
   Result<std::vector<FileInfo>> ListDirectory(const std::string& path) const override;
   Result<std::string> ResolvePath(const std::string& path) const override;
   std::string ToString() const override;

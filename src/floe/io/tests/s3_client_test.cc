@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -165,7 +166,9 @@ TEST_F(S3ClientTest, ListPagesAndDeleteManyBatches) {
   EXPECT_THAT(top.prefixes, ::testing::ElementsAre("list/odd/"));
   std::vector<std::string> to_delete = keys;
   for (int i = 0; i < 1500; ++i) to_delete.push_back("list/missing/" + std::to_string(i));
-  ASSERT_OK(s3->DeleteMany(moto_->bucket, to_delete));
+  ASSERT_OK_AND_ASSIGN(std::vector<S3DeleteFailure> failures,
+                       s3->DeleteMany(moto_->bucket, to_delete));
+  EXPECT_TRUE(failures.empty());
   ASSERT_OK_AND_ASSIGN(all, s3->List(moto_->bucket, "list/"));
   EXPECT_TRUE(all.objects.empty());
 }
@@ -473,6 +476,51 @@ TEST_F(S3FileIOTest, ResolvingFileIORoutesByScheme) {
   EXPECT_OK(local_only.Exists(local).status());
   EXPECT_THAT(local_only.NewInputFile(Uri("resolving/x.bin")),
               IsErrorWith(StatusCode::kInvalidArgument, "no S3 credentials"));
+}
+
+// DeleteFiles sends each side its paths: S3's in DeleteObjects batches (objects that do not
+// exist count as deleted), local files one by one; a path that cannot be deleted fails alone.
+TEST_F(S3FileIOTest, DeleteFilesBatchesEachSide) {
+  S3FileIOOptions s3;
+  s3.client = Options();
+  ResolvingFileIO io(LocalFileIOOptions{}, s3);
+  const std::string local = ::testing::TempDir() + "/floe_delete_files_" + std::to_string(getpid());
+  std::filesystem::create_directories(local + "/dir");
+  std::vector<std::string> paths;
+  for (int i = 0; i < 1203; ++i) {
+    paths.push_back(Uri("delete-files/" + std::to_string(i)));
+    if (i % 100 == 0) {
+      ASSERT_OK(Client()->Put(At("delete-files/" + std::to_string(i)), "x"));
+    }
+  }
+  paths.push_back(Uri("delete-files/0"));  // twice
+  for (const char* name : {"a", "b"}) {
+    paths.push_back(local + "/" + name);
+    std::ofstream(paths.back()) << name;
+  }
+  paths.push_back(local + "/dir");           // a directory: an error of its own
+  paths.push_back("s3://" + moto_->bucket);  // a bucket: likewise
+  std::vector<Status> results = io.DeleteFiles(paths);
+  ASSERT_EQ(results.size(), paths.size());
+  for (size_t i = 0; i + 2 < paths.size(); ++i) {
+    EXPECT_OK(results[i]) << paths[i];
+  }
+  EXPECT_THAT(results[paths.size() - 2], IsError(StatusCode::kIOError));
+  EXPECT_THAT(results.back(), IsErrorWith(StatusCode::kIOError, "is a bucket, not a file"));
+  ASSERT_OK_AND_ASSIGN(S3Listing left, Client()->List(moto_->bucket, "delete-files/"));
+  EXPECT_TRUE(left.objects.empty());
+  EXPECT_FALSE(std::filesystem::exists(local + "/a"));
+  EXPECT_FALSE(std::filesystem::exists(local + "/b"));
+  std::filesystem::remove_all(local);
+  // Refused as a whole (wrong key): every S3 path carries the request's error.
+  S3FileIOOptions wrong = s3;
+  wrong.client.credentials.secret_access_key = "not-the-secret-at-all";
+  ResolvingFileIO wrong_io(LocalFileIOOptions{}, wrong);
+  results = wrong_io.DeleteFiles({Uri("delete-files/x"), Uri("delete-files/y")});
+  ASSERT_EQ(results.size(), 2u);
+  for (const Status& st : results) {
+    EXPECT_THAT(st, IsErrorWith(StatusCode::kInvalidArgument, "access denied"));
+  }
 }
 
 }  // namespace

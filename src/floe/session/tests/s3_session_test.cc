@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -186,6 +187,37 @@ TEST_P(S3SessionTest, DamagedObjectsAndFailedWritesOnS3) {
   Result<std::vector<std::string>> deleted = Run("SELECT sum(id) FROM db.t");
   EXPECT_FALSE(deleted.ok());
   EXPECT_THAT(deleted.status().message(), HasSubstr(first.key));
+  EXPECT_THAT(seen_, Not(HasSubstr(moto_->secret_access_key)));
+}
+
+// DROP TABLE keeps a table's objects; DROP TABLE ... PURGE deletes every one of them (data
+// files, manifests, manifest lists, metadata files), in DeleteObjects batches.
+TEST_P(S3SessionTest, DropPurgeDeletesEveryObjectOfTheTable) {
+  ASSERT_OK(Run("CREATE SCHEMA db").status());
+  for (const char* table : {"kept", "purged"}) {
+    ASSERT_OK(
+        Run(fmt::format("CREATE TABLE db.{} (id bigint, k int) WITH (partitioning = 'k')", table))
+            .status());
+    for (int round = 0; round < 3; ++round) {
+      ASSERT_OK(Run(fmt::format("INSERT INTO db.{} SELECT g, g % 7 FROM generate_series(1, 70) "
+                                "s(g)",
+                                table))
+                    .status());
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(auto s3, io::S3FileIO::Make(*io_->s3_options()));
+  auto objects = [&](const std::string& table) {
+    auto listing = s3->client()->List(moto_->bucket, Warehouse() + "/db/" + table + "/");
+    EXPECT_OK(listing);
+    return listing.ok() ? listing->objects.size() : size_t{0};
+  };
+  // 21 data files, 3 manifests, 3 manifest lists, 4 metadata files each.
+  ASSERT_EQ(objects("kept"), 31u);
+  ASSERT_EQ(objects("purged"), 31u);
+  ASSERT_OK(Run("DROP TABLE db.kept").status());
+  ASSERT_OK(Run("DROP TABLE db.purged PURGE").status());
+  EXPECT_EQ(objects("kept"), 31u);
+  EXPECT_EQ(objects("purged"), 0u);
   EXPECT_THAT(seen_, Not(HasSubstr(moto_->secret_access_key)));
 }
 
