@@ -3,7 +3,8 @@ S3FileIO) read and write tables in one SQLite catalog whose warehouse is a bucke
 S3 server (authenticating); run as `.deps/py/bin/python test/interop/reference/s3_tables.py
 PATH_TO_FLOE` from the repository root."""
 
-# Spark writes a partitioned table with a merge-on-read delete: floe reads Spark's rows.
+# Spark writes a partitioned table with a merge-on-read delete: floe reads Spark's rows;
+# and a format-version 3 table whose delete is a deletion vector in a Puffin file.
 # floe creates a partitioned table and appends twice: Spark reads floe's rows and files.
 # Every file of both tables is an object in the bucket, and nothing floe prints holds the
 # secret key.
@@ -92,6 +93,25 @@ def run(world, report):
             canon(world.spark.rows(f"SELECT id FROM {t} WHERE d = DATE '2024-01-03'")))
         return f"{len(theirs)} rows"
     report.step("floe reads Spark's table on S3", floe_reads_spark)
+
+    v3 = f"{CATALOG}.db.spark_dv"
+
+    def floe_reads_deletion_vectors():
+        """Format version 3: Spark's DELETE writes deletion vectors into Puffin files on S3."""
+        world.spark.sql(f"""CREATE TABLE {v3} (id BIGINT, cat STRING) USING iceberg
+                            TBLPROPERTIES ('format-version' = '3',
+                                           'write.delete.mode' = 'merge-on-read')""")
+        world.spark.sql(f"INSERT INTO {v3} SELECT id, cat FROM {t}")
+        world.spark.sql(f"DELETE FROM {v3} WHERE id % 3 = 0")
+        deletes = [r[0] for r in world.spark.rows(f"SELECT file_path FROM {v3}.delete_files")]
+        expect(deletes and all(p.startswith(world.warehouse + "/db/spark_dv/") and
+                               p.endswith(".puffin") for p in deletes),
+               f"Spark's deletion vectors are not Puffin files in the bucket: {deletes}")
+        theirs = canon(world.spark.rows(f"SELECT id, cat FROM {v3}"))
+        check("floe's rows of Spark's v3 table", world.floe_rows("SELECT id, cat FROM db.spark_dv"),
+              theirs)
+        return f"{len(theirs)} rows, {len(deletes)} Puffin file(s)"
+    report.step("floe reads Spark's deletion vectors (Puffin) on S3", floe_reads_deletion_vectors)
 
     def floe_writes():
         world.floe_ok("CREATE TABLE db.floe_t (id bigint, cat text, amt decimal(10, 2), d date) "
