@@ -15,6 +15,7 @@
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/table_location.h"
 #include "floe/io/file_io.h"
+#include "floe/io/resolving_file_io.h"
 
 namespace floe::catalog {
 namespace {
@@ -556,7 +557,15 @@ Result<iceberg::Table> SqlCatalog::CreateTable(const TableIdentifier& id,
     if (status.code() != StatusCode::kCommitStateUnknown) (void)io_->Delete(metadata_location);
     return status;
   }
-  return iceberg::Table{metadata_location, std::move(metadata), io_};
+  return TableWithIo(metadata_location, std::move(metadata));
+}
+
+// Metadata files are read and written through the catalog's FileIO; the table's other
+// files through one with the table's own S3 settings over the catalog's.
+Result<iceberg::Table> SqlCatalog::TableWithIo(std::string metadata_location,
+                                               iceberg::TableMetadataPtr metadata) const {
+  FLOE_ASSIGN_OR_RAISE(auto table_io, io::TableFileIO(io_, metadata->properties));
+  return iceberg::Table{std::move(metadata_location), std::move(metadata), std::move(table_io)};
 }
 
 Result<iceberg::Table> SqlCatalog::LoadTable(const TableIdentifier& id) const {
@@ -567,7 +576,7 @@ Result<iceberg::Table> SqlCatalog::LoadTable(const TableIdentifier& id) const {
     return Status::OK();
   }));
   FLOE_ASSIGN_OR_RAISE(iceberg::TableMetadataPtr metadata, ReadMetadataFile(*io_, location));
-  return iceberg::Table{std::move(location), std::move(metadata), io_};
+  return TableWithIo(std::move(location), std::move(metadata));
 }
 
 Result<iceberg::Table> SqlCatalog::RegisterTable(const TableIdentifier& id,
@@ -583,7 +592,7 @@ Result<iceberg::Table> SqlCatalog::RegisterTable(const TableIdentifier& id,
   FLOE_RETURN_NOT_OK(backend_->Transact(purpose, [&](SqlSession& session) {
     return InsertTableRow(session, options_.name, typed_, id, metadata_location, purpose);
   }));
-  return iceberg::Table{metadata_location, std::move(metadata), io_};
+  return TableWithIo(metadata_location, std::move(metadata));
 }
 
 Status SqlCatalog::RenameTable(const TableIdentifier& from, const TableIdentifier& to) {
@@ -661,8 +670,9 @@ Status SqlCatalog::DropTable(const TableIdentifier& id, bool purge) {
     if (changed == 0) continue;
     // The table is gone from the catalog; from here on a failure leaves unreferenced files,
     // never a listed table with missing ones.
-    return DeleteDroppedTableFiles(*io_, id, ReachableFiles(*io_, **metadata, location), **metadata,
-                                   location);
+    FLOE_ASSIGN_OR_RAISE(auto table_io, io::TableFileIO(io_, (*metadata)->properties));
+    return DeleteDroppedTableFiles(*table_io, id, ReachableFiles(*table_io, **metadata, location),
+                                   **metadata, location);
   }
 }
 
@@ -700,7 +710,7 @@ Result<iceberg::Table> SqlCatalog::CommitTable(
   FLOE_RETURN_NOT_OK(iceberg::CheckRequirements(base.get(), requirements)
                          .WithPrefix(fmt::format("commit to table {}: ", id.ToString())));
   if (base != nullptr && updates.empty()) {
-    return iceberg::Table{*base_location, base, io_};
+    return TableWithIo(*base_location, base);
   }
 
   // The new metadata.
@@ -798,7 +808,7 @@ Result<iceberg::Table> SqlCatalog::CommitTable(
   if (base != nullptr) {
     internal::DeleteObsoleteMetadata(*io_, *base, *base_location, *next, next_location);
   }
-  return iceberg::Table{next_location, std::move(next), io_};
+  return TableWithIo(next_location, std::move(next));
 }
 
 }  // namespace floe::catalog

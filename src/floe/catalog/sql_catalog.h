@@ -90,6 +90,9 @@ class SqlCatalog final : public Catalog {
       : backend_(std::move(backend)), io_(std::move(io)), options_(std::move(options)) {}
 
   Status InitializeSchema();
+  // A table with its FileIO (io::TableFileIO: the table's S3 settings over the catalog's).
+  Result<iceberg::Table> TableWithIo(std::string metadata_location,
+                                     iceberg::TableMetadataPtr metadata) const;
 
   SqlBackendPtr backend_;
   std::shared_ptr<const io::FileIO> io_;

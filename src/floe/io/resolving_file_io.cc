@@ -104,7 +104,47 @@ Result<std::shared_ptr<ResolvingFileIO>> MakeResolvingFileIO(
       !s3.client.credentials.secret_access_key.empty()) {
     usable = std::move(s3);
   }
-  return std::make_shared<ResolvingFileIO>(std::move(local), std::move(usable));
+  auto io = std::make_shared<ResolvingFileIO>(std::move(local), std::move(usable));
+  io->properties_ = properties;
+  return io;
+}
+
+Result<std::shared_ptr<const FileIO>> TableFileIO(
+    const std::shared_ptr<const FileIO>& catalog_io,
+    const std::map<std::string, std::string>& table_properties) {
+  std::map<std::string, std::string> s3;
+  for (const auto& [key, value] : table_properties) {
+    if (key.starts_with("s3.") || key == "client.region") s3.emplace(key, value);
+  }
+  const auto* resolving = dynamic_cast<const ResolvingFileIO*>(catalog_io.get());
+  if (s3.empty() || resolving == nullptr) return catalog_io;
+  std::lock_guard<std::mutex> lock(resolving->mutex_);
+  auto found = resolving->tables_.find(s3);
+  if (found != resolving->tables_.end()) return found->second;
+  // The catalog's settings as it resolved them (properties, environment, shared files),
+  // the table's over them.
+  std::map<std::string, std::string> merged = s3;
+  if (s3.count("client.region") != 0 && s3.count("s3.region") == 0) {
+    merged["s3.region"] = s3.at("client.region");
+  }
+  std::map<std::string, std::string> base = resolving->properties_;
+  if (const std::optional<S3FileIOOptions>& o = resolving->s3_options_) {
+    const S3Options& c = o->client;
+    base = {{"s3.endpoint", c.endpoint},
+            {"s3.region", c.region},
+            {"s3.access-key-id", c.credentials.access_key_id},
+            {"s3.secret-access-key", c.credentials.secret_access_key},
+            {"s3.session-token", c.credentials.session_token},
+            {"s3.multipart.part-size-bytes", std::to_string(o->part_size)}};
+    // The addressing follows the endpoint: the catalog's only with the catalog's endpoint.
+    if (s3.count("s3.endpoint") == 0)
+      base["s3.path-style-access"] = c.path_style ? "true" : "false";
+  }
+  merged.insert(base.begin(), base.end());  // keys the table set stay the table's
+  FLOE_ASSIGN_OR_RAISE(std::shared_ptr<ResolvingFileIO> io,
+                       MakeResolvingFileIO(resolving->local_.options(), merged));
+  resolving->tables_.emplace(std::move(s3), io);
+  return std::shared_ptr<const FileIO>(std::move(io));
 }
 
 }  // namespace floe::io

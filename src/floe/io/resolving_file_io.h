@@ -8,6 +8,7 @@
 // works on local tables and fails only when a path on S3 is used, with an error that says what is
 // missing.
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -38,14 +39,27 @@ class ResolvingFileIO final : public FileIO {
   const LocalFileIO& local() const { return local_; }
   const std::optional<S3FileIOOptions>& s3_options() const { return s3_options_; }
 
+  /// The properties this was made from by MakeResolvingFileIO (the catalog's settings);
+  /// empty when made from resolved options.
+  const std::map<std::string, std::string>& properties() const { return properties_; }
+
  private:
+  friend Result<std::shared_ptr<ResolvingFileIO>> MakeResolvingFileIO(
+      LocalFileIOOptions local, const std::map<std::string, std::string>& properties);
+  friend Result<std::shared_ptr<const FileIO>> TableFileIO(
+      const std::shared_ptr<const FileIO>& catalog_io,
+      const std::map<std::string, std::string>& table_properties);
+
   // The FileIO for `path`.
   Result<const FileIO*> For(const std::string& path) const;
 
   LocalFileIO local_;
   std::optional<S3FileIOOptions> s3_options_;
+  std::map<std::string, std::string> properties_;
   mutable std::mutex mutex_;
   mutable std::shared_ptr<S3FileIO> s3_;
+  // TableFileIO's FileIOs, by the S3 settings of the tables that asked.
+  mutable std::map<std::map<std::string, std::string>, std::shared_ptr<const FileIO>> tables_;
 };
 
 /// The FileIO for a catalog or a session: a ResolvingFileIO whose S3 side takes its
@@ -53,5 +67,13 @@ class ResolvingFileIO final : public FileIO {
 /// (S3FileIOOptionsFrom). When no credentials are found anywhere, S3 paths are refused.
 Result<std::shared_ptr<ResolvingFileIO>> MakeResolvingFileIO(
     LocalFileIOOptions local, const std::map<std::string, std::string>& properties);
+
+/// The FileIO for one table of a catalog whose FileIO is `catalog_io`: with the S3 settings
+/// among the table's properties (`s3.*`, `client.region`) over the catalog's, as pyiceberg
+/// merges them; `catalog_io` itself when the table sets none or `catalog_io` is not a
+/// ResolvingFileIO made by MakeResolvingFileIO. Made once per distinct setting.
+Result<std::shared_ptr<const FileIO>> TableFileIO(
+    const std::shared_ptr<const FileIO>& catalog_io,
+    const std::map<std::string, std::string>& table_properties);
 
 }  // namespace floe::io

@@ -10,6 +10,7 @@
 #include "floe/iceberg/metadata_update.h"
 #include "floe/iceberg/schema_update.h"
 #include "floe/iceberg/spec_text.h"
+#include "floe/io/file_io.h"
 #include "floe/plan/binder.h"
 
 namespace floe::session {
@@ -134,7 +135,10 @@ std::string CreateTableText(const catalog::TableIdentifier& id,
     options.emplace_back("sorted_by", iceberg::SortOrderText(*order, schema));
   }
   options.emplace_back("format_version", std::to_string(metadata.format_version));
-  for (const auto& [key, value] : metadata.properties) options.emplace_back(key, value);
+  // A secret a property holds (an S3 key given as a table property) is never shown.
+  for (const auto& [key, value] : io::RedactProperties(metadata.properties)) {
+    options.emplace_back(key, value);
+  }
   out += " WITH (";
   for (size_t i = 0; i < options.size(); ++i) {
     if (i > 0) out += ", ";

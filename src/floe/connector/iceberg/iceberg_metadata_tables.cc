@@ -13,6 +13,7 @@
 #include "floe/exec/values_exec.h"
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/single_value.h"
+#include "floe/io/file_io.h"
 
 namespace floe::connector {
 
@@ -249,7 +250,9 @@ Columns PropertyColumns(const Context& ctx) {
   using Property = std::pair<std::string, std::string>;
   auto properties = std::make_shared<std::vector<Property>>();
   if (ctx.metadata != nullptr) {
-    properties->assign(ctx.metadata->properties.begin(), ctx.metadata->properties.end());
+    // Secret values (an S3 key given as a table property) are never shown.
+    std::map<std::string, std::string> shown = io::RedactProperties(ctx.metadata->properties);
+    properties->assign(shown.begin(), shown.end());
   }
   c.rows = properties->size();
   c.Add("key", String(), false,
