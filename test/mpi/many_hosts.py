@@ -11,10 +11,10 @@ parallel (one snapshot, every rank writing objects straight to S3), reads them b
 runs EXPLAIN ANALYZE of a scan and an aggregation that must spill under a small memory
 limit. Checked: the rows, exactly; one snapshot; every data file an object under the
 table's S3 location in a day partition; the scan and the spilling aggregation ran on every
-rank; every rank's spill directory appeared in its own /tmp and in no other, and none is
-left; the ranks wrote nothing into their working directories; the catalog and the secret
-key are never printed; and a single floe process with a configuration of its own sees the
-same table.
+rank, each rank with S3 reads of its own; every rank's spill directory appeared in its own
+/tmp and in no other, and none is left; the ranks wrote nothing into their working
+directories; the catalog password and the secret key are never printed; and a single floe
+process with a configuration of its own sees the same table.
 
 Run by ctest (labels mpi, s3, postgres) as
 `.deps/py/bin/python test/mpi/many_hosts.py FLOE_BINARY MPIEXEC` from the repository root.
@@ -184,6 +184,13 @@ def check_output(stdout):
         for r in range(RANKS):
             line = re.search(rf"rank {r}: tasks=(\d+) rows=(\d+)", section)
             expect(line and int(line.group(1)) > 0, f"rank {r} ran no task")
+    # Each rank read its files from S3 itself: its own GET requests and bytes.
+    for r in range(RANKS):
+        line = re.search(rf"rank {r}: tasks=.* s3 requests=\d+ \(get=(\d+)[^)]*\) read=(\d+)",
+                         plans[1])
+        expect(line and int(line.group(1)) > 0 and int(line.group(2)) > 0,
+               f"rank {r} shows no S3 reads of its own")
+        print(f"rank {r}: {line.group(1)} S3 GETs, {line.group(2)} bytes")
 
 
 def scan_section(plan, node="IcebergScanExec"):

@@ -21,6 +21,7 @@
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/spill.h"
 #include "floe/iceberg/in_flight_files.h"
+#include "floe/io/s3_client.h"
 #include "floe/scheduler/scheduler.h"
 #include "floe/scheduler/shuffle_exec.h"
 
@@ -267,6 +268,19 @@ class MpiQueryRunner final : public scheduler::TaskRunner {
                                  .WithPrefix(fmt::format("rank {}: ", r)));
           metrics->SetExchangeBytes(r, report.exchange_bytes_served(),
                                     report.exchange_bytes_fetched());
+          const pb::S3Requests& s3 = report.s3_requests();
+          io::S3RequestCounts counts;
+          counts.get = s3.get();
+          counts.head = s3.head();
+          counts.put = s3.put();
+          counts.list = s3.list();
+          counts.remove = s3.remove();
+          counts.other = s3.other();
+          counts.bytes_read = s3.bytes_read();
+          counts.bytes_written = s3.bytes_written();
+          counts.retries = s3.retries();
+          counts.failed = s3.failed();
+          metrics->SetS3Requests(r, counts);
           for (const pb::OperatorCounters& c : report.operators()) {
             auto stage = nodes.find(c.stage_id());
             if (stage == nodes.end() || c.node() < 0 ||
@@ -450,6 +464,7 @@ struct ExecutorQuery {
   exec::TaskContextPtr ctx;
   std::map<int, exec::PlanPtr> stages;
   Status error;  // the query could not be set up here; every task reports it
+  io::S3RequestCounts s3_at_begin = io::ProcessS3RequestCounts();
 
   ~ExecutorQuery() {
     ctx.reset();
@@ -502,6 +517,18 @@ pb::QueryMetricsReport MetricsReport(uint64_t query_id, const ExecutorQuery* q) 
   }
   report.set_exchange_bytes_served(q->exchange->bytes_served());
   report.set_exchange_bytes_fetched(q->exchange->bytes_fetched());
+  const io::S3RequestCounts s3 = io::ProcessS3RequestCounts() - q->s3_at_begin;
+  pb::S3Requests* m = report.mutable_s3_requests();
+  m->set_get(s3.get);
+  m->set_head(s3.head);
+  m->set_put(s3.put);
+  m->set_list(s3.list);
+  m->set_remove(s3.remove);
+  m->set_other(s3.other);
+  m->set_bytes_read(s3.bytes_read);
+  m->set_bytes_written(s3.bytes_written);
+  m->set_retries(s3.retries);
+  m->set_failed(s3.failed);
   for (const auto& [stage_id, plan] : q->stages) {
     std::vector<const exec::ExecutionPlan*> nodes;
     PreOrder(*plan, &nodes);

@@ -39,4 +39,14 @@ std::map<int, QueryMetrics::ExchangeBytes> QueryMetrics::exchange_bytes() const 
   return exchange_bytes_;
 }
 
+void QueryMetrics::SetS3Requests(int rank, const io::S3RequestCounts& counts) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  s3_requests_[rank] = counts;
+}
+
+std::map<int, io::S3RequestCounts> QueryMetrics::s3_requests() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return s3_requests_;
+}
+
 }  // namespace floe::exec

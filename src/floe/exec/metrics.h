@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "floe/io/s3_client.h"
+
 namespace floe::exec {
 
 class ExecutionPlan;
@@ -51,10 +53,17 @@ class QueryMetrics {
   };
   std::map<int, ExchangeBytes> exchange_bytes() const;
 
+  /// The S3 requests a rank's process sent while the query ran (planning included on rank
+  /// 0); process-wide counts, so a query running beside others in one process counts theirs
+  /// too.
+  void SetS3Requests(int rank, const io::S3RequestCounts& counts);
+  std::map<int, io::S3RequestCounts> s3_requests() const;
+
  private:
   mutable std::mutex mutex_;
   std::map<std::tuple<const ExecutionPlan*, int, int>, std::unique_ptr<OperatorMetrics>> metrics_;
   std::map<int, ExchangeBytes> exchange_bytes_;
+  std::map<int, io::S3RequestCounts> s3_requests_;
   std::atomic<int> ranks_{1};
 };
 

@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <random>
@@ -330,13 +331,113 @@ Result<S3Client::Response> S3Client::SendOnce(const Call& call, bool* retryable)
   return response;
 }
 
+namespace {
+
+struct ProcessCounts {
+  std::atomic<int64_t> get{0}, head{0}, put{0}, list{0}, remove{0}, other{0};
+  std::atomic<int64_t> bytes_read{0}, bytes_written{0}, retries{0}, failed{0};
+};
+
+ProcessCounts& Counts() {
+  static auto* counts = new ProcessCounts();  // never destroyed: clients may outlive main
+  return *counts;
+}
+
+// Counts one request: its kind from the method and query, its payload, its attempts.
+void CountRequest(const S3Client::Call& call, const Result<S3Client::Response>& response,
+                  int attempts) {
+  ProcessCounts& c = Counts();
+  auto has_query = [&](std::string_view name) {
+    for (const auto& [key, value] : call.query) {
+      if (key == name) return true;
+    }
+    return false;
+  };
+  if (call.method == "GET") {
+    (has_query("list-type") || has_query("uploads") ? c.list : c.get).fetch_add(1);
+  } else if (call.method == "HEAD") {
+    c.head.fetch_add(1);
+  } else if (call.method == "PUT") {
+    c.put.fetch_add(1);
+  } else if (call.method == "DELETE" && !has_query("uploadId")) {
+    c.remove.fetch_add(1);
+  } else if (call.method == "POST" && has_query("delete")) {
+    c.remove.fetch_add(1);
+  } else {
+    c.other.fetch_add(1);
+  }
+  if (call.method == "PUT") c.bytes_written.fetch_add(static_cast<int64_t>(call.body.size()));
+  if (response.ok() && call.method == "GET" && !has_query("list-type") && !has_query("uploads")) {
+    c.bytes_read.fetch_add(static_cast<int64_t>(response->body.size()));
+  }
+  c.retries.fetch_add(std::max(0, attempts - 1));
+  if (!response.ok()) c.failed.fetch_add(1);
+}
+
+}  // namespace
+
+S3RequestCounts S3RequestCounts::operator-(const S3RequestCounts& before) const {
+  S3RequestCounts d;
+  d.get = get - before.get;
+  d.head = head - before.head;
+  d.put = put - before.put;
+  d.list = list - before.list;
+  d.remove = remove - before.remove;
+  d.other = other - before.other;
+  d.bytes_read = bytes_read - before.bytes_read;
+  d.bytes_written = bytes_written - before.bytes_written;
+  d.retries = retries - before.retries;
+  d.failed = failed - before.failed;
+  return d;
+}
+
+std::string S3RequestCounts::ToString() const {
+  std::string kinds;
+  for (const auto& [name, n] : {std::pair<const char*, int64_t>{"get", get},
+                                {"head", head},
+                                {"put", put},
+                                {"list", list},
+                                {"delete", remove},
+                                {"other", other}}) {
+    if (n > 0) kinds += fmt::format("{}{}={}", kinds.empty() ? "" : " ", name, n);
+  }
+  std::string out = fmt::format("requests={}", requests());
+  if (!kinds.empty()) out += " (" + kinds + ")";
+  out += fmt::format(" read={} written={} retries={}", bytes_read, bytes_written, retries);
+  if (failed > 0) out += fmt::format(" failed={}", failed);
+  return out;
+}
+
+S3RequestCounts ProcessS3RequestCounts() {
+  const ProcessCounts& c = Counts();
+  S3RequestCounts out;
+  out.get = c.get.load();
+  out.head = c.head.load();
+  out.put = c.put.load();
+  out.list = c.list.load();
+  out.remove = c.remove.load();
+  out.other = c.other.load();
+  out.bytes_read = c.bytes_read.load();
+  out.bytes_written = c.bytes_written.load();
+  out.retries = c.retries.load();
+  out.failed = c.failed.load();
+  return out;
+}
+
 Result<S3Client::Response> S3Client::Send(const Call& call) const {
+  int attempts = 0;
+  Result<Response> response = SendWithRetries(call, &attempts);
+  CountRequest(call, response, attempts);
+  return response;
+}
+
+Result<S3Client::Response> S3Client::SendWithRetries(const Call& call, int* attempts) const {
   const auto start = std::chrono::steady_clock::now();
   thread_local std::mt19937_64 random(std::random_device{}());
   Status last;
   int attempt = 0;
   while (true) {
-    ++attempt;
+    *attempts = ++attempt;
     bool retryable = false;
     Result<Response> response = SendOnce(call, &retryable);
     if (response.ok() || !retryable) return response;

@@ -60,6 +60,30 @@ struct S3Options {
   std::chrono::milliseconds request_timeout{120000};
 };
 
+/// What the process's S3 clients have sent since it started, all clients together: each
+/// request once however often it was attempted, by kind, and its payload bytes.
+struct S3RequestCounts {
+  int64_t get = 0;  // object reads
+  int64_t head = 0;
+  int64_t put = 0;     // whole objects and upload parts
+  int64_t list = 0;    // ListObjectsV2, ListMultipartUploads
+  int64_t remove = 0;  // DELETE, DeleteObjects
+  int64_t other = 0;   // multipart upload create, complete, abort
+  int64_t bytes_read = 0;
+  int64_t bytes_written = 0;
+  int64_t retries = 0;  // attempts after the first
+  int64_t failed = 0;   // requests that ended in an error
+
+  int64_t requests() const { return get + head + put + list + remove + other; }
+  S3RequestCounts operator-(const S3RequestCounts& before) const;
+  /// "requests=12 (get=8 head=2 put=1 list=1) read=1234 written=56 retries=0", kinds with
+  /// no request left out.
+  std::string ToString() const;
+};
+
+/// The process's counts so far.
+S3RequestCounts ProcessS3RequestCounts();
+
 /// One object of a listing.
 struct S3Object {
   std::string key;
@@ -127,7 +151,9 @@ class S3Client {
 
  private:
   explicit S3Client(S3Options options);
+  // Send counts the request (ProcessS3RequestCounts) and sends it with SendWithRetries.
   Result<Response> Send(const Call& call) const;
+  Result<Response> SendWithRetries(const Call& call, int* attempts) const;
   Result<Response> SendOnce(const Call& call, bool* retryable) const;
 
   S3Options options_;

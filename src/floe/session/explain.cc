@@ -74,14 +74,20 @@ std::string RankSummary(const scheduler::StagePlan& stages, const exec::QueryMet
     }
   }
   const std::map<int, exec::QueryMetrics::ExchangeBytes> exchanged = metrics.exchange_bytes();
+  const std::map<int, io::S3RequestCounts> s3 = metrics.s3_requests();
   std::string out = "Ranks:\n";
   for (const auto& [rank, totals] : ranks) {
     auto bytes = exchanged.find(rank);
     const exec::QueryMetrics::ExchangeBytes none;
     const exec::QueryMetrics::ExchangeBytes& b = bytes == exchanged.end() ? none : bytes->second;
-    out += fmt::format("  rank {}: tasks={} rows={} time={:.3f}ms exchange sent={} received={}\n",
+    out += fmt::format("  rank {}: tasks={} rows={} time={:.3f}ms exchange sent={} received={}",
                        rank, totals.tasks, totals.rows, static_cast<double>(totals.nanos) / 1e6,
                        b.served, b.fetched);
+    auto requests = s3.find(rank);
+    if (requests != s3.end() && requests->second.requests() > 0) {
+      out += " s3 " + requests->second.ToString();
+    }
+    out += "\n";
   }
   return out;
 }

@@ -25,6 +25,7 @@
 #include "floe/iceberg/in_flight_files.h"
 #include "floe/iceberg/partitioned_writer.h"
 #include "floe/io/file_io.h"
+#include "floe/io/s3_client.h"
 #include "floe/plan/binder.h"
 #include "floe/plan/optimizer.h"
 #include "floe/scheduler/local_exchange.h"
@@ -584,6 +585,8 @@ class SessionImpl final : public Session {
     }
     PlannedWrite write;
     PlannedQuery planned;
+    // S3 requests from here on are the statement's (planning reads manifests).
+    const io::S3RequestCounts s3_before = io::ProcessS3RequestCounts();
     if (select != nullptr) {
       FLOE_ASSIGN_OR_RAISE(planned, PlanSelect(*select->query, explain.statement.text));
     } else {
@@ -615,10 +618,14 @@ class SessionImpl final : public Session {
     const double millis =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     FLOE_ASSIGN_OR_RAISE(const exec::QueryMetrics* metrics, running->scheduler->CollectMetrics());
+    const io::S3RequestCounts s3 = io::ProcessS3RequestCounts() - s3_before;
+    running->ctx->metrics()->SetS3Requests(0, s3);
     text += "Physical plan (analyzed):\n";
     text += Indent(ExplainAnalyzeStages(running->scheduler->stages(), *metrics), "  ");
     text += fmt::format("Rows: {}, time: {:.3f} ms, peak memory: {} bytes\n", rows, millis,
                         running->ctx->memory()->peak());
+    // One process: its S3 requests here (under MPI, each rank's line has its own).
+    if (metrics->ranks() == 1 && s3.requests() > 0) text += "S3: " + s3.ToString() + "\n";
     return TextResult({"plan"}, Lines(text), "EXPLAIN");
   }
 
