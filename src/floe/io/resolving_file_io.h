@@ -3,9 +3,10 @@
 // The FileIO of a catalog or a table whose files may be local or on S3: each path goes to
 // the FileIO of its scheme (s3://, s3a://, s3n:// to an S3FileIO; plain paths and file: URIs
 // to a LocalFileIO), as Iceberg's ResolvingFileIO does. An S3 path that one of the local
-// side's path-map rules rewrites is local (a table copied off S3, read where it lies). The S3 side is made on first use
-// from options resolved when this is built, so a catalog without S3 settings works on local
-// tables and fails only when a path on S3 is used, with an error that says what is missing.
+// side's path-map rules rewrites is local (a table copied off S3, read where it lies). The S3 side
+// is made on first use from options resolved when this is built, so a catalog without S3 settings
+// works on local tables and fails only when a path on S3 is used, with an error that says what is
+// missing.
 
 #include <memory>
 #include <mutex>
@@ -29,6 +30,7 @@ class ResolvingFileIO final : public FileIO {
   Status Delete(const std::string& path) const override;
   Result<std::vector<FileInfo>> ListDirectory(const std::string& path) const override;
   Result<std::string> ResolvePath(const std::string& path) const override;
+  Result<std::vector<std::string>> Glob(const std::string& pattern) const override;
   /// Both sides' settings; never a secret.
   std::string ToString() const override;
 
