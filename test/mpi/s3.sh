@@ -3,7 +3,8 @@
 # is a bucket on moto's S3 server (authenticating; settings in the catalog's configuration)
 # takes a CREATE TABLE, a parallel partitioned INSERT (one snapshot, files written by both
 # ranks straight to S3) and a SELECT both ranks read; every data file is an object in the
-# bucket, and nothing printed holds the secret key.
+# bucket; read_parquet of a glob over those objects reads them on both ranks (the scan
+# carries the catalog's S3 settings to rank 1); nothing printed holds the secret key.
 # usage: s3.sh FLOE_BINARY MPIEXEC
 set -euo pipefail
 floe="$1"
@@ -55,6 +56,18 @@ set -e
 [ "$code" -eq 0 ] || fail "the INSERT and SELECT under mpirun exited with $code"
 grep -q '^200000,20000100000,5$' out.txt || fail "the rows read back"
 grep -q 'rank 1' out.txt || fail "EXPLAIN ANALYZE shows no work on rank 1"
+files="s3://$(field bucket)/mpi/db/t/data/day_day=*/*.parquet"
+set +e
+"$mpiexec" -np 2 "$floe" sql --catalog lake --format csv \
+  -c "SELECT count(*), sum(id), min(s), max(day) FROM read_parquet('$files')" \
+  -c "EXPLAIN ANALYZE SELECT sum(id) FROM read_parquet('$files')" >out.txt 2>err.txt
+code=$?
+set -e
+[ "$code" -eq 0 ] || fail "read_parquet under mpirun exited with $code"
+grep -q '^200000,20000100000,r1,2024-01-05$' out.txt || fail "the rows read_parquet read"
+grep -A12 'ParquetScanExec' out.txt | grep -q 'on rank 1: rows=[1-9]' ||
+  fail "EXPLAIN ANALYZE shows no Parquet rows read on rank 1"
+if grep -rq -- "$secret" out.txt err.txt; then fail "the secret key was printed"; fi
 "$floe" sql --catalog lake --format csv -c 'SELECT count(*) FROM db."t$snapshots"' >out.txt 2>err.txt
 [ "$(tail -1 out.txt)" = "1" ] || fail "snapshots after the INSERT"
 "$floe" sql --catalog lake --format csv \

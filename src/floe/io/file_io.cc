@@ -2,6 +2,7 @@
 #include "floe/common/ascii.h"
 
 #include <fcntl.h>
+#include <glob.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -207,6 +208,15 @@ Result<std::shared_ptr<LocalFileIO>> LocalFileIO::Make(const std::vector<std::st
   return std::make_shared<LocalFileIO>(std::move(options));
 }
 
+Result<std::vector<std::string>> FileIO::Glob(const std::string& pattern) const {
+  return Status::NotSupported("cannot expand \"{}\": {} has no glob", RedactUri(pattern),
+                              ToString());
+}
+
+bool HasGlobCharacters(std::string_view pattern) {
+  return pattern.find_first_of("*?[") != std::string_view::npos;
+}
+
 Result<std::string> LocalFileIO::ResolvePath(const std::string& path) const {
   if (path.empty()) return Status::Invalid("empty file path");
   std::string mapped = path;
@@ -353,6 +363,38 @@ Result<std::vector<FileInfo>> LocalFileIO::ListDirectory(const std::string& path
   if (ec) return Status::IOError("listing {}: {}", Described(path, local), ec.message());
   std::sort(out.begin(), out.end(),
             [](const FileInfo& a, const FileInfo& b) { return a.name < b.name; });
+  return out;
+}
+
+Result<std::vector<std::string>> LocalFileIO::Glob(const std::string& pattern) const {
+  if (pattern.empty()) return Status::Invalid("empty file path");
+  // A plain path that no rule rewrites and no base directory moves is globbed as written,
+  // so that the matches are spelled as the user spelled the pattern.
+  bool as_written =
+      UriScheme(pattern).empty() && (options_.base_dir.empty() || fs::path(pattern).is_absolute());
+  for (const PathMapRule& rule : options_.path_map) {
+    if (pattern.starts_with(rule.from)) as_written = false;
+  }
+  std::string local = pattern;
+  if (!as_written) {
+    FLOE_ASSIGN_OR_RAISE(local, ResolvePath(pattern));
+  }
+  glob_t matches;
+  std::memset(&matches, 0, sizeof(matches));
+  const int rc = glob(local.c_str(), 0, nullptr, &matches);
+  if (rc == GLOB_NOMATCH) {
+    globfree(&matches);
+    return Status::NotFound("no files match \"{}\"", pattern);
+  }
+  if (rc != 0) {
+    globfree(&matches);
+    return Status::IOError("cannot expand \"{}\": {}", pattern,
+                           rc == GLOB_ABORTED ? "a directory could not be read" : "out of memory");
+  }
+  std::vector<std::string> out;
+  out.reserve(matches.gl_pathc);
+  for (size_t i = 0; i < matches.gl_pathc; ++i) out.emplace_back(matches.gl_pathv[i]);
+  globfree(&matches);
   return out;
 }
 

@@ -57,9 +57,19 @@ class FileIO {
   virtual Result<std::vector<FileInfo>> ListDirectory(const std::string& path) const = 0;
   /// The storage location `path` maps to (for messages and diagnostics).
   virtual Result<std::string> ResolvePath(const std::string& path) const = 0;
+  /// The files whose paths match the glob pattern `pattern`, sorted: `*` matches any run
+  /// of characters and `?` one character, neither of them '/'; `[...]` matches one
+  /// character of a set; `\` makes the next character literal; a name that begins with '.'
+  /// matches only a pattern segment that begins with '.' (glob(3) and fnmatch(3) with
+  /// FNM_PATHNAME | FNM_PERIOD). kNotFound "no files match \"<pattern>\"" when none does.
+  /// The default is kNotSupported.
+  virtual Result<std::vector<std::string>> Glob(const std::string& pattern) const;
   /// The configuration, with secrets redacted.
   virtual std::string ToString() const = 0;
 };
+
+/// Whether `pattern` holds a glob wildcard ('*', '?' or '[').
+bool HasGlobCharacters(std::string_view pattern);
 
 /// A rule that rewrites paths starting with `from` to start with `to` instead.
 struct PathMapRule {
@@ -109,6 +119,8 @@ class LocalFileIO final : public FileIO {
   Status Delete(const std::string& path) const override;
   Result<std::vector<FileInfo>> ListDirectory(const std::string& path) const override;
   Result<std::string> ResolvePath(const std::string& path) const override;
+  /// glob(3) over the resolved pattern; the matches are local paths.
+  Result<std::vector<std::string>> Glob(const std::string& pattern) const override;
   std::string ToString() const override;
 
   const LocalFileIOOptions& options() const { return options_; }

@@ -86,6 +86,11 @@ Result<std::string> ResolvingFileIO::ResolvePath(const std::string& path) const 
   return io->ResolvePath(path);
 }
 
+Result<std::vector<std::string>> ResolvingFileIO::Glob(const std::string& pattern) const {
+  FLOE_ASSIGN_OR_RAISE(const FileIO* io, For(pattern));
+  return io->Glob(pattern);
+}
+
 std::string ResolvingFileIO::ToString() const {
   std::string out = local_.ToString();
   if (s3_options_) {

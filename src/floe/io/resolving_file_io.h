@@ -33,6 +33,7 @@ class ResolvingFileIO final : public FileIO {
   std::vector<Status> DeleteFiles(const std::vector<std::string>& paths) const override;
   Result<std::vector<FileInfo>> ListDirectory(const std::string& path) const override;
   Result<std::string> ResolvePath(const std::string& path) const override;
+  Result<std::vector<std::string>> Glob(const std::string& pattern) const override;
   /// Both sides' settings; never a secret.
   std::string ToString() const override;
 

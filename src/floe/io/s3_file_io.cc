@@ -1,5 +1,7 @@
 #include "floe/io/s3_file_io.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <deque>
@@ -417,6 +419,31 @@ Result<std::vector<FileInfo>> S3FileIO::ListDirectory(const std::string& path) c
 Result<std::string> S3FileIO::ResolvePath(const std::string& path) const {
   FLOE_RETURN_NOT_OK(Locate(path).status());
   return path;
+}
+
+Result<std::vector<std::string>> S3FileIO::Glob(const std::string& pattern) const {
+  FLOE_ASSIGN_OR_RAISE(S3Location at, Locate(pattern));
+  if (HasGlobCharacters(at.bucket)) {
+    return Status::Invalid("\"{}\": a bucket name cannot be a pattern", pattern);
+  }
+  // Every key the pattern can match starts with its key up to the first wildcard or escape.
+  const size_t literal = at.key.find_first_of("*?[\\");
+  const std::string prefix = at.key.substr(0, literal);
+  const bool one_level =
+      literal == std::string::npos || at.key.find('/', literal) == std::string::npos;
+  FLOE_ASSIGN_OR_RAISE(S3Listing listing, client_->List(at.bucket, prefix, one_level ? "/" : ""));
+  // The scheme and bucket as the pattern spells them ("s3a://bucket/").
+  const std::string base = pattern.substr(0, pattern.size() - at.key.size());
+  std::vector<std::string> out;
+  for (const S3Object& object : listing.objects) {
+    if (object.key.empty() || object.key.back() == '/') continue;
+    if (fnmatch(at.key.c_str(), object.key.c_str(), FNM_PATHNAME | FNM_PERIOD) == 0) {
+      out.push_back(base + object.key);
+    }
+  }
+  if (out.empty()) return Status::NotFound("no files match \"{}\"", pattern);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::string S3FileIO::ToString() const { return "S3FileIO(" + client_->ToString() + ")"; }

@@ -61,6 +61,13 @@ class S3FileIO final : public FileIO {
   std::vector<Status> DeleteFiles(const std::vector<std::string>& paths) const override;
   Result<std::vector<FileInfo>> ListDirectory(const std::string& path) const override;
   Result<std::string> ResolvePath(const std::string& path) const override;
+  /// Lists the keys under the pattern's key up to its first wildcard (one level down with a
+  /// '/' delimiter when the rest of the pattern holds no '/', else every key below) and
+  /// keeps those the pattern matches; the matches keep the pattern's scheme and bucket.
+  /// Keys ending in '/' (directory markers) never match. kInvalidArgument for a wildcard in
+  /// the bucket; the listing's errors (an unknown bucket is kNotFound, access denied
+  /// kInvalidArgument).
+  Result<std::vector<std::string>> Glob(const std::string& pattern) const override;
   std::string ToString() const override;
 
   const S3FileIOOptions& options() const { return options_; }

@@ -25,6 +25,7 @@
 #include "floe/iceberg/in_flight_files.h"
 #include "floe/iceberg/partitioned_writer.h"
 #include "floe/io/file_io.h"
+#include "floe/io/resolving_file_io.h"
 #include "floe/io/s3_client.h"
 #include "floe/plan/binder.h"
 #include "floe/plan/optimizer.h"
@@ -278,6 +279,22 @@ class SessionImpl final : public Session {
     return catalog_.get();
   }
 
+  // The FileIO that reads files named by path (read_parquet on S3): the configured catalog's
+  // when it resolves S3 paths (its s3.* properties, then the AWS environment and files),
+  // else one with the settings of the AWS environment and files, made on first use.
+  Result<std::shared_ptr<const io::FileIO>> FilesIO() {
+    std::lock_guard<std::mutex> lock(catalog_mutex_);
+    if (!files_io_) {
+      if (options_.catalog != nullptr &&
+          dynamic_cast<const io::ResolvingFileIO*>(options_.catalog->io().get()) != nullptr) {
+        files_io_ = options_.catalog->io();
+      } else {
+        FLOE_ASSIGN_OR_RAISE(files_io_, io::MakeResolvingFileIO(io::LocalFileIOOptions{}, {}));
+      }
+    }
+    return files_io_;
+  }
+
   static std::string StatementName(const sql::StatementBody& body) {
     switch (body.index()) {
       case 1:
@@ -351,7 +368,8 @@ class SessionImpl final : public Session {
   };
 
   SessionResolver MakeResolver() {
-    return SessionResolver([this] { return Catalog(/*create=*/false); }, config_.search_path(),
+    return SessionResolver([this] { return Catalog(/*create=*/false); },
+                           [this] { return FilesIO(); }, config_.search_path(),
                            config_.iceberg_path_map());
   }
 
@@ -632,6 +650,7 @@ class SessionImpl final : public Session {
   SessionOptions options_;
   std::mutex catalog_mutex_;
   catalog::CatalogPtr catalog_;
+  std::shared_ptr<const io::FileIO> files_io_;
   std::unique_ptr<ThreadPool> threads_;
   exec::SessionConfig config_;
 };

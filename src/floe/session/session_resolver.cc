@@ -32,8 +32,10 @@ std::string TypeName(const Scalar& value) {
 }  // namespace
 
 SessionResolver::SessionResolver(std::function<Result<catalog::Catalog*>()> catalog,
-                                 std::string search_path, std::string path_map)
+                                 connector::FileIOSource files_io, std::string search_path,
+                                 std::string path_map)
     : catalog_(std::move(catalog)),
+      files_io_(std::move(files_io)),
       search_path_(std::move(search_path)),
       path_map_(std::move(path_map)) {}
 
@@ -107,7 +109,7 @@ Result<plan::TableSourcePtr> SessionResolver::ResolveTable(const std::vector<std
 
 Result<plan::TableSourcePtr> SessionResolver::ResolveTableFunction(
     const std::string& name, const std::vector<plan::TableFunctionArg>& args) {
-  if (name == "read_parquet") return connector::MakeReadParquet(args);
+  if (name == "read_parquet") return connector::MakeReadParquet(args, files_io_);
   if (name == "generate_series") return connector::MakeGenerateSeries(args);
   if (name == "iceberg_scan") return ResolveIcebergScan(args);
   return Status::NotFound("table function \"{}\" does not exist", name);

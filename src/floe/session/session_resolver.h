@@ -12,6 +12,7 @@
 
 #include "floe/catalog/catalog.h"
 #include "floe/common/result.h"
+#include "floe/connector/parquet/parquet_table.h"
 #include "floe/iceberg/table.h"
 #include "floe/plan/binder.h"
 
@@ -20,9 +21,11 @@ namespace floe::session {
 class SessionResolver final : public plan::RelationResolver {
  public:
   /// `catalog` returns the session's catalog, or nullptr when there is none yet (no table
-  /// can exist then). `path_map` is the iceberg.path_map setting ("FROM=TO;...").
-  SessionResolver(std::function<Result<catalog::Catalog*>()> catalog, std::string search_path,
-                  std::string path_map);
+  /// can exist then). `files_io` returns the FileIO that reads files named by path on S3
+  /// (read_parquet), asked for only when a statement names one. `path_map` is the
+  /// iceberg.path_map setting ("FROM=TO;...").
+  SessionResolver(std::function<Result<catalog::Catalog*>()> catalog,
+                  connector::FileIOSource files_io, std::string search_path, std::string path_map);
 
   /// A catalog table, or a metadata table when the last part ends in "$<kind>" ("t$files",
   /// "db.t$snapshots"): kNotFound naming an unknown metadata table and listing the known
@@ -44,6 +47,7 @@ class SessionResolver final : public plan::RelationResolver {
   Result<plan::TableSourcePtr> ResolveIcebergScan(const std::vector<plan::TableFunctionArg>& args);
 
   std::function<Result<catalog::Catalog*>()> catalog_;
+  connector::FileIOSource files_io_;
   std::string search_path_;
   std::string path_map_;
   // Tables loaded so far, by identifier ("db.t").

@@ -36,6 +36,17 @@ MATCHER_P2(IsErrorWith, code, substring,
   return st.code() == code && st.message().find(substring) != std::string::npos;
 }
 
+/// Matches a Result holding a value that `matcher` matches; a failure shows its status.
+MATCHER_P(IsOkAndHolds, matcher,
+          "holds a value that " +
+              ::testing::DescribeMatcher<decltype(std::declval<arg_type>().value())>(matcher)) {
+  if (!arg.ok()) {
+    *result_listener << "which failed: " << arg.status().ToString();
+    return false;
+  }
+  return ::testing::ExplainMatchResult(matcher, *arg, result_listener);
+}
+
 }  // namespace floe::testing
 
 #define ASSERT_OK(expr) ASSERT_THAT((expr), ::floe::testing::IsOk())

@@ -1,10 +1,14 @@
 #pragma once
 
-// An environment variable set (or unset) for the lifetime of an object, and restored after.
+// Environment variables set (or unset) for the lifetime of an object, and restored after.
 
 #include <cstdlib>
+#include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace floe::testing {
 
@@ -32,6 +36,20 @@ class ScopedEnv {
  private:
   const char* name_;
   std::optional<std::string> old_;
+};
+
+/// Several variables at once (a null value unsets one), each restored afterwards.
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(std::initializer_list<std::pair<const char*, const char*>> values) {
+    for (const auto& [name, value] : values) {
+      vars_.push_back(std::make_unique<ScopedEnv>(
+          name, value ? std::optional<std::string>(value) : std::nullopt));
+    }
+  }
+
+ private:
+  std::vector<std::unique_ptr<ScopedEnv>> vars_;
 };
 
 }  // namespace floe::testing

@@ -9,10 +9,12 @@
 #include <utility>
 
 #include "floe/batch/value_format.h"
+#include "floe/codec/file_io_codec.h"
 #include "floe/codec/iceberg.pb.h"
 #include "floe/codec/value_codec.h"
 #include "floe/exec/plan_codec.h"
 #include "floe/format/parquet/metadata.h"
+#include "floe/io/s3_file_io.h"
 #include "fmt/format.h"
 
 namespace floe::connector {
@@ -176,7 +178,7 @@ class ParquetScanStream final : public exec::BatchStream {
       // The plan's row groups come from the footer read at planning: the file must
       // still be that one.
       const PlannedParquetFile& planned = *range.planned;
-      FLOE_ASSIGN_OR_RAISE(FileIdentity now, FileIdentity::Of(range.path));
+      FLOE_ASSIGN_OR_RAISE(FileIdentity now, FileIdentity::Of(range.path, node_->io().get()));
       if (now != planned.identity) {
         return Status::IOError(
             "'{}' changed after the query was planned (size {} -> {} bytes, or it was "
@@ -193,7 +195,7 @@ class ParquetScanStream final : public exec::BatchStream {
       options.batch_size = batch_size_;
       options.verify_page_checksums = verify_checksums_;
       options.pool = pool_;
-      FLOE_ASSIGN_OR_RAISE(file_, parquet::ParquetFileReader::OpenPath(range.path, options));
+      FLOE_ASSIGN_OR_RAISE(file_, OpenParquetFile(range.path, node_->io().get(), options));
     }
     std::vector<parquet::ColumnPredicate> predicates;
     for (const ParquetScanExec::NamedPredicate& named : node_->predicates()) {
@@ -251,7 +253,15 @@ class ParquetScanStream final : public exec::BatchStream {
 
 }  // namespace
 
-Result<FileIdentity> FileIdentity::Of(const std::string& path) {
+Result<FileIdentity> FileIdentity::Of(const std::string& path, const io::FileIO* io) {
+  if (io::IsS3Path(path)) {
+    const io::LocalFileIO local;
+    FLOE_ASSIGN_OR_RAISE(std::unique_ptr<io::RandomAccessFile> file,
+                         (io ? io : &local)->NewInputFile(path));
+    FileIdentity out;
+    out.size = file->size();
+    return out;
+  }
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     return Status::IOError("cannot stat '{}': {}", path, std::strerror(errno));
@@ -262,6 +272,29 @@ Result<FileIdentity> FileIdentity::Of(const std::string& path) {
   out.size = static_cast<int64_t>(st.st_size);
   out.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   return out;
+}
+
+Result<std::unique_ptr<parquet::ParquetFileReader>> OpenParquetFile(const std::string& path,
+                                                                    const io::FileIO* io,
+                                                                    parquet::ReaderOptions options,
+                                                                    FileIdentity* identity) {
+  if (!io::IsS3Path(path)) {
+    FLOE_ASSIGN_OR_RAISE(std::unique_ptr<parquet::ParquetFileReader> reader,
+                         parquet::ParquetFileReader::OpenPath(path, options));
+    if (identity != nullptr) {
+      FLOE_ASSIGN_OR_RAISE(*identity, FileIdentity::Of(path));
+    }
+    return reader;
+  }
+  const io::LocalFileIO local;
+  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<io::RandomAccessFile> file,
+                       (io ? io : &local)->NewInputFile(path));
+  if (identity != nullptr) {
+    *identity = FileIdentity{};
+    identity->size = file->size();
+  }
+  return parquet::ParquetFileReader::Open(std::shared_ptr<io::RandomAccessFile>(std::move(file)),
+                                          options);
 }
 
 std::optional<parquet::ColumnPredicate> ToParquetPredicate(const expr::Expr& conjunct,
@@ -320,7 +353,8 @@ Result<exec::PlanPtr> ParquetScanExec::Make(SchemaPtr file_schema,
                                             std::vector<std::vector<ParquetFileRange>> groups,
                                             std::vector<int> projection,
                                             std::vector<expr::ExprPtr> filters,
-                                            std::optional<int64_t> limit) {
+                                            std::optional<int64_t> limit,
+                                            std::shared_ptr<const io::FileIO> io) {
   if (!file_schema) return Status::Internal("ParquetScanExec: no file schema");
   std::vector<Field> fields;
   for (int c : projection) {
@@ -347,12 +381,13 @@ Result<exec::PlanPtr> ParquetScanExec::Make(SchemaPtr file_schema,
   node->projection_ = std::move(projection);
   node->filters_ = std::move(filters);
   node->limit_ = limit;
+  node->io_ = std::move(io);
   return exec::PlanPtr(std::move(node));
 }
 
 Result<exec::PlanPtr> ParquetScanExec::WithNewChildren(std::vector<exec::PlanPtr> children) const {
   if (!children.empty()) return Status::Internal("ParquetScanExec takes no children");
-  return Make(file_schema_, groups_, projection_, filters_, limit_);
+  return Make(file_schema_, groups_, projection_, filters_, limit_, io_);
 }
 
 Result<exec::BatchStreamPtr> ParquetScanExec::Execute(int partition,
@@ -428,6 +463,7 @@ Status ParquetScanExec::Encode(codec::PlanEncoder& out) const {
     FLOE_RETURN_NOT_OK(codec::EncodeExpr(*filter, m.add_filters()));
   }
   if (limit_) m.mutable_limit()->set_value(*limit_);
+  if (io_) FLOE_RETURN_NOT_OK(codec::EncodeFileIO(io_, "read_parquet", m.mutable_io()));
   return out.SetPayload(m);
 }
 
@@ -469,8 +505,12 @@ Result<exec::PlanPtr> ParquetScanExec::Decode(codec::PlanDecoder& in,
                        exec::DecodeNodeFilters(in, m.filters(), *schema));
   FLOE_ASSIGN_OR_RAISE(std::optional<int64_t> limit,
                        exec::DecodeNodeLimit(in, m.has_limit(), m.limit()));
-  Result<exec::PlanPtr> plan =
-      Make(std::move(*schema), std::move(groups), std::move(projection), std::move(filters), limit);
+  std::shared_ptr<const io::FileIO> io;
+  if (m.has_io()) {
+    FLOE_ASSIGN_OR_RAISE(io, codec::DecodeFileIO(in, m.io()));
+  }
+  Result<exec::PlanPtr> plan = Make(std::move(*schema), std::move(groups), std::move(projection),
+                                    std::move(filters), limit, std::move(io));
   if (!plan.ok()) return exec::DecodeError(in, plan.status());
   return plan;
 }

@@ -9,6 +9,7 @@
 
 #include "floe/exec/execution_plan.h"
 #include "floe/format/parquet/reader.h"
+#include "floe/io/file_io.h"
 
 namespace floe::exec {
 class PlanCodecRegistry;
@@ -16,19 +17,28 @@ class PlanCodecRegistry;
 
 namespace floe::connector {
 
-/// What identifies the contents of a file on disk: a file replaced or rewritten since
-/// planning has another device/inode, size or modification time.
+/// What identifies the contents of a file: a local file replaced or rewritten since planning
+/// has another device/inode, size or modification time; an S3 object another size.
 struct FileIdentity {
   uint64_t device = 0;
   uint64_t inode = 0;
   int64_t size = 0;
   int64_t mtime_ns = 0;
 
-  /// The identity of the file at `path` now; kIOError naming the path when it cannot
-  /// be stat()ed (e.g. it was deleted).
-  static Result<FileIdentity> Of(const std::string& path);
+  /// The identity of the file at `path` now: an S3 location's size from a HEAD through
+  /// `io` (kNotFound naming it when it is gone), else the local file's stat() (kIOError
+  /// naming the path when it cannot be stat()ed, e.g. it was deleted).
+  static Result<FileIdentity> Of(const std::string& path, const io::FileIO* io = nullptr);
   bool operator==(const FileIdentity&) const = default;
 };
+
+/// Opens the Parquet file at `path`: an S3 location (s3://, s3a://, s3n://) through `io`
+/// (without one, through a LocalFileIO, which refuses it and suggests a path map), any
+/// other path as a local file. With `identity`, also the file's identity as opened. Errors
+/// name the path.
+Result<std::unique_ptr<parquet::ParquetFileReader>> OpenParquetFile(
+    const std::string& path, const io::FileIO* io, parquet::ReaderOptions options = {},
+    FileIdentity* identity = nullptr);
 
 /// A Parquet file opened while planning, whose decoded footer the scan reuses instead
 /// of reading it again in every partition.
@@ -63,7 +73,9 @@ std::optional<parquet::ColumnPredicate> ToParquetPredicate(const expr::Expr& con
 /// Reads Parquet files: output partition i reads groups[i] in order. Produces the
 /// `projection` columns of `file_schema` (files are matched by column name), skips the
 /// row groups and pages that `filters` rule out (it never evaluates them on rows: a
-/// FilterExec stays above), and stops after `limit` rows per partition.
+/// FilterExec stays above), and stops after `limit` rows per partition. Files on S3 are
+/// read through `io` (nullptr when every file is local), which the codec carries with its
+/// S3 settings so that other processes can read them too.
 class ParquetScanExec final : public exec::ExecutionPlan {
  public:
   static constexpr std::string_view kName = "ParquetScanExec";
@@ -71,7 +83,8 @@ class ParquetScanExec final : public exec::ExecutionPlan {
   static Result<exec::PlanPtr> Make(SchemaPtr file_schema,
                                     std::vector<std::vector<ParquetFileRange>> groups,
                                     std::vector<int> projection, std::vector<expr::ExprPtr> filters,
-                                    std::optional<int64_t> limit);
+                                    std::optional<int64_t> limit,
+                                    std::shared_ptr<const io::FileIO> io = nullptr);
 
   std::string_view name() const override { return kName; }
   Status Encode(codec::PlanEncoder& out) const override;
@@ -88,6 +101,7 @@ class ParquetScanExec final : public exec::ExecutionPlan {
   const std::vector<int>& projection() const { return projection_; }
   const std::vector<expr::ExprPtr>& filters() const { return filters_; }
   const std::optional<int64_t>& limit() const { return limit_; }
+  const std::shared_ptr<const io::FileIO>& io() const { return io_; }
   /// The filters the scan prunes with, by column name of file_schema.
   struct NamedPredicate {
     std::string column;
@@ -103,6 +117,7 @@ class ParquetScanExec final : public exec::ExecutionPlan {
   std::vector<int> projection_;
   std::vector<expr::ExprPtr> filters_;
   std::optional<int64_t> limit_;
+  std::shared_ptr<const io::FileIO> io_;
   std::vector<NamedPredicate> predicates_;
   exec::PlanProperties properties_;
 };

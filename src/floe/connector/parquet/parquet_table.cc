@@ -1,7 +1,5 @@
 #include "floe/connector/parquet/parquet_table.h"
 
-#include <glob.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -9,33 +7,12 @@
 #include <utility>
 
 #include "floe/format/parquet/metadata.h"
+#include "floe/io/s3_file_io.h"
 #include "fmt/format.h"
 
 namespace floe::connector {
 
 namespace {
-
-bool HasGlobCharacters(const std::string& pattern) {
-  return pattern.find_first_of("*?[") != std::string::npos;
-}
-
-Status ExpandPattern(const std::string& pattern, std::vector<std::string>* out) {
-  glob_t matches;
-  std::memset(&matches, 0, sizeof(matches));
-  int rc = glob(pattern.c_str(), 0, nullptr, &matches);
-  if (rc == GLOB_NOMATCH) {
-    globfree(&matches);
-    return Status::NotFound("no files match \"{}\"", pattern);
-  }
-  if (rc != 0) {
-    globfree(&matches);
-    return Status::IOError("cannot expand \"{}\": {}", pattern,
-                           rc == GLOB_ABORTED ? "a directory could not be read" : "out of memory");
-  }
-  for (size_t i = 0; i < matches.gl_pathc; ++i) out->emplace_back(matches.gl_pathv[i]);
-  globfree(&matches);
-  return Status::OK();
-}
 
 // For every top-level column of the file, the index of its leaf column chunk, or -1 when
 // the column is nested.
@@ -210,33 +187,43 @@ void AddFileStatistics(const parquet::ParquetFileReader& reader, const Schema& s
 }  // namespace
 
 Result<std::shared_ptr<const ParquetTable>> ParquetTable::Make(
-    std::vector<std::string> paths_or_globs) {
+    std::vector<std::string> paths_or_globs, std::shared_ptr<const io::FileIO> io) {
   if (paths_or_globs.empty()) {
     return Status::Invalid("read_parquet needs at least one path or glob pattern");
   }
+  const io::LocalFileIO local;
+  const io::FileIO& files = io ? *io : local;
   std::vector<std::string> paths;
   for (const std::string& pattern : paths_or_globs) {
     if (pattern.empty()) return Status::Invalid("read_parquet: empty path");
-    size_t before = paths.size();
-    Status st = ExpandPattern(pattern, &paths);
-    if (!st.ok()) {
-      if (st.code() == StatusCode::kNotFound && !HasGlobCharacters(pattern)) {
+    if (io::IsS3Path(pattern) && !io::HasGlobCharacters(pattern)) {
+      // An object is used as named: opening it says when it is missing.
+      paths.push_back(pattern);
+      continue;
+    }
+    Result<std::vector<std::string>> matches = files.Glob(pattern);
+    if (!matches.ok()) {
+      if (matches.status().code() == StatusCode::kNotFound && !io::HasGlobCharacters(pattern) &&
+          !io::IsS3Path(pattern)) {
         return Status::NotFound("no files match \"{}\" (the file does not exist)", pattern);
       }
-      return st;
+      return matches.status();
     }
-    if (paths.size() == before) return Status::NotFound("no files match \"{}\"", pattern);
+    if (matches->empty()) return Status::NotFound("no files match \"{}\"", pattern);
+    paths.insert(paths.end(), matches->begin(), matches->end());
   }
   std::sort(paths.begin(), paths.end());
   paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
 
   auto table = std::shared_ptr<ParquetTable>(new ParquetTable());
+  table->io_ = std::move(io);
   std::vector<ColumnBounds> bounds;
   int64_t rows = 0;
   int64_t bytes = 0;
   for (const std::string& path : paths) {
+    FileIdentity identity;
     FLOE_ASSIGN_OR_RAISE(std::unique_ptr<parquet::ParquetFileReader> reader,
-                         parquet::ParquetFileReader::OpenPath(path));
+                         OpenParquetFile(path, table->io_.get(), {}, &identity));
     const SchemaPtr& schema = reader->schema();
     if (!table->schema_) {
       // Field ids and metadata of the file are not part of the relation's schema.
@@ -292,7 +279,7 @@ Result<std::shared_ptr<const ParquetTable>> ParquetTable::Make(
     auto planned = std::make_shared<PlannedParquetFile>();
     planned->reader = file.reader;
     planned->batch_size = parquet::ReaderOptions{}.batch_size;
-    FLOE_ASSIGN_OR_RAISE(planned->identity, FileIdentity::Of(path));
+    planned->identity = identity;
     file.planned = std::move(planned);
     table->files_.push_back(std::move(file));
   }
@@ -402,10 +389,11 @@ Result<exec::PlanPtr> ParquetTable::Scan(const exec::ScanRequest& request,
   // without them.
   std::optional<int64_t> limit = request.filters.empty() ? request.limit : std::nullopt;
   return ParquetScanExec::Make(schema_, std::move(groups), request.projection, request.filters,
-                               limit);
+                               limit, io_);
 }
 
-Result<plan::TableSourcePtr> MakeReadParquet(const std::vector<plan::TableFunctionArg>& args) {
+Result<plan::TableSourcePtr> MakeReadParquet(const std::vector<plan::TableFunctionArg>& args,
+                                             const FileIOSource& s3_io) {
   std::vector<std::string> paths;
   for (size_t i = 0; i < args.size(); ++i) {
     const plan::TableFunctionArg& arg = args[i];
@@ -420,8 +408,14 @@ Result<plan::TableSourcePtr> MakeReadParquet(const std::vector<plan::TableFuncti
     paths.push_back(arg.value.get<std::string>());
   }
   if (paths.empty()) return Status::Invalid("read_parquet needs at least one path or glob pattern");
+  // Only files on S3 need the settings: a query over local files never looks for them.
+  std::shared_ptr<const io::FileIO> io;
+  if (s3_io && std::any_of(paths.begin(), paths.end(),
+                           [](const std::string& p) { return io::IsS3Path(p); })) {
+    FLOE_ASSIGN_OR_RAISE(io, s3_io());
+  }
   FLOE_ASSIGN_OR_RAISE(std::shared_ptr<const ParquetTable> table,
-                       ParquetTable::Make(std::move(paths)));
+                       ParquetTable::Make(std::move(paths), std::move(io)));
   return plan::TableSourcePtr(std::move(table));
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -12,16 +13,23 @@
 
 namespace floe::connector {
 
-/// read_parquet(...): one or more Parquet files named by paths or glob(3) patterns. The
-/// footers are read once per query, at Make (the scan's partitions reuse them): the schema is the
-/// first file's (files sorted by path), every other file must have the same column names and types,
-/// and statistics (row count, column min/max and null counts) come from the footers.
+/// read_parquet(...): one or more Parquet files named by paths or glob patterns, local or on
+/// S3 (s3://, s3a://, s3n://). Patterns expand through the FileIO (io::FileIO::Glob: glob(3)
+/// locally, a listing of the key prefix before the first wildcard on S3); an S3 path without
+/// wildcards is used as named. The footers are read once per query, at Make (the scan's
+/// partitions reuse them): the schema is the first file's (files sorted by path), every other
+/// file must have the same column names and types, and statistics (row count, column min/max
+/// and null counts) come from the footers.
 class ParquetTable final : public exec::TableProvider {
  public:
-  /// kInvalidArgument for no paths; kNotFound "no files match \"x\"" for a pattern that
-  /// matches nothing; kInvalidArgument naming the file and column whose schema differs;
-  /// the reader's errors for files that are not Parquet.
-  static Result<std::shared_ptr<const ParquetTable>> Make(std::vector<std::string> paths_or_globs);
+  /// `io` reads the files on S3 (and expands every pattern); nullptr: local files only (an
+  /// S3 path is then refused by a LocalFileIO). kInvalidArgument for no paths;
+  /// kNotFound "no files match \"x\"" for a pattern that matches nothing; the FileIO's
+  /// errors naming the path (a missing object, no S3 credentials, access denied);
+  /// kInvalidArgument naming the file and column whose schema differs; the reader's errors
+  /// for files that are not Parquet.
+  static Result<std::shared_ptr<const ParquetTable>> Make(
+      std::vector<std::string> paths_or_globs, std::shared_ptr<const io::FileIO> io = nullptr);
 
   std::string_view kind() const override { return "parquet"; }
   /// "read_parquet('x.parquet')" for one file, "read_parquet(3 files)" otherwise.
@@ -52,12 +60,18 @@ class ParquetTable final : public exec::TableProvider {
   ParquetTable() = default;
 
   std::vector<File> files_;
+  std::shared_ptr<const io::FileIO> io_;
   SchemaPtr schema_;
   plan::Statistics statistics_;
 };
 
-/// read_parquet(path_or_glob, ...): every argument positional and a string.
+/// Gives the FileIO that reads S3 files (the session's), when one is needed.
+using FileIOSource = std::function<Result<std::shared_ptr<const io::FileIO>>()>;
+
+/// read_parquet(path_or_glob, ...): every argument positional and a string. `s3_io` is asked
+/// for a FileIO only when some argument is an S3 path (empty: S3 paths are refused).
 /// kInvalidArgument naming a bad argument.
-Result<plan::TableSourcePtr> MakeReadParquet(const std::vector<plan::TableFunctionArg>& args);
+Result<plan::TableSourcePtr> MakeReadParquet(const std::vector<plan::TableFunctionArg>& args,
+                                             const FileIOSource& s3_io = nullptr);
 
 }  // namespace floe::connector

@@ -25,6 +25,7 @@ namespace {
 
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
+using ::floe::testing::IsOkAndHolds;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -441,6 +442,38 @@ TEST_F(S3FileIOTest, DirectoriesAreKeyPrefixes) {
   EXPECT_THAT(io->NewOutputFile(Uri("dir/")), IsError(StatusCode::kInvalidArgument));
   EXPECT_THAT(io->NewInputFile("/local/path"), IsError(StatusCode::kInvalidArgument));
   EXPECT_THAT(io->ToString(), Not(HasSubstr(moto_->secret_access_key)));
+}
+
+// Globs over keys follow glob(3): `*` and `?` stay within one segment, `[...]` is a set, a
+// leading '.' matches only explicitly, directory markers never match; the matches keep the
+// pattern's scheme and come sorted.
+TEST_F(S3FileIOTest, GlobMatchesKeysAsGlobDoes) {
+  auto io = Io();
+  for (const char* key : {"glob/b.parquet", "glob/a1.parquet", "glob/a2.parquet",
+                          "glob/.hidden.parquet", "glob/sub/c.parquet", "glob/sub/deep/d.parquet",
+                          "glob/x.txt", "glob/dir.parquet/", "globber/e.parquet"}) {
+    ASSERT_OK(io->client()->Put({moto_->bucket, key}, "x"));
+  }
+  using V = std::vector<std::string>;
+  const std::string a = "s3a://" + moto_->bucket + "/";
+  EXPECT_THAT(
+      io->Glob(Uri("glob/*.parquet")),
+      IsOkAndHolds(V{Uri("glob/a1.parquet"), Uri("glob/a2.parquet"), Uri("glob/b.parquet")}));
+  EXPECT_THAT(io->Glob(a + "glob/a?.parquet"),
+              IsOkAndHolds(V{a + "glob/a1.parquet", a + "glob/a2.parquet"}));
+  EXPECT_THAT(io->Glob(Uri("glob/[!a]*")),
+              IsOkAndHolds(V{Uri("glob/b.parquet"), Uri("glob/x.txt")}));
+  EXPECT_THAT(io->Glob(Uri("glob/*/*.parquet")), IsOkAndHolds(V{Uri("glob/sub/c.parquet")}));
+  EXPECT_THAT(io->Glob(Uri("glob/.*")), IsOkAndHolds(V{Uri("glob/.hidden.parquet")}));
+  EXPECT_THAT(io->Glob(Uri("glob*/e.parquet")), IsOkAndHolds(V{Uri("globber/e.parquet")}));
+  EXPECT_THAT(
+      io->Glob(Uri("glob/\\*.parquet")),
+      IsErrorWith(StatusCode::kNotFound, "no files match \"" + Uri("glob/\\*.parquet") + "\""));
+  EXPECT_THAT(io->Glob(Uri("glob/*.csv")),
+              IsErrorWith(StatusCode::kNotFound, "no files match \"" + Uri("glob/*.csv") + "\""));
+  EXPECT_THAT(io->Glob("s3://buck*/x"), IsError(StatusCode::kInvalidArgument));
+  EXPECT_THAT(io->Glob("s3://no-such-bucket-floe/*.parquet"),
+              IsErrorWith(StatusCode::kNotFound, "bucket does not exist"));
 }
 
 // Each path goes to its scheme's FileIO: local paths to the local side, S3 URIs to S3.

@@ -4,7 +4,10 @@
 // with every stage sent through the plan codec; every file of the table is on S3, and no
 // output ever holds the secret key.
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -18,11 +21,13 @@
 #include "floe/session/tests/query_rows.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/moto_s3.h"
+#include "floe/testing/scoped_env.h"
 #include "floe/testing/scratch_dir.h"
 
 namespace floe::session {
 namespace {
 
+using ::floe::testing::IsOkAndHolds;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -68,8 +73,10 @@ class S3SessionTest : public floe::testing::ScratchDirTest,
   }
 
   // Runs a statement; its rows, and every byte of its output and errors in `seen_`.
-  Result<std::vector<std::string>> Run(const std::string& sql) {
-    Result<std::unique_ptr<QueryResult>> result = session_->Execute(sql);
+  Result<std::vector<std::string>> Run(const std::string& sql) { return RunIn(*session_, sql); }
+
+  Result<std::vector<std::string>> RunIn(Session& session, const std::string& sql) {
+    Result<std::unique_ptr<QueryResult>> result = session.Execute(sql);
     if (!result.ok()) {
       seen_ += result.status().ToString();
       return result.status();
@@ -249,6 +256,195 @@ TEST_P(S3SessionTest, TablePropertiesGoOverTheCatalogsS3Settings) {
   ASSERT_OK_AND_ASSIGN(auto sum, Run("SELECT sum(id) FROM db.t"));
   EXPECT_THAT(sum, ElementsAre("55"));
   EXPECT_THAT(seen_, Not(HasSubstr(wrong)));
+  EXPECT_THAT(seen_, Not(HasSubstr(moto_->secret_access_key)));
+}
+
+using ::floe::testing::ScopedEnvironment;
+
+// The AWS settings a session without a configured catalog reads, pointed at moto (or, with
+// a null key, at nothing): every variable S3FileIOOptionsFrom looks at is set or cleared,
+// and HOME is a directory without ~/.aws.
+ScopedEnvironment AwsEnvironment(const std::string& home, const floe::testing::MotoS3* moto,
+                                 const char* access_key_id, const char* secret) {
+  return ScopedEnvironment({{"HOME", home.c_str()},
+                            {"AWS_ACCESS_KEY_ID", access_key_id},
+                            {"AWS_SECRET_ACCESS_KEY", secret},
+                            {"AWS_SESSION_TOKEN", nullptr},
+                            {"AWS_PROFILE", nullptr},
+                            {"AWS_SHARED_CREDENTIALS_FILE", nullptr},
+                            {"AWS_CONFIG_FILE", nullptr},
+                            {"AWS_REGION", moto ? moto->region.c_str() : nullptr},
+                            {"AWS_DEFAULT_REGION", nullptr},
+                            {"AWS_ENDPOINT_URL_S3", moto ? moto->endpoint.c_str() : nullptr},
+                            {"AWS_ENDPOINT_URL", nullptr}});
+}
+
+// read_parquet over objects on S3: single objects, globs (`*`, `?`, `[...]`, one level per
+// `*`, names beginning with '.' left out as glob(3) does), s3a:// spellings, local and S3
+// files in one call, and the errors of a pattern that matches nothing and a missing object.
+// The S3 settings are the session's catalog's; through the codec the scan carries them.
+TEST_P(S3SessionTest, ReadParquetOfObjectsOnS3) {
+  ASSERT_OK(Run("CREATE SCHEMA db").status());
+  ASSERT_OK(Run("CREATE TABLE db.src (id bigint, s text)").status());
+  // One data file per INSERT: 1..100, 101..300, 301..600.
+  ASSERT_OK(Run("SET target_partitions = 1").status());
+  ASSERT_OK(
+      Run("INSERT INTO db.src SELECT g, 'r' || g FROM generate_series(1, 100) s(g)").status());
+  ASSERT_OK(
+      Run("INSERT INTO db.src SELECT g, 'r' || g FROM generate_series(101, 300) s(g)").status());
+  ASSERT_OK(
+      Run("INSERT INTO db.src SELECT g, 'r' || g FROM generate_series(301, 600) s(g)").status());
+  ASSERT_OK(Run("RESET target_partitions").status());
+  ASSERT_OK_AND_ASSIGN(auto files,
+                       Run("SELECT file_path FROM db.\"src$files\" ORDER BY record_count"));
+  ASSERT_EQ(files.size(), 3u);
+
+  // The table's own data files, as read_parquet of the table's data directory.
+  const std::string table_data = "s3://" + moto_->bucket + "/" + Warehouse() + "/db/src/data/";
+  ASSERT_OK_AND_ASSIGN(
+      auto all, Run("SELECT count(*), sum(id), min(s), max(s) FROM read_parquet('" + table_data +
+                    "*.parquet')"));
+  EXPECT_THAT(all, ElementsAre("600|180300|r1|r99"));
+  ASSERT_OK_AND_ASSIGN(auto one, Run("SELECT count(*), sum(id) FROM read_parquet('" + files[0] +
+                                     "') WHERE id > 50"));
+  EXPECT_THAT(one, ElementsAre("50|3775"));
+
+  // Objects under names of our choosing, copied with a client of its own.
+  ASSERT_OK_AND_ASSIGN(auto s3, io::S3FileIO::Make(*io_->s3_options()));
+  std::vector<std::string> bytes;
+  for (const std::string& f : files) {
+    ASSERT_OK_AND_ASSIGN(io::S3Location at, io::ParseS3Uri(f));
+    ASSERT_OK_AND_ASSIGN(std::string b, s3->client()->Get(at, 0, -1));
+    bytes.push_back(std::move(b));
+  }
+  const std::string key = Warehouse() + "/pq/";
+  auto put = [&](const std::string& name, const std::string& content) {
+    ASSERT_OK(s3->client()->Put(io::S3Location{moto_->bucket, key + name}, content));
+  };
+  put("a1.parquet", bytes[0]);       // 1..100
+  put("a2.parquet", bytes[1]);       // 101..300
+  put("b.parquet", bytes[2]);        // 301..600
+  put("sub/c.parquet", bytes[0]);    // 1..100, one level down
+  put(".hidden.parquet", bytes[1]);  // never matched by a leading wildcard
+  put("notes.txt", "not parquet");
+  const std::string pq = "s3://" + moto_->bucket + "/" + key;
+  const std::string pq_a = "s3a://" + moto_->bucket + "/" + key;
+  auto count_sum = [&](const std::string& from) {
+    return Run("SELECT count(*), sum(id) FROM " + from);
+  };
+  EXPECT_THAT(count_sum("read_parquet('" + pq + "a1.parquet')"),
+              IsOkAndHolds(ElementsAre("100|5050")));
+  EXPECT_THAT(count_sum("read_parquet('" + pq + "*.parquet')"),
+              IsOkAndHolds(ElementsAre("600|180300")));
+  EXPECT_THAT(count_sum("read_parquet('" + pq_a + "a?.parquet')"),
+              IsOkAndHolds(ElementsAre("300|45150")));
+  EXPECT_THAT(count_sum("read_parquet('" + pq + "[b-z]*.parquet')"),
+              IsOkAndHolds(ElementsAre("300|135150")));
+  EXPECT_THAT(count_sum("read_parquet('" + pq + "*/*.parquet')"),
+              IsOkAndHolds(ElementsAre("100|5050")));
+  EXPECT_THAT(count_sum("read_parquet('" + pq + ".h*.parquet')"),
+              IsOkAndHolds(ElementsAre("200|40100")));
+  // The same file twice (a pattern and its name) is read once.
+  EXPECT_THAT(count_sum("read_parquet('" + pq + "a*.parquet', '" + pq + "a1.parquet')"),
+              IsOkAndHolds(ElementsAre("300|45150")));
+  // Local and S3 files in one call.
+  const std::string local = dir_ + "/local.parquet";
+  {
+    std::ofstream out(local, std::ios::binary);
+    out << bytes[2];
+  }
+  EXPECT_THAT(count_sum("read_parquet('" + local + "', '" + pq_a + "a1.parquet', '" + dir_ +
+                        "/*.parquet')"),
+              IsOkAndHolds(ElementsAre("400|140200")));
+  ASSERT_OK_AND_ASSIGN(auto explain,
+                       Run("EXPLAIN SELECT id FROM read_parquet('" + pq + "a1.parquet')"));
+  EXPECT_THAT(::testing::PrintToString(explain), HasSubstr("read_parquet('" + pq + "a1.parquet')"));
+
+  // A pattern that matches nothing, and a missing object: errors naming them.
+  Result<std::vector<std::string>> none = count_sum("read_parquet('" + pq + "*.csv')");
+  EXPECT_THAT(none, floe::testing::IsError(StatusCode::kNotFound));
+  // (The binder adds where in the statement the relation is.)
+  EXPECT_EQ(none.status().message(), "no files match \"" + pq + "*.csv\" (line 1, column 31)");
+  Result<std::vector<std::string>> missing =
+      count_sum("read_parquet('" + pq + "a1.parquet', '" + pq + "missing.parquet')");
+  EXPECT_THAT(missing, floe::testing::IsError(StatusCode::kNotFound));
+  EXPECT_EQ(missing.status().message(), pq + "missing.parquet does not exist (line 1, column 31)");
+  // A bucket that does not exist.
+  Result<std::vector<std::string>> bucket =
+      count_sum("read_parquet('s3://no-such-bucket-floe/x/*.parquet')");
+  EXPECT_THAT(bucket,
+              floe::testing::IsErrorWith(StatusCode::kNotFound, "the bucket does not exist"));
+  // An object that is not Parquet.
+  EXPECT_THAT(count_sum("read_parquet('" + pq + "notes.txt')"),
+              floe::testing::IsErrorWith(StatusCode::kCorrupt, pq + "notes.txt"));
+  EXPECT_THAT(seen_, Not(HasSubstr(moto_->secret_access_key)));
+}
+
+// A session without a configured catalog takes its S3 settings from the AWS environment:
+// with them read_parquet reads, with a wrong secret it is access denied (and the secret is
+// printed nowhere), and without any it says what to set.
+TEST_P(S3SessionTest, ReadParquetWithTheAwsEnvironment) {
+  ASSERT_OK(Run("CREATE SCHEMA db").status());
+  ASSERT_OK(Run("CREATE TABLE db.src (id bigint)").status());
+  ASSERT_OK(Run("INSERT INTO db.src SELECT g FROM generate_series(1, 1000) s(g)").status());
+  const std::string pattern =
+      "s3://" + moto_->bucket + "/" + Warehouse() + "/db/src/data/*.parquet";
+  const std::string query = "SELECT count(*), sum(id) FROM read_parquet('" + pattern + "')";
+  auto session_without_catalog = [&]() -> std::unique_ptr<Session> {
+    SessionOptions options;
+    options.warehouse = dir_ + "/embedded";
+    options.threads = 2;
+    auto made = Session::Make(options);
+    EXPECT_OK(made);
+    if (!made.ok()) return nullptr;
+    if (GetParam()) {
+      EXPECT_OK((*made)->mutable_config().Set("codec_roundtrip", "on"));
+    }
+    return std::move(*made);
+  };
+  const std::string home = dir_ + "/home";
+  std::filesystem::create_directories(home);
+  {
+    ScopedEnvironment env =
+        AwsEnvironment(home, moto_, moto_->access_key_id.c_str(), moto_->secret_access_key.c_str());
+    std::unique_ptr<Session> session = session_without_catalog();
+    ASSERT_NE(session, nullptr);
+    EXPECT_THAT(RunIn(*session, query), IsOkAndHolds(ElementsAre("1000|500500")));
+  }
+  const std::string wrong = "wrongSecretKeyThatMotoRefuses0123456789";
+  {
+    ScopedEnvironment env =
+        AwsEnvironment(home, moto_, moto_->access_key_id.c_str(), wrong.c_str());
+    std::unique_ptr<Session> session = session_without_catalog();
+    ASSERT_NE(session, nullptr);
+    Result<std::vector<std::string>> denied = RunIn(*session, query);
+    EXPECT_THAT(denied, floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "access denied"));
+    const std::string object =
+        "s3://" + moto_->bucket + "/" + Warehouse() + "/db/src/data/x.parquet";
+    Result<std::vector<std::string>> denied_object =
+        RunIn(*session, "SELECT count(*) FROM read_parquet('" + object + "')");
+    EXPECT_THAT(denied_object,
+                floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "access denied"));
+    EXPECT_THAT(denied_object.status().message(), HasSubstr(object));
+    EXPECT_THAT(seen_, Not(HasSubstr(wrong)));
+  }
+  {
+    ScopedEnvironment env = AwsEnvironment(home, nullptr, nullptr, nullptr);
+    std::unique_ptr<Session> session = session_without_catalog();
+    ASSERT_NE(session, nullptr);
+    Result<std::vector<std::string>> refused = RunIn(*session, query);
+    EXPECT_THAT(refused, floe::testing::IsError(StatusCode::kInvalidArgument));
+    EXPECT_EQ(refused.status().message(),
+              pattern +
+                  " is on S3, but no S3 credentials are configured (s3.access-key-id and "
+                  "s3.secret-access-key on the catalog, AWS_ACCESS_KEY_ID and "
+                  "AWS_SECRET_ACCESS_KEY, or ~/.aws/credentials); if the files are on this "
+                  "machine, map them to a local directory, e.g. --path-map 's3://" +
+                  moto_->bucket + "/=/local/dir/' (line 1, column 31)");
+    // Local files never need S3 settings.
+    EXPECT_THAT(RunIn(*session, "SELECT count(*) FROM read_parquet('" + dir_ + "/none*.parquet')"),
+                floe::testing::IsErrorWith(StatusCode::kNotFound, "no files match"));
+  }
   EXPECT_THAT(seen_, Not(HasSubstr(moto_->secret_access_key)));
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "floe/batch/value_format.h"
@@ -33,6 +34,7 @@
 #include "floe/exec/values_exec.h"
 #include "floe/iceberg/table.h"
 #include "floe/io/file_io.h"
+#include "floe/io/resolving_file_io.h"
 #include "floe/scheduler/local_exchange.h"
 #include "floe/scheduler/scheduler.h"
 #include "floe/scheduler/stage_planner.h"
@@ -514,6 +516,68 @@ TEST_F(PlanCodecIcebergTest, ParquetScanRoundTrips) {
   bad.add_projection(7);
   EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "plan node ParquetScanExec: projected column 7"));
+  // A scan of local files only carries no FileIO.
+  EXPECT_FALSE(m.has_io());
+  EXPECT_EQ(scan.io(), nullptr);
+}
+
+// A scan with a FileIO (read_parquet of S3 paths) carries its S3 settings, credentials
+// included, in the plan bytes only: the decoded scan has the same settings, and neither
+// EXPLAIN nor an error shows the secret.
+TEST_F(PlanCodecIcebergTest, ParquetScanCarriesItsFileIO) {
+  MakeEvents();
+  std::vector<std::string> paths;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_)) {
+    if (entry.path().extension() == ".parquet") paths.push_back(entry.path().string());
+  }
+  std::sort(paths.begin(), paths.end());
+  io::S3FileIOOptions s3;
+  s3.client.endpoint = "http://127.0.0.1:1";
+  s3.client.region = "eu-west-1";
+  s3.client.path_style = true;
+  s3.client.credentials = {"AKIAEXAMPLEKEY12", "theSecretThatMustNotShow", "aSessionToken"};
+  s3.part_size = int64_t{6} << 20;
+  io::LocalFileIOOptions local;
+  local.path_map.push_back(io::PathMapRule{"s3://mapped/", "/data/"});
+  auto files = std::make_shared<io::ResolvingFileIO>(local, s3);
+  ASSERT_OK_AND_ASSIGN(auto table, connector::ParquetTable::Make(paths, files));
+  ScanRequest request;
+  request.projection = {0};
+  ASSERT_OK_AND_ASSIGN(PlanPtr plan, table->Scan(request, Config(2)));
+  PlanPtr decoded = RoundTrip(plan);
+  ASSERT_NE(decoded, nullptr);
+  EXPECT_EQ(Read(decoded), Read(plan));
+  const auto& scan = static_cast<const connector::ParquetScanExec&>(*decoded);
+  const auto* resolving = dynamic_cast<const io::ResolvingFileIO*>(scan.io().get());
+  ASSERT_NE(resolving, nullptr);
+  ASSERT_TRUE(resolving->s3_options().has_value());
+  const io::S3FileIOOptions& got = *resolving->s3_options();
+  EXPECT_EQ(got.client.endpoint, s3.client.endpoint);
+  EXPECT_EQ(got.client.region, s3.client.region);
+  EXPECT_TRUE(got.client.path_style);
+  EXPECT_EQ(got.client.credentials.access_key_id, "AKIAEXAMPLEKEY12");
+  EXPECT_EQ(got.client.credentials.secret_access_key, "theSecretThatMustNotShow");
+  EXPECT_EQ(got.client.credentials.session_token, "aSessionToken");
+  EXPECT_EQ(got.part_size, int64_t{6} << 20);
+  ASSERT_EQ(resolving->local().options().path_map.size(), 1u);
+  EXPECT_EQ(resolving->local().options().path_map[0].to, "/data/");
+  EXPECT_THAT(decoded->ToString(),
+              ::testing::Not(::testing::HasSubstr("theSecretThatMustNotShow")));
+  EXPECT_THAT(resolving->ToString(),
+              ::testing::Not(::testing::HasSubstr("theSecretThatMustNotShow")));
+
+  pb::ParquetScanNode m = PayloadOf<pb::ParquetScanNode>(plan);
+  ASSERT_TRUE(m.has_io());
+  EXPECT_EQ(m.io().kind(), "resolving");
+  pb::ParquetScanNode bad = m;
+  bad.mutable_io()->set_kind("gcs");
+  EXPECT_THAT(
+      DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
+      IsErrorWith(StatusCode::kCorrupt, "plan node ParquetScanExec: unknown FileIO kind \"gcs\""));
+  bad = m;
+  bad.mutable_io()->mutable_path_map(0)->set_from("");
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
+              IsErrorWith(StatusCode::kCorrupt, "a path-map rule with an empty prefix"));
 }
 
 TEST_F(PlanCodecIcebergTest, IcebergExpressionsOfEveryOperationRoundTrip) {
