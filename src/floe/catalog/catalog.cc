@@ -8,6 +8,7 @@
 
 #include "floe/catalog/hadoop_catalog.h"
 #include "floe/catalog/postgres_backend.h"
+#include "floe/catalog/rest/rest_catalog.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/catalog/sqlite_backend.h"
 #include "floe/io/file_io.h"
@@ -67,6 +68,11 @@ Status ValidatePathSegment(std::string_view what, std::string_view name) {
     }
   }
   return Status::OK();
+}
+
+bool IsRestCatalogUri(std::string_view uri) {
+  if (uri.substr(0, 5) == "rest:") uri.remove_prefix(5);
+  return uri.substr(0, 7) == "http://" || uri.substr(0, 8) == "https://";
 }
 
 std::string TableIdentifier::ToString() const {
@@ -202,6 +208,15 @@ Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& wareho
       return MakeSqlCatalog(std::move(backend), uri, warehouse_location, name, properties);
     }
   }
+  if (IsRestCatalogUri(uri)) {
+    RestCatalogOptions options;
+    options.name = name;
+    options.uri = uri.rfind("rest:", 0) == 0 ? uri.substr(5) : uri;
+    options.warehouse = warehouse;
+    options.properties = properties;
+    FLOE_ASSIGN_OR_RAISE(auto catalog, RestCatalog::Make(std::move(options)));
+    return CatalogPtr(std::move(catalog));
+  }
   constexpr std::string_view kHadoop = "hadoop:";
   if (rest.substr(0, kHadoop.size()) == kHadoop) {
     std::string directory(rest.substr(kHadoop.size()));
@@ -226,12 +241,13 @@ Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& wareho
   std::string_view scheme = rest.substr(0, rest.find(':'));
   if (scheme.size() == rest.size() || scheme.empty()) {
     return Status::NotSupported(
-        "catalog URI '{}' has no scheme (expected sqlite:<file>, postgresql://<host>/<database> "
-        "or hadoop:<directory>)",
+        "catalog URI '{}' has no scheme (expected sqlite:<file>, postgresql://<host>/<database>, "
+        "http(s)://<rest catalog> or hadoop:<directory>)",
         io::RedactUri(uri));
   }
   return Status::NotSupported(
-      "catalog URI scheme '{}' is not supported (in '{}'; supported: sqlite, postgresql, hadoop)",
+      "catalog URI scheme '{}' is not supported (in '{}'; supported: sqlite, postgresql, http, "
+      "https, rest:http(s), hadoop)",
       scheme, io::RedactUri(uri));
 }
 
