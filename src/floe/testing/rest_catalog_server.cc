@@ -67,14 +67,20 @@ Result<std::unique_ptr<RestCatalogServer>> RestCatalogServer::Start() {
   for (int attempt = 0; attempt < 3; ++attempt) {
     FLOE_ASSIGN_OR_RAISE(server->port_, FreePort());
     // RESTCatalogServer reads its configuration from CATALOG_* variables (CATALOG_REST_PORT
-    // is rest.port, CATALOG_URI the JDBC catalog's uri); the child inherits them.
+    // is rest.port, CATALOG_URI the JDBC catalog's uri, a double underscore a '-').
     setenv("CATALOG_REST_PORT", std::to_string(server->port_).c_str(), 1);
     setenv("CATALOG_WAREHOUSE", server->warehouse_.c_str(), 1);
     setenv("CATALOG_URI", ("jdbc:sqlite:" + server->dir_ + "/catalog.db").c_str(), 1);
     setenv("CATALOG_JDBC_SCHEMA__VERSION", "V1", 1);
-    FLOE_ASSIGN_OR_RAISE(server->pid_, Spawn({"java", "-Xshare:auto", "-XX:TieredStopAtLevel=1",
-                                              "-cp", jars + "/*", fs::absolute(kLauncher).string()},
-                                             log, RunAs{}, SIGKILL));
+    Result<pid_t> spawned = Spawn({"java", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp",
+                                   jars + "/*", fs::absolute(kLauncher).string()},
+                                  log, RunAs{}, SIGKILL);
+    // The child has its copy; the test process keeps none.
+    for (const char* name : {"CATALOG_REST_PORT", "CATALOG_WAREHOUSE", "CATALOG_URI",
+                             "CATALOG_JDBC_SCHEMA__VERSION"}) {
+      unsetenv(name);
+    }
+    FLOE_ASSIGN_OR_RAISE(server->pid_, std::move(spawned));
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
     while (std::chrono::steady_clock::now() < deadline) {
       int status = 0;
