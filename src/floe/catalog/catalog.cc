@@ -70,6 +70,46 @@ Status ValidatePathSegment(std::string_view what, std::string_view name) {
   return Status::OK();
 }
 
+Status ValidateNamespace(const Namespace& ns) {
+  if (ns.empty()) return Status::Invalid("a namespace needs at least one level");
+  for (const std::string& level : ns) {
+    if (level.empty()) {
+      return Status::Invalid("namespace '{}' has an empty level", fmt::join(ns, "."));
+    }
+    // Namespaces are stored as their dotted string, so a dot inside a level could not be
+    // told apart from a level boundary.
+    if (level.find('.') != std::string::npos) {
+      return Status::Invalid("namespace level '{}' contains a '.'", level);
+    }
+  }
+  return Status::OK();
+}
+
+Status ValidateIdentifier(const TableIdentifier& id) {
+  FLOE_RETURN_NOT_OK(ValidateNamespace(id.ns));
+  if (id.name.empty()) {
+    return Status::Invalid("table name in namespace {} is empty", NamespaceToString(id.ns));
+  }
+  return Status::OK();
+}
+
+// What a new namespace or table must be beyond what a lookup accepts: its levels and name
+// become directories of the default location (<warehouse>/<levels>/<name>), so each must be
+// one path segment that cannot climb out of the warehouse. Names that other writers stored
+// are still found by lookups.
+Status ValidateNewNamespace(const Namespace& ns) {
+  FLOE_RETURN_NOT_OK(ValidateNamespace(ns));
+  for (const std::string& level : ns) {
+    FLOE_RETURN_NOT_OK(ValidatePathSegment("namespace level", level));
+  }
+  return Status::OK();
+}
+
+Status ValidateNewIdentifier(const TableIdentifier& id) {
+  FLOE_RETURN_NOT_OK(ValidateNewNamespace(id.ns));
+  return ValidatePathSegment("table name", id.name);
+}
+
 bool IsRestCatalogUri(std::string_view uri) {
   if (uri.substr(0, 5) == "rest:") uri.remove_prefix(5);
   return uri.substr(0, 7) == "http://" || uri.substr(0, 8) == "https://";

@@ -55,6 +55,17 @@ struct TableIdentifier {
   }
 };
 
+/// A namespace a lookup accepts: at least one level, none empty, none holding a '.'
+/// (namespaces are stored and sent as their dotted string). kInvalidArgument naming it.
+Status ValidateNamespace(const Namespace& ns);
+/// ValidateNamespace of its namespace, and a name that is not empty.
+Status ValidateIdentifier(const TableIdentifier& id);
+/// What a new namespace or table must be beyond what a lookup accepts: every level and the
+/// name one path segment (ValidatePathSegment), as they become directories of the default
+/// location. Names that other writers stored are still found by lookups.
+Status ValidateNewNamespace(const Namespace& ns);
+Status ValidateNewIdentifier(const TableIdentifier& id);
+
 /// What CreateTable is given (REST spec, `CreateTableRequest`).
 struct CreateTableRequest {
   iceberg::SchemaPtr schema;

@@ -168,28 +168,6 @@ Result<json> ParseBody(const io::HttpResponse& r, const std::string& what) {
   return body;
 }
 
-// Validation shared with the other catalogs' rules: levels are non-empty and hold no '.'.
-Status ValidateNamespace(const Namespace& ns) {
-  if (ns.empty()) return Status::Invalid("a namespace needs at least one level");
-  for (const std::string& level : ns) {
-    if (level.empty()) {
-      return Status::Invalid("namespace '{}' has an empty level", fmt::join(ns, "."));
-    }
-    if (level.find('.') != std::string::npos) {
-      return Status::Invalid("namespace level '{}' contains a '.'", level);
-    }
-  }
-  return Status::OK();
-}
-
-Status ValidateIdentifier(const TableIdentifier& id) {
-  FLOE_RETURN_NOT_OK(ValidateNamespace(id.ns));
-  if (id.name.empty()) {
-    return Status::Invalid("table name in namespace {} is empty", NamespaceToString(id.ns));
-  }
-  return Status::OK();
-}
-
 json IdentifierJson(const TableIdentifier& id) {
   return json{{"namespace", id.ns}, {"name", id.name}};
 }
