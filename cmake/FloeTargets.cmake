@@ -34,7 +34,9 @@ endfunction()
 # (../shared/fixtures/iceberg): they are registered, with the label `fixtures`, only when
 # FLOE_HAVE_FIXTURES; every other case always. With ONE_PROCESS, the cases matching FILTER
 # (a gtest filter) run together in one process as the ctest test TEST (labels unit and
-# LABEL), so that what they share is started once per executable (a PostgreSQL server).
+# LABEL), so that what they share is started once per executable (a PostgreSQL server, a
+# REST catalog server); ONE_PROCESS takes several TEST FILTER LABEL triples. A FILTER may
+# leave cases out with a negative part ("*/rest:-*Slow*/rest"): those are not run at all.
 function(floe_add_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS;ONE_PROCESS" ${ARGN})
   if(NOT FLOE_BUILD_TESTS)
@@ -44,16 +46,28 @@ function(floe_add_test name)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} floe_testing GTest::gmock GTest::gtest_main)
   floe_target_defaults(${name})
   set(exclude "*FixtureTest*")
-  if(ARG_ONE_PROCESS)
-    list(GET ARG_ONE_PROCESS 0 one_test)
-    list(GET ARG_ONE_PROCESS 1 one_filter)
-    list(GET ARG_ONE_PROCESS 2 one_label)
-    string(APPEND exclude ":${one_filter}")
+  list(LENGTH ARG_ONE_PROCESS one_count)
+  set(one_at 0)
+  while(one_at LESS one_count)
+    list(GET ARG_ONE_PROCESS ${one_at} one_test)
+    math(EXPR one_at "${one_at} + 1")
+    list(GET ARG_ONE_PROCESS ${one_at} one_filter)
+    math(EXPR one_at "${one_at} + 1")
+    list(GET ARG_ONE_PROCESS ${one_at} one_label)
+    math(EXPR one_at "${one_at} + 1")
+    # The positive part of the filter; its negative part only narrows this test.
+    string(REGEX REPLACE ":?-.*$" "" one_positive "${one_filter}")
+    string(APPEND exclude ":${one_positive}")
+    if(one_filter MATCHES "-")
+      set(one_gtest_filter "${one_filter}:*FixtureTest*")
+    else()
+      set(one_gtest_filter "${one_filter}:-*FixtureTest*")
+    endif()
     add_test(NAME ${one_test}
-             COMMAND ${name} "--gtest_filter=${one_filter}:-*FixtureTest*"
+             COMMAND ${name} "--gtest_filter=${one_gtest_filter}"
              WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
     set_tests_properties(${one_test} PROPERTIES LABELS "unit;${one_label}")
-  endif()
+  endwhile()
   gtest_discover_tests(${name}
     TEST_FILTER "-${exclude}"
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}

@@ -8,6 +8,7 @@
 
 #include "floe/catalog/hadoop_catalog.h"
 #include "floe/catalog/postgres_backend.h"
+#include "floe/catalog/rest/rest_catalog.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/catalog/sqlite_backend.h"
 #include "floe/io/file_io.h"
@@ -67,6 +68,51 @@ Status ValidatePathSegment(std::string_view what, std::string_view name) {
     }
   }
   return Status::OK();
+}
+
+Status ValidateNamespace(const Namespace& ns) {
+  if (ns.empty()) return Status::Invalid("a namespace needs at least one level");
+  for (const std::string& level : ns) {
+    if (level.empty()) {
+      return Status::Invalid("namespace '{}' has an empty level", fmt::join(ns, "."));
+    }
+    // Namespaces are stored as their dotted string, so a dot inside a level could not be
+    // told apart from a level boundary.
+    if (level.find('.') != std::string::npos) {
+      return Status::Invalid("namespace level '{}' contains a '.'", level);
+    }
+  }
+  return Status::OK();
+}
+
+Status ValidateIdentifier(const TableIdentifier& id) {
+  FLOE_RETURN_NOT_OK(ValidateNamespace(id.ns));
+  if (id.name.empty()) {
+    return Status::Invalid("table name in namespace {} is empty", NamespaceToString(id.ns));
+  }
+  return Status::OK();
+}
+
+// What a new namespace or table must be beyond what a lookup accepts: its levels and name
+// become directories of the default location (<warehouse>/<levels>/<name>), so each must be
+// one path segment that cannot climb out of the warehouse. Names that other writers stored
+// are still found by lookups.
+Status ValidateNewNamespace(const Namespace& ns) {
+  FLOE_RETURN_NOT_OK(ValidateNamespace(ns));
+  for (const std::string& level : ns) {
+    FLOE_RETURN_NOT_OK(ValidatePathSegment("namespace level", level));
+  }
+  return Status::OK();
+}
+
+Status ValidateNewIdentifier(const TableIdentifier& id) {
+  FLOE_RETURN_NOT_OK(ValidateNewNamespace(id.ns));
+  return ValidatePathSegment("table name", id.name);
+}
+
+bool IsRestCatalogUri(std::string_view uri) {
+  if (uri.substr(0, 5) == "rest:") uri.remove_prefix(5);
+  return uri.substr(0, 7) == "http://" || uri.substr(0, 8) == "https://";
 }
 
 std::string TableIdentifier::ToString() const {
@@ -202,6 +248,15 @@ Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& wareho
       return MakeSqlCatalog(std::move(backend), uri, warehouse_location, name, properties);
     }
   }
+  if (IsRestCatalogUri(uri)) {
+    RestCatalogOptions options;
+    options.name = name;
+    options.uri = uri.rfind("rest:", 0) == 0 ? uri.substr(5) : uri;
+    options.warehouse = warehouse;
+    options.properties = properties;
+    FLOE_ASSIGN_OR_RAISE(auto catalog, RestCatalog::Make(std::move(options)));
+    return CatalogPtr(std::move(catalog));
+  }
   constexpr std::string_view kHadoop = "hadoop:";
   if (rest.substr(0, kHadoop.size()) == kHadoop) {
     std::string directory(rest.substr(kHadoop.size()));
@@ -226,12 +281,13 @@ Result<CatalogPtr> OpenCatalog(const std::string& uri, const std::string& wareho
   std::string_view scheme = rest.substr(0, rest.find(':'));
   if (scheme.size() == rest.size() || scheme.empty()) {
     return Status::NotSupported(
-        "catalog URI '{}' has no scheme (expected sqlite:<file>, postgresql://<host>/<database> "
-        "or hadoop:<directory>)",
+        "catalog URI '{}' has no scheme (expected sqlite:<file>, postgresql://<host>/<database>, "
+        "http(s)://<rest catalog> or hadoop:<directory>)",
         io::RedactUri(uri));
   }
   return Status::NotSupported(
-      "catalog URI scheme '{}' is not supported (in '{}'; supported: sqlite, postgresql, hadoop)",
+      "catalog URI scheme '{}' is not supported (in '{}'; supported: sqlite, postgresql, http, "
+      "https, rest:http(s), hadoop)",
       scheme, io::RedactUri(uri));
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 
 // The catalog interface, modelled on the Iceberg REST catalog spec: namespaces, tables and
-// atomic table commits. Backends (the SQL catalog on SQLite today; PostgreSQL and REST
-// later) implement it; callers see only this interface.
+// atomic table commits. Backends (the SQL catalog on SQLite and PostgreSQL, the Hadoop
+// catalog, the REST catalog client) implement it; callers see only this interface.
 
 #include <map>
 #include <memory>
@@ -54,6 +54,17 @@ struct TableIdentifier {
     return ns != other.ns ? ns < other.ns : name < other.name;
   }
 };
+
+/// A namespace a lookup accepts: at least one level, none empty, none holding a '.'
+/// (namespaces are stored and sent as their dotted string). kInvalidArgument naming it.
+Status ValidateNamespace(const Namespace& ns);
+/// ValidateNamespace of its namespace, and a name that is not empty.
+Status ValidateIdentifier(const TableIdentifier& id);
+/// What a new namespace or table must be beyond what a lookup accepts: every level and the
+/// name one path segment (ValidatePathSegment), as they become directories of the default
+/// location. Names that other writers stored are still found by lookups.
+Status ValidateNewNamespace(const Namespace& ns);
+Status ValidateNewIdentifier(const TableIdentifier& id);
 
 /// What CreateTable is given (REST spec, `CreateTableRequest`).
 struct CreateTableRequest {
@@ -137,17 +148,22 @@ class Catalog {
 
 using CatalogPtr = std::shared_ptr<Catalog>;
 
+/// Whether `uri` names a REST catalog: http://..., https://..., or the same after "rest:".
+bool IsRestCatalogUri(std::string_view uri);
+
 /// Opens a catalog from a URI: `sqlite:///abs/path/catalog.db` or `sqlite:relative.db` (the
 /// SQL catalog; `warehouse` is where new tables go, empty meaning the catalog file's
 /// directory), a PostgreSQL URI (`postgresql://user:password@host:port/db`,
 /// `postgresql+psycopg2://...` or `jdbc:postgresql://host:port/db?user=..&password=..`; see
 /// ParsePostgresUri: the SQL catalog in that database, which must exist; `warehouse` is
-/// required), or `hadoop:<directory>` (the Hadoop catalog of that warehouse directory;
-/// `warehouse`, when given, must be the same directory). Other schemes are kNotSupported
-/// naming the scheme. With `create`, a missing database file (in a directory that exists)
-/// or warehouse directory is created; without, it is kNotFound naming it, so that a
-/// mistyped path is never taken for a new, empty catalog. The catalog tables are created in
-/// a database (SQLite or PostgreSQL) that lacks them. No error shows a password.
+/// required), an Iceberg REST catalog (`http(s)://host[:port][/path]`, also written
+/// `rest:http(s)://...`; `warehouse` is sent to its config endpoint and `properties` hold
+/// token, credential, scope, header.* ...; see rest/rest_catalog.h), or `hadoop:<directory>` (the
+/// Hadoop catalog of that warehouse directory; `warehouse`, when given, must be the same
+/// directory). Other schemes are kNotSupported naming the scheme. With `create`, a missing database
+/// file (in a directory that exists) or warehouse directory is created; without, it is kNotFound
+/// naming it, so that a mistyped path is never taken for a new, empty catalog. The catalog tables
+/// are created in a database (SQLite or PostgreSQL) that lacks them. No error shows a password.
 ///
 /// A SQL catalog's files are local or on S3 (io/resolving_file_io.h): `properties` (the
 /// catalog's settings in Iceberg's names, `s3.endpoint`, `s3.access-key-id`, ...) say how

@@ -12,6 +12,7 @@
 
 #include "floe/catalog/hadoop_catalog.h"
 #include "floe/catalog/postgres_backend.h"
+#include "floe/catalog/rest/rest_catalog.h"
 #include "floe/common/ascii.h"
 #include "floe/io/file_io.h"
 
@@ -149,6 +150,7 @@ Result<CatalogConfig> ParseCatalog(const std::string& name, const YAML::Node& no
   }
   // pyiceberg infers a catalog's type from its uri when `type` is absent.
   if (config.type.empty() && IsSqlCatalogUri(config.uri)) config.type = "sql";
+  if (config.type.empty() && IsRestCatalogUri(config.uri)) config.type = "rest";
   return config;
 }
 
@@ -241,7 +243,7 @@ Result<CatalogConfigFile> LoadCatalogConfig() {
 Result<CatalogPtr> OpenConfiguredCatalog(const CatalogConfig& config, const std::string& path) {
   const std::string where = fmt::format("{}.{}", kCatalogKey, config.name);
   if (config.type.empty()) {
-    return Status::Invalid("{}: {}.type is missing (sql or hadoop)", path, where);
+    return Status::Invalid("{}: {}.type is missing (sql, rest or hadoop)", path, where);
   }
   if (config.type == "sql") {
     if (config.uri.empty()) {
@@ -282,8 +284,23 @@ Result<CatalogPtr> OpenConfiguredCatalog(const CatalogConfig& config, const std:
     if (!catalog.ok()) return catalog.status().WithPrefix(fmt::format("{}: {}: ", path, where));
     return CatalogPtr(std::move(*catalog));
   }
-  return Status::NotSupported("{}: {}.type '{}' is not supported (supported: sql, hadoop)", path,
-                              where, config.type);
+  if (config.type == "rest") {
+    if (config.uri.empty()) {
+      return Status::Invalid("{}: {}.uri is missing (type rest needs the catalog's http(s):// URI)",
+                             path, where);
+    }
+    RestCatalogOptions options;
+    options.name = config.name;
+    options.uri = config.uri;
+    if (options.uri.rfind("rest:", 0) == 0) options.uri = options.uri.substr(5);
+    options.warehouse = config.warehouse;
+    options.properties = config.properties;
+    Result<std::shared_ptr<RestCatalog>> catalog = RestCatalog::Make(std::move(options));
+    if (!catalog.ok()) return catalog.status().WithPrefix(fmt::format("{}: {}: ", path, where));
+    return CatalogPtr(std::move(*catalog));
+  }
+  return Status::NotSupported("{}: {}.type '{}' is not supported (supported: sql, rest, hadoop)",
+                              path, where, config.type);
 }
 
 bool IsCatalogUri(std::string_view value) {

@@ -4,13 +4,17 @@
 //
 //   catalog:
 //     lake:                       # the name --catalog and SQL (lake.db.t) use
-//       type: sql                 # sql (the SQL catalog) or hadoop (directories)
+//       type: sql                 # sql (the SQL catalog), rest or hadoop (directories)
 //       uri: sqlite:////srv/lake/catalog.db
 //       warehouse: /srv/lake      # sql: optional on SQLite (default: the file's directory)
 //     shared:
 //       type: sql                 # the SQL catalog on PostgreSQL (ParsePostgresUri)
 //       uri: postgresql://floe@db.example.com:5432/lake?sslmode=verify-full
 //       warehouse: /srv/shared    # required: the database holds no files
+//     remote:
+//       type: rest                # an Iceberg REST catalog (rest/rest_catalog.h)
+//       uri: https://catalog.example.com/api
+//       credential: id:secret     # or token: ...; scope, oauth2-server-uri, header.<name>
 //     files:
 //       type: hadoop
 //       warehouse: /srv/files     # hadoop: required; the warehouse directory is the catalog
@@ -18,7 +22,8 @@
 //
 // The file is `$FLOE_CONFIG` when that variable is set, else `~/.floe.yaml`. Keys other than
 // type, uri and warehouse are kept as the catalog's properties. A catalog without `type`
-// whose uri is a SQLite or PostgreSQL one is a sql catalog (as pyiceberg infers it).
+// whose uri is a SQLite or PostgreSQL one is a sql catalog, one whose uri is http(s):// a
+// rest catalog (as pyiceberg infers them).
 // Relative paths resolve against the working directory. A PostgreSQL password is best kept
 // out of the file: without one in the uri, libpq takes PGPASSWORD, then ~/.pgpass.
 
@@ -36,7 +41,7 @@ namespace floe::catalog {
 /// One configured catalog, as written in the file.
 struct CatalogConfig {
   std::string name;
-  /// "sql" or "hadoop" (validated when the catalog is opened).
+  /// "sql", "rest" or "hadoop" (validated when the catalog is opened).
   std::string type;
   std::string uri;
   std::string warehouse;
@@ -75,7 +80,8 @@ Result<CatalogConfigFile> ParseCatalogConfig(std::string_view text, const std::s
 Result<CatalogConfigFile> LoadCatalogConfig();
 
 /// Opens a configured catalog: type sql needs `uri` (a sqlite: URI with `warehouse`
-/// optional, or a PostgreSQL URI with `warehouse` required), type hadoop needs `warehouse`. Errors
+/// optional, or a PostgreSQL URI with `warehouse` required), type rest needs `uri` (its
+/// other keys are the REST client's properties), type hadoop needs `warehouse`. Errors
 /// name the file and the key: kInvalidArgument for a missing key, kNotSupported for another type.
 Result<CatalogPtr> OpenConfiguredCatalog(const CatalogConfig& config, const std::string& path);
 

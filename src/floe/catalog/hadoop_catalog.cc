@@ -56,7 +56,7 @@ std::string LocalPath(const std::string& location) {
   return std::string(rest);
 }
 
-Status ValidateNamespace(const Namespace& ns) {
+Status ValidateDirectoryNamespace(const Namespace& ns) {
   if (ns.empty()) return Status::Invalid("a namespace needs at least one level");
   for (const std::string& level : ns) {
     // Levels are stored as dotted strings elsewhere and as directory names here.
@@ -68,8 +68,8 @@ Status ValidateNamespace(const Namespace& ns) {
   return Status::OK();
 }
 
-Status ValidateIdentifier(const TableIdentifier& id) {
-  FLOE_RETURN_NOT_OK(ValidateNamespace(id.ns));
+Status ValidateDirectoryIdentifier(const TableIdentifier& id) {
+  FLOE_RETURN_NOT_OK(ValidateDirectoryNamespace(id.ns));
   FLOE_RETURN_NOT_OK(ValidatePathSegment("table name", id.name));
   // A table is a directory, and hidden names are this catalog's temporary files.
   if (id.name.front() == '.') {
@@ -390,7 +390,7 @@ Status HadoopCatalog::RequireNamespace(const Namespace& ns) const {
 
 Status HadoopCatalog::CreateNamespace(const Namespace& ns,
                                       const std::map<std::string, std::string>& properties) {
-  FLOE_RETURN_NOT_OK(ValidateNamespace(ns));
+  FLOE_RETURN_NOT_OK(ValidateDirectoryNamespace(ns));
   const std::string name = NamespaceToString(ns);
   if (!properties.empty()) {
     return Status::NotSupported(
@@ -419,7 +419,7 @@ Status HadoopCatalog::CreateNamespace(const Namespace& ns,
 
 Result<std::vector<Namespace>> HadoopCatalog::ListNamespaces(const Namespace& parent) const {
   if (!parent.empty()) {
-    FLOE_RETURN_NOT_OK(ValidateNamespace(parent));
+    FLOE_RETURN_NOT_OK(ValidateDirectoryNamespace(parent));
     FLOE_RETURN_NOT_OK(RequireNamespace(parent));
   }
   const fs::path dir = NamespaceDir(parent);
@@ -435,13 +435,13 @@ Result<std::vector<Namespace>> HadoopCatalog::ListNamespaces(const Namespace& pa
 }
 
 Result<bool> HadoopCatalog::NamespaceExists(const Namespace& ns) const {
-  FLOE_RETURN_NOT_OK(ValidateNamespace(ns));
+  FLOE_RETURN_NOT_OK(ValidateDirectoryNamespace(ns));
   return IsNamespaceDir(ns);
 }
 
 Result<std::map<std::string, std::string>> HadoopCatalog::LoadNamespaceProperties(
     const Namespace& ns) const {
-  FLOE_RETURN_NOT_OK(ValidateNamespace(ns));
+  FLOE_RETURN_NOT_OK(ValidateDirectoryNamespace(ns));
   FLOE_RETURN_NOT_OK(RequireNamespace(ns));
   return std::map<std::string, std::string>{{std::string(kLocationProperty), NamespaceDir(ns)}};
 }
@@ -449,7 +449,7 @@ Result<std::map<std::string, std::string>> HadoopCatalog::LoadNamespacePropertie
 Status HadoopCatalog::UpdateNamespaceProperties(const Namespace& ns,
                                                 const std::set<std::string>& removals,
                                                 const std::map<std::string, std::string>& updates) {
-  FLOE_RETURN_NOT_OK(ValidateNamespace(ns));
+  FLOE_RETURN_NOT_OK(ValidateDirectoryNamespace(ns));
   const std::string name = NamespaceToString(ns);
   for (const auto& [key, value] : updates) {
     if (removals.count(key) != 0) {
@@ -465,7 +465,7 @@ Status HadoopCatalog::UpdateNamespaceProperties(const Namespace& ns,
 }
 
 Status HadoopCatalog::DropNamespace(const Namespace& ns) {
-  FLOE_RETURN_NOT_OK(ValidateNamespace(ns));
+  FLOE_RETURN_NOT_OK(ValidateDirectoryNamespace(ns));
   const std::string name = NamespaceToString(ns);
   FLOE_RETURN_NOT_OK(RequireNamespace(ns));
   const fs::path dir = NamespaceDir(ns);
@@ -518,7 +518,7 @@ Status HadoopCatalog::DropNamespace(const Namespace& ns) {
 // ---------------------------------------------------------------------------------------
 
 Result<std::vector<TableIdentifier>> HadoopCatalog::ListTables(const Namespace& ns) const {
-  FLOE_RETURN_NOT_OK(ValidateNamespace(ns));
+  FLOE_RETURN_NOT_OK(ValidateDirectoryNamespace(ns));
   FLOE_RETURN_NOT_OK(RequireNamespace(ns));
   const fs::path dir = NamespaceDir(ns);
   std::vector<TableIdentifier> tables;
@@ -529,13 +529,13 @@ Result<std::vector<TableIdentifier>> HadoopCatalog::ListTables(const Namespace& 
 }
 
 Result<bool> HadoopCatalog::TableExists(const TableIdentifier& id) const {
-  FLOE_RETURN_NOT_OK(ValidateIdentifier(id));
+  FLOE_RETURN_NOT_OK(ValidateDirectoryIdentifier(id));
   return IsTableDir(TableLocation(id));
 }
 
 Result<iceberg::Table> HadoopCatalog::CreateTable(const TableIdentifier& id,
                                                   const CreateTableRequest& request) {
-  FLOE_RETURN_NOT_OK(ValidateIdentifier(id));
+  FLOE_RETURN_NOT_OK(ValidateDirectoryIdentifier(id));
   if (request.schema == nullptr) {
     return Status::Invalid("create table {}: no schema given", id.ToString());
   }
@@ -568,7 +568,7 @@ Result<iceberg::Table> HadoopCatalog::CreateTable(const TableIdentifier& id,
 }
 
 Result<iceberg::Table> HadoopCatalog::LoadTable(const TableIdentifier& id) const {
-  FLOE_RETURN_NOT_OK(ValidateIdentifier(id));
+  FLOE_RETURN_NOT_OK(ValidateDirectoryIdentifier(id));
   const fs::path table_dir = TableLocation(id);
   std::optional<Current> current = FindCurrent(table_dir / "metadata");
   if (!current.has_value()) {
@@ -584,7 +584,7 @@ Result<iceberg::Table> HadoopCatalog::LoadTable(const TableIdentifier& id) const
 
 Result<iceberg::Table> HadoopCatalog::RegisterTable(const TableIdentifier& id,
                                                     const std::string& metadata_location) {
-  FLOE_RETURN_NOT_OK(ValidateIdentifier(id));
+  FLOE_RETURN_NOT_OK(ValidateDirectoryIdentifier(id));
   if (metadata_location.empty()) {
     return Status::Invalid("register table {}: no metadata file given", id.ToString());
   }
@@ -622,8 +622,8 @@ Result<iceberg::Table> HadoopCatalog::RegisterTable(const TableIdentifier& id,
 }
 
 Status HadoopCatalog::RenameTable(const TableIdentifier& from, const TableIdentifier& to) {
-  FLOE_RETURN_NOT_OK(ValidateIdentifier(from));
-  FLOE_RETURN_NOT_OK(ValidateIdentifier(to));
+  FLOE_RETURN_NOT_OK(ValidateDirectoryIdentifier(from));
+  FLOE_RETURN_NOT_OK(ValidateDirectoryIdentifier(to));
   return Status::NotSupported(
       "cannot rename table {} to {}: hadoop catalog {} does not support renaming tables (a "
       "table is its directory)",
@@ -631,7 +631,7 @@ Status HadoopCatalog::RenameTable(const TableIdentifier& from, const TableIdenti
 }
 
 Status HadoopCatalog::DropTable(const TableIdentifier& id, bool purge) {
-  FLOE_RETURN_NOT_OK(ValidateIdentifier(id));
+  FLOE_RETURN_NOT_OK(ValidateDirectoryIdentifier(id));
   const fs::path table_dir = TableLocation(id);
   std::optional<Current> current = FindCurrent(table_dir / "metadata");
   if (!current.has_value()) {
@@ -678,7 +678,7 @@ Status HadoopCatalog::DropTable(const TableIdentifier& id, bool purge) {
 Result<iceberg::Table> HadoopCatalog::CommitTable(
     const TableIdentifier& id, const std::vector<iceberg::TableRequirement>& requirements,
     const std::vector<iceberg::TableUpdate>& updates) {
-  FLOE_RETURN_NOT_OK(ValidateIdentifier(id));
+  FLOE_RETURN_NOT_OK(ValidateDirectoryIdentifier(id));
   const bool create = std::any_of(requirements.begin(), requirements.end(), [](const auto& r) {
     return r.kind == iceberg::TableRequirement::Kind::kAssertCreate;
   });

@@ -62,46 +62,6 @@ Namespace SplitNamespace(const std::string& text) {
   return ns;
 }
 
-Status ValidateNamespace(const Namespace& ns) {
-  if (ns.empty()) return Status::Invalid("a namespace needs at least one level");
-  for (const std::string& level : ns) {
-    if (level.empty()) {
-      return Status::Invalid("namespace '{}' has an empty level", fmt::join(ns, "."));
-    }
-    // Namespaces are stored as their dotted string, so a dot inside a level could not be
-    // told apart from a level boundary.
-    if (level.find('.') != std::string::npos) {
-      return Status::Invalid("namespace level '{}' contains a '.'", level);
-    }
-  }
-  return Status::OK();
-}
-
-Status ValidateIdentifier(const TableIdentifier& id) {
-  FLOE_RETURN_NOT_OK(ValidateNamespace(id.ns));
-  if (id.name.empty()) {
-    return Status::Invalid("table name in namespace {} is empty", NamespaceToString(id.ns));
-  }
-  return Status::OK();
-}
-
-// What a new namespace or table must be beyond what a lookup accepts: its levels and name
-// become directories of the default location (<warehouse>/<levels>/<name>), so each must be
-// one path segment that cannot climb out of the warehouse. Names that other writers stored
-// are still found by lookups.
-Status ValidateNewNamespace(const Namespace& ns) {
-  FLOE_RETURN_NOT_OK(ValidateNamespace(ns));
-  for (const std::string& level : ns) {
-    FLOE_RETURN_NOT_OK(ValidatePathSegment("namespace level", level));
-  }
-  return Status::OK();
-}
-
-Status ValidateNewIdentifier(const TableIdentifier& id) {
-  FLOE_RETURN_NOT_OK(ValidateNewNamespace(id.ns));
-  return ValidatePathSegment("table name", id.name);
-}
-
 // A LIKE pattern (with ESCAPE '!') matching every namespace strictly below `ns`.
 std::string ChildrenPattern(const std::string& ns) {
   std::string pattern;

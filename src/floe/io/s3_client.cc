@@ -1,14 +1,10 @@
 #include "floe/io/s3_client.h"
 
-#include <curl/curl.h>
 #include <openssl/evp.h>
 
 #include <algorithm>
 #include <atomic>
 #include <map>
-#include <mutex>
-#include <random>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -30,11 +26,7 @@ struct S3Client::Call {
   std::string what;
 };
 
-struct S3Client::Response {
-  long status = 0;
-  std::string body;
-  std::map<std::string, std::string> headers;  // names lowercased
-};
+struct S3Client::Response : HttpResponse {};
 
 namespace {
 
@@ -122,64 +114,7 @@ std::string ServerError(const S3Client::Response& r) {
   return fmt::format("HTTP {} {}{}{}", r.status, code, message.empty() ? "" : ": ", message);
 }
 
-size_t WriteBody(char* data, size_t size, size_t n, void* user) {
-  static_cast<std::string*>(user)->append(data, size * n);
-  return size * n;
-}
-
-size_t WriteHeader(char* data, size_t size, size_t n, void* user) {
-  std::string_view line(data, size * n);
-  const size_t colon = line.find(':');
-  if (colon != std::string_view::npos) {
-    std::string_view value = line.substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) {
-      value.remove_prefix(1);
-    }
-    while (!value.empty() &&
-           (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
-      value.remove_suffix(1);
-    }
-    (*static_cast<std::map<std::string, std::string>*>(user))[AsciiLower(line.substr(0, colon))] =
-        std::string(value);
-  }
-  return size * n;
-}
-
-void CurlGlobalInit() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
 }  // namespace
-
-// ---------------------------------------------------------------------------------------
-// The curl handle pool: a handle is taken for one request and returned after it, so its
-// connections stay open for the next.
-
-struct S3Client::Pool {
-  std::mutex mutex;
-  std::vector<CURL*> idle;
-
-  ~Pool() {
-    for (CURL* h : idle) curl_easy_cleanup(h);
-  }
-  CURL* Take() {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (!idle.empty()) {
-        CURL* h = idle.back();
-        idle.pop_back();
-        curl_easy_reset(h);
-        return h;
-      }
-    }
-    return curl_easy_init();
-  }
-  void Give(CURL* h) {
-    std::lock_guard<std::mutex> lock(mutex);
-    idle.push_back(h);
-  }
-};
 
 Result<S3Location> ParseS3Uri(std::string_view uri) {
   for (std::string_view scheme : {"s3://", "s3a://", "s3n://"}) {
@@ -195,13 +130,17 @@ Result<S3Location> ParseS3Uri(std::string_view uri) {
   return Status::Invalid("'{}' is not an S3 URI (s3://, s3a:// or s3n://bucket/key)", uri);
 }
 
-S3Client::S3Client(S3Options options)
-    : options_(std::move(options)), pool_(std::make_unique<Pool>()) {}
+S3Client::S3Client(S3Options options) : options_(std::move(options)) {
+  HttpOptions http;
+  http.retry = options_.retry;
+  http.connect_timeout = options_.connect_timeout;
+  http.request_timeout = options_.request_timeout;
+  http_ = std::make_unique<HttpClient>(std::move(http));
+}
 
 S3Client::~S3Client() = default;
 
 Result<std::shared_ptr<const S3Client>> S3Client::Make(S3Options options) {
-  CurlGlobalInit();
   if (options.credentials.access_key_id.empty() || options.credentials.secret_access_key.empty()) {
     return Status::Invalid(
         "S3: no credentials (set s3.access-key-id and s3.secret-access-key, or "
@@ -235,8 +174,7 @@ std::string S3Client::ToString() const {
                      options_.credentials.access_key_id);
 }
 
-Result<S3Client::Response> S3Client::SendOnce(const Call& call, bool* retryable) const {
-  *retryable = false;
+Result<HttpRequest> S3Client::MakeRequest(const Call& call) const {
   // The URL and the host header: path-style puts the bucket in the path, virtual-hosted
   // in the host.
   std::string host = options_.path_style ? authority_ : call.bucket + "." + authority_;
@@ -245,13 +183,15 @@ Result<S3Client::Response> S3Client::SendOnce(const Call& call, bool* retryable)
   path += sigv4::UriEncode(call.key, true);
   if (!options_.path_style && call.key.empty()) path = "/";
   if (options_.path_style && call.key.empty()) path.pop_back();
-  std::string url = scheme_ + "://" + host + path;
+  HttpRequest out;
+  out.url = scheme_ + "://" + host + path;
   for (size_t i = 0; i < call.query.size(); ++i) {
-    url += i == 0 ? '?' : '&';
-    url += sigv4::UriEncode(call.query[i].first, false) + '=' +
-           sigv4::UriEncode(call.query[i].second, false);
+    out.url += i == 0 ? '?' : '&';
+    out.url += sigv4::UriEncode(call.query[i].first, false) + '=' +
+               sigv4::UriEncode(call.query[i].second, false);
   }
 
+  // Signed anew for each attempt: the signature covers the time.
   sigv4::Request request;
   request.method = call.method;
   request.canonical_uri = path;
@@ -267,68 +207,16 @@ Result<S3Client::Response> S3Client::SendOnce(const Call& call, bool* retryable)
   for (const auto& h : call.headers) request.headers.push_back(h);
   FLOE_ASSIGN_OR_RAISE(sigv4::Signed sig,
                        sigv4::Sign(request, options_.credentials, options_.region, "s3", date));
-
-  curl_slist* headers = nullptr;
-  for (const auto& [name, value] : request.headers) {
-    headers = curl_slist_append(headers, (name + ": " + value).c_str());
-  }
-  headers = curl_slist_append(headers, ("Authorization: " + sig.authorization).c_str());
-  headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
+  out.headers = std::move(request.headers);
+  out.headers.emplace_back("Authorization", sig.authorization);
   if (call.method == "PUT" || call.method == "POST") {
-    headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
+    out.headers.emplace_back("Content-Type", "application/octet-stream");
   }
-
-  CURL* h = pool_->Take();
-  if (h == nullptr) {
-    curl_slist_free_all(headers);
-    return Status::IOError("{}: cannot create a curl handle", call.what);
-  }
-  Response response;
-  char error[CURL_ERROR_SIZE] = {0};
-  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-                   static_cast<long>(options_.connect_timeout.count()));
-  // A request fails when it moves fewer than 1 byte per second for the timeout.
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME,
-                   std::max(1L, static_cast<long>(options_.request_timeout.count() / 1000)));
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, WriteBody);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &response.body);
-  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, WriteHeader);
-  curl_easy_setopt(h, CURLOPT_HEADERDATA, &response.headers);
-  if (call.method == "GET") {
-    curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
-  } else if (call.method == "HEAD") {
-    curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-  } else {
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, call.method.c_str());
-    if (call.method == "PUT" || call.method == "POST") {
-      curl_easy_setopt(h, CURLOPT_POSTFIELDS, call.body.data());
-      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(call.body.size()));
-    }
-  }
-  const CURLcode code = curl_easy_perform(h);
-  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
-  curl_slist_free_all(headers);
-  if (code != CURLE_OK) {
-    // The connection may be broken: do not reuse the handle.
-    curl_easy_cleanup(h);
-    *retryable = code == CURLE_COULDNT_CONNECT || code == CURLE_OPERATION_TIMEDOUT ||
-                 code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR ||
-                 code == CURLE_GOT_NOTHING || code == CURLE_PARTIAL_FILE ||
-                 code == CURLE_COULDNT_RESOLVE_HOST;
-    return Status::IOError("{}: {}", call.what, error[0] ? error : curl_easy_strerror(code));
-  }
-  pool_->Give(h);
-  const long s = response.status;
-  if (s == 500 || s == 502 || s == 503 || s == 504 || s == 429) {
-    *retryable = true;
-    return Status::IOError("{}: {}", call.what, ServerError(response));
-  }
-  return response;
+  out.method = call.method;
+  out.body = call.body;
+  out.retry_statuses = {500, 502, 503, 504, 429};
+  out.what = call.what;
+  return out;
 }
 
 namespace {
@@ -425,38 +313,24 @@ S3RequestCounts ProcessS3RequestCounts() {
 }
 
 Result<S3Client::Response> S3Client::Send(const Call& call) const {
-  int attempts = 0;
-  Result<Response> response = SendWithRetries(call, &attempts);
+  Result<HttpResponse> http = http_->Send([&] { return MakeRequest(call); });
+  if (!http.ok()) {
+    // No answer came (connection errors to the end): the attempts are in the message.
+    Result<Response> failed = http.status();
+    CountRequest(call, failed, 1);
+    return failed;
+  }
+  const int attempts = http->attempts;
+  Response answer;
+  static_cast<HttpResponse&>(answer) = std::move(*http);
+  Result<Response> response = std::move(answer);
+  if (response->gave_up) {
+    const double seconds = std::chrono::duration<double>(response->elapsed).count();
+    response = Status::IOError("{}: {} (gave up after {} attempt(s) in {:.1f} s)", call.what,
+                               ServerError(*response), response->attempts, seconds);
+  }
   CountRequest(call, response, attempts);
   return response;
-}
-
-Result<S3Client::Response> S3Client::SendWithRetries(const Call& call, int* attempts) const {
-  const auto start = std::chrono::steady_clock::now();
-  thread_local std::mt19937_64 random(std::random_device{}());
-  Status last;
-  int attempt = 0;
-  while (true) {
-    *attempts = ++attempt;
-    bool retryable = false;
-    Result<Response> response = SendOnce(call, &retryable);
-    if (response.ok() || !retryable) return response;
-    last = response.status();
-    if (attempt >= options_.retry.max_attempts) break;
-    // Exponential back-off, at least half of it waited, the rest random.
-    const int64_t cap =
-        std::min<int64_t>(options_.retry.max_delay.count(), options_.retry.base_delay.count()
-                                                                << std::min(attempt - 1, 20));
-    const int64_t wait =
-        cap / 2 + static_cast<int64_t>(random() % static_cast<uint64_t>(cap / 2 + 1));
-    const auto elapsed = std::chrono::steady_clock::now() - start;
-    if (elapsed + std::chrono::milliseconds(wait) > options_.retry.max_total) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(wait));
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return Status::IOError("{} (gave up after {} attempt(s) in {:.1f} s)", last.message(), attempt,
-                         seconds);
 }
 
 namespace {

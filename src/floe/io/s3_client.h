@@ -1,10 +1,10 @@
 #pragma once
 
-// A client for the S3 REST API over libcurl, signed with floe's own Signature Version 4
-// (sigv4.h): ranged GET, HEAD, PUT (conditional with If-None-Match: *), multipart uploads,
-// DELETE (one key, or up to 1000 per DeleteObjects request), ListObjectsV2 and
-// ListMultipartUploads. Connections are reused through a pool of curl handles
-// (keep-alive). Requests that fail transiently (connection errors and timeouts, HTTP 500,
+// A client for the S3 REST API over floe's HTTP client (http_client.h), signed with floe's own
+// Signature Version 4 (sigv4.h): ranged GET, HEAD, PUT (conditional with If-None-Match: *),
+// multipart uploads, DELETE (one key, or up to 1000 per DeleteObjects request), ListObjectsV2 and
+// ListMultipartUploads. Connections are reused through the HTTP client's pool of curl
+// handles (keep-alive). Requests that fail transiently (connection errors and timeouts, HTTP 500,
 // 502, 503 SlowDown, 504, 429) are retried with exponential back-off and jitter, bounded in
 // attempts and in total time; then the error names the request, the attempts and the last
 // failure. Nothing secret is ever part of a message or of ToString().
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "floe/common/result.h"
+#include "floe/io/http_client.h"
 #include "floe/io/sigv4.h"
 
 namespace floe::io {
@@ -35,16 +36,7 @@ struct S3Location {
 Result<S3Location> ParseS3Uri(std::string_view uri);
 
 /// How transient failures are retried.
-struct S3RetryPolicy {
-  /// Attempts in all, the first included.
-  int max_attempts = 6;
-  /// The first back-off; each next one doubles, up to max_delay, and a random part of it
-  /// (at least half) is waited.
-  std::chrono::milliseconds base_delay{100};
-  std::chrono::milliseconds max_delay{5000};
-  /// No retry starts later than this after the first attempt.
-  std::chrono::milliseconds max_total{60000};
-};
+using S3RetryPolicy = HttpRetryPolicy;
 
 struct S3Options {
   /// "http://127.0.0.1:9000"; empty means AWS: https://s3.<region>.amazonaws.com.
@@ -151,14 +143,13 @@ class S3Client {
 
  private:
   explicit S3Client(S3Options options);
-  // Send counts the request (ProcessS3RequestCounts) and sends it with SendWithRetries.
+  // Sends the request (signed anew for each attempt) and counts it
+  // (ProcessS3RequestCounts).
   Result<Response> Send(const Call& call) const;
-  Result<Response> SendWithRetries(const Call& call, int* attempts) const;
-  Result<Response> SendOnce(const Call& call, bool* retryable) const;
+  Result<HttpRequest> MakeRequest(const Call& call) const;
 
   S3Options options_;
-  struct Pool;
-  std::unique_ptr<Pool> pool_;
+  std::unique_ptr<HttpClient> http_;
   // From the endpoint: "http" or "https", and host[:port].
   std::string scheme_;
   std::string authority_;

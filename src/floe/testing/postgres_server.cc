@@ -1,5 +1,7 @@
 #include "floe/testing/postgres_server.h"
 
+#include "floe/testing/child_process.h"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -62,13 +64,6 @@ Result<std::string> FindBindir() {
   return found.back().second;
 }
 
-// Who runs the server: the current user, or `nobody` when that is root.
-struct RunAs {
-  bool switch_user = false;
-  uid_t uid = 0;
-  gid_t gid = 0;
-};
-
 Result<RunAs> ServerUser() {
   RunAs who;
   if (geteuid() != 0) return who;
@@ -80,72 +75,6 @@ Result<RunAs> ServerUser() {
   who.uid = nobody->pw_uid;
   who.gid = nobody->pw_gid;
   return who;
-}
-
-std::string ReadFileText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The last lines of a log, for messages.
-std::string Tail(const std::string& text, size_t lines = 12) {
-  size_t pos = text.size();
-  for (size_t n = 0; n <= lines && pos != std::string::npos && pos > 0; ++n) {
-    pos = text.rfind('\n', pos - 1);
-  }
-  return pos == std::string::npos ? text : text.substr(pos + 1);
-}
-
-// Starts `argv` with stdout and stderr appended to `log`, as `who`; the child gets SIGQUIT
-// when this thread ends (so a server never outlives a test process that died).
-Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::string& log,
-                    const RunAs& who) {
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) return Status::IOError("fork failed: {}", std::strerror(errno));
-  if (pid == 0) {
-    if (who.switch_user &&
-        (setgroups(0, nullptr) != 0 || setgid(who.gid) != 0 || setuid(who.uid) != 0)) {
-      _exit(126);
-    }
-    // After the user switch, which clears it.
-    prctl(PR_SET_PDEATHSIG, SIGQUIT);
-    if (getppid() != parent) _exit(0);
-    int null_fd = open("/dev/null", O_RDONLY);
-    if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
-    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-    if (fd >= 0) {
-      dup2(fd, STDOUT_FILENO);
-      dup2(fd, STDERR_FILENO);
-    }
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-// A port on 127.0.0.1 that nothing listens on now.
-Result<int> FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return Status::IOError("socket: {}", std::strerror(errno));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    const std::string error = std::strerror(errno);
-    close(fd);
-    return Status::IOError("cannot find a free port: {}", error);
-  }
-  close(fd);
-  return static_cast<int>(ntohs(addr.sin_port));
 }
 
 std::string SocketConninfo(const std::string& dir, int port, const std::string& database) {

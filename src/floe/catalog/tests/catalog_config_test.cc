@@ -189,11 +189,14 @@ TEST_F(CatalogConfigTest, OpenConfiguredCatalogChecksTypeAndKeys) {
   config.name = "lake";
   EXPECT_THAT(OpenConfiguredCatalog(config, "f.yaml"),
               IsErrorWith(StatusCode::kInvalidArgument, "f.yaml: catalog.lake.type is missing"));
-  config.type = "rest";
+  config.type = "glue";
   EXPECT_THAT(OpenConfiguredCatalog(config, "f.yaml"),
               IsErrorWith(StatusCode::kNotSupported,
-                          "f.yaml: catalog.lake.type 'rest' is not supported (supported: sql, "
-                          "hadoop)"));
+                          "f.yaml: catalog.lake.type 'glue' is not supported (supported: sql, "
+                          "rest, hadoop)"));
+  config.type = "rest";
+  EXPECT_THAT(OpenConfiguredCatalog(config, "f.yaml"),
+              IsErrorWith(StatusCode::kInvalidArgument, "f.yaml: catalog.lake.uri is missing"));
   config.type = "sql";
   EXPECT_THAT(OpenConfiguredCatalog(config, "f.yaml"),
               IsErrorWith(StatusCode::kInvalidArgument, "f.yaml: catalog.lake.uri is missing"));

@@ -170,7 +170,7 @@ TEST(OpenCatalogTest, UnknownSchemeIsNotSupportedNamingIt) {
   EXPECT_THAT(OpenCatalog("mysql://user:hunter2@host/db"),
               IsErrorWith(StatusCode::kNotSupported,
                           "scheme 'mysql' is not supported (in 'mysql://user:***@host/db'; "
-                          "supported: sqlite, postgresql, hadoop)"));
+                          "supported: sqlite, postgresql, http, https, rest:http(s), hadoop)"));
   auto status = OpenCatalog("mysql://user:hunter2@host/db").status();
   EXPECT_THAT(status.message(), Not(HasSubstr("hunter2")));
   EXPECT_THAT(OpenCatalog("thrift://metastore:9083"),

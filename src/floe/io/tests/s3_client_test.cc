@@ -19,6 +19,7 @@
 
 #include "floe/testing/matchers.h"
 #include "floe/testing/moto_s3.h"
+#include "floe/testing/scripted_http_server.h"
 
 namespace floe::io {
 namespace {
@@ -214,78 +215,35 @@ TEST(S3ClientRetryTest, EndpointDownGivesUpAfterTheRetryPolicy) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
-// A server that answers every request with the next of its scripted responses, and counts
-// the requests.
+// A server that answers the requests with its scripted responses in turn (the last one
+// again once they run out).
 class ScriptedServer {
  public:
-  explicit ScriptedServer(std::vector<std::string> responses) : responses_(std::move(responses)) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    socklen_t len = sizeof(addr);
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-    listen(fd_, 8);
-    thread_ = std::thread([this] { Serve(); });
-  }
-  ~ScriptedServer() {
-    stop_ = true;
-    shutdown(fd_, SHUT_RDWR);
-    close(fd_);
-    thread_.join();
-  }
-  int port() const { return port_; }
-  int requests() const { return requests_.load(); }
+  using Response = ::floe::testing::ScriptedHttpServer::Response;
+  explicit ScriptedServer(std::vector<Response> responses)
+      : responses_(std::move(responses)),
+        server_([this](const ::floe::testing::ScriptedHttpServer::Request&) {
+          const int k = next_.fetch_add(1);
+          return responses_[std::min<size_t>(k, responses_.size() - 1)];
+        }) {}
+  int port() const { return server_.port(); }
+  int requests() const { return static_cast<int>(server_.requests().size()); }
 
  private:
-  void Serve() {
-    while (!stop_) {
-      int c = accept(fd_, nullptr, nullptr);
-      if (c < 0) return;
-      // One request per connection is enough here: read its head and body, answer, close.
-      std::string in;
-      char buf[4096];
-      while (in.find("\r\n\r\n") == std::string::npos) {
-        ssize_t n = read(c, buf, sizeof(buf));
-        if (n <= 0) break;
-        in.append(buf, static_cast<size_t>(n));
-      }
-      size_t head = in.find("\r\n\r\n");
-      size_t length = 0;
-      size_t at = in.find("Content-Length: ");
-      if (at != std::string::npos) length = std::stoul(in.substr(at + 16));
-      while (head != std::string::npos && in.size() < head + 4 + length) {
-        ssize_t n = read(c, buf, sizeof(buf));
-        if (n <= 0) break;
-        in.append(buf, static_cast<size_t>(n));
-      }
-      const int k = requests_.fetch_add(1);
-      const std::string& r = responses_[std::min<size_t>(k, responses_.size() - 1)];
-      (void)!write(c, r.data(), r.size());
-      close(c);
-    }
-  }
-
-  std::vector<std::string> responses_;
-  int fd_ = -1;
-  int port_ = 0;
-  std::atomic<int> requests_{0};
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
+  std::vector<Response> responses_;
+  std::atomic<int> next_{0};
+  ::floe::testing::ScriptedHttpServer server_;
 };
 
-std::string Http(int status, const std::string& reason, const std::string& body) {
-  return "HTTP/1.1 " + std::to_string(status) + " " + reason +
-         "\r\nConnection: close\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
-         body;
+// A response; the reason phrase is the scripted server's own.
+ScriptedServer::Response Http(int status, const std::string& /*reason*/, const std::string& body) {
+  return {status, body};
 }
 
 // Throttling (503 SlowDown) is retried with back-off; past the policy it is an error that
 // says what the server said.
 TEST(S3ClientRetryTest, ThrottlingIsRetriedThenGivenUp) {
-  const std::string slow_down = Http(
+  const ScriptedServer::Response slow_down = Http(
       503, "Slow Down", "<Error><Code>SlowDown</Code><Message>Reduce your rate</Message></Error>");
   S3Options o;
   o.path_style = true;

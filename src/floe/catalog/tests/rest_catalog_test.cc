@@ -1,0 +1,457 @@
+// The REST catalog client's own logic against a scripted server (testing/
+// scripted_http_server.h): the config merge, prefix and endpoints, pagination, error
+// mapping (a commit's 409, 500, 502, 504), OAuth2 client credentials with the refresh from
+// `expires_in` and the one retry after 401 or 419, custom headers, vended credentials, and
+// that no secret reaches a message. The catalog behaviour suite runs the client against
+// Iceberg's own server (catalog_behaviour_test.cc), and RestServerTest here the
+// multi-table commit on it.
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "floe/catalog/catalog_config.h"
+#include "floe/catalog/rest/rest_catalog.h"
+#include "floe/catalog/tests/catalog_test_internal.h"
+#include "floe/iceberg/table_metadata.h"
+#include "floe/iceberg/table_update.h"
+#include "floe/io/resolving_file_io.h"
+#include "floe/testing/matchers.h"
+#include "floe/testing/rest_catalog_server.h"
+#include "floe/testing/scripted_http_server.h"
+
+namespace floe::catalog {
+namespace {
+
+using ::floe::catalog::testing::TestSchema;
+using ::floe::testing::IsError;
+using ::floe::testing::IsErrorWith;
+using ::floe::testing::ScriptedHttpServer;
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using Request = ScriptedHttpServer::Request;
+using Response = ScriptedHttpServer::Response;
+
+constexpr const char* kSecret = "s3cr3t-client-value";
+constexpr const char* kToken = "tok-abcdef-123456";
+
+Response Json(int status, const json& body) { return {status, body.dump()}; }
+
+Response Error(int status, const std::string& type, const std::string& message) {
+  return Json(status, {{"error", {{"message", message}, {"type", type}, {"code", status}}}});
+}
+
+// The path of a request without its query.
+std::string PathOf(const Request& r) { return r.target.substr(0, r.target.find('?')); }
+
+json LoadResult(const std::string& location, json extra = json::object()) {
+  iceberg::NewTableOptions options;
+  options.schema = TestSchema();
+  options.location = location;
+  auto metadata = iceberg::NewTableMetadata(options, 1700000000000);
+  EXPECT_TRUE(metadata.ok());
+  auto metadata_json = iceberg::TableMetadataToJson(**metadata);
+  EXPECT_TRUE(metadata_json.ok());
+  json result = {{"metadata-location", location + "/metadata/00000-x.metadata.json"},
+                 {"metadata", *metadata_json}};
+  for (auto& [key, value] : extra.items()) result[key] = value;
+  return result;
+}
+
+RestCatalogOptions Options(const ScriptedHttpServer& server) {
+  RestCatalogOptions options;
+  options.name = "scripted";
+  options.uri = server.uri();
+  options.http.retry.base_delay = std::chrono::milliseconds(1);
+  return options;
+}
+
+TEST(RestCatalogConfigTest, DefaultsThenClientThenOverrides) {
+  json config = {{"defaults", {{"a", "server-default"}, {"b", "server-default"}}},
+                 {"overrides", {{"b", "server-override"}, {"c", "server-override"}}}};
+  ASSERT_OK_AND_ASSIGN(auto merged, MergeRestConfig(config, {{"a", "client"}, {"b", "client"}}));
+  EXPECT_EQ(merged, (std::map<std::string, std::string>{
+                        {"a", "client"}, {"b", "server-override"}, {"c", "server-override"}}));
+  EXPECT_THAT(MergeRestConfig(json::array(), {}), IsError(StatusCode::kInvalidArgument));
+  EXPECT_THAT(MergeRestConfig({{"defaults", 3}}, {}), IsError(StatusCode::kInvalidArgument));
+}
+
+TEST(RestCatalogConfigTest, LongestStorageCredentialPrefixWins) {
+  json result = {{"config", {{"s3.region", "eu-west-1"}, {"s3.access-key-id", "from-config"}}},
+                 {"storage-credentials",
+                  {{{"prefix", "s3://bucket/"}, {"config", {{"s3.access-key-id", "short"}}}},
+                   {{"prefix", "s3://bucket/db/t"}, {"config", {{"s3.access-key-id", "long"}}}},
+                   {{"prefix", "s3://other/"}, {"config", {{"s3.access-key-id", "other"}}}}}}};
+  EXPECT_EQ(VendedTableProperties(result, "s3://bucket/db/t"),
+            (std::map<std::string, std::string>{{"s3.access-key-id", "long"},
+                                                {"s3.region", "eu-west-1"}}));
+  EXPECT_EQ(VendedTableProperties(result, "s3://bucket/db/u").at("s3.access-key-id"), "short");
+  EXPECT_EQ(VendedTableProperties(result, "s3://third/x").at("s3.access-key-id"), "from-config");
+}
+
+// The prefix comes from the config's overrides; endpoints decide HEAD or GET.
+TEST(RestCatalogClientTest, PrefixAndEndpointsFromTheConfig) {
+  ScriptedHttpServer server([](const Request& r) -> Response {
+    if (PathOf(r) == "/v1/config") {
+      EXPECT_EQ(r.target, "/v1/config?warehouse=wh%201");
+      return Json(200, {{"defaults", json::object()},
+                        {"overrides", {{"prefix", "p/q"}}},
+                        {"endpoints", {"GET /v1/{prefix}/namespaces/{namespace}"}}});
+    }
+    if (PathOf(r) == "/v1/p/q/namespaces/db" && r.method == "GET") {
+      return Json(200, {{"namespace", {"db"}}, {"properties", {{"k", "v"}}}});
+    }
+    return Error(404, "NoSuchNamespaceException", "no " + r.target);
+  });
+  RestCatalogOptions options = Options(server);
+  options.warehouse = "wh 1";
+  ASSERT_OK_AND_ASSIGN(auto catalog, RestCatalog::Make(options));
+  EXPECT_EQ(catalog->properties().at("prefix"), "p/q");
+  EXPECT_EQ(catalog->properties().at("warehouse"), "wh 1");
+  ASSERT_OK_AND_ASSIGN(bool exists, catalog->NamespaceExists({"db"}));
+  EXPECT_TRUE(exists);
+  ASSERT_OK_AND_ASSIGN(exists, catalog->NamespaceExists({"nope"}));
+  EXPECT_FALSE(exists);
+  ASSERT_OK_AND_ASSIGN(auto properties, catalog->LoadNamespaceProperties({"db"}));
+  EXPECT_EQ(properties, (std::map<std::string, std::string>{{"k", "v"}}));
+  for (const Request& r : server.requests()) EXPECT_NE(r.method, "HEAD") << r.target;
+  // The server lists no multi-table commit.
+  EXPECT_THAT(catalog->CommitTransaction({}), IsError(StatusCode::kNotSupported));
+}
+
+// Listings follow next-page-token to the end; namespaces in a path are joined by 0x1F.
+TEST(RestCatalogClientTest, PaginationFollowsEveryPage) {
+  ScriptedHttpServer server([](const Request& r) -> Response {
+    const std::string path = PathOf(r);
+    if (path == "/v1/config") return Json(200, json::object());
+    if (path == "/v1/namespaces") {
+      if (r.target == "/v1/namespaces?parent=a%1Fb&pageSize=2") {
+        return Json(
+            200, {{"namespaces", {{"a", "b", "z"}, {"a", "b", "y"}}}, {"next-page-token", "t1"}});
+      }
+      if (r.target == "/v1/namespaces?parent=a%1Fb&pageSize=2&pageToken=t1") {
+        return Json(200, {{"namespaces", {{"a", "b", "x"}}}, {"next-page-token", nullptr}});
+      }
+    }
+    if (path == "/v1/namespaces/a%1Fb/tables") {
+      if (r.target.find("pageToken=") == std::string::npos) {
+        return Json(200, {{"identifiers", {{{"namespace", {"a", "b"}}, {"name", "t2"}}}},
+                          {"next-page-token", "n"}});
+      }
+      return Json(200, {{"identifiers", {{{"namespace", {"a", "b"}}, {"name", "t1"}}}}});
+    }
+    return Error(500, "Unexpected", r.target);
+  });
+  RestCatalogOptions options = Options(server);
+  options.properties = {{"rest-page-size", "2"}};
+  ASSERT_OK_AND_ASSIGN(auto catalog, RestCatalog::Make(options));
+  ASSERT_OK_AND_ASSIGN(auto namespaces, catalog->ListNamespaces({"a", "b"}));
+  EXPECT_EQ(namespaces,
+            (std::vector<Namespace>{{"a", "b", "x"}, {"a", "b", "y"}, {"a", "b", "z"}}));
+  ASSERT_OK_AND_ASSIGN(auto tables, catalog->ListTables({"a", "b"}));
+  EXPECT_EQ(tables, (std::vector<TableIdentifier>{{{"a", "b"}, "t1"}, {{"a", "b"}, "t2"}}));
+}
+
+// A commit's errors as the spec defines them; none of them is sent twice.
+TEST(RestCatalogClientTest, CommitErrorsAreMappedAndNotRetried) {
+  std::atomic<int> status{409};
+  ScriptedHttpServer server([&](const Request& r) -> Response {
+    if (PathOf(r) == "/v1/config") return Json(200, json::object());
+    if (PathOf(r) == "/v1/namespaces/db/tables/t" && r.method == "POST") {
+      json body = json::parse(r.body);
+      EXPECT_EQ(body["identifier"], json({{"namespace", {"db"}}, {"name", "t"}}));
+      EXPECT_EQ(body["updates"][0]["action"], "set-properties");
+      return Error(status, "CommitFailedException", "the server says no");
+    }
+    return Error(500, "Unexpected", r.target);
+  });
+  ASSERT_OK_AND_ASSIGN(auto catalog, RestCatalog::Make(Options(server)));
+  const std::vector<iceberg::TableUpdate> updates = {iceberg::update::SetProperties{{{"k", "v"}}}};
+  struct Case {
+    int status;
+    StatusCode code;
+    std::string text;
+  };
+  const std::vector<Case> cases = {
+      {409, StatusCode::kCommitConflict, "commit to table db.t: conflict"},
+      {500, StatusCode::kCommitStateUnknown, "outcome is unknown (HTTP 500"},
+      {502, StatusCode::kCommitStateUnknown, "outcome is unknown (HTTP 502"},
+      {504, StatusCode::kCommitStateUnknown, "outcome is unknown (HTTP 504"},
+      {503, StatusCode::kIOError, "commit to table db.t: the catalog is unavailable"},
+      {400, StatusCode::kInvalidArgument, "commit to table db.t: the catalog refused"},
+      {403, StatusCode::kInvalidArgument, "commit to table db.t: forbidden"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.status);
+    status = c.status;
+    const size_t before = server.requests().size();
+    Result<iceberg::Table> result = catalog->CommitTable({{"db"}, "t"}, {}, updates);
+    EXPECT_THAT(result, IsErrorWith(c.code, c.text));
+    EXPECT_THAT(result.status().message(), HasSubstr("the server says no"));
+    EXPECT_EQ(server.requests().size(), before + 1);
+  }
+}
+
+TEST(RestCatalogClientTest, NotFoundNamesTheTableOrNamespace) {
+  ScriptedHttpServer server([](const Request& r) -> Response {
+    const std::string path = PathOf(r);
+    if (path == "/v1/config") return Json(200, json::object());
+    if (path == "/v1/namespaces/db/tables/t") {
+      return Error(404, "NoSuchTableException", "Table does not exist: db.t");
+    }
+    if (path == "/v1/namespaces/gone/tables") {
+      return Error(404, "NoSuchNamespaceException", "Namespace does not exist: gone");
+    }
+    if (path == "/v1/namespaces/busy") return Error(503, "ServiceUnavailable", "try later");
+    return Error(500, "Unexpected", r.target);
+  });
+  RestCatalogOptions options = Options(server);
+  options.http.retry.max_attempts = 2;
+  ASSERT_OK_AND_ASSIGN(auto catalog, RestCatalog::Make(options));
+  EXPECT_THAT(catalog->LoadTable({{"db"}, "t"}),
+              IsErrorWith(StatusCode::kNotFound,
+                          "table db.t does not exist (NoSuchTableException: Table does not "
+                          "exist: db.t)"));
+  EXPECT_THAT(catalog->ListTables({"gone"}),
+              IsErrorWith(StatusCode::kNotFound, "namespace gone does not exist"));
+  const size_t before = server.requests().size();
+  // 503 on a read is retried by the policy, then named.
+  EXPECT_THAT(catalog->LoadNamespaceProperties({"busy"}),
+              IsErrorWith(StatusCode::kIOError,
+                          "load namespace busy: the catalog is unavailable (ServiceUnavailable: "
+                          "try later)"));
+  EXPECT_EQ(server.requests().size(), before + 2);
+}
+
+// OAuth2 client credentials: the token is fetched at start, sent on every call with the
+// custom headers, refreshed before it expires (by `expires_in`), and fetched again once when
+// a call is answered 401 or 419; a second refusal fails the call.
+TEST(RestCatalogClientTest, TokensAreRefreshedBeforeExpiryAndOnceAfter401Or419) {
+  std::mutex mutex;
+  int issued = 0;
+  int refuse_next = 0;  // the status to refuse the next namespace call with, 0 for none
+  std::string current;
+  ScriptedHttpServer server([&](const Request& r) -> Response {
+    std::lock_guard<std::mutex> lock(mutex);
+    const std::string path = PathOf(r);
+    if (path == "/v1/oauth/tokens") {
+      EXPECT_EQ(r.headers.at("content-type"), "application/x-www-form-urlencoded");
+      EXPECT_THAT(r.body, HasSubstr("grant_type=client_credentials"));
+      EXPECT_THAT(r.body, HasSubstr("client_id=me"));
+      EXPECT_THAT(r.body, HasSubstr(std::string("client_secret=") + kSecret));
+      EXPECT_THAT(r.body, HasSubstr("scope=catalog%20extra"));
+      current = std::string(kToken) + "-" + std::to_string(++issued);
+      return Json(200, {{"access_token", current},
+                        {"token_type", "bearer"},
+                        {"expires_in", 3600},
+                        {"issued_token_type", "urn:ietf:params:oauth:token-type:access_token"}});
+    }
+    EXPECT_EQ(r.headers.count("x-tenant"), 1u);
+    if (r.headers.count("authorization") == 0 ||
+        r.headers.at("authorization") != "Bearer " + current) {
+      return Error(401, "NotAuthorizedException", "bad token");
+    }
+    if (path == "/v1/config") return Json(200, json::object());
+    if (refuse_next != 0) {
+      const int status = refuse_next;
+      refuse_next = 0;
+      return Error(status, "NotAuthorizedException", "expired");
+    }
+    return Json(200, {{"namespace", {"db"}}, {"properties", json::object()}});
+  });
+  std::atomic<int64_t> now_s{1'000'000};
+  RestCatalogOptions options = Options(server);
+  options.properties = {{"credential", std::string("me:") + kSecret},
+                        {"scope", "catalog extra"},
+                        {"header.X-Tenant", "t1"}};
+  options.clock = [&] {
+    return std::chrono::system_clock::time_point(std::chrono::seconds(now_s));
+  };
+  ASSERT_OK_AND_ASSIGN(auto catalog, RestCatalog::Make(options));
+  auto issued_now = [&] {
+    std::lock_guard<std::mutex> lock(mutex);
+    return issued;
+  };
+  EXPECT_EQ(issued_now(), 1);
+  ASSERT_OK(catalog->LoadNamespaceProperties({"db"}));
+  EXPECT_EQ(issued_now(), 1);
+  // 54 minutes on: within a tenth of the hour of the end (six minutes), capped at five: no
+  // refresh yet; 56 minutes on: refreshed before the call.
+  now_s += 54 * 60;
+  ASSERT_OK(catalog->LoadNamespaceProperties({"db"}));
+  EXPECT_EQ(issued_now(), 1);
+  now_s += 2 * 60;
+  ASSERT_OK(catalog->LoadNamespaceProperties({"db"}));
+  EXPECT_EQ(issued_now(), 2);
+  // 401, then 419: a new token each time and the call succeeds on its second sending.
+  for (int status : {401, 419}) {
+    SCOPED_TRACE(status);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      refuse_next = status;
+    }
+    const int before = issued_now();
+    ASSERT_OK(catalog->LoadNamespaceProperties({"db"}));
+    EXPECT_EQ(issued_now(), before + 1);
+  }
+  // Every call carried the current token and the custom header; none carried the secret.
+  for (const Request& r : server.requests()) {
+    if (PathOf(r) != "/v1/oauth/tokens") {
+      EXPECT_THAT(r.target + r.body, Not(HasSubstr(kSecret)));
+    }
+  }
+  EXPECT_THAT(catalog->ToString(), Not(HasSubstr(kSecret)));
+  EXPECT_THAT(catalog->ToString(), Not(HasSubstr(kToken)));
+}
+
+TEST(RestCatalogClientTest, RefusedTokenRequestIsAClearErrorWithoutTheSecret) {
+  ScriptedHttpServer server([](const Request& r) -> Response {
+    if (PathOf(r) == "/v1/oauth/tokens") {
+      return Json(401, {{"error", "invalid_client"}, {"error_description", "unknown client"}});
+    }
+    return Error(500, "Unexpected", r.target);
+  });
+  RestCatalogOptions options = Options(server);
+  options.properties = {{"credential", std::string("me:") + kSecret}};
+  Result<std::shared_ptr<RestCatalog>> catalog = RestCatalog::Make(options);
+  EXPECT_THAT(catalog, IsErrorWith(StatusCode::kInvalidArgument, "invalid_client: unknown client"));
+  EXPECT_THAT(catalog.status().message(), Not(HasSubstr(kSecret)));
+}
+
+// A static token is sent as given; a 401 with nothing to refresh fails at once, and neither
+// the error nor ToString shows the token or storage keys.
+TEST(RestCatalogClientTest, StaticTokenAndRedaction) {
+  ScriptedHttpServer server([](const Request& r) -> Response {
+    if (r.headers.count("authorization") == 0 ||
+        r.headers.at("authorization") != std::string("Bearer ") + kToken) {
+      return Error(401, "NotAuthorizedException", "no");
+    }
+    if (PathOf(r) == "/v1/config") {
+      return Json(200, {{"defaults", {{"s3.secret-access-key", kSecret}}}});
+    }
+    return Error(401, "NotAuthorizedException", "token revoked");
+  });
+  RestCatalogOptions options = Options(server);
+  options.properties = {{"token", kToken}};
+  ASSERT_OK_AND_ASSIGN(auto catalog, RestCatalog::Make(options));
+  const size_t before = server.requests().size();
+  Result<iceberg::Table> result = catalog->LoadTable({{"db"}, "t"});
+  EXPECT_THAT(result, IsErrorWith(StatusCode::kInvalidArgument, "load table db.t: not authorized"));
+  EXPECT_THAT(result.status().message(), Not(HasSubstr(kToken)));
+  EXPECT_EQ(server.requests().size(), before + 1);
+  EXPECT_THAT(catalog->ToString(), Not(HasSubstr(kToken)));
+  EXPECT_THAT(catalog->ToString(), Not(HasSubstr(kSecret)));
+  EXPECT_THAT(catalog->ToString(), HasSubstr("scripted"));
+}
+
+// A table load asks for vended credentials; the table's FileIO is built from them (the
+// longest prefix), while a table loaded without any shares the catalog's FileIO.
+TEST(RestCatalogClientTest, VendedCredentialsFeedTheTablesFileIO) {
+  ScriptedHttpServer server([](const Request& r) -> Response {
+    const std::string path = PathOf(r);
+    if (path == "/v1/config") return Json(200, json::object());
+    if (path == "/v1/namespaces/db/tables/vended") {
+      EXPECT_EQ(r.headers.at("x-iceberg-access-delegation"), "vended-credentials");
+      return Json(200, LoadResult("s3://bucket/db/vended",
+                                  {{"config", {{"s3.endpoint", "http://127.0.0.1:1"}}},
+                                   {"storage-credentials",
+                                    {{{"prefix", "s3://bucket/"},
+                                      {"config",
+                                       {{"s3.access-key-id", "AKIASHORTPREFIX00000"},
+                                        {"s3.secret-access-key", "short-secret"}}}},
+                                     {{"prefix", "s3://bucket/db/vended"},
+                                      {"config",
+                                       {{"s3.access-key-id", "AKIALONGPREFIX000009"},
+                                        {"s3.secret-access-key", kSecret},
+                                        {"s3.session-token", "vended-session"}}}}}}}));
+    }
+    if (path == "/v1/namespaces/db/tables/plain") return Json(200, LoadResult("/tmp/db/plain"));
+    return Error(500, "Unexpected", r.target);
+  });
+  ASSERT_OK_AND_ASSIGN(auto catalog, RestCatalog::Make(Options(server)));
+  ASSERT_OK_AND_ASSIGN(iceberg::Table plain, catalog->LoadTable({{"db"}, "plain"}));
+  EXPECT_EQ(plain.io, catalog->io());
+  ASSERT_OK_AND_ASSIGN(iceberg::Table vended, catalog->LoadTable({{"db"}, "vended"}));
+  EXPECT_NE(vended.io, catalog->io());
+  const auto* resolving = dynamic_cast<const io::ResolvingFileIO*>(vended.io.get());
+  ASSERT_NE(resolving, nullptr);
+  ASSERT_TRUE(resolving->s3_options().has_value());
+  EXPECT_EQ(resolving->s3_options()->client.credentials.access_key_id, "AKIALONGPREFIX000009");
+  EXPECT_EQ(resolving->s3_options()->client.credentials.secret_access_key, kSecret);
+  EXPECT_EQ(resolving->s3_options()->client.credentials.session_token, "vended-session");
+  EXPECT_EQ(resolving->s3_options()->client.endpoint, "http://127.0.0.1:1");
+  EXPECT_THAT(vended.io->ToString(), Not(HasSubstr(kSecret)));
+  EXPECT_THAT(vended.io->ToString(), Not(HasSubstr("vended-session")));
+}
+
+}  // namespace
+}  // namespace floe::catalog
+
+namespace floe::catalog {
+namespace {
+
+// `OpenCatalog` and configuration files reach the REST client by its URI forms.
+TEST(RestCatalogClientTest, OpenedByUriAndConfiguration) {
+  ScriptedHttpServer server([](const Request& r) -> Response {
+    if (PathOf(r) == "/v1/config") return Json(200, {{"defaults", {{"from", "server"}}}});
+    return Error(500, "Unexpected", r.target);
+  });
+  for (const std::string& uri : {server.uri(), "rest:" + server.uri() + "/"}) {
+    ASSERT_OK_AND_ASSIGN(CatalogPtr catalog, OpenCatalog(uri, "", "named", true, {{"k", "v"}}));
+    auto* rest = dynamic_cast<RestCatalog*>(catalog.get());
+    ASSERT_NE(rest, nullptr);
+    EXPECT_EQ(rest->name(), "named");
+    EXPECT_EQ(rest->properties().at("from"), "server");
+    EXPECT_EQ(rest->properties().at("k"), "v");
+  }
+  ASSERT_OK_AND_ASSIGN(
+      CatalogConfigFile file,
+      ParseCatalogConfig("catalog:\n  lake:\n    uri: " + server.uri() + "\n    token: t\n",
+                         "floe.yaml"));
+  EXPECT_EQ(file.catalogs.at("lake").type, "rest");
+  ASSERT_OK_AND_ASSIGN(CatalogPtr catalog,
+                       OpenConfiguredCatalog(file.catalogs.at("lake"), file.path));
+  EXPECT_EQ(catalog->name(), "lake");
+  EXPECT_EQ(server.requests().back().headers.at("authorization"), "Bearer t");
+}
+
+// Multi-table commits against Iceberg's server: all tables change, or none.
+TEST(RestServerTest, MultiTableCommitIsAllOrNothing) {
+  ASSERT_OK_AND_ASSIGN(auto* server, ::floe::testing::SharedRestCatalogServer());
+  RestCatalogOptions options;
+  options.uri = server->uri();
+  ASSERT_OK_AND_ASSIGN(auto catalog, RestCatalog::Make(options));
+  const Namespace ns = {"multi_table_commit"};
+  ASSERT_OK(catalog->CreateNamespace(ns));
+  CreateTableRequest request;
+  request.schema = TestSchema();
+  ASSERT_OK_AND_ASSIGN(iceberg::Table a, catalog->CreateTable({ns, "a"}, request));
+  ASSERT_OK(catalog->CreateTable({ns, "b"}, request));
+  using Req = iceberg::TableRequirement;
+  ASSERT_OK(catalog->CommitTransaction(
+      {{{ns, "a"},
+        {Req::AssertTableUuid(a.metadata->table_uuid)},
+        {iceberg::update::SetProperties{{{"k", "1"}}}}},
+       {{ns, "b"}, {}, {iceberg::update::SetProperties{{{"k", "1"}}}}}}));
+  EXPECT_THAT(
+      catalog->CommitTransaction({{{ns, "a"}, {}, {iceberg::update::SetProperties{{{"k", "2"}}}}},
+                                  {{ns, "b"},
+                                   {Req::AssertTableUuid("00000000-0000-4000-8000-000000000000")},
+                                   {iceberg::update::SetProperties{{{"k", "2"}}}}}}),
+      IsError(StatusCode::kCommitConflict));
+  for (const char* name : {"a", "b"}) {
+    ASSERT_OK_AND_ASSIGN(iceberg::Table loaded, catalog->LoadTable({ns, name}));
+    EXPECT_EQ(loaded.metadata->Property("k"), "1") << name;
+  }
+  ASSERT_OK(catalog->DropTable({ns, "a"}));
+  ASSERT_OK(catalog->DropTable({ns, "b"}));
+  ASSERT_OK(catalog->DropNamespace(ns));
+}
+
+}  // namespace
+}  // namespace floe::catalog
