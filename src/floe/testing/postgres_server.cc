@@ -1,6 +1,7 @@
 #include "floe/testing/postgres_server.h"
 
 #include "floe/testing/child_process.h"
+#include "floe/testing/shared_server.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -237,38 +238,7 @@ Result<std::vector<std::vector<std::string>>> PostgresServer::Sql(
 // ---------------------------------------------------------------------------------------
 // The executable's server
 
-namespace {
-
-std::mutex shared_mutex;
-std::unique_ptr<PostgresServer> shared_server;
-std::optional<Status> shared_error;
-
-// Stops the shared server at the end of the test run, whatever the tests did.
-class PostgresEnvironment final : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::lock_guard<std::mutex> lock(shared_mutex);
-    shared_server.reset();
-  }
-};
-
-[[maybe_unused]] ::testing::Environment* const kEnvironment =
-    ::testing::AddGlobalTestEnvironment(new PostgresEnvironment);
-
-}  // namespace
-
-Result<PostgresServer*> SharedPostgresServer() {
-  std::lock_guard<std::mutex> lock(shared_mutex);
-  if (shared_server != nullptr) return shared_server.get();
-  if (shared_error.has_value()) return *shared_error;
-  Result<std::unique_ptr<PostgresServer>> started = PostgresServer::Start();
-  if (!started.ok()) {
-    shared_error = started.status();
-    return started.status();
-  }
-  shared_server = std::move(*started);
-  return shared_server.get();
-}
+Result<PostgresServer*> SharedPostgresServer() { return SharedServer<PostgresServer>::Get(); }
 
 Result<std::unique_ptr<PostgresSchema>> PostgresSchema::Make() {
   static std::atomic<int> counter{0};

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "floe/testing/child_process.h"
+#include "floe/testing/shared_server.h"
 
 namespace floe::testing {
 namespace {
@@ -130,37 +131,8 @@ RestCatalogServer::~RestCatalogServer() {
   }
 }
 
-namespace {
-
-std::mutex shared_mutex;
-std::unique_ptr<RestCatalogServer> shared_server;
-std::optional<Status> shared_error;
-
-// Stops the shared server at the end of the test run, whatever the tests did.
-class RestCatalogEnvironment final : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::lock_guard<std::mutex> lock(shared_mutex);
-    shared_server.reset();
-  }
-};
-
-[[maybe_unused]] ::testing::Environment* const kEnvironment =
-    ::testing::AddGlobalTestEnvironment(new RestCatalogEnvironment);
-
-}  // namespace
-
 Result<RestCatalogServer*> SharedRestCatalogServer() {
-  std::lock_guard<std::mutex> lock(shared_mutex);
-  if (shared_server != nullptr) return shared_server.get();
-  if (shared_error.has_value()) return *shared_error;
-  Result<std::unique_ptr<RestCatalogServer>> started = RestCatalogServer::Start();
-  if (!started.ok()) {
-    shared_error = started.status();
-    return started.status();
-  }
-  shared_server = std::move(*started);
-  return shared_server.get();
+  return SharedServer<RestCatalogServer>::Get();
 }
 
 }  // namespace floe::testing
