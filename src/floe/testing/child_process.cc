@@ -7,12 +7,14 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace floe::testing {
 
@@ -76,6 +78,18 @@ Result<int> FreePort() {
   }
   close(fd);
   return static_cast<int>(ntohs(addr.sin_port));
+}
+
+void StopChild(pid_t pid, int signal, std::chrono::seconds grace, int last) {
+  if (pid <= 0) return;
+  kill(pid, signal);
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (waitpid(pid, nullptr, WNOHANG) == pid) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid, last);
+  waitpid(pid, nullptr, 0);
 }
 
 }  // namespace floe::testing

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct RunAs {
 /// dump, so Java servers ask for SIGKILL).
 Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::string& log,
                     const RunAs& who = {}, int death_signal = SIGQUIT);
+
+/// Ends a child: sends `signal`, waits up to `grace` for it to exit, then sends `last` and
+/// reaps it.
+void StopChild(pid_t pid, int signal, std::chrono::seconds grace, int last = SIGKILL);
 
 /// A port on 127.0.0.1 that nothing listens on now.
 Result<int> FreePort();

@@ -179,23 +179,8 @@ Status PostgresServer::Launch(const std::string& bindir) {
 }
 
 PostgresServer::~PostgresServer() {
-  if (pid_ > 0) {
-    // Fast shutdown: sessions are ended, the server exits.
-    kill(pid_, SIGINT);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    bool exited = false;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
-        exited = true;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    if (!exited) {
-      kill(pid_, SIGQUIT);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
+  // Fast shutdown: sessions are ended, the server exits.
+  StopChild(pid_, SIGINT, std::chrono::seconds(30), SIGQUIT);
   if (!dir_.empty()) {
     std::error_code ec;
     fs::remove_all(dir_, ec);

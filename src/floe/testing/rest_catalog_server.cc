@@ -109,22 +109,7 @@ Result<std::unique_ptr<RestCatalogServer>> RestCatalogServer::Start() {
 }
 
 RestCatalogServer::~RestCatalogServer() {
-  if (pid_ > 0) {
-    kill(pid_, SIGTERM);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    bool exited = false;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
-        exited = true;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    if (!exited) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
+  StopChild(pid_, SIGTERM, std::chrono::seconds(10), SIGKILL);
   if (!dir_.empty()) {
     std::error_code ec;
     fs::remove_all(dir_, ec);
