@@ -519,39 +519,61 @@ Status RestCatalog::CreateNamespace(const Namespace& ns,
   return MapError(r, c);
 }
 
-Result<std::vector<Namespace>> RestCatalog::ListNamespaces(const Namespace& parent) const {
-  if (!parent.empty()) FLOE_RETURN_NOT_OK(ValidateNamespace(parent));
-  std::vector<Namespace> out;
+Result<std::vector<json>> RestCatalog::AllPages(
+    Call call, const std::string& key,
+    const std::function<Status(const io::HttpResponse&)>& refused) const {
+  if (auto it = properties_.find("rest-page-size"); it != properties_.end()) {
+    call.query.emplace_back("pageSize", it->second);
+  }
+  const size_t fixed = call.query.size();
+  std::vector<json> items;
   std::string page;
-  const std::string separator = Separator(properties_);
   while (true) {
-    Call call;
-    call.path = prefix_ + "namespaces";
-    if (!parent.empty()) call.query.emplace_back("parent", NamespaceParam(parent, separator));
-    if (auto it = properties_.find("rest-page-size"); it != properties_.end()) {
-      call.query.emplace_back("pageSize", it->second);
-    }
+    call.query.resize(fixed);
     if (!page.empty()) call.query.emplace_back("pageToken", page);
-    call.what =
-        parent.empty() ? "list namespaces" : "list namespaces in " + NamespaceToString(parent);
     FLOE_ASSIGN_OR_RAISE(io::HttpResponse r, Send(call));
-    if (r.status != 200) {
-      ErrorContext c(call.what);
-      if (!parent.empty()) c.ns = parent;
-      return MapError(r, c);
-    }
+    if (r.status != 200) return refused(r);
     FLOE_ASSIGN_OR_RAISE(json body, ParseBody(r, call.what));
-    if (!body.is_object() || !body.contains("namespaces") || !body["namespaces"].is_array()) {
-      return Status::IOError("{}: the answer has no namespaces list", call.what);
+    if (!body.is_object() || !body.contains(key) || !body[key].is_array()) {
+      return Status::IOError("{}: the answer has no {} list", call.what, key);
     }
-    for (const json& ns : body["namespaces"]) {
-      if (!ns.is_array()) return Status::IOError("{}: a namespace is not a list", call.what);
-      out.push_back(ns.get<Namespace>());
-    }
+    for (json& item : body[key]) items.push_back(std::move(item));
     page = body.contains("next-page-token") && body["next-page-token"].is_string()
                ? body["next-page-token"].get<std::string>()
                : "";
-    if (page.empty()) break;
+    if (page.empty()) return items;
+  }
+}
+
+Result<bool> RestCatalog::Exists(
+    Call call, const std::string& head_endpoint,
+    const std::function<Status(const io::HttpResponse&)>& refused) const {
+  if (Serves(head_endpoint)) call.method = "HEAD";
+  FLOE_ASSIGN_OR_RAISE(io::HttpResponse r, Send(call));
+  if (r.status == 200 || r.status == 204) return true;
+  if (r.status == 404) return false;
+  return refused(r);
+}
+
+Result<std::vector<Namespace>> RestCatalog::ListNamespaces(const Namespace& parent) const {
+  if (!parent.empty()) FLOE_RETURN_NOT_OK(ValidateNamespace(parent));
+  Call call;
+  call.path = prefix_ + "namespaces";
+  if (!parent.empty()) {
+    call.query.emplace_back("parent", NamespaceParam(parent, Separator(properties_)));
+  }
+  call.what =
+      parent.empty() ? "list namespaces" : "list namespaces in " + NamespaceToString(parent);
+  FLOE_ASSIGN_OR_RAISE(std::vector<json> items,
+                       AllPages(call, "namespaces", [&](const io::HttpResponse& r) {
+                         ErrorContext c(call.what);
+                         if (!parent.empty()) c.ns = parent;
+                         return MapError(r, c);
+                       }));
+  std::vector<Namespace> out;
+  for (const json& ns : items) {
+    if (!ns.is_array()) return Status::IOError("{}: a namespace is not a list", call.what);
+    out.push_back(ns.get<Namespace>());
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -562,11 +584,9 @@ Result<bool> RestCatalog::NamespaceExists(const Namespace& ns) const {
   Call call;
   call.path = prefix_ + "namespaces/" + NamespacePath(ns, Separator(properties_));
   call.what = "check namespace " + NamespaceToString(ns);
-  if (Serves("HEAD /v1/{prefix}/namespaces/{namespace}")) call.method = "HEAD";
-  FLOE_ASSIGN_OR_RAISE(io::HttpResponse r, Send(call));
-  if (r.status == 200 || r.status == 204) return true;
-  if (r.status == 404) return false;
-  return MapError(r, ErrorContext(call.what, ns));
+  return Exists(call, "HEAD /v1/{prefix}/namespaces/{namespace}", [&](const io::HttpResponse& r) {
+    return MapError(r, ErrorContext(call.what, ns));
+  });
 }
 
 Result<std::map<std::string, std::string>> RestCatalog::LoadNamespaceProperties(
@@ -637,32 +657,19 @@ std::string TablePath(const std::string& prefix, const TableIdentifier& id,
 
 Result<std::vector<TableIdentifier>> RestCatalog::ListTables(const Namespace& ns) const {
   FLOE_RETURN_NOT_OK(ValidateNamespace(ns));
+  Call call;
+  call.path = prefix_ + "namespaces/" + NamespacePath(ns, Separator(properties_)) + "/tables";
+  call.what = "list tables in " + NamespaceToString(ns);
+  FLOE_ASSIGN_OR_RAISE(std::vector<json> items,
+                       AllPages(call, "identifiers", [&](const io::HttpResponse& r) {
+                         return MapError(r, ErrorContext(call.what, ns));
+                       }));
   std::vector<TableIdentifier> out;
-  std::string page;
-  while (true) {
-    Call call;
-    call.path = prefix_ + "namespaces/" + NamespacePath(ns, Separator(properties_)) + "/tables";
-    if (auto it = properties_.find("rest-page-size"); it != properties_.end()) {
-      call.query.emplace_back("pageSize", it->second);
+  for (const json& id : items) {
+    if (!id.is_object() || !id.contains("namespace") || !id.contains("name")) {
+      return Status::IOError("{}: an identifier without namespace and name", call.what);
     }
-    if (!page.empty()) call.query.emplace_back("pageToken", page);
-    call.what = "list tables in " + NamespaceToString(ns);
-    FLOE_ASSIGN_OR_RAISE(io::HttpResponse r, Send(call));
-    if (r.status != 200) return MapError(r, ErrorContext(call.what, ns));
-    FLOE_ASSIGN_OR_RAISE(json body, ParseBody(r, call.what));
-    if (!body.is_object() || !body.contains("identifiers") || !body["identifiers"].is_array()) {
-      return Status::IOError("{}: the answer has no identifiers list", call.what);
-    }
-    for (const json& id : body["identifiers"]) {
-      if (!id.is_object() || !id.contains("namespace") || !id.contains("name")) {
-        return Status::IOError("{}: an identifier without namespace and name", call.what);
-      }
-      out.push_back({id["namespace"].get<Namespace>(), id["name"].get<std::string>()});
-    }
-    page = body.contains("next-page-token") && body["next-page-token"].is_string()
-               ? body["next-page-token"].get<std::string>()
-               : "";
-    if (page.empty()) break;
+    out.push_back({id["namespace"].get<Namespace>(), id["name"].get<std::string>()});
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -673,11 +680,9 @@ Result<bool> RestCatalog::TableExists(const TableIdentifier& id) const {
   Call call;
   call.path = TablePath(prefix_, id, Separator(properties_));
   call.what = "check table " + id.ToString();
-  if (Serves("HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}")) call.method = "HEAD";
-  FLOE_ASSIGN_OR_RAISE(io::HttpResponse r, Send(call));
-  if (r.status == 200 || r.status == 204) return true;
-  if (r.status == 404) return false;
-  return MapError(r, ErrorContext(call.what, id.ns, id));
+  return Exists(
+      call, "HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+      [&](const io::HttpResponse& r) { return MapError(r, ErrorContext(call.what, id.ns, id)); });
 }
 
 Result<std::shared_ptr<const io::FileIO>> RestCatalog::TableIo(const std::string& location,

@@ -118,6 +118,16 @@ class RestCatalog final : public Catalog {
   // Sends a call with the session's headers, refreshing the token before it expires and
   // once more after a 401 or 419.
   Result<io::HttpResponse> Send(const Call& call) const;
+  // Every page of a list call (pageSize from `rest-page-size`, pageToken from each
+  // answer's next-page-token): the items of the answers' `key` arrays, in order. An answer
+  // other than 200 is `refused`'s error.
+  Result<std::vector<nlohmann::json>> AllPages(
+      Call call, const std::string& key,
+      const std::function<Status(const io::HttpResponse&)>& refused) const;
+  // An exists call: HEAD where the server serves `head_endpoint`, else GET; 200/204 true,
+  // 404 false, anything else `refused`'s error.
+  Result<bool> Exists(Call call, const std::string& head_endpoint,
+                      const std::function<Status(const io::HttpResponse&)>& refused) const;
   std::string Url(const std::string& path) const;
   Result<iceberg::Table> TableFromLoadResult(const TableIdentifier& id,
                                              const nlohmann::json& result,
