@@ -46,6 +46,10 @@ struct RestCatalog::Session {
   std::string scope = "catalog";
   std::string token_uri;
   std::vector<std::pair<std::string, std::string>> headers;
+
+  // Fetches a new token with the client credentials and notes when it runs out. Requires
+  // the mutex (or that no other thread has the session yet).
+  Status Refresh(const io::HttpClient& http, const std::string& catalog, Clock::time_point now);
 };
 
 namespace {
@@ -307,6 +311,16 @@ Result<std::pair<std::string, int64_t>> FetchToken(const io::HttpClient& http,
 
 }  // namespace
 
+Status RestCatalog::Session::Refresh(const io::HttpClient& http, const std::string& catalog,
+                                     Clock::time_point now) {
+  FLOE_ASSIGN_OR_RAISE(auto fresh, FetchToken(http, token_uri, credential, scope, catalog));
+  token = fresh.first;
+  lifetime = std::chrono::seconds(fresh.second);
+  expires_at.reset();
+  if (fresh.second > 0) expires_at = now + std::chrono::seconds(fresh.second);
+  return Status::OK();
+}
+
 Status RestCatalog::Initialize() {
   base_ = options_.uri;
   while (!base_.empty() && base_.back() == '/') base_.pop_back();
@@ -327,13 +341,7 @@ Status RestCatalog::Initialize() {
     }
   }
   if (!session_->credential.empty()) {
-    FLOE_ASSIGN_OR_RAISE(auto token, FetchToken(*http_, session_->token_uri, session_->credential,
-                                                session_->scope, options_.name));
-    session_->token = token.first;
-    session_->lifetime = std::chrono::seconds(token.second);
-    if (token.second > 0) {
-      session_->expires_at = options_.clock() + std::chrono::seconds(token.second);
-    }
+    FLOE_RETURN_NOT_OK(session_->Refresh(*http_, options_.name, options_.clock()));
   }
 
   Call config;
@@ -393,15 +401,7 @@ Result<io::HttpResponse> RestCatalog::Send(const Call& call) const {
         const auto margin =
             std::min<std::chrono::seconds>(std::chrono::seconds(300), session_->lifetime / 10);
         if (options_.clock() + margin >= *session_->expires_at) {
-          FLOE_ASSIGN_OR_RAISE(auto fresh,
-                               FetchToken(*http_, session_->token_uri, session_->credential,
-                                          session_->scope, options_.name));
-          session_->token = fresh.first;
-          session_->lifetime = std::chrono::seconds(fresh.second);
-          session_->expires_at.reset();
-          if (fresh.second > 0) {
-            session_->expires_at = options_.clock() + std::chrono::seconds(fresh.second);
-          }
+          FLOE_RETURN_NOT_OK(session_->Refresh(*http_, options_.name, options_.clock()));
         }
       }
       token = session_->token;
@@ -431,15 +431,7 @@ Result<io::HttpResponse> RestCatalog::Send(const Call& call) const {
         !session_->credential.empty()) {
       std::lock_guard<std::mutex> lock(session_->mutex);
       if (session_->token == token) {
-        FLOE_ASSIGN_OR_RAISE(auto fresh,
-                             FetchToken(*http_, session_->token_uri, session_->credential,
-                                        session_->scope, options_.name));
-        session_->token = fresh.first;
-        session_->lifetime = std::chrono::seconds(fresh.second);
-        session_->expires_at.reset();
-        if (fresh.second > 0) {
-          session_->expires_at = options_.clock() + std::chrono::seconds(fresh.second);
-        }
+        FLOE_RETURN_NOT_OK(session_->Refresh(*http_, options_.name, options_.clock()));
       }
       continue;
     }
