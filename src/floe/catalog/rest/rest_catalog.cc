@@ -47,9 +47,20 @@ struct RestCatalog::Session {
   std::string token_uri;
   std::vector<std::pair<std::string, std::string>> headers;
 
-  // Fetches a new token with the client credentials and notes when it runs out. Requires
-  // the mutex (or that no other thread has the session yet).
-  Status Refresh(const io::HttpClient& http, const std::string& catalog, Clock::time_point now);
+  // Refresh the token before it runs out (`token-refresh-enabled`), and first by an RFC 8693
+  // token exchange of the current token (`token-exchange-enabled`), as the Java client does.
+  bool refresh = true;
+  bool exchange = true;
+
+  // A new token, and when it runs out: by token exchange of the current one when
+  // `exchange_first` and that is enabled, else (or when the exchange is refused) with the
+  // client credentials. Requires the mutex (or that no other thread has the session yet).
+  Status Refresh(const io::HttpClient& http, const std::string& catalog, Clock::time_point now,
+                 bool exchange_first);
+  // Whether a refresh is possible at all.
+  bool CanRefresh() const { return !credential.empty() || (exchange && !token.empty()); }
+  // Notes the token's end: `expires_in` seconds from `now`, else the `exp` claim of a JWT.
+  void SetExpiry(int64_t expires_in, Clock::time_point now);
 };
 
 namespace {
@@ -270,12 +281,10 @@ std::string RestCatalog::Url(const std::string& path) const { return base_ + "/v
 
 namespace {
 
-// POSTs the client-credentials grant; the token and its lifetime (0: none given).
-Result<std::pair<std::string, int64_t>> FetchToken(const io::HttpClient& http,
-                                                   const std::string& token_uri,
-                                                   const std::string& credential,
-                                                   const std::string& scope,
-                                                   const std::string& catalog_name) {
+constexpr const char* kAccessTokenType = "urn:ietf:params:oauth:token-type:access_token";
+
+// The client-credentials grant's form.
+std::string ClientCredentialsForm(const std::string& credential, const std::string& scope) {
   const size_t colon = credential.find(':');
   std::string form = "grant_type=client_credentials";
   if (colon != std::string::npos) {
@@ -284,12 +293,29 @@ Result<std::pair<std::string, int64_t>> FetchToken(const io::HttpClient& http,
   } else {
     form += "&client_secret=" + Encode(credential);
   }
-  form += "&scope=" + Encode(scope);
+  return form + "&scope=" + Encode(scope);
+}
+
+// The RFC 8693 token-exchange form that trades `token` for a fresh one.
+std::string TokenExchangeForm(const std::string& token, const std::string& scope) {
+  return "grant_type=" + Encode("urn:ietf:params:oauth:grant-type:token-exchange") +
+         "&subject_token=" + Encode(token) + "&subject_token_type=" + Encode(kAccessTokenType) +
+         "&scope=" + Encode(scope);
+}
+
+// POSTs a grant `form` to the token endpoint (with `bearer` as the Authorization when not
+// empty); the token and its lifetime (0: none given).
+Result<std::pair<std::string, int64_t>> FetchToken(const io::HttpClient& http,
+                                                   const std::string& token_uri,
+                                                   const std::string& form,
+                                                   const std::string& bearer,
+                                                   const std::string& catalog_name) {
   io::HttpRequest request;
   request.method = "POST";
   request.url = token_uri;
   request.headers = {{"Content-Type", "application/x-www-form-urlencoded"},
                      {"Accept", "application/json"}};
+  if (!bearer.empty()) request.headers.emplace_back("Authorization", "Bearer " + bearer);
   request.body = form;
   request.what = fmt::format("rest catalog {}: OAuth2 token request to {}", catalog_name,
                              io::RedactUri(token_uri));
@@ -311,13 +337,80 @@ Result<std::pair<std::string, int64_t>> FetchToken(const io::HttpClient& http,
 
 }  // namespace
 
-Status RestCatalog::Session::Refresh(const io::HttpClient& http, const std::string& catalog,
-                                     Clock::time_point now) {
-  FLOE_ASSIGN_OR_RAISE(auto fresh, FetchToken(http, token_uri, credential, scope, catalog));
-  token = fresh.first;
-  lifetime = std::chrono::seconds(fresh.second);
+namespace {
+
+// The bytes of base64url text (padding optional); nullopt when it is not base64url.
+std::optional<std::string> Base64UrlDecode(std::string_view text) {
+  std::string out;
+  uint32_t bits = 0;
+  int count = 0;
+  for (char c : text) {
+    int v;
+    if (c >= 'A' && c <= 'Z') {
+      v = c - 'A';
+    } else if (c >= 'a' && c <= 'z') {
+      v = c - 'a' + 26;
+    } else if (c >= '0' && c <= '9') {
+      v = c - '0' + 52;
+    } else if (c == '-' || c == '+') {
+      v = 62;
+    } else if (c == '_' || c == '/') {
+      v = 63;
+    } else if (c == '=') {
+      break;
+    } else {
+      return std::nullopt;
+    }
+    bits = (bits << 6) | static_cast<uint32_t>(v);
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      out.push_back(static_cast<char>((bits >> count) & 0xff));
+    }
+  }
+  return out;
+}
+
+// The `exp` claim (seconds since the epoch) of a JWT, or nullopt for another token.
+std::optional<int64_t> JwtExpiry(const std::string& token) {
+  const size_t first = token.find('.');
+  const size_t second = first == std::string::npos ? first : token.find('.', first + 1);
+  if (second == std::string::npos) return std::nullopt;
+  std::optional<std::string> claims =
+      Base64UrlDecode(std::string_view(token).substr(first + 1, second - first - 1));
+  if (!claims) return std::nullopt;
+  json body = json::parse(*claims, nullptr, /*allow_exceptions=*/false);
+  if (!body.is_object() || !body.contains("exp") || !body["exp"].is_number()) return std::nullopt;
+  return body["exp"].get<int64_t>();
+}
+
+}  // namespace
+
+void RestCatalog::Session::SetExpiry(int64_t expires_in, Clock::time_point now) {
   expires_at.reset();
-  if (fresh.second > 0) expires_at = now + std::chrono::seconds(fresh.second);
+  lifetime = std::chrono::seconds(0);
+  if (expires_in > 0) {
+    lifetime = std::chrono::seconds(expires_in);
+    expires_at = now + lifetime;
+  } else if (std::optional<int64_t> exp = JwtExpiry(token)) {
+    expires_at = Clock::time_point(std::chrono::seconds(*exp));
+    lifetime = std::chrono::duration_cast<std::chrono::seconds>(*expires_at - now);
+  }
+}
+
+Status RestCatalog::Session::Refresh(const io::HttpClient& http, const std::string& catalog,
+                                     Clock::time_point now, bool exchange_first) {
+  Result<std::pair<std::string, int64_t>> fresh =
+      Status::Invalid("rest catalog {}: the token cannot be refreshed", catalog);
+  if (exchange_first && exchange && !token.empty()) {
+    fresh = FetchToken(http, token_uri, TokenExchangeForm(token, scope), token, catalog);
+  }
+  if (!fresh.ok() && !credential.empty()) {
+    fresh = FetchToken(http, token_uri, ClientCredentialsForm(credential, scope), "", catalog);
+  }
+  if (!fresh.ok()) return fresh.status();
+  token = fresh->first;
+  SetExpiry(fresh->second, now);
   return Status::OK();
 }
 
@@ -340,8 +433,15 @@ Status RestCatalog::Initialize() {
       session_->headers.emplace_back(key.substr(7), value);
     }
   }
-  if (!session_->credential.empty()) {
-    FLOE_RETURN_NOT_OK(session_->Refresh(*http_, options_.name, options_.clock()));
+  session_->refresh = AsciiLower(get("token-refresh-enabled")) != "false";
+  session_->exchange = AsciiLower(get("token-exchange-enabled")) != "false";
+  if (!session_->token.empty()) {
+    // A given token is used as it is (its end from its JWT `exp` claim, if it has one); the
+    // credential, if any, is for refreshing it.
+    session_->SetExpiry(0, options_.clock());
+  } else if (!session_->credential.empty()) {
+    FLOE_RETURN_NOT_OK(
+        session_->Refresh(*http_, options_.name, options_.clock(), /*exchange_first=*/false));
   }
 
   Call config;
@@ -397,11 +497,12 @@ Result<io::HttpResponse> RestCatalog::Send(const Call& call) const {
       std::lock_guard<std::mutex> lock(session_->mutex);
       // A token with a lifetime is refreshed before it runs out: within a tenth of its
       // lifetime (at most five minutes) of the end.
-      if (!session_->credential.empty() && session_->expires_at.has_value()) {
+      if (session_->refresh && session_->CanRefresh() && session_->expires_at.has_value()) {
         const auto margin =
             std::min<std::chrono::seconds>(std::chrono::seconds(300), session_->lifetime / 10);
         if (options_.clock() + margin >= *session_->expires_at) {
-          FLOE_RETURN_NOT_OK(session_->Refresh(*http_, options_.name, options_.clock()));
+          FLOE_RETURN_NOT_OK(session_->Refresh(*http_, options_.name, options_.clock(),
+                                               /*exchange_first=*/true));
         }
       }
       token = session_->token;
@@ -431,7 +532,9 @@ Result<io::HttpResponse> RestCatalog::Send(const Call& call) const {
         !session_->credential.empty()) {
       std::lock_guard<std::mutex> lock(session_->mutex);
       if (session_->token == token) {
-        FLOE_RETURN_NOT_OK(session_->Refresh(*http_, options_.name, options_.clock()));
+        // The token was refused: exchanging it cannot help; the credentials can.
+        FLOE_RETURN_NOT_OK(session_->Refresh(*http_, options_.name, options_.clock(),
+                                             /*exchange_first=*/false));
       }
       continue;
     }

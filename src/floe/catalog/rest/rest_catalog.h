@@ -9,8 +9,10 @@
 // Authentication takes pyiceberg's and the Java library's property names: `token` (a
 // bearer token), or `credential` ("client-id:client-secret", OAuth2 client credentials at
 // `oauth2-server-uri`, default <uri>/v1/oauth/tokens, with `scope`, default "catalog");
-// a token with an `expires_in` is refreshed before it expires, and a call answered 401 or
-// 419 fetches a new token and is sent once more. `header.<name>` properties are sent as
+// a token with an end (`expires_in`, or a JWT's `exp`) is refreshed before it expires, by
+// an RFC 8693 token exchange of the current token (`token-exchange-enabled`), else with the
+// credential (`token-refresh-enabled: false` turns refreshing off), and a call answered 401
+// or 419 fetches a new token from the credential and is sent once more. `header.<name>` properties are sent as
 // headers on every call.
 //
 // Errors follow the spec's responses: 404 names the missing namespace or table; 409 is

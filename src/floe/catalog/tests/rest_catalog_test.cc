@@ -231,9 +231,13 @@ TEST(RestCatalogClientTest, NotFoundNamesTheTableOrNamespace) {
 // OAuth2 client credentials: the token is fetched at start, sent on every call with the
 // custom headers, refreshed before it expires (by `expires_in`), and fetched again once when
 // a call is answered 401 or 419; a second refusal fails the call.
+// The first token comes from the client credentials; one about to run out is exchanged
+// for a fresh one (RFC 8693, the current token as the subject); a refused one is replaced
+// through the client credentials.
 TEST(RestCatalogClientTest, TokensAreRefreshedBeforeExpiryAndOnceAfter401Or419) {
   std::mutex mutex;
   int issued = 0;
+  int exchanged = 0;
   int refuse_next = 0;  // the status to refuse the next namespace call with, 0 for none
   std::string current;
   ScriptedHttpServer server([&](const Request& r) -> Response {
@@ -241,10 +245,20 @@ TEST(RestCatalogClientTest, TokensAreRefreshedBeforeExpiryAndOnceAfter401Or419) 
     const std::string path = PathOf(r);
     if (path == "/v1/oauth/tokens") {
       EXPECT_EQ(r.headers.at("content-type"), "application/x-www-form-urlencoded");
-      EXPECT_THAT(r.body, HasSubstr("grant_type=client_credentials"));
-      EXPECT_THAT(r.body, HasSubstr("client_id=me"));
-      EXPECT_THAT(r.body, HasSubstr(std::string("client_secret=") + kSecret));
       EXPECT_THAT(r.body, HasSubstr("scope=catalog%20extra"));
+      if (r.body.find("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange") !=
+          std::string::npos) {
+        EXPECT_THAT(r.body, HasSubstr("subject_token=" + current));
+        EXPECT_THAT(r.body, HasSubstr("subject_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-"
+                                      "type%3Aaccess_token"));
+        EXPECT_EQ(r.headers.at("authorization"), "Bearer " + current);
+        EXPECT_THAT(r.body, Not(HasSubstr(kSecret)));
+        ++exchanged;
+      } else {
+        EXPECT_THAT(r.body, HasSubstr("grant_type=client_credentials"));
+        EXPECT_THAT(r.body, HasSubstr("client_id=me"));
+        EXPECT_THAT(r.body, HasSubstr(std::string("client_secret=") + kSecret));
+      }
       current = std::string(kToken) + "-" + std::to_string(++issued);
       return Json(200, {{"access_token", current},
                         {"token_type", "bearer"},
@@ -288,6 +302,10 @@ TEST(RestCatalogClientTest, TokensAreRefreshedBeforeExpiryAndOnceAfter401Or419) 
   now_s += 2 * 60;
   ASSERT_OK(catalog->LoadNamespaceProperties({"db"}));
   EXPECT_EQ(issued_now(), 2);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    EXPECT_EQ(exchanged, 1);  // the refresh before expiry was an exchange
+  }
   // 401, then 419: a new token each time and the call succeeds on its second sending.
   for (int status : {401, 419}) {
     SCOPED_TRACE(status);
@@ -321,6 +339,81 @@ TEST(RestCatalogClientTest, RefusedTokenRequestIsAClearErrorWithoutTheSecret) {
   Result<std::shared_ptr<RestCatalog>> catalog = RestCatalog::Make(options);
   EXPECT_THAT(catalog, IsErrorWith(StatusCode::kInvalidArgument, "invalid_client: unknown client"));
   EXPECT_THAT(catalog.status().message(), Not(HasSubstr(kSecret)));
+}
+
+// A JWT given as `token` is used until its `exp` draws near, then exchanged for a fresh one;
+// with `token-exchange-enabled: false` and no credential it is used as it is.
+std::string Jwt(int64_t exp) {
+  auto b64url = [](const std::string& text) {
+    static const char* kAlphabet =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    std::string out;
+    uint32_t bits = 0;
+    int count = 0;
+    for (unsigned char c : text) {
+      bits = (bits << 8) | c;
+      count += 8;
+      while (count >= 6) {
+        count -= 6;
+        out.push_back(kAlphabet[(bits >> count) & 63]);
+      }
+    }
+    if (count > 0) out.push_back(kAlphabet[(bits << (6 - count)) & 63]);
+    return out;
+  };
+  return b64url(R"({"alg":"none"})") + "." + b64url(json{{"sub", "floe"}, {"exp", exp}}.dump()) +
+         ".sig";
+}
+
+TEST(RestCatalogClientTest, AGivenJwtIsExchangedBeforeItsExpiry) {
+  const int64_t start_s = 2'000'000;
+  const std::string given = Jwt(start_s + 3600);
+  std::mutex mutex;
+  std::string current = given;
+  int exchanged = 0;
+  ScriptedHttpServer server([&](const Request& r) -> Response {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (PathOf(r) == "/v1/oauth/tokens") {
+      EXPECT_THAT(r.body, HasSubstr("subject_token=" + current));
+      current = "fresh-" + std::to_string(++exchanged);
+      return Json(200, {{"access_token", current}, {"token_type", "bearer"}, {"expires_in", 60}});
+    }
+    if (r.headers.count("authorization") == 0 ||
+        r.headers.at("authorization") != "Bearer " + current) {
+      return Error(401, "NotAuthorizedException", "bad token");
+    }
+    if (PathOf(r) == "/v1/config") return Json(200, json::object());
+    return Json(200, {{"namespace", {"db"}}, {"properties", json::object()}});
+  });
+  std::atomic<int64_t> now_s{start_s};
+  auto clock = [&] { return std::chrono::system_clock::time_point(std::chrono::seconds(now_s)); };
+  RestCatalogOptions options = Options(server);
+  options.properties = {{"token", given}};
+  options.clock = clock;
+  ASSERT_OK_AND_ASSIGN(auto catalog, RestCatalog::Make(options));
+  ASSERT_OK(catalog->LoadNamespaceProperties({"db"}));
+  now_s += 56 * 60;  // within five minutes of the JWT's exp
+  ASSERT_OK(catalog->LoadNamespaceProperties({"db"}));
+  now_s += 55;  // the fresh token's 60 s are nearly over (a tenth of its life left)
+  ASSERT_OK(catalog->LoadNamespaceProperties({"db"}));
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    EXPECT_EQ(exchanged, 2);
+  }
+  EXPECT_THAT(catalog->ToString(), Not(HasSubstr(given)));
+
+  // Exchange switched off and no credential: the token is sent as given, even near its end.
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    current = given;
+    exchanged = 0;
+  }
+  now_s = start_s + 59 * 60;
+  options.properties = {{"token", given}, {"token-exchange-enabled", "false"}};
+  ASSERT_OK_AND_ASSIGN(auto plain, RestCatalog::Make(options));
+  ASSERT_OK(plain->LoadNamespaceProperties({"db"}));
+  std::lock_guard<std::mutex> lock(mutex);
+  EXPECT_EQ(exchanged, 0);
 }
 
 // A static token is sent as given; a 401 with nothing to refresh fails at once, and neither
