@@ -126,6 +126,10 @@ Result<std::shared_ptr<const FileIO>> TableFileIO(
   std::lock_guard<std::mutex> lock(resolving->mutex_);
   auto found = resolving->tables_.find(s3);
   if (found != resolving->tables_.end()) return found->second;
+  // Vended credentials change with every load: the cache is bounded (tables that hold a
+  // FileIO keep it alive).
+  constexpr size_t kMaxTableFileIOs = 32;
+  if (resolving->tables_.size() >= kMaxTableFileIOs) resolving->tables_.clear();
   // The catalog's settings as it resolved them (properties, environment, shared files),
   // the table's over them.
   std::map<std::string, std::string> merged = s3;

@@ -72,7 +72,8 @@ Result<std::shared_ptr<ResolvingFileIO>> MakeResolvingFileIO(
 /// The FileIO for one table of a catalog whose FileIO is `catalog_io`: with the S3 settings
 /// among the table's properties (`s3.*`, `client.region`) over the catalog's, as pyiceberg
 /// merges them; `catalog_io` itself when the table sets none or `catalog_io` is not a
-/// ResolvingFileIO made by MakeResolvingFileIO. Made once per distinct setting.
+/// ResolvingFileIO made by MakeResolvingFileIO. Made once per distinct setting (a bounded
+/// number of them are kept: vended credentials change with every table load).
 Result<std::shared_ptr<const FileIO>> TableFileIO(
     const std::shared_ptr<const FileIO>& catalog_io,
     const std::map<std::string, std::string>& table_properties);

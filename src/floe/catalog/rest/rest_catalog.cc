@@ -782,12 +782,8 @@ Result<bool> RestCatalog::TableExists(const TableIdentifier& id) const {
 
 Result<std::shared_ptr<const io::FileIO>> RestCatalog::TableIo(const std::string& location,
                                                                const json& result) const {
-  std::map<std::string, std::string> vended = VendedTableProperties(result, location);
-  if (vended.empty()) return io_;
-  std::map<std::string, std::string> merged = properties_;
-  for (auto& [key, value] : vended) merged[key] = std::move(value);
-  FLOE_ASSIGN_OR_RAISE(auto io, io::MakeResolvingFileIO(options_.local, merged));
-  return std::shared_ptr<const io::FileIO>(std::move(io));
+  // The vended settings over the catalog's, one FileIO per distinct setting.
+  return io::TableFileIO(io_, VendedTableProperties(result, location));
 }
 
 Result<iceberg::Table> RestCatalog::TableFromLoadResult(const TableIdentifier& id,
