@@ -8,6 +8,7 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
+#include "floe/common/base64.h"
 #include "floe/common/calendar.h"
 #include "floe/common/logging.h"
 #include "floe/iceberg/single_value.h"
@@ -97,29 +98,6 @@ int32_t ApplyTemporal(TransformKind kind, TypeId source, int64_t v) {
     default:
       return static_cast<int32_t>(FloorDiv(micros, kMicrosPerHour));
   }
-}
-
-std::string Base64(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    uint32_t v = (uint32_t{static_cast<uint8_t>(bytes[i])} << 16) |
-                 (uint32_t{static_cast<uint8_t>(bytes[i + 1])} << 8) |
-                 static_cast<uint8_t>(bytes[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out.push_back(kAlphabet[(v >> s) & 63]);
-  }
-  const size_t rest = bytes.size() - i;
-  if (rest > 0) {
-    uint32_t v = uint32_t{static_cast<uint8_t>(bytes[i])} << 16;
-    if (rest == 2) v |= uint32_t{static_cast<uint8_t>(bytes[i + 1])} << 8;
-    out.push_back(kAlphabet[(v >> 18) & 63]);
-    out.push_back(kAlphabet[(v >> 12) & 63]);
-    out.push_back(rest == 2 ? kAlphabet[(v >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-  return out;
 }
 
 }  // namespace
@@ -488,7 +466,7 @@ std::string Transform::ToHumanString(const Scalar& transformed) const {
     case TypeId::kBinary:
     case TypeId::kFixed: {
       // Binary partition values print as base64, as other Iceberg engines write them.
-      return Base64(transformed.get<std::string>());
+      return Base64Encode(transformed.get<std::string>());
     }
     default:
       return FormatScalar(transformed);

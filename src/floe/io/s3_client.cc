@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "floe/common/ascii.h"
+#include "floe/common/base64.h"
 
 namespace floe::io {
 
@@ -101,9 +102,7 @@ std::string Base64Md5(std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
   EVP_Digest(data.data(), data.size(), md, &n, EVP_md5(), nullptr);
-  unsigned char out[64];
-  const int len = EVP_EncodeBlock(out, md, static_cast<int>(n));
-  return std::string(reinterpret_cast<const char*>(out), static_cast<size_t>(len));
+  return Base64Encode(std::string_view(reinterpret_cast<const char*>(md), n));
 }
 
 // The server's error code and message from an S3 error body, "Code: Message".
