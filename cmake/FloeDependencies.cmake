@@ -68,6 +68,9 @@ endforeach()
 pkg_check_modules(CURL REQUIRED IMPORTED_TARGET libcurl)        # libcurl4-openssl-dev
 pkg_check_modules(LIBCRYPTO REQUIRED IMPORTED_TARGET libcrypto) # libssl-dev
 pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)         # libpq-dev
+# floe's own HTTP servers (the REST catalog server): cpp-httplib, built by Debian as a shared
+# library with OpenSSL for HTTPS.
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib) # libcpp-httplib-dev
 
 # libsnappy-dev ships neither a pkg-config file nor a CMake package on Debian 12.
 find_path(SNAPPY_INCLUDE_DIR snappy.h REQUIRED)

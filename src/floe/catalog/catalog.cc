@@ -192,6 +192,16 @@ Result<CatalogPtr> MakeSqlCatalog(SqlBackendPtr backend, const std::string& show
 
 }  // namespace
 
+Status Catalog::CommitTransaction(const std::vector<TableCommit>& commits) {
+  (void)commits;
+  return Status::NotSupported("catalog {} cannot commit to several tables atomically", name());
+}
+
+Result<std::string> Catalog::DefaultTableLocation(const TableIdentifier& id) const {
+  return Status::NotSupported("catalog {} does not say where table {} would go", name(),
+                              id.ToString());
+}
+
 iceberg::TableOperationsPtr Catalog::TableOps(const TableIdentifier& id) {
   return std::make_shared<CatalogTableOperations>(this, id);
 }

@@ -80,6 +80,13 @@ struct CreateTableRequest {
   int format_version = 2;
 };
 
+/// One table's changes in a multi-table commit.
+struct TableCommit {
+  TableIdentifier id;
+  std::vector<iceberg::TableRequirement> requirements;
+  std::vector<iceberg::TableUpdate> updates;
+};
+
 /// A catalog. Implementations are thread-safe and hold no table state between calls:
 /// every LoadTable reads the current metadata pointer from the backing store.
 class Catalog {
@@ -140,6 +147,17 @@ class Catalog {
   virtual Result<iceberg::Table> CommitTable(
       const TableIdentifier& id, const std::vector<iceberg::TableRequirement>& requirements,
       const std::vector<iceberg::TableUpdate>& updates) = 0;
+
+  /// Commits changes to several tables atomically: every table's requirements are checked
+  /// and its metadata swapped in one transaction of the backing store, so either all
+  /// commits land or none does. Errors as CommitTable's; kNotSupported where the store
+  /// cannot (SupportsTransactions()).
+  virtual Status CommitTransaction(const std::vector<TableCommit>& commits);
+  virtual bool SupportsTransactions() const { return false; }
+
+  /// Where CreateTable puts table `id` when no location is given (a staged create reports
+  /// it before anything is written). kNotSupported where the catalog decides it remotely.
+  virtual Result<std::string> DefaultTableLocation(const TableIdentifier& id) const;
 
   /// TableOperations for one table of this catalog (what transactions commit through).
   /// The catalog must outlive it.

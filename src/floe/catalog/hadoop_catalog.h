@@ -88,6 +88,10 @@ class HadoopCatalog final : public Catalog {
 
   /// `<warehouse>/<ns levels joined by '/'>/<name>`: where a table is (its only location).
   std::string TableLocation(const TableIdentifier& id) const;
+  Result<std::string> DefaultTableLocation(const TableIdentifier& id) const override {
+    FLOE_RETURN_NOT_OK(ValidateNewIdentifier(id));
+    return TableLocation(id);
+  }
 
  private:
   HadoopCatalog(HadoopCatalogOptions options, std::shared_ptr<const io::FileIO> io)

@@ -636,9 +636,9 @@ Status SqlCatalog::DropTable(const TableIdentifier& id, bool purge) {
   }
 }
 
-Result<iceberg::Table> SqlCatalog::CommitTable(
+Result<SqlCatalog::PreparedCommit> SqlCatalog::PrepareCommit(
     const TableIdentifier& id, const std::vector<iceberg::TableRequirement>& requirements,
-    const std::vector<iceberg::TableUpdate>& updates) {
+    const std::vector<iceberg::TableUpdate>& updates) const {
   FLOE_RETURN_NOT_OK(ValidateIdentifier(id));
   const bool create = std::any_of(requirements.begin(), requirements.end(), [](const auto& r) {
     return r.kind == iceberg::TableRequirement::Kind::kAssertCreate;
@@ -670,7 +670,11 @@ Result<iceberg::Table> SqlCatalog::CommitTable(
   FLOE_RETURN_NOT_OK(iceberg::CheckRequirements(base.get(), requirements)
                          .WithPrefix(fmt::format("commit to table {}: ", id.ToString())));
   if (base != nullptr && updates.empty()) {
-    return TableWithIo(*base_location, base);
+    PreparedCommit unchanged;
+    unchanged.id = id;
+    unchanged.base_location = base_location;
+    unchanged.base = base;
+    return unchanged;
   }
 
   // The new metadata.
@@ -708,6 +712,25 @@ Result<iceberg::Table> SqlCatalog::CommitTable(
   const std::string next_location = StripTrailingSlashes(next->location) + "/metadata/" +
                                     iceberg::MetadataFileName(version, gzip);
   FLOE_RETURN_NOT_OK(WriteMetadataFile(*io_, *next, next_location, gzip));
+
+  PreparedCommit prepared;
+  prepared.id = id;
+  prepared.base_location = std::move(base_location);
+  prepared.base = std::move(base);
+  prepared.next = std::move(next);
+  prepared.next_location = next_location;
+  return prepared;
+}
+
+Result<iceberg::Table> SqlCatalog::CommitTable(
+    const TableIdentifier& id, const std::vector<iceberg::TableRequirement>& requirements,
+    const std::vector<iceberg::TableUpdate>& updates) {
+  FLOE_ASSIGN_OR_RAISE(PreparedCommit prepared, PrepareCommit(id, requirements, updates));
+  if (prepared.next == nullptr) return TableWithIo(*prepared.base_location, prepared.base);
+  const std::optional<std::string>& base_location = prepared.base_location;
+  const iceberg::TableMetadataPtr& base = prepared.base;
+  iceberg::TableMetadataPtr next = prepared.next;
+  const std::string& next_location = prepared.next_location;
 
   // The compare-and-set: the pointer moves only if it still points at the base.
   const std::string ns = NamespaceToString(id.ns);
@@ -769,6 +792,89 @@ Result<iceberg::Table> SqlCatalog::CommitTable(
     internal::DeleteObsoleteMetadata(*io_, *base, *base_location, *next, next_location);
   }
   return TableWithIo(next_location, std::move(next));
+}
+
+Status SqlCatalog::CommitTransaction(const std::vector<TableCommit>& commits) {
+  std::set<TableIdentifier> seen;
+  std::vector<std::string> names;
+  for (const TableCommit& commit : commits) {
+    if (!seen.insert(commit.id).second) {
+      return Status::Invalid("a multi-table commit names table {} twice", commit.id.ToString());
+    }
+    names.push_back(commit.id.ToString());
+  }
+  const std::string what = fmt::format("commit to tables {}", fmt::join(names, ", "));
+
+  // Every new metadata file is written first; until the transaction commits, none is current.
+  std::vector<PreparedCommit> prepared;
+  auto discard = [&] {
+    for (const PreparedCommit& p : prepared) {
+      if (p.next != nullptr) (void)io_->Delete(p.next_location);
+    }
+  };
+  for (const TableCommit& commit : commits) {
+    Result<PreparedCommit> p = PrepareCommit(commit.id, commit.requirements, commit.updates);
+    if (!p.ok()) {
+      discard();
+      return p.status();
+    }
+    prepared.push_back(std::move(*p));
+  }
+
+  // One transaction holds the write lock while it checks that every table is still at its
+  // base (a table without changes too: its requirements were checked against that base)
+  // and moves every pointer; a table that moved rolls all of them back.
+  Status swapped = backend_->Transact(what, [&](SqlSession& session) -> Status {
+    for (const PreparedCommit& p : prepared) {
+      const std::string ns = NamespaceToString(p.id.ns);
+      if (!p.base_location.has_value()) {
+        Status inserted = session
+                              .Execute("create table " + p.id.ToString(), InsertTableSql(typed_),
+                                       {options_.name, ns, p.id.name, p.next_location})
+                              .status();
+        if (inserted.code() == StatusCode::kConstraint) {
+          return Status::CommitConflict("{}: table {} was created concurrently", what,
+                                        p.id.ToString());
+        }
+        FLOE_RETURN_NOT_OK(inserted);
+        continue;
+      }
+      if (p.next == nullptr) {
+        FLOE_ASSIGN_OR_RAISE(std::optional<TableRow> row,
+                             LookUpRow(session, options_.name, typed_, p.id));
+        if (!row.has_value() || row->metadata_location != p.base_location) {
+          return Status::CommitConflict("{}: table {} changed concurrently", what, p.id.ToString());
+        }
+        continue;
+      }
+      FLOE_ASSIGN_OR_RAISE(
+          int64_t changed,
+          session.Execute(
+              "swap the metadata pointer of table " + p.id.ToString(),
+              "UPDATE iceberg_tables SET metadata_location = ?, "
+              "previous_metadata_location = ? WHERE catalog_name = ? AND "
+              "table_namespace = ? AND table_name = ? AND metadata_location = ?",
+              {p.next_location, *p.base_location, options_.name, ns, p.id.name, *p.base_location}));
+      if (changed != 1) {
+        return Status::CommitConflict("{}: table {} lost to a concurrent commit", what,
+                                      p.id.ToString());
+      }
+    }
+    return Status::OK();
+  });
+  if (swapped.code() == StatusCode::kCommitStateUnknown) {
+    return swapped.WithPrefix(what + " (metadata files kept): ");
+  }
+  if (!swapped.ok()) {
+    discard();
+    return swapped;
+  }
+  for (const PreparedCommit& p : prepared) {
+    if (p.base != nullptr && p.next != nullptr) {
+      internal::DeleteObsoleteMetadata(*io_, *p.base, *p.base_location, *p.next, p.next_location);
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace floe::catalog

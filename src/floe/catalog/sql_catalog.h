@@ -83,13 +83,31 @@ class SqlCatalog final : public Catalog {
 
   /// The location a new table gets when its request names none: the namespace's `location`
   /// property joined with the table name, else `<warehouse>/<ns levels joined by '/'>/<name>`.
-  Result<std::string> DefaultTableLocation(const TableIdentifier& id) const;
+  Result<std::string> DefaultTableLocation(const TableIdentifier& id) const override;
+
+  /// One transaction of the database checks every table's requirements and swaps every
+  /// pointer (the metadata files are written before it).
+  Status CommitTransaction(const std::vector<TableCommit>& commits) override;
+  bool SupportsTransactions() const override { return true; }
 
  private:
   SqlCatalog(SqlBackendPtr backend, std::shared_ptr<const io::FileIO> io, SqlCatalogOptions options)
       : backend_(std::move(backend)), io_(std::move(io)), options_(std::move(options)) {}
 
   Status InitializeSchema();
+
+  // A commit up to its compare-and-set: the base read, the requirements checked and the new
+  // metadata file written. `next` is nullptr when there is nothing to write (no updates).
+  struct PreparedCommit {
+    TableIdentifier id;
+    std::optional<std::string> base_location;  // nullopt: a create
+    iceberg::TableMetadataPtr base;
+    iceberg::TableMetadataPtr next;
+    std::string next_location;
+  };
+  Result<PreparedCommit> PrepareCommit(const TableIdentifier& id,
+                                       const std::vector<iceberg::TableRequirement>& requirements,
+                                       const std::vector<iceberg::TableUpdate>& updates) const;
   // A table with its FileIO (io::TableFileIO: the table's S3 settings over the catalog's).
   Result<iceberg::Table> TableWithIo(std::string metadata_location,
                                      iceberg::TableMetadataPtr metadata) const;

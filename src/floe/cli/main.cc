@@ -1,5 +1,5 @@
-// The floe command line: `floe parquet ...` and `floe iceberg ...` tools, `floe sql`,
-// `floe shell`, `floe sqllogictest`, `floe --version`, `floe --help`.
+// The floe command line: `floe parquet ...` and `floe iceberg ...` tools, `floe catalog
+// serve`, `floe sql`, `floe shell`, `floe sqllogictest`, `floe --version`, `floe --help`.
 // CLI11 reports parse errors by exception; they are caught here, in the adapter, and
 // nowhere else.
 
@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "floe/cli/catalog_commands.h"
 #include "floe/cli/demo.h"
 #include "floe/cli/iceberg_commands.h"
 #include "floe/cli/parquet_commands.h"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   floe::cli::AddParquetCommands(&app, &action);
   floe::cli::AddIcebergCommands(&app, &action);
   floe::cli::AddDemoCommand(&app, &action);
+  floe::cli::AddCatalogCommands(&app, &action);
   floe::cli::AddSqlCommand(&app, &action);
   floe::cli::AddShellCommand(&app, &action);
   floe::cli::AddSqllogictestCommand(&app, &action);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/common/ascii.h"
+#include "floe/common/base64.h"
 #include "floe/iceberg/table_metadata.h"
 #include "floe/iceberg/type_json.h"
 #include "floe/io/resolving_file_io.h"
@@ -339,45 +340,13 @@ Result<std::pair<std::string, int64_t>> FetchToken(const io::HttpClient& http,
 
 namespace {
 
-// The bytes of base64url text (padding optional); nullopt when it is not base64url.
-std::optional<std::string> Base64UrlDecode(std::string_view text) {
-  std::string out;
-  uint32_t bits = 0;
-  int count = 0;
-  for (char c : text) {
-    int v;
-    if (c >= 'A' && c <= 'Z') {
-      v = c - 'A';
-    } else if (c >= 'a' && c <= 'z') {
-      v = c - 'a' + 26;
-    } else if (c >= '0' && c <= '9') {
-      v = c - '0' + 52;
-    } else if (c == '-' || c == '+') {
-      v = 62;
-    } else if (c == '_' || c == '/') {
-      v = 63;
-    } else if (c == '=') {
-      break;
-    } else {
-      return std::nullopt;
-    }
-    bits = (bits << 6) | static_cast<uint32_t>(v);
-    count += 6;
-    if (count >= 8) {
-      count -= 8;
-      out.push_back(static_cast<char>((bits >> count) & 0xff));
-    }
-  }
-  return out;
-}
-
 // The `exp` claim (seconds since the epoch) of a JWT, or nullopt for another token.
 std::optional<int64_t> JwtExpiry(const std::string& token) {
   const size_t first = token.find('.');
   const size_t second = first == std::string::npos ? first : token.find('.', first + 1);
   if (second == std::string::npos) return std::nullopt;
   std::optional<std::string> claims =
-      Base64UrlDecode(std::string_view(token).substr(first + 1, second - first - 1));
+      Base64Decode(std::string_view(token).substr(first + 1, second - first - 1));
   if (!claims) return std::nullopt;
   json body = json::parse(*claims, nullptr, /*allow_exceptions=*/false);
   if (!body.is_object() || !body.contains("exp") || !body["exp"].is_number()) return std::nullopt;

@@ -59,13 +59,6 @@ struct RestCatalogOptions {
   std::function<std::chrono::system_clock::time_point()> clock;
 };
 
-/// One table's changes in a multi-table commit.
-struct TableCommit {
-  TableIdentifier id;
-  std::vector<iceberg::TableRequirement> requirements;
-  std::vector<iceberg::TableUpdate> updates;
-};
-
 class RestCatalog final : public Catalog {
  public:
   /// Connects: fetches a token when `credential` is set, then GET /v1/config. Errors name
@@ -104,7 +97,10 @@ class RestCatalog final : public Catalog {
   /// Commits changes to several tables atomically (POST /v1/{prefix}/transactions/commit):
   /// all or none. kNotSupported when the server does not list that endpoint; errors as
   /// CommitTable's.
-  Status CommitTransaction(const std::vector<TableCommit>& commits);
+  Status CommitTransaction(const std::vector<TableCommit>& commits) override;
+  bool SupportsTransactions() const override {
+    return Serves("POST /v1/{prefix}/transactions/commit");
+  }
 
   /// The catalog's properties after the config merge (secrets included: not for printing).
   const std::map<std::string, std::string>& properties() const { return properties_; }
