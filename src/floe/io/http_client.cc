@@ -186,4 +186,22 @@ Result<HttpResponse> HttpClient::Send(const HttpRequest& request) const {
   return Send([&]() -> Result<HttpRequest> { return request; });
 }
 
+Result<HttpEndpoint> ParseHttpEndpoint(std::string_view url, std::string_view what) {
+  const size_t sep = url.find("://");
+  if (sep == std::string_view::npos) {
+    return Status::Invalid("{} '{}' has no scheme (http:// or https://)", what, url);
+  }
+  HttpEndpoint endpoint;
+  endpoint.scheme = AsciiLower(url.substr(0, sep));
+  endpoint.authority = std::string(url.substr(sep + 3));
+  while (!endpoint.authority.empty() && endpoint.authority.back() == '/') {
+    endpoint.authority.pop_back();
+  }
+  if ((endpoint.scheme != "http" && endpoint.scheme != "https") || endpoint.authority.empty() ||
+      endpoint.authority.find('/') != std::string::npos) {
+    return Status::Invalid("{} '{}' is not http(s)://host[:port]", what, url);
+  }
+  return endpoint;
+}
+
 }  // namespace floe::io

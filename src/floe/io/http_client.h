@@ -70,6 +70,16 @@ struct HttpResponse {
   std::chrono::milliseconds elapsed{0};
 };
 
+/// The scheme and authority of a service endpoint.
+struct HttpEndpoint {
+  std::string scheme;     // "http" or "https"
+  std::string authority;  // "host[:port]"
+};
+
+/// Parses "http(s)://host[:port]" (trailing slashes allowed, no path). kInvalidArgument
+/// naming `what` ("S3 endpoint") and the text otherwise.
+Result<HttpEndpoint> ParseHttpEndpoint(std::string_view url, std::string_view what);
+
 class HttpClient {
  public:
   explicit HttpClient(HttpOptions options);

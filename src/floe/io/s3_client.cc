@@ -10,6 +10,7 @@
 
 #include "floe/common/ascii.h"
 #include "floe/common/base64.h"
+#include "floe/io/xml_internal.h"
 
 namespace floe::io {
 
@@ -31,72 +32,9 @@ struct S3Client::Response : HttpResponse {};
 
 namespace {
 
-// Extracts the text of each <tag>...</tag> in `xml` (no nesting of the same tag), with
-// the five predefined entities decoded.
-std::vector<std::string> XmlValues(std::string_view xml, std::string_view tag) {
-  std::vector<std::string> out;
-  const std::string open = "<" + std::string(tag) + ">";
-  const std::string close = "</" + std::string(tag) + ">";
-  size_t at = 0;
-  while ((at = xml.find(open, at)) != std::string_view::npos) {
-    const size_t begin = at + open.size();
-    const size_t end = xml.find(close, begin);
-    if (end == std::string_view::npos) break;
-    std::string value;
-    for (size_t i = begin; i < end; ++i) {
-      if (xml[i] != '&') {
-        value.push_back(xml[i]);
-        continue;
-      }
-      static const std::pair<std::string_view, char> kEntities[] = {
-          {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
-      bool decoded = false;
-      for (const auto& [entity, c] : kEntities) {
-        if (xml.substr(i, entity.size()) == entity) {
-          value.push_back(c);
-          i += entity.size() - 1;
-          decoded = true;
-          break;
-        }
-      }
-      if (!decoded) value.push_back('&');
-    }
-    out.push_back(std::move(value));
-    at = end + close.size();
-  }
-  return out;
-}
-
-std::string XmlValue(std::string_view xml, std::string_view tag) {
-  std::vector<std::string> values = XmlValues(xml, tag);
-  return values.empty() ? std::string() : values.front();
-}
-
-std::string XmlEscape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-  return out;
-}
+using internal::XmlEscape;
+using internal::XmlValue;
+using internal::XmlValues;
 
 std::string Base64Md5(std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
@@ -149,21 +87,11 @@ Result<std::shared_ptr<const S3Client>> S3Client::Make(S3Options options) {
   std::string endpoint = options.endpoint.empty()
                              ? "https://s3." + options.region + ".amazonaws.com"
                              : options.endpoint;
-  const size_t sep = endpoint.find("://");
-  if (sep == std::string::npos) {
-    return Status::Invalid("S3 endpoint '{}' has no scheme (http:// or https://)", endpoint);
-  }
-  std::string scheme = AsciiLower(endpoint.substr(0, sep));
-  std::string authority = endpoint.substr(sep + 3);
-  while (!authority.empty() && authority.back() == '/') authority.pop_back();
-  if ((scheme != "http" && scheme != "https") || authority.empty() ||
-      authority.find('/') != std::string::npos) {
-    return Status::Invalid("S3 endpoint '{}' is not http(s)://host[:port]", endpoint);
-  }
+  FLOE_ASSIGN_OR_RAISE(HttpEndpoint parsed, ParseHttpEndpoint(endpoint, "S3 endpoint"));
   if (options.retry.max_attempts < 1) options.retry.max_attempts = 1;
   auto client = std::shared_ptr<S3Client>(new S3Client(std::move(options)));
-  client->scheme_ = std::move(scheme);
-  client->authority_ = std::move(authority);
+  client->scheme_ = std::move(parsed.scheme);
+  client->authority_ = std::move(parsed.authority);
   return std::shared_ptr<const S3Client>(std::move(client));
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 
 // An S3 for tests: test/tools/moto_s3.py (moto's server on 127.0.0.1, authenticating, with
-// an IAM user and a bucket) started as a child process and stopped when this object goes
+// an IAM user, a role it may assume and a bucket) started as a child process and stopped when this object goes
 // away (its standard input is closed; after 10 s it is killed). Tests run from the source
 // root, where .deps/py holds moto (scripts/install-deps).
 
@@ -33,6 +33,8 @@ class MotoS3 {
   std::string secret_access_key;
   std::string bucket;
   std::string region;
+  /// A role the user may assume, with every right on S3 (for STS).
+  std::string role_arn;
 
   /// Starts the server and waits until it is ready (its JSON line).
   static Result<std::unique_ptr<MotoS3>> Start() {
@@ -71,6 +73,7 @@ class MotoS3 {
     server->secret_access_key = j["secret_access_key"];
     server->bucket = j["bucket"];
     server->region = j["region"];
+    server->role_arn = j["role_arn"];
     return server;
   }
 

@@ -15,6 +15,7 @@
 #include "floe/common/base64.h"
 #include "floe/iceberg/table_metadata.h"
 #include "floe/iceberg/type_json.h"
+#include "floe/io/sts_client.h"
 
 namespace floe::catalog {
 
@@ -860,6 +861,101 @@ Result<io::HttpServerResponse> RestCatalogService::Dispatch(const io::HttpServer
   }
   return ErrorAnswer(404, "NotFoundException",
                      fmt::format("no such endpoint: {} {}", method, request.path));
+}
+
+// ---------------------------------------------------------------------------------------
+// Vended credentials
+
+namespace {
+
+// The session policy that narrows credentials to the objects under s3://bucket/prefix.
+std::string PrefixPolicy(const io::S3Location& at) {
+  std::string prefix = at.key;
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  const std::string objects = fmt::format("arn:aws:s3:::{}/{}/*", at.bucket, prefix);
+  json policy = {
+      {"Version", "2012-10-17"},
+      {"Statement",
+       json::array(
+           {json{
+                {"Effect", "Allow"},
+                {"Action", json::array({"s3:GetObject", "s3:PutObject", "s3:DeleteObject",
+                                        "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"})},
+                {"Resource", objects}},
+            json{{"Effect", "Allow"},
+                 {"Action", json::array({"s3:ListBucket", "s3:ListBucketMultipartUploads"})},
+                 {"Resource", fmt::format("arn:aws:s3:::{}", at.bucket)},
+                 {"Condition",
+                  {{"StringLike", {{"s3:prefix", json::array({prefix, prefix + "/*"})}}}}}}})}};
+  return policy.dump();
+}
+
+class StsCredentialVendor final : public CredentialVendor {
+ public:
+  StsCredentialVendor(StsVendorOptions options, std::unique_ptr<io::StsClient> sts)
+      : options_(std::move(options)), sts_(std::move(sts)) {}
+
+  Result<std::map<std::string, std::string>> Vend(const TableIdentifier& id,
+                                                  const std::string& location) override {
+    Result<io::S3Location> at = io::ParseS3Uri(location);
+    if (!at.ok()) return std::map<std::string, std::string>();  // local files: nothing to vend
+    const Clock::time_point now = options_.clock();
+    io::TemporaryCredentials credentials;
+    {
+      std::lock_guard lock(mutex_);
+      auto it = cache_.find(location);
+      if (it != cache_.end() && it->second.expiration - now > options_.duration / 2) {
+        credentials = it->second;
+      }
+    }
+    if (credentials.credentials.access_key_id.empty()) {
+      if (options_.role_arn.empty()) {
+        FLOE_ASSIGN_OR_RAISE(credentials, sts_->GetSessionToken(options_.duration));
+      } else {
+        FLOE_ASSIGN_OR_RAISE(credentials,
+                             sts_->AssumeRole(options_.role_arn, "floe-" + id.ToString(),
+                                              options_.duration, PrefixPolicy(*at)));
+      }
+      std::lock_guard lock(mutex_);
+      constexpr size_t kMaxCached = 1024;
+      if (cache_.size() >= kMaxCached) cache_.clear();
+      cache_[location] = credentials;
+    }
+    std::map<std::string, std::string> properties = {
+        {"s3.access-key-id", credentials.credentials.access_key_id},
+        {"s3.secret-access-key", credentials.credentials.secret_access_key},
+        {"s3.session-token", credentials.credentials.session_token},
+        {"s3.session-token-expires-at-ms",
+         std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                            credentials.expiration.time_since_epoch())
+                            .count())},
+        {"client.region", options_.s3.region},
+        {"s3.path-style-access", options_.s3.path_style ? "true" : "false"},
+    };
+    if (!options_.s3.endpoint.empty()) properties["s3.endpoint"] = options_.s3.endpoint;
+    return properties;
+  }
+
+ private:
+  StsVendorOptions options_;
+  std::unique_ptr<io::StsClient> sts_;
+  std::mutex mutex_;
+  std::map<std::string, io::TemporaryCredentials> cache_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<CredentialVendor>> MakeStsCredentialVendor(StsVendorOptions options) {
+  if (!options.clock) options.clock = [] { return Clock::now(); };
+  if (options.duration.count() <= 0) {
+    return Status::Invalid("vended credentials need a positive lifetime");
+  }
+  io::StsOptions sts;
+  sts.endpoint = options.sts_endpoint.empty() ? options.s3.endpoint : options.sts_endpoint;
+  sts.region = options.s3.region;
+  sts.credentials = options.s3.credentials;
+  FLOE_ASSIGN_OR_RAISE(auto client, io::StsClient::Make(std::move(sts)));
+  return std::make_shared<StsCredentialVendor>(std::move(options), std::move(client));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -39,6 +39,7 @@
 #include "floe/catalog/catalog.h"
 #include "floe/common/result.h"
 #include "floe/io/http_server.h"
+#include "floe/io/s3_client.h"
 
 namespace floe::catalog {
 
@@ -52,6 +53,27 @@ class CredentialVendor {
   virtual Result<std::map<std::string, std::string>> Vend(const TableIdentifier& id,
                                                           const std::string& location) = 0;
 };
+
+/// What an STS credential vendor is made from.
+struct StsVendorOptions {
+  /// Where the tables' files are and the server's own credentials (from the catalog's S3
+  /// settings): the endpoint, region and path style are handed on with the credentials.
+  io::S3Options s3;
+  /// AssumeRole of this role, with a session policy that narrows the credentials to the
+  /// table's location; empty: GetSessionToken (the server's own rights, not narrowed).
+  std::string role_arn;
+  /// STS's endpoint; empty: the S3 endpoint when one is set (S3-compatible stores serve
+  /// STS there too), else AWS's regional one.
+  std::string sts_endpoint;
+  /// How long vended credentials live.
+  std::chrono::seconds duration{3600};
+  std::function<std::chrono::system_clock::time_point()> clock;
+};
+
+/// Vends temporary credentials from STS. A table's credentials are reused while at least
+/// half their life is left (table loads do not each cost a call to STS); a table on the
+/// local file system gets none.
+Result<std::shared_ptr<CredentialVendor>> MakeStsCredentialVendor(StsVendorOptions options);
 
 struct RestServerOptions {
   /// OAuth2 clients, id → secret. Empty: no authentication at all.
