@@ -144,10 +144,12 @@ Result<std::shared_ptr<const FileIO>> TableFileIO(
   if (found != resolving->tables_.end()) {
     if (renewed) {
       const auto* io = dynamic_cast<const ResolvingFileIO*>(found->second.get());
-      if (io != nullptr && io->s3_options_ && io->s3_options_->client.credentials_provider) {
-        FLOE_ASSIGN_OR_RAISE(ExpiringCredentials vended,
-                             ExpiringCredentialsFrom(s3, renewal->what));
-        io->s3_options_->client.credentials_provider->Offer(vended);
+      // The load's own credentials, when it brought a whole set (the expiry may come
+      // without keys, which are then the catalog's).
+      Result<ExpiringCredentials> vended = ExpiringCredentialsFrom(s3, renewal->what);
+      if (io != nullptr && io->s3_options_ && io->s3_options_->client.credentials_provider &&
+          vended.ok()) {
+        io->s3_options_->client.credentials_provider->Offer(*vended);
       }
     }
     return found->second;
