@@ -36,9 +36,21 @@ Status EncodeFileIO(const std::shared_ptr<const io::FileIO>& io, std::string_vie
       m->set_endpoint(s3->client.endpoint);
       m->set_region(s3->client.region);
       m->set_path_style(s3->client.path_style);
-      m->set_access_key_id(s3->client.credentials.access_key_id);
-      m->set_secret_access_key(s3->client.credentials.secret_access_key);
-      m->set_session_token(s3->client.credentials.session_token);
+      io::ExpiringCredentials credentials{s3->client.credentials, s3->client.credentials_expire_at};
+      if (const std::shared_ptr<io::CredentialsProvider>& provider =
+              s3->client.credentials_provider) {
+        // The credentials as they are now (renewed first when due), so that a receiver
+        // starts with the longest-lasting ones, and the id it asks for newer ones with.
+        FLOE_ASSIGN_OR_RAISE(credentials, provider->Current());
+        if (provider->refreshes()) {
+          m->set_credentials_id(io::ShareCredentials(provider));
+          m->set_credentials_of(provider->what());
+        }
+      }
+      m->set_access_key_id(credentials.credentials.access_key_id);
+      m->set_secret_access_key(credentials.credentials.secret_access_key);
+      m->set_session_token(credentials.credentials.session_token);
+      if (credentials.expires_at) m->set_expires_at_ms(io::ToEpochMillis(*credentials.expires_at));
       m->set_part_size(s3->part_size);
     }
     return Status::OK();
@@ -70,6 +82,18 @@ Result<std::shared_ptr<const io::FileIO>> DecodeFileIO(const PlanDecoder& in,
     s3->client.path_style = m.s3().path_style();
     s3->client.credentials = {m.s3().access_key_id(), m.s3().secret_access_key(),
                               m.s3().session_token()};
+    if (m.s3().expires_at_ms() < 0) return in.Corrupt("S3 credentials that expire before 1970");
+    if (m.s3().expires_at_ms() > 0) {
+      s3->client.credentials_expire_at = io::FromEpochMillis(m.s3().expires_at_ms());
+    }
+    if (m.s3().credentials_id() != 0) {
+      if (!s3->client.credentials_expire_at) {
+        return in.Corrupt("renewed S3 credentials without an expiry");
+      }
+      s3->client.credentials_provider =
+          io::ReceivedCredentials(m.s3().credentials_id(), m.s3().credentials_of(),
+                                  {s3->client.credentials, s3->client.credentials_expire_at});
+    }
     if (m.s3().part_size() > 0) s3->part_size = m.s3().part_size();
   }
   return std::shared_ptr<const io::FileIO>(

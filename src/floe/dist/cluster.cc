@@ -354,6 +354,16 @@ void MpiCluster::State::Receive() {
     }
     if (!*received) continue;
     const Message& message = **received;
+    if (message.tag == kCredentialsTag) {
+      // Renewing may call the catalog, and completions wait meanwhile: that is rare (once
+      // per lifetime of a table's credentials) and bounded by the HTTP client's timeouts.
+      Status answered = AnswerCredentialsRequest(*comm, message);
+      if (!answered.ok()) {
+        std::fprintf(stderr, "floe: rank 0 cannot answer rank %d's request for credentials: %s\n",
+                     message.source, answered.ToString().c_str());
+      }
+      continue;
+    }
     pb::TaskDone done;
     if (!done.ParseFromArray(message.view().data(), static_cast<int>(message.view().size()))) {
       std::fprintf(stderr, "floe: a corrupt task completion from rank %d was ignored\n",
@@ -576,9 +586,88 @@ void DieDuringAWrite(const ExecutorQuery& q, int stage) {
 
 }  // namespace
 
+io::CredentialsFetcher CredentialsFromRank0(std::shared_ptr<Communicator> comm,
+                                            std::chrono::milliseconds timeout) {
+  struct Asker {
+    std::mutex mutex;
+    uint64_t serial = 0;
+  };
+  auto asker = std::make_shared<Asker>();
+  return [comm = std::move(comm), timeout, asker](
+             uint64_t id, const std::string& what,
+             const io::ExpiringCredentials& held) -> Result<io::ExpiringCredentials> {
+    // One request at a time: the replies come on one tag, and renewals are rare.
+    std::lock_guard<std::mutex> lock(asker->mutex);
+    pb::CredentialsRequest request;
+    request.set_serial(++asker->serial);
+    request.set_credentials_id(id);
+    request.set_credentials_of(what);
+    if (held.expires_at) request.set_held_expires_at_ms(io::ToEpochMillis(*held.expires_at));
+    FLOE_RETURN_NOT_OK(SendMessage(*comm, 0, kCredentialsTag, request)
+                           .WithPrefix(what + ": asking rank 0 for renewed S3 credentials: "));
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      Result<Message> message = left.count() > 0
+                                    ? comm->Receive(0, kCredentialsReplyTag, {left})
+                                    : Result<Message>(Status::IOError("no answer in time"));
+      if (!message.ok()) {
+        return Status::IOError(
+            "{}: rank 0 did not answer a request for renewed S3 credentials "
+            "within {} s ({})",
+            what, timeout.count() / 1000, message.status().message());
+      }
+      pb::CredentialsReply reply;
+      if (!codec::ParseMessage(message->view(), &reply)) {
+        return Status::Corrupt("{}: rank 0's answer with renewed S3 credentials does not parse",
+                               what);
+      }
+      if (reply.serial() != request.serial()) continue;  // to an earlier request that gave up
+      FLOE_RETURN_NOT_OK(StatusFromWire(reply.status_code(), reply.message()));
+      io::ExpiringCredentials fresh;
+      fresh.credentials = {reply.access_key_id(), reply.secret_access_key(), reply.session_token()};
+      if (reply.expires_at_ms() > 0) fresh.expires_at = io::FromEpochMillis(reply.expires_at_ms());
+      return fresh;
+    }
+  };
+}
+
+Status AnswerCredentialsRequest(Communicator& comm, const Message& message) {
+  pb::CredentialsRequest request;
+  if (!codec::ParseMessage(message.view(), &request)) {
+    return Status::Corrupt("a request for S3 credentials of {} bytes from rank {} does not parse",
+                           message.view().size(), message.source);
+  }
+  io::ExpiringCredentials held;
+  if (request.held_expires_at_ms() > 0) {
+    held.expires_at = io::FromEpochMillis(request.held_expires_at_ms());
+  }
+  Result<io::ExpiringCredentials> fresh =
+      io::RenewSharedCredentials(request.credentials_id(), request.credentials_of(), held);
+  pb::CredentialsReply reply;
+  reply.set_serial(request.serial());
+  if (!fresh.ok()) {
+    reply.set_status_code(static_cast<int32_t>(fresh.status().code()));
+    reply.set_message(fresh.status().message());
+  } else {
+    reply.set_access_key_id(fresh->credentials.access_key_id);
+    reply.set_secret_access_key(fresh->credentials.secret_access_key);
+    reply.set_session_token(fresh->credentials.session_token);
+    if (fresh->expires_at) reply.set_expires_at_ms(io::ToEpochMillis(*fresh->expires_at));
+  }
+  return SendMessage(comm, message.source, kCredentialsReplyTag, reply);
+}
+
 Status RunExecutor(const std::shared_ptr<Communicator>& comm,
                    const std::shared_ptr<ExchangeServer>& server, ThreadPool* threads,
                    const exec::PlanCodecRegistry& codecs) {
+  // Credentials that stages carry are renewed by asking rank 0 (cluster.h), while this
+  // rank runs tasks.
+  io::SetCredentialsFetcher(CredentialsFromRank0(comm));
+  struct FetcherReset {
+    ~FetcherReset() { io::SetCredentialsFetcher(nullptr); }
+  } fetcher_reset;
   // A test hook: FLOE_TEST_FAIL_RANK=N makes every task on rank N fail, so tests can prove
   // that a rank's failure fails the statement, commits nothing and hangs no rank.
   const char* fail_rank = std::getenv("FLOE_TEST_FAIL_RANK");
@@ -722,7 +811,8 @@ int RunUnderMpi(
     // 0, control messages from rank 0 elsewhere.
     ExchangeServerOptions options;
     const bool scheduler = (*comm)->rank() == 0;
-    options.forward_tag = scheduler ? kTaskDoneTag : kControlTag;
+    options.forward_tags =
+        scheduler ? std::vector<int>{kTaskDoneTag, kCredentialsTag} : std::vector<int>{kControlTag};
     options.forward_source = scheduler ? kAnySource : 0;
     Result<std::shared_ptr<ExchangeServer>> server =
         pool.ok() ? ExchangeServer::Start(*comm, options) : pool.status();

@@ -16,7 +16,20 @@
 // (QueryMetricsReport, on request once every task has ended) on kMetricsTag. A failed
 // task fails the statement on rank 0 with the rank's message ("rank 2: ..."); the other
 // ranks' tasks of it are cancelled.
+//
+// Only rank 0 talks to the catalog. S3 credentials that the catalog vends for a limited
+// time reach the executors with the stages (the plan codec carries them, their expiry and
+// the id rank 0 shares them by), and an executor renews them by asking rank 0: when its
+// S3 client finds them due (io::CredentialsProvider, the same rule as on rank 0), it sends
+// a CredentialsRequest on kCredentialsTag and waits for rank 0's CredentialsReply on
+// kCredentialsReplyTag; rank 0 answers from the receiving thread of task completions with
+// the provider the plan was made with, which renews them at the catalog once for every
+// rank. Asking, rather than rank 0 pushing renewed credentials down the control tag, needs
+// no timer on rank 0 and no record of which executor got which credentials, renews only
+// credentials some rank still uses, and cannot race an expiry with a queue of control
+// messages: an executor that needs credentials has them when its request returns.
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -26,14 +39,17 @@
 #include "floe/dist/exchange.h"
 #include "floe/dist/mpi_runtime.h"
 #include "floe/exec/plan_codec.h"
+#include "floe/io/credentials_provider.h"
 #include "floe/scheduler/query_cluster.h"
 
 namespace floe::dist {
 
 inline constexpr int kControlTag = 1;
 inline constexpr int kTaskDoneTag = 2;
-inline constexpr int kMetricsTag = 3;  // QueryMetricsReport, executor -> rank 0
-inline constexpr int kSealTag = 4;     // SealDone, executor -> rank 0
+inline constexpr int kMetricsTag = 3;           // QueryMetricsReport, executor -> rank 0
+inline constexpr int kSealTag = 4;              // SealDone, executor -> rank 0
+inline constexpr int kCredentialsTag = 5;       // CredentialsRequest, executor -> rank 0
+inline constexpr int kCredentialsReplyTag = 6;  // CredentialsReply, rank 0 -> executor
 
 /// Rank 0's side: a QueryCluster for the session (exec/query_cluster.h).
 class MpiCluster final : public scheduler::QueryCluster {
@@ -67,6 +83,20 @@ class MpiCluster final : public scheduler::QueryCluster {
 Status RunExecutor(const std::shared_ptr<Communicator>& comm,
                    const std::shared_ptr<ExchangeServer>& server, ThreadPool* threads,
                    const exec::PlanCodecRegistry& codecs);
+
+/// An executor's io::CredentialsFetcher: asks rank 0 for credentials newer than those it
+/// holds, one request of this process at a time, and waits at most `timeout` for the
+/// answer. Rank 0's error (a refused renewal, a plan that has ended) comes back with its
+/// code and message; kIOError naming the credentials when rank 0 does not answer in time.
+/// RunExecutor installs it for its process.
+io::CredentialsFetcher CredentialsFromRank0(
+    std::shared_ptr<Communicator> comm,
+    std::chrono::milliseconds timeout = std::chrono::minutes(2));
+
+/// Rank 0's side: answers one CredentialsRequest (`request`, received on kCredentialsTag)
+/// with the shared provider's newer credentials (io::RenewSharedCredentials) or its error.
+/// An error only when the request does not parse or the reply cannot be sent.
+Status AnswerCredentialsRequest(Communicator& comm, const Message& request);
 
 /// The whole process under mpirun: initialises MPI and the exchange server; rank 0 runs
 /// `rank0_main` with the cluster (its return value is the exit code) and then stops the

@@ -1,7 +1,6 @@
 #include "floe/dist/exchange.h"
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -12,6 +11,7 @@
 #include <span>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "floe/dist/protocol.h"
 #include "floe/exec/spill.h"
@@ -40,9 +40,8 @@ struct ExchangeServer::State {
   Status forwarded_error;
   bool forwarded_closed = false;
   std::condition_variable forwarded_ready;
-  // What the serving thread probes for: requests, then the forwarded tag when there is one.
-  std::array<MessageFilter, 2> filters;
-  size_t filter_count = 1;
+  // What the serving thread probes for: requests, then the forwarded tags.
+  std::vector<MessageFilter> filters;
   // Waking the serving thread from its wait: a task thread saw a message (Nudge), or Stop.
   std::mutex wait_mutex;
   std::condition_variable wait_ready;
@@ -70,7 +69,7 @@ struct ExchangeServer::State {
     int64_t last = last_nudge.load(std::memory_order_relaxed);
     if (now - last < kNudgeInterval.count()) return;
     if (!last_nudge.compare_exchange_strong(last, now, std::memory_order_relaxed)) return;
-    Result<bool> pending = comm.Probe(std::span(filters.data(), filter_count));
+    Result<bool> pending = comm.Probe(std::span(filters.data(), filters.size()));
     // A failed probe is the serving thread's to meet: its own receive fails the same way.
     if (pending.ok() && *pending) Wake();
   }
@@ -681,9 +680,11 @@ Result<std::shared_ptr<ExchangeServer>> ExchangeServer::Start(std::shared_ptr<Co
     return Status::NotSupported("MPI allows tags up to {} only, the exchange needs more than {}",
                                 comm->max_tag(), kExchangeReplyTagFirst);
   }
-  if (options.forward_tag < -1 || options.forward_tag >= kExchangeRequestTag) {
-    return Status::Invalid("the exchange server cannot forward tag {}: tags 0..{} are free",
-                           options.forward_tag, kExchangeRequestTag - 1);
+  for (int tag : options.forward_tags) {
+    if (tag < 0 || tag >= kExchangeRequestTag) {
+      return Status::Invalid("the exchange server cannot forward tag {}: tags 0..{} are free", tag,
+                             kExchangeRequestTag - 1);
+    }
   }
   if (options.forward_source != kAnySource &&
       (options.forward_source < 0 || options.forward_source >= comm->size())) {
@@ -691,9 +692,10 @@ Result<std::shared_ptr<ExchangeServer>> ExchangeServer::Start(std::shared_ptr<Co
                            options.forward_source, comm->size());
   }
   std::shared_ptr<ExchangeServer> server(new ExchangeServer(std::move(comm), options));
-  server->state_->filters = {MessageFilter{kAnySource, kExchangeRequestTag, kMaxRequestBytes},
-                             MessageFilter{options.forward_source, options.forward_tag, -1}};
-  server->state_->filter_count = options.forward_tag >= 0 ? 2 : 1;
+  server->state_->filters = {MessageFilter{kAnySource, kExchangeRequestTag, kMaxRequestBytes}};
+  for (int tag : options.forward_tags) {
+    server->state_->filters.push_back(MessageFilter{options.forward_source, tag, -1});
+  }
   server->state_->thread = std::thread([s = server.get()] { s->Serve(); });
   return server;
 }
@@ -719,7 +721,7 @@ Status ExchangeServer::Stop() {
 int64_t ExchangeServer::requests_served() const { return state_->served.load(); }
 
 Result<std::optional<Message>> ExchangeServer::TakeForwarded(std::chrono::milliseconds wait) {
-  if (options_.forward_tag < 0) {
+  if (options_.forward_tags.empty()) {
     return Status::Invalid("this exchange server forwards no messages");
   }
   std::unique_lock<std::mutex> lock(state_->mutex);
@@ -752,8 +754,8 @@ void ExchangeServer::Serve() {
   // ahead may be waiting for another stream's reply, so waiting for it here could block
   // every reader of this rank. Each stream has at most one reply on its way.
   std::list<std::unique_ptr<PendingSend>> sending;
-  const std::span<const MessageFilter> filters(state_->filters.data(), state_->filter_count);
-  const bool forwarding = state_->filter_count > 1;
+  const std::span<const MessageFilter> filters(state_->filters.data(), state_->filters.size());
+  const bool forwarding = state_->filters.size() > 1;
   Backoff backoff;  // restarted by every message
   while (!state_->stop.load()) {
     for (auto it = sending.begin(); it != sending.end();) {
@@ -769,7 +771,7 @@ void ExchangeServer::Serve() {
       continue;
     }
     backoff = Backoff();
-    if (matched == 1) {
+    if (matched >= 1) {
       // The scheduler's message (or the failure to receive it, which its taker must see).
       if (received.ok()) {
         state_->Forward(std::move(**received));

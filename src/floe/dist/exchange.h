@@ -61,12 +61,13 @@ struct ExchangeServerOptions {
   int64_t chunk_bytes = int64_t{4} << 20;
   /// How long the serving thread pauses after a failed MPI call.
   std::chrono::milliseconds poll_interval{50};
-  /// Messages with this tag from `forward_source` (or any rank) that the serving thread
-  /// also receives and keeps, in order, for TakeForwarded (-1: none). A rank's scheduler
-  /// messages come this way, so that one thread per rank polls MPI: every polling thread
-  /// wakes up about every half millisecond while it waits, and each wake-up takes the core
-  /// from a task for a moment.
-  int forward_tag = -1;
+  /// Messages with these tags from `forward_source` (or any rank) that the serving thread
+  /// also receives and keeps, in the order received, for TakeForwarded (none: empty). A
+  /// rank's scheduler messages come this way, so that one thread per rank polls MPI: every
+  /// polling thread wakes up about every half millisecond while it waits, and each wake-up
+  /// takes the core from a task for a moment. Messages of one tag keep their order; a
+  /// message's `tag` tells the kinds apart.
+  std::vector<int> forward_tags;
   int forward_source = kAnySource;
 };
 
@@ -93,11 +94,11 @@ class ExchangeServer {
   /// Requests served so far (for tests and metrics).
   int64_t requests_served() const;
 
-  /// The next message of ExchangeServerOptions::forward_tag, in the order received: waits
+  /// The next message of ExchangeServerOptions::forward_tags, in the order received: waits
   /// at most `wait` (negative: without a limit) and returns nullopt when none came or
   /// CloseForwarded was called. The error that stopped the serving thread from receiving
   /// (a failed MPI call, a message too large to hold) once the messages before it are
-  /// taken; kInvalidArgument without a forward tag.
+  /// taken; kInvalidArgument without forward tags.
   Result<std::optional<Message>> TakeForwarded(std::chrono::milliseconds wait);
   /// Wakes every TakeForwarded and makes later ones return nullopt at once.
   void CloseForwarded();

@@ -95,8 +95,11 @@ std::string ResolvingFileIO::ToString() const {
   std::string out = local_.ToString();
   if (s3_options_) {
     const S3Options& c = s3_options_->client;
+    const std::string access_key = c.credentials_provider
+                                       ? c.credentials_provider->Peek().credentials.access_key_id
+                                       : c.credentials.access_key_id;
     out += " + S3(" + (c.endpoint.empty() ? "AWS" : c.endpoint) + " region " + c.region +
-           (c.path_style ? " path-style" : "") + " access key " + c.credentials.access_key_id + ")";
+           (c.path_style ? " path-style" : "") + " access key " + access_key + ")";
   }
   return out;
 }
@@ -116,16 +119,41 @@ Result<std::shared_ptr<ResolvingFileIO>> MakeResolvingFileIO(
 
 Result<std::shared_ptr<const FileIO>> TableFileIO(
     const std::shared_ptr<const FileIO>& catalog_io,
-    const std::map<std::string, std::string>& table_properties) {
+    const std::map<std::string, std::string>& table_properties, const CredentialsRenewal* renewal) {
   std::map<std::string, std::string> s3;
   for (const auto& [key, value] : table_properties) {
     if (key.starts_with("s3.") || key == "client.region") s3.emplace(key, value);
   }
   const auto* resolving = dynamic_cast<const ResolvingFileIO*>(catalog_io.get());
   if (s3.empty() || resolving == nullptr) return catalog_io;
+  FLOE_ASSIGN_OR_RAISE(std::optional<std::chrono::system_clock::time_point> expiry, ExpiryFrom(s3));
+  // Credentials that are renewed are not part of the key: each load brings new ones, and
+  // every load of the table shares the one provider that renews them.
+  const bool renewed = renewal != nullptr && expiry.has_value();
+  std::map<std::string, std::string> key = s3;
+  if (renewed) {
+    for (const char* credential : {"s3.access-key-id", "s3.secret-access-key", "s3.session-token",
+                                   kSessionTokenExpiresAtMs}) {
+      key.erase(credential);
+    }
+    // No property name is empty: this entry cannot be a table's.
+    key[""] = renewal->what;
+  }
   std::lock_guard<std::mutex> lock(resolving->mutex_);
-  auto found = resolving->tables_.find(s3);
-  if (found != resolving->tables_.end()) return found->second;
+  auto found = resolving->tables_.find(key);
+  if (found != resolving->tables_.end()) {
+    if (renewed) {
+      const auto* io = dynamic_cast<const ResolvingFileIO*>(found->second.get());
+      // The load's own credentials, when it brought a whole set (the expiry may come
+      // without keys, which are then the catalog's).
+      Result<ExpiringCredentials> vended = ExpiringCredentialsFrom(s3, renewal->what);
+      if (io != nullptr && io->s3_options_ && io->s3_options_->client.credentials_provider &&
+          vended.ok()) {
+        io->s3_options_->client.credentials_provider->Offer(*vended);
+      }
+    }
+    return found->second;
+  }
   // Vended credentials change with every load: the cache is bounded (tables that hold a
   // FileIO keep it alive).
   constexpr size_t kMaxTableFileIOs = 32;
@@ -152,7 +180,13 @@ Result<std::shared_ptr<const FileIO>> TableFileIO(
   merged.insert(base.begin(), base.end());  // keys the table set stay the table's
   FLOE_ASSIGN_OR_RAISE(std::shared_ptr<ResolvingFileIO> io,
                        MakeResolvingFileIO(resolving->local_.options(), merged));
-  resolving->tables_.emplace(std::move(s3), io);
+  if (renewed && io->s3_options_) {
+    S3Options& c = io->s3_options_->client;
+    c.credentials_provider = std::make_shared<CredentialsProvider>(
+        ExpiringCredentials{c.credentials, c.credentials_expire_at}, renewal->what,
+        renewal->refresh, renewal->clock);
+  }
+  resolving->tables_.emplace(std::move(key), io);
   return std::shared_ptr<const FileIO>(std::move(io));
 }
 

@@ -19,6 +19,18 @@
 
 namespace floe::io {
 
+/// How the vended credentials of one table are renewed before they expire (the catalog
+/// that vended them supplies it).
+struct CredentialsRenewal {
+  /// Whose credentials these are, "table db.t of rest catalog lake": named in messages,
+  /// and, with the other S3 settings, the identity of the FileIO every load of the table
+  /// shares.
+  std::string what;
+  CredentialsProvider::Refresh refresh;
+  /// The system clock when empty.
+  CredentialsClock clock;
+};
+
 class ResolvingFileIO final : public FileIO {
  public:
   /// `s3` nullopt: no S3 settings were found (an S3 path is then an error).
@@ -49,7 +61,8 @@ class ResolvingFileIO final : public FileIO {
       LocalFileIOOptions local, const std::map<std::string, std::string>& properties);
   friend Result<std::shared_ptr<const FileIO>> TableFileIO(
       const std::shared_ptr<const FileIO>& catalog_io,
-      const std::map<std::string, std::string>& table_properties);
+      const std::map<std::string, std::string>& table_properties,
+      const CredentialsRenewal* renewal);
 
   // The FileIO for `path`.
   Result<const FileIO*> For(const std::string& path) const;
@@ -74,8 +87,15 @@ Result<std::shared_ptr<ResolvingFileIO>> MakeResolvingFileIO(
 /// merges them; `catalog_io` itself when the table sets none or `catalog_io` is not a
 /// ResolvingFileIO made by MakeResolvingFileIO. Made once per distinct setting (a bounded
 /// number of them are kept: vended credentials change with every table load).
+///
+/// With `renewal`, credentials that expire (`s3.session-token-expires-at-ms`) are renewed
+/// through it: the S3 client gets a CredentialsProvider. Such a FileIO is kept by its
+/// settings without the credentials and by `renewal->what`, so that each later load of the
+/// table gets the same FileIO, hands it the credentials it brought when they last longer,
+/// and shares the ones renewed since. kInvalidArgument for a malformed expiry.
 Result<std::shared_ptr<const FileIO>> TableFileIO(
     const std::shared_ptr<const FileIO>& catalog_io,
-    const std::map<std::string, std::string>& table_properties);
+    const std::map<std::string, std::string>& table_properties,
+    const CredentialsRenewal* renewal = nullptr);
 
 }  // namespace floe::io

@@ -78,7 +78,10 @@ S3Client::S3Client(S3Options options) : options_(std::move(options)) {
 S3Client::~S3Client() = default;
 
 Result<std::shared_ptr<const S3Client>> S3Client::Make(S3Options options) {
-  if (options.credentials.access_key_id.empty() || options.credentials.secret_access_key.empty()) {
+  const sigv4::Credentials initial = options.credentials_provider
+                                         ? options.credentials_provider->Peek().credentials
+                                         : options.credentials;
+  if (initial.access_key_id.empty() || initial.secret_access_key.empty()) {
     return Status::Invalid(
         "S3: no credentials (set s3.access-key-id and s3.secret-access-key, or "
         "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)");
@@ -98,7 +101,9 @@ Result<std::shared_ptr<const S3Client>> S3Client::Make(S3Options options) {
 std::string S3Client::ToString() const {
   return fmt::format("S3 {}://{} region {} {} access key {}", scheme_, authority_, options_.region,
                      options_.path_style ? "path-style" : "virtual-hosted",
-                     options_.credentials.access_key_id);
+                     options_.credentials_provider
+                         ? options_.credentials_provider->Peek().credentials.access_key_id
+                         : options_.credentials.access_key_id);
 }
 
 Result<HttpRequest> S3Client::MakeRequest(const Call& call) const {
@@ -118,7 +123,15 @@ Result<HttpRequest> S3Client::MakeRequest(const Call& call) const {
                sigv4::UriEncode(call.query[i].second, false);
   }
 
-  // Signed anew for each attempt: the signature covers the time.
+  // Signed anew for each attempt: the signature covers the time, and temporary credentials
+  // may have been renewed since the last attempt. The request keeps the credentials it was
+  // signed with whatever happens to the provider's afterwards.
+  sigv4::Credentials credentials = options_.credentials;
+  if (options_.credentials_provider) {
+    Result<ExpiringCredentials> current = options_.credentials_provider->Current();
+    if (!current.ok()) return current.status().WithPrefix(call.what + ": ");
+    credentials = std::move(current->credentials);
+  }
   sigv4::Request request;
   request.method = call.method;
   request.canonical_uri = path;
@@ -128,12 +141,12 @@ Result<HttpRequest> S3Client::MakeRequest(const Call& call) const {
   const std::string date = sigv4::AmzDate(std::chrono::system_clock::now());
   request.headers = {
       {"host", host}, {"x-amz-content-sha256", request.payload_hash}, {"x-amz-date", date}};
-  if (!options_.credentials.session_token.empty()) {
-    request.headers.emplace_back("x-amz-security-token", options_.credentials.session_token);
+  if (!credentials.session_token.empty()) {
+    request.headers.emplace_back("x-amz-security-token", credentials.session_token);
   }
   for (const auto& h : call.headers) request.headers.push_back(h);
   FLOE_ASSIGN_OR_RAISE(sigv4::Signed sig,
-                       sigv4::Sign(request, options_.credentials, options_.region, "s3", date));
+                       sigv4::Sign(request, credentials, options_.region, "s3", date));
   out.headers = std::move(request.headers);
   out.headers.emplace_back("Authorization", sig.authorization);
   if (call.method == "PUT" || call.method == "POST") {

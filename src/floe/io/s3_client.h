@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "floe/common/result.h"
+#include "floe/io/credentials_provider.h"
 #include "floe/io/http_client.h"
 #include "floe/io/sigv4.h"
 
@@ -46,6 +47,11 @@ struct S3Options {
   /// (bucket.endpoint/key).
   bool path_style = false;
   sigv4::Credentials credentials;
+  /// When `credentials` stop working (`s3.session-token-expires-at-ms`); nullopt: never.
+  std::optional<std::chrono::system_clock::time_point> credentials_expire_at;
+  /// When set, asked for the credentials of every request (and of every attempt of one),
+  /// instead of `credentials`: temporary credentials renewed before they expire.
+  std::shared_ptr<CredentialsProvider> credentials_provider;
   S3RetryPolicy retry;
   std::chrono::milliseconds connect_timeout{10000};
   /// A request with no progress for this long fails (and may be retried).
@@ -134,7 +140,8 @@ class S3Client {
   Result<S3Listing> List(const std::string& bucket, const std::string& prefix,
                          const std::string& delimiter = "", int page_size = 0) const;
 
-  /// The endpoint, region, addressing and access key id; never the secret or the token.
+  /// The endpoint, region, addressing and access key id (the provider's current one); never
+  /// the secret or the token.
   std::string ToString() const;
   const S3Options& options() const { return options_; }
 

@@ -262,6 +262,9 @@ Result<S3FileIOOptions> S3FileIOOptionsFrom(const std::map<std::string, std::str
   c.credentials.session_token =
       First({Get(properties, "s3.session-token"), Get(env, "AWS_SESSION_TOKEN"),
              Get(shared, "aws_session_token"), Get(config, "aws_session_token")});
+  // Only the properties say when credentials expire: the environment's and the shared
+  // files' are taken to last.
+  FLOE_ASSIGN_OR_RAISE(c.credentials_expire_at, ExpiryFrom(properties));
   const std::string path_style = AsciiLower(Get(properties, "s3.path-style-access"));
   if (path_style == "true") {
     c.path_style = true;

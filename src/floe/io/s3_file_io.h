@@ -26,14 +26,15 @@ struct S3FileIOOptions {
 
 /// The S3 options from properties (a catalog's in ~/.floe.yaml, or a table's), in
 /// Iceberg's names: `s3.endpoint`, `s3.access-key-id`, `s3.secret-access-key`,
-/// `s3.session-token`, `s3.region` (else `client.region`), `s3.path-style-access` (by
-/// default path-style for an endpoint on an IP address or localhost, virtual-hosted else),
-/// `s3.multipart.part-size-bytes`. What they leave out comes from the environment
-/// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` /
-/// `AWS_DEFAULT_REGION`, `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`), then from the shared
-/// files `~/.aws/credentials` and `~/.aws/config` (`AWS_SHARED_CREDENTIALS_FILE`,
-/// `AWS_CONFIG_FILE`) for the profile `AWS_PROFILE` (default "default"). `env` and `home`
-/// are the environment and home directory to read (tests pass their own).
+/// `s3.session-token` (and when it expires, `s3.session-token-expires-at-ms`), `s3.region`
+/// (else `client.region`), `s3.path-style-access` (by default path-style for an endpoint on
+/// an IP address or localhost, virtual-hosted else), `s3.multipart.part-size-bytes`. What
+/// they leave out comes from the environment (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
+/// `AWS_SESSION_TOKEN`, `AWS_REGION` / `AWS_DEFAULT_REGION`, `AWS_ENDPOINT_URL_S3` /
+/// `AWS_ENDPOINT_URL`), then from the shared files `~/.aws/credentials` and `~/.aws/config`
+/// (`AWS_SHARED_CREDENTIALS_FILE`, `AWS_CONFIG_FILE`) for the profile `AWS_PROFILE` (default
+/// "default"). `env` and `home` are the environment and home directory to read (tests pass
+/// their own).
 /// kInvalidArgument naming the property for a malformed value.
 Result<S3FileIOOptions> S3FileIOOptionsFrom(const std::map<std::string, std::string>& properties,
                                             const std::map<std::string, std::string>& env,

@@ -749,10 +749,53 @@ Result<bool> RestCatalog::TableExists(const TableIdentifier& id) const {
       [&](const io::HttpResponse& r) { return MapError(r, ErrorContext(call.what, id.ns, id)); });
 }
 
-Result<std::shared_ptr<const io::FileIO>> RestCatalog::TableIo(const std::string& location,
+Result<std::shared_ptr<const io::FileIO>> RestCatalog::TableIo(const TableIdentifier& id,
+                                                               const std::string& location,
                                                                const json& result) const {
-  // The vended settings over the catalog's, one FileIO per distinct setting.
-  return io::TableFileIO(io_, VendedTableProperties(result, location));
+  // The vended settings over the catalog's, one FileIO per distinct setting; credentials
+  // that expire are renewed through this catalog while it is open (held weakly: a table
+  // may outlive its catalog, and the catalog holds the FileIOs it made).
+  io::CredentialsRenewal renewal;
+  renewal.what = fmt::format("table {} of rest catalog {}", id.ToString(), options_.name);
+  renewal.clock = options_.clock;
+  renewal.refresh = [catalog = weak_from_this(), id, location, what = renewal.what](
+                        const io::ExpiringCredentials&) -> Result<io::ExpiringCredentials> {
+    std::shared_ptr<const RestCatalog> open = catalog.lock();
+    if (open == nullptr) {
+      return Status::Invalid(
+          "{}: its S3 credentials expire and cannot be renewed: the catalog "
+          "is closed",
+          what);
+    }
+    return open->RenewCredentials(id, location);
+  };
+  return io::TableFileIO(io_, VendedTableProperties(result, location), &renewal);
+}
+
+Result<io::ExpiringCredentials> RestCatalog::RenewCredentials(const TableIdentifier& id,
+                                                              const std::string& location) const {
+  Call call;
+  call.path = TablePath(prefix_, id, Separator(properties_));
+  if (Serves("GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials")) {
+    call.path += "/credentials";
+    call.what = "renew the S3 credentials of table " + id.ToString();
+  } else {
+    call.delegation = true;
+    call.what = "load table " + id.ToString() + " to renew its S3 credentials";
+  }
+  FLOE_ASSIGN_OR_RAISE(io::HttpResponse r, Send(call));
+  if (r.status != 200) return MapError(r, ErrorContext(call.what, std::nullopt, id));
+  FLOE_ASSIGN_OR_RAISE(json result, ParseBody(r, call.what));
+  if (!result.is_object()) return Status::IOError("{}: the answer is not an object", call.what);
+  // A new load may find the table moved: its credentials are for where it is now.
+  std::string at = location;
+  if (result.contains("metadata") && result["metadata"].is_object() &&
+      result["metadata"].contains("location") && result["metadata"]["location"].is_string()) {
+    at = result["metadata"]["location"].get<std::string>();
+  }
+  // The credentials answer has the load result's `storage-credentials`, longest prefix first.
+  return io::ExpiringCredentialsFrom(VendedTableProperties(result, at),
+                                     fmt::format("{} (at {})", call.what, io::RedactUri(at)));
 }
 
 Result<iceberg::Table> RestCatalog::TableFromLoadResult(const TableIdentifier& id,
@@ -769,7 +812,7 @@ Result<iceberg::Table> RestCatalog::TableFromLoadResult(const TableIdentifier& i
                                            result["metadata"], table.metadata_location.empty()
                                                                    ? "metadata of " + id.ToString()
                                                                    : table.metadata_location));
-  FLOE_ASSIGN_OR_RAISE(table.io, TableIo(table.metadata->location, result));
+  FLOE_ASSIGN_OR_RAISE(table.io, TableIo(id, table.metadata->location, result));
   return table;
 }
 

@@ -24,6 +24,11 @@
 // Tables loaded or created get a FileIO from the catalog's properties (after the config
 // merge) and the load result's `config` and `storage-credentials` (the credential with the
 // longest prefix of the table's location wins): vended credentials reach the S3 FileIO.
+// Vended credentials that expire (`s3.session-token-expires-at-ms`) are renewed before they
+// do (io/credentials_provider.h), from the table's credentials endpoint where the server
+// lists it, else by loading the table again; every load of a table shares them. A table's
+// FileIO holds the catalog weakly: once the catalog is closed, renewing fails, naming the
+// table.
 
 #include <chrono>
 #include <functional>
@@ -37,6 +42,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "floe/catalog/catalog.h"
+#include "floe/io/credentials_provider.h"
 #include "floe/io/file_io.h"
 #include "floe/io/http_client.h"
 
@@ -55,11 +61,11 @@ struct RestCatalogOptions {
   io::HttpOptions http;
   /// Local side of table FileIOs (path maps).
   io::LocalFileIOOptions local;
-  /// The time, for token expiry (tests set it).
+  /// The time, for the expiry of tokens and vended credentials (tests set it).
   std::function<std::chrono::system_clock::time_point()> clock;
 };
 
-class RestCatalog final : public Catalog {
+class RestCatalog final : public Catalog, public std::enable_shared_from_this<RestCatalog> {
  public:
   /// Connects: fetches a token when `credential` is set, then GET /v1/config. Errors name
   /// the URI (redacted) and what the server said.
@@ -130,8 +136,13 @@ class RestCatalog final : public Catalog {
   Result<iceberg::Table> TableFromLoadResult(const TableIdentifier& id,
                                              const nlohmann::json& result,
                                              const std::string& what) const;
-  Result<std::shared_ptr<const io::FileIO>> TableIo(const std::string& location,
+  Result<std::shared_ptr<const io::FileIO>> TableIo(const TableIdentifier& id,
+                                                    const std::string& location,
                                                     const nlohmann::json& result) const;
+  // New vended S3 credentials of table `id` at `location`: from the table's credentials
+  // endpoint when served, else from a new load of the table.
+  Result<io::ExpiringCredentials> RenewCredentials(const TableIdentifier& id,
+                                                   const std::string& location) const;
 
   RestCatalogOptions options_;
   std::map<std::string, std::string> properties_;

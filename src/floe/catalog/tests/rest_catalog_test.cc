@@ -9,6 +9,9 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -19,6 +22,7 @@
 #include "floe/catalog/tests/catalog_test_internal.h"
 #include "floe/iceberg/table_metadata.h"
 #include "floe/iceberg/table_update.h"
+#include "floe/io/credentials_provider.h"
 #include "floe/io/resolving_file_io.h"
 #include "floe/testing/matchers.h"
 #include "floe/testing/rest_catalog_server.h"
@@ -480,6 +484,251 @@ TEST(RestCatalogClientTest, VendedCredentialsFeedTheTablesFileIO) {
   EXPECT_EQ(resolving->s3_options()->client.endpoint, "http://127.0.0.1:1");
   EXPECT_THAT(vended.io->ToString(), Not(HasSubstr(kSecret)));
   EXPECT_THAT(vended.io->ToString(), Not(HasSubstr("vended-session")));
+}
+
+// A scripted server that is both the catalog and S3 (path-style, bucket "bucket"): table
+// db.t at s3://bucket/db/t is vended credentials that last two seconds of the fake clock,
+// "load-N" from each table load and "renew-N" from each call of the credentials endpoint
+// (or the answer `refuse` holds, when set). It keeps the session token every S3 request
+// was signed with, and the access key of its Authorization header.
+class VendingServer {
+ public:
+  static constexpr const char* kCredentialsEndpoint =
+      "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials";
+  static constexpr int64_t kStart = 1767225600000;  // 2026-01-01 00:00:00 UTC
+  static constexpr const char* kLocation = "s3://bucket/db/t";
+  static constexpr const char* kObject = "s3://bucket/db/t/data/f.parquet";
+
+  explicit VendingServer(bool credentials_endpoint)
+      : credentials_endpoint_(credentials_endpoint),
+        server_([this](const Request& r) { return Answer(r); }) {}
+
+  RestCatalogOptions Options() {
+    RestCatalogOptions options = ::floe::catalog::Options(server_);
+    options.clock = [this] { return io::FromEpochMillis(now_ms.load()); };
+    return options;
+  }
+
+  struct Signed {
+    std::string token;
+    std::string access_key;
+  };
+  std::vector<Signed> s3_requests() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return s3_;
+  }
+  int loads() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return loads_;
+  }
+  int renewals() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return renewals_;
+  }
+  void Refuse(std::optional<Response> answer) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    refuse_ = std::move(answer);
+  }
+  const ScriptedHttpServer& server() const { return server_; }
+
+  std::atomic<int64_t> now_ms{kStart};
+
+ private:
+  json Credentials(const std::string& token) const {
+    return {{"prefix", kLocation},
+            {"config",
+             {{"s3.access-key-id", "AKIA-" + token},
+              {"s3.secret-access-key", std::string(kSecret) + "-" + token},
+              {"s3.session-token", token},
+              {"s3.session-token-expires-at-ms", std::to_string(now_ms.load() + 2000)}}}};
+  }
+
+  Response Answer(const Request& r) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::string path = PathOf(r);
+    if (path == "/v1/config") {
+      json endpoints = {"GET /v1/{prefix}/namespaces/{namespace}/tables/{table}"};
+      if (credentials_endpoint_) endpoints.push_back(kCredentialsEndpoint);
+      return Json(200, {{"defaults", json::object()}, {"endpoints", endpoints}});
+    }
+    if (path == "/v1/namespaces/db/tables/t") {
+      EXPECT_EQ(r.headers.at("x-iceberg-access-delegation"), "vended-credentials");
+      ++loads_;
+      return Json(200,
+                  LoadResult(kLocation, {{"config",
+                                          {{"s3.endpoint", server_.uri()},
+                                           {"s3.path-style-access", "true"},
+                                           {"s3.region", "eu-west-1"}}},
+                                         {"storage-credentials",
+                                          {{{"prefix", "s3://bucket/"}, {"config", json::object()}},
+                                           Credentials("load-" + std::to_string(loads_))}}}));
+    }
+    if (path == "/v1/namespaces/db/tables/t/credentials") {
+      EXPECT_TRUE(credentials_endpoint_);
+      if (refuse_) return *refuse_;
+      ++renewals_;
+      return Json(200, {{"storage-credentials",
+                         {{{"prefix", "s3://"}, {"config", {{"s3.access-key-id", "wrong"}}}},
+                          Credentials("renew-" + std::to_string(renewals_))}}});
+    }
+    if (path.starts_with("/bucket/")) {
+      const std::string authorization =
+          r.headers.count("authorization") != 0 ? r.headers.at("authorization") : std::string();
+      const size_t at = authorization.find("Credential=");
+      const std::string key =
+          at == std::string::npos
+              ? ""
+              : authorization.substr(at + 11, authorization.find('/', at) - at - 11);
+      s3_.push_back({r.headers.count("x-amz-security-token") != 0
+                         ? r.headers.at("x-amz-security-token")
+                         : std::string(),
+                     key});
+      return {200, "0123456789"};
+    }
+    return Error(500, "Unexpected", r.target);
+  }
+
+  const bool credentials_endpoint_;
+  mutable std::mutex mutex_;
+  std::vector<Signed> s3_;
+  int loads_ = 0;
+  int renewals_ = 0;
+  std::optional<Response> refuse_;
+  ScriptedHttpServer server_;
+};
+
+// Vended credentials that expire are renewed from the table's credentials endpoint when
+// a fifth of their two seconds is left, and the next S3 request is signed with the new
+// ones; many threads that find them due renew them once.
+TEST(RestCatalogVendedCredentialsTest, RenewedFromTheCredentialsEndpointExactlyWhenDue) {
+  VendingServer vending(/*credentials_endpoint=*/true);
+  ASSERT_OK_AND_ASSIGN(auto catalog, RestCatalog::Make(vending.Options()));
+  ASSERT_OK_AND_ASSIGN(iceberg::Table table, catalog->LoadTable({{"db"}, "t"}));
+  auto last = [&] { return vending.s3_requests().back(); };
+  ASSERT_OK_AND_ASSIGN(bool exists, table.io->Exists(VendingServer::kObject));
+  EXPECT_TRUE(exists);
+  EXPECT_EQ(last().token, "load-1");
+  EXPECT_EQ(last().access_key, "AKIA-load-1");
+  vending.now_ms = VendingServer::kStart + 1599;
+  ASSERT_OK(table.io->Exists(VendingServer::kObject));
+  EXPECT_EQ(last().token, "load-1");
+  EXPECT_EQ(vending.renewals(), 0);
+  vending.now_ms = VendingServer::kStart + 1600;
+  ASSERT_OK(table.io->Exists(VendingServer::kObject));
+  EXPECT_EQ(vending.renewals(), 1);
+  EXPECT_EQ(last().token, "renew-1");
+  EXPECT_EQ(last().access_key, "AKIA-renew-1");
+  EXPECT_EQ(vending.loads(), 1);
+
+  // renew-1 lasts until 3.6 s: due at 3.2 s. Sixteen threads at once: one renewal; the
+  // requests sent while it runs are signed with renew-1, which still works.
+  vending.now_ms = VendingServer::kStart + 3200;
+  const size_t before = vending.s3_requests().size();
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 16; ++i) {
+    threads.emplace_back([&] { EXPECT_OK(table.io->Exists(VendingServer::kObject)); });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(vending.renewals(), 2);
+  const std::vector<VendingServer::Signed> sent = vending.s3_requests();
+  ASSERT_EQ(sent.size(), before + 16);
+  int renewed = 0;
+  for (size_t i = before; i < sent.size(); ++i) {
+    EXPECT_THAT(sent[i].token, ::testing::AnyOf("renew-1", "renew-2"));
+    EXPECT_EQ(sent[i].access_key, "AKIA-" + sent[i].token);
+    renewed += sent[i].token == "renew-2" ? 1 : 0;
+  }
+  EXPECT_GE(renewed, 1);
+  ASSERT_OK(table.io->Exists(VendingServer::kObject));
+  EXPECT_EQ(last().token, "renew-2");
+  EXPECT_EQ(vending.loads(), 1);
+  // The FileIO shows the current access key, never the secret.
+  EXPECT_THAT(table.io->ToString(), HasSubstr("access key AKIA-renew-2)"));
+  EXPECT_THAT(table.io->ToString(), Not(HasSubstr(kSecret)));
+}
+
+// A server that does not list the credentials endpoint: the table is loaded again (asking
+// for vended credentials) to renew them.
+TEST(RestCatalogVendedCredentialsTest, RenewedByATableLoadWithoutTheEndpoint) {
+  VendingServer vending(/*credentials_endpoint=*/false);
+  ASSERT_OK_AND_ASSIGN(auto catalog, RestCatalog::Make(vending.Options()));
+  ASSERT_FALSE(catalog->Serves(VendingServer::kCredentialsEndpoint));
+  ASSERT_OK_AND_ASSIGN(iceberg::Table table, catalog->LoadTable({{"db"}, "t"}));
+  ASSERT_OK(table.io->Exists(VendingServer::kObject));
+  EXPECT_EQ(vending.s3_requests().back().token, "load-1");
+  vending.now_ms = VendingServer::kStart + 1600;
+  ASSERT_OK(table.io->Exists(VendingServer::kObject));
+  EXPECT_EQ(vending.loads(), 2);
+  EXPECT_EQ(vending.renewals(), 0);
+  EXPECT_EQ(vending.s3_requests().back().token, "load-2");
+}
+
+// Every load of the table shares one FileIO: a later load's credentials (lasting longer)
+// are taken by it, and what one table renews the others use.
+TEST(RestCatalogVendedCredentialsTest, LaterLoadsShareTheFileIOAndItsCredentials) {
+  VendingServer vending(/*credentials_endpoint=*/true);
+  ASSERT_OK_AND_ASSIGN(auto catalog, RestCatalog::Make(vending.Options()));
+  ASSERT_OK_AND_ASSIGN(iceberg::Table first, catalog->LoadTable({{"db"}, "t"}));
+  vending.now_ms = VendingServer::kStart + 1000;
+  ASSERT_OK_AND_ASSIGN(iceberg::Table second, catalog->LoadTable({{"db"}, "t"}));
+  EXPECT_EQ(first.io, second.io);
+  ASSERT_OK(first.io->Exists(VendingServer::kObject));
+  EXPECT_EQ(vending.s3_requests().back().token, "load-2");
+  // load-2 lasts until 3 s, taken at 1 s: due at 2.6 s.
+  vending.now_ms = VendingServer::kStart + 2599;
+  ASSERT_OK(second.io->Exists(VendingServer::kObject));
+  EXPECT_EQ(vending.renewals(), 0);
+  vending.now_ms = VendingServer::kStart + 2600;
+  ASSERT_OK(second.io->Exists(VendingServer::kObject));
+  EXPECT_EQ(vending.renewals(), 1);
+  ASSERT_OK(first.io->Exists(VendingServer::kObject));
+  EXPECT_EQ(vending.renewals(), 1);
+  EXPECT_EQ(vending.s3_requests().back().token, "renew-1");
+}
+
+// A refused renewal fails the S3 request with the catalog's answer, naming the table and
+// holding no secret.
+TEST(RestCatalogVendedCredentialsTest, ARefusedRenewalIsAClearErrorWithoutSecrets) {
+  VendingServer vending(/*credentials_endpoint=*/true);
+  ASSERT_OK_AND_ASSIGN(auto catalog, RestCatalog::Make(vending.Options()));
+  ASSERT_OK_AND_ASSIGN(iceberg::Table table, catalog->LoadTable({{"db"}, "t"}));
+  vending.Refuse(Error(403, "ForbiddenException", "no access to db.t any more"));
+  vending.now_ms = VendingServer::kStart + 2500;
+  Result<bool> exists = table.io->Exists(VendingServer::kObject);
+  EXPECT_THAT(exists.status(),
+              IsErrorWith(StatusCode::kInvalidArgument,
+                          "HEAD s3://bucket/db/t/data/f.parquet: renew the S3 credentials of "
+                          "table db.t: forbidden by the catalog (ForbiddenException: no access to "
+                          "db.t any more)"));
+  EXPECT_THAT(exists.status().message(), Not(HasSubstr(kSecret)));
+  EXPECT_THAT(exists.status().message(), Not(HasSubstr("load-1")));
+  EXPECT_TRUE(vending.s3_requests().empty());
+  // An answer without credentials for the table's location.
+  vending.Refuse(Json(200, {{"storage-credentials", json::array()}}));
+  EXPECT_THAT(table.io->Exists(VendingServer::kObject).status(),
+              IsErrorWith(StatusCode::kInvalidArgument,
+                          "renew the S3 credentials of table db.t (at s3://bucket/db/t): no S3 "
+                          "credentials"));
+}
+
+// A table's FileIO does not keep its catalog alive; once the catalog is closed, renewing
+// fails, naming the table.
+TEST(RestCatalogVendedCredentialsTest, RenewingAfterTheCatalogIsClosedFailsClearly) {
+  VendingServer vending(/*credentials_endpoint=*/true);
+  ASSERT_OK_AND_ASSIGN(auto catalog, RestCatalog::Make(vending.Options()));
+  ASSERT_OK_AND_ASSIGN(iceberg::Table table, catalog->LoadTable({{"db"}, "t"}));
+  std::weak_ptr<RestCatalog> closed = catalog;
+  catalog.reset();
+  EXPECT_TRUE(closed.expired());
+  ASSERT_OK(table.io->Exists(VendingServer::kObject));  // not due yet
+  vending.now_ms = VendingServer::kStart + 1600;
+  Result<bool> exists = table.io->Exists(VendingServer::kObject);
+  EXPECT_THAT(exists.status(),
+              IsErrorWith(StatusCode::kInvalidArgument,
+                          "table db.t of rest catalog scripted: its S3 credentials expire and "
+                          "cannot be renewed: the catalog is closed"));
+  EXPECT_THAT(exists.status().message(), Not(HasSubstr(kSecret)));
+  EXPECT_EQ(vending.renewals(), 0);
 }
 
 }  // namespace

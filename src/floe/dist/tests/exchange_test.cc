@@ -555,7 +555,7 @@ TEST(DistExchangeForwarding, ForwardedMessagesArriveInOrderWhileReadsAreServed) 
   constexpr int kTag = 60;
   ExchangeServerOptions options;
   options.poll_interval = std::chrono::milliseconds{10};
-  options.forward_tag = kTag;
+  options.forward_tags = {kTag};
   options.forward_source = 0;
   ASSERT_OK_AND_ASSIGN(auto server, ExchangeServer::Start(comm, options));
   ASSERT_OK_AND_ASSIGN(auto exchange, MakeDistributedExchange(server, 61, nullptr, ""));
@@ -629,10 +629,10 @@ TEST(DistExchangeForwarding, ForwardedMessagesArriveInOrderWhileReadsAreServed) 
 TEST(DistExchangeForwarding, BadForwardOptionsAreRefused) {
   const auto& comm = TestComm();
   ExchangeServerOptions options;
-  options.forward_tag = kExchangeRequestTag;
+  options.forward_tags = {kExchangeRequestTag};
   EXPECT_THAT(ExchangeServer::Start(comm, options),
               IsErrorWith(StatusCode::kInvalidArgument, "cannot forward tag 1000"));
-  options.forward_tag = 5;
+  options.forward_tags = {5};
   options.forward_source = comm->size();
   EXPECT_THAT(ExchangeServer::Start(comm, options),
               IsErrorWith(StatusCode::kInvalidArgument,

@@ -5,9 +5,11 @@
 // commits, and malformed payloads fail with errors naming what is wrong.
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -578,6 +580,93 @@ TEST_F(PlanCodecIcebergTest, ParquetScanCarriesItsFileIO) {
   bad.mutable_io()->mutable_path_map(0)->set_from("");
   EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
               IsErrorWith(StatusCode::kCorrupt, "a path-map rule with an empty prefix"));
+}
+
+// Credentials that expire travel with their expiry; those a provider renews also with the
+// id the receiver renews them through (here in one process: the provider the plan was made
+// with), so the decoded scan's S3 client gets them renewed where the plan was made.
+TEST_F(PlanCodecIcebergTest, ParquetScanCarriesTheExpiryAndRenewalOfItsCredentials) {
+  MakeEvents();
+  std::vector<std::string> paths;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_)) {
+    if (entry.path().extension() == ".parquet") paths.push_back(entry.path().string());
+  }
+  std::sort(paths.begin(), paths.end());
+  const int64_t expires_ms = io::ToEpochMillis(std::chrono::system_clock::now()) + 3600 * 1000;
+  io::S3FileIOOptions s3;
+  s3.client.endpoint = "http://127.0.0.1:1";
+  s3.client.path_style = true;
+  s3.client.credentials = {"AKIAEXPIRING0001", "theSecretThatMustNotShow", "token-1"};
+  s3.client.credentials_expire_at = io::FromEpochMillis(expires_ms);
+  ScanRequest request;
+  request.projection = {0};
+
+  // Expiring credentials without a provider: the expiry alone.
+  {
+    ASSERT_OK_AND_ASSIGN(auto table, connector::ParquetTable::Make(
+                                         paths, std::make_shared<io::ResolvingFileIO>(
+                                                    io::LocalFileIOOptions{}, std::optional(s3))));
+    ASSERT_OK_AND_ASSIGN(PlanPtr plan, table->Scan(request, Config(1)));
+    pb::ParquetScanNode m = PayloadOf<pb::ParquetScanNode>(plan);
+    EXPECT_EQ(m.io().s3().expires_at_ms(), expires_ms);
+    EXPECT_EQ(m.io().s3().credentials_id(), 0u);
+    PlanPtr decoded = RoundTrip(plan);
+    ASSERT_NE(decoded, nullptr);
+    const auto& scan = static_cast<const connector::ParquetScanExec&>(*decoded);
+    const auto* resolving = dynamic_cast<const io::ResolvingFileIO*>(scan.io().get());
+    ASSERT_NE(resolving, nullptr);
+    EXPECT_EQ(resolving->s3_options()->client.credentials_expire_at,
+              io::FromEpochMillis(expires_ms));
+    EXPECT_EQ(resolving->s3_options()->client.credentials_provider, nullptr);
+  }
+
+  // Renewed credentials.
+  int renewals = 0;
+  auto provider = std::make_shared<io::CredentialsProvider>(
+      io::ExpiringCredentials{s3.client.credentials, s3.client.credentials_expire_at},
+      "table db.events",
+      [&](const io::ExpiringCredentials& held) -> Result<io::ExpiringCredentials> {
+        EXPECT_EQ(held.credentials.session_token, "token-1");
+        ++renewals;
+        return io::ExpiringCredentials{{"AKIAEXPIRING0002", "secret-2", "token-2"},
+                                       io::FromEpochMillis(expires_ms + 3600 * 1000)};
+      });
+  s3.client.credentials_provider = provider;
+  ASSERT_OK_AND_ASSIGN(auto table, connector::ParquetTable::Make(
+                                       paths, std::make_shared<io::ResolvingFileIO>(
+                                                  io::LocalFileIOOptions{}, std::optional(s3))));
+  ASSERT_OK_AND_ASSIGN(PlanPtr plan, table->Scan(request, Config(2)));
+  pb::ParquetScanNode m = PayloadOf<pb::ParquetScanNode>(plan);
+  EXPECT_EQ(m.io().s3().session_token(), "token-1");
+  EXPECT_EQ(m.io().s3().expires_at_ms(), expires_ms);
+  EXPECT_EQ(m.io().s3().credentials_id(), io::ShareCredentials(provider));
+  EXPECT_EQ(m.io().s3().credentials_of(), "table db.events");
+  PlanPtr decoded = RoundTrip(plan);  // encoding it again names the same provider
+  ASSERT_NE(decoded, nullptr);
+  EXPECT_EQ(Read(decoded), Read(plan));
+  const auto& scan = static_cast<const connector::ParquetScanExec&>(*decoded);
+  const auto* resolving = dynamic_cast<const io::ResolvingFileIO*>(scan.io().get());
+  ASSERT_NE(resolving, nullptr);
+  const io::S3Options& got = resolving->s3_options()->client;
+  EXPECT_EQ(got.credentials.session_token, "token-1");
+  EXPECT_EQ(got.credentials_expire_at, io::FromEpochMillis(expires_ms));
+  ASSERT_NE(got.credentials_provider, nullptr);
+  EXPECT_NE(got.credentials_provider, provider);
+  EXPECT_TRUE(got.credentials_provider->refreshes());
+  EXPECT_EQ(got.credentials_provider->what(), "table db.events");
+  // The receiver holds token-1 and asks for newer ones: the maker's provider renews them.
+  ASSERT_OK_AND_ASSIGN(io::ExpiringCredentials renewed,
+                       got.credentials_provider->NewerThan(io::FromEpochMillis(expires_ms)));
+  EXPECT_EQ(renewed.credentials.session_token, "token-2");
+  EXPECT_EQ(renewals, 1);
+  EXPECT_EQ(provider->Peek().credentials.session_token, "token-2");
+  EXPECT_THAT(decoded->ToString(),
+              ::testing::Not(::testing::HasSubstr("theSecretThatMustNotShow")));
+
+  pb::ParquetScanNode bad = m;
+  bad.mutable_io()->mutable_s3()->set_expires_at_ms(0);
+  EXPECT_THAT(DecodePlan(WithPayload(plan, bad), session::EnginePlanCodecs()),
+              IsErrorWith(StatusCode::kCorrupt, "renewed S3 credentials without an expiry"));
 }
 
 TEST_F(PlanCodecIcebergTest, IcebergExpressionsOfEveryOperationRoundTrip) {
