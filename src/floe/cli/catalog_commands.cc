@@ -12,6 +12,7 @@
 
 #include "floe/catalog/rest/rest_server.h"
 #include "floe/cli/catalog_options.h"
+#include "floe/io/resolving_file_io.h"
 
 namespace floe::cli {
 
@@ -26,6 +27,10 @@ struct ServeOptions {
   int64_t max_body_mb = 16;
   std::string tls_certificate;
   std::string tls_private_key;
+  bool vend = false;
+  std::string vend_role_arn;
+  int64_t vend_ttl = 3600;
+  std::string sts_endpoint;
 };
 
 // "host:port", "[v6]:port" or ":port" (127.0.0.1).
@@ -79,6 +84,22 @@ Status Serve(const ServeOptions& o) {
 
   FLOE_ASSIGN_OR_RAISE(catalog::CatalogPtr catalog, OpenCatalogFromOptions(o.catalog));
   const std::string described = catalog->ToString();
+  if (o.vend) {
+    // The catalog's own S3 settings (endpoint, region, its credentials) are what STS is
+    // asked with and what clients are told to reach.
+    const auto* resolving = dynamic_cast<const io::ResolvingFileIO*>(catalog->io().get());
+    if (resolving == nullptr || !resolving->s3_options().has_value()) {
+      return Status::Invalid(
+          "--vend-credentials needs the catalog's S3 settings (s3.endpoint, s3.access-key-id, "
+          "s3.secret-access-key in its configuration, or the AWS environment)");
+    }
+    catalog::StsVendorOptions vend;
+    vend.s3 = resolving->s3_options()->client;
+    vend.role_arn = o.vend_role_arn;
+    vend.duration = std::chrono::seconds(o.vend_ttl);
+    vend.sts_endpoint = o.sts_endpoint;
+    FLOE_ASSIGN_OR_RAISE(options.vendor, catalog::MakeStsCredentialVendor(std::move(vend)));
+  }
   FLOE_ASSIGN_OR_RAISE(
       auto server, catalog::RestCatalogServer::Start(std::move(catalog), std::move(options), http));
   Log(fmt::format("serving {} at {}", described, server->uri()));
@@ -86,6 +107,12 @@ Status Serve(const ServeOptions& o) {
     Log("no --credential given: requests are not authenticated, every client is accepted");
   } else {
     Log(fmt::format("{} OAuth2 client(s); tokens live {} s", o.credentials.size(), o.token_ttl));
+  }
+  if (o.vend) {
+    Log(fmt::format("vending S3 credentials that live {} s ({})", o.vend_ttl,
+                    o.vend_role_arn.empty() ? "STS GetSessionToken: the server's own rights"
+                                            : "STS AssumeRole of " + o.vend_role_arn +
+                                                  ", narrowed to each table's location"));
   }
   // The address on stdout alone, for scripts that asked for port 0.
   std::printf("%s\n", server->uri().c_str());
@@ -122,6 +149,17 @@ void AddCatalogCommands(CLI::App* app, CommandAction* action) {
       ->capture_default_str();
   serve->add_option("--tls-cert", o->tls_certificate, "PEM certificate: serve HTTPS");
   serve->add_option("--tls-key", o->tls_private_key, "PEM private key of --tls-cert");
+  serve->add_flag("--vend-credentials", o->vend,
+                  "Hand out temporary S3 credentials (from STS) with table loads that ask for "
+                  "them, and from the credentials endpoint");
+  serve->add_option("--vend-role-arn", o->vend_role_arn,
+                    "The role vended credentials assume (AssumeRole, narrowed to the table's "
+                    "location); without it, GetSessionToken");
+  serve->add_option("--vend-ttl", o->vend_ttl, "Seconds vended credentials live")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  serve->add_option("--sts-endpoint", o->sts_endpoint,
+                    "STS endpoint (default: the S3 endpoint when set, else AWS's)");
   serve->callback([action, o] { *action = [o] { return Serve(*o); }; });
 }
 

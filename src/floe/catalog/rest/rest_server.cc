@@ -298,7 +298,15 @@ RestServerStats RestCatalogService::stats() const {
   stats.requests = requests_.load();
   stats.token_grants = token_grants_.load();
   stats.unauthorized = unauthorized_.load();
+  stats.credentials_vended = credentials_vended_.load();
   return stats;
+}
+
+Result<std::map<std::string, std::string>> RestCatalogService::Vend(const TableIdentifier& id,
+                                                                    const std::string& location) {
+  FLOE_ASSIGN_OR_RAISE(auto credentials, options_.vendor->Vend(id, location));
+  credentials_vended_.fetch_add(1);
+  return credentials;
 }
 
 io::HttpServerResponse RestCatalogService::Handle(const io::HttpServerRequest& request) {
@@ -591,7 +599,7 @@ Result<io::HttpServerResponse> RestCatalogService::Dispatch(const io::HttpServer
     const std::string* delegation = request.Header("x-iceberg-access-delegation");
     if (options_.vendor != nullptr && delegation != nullptr &&
         delegation->find("vended-credentials") != std::string::npos) {
-      FLOE_ASSIGN_OR_RAISE(auto credentials, options_.vendor->Vend(id, metadata.location));
+      FLOE_ASSIGN_OR_RAISE(auto credentials, Vend(id, metadata.location));
       result["config"] = credentials;
       result["storage-credentials"] =
           json::array({json{{"prefix", metadata.location}, {"config", credentials}}});
@@ -853,7 +861,7 @@ Result<io::HttpServerResponse> RestCatalogService::Dispatch(const io::HttpServer
   if (s.size() == 5 && s[4] == "credentials" && options_.vendor != nullptr) {
     if (method != "GET") return not_allowed();
     FLOE_ASSIGN_OR_RAISE(iceberg::Table table, catalog_->LoadTable(id));
-    FLOE_ASSIGN_OR_RAISE(auto credentials, options_.vendor->Vend(id, table.metadata->location));
+    FLOE_ASSIGN_OR_RAISE(auto credentials, Vend(id, table.metadata->location));
     return JsonAnswer(
         200,
         json{{"storage-credentials",

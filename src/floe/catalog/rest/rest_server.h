@@ -96,6 +96,8 @@ struct RestServerStats {
   int64_t requests = 0;
   int64_t token_grants = 0;
   int64_t unauthorized = 0;
+  /// Storage credentials handed out (table loads and the credentials endpoint).
+  int64_t credentials_vended = 0;
 };
 
 class RestCatalogService {
@@ -113,6 +115,9 @@ class RestCatalogService {
   struct Route;
   Result<io::HttpServerResponse> Dispatch(const io::HttpServerRequest& request, Route& route);
   io::HttpServerResponse GrantToken(const io::HttpServerRequest& request);
+  // The vendor's credentials for a table, counted.
+  Result<std::map<std::string, std::string>> Vend(const TableIdentifier& id,
+                                                  const std::string& location);
   // nullopt when the request may go on; the 401 answer otherwise.
   std::optional<io::HttpServerResponse> Authenticate(const io::HttpServerRequest& request);
 
@@ -122,6 +127,7 @@ class RestCatalogService {
   std::atomic<int64_t> requests_{0};
   std::atomic<int64_t> token_grants_{0};
   std::atomic<int64_t> unauthorized_{0};
+  std::atomic<int64_t> credentials_vended_{0};
 };
 
 /// A RestCatalogService on an HTTP server of its own.
