@@ -1,6 +1,7 @@
 #include "floe/catalog/catalog.h"
 
 #include <filesystem>
+#include <mutex>
 #include <system_error>
 #include <utility>
 
@@ -141,17 +142,33 @@ class CatalogTableOperations final : public iceberg::TableOperations {
   CatalogTableOperations(Catalog* catalog, TableIdentifier id)
       : catalog_(catalog), id_(std::move(id)) {}
 
-  Result<iceberg::Table> Refresh() const override { return catalog_->LoadTable(id_); }
+  Result<iceberg::Table> Refresh() const override { return Remember(catalog_->LoadTable(id_)); }
   Result<iceberg::Table> Commit(const std::vector<iceberg::TableRequirement>& requirements,
                                 const std::vector<iceberg::TableUpdate>& updates) override {
-    return catalog_->CommitTable(id_, requirements, updates);
+    return Remember(catalog_->CommitTable(id_, requirements, updates));
   }
-  std::shared_ptr<const io::FileIO> io() const override { return catalog_->io(); }
+  // The FileIO of the table as last loaded or committed: a table's files may need settings
+  // of its own (its S3 properties, credentials a REST catalog vends for it) that the
+  // catalog's FileIO lacks. The catalog's before the first load.
+  std::shared_ptr<const io::FileIO> io() const override {
+    std::lock_guard lock(mutex_);
+    return table_io_ != nullptr ? table_io_ : catalog_->io();
+  }
   std::string name() const override { return id_.ToString(); }
 
  private:
+  Result<iceberg::Table> Remember(Result<iceberg::Table> table) const {
+    if (table.ok() && table->io != nullptr) {
+      std::lock_guard lock(mutex_);
+      table_io_ = table->io;
+    }
+    return table;
+  }
+
   Catalog* catalog_;
   TableIdentifier id_;
+  mutable std::mutex mutex_;
+  mutable std::shared_ptr<const io::FileIO> table_io_;
 };
 
 // The database file a `sqlite:` URI names ("" when it names none).

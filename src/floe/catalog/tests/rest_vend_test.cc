@@ -128,6 +128,20 @@ TEST_F(FloeRestVendTest, ClientsWithoutKeysUseVendedCredentials) {
   ASSERT_OK_AND_ASSIGN(auto in, table.io->NewInputFile(path));
   EXPECT_EQ(in->size(), 6);
 
+  // What commits write with (manifests, manifest lists) is the table's FileIO as last
+  // loaded, with the vended credentials: the catalog's has none.
+  iceberg::TableOperationsPtr ops = client->TableOps({{"db"}, "t"});
+  EXPECT_EQ(ops->io(), client->io());
+  ASSERT_OK(ops->Refresh());
+  ASSERT_NE(ops->io(), client->io());
+  {
+    ASSERT_OK_AND_ASSIGN(auto out, ops->io()->NewOutputFile(table.metadata->location + "/m.avro"));
+    ASSERT_OK(out->Write("manifest", 8));
+    ASSERT_OK(out->Close());
+  }
+  EXPECT_THAT(client->io()->NewOutputFile(table.metadata->location + "/n.avro"),
+              IsErrorWith(StatusCode::kInvalidArgument, "no S3 credentials are configured"));
+
   // What a load with the delegation header and the credentials endpoint answer.
   io::HttpClient http{io::HttpOptions{}};
   io::HttpRequest load;
