@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -54,10 +55,17 @@ Status ParseListen(const std::string& text, io::HttpServerOptions* http) {
   return Status::OK();
 }
 
+// One line on stderr, stamped with the UTC time to the millisecond.
 void Log(const std::string& line) {
   static std::mutex mutex;
+  const auto now = std::chrono::system_clock::now();
+  const int64_t ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  const std::string stamp =
+      fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03d}Z", fmt::gmtime(seconds), ms % 1000);
   std::lock_guard lock(mutex);
-  std::fprintf(stderr, "floe catalog serve: %s\n", line.c_str());
+  std::fprintf(stderr, "%s floe catalog serve: %s\n", stamp.c_str(), line.c_str());
   std::fflush(stderr);
 }
 

@@ -303,9 +303,14 @@ RestServerStats RestCatalogService::stats() const {
 }
 
 Result<std::map<std::string, std::string>> RestCatalogService::Vend(const TableIdentifier& id,
-                                                                    const std::string& location) {
+                                                                    const std::string& location,
+                                                                    std::string_view how) {
   FLOE_ASSIGN_OR_RAISE(auto credentials, options_.vendor->Vend(id, location));
   credentials_vended_.fetch_add(1);
+  if (options_.log && !credentials.empty()) {
+    options_.log(fmt::format("vended storage credentials for table {} ({}, access key {})",
+                             id.ToString(), how, credentials["s3.access-key-id"]));
+  }
   return credentials;
 }
 
@@ -599,7 +604,7 @@ Result<io::HttpServerResponse> RestCatalogService::Dispatch(const io::HttpServer
     const std::string* delegation = request.Header("x-iceberg-access-delegation");
     if (options_.vendor != nullptr && delegation != nullptr &&
         delegation->find("vended-credentials") != std::string::npos) {
-      FLOE_ASSIGN_OR_RAISE(auto credentials, Vend(id, metadata.location));
+      FLOE_ASSIGN_OR_RAISE(auto credentials, Vend(id, metadata.location, "table load"));
       result["config"] = credentials;
       result["storage-credentials"] =
           json::array({json{{"prefix", metadata.location}, {"config", credentials}}});
@@ -861,7 +866,8 @@ Result<io::HttpServerResponse> RestCatalogService::Dispatch(const io::HttpServer
   if (s.size() == 5 && s[4] == "credentials" && options_.vendor != nullptr) {
     if (method != "GET") return not_allowed();
     FLOE_ASSIGN_OR_RAISE(iceberg::Table table, catalog_->LoadTable(id));
-    FLOE_ASSIGN_OR_RAISE(auto credentials, Vend(id, table.metadata->location));
+    FLOE_ASSIGN_OR_RAISE(auto credentials,
+                         Vend(id, table.metadata->location, "credentials endpoint"));
     return JsonAnswer(
         200,
         json{{"storage-credentials",

@@ -115,9 +115,10 @@ class RestCatalogService {
   struct Route;
   Result<io::HttpServerResponse> Dispatch(const io::HttpServerRequest& request, Route& route);
   io::HttpServerResponse GrantToken(const io::HttpServerRequest& request);
-  // The vendor's credentials for a table, counted.
+  // The vendor's credentials for a table, counted and logged (`how`: "table load").
   Result<std::map<std::string, std::string>> Vend(const TableIdentifier& id,
-                                                  const std::string& location);
+                                                  const std::string& location,
+                                                  std::string_view how);
   // nullopt when the request may go on; the 401 answer otherwise.
   std::optional<io::HttpServerResponse> Authenticate(const io::HttpServerRequest& request);
 
