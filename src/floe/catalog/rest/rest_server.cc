@@ -819,10 +819,12 @@ Result<io::HttpServerResponse> RestCatalogService::Dispatch(const io::HttpServer
     if (method == "DELETE") {
       bool purge = false;
       if (const std::string* text = request.Query("purgeRequested")) {
-        if (*text != "true" && *text != "false") {
+        // In any case, as the reference server reads it: pyiceberg sends "True".
+        const std::string value = AsciiLower(*text);
+        if (value != "true" && value != "false") {
           return Status::Invalid("query parameter 'purgeRequested' must be true or false");
         }
-        purge = *text == "true";
+        purge = value == "true";
       }
       FLOE_RETURN_NOT_OK(catalog_->DropTable(id, purge));
       return NoContent();

@@ -315,6 +315,24 @@ TEST_F(FloeRestServerTest, NotFoundAndConflictsCarryTheSpecsTypes) {
               IsErrorWith(StatusCode::kNotFound, "namespace nope"));
 }
 
+// pyiceberg's purge_table sends purgeRequested=True, which the reference server reads as
+// true (Java's Boolean.parseBoolean ignores case).
+TEST_F(FloeRestServerTest, PurgeRequestedIsReadInAnyCase) {
+  Start();
+  ASSERT_OK_AND_ASSIGN(auto catalog, Client({}));
+  ASSERT_OK(catalog->CreateNamespace({"db"}));
+  CreateTableRequest request;
+  request.schema = TestSchema();
+  ASSERT_OK(catalog->CreateTable({{"db"}, "kept"}, request));
+  ASSERT_OK(catalog->CreateTable({{"db"}, "purged"}, request));
+  EXPECT_EQ(Call("DELETE", "/v1/namespaces/db/tables/kept?purgeRequested=False").status, 204);
+  EXPECT_EQ(Call("DELETE", "/v1/namespaces/db/tables/purged?purgeRequested=True").status, 204);
+  EXPECT_EQ(FileNames(dir_.path() + "/wh/db/kept/metadata").size(), 1u);
+  EXPECT_TRUE(FileNames(dir_.path() + "/wh/db/purged/metadata").empty());
+  ASSERT_OK_AND_ASSIGN(auto tables, catalog->ListTables({"db"}));
+  EXPECT_TRUE(tables.empty());
+}
+
 TEST_F(FloeRestServerTest, ListsComeInPages) {
   Start();
   ASSERT_OK_AND_ASSIGN(auto catalog, Client({}));
