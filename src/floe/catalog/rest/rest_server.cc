@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <optional>
 #include <utility>
 
@@ -163,6 +164,58 @@ Result<T> RequestPart(Result<T> parsed) {
     return Status::Invalid("{}", parsed.status().message());
   }
   return parsed;
+}
+
+// Calls `fn` on each field id of a type in JSON form: struct field ids, list element ids,
+// map key and value ids, nested types included.
+void ForEachFieldId(json& type, const std::function<void(json&)>& fn) {
+  if (!type.is_object()) return;
+  if (auto fields = type.find("fields"); fields != type.end() && fields->is_array()) {
+    for (json& field : *fields) {
+      if (!field.is_object()) continue;
+      if (auto id = field.find("id"); id != field.end()) fn(*id);
+      if (auto nested = field.find("type"); nested != field.end()) ForEachFieldId(*nested, fn);
+    }
+  }
+  for (const char* key : {"element-id", "key-id", "value-id"}) {
+    if (auto id = type.find(key); id != type.end()) fn(*id);
+  }
+  for (const char* key : {"element", "key", "value"}) {
+    if (auto nested = type.find(key); nested != type.end()) ForEachFieldId(*nested, fn);
+  }
+}
+
+// The field ids of a create table request are placeholders: the server numbers the new
+// table's columns afresh (iceberg::NewTableMetadata), and the partition spec and sort order
+// follow their source columns. Clients number them as they please, Spark from 0, an id no
+// Iceberg schema holds; so when one is 0, every id of the request moves up by one: distinct
+// ids stay distinct and each source still names its column.
+void MovePlaceholderIdsAboveZero(json& request) {
+  auto schema = request.find("schema");
+  if (schema == request.end()) return;
+  bool zero = false;
+  ForEachFieldId(*schema, [&](json& id) { zero = zero || (id.is_number_integer() && id == 0); });
+  if (!zero) return;
+  auto up = [](json& id) {
+    if (id.is_number_integer()) id = id.get<int64_t>() + 1;
+  };
+  ForEachFieldId(*schema, up);
+  if (auto ids = schema->find("identifier-field-ids"); ids != schema->end() && ids->is_array()) {
+    for (json& id : *ids) up(id);
+  }
+  for (const char* part : {"partition-spec", "write-order"}) {
+    auto object = request.find(part);
+    if (object == request.end() || !object->is_object()) continue;
+    auto fields = object->find("fields");
+    if (fields == object->end() || !fields->is_array()) continue;
+    for (json& field : *fields) {
+      if (!field.is_object()) continue;
+      if (auto id = field.find("source-id"); id != field.end()) up(*id);
+      if (auto ids = field.find("source-ids"); ids != field.end() && ids->is_array()) {
+        for (json& id : *ids) up(id);
+      }
+    }
+  }
 }
 
 json IdentifierJson(const TableIdentifier& id) {
@@ -738,6 +791,7 @@ Result<io::HttpServerResponse> RestCatalogService::Dispatch(const io::HttpServer
     }
     if (method != "POST") return not_allowed();
     FLOE_ASSIGN_OR_RAISE(json parsed, body("create table request"));
+    MovePlaceholderIdsAboveZero(parsed);
     Fields fields(parsed, "create table request");
     TableIdentifier id{ns, ""};
     FLOE_ASSIGN_OR_RAISE(id.name, fields.String("name"));

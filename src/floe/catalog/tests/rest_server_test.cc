@@ -386,6 +386,41 @@ TEST_F(FloeRestServerTest, StagedCreateWritesNothingUntilTheClientCommits) {
             409);
 }
 
+// Spark's create requests number the columns from 0 (the server numbers them afresh, as the
+// spec's reference implementation does): the table's ids start at 1, and its identifier
+// field, partition spec and sort order keep their columns; staged or not.
+TEST_F(FloeRestServerTest, CreateRequestsMayNumberColumnsFromZero) {
+  Start();
+  ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace": ["db"]})").status, 200);
+  const std::string rest = R"(, "schema": {"type": "struct", "schema-id": 0,
+      "identifier-field-ids": [0], "fields": [
+        {"id": 0, "name": "id", "required": true, "type": "long"},
+        {"id": 1, "name": "tags", "required": false,
+         "type": {"type": "list", "element-id": 3, "element": "string", "element-required": false}},
+        {"id": 2, "name": "cat", "required": false, "type": "string"}]},
+    "partition-spec": {"spec-id": 0, "fields": [
+      {"name": "cat", "transform": "identity", "source-id": 2, "field-id": 1000}]},
+    "write-order": {"order-id": 1, "fields": [
+      {"transform": "identity", "source-id": 0, "direction": "asc", "null-order": "nulls-first"}]}})";
+  for (const char* start : {R"({"name": "t")", R"({"name": "staged", "stage-create": true)"}) {
+    io::HttpResponse r = Call("POST", "/v1/namespaces/db/tables", start + rest);
+    ASSERT_EQ(r.status, 200) << r.body;
+    ASSERT_OK_AND_ASSIGN(
+        auto metadata, iceberg::TableMetadataFromJson(json::parse(r.body)["metadata"], "created"));
+    const iceberg::SchemaPtr schema = metadata->CurrentSchema();
+    std::vector<std::pair<std::string, int32_t>> ids;
+    for (const Field& field : schema->fields()) ids.emplace_back(field.name(), field.field_id());
+    EXPECT_EQ(ids,
+              (std::vector<std::pair<std::string, int32_t>>{{"id", 1}, {"tags", 2}, {"cat", 3}}));
+    EXPECT_EQ(schema->FindColumnName(4), "tags.element");
+    EXPECT_EQ(schema->identifier_field_ids(), std::vector<int32_t>{1});
+    ASSERT_EQ(metadata->DefaultSpec()->fields().size(), 1u);
+    EXPECT_EQ(metadata->DefaultSpec()->fields()[0].source_id, 3);
+    ASSERT_EQ(metadata->DefaultSortOrder()->fields().size(), 1u);
+    EXPECT_EQ(metadata->DefaultSortOrder()->fields()[0].source_id, 1);
+  }
+}
+
 TEST_F(FloeRestServerTest, MultiTableCommitIsAllOrNothing) {
   Start();
   ASSERT_OK_AND_ASSIGN(auto catalog, Client({}));
