@@ -614,7 +614,11 @@ Result<std::vector<iceberg::TableUpdate>> ParseUpdates(const Catalog& catalog,
       return Status::Invalid("{}: field 'updates[{}]': {}", fields.what(), i,
                              update.status().message());
     }
-    if (const auto* added = std::get_if<iceberg::update::AddSchema>(&*update)) {
+    if (auto* added = std::get_if<iceberg::update::AddSchema>(&*update)) {
+      // The table's last-column-id is the larger of its own and the schema's highest id,
+      // whatever the request says: Iceberg's server ignores the field (its Java client sends
+      // the schema's highest id, below the table's once REPLACE TABLE drops columns).
+      added->last_column_id.reset();
       last_added = added->schema;
     }
     updates.push_back(std::move(*update));

@@ -421,6 +421,28 @@ TEST_F(FloeRestServerTest, CreateRequestsMayNumberColumnsFromZero) {
   }
 }
 
+// Spark's REPLACE TABLE ... AS SELECT with fewer columns adds a schema whose
+// last-column-id is its own highest id, below the table's: the table keeps its own, as
+// Iceberg's server does, so no id is ever given twice.
+TEST_F(FloeRestServerTest, AddSchemaNeverLowersTheLastColumnId) {
+  Start();
+  ASSERT_OK_AND_ASSIGN(auto catalog, Client({}));
+  ASSERT_OK(catalog->CreateNamespace({"db"}));
+  CreateTableRequest request;
+  request.schema = TestSchema();
+  ASSERT_OK(catalog->CreateTable({{"db"}, "t"}, request));
+  io::HttpResponse r = Call("POST", "/v1/namespaces/db/tables/t", R"({"requirements": [],
+      "updates": [{"action": "add-schema", "last-column-id": 1, "schema": {"type": "struct",
+                   "schema-id": 1, "fields": [
+                     {"id": 1, "name": "id", "required": true, "type": "long"}]}},
+                  {"action": "set-current-schema", "schema-id": -1}]})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  ASSERT_OK_AND_ASSIGN(iceberg::Table table, catalog->LoadTable({{"db"}, "t"}));
+  EXPECT_EQ(table.metadata->current_schema_id, 1);
+  EXPECT_EQ(table.metadata->CurrentSchema()->num_fields(), 1);
+  EXPECT_EQ(table.metadata->last_column_id, 2);
+}
+
 TEST_F(FloeRestServerTest, MultiTableCommitIsAllOrNothing) {
   Start();
   ASSERT_OK_AND_ASSIGN(auto catalog, Client({}));
