@@ -104,8 +104,9 @@ class FloeRestServerTest : public ::testing::Test {
     return json::parse(r.body).value("access_token", "");
   }
 
-  Clock::time_point Now() const { return base_ + std::chrono::seconds(offset_.load()); }
-  void Advance(int64_t seconds) { offset_ += seconds; }
+  Clock::time_point Now() const { return base_ + std::chrono::milliseconds(offset_ms_.load()); }
+  void Advance(int64_t seconds) { offset_ms_ += seconds * 1000; }
+  void AdvanceMs(int64_t milliseconds) { offset_ms_ += milliseconds; }
 
   std::vector<std::string> Log() {
     std::lock_guard lock(log_mutex_);
@@ -118,7 +119,7 @@ class FloeRestServerTest : public ::testing::Test {
   std::unique_ptr<RestCatalogServer> server_;
   io::HttpClient http_{io::HttpOptions{}};
   const Clock::time_point base_ = Clock::now();
-  std::atomic<int64_t> offset_{0};
+  std::atomic<int64_t> offset_ms_{0};
   std::optional<std::chrono::seconds> client_skew_;
   std::mutex log_mutex_;
   std::vector<std::string> log_;
@@ -152,6 +153,20 @@ TEST_F(FloeRestServerTest, TokensExpireAndTheClientRenewsThem) {
   EXPECT_EQ(namespaces, std::vector<Namespace>{{"db"}});
   EXPECT_EQ(server_->stats().token_grants, 4);
   EXPECT_EQ(server_->stats().unauthorized, unauthorized + 1);
+}
+
+// A token of two seconds is renewed by token exchange in the last tenth of its life, before
+// the server refuses it (the renewal margin was whole seconds: none below ten seconds).
+TEST_F(FloeRestServerTest, ShortLivedTokensAreRenewedBeforeTheyRunOut) {
+  StartWithClient(std::chrono::seconds(2));
+  ASSERT_OK_AND_ASSIGN(auto catalog, Client());
+  for (int round = 1; round <= 3; ++round) {
+    AdvanceMs(1850);
+    ASSERT_OK(catalog->ListNamespaces());
+    EXPECT_EQ(server_->stats().token_grants, 1 + round);
+    EXPECT_THAT(Log().back(), HasSubstr("token exchange"));
+  }
+  EXPECT_EQ(server_->stats().unauthorized, 0);
 }
 
 TEST_F(FloeRestServerTest, WrongSecretIsOneClearRefusal) {
