@@ -332,6 +332,9 @@ struct RestCatalogService::Route {
   std::vector<std::string> segments;
   std::optional<Namespace> ns;
   std::optional<TableIdentifier> table;
+  // Whether `table` is the one the path names (load, commit, drop, ...), rather than one a
+  // request creates, registers or renames.
+  bool table_in_path = false;
   // The type of a 409 for kConstraint.
   std::string conflict_type = "AlreadyExistsException";
 };
@@ -385,13 +388,18 @@ io::HttpServerResponse RestCatalogService::Handle(const io::HttpServerRequest& r
   const std::string message = status.message();
   switch (status.code()) {
     case StatusCode::kNotFound: {
-      if (route.table.has_value()) {
+      // A table the path names is missing, whether or not its namespace exists: the spec's
+      // answer to a load, commit or drop is NoSuchTableException, as Iceberg's server gives
+      // it (Spark's catalog reads metadata table db.t.snapshots only after table 'snapshots'
+      // of namespace 'db.t' was not found). A table created or registered in a missing
+      // namespace is NoSuchNamespaceException.
+      if (route.table.has_value() && !route.table_in_path) {
         Result<bool> ns_exists = catalog_->NamespaceExists(route.table->ns);
         if (ns_exists.ok() && !*ns_exists) {
           return ErrorAnswer(404, "NoSuchNamespaceException", message);
         }
-        return ErrorAnswer(404, "NoSuchTableException", message);
       }
+      if (route.table.has_value()) return ErrorAnswer(404, "NoSuchTableException", message);
       if (route.ns.has_value()) return ErrorAnswer(404, "NoSuchNamespaceException", message);
       return ErrorAnswer(404, "NotFoundException", message);
     }
@@ -856,6 +864,7 @@ Result<io::HttpServerResponse> RestCatalogService::Dispatch(const io::HttpServer
   }
   TableIdentifier id{ns, s[3]};
   route.table = id;
+  route.table_in_path = true;
   if (id.name.empty()) return Status::Invalid("the table name in the path is empty");
   if (s.size() == 4) {
     if (method == "GET") {

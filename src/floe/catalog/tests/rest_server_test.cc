@@ -309,7 +309,16 @@ TEST_F(FloeRestServerTest, NotFoundAndConflictsCarryTheSpecsTypes) {
   r = Call("GET", "/v1/namespaces/db/tables/nope");
   EXPECT_EQ(r.status, 404);
   EXPECT_EQ(type(r), "NoSuchTableException");
-  r = Call("GET", "/v1/namespaces/nope/tables/t");
+  // A table the path names is missing, its namespace too: NoSuchTableException, as the
+  // spec answers loads (Spark looks for metadata table db.t.snapshots after that answer).
+  r = Call("GET", "/v1/namespaces/db%1Ft/tables/snapshots");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(type(r), "NoSuchTableException");
+  EXPECT_EQ(type(Call("DELETE", "/v1/namespaces/nope/tables/t")), "NoSuchTableException");
+  // A table created in a missing namespace: NoSuchNamespaceException.
+  r = Call("POST", "/v1/namespaces/nope/tables",
+           R"({"name": "t", "schema": {"type": "struct", "fields": []}})");
+  EXPECT_EQ(r.status, 404);
   EXPECT_EQ(type(r), "NoSuchNamespaceException");
   EXPECT_EQ(Call("HEAD", "/v1/namespaces/db").status, 204);
   EXPECT_EQ(Call("HEAD", "/v1/namespaces/nope").status, 404);
