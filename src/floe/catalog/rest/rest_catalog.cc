@@ -465,10 +465,12 @@ Result<io::HttpResponse> RestCatalog::Send(const Call& call) const {
     {
       std::lock_guard<std::mutex> lock(session_->mutex);
       // A token with a lifetime is refreshed before it runs out: within a tenth of its
-      // lifetime (at most five minutes) of the end.
+      // lifetime (at most five minutes) of the end, in milliseconds, so that a token of a
+      // few seconds is renewed before its end too.
       if (session_->refresh && session_->CanRefresh() && session_->expires_at.has_value()) {
-        const auto margin =
-            std::min<std::chrono::seconds>(std::chrono::seconds(300), session_->lifetime / 10);
+        const auto margin = std::min<std::chrono::milliseconds>(
+            std::chrono::minutes(5),
+            std::chrono::duration_cast<std::chrono::milliseconds>(session_->lifetime) / 10);
         if (options_.clock() + margin >= *session_->expires_at) {
           FLOE_RETURN_NOT_OK(session_->Refresh(*http_, options_.name, options_.clock(),
                                                /*exchange_first=*/true));

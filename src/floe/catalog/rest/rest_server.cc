@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <optional>
 #include <utility>
 
@@ -166,6 +167,58 @@ Result<T> RequestPart(Result<T> parsed) {
   return parsed;
 }
 
+// Calls `fn` on each field id of a type in JSON form: struct field ids, list element ids,
+// map key and value ids, nested types included.
+void ForEachFieldId(json& type, const std::function<void(json&)>& fn) {
+  if (!type.is_object()) return;
+  if (auto fields = type.find("fields"); fields != type.end() && fields->is_array()) {
+    for (json& field : *fields) {
+      if (!field.is_object()) continue;
+      if (auto id = field.find("id"); id != field.end()) fn(*id);
+      if (auto nested = field.find("type"); nested != field.end()) ForEachFieldId(*nested, fn);
+    }
+  }
+  for (const char* key : {"element-id", "key-id", "value-id"}) {
+    if (auto id = type.find(key); id != type.end()) fn(*id);
+  }
+  for (const char* key : {"element", "key", "value"}) {
+    if (auto nested = type.find(key); nested != type.end()) ForEachFieldId(*nested, fn);
+  }
+}
+
+// The field ids of a create table request are placeholders: the server numbers the new
+// table's columns afresh (iceberg::NewTableMetadata), and the partition spec and sort order
+// follow their source columns. Clients number them as they please, Spark from 0, an id no
+// Iceberg schema holds; so when one is 0, every id of the request moves up by one: distinct
+// ids stay distinct and each source still names its column.
+void MovePlaceholderIdsAboveZero(json& request) {
+  auto schema = request.find("schema");
+  if (schema == request.end()) return;
+  bool zero = false;
+  ForEachFieldId(*schema, [&](json& id) { zero = zero || (id.is_number_integer() && id == 0); });
+  if (!zero) return;
+  auto up = [](json& id) {
+    if (id.is_number_integer()) id = id.get<int64_t>() + 1;
+  };
+  ForEachFieldId(*schema, up);
+  if (auto ids = schema->find("identifier-field-ids"); ids != schema->end() && ids->is_array()) {
+    for (json& id : *ids) up(id);
+  }
+  for (const char* part : {"partition-spec", "write-order"}) {
+    auto object = request.find(part);
+    if (object == request.end() || !object->is_object()) continue;
+    auto fields = object->find("fields");
+    if (fields == object->end() || !fields->is_array()) continue;
+    for (json& field : *fields) {
+      if (!field.is_object()) continue;
+      if (auto id = field.find("source-id"); id != field.end()) up(*id);
+      if (auto ids = field.find("source-ids"); ids != field.end() && ids->is_array()) {
+        for (json& id : *ids) up(id);
+      }
+    }
+  }
+}
+
 json IdentifierJson(const TableIdentifier& id) {
   return json{{"namespace", id.ns}, {"name", id.name}};
 }
@@ -280,6 +333,9 @@ struct RestCatalogService::Route {
   std::vector<std::string> segments;
   std::optional<Namespace> ns;
   std::optional<TableIdentifier> table;
+  // Whether `table` is the one the path names (load, commit, drop, ...), rather than one a
+  // request creates, registers or renames.
+  bool table_in_path = false;
   // The type of a 409 for kConstraint.
   std::string conflict_type = "AlreadyExistsException";
 };
@@ -346,13 +402,18 @@ io::HttpServerResponse RestCatalogService::Handle(const io::HttpServerRequest& r
   const std::string message = status.message();
   switch (status.code()) {
     case StatusCode::kNotFound: {
-      if (route.table.has_value()) {
+      // A table the path names is missing, whether or not its namespace exists: the spec's
+      // answer to a load, commit or drop is NoSuchTableException, as Iceberg's server gives
+      // it (Spark's catalog reads metadata table db.t.snapshots only after table 'snapshots'
+      // of namespace 'db.t' was not found). A table created or registered in a missing
+      // namespace is NoSuchNamespaceException.
+      if (route.table.has_value() && !route.table_in_path) {
         Result<bool> ns_exists = catalog_->NamespaceExists(route.table->ns);
         if (ns_exists.ok() && !*ns_exists) {
           return ErrorAnswer(404, "NoSuchNamespaceException", message);
         }
-        return ErrorAnswer(404, "NoSuchTableException", message);
       }
+      if (route.table.has_value()) return ErrorAnswer(404, "NoSuchTableException", message);
       if (route.ns.has_value()) return ErrorAnswer(404, "NoSuchNamespaceException", message);
       return ErrorAnswer(404, "NotFoundException", message);
     }
@@ -575,7 +636,11 @@ Result<std::vector<iceberg::TableUpdate>> ParseUpdates(const Catalog& catalog,
       return Status::Invalid("{}: field 'updates[{}]': {}", fields.what(), i,
                              update.status().message());
     }
-    if (const auto* added = std::get_if<iceberg::update::AddSchema>(&*update)) {
+    if (auto* added = std::get_if<iceberg::update::AddSchema>(&*update)) {
+      // The table's last-column-id is the larger of its own and the schema's highest id,
+      // whatever the request says: Iceberg's server ignores the field (its Java client sends
+      // the schema's highest id, below the table's once REPLACE TABLE drops columns).
+      added->last_column_id.reset();
       last_added = added->schema;
     }
     updates.push_back(std::move(*update));
@@ -752,6 +817,7 @@ Result<io::HttpServerResponse> RestCatalogService::Dispatch(const io::HttpServer
     }
     if (method != "POST") return not_allowed();
     FLOE_ASSIGN_OR_RAISE(json parsed, body("create table request"));
+    MovePlaceholderIdsAboveZero(parsed);
     Fields fields(parsed, "create table request");
     TableIdentifier id{ns, ""};
     FLOE_ASSIGN_OR_RAISE(id.name, fields.String("name"));
@@ -812,6 +878,7 @@ Result<io::HttpServerResponse> RestCatalogService::Dispatch(const io::HttpServer
   }
   TableIdentifier id{ns, s[3]};
   route.table = id;
+  route.table_in_path = true;
   if (id.name.empty()) return Status::Invalid("the table name in the path is empty");
   if (s.size() == 4) {
     if (method == "GET") {
@@ -833,10 +900,12 @@ Result<io::HttpServerResponse> RestCatalogService::Dispatch(const io::HttpServer
     if (method == "DELETE") {
       bool purge = false;
       if (const std::string* text = request.Query("purgeRequested")) {
-        if (*text != "true" && *text != "false") {
+        // In any case, as the reference server reads it: pyiceberg sends "True".
+        const std::string value = AsciiLower(*text);
+        if (value != "true" && value != "false") {
           return Status::Invalid("query parameter 'purgeRequested' must be true or false");
         }
-        purge = *text == "true";
+        purge = value == "true";
       }
       FLOE_RETURN_NOT_OK(catalog_->DropTable(id, purge));
       return NoContent();

@@ -104,8 +104,9 @@ class FloeRestServerTest : public ::testing::Test {
     return json::parse(r.body).value("access_token", "");
   }
 
-  Clock::time_point Now() const { return base_ + std::chrono::seconds(offset_.load()); }
-  void Advance(int64_t seconds) { offset_ += seconds; }
+  Clock::time_point Now() const { return base_ + std::chrono::milliseconds(offset_ms_.load()); }
+  void Advance(int64_t seconds) { offset_ms_ += seconds * 1000; }
+  void AdvanceMs(int64_t milliseconds) { offset_ms_ += milliseconds; }
 
   std::vector<std::string> Log() {
     std::lock_guard lock(log_mutex_);
@@ -118,7 +119,7 @@ class FloeRestServerTest : public ::testing::Test {
   std::unique_ptr<RestCatalogServer> server_;
   io::HttpClient http_{io::HttpOptions{}};
   const Clock::time_point base_ = Clock::now();
-  std::atomic<int64_t> offset_{0};
+  std::atomic<int64_t> offset_ms_{0};
   std::optional<std::chrono::seconds> client_skew_;
   std::mutex log_mutex_;
   std::vector<std::string> log_;
@@ -152,6 +153,20 @@ TEST_F(FloeRestServerTest, TokensExpireAndTheClientRenewsThem) {
   EXPECT_EQ(namespaces, std::vector<Namespace>{{"db"}});
   EXPECT_EQ(server_->stats().token_grants, 4);
   EXPECT_EQ(server_->stats().unauthorized, unauthorized + 1);
+}
+
+// A token of two seconds is renewed by token exchange in the last tenth of its life, before
+// the server refuses it (the renewal margin was whole seconds: none below ten seconds).
+TEST_F(FloeRestServerTest, ShortLivedTokensAreRenewedBeforeTheyRunOut) {
+  StartWithClient(std::chrono::seconds(2));
+  ASSERT_OK_AND_ASSIGN(auto catalog, Client());
+  for (int round = 1; round <= 3; ++round) {
+    AdvanceMs(1850);
+    ASSERT_OK(catalog->ListNamespaces());
+    EXPECT_EQ(server_->stats().token_grants, 1 + round);
+    EXPECT_THAT(Log().back(), HasSubstr("token exchange"));
+  }
+  EXPECT_EQ(server_->stats().unauthorized, 0);
 }
 
 TEST_F(FloeRestServerTest, WrongSecretIsOneClearRefusal) {
@@ -294,7 +309,16 @@ TEST_F(FloeRestServerTest, NotFoundAndConflictsCarryTheSpecsTypes) {
   r = Call("GET", "/v1/namespaces/db/tables/nope");
   EXPECT_EQ(r.status, 404);
   EXPECT_EQ(type(r), "NoSuchTableException");
-  r = Call("GET", "/v1/namespaces/nope/tables/t");
+  // A table the path names is missing, its namespace too: NoSuchTableException, as the
+  // spec answers loads (Spark looks for metadata table db.t.snapshots after that answer).
+  r = Call("GET", "/v1/namespaces/db%1Ft/tables/snapshots");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(type(r), "NoSuchTableException");
+  EXPECT_EQ(type(Call("DELETE", "/v1/namespaces/nope/tables/t")), "NoSuchTableException");
+  // A table created in a missing namespace: NoSuchNamespaceException.
+  r = Call("POST", "/v1/namespaces/nope/tables",
+           R"({"name": "t", "schema": {"type": "struct", "fields": []}})");
+  EXPECT_EQ(r.status, 404);
   EXPECT_EQ(type(r), "NoSuchNamespaceException");
   EXPECT_EQ(Call("HEAD", "/v1/namespaces/db").status, 204);
   EXPECT_EQ(Call("HEAD", "/v1/namespaces/nope").status, 404);
@@ -313,6 +337,24 @@ TEST_F(FloeRestServerTest, NotFoundAndConflictsCarryTheSpecsTypes) {
               IsErrorWith(StatusCode::kCommitConflict, "CommitFailedException"));
   EXPECT_THAT(catalog->RenameTable({{"db"}, "t"}, {{"nope"}, "t"}),
               IsErrorWith(StatusCode::kNotFound, "namespace nope"));
+}
+
+// pyiceberg's purge_table sends purgeRequested=True, which the reference server reads as
+// true (Java's Boolean.parseBoolean ignores case).
+TEST_F(FloeRestServerTest, PurgeRequestedIsReadInAnyCase) {
+  Start();
+  ASSERT_OK_AND_ASSIGN(auto catalog, Client({}));
+  ASSERT_OK(catalog->CreateNamespace({"db"}));
+  CreateTableRequest request;
+  request.schema = TestSchema();
+  ASSERT_OK(catalog->CreateTable({{"db"}, "kept"}, request));
+  ASSERT_OK(catalog->CreateTable({{"db"}, "purged"}, request));
+  EXPECT_EQ(Call("DELETE", "/v1/namespaces/db/tables/kept?purgeRequested=False").status, 204);
+  EXPECT_EQ(Call("DELETE", "/v1/namespaces/db/tables/purged?purgeRequested=True").status, 204);
+  EXPECT_EQ(FileNames(dir_.path() + "/wh/db/kept/metadata").size(), 1u);
+  EXPECT_TRUE(FileNames(dir_.path() + "/wh/db/purged/metadata").empty());
+  ASSERT_OK_AND_ASSIGN(auto tables, catalog->ListTables({"db"}));
+  EXPECT_TRUE(tables.empty());
 }
 
 TEST_F(FloeRestServerTest, ListsComeInPages) {
@@ -366,6 +408,63 @@ TEST_F(FloeRestServerTest, StagedCreateWritesNothingUntilTheClientCommits) {
                  R"({"name": "t", "stage-create": true, "schema": )" + schema + "}")
                 .status,
             409);
+}
+
+// Spark's create requests number the columns from 0 (the server numbers them afresh, as the
+// spec's reference implementation does): the table's ids start at 1, and its identifier
+// field, partition spec and sort order keep their columns; staged or not.
+TEST_F(FloeRestServerTest, CreateRequestsMayNumberColumnsFromZero) {
+  Start();
+  ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace": ["db"]})").status, 200);
+  const std::string rest = R"(, "schema": {"type": "struct", "schema-id": 0,
+      "identifier-field-ids": [0], "fields": [
+        {"id": 0, "name": "id", "required": true, "type": "long"},
+        {"id": 1, "name": "tags", "required": false,
+         "type": {"type": "list", "element-id": 3, "element": "string", "element-required": false}},
+        {"id": 2, "name": "cat", "required": false, "type": "string"}]},
+    "partition-spec": {"spec-id": 0, "fields": [
+      {"name": "cat", "transform": "identity", "source-id": 2, "field-id": 1000}]},
+    "write-order": {"order-id": 1, "fields": [
+      {"transform": "identity", "source-id": 0, "direction": "asc", "null-order": "nulls-first"}]}})";
+  for (const char* start : {R"({"name": "t")", R"({"name": "staged", "stage-create": true)"}) {
+    io::HttpResponse r = Call("POST", "/v1/namespaces/db/tables", start + rest);
+    ASSERT_EQ(r.status, 200) << r.body;
+    ASSERT_OK_AND_ASSIGN(
+        auto metadata, iceberg::TableMetadataFromJson(json::parse(r.body)["metadata"], "created"));
+    const iceberg::SchemaPtr schema = metadata->CurrentSchema();
+    std::vector<std::pair<std::string, int32_t>> ids;
+    for (const Field& field : schema->fields()) ids.emplace_back(field.name(), field.field_id());
+    EXPECT_EQ(ids,
+              (std::vector<std::pair<std::string, int32_t>>{{"id", 1}, {"tags", 2}, {"cat", 3}}));
+    EXPECT_EQ(schema->FindColumnName(4), "tags.element");
+    EXPECT_EQ(schema->identifier_field_ids(), std::vector<int32_t>{1});
+    ASSERT_EQ(metadata->DefaultSpec()->fields().size(), 1u);
+    EXPECT_EQ(metadata->DefaultSpec()->fields()[0].source_id, 3);
+    ASSERT_EQ(metadata->DefaultSortOrder()->fields().size(), 1u);
+    EXPECT_EQ(metadata->DefaultSortOrder()->fields()[0].source_id, 1);
+  }
+}
+
+// Spark's REPLACE TABLE ... AS SELECT with fewer columns adds a schema whose
+// last-column-id is its own highest id, below the table's: the table keeps its own, as
+// Iceberg's server does, so no id is ever given twice.
+TEST_F(FloeRestServerTest, AddSchemaNeverLowersTheLastColumnId) {
+  Start();
+  ASSERT_OK_AND_ASSIGN(auto catalog, Client({}));
+  ASSERT_OK(catalog->CreateNamespace({"db"}));
+  CreateTableRequest request;
+  request.schema = TestSchema();
+  ASSERT_OK(catalog->CreateTable({{"db"}, "t"}, request));
+  io::HttpResponse r = Call("POST", "/v1/namespaces/db/tables/t", R"({"requirements": [],
+      "updates": [{"action": "add-schema", "last-column-id": 1, "schema": {"type": "struct",
+                   "schema-id": 1, "fields": [
+                     {"id": 1, "name": "id", "required": true, "type": "long"}]}},
+                  {"action": "set-current-schema", "schema-id": -1}]})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  ASSERT_OK_AND_ASSIGN(iceberg::Table table, catalog->LoadTable({{"db"}, "t"}));
+  EXPECT_EQ(table.metadata->current_schema_id, 1);
+  EXPECT_EQ(table.metadata->CurrentSchema()->num_fields(), 1);
+  EXPECT_EQ(table.metadata->last_column_id, 2);
 }
 
 TEST_F(FloeRestServerTest, MultiTableCommitIsAllOrNothing) {

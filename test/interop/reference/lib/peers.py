@@ -307,6 +307,64 @@ class Floe:
         return [tuple(r) for r in records[1:]]
 
 
+class FloeRestServer:
+    """`floe catalog serve` on a free port of 127.0.0.1 over the SQLite catalog `sqlite_file`
+    (new tables under `warehouse`), with OAuth2 clients `credentials` ("id:secret") and
+    tokens living `token_ttl` seconds: `uri` once started; its log (standard error, one line
+    per event) goes to a file that log() reads. stop() ends it with SIGTERM (exit status
+    143, by design); it gets SIGTERM should the driver die first."""
+
+    def __init__(self, binary, tmp, name, sqlite_file, warehouse, credentials, token_ttl=None):
+        import ctypes
+        import signal
+
+        self.log_path = os.path.join(tmp, f"{name}.log")
+        args = [binary, "catalog", "serve", "--catalog", f"sqlite:///{sqlite_file}",
+                "--warehouse", warehouse, "--listen", "127.0.0.1:0"]
+        for credential in credentials:
+            args += ["--credential", credential]
+        if token_ttl is not None:
+            args += ["--token-ttl", str(token_ttl)]
+
+        def die_with_parent():
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+        with open(self.log_path, "w") as log:
+            self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                         stderr=log, text=True, preexec_fn=die_with_parent)
+        self.uri = self.proc.stdout.readline().strip()
+        if not self.uri.startswith("http://127.0.0.1:"):
+            self.stop()
+            raise RuntimeError(f"floe catalog serve did not start (first line {self.uri!r}):\n"
+                               f"{self.log()}")
+        self.stdout = self.uri + "\n"
+        self.returncode = None
+
+    def log(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+    def log_lines(self):
+        return self.log().splitlines()
+
+    def stop(self):
+        """Ends the server; its exit status."""
+        import signal
+
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.returncode is None:
+            self.stdout += self.proc.stdout.read()
+            self.proc.stdout.close()
+            self.returncode = self.proc.returncode
+        return self.returncode
+
+
 # ---------------------------------------------------------------------------------------
 # S3 (moto)
 
