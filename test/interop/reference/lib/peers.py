@@ -345,7 +345,11 @@ class FloeRestServer:
             return f.read()
 
     def log_lines(self):
-        return self.log().splitlines()
+        """The log's lines without the UTC time each starts with."""
+        import re
+
+        return [re.sub(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z ", "", line)
+                for line in self.log().splitlines()]
 
     def stop(self):
         """Ends the server; its exit status."""
