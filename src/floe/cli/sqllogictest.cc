@@ -17,6 +17,8 @@
 
 #include "floe/batch/value_format.h"
 #include "floe/catalog/catalog.h"
+#include "floe/catalog/rest/rest_catalog.h"
+#include "floe/catalog/rest/rest_server.h"
 #include "floe/cli/statement_runner.h"
 #include "floe/session/session.h"
 
@@ -397,9 +399,33 @@ Result<int> RunSqllogictest(const SqllogictestOptions& options, std::ostream& ou
     session_options.warehouse = scratch->path() + "/warehouse";
     session_options.threads = options.threads;
     session_options.cluster = QueryClusterOfProcess();
+    // With `rest`, the file's SQL catalog is served by floe's REST server in this process
+    // (with OAuth2) and the session reaches it through the REST client, so every statement
+    // goes over the REST protocol; the server outlives the session (declared first), so
+    // that the client's connections are closed before it stops.
+    std::unique_ptr<catalog::RestCatalogServer> rest_server;
     Result<std::unique_ptr<session::Session>> session =
-        Status::Invalid("unknown catalog type '{}' (sql or hadoop)", options.catalog_type);
-    if (options.catalog_type == "hadoop") {
+        Status::Invalid("unknown catalog type '{}' (sql, hadoop or rest)", options.catalog_type);
+    if (options.catalog_type == "rest") {
+      session = [&]() -> Result<std::unique_ptr<session::Session>> {
+        std::filesystem::create_directories(session_options.warehouse);
+        FLOE_ASSIGN_OR_RAISE(
+            catalog::CatalogPtr served,
+            catalog::OpenCatalog("sqlite:" + session_options.warehouse + "/catalog.db",
+                                 session_options.warehouse, "default"));
+        catalog::RestServerOptions server_options;
+        server_options.clients = {{"sqllogictest", "sqllogictest-secret"}};
+        FLOE_ASSIGN_OR_RAISE(
+            rest_server, catalog::RestCatalogServer::Start(std::move(served), server_options, {}));
+        catalog::RestCatalogOptions client;
+        client.name = "default";
+        client.uri = rest_server->uri();
+        client.properties = {{"credential", "sqllogictest:sqllogictest-secret"}};
+        FLOE_ASSIGN_OR_RAISE(auto rest, catalog::RestCatalog::Make(std::move(client)));
+        session_options.catalog = std::move(rest);
+        return session::Session::Make(session_options);
+      }();
+    } else if (options.catalog_type == "hadoop") {
       Result<catalog::CatalogPtr> catalog =
           catalog::OpenCatalog("hadoop:" + session_options.warehouse);
       if (catalog.ok()) {
@@ -541,9 +567,10 @@ void AddSqllogictestCommand(CLI::App* app, CommandAction* action) {
                 "Rewrite the expected results of the files from the actual results");
   cmd->add_option("--catalog-type", o->catalog_type,
                   "The kind of catalog each file's fresh scratch warehouse gets: sql (SQLite, "
-                  "the default) or hadoop (directories). A configured --catalog is not taken: "
-                  "every file needs an empty catalog of its own")
-      ->check(CLI::IsMember({"sql", "hadoop"}));
+                  "the default), hadoop (directories) or rest (the SQLite catalog served by "
+                  "floe's REST server in this process, reached over HTTP). A configured "
+                  "--catalog is not taken: every file needs an empty catalog of its own")
+      ->check(CLI::IsMember({"sql", "hadoop", "rest"}));
   cmd->add_option("--threads", o->threads, "Worker threads (0 = hardware threads)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--set", o->settings,

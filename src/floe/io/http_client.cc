@@ -98,6 +98,9 @@ Result<HttpResponse> HttpClient::SendOnce(const HttpRequest& request, bool* retr
   curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  // The path exactly as built: curl would otherwise remove "." and ".." segments, which are
+  // names here (an S3 key "a/../b", a table called "..") and, for S3, part of the signature.
+  curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error);
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(options_.connect_timeout.count()));
