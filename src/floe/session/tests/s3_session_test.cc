@@ -2,7 +2,8 @@
 // location and whose FileIO resolves s3:// paths with known credentials. DDL, a partitioned
 // INSERT, SELECT, time travel, EXPLAIN ANALYZE and a failing statement, in one process and
 // with every stage sent through the plan codec; every file of the table is on S3, and no
-// output ever holds the secret key.
+// output ever holds the secret key. Then the same through floe's REST catalog server with
+// vended credentials (RestVendedSessionTest): no output holds any secret either.
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,10 +13,14 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include "floe/catalog/rest/rest_catalog.h"
+#include "floe/catalog/rest/rest_server.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/catalog/sqlite_backend.h"
 #include "floe/iceberg/table.h"
+#include "floe/io/http_client.h"
 #include "floe/io/resolving_file_io.h"
 #include "floe/session/session.h"
 #include "floe/session/tests/query_rows.h"
@@ -449,6 +454,113 @@ TEST_P(S3SessionTest, ReadParquetWithTheAwsEnvironment) {
 }
 
 INSTANTIATE_TEST_SUITE_P(InProcessAndThroughTheCodec, S3SessionTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "codec" : "direct"; });
+
+// The same table on S3 through floe's REST catalog server, whose catalog holds the S3 keys,
+// and a session that has none: it reads and writes with the credentials the server vends
+// (STS AssumeRole on moto). Nothing it prints holds the server's S3 secret, the vended
+// secret or session token, or the OAuth2 client secret: not the rows, not SHOW CREATE
+// TABLE, not the $properties table, not EXPLAIN ANALYZE, not an error.
+class RestVendedSessionTest : public S3SessionTest {
+ protected:
+  static constexpr const char* kClientSecret = "oauth-client-secret-7777";
+
+  void SetUp() override {
+    S3SessionTest::SetUp();
+    ASSERT_OK_AND_ASSIGN(catalog::SqlBackendPtr backend,
+                         catalog::OpenSqliteBackend(dir_ + "/served.db"));
+    catalog::SqlCatalogOptions options;
+    options.warehouse = "s3://" + moto_->bucket + "/" + Warehouse();
+    ASSERT_OK_AND_ASSIGN(auto served, catalog::SqlCatalog::Make(backend, io_, options));
+    catalog::StsVendorOptions vend;
+    vend.s3 = io_->s3_options()->client;
+    vend.role_arn = moto_->role_arn;
+    vend.duration = std::chrono::seconds(900);
+    catalog::RestServerOptions server_options;
+    server_options.clients = {{"app", kClientSecret}};
+    ASSERT_OK_AND_ASSIGN(server_options.vendor, catalog::MakeStsCredentialVendor(vend));
+    ASSERT_OK_AND_ASSIGN(server_, catalog::RestCatalogServer::Start(served, server_options, {}));
+    catalog::RestCatalogOptions client;
+    client.name = "lake";
+    client.uri = server_->uri();
+    client.properties = {{"credential", std::string("app:") + kClientSecret}};
+    ASSERT_OK_AND_ASSIGN(rest_, catalog::RestCatalog::Make(client));
+    SessionOptions session_options;
+    session_options.catalog = rest_;
+    session_options.warehouse = dir_;
+    session_options.threads = 2;
+    session_.reset();
+    ASSERT_OK_AND_ASSIGN(session_, Session::Make(session_options));
+    if (GetParam()) {
+      ASSERT_OK(session_->mutable_config().Set("codec_roundtrip", "on"));
+    }
+  }
+
+  void TearDown() override {
+    session_.reset();  // the client before the server
+    rest_.reset();
+    server_.reset();
+  }
+
+  // The credentials the server vends for a table now (reused for half their life, so the
+  // session was given these).
+  std::map<std::string, std::string> Vended(const std::string& table) {
+    io::HttpClient http{io::HttpOptions{}};
+    io::HttpRequest token;
+    token.method = "POST";
+    token.url = server_->uri() + "/v1/oauth/tokens";
+    const std::string form =
+        std::string("grant_type=client_credentials&client_id=app&client_secret=") + kClientSecret;
+    token.body = form;
+    token.headers = {{"Content-Type", "application/x-www-form-urlencoded"}};
+    auto granted = http.Send(token);
+    EXPECT_TRUE(granted.ok());
+    io::HttpRequest load;
+    load.url = server_->uri() + "/v1/namespaces/db/tables/" + table;
+    load.headers = {
+        {"X-Iceberg-Access-Delegation", "vended-credentials"},
+        {"Authorization",
+         "Bearer " + nlohmann::json::parse(granted->body)["access_token"].get<std::string>()}};
+    auto loaded = http.Send(load);
+    EXPECT_TRUE(loaded.ok());
+    return nlohmann::json::parse(loaded->body)["config"].get<std::map<std::string, std::string>>();
+  }
+
+  std::unique_ptr<catalog::RestCatalogServer> server_;
+  std::shared_ptr<catalog::RestCatalog> rest_;
+};
+
+TEST_P(RestVendedSessionTest, ATableOnS3ThroughVendedCredentialsPrintsNoSecret) {
+  ASSERT_OK(Run("CREATE SCHEMA db").status());
+  ASSERT_OK(Run("CREATE TABLE db.events (id bigint, day date, s text) "
+                "WITH (partitioning = 'day(day)')")
+                .status());
+  ASSERT_OK(Run("INSERT INTO db.events SELECT g, DATE '2024-01-01' + CAST(g % 3 AS int), "
+                "'row ' || g FROM generate_series(1, 3000) s(g)")
+                .status());
+  EXPECT_THAT(Run("SELECT day, count(*), sum(id) FROM db.events GROUP BY day ORDER BY day"),
+              IsOkAndHolds(ElementsAre("2024-01-01|1000|1501500", "2024-01-02|1000|1499500",
+                                       "2024-01-03|1000|1500500")));
+  ASSERT_OK_AND_ASSIGN(auto files, Run("SELECT file_path FROM db.\"events$files\""));
+  EXPECT_EQ(files.size(), 3u);
+  ASSERT_OK(Run("SHOW CREATE TABLE db.events").status());
+  ASSERT_OK(Run("SELECT * FROM db.\"events$properties\"").status());
+  ASSERT_OK(Run("EXPLAIN ANALYZE SELECT sum(id) FROM db.events").status());
+  ASSERT_OK(Run("SHOW ALL").status());
+  EXPECT_FALSE(Run("INSERT INTO db.events VALUES ('not a number', NULL, NULL)").ok());
+  EXPECT_FALSE(Run("SELECT * FROM db.missing").ok());
+  std::map<std::string, std::string> vended = Vended("events");
+  ASSERT_THAT(vended["s3.access-key-id"], ::testing::StartsWith("ASIA"));
+  for (const std::string& secret : {moto_->secret_access_key, vended["s3.secret-access-key"],
+                                    vended["s3.session-token"], std::string(kClientSecret)}) {
+    ASSERT_FALSE(secret.empty());
+    EXPECT_THAT(seen_, Not(HasSubstr(secret)));
+    EXPECT_THAT(rest_->ToString(), Not(HasSubstr(secret)));
+  }
+  ASSERT_OK(Run("DROP TABLE db.events PURGE").status());
+}
+
+INSTANTIATE_TEST_SUITE_P(InProcessAndThroughTheCodec, RestVendedSessionTest, ::testing::Bool(),
                          [](const auto& info) { return info.param ? "codec" : "direct"; });
 
 }  // namespace
