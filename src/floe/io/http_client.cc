@@ -102,6 +102,7 @@ Result<HttpResponse> HttpClient::SendOnce(const HttpRequest& request, bool* retr
   // names here (an S3 key "a/../b", a table called "..") and, for S3, part of the signature.
   curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error);
+  if (!options_.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, options_.ca_file.c_str());
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(options_.connect_timeout.count()));
   // A request fails when it moves fewer than 1 byte per second for the timeout.

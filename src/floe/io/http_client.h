@@ -38,6 +38,9 @@ struct HttpOptions {
   std::chrono::milliseconds connect_timeout{10000};
   /// A request with no progress for this long fails (and may be retried).
   std::chrono::milliseconds request_timeout{120000};
+  /// PEM file of the certificate authorities HTTPS servers are checked against; empty: the
+  /// system's.
+  std::string ca_file;
 };
 
 struct HttpRequest {

@@ -386,6 +386,10 @@ Status RestCatalog::Session::Refresh(const io::HttpClient& http, const std::stri
 Status RestCatalog::Initialize() {
   base_ = options_.uri;
   while (!base_.empty() && base_.back() == '/') base_.pop_back();
+  // `ssl.cabundle` (pyiceberg's name): the authorities an https:// catalog is checked against.
+  if (auto ca = options_.properties.find("ssl.cabundle"); ca != options_.properties.end()) {
+    options_.http.ca_file = ca->second;
+  }
   http_ = std::make_unique<io::HttpClient>(options_.http);
   const auto& props = options_.properties;
   auto get = [&](const std::string& key) {

@@ -13,7 +13,8 @@
 // an RFC 8693 token exchange of the current token (`token-exchange-enabled`), else with the
 // credential (`token-refresh-enabled: false` turns refreshing off), and a call answered 401
 // or 419 fetches a new token from the credential and is sent once more. `header.<name>`
-// properties are sent as headers on every call.
+// properties are sent as headers on every call. `ssl.cabundle` names a PEM file of the
+// certificate authorities an https:// catalog is checked against (default: the system's).
 //
 // Errors follow the spec's responses: 404 names the missing namespace or table; 409 is
 // kConstraint (already exists, not empty) or, on a commit, kCommitConflict; 500, 502 and

@@ -514,5 +514,38 @@ TEST_F(FloeRestServerTest, NamespacePropertiesReportWhatChanged) {
             json::parse(R"({"updated": ["b"], "removed": ["a"], "missing": ["zz"]})"));
 }
 
+// HTTPS with a certificate of the test's own (made by the openssl command): a client that
+// trusts its authority (`ssl.cabundle`) works, one that does not is refused before it sends
+// anything.
+TEST_F(FloeRestServerTest, ServesHttpsToClientsThatTrustItsAuthority) {
+  const std::string cert = dir_.path() + "/server.pem";
+  const std::string key = dir_.path() + "/server.key";
+  const std::string command =
+      "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
+      "-addext subjectAltName=IP:127.0.0.1 -keyout " +
+      key + " -out " + cert + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  io::HttpServerOptions http;
+  http.tls_certificate = cert;
+  http.tls_private_key = key;
+  RestServerOptions options;
+  options.clients = {{"app", kSecret}};
+  Start(options, http);
+  ASSERT_THAT(server_->uri(), ::testing::StartsWith("https://127.0.0.1:"));
+  ASSERT_OK_AND_ASSIGN(auto trusting, Client({{"credential", std::string("app:") + kSecret},
+                                              {"ssl.cabundle", cert}}));
+  ASSERT_OK(trusting->CreateNamespace({"secure"}));
+  ASSERT_OK_AND_ASSIGN(auto namespaces, trusting->ListNamespaces());
+  EXPECT_EQ(namespaces, std::vector<Namespace>{{"secure"}});
+  const int64_t grants = server_->stats().token_grants;
+  EXPECT_THAT(Client(), IsError(StatusCode::kIOError));
+  EXPECT_EQ(server_->stats().token_grants, grants);
+  io::HttpServerOptions bad;
+  bad.tls_certificate = cert;
+  bad.tls_private_key = dir_.path() + "/missing.key";
+  EXPECT_THAT(io::HttpServer::Start(bad, nullptr),
+              IsErrorWith(StatusCode::kInvalidArgument, "cannot load the TLS certificate"));
+}
+
 }  // namespace
 }  // namespace floe::catalog
