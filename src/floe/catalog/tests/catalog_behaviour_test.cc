@@ -599,6 +599,41 @@ TEST_P(CatalogBehaviourTest, PurgeWithUnreadableMetadataDropsNothing) {
   EXPECT_FALSE(exists);
 }
 
+// Several tables committed at once: all change or none does, and a failed commit leaves no
+// metadata file. A catalog that cannot (Hadoop: no transaction spans two tables) says so.
+TEST_P(CatalogBehaviourTest, MultiTableCommitIsAllOrNothing) {
+  const Namespace ns = {"db"};
+  ASSERT_OK(catalog_->CreateNamespace(ns));
+  ASSERT_OK_AND_ASSIGN(iceberg::Table a, Create({ns, "a"}));
+  ASSERT_OK(Create({ns, "b"}));
+  const std::vector<TableCommit> both = {
+      {{ns, "a"},
+       {Req::AssertTableUuid(a.metadata->table_uuid)},
+       {iceberg::update::SetProperties{{{"k", "1"}}}}},
+      {{ns, "b"}, {}, {iceberg::update::SetProperties{{{"k", "1"}}}}}};
+  EXPECT_EQ(catalog_->SupportsTransactions(), !hadoop());
+  if (hadoop()) {
+    EXPECT_THAT(catalog_->CommitTransaction(both),
+                IsErrorWith(StatusCode::kNotSupported, "cannot commit to several tables"));
+    return;
+  }
+  ASSERT_OK(catalog_->CommitTransaction(both));
+  const std::vector<std::string> files_a = MetadataFiles(MetadataDir("a"));
+  const std::vector<std::string> files_b = MetadataFiles(MetadataDir("b"));
+  EXPECT_THAT(
+      catalog_->CommitTransaction({{{ns, "a"}, {}, {iceberg::update::SetProperties{{{"k", "2"}}}}},
+                                   {{ns, "b"},
+                                    {Req::AssertTableUuid("00000000-0000-4000-8000-000000000000")},
+                                    {iceberg::update::SetProperties{{{"k", "2"}}}}}}),
+      IsError(StatusCode::kCommitConflict));
+  for (const char* name : {"a", "b"}) {
+    ASSERT_OK_AND_ASSIGN(iceberg::Table loaded, catalog_->LoadTable({ns, name}));
+    EXPECT_EQ(loaded.metadata->Property("k"), "1") << name;
+  }
+  EXPECT_EQ(MetadataFiles(MetadataDir("a")), files_a);
+  EXPECT_EQ(MetadataFiles(MetadataDir("b")), files_b);
+}
+
 // ---------------------------------------------------------------------------------------
 // Concurrency
 // ---------------------------------------------------------------------------------------

@@ -3,8 +3,7 @@
 // mapping (a commit's 409, 500, 502, 504), OAuth2 client credentials with the refresh from
 // `expires_in` and the one retry after 401 or 419, custom headers, vended credentials, and
 // that no secret reaches a message. The catalog behaviour suite runs the client against
-// Iceberg's own server (catalog_behaviour_test.cc), and RestServerTest here the
-// multi-table commit on it.
+// Iceberg's own server and against floe's (catalog_behaviour_test.cc).
 
 #include <atomic>
 #include <chrono>
@@ -760,39 +759,6 @@ TEST(RestCatalogClientTest, OpenedByUriAndConfiguration) {
                        OpenConfiguredCatalog(file.catalogs.at("lake"), file.path));
   EXPECT_EQ(catalog->name(), "lake");
   EXPECT_EQ(server.requests().back().headers.at("authorization"), "Bearer t");
-}
-
-// Multi-table commits against Iceberg's server: all tables change, or none.
-TEST(RestServerTest, MultiTableCommitIsAllOrNothing) {
-  ASSERT_OK_AND_ASSIGN(auto* server, ::floe::testing::SharedRestCatalogServer());
-  RestCatalogOptions options;
-  options.uri = server->uri();
-  ASSERT_OK_AND_ASSIGN(auto catalog, RestCatalog::Make(options));
-  const Namespace ns = {"multi_table_commit"};
-  ASSERT_OK(catalog->CreateNamespace(ns));
-  CreateTableRequest request;
-  request.schema = TestSchema();
-  ASSERT_OK_AND_ASSIGN(iceberg::Table a, catalog->CreateTable({ns, "a"}, request));
-  ASSERT_OK(catalog->CreateTable({ns, "b"}, request));
-  using Req = iceberg::TableRequirement;
-  ASSERT_OK(catalog->CommitTransaction(
-      {{{ns, "a"},
-        {Req::AssertTableUuid(a.metadata->table_uuid)},
-        {iceberg::update::SetProperties{{{"k", "1"}}}}},
-       {{ns, "b"}, {}, {iceberg::update::SetProperties{{{"k", "1"}}}}}}));
-  EXPECT_THAT(
-      catalog->CommitTransaction({{{ns, "a"}, {}, {iceberg::update::SetProperties{{{"k", "2"}}}}},
-                                  {{ns, "b"},
-                                   {Req::AssertTableUuid("00000000-0000-4000-8000-000000000000")},
-                                   {iceberg::update::SetProperties{{{"k", "2"}}}}}}),
-      IsError(StatusCode::kCommitConflict));
-  for (const char* name : {"a", "b"}) {
-    ASSERT_OK_AND_ASSIGN(iceberg::Table loaded, catalog->LoadTable({ns, name}));
-    EXPECT_EQ(loaded.metadata->Property("k"), "1") << name;
-  }
-  ASSERT_OK(catalog->DropTable({ns, "a"}));
-  ASSERT_OK(catalog->DropTable({ns, "b"}));
-  ASSERT_OK(catalog->DropNamespace(ns));
 }
 
 }  // namespace
