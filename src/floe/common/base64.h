@@ -1,13 +1,17 @@
 #pragma once
 
-// Base64 (RFC 4648): binary partition values in text, Content-MD5 headers, JWT claims and
-// HTTP Basic credentials.
+// Bytes as text: Base64 (RFC 4648: binary partition values, Content-MD5 headers, JWT
+// claims, HTTP Basic credentials) and hexadecimal (digests, signatures, tokens, binary
+// values in JSON).
 
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace floe {
+
+/// Two lowercase hex digits per byte.
+std::string HexEncode(std::string_view bytes);
 
 /// The standard alphabet, padded with '='.
 std::string Base64Encode(std::string_view bytes);

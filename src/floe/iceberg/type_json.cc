@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/batch/value_format.h"
+#include "floe/common/base64.h"
 #include "floe/iceberg/json_internal.h"
 #include "floe/iceberg/value_text.h"
 
@@ -226,16 +227,6 @@ bool ParseDecimal(std::string_view s, int scale, int precision, Int128* out) {
   return true;
 }
 
-std::string Hex(std::string_view bytes) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
-
 }  // namespace
 
 Result<Scalar> DefaultFromJson(const json& j, const TypePtr& type, std::string_view context) {
@@ -367,7 +358,7 @@ Result<json> DefaultToJson(const Scalar& value) {
       return json(text);
     case TypeId::kFixed:
     case TypeId::kBinary:
-      return json(Hex(value.get<std::string>()));
+      return json(HexEncode(value.get<std::string>()));
     default:
       return Status::NotSupported("no JSON default form for type {}", type.ToString());
   }

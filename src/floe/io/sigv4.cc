@@ -8,20 +8,13 @@
 #include <map>
 
 #include "floe/common/ascii.h"
+#include "floe/common/base64.h"
 
 namespace floe::io::sigv4 {
 namespace {
 
-constexpr char kHex[] = "0123456789abcdef";
-
 std::string Hex(const unsigned char* bytes, size_t n) {
-  std::string out;
-  out.reserve(n * 2);
-  for (size_t i = 0; i < n; ++i) {
-    out.push_back(kHex[bytes[i] >> 4]);
-    out.push_back(kHex[bytes[i] & 0xf]);
-  }
-  return out;
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(bytes), n));
 }
 
 std::string Hmac(std::string_view key, std::string_view data) {

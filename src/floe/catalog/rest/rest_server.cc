@@ -270,13 +270,7 @@ Result<std::pair<std::vector<T>, std::optional<std::string>>> Page(
 std::string RandomToken() {
   unsigned char bytes[32];
   if (RAND_bytes(bytes, sizeof(bytes)) != 1) return "";
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 15]);
-  }
-  return out;
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(bytes), sizeof(bytes)));
 }
 
 bool SecretsEqual(const std::string& a, const std::string& b) {
