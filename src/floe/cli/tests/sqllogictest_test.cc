@@ -234,11 +234,18 @@ TEST(RunSqllogictest, CatalogTypeChoosesTheScratchCatalog) {
   EXPECT_EQ(code, 1);
   EXPECT_THAT(out.str(), ::testing::HasSubstr("rename.test:16: statement succeeded but an error "
                                               "was expected"));
+  // Through floe's REST server the SQL catalog renames as it does in process.
   options.catalog_type = "rest";
   out.str("");
   ASSERT_OK_AND_ASSIGN(code, RunSqllogictest(options, out));
   EXPECT_EQ(code, 1);
-  EXPECT_THAT(out.str(), ::testing::HasSubstr("unknown catalog type 'rest' (sql or hadoop)"));
+  EXPECT_THAT(out.str(), ::testing::HasSubstr("rename.test:16: statement succeeded but an error "
+                                              "was expected"));
+  options.catalog_type = "glue";
+  out.str("");
+  ASSERT_OK_AND_ASSIGN(code, RunSqllogictest(options, out));
+  EXPECT_EQ(code, 1);
+  EXPECT_THAT(out.str(), ::testing::HasSubstr("unknown catalog type 'glue' (sql, hadoop or rest)"));
   std::filesystem::remove_all(dir);
 }
 
