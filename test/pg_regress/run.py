@@ -325,8 +325,13 @@ def compare(pg, floe, ordered):
         return f"{len(a)} row(s) in PostgreSQL, {len(b)} in floe"
     for ra, rb in zip(pg_rows if ordered else a, fl_rows if ordered else b):
         if ra != rb:
-            return f"PostgreSQL {shorten(repr(ra), 120)}, floe {shorten(repr(rb), 120)}"
+            return f"PostgreSQL {clip(repr(ra), 120)}, floe {clip(repr(rb), 120)}"
     return "rows differ"
+
+
+def clip(text, width):
+    """The text cut to `width` characters, its blanks kept (they may be the difference)."""
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def shorten(text, width):
