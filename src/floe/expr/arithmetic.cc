@@ -3,7 +3,8 @@
 //
 // Semantics follow PostgreSQL: integer overflow is an error ("integer out of range"),
 // integer division truncates toward zero and the remainder takes the dividend's sign,
-// division by zero is an error for every numeric type (floats included).
+// division by zero is an error for every numeric type (floats included, but NaN / 0 is NaN),
+// and float results that overflow to infinity or underflow to zero are errors.
 //
 // Decimal result types (p = precision, s = scale):
 //   add, subtract   scale max(s1, s2), precision max(p1 - s1, p2 - s2) + scale + 1
@@ -17,6 +18,7 @@
 // Precisions are capped at 38; a value that no longer fits is "numeric field overflow".
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -257,18 +259,45 @@ Result<ColumnarValue> IntegerBinary(std::string_view op, const ColumnarValue& a,
   });
 }
 
+// PostgreSQL's float arithmetic (float.h's float8_pl, _mi, _mul, _div and their float4
+// twins): a finite result of finite operands that becomes infinite is "value out of range:
+// overflow", a product or quotient of non-zero operands that becomes zero "... underflow";
+// infinities and NaN in, infinities and NaN out; x / 0 is an error unless x is NaN.
+Status FloatOverflow() { return Status::Invalid("value out of range: overflow"); }
+Status FloatUnderflow() { return Status::Invalid("value out of range: underflow"); }
+
 template <typename T>
 Result<ColumnarValue> FloatBinary(std::string_view op, const ColumnarValue& a,
                                   const ColumnarValue& b, int64_t n, const TypePtr& type,
                                   EvalContext& ctx) {
-  if (op == "add") return Map2<T, T, T>(a, b, n, type, ctx, [](T x, T y) { return x + y; });
-  if (op == "subtract") return Map2<T, T, T>(a, b, n, type, ctx, [](T x, T y) { return x - y; });
-  if (op == "multiply") return Map2<T, T, T>(a, b, n, type, ctx, [](T x, T y) { return x * y; });
+  if (op == "add" || op == "subtract") {
+    const bool add = op == "add";
+    return Map2Fallible<T, T, T>(a, b, n, type, ctx, [add](T x, T y, T* out) -> Status {
+      *out = add ? x + y : x - y;
+      if (std::isinf(*out) && !std::isinf(x) && !std::isinf(y)) [[unlikely]]
+        return FloatOverflow();
+      return Status::OK();
+    });
+  }
+  if (op == "multiply") {
+    return Map2Fallible<T, T, T>(a, b, n, type, ctx, [](T x, T y, T* out) -> Status {
+      *out = x * y;
+      if (std::isinf(*out) && !std::isinf(x) && !std::isinf(y)) [[unlikely]]
+        return FloatOverflow();
+      if (*out == 0 && x != 0 && y != 0) [[unlikely]]
+        return FloatUnderflow();
+      return Status::OK();
+    });
+  }
   if (op == "divide") {
     return Map2Fallible<T, T, T>(a, b, n, type, ctx, [](T x, T y, T* out) -> Status {
-      if (y == 0) [[unlikely]]
+      if (y == 0 && !std::isnan(x)) [[unlikely]]
         return DivisionByZero();
       *out = x / y;
+      if (std::isinf(*out) && !std::isinf(x)) [[unlikely]]
+        return FloatOverflow();
+      if (*out == 0 && x != 0 && !std::isinf(y)) [[unlikely]]
+        return FloatUnderflow();
       return Status::OK();
     });
   }
