@@ -942,13 +942,27 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
     case K::kCast: {
       FLOE_ASSIGN_OR_RAISE(TypePtr type, BindTypeName(e.type));
       FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.args[0], ctx));
-      if (IsUntyped(*x)) return CoerceTo(x, type, e.location);
-      if (x->type->Equals(*type)) return x;
-      if (!expr::CanExplicitCast(*x->type, *type)) {
-        return BindError(e.location,
-                         "cannot cast type " + SqlTypeName(*x->type) + " to " + SqlTypeName(*type));
+      ExprPtr cast;
+      if (IsUntyped(*x) || !x->type->Equals(*type)) {
+        if (!IsUntyped(*x) && !expr::CanExplicitCast(*x->type, *type)) {
+          return BindError(e.location, "cannot cast type " + SqlTypeName(*x->type) + " to " +
+                                           SqlTypeName(*type));
+        }
+        FLOE_ASSIGN_OR_RAISE(cast, CoerceTo(x, type, e.location));
+      } else {
+        cast = std::move(x);
       }
-      return CoerceTo(x, type, e.location);
+      // An explicit cast to varchar(n) keeps the first n characters, as PostgreSQL's does
+      // (an assignment would be an error instead; floe's columns are Iceberg strings and
+      // carry no length). char(n) is left as text: its padding and blank-insensitive
+      // comparisons need a type of their own.
+      if (e.type.name == "varchar" && !e.type.modifiers.empty() && e.type.modifiers[0] > 0) {
+        return MakeCall("left",
+                        {std::move(cast), expr::Literal(Scalar::I32(static_cast<int32_t>(
+                                              std::min<int64_t>(e.type.modifiers[0], INT32_MAX))))},
+                        e.location);
+      }
+      return cast;
     }
     case K::kUnaryOp: {
       const sql::ParsedExpr& arg = *e.args[0];
