@@ -155,6 +155,13 @@ Result<BoundRelation> Binder::BindTableRef(const sql::TableRef& ref, const Scope
       LogicalPlanPtr plan = MakeScan(source, std::move(projection));
       BoundRelation rel{plan, ColumnsOf(*plan->schema)};
       FLOE_RETURN_NOT_OK(ApplyAliases(*this, ref, name, &rel.columns));
+      // A function of a scalar result (its one column carries the function's own name, as
+      // generate_series's does) is named by the alias when no column list is given, as in
+      // PostgreSQL: FROM generate_series(1, 3) x has a column x.
+      if (!ref.alias.empty() && ref.column_aliases.empty() && rel.columns.size() == 1 &&
+          rel.columns[0].name == name) {
+        rel.columns[0].name = ref.alias;
+      }
       return rel;
     }
     case sql::TableRef::Kind::kSubquery: {
