@@ -273,6 +273,17 @@ std::string RandomToken() {
   return HexEncode(std::string_view(reinterpret_cast<const char*>(bytes), sizeof(bytes)));
 }
 
+// A client-supplied name as it may appear in a log line: at most 64 characters, control
+// characters as '?', so that no request can forge or break log lines.
+std::string Printable(std::string_view text) {
+  std::string out;
+  for (char c : text.substr(0, 64)) {
+    out.push_back(static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c);
+  }
+  if (text.size() > 64) out += "...";
+  return out;
+}
+
 bool SecretsEqual(const std::string& a, const std::string& b) {
   return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
@@ -501,7 +512,7 @@ io::HttpServerResponse RestCatalogService::GrantToken(const io::HttpServerReques
         options_.log(
             fmt::format("refused a token to client '{}' from {}: wrong client id or "
                         "secret",
-                        id, request.peer));
+                        Printable(id), request.peer));
       }
       return OAuthError(401, "invalid_client", "unknown client or wrong client secret");
     }

@@ -179,6 +179,13 @@ TEST_F(FloeRestServerTest, WrongSecretIsOneClearRefusal) {
   EXPECT_EQ(server_->stats().token_grants, 0);
   EXPECT_THAT(Client({{"credential", "nobody:" + std::string(kSecret)}}),
               IsError(StatusCode::kInvalidArgument));
+  // A client id cannot forge a log line.
+  EXPECT_EQ(Call("POST", "/v1/oauth/tokens",
+                 "grant_type=client_credentials&client_id=x%0Agranted&client_secret=y", "",
+                 "application/x-www-form-urlencoded")
+                .status,
+            401);
+  EXPECT_THAT(Log().back(), HasSubstr("refused a token to client 'x?granted' from 127.0.0.1:"));
   for (const std::string& line : Log()) {
     EXPECT_THAT(line, Not(HasSubstr("not-the-secret")));
     EXPECT_THAT(line, Not(HasSubstr(kSecret)));
