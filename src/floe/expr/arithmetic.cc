@@ -1,5 +1,6 @@
 // Arithmetic operators: add, subtract, multiply, divide, modulo, negate over integers,
-// floats and decimals, date +- integer, date - date, and interval_add.
+// floats and decimals, date +- integer, date - date, interval_add, and the bitwise
+// operators over integers.
 //
 // Semantics follow PostgreSQL: integer overflow is an error ("integer out of range"),
 // integer division truncates toward zero and the remainder takes the dividend's sign,
@@ -21,6 +22,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include "floe/expr/cast_internal.h"
 #include "floe/expr/function_registry_internal.h"
@@ -597,6 +599,90 @@ Result<ColumnarValue> NegateKernel(const ResolvedFunction& fn,
   }
 }
 
+// Bitwise operators -----------------------------------------------------------------------
+// PostgreSQL's int2/int4/int8 &, |, # (xor), ~ and the shifts: the operands of &, | and #
+// meet at the wider integer type, a shift keeps its left operand's type and takes an int4
+// count. The count is taken modulo the (promoted) type's width, as PostgreSQL's int4shl
+// compiled for the machines it runs on does (the C standard leaves larger counts
+// undefined); >> is arithmetic (the sign is kept).
+
+Result<ResolvedFunction> ResolveBitwise(std::string_view op, const std::vector<TypePtr>& t,
+                                        int* cost) {
+  const bool unary = op == "bitwise_not";
+  const bool shift = op == "bitwise_shift_left" || op == "bitwise_shift_right";
+  if (t.size() != (unary ? 1u : 2u))
+    return Status::Bind("{} takes {} arguments", op, unary ? 1 : 2);
+  for (const TypePtr& type : t) {
+    if (!type->is_integer()) return Status::Bind("no {} for {}", op, type->ToString());
+  }
+  ResolvedFunction fn;
+  fn.name = std::string(op);
+  TypePtr left = t[0]->id() == TypeId::kInt8 ? Int16() : t[0];
+  if (unary) {
+    fn.arg_types = {left};
+  } else if (shift) {
+    if (t[1]->id() == TypeId::kInt64) return Status::Bind("no {} by a bigint count", op);
+    fn.arg_types = {left, Int32()};
+  } else {
+    TypePtr wider = Rank(t[0]->id()) >= Rank(t[1]->id()) ? t[0] : t[1];
+    if (wider->id() == TypeId::kInt8) wider = Int16();
+    left = wider;
+    fn.arg_types = {wider, wider};
+  }
+  fn.return_type = left;
+  *cost = 0;
+  for (size_t i = 0; i < t.size(); ++i) *cost += ChangeCost(t[i], fn.arg_types[i]);
+  return fn;
+}
+
+template <typename T>
+Result<ColumnarValue> BitwiseOf(std::string_view op, const std::vector<ColumnarValue>& args,
+                                int64_t n, const TypePtr& type, EvalContext& ctx) {
+  // A smallint is shifted as the int it is promoted to in C, then cut back to 16 bits.
+  using P = std::conditional_t<(sizeof(T) < 4), int32_t, T>;
+  using U = std::make_unsigned_t<P>;
+  constexpr uint32_t kBits = sizeof(P) * 8;
+  if (op == "bitwise_not") {
+    return Map1<T, T>(args[0], n, type, ctx, [](T x) { return static_cast<T>(~x); });
+  }
+  if (op == "bitwise_and") {
+    return Map2<T, T, T>(args[0], args[1], n, type, ctx,
+                         [](T x, T y) { return static_cast<T>(x & y); });
+  }
+  if (op == "bitwise_or") {
+    return Map2<T, T, T>(args[0], args[1], n, type, ctx,
+                         [](T x, T y) { return static_cast<T>(x | y); });
+  }
+  if (op == "bitwise_xor") {
+    return Map2<T, T, T>(args[0], args[1], n, type, ctx,
+                         [](T x, T y) { return static_cast<T>(x ^ y); });
+  }
+  if (op == "bitwise_shift_left") {
+    return Map2<T, T, int32_t>(args[0], args[1], n, type, ctx, [](T x, int32_t count) {
+      return static_cast<T>(static_cast<U>(static_cast<P>(x))
+                            << (static_cast<uint32_t>(count) % kBits));
+    });
+  }
+  return Map2<T, T, int32_t>(args[0], args[1], n, type, ctx, [](T x, int32_t count) {
+    return static_cast<T>(static_cast<P>(x) >> (static_cast<uint32_t>(count) % kBits));
+  });
+}
+
+Result<ColumnarValue> BitwiseKernel(std::string_view op, const ResolvedFunction& fn,
+                                    const std::vector<ColumnarValue>& args, int64_t n,
+                                    EvalContext& ctx) {
+  switch (fn.return_type->id()) {
+    case TypeId::kInt16:
+      return BitwiseOf<int16_t>(op, args, n, fn.return_type, ctx);
+    case TypeId::kInt32:
+      return BitwiseOf<int32_t>(op, args, n, fn.return_type, ctx);
+    case TypeId::kInt64:
+      return BitwiseOf<int64_t>(op, args, n, fn.return_type, ctx);
+    default:
+      return Status::Internal("no {} kernel for {}", op, fn.return_type->ToString());
+  }
+}
+
 }  // namespace
 
 void RegisterArithmeticFunctions(ScalarFunctionRegistry& registry) {
@@ -609,6 +695,16 @@ void RegisterArithmeticFunctions(ScalarFunctionRegistry& registry) {
                EvalContext& ctx) { return BinaryKernel(name, fn, args, n, ctx); }});
   }
   registry.Add(ScalarFunctionDef{"negate", {}, ResolveNegate, NegateKernel});
+  for (const char* op : {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+                         "bitwise_shift_left", "bitwise_shift_right"}) {
+    const std::string name = op;
+    registry.Add(ScalarFunctionDef{
+        name,
+        {},
+        [name](const std::vector<TypePtr>& t, int* cost) { return ResolveBitwise(name, t, cost); },
+        [name](const ResolvedFunction& fn, const std::vector<ColumnarValue>& args, int64_t n,
+               EvalContext& ctx) { return BitwiseKernel(name, fn, args, n, ctx); }});
+  }
   registry.Add(ScalarFunctionDef{"interval_add", {}, ResolveIntervalAdd, IntervalAddKernel});
 }
 

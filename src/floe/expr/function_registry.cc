@@ -33,6 +33,12 @@ std::string_view OperatorSymbol(std::string_view name) {
   if (name == "add") return "+";
   if (name == "subtract") return "-";
   if (name == "multiply") return "*";
+  if (name == "bitwise_and") return "&";
+  if (name == "bitwise_or") return "|";
+  if (name == "bitwise_xor") return "#";
+  if (name == "bitwise_not") return "~";
+  if (name == "bitwise_shift_left") return "<<";
+  if (name == "bitwise_shift_right") return ">>";
   if (name == "divide") return "/";
   if (name == "modulo") return "%";
   if (name == "negate") return "-";
