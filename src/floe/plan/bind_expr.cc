@@ -689,6 +689,27 @@ Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx)
     FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*a, ctx));
     args.push_back(std::move(x));
   }
+  // A function-style cast (PostgreSQL's "special type conversion request"): one argument,
+  // a name that is a type's and no function's: float8(x), int4('5'), text(5),
+  // date('2024-01-02'), numeric(x). Not "char", which is PostgreSQL's one-byte type there
+  // (char(65) is 'A'), nor bpchar, whose blank-padding floe's text does not keep.
+  if (args.size() == 1 && e.names.size() == 1 && !expr::IsScalarFunction(name) && name != "char" &&
+      name != "bpchar" && name != "string" && name != "tinyint") {
+    sql::TypeName type_name;
+    type_name.name = name;
+    type_name.location = e.location;
+    Result<TypePtr> type = BindTypeName(type_name);
+    if (type.ok()) {
+      ExprPtr& x = args[0];
+      if (IsUntyped(*x)) return CoerceTo(x, *type, e.location);
+      if (x->type->Equals(**type)) return x;
+      if (!expr::CanExplicitCast(*x->type, **type)) {
+        return BindError(
+            e.location, "cannot cast type " + SqlTypeName(*x->type) + " to " + SqlTypeName(**type));
+      }
+      return CoerceTo(x, *type, e.location);
+    }
+  }
   if (!expr::IsScalarFunction(name)) {
     std::string types;
     for (size_t i = 0; i < args.size(); ++i) {
