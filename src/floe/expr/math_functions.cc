@@ -349,12 +349,12 @@ void RegisterMathFunctions(ScalarFunctionRegistry& r) {
   r.Add({"gcd", {}, IntegerPair("gcd"), GcdKernel(false)});
   r.Add({"lcm", {}, IntegerPair("lcm"), GcdKernel(true)});
 
-  AddFloat8(r, "sqrt", {}, Float8Kernel([](double x, double* out) -> Status {
+  AddFloat8(r, "sqrt", {"dsqrt"}, Float8Kernel([](double x, double* out) -> Status {
               if (x < 0) return Status::Invalid("cannot take square root of a negative number");
               *out = std::sqrt(x);
               return Status::OK();
             }));
-  AddFloat8(r, "cbrt", {}, Float8Kernel([](double x, double* out) -> Status {
+  AddFloat8(r, "cbrt", {"dcbrt"}, Float8Kernel([](double x, double* out) -> Status {
               *out = std::cbrt(x);
               // One Newton step makes exact cubes exact (the library result may be 1 ulp off).
               if (std::isfinite(*out) && *out != 0) {
@@ -400,13 +400,14 @@ void RegisterMathFunctions(ScalarFunctionRegistry& r) {
                  return Status::OK();
                });
          }});
-  AddFloat8(r, "exp", {}, Float8Kernel([](double x, double* out) -> Status {
+  AddFloat8(r, "exp", {"dexp"}, Float8Kernel([](double x, double* out) -> Status {
               *out = std::exp(x);
               FLOE_RETURN_NOT_OK(CheckResult(x, *out));
               if (*out == 0 && !std::isinf(x)) return Underflow();
               return Status::OK();
             }));
-  AddFloat8(r, "power", {"pow"}, Float8Kernel2([](double x, double y, double* out) -> Status {
+  AddFloat8(r, "power", {"pow", "dpow"},
+            Float8Kernel2([](double x, double y, double* out) -> Status {
               if (x == 0 && y < 0) {
                 return Status::Invalid("zero raised to a negative power is undefined");
               }
@@ -452,6 +453,36 @@ void RegisterMathFunctions(ScalarFunctionRegistry& r) {
               return Status::OK();
             }),
             true);
+  // The hyperbolic functions, as PostgreSQL's dsinh ... datanh: sinh and cosh overflow to
+  // infinity (no error), acosh needs x >= 1, atanh |x| <= 1 (±1 giving ±infinity).
+  AddFloat8(r, "sinh", {}, Float8Kernel([](double x, double* out) -> Status {
+              *out = std::sinh(x);
+              return Status::OK();
+            }));
+  AddFloat8(r, "cosh", {}, Float8Kernel([](double x, double* out) -> Status {
+              *out = std::cosh(x);
+              return Status::OK();
+            }));
+  AddFloat8(r, "tanh", {}, Float8Kernel([](double x, double* out) -> Status {
+              *out = std::tanh(x);
+              return Status::OK();
+            }));
+  AddFloat8(r, "asinh", {}, Float8Kernel([](double x, double* out) -> Status {
+              *out = std::asinh(x);
+              return Status::OK();
+            }));
+  AddFloat8(r, "acosh", {}, Float8Kernel([](double x, double* out) -> Status {
+              if (x < 1) return Status::Invalid("input is out of range");
+              *out = std::acosh(x);
+              return Status::OK();
+            }));
+  AddFloat8(r, "atanh", {}, Float8Kernel([](double x, double* out) -> Status {
+              if (x < -1 || x > 1) return Status::Invalid("input is out of range");
+              *out = x == 1    ? std::numeric_limits<double>::infinity()
+                     : x == -1 ? -std::numeric_limits<double>::infinity()
+                               : std::atanh(x);
+              return Status::OK();
+            }));
 
   r.Add({"pi",
          {},

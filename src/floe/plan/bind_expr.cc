@@ -1009,6 +1009,10 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
       }
       FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(arg, ctx));
       if (e.op == "~") return MakeCall("bitwise_not", {x}, e.location);
+      // PostgreSQL's prefix operators for absolute value, square root and cube root.
+      if (e.op == "@") return MakeCall("abs", {x}, e.location);
+      if (e.op == "|/") return MakeCall("sqrt", {x}, e.location);
+      if (e.op == "||/") return MakeCall("cbrt", {x}, e.location);
       return NotSupported(e.location, "prefix operator " + e.op + " is not supported");
     }
     case K::kBinaryOp:
