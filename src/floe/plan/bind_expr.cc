@@ -473,6 +473,30 @@ Result<TypePtr> Binder::BindTypeName(const sql::TypeName& type) {
   return BindError(type.location, "type \"" + n + "\" does not exist");
 }
 
+Result<ExprPtr> Binder::BindExplicitCast(ExprPtr x, const sql::TypeName& type_name, int location) {
+  FLOE_ASSIGN_OR_RAISE(TypePtr type, BindTypeName(type_name));
+  ExprPtr cast;
+  if (IsUntyped(*x) || !x->type->Equals(*type)) {
+    if (!IsUntyped(*x) && !expr::CanExplicitCast(*x->type, *type)) {
+      return BindError(location,
+                       "cannot cast type " + SqlTypeName(*x->type) + " to " + SqlTypeName(*type));
+    }
+    FLOE_ASSIGN_OR_RAISE(cast, CoerceTo(x, type, location));
+  } else {
+    cast = std::move(x);
+  }
+  // An explicit cast to varchar(n) keeps the first n characters, as PostgreSQL's does (an
+  // assignment would be an error instead; floe's columns are Iceberg strings and carry no
+  // length). char(n) is left as text: its padding and blank-insensitive comparisons need a
+  // type of their own.
+  if (type_name.name == "varchar" && !type_name.modifiers.empty() && type_name.modifiers[0] > 0) {
+    const int64_t n = std::min<int64_t>(type_name.modifiers[0], INT32_MAX);
+    return MakeCall("left", {std::move(cast), expr::Literal(Scalar::I32(static_cast<int32_t>(n)))},
+                    location);
+  }
+  return cast;
+}
+
 std::string Binder::OutputName(const sql::ParsedExpr& e) {
   switch (e.kind) {
     case sql::ExprKind::kColumnRef:
@@ -698,16 +722,8 @@ Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx)
     sql::TypeName type_name;
     type_name.name = name;
     type_name.location = e.location;
-    Result<TypePtr> type = BindTypeName(type_name);
-    if (type.ok()) {
-      ExprPtr& x = args[0];
-      if (IsUntyped(*x)) return CoerceTo(x, *type, e.location);
-      if (x->type->Equals(**type)) return x;
-      if (!expr::CanExplicitCast(*x->type, **type)) {
-        return BindError(
-            e.location, "cannot cast type " + SqlTypeName(*x->type) + " to " + SqlTypeName(**type));
-      }
-      return CoerceTo(x, *type, e.location);
+    if (BindTypeName(type_name).ok()) {
+      return BindExplicitCast(std::move(args[0]), type_name, e.location);
     }
   }
   if (!expr::IsScalarFunction(name)) {
@@ -961,29 +977,8 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
       return NotSupported(e.location,
                           "parameter $" + std::to_string(e.param_index) + " is not supported");
     case K::kCast: {
-      FLOE_ASSIGN_OR_RAISE(TypePtr type, BindTypeName(e.type));
       FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.args[0], ctx));
-      ExprPtr cast;
-      if (IsUntyped(*x) || !x->type->Equals(*type)) {
-        if (!IsUntyped(*x) && !expr::CanExplicitCast(*x->type, *type)) {
-          return BindError(e.location, "cannot cast type " + SqlTypeName(*x->type) + " to " +
-                                           SqlTypeName(*type));
-        }
-        FLOE_ASSIGN_OR_RAISE(cast, CoerceTo(x, type, e.location));
-      } else {
-        cast = std::move(x);
-      }
-      // An explicit cast to varchar(n) keeps the first n characters, as PostgreSQL's does
-      // (an assignment would be an error instead; floe's columns are Iceberg strings and
-      // carry no length). char(n) is left as text: its padding and blank-insensitive
-      // comparisons need a type of their own.
-      if (e.type.name == "varchar" && !e.type.modifiers.empty() && e.type.modifiers[0] > 0) {
-        return MakeCall("left",
-                        {std::move(cast), expr::Literal(Scalar::I32(static_cast<int32_t>(
-                                              std::min<int64_t>(e.type.modifiers[0], INT32_MAX))))},
-                        e.location);
-      }
-      return cast;
+      return BindExplicitCast(std::move(x), e.type, e.location);
     }
     case K::kUnaryOp: {
       const sql::ParsedExpr& arg = *e.args[0];

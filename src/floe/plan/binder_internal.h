@@ -165,6 +165,10 @@ class Binder {
   Result<expr::ExprPtr> MakeCompare(std::string_view op, expr::ExprPtr a, expr::ExprPtr b,
                                     int location);
   Result<TypePtr> BindTypeName(const sql::TypeName& type);
+  /// An explicit cast of `x` to the type `type` names (CAST, ::, and function-style casts
+  /// such as float8(x)): "cannot cast type a to b" where no explicit cast exists; to
+  /// varchar(n), the first n characters.
+  Result<expr::ExprPtr> BindExplicitCast(expr::ExprPtr x, const sql::TypeName& type, int location);
   /// `value IN (items)`, or NOT IN when `negated`: the items and the value brought to their
   /// common type, as one in_list call.
   Result<expr::ExprPtr> BindInList(const sql::ParsedExpr& value,
