@@ -70,6 +70,15 @@ Result<TypePtr> DecodeTypeAt(const proto::DataType& message, int depth) {
   if (depth > kMaxTypeDepth) {
     return Status::Corrupt("data type nested deeper than {}", kMaxTypeDepth);
   }
+  if (!message.extension().empty()) {
+    if (message.id() != TypeIdName(TypeId::kString) || message.fields_size() != 0) {
+      return Status::Corrupt("extension \"{}\" over data type {}", message.extension(),
+                             message.id());
+    }
+    if (message.extension() == ExtensionName(Extension::kJson)) return Json();
+    if (message.extension() == ExtensionName(Extension::kJsonb)) return Jsonb();
+    return Status::Corrupt("unknown extension type \"{}\"", message.extension());
+  }
   FLOE_ASSIGN_OR_RAISE(TypeId id, TypeIdFromName(message.id()));
   const int want_fields = id == TypeId::kList ? 1 : id == TypeId::kMap ? 2 : 0;
   if (id != TypeId::kStruct && message.fields_size() != want_fields) {
@@ -206,6 +215,9 @@ void EncodeType(const DataType& type, proto::DataType* out) {
     out->set_scale(type.scale());
   }
   if (type.id() == TypeId::kFixed) out->set_width(type.byte_width());
+  if (type.extension() != Extension::kNone) {
+    out->set_extension(std::string(ExtensionName(type.extension())));
+  }
   // A map's entries are its key and value fields (type.h).
   for (const Field& f : type.fields()) EncodeField(f, out->add_fields());
 }

@@ -40,6 +40,10 @@ struct ResolvedFunction {
   /// and for functions that can return NULL on non-NULL input such as nullif).
   bool null_if_any_arg_null = true;
   bool volatile_function = false;  // random(), now() (the binder folds now() per statement)
+  /// A set-returning function (unnest, generate_series, jsonb_array_elements, ...): its
+  /// kernel returns, per row, the list of rows it yields, as a list<T> (list<struct<...>>
+  /// for several output columns), and the binder plans the call as an Unnest over it.
+  bool set_returning = false;
 };
 
 /// Resolves `name` (lower-case) for these argument types, choosing the candidate

@@ -44,6 +44,8 @@ constexpr std::array kSqlNames = {
     SqlName{TypeId::kString, "name", &String},
     SqlName{TypeId::kString, "string", &String},
     SqlName{TypeId::kBinary, "bytea", &Binary},
+    SqlName{TypeId::kString, "json", &Json},
+    SqlName{TypeId::kString, "jsonb", &Jsonb},
     SqlName{TypeId::kUuid, "uuid", &Uuid},
 };
 
@@ -61,6 +63,7 @@ std::string_view SqlTypeName(TypeId id) {
 }
 
 std::string SqlTypeName(const DataType& type) {
+  if (type.extension() != Extension::kNone) return std::string(ExtensionName(type.extension()));
   const std::string_view name = SqlTypeName(type.id());
   return name.empty() ? type.ToString() : std::string(name);
 }

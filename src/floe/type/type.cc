@@ -3,8 +3,20 @@
 namespace floe {
 
 TypePtr MakeDataType(TypeId id, int precision, int scale, int byte_width,
-                     std::vector<Field> fields) {
-  return TypePtr(new DataType(id, precision, scale, byte_width, std::move(fields)));
+                     std::vector<Field> fields, Extension extension) {
+  return TypePtr(new DataType(id, precision, scale, byte_width, std::move(fields), extension));
+}
+
+std::string_view ExtensionName(Extension extension) {
+  switch (extension) {
+    case Extension::kNone:
+      return "";
+    case Extension::kJson:
+      return "json";
+    case Extension::kJsonb:
+      return "jsonb";
+  }
+  return "";
 }
 
 std::string_view TypeIdName(TypeId id) {
@@ -93,6 +105,7 @@ bool Field::Equals(const Field& other) const {
 }
 
 std::string DataType::ToString() const {
+  if (extension_ != Extension::kNone) return std::string(ExtensionName(extension_));
   switch (id_) {
     case TypeId::kDecimal:
       return fmt::format("decimal({},{})", precision_, scale_);
@@ -117,7 +130,8 @@ std::string DataType::ToString() const {
 
 bool DataType::Equals(const DataType& other) const {
   if (this == &other) return true;
-  if (id_ != other.id_ || precision_ != other.precision_ || scale_ != other.scale_ ||
+  if (id_ != other.id_ || extension_ != other.extension_ || precision_ != other.precision_ ||
+      scale_ != other.scale_ ||
       byte_width_ != other.byte_width_ || fields_.size() != other.fields_.size()) {
     return false;
   }
@@ -144,7 +158,7 @@ TypePtr DataType::map_entries_type() const {
 }
 
 namespace {
-TypePtr Simple(TypeId id, int width) { return MakeDataType(id, 0, 0, width, {}); }
+TypePtr Simple(TypeId id, int width) { return MakeDataType(id, 0, 0, width, {}, Extension::kNone); }
 }  // namespace
 
 #define FLOE_SIMPLE_TYPE(Fn, Id, Width)            \
@@ -170,6 +184,16 @@ FLOE_SIMPLE_TYPE(Binary, TypeId::kBinary, 0)
 FLOE_SIMPLE_TYPE(Uuid, TypeId::kUuid, 16)
 #undef FLOE_SIMPLE_TYPE
 
+TypePtr Json() {
+  static const TypePtr type = MakeDataType(TypeId::kString, 0, 0, 0, {}, Extension::kJson);
+  return type;
+}
+
+TypePtr Jsonb() {
+  static const TypePtr type = MakeDataType(TypeId::kString, 0, 0, 0, {}, Extension::kJsonb);
+  return type;
+}
+
 Result<TypePtr> MakeDecimal(int precision, int scale) {
   if (precision < 1 || precision > 38 || scale < 0 || scale > precision) {
     return Status::Invalid(
@@ -177,30 +201,30 @@ Result<TypePtr> MakeDecimal(int precision, int scale) {
         "0..precision",
         precision, scale);
   }
-  return MakeDataType(TypeId::kDecimal, precision, scale, 16, {});
+  return MakeDataType(TypeId::kDecimal, precision, scale, 16, {}, Extension::kNone);
 }
 
 TypePtr Decimal(int precision, int scale) { return MakeDecimal(precision, scale).ValueOrDie(); }
 
 Result<TypePtr> MakeFixed(int width) {
   if (width <= 0) return Status::Invalid("fixed[{}] needs a positive width", width);
-  return MakeDataType(TypeId::kFixed, 0, 0, width, {});
+  return MakeDataType(TypeId::kFixed, 0, 0, width, {}, Extension::kNone);
 }
 
 TypePtr Fixed(int width) { return MakeFixed(width).ValueOrDie(); }
 
 TypePtr Struct(std::vector<Field> fields) {
-  return MakeDataType(TypeId::kStruct, 0, 0, 0, std::move(fields));
+  return MakeDataType(TypeId::kStruct, 0, 0, 0, std::move(fields), Extension::kNone);
 }
 
-TypePtr List(Field element) { return MakeDataType(TypeId::kList, 0, 0, 0, {std::move(element)}); }
+TypePtr List(Field element) { return MakeDataType(TypeId::kList, 0, 0, 0, {std::move(element)}, Extension::kNone); }
 
 TypePtr List(TypePtr element_type, bool element_nullable) {
   return List(Field("element", std::move(element_type), element_nullable));
 }
 
 TypePtr Map(Field key, Field value) {
-  return MakeDataType(TypeId::kMap, 0, 0, 0, {key.WithNullable(false), std::move(value)});
+  return MakeDataType(TypeId::kMap, 0, 0, 0, {key.WithNullable(false), std::move(value)}, Extension::kNone);
 }
 
 TypePtr Map(TypePtr key_type, TypePtr value_type, bool value_nullable) {

@@ -51,6 +51,20 @@ enum class TypeId : uint8_t {
   kMap,
 };
 
+/// A logical type over a storage type, as Arrow's extension types: the values have the
+/// storage type's layout and every storage-kind switch treats them as that type, while SQL
+/// (function and operator resolution, casts, printing of the type's name) tells them apart.
+/// Formats without the logical type (Iceberg) store the storage type.
+///   kJson, kJsonb                     over kString: JSON text (jsonb's text is normalized)
+enum class Extension : uint8_t {
+  kNone,
+  kJson,
+  kJsonb,
+};
+
+/// The lower-case name of an extension ("json", "jsonb"; "" for kNone).
+std::string_view ExtensionName(Extension extension);
+
 class DataType;
 using TypePtr = std::shared_ptr<const DataType>;
 
@@ -102,6 +116,9 @@ class Field {
 class DataType {
  public:
   TypeId id() const { return id_; }
+  /// The logical type over the storage type id(); kNone for plain types.
+  Extension extension() const { return extension_; }
+  bool is_json() const { return extension_ == Extension::kJson || extension_ == Extension::kJsonb; }
 
   /// Decimal precision (1..38) and scale (0..precision); 0 for other types.
   int precision() const { return precision_; }
@@ -129,22 +146,25 @@ class DataType {
   /// SQL-ish spelling: "int64", "decimal(18,2)", "timestamptz", "fixed[16]",
   /// "struct<a: int32, b: string>", "list<int32>", "map<string, int64>".
   std::string ToString() const;
-  /// Structural equality; nested field names, nullability and ids included.
+  /// Structural equality; extension, nested field names, nullability and ids included.
   bool Equals(const DataType& other) const;
 
   /// For kMap: the struct<key, value> type of its entries child.
   TypePtr map_entries_type() const;
 
  private:
-  friend TypePtr MakeDataType(TypeId, int, int, int, std::vector<Field>);
-  DataType(TypeId id, int precision, int scale, int byte_width, std::vector<Field> fields)
+  friend TypePtr MakeDataType(TypeId, int, int, int, std::vector<Field>, Extension);
+  DataType(TypeId id, int precision, int scale, int byte_width, std::vector<Field> fields,
+           Extension extension)
       : id_(id),
+        extension_(extension),
         precision_(precision),
         scale_(scale),
         byte_width_(byte_width),
         fields_(std::move(fields)) {}
 
   TypeId id_;
+  Extension extension_;
   int precision_;
   int scale_;
   int byte_width_;
@@ -173,6 +193,9 @@ TypePtr TimestampTz();
 TypePtr TimestampNs();
 TypePtr TimestampTzNs();
 TypePtr String();
+/// PostgreSQL's json (text kept as written) and jsonb (text normalized), over kString.
+TypePtr Json();
+TypePtr Jsonb();
 TypePtr Binary();
 /// fixed[width]; aborts unless width > 0 (see MakeFixed).
 TypePtr Fixed(int width);
@@ -187,7 +210,7 @@ TypePtr Map(Field key, Field value);
 TypePtr Map(TypePtr key_type, TypePtr value_type, bool value_nullable = true);
 
 /// Whether values of type `a` are values of type `b` as they are: the same types at every
-/// depth, with nested field names, nullability and field ids aside (a query's struct column
+/// depth, with nested field names, nullability, field ids and extensions aside (a query's struct column
 /// and a table's, whose nested fields carry Iceberg ids).
 bool SameShape(const DataType& a, const DataType& b);
 

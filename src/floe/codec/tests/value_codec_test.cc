@@ -32,6 +32,8 @@ std::vector<TypePtr> AllTypes() {
           TimestampNs(),
           TimestampTzNs(),
           String(),
+          Json(),
+          Jsonb(),
           Binary(),
           Fixed(3),
           Uuid(),
@@ -122,6 +124,13 @@ TEST(ValueCodecTest, BadTypesAreCorrupt) {
   message.Clear();
   message.set_id("fixed");
   EXPECT_THAT(DecodeType(message).status(), IsError(StatusCode::kCorrupt));
+  message.Clear();
+  message.set_id("int32");
+  message.set_extension("jsonb");
+  EXPECT_EQ(DecodeType(message).status().message(), "extension \"jsonb\" over data type int32");
+  message.set_id("string");
+  message.set_extension("xml");
+  EXPECT_EQ(DecodeType(message).status().message(), "unknown extension type \"xml\"");
 }
 
 TEST(ValueCodecTest, DeeplyNestedTypeIsRefused) {

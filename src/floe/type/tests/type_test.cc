@@ -33,6 +33,20 @@ TEST(TypeTest, SqlTypeNamesArePostgresNames) {
   EXPECT_EQ(SqlTypeName(*Fixed(11)), "bytea");
   EXPECT_EQ(SqlTypeName(*Uuid()), "uuid");
   EXPECT_EQ(SqlTypeName(*List(Int32())), "list<int32>");
+  EXPECT_EQ(SqlTypeName(*Json()), "json");
+  EXPECT_EQ(SqlTypeName(*Jsonb()), "jsonb");
+}
+
+TEST(TypeTest, ExtensionsKeepTheirStorageButAreTypesOfTheirOwn) {
+  EXPECT_EQ(Jsonb()->id(), TypeId::kString);
+  EXPECT_TRUE(Jsonb()->is_binary_like());
+  EXPECT_EQ(Jsonb()->ToString(), "jsonb");
+  EXPECT_FALSE(Jsonb()->Equals(*String()));
+  EXPECT_FALSE(Jsonb()->Equals(*Json()));
+  EXPECT_TRUE(Jsonb()->Equals(*Jsonb()));
+  EXPECT_TRUE(SameShape(*Jsonb(), *String()));
+  EXPECT_EQ(TypeFromSqlName("jsonb"), Jsonb());
+  EXPECT_EQ(String()->extension(), Extension::kNone);
 }
 
 TEST(TypeTest, WidthsFollowTheLayout) {
