@@ -13,6 +13,7 @@
 #include "floe/exec/limit_exec.h"
 #include "floe/exec/max_one_row_exec.h"
 #include "floe/exec/projection_exec.h"
+#include "floe/exec/unnest_exec.h"
 #include "floe/exec/sort/sort_exec.h"
 #include "floe/exec/sort/sort_preserving_merge_exec.h"
 #include "floe/exec/table_provider.h"
@@ -110,6 +111,14 @@ class Planner {
       case LogicalKind::kMaxOneRow: {
         FLOE_ASSIGN_OR_RAISE(PlanPtr input, Plan(node->children[0]));
         return MaxOneRowExec::Make(std::move(input));
+      }
+      case LogicalKind::kUnnest: {
+        FLOE_ASSIGN_OR_RAISE(PlanPtr input, Plan(node->children[0]));
+        FLOE_ASSIGN_OR_RAISE(auto lists, CompileAll(node->exprs, input->schema()));
+        const std::vector<std::string> all = FieldNames(*node->schema);
+        std::vector<std::string> names(all.begin() + input->schema()->num_fields(), all.end());
+        return UnnestExec::Make(std::move(lists), node->unnest_expand, node->unnest_ordinality,
+                                std::move(names), std::move(input));
       }
     }
     return Status::Internal("unknown logical node kind {}", static_cast<int>(node->kind));

@@ -14,6 +14,7 @@
 #include "floe/exec/max_one_row_exec.h"
 #include "floe/exec/plan_codec_internal.h"
 #include "floe/exec/projection_exec.h"
+#include "floe/exec/unnest_exec.h"
 #include "floe/exec/repartition_exec.h"
 #include "floe/exec/sort/sort_exec.h"
 #include "floe/exec/sort/sort_preserving_merge_exec.h"
@@ -45,6 +46,7 @@ std::vector<std::string> PlanCodecRegistry::names() const {
 void RegisterExecPlanCodecs(PlanCodecRegistry* registry) {
   RegisterPlanCodec<FilterExec>(registry);
   RegisterPlanCodec<ProjectionExec>(registry);
+  RegisterPlanCodec<UnnestExec>(registry);
   RegisterPlanCodec<LimitExec>(registry);
   RegisterPlanCodec<CoalescePartitionsExec>(registry);
   RegisterPlanCodec<RepartitionExec>(registry);

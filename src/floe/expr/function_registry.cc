@@ -78,6 +78,7 @@ ScalarFunctionRegistry::ScalarFunctionRegistry() {
   RegisterStringFunctions(*this);
   RegisterDatetimeFunctions(*this);
   RegisterMathFunctions(*this);
+  RegisterSetReturningFunctions(*this);
 }
 
 void ScalarFunctionRegistry::Add(ScalarFunctionDef def) { defs_.push_back(std::move(def)); }
@@ -104,6 +105,7 @@ Result<ResolvedFunction> ScalarFunctionRegistry::Resolve(
       best_cost = cost;
       best = std::move(*r);
       best->name = def.name;
+      best->set_returning = best->set_returning || def.set_returning;
     }
   }
   if (best) return std::move(*best);
@@ -155,6 +157,13 @@ bool ScalarFunctionRegistry::Contains(std::string_view name) const {
   return false;
 }
 
+bool ScalarFunctionRegistry::ContainsSetReturning(std::string_view name) const {
+  for (const ScalarFunctionDef& def : defs_) {
+    if (def.set_returning && NameMatches(def, name)) return true;
+  }
+  return false;
+}
+
 }  // namespace internal
 
 Result<ResolvedFunction> ResolveScalarFunction(std::string_view name,
@@ -164,6 +173,10 @@ Result<ResolvedFunction> ResolveScalarFunction(std::string_view name,
 
 bool IsScalarFunction(std::string_view name) {
   return internal::ScalarFunctionRegistry::Instance().Contains(name);
+}
+
+bool IsSetReturningFunction(std::string_view name) {
+  return internal::ScalarFunctionRegistry::Instance().ContainsSetReturning(name);
 }
 
 }  // namespace floe::expr

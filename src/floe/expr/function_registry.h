@@ -55,6 +55,8 @@ Result<ResolvedFunction> ResolveScalarFunction(std::string_view name,
                                                const std::vector<TypePtr>& arg_types);
 /// True when `name` is a registered scalar function (any signature).
 bool IsScalarFunction(std::string_view name);
+/// True when `name` is a set-returning function (unnest, generate_series, ...).
+bool IsSetReturningFunction(std::string_view name);
 
 /// "extract"(field, x) resolves to decimal(38, 6); PostgreSQL's numeric result has a
 /// field-dependent scale (EXTRACT(year ...) prints 2024, EXTRACT(second ...) 12.500000).

@@ -37,6 +37,9 @@ struct ScalarFunctionDef {
   std::vector<std::string> aliases;  // other spellings that resolve to `name`
   ScalarResolver resolve;
   ScalarKernel kernel;
+  /// A set-returning function: the kernel returns per row the list of rows it yields
+  /// (ResolvedFunction::set_returning).
+  bool set_returning = false;
 };
 
 class ScalarFunctionRegistry {
@@ -51,6 +54,8 @@ class ScalarFunctionRegistry {
   /// The kernel for a resolution (looked up by name and argument types).
   Result<ScalarKernel> Kernel(const ResolvedFunction& fn) const;
   bool Contains(std::string_view name) const;
+  /// True when a definition of `name` is set-returning.
+  bool ContainsSetReturning(std::string_view name) const;
 
  private:
   ScalarFunctionRegistry();
@@ -69,5 +74,6 @@ void RegisterBooleanFunctions(ScalarFunctionRegistry& registry);
 void RegisterStringFunctions(ScalarFunctionRegistry& registry);
 void RegisterDatetimeFunctions(ScalarFunctionRegistry& registry);
 void RegisterMathFunctions(ScalarFunctionRegistry& registry);
+void RegisterSetReturningFunctions(ScalarFunctionRegistry& registry);
 
 }  // namespace floe::expr::internal

@@ -640,17 +640,32 @@ Result<ColumnarValue> RegexpReplaceKernel(const ResolvedFunction& f, const Args&
           std::string* out) { return replace(s, p, r, fl, out); });
 }
 
-// regexp_matches(s, pattern[, flags]): the capture groups of the first match (the whole
-// match when the pattern has no groups) as a text list; NULL when nothing matches.
-Result<ColumnarValue> RegexpMatchesKernel(const ResolvedFunction& f, const Args& args, int64_t n,
-                                          EvalContext& ctx) {
+// The capture groups of a match (the whole match when the pattern has none) appended to
+// `groups` as one text list.
+Status AppendMatchGroups(const std::vector<re2::StringPiece>& m, ListBuilder* groups) {
+  auto* values = static_cast<BinaryBuilder*>(groups->value_builder());
+  FLOE_RETURN_NOT_OK(groups->Append());
+  for (size_t g = m.size() == 1 ? 0 : 1; g < m.size(); ++g) {
+    if (m[g].data() != nullptr) {
+      FLOE_RETURN_NOT_OK(values->Append(std::string_view(m[g].data(), m[g].size())));
+    } else {
+      FLOE_RETURN_NOT_OK(values->AppendNull());
+    }
+  }
+  return Status::OK();
+}
+
+// regexp_match(s, pattern[, flags]): the capture groups of the first match as a text
+// list; NULL when nothing matches.
+Result<ColumnarValue> RegexpMatchKernel(const ResolvedFunction& f, const Args& args, int64_t n,
+                                        EvalContext& ctx) {
   ValueReader<std::string_view> s_reader(args[0]);
   ValueReader<std::string_view> p_reader(args[1]);
   std::optional<ValueReader<std::string_view>> flag_reader;
   if (args.size() == 3) flag_reader.emplace(args[2]);
   RegexCache cache;
   ListBuilder builder(f.return_type, ctx.pool);
-  auto* values = static_cast<BinaryBuilder*>(builder.value_builder());
+  std::vector<re2::StringPiece> m;
   for (int64_t i = 0; i < n; ++i) {
     if (s_reader.IsNull(i) || p_reader.IsNull(i) || (flag_reader && flag_reader->IsNull(i))) {
       FLOE_RETURN_NOT_OK(builder.AppendNull());
@@ -660,33 +675,60 @@ Result<ColumnarValue> RegexpMatchesKernel(const ResolvedFunction& f, const Args&
     if (flag_reader) {
       FLOE_ASSIGN_OR_RAISE(flags, ParseRegexFlags((*flag_reader)[i]));
       if (flags.global) {
-        return Status::Invalid(
-            "regexp_matches with the \"global\" option returns a set of rows, which is not "
-            "supported");
+        return Status::Invalid("regexp_match() does not support the \"global\" option");
       }
+    }
+    FLOE_ASSIGN_OR_RAISE(const re2::RE2* re, cache.Get(p_reader[i], flags));
+    if (!FindMatch(*re, s_reader[i], 0, &m)) {
+      FLOE_RETURN_NOT_OK(builder.AppendNull());
+    } else {
+      FLOE_RETURN_NOT_OK(AppendMatchGroups(m, &builder));
+    }
+  }
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr out, builder.Finish());
+  return ColumnarValue(std::move(out));
+}
+
+// regexp_matches(s, pattern[, flags]), set-returning: one row per match (every match with
+// the 'g' flag, else the first), each the text list of the match's capture groups; no row
+// when nothing matches.
+Result<ColumnarValue> RegexpMatchesKernel(const ResolvedFunction& f, const Args& args, int64_t n,
+                                          EvalContext& ctx) {
+  ValueReader<std::string_view> s_reader(args[0]);
+  ValueReader<std::string_view> p_reader(args[1]);
+  std::optional<ValueReader<std::string_view>> flag_reader;
+  if (args.size() == 3) flag_reader.emplace(args[2]);
+  RegexCache cache;
+  ListBuilder rows(f.return_type, ctx.pool);
+  auto* groups = static_cast<ListBuilder*>(rows.value_builder());
+  for (int64_t i = 0; i < n; ++i) {
+    if (s_reader.IsNull(i) || p_reader.IsNull(i) || (flag_reader && flag_reader->IsNull(i))) {
+      FLOE_RETURN_NOT_OK(rows.AppendNull());
+      continue;
+    }
+    RegexFlags flags;
+    if (flag_reader) {
+      FLOE_ASSIGN_OR_RAISE(flags, ParseRegexFlags((*flag_reader)[i]));
     }
     const std::string_view pattern = p_reader[i];
     const std::string_view s = s_reader[i];
     FLOE_ASSIGN_OR_RAISE(const re2::RE2* re, cache.Get(pattern, flags));
+    FLOE_RETURN_NOT_OK(rows.Append());
     std::vector<re2::StringPiece> m;
-    if (!FindMatch(*re, s, 0, &m)) {
-      FLOE_RETURN_NOT_OK(builder.AppendNull());
-      continue;
-    }
-    FLOE_RETURN_NOT_OK(builder.Append());
-    if (m.size() == 1) {
-      FLOE_RETURN_NOT_OK(values->Append(std::string_view(m[0].data(), m[0].size())));
-      continue;
-    }
-    for (size_t g = 1; g < m.size(); ++g) {
-      if (m[g].data() != nullptr) {
-        FLOE_RETURN_NOT_OK(values->Append(std::string_view(m[g].data(), m[g].size())));
-      } else {
-        FLOE_RETURN_NOT_OK(values->AppendNull());
+    size_t pos = 0;
+    while (pos <= s.size() && FindMatch(*re, s, pos, &m)) {
+      FLOE_RETURN_NOT_OK(AppendMatchGroups(m, groups));
+      if (!flags.global) break;
+      const auto begin = static_cast<size_t>(m[0].data() - s.data());
+      pos = begin + m[0].size();
+      // After an empty match, the next search starts one character further.
+      if (m[0].empty()) {
+        if (pos == s.size()) break;
+        pos += CharLen(s, pos);
       }
     }
   }
-  FLOE_ASSIGN_OR_RAISE(ArrayPtr out, builder.Finish());
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr out, rows.Finish());
   return ColumnarValue(std::move(out));
 }
 
@@ -928,10 +970,15 @@ void RegisterStringFunctions(ScalarFunctionRegistry& r) {
          {},
          Signatures("regexp_replace", {{t, t, t}, {t, t, t, t}}, t),
          RegexpReplaceKernel});
+  r.Add({"regexp_match",
+         {},
+         Signatures("regexp_match", {{t, t}, {t, t, t}}, List(String())),
+         RegexpMatchKernel});
   r.Add({"regexp_matches",
          {},
-         Signatures("regexp_matches", {{t, t}, {t, t, t}}, List(String())),
-         RegexpMatchesKernel});
+         Signatures("regexp_matches", {{t, t}, {t, t, t}}, List(List(String()))),
+         RegexpMatchesKernel,
+         /*set_returning=*/true});
 }
 
 }  // namespace floe::expr::internal

@@ -736,6 +736,9 @@ Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx)
                             Where(e.location));
   }
   FLOE_ASSIGN_OR_RAISE(ExprPtr call, MakeCall(name, std::move(args), e.location));
+  if (call->kind == expr::ExprKind::kCall && expr::IsSetReturningFunction(call->name)) {
+    return BindSetReturning(std::move(call), e, ctx);
+  }
   // EXTRACT's numeric result has PostgreSQL's per-field scale (EXTRACT(year ...) is 2024).
   if (call->kind == expr::ExprKind::kCall && call->name == "extract" && call->args.size() == 2 &&
       call->args[0]->kind == expr::ExprKind::kLiteral && !call->args[0]->literal.is_null() &&
@@ -747,6 +750,34 @@ Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx)
     }
   }
   return call;
+}
+
+Result<ExprPtr> Binder::BindSetReturning(ExprPtr call, const sql::ParsedExpr& e,
+                                         ExprContext& ctx) {
+  const std::string& name = call->name;
+  for (const ExprPtr& a : call->args) {
+    const bool nested = AnyOf(a, [](const expr::Expr& x) {
+      return x.kind == expr::ExprKind::kCall && expr::IsSetReturningFunction(x.name);
+    });
+    if (nested || AnyOf(a, [this](const expr::Expr& x) { return IsSetReturningPlaceholder(x); })) {
+      return NotSupported(e.location, "set-returning functions in the arguments of " + name +
+                                          " are not supported");
+    }
+  }
+  if (ctx.srf_as_list) return call;
+  if (ctx.in_aggregate) {
+    return BindError(e.location,
+                     "aggregate function calls cannot contain set-returning function calls");
+  }
+  if (!ctx.allow_srf || states_.empty()) {
+    return BindError(e.location,
+                     "set-returning functions are not allowed in " + std::string(ctx.clause));
+  }
+  const int id = NewPlaceholder();
+  srf_placeholders_.insert(id);
+  TypePtr element = call->type->field(0).type();
+  state()->srfs.push_back(SrfInfo{id, std::move(call), name});
+  return PlaceholderExpr(id, std::move(element), name);
 }
 
 Result<ExprPtr> Binder::BindAggregate(const sql::ParsedExpr& e, ExprContext& ctx) {
@@ -761,6 +792,7 @@ Result<ExprPtr> Binder::BindAggregate(const sql::ParsedExpr& e, ExprContext& ctx
   ExprContext inner = ctx;
   inner.in_aggregate = true;
   inner.allow_windows = false;
+  inner.srf_as_list = false;
   std::vector<ExprPtr> args;
   for (const auto& a : e.args) {
     FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*a, inner));
@@ -834,6 +866,9 @@ Result<ExprPtr> Binder::BindWindow(const sql::ParsedExpr& e, ExprContext& ctx) {
   }
   ExprContext inner = ctx;
   inner.allow_windows = false;
+  inner.allow_srf = false;
+  inner.srf_as_list = false;
+  inner.clause = "window function calls";
   WindowCall call;
   call.function = name;
   std::vector<ExprPtr> args;

@@ -392,12 +392,20 @@ Result<LogicalPlanPtr> Binder::BindSelectImpl(const sql::SelectStmt& stmt,
     ctx.scope = &scope;
     ctx.allow_aggregates = true;
     ctx.allow_windows = true;
+    ctx.allow_srf = true;
     ctx.clause = "SELECT";
     FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExpr(e, ctx));
     select_exprs.push_back(std::move(x));
     names.push_back(item.alias.empty() ? OutputName(e) : item.alias);
   }
-  if (opts.select_exprs_out != nullptr) *opts.select_exprs_out = select_exprs;
+  if (opts.select_exprs_out != nullptr) {
+    if (!st.srfs.empty()) {
+      return NotSupported(stmt.location,
+                          "set-returning functions in the select list of this subquery are not "
+                          "supported");
+    }
+    *opts.select_exprs_out = select_exprs;
+  }
 
   // GROUP BY: expressions, output-column aliases, ordinals.
   std::vector<ExprPtr> groups;
@@ -602,6 +610,28 @@ Result<LogicalPlanPtr> Binder::BindSelectImpl(const sql::SelectStmt& stmt,
         placeholder_values_[st.windows[group[j]].placeholder] =
             expr::Column(index, f.name(), f.type(), f.nullable());
       }
+    }
+  }
+
+  // Set-returning calls of the select list, side by side after aggregation and windows
+  // (PostgreSQL's ProjectSet).
+  if (!st.srfs.empty()) {
+    std::vector<ExprPtr> lists;
+    std::vector<std::string> srf_names;
+    for (const SrfInfo& info : st.srfs) {
+      FLOE_ASSIGN_OR_RAISE(ExprPtr list, finish(info.call));
+      lists.push_back(std::move(list));
+      srf_names.push_back(info.name);
+    }
+    const int base = plan->schema->num_fields();
+    const size_t count = lists.size();
+    plan = MakeUnnest(plan, std::move(lists), std::vector<bool>(count, false), false,
+                      std::move(srf_names));
+    for (size_t k = 0; k < count; ++k) {
+      const int index = base + static_cast<int>(k);
+      const Field& f = plan->schema->field(index);
+      placeholder_values_[st.srfs[k].placeholder] =
+          expr::Column(index, f.name(), f.type(), f.nullable());
     }
   }
 

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "floe/common/ascii.h"
+#include "floe/expr/function_registry.h"
 #include "floe/expr/physical_expr.h"
 #include "floe/plan/binder_internal.h"
 #include "floe/sql/parser.h"
@@ -80,8 +82,66 @@ int FindUnqualified(const std::vector<ScopeColumn>& columns, const std::string& 
 
 }  // namespace
 
+bool Binder::IsUnnestRef(const sql::TableRef& ref) const {
+  if (ref.kind != sql::TableRef::Kind::kFunction || ref.function->names.empty()) return false;
+  const std::string name = AsciiLower(ref.function->names.back());
+  if (!expr::IsSetReturningFunction(name)) return false;
+  // A table function of the same name (generate_series) serves constant arguments: it
+  // streams its rows in parallel partitions instead of one list.
+  if (name == "generate_series" && !ref.ordinality) {
+    for (const sql::ParsedExprPtr& a : ref.function->args) {
+      if (!BindConstantExpr(*a, text_, options_).ok()) return true;
+    }
+    return false;
+  }
+  return true;
+}
+
+Result<BoundRelation> Binder::BindFunctionUnnest(const sql::TableRef& ref,
+                                                 const BoundRelation* left, const Scope* outer) {
+  const sql::ParsedExpr& call = *ref.function;
+  const std::string name = AsciiLower(call.names.back());
+  LogicalPlanPtr input =
+      left != nullptr ? left->plan : MakeValues(std::make_shared<Schema>(), {{}});
+  Scope scope{left != nullptr ? left->columns : std::vector<ScopeColumn>{}, outer};
+  ExprContext ctx;
+  ctx.scope = &scope;
+  ctx.allow_subqueries = false;
+  ctx.srf_as_list = true;
+  ctx.clause = "functions in FROM";
+  FLOE_ASSIGN_OR_RAISE(expr::ExprPtr list, BindExpr(call, ctx));
+  if (list->kind != expr::ExprKind::kCall || list->type->id() != TypeId::kList) {
+    return BindError(ref.location, "function " + name + " in FROM is not set-returning");
+  }
+  const TypePtr& element = list->type->field(0).type();
+  const bool expand = element->id() == TypeId::kStruct;
+  std::vector<std::string> names;
+  if (expand) {
+    for (const Field& f : element->fields()) names.push_back(f.name());
+  } else {
+    // A function of a scalar result is named by the alias when no column list is given,
+    // as in PostgreSQL: FROM unnest(a) u has a column u.
+    names.push_back(!ref.alias.empty() && ref.column_aliases.empty() ? ref.alias : name);
+  }
+  if (ref.ordinality) names.push_back("ordinality");
+  const int base = input->schema->num_fields();
+  LogicalPlanPtr plan = MakeUnnest(input, {list}, {expand}, ref.ordinality, names);
+  std::vector<ScopeColumn> added;
+  for (int i = base; i < plan->schema->num_fields(); ++i) {
+    const Field& f = plan->schema->field(i);
+    added.push_back(ScopeColumn{"", f.name(), f.type(), f.nullable(), i, false});
+  }
+  FLOE_RETURN_NOT_OK(ApplyAliases(*this, ref, name, &added));
+  BoundRelation rel{plan, left != nullptr ? left->columns : std::vector<ScopeColumn>{}};
+  for (ScopeColumn& c : added) rel.columns.push_back(std::move(c));
+  return rel;
+}
+
 Result<BoundRelation> Binder::BindTableRef(const sql::TableRef& ref, const Scope* outer) {
-  if (ref.lateral) return NotSupported(ref.location, "LATERAL is not supported");
+  if (ref.lateral && ref.kind != sql::TableRef::Kind::kFunction) {
+    return NotSupported(ref.location, "LATERAL subqueries are not supported");
+  }
+  if (IsUnnestRef(ref)) return BindFunctionUnnest(ref, nullptr, outer);
   switch (ref.kind) {
     case sql::TableRef::Kind::kTable: {
       // A CTE of an enclosing WITH, innermost first.
@@ -174,7 +234,32 @@ Result<BoundRelation> Binder::BindTableRef(const sql::TableRef& ref, const Scope
       break;
   }
 
-  // Joins.
+  // Joins. A set-returning call on the right of an inner or cross join may use the left
+  // side's columns (functions in FROM are implicitly LATERAL).
+  if (IsUnnestRef(*ref.right) && (ref.join_kind == sql::JoinKind::kInner ||
+                                  ref.join_kind == sql::JoinKind::kCross) &&
+      ref.using_columns.empty() && !ref.natural) {
+    FLOE_ASSIGN_OR_RAISE(BoundRelation left, BindTableRef(*ref.left, outer));
+    FLOE_ASSIGN_OR_RAISE(BoundRelation rel, BindFunctionUnnest(*ref.right, &left, outer));
+    if (ref.on) {
+      Scope scope{rel.columns, nullptr};
+      ExprContext ctx;
+      ctx.scope = &scope;
+      ctx.allow_subqueries = false;
+      ctx.clause = "JOIN conditions";
+      FLOE_ASSIGN_OR_RAISE(expr::ExprPtr on, BindExpr(*ref.on, ctx));
+      FLOE_ASSIGN_OR_RAISE(on, CoerceTo(on, Boolean(), ref.on->location));
+      rel.plan = MakeFilter(rel.plan, on);
+    }
+    if (!ref.alias.empty()) {
+      for (ScopeColumn& c : rel.columns) c.table = ref.alias;
+    }
+    return rel;
+  }
+  if (IsUnnestRef(*ref.right)) {
+    return NotSupported(ref.right->location,
+                        "a set-returning function on the right of this join is not supported");
+  }
   FLOE_ASSIGN_OR_RAISE(BoundRelation left, BindTableRef(*ref.left, outer));
   FLOE_ASSIGN_OR_RAISE(BoundRelation right, BindTableRef(*ref.right, outer));
   JoinType type = JoinType::kInner;
@@ -346,6 +431,10 @@ Result<BoundRelation> Binder::BindFrom(const std::vector<sql::TableRefPtr>& from
   }
   FLOE_ASSIGN_OR_RAISE(BoundRelation rel, BindTableRef(*from[0], outer));
   for (size_t i = 1; i < from.size(); ++i) {
+    if (IsUnnestRef(*from[i])) {
+      FLOE_ASSIGN_OR_RAISE(rel, BindFunctionUnnest(*from[i], &rel, outer));
+      continue;
+    }
     FLOE_ASSIGN_OR_RAISE(BoundRelation next, BindTableRef(*from[i], outer));
     int width = rel.plan->schema->num_fields();
     for (ScopeColumn c : next.columns) {

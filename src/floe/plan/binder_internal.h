@@ -95,6 +95,10 @@ struct ExprContext {
   bool allow_subqueries = true;
   std::string_view clause = "";  // "WHERE", "JOIN conditions", ... for errors
   bool in_aggregate = false;
+  /// Set-returning calls become placeholders of an Unnest below the select list.
+  bool allow_srf = false;
+  /// The expression is a FROM item's set-returning call: it stays the list-valued call.
+  bool srf_as_list = false;
 };
 
 class Binder {
@@ -233,6 +237,9 @@ class Binder {
   expr::ExprPtr PlaceholderExpr(int id, TypePtr type, std::string name) {
     return expr::Column(kPlaceholderBase - id, std::move(name), std::move(type));
   }
+  bool IsSetReturningPlaceholder(const expr::Expr& e) const {
+    return IsPlaceholder(e) && srf_placeholders_.count(PlaceholderId(e)) > 0;
+  }
   /// Replaces placeholders whose values are known (placeholder_values_).
   expr::ExprPtr ReplacePlaceholders(const expr::ExprPtr& e) const;
 
@@ -247,8 +254,15 @@ class Binder {
     WindowCall call;
     std::string name;
   };
+  /// A set-returning call of a select list, planned as an Unnest column.
+  struct SrfInfo {
+    int placeholder;
+    expr::ExprPtr call;  // list-valued
+    std::string name;
+  };
   struct SelectState {
     std::vector<AggregateInfo> aggregates;
+    std::vector<SrfInfo> srfs;
     std::vector<WindowInfo> windows;
     std::vector<PendingSubquery> pending;
     const std::vector<sql::WindowDef>* named_windows = nullptr;
@@ -271,6 +285,7 @@ class Binder {
   std::map<std::string, TableSourcePtr> table_cache_;
   std::vector<std::unique_ptr<SelectState>> states_;
   std::map<int, expr::ExprPtr> placeholder_values_;
+  std::set<int> srf_placeholders_;  // placeholders of set-returning calls
   std::set<const expr::Expr*> untyped_;
   std::map<const expr::Expr*, int> column_locations_;  // where column refs were written
   std::vector<expr::ExprPtr> untyped_keep_;            // keeps untyped_'s pointers alive
@@ -284,6 +299,15 @@ class Binder {
   Result<expr::ExprPtr> BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx);
   Result<expr::ExprPtr> BindAggregate(const sql::ParsedExpr& e, ExprContext& ctx);
   Result<expr::ExprPtr> BindWindow(const sql::ParsedExpr& e, ExprContext& ctx);
+  Result<expr::ExprPtr> BindSetReturning(expr::ExprPtr call, const sql::ParsedExpr& e,
+                                         ExprContext& ctx);
+  /// A FROM item calling a set-returning function: an Unnest over `left` (the FROM items
+  /// before it, whose columns its arguments may use, as PostgreSQL's implicitly lateral
+  /// function calls) or over one empty row.
+  Result<BoundRelation> BindFunctionUnnest(const sql::TableRef& ref, const BoundRelation* left,
+                                           const Scope* outer);
+  /// Whether a FROM item is a call that BindFunctionUnnest plans.
+  bool IsUnnestRef(const sql::TableRef& ref) const;
 
   std::string_view text_;
   RelationResolver* resolver_;

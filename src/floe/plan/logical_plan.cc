@@ -119,6 +119,24 @@ void AppendNode(const LogicalPlan& node, int depth, std::string* out) {
       }
       break;
     }
+    case LogicalKind::kUnnest: {
+      *out += "Unnest: ";
+      int at = node.children.empty() ? 0 : node.children[0]->schema->num_fields();
+      for (size_t i = 0; i < node.exprs.size(); ++i) {
+        if (i > 0) *out += ", ";
+        *out += node.exprs[i]->ToString() + " AS ";
+        const bool expand = i < node.unnest_expand.size() && node.unnest_expand[i];
+        const int width = expand ? node.exprs[i]->type->field(0).type()->num_fields() : 1;
+        if (width != 1) *out += "(";
+        for (int j = 0; j < width; ++j) {
+          if (j > 0) *out += ", ";
+          *out += schema.field(at++).name();
+        }
+        if (width != 1) *out += ")";
+      }
+      if (node.unnest_ordinality) *out += " WITH ORDINALITY AS " + schema.field(at).name();
+      break;
+    }
     case LogicalKind::kJoin: {
       *out += "Join(";
       *out += JoinTypeName(node.join_type);
@@ -342,6 +360,41 @@ LogicalPlanPtr MakeWindow(LogicalPlanPtr input, std::vector<WindowCall> windows,
   return node;
 }
 
+std::vector<Field> UnnestOutputFields(const std::vector<expr::ExprPtr>& lists,
+                                      const std::vector<bool>& expand, bool ordinality,
+                                      const std::vector<std::string>& names) {
+  std::vector<Field> fields;
+  size_t name = 0;
+  auto next_name = [&]() { return name < names.size() ? names[name++] : std::string(); };
+  for (size_t i = 0; i < lists.size(); ++i) {
+    const TypePtr& element = lists[i]->type->field(0).type();
+    if (i < expand.size() && expand[i] && element->id() == TypeId::kStruct) {
+      for (const Field& f : element->fields()) fields.emplace_back(next_name(), f.type(), true);
+    } else {
+      // Past the end of a shorter list the element is NULL.
+      fields.emplace_back(next_name(), element, true);
+    }
+  }
+  if (ordinality) fields.emplace_back(next_name(), Int64(), false);
+  return fields;
+}
+
+LogicalPlanPtr MakeUnnest(LogicalPlanPtr input, std::vector<expr::ExprPtr> lists,
+                          std::vector<bool> expand, bool ordinality,
+                          std::vector<std::string> names) {
+  auto node = NewNode(LogicalKind::kUnnest, {input});
+  std::vector<Field> fields = input->schema->fields();
+  for (Field& f : UnnestOutputFields(lists, expand, ordinality, names)) {
+    fields.push_back(std::move(f));
+  }
+  node->schema = std::make_shared<Schema>(std::move(fields));
+  expand.resize(lists.size(), false);
+  node->exprs = std::move(lists);
+  node->unnest_expand = std::move(expand);
+  node->unnest_ordinality = ordinality;
+  return node;
+}
+
 LogicalPlanPtr MakeJoin(LogicalPlanPtr left, LogicalPlanPtr right, JoinType type,
                         std::vector<expr::ExprPtr> left_keys, std::vector<expr::ExprPtr> right_keys,
                         expr::ExprPtr filter, std::vector<bool> null_equals_null) {
@@ -413,6 +466,16 @@ LogicalPlanPtr WithNewChildren(const LogicalPlan& node, std::vector<LogicalPlanP
       for (size_t i = 0; i < node.windows.size(); ++i) {
         fields.push_back(old.field(old.num_fields() - static_cast<int>(node.windows.size()) +
                                    static_cast<int>(i)));
+      }
+      copy->schema = std::make_shared<Schema>(std::move(fields));
+      break;
+    }
+    case LogicalKind::kUnnest: {
+      std::vector<Field> fields = copy->children.front()->schema->fields();
+      const Schema& old = *node.schema;
+      const int added = old.num_fields() - node.children.front()->schema->num_fields();
+      for (int i = old.num_fields() - added; i < old.num_fields(); ++i) {
+        fields.push_back(old.field(i));
       }
       copy->schema = std::make_shared<Schema>(std::move(fields));
       break;
@@ -550,6 +613,15 @@ Status ValidatePlan(const LogicalPlan& plan) {
         if (child->schema->num_fields() != in) {
           return Status::Internal("invalid plan: union inputs of {} and {} columns", in,
                                   child->schema->num_fields());
+        }
+      }
+      break;
+    case LogicalKind::kUnnest:
+      for (const expr::ExprPtr& e : plan.exprs) {
+        FLOE_RETURN_NOT_OK(CheckColumns(e, in, plan, "an unnested list"));
+        if (e->type->id() != TypeId::kList) {
+          return Status::Internal("invalid plan: unnest of {} of type {}", e->ToString(),
+                                  e->type->ToString());
         }
       }
       break;

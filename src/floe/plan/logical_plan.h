@@ -84,6 +84,13 @@ enum class LogicalKind {
   kMaxOneRow,   // passes its input through; more than one row is an error (scalar
                 // subqueries: "more than one row returned by a subquery used as an
                 // expression")
+  kUnnest,      // exprs (list-typed, over the input), unnest_expand, unnest_ordinality:
+                // each input row repeated once per element of its longest list, with the
+                // lists' elements side by side (NULL past a shorter list's end; an input
+                // row whose lists are all NULL or empty yields no row), as PostgreSQL runs
+                // several set-returning functions in one select list. Output: the input
+                // columns, then per expr its element (a struct element's fields when
+                // unnest_expand says so), then the ordinality (bigint, from 1) if asked.
 };
 
 enum class JoinType {
@@ -192,6 +199,10 @@ struct LogicalPlan {
   // kUnion
   bool set_all = true;
 
+  // kUnnest (and exprs)
+  std::vector<bool> unnest_expand;  // per expr: a struct element becomes its fields
+  bool unnest_ordinality = false;
+
   /// An indented tree, one node per line ("Projection: a, b + 1\n  Filter: ...").
   std::string ToString() const;
 };
@@ -221,6 +232,16 @@ int64_t LimitRowsNeeded(int64_t offset, int64_t fetch);
 /// Output names are the first child's; nullability is the OR over children.
 LogicalPlanPtr MakeUnion(std::vector<LogicalPlanPtr> children, bool all);
 LogicalPlanPtr MakeMaxOneRow(LogicalPlanPtr input);
+/// `lists` are list-typed expressions over `input`; `names` name the output columns after
+/// the input's: one per element, or per field of an expanded struct element, then the
+/// ordinality's when `ordinality`.
+LogicalPlanPtr MakeUnnest(LogicalPlanPtr input, std::vector<expr::ExprPtr> lists,
+                          std::vector<bool> expand, bool ordinality,
+                          std::vector<std::string> names);
+/// The columns an Unnest of these lists adds after its input's.
+std::vector<Field> UnnestOutputFields(const std::vector<expr::ExprPtr>& lists,
+                                      const std::vector<bool>& expand, bool ordinality,
+                                      const std::vector<std::string>& names);
 
 /// A copy of `node` with new children (same kind and parameters); the schema is
 /// recomputed where it derives from the children.

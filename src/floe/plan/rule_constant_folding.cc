@@ -197,6 +197,7 @@ bool EmptiedByChildren(const LogicalPlan& node) {
     case LogicalKind::kLimit:
     case LogicalKind::kWindow:
     case LogicalKind::kMaxOneRow:
+    case LogicalKind::kUnnest:
       return IsEmpty(*node.children[0]);
     case LogicalKind::kAggregate:
       // Without GROUP BY an aggregate of no rows is one row.
@@ -275,6 +276,10 @@ Result<LogicalPlanPtr> SimplifyNode(const LogicalPlanPtr& plan) {
         if (call.filter && IsBoolLiteral(*call.filter, true)) call.filter = nullptr;
         FLOE_RETURN_NOT_OK(SimplifySortKeys(&call.order_by));
       }
+      break;
+    }
+    case LogicalKind::kUnnest: {
+      FLOE_ASSIGN_OR_RAISE(node->exprs, SimplifyAll(node->exprs));
       break;
     }
     case LogicalKind::kWindow:

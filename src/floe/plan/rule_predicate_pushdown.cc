@@ -156,6 +156,24 @@ Result<LogicalPlanPtr> PushWindow(const LogicalPlanPtr& plan, Conjuncts conjunct
   return AddFilter(std::move(out), std::move(kept));
 }
 
+// An Unnest repeats each input row per element: a conjunct over input columns alone holds
+// for all of a row's repeats or for none, so it filters the input instead (unless it is
+// volatile, when each repeat draws its own value).
+Result<LogicalPlanPtr> PushUnnest(const LogicalPlanPtr& plan, Conjuncts conjuncts) {
+  const LogicalPlan& node = *plan;
+  const int inputs = node.children[0]->schema->num_fields();
+  Conjuncts below;
+  Conjuncts kept;
+  for (ExprPtr& c : conjuncts) {
+    bool ok = !expr::IsVolatile(*c);
+    for (int col : expr::ReferencedColumns(*c)) ok &= col < inputs;
+    (ok ? below : kept).push_back(std::move(c));
+  }
+  FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr child, Push(node.children[0], std::move(below)));
+  LogicalPlanPtr out = child == node.children[0] ? plan : WithNewChildren(node, {child});
+  return AddFilter(std::move(out), std::move(kept));
+}
+
 Result<LogicalPlanPtr> PushUnion(const LogicalPlanPtr& plan, Conjuncts conjuncts) {
   std::vector<LogicalPlanPtr> children;
   bool changed = !conjuncts.empty();
@@ -433,6 +451,8 @@ Result<LogicalPlanPtr> Push(const LogicalPlanPtr& plan, Conjuncts conjuncts) {
       return PushAggregate(plan, std::move(conjuncts));
     case LogicalKind::kWindow:
       return PushWindow(plan, std::move(conjuncts));
+    case LogicalKind::kUnnest:
+      return PushUnnest(plan, std::move(conjuncts));
     case LogicalKind::kUnion:
       return PushUnion(plan, std::move(conjuncts));
     case LogicalKind::kJoin:

@@ -240,6 +240,26 @@ Result<Pruned> PruneWindow(const LogicalPlanPtr& plan, const std::vector<int>& r
       columns};
 }
 
+Result<Pruned> PruneUnnest(const LogicalPlanPtr& plan, const std::vector<int>& required) {
+  const LogicalPlanPtr& input = plan->children[0];
+  const int inputs = input->schema->num_fields();
+  std::vector<int> child_required;
+  for (int c : required) {
+    if (c < inputs) child_required.push_back(c);
+  }
+  for (const ExprPtr& e : plan->exprs) AddColumns(*e, &child_required);
+  FLOE_ASSIGN_OR_RAISE(Pruned child, Prune(input, child_required));
+  std::vector<int> columns = child.columns;
+  for (int i = inputs; i < plan->schema->num_fields(); ++i) columns.push_back(i);
+  if (child.plan == input) return Pruned{plan, columns};
+  const std::vector<int> m = MappingOf(child, inputs);
+  return Pruned{MakeUnnest(child.plan, RemapAll(plan->exprs, m), plan->unnest_expand,
+                           plan->unnest_ordinality,
+                           Names(*plan->schema, static_cast<size_t>(inputs),
+                                 plan->schema->fields().size())),
+                columns};
+}
+
 Result<Pruned> PruneJoin(const LogicalPlanPtr& plan, const std::vector<int>& required) {
   const LogicalPlanPtr& left_input = plan->children[0];
   const LogicalPlanPtr& right_input = plan->children[1];
@@ -347,6 +367,8 @@ Result<Pruned> Prune(const LogicalPlanPtr& plan, std::vector<int> required) {
       return PruneAggregate(plan);
     case LogicalKind::kWindow:
       return PruneWindow(plan, required);
+    case LogicalKind::kUnnest:
+      return PruneUnnest(plan, required);
     case LogicalKind::kJoin:
       return PruneJoin(plan, required);
     case LogicalKind::kUnion:

@@ -456,6 +456,15 @@ Statistics EstimateStatistics(const LogicalPlan& plan) {
       if (!input.columns.empty()) input.columns.resize(plan.schema->fields().size());
       return input;
     }
+    case LogicalKind::kUnnest: {
+      // The lists' lengths are unknown: no estimate of the rows, the input's column
+      // statistics for the input's columns (their values repeat, their ranges hold).
+      Statistics input = EstimateStatistics(*plan.children[0]);
+      Statistics out;
+      out.columns = std::move(input.columns);
+      if (!out.columns.empty()) out.columns.resize(plan.schema->fields().size());
+      return out;
+    }
     case LogicalKind::kJoin:
       return JoinStatistics(plan);
     case LogicalKind::kSort:

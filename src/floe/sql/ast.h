@@ -216,6 +216,7 @@ struct TableRef {
   ParsedExprPtr function;          // kFunction: a kFunction expression (read_parquet(...))
   SelectStmtPtr subquery;          // kSubquery (VALUES lists arrive as a SelectStmt too)
   bool lateral = false;
+  bool ordinality = false;  // kFunction: WITH ORDINALITY
 
   std::string alias;                        // AS alias
   std::vector<std::string> column_aliases;  // AS alias(a, b)

@@ -476,7 +476,7 @@ Result<TableRefPtr> Converter::ConvertTableRef(const Json& node) {
     if (ref->function->kind != ExprKind::kFunction) {
       return NotSupported("this table function", ref->location);
     }
-    if (BoolField(*f, "ordinality")) return NotSupported("WITH ORDINALITY", ref->location);
+    ref->ordinality = BoolField(*f, "ordinality");
     if (parts.size() > 1 && !(parts[1].is_object() && parts[1].empty())) {
       return NotSupported("a column definition list", ref->location);
     }

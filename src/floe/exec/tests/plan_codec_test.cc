@@ -110,6 +110,8 @@ TEST_F(PlanCodecTest, EveryRegisteredNodeRoundTripsAndGivesTheSameRows) {
       "SELECT * FROM read_parquet('" + parquet + "') LIMIT 3",
       "SELECT d, a FROM t WHERE d >= DATE '2024-02-01' AND s LIKE 'y%'",
       "SELECT id, s FROM p WHERE id > 5 ORDER BY id DESC",
+      "SELECT a, generate_series(1, a), regexp_matches(s, '.', 'g') FROM t",
+      "SELECT * FROM t, regexp_matches(t.s, '(.)') WITH ORDINALITY m(g, n)",
   };
   ASSERT_OK(session_->mutable_config().Set("broadcast_join_threshold", "0"));
   for (const std::string& sql : queries) RoundTripStages(sql);

@@ -246,12 +246,19 @@ TEST(StringFunctionsTest, RegularExpressions) {
   EXPECT_EQ(Eval("regex_imatch", {S("abc"), S("^A")}), "t");
   EXPECT_EQ(Eval("regex_imatch", {S("abc"), S("^B")}), "f");
   EXPECT_EQ(Eval("regex_match", {Null(String()), S("a")}), "NULL");
-  EXPECT_EQ(Eval("regexp_matches", {S("foobarbequebaz"), S("(bar)(beque)")}), "{bar,beque}");
-  EXPECT_EQ(Eval("regexp_matches", {S("foobar"), S("o+")}), "{oo}");
-  EXPECT_EQ(Eval("regexp_matches", {S("ab"), S("(a)(x)?")}), "{a,NULL}");
-  EXPECT_EQ(Eval("regexp_matches", {S("abc"), S("x")}), "NULL");
+  // regexp_match: the first match's groups, NULL without one.
+  EXPECT_EQ(Eval("regexp_match", {S("foobarbequebaz"), S("(bar)(beque)")}), "{bar,beque}");
+  EXPECT_EQ(Eval("regexp_match", {S("foobar"), S("o+")}), "{oo}");
+  EXPECT_EQ(Eval("regexp_match", {S("ab"), S("(a)(x)?")}), "{a,NULL}");
+  EXPECT_EQ(Eval("regexp_match", {S("abc"), S("x")}), "NULL");
+  // regexp_matches is set-returning: per row the list of its rows (one per match with 'g').
+  EXPECT_EQ(Eval("regexp_matches", {S("foobarbequebaz"), S("(bar)(beque)")}), "{{bar,beque}}");
+  EXPECT_EQ(Eval("regexp_matches", {S("abcabc"), S("(b)(c)"), S("g")}), "{{b,c},{b,c}}");
+  EXPECT_EQ(Eval("regexp_matches", {S("abc"), S(""), S("g")}), R"({{""},{""},{""},{""}})");
+  EXPECT_EQ(Eval("regexp_matches", {S("abc"), S("x")}), "{}");
+  EXPECT_EQ(Eval("regexp_matches", {Null(String()), S("x")}), "NULL");
   EXPECT_EQ(Signature("regexp_matches", {String(), String()}),
-            "regexp_matches(string, string) -> list<string>");
+            "regexp_matches(string, string) -> list<list<string>>");
   EXPECT_EQ(Eval("regexp_replace", {S("Thomas"), S(".[mN]a."), S("M")}), "ThM");
   EXPECT_EQ(Eval("regexp_replace", {S("foobarbaz"), S("b.."), S("X"), S("g")}), "fooXX");
   EXPECT_EQ(Eval("regexp_replace", {S("foobarbaz"), S("b.."), S("X")}), "fooXbaz");

@@ -671,7 +671,7 @@ TEST_F(BinderTest, Errors) {
   EXPECT_EQ(Error("WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r"),
             "Not supported: WITH RECURSIVE is not supported (line 1, column 39)");
   EXPECT_EQ(Error("SELECT * FROM t, LATERAL (SELECT a) s"),
-            "Not supported: LATERAL is not supported (line 1, column 34)");
+            "Not supported: LATERAL subqueries are not supported (line 1, column 34)");
   EXPECT_EQ(Error("SELECT a FROM t GROUP BY ROLLUP (a)"),
             "Not supported: GROUPING SETS, ROLLUP and CUBE are not supported (line 1, column 8)");
   EXPECT_EQ(Error("SELECT interval '1 day'"),
