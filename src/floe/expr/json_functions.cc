@@ -374,6 +374,27 @@ Status AppendAsJson(const Array& a, int64_t i, std::string* out) {
   }
 }
 
+}  // namespace
+
+Status AppendValueAsJson(const Array& array, int64_t i, std::string* out) {
+  return AppendAsJson(array, i, out);
+}
+
+Status AppendJsonKeyText(const Array& array, int64_t i, std::string* out) {
+  const DataType& t = *array.type();
+  if (t.is_nested() || t.is_json()) {
+    return Status::Invalid("key value must be scalar, not array, composite, or json");
+  }
+  if (t.id() == TypeId::kBoolean) {
+    out->append(array.BoolValue(i) ? "true" : "false");
+  } else {
+    AppendValueText(array, i, out);
+  }
+  return Status::OK();
+}
+
+namespace {
+
 // JSON text built by the json functions, as jsonb.
 Result<std::string> ToJsonbText(std::string_view json) {
   FLOE_ASSIGN_OR_RAISE(JsonValue v, ParseJson(json, /*jsonb=*/true));
@@ -383,16 +404,7 @@ Result<std::string> ToJsonbText(std::string_view json) {
 // An object key from a value of any scalar type (json_build_object, json_object_agg).
 Status AppendKeyText(const Array& a, int64_t i, int arg_number, std::string* out) {
   if (a.IsNull(i)) return Status::Invalid("argument {}: key must not be null", arg_number);
-  const DataType& t = *a.type();
-  if (t.is_nested() || t.is_json()) {
-    return Status::Invalid("key value must be scalar, not array, composite, or json");
-  }
-  if (t.id() == TypeId::kBoolean) {
-    out->append(a.BoolValue(i) ? "true" : "false");
-  } else {
-    AppendValueText(a, i, out);
-  }
-  return Status::OK();
+  return AppendJsonKeyText(a, i, out);
 }
 
 // ---------------------------------------------------------------------------------------
