@@ -126,9 +126,11 @@ struct Rows {
   bool scalar = false;
 };
 
-Result<Rows> ToRows(const Args& args, int64_t n, EvalContext& ctx) {
+// `allow_scalar` false: arrays of n rows even for scalar arguments (for nested results,
+// which are returned as arrays).
+Result<Rows> ToRows(const Args& args, int64_t n, EvalContext& ctx, bool allow_scalar = true) {
   Rows rows;
-  rows.scalar = AllScalars(args);
+  rows.scalar = allow_scalar && AllScalars(args);
   rows.count = rows.scalar ? 1 : n;
   for (const ColumnarValue& a : args) {
     FLOE_ASSIGN_OR_RAISE(ArrayPtr arr, a.ToArray(rows.count, ctx.pool));
@@ -1017,7 +1019,7 @@ ScalarKernel SrfKernel(SrfKind kind) {
   return [kind](const ResolvedFunction& f, const Args& args, int64_t n,
                 EvalContext& ctx) -> Result<ColumnarValue> {
     const bool jsonb = IsJsonb(f.arg_types[0]);
-    FLOE_ASSIGN_OR_RAISE(Rows rows, ToRows(args, n, ctx));
+    FLOE_ASSIGN_OR_RAISE(Rows rows, ToRows(args, n, ctx, /*allow_scalar=*/false));
     ListBuilder builder(f.return_type, ctx.pool);
     for (int64_t i = 0; i < rows.count; ++i) {
       if (AnyNull(rows, i, 1)) {

@@ -290,6 +290,9 @@ Result<ExprPtr> Binder::MakeCall(std::string_view name, std::vector<ExprPtr> arg
   if (!resolved.ok()) {
     return Status(resolved.status().code(), resolved.status().message() + Where(location));
   }
+  if (resolved->set_returning) {
+    return NotSupported(location, "set-returning function " + std::string(name) + " is not supported yet");
+  }
   bool nullable = false;
   for (size_t i = 0; i < args.size(); ++i) {
     FLOE_ASSIGN_OR_RAISE(args[i], CoerceTo(args[i], resolved->arg_types[i], location));
@@ -475,6 +478,14 @@ Result<TypePtr> Binder::BindTypeName(const sql::TypeName& type) {
 
 Result<ExprPtr> Binder::BindExplicitCast(ExprPtr x, const sql::TypeName& type_name, int location) {
   FLOE_ASSIGN_OR_RAISE(TypePtr type, BindTypeName(type_name));
+  // jsonb's numbers are PostgreSQL numerics, printed as written; floe's unconstrained
+  // numeric is decimal(38, 10) and would print them with ten decimals.
+  if (x->type && x->type->is_json() && type->id() == TypeId::kDecimal &&
+      type_name.modifiers.empty()) {
+    return NotSupported(location,
+                        "cast of " + SqlTypeName(*x->type) +
+                            " to numeric without a precision is not supported (use numeric(p, s))");
+  }
   ExprPtr cast;
   if (IsUntyped(*x) || !x->type->Equals(*type)) {
     if (!IsUntyped(*x) && !expr::CanExplicitCast(*x->type, *type)) {
