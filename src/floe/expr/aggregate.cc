@@ -21,6 +21,7 @@
 #include "floe/batch/select.h"
 #include "floe/common/memory_pool.h"
 #include "floe/expr/aggregate_internal.h"
+#include "floe/expr/json_internal.h"
 #include "floe/type/type_visit.h"
 
 namespace floe::expr {
@@ -1373,6 +1374,14 @@ Result<std::unique_ptr<GroupsAccumulator>> MakePlain(const ResolvedAggregate& ag
     case internal::AggregateOp::kStringAgg:
       if (aggregate.arg_types.size() != 2) return Unsupported(aggregate);
       return std::make_unique<StringAggAccumulator>(aggregate.return_type, pool);
+    case internal::AggregateOp::kJsonAgg:
+    case internal::AggregateOp::kJsonbAgg:
+    case internal::AggregateOp::kJsonObjectAgg:
+    case internal::AggregateOp::kJsonbObjectAgg:
+      return internal::MakeJsonAggAccumulator(
+          *op == internal::AggregateOp::kJsonObjectAgg ||
+              *op == internal::AggregateOp::kJsonbObjectAgg,
+          aggregate.return_type->extension() == Extension::kJsonb, aggregate.return_type, pool);
     case internal::AggregateOp::kVarSamp:
     case internal::AggregateOp::kVarPop:
     case internal::AggregateOp::kStddevSamp:

@@ -12,6 +12,7 @@
 //   bool_and/bool_or/every     boolean
 //   string_agg(text, text)     text;  string_agg(bytea, bytea) -> bytea
 //   stddev*/var*               double (PostgreSQL gives numeric for exact inputs)
+//   json_agg, json_object_agg  json; jsonb_agg, jsonb_object_agg -> jsonb (any values)
 
 #include <algorithm>
 #include <optional>
@@ -78,6 +79,10 @@ constexpr AggregateName kAggregates[] = {
     {"stddev_samp", AggregateOp::kStddevSamp},
     {"stddev", AggregateOp::kStddevSamp},
     {"stddev_pop", AggregateOp::kStddevPop},
+    {"json_agg", AggregateOp::kJsonAgg},
+    {"jsonb_agg", AggregateOp::kJsonbAgg},
+    {"json_object_agg", AggregateOp::kJsonObjectAgg},
+    {"jsonb_object_agg", AggregateOp::kJsonbObjectAgg},
 };
 
 const AggregateName& Canonical(AggregateOp op) {
@@ -119,6 +124,12 @@ std::vector<Field> StateFields(AggregateOp op, const ResolvedAggregate& agg) {
       // The concatenation so far and the delimiter that precedes it when it is appended to
       // another partial result.
       return {Field("string_agg", agg.return_type), Field("delimiter", agg.return_type)};
+    case AggregateOp::kJsonAgg:
+    case AggregateOp::kJsonbAgg:
+    case AggregateOp::kJsonObjectAgg:
+    case AggregateOp::kJsonbObjectAgg:
+      // The JSON text of the items so far, without brackets (json_aggregate.cc).
+      return {Field("items", String())};
     case AggregateOp::kVarSamp:
     case AggregateOp::kVarPop:
     case AggregateOp::kStddevSamp:
@@ -255,6 +266,18 @@ Result<ResolvedAggregate> ResolveAggregate(std::string_view name,
       agg.arg_types = {Float64()};
       agg.return_type = Float64();
       break;
+    case AggregateOp::kJsonAgg:
+    case AggregateOp::kJsonbAgg:
+    case AggregateOp::kJsonObjectAgg:
+    case AggregateOp::kJsonbObjectAgg: {
+      // Values of any type (json_functions.cc writes them as JSON).
+      const bool object = op == AggregateOp::kJsonObjectAgg || op == AggregateOp::kJsonbObjectAgg;
+      if (n != (object ? 2u : 1u)) return NoSuchAggregate(name, arg_types);
+      agg.arg_types = arg_types;
+      agg.return_type =
+          op == AggregateOp::kJsonAgg || op == AggregateOp::kJsonObjectAgg ? Json() : Jsonb();
+      break;
+    }
   }
 
   if (distinct) {

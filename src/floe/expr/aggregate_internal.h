@@ -41,6 +41,10 @@ enum class AggregateOp : uint8_t {
   kVarPop,
   kStddevSamp,
   kStddevPop,
+  kJsonAgg,
+  kJsonbAgg,
+  kJsonObjectAgg,
+  kJsonbObjectAgg,
 };
 
 /// The aggregate function `name` (a canonical name or an alias such as every, stddev,

@@ -512,6 +512,8 @@ Result<ResolvedFunction> ResolveComparison(std::string_view name, const std::vec
   if (t[0]->is_nested() || t[1]->is_nested()) {
     return Status::Bind("comparison of nested types is not supported");
   }
+  // jsonb compares by its own order (json_functions.cc); json has no comparison.
+  if (t[0]->is_json() || t[1]->is_json()) return Status::Bind("no common type");
   ResolvedFunction fn;
   fn.name = std::string(name);
   fn.return_type = Boolean();

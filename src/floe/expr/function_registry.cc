@@ -7,6 +7,7 @@
 
 #include "floe/expr/aggregate_internal.h"
 #include "floe/expr/function_registry_internal.h"
+#include "floe/expr/json_internal.h"
 
 namespace floe::expr {
 
@@ -79,6 +80,7 @@ ScalarFunctionRegistry::ScalarFunctionRegistry() {
   RegisterDatetimeFunctions(*this);
   RegisterMathFunctions(*this);
   RegisterSetReturningFunctions(*this);
+  RegisterJsonFunctions(*this);
 }
 
 void ScalarFunctionRegistry::Add(ScalarFunctionDef def) { defs_.push_back(std::move(def)); }

@@ -6,7 +6,8 @@
 // groups are registered explicitly by the registry's constructor:
 //   RegisterArithmeticFunctions, RegisterComparisonFunctions, RegisterBooleanFunctions
 //   (and/or/not/is_*/in_list/like/coalesce/nullif/greatest/least),
-//   RegisterStringFunctions, RegisterDatetimeFunctions, RegisterMathFunctions.
+//   RegisterStringFunctions, RegisterDatetimeFunctions, RegisterMathFunctions,
+//   RegisterJsonFunctions.
 // Elementwise loop templates shared by the kernels live in kernel_internal.h.
 
 #include <functional>
@@ -75,5 +76,7 @@ void RegisterStringFunctions(ScalarFunctionRegistry& registry);
 void RegisterDatetimeFunctions(ScalarFunctionRegistry& registry);
 void RegisterMathFunctions(ScalarFunctionRegistry& registry);
 void RegisterSetReturningFunctions(ScalarFunctionRegistry& registry);
+/// json_functions.cc (declared with the json casts in json_internal.h).
+void RegisterJsonFunctions(ScalarFunctionRegistry& registry);
 
 }  // namespace floe::expr::internal

@@ -4,6 +4,7 @@
 
 #include "floe/expr/aggregate_internal.h"
 #include "floe/expr/function_registry.h"
+#include "floe/expr/json_internal.h"
 #include "floe/expr/kernel_internal.h"
 
 namespace floe::expr {
@@ -75,6 +76,9 @@ int CastCost(const DataType& from, const DataType& to) {
 bool CanImplicitCast(const DataType& from, const DataType& to) {
   const TypeId f = from.id();
   const TypeId t = to.id();
+  // json, jsonb and text share their storage but convert only explicitly (the json
+  // functions take text arguments themselves: json_functions.cc).
+  if (from.extension() != to.extension()) return false;
   if (f == t) {
     switch (f) {
       case TypeId::kList:
@@ -110,6 +114,7 @@ bool CanImplicitCast(const DataType& from, const DataType& to) {
 
 bool CanExplicitCast(const DataType& from, const DataType& to) {
   if (CanImplicitCast(from, to)) return true;
+  if (internal::IsJsonCast(from, to)) return internal::CanExplicitCastJson(from, to);
   const TypeId f = from.id();
   const TypeId t = to.id();
   // Every scalar type has a text form and text input.

@@ -475,6 +475,14 @@ Result<TypePtr> Binder::BindTypeName(const sql::TypeName& type) {
 
 Result<ExprPtr> Binder::BindExplicitCast(ExprPtr x, const sql::TypeName& type_name, int location) {
   FLOE_ASSIGN_OR_RAISE(TypePtr type, BindTypeName(type_name));
+  // jsonb's numbers are PostgreSQL numerics, printed as written; floe's unconstrained
+  // numeric is decimal(38, 10) and would print them with ten decimals.
+  if (x->type && x->type->is_json() && type->id() == TypeId::kDecimal &&
+      type_name.modifiers.empty()) {
+    return NotSupported(location,
+                        "cast of " + SqlTypeName(*x->type) +
+                            " to numeric without a precision is not supported (use numeric(p, s))");
+  }
   ExprPtr cast;
   if (IsUntyped(*x) || !x->type->Equals(*type)) {
     if (!IsUntyped(*x) && !expr::CanExplicitCast(*x->type, *type)) {
@@ -630,6 +638,32 @@ Result<ExprPtr> Binder::BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx)
   FLOE_ASSIGN_OR_RAISE(ExprPtr a, BindExprImpl(*e.args[0], ctx));
   FLOE_ASSIGN_OR_RAISE(ExprPtr b, BindExprImpl(*e.args[1], ctx));
   if (const char* compare = ComparisonName(op)) return MakeCompare(compare, a, b, e.location);
+  // json and jsonb's operators (expr/json_functions.cc). An untyped literal stays text for
+  // them (a key, or JSON text the function takes as jsonb), as PostgreSQL resolves it.
+  static const std::pair<const char*, const char*> kJson[] = {
+      {"->", "json_get"},          {"->>", "json_get_text"},    {"#>", "json_get_path"},
+      {"#>>", "json_get_path_text"}, {"@>", "jsonb_contains"},  {"<@", "jsonb_contained"},
+      {"?", "jsonb_exists"},       {"?|", "jsonb_exists_any"}, {"?&", "jsonb_exists_all"},
+      {"#-", "jsonb_delete_path"}};
+  for (const auto& [sym, name] : kJson) {
+    if (op == sym) return MakeCall(name, {a, b}, e.location);
+  }
+  if ((op == "-" || op == "||") && (a->type->is_json() || b->type->is_json())) {
+    if (op == "-") return MakeCall("subtract", {a, b}, e.location);
+    // jsonb || unknown is jsonb's concatenation; text || jsonb stays text's.
+    if (IsUntyped(*b)) {
+      FLOE_ASSIGN_OR_RAISE(b, CoerceTo(b, a->type, e.args[1]->location));
+    } else if (IsUntyped(*a)) {
+      FLOE_ASSIGN_OR_RAISE(a, CoerceTo(a, b->type, e.args[0]->location));
+    }
+    if (a->type->extension() == Extension::kJsonb && b->type->extension() == Extension::kJsonb) {
+      return MakeCall("concat_op", {a, b}, e.location);
+    }
+    // text || json(b): PostgreSQL's text || anynonarray, the json side as its text.
+    if (!a->type->is_json()) b = expr::Cast(b, String());
+    if (!b->type->is_json() && a->type->is_json()) a = expr::Cast(a, String());
+    return MakeCall("concat_op", {a, b}, e.location);
+  }
   static const std::pair<const char*, const char*> kArith[] = {{"+", "add"},
                                                                {"-", "subtract"},
                                                                {"*", "multiply"},

@@ -597,8 +597,12 @@ TEST(ParserSelect, FromItemsAndJoins) {
   EXPECT_EQ(values.subquery->values.size(), 1u);
   EXPECT_EQ(values.alias, "v");
 
-  EXPECT_THAT(ParseStatus("SELECT * FROM generate_series(1, 2) WITH ORDINALITY"),
-              IsErrorWith(StatusCode::kNotSupported, "WITH ORDINALITY is not supported"));
+  SelectStmtPtr ordinality = Query("SELECT * FROM generate_series(1, 2) WITH ORDINALITY AS g(x, n)");
+  const TableRef& series = *ordinality->from[0];
+  EXPECT_EQ(series.kind, TableRef::Kind::kFunction);
+  EXPECT_TRUE(series.ordinality);
+  EXPECT_THAT(series.column_aliases, ElementsAre("x", "n"));
+  EXPECT_FALSE(fn.ordinality);
   EXPECT_THAT(ParseStatus("SELECT * FROM t TABLESAMPLE SYSTEM (10)"),
               IsErrorWith(StatusCode::kNotSupported, "TABLESAMPLE is not supported"));
 }
