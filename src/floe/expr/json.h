@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "floe/batch/value_format.h"
 #include "floe/common/result.h"
 
 namespace floe::expr {
@@ -75,9 +76,8 @@ void AppendJsonb(const JsonValue& value, std::string* out);
 std::string JsonbText(const JsonValue& value);
 /// Appends jsonb_pretty's text of `value` (four spaces per level).
 void AppendJsonbPretty(const JsonValue& value, std::string* out);
-/// Appends `s` as a JSON string literal with PostgreSQL's escaping (", \, \b, \f, \n, \r,
-/// \t and \u00XX for other control characters; everything else as it is).
-void AppendJsonString(std::string_view s, std::string* out);
+// JSON string literals are written by batch/value_format.h AppendJsonString (PostgreSQL's
+// escaping: ", \, \b, \f, \n, \r, \t and \u00XX for other control characters).
 
 /// A JSON number's text (already valid JSON) in PostgreSQL's numeric form: "1e2" ->
 /// "100", "1.50e1" -> "15.0", "-0" -> "0". kInvalidArgument "value overflows numeric
