@@ -5,6 +5,7 @@
 // a fixed table (PostgreSQL's Default set, the common ones); full zone names
 // ("America/New_York") from the system's tz database.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -23,6 +24,8 @@
 namespace floe::expr::internal {
 
 namespace {
+
+constexpr int64_t kSecondsPerDay = 86400;
 
 bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
@@ -101,6 +104,14 @@ struct ZoneRules {
   std::vector<int64_t> transitions;  // UTC seconds, ascending
   std::vector<int64_t> offsets;      // offset in effect from transitions[i]
   int64_t initial_offset = 0;        // before the first transition
+  // The file's footer (a POSIX TZ rule for the times after the last transition) has
+  // daylight-saving rules, which are not read: the offset past the last transition is
+  // then unknown.
+  bool rule_after_last = false;
+
+  bool Known(int64_t utc_seconds) const {
+    return !rule_after_last || (!transitions.empty() && utc_seconds < transitions.back());
+  }
 
   int64_t OffsetAtUtc(int64_t utc_seconds) const {
     size_t lo = 0, hi = transitions.size();
@@ -159,6 +170,12 @@ std::optional<ZoneRules> ParseTzif(const std::string& data) {
     if (t >= typecnt) return std::nullopt;
     rules.transitions.push_back(ReadBigEndian(data, pos + k * time_bytes, time_bytes));
     rules.offsets.push_back(type_offset(t));
+  }
+  if (time_bytes == 8) {
+    const size_t end = type_pos + typecnt * 6 + static_cast<size_t>(c[5]) +
+                       static_cast<size_t>(c[2]) * 12 + static_cast<size_t>(c[1] + c[0]);
+    const size_t footer = std::min(end, data.size());
+    rules.rule_after_last = data.find(',', footer) != std::string::npos;
   }
   return rules;
 }
@@ -840,9 +857,15 @@ Result<int64_t> ParseDateTime(std::string_view text, Target target) {
     return Status::Invalid("timestamp out of range: \"{}\"", text);
   }
   if (target == Target::kTimestampTz && p.has_zone) {
-    const int64_t offset = p.zone_rules != nullptr
-                               ? OffsetAtLocal(*p.zone_rules, FloorDiv(value, kMicrosPerSecond))
-                               : p.zone_seconds;
+    const int64_t local = FloorDiv(value, kMicrosPerSecond);
+    if (p.zone_rules != nullptr && !p.zone_rules->Known(local - kSecondsPerDay)) {
+      return Status::NotSupported(
+          "time zone rules past the last transition of the tz database are not supported: "
+          "\"{}\"",
+          text);
+    }
+    const int64_t offset =
+        p.zone_rules != nullptr ? OffsetAtLocal(*p.zone_rules, local) : p.zone_seconds;
     if (__builtin_sub_overflow(value, offset * kMicrosPerSecond, &value)) {
       return Status::Invalid("timestamp out of range: \"{}\"", text);
     }
