@@ -493,6 +493,11 @@ void AppendDecimalText(Int128 unscaled, int scale, std::string* out) {
 }
 
 void AppendDateText(int32_t days, std::string* out) {
+  // PostgreSQL's 'infinity' and '-infinity' are the ends of the int32 range.
+  if (days == INT32_MAX || days == INT32_MIN) {
+    out->append(days == INT32_MAX ? "infinity" : "-infinity");
+    return;
+  }
   if (AppendYmd(days, out)) out->append(" BC");
 }
 
@@ -506,6 +511,11 @@ void AppendTimeText(int64_t micros, std::string* out) {
 }
 
 void AppendTimestampText(int64_t value, bool nanos, bool with_zone, std::string* out) {
+  // PostgreSQL's 'infinity' and '-infinity' are the ends of the int64 range.
+  if (value == INT64_MAX || value == INT64_MIN) {
+    out->append(value == INT64_MAX ? "infinity" : "-infinity");
+    return;
+  }
   const int64_t per_second = nanos ? kNanosPerSecond : kMicrosPerSecond;
   const int64_t seconds = FloorDiv(value, per_second);
   const bool bc = AppendYmd(FloorDiv(seconds, 86400), out);

@@ -59,12 +59,13 @@ void AppendFloat64Text(double value, std::string* out);
 void AppendFloat32Text(float value, std::string* out);
 void AppendInt128Text(Int128 value, std::string* out);
 void AppendDecimalText(Int128 unscaled, int scale, std::string* out);
-/// `days` since 1970-01-01.
+/// `days` since 1970-01-01; the int32 extremes print as "infinity" and "-infinity".
 void AppendDateText(int32_t days, std::string* out);
 /// Microseconds since midnight.
 void AppendTimeText(int64_t micros, std::string* out);
 /// `value` since the epoch in microseconds (or nanoseconds when `nanos`); with
-/// `with_zone` the UTC offset "+00" is appended.
+/// `with_zone` the UTC offset "+00" is appended. The int64 extremes print as "infinity"
+/// and "-infinity".
 void AppendTimestampText(int64_t value, bool nanos, bool with_zone, std::string* out);
 /// ISO-8601 forms (Iceberg's JSON single values; parsed by iceberg/value_text.h): years
 /// 0000..9999 as four digits, others signed (-0001, +10000); timestamps joined by 'T' and,

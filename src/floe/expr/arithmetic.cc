@@ -467,6 +467,10 @@ Result<ColumnarValue> DateArithmetic(std::string_view op, const ResolvedFunction
   if (fn.return_type->id() == TypeId::kInt32) {
     return Map2Fallible<int32_t, int32_t, int32_t>(
         args[0], args[1], n, fn.return_type, ctx, [](int32_t x, int32_t y, int32_t* out) {
+          if (x == kDateInfinity || x == kDateMinusInfinity || y == kDateInfinity ||
+              y == kDateMinusInfinity) [[unlikely]] {
+            return Status::Invalid("cannot subtract infinite dates");
+          }
           if (__builtin_sub_overflow(x, y, out)) [[unlikely]]
             return IntOutOfRange<int32_t>();
           return Status::OK();
@@ -477,6 +481,10 @@ Result<ColumnarValue> DateArithmetic(std::string_view op, const ResolvedFunction
   const ColumnarValue& days = date_first ? args[1] : args[0];
   return Map2Fallible<int32_t, int32_t, int32_t>(
       date, days, n, fn.return_type, ctx, [sub](int32_t d, int32_t k, int32_t* out) -> Status {
+        if (d == kDateInfinity || d == kDateMinusInfinity) [[unlikely]] {
+          *out = d;  // infinity plus days is infinity
+          return Status::OK();
+        }
         const int64_t result = sub ? int64_t{d} - k : int64_t{d} + k;
         if (!IsValidDate(result)) [[unlikely]] {
           return DateOutOfRange();
@@ -490,6 +498,10 @@ Result<ColumnarValue> DateArithmetic(std::string_view op, const ResolvedFunction
 // or (microseconds) before 4714-11-24 BC.
 Status AddInterval(int64_t value, int64_t unit_per_day, int32_t months, int32_t days,
                    int64_t micros, int64_t unit_per_micro, int64_t* out) {
+  if (value == kTimestampInfinity || value == kTimestampMinusInfinity) [[unlikely]] {
+    *out = value;  // infinity plus an interval is infinity
+    return Status::OK();
+  }
   int64_t units = 0;
   if (__builtin_mul_overflow(micros, unit_per_micro, &units) ||
       !floe::AddInterval(value, unit_per_day, months, days, units, out) ||
@@ -527,6 +539,10 @@ Result<ColumnarValue> IntervalAddKernel(const ResolvedFunction& fn,
     return Map4Fallible<int64_t, int32_t, int32_t, int32_t, int64_t>(
         args[0], args[1], args[2], args[3], n, fn.return_type, ctx,
         [](int32_t d, int32_t months, int32_t days, int64_t micros, int64_t* out) {
+          if (d == kDateInfinity || d == kDateMinusInfinity) [[unlikely]] {
+            *out = d == kDateInfinity ? kTimestampInfinity : kTimestampMinusInfinity;
+            return Status::OK();
+          }
           if (d < kMinTimestampDays || d >= kEndTimestampDays) return TimestampOutOfRange();
           return AddInterval(d * kMicrosPerDay, kMicrosPerDay, months, days, micros, 1, out);
         });

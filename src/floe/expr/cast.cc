@@ -236,171 +236,6 @@ Result<bool> ParseBool(std::string_view text) {
   return InvalidSyntax("boolean", text);
 }
 
-// Reads exactly `n` digits at `pos`.
-bool ReadDigits(std::string_view s, size_t* pos, int min_n, int max_n, int64_t* out) {
-  int n = 0;
-  int64_t v = 0;
-  while (*pos < s.size() && IsDigit(s[*pos]) && n < max_n) {
-    v = v * 10 + (s[*pos] - '0');
-    ++*pos;
-    ++n;
-  }
-  *out = v;
-  return n >= min_n;
-}
-
-// Parses "YYYY-MM-DD" at the start of s; `*pos` is left after it (and after " BC"/" AD"
-// when those follow directly). Returns false on syntax errors; *range_error when a field
-// is out of range.
-bool ParseDatePart(std::string_view s, size_t* pos, int64_t* days, bool* range_error) {
-  int64_t year = 0, month = 0, day = 0;
-  if (!ReadDigits(s, pos, 1, 9, &year)) return false;
-  if (*pos >= s.size() || s[*pos] != '-') return false;
-  ++*pos;
-  if (!ReadDigits(s, pos, 1, 2, &month)) return false;
-  if (*pos >= s.size() || s[*pos] != '-') return false;
-  ++*pos;
-  if (!ReadDigits(s, pos, 1, 2, &day)) return false;
-  // An era suffix.
-  size_t p = *pos;
-  while (p < s.size() && s[p] == ' ') ++p;
-  bool bc = false;
-  if (p + 2 <= s.size() && (EqualsIgnoreAsciiCase(s.substr(p, 2), "bc") ||
-                            EqualsIgnoreAsciiCase(s.substr(p, 2), "ad"))) {
-    if (p + 2 == s.size() || !std::isalpha(static_cast<unsigned char>(s[p + 2]))) {
-      bc = AsciiToLower(s[p]) == 'b';
-      *pos = p + 2;
-    }
-  }
-  if (month < 1 || month > 12 || day < 1 || (year == 0 && bc)) {
-    *range_error = true;
-    return true;
-  }
-  if (bc) year = 1 - year;
-  if (day > DaysInMonth(year, static_cast<int>(month))) {
-    *range_error = true;
-    return true;
-  }
-  *days = DaysFromCivil(year, static_cast<int>(month), static_cast<int>(day));
-  return true;
-}
-
-// Parses "HH:MM[:SS[.fff]]" at *pos.
-bool ParseTimePart(std::string_view s, size_t* pos, int64_t* micros, bool* range_error) {
-  int64_t h = 0, m = 0, sec = 0, frac = 0;
-  if (!ReadDigits(s, pos, 1, 2, &h)) return false;
-  if (*pos >= s.size() || s[*pos] != ':') return false;
-  ++*pos;
-  if (!ReadDigits(s, pos, 2, 2, &m)) return false;
-  if (*pos < s.size() && s[*pos] == ':') {
-    ++*pos;
-    if (!ReadDigits(s, pos, 2, 2, &sec)) return false;
-    if (*pos < s.size() && s[*pos] == '.') {
-      ++*pos;
-      int n = 0;
-      bool round_up = false;
-      while (*pos < s.size() && IsDigit(s[*pos])) {
-        if (n < 6) {
-          frac = frac * 10 + (s[*pos] - '0');
-        } else if (n == 6) {
-          round_up = s[*pos] >= '5';
-        }
-        ++n;
-        ++*pos;
-      }
-      if (n == 0) return false;
-      for (int k = n; k < 6; ++k) frac *= 10;
-      if (round_up) ++frac;
-    }
-  }
-  // PostgreSQL accepts 24:00:00 exactly, and 60 seconds (rolling into the next minute).
-  if (h > 24 || m > 59 || sec > 60 || (h == 24 && (m != 0 || sec != 0 || frac != 0))) {
-    *range_error = true;
-    return true;
-  }
-  *micros = h * kMicrosPerHour + m * kMicrosPerMinute + sec * kMicrosPerSecond + frac;
-  return true;
-}
-
-// Parses a zone at *pos: "Z", "UTC", "GMT", "+HH", "+HHMM", "+HH:MM", "+HH:MM:SS".
-bool ParseZone(std::string_view s, size_t* pos, int64_t* offset_micros) {
-  while (*pos < s.size() && s[*pos] == ' ') ++*pos;
-  const std::string_view rest = s.substr(*pos);
-  if (EqualsIgnoreAsciiCase(rest, "z") || EqualsIgnoreAsciiCase(rest, "utc") ||
-      EqualsIgnoreAsciiCase(rest, "gmt")) {
-    *offset_micros = 0;
-    *pos = s.size();
-    return true;
-  }
-  if (rest.empty() || (rest[0] != '+' && rest[0] != '-')) return false;
-  const bool negative = rest[0] == '-';
-  ++*pos;
-  int64_t h = 0, m = 0, sec = 0;
-  const size_t start = *pos;
-  if (!ReadDigits(s, pos, 1, 2, &h)) return false;
-  if (*pos < s.size() && s[*pos] == ':') {
-    ++*pos;
-    if (!ReadDigits(s, pos, 2, 2, &m)) return false;
-    if (*pos < s.size() && s[*pos] == ':') {
-      ++*pos;
-      if (!ReadDigits(s, pos, 2, 2, &sec)) return false;
-    }
-  } else if (*pos - start == 2 && *pos < s.size() && IsDigit(s[*pos])) {
-    if (!ReadDigits(s, pos, 2, 2, &m)) return false;
-  }
-  if (h > 15 || m > 59 || sec > 59) return false;
-  const int64_t off = h * kMicrosPerHour + m * kMicrosPerMinute + sec * kMicrosPerSecond;
-  *offset_micros = negative ? -off : off;
-  return true;
-}
-
-Result<int64_t> ParseTimestampImpl(std::string_view text, bool with_zone, bool date_only) {
-  const std::string_view type_name = date_only   ? "date"
-                                     : with_zone ? "timestamp with time zone"
-                                                 : "timestamp without time zone";
-  const std::string_view s = Trim(text);
-  if (EqualsIgnoreAsciiCase(s, "epoch")) return int64_t{0};
-  size_t pos = 0;
-  bool range_error = false;
-  int64_t days = 0;
-  if (!ParseDatePart(s, &pos, &days, &range_error)) return InvalidSyntax(type_name, text);
-  if (range_error) return Status::Invalid("date/time field value out of range: \"{}\"", text);
-  int64_t micros = 0;
-  int64_t zone = 0;
-  if (pos < s.size()) {
-    if (s[pos] != ' ' && s[pos] != 'T' && s[pos] != 't') return InvalidSyntax(type_name, text);
-    ++pos;
-    while (pos < s.size() && s[pos] == ' ') ++pos;
-    if (!ParseTimePart(s, &pos, &micros, &range_error)) return InvalidSyntax(type_name, text);
-    if (range_error) return Status::Invalid("date/time field value out of range: \"{}\"", text);
-    // A trailing era after the time ("... 10:00:00 BC").
-    size_t p = pos;
-    while (p < s.size() && s[p] == ' ') ++p;
-    if (p + 2 == s.size() && EqualsIgnoreAsciiCase(s.substr(p), "bc")) {
-      const CivilDate c = CivilFromDays(days);
-      if (c.year <= 0) return InvalidSyntax(type_name, text);
-      days = DaysFromCivil(1 - c.year, c.month, c.day);
-      pos = s.size();
-    }
-    if (pos < s.size()) {
-      if (!ParseZone(s, &pos, &zone) || pos != s.size()) return InvalidSyntax(type_name, text);
-    }
-  }
-  if (date_only) {
-    if (!IsValidDate(days)) return Status::Invalid("date out of range: \"{}\"", text);
-    return days;
-  }
-  // PostgreSQL's range, and int64 microseconds (which end in 294247).
-  int64_t value = 0;
-  if (days < kMinTimestampDays || days >= kEndTimestampDays ||
-      __builtin_mul_overflow(days, kMicrosPerDay, &value) ||
-      __builtin_add_overflow(value, micros, &value) ||
-      (with_zone && __builtin_sub_overflow(value, zone, &value))) {
-    return Status::Invalid("timestamp out of range: \"{}\"", text);
-  }
-  return value;
-}
-
 // bytea input: "\x" hex (whitespace between pairs allowed) or the escape format.
 Status ParseBytea(std::string_view text, std::string* out) {
   if (text.size() >= 2 && text[0] == '\\' && (text[1] == 'x' || text[1] == 'X')) {
@@ -562,7 +397,7 @@ Result<ArrayPtr> CastFromString(const Array& in, const TypePtr& to, MemoryPool* 
       const bool nanos = to->id() == TypeId::kTimestampNs || to->id() == TypeId::kTimestampTzNs;
       return BuildValues<Int64Builder, int64_t>(in, to, pool, [&](int64_t i, int64_t* v) {
         FLOE_ASSIGN_OR_RAISE(*v, ParseTimestamp(in.BytesValue(i), zone));
-        if (nanos) {
+        if (nanos && *v != kTimestampInfinity && *v != kTimestampMinusInfinity) {
           if (__builtin_mul_overflow(*v, int64_t{1000}, v)) {
             return Status::Invalid("timestamp out of range: \"{}\"", in.BytesValue(i));
           }
@@ -682,19 +517,41 @@ Result<ArrayPtr> CastTemporal(const Array& in, const TypePtr& to, MemoryPool* po
     const int64_t v = in.Value<int64_t>(i);
     return from_nanos ? FloorDiv(v, 1000) : v;
   };
+  // 'infinity' and '-infinity' stay themselves from dates to timestamps and back: +1, -1,
+  // or 0 for a finite value.
+  auto infinite = [&](int64_t i) -> int {
+    if (from == TypeId::kDate) {
+      const int32_t d = in.Value<int32_t>(i);
+      return d == kDateInfinity ? 1 : d == kDateMinusInfinity ? -1 : 0;
+    }
+    const int64_t v = in.Value<int64_t>(i);
+    return v == kTimestampInfinity ? 1 : v == kTimestampMinusInfinity ? -1 : 0;
+  };
   switch (to->id()) {
     case TypeId::kDate:
       return BuildValues<Int32Builder, int32_t>(in, to, pool, [&](int64_t i, int32_t* v) {
-        *v = static_cast<int32_t>(FloorDiv(micros(i), kMicrosPerDay));
+        if (const int inf = infinite(i)) {
+          *v = inf > 0 ? kDateInfinity : kDateMinusInfinity;
+          return Status::OK();
+        }
+        const int64_t days = FloorDiv(micros(i), kMicrosPerDay);
+        if (!IsValidDate(days)) return Status::Invalid("date out of range");
+        *v = static_cast<int32_t>(days);
         return Status::OK();
       });
     case TypeId::kTime:
       return BuildValues<Int64Builder, int64_t>(in, to, pool, [&](int64_t i, int64_t* v) {
+        // PostgreSQL's answer is null; an error is the nearest this kernel gives.
+        if (infinite(i) != 0) return Status::NotSupported("cannot cast an infinite timestamp to time");
         *v = FloorMod(micros(i), kMicrosPerDay);
         return Status::OK();
       });
     default:
       return BuildValues<Int64Builder, int64_t>(in, to, pool, [&](int64_t i, int64_t* v) -> Status {
+        if (const int inf = infinite(i)) {
+          *v = inf > 0 ? kTimestampInfinity : kTimestampMinusInfinity;
+          return Status::OK();
+        }
         if (from == TypeId::kDate) {
           const int64_t days = in.Value<int32_t>(i);
           if (days < kMinTimestampDays || days >= kEndTimestampDays) {
@@ -926,43 +783,6 @@ double DecimalToDouble(Int128 value, int scale) {
   std::string text;
   AppendDecimalText(value, scale, &text);
   return std::strtod(text.c_str(), nullptr);
-}
-
-Result<int32_t> ParseDate(std::string_view text) {
-  FLOE_ASSIGN_OR_RAISE(int64_t days, ParseTimestampImpl(text, false, true));
-  return static_cast<int32_t>(days);
-}
-
-Result<int64_t> ParseTime(std::string_view text) {
-  const std::string_view s = Trim(text);
-  size_t pos = 0;
-  int64_t micros = 0;
-  bool range_error = false;
-  if (!ParseTimePart(s, &pos, &micros, &range_error)) {
-    // A full timestamp is accepted too; its time part counts.
-    size_t p = 0;
-    int64_t days = 0;
-    bool date_range = false;
-    if (ParseDatePart(s, &p, &days, &date_range) && p < s.size() && (s[p] == ' ' || s[p] == 'T')) {
-      pos = p + 1;
-      if (ParseTimePart(s, &pos, &micros, &range_error) && pos == s.size() && !range_error) {
-        return micros;
-      }
-    }
-    return InvalidSyntax("time without time zone", text);
-  }
-  if (range_error) return Status::Invalid("date/time field value out of range: \"{}\"", text);
-  if (pos != s.size()) {
-    int64_t zone = 0;
-    if (!ParseZone(s, &pos, &zone) || pos != s.size()) {
-      return InvalidSyntax("time without time zone", text);
-    }
-  }
-  return micros;
-}
-
-Result<int64_t> ParseTimestamp(std::string_view text, bool with_zone) {
-  return ParseTimestampImpl(text, with_zone, false);
 }
 
 Result<ArrayPtr> ScalarToArray(const Scalar& scalar, int64_t length, MemoryPool* pool) {

@@ -36,15 +36,27 @@ Status IntOutOfRange(TypeId id);
 /// 10^n for 0 <= n <= 38.
 Int128 Pow10(int n);
 
-/// PostgreSQL's text input of a date ("1998-12-01", "1998-12-01 BC", a trailing time is
-/// ignored). kInvalidArgument "invalid input syntax for type date: \"...\"" or
-/// "date/time field value out of range: \"...\"".
+/// The special values 'infinity' and '-infinity' of dates and timestamps: the ends of
+/// the storage range, as PostgreSQL stores them.
+inline constexpr int32_t kDateInfinity = INT32_MAX;
+inline constexpr int32_t kDateMinusInfinity = INT32_MIN;
+inline constexpr int64_t kTimestampInfinity = INT64_MAX;
+inline constexpr int64_t kTimestampMinusInfinity = INT64_MIN;
+
+/// PostgreSQL's text input of dates, times and timestamps (datetime_input.cc), with
+/// DateStyle ISO, MDY and the session zone UTC: ISO forms ("1997-02-10 17:32:01-08",
+/// "1997-02-10T17:32:01Z"), textual ones ("Mon Feb 10 17:32:01 1997 PST",
+/// "Feb-10-1997"), run-together digits ("19970210 173201"), "1997.041" (day of year),
+/// Julian days ("J2451187"), BC years, zone abbreviations, POSIX zones ("GMT+8") and
+/// full zone names ("America/New_York", from the system's tz database), and the special
+/// values 'now', 'today', 'tomorrow', 'yesterday', 'epoch', 'infinity', '-infinity' and
+/// (for time) 'allballs'. A zone is applied for timestamptz only; the others ignore it as
+/// PostgreSQL does. kInvalidArgument "invalid input syntax for type date: \"...\"",
+/// "date/time field value out of range: \"...\"", "time zone \"...\" not recognized".
 Result<int32_t> ParseDate(std::string_view text);
-/// "HH:MM[:SS[.ffffff]]" as microseconds since midnight.
+/// A time of day as microseconds since midnight.
 Result<int64_t> ParseTime(std::string_view text);
-/// "YYYY-MM-DD[( |T)HH:MM[:SS[.ffffff]]][zone]" as microseconds since the epoch. With
-/// `with_zone` a zone ("Z", "UTC", "+02", "+0200", "+02:00") is subtracted; without, it
-/// is ignored as PostgreSQL does.
+/// A timestamp as microseconds since the epoch (UTC with `with_zone`).
 Result<int64_t> ParseTimestamp(std::string_view text, bool with_zone);
 /// A numeric literal ("-12.5", "1e3", " .5 ") rounded half away from zero to `scale`
 /// digits; kInvalidArgument on bad syntax or when it needs more than `precision` digits.

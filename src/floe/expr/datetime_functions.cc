@@ -183,6 +183,7 @@ Result<int64_t> TruncatedTimestamp(__int128 micros) {
 
 // date_trunc over microseconds since the epoch.
 Result<int64_t> TruncTimestamp(Unit unit, int64_t ts) {
+  if (ts == kTimestampInfinity || ts == kTimestampMinusInfinity) return ts;
   const int64_t days = FloorDiv(ts, kMicrosPerDay);
   auto floor_to = [ts](int64_t unit_micros) {
     return TruncatedTimestamp(static_cast<__int128>(FloorDiv(ts, unit_micros)) * unit_micros);
@@ -237,6 +238,11 @@ Result<int64_t> TruncTimestamp(Unit unit, int64_t ts) {
 Result<Int128> ExtractMicroUnits(Unit unit, std::string_view unit_text, const TypePtr& type,
                                  int64_t ts, bool time_only) {
   constexpr Int128 kM = 1000000;
+  if (!time_only && (ts == kTimestampInfinity || ts == kTimestampMinusInfinity)) {
+    // PostgreSQL answers +-Infinity or null here, which these result types cannot hold.
+    return Status::NotSupported("extract from an infinite {} is not supported",
+                                SqlTypeName(*type));
+  }
   const int64_t days = FloorDiv(ts, kMicrosPerDay);
   const int64_t in_day = FloorMod(ts, kMicrosPerDay);
   const int64_t in_minute = in_day % kMicrosPerMinute;
@@ -660,9 +666,14 @@ std::string ToChar(int64_t ts, std::string_view format, bool with_zone) {
 Result<ColumnarValue> ToCharKernel(const ResolvedFunction& f, const Args& args, int64_t n,
                                    EvalContext& ctx) {
   const bool with_zone = f.arg_types[0]->id() == TypeId::kTimestampTz;
-  return Map2<std::string, int64_t, std::string_view>(
+  // An infinite timestamp has no fields: null, as PostgreSQL answers.
+  return Map2Nullable<std::string, int64_t, std::string_view>(
       args[0], args[1], n, f.return_type, ctx,
-      [with_zone](int64_t ts, std::string_view format) { return ToChar(ts, format, with_zone); });
+      [with_zone](int64_t ts, std::string_view format, std::string* out, bool* is_null) {
+        *is_null = ts == kTimestampInfinity || ts == kTimestampMinusInfinity;
+        if (!*is_null) *out = ToChar(ts, format, with_zone);
+        return Status::OK();
+      });
 }
 
 }  // namespace

@@ -106,11 +106,18 @@ TEST(ValueFormatTest, DatesTimesTimestamps) {
 TEST(ValueFormatTest, TimesAndTimestampsAtTheEndsOfTheRange) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-  EXPECT_EQ(Text(Ts(Timestamp(), kMax)), "294247-01-10 04:00:54.775807");
-  EXPECT_EQ(Text(Ts(Timestamp(), kMin)), "290309-12-21 19:59:05.224192 BC");
-  EXPECT_EQ(Text(Ts(TimestampTz(), kMin)), "290309-12-21 19:59:05.224192+00 BC");
-  EXPECT_EQ(Text(Ts(TimestampNs(), kMax)), "2262-04-11 23:47:16.854775807");
-  EXPECT_EQ(Text(Ts(TimestampNs(), kMin)), "1677-09-21 00:12:43.145224192");
+  // The extremes are PostgreSQL's 'infinity' and '-infinity'; one step inside is a date.
+  EXPECT_EQ(Text(Ts(Timestamp(), kMax)), "infinity");
+  EXPECT_EQ(Text(Ts(Timestamp(), kMin)), "-infinity");
+  EXPECT_EQ(Text(Ts(TimestampTz(), kMin)), "-infinity");
+  EXPECT_EQ(Text(Ts(TimestampNs(), kMax)), "infinity");
+  EXPECT_EQ(Text(Ts(Timestamp(), kMax - 1)), "294247-01-10 04:00:54.775806");
+  EXPECT_EQ(Text(Ts(Timestamp(), kMin + 1)), "290309-12-21 19:59:05.224193 BC");
+  EXPECT_EQ(Text(Ts(TimestampTz(), kMin + 1)), "290309-12-21 19:59:05.224193+00 BC");
+  EXPECT_EQ(Text(Ts(TimestampNs(), kMax - 1)), "2262-04-11 23:47:16.854775806");
+  EXPECT_EQ(Text(Ts(TimestampNs(), kMin + 1)), "1677-09-21 00:12:43.145224193");
+  EXPECT_EQ(Text(Scalar::Make(Date(), std::numeric_limits<int32_t>::max())), "infinity");
+  EXPECT_EQ(Text(Scalar::Make(Date(), std::numeric_limits<int32_t>::min())), "-infinity");
   EXPECT_EQ(Text(Ts(Time(), kMax)), "2562047788:00:54.775807");
   EXPECT_EQ(Text(Ts(Time(), kMin)), "-2562047788:00:54.775808");
   EXPECT_EQ(Text(Ts(Time(), -1)), "-00:00:00.000001");

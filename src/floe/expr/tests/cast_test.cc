@@ -208,8 +208,7 @@ TEST(CastTest, Timestamps) {
   EXPECT_EQ(Text("1998-12-01 25:00:00", Timestamp()),
             "ERROR: date/time field value out of range: \"1998-12-01 25:00:00\"");
   EXPECT_EQ(Text("1998-12-01 10:11:12 junk", Timestamp()),
-            "ERROR: invalid input syntax for type timestamp without time zone: \"1998-12-01 "
-            "10:11:12 junk\"");
+            "ERROR: invalid input syntax for type timestamp: \"1998-12-01 10:11:12 junk\"");
   EXPECT_EQ(Text("nope", TimestampTz()),
             "ERROR: invalid input syntax for type timestamp with time zone: \"nope\"");
   EXPECT_EQ(Text("300000-01-01", Timestamp()), "ERROR: timestamp out of range: \"300000-01-01\"");
@@ -218,13 +217,45 @@ TEST(CastTest, Timestamps) {
   EXPECT_EQ(Text(" Epoch ", Date()), "1970-01-01");
 }
 
+// PostgreSQL's other input forms (DateStyle ISO, MDY) and special values.
+TEST(CastTest, DateTimeInputForms) {
+  EXPECT_EQ(Text("Mon Feb 10 17:32:01 1997 PST", TimestampTz()), "1997-02-11 01:32:01+00");
+  EXPECT_EQ(Text("Feb 10 5:32PM 1997", Timestamp()), "1997-02-10 17:32:00");
+  EXPECT_EQ(Text("02-10-1997 17:32:01 PST", Timestamp()), "1997-02-10 17:32:01");
+  EXPECT_EQ(Text("19970210 173201 -0800", TimestampTz()), "1997-02-11 01:32:01+00");
+  EXPECT_EQ(Text("1997.041 17:32:01 UTC", Timestamp()), "1997-02-10 17:32:01");
+  EXPECT_EQ(Text("J2451187", Date()), "1999-01-08");
+  EXPECT_EQ(Text("January 8, 99 BC", Date()), "0099-01-08 BC");
+  EXPECT_EQ(Text("2000-03-15 08:14:01 GMT+8", TimestampTz()), "2000-03-15 16:14:01+00");
+  EXPECT_EQ(Text("19970210 173201 America/New_York", TimestampTz()), "1997-02-10 22:32:01+00");
+  EXPECT_EQ(Text("1997-06-10 17:32:01 America/New_York", TimestampTz()),
+            "1997-06-10 21:32:01+00");
+  EXPECT_EQ(Text("allballs", Time()), "00:00:00");
+  EXPECT_EQ(Text("040506", Time()), "04:05:06");
+  EXPECT_EQ(Text("infinity", Timestamp()), "infinity");
+  EXPECT_EQ(Text("-infinity", TimestampTz()), "-infinity");
+  EXPECT_EQ(Text("-Infinity", Date()), "-infinity");
+  EXPECT_EQ(CastText(Parsed("infinity", Date()), Timestamp()), "infinity");
+  EXPECT_EQ(CastText(Parsed("-infinity", Timestamp()), Date()), "-infinity");
+  EXPECT_EQ(Text("99-01-08", Date()), "ERROR: date/time field value out of range: \"99-01-08\"");
+  EXPECT_EQ(Text("2000-01-01 Mars/Olympus", TimestampTz()),
+            "ERROR: time zone \"mars/olympus\" not recognized");
+  EXPECT_EQ(Text("2000-01-01 ../../etc/passwd", TimestampTz()),
+            "ERROR: invalid input syntax for type timestamp with time zone: "
+            "\"2000-01-01 ../../etc/passwd\"");
+  EXPECT_EQ(Text("infinity 10:00", Timestamp()), "infinity");
+  EXPECT_EQ(Text("infinity 2000-01-01", Timestamp()),
+            "ERROR: invalid input syntax for type timestamp: \"infinity 2000-01-01\"");
+  EXPECT_EQ(Text("13:00 PM", Time()), "ERROR: date/time field value out of range: \"13:00 PM\"");
+}
+
 TEST(CastTest, Times) {
   EXPECT_EQ(Text("10:11:12.5", Time()), "10:11:12.5");
   EXPECT_EQ(Text("10:11", Time()), "10:11:00");
   EXPECT_EQ(Text("24:00:00", Time()), "24:00:00");
   EXPECT_EQ(Text("25:00", Time()), "ERROR: date/time field value out of range: \"25:00\"");
   EXPECT_EQ(Text("ten", Time()),
-            "ERROR: invalid input syntax for type time without time zone: \"ten\"");
+            "ERROR: invalid input syntax for type time: \"ten\"");
   EXPECT_EQ(CastText(Parsed("1998-12-01 10:11:12", Timestamp()), Time()), "10:11:12");
 }
 
