@@ -571,6 +571,8 @@ Result<ArrayPtr> CastFromString(const Array& in, const TypePtr& to, MemoryPool* 
     }
     case TypeId::kString:
       return in.Slice(0, in.length());
+    case TypeId::kList:
+      return ParseArrayTexts(in, to, pool);
     case TypeId::kBinary:
       return BuildBytes(in, to, pool, [&](int64_t i, std::string* out) {
         return ParseBytea(in.BytesValue(i), out);
@@ -961,6 +963,10 @@ Result<int64_t> ParseTime(std::string_view text) {
 
 Result<int64_t> ParseTimestamp(std::string_view text, bool with_zone) {
   return ParseTimestampImpl(text, with_zone, false);
+}
+
+Result<ArrayPtr> CastArrayValues(const Array& in, const TypePtr& to, MemoryPool* pool) {
+  return CastArray(in, to, pool);
 }
 
 Result<ArrayPtr> ScalarToArray(const Scalar& scalar, int64_t length, MemoryPool* pool) {

@@ -78,6 +78,7 @@ ScalarFunctionRegistry::ScalarFunctionRegistry() {
   RegisterStringFunctions(*this);
   RegisterDatetimeFunctions(*this);
   RegisterMathFunctions(*this);
+  RegisterArrayFunctions(*this);
 }
 
 void ScalarFunctionRegistry::Add(ScalarFunctionDef def) { defs_.push_back(std::move(def)); }

@@ -6,7 +6,8 @@
 // groups are registered explicitly by the registry's constructor:
 //   RegisterArithmeticFunctions, RegisterComparisonFunctions, RegisterBooleanFunctions
 //   (and/or/not/is_*/in_list/like/coalesce/nullif/greatest/least),
-//   RegisterStringFunctions, RegisterDatetimeFunctions, RegisterMathFunctions.
+//   RegisterStringFunctions, RegisterDatetimeFunctions, RegisterMathFunctions,
+//   RegisterArrayFunctions.
 // Elementwise loop templates shared by the kernels live in kernel_internal.h.
 
 #include <functional>
@@ -69,5 +70,6 @@ void RegisterBooleanFunctions(ScalarFunctionRegistry& registry);
 void RegisterStringFunctions(ScalarFunctionRegistry& registry);
 void RegisterDatetimeFunctions(ScalarFunctionRegistry& registry);
 void RegisterMathFunctions(ScalarFunctionRegistry& registry);
+void RegisterArrayFunctions(ScalarFunctionRegistry& registry);
 
 }  // namespace floe::expr::internal
