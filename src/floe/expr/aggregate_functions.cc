@@ -11,6 +11,7 @@
 //   min/max                    the argument's type (every orderable scalar type)
 //   bool_and/bool_or/every     boolean
 //   string_agg(text, text)     text;  string_agg(bytea, bytea) -> bytea
+//   array_agg(T)               T[] (a list; over arrays one dimension more)
 //   stddev*/var*               double (PostgreSQL gives numeric for exact inputs)
 
 #include <algorithm>
@@ -72,6 +73,7 @@ constexpr AggregateName kAggregates[] = {
     {"every", AggregateOp::kBoolAnd},
     {"bool_or", AggregateOp::kBoolOr},
     {"string_agg", AggregateOp::kStringAgg},
+    {"array_agg", AggregateOp::kArrayAgg},
     {"var_samp", AggregateOp::kVarSamp},
     {"variance", AggregateOp::kVarSamp},
     {"var_pop", AggregateOp::kVarPop},
@@ -119,6 +121,9 @@ std::vector<Field> StateFields(AggregateOp op, const ResolvedAggregate& agg) {
       // The concatenation so far and the delimiter that precedes it when it is appended to
       // another partial result.
       return {Field("string_agg", agg.return_type), Field("delimiter", agg.return_type)};
+    case AggregateOp::kArrayAgg:
+      // The values so far, in order.
+      return {Field("array_agg", agg.return_type)};
     case AggregateOp::kVarSamp:
     case AggregateOp::kVarPop:
     case AggregateOp::kStddevSamp:
@@ -247,6 +252,13 @@ Result<ResolvedAggregate> ResolveAggregate(std::string_view name,
       }
       break;
     }
+    case AggregateOp::kArrayAgg:
+      if (n != 1 || (arg_types[0]->is_nested() && arg_types[0]->id() != TypeId::kList)) {
+        return NoSuchAggregate(name, arg_types);
+      }
+      agg.arg_types = arg_types;
+      agg.return_type = List(arg_types[0]);
+      break;
     case AggregateOp::kVarSamp:
     case AggregateOp::kVarPop:
     case AggregateOp::kStddevSamp:

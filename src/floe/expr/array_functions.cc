@@ -594,7 +594,7 @@ Result<ElementCompare> SearchCompare(const Array& elements, const Array& needle)
 
 Status OneDimensional(const Array& list, std::string_view what) {
   if (ListDepth(*list.type()) > 1) {
-    return Status::NotSupported("{} in multidimensional arrays is not supported", what);
+    return Status::NotSupported("{} multidimensional arrays is not supported", what);
   }
   return Status::OK();
 }
@@ -605,7 +605,7 @@ ScalarKernel PositionKernel(bool all) {
                EvalContext& ctx) -> Result<ColumnarValue> {
     FLOE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> in, ToArrays(args, n, ctx.pool));
     const Array& list = *in[0];
-    FLOE_RETURN_NOT_OK(OneDimensional(list, "searching for elements"));
+    FLOE_RETURN_NOT_OK(OneDimensional(list, "searching for elements in"));
     const Array& elements = *list.child(0);
     FLOE_ASSIGN_OR_RAISE(ElementCompare cmp, SearchCompare(elements, *in[1]));
     auto builder = MakeBuilder(fn.return_type, ctx.pool);
@@ -655,10 +655,10 @@ ScalarKernel RemoveKernel(bool replace) {
                    EvalContext& ctx) -> Result<ColumnarValue> {
     FLOE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> in, ToArrays(args, n, ctx.pool));
     const Array& list = *in[0];
-    if (!replace) FLOE_RETURN_NOT_OK(OneDimensional(list, "removing elements"));
+    if (!replace) FLOE_RETURN_NOT_OK(OneDimensional(list, "removing elements from"));
     const Array& elements = *list.child(0);
     if (elements.type_id() == TypeId::kList) {
-      return Status::NotSupported("replacing elements in multidimensional arrays");
+      return Status::NotSupported("replacing elements in multidimensional arrays is not supported");
     }
     FLOE_ASSIGN_OR_RAISE(ElementCompare cmp, SearchCompare(elements, *in[1]));
     ListBuilder builder(fn.return_type, ctx.pool);
@@ -1008,6 +1008,12 @@ ScalarResolver Search(std::string name, int extra_elements, bool extra_int, Type
     const size_t base = 2 + static_cast<size_t>(extra_elements);
     if (t.size() != base && !(extra_int && t.size() == base + 1)) return NoSuchFunction(name, t);
     if (!IsList(t[0])) return NoSuchFunction(name, t);
+    if (ListDepth(*t[0]) > 1) {
+      return Status::NotSupported("{} multidimensional arrays is not supported",
+                                  name == "array_remove"    ? "removing elements from"
+                                  : name == "array_replace" ? "replacing elements in"
+                                                            : "searching for elements in");
+    }
     TypePtr e = t[0]->field(0).type();
     for (size_t i = 1; i < base; ++i) {
       FLOE_ASSIGN_OR_RAISE(e, CommonElement(name, List(e), t[i], t));

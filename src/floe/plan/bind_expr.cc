@@ -698,9 +698,12 @@ Result<ExprPtr> Binder::BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx)
     // An untyped operand of || or of @>, <@, && next to an array is an array of its type
     // (ARRAY[1] || '{2}').
     if (fname == "concat_op" || fname.starts_with("op_")) {
-      if (IsUntyped(*a) && !IsUntyped(*b) && b->type->id() == TypeId::kList) {
+      // (A literal cast to text keeps its untyped node: only a bare constant counts.)
+      const bool ca = e.args[0]->kind == sql::ExprKind::kConstant;
+      const bool cb = e.args[1]->kind == sql::ExprKind::kConstant;
+      if (ca && IsUntyped(*a) && !IsUntyped(*b) && b->type->id() == TypeId::kList) {
         FLOE_ASSIGN_OR_RAISE(a, CoerceTo(a, b->type, e.args[0]->location));
-      } else if (IsUntyped(*b) && !IsUntyped(*a) && a->type->id() == TypeId::kList) {
+      } else if (cb && IsUntyped(*b) && !IsUntyped(*a) && a->type->id() == TypeId::kList) {
         FLOE_ASSIGN_OR_RAISE(b, CoerceTo(b, a->type, e.args[1]->location));
       }
     }
