@@ -466,6 +466,10 @@ Result<TypePtr> Binder::BindTypeName(const sql::TypeName& type) {
       dims = 1;
     }
     element.array_bounds = 0;
+    if (element.name == "bpchar" || element.name == "char") {
+      // Their elements would print blank-padded ({"ab   "}), which floe's text does not keep.
+      return NotSupported(type.location, "arrays of character(n) are not supported");
+    }
     Result<TypePtr> t = BindTypeName(element);
     if (t.ok() || type.array_bounds > 0) {
       FLOE_ASSIGN_OR_RAISE(TypePtr list, std::move(t));
@@ -772,6 +776,10 @@ Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx)
     args.push_back(std::move(x));
   }
   FLOE_RETURN_NOT_OK(CoerceUntypedArrayArgs(name, args));
+  if (name == "unnest") {
+    // unnest yields rows: it needs the planning of set-returning functions.
+    return NotSupported(e.location, "set-returning functions (unnest) are not supported");
+  }
   // A function-style cast (PostgreSQL's "special type conversion request"): one argument,
   // a name that is a type's and no function's: float8(x), int4('5'), text(5),
   // date('2024-01-02'), numeric(x). Not "char", which is PostgreSQL's one-byte type there
