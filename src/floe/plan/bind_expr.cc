@@ -421,7 +421,11 @@ Result<ExprPtr> Binder::BindQuantifiedArray(const sql::ParsedExpr& e, ExprContex
   FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.args[0], ctx));
   FLOE_ASSIGN_OR_RAISE(ExprPtr list, BindExprImpl(array, ctx));
   if (IsUntyped(*list)) {
-    return NotSupported(array.location, "array literals written as strings are not supported");
+    // '{1,2}' is an array of the operand's type (PostgreSQL's anyarray beside anyelement).
+    if (IsUntyped(*x)) {
+      FLOE_ASSIGN_OR_RAISE(x, CoerceTo(x, String(), e.args[0]->location));
+    }
+    FLOE_ASSIGN_OR_RAISE(list, CoerceTo(list, List(x->type), array.location));
   }
   if (list->type->id() != TypeId::kList) {
     return BindError(array.location, "op ANY/ALL (array) requires array on right side");
