@@ -251,7 +251,8 @@ Result<SchemaPtr> DecodeSchema(const proto::Schema& message) {
 
 Status EncodeScalar(const Scalar& scalar, proto::Scalar* out) {
   if (scalar.type() == nullptr) return Status::NotSupported("a scalar without a type");
-  FLOE_RETURN_NOT_OK(StorageIndexOf(*scalar.type()).status());
+  // A NULL of any type has a scalar form (NULL::int[]); other nested values have none.
+  if (!scalar.is_null()) FLOE_RETURN_NOT_OK(StorageIndexOf(*scalar.type()).status());
   EncodeType(*scalar.type(), out->mutable_type());
   std::visit(
       [out](const auto& v) {
@@ -283,6 +284,7 @@ Status EncodeScalar(const Scalar& scalar, proto::Scalar* out) {
 Result<Scalar> DecodeScalar(const proto::Scalar& message) {
   if (!message.has_type()) return Status::Corrupt("scalar without a type");
   FLOE_ASSIGN_OR_RAISE(TypePtr type, DecodeType(message.type()));
+  if (message.value_case() == proto::Scalar::kNull) return Scalar::Null(std::move(type));
   Result<size_t> index = StorageIndexOf(*type);
   if (!index.ok()) return Status::Corrupt("{}", index.status().message());
   Scalar::Storage value;

@@ -161,12 +161,10 @@ class Planner {
             return Status::Internal("VALUES row {} has {} values for {} columns", r + 1, row.size(),
                                     schema->num_fields());
           }
-          FLOE_ASSIGN_OR_RAISE(Scalar value, expr::EvaluateConstant(row[static_cast<size_t>(c)]));
-          if (value.is_null()) {
-            FLOE_RETURN_NOT_OK(builder->AppendNull());
-          } else {
-            FLOE_RETURN_NOT_OK(builder->AppendScalar(value));
-          }
+          // A one-value array rather than a Scalar: values may be nested (ARRAY[1, 2]).
+          FLOE_ASSIGN_OR_RAISE(ArrayPtr value,
+                               expr::EvaluateConstantArray(row[static_cast<size_t>(c)]));
+          FLOE_RETURN_NOT_OK(builder->AppendArraySlice(*value, 0, 1));
         }
         FLOE_ASSIGN_OR_RAISE(ArrayPtr column, builder->Finish());
         columns.push_back(std::move(column));

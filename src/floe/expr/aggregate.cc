@@ -971,6 +971,116 @@ class StringAggAccumulator final : public GroupsAccumulator {
 };
 
 // ---------------------------------------------------------------------------------------
+// array_agg(value): every row's value, NULLs included, in the order the rows arrive (an
+// ORDER BY inside the call has the planner feed them sorted). The values are kept in one
+// column and each group lists its rows in it; the partial state is the list itself. Arrays
+// as values make one dimension more, as in PostgreSQL, which refuses NULL and empty ones and
+// arrays of different dimensions.
+
+class ArrayAggAccumulator final : public GroupsAccumulator {
+ public:
+  ArrayAggAccumulator(TypePtr list_type, MemoryPool* pool)
+      : list_type_(std::move(list_type)), pool_(pool) {
+    Reset();
+  }
+
+  Status Update(const std::vector<ArrayPtr>& args, const uint32_t* group_ids, const Array* filter,
+                int64_t total_groups) override {
+    FLOE_RETURN_NOT_OK(CheckArgs(args, 1, "array_agg"));
+    rows_.resize(static_cast<size_t>(total_groups));
+    const Array& values = *args[0];
+    const bool arrays = values.type_id() == TypeId::kList;
+    for (int64_t i = 0; i < values.length(); ++i) {
+      if (!FilterPasses(filter, i)) continue;
+      if (arrays) FLOE_RETURN_NOT_OK(CheckSubArray(values, i, group_ids[i]));
+      FLOE_RETURN_NOT_OK(Add(values, i, group_ids[i]));
+    }
+    return Status::OK();
+  }
+
+  Status Merge(const std::vector<ArrayPtr>& states, const uint32_t* group_ids,
+               int64_t total_groups) override {
+    FLOE_RETURN_NOT_OK(CheckArgs(states, 1, "array_agg"));
+    rows_.resize(static_cast<size_t>(total_groups));
+    const Array& lists = *states[0];
+    const Array& elements = *lists.child(0);
+    const bool arrays = elements.type_id() == TypeId::kList;
+    for (int64_t i = 0; i < lists.length(); ++i) {
+      if (lists.IsNull(i)) continue;
+      for (int64_t j = lists.ListBegin(i); j < lists.ListEnd(i); ++j) {
+        if (arrays) FLOE_RETURN_NOT_OK(CheckSubArray(elements, j, group_ids[i]));
+        FLOE_RETURN_NOT_OK(Add(elements, j, group_ids[i]));
+      }
+    }
+    return Status::OK();
+  }
+
+  Result<std::vector<ArrayPtr>> State() override {
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr lists, Lists());
+    return std::vector<ArrayPtr>{std::move(lists)};
+  }
+
+  Result<ArrayPtr> Evaluate() override { return Lists(); }
+
+  int64_t memory_size() const override { return bytes_; }
+
+ private:
+  Status Add(const Array& values, int64_t i, uint32_t g) {
+    rows_[g].push_back(values_->length());
+    FLOE_RETURN_NOT_OK(values_->AppendArraySlice(values, i, 1));
+    // The value's own bytes, roughly, and its row number.
+    bytes_ += 8 + (values.length() > 0 ? values.memory_size() / values.length() : 0);
+    return Status::OK();
+  }
+
+  // PostgreSQL's rules for accumulating arrays: none NULL or empty, all of one shape.
+  Status CheckSubArray(const Array& values, int64_t i, uint32_t g) {
+    if (values.IsNull(i)) return Status::Invalid("cannot accumulate null arrays");
+    const int64_t len = values.ListEnd(i) - values.ListBegin(i);
+    if (len == 0) return Status::Invalid("cannot accumulate empty arrays");
+    lengths_.resize(rows_.size(), -1);
+    int64_t& expected = lengths_[g];
+    if (expected >= 0 && expected != len) {
+      return Status::Invalid("cannot accumulate arrays of different dimensionality");
+    }
+    expected = len;
+    return Status::OK();
+  }
+
+  Result<ArrayPtr> Lists() {
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr values, values_->Finish());
+    ListBuilder out(list_type_, pool_);
+    FLOE_RETURN_NOT_OK(out.Reserve(static_cast<int64_t>(rows_.size())));
+    for (const std::vector<int64_t>& rows : rows_) {
+      if (rows.empty()) {
+        FLOE_RETURN_NOT_OK(out.AppendNull());
+        continue;
+      }
+      FLOE_RETURN_NOT_OK(out.Append());
+      FLOE_RETURN_NOT_OK(out.value_builder()->AppendIndices(*values, rows.data(),
+                                                            static_cast<int64_t>(rows.size())));
+    }
+    Reset();
+    return out.Finish();
+  }
+
+  void Reset() {
+    values_ = MakeBuilder(list_type_->field(0).type(), pool_);
+    rows_.clear();
+    rows_.shrink_to_fit();
+    lengths_.clear();
+    bytes_ = 0;
+  }
+
+  TypePtr list_type_;
+  MemoryPool* pool_;
+  std::unique_ptr<ArrayBuilder> values_;
+  std::vector<std::vector<int64_t>> rows_;
+  std::vector<int64_t> lengths_;
+  int64_t bytes_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------
 // var_samp / var_pop / stddev_samp / stddev_pop: Welford's running mean and sum of
 // squared deviations; partial states merge with Chan et al.'s formula.
 
@@ -1382,6 +1492,8 @@ Result<std::unique_ptr<GroupsAccumulator>> MakePlain(const ResolvedAggregate& ag
           *op == internal::AggregateOp::kJsonObjectAgg ||
               *op == internal::AggregateOp::kJsonbObjectAgg,
           aggregate.return_type->extension() == Extension::kJsonb, aggregate.return_type, pool);
+    case internal::AggregateOp::kArrayAgg:
+      return std::make_unique<ArrayAggAccumulator>(aggregate.return_type, pool);
     case internal::AggregateOp::kVarSamp:
     case internal::AggregateOp::kVarPop:
     case internal::AggregateOp::kStddevSamp:

@@ -11,6 +11,7 @@
 //   min/max                    the argument's type (every orderable scalar type)
 //   bool_and/bool_or/every     boolean
 //   string_agg(text, text)     text;  string_agg(bytea, bytea) -> bytea
+//   array_agg(T)               T[] (a list; over arrays one dimension more)
 //   stddev*/var*               double (PostgreSQL gives numeric for exact inputs)
 //   json_agg, json_object_agg  json; jsonb_agg, jsonb_object_agg -> jsonb (any values)
 
@@ -73,6 +74,7 @@ constexpr AggregateName kAggregates[] = {
     {"every", AggregateOp::kBoolAnd},
     {"bool_or", AggregateOp::kBoolOr},
     {"string_agg", AggregateOp::kStringAgg},
+    {"array_agg", AggregateOp::kArrayAgg},
     {"var_samp", AggregateOp::kVarSamp},
     {"variance", AggregateOp::kVarSamp},
     {"var_pop", AggregateOp::kVarPop},
@@ -130,6 +132,9 @@ std::vector<Field> StateFields(AggregateOp op, const ResolvedAggregate& agg) {
     case AggregateOp::kJsonbObjectAgg:
       // The JSON text of the items so far, without brackets (json_aggregate.cc).
       return {Field("items", String())};
+    case AggregateOp::kArrayAgg:
+      // The values so far, in order.
+      return {Field("array_agg", agg.return_type)};
     case AggregateOp::kVarSamp:
     case AggregateOp::kVarPop:
     case AggregateOp::kStddevSamp:
@@ -258,6 +263,13 @@ Result<ResolvedAggregate> ResolveAggregate(std::string_view name,
       }
       break;
     }
+    case AggregateOp::kArrayAgg:
+      if (n != 1 || (arg_types[0]->is_nested() && arg_types[0]->id() != TypeId::kList)) {
+        return NoSuchAggregate(name, arg_types);
+      }
+      agg.arg_types = arg_types;
+      agg.return_type = List(arg_types[0]);
+      break;
     case AggregateOp::kVarSamp:
     case AggregateOp::kVarPop:
     case AggregateOp::kStddevSamp:

@@ -37,6 +37,7 @@ enum class AggregateOp : uint8_t {
   kBoolAnd,
   kBoolOr,
   kStringAgg,
+  kArrayAgg,
   kVarSamp,
   kVarPop,
   kStddevSamp,

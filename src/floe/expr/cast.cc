@@ -407,6 +407,8 @@ Result<ArrayPtr> CastFromString(const Array& in, const TypePtr& to, MemoryPool* 
     }
     case TypeId::kString:
       return in.Slice(0, in.length());
+    case TypeId::kList:
+      return ParseArrayTexts(in, to, pool);
     case TypeId::kBinary:
       return BuildBytes(in, to, pool, [&](int64_t i, std::string* out) {
         return ParseBytea(in.BytesValue(i), out);
@@ -783,6 +785,10 @@ double DecimalToDouble(Int128 value, int scale) {
   std::string text;
   AppendDecimalText(value, scale, &text);
   return std::strtod(text.c_str(), nullptr);
+}
+
+Result<ArrayPtr> CastArrayValues(const Array& in, const TypePtr& to, MemoryPool* pool) {
+  return CastArray(in, to, pool);
 }
 
 Result<ArrayPtr> ScalarToArray(const Scalar& scalar, int64_t length, MemoryPool* pool) {

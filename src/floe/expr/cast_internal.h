@@ -70,6 +70,16 @@ Status DecimalOverflow(int precision, int scale);
 /// A decimal as a double (correctly rounded).
 double DecimalToDouble(Int128 value, int scale);
 
+/// CAST of any array to `to` by the cast rules (the cast kernel's own conversion).
+Result<ArrayPtr> CastArrayValues(const Array& in, const TypePtr& to, MemoryPool* pool);
+
+/// PostgreSQL's array input (array_in) of each string into the list type `to`, nested as
+/// deep as `to` (array_functions.cc): '{1,2,NULL}', '{"a b",c}', '{{1,2},{3,4}}', with
+/// quoting and backslash escapes; the elements take their type's text input. kInvalidArgument
+/// "malformed array literal: \"...\"" on bad syntax, on sub-arrays of different lengths and
+/// on another number of dimensions than `to` has.
+Result<ArrayPtr> ParseArrayTexts(const Array& strings, const TypePtr& to, MemoryPool* pool);
+
 /// A one-value array holding `scalar`.
 Result<ArrayPtr> ScalarToArray(const Scalar& scalar, int64_t length, MemoryPool* pool);
 

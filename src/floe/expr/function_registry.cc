@@ -81,6 +81,7 @@ ScalarFunctionRegistry::ScalarFunctionRegistry() {
   RegisterMathFunctions(*this);
   RegisterSetReturningFunctions(*this);
   RegisterJsonFunctions(*this);
+  RegisterArrayFunctions(*this);
 }
 
 void ScalarFunctionRegistry::Add(ScalarFunctionDef def) { defs_.push_back(std::move(def)); }

@@ -58,6 +58,11 @@ bool IsScalarFunction(std::string_view name);
 /// True when `name` is a set-returning function (unnest, generate_series, ...).
 bool IsSetReturningFunction(std::string_view name);
 
+/// The dimensions an array literal's text declares by its leading braces ('{{1,2},{3,4}}'
+/// has 2, '{}' 1), 0 when it does not start with '{': a constant cast to an array type takes
+/// the dimensions it has, as PostgreSQL's arrays do whatever their declared type.
+int ArrayTextDimensions(std::string_view text);
+
 /// "extract"(field, x) resolves to decimal(38, 6); PostgreSQL's numeric result has a
 /// field-dependent scale (EXTRACT(year ...) prints 2024, EXTRACT(second ...) 12.500000).
 /// The scale PostgreSQL gives a constant `field` (case-insensitive: 0 for year, month,

@@ -7,7 +7,7 @@
 //   RegisterArithmeticFunctions, RegisterComparisonFunctions, RegisterBooleanFunctions
 //   (and/or/not/is_*/in_list/like/coalesce/nullif/greatest/least),
 //   RegisterStringFunctions, RegisterDatetimeFunctions, RegisterMathFunctions,
-//   RegisterJsonFunctions.
+//   RegisterJsonFunctions, RegisterArrayFunctions, RegisterSetReturningFunctions.
 // Elementwise loop templates shared by the kernels live in kernel_internal.h.
 
 #include <functional>
@@ -78,5 +78,6 @@ void RegisterMathFunctions(ScalarFunctionRegistry& registry);
 void RegisterSetReturningFunctions(ScalarFunctionRegistry& registry);
 /// json_functions.cc (declared with the json casts in json_internal.h).
 void RegisterJsonFunctions(ScalarFunctionRegistry& registry);
+void RegisterArrayFunctions(ScalarFunctionRegistry& registry);
 
 }  // namespace floe::expr::internal

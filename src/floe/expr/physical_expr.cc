@@ -475,29 +475,31 @@ Result<ArrayPtr> EvaluateToArray(const PhysicalExpr& expr, const RecordBatch& ba
   return v.ToArray(batch.num_rows(), ctx.pool);
 }
 
-Result<Scalar> EvaluateConstant(const ExprPtr& expr) {
+Result<ArrayPtr> EvaluateConstantArray(const ExprPtr& expr) {
   if (!IsConstant(*expr)) {
     return Status::Internal("EvaluateConstant: {} references columns", expr->ToString());
-  }
-  // A Scalar holds no nested value: a list or struct constant is computed per batch instead.
-  if (expr->type != nullptr && expr->type->is_nested()) {
-    return Status::NotSupported("EvaluateConstant: {} has the nested type {}", expr->ToString(),
-                                expr->type->ToString());
   }
   auto schema = std::make_shared<const Schema>();
   FLOE_ASSIGN_OR_RAISE(PhysicalExprPtr physical, Compile(expr, schema));
   FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, RecordBatch::Make(schema, 1, {}));
   EvalContext ctx;
   FLOE_ASSIGN_OR_RAISE(ColumnarValue v, physical->Evaluate(*batch, ctx));
-  if (v.is_scalar()) {
-    if (!v.scalar().type()) return Scalar::Null(expr->type);
-    return v.scalar();
+  if (v.is_scalar() && !v.scalar().type()) return Array::MakeNull(expr->type, 1);
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr a, v.ToArray(1, ctx.pool));
+  if (a->length() != 1) {
+    return Status::Internal("constant {} evaluated to {} values", expr->ToString(), a->length());
   }
-  if (v.array()->length() != 1) {
-    return Status::Internal("constant {} evaluated to {} values", expr->ToString(),
-                            v.array()->length());
+  return a;
+}
+
+Result<Scalar> EvaluateConstant(const ExprPtr& expr) {
+  // A Scalar holds no nested value: a list or struct constant is computed per batch instead.
+  if (expr->type != nullptr && expr->type->is_nested()) {
+    return Status::NotSupported("EvaluateConstant: {} has the nested type {}", expr->ToString(),
+                                expr->type->ToString());
   }
-  return ScalarAt(*v.array(), 0);
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr a, EvaluateConstantArray(expr));
+  return ScalarAt(*a, 0);
 }
 
 }  // namespace floe::expr

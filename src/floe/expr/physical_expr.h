@@ -79,5 +79,7 @@ Result<ArrayPtr> EvaluateToArray(const PhysicalExpr& expr, const RecordBatch& ba
 /// folding. Errors as Evaluate; kNotSupported for a nested result type (a Scalar holds
 /// none).
 Result<Scalar> EvaluateConstant(const ExprPtr& expr);
+/// Evaluates a constant expression of any type, nested ones included, to a one-value array.
+Result<ArrayPtr> EvaluateConstantArray(const ExprPtr& expr);
 
 }  // namespace floe::expr

@@ -120,6 +120,10 @@ bool CanExplicitCast(const DataType& from, const DataType& to) {
   // Every scalar type has a text form and text input.
   if (IsScalarId(f) && t == TypeId::kString) return true;
   if (f == TypeId::kString && IsScalarId(t)) return true;
+  // Arrays have PostgreSQL's text form and text input.
+  if ((f == TypeId::kList && t == TypeId::kString) || (f == TypeId::kString && t == TypeId::kList)) {
+    return true;
+  }
   if (NumericRank(f) >= 0 && NumericRank(t) >= 0) return true;
   if (f == TypeId::kBoolean && to.is_integer()) return true;
   if (from.is_integer() && t == TypeId::kBoolean) return true;

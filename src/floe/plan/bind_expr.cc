@@ -251,6 +251,16 @@ Result<ExprPtr> Binder::CoerceTo(const ExprPtr& e, const TypePtr& type, int loca
   if (e->kind == expr::ExprKind::kLiteral) {
     if (e->literal.is_null()) return expr::Literal(Scalar::Null(type));
     ExprPtr cast = expr::Cast(e, type);
+    if (type->is_nested()) {
+      // A Scalar holds no nested value: the cast stays, checked now.
+      if (IsUntyped(*e)) {
+        auto value = expr::EvaluateConstantArray(cast);
+        if (!value.ok()) {
+          return Status(value.status().code(), value.status().message() + Where(location));
+        }
+      }
+      return cast;
+    }
     if (IsUntyped(*e)) {
       FLOE_ASSIGN_OR_RAISE(Scalar value, EvaluateConstantAt(cast, location));
       return expr::Literal(std::move(value));
@@ -411,7 +421,11 @@ Result<ExprPtr> Binder::BindQuantifiedArray(const sql::ParsedExpr& e, ExprContex
   FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.args[0], ctx));
   FLOE_ASSIGN_OR_RAISE(ExprPtr list, BindExprImpl(array, ctx));
   if (IsUntyped(*list)) {
-    return NotSupported(array.location, "array literals written as strings are not supported");
+    // '{1,2}' is an array of the operand's type (PostgreSQL's anyarray beside anyelement).
+    if (IsUntyped(*x)) {
+      FLOE_ASSIGN_OR_RAISE(x, CoerceTo(x, String(), e.args[0]->location));
+    }
+    FLOE_ASSIGN_OR_RAISE(list, CoerceTo(list, List(x->type), array.location));
   }
   if (list->type->id() != TypeId::kList) {
     return BindError(array.location, "op ANY/ALL (array) requires array on right side");
@@ -445,8 +459,27 @@ Result<ExprPtr> Binder::RequireBoolean(ExprPtr e, std::string_view what, int loc
 }
 
 Result<TypePtr> Binder::BindTypeName(const sql::TypeName& type) {
-  if (type.array_bounds > 0) {
-    return NotSupported(type.location, "array types are not supported");
+  // PostgreSQL's arrays are Iceberg lists: int[] is list<int32>, and each further [] a list
+  // of those (PostgreSQL ignores the declared dimensions; a constant's own decide, see
+  // BindExplicitCast). _int4 is PostgreSQL's internal name of int4[].
+  if (type.array_bounds > 0 || (type.name.size() > 1 && type.name[0] == '_')) {
+    sql::TypeName element = type;
+    int dims = type.array_bounds;
+    if (dims == 0) {
+      element.name = type.name.substr(1);
+      dims = 1;
+    }
+    element.array_bounds = 0;
+    if (element.name == "bpchar" || element.name == "char") {
+      // Their elements would print blank-padded ({"ab   "}), which floe's text does not keep.
+      return NotSupported(type.location, "arrays of character(n) are not supported");
+    }
+    Result<TypePtr> t = BindTypeName(element);
+    if (t.ok() || type.array_bounds > 0) {
+      FLOE_ASSIGN_OR_RAISE(TypePtr list, std::move(t));
+      for (int i = 0; i < dims; ++i) list = List(list);
+      return list;
+    }
   }
   const std::string& n = type.name;
   if (n == "numeric" || n == "decimal") {
@@ -482,6 +515,20 @@ Result<ExprPtr> Binder::BindExplicitCast(ExprPtr x, const sql::TypeName& type_na
     return NotSupported(location,
                         "cast of " + SqlTypeName(*x->type) +
                             " to numeric without a precision is not supported (use numeric(p, s))");
+  }
+  // An array keeps its own dimensions through a cast to an array type: a list's, or those a
+  // constant literal's braces declare ('{{1,2},{3,4}}'::int[] has two).
+  if (type->id() == TypeId::kList) {
+    if (!IsUntyped(*x) && x->type->id() == TypeId::kList) {
+      int dims = 0;
+      for (const DataType* t = x->type.get(); t->id() == TypeId::kList;
+           t = t->field(0).type().get()) {
+        ++dims;
+      }
+      type = WithArrayDims(type, dims);
+    } else if (IsUntyped(*x) && !x->literal.is_null()) {
+      type = WithArrayDims(type, expr::ArrayTextDimensions(x->literal.get<std::string>()));
+    }
   }
   ExprPtr cast;
   if (IsUntyped(*x) || !x->type->Equals(*type)) {
@@ -530,6 +577,10 @@ std::string Binder::OutputName(const sql::ParsedExpr& e) {
       return "exists";
     case sql::ExprKind::kArray:
       return "array";
+    case sql::ExprKind::kSubscript:
+      return OutputName(*e.args[0]);
+    case sql::ExprKind::kFieldSelect:
+      return e.names[0];
     case sql::ExprKind::kRow:
       return "row";
     case sql::ExprKind::kCurrentValue:
@@ -645,8 +696,13 @@ Result<ExprPtr> Binder::BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx)
       {"#>>", "json_get_path_text"}, {"@>", "jsonb_contains"},  {"<@", "jsonb_contained"},
       {"?", "jsonb_exists"},       {"?|", "jsonb_exists_any"}, {"?&", "jsonb_exists_all"},
       {"#-", "jsonb_delete_path"}};
+  // @> and <@ are arrays' too (below) when an operand is a list.
+  const bool list_operand = (!IsUntyped(*a) && a->type->id() == TypeId::kList) ||
+                            (!IsUntyped(*b) && b->type->id() == TypeId::kList);
   for (const auto& [sym, name] : kJson) {
-    if (op == sym) return MakeCall(name, {a, b}, e.location);
+    if (op == sym && !(list_operand && (op == "@>" || op == "<@"))) {
+      return MakeCall(name, {a, b}, e.location);
+    }
   }
   if ((op == "-" || op == "||") && (a->type->is_json() || b->type->is_json())) {
     if (op == "-") return MakeCall("subtract", {a, b}, e.location);
@@ -679,12 +735,27 @@ Result<ExprPtr> Binder::BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx)
                                                                {"|", "bitwise_or"},
                                                                {"#", "bitwise_xor"},
                                                                {"<<", "bitwise_shift_left"},
-                                                               {">>", "bitwise_shift_right"}};
+                                                               {">>", "bitwise_shift_right"},
+                                                               {"@>", "op_contains"},
+                                                               {"<@", "op_contained"},
+                                                               {"&&", "op_overlap"}};
   for (const auto& [sym, name] : kArith) {
     if (op != sym) continue;
+    std::string_view fname = name;
+    // An untyped operand of || or of @>, <@, && next to an array is an array of its type
+    // (ARRAY[1] || '{2}').
+    if (fname == "concat_op" || fname.starts_with("op_")) {
+      // (A literal cast to text keeps its untyped node: only a bare constant counts.)
+      const bool ca = e.args[0]->kind == sql::ExprKind::kConstant;
+      const bool cb = e.args[1]->kind == sql::ExprKind::kConstant;
+      if (ca && IsUntyped(*a) && !IsUntyped(*b) && b->type->id() == TypeId::kList) {
+        FLOE_ASSIGN_OR_RAISE(a, CoerceTo(a, b->type, e.args[0]->location));
+      } else if (cb && IsUntyped(*b) && !IsUntyped(*a) && a->type->id() == TypeId::kList) {
+        FLOE_ASSIGN_OR_RAISE(b, CoerceTo(b, a->type, e.args[1]->location));
+      }
+    }
     bool ua = IsUntyped(*a);
     bool ub = IsUntyped(*b);
-    std::string_view fname = name;
     bool textual = fname == "concat_op" || fname.starts_with("regex");
     if (ua && (ub || textual)) {
       FLOE_ASSIGN_OR_RAISE(a, CoerceTo(a, String(), e.location));
@@ -747,6 +818,7 @@ Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx)
     FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*a, ctx));
     args.push_back(std::move(x));
   }
+  FLOE_RETURN_NOT_OK(CoerceUntypedArrayArgs(name, args));
   // A function-style cast (PostgreSQL's "special type conversion request"): one argument,
   // a name that is a type's and no function's: float8(x), int4('5'), text(5),
   // date('2024-01-02'), numeric(x). Not "char", which is PostgreSQL's one-byte type there
@@ -1046,6 +1118,11 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
       return NotSupported(e.location,
                           "parameter $" + std::to_string(e.param_index) + " is not supported");
     case K::kCast: {
+      if (e.args[0]->kind == K::kArray) {
+        FLOE_ASSIGN_OR_RAISE(TypePtr target, BindTypeName(e.type));
+        FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindArray(*e.args[0], ctx, target));
+        return BindExplicitCast(std::move(x), e.type, e.location);
+      }
       FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.args[0], ctx));
       return BindExplicitCast(std::move(x), e.type, e.location);
     }
@@ -1276,9 +1353,11 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
       }
       return BindSubqueryExpr(e, ctx);
     case K::kArray:
-      return NotSupported(e.location, "ARRAY constructors are not supported");
+      return BindArray(e, ctx, nullptr);
     case K::kSubscript:
-      return NotSupported(e.location, "subscripts are not supported");
+      return BindSubscript(e, ctx);
+    case K::kFieldSelect:
+      return BindFieldSelect(e, ctx);
     case K::kRow:
       return NotSupported(e.location, "row constructors are not supported");
     case K::kCurrentValue: {

@@ -101,6 +101,10 @@ struct ExprContext {
   bool srf_as_list = false;
 };
 
+/// `type` with `dims` dimensions when it is an array type (PostgreSQL's arrays take the
+/// dimensions of their value, whatever the declared type says), else `type`.
+TypePtr WithArrayDims(const TypePtr& type, int dims);
+
 class Binder {
  public:
   Binder(std::string_view text, RelationResolver* resolver, const BindOptions& options)
@@ -181,6 +185,23 @@ class Binder {
   /// `x op ANY|ALL (array)`: over ARRAY[...] the OR (ANY) or AND (ALL) of the comparisons (an
   /// IN list for = ANY and <> ALL); over a list-valued expression an any_<op> / all_<op> call.
   Result<expr::ExprPtr> BindQuantifiedArray(const sql::ParsedExpr& e, ExprContext& ctx);
+  // ---- arrays and composite values (bind_array.cc)
+  /// ARRAY[...]: make_array over the elements brought to their common type; `target` is the
+  /// array type of a cast around it (typing an empty ARRAY[] and untyped elements), or null.
+  Result<expr::ExprPtr> BindArray(const sql::ParsedExpr& e, ExprContext& ctx,
+                                  const TypePtr& target);
+  /// a[i]..., a[l:u]..., and m[key] on maps.
+  Result<expr::ExprPtr> BindSubscript(const sql::ParsedExpr& e, ExprContext& ctx);
+  /// (x).field.
+  Result<expr::ExprPtr> BindFieldSelect(const sql::ParsedExpr& e, ExprContext& ctx);
+  /// Field `name` of a struct-valued expression, or PostgreSQL's error.
+  Result<expr::ExprPtr> SelectField(expr::ExprPtr x, const std::string& name, int location);
+  Result<expr::ExprPtr> BindMapLookup(expr::ExprPtr map, const sql::ParsedExpr& key,
+                                      ExprContext& ctx, int location);
+  /// Gives the untyped arguments of an array function (array_append(a, NULL)) the array or
+  /// element type its other arguments call for.
+  Status CoerceUntypedArrayArgs(std::string_view name, std::vector<expr::ExprPtr>& args);
+
   /// expr::CommonType with the error placed at `location`.
   Result<TypePtr> CommonTypeAt(const TypePtr& a, const TypePtr& b, std::string_view context,
                                int location) const;

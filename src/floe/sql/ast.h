@@ -110,7 +110,9 @@ enum class ExprKind {
   kQuantified,      // args[0] op ANY|ALL (subquery): op, all; without a subquery,
                     // args[0] op ANY|ALL (args[1]) over an array expression
   kArray,           // ARRAY[args...]
-  kSubscript,       // args[0][args[1]]
+  kSubscript,       // args[0][args[1]], or with `slice` args[0][args[1]:args[2]] (a bound
+                    // left out is a null arg)
+  kFieldSelect,     // (args[0]).names[0]: a field of a composite value
   kRow,             // ROW(args...) or (a, b)
   kCurrentValue,    // CURRENT_DATE, CURRENT_TIMESTAMP, LOCALTIMESTAMP, ...: value_function
   kTypedInterval,   // never produced; intervals arrive as kCast to "interval"
@@ -133,6 +135,7 @@ struct ParsedExpr {
   bool symmetric = false;         // BETWEEN SYMMETRIC
   bool case_insensitive = false;  // ILIKE
   bool all = false;               // kQuantified: ALL (false: ANY/SOME)
+  bool slice = false;             // kSubscript: a[lower:upper]
   std::string bool_test;          // kIsBool
   std::string value_function;     // kCurrentValue: "current_date", "current_timestamp",
                                   // "current_time", "localtimestamp", "localtime"

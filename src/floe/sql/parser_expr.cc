@@ -575,16 +575,26 @@ Result<ParsedExprPtr> Converter::ConvertExpr(const Json& node) {
       const Json* inf = nullptr;
       std::string_view itag = NodeTag(ind, &inf);
       if (itag == "String") {
-        return NotSupported("field selection (." + StringField(*inf, "sval") + ")", base->location);
+        auto e = NewExpr(ExprKind::kFieldSelect, base->location);
+        e->names = {StringField(*inf, "sval")};
+        e->args = {std::move(base)};
+        base = std::move(e);
+        continue;
       }
       if (itag != "A_Indices") return NotSupported("this indirection", base->location);
-      const Json* index = Field(*inf, "uidx");
-      if (BoolField(*inf, "is_slice") || index == nullptr) {
-        return NotSupported("array slices", base->location);
+      const bool slice = BoolField(*inf, "is_slice");
+      ParsedExprPtr lower, upper;
+      if (const Json* l = Field(*inf, "lidx"); l != nullptr) {
+        FLOE_ASSIGN_OR_RAISE(lower, ConvertExpr(*l));
       }
-      FLOE_ASSIGN_OR_RAISE(ParsedExprPtr i, ConvertExpr(*index));
+      if (const Json* u = Field(*inf, "uidx"); u != nullptr) {
+        FLOE_ASSIGN_OR_RAISE(upper, ConvertExpr(*u));
+      }
+      if (!slice && upper == nullptr) return NotSupported("this subscript", base->location);
       auto e = NewExpr(ExprKind::kSubscript, base->location);
-      e->args = {std::move(base), std::move(i)};
+      e->slice = slice;
+      e->args = slice ? std::vector<ParsedExprPtr>{std::move(base), std::move(lower), std::move(upper)}
+                      : std::vector<ParsedExprPtr>{std::move(base), std::move(upper)};
       base = std::move(e);
     }
     return base;

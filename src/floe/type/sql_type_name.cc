@@ -64,6 +64,12 @@ std::string_view SqlTypeName(TypeId id) {
 
 std::string SqlTypeName(const DataType& type) {
   if (type.extension() != Extension::kNone) return std::string(ExtensionName(type.extension()));
+  // PostgreSQL's arrays have one type whatever their dimensions: integer[].
+  if (type.id() == TypeId::kList) {
+    const DataType* element = type.field(0).type().get();
+    while (element->id() == TypeId::kList) element = element->field(0).type().get();
+    return SqlTypeName(*element) + "[]";
+  }
   const std::string_view name = SqlTypeName(type.id());
   return name.empty() ? type.ToString() : std::string(name);
 }

@@ -12,7 +12,8 @@ namespace floe {
 
 /// PostgreSQL's name of a type, as its error messages print it: "integer", "bigint",
 /// "double precision", "numeric", "text", "bytea", "timestamp with time zone", ...
-/// (int8, which PostgreSQL lacks, is "tinyint"; nested types print as ToString()).
+/// (int8, which PostgreSQL lacks, is "tinyint"; lists print as their innermost element's name
+/// and "[]", as PostgreSQL's arrays of any dimensions do; structs and maps as ToString()).
 std::string SqlTypeName(const DataType& type);
 /// The same by type id, for the types that have one ("" for nested types).
 std::string_view SqlTypeName(TypeId id);

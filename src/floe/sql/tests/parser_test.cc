@@ -443,10 +443,20 @@ TEST(ParserExpressions, ValueFunctionsReferencesAndRows) {
   ExpectInteger(e->args[1], 2);
   ASSERT_EQ(e->args[0]->kind, ExprKind::kSubscript);
   ExpectColumn(e->args[0]->args[0], {"a"});
-  EXPECT_THAT(ParseStatus("SELECT (a).b FROM t"),
-              IsErrorWith(StatusCode::kNotSupported, "field selection (.b) is not supported"));
-  EXPECT_THAT(ParseStatus("SELECT a[1:2] FROM t"),
-              IsErrorWith(StatusCode::kNotSupported, "array slices is not supported"));
+  e = Expr("(a).b");
+  ASSERT_EQ(e->kind, ExprKind::kFieldSelect);
+  EXPECT_EQ(e->names, std::vector<std::string>{"b"});
+  ExpectColumn(e->args[0], {"a"});
+  e = Expr("a[1:2]");
+  ASSERT_EQ(e->kind, ExprKind::kSubscript);
+  EXPECT_TRUE(e->slice);
+  ExpectInteger(e->args[1], 1);
+  ExpectInteger(e->args[2], 2);
+  e = Expr("a[:2]");
+  ASSERT_EQ(e->kind, ExprKind::kSubscript);
+  EXPECT_TRUE(e->slice);
+  EXPECT_EQ(e->args[1], nullptr);
+  ExpectInteger(e->args[2], 2);
 
   e = Expr("ROW(1, 2)");
   ASSERT_EQ(e->kind, ExprKind::kRow);

@@ -32,7 +32,9 @@ TEST(TypeTest, SqlTypeNamesArePostgresNames) {
   EXPECT_EQ(SqlTypeName(*String()), "text");
   EXPECT_EQ(SqlTypeName(*Fixed(11)), "bytea");
   EXPECT_EQ(SqlTypeName(*Uuid()), "uuid");
-  EXPECT_EQ(SqlTypeName(*List(Int32())), "list<int32>");
+  // PostgreSQL's arrays have one name whatever their dimensions.
+  EXPECT_EQ(SqlTypeName(*List(Int32())), "integer[]");
+  EXPECT_EQ(SqlTypeName(*List(List(String()))), "text[]");
   EXPECT_EQ(SqlTypeName(*Json()), "json");
   EXPECT_EQ(SqlTypeName(*Jsonb()), "jsonb");
 }
