@@ -62,7 +62,7 @@ Status TableWriter::Write(const RecordBatch& batch) {
   FLOE_RETURN_NOT_OK(CheckColumns(*schema_, batch));
   const int n = batch.num_columns();
   const int64_t rows = batch.num_rows();
-  FormatOptions fmt{options_.null_text};
+  FormatOptions fmt{options_.null_text, options_.extra_float_digits};
   // Format every cell once, measuring as we go.
   std::vector<std::vector<std::string>> cells(static_cast<size_t>(n));
   for (int j = 0; j < n; ++j) {
@@ -161,6 +161,8 @@ Status CsvWriter::Write(const RecordBatch& batch) {
   if (!header_written_) WriteHeader();
   std::string line;
   std::string text;
+  FormatOptions fmt;
+  fmt.extra_float_digits = options_.extra_float_digits;
   for (int64_t i = 0; i < batch.num_rows(); ++i) {
     line.clear();
     for (int j = 0; j < batch.num_columns(); ++j) {
@@ -168,7 +170,7 @@ Status CsvWriter::Write(const RecordBatch& batch) {
       const Array& a = *batch.column(j);
       const bool is_null = a.IsNull(i);
       text.clear();
-      if (!is_null) AppendValueText(a, i, &text);
+      if (!is_null) AppendValueText(a, i, &text, fmt);
       AppendField(text, is_null, &line);
     }
     line += options_.line_ending;

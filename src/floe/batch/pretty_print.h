@@ -16,6 +16,8 @@ struct TableOptions {
   std::string null_text = "NULL";
   /// Whether Finish() writes the "(N rows)" line.
   bool footer = true;
+  /// How floats print (FormatOptions::extra_float_digits).
+  int extra_float_digits = 1;
 };
 
 /// Writes record batches as psql's aligned table (border 1):
@@ -68,6 +70,8 @@ struct CsvOptions {
   /// always quoted ("") so that they stay distinct from NULL, as in PostgreSQL's COPY.
   std::string null_text;
   std::string line_ending = "\n";
+  /// How floats print (FormatOptions::extra_float_digits).
+  int extra_float_digits = 1;
 };
 
 /// Writes record batches as CSV (RFC 4180 quoting: fields with the delimiter, a

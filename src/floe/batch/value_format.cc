@@ -1,8 +1,11 @@
 #include "floe/batch/value_format.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
+
+#include <fmt/format.h>
 
 #include "floe/common/calendar.h"
 
@@ -451,9 +454,24 @@ bool AppendScalarText(const Scalar& s, std::string* out) {
 
 }  // namespace
 
-void AppendFloat64Text(double value, std::string* out) { AppendFloatText(value, 15, out); }
+void AppendFloat64Text(double value, std::string* out, int extra_float_digits) {
+  if (extra_float_digits > 0 || !std::isfinite(value)) {
+    AppendFloatText(value, 15, out);
+  } else {
+    // float8out with extra_float_digits <= 0: %.*g with DBL_DIG + extra_float_digits digits.
+    out->append(fmt::format("{:.{}g}", value, std::max(1, 15 + extra_float_digits)));
+  }
+}
 
-void AppendFloat32Text(float value, std::string* out) { AppendFloatText(value, 6, out); }
+void AppendFloat32Text(float value, std::string* out, int extra_float_digits) {
+  if (extra_float_digits > 0 || !std::isfinite(value)) {
+    AppendFloatText(value, 6, out);
+  } else {
+    // float4out: FLT_DIG + extra_float_digits digits of the value widened to double.
+    out->append(
+        fmt::format("{:.{}g}", static_cast<double>(value), std::max(1, 6 + extra_float_digits)));
+  }
+}
 
 void AppendInt128Text(Int128 value, std::string* out) {
   using U = unsigned __int128;
@@ -608,6 +626,14 @@ void AppendValueText(const Array& array, int64_t i, std::string* out,
                      const FormatOptions& options) {
   if (array.IsNull(i)) {
     out->append(options.null_text);
+    return;
+  }
+  if (array.type_id() == TypeId::kFloat64) {
+    AppendFloat64Text(array.Value<double>(i), out, options.extra_float_digits);
+    return;
+  }
+  if (array.type_id() == TypeId::kFloat32) {
+    AppendFloat32Text(array.Value<float>(i), out, options.extra_float_digits);
     return;
   }
   AppendText(array, i, out);

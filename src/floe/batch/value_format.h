@@ -14,6 +14,9 @@ namespace floe {
 struct FormatOptions {
   /// "NULL" for table output, "" for CSV.
   std::string_view null_text = "NULL";
+  /// PostgreSQL's extra_float_digits (-15 .. 3) for float columns: above 0 the shortest
+  /// exact digits, else 15 (float8) or 6 (float4) significant digits plus this, as %g prints.
+  int extra_float_digits = 1;
 };
 
 /// Appends the PostgreSQL text output of value `i` of `array` to `out`:
@@ -55,8 +58,8 @@ std::string FormatScalar(const Scalar& scalar, const FormatOptions& options = {}
 void AppendJsonScalar(const Scalar& scalar, std::string* out);
 
 /// The leaf formatters, for casts to text and other callers that hold raw values.
-void AppendFloat64Text(double value, std::string* out);
-void AppendFloat32Text(float value, std::string* out);
+void AppendFloat64Text(double value, std::string* out, int extra_float_digits = 1);
+void AppendFloat32Text(float value, std::string* out, int extra_float_digits = 1);
 void AppendInt128Text(Int128 value, std::string* out);
 void AppendDecimalText(Int128 unscaled, int scale, std::string* out);
 /// `days` since 1970-01-01; the int32 extremes print as "infinity" and "-infinity".

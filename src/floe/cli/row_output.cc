@@ -2,6 +2,7 @@
 
 #include <ostream>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -21,8 +22,14 @@ Status CheckStream(const std::ostream& out) {
 template <typename Writer>
 class WriterPrinter final : public RowPrinter {
  public:
-  WriterPrinter(SchemaPtr schema, std::ostream* out) : writer_(std::move(schema), out), out_(out) {}
+  WriterPrinter(SchemaPtr schema, std::ostream* out, int extra_float_digits)
+      : writer_(std::move(schema), out, Options(extra_float_digits)), out_(out) {}
   Status Write(const RecordBatch& batch) override { return writer_.Write(batch); }
+  static auto Options(int extra_float_digits) {
+    std::conditional_t<std::is_same_v<Writer, TableWriter>, TableOptions, CsvOptions> options;
+    options.extra_float_digits = extra_float_digits;
+    return options;
+  }
   Status Finish() override {
     FLOE_RETURN_NOT_OK(writer_.Finish());
     out_->flush();
@@ -95,9 +102,14 @@ Status RowPrinter::WriteStream(RecordBatchReader& stream, int64_t* remaining) {
 }
 
 Result<std::unique_ptr<RowPrinter>> RowPrinter::Make(std::string_view format, SchemaPtr schema,
-                                                     std::ostream* out) {
-  if (format == "table") return std::make_unique<WriterPrinter<TableWriter>>(std::move(schema), out);
-  if (format == "csv") return std::make_unique<WriterPrinter<CsvWriter>>(std::move(schema), out);
+                                                     std::ostream* out, int extra_float_digits) {
+  if (format == "table") {
+    return std::make_unique<WriterPrinter<TableWriter>>(std::move(schema), out,
+                                                        extra_float_digits);
+  }
+  if (format == "csv") {
+    return std::make_unique<WriterPrinter<CsvWriter>>(std::move(schema), out, extra_float_digits);
+  }
   if (format == "jsonl") return std::make_unique<JsonLinesPrinter>(out);
   return Status::Invalid("unknown --format '{}' (table, csv or jsonl)", format);
 }

@@ -17,8 +17,9 @@ class RowPrinter {
   virtual ~RowPrinter() = default;
 
   /// kInvalidArgument naming the format when it is not one of the three.
+  /// `extra_float_digits`: how floats print (FormatOptions::extra_float_digits).
   static Result<std::unique_ptr<RowPrinter>> Make(std::string_view format, SchemaPtr schema,
-                                                  std::ostream* out);
+                                                  std::ostream* out, int extra_float_digits = 1);
 
   virtual Status Write(const RecordBatch& batch) = 0;
   /// Writes the stream's batches until it ends or `*remaining` rows have been written

@@ -255,10 +255,12 @@ Result<std::vector<SltRecord>> ParseSltFile(std::string_view text, std::string_v
   return records;
 }
 
-std::string FormatSltValue(const Array& array, int64_t row, char type) {
+std::string FormatSltValue(const Array& array, int64_t row, char type, int extra_float_digits) {
   if (array.IsNull(row)) return "NULL";
   TypeId id = array.type()->id();
-  std::string text = FormatValue(array, row);
+  FormatOptions options;
+  options.extra_float_digits = extra_float_digits;
+  std::string text = FormatValue(array, row, options);
   if (id == TypeId::kBoolean) return text == "t" ? "true" : "false";
   if (type == 'R' && IsNumeric(id)) {
     if (text == "NaN" || text == "Infinity" || text == "-Infinity") return text;
@@ -270,7 +272,7 @@ std::string FormatSltValue(const Array& array, int64_t row, char type) {
 }
 
 std::vector<std::string> FormatSltRows(const std::vector<RecordBatchPtr>& batches,
-                                       std::string_view types) {
+                                       std::string_view types, int extra_float_digits) {
   std::vector<std::string> rows;
   for (const RecordBatchPtr& batch : batches) {
     for (int64_t r = 0; r < batch->num_rows(); ++r) {
@@ -278,7 +280,7 @@ std::vector<std::string> FormatSltRows(const std::vector<RecordBatchPtr>& batche
       for (int c = 0; c < batch->num_columns(); ++c) {
         if (c > 0) line += ' ';
         char type = static_cast<size_t>(c) < types.size() ? types[static_cast<size_t>(c)] : 'T';
-        line += FormatSltValue(*batch->column(c), r, type);
+        line += FormatSltValue(*batch->column(c), r, type, extra_float_digits);
       }
       rows.push_back(std::move(line));
     }
@@ -529,7 +531,9 @@ Result<int> RunSqllogictest(const SqllogictestOptions& options, std::ostream& ou
           continue;
         }
       }
-      actual_rows[k] = FormatSltRows(result->second, types);
+      actual_rows[k] = FormatSltRows(
+          result->second, types,
+          static_cast<int>((*session)->config().GetInt("extra_float_digits")));
       actual[k] = &actual_rows[k];
       if (!new_types[k].empty() || !SltResultsMatch(r, actual_rows[k])) {
         if (options.complete) {

@@ -108,11 +108,11 @@ Result<std::vector<SltRecord>> ParseSltFile(std::string_view text, std::string_v
 
 /// Formats row `row` of `array` as a value of a column of type letter `type` (see the
 /// format above).
-std::string FormatSltValue(const Array& array, int64_t row, char type);
+std::string FormatSltValue(const Array& array, int64_t row, char type, int extra_float_digits = 1);
 
 /// Formats the rows of `batches`: one line per row, values separated by a space.
 std::vector<std::string> FormatSltRows(const std::vector<RecordBatchPtr>& batches,
-                                       std::string_view types);
+                                       std::string_view types, int extra_float_digits = 1);
 
 /// The type letters for a schema (integers I, floats/decimals R, boolean B,
 /// date/time/timestamps D, anything else T).

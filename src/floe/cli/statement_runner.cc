@@ -137,7 +137,10 @@ Status RunAndPrint(session::Session& session, const std::string& sql, const Outp
     }
     return Status::OK();
   }
-  FLOE_ASSIGN_OR_RAISE(auto printer, RowPrinter::Make(options.format, schema, out));
+  FLOE_ASSIGN_OR_RAISE(
+      auto printer,
+      RowPrinter::Make(options.format, schema, out,
+                       static_cast<int>(session.config().GetInt("extra_float_digits"))));
   while (true) {
     FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, result->Next());
     if (!batch) break;

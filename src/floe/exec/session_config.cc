@@ -52,6 +52,10 @@ std::vector<SettingInfo> MakeRegistered() {
       {"search_path", Kind::kString, "default", "namespaces searched for unqualified table names",
        0},
       {"time_zone", Kind::kString, "UTC", "the session's time zone", 0},
+      {"extra_float_digits", Kind::kInt, "1",
+       "digits of float output: above 0 the shortest exact form, else 15 (float8) or 6 (float4) "
+       "significant digits plus this",
+       -15, 3},
       {"statement_timeout", Kind::kInt, "0", "milliseconds a statement may run (0: no limit)", 0},
       {"iceberg.path_map", Kind::kString, "",
        "FROM=TO prefix rewrites (separated by ';') for the paths Iceberg metadata names", 0},

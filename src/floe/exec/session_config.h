@@ -37,6 +37,7 @@ struct SettingInfo {
 ///   codec_roundtrip          bool  false (every stage is encoded and decoded before it runs)
 ///   search_path              str   "default"
 ///   time_zone                str   "UTC"
+///   extra_float_digits       int   1 (-15 .. 3; how floats print, as in PostgreSQL)
 ///   statement_timeout        int   0 (milliseconds; 0 = none)
 ///   iceberg.path_map         str   "" (FROM=TO rules separated by ';')
 ///   iceberg.read_concurrency int   2 (files one scan partition reads at once, 1 .. 64)

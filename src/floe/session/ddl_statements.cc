@@ -229,8 +229,10 @@ TypePtr IcebergColumnType(const TypePtr& type) {
 
 Result<std::optional<catalog::TableIdentifier>> CreateTableWithColumns(
     catalog::Catalog& catalog, const CatalogNames& names, const std::vector<std::string>& table,
-    std::vector<Field> columns, const std::vector<sql::Option>& sql_options, bool if_not_exists) {
-  FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names.ForCreate(table));
+    std::vector<Field> columns, const std::vector<sql::Option>& sql_options, bool if_not_exists,
+    bool temporary) {
+  FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id,
+                       temporary ? names.ForCreateTemporary(table) : names.ForCreate(table));
   if (columns.empty()) {
     return Status::Invalid("CREATE TABLE {} needs at least one column", id.ToString());
   }
@@ -264,7 +266,7 @@ Result<std::optional<catalog::TableIdentifier>> CreateTableWithColumns(
   if (!ns_exists) {
     // The search path's "default" namespace exists on demand, like Spark's default
     // database; any other schema must be created first.
-    if (table.size() == 1 && id.ns == catalog::Namespace{"default"}) {
+    if ((table.size() == 1 && id.ns == catalog::Namespace{"default"}) || temporary) {
       Status st = catalog.CreateNamespace(id.ns);
       if (!st.ok() && st.code() != StatusCode::kConstraint) return st;
     } else {
@@ -293,8 +295,11 @@ namespace {
 
 class Executor {
  public:
-  Executor(catalog::Catalog& catalog, const sql::Statement& statement, std::string_view search_path)
-      : catalog_(catalog), statement_(statement), names_(&catalog, search_path) {}
+  Executor(catalog::Catalog& catalog, const sql::Statement& statement, std::string_view search_path,
+           std::string temp_namespace)
+      : catalog_(catalog),
+        statement_(statement),
+        names_(&catalog, search_path, std::move(temp_namespace)) {}
 
   Result<CatalogStatementResult> Run() {
     const sql::StatementBody& body = statement_.body;
@@ -343,7 +348,7 @@ class Executor {
       fields.emplace_back(column.name, std::move(type), !column.not_null);
     }
     FLOE_RETURN_NOT_OK(CreateTableWithColumns(catalog_, names_, s.table, std::move(fields),
-                                              s.options, s.if_not_exists)
+                                              s.options, s.if_not_exists, s.temporary)
                            .status());
     return Tag("CREATE TABLE");
   }
@@ -369,7 +374,8 @@ class Executor {
       ids.push_back(std::move(*id));
     }
     for (const catalog::TableIdentifier& id : ids) {
-      Status st = catalog_.DropTable(id, s.purge);
+      // A temporary table's files go with it: nothing else can reach them.
+      Status st = catalog_.DropTable(id, s.purge || names_.IsTemporary(id));
       if (!st.ok() && !(s.if_exists && st.code() == StatusCode::kNotFound)) return st;
     }
     return Tag("DROP TABLE");
@@ -734,8 +740,9 @@ class Executor {
 // ---------------------------------------------------------------------------------------
 // Names
 
-CatalogNames::CatalogNames(catalog::Catalog* catalog, std::string_view search_path)
-    : catalog_(catalog) {
+CatalogNames::CatalogNames(catalog::Catalog* catalog, std::string_view search_path,
+                           std::string temp_namespace)
+    : catalog_(catalog), temp_namespace_(std::move(temp_namespace)) {
   size_t start = 0;
   while (start <= search_path.size()) {
     size_t comma = search_path.find(',', start);
@@ -774,14 +781,44 @@ Result<catalog::TableIdentifier> CatalogNames::ForCreate(
   return catalog::TableIdentifier{{search_path_[0]}, name[0]};
 }
 
+Result<catalog::TableIdentifier> CatalogNames::ForCreateTemporary(
+    const std::vector<std::string>& parts) const {
+  FLOE_ASSIGN_OR_RAISE(std::vector<std::string> name, StripCatalog(parts, 2));
+  if (temp_namespace_.empty()) return Status::Internal("the session has no temporary namespace");
+  if (name.size() == 2 && name[0] != "pg_temp" && name[0] != temp_namespace_) {
+    return Status::Invalid("cannot create temporary relation in non-temporary schema");
+  }
+  return catalog::TableIdentifier{{temp_namespace_}, name.back()};
+}
+
+Result<std::string> CatalogNames::SchemaName(const std::string& name) const {
+  if (name != "pg_temp") return name;
+  if (temp_namespace_.empty()) return Status::NotFound("schema \"pg_temp\" does not exist");
+  return temp_namespace_;
+}
+
+bool CatalogNames::IsTemporary(const catalog::TableIdentifier& id) const {
+  return !temp_namespace_.empty() && id.ns == catalog::Namespace{temp_namespace_};
+}
+
 Result<catalog::TableIdentifier> CatalogNames::Existing(
     const std::vector<std::string>& parts) const {
   FLOE_ASSIGN_OR_RAISE(std::vector<std::string> name, StripCatalog(parts, 2));
   if (name.size() == 2) {
-    catalog::TableIdentifier id{{name[0]}, name[1]};
+    if (name[0] == "pg_temp" && temp_namespace_.empty()) {
+      return Status::NotFound("table \"{}\" does not exist", Joined(parts));
+    }
+    FLOE_ASSIGN_OR_RAISE(std::string schema, SchemaName(name[0]));
+    catalog::TableIdentifier id{{std::move(schema)}, name[1]};
     FLOE_ASSIGN_OR_RAISE(bool exists, catalog_->TableExists(id));
     if (!exists) return Status::NotFound("table \"{}\" does not exist", Joined(parts));
     return id;
+  }
+  // The temporary namespace comes first, as pg_temp does in PostgreSQL's search path.
+  if (!temp_namespace_.empty()) {
+    catalog::TableIdentifier id{{temp_namespace_}, name[0]};
+    FLOE_ASSIGN_OR_RAISE(bool exists, catalog_->TableExists(id));
+    if (exists) return id;
   }
   for (const std::string& ns : search_path_) {
     catalog::TableIdentifier id{{ns}, name[0]};
@@ -798,8 +835,9 @@ Result<catalog::Namespace> CatalogNames::Schema(const std::vector<std::string>& 
 
 Result<CatalogStatementResult> ExecuteCatalogStatement(catalog::Catalog& catalog,
                                                        const sql::Statement& statement,
-                                                       std::string_view search_path) {
-  return Executor(catalog, statement, search_path).Run();
+                                                       std::string_view search_path,
+                                                       std::string temp_namespace) {
+  return Executor(catalog, statement, search_path, std::move(temp_namespace)).Run();
 }
 
 }  // namespace floe::session

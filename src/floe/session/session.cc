@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <mutex>
+#include <random>
 #include <utility>
 
 #include "floe/batch/builder.h"
@@ -172,7 +173,21 @@ int64_t NextQueryNumber() {
 class SessionImpl final : public Session {
  public:
   SessionImpl(SessionOptions options, std::unique_ptr<ThreadPool> threads)
-      : options_(std::move(options)), catalog_(options_.catalog), threads_(std::move(threads)) {}
+      : options_(std::move(options)),
+        catalog_(options_.catalog),
+        threads_(std::move(threads)),
+        temp_namespace_(NewTempNamespaceName()) {}
+
+  // The temporary tables go with the session, files and all, and their namespace with them.
+  ~SessionImpl() override {
+    if (!temp_used_ || !catalog_) return;
+    const catalog::Namespace ns{temp_namespace_};
+    auto tables = catalog_->ListTables(ns);
+    if (tables.ok()) {
+      for (const catalog::TableIdentifier& id : *tables) (void)catalog_->DropTable(id, true);
+    }
+    (void)catalog_->DropNamespace(ns);
+  }
 
   const exec::SessionConfig& config() const override { return config_; }
   exec::SessionConfig& mutable_config() override { return config_; }
@@ -234,8 +249,13 @@ class SessionImpl final : public Session {
     }
     if (IsCatalogStatement(body)) {
       FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, Catalog(/*create=*/true));
-      FLOE_ASSIGN_OR_RAISE(CatalogStatementResult result,
-                           ExecuteCatalogStatement(*catalog, statement, config_.search_path()));
+      if (const auto* create = std::get_if<sql::CreateTableStatement>(&body);
+          create && create->temporary) {
+        temp_used_ = true;
+      }
+      FLOE_ASSIGN_OR_RAISE(
+          CatalogStatementResult result,
+          ExecuteCatalogStatement(*catalog, statement, config_.search_path(), TempNamespace()));
       if (result.columns.empty()) return CommandResult(std::move(result.tag));
       return TextResult(result.columns, result.rows, std::move(result.tag));
     }
@@ -245,6 +265,18 @@ class SessionImpl final : public Session {
     }
     return Status::NotSupported("{} is not supported yet", StatementName(body));
   }
+
+  // A name no other session picks (PostgreSQL's pg_temp_<backend>): the session's temporary
+  // tables are real tables of its catalog, so that every process of a query can read them.
+  static std::string NewTempNamespaceName() {
+    std::random_device device;
+    std::mt19937_64 random((static_cast<uint64_t>(device()) << 32) ^ device() ^
+                           static_cast<uint64_t>(getpid()));
+    return fmt::format("pg_temp_{:016x}", random());
+  }
+
+  // The temporary namespace once the session has made a temporary table, else "".
+  std::string TempNamespace() const { return temp_used_ ? temp_namespace_ : std::string(); }
 
   static bool IsCatalogStatement(const sql::StatementBody& body) {
     if (const auto* create = std::get_if<sql::CreateTableStatement>(&body)) {
@@ -370,7 +402,7 @@ class SessionImpl final : public Session {
   SessionResolver MakeResolver() {
     return SessionResolver([this] { return Catalog(/*create=*/false); },
                            [this] { return FilesIO(); }, config_.search_path(),
-                           config_.iceberg_path_map());
+                           config_.iceberg_path_map(), TempNamespace());
   }
 
   // Plans writing the rows of `query` into the table `id` of the session's catalog.
@@ -410,7 +442,7 @@ class SessionImpl final : public Session {
       for (const std::string& part : insert.table) joined += (joined.empty() ? "" : ".") + part;
       return Status::NotFound("table \"{}\" does not exist", joined);
     }
-    CatalogNames names(catalog, config_.search_path());
+    CatalogNames names(catalog, config_.search_path(), TempNamespace());
     FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names.Existing(insert.table));
     return PlanWrite(*catalog, id, *insert.query, text, insert.columns);
   }
@@ -487,7 +519,7 @@ class SessionImpl final : public Session {
     Result<std::vector<std::string>> split = SplitTableName(table);
     if (!split.ok()) return split.status().WithPrefix(procedure + ": ");
     const std::vector<std::string> parts = std::move(*split);
-    CatalogNames names(catalog, config_.search_path());
+    CatalogNames names(catalog, config_.search_path(), TempNamespace());
     FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names.Existing(parts));
     const connector::IcebergWriteTarget::Mode mode =
         procedure == "overwrite" ? connector::IcebergWriteTarget::Mode::kOverwrite
@@ -510,10 +542,11 @@ class SessionImpl final : public Session {
       columns.emplace_back(field.name(), field.type(), true);
     }
     FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, Catalog(/*create=*/true));
-    CatalogNames names(catalog, config_.search_path());
+    if (s.temporary) temp_used_ = true;
+    CatalogNames names(catalog, config_.search_path(), TempNamespace());
     FLOE_ASSIGN_OR_RAISE(std::optional<catalog::TableIdentifier> id,
                          CreateTableWithColumns(*catalog, names, s.table, std::move(columns),
-                                                s.options, s.if_not_exists));
+                                                s.options, s.if_not_exists, s.temporary));
     if (!id) return CommandResult("CREATE TABLE AS");
     Result<int64_t> rows = [&]() -> Result<int64_t> {
       FLOE_ASSIGN_OR_RAISE(PlannedWrite planned, PlanWrite(*catalog, *id, *s.as_query, text, {}));
@@ -653,6 +686,10 @@ class SessionImpl final : public Session {
   std::shared_ptr<const io::FileIO> files_io_;
   std::unique_ptr<ThreadPool> threads_;
   exec::SessionConfig config_;
+  std::string temp_namespace_;
+  // Set before the first temporary table is made, so that a failed CREATE still leaves its
+  // namespace to the cleanup at the end.
+  bool temp_used_ = false;
 };
 
 }  // namespace

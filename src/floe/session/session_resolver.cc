@@ -33,17 +33,18 @@ std::string TypeName(const Scalar& value) {
 
 SessionResolver::SessionResolver(std::function<Result<catalog::Catalog*>()> catalog,
                                  connector::FileIOSource files_io, std::string search_path,
-                                 std::string path_map)
+                                 std::string path_map, std::string temp_namespace)
     : catalog_(std::move(catalog)),
       files_io_(std::move(files_io)),
       search_path_(std::move(search_path)),
-      path_map_(std::move(path_map)) {}
+      path_map_(std::move(path_map)),
+      temp_namespace_(std::move(temp_namespace)) {}
 
 Result<std::pair<catalog::TableIdentifier, iceberg::Table>> SessionResolver::LoadTable(
     const std::vector<std::string>& name) {
   FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, catalog_());
   if (catalog == nullptr) return Status::NotFound("table \"{}\" does not exist", JoinName(name));
-  CatalogNames names(catalog, search_path_);
+  CatalogNames names(catalog, search_path_, temp_namespace_);
   FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names.Existing(name));
   // One statement sees one version of each table, however many times and in whatever
   // form (t, "t$files", iceberg_scan('t')) it names it.

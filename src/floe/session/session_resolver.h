@@ -23,9 +23,11 @@ class SessionResolver final : public plan::RelationResolver {
   /// `catalog` returns the session's catalog, or nullptr when there is none yet (no table
   /// can exist then). `files_io` returns the FileIO that reads files named by path on S3
   /// (read_parquet), asked for only when a statement names one. `path_map` is the
-  /// iceberg.path_map setting ("FROM=TO;...").
+  /// iceberg.path_map setting ("FROM=TO;..."). `temp_namespace` holds the session's temporary
+  /// tables (empty: none; see CatalogNames).
   SessionResolver(std::function<Result<catalog::Catalog*>()> catalog,
-                  connector::FileIOSource files_io, std::string search_path, std::string path_map);
+                  connector::FileIOSource files_io, std::string search_path, std::string path_map,
+                  std::string temp_namespace = {});
 
   /// A catalog table, or a metadata table when the last part ends in "$<kind>" ("t$files",
   /// "db.t$snapshots"): kNotFound naming an unknown metadata table and listing the known
@@ -50,6 +52,7 @@ class SessionResolver final : public plan::RelationResolver {
   connector::FileIOSource files_io_;
   std::string search_path_;
   std::string path_map_;
+  std::string temp_namespace_;
   // Tables loaded so far, by identifier ("db.t").
   std::map<std::string, iceberg::Table> loaded_;
 };

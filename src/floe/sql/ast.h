@@ -277,6 +277,7 @@ struct CreateTableStatement {
   std::vector<Option> options;
   bool if_not_exists = false;
   SelectStmtPtr as_query;  // CREATE TABLE ... AS SELECT
+  bool temporary = false;  // CREATE TEMP TABLE: the session's own, dropped when it ends
 };
 
 struct DropStatement {

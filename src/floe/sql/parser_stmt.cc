@@ -187,6 +187,18 @@ Result<std::vector<Option>> ConvertOptions(Converter& c, const Json& list) {
   return options;
 }
 
+// ON COMMIT of a temporary table: every floe statement commits on its own, so PRESERVE ROWS
+// (the default) is what a temporary table does anyway; DELETE ROWS and DROP would empty or
+// drop it after each statement.
+Status CheckOnCommit(Converter& c, const std::string& on_commit, bool temporary) {
+  if (!temporary && !on_commit.empty() && on_commit != "ONCOMMIT_NOOP") {
+    return Status::Invalid("ON COMMIT can only be used on temporary tables");
+  }
+  if (on_commit == "ONCOMMIT_DELETE_ROWS") return c.NotSupported("ON COMMIT DELETE ROWS", -1);
+  if (on_commit == "ONCOMMIT_DROP") return c.NotSupported("ON COMMIT DROP", -1);
+  return Status::OK();
+}
+
 Result<ColumnDef> ConvertColumnDef(Converter& c, const Json& f) {
   ColumnDef col;
   col.name = StringField(f, "colname");
@@ -583,8 +595,9 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
     if (rel == nullptr) return NotSupported("CREATE TABLE without a name", 0);
     ct.table = RangeVarNames(*rel);
     std::string persistence = StringField(*rel, "relpersistence");
-    if (persistence == "t") return NotSupported("temporary tables", 0);
     if (persistence == "u") return NotSupported("unlogged tables", 0);
+    ct.temporary = persistence == "t";
+    FLOE_RETURN_NOT_OK(CheckOnCommit(*this, StringField(*f, "oncommit"), ct.temporary));
     if (!ListField(*f, "inhRelations").empty()) return NotSupported("INHERITS", 0);
     if (Field(*f, "partspec") != nullptr) {
       return NotSupported("PARTITION BY (use WITH (partitioning = '...'))", 0);
@@ -619,7 +632,9 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
     if (rel == nullptr || query == nullptr) return NotSupported("this CREATE TABLE AS", 0);
     CreateTableStatement ct;
     ct.table = RangeVarNames(*rel);
-    if (StringField(*rel, "relpersistence") == "t") return NotSupported("temporary tables", 0);
+    if (StringField(*rel, "relpersistence") == "u") return NotSupported("unlogged tables", 0);
+    ct.temporary = StringField(*rel, "relpersistence") == "t";
+    FLOE_RETURN_NOT_OK(CheckOnCommit(*this, StringField(*into, "onCommit"), ct.temporary));
     if (!ListField(*into, "colNames").empty()) {
       return NotSupported("column names in CREATE TABLE AS", 0);
     }

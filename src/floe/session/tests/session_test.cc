@@ -29,6 +29,7 @@ using exec::TaskContextPtr;
 
 using ::floe::testing::IsError;
 using ::floe::testing::IsErrorWith;
+using ::floe::testing::IsOkAndHolds;
 
 class SessionTest : public ::testing::Test {
  protected:
@@ -347,6 +348,50 @@ TEST_F(SessionTest, CatalogTablesLiveInTheSessionsWarehouse) {
   EXPECT_THAT(Q("SELECT count(*) FROM t"), ::testing::ElementsAre("0"));
   EXPECT_THAT(Q("SELECT a, b FROM \"default\".t WHERE a > 1"), ::testing::ElementsAre());
   EXPECT_THAT(Q("SHOW TABLES"), ::testing::ElementsAre("default|t"));
+}
+
+TEST_F(SessionTest, TemporaryTablesAreTheSessionsOwnAndGoWithIt) {
+  ASSERT_OK(session_->Execute("CREATE TABLE t (a int)").status());
+  ASSERT_OK(session_->Execute("INSERT INTO t VALUES (1)").status());
+  ASSERT_OK(session_->Execute("CREATE TEMP TABLE t (b text)").status());
+  ASSERT_OK(session_->Execute("INSERT INTO t VALUES ('temp')").status());
+  // The temporary table shadows the permanent one, as pg_temp comes first.
+  EXPECT_THAT(Q("SELECT * FROM t"), ::testing::ElementsAre("temp"));
+  EXPECT_THAT(Q("SELECT * FROM pg_temp.t"), ::testing::ElementsAre("temp"));
+  EXPECT_THAT(Q("SELECT * FROM \"default\".t"), ::testing::ElementsAre("1"));
+  // A failing CREATE TEMP TABLE AS leaves nothing behind.
+  EXPECT_THAT(session_->Execute("CREATE TEMP TABLE bad AS SELECT 1 / 0 AS z"),
+              IsErrorWith(StatusCode::kInvalidArgument, "division by zero"));
+  EXPECT_THAT(session_->Execute("SELECT * FROM bad"), IsError(StatusCode::kNotFound));
+  EXPECT_THAT(session_->Execute("CREATE TEMP TABLE s.x (a int)"),
+              IsErrorWith(StatusCode::kInvalidArgument,
+                          "cannot create temporary relation in non-temporary schema"));
+
+  // Another session of the same warehouse sees only the permanent table.
+  session::SessionOptions options;
+  options.warehouse = warehouse_.string();
+  auto other = session::Session::Make(options).ValueOrDie();
+  auto rows = other->Execute("SELECT * FROM t");
+  ASSERT_OK(rows.status());
+  EXPECT_THAT(Rows(**rows), IsOkAndHolds(::testing::ElementsAre("1")));
+
+  ASSERT_OK(session_->Execute("CREATE TEMP TABLE u AS SELECT 2 AS z").status());
+  ASSERT_OK(session_->Execute("DROP TABLE t").status());
+  EXPECT_THAT(Q("SELECT * FROM t"), ::testing::ElementsAre("1"));
+  EXPECT_THAT(Q("SHOW SCHEMAS").size(), 2u);
+
+  // The session's end drops its temporary tables, their files and their namespace.
+  session_.reset();
+  rows = other->Execute("SHOW SCHEMAS");
+  ASSERT_OK(rows.status());
+  EXPECT_THAT(Rows(**rows), IsOkAndHolds(::testing::ElementsAre("default")));
+  int files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(warehouse_)) {
+    if (entry.is_regular_file() && entry.path().string().find("pg_temp_") != std::string::npos) {
+      ++files;
+    }
+  }
+  EXPECT_EQ(files, 0);
 }
 
 TEST_F(SessionTest, ErrorsSurfaceWithTheirMessages) {

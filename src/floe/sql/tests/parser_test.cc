@@ -721,8 +721,19 @@ TEST(ParserStatements, CreateAndDrop) {
                           "column 23)"));
   EXPECT_THAT(ParseStatus("CREATE TABLE t (a int, UNIQUE (a))"),
               IsErrorWith(StatusCode::kNotSupported, "table constraints is not supported"));
-  EXPECT_THAT(ParseStatus("CREATE TEMP TABLE t (a int)"),
-              IsErrorWith(StatusCode::kNotSupported, "temporary tables"));
+  EXPECT_TRUE(std::get<CreateTableStatement>(ParseOne("CREATE TEMP TABLE t (a int)").body)
+                  .temporary);
+  EXPECT_TRUE(std::get<CreateTableStatement>(
+                  ParseOne("CREATE TEMPORARY TABLE t ON COMMIT PRESERVE ROWS AS SELECT 1").body)
+                  .temporary);
+  EXPECT_FALSE(std::get<CreateTableStatement>(ParseOne("CREATE TABLE t (a int)").body).temporary);
+  EXPECT_THAT(ParseStatus("CREATE TEMP TABLE t (a int) ON COMMIT DROP"),
+              IsErrorWith(StatusCode::kNotSupported, "ON COMMIT DROP is not supported"));
+  EXPECT_THAT(ParseStatus("CREATE TEMP TABLE t ON COMMIT DELETE ROWS AS SELECT 1"),
+              IsErrorWith(StatusCode::kNotSupported, "ON COMMIT DELETE ROWS is not supported"));
+  EXPECT_THAT(ParseStatus("CREATE TABLE t (a int) ON COMMIT PRESERVE ROWS"),
+              IsErrorWith(StatusCode::kInvalidArgument,
+                          "ON COMMIT can only be used on temporary tables"));
 
   s = ParseOne("CREATE TABLE t2 WITH (format_version = 1) AS SELECT 1 AS x");
   auto& ctas = std::get<CreateTableStatement>(s.body);
