@@ -15,7 +15,8 @@ own regression-test files floe answers identically.
    (quotes, dollar quotes, comments; psql's meta-commands are skipped) and runs each in both:
    PostgreSQL through one connection, floe as `floe sql --format csv` per statement (the
    warehouse keeps the file's state; the SET statements floe accepted are replayed before each
-   statement). Statements PostgreSQL answers are the denominator; floe agrees when it gives the
+   statement; a temporary table ends with its statement's process, so the state counts as
+   diverged after one). Statements PostgreSQL answers are the denominator; floe agrees when it gives the
    same column count and the same values in PostgreSQL's text form (as a multiset, or in order
    under a top-level ORDER BY); otherwise floe refuses (an error) or gives a DIFFERENT ANSWER.
    Both refusing is counted apart, and so is floe answering where PostgreSQL refuses. A floe
@@ -523,6 +524,11 @@ def run_file(name, server, binary, base_warehouse, tmp, known_crashes):
         if diverged is None and (status == "ok") != (pg_error is None) and re.match(
                 r"(?is)^\s*(insert|update|delete|merge|create|drop|alter|truncate|set|reset)\b",
                 sql):
+            diverged = line
+        # Each floe statement runs in a process of its own, so a temporary table ends with
+        # the statement that made it: later statements see the permanent table it shadowed.
+        if diverged is None and status == "ok" and re.match(
+                r"(?is)^\s*create\s+(global\s+|local\s+)?temp(orary)?\s", sql):
             diverged = line
         if pg_error is not None:
             if status == "ok":

@@ -225,15 +225,32 @@ std::string_view SubText(std::string_view source, const JsonValue& v) {
   return source.substr(v.begin, v.end - v.begin);
 }
 
+// Whether a JSON string token as written holds the escape \u0000 (not "\\u0000", an
+// escaped backslash followed by "u0000").
+bool HasNulEscape(std::string_view token) {
+  for (size_t i = 0; i + 1 < token.size(); ++i) {
+    if (token[i] != '\\') continue;
+    if (token[i + 1] == 'u' && token.substr(i + 2, 4) == "0000") return true;
+    ++i;  // the escaped character
+  }
+  return false;
+}
+
 // ->> and #>>'s text of a value: a string's contents, NULL for null, else the JSON text.
-void AsText(std::string_view source, const JsonValue& v, std::string* out, bool* is_null) {
+// json keeps \u0000 as written, which text cannot hold: PostgreSQL's error.
+Status AsText(std::string_view source, const JsonValue& v, std::string* out, bool* is_null) {
   if (v.kind == JsonKind::kNull) {
     *is_null = true;
   } else if (v.kind == JsonKind::kString) {
+    if (HasNulEscape(SubText(source, v))) {
+      return Status::Invalid(
+          "unsupported Unicode escape sequence: \\u0000 cannot be converted to text");
+    }
     out->append(v.text);
   } else {
     out->append(SubText(source, v));
   }
+  return Status::OK();
 }
 
 // An array index as PostgreSQL reads a path element: a whole integer, or nothing.
@@ -425,7 +442,7 @@ ScalarKernel GetKernel(bool as_text) {
                         if (found == nullptr) {
                           *is_null = true;
                         } else if (as_text) {
-                          AsText(src, *found, out, is_null);
+                          FLOE_RETURN_NOT_OK(AsText(src, *found, out, is_null));
                         } else {
                           out->append(SubText(src, *found));
                         }
@@ -459,7 +476,7 @@ ScalarKernel PathKernel(bool as_text, bool variadic) {
           if (found == nullptr) {
             *is_null = true;
           } else if (as_text) {
-            AsText(src, *found, out, is_null);
+            FLOE_RETURN_NOT_OK(AsText(src, *found, out, is_null));
           } else {
             out->append(SubText(src, *found));
           }
@@ -967,12 +984,13 @@ Status SrfRow(SrfKind kind, std::string_view fname, bool jsonb, std::string_view
     if (!s) return b->AppendNull();
     return static_cast<BinaryBuilder*>(b)->Append(*s);
   };
-  auto text_of = [&](const JsonValue& e, std::string* buf) -> std::optional<std::string_view> {
+  auto text_of = [&](const JsonValue& e,
+                     std::string* buf) -> Result<std::optional<std::string_view>> {
     bool is_null = false;
     buf->clear();
-    AsText(src, e, buf, &is_null);
-    if (is_null) return std::nullopt;
-    return std::string_view(*buf);
+    FLOE_RETURN_NOT_OK(AsText(src, e, buf, &is_null));
+    if (is_null) return std::optional<std::string_view>();
+    return std::optional<std::string_view>(*buf);
   };
   std::string buf;
   switch (kind) {
@@ -983,9 +1001,11 @@ Status SrfRow(SrfKind kind, std::string_view fname, bool jsonb, std::string_view
                                v.kind == JsonKind::kObject ? "an object" : "a scalar");
       }
       for (const JsonValue& e : v.items) {
-        FLOE_RETURN_NOT_OK(append_text(values, kind == SrfKind::kElements
-                                                   ? std::optional(SubText(src, e))
-                                                   : text_of(e, &buf)));
+        std::optional<std::string_view> text = SubText(src, e);
+        if (kind == SrfKind::kElementsText) {
+          FLOE_ASSIGN_OR_RAISE(text, text_of(e, &buf));
+        }
+        FLOE_RETURN_NOT_OK(append_text(values, text));
       }
       return Status::OK();
     case SrfKind::kObjectKeys:
@@ -1004,9 +1024,11 @@ Status SrfRow(SrfKind kind, std::string_view fname, bool jsonb, std::string_view
       for (size_t k = 0; k < v.keys.size(); ++k) {
         FLOE_RETURN_NOT_OK(rows->Append());
         FLOE_RETURN_NOT_OK(append_text(rows->field_builder(0), v.keys[k]));
-        FLOE_RETURN_NOT_OK(append_text(rows->field_builder(1),
-                                       kind == SrfKind::kEach ? std::optional(SubText(src, v.items[k]))
-                                                              : text_of(v.items[k], &buf)));
+        std::optional<std::string_view> text = SubText(src, v.items[k]);
+        if (kind == SrfKind::kEachText) {
+          FLOE_ASSIGN_OR_RAISE(text, text_of(v.items[k], &buf));
+        }
+        FLOE_RETURN_NOT_OK(append_text(rows->field_builder(1), text));
       }
       return Status::OK();
     }
