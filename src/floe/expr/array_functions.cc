@@ -21,6 +21,7 @@
 #include "floe/expr/function_registry_internal.h"
 #include "floe/expr/kernel_internal.h"
 #include "floe/expr/signature_internal.h"
+#include "floe/type/list_type.h"
 
 namespace floe::expr::internal {
 
@@ -30,20 +31,6 @@ using Args = std::vector<ColumnarValue>;
 
 // ---------------------------------------------------------------------------------------
 // Shapes.
-
-// Lists nested in a list type: 1 for list<int32>, 2 for list<list<int32>>, 0 for non-lists.
-int ListDepth(const DataType& t) {
-  int depth = 0;
-  for (const DataType* x = &t; x->id() == TypeId::kList; x = x->field(0).type().get()) ++depth;
-  return depth;
-}
-
-// The innermost element type of a list type (the type itself for non-lists).
-TypePtr LeafType(const TypePtr& t) {
-  TypePtr x = t;
-  while (x->id() == TypeId::kList) x = x->field(0).type();
-  return x;
-}
 
 // The innermost elements of value i of a list array: leaf values [*begin, *end) and the
 // length of each dimension (the first sub-list's at each level).
@@ -961,7 +948,7 @@ ScalarResolver Subscript(bool slice) {
       *cost += c;
       params.push_back(Int64());
     }
-    return Resolved(name, std::move(params), slice ? t[0] : LeafType(t[0]));
+    return Resolved(name, std::move(params), slice ? t[0] : ListLeafType(t[0]));
   };
 }
 
@@ -971,7 +958,7 @@ ScalarResolver Cat(std::string name) {
     if (t.size() != 2 || !IsList(t[0]) || !IsList(t[1])) return NotAnArray(name, t);
     const int da = ListDepth(*t[0]), db = ListDepth(*t[1]);
     if (std::abs(da - db) > 1) return NoSuchFunction(name, t);
-    TypePtr la = LeafType(t[0]), lb = LeafType(t[1]);
+    TypePtr la = ListLeafType(t[0]), lb = ListLeafType(t[1]);
     TypePtr leaf = la;
     if (!la->Equals(*lb)) {
       Result<TypePtr> common = CommonType(la, lb, name);
@@ -1041,9 +1028,9 @@ ScalarResolver TwoArrays(std::string name, bool strict) {
       if (!c.ok()) return NoSuchFunction(name, t);
       common = *c;
     }
-    if (LeafType(common)->is_nested()) {
+    if (ListLeafType(common)->is_nested()) {
       return Status::NotSupported("comparison of arrays of {}",
-                                  SqlTypeName(*LeafType(common)));
+                                  SqlTypeName(*ListLeafType(common)));
     }
     return Resolved(name, {common, common}, Boolean(), strict);
   };

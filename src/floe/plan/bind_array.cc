@@ -11,30 +11,15 @@
 #include "floe/expr/function_registry.h"
 #include "floe/expr/physical_expr.h"
 #include "floe/plan/binder_internal.h"
+#include "floe/type/list_type.h"
 
 namespace floe::plan::internal {
 
 using expr::ExprPtr;
 
-namespace {
-
-int ListDepth(const DataType& t) {
-  int depth = 0;
-  for (const DataType* x = &t; x->id() == TypeId::kList; x = x->field(0).type().get()) ++depth;
-  return depth;
-}
-
-TypePtr LeafType(const TypePtr& t) {
-  TypePtr x = t;
-  while (x->id() == TypeId::kList) x = x->field(0).type();
-  return x;
-}
-
-}  // namespace
-
 TypePtr WithArrayDims(const TypePtr& type, int dims) {
   if (type->id() != TypeId::kList || dims < 1) return type;
-  TypePtr x = LeafType(type);
+  TypePtr x = ListLeafType(type);
   for (int i = 0; i < dims; ++i) x = List(x);
   return x;
 }
@@ -70,7 +55,7 @@ Result<ExprPtr> Binder::BindArray(const sql::ParsedExpr& e, ExprContext& ctx,
     }
     items.push_back(std::move(x));
   }
-  if (!type) type = target != nullptr ? LeafType(target) : String();
+  if (!type) type = target != nullptr ? ListLeafType(target) : String();
   for (size_t i = 0; i < items.size(); ++i) {
     FLOE_ASSIGN_OR_RAISE(items[i], CoerceTo(items[i], type, e.args[i]->location));
   }
@@ -128,7 +113,7 @@ Result<ExprPtr> Binder::BindSubscript(const sql::ParsedExpr& e, ExprContext& ctx
   if (count != depth) {
     // PostgreSQL gives NULL for an element reference with another number of subscripts
     // than the array's dimensions, and an empty array for a slice with more.
-    if (!slice) return expr::Literal(Scalar::Null(LeafType(x->type)));
+    if (!slice) return expr::Literal(Scalar::Null(ListLeafType(x->type)));
     if (count > depth) {
       return NotSupported(e.location, "a slice with more subscripts than the array's " +
                                           std::to_string(depth) + " dimensions");

@@ -17,6 +17,7 @@
 #include "floe/expr/function_registry.h"
 #include "floe/expr/physical_expr.h"
 #include "floe/plan/binder_internal.h"
+#include "floe/type/list_type.h"
 
 namespace floe::plan::internal {
 
@@ -520,12 +521,7 @@ Result<ExprPtr> Binder::BindExplicitCast(ExprPtr x, const sql::TypeName& type_na
   // constant literal's braces declare ('{{1,2},{3,4}}'::int[] has two).
   if (type->id() == TypeId::kList) {
     if (!IsUntyped(*x) && x->type->id() == TypeId::kList) {
-      int dims = 0;
-      for (const DataType* t = x->type.get(); t->id() == TypeId::kList;
-           t = t->field(0).type().get()) {
-        ++dims;
-      }
-      type = WithArrayDims(type, dims);
+      type = WithArrayDims(type, ListDepth(*x->type));
     } else if (IsUntyped(*x) && !x->literal.is_null()) {
       type = WithArrayDims(type, expr::ArrayTextDimensions(x->literal.get<std::string>()));
     }
