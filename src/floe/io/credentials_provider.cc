@@ -15,6 +15,9 @@ using Clock = std::chrono::system_clock;
 
 namespace {
 
+/// How many more times a renewal that came back expired is asked again.
+constexpr int kExpiredRenewalRetries = 3;
+
 std::string Property(const std::map<std::string, std::string>& properties, const char* key) {
   auto it = properties.find(key);
   return it == properties.end() ? std::string() : it->second;
@@ -119,10 +122,20 @@ Result<ExpiringCredentials> CredentialsProvider::Obtain(bool newer,
       continue;
     }
     refreshing_ = true;
-    const ExpiringCredentials stale = current_;
+    ExpiringCredentials stale = current_;
     lock.unlock();
     Result<ExpiringCredentials> fresh = refresh_(stale);
-    const Clock::time_point received = clock_();
+    Clock::time_point received = clock_();
+    // Renewed credentials may come back expired when their source handed out ones near
+    // their end and the answer was slow (an executor asks rank 0, which may hold the
+    // catalog's for another instant): ask again for newer ones, a few times.
+    for (int retry = 0; retry < kExpiredRenewalRetries && fresh.ok() &&
+                        fresh->expires_at.has_value() && *fresh->expires_at <= received;
+         ++retry) {
+      stale = *fresh;
+      fresh = refresh_(stale);
+      received = clock_();
+    }
     lock.lock();
     refreshing_ = false;
     ++generation_;

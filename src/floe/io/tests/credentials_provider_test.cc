@@ -205,12 +205,15 @@ TEST(CredentialsProviderTest, ARefusedRefreshIsTheErrorOfEveryWaiter) {
   EXPECT_EQ(calls.load(), 2);
 }
 
-// New credentials that have expired already are an error, not a loop of refreshes.
+// New credentials that have expired already are asked for again a few times, then an
+// error, not a loop of refreshes.
 TEST(CredentialsProviderTest, RenewedCredentialsThatExpiredAlreadyAreAnError) {
   FakeClock clock;
+  std::atomic<int> calls{0};
   CredentialsProvider provider(
       Credentials("t1", kStart + 2000), "table db.t",
       [&](const ExpiringCredentials&) -> Result<ExpiringCredentials> {
+        ++calls;
         return Credentials("stale", kStart + 1000);
       },
       clock.clock());
@@ -221,6 +224,26 @@ TEST(CredentialsProviderTest, RenewedCredentialsThatExpiredAlreadyAreAnError) {
                           "table db.t: the renewed S3 credentials expired at 2026-01-01 00:00:01 "
                           "UTC already"));
   EXPECT_THAT(got.status().message(), Not(HasSubstr("secret-of-stale")));
+  EXPECT_EQ(calls.load(), 4);
+}
+
+// A renewal that came back expired (its source held ones near their end, and the answer
+// was slow) is asked again, and the newer ones are taken.
+TEST(CredentialsProviderTest, AnExpiredRenewalIsAskedAgain) {
+  FakeClock clock;
+  std::atomic<int> calls{0};
+  CredentialsProvider provider(
+      Credentials("t1", kStart + 2000), "table db.t",
+      [&](const ExpiringCredentials& stale) -> Result<ExpiringCredentials> {
+        ++calls;
+        if (stale.credentials.session_token == "t1") return Credentials("late", kStart + 1000);
+        return Credentials("t2", kStart + 9000);
+      },
+      clock.clock());
+  clock.now_ms = kStart + 1900;
+  ASSERT_OK_AND_ASSIGN(ExpiringCredentials got, provider.Current());
+  EXPECT_EQ(got.credentials.session_token, "t2");
+  EXPECT_EQ(calls.load(), 2);
 }
 
 // A later table load offers its credentials: taken when they last longer.
