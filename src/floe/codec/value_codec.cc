@@ -71,13 +71,19 @@ Result<TypePtr> DecodeTypeAt(const proto::DataType& message, int depth) {
     return Status::Corrupt("data type nested deeper than {}", kMaxTypeDepth);
   }
   if (!message.extension().empty()) {
-    if (message.id() != TypeIdName(TypeId::kString) || message.fields_size() != 0) {
+    // An extension is known by its name; its storage type is fixed by that name.
+    TypePtr type;
+    for (TypePtr known : {Json(), Jsonb(), Interval()}) {
+      if (message.extension() == ExtensionName(known->extension())) type = std::move(known);
+    }
+    if (type == nullptr) {
+      return Status::Corrupt("unknown extension type \"{}\"", message.extension());
+    }
+    if (message.id() != TypeIdName(type->id()) || message.fields_size() != 0) {
       return Status::Corrupt("extension \"{}\" over data type {}", message.extension(),
                              message.id());
     }
-    if (message.extension() == ExtensionName(Extension::kJson)) return Json();
-    if (message.extension() == ExtensionName(Extension::kJsonb)) return Jsonb();
-    return Status::Corrupt("unknown extension type \"{}\"", message.extension());
+    return type;
   }
   FLOE_ASSIGN_OR_RAISE(TypeId id, TypeIdFromName(message.id()));
   const int want_fields = id == TypeId::kList ? 1 : id == TypeId::kMap ? 2 : 0;

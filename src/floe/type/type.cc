@@ -15,6 +15,8 @@ std::string_view ExtensionName(Extension extension) {
       return "json";
     case Extension::kJsonb:
       return "jsonb";
+    case Extension::kInterval:
+      return "interval";
   }
   return "";
 }
@@ -191,6 +193,11 @@ TypePtr Json() {
 
 TypePtr Jsonb() {
   static const TypePtr type = MakeDataType(TypeId::kString, 0, 0, 0, {}, Extension::kJsonb);
+  return type;
+}
+
+TypePtr Interval() {
+  static const TypePtr type = MakeDataType(TypeId::kFixed, 0, 0, 16, {}, Extension::kInterval);
   return type;
 }
 

@@ -56,10 +56,14 @@ enum class TypeId : uint8_t {
 /// (function and operator resolution, casts, printing of the type's name) tells them apart.
 /// Formats without the logical type (Iceberg) store the storage type.
 ///   kJson, kJsonb                     over kString: JSON text (jsonb's text is normalized)
+///   kInterval                         over kFixed(16): PostgreSQL's interval, three fields
+///                                     kept apart (int32 months, int32 days, int64
+///                                     microseconds, little-endian; common/interval.h)
 enum class Extension : uint8_t {
   kNone,
   kJson,
   kJsonb,
+  kInterval,
 };
 
 /// The lower-case name of an extension ("json", "jsonb"; "" for kNone).
@@ -119,6 +123,7 @@ class DataType {
   /// The logical type over the storage type id(); kNone for plain types.
   Extension extension() const { return extension_; }
   bool is_json() const { return extension_ == Extension::kJson || extension_ == Extension::kJsonb; }
+  bool is_interval() const { return extension_ == Extension::kInterval; }
 
   /// Decimal precision (1..38) and scale (0..precision); 0 for other types.
   int precision() const { return precision_; }
@@ -196,6 +201,7 @@ TypePtr String();
 /// PostgreSQL's json (text kept as written) and jsonb (text normalized), over kString.
 TypePtr Json();
 TypePtr Jsonb();
+TypePtr Interval();
 TypePtr Binary();
 /// fixed[width]; aborts unless width > 0 (see MakeFixed).
 TypePtr Fixed(int width);
