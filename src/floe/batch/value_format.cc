@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "floe/common/calendar.h"
+#include "floe/common/interval.h"
 
 namespace floe {
 
@@ -226,6 +227,10 @@ void AppendText(const Array& a, int64_t i, std::string* out) {
       return;
     case TypeId::kBinary:
     case TypeId::kFixed:
+      if (t.is_interval()) {
+        AppendIntervalText(IntervalFromBytes(a.BytesValue(i)), out);
+        return;
+      }
       AppendByteaText(a.BytesValue(i), out);
       return;
     case TypeId::kUuid:
@@ -437,6 +442,8 @@ bool AppendScalarText(const Scalar& s, std::string* out) {
       const std::string& b = s.get<std::string>();
       if (t.id() == TypeId::kString) {
         out->append(b);
+      } else if (t.is_interval() && b.size() == static_cast<size_t>(kIntervalBytes)) {
+        AppendIntervalText(IntervalFromBytes(b), out);
       } else if (t.id() == TypeId::kUuid && b.size() == 16) {
         AppendUuidText(b, out);
       } else {

@@ -19,6 +19,7 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
+#include "floe/common/interval.h"
 #include "floe/common/memory_pool.h"
 #include "floe/expr/aggregate_internal.h"
 #include "floe/expr/json_internal.h"
@@ -818,7 +819,7 @@ class MinMaxBytesAccumulator final : public GroupsAccumulator {
       const uint32_t g = group_ids[i];
       const std::string_view v = values.BytesValue(i);
       std::string& cur = values_[g];
-      if (!seen_[g] || (kMin ? v < std::string_view(cur) : v > std::string_view(cur))) {
+      if (!seen_[g] || (kMin ? Less(v, cur) : Less(cur, v))) {
         bytes_ += static_cast<int64_t>(v.size()) - static_cast<int64_t>(cur.size());
         cur.assign(v);
       }
@@ -826,8 +827,15 @@ class MinMaxBytesAccumulator final : public GroupsAccumulator {
     });
   }
 
+  // Bytes in their order; intervals by span (a month is 30 days), as they compare.
+  bool Less(std::string_view a, std::string_view b) const {
+    if (interval_) return CompareIntervals(IntervalFromBytes(a), IntervalFromBytes(b)) < 0;
+    return a < b;
+  }
+
   TypePtr type_;
   MemoryPool* pool_;
+  bool interval_ = type_->is_interval();
   std::vector<std::string> values_;
   PoolVector<uint8_t> seen_;
   int64_t bytes_ = 0;
@@ -1200,6 +1208,12 @@ void AppendKey(const Array& a, int64_t i, std::string* key) {
     return;
   }
   key->push_back('\1');
+  if (a.type()->is_interval()) {
+    // By span: '1 mon' and '30 days' are one distinct value, as PostgreSQL counts them.
+    const __int128 span = IntervalSpan(IntervalFromBytes(a.BytesValue(i)));
+    key->append(reinterpret_cast<const char*>(&span), sizeof(span));
+    return;
+  }
   switch (a.type_id()) {
     case TypeId::kBoolean:
       key->push_back(a.BoolValue(i) ? '\1' : '\0');

@@ -26,6 +26,7 @@
 
 #include "floe/expr/cast_internal.h"
 #include "floe/expr/function_registry_internal.h"
+#include "floe/expr/interval_internal.h"
 #include "floe/expr/kernel_internal.h"
 #include "floe/type/sql_type_name.h"
 
@@ -494,23 +495,6 @@ Result<ColumnarValue> DateArithmetic(std::string_view op, const ResolvedFunction
       });
 }
 
-// PostgreSQL's timestamp + interval (floe::AddInterval) with its range error: past int64,
-// or (microseconds) before 4714-11-24 BC.
-Status AddInterval(int64_t value, int64_t unit_per_day, int32_t months, int32_t days,
-                   int64_t micros, int64_t unit_per_micro, int64_t* out) {
-  if (value == kTimestampInfinity || value == kTimestampMinusInfinity) [[unlikely]] {
-    *out = value;  // infinity plus an interval is infinity
-    return Status::OK();
-  }
-  int64_t units = 0;
-  if (__builtin_mul_overflow(micros, unit_per_micro, &units) ||
-      !floe::AddInterval(value, unit_per_day, months, days, units, out) ||
-      (unit_per_micro == 1 && *out < kMinTimestampDays * kMicrosPerDay)) {
-    return TimestampOutOfRange();
-  }
-  return Status::OK();
-}
-
 Result<ResolvedFunction> ResolveIntervalAdd(const std::vector<TypePtr>& t, int* cost) {
   if (t.size() != 4) return Status::Bind("interval_add takes four arguments");
   const TypeId id = t[0]->id();
@@ -539,12 +523,7 @@ Result<ColumnarValue> IntervalAddKernel(const ResolvedFunction& fn,
     return Map4Fallible<int64_t, int32_t, int32_t, int32_t, int64_t>(
         args[0], args[1], args[2], args[3], n, fn.return_type, ctx,
         [](int32_t d, int32_t months, int32_t days, int64_t micros, int64_t* out) {
-          if (d == kDateInfinity || d == kDateMinusInfinity) [[unlikely]] {
-            *out = d == kDateInfinity ? kTimestampInfinity : kTimestampMinusInfinity;
-            return Status::OK();
-          }
-          if (d < kMinTimestampDays || d >= kEndTimestampDays) return TimestampOutOfRange();
-          return AddInterval(d * kMicrosPerDay, kMicrosPerDay, months, days, micros, 1, out);
+          return AddIntervalToDate(d, months, days, micros, out);
         });
   }
   const bool nanos = id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs;
@@ -553,7 +532,7 @@ Result<ColumnarValue> IntervalAddKernel(const ResolvedFunction& fn,
   return Map4Fallible<int64_t, int64_t, int32_t, int32_t, int64_t>(
       args[0], args[1], args[2], args[3], n, fn.return_type, ctx,
       [=](int64_t ts, int32_t months, int32_t days, int64_t micros, int64_t* out) {
-        return AddInterval(ts, per_day, months, days, micros, per_micro, out);
+        return AddIntervalOrError(ts, per_day, months, days, micros, per_micro, out);
       });
 }
 
@@ -700,6 +679,34 @@ Result<ColumnarValue> BitwiseKernel(std::string_view op, const ResolvedFunction&
 }
 
 }  // namespace
+
+// PostgreSQL's timestamp + interval (floe::AddInterval) with its range error: past int64,
+// or (microseconds) before 4714-11-24 BC.
+Status AddIntervalToDate(int32_t d, int32_t months, int32_t days, int64_t micros, int64_t* out) {
+  if (d == kDateInfinity || d == kDateMinusInfinity) [[unlikely]] {
+    *out = d == kDateInfinity ? kTimestampInfinity : kTimestampMinusInfinity;
+    return Status::OK();
+  }
+  if (d < kMinTimestampDays || d >= kEndTimestampDays) return TimestampOutOfRange();
+  return AddIntervalOrError(int64_t{d} * kMicrosPerDay, kMicrosPerDay, months, days, micros, 1,
+                            out);
+}
+
+Status AddIntervalOrError(int64_t value, int64_t unit_per_day, int32_t months, int32_t days,
+                          int64_t micros, int64_t unit_per_micro, int64_t* out) {
+  if (value == kTimestampInfinity || value == kTimestampMinusInfinity) [[unlikely]] {
+    *out = value;  // infinity plus an interval is infinity
+    return Status::OK();
+  }
+  int64_t units = 0;
+  if (__builtin_mul_overflow(micros, unit_per_micro, &units) ||
+      !floe::AddInterval(value, unit_per_day, months, days, units, out) ||
+      (unit_per_micro == 1 && *out < kMinTimestampDays * kMicrosPerDay)) {
+    return TimestampOutOfRange();
+  }
+  return Status::OK();
+}
+
 
 void RegisterArithmeticFunctions(ScalarFunctionRegistry& registry) {
   for (const char* op : {"add", "subtract", "multiply", "divide", "modulo"}) {

@@ -601,6 +601,10 @@ ScalarResolver CommonArgs(std::string name, std::string context, size_t min_args
     if (common->is_nested() && name != "coalesce") {
       return Status::Bind("{} of nested types is not supported", name);
     }
+    // Intervals compare by span, which these kernels (by bytes) do not know.
+    if (common->is_interval() && name != "coalesce") {
+      return Status::NotSupported("{} of interval values is not supported", context);
+    }
     int c = 0;
     for (const TypePtr& a : t) c += CastCost(*a, *common);
     *cost = c;

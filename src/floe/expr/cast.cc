@@ -17,6 +17,7 @@
 #include "floe/common/ascii.h"
 #include "floe/expr/cast_internal.h"
 #include "floe/expr/function_registry_internal.h"
+#include "floe/expr/interval_internal.h"
 #include "floe/expr/json_internal.h"
 #include "floe/type/sql_type_name.h"
 
@@ -586,6 +587,7 @@ Result<ArrayPtr> CastArray(const Array& in, const TypePtr& to, MemoryPool* pool)
   const TypeId to_id = to->id();
   if (in.type()->Equals(*to)) return in.Slice(0, in.length());
   if (IsJsonCast(*in.type(), *to)) return CastJson(in, to, pool);
+  if (IsIntervalCast(*in.type(), *to)) return CastInterval(in, to, pool);
   if (to_id == TypeId::kString) {
     if (from == TypeId::kString) return in.Slice(0, in.length());
     return CastToString(in, to, pool);

@@ -480,7 +480,7 @@ Result<ResolvedFunction> ResolveQuantified(std::string_view name, const std::vec
     return Status::Bind("op ANY/ALL (array) requires array on right side");
   }
   const TypePtr& element = t[1]->field(0).type();
-  if (t[0]->is_nested() || !t[0]->Equals(*element)) {
+  if (t[0]->is_nested() || !t[0]->Equals(*element) || element->is_interval()) {
     return Status::Bind("{} compares {} values with elements of {}", name, SqlTypeName(*t[0]),
                         SqlTypeName(*t[1]));
   }
@@ -514,6 +514,8 @@ Result<ResolvedFunction> ResolveComparison(std::string_view name, const std::vec
   }
   // jsonb compares by its own order (json_functions.cc); json has no comparison.
   if (t[0]->is_json() || t[1]->is_json()) return Status::Bind("no common type");
+  // Intervals compare by span (interval_functions.cc), not by their bytes.
+  if (t[0]->is_interval() || t[1]->is_interval()) return Status::Bind("no common type");
   ResolvedFunction fn;
   fn.name = std::string(name);
   fn.return_type = Boolean();

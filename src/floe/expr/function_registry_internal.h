@@ -79,5 +79,7 @@ void RegisterSetReturningFunctions(ScalarFunctionRegistry& registry);
 /// json_functions.cc (declared with the json casts in json_internal.h).
 void RegisterJsonFunctions(ScalarFunctionRegistry& registry);
 void RegisterArrayFunctions(ScalarFunctionRegistry& registry);
+/// interval_functions.cc (the casts in interval_internal.h).
+void RegisterIntervalFunctions(ScalarFunctionRegistry& registry);
 
 }  // namespace floe::expr::internal

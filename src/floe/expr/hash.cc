@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "floe/common/interval.h"
 #include "floe/type/type_visit.h"
 
 namespace floe::expr {
@@ -114,6 +115,14 @@ Status HashColumn(const Array& a, bool first, uint64_t* out) {
         const uint8_t* data = a.buffer(2) ? a.buffer(2)->data() : nullptr;
         Apply(a, first, out, [&](int64_t i) {
           return HashBytes(data + offs[i], static_cast<size_t>(offs[i + 1] - offs[i]));
+        });
+      } else if (a.type()->is_interval()) {
+        // By span, as intervals compare: '1 mon' and '30 days' hash alike.
+        Apply(a, first, out, [&](int64_t i) {
+          const unsigned __int128 span =
+              static_cast<unsigned __int128>(IntervalSpan(IntervalFromBytes(a.BytesValue(i))));
+          return Mix64(HashInt(static_cast<uint64_t>(span)) ^
+                       (static_cast<uint64_t>(span >> 64) * kMul3));
         });
       } else {
         // Fixed and uuid: the type's width per value.

@@ -4,6 +4,7 @@
 
 #include "floe/expr/aggregate_internal.h"
 #include "floe/expr/function_registry.h"
+#include "floe/expr/interval_internal.h"
 #include "floe/expr/json_internal.h"
 #include "floe/expr/kernel_internal.h"
 
@@ -115,6 +116,7 @@ bool CanImplicitCast(const DataType& from, const DataType& to) {
 bool CanExplicitCast(const DataType& from, const DataType& to) {
   if (CanImplicitCast(from, to)) return true;
   if (internal::IsJsonCast(from, to)) return internal::CanExplicitCastJson(from, to);
+  if (internal::IsIntervalCast(from, to)) return internal::CanExplicitCastInterval(from, to);
   const TypeId f = from.id();
   const TypeId t = to.id();
   // Every scalar type has a text form and text input.

@@ -309,6 +309,10 @@ std::string Schema::ToString() const {
 }
 
 Result<std::string> IcebergTypeName(const DataType& type) {
+  if (type.is_interval()) {
+    return Status::NotSupported(
+        "type interval cannot be stored in an Iceberg table (Iceberg has no interval type)");
+  }
   switch (type.id()) {
     case TypeId::kBoolean:
       return std::string("boolean");

@@ -14,6 +14,7 @@
 
 #include "floe/common/ascii.h"
 #include "floe/common/calendar.h"
+#include "floe/common/interval.h"
 #include "floe/expr/function_registry.h"
 #include "floe/expr/physical_expr.h"
 #include "floe/plan/binder_internal.h"
@@ -120,124 +121,10 @@ const sql::ParsedExpr* AsIntervalLiteral(const sql::ParsedExpr& e) {
 
 namespace {}  // namespace
 
-/// Parses PostgreSQL's interval input ('1 day', '3 months', '1 year 2 mons', '2 hours',
-/// '01:30:00', '1 day ago'); a bare number takes the unit of the typmod field mask
-/// (INTERVAL '1' DAY), else seconds.
-Status ParseInterval(const std::string& text, int64_t mask, int32_t* months_out, int32_t* days_out,
-                     int64_t* micros_out) {
-  auto bad = [&]() {
-    return Status::Invalid("invalid input syntax for type interval: \"" + text + "\"");
-  };
-  std::vector<std::string> tokens;
-  {
-    std::string cur;
-    for (char c : text) {
-      if (std::isspace(static_cast<unsigned char>(c)) || c == ',') {
-        if (!cur.empty()) tokens.push_back(std::move(cur));
-        cur.clear();
-      } else {
-        cur += c;
-      }
-    }
-    if (!cur.empty()) tokens.push_back(std::move(cur));
-  }
-  if (tokens.empty()) return bad();
-  double months = 0, days = 0, micros = 0;
-  bool ago = false;
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    std::string tok = AsciiLower(tokens[i]);
-    if (tok == "ago") {
-      ago = true;
-      continue;
-    }
-    if (tok.find(':') != std::string::npos) {
-      bool neg = tok[0] == '-';
-      if (neg || tok[0] == '+') tok = tok.substr(1);
-      double parts[3] = {0, 0, 0};
-      int n = 0;
-      size_t start = 0;
-      while (start <= tok.size() && n < 3) {
-        size_t colon = tok.find(':', start);
-        std::string part =
-            tok.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-        char* end = nullptr;
-        parts[n++] = std::strtod(part.c_str(), &end);
-        if (part.empty() || *end != '\0') return bad();
-        if (colon == std::string::npos) break;
-        start = colon + 1;
-      }
-      double v = (parts[0] * 3600 + parts[1] * 60 + parts[2]) * 1e6;
-      micros += neg ? -v : v;
-      continue;
-    }
-    char* end = nullptr;
-    double value = std::strtod(tok.c_str(), &end);
-    if (end == tok.c_str()) return bad();
-    std::string unit(end);
-    if (unit.empty()) {
-      if (i + 1 < tokens.size() && std::isalpha(static_cast<unsigned char>(tokens[i + 1][0])) &&
-          AsciiLower(tokens[i + 1]) != "ago") {
-        unit = AsciiLower(tokens[++i]);
-      } else if (mask & 4096 || mask == 0) {
-        unit = "second";
-      } else if (mask & 2048) {
-        unit = "minute";
-      } else if (mask & 1024) {
-        unit = "hour";
-      } else if (mask & 8) {
-        unit = "day";
-      } else if (mask & 2) {
-        unit = "month";
-      } else if (mask & 4) {
-        unit = "year";
-      } else {
-        unit = "second";
-      }
-    }
-    if (unit == "year" || unit == "years" || unit == "y" || unit == "yr" || unit == "yrs") {
-      months += value * 12;
-    } else if (unit == "month" || unit == "months" || unit == "mon" || unit == "mons") {
-      months += value;
-    } else if (unit == "week" || unit == "weeks" || unit == "w") {
-      days += value * 7;
-    } else if (unit == "day" || unit == "days" || unit == "d") {
-      days += value;
-    } else if (unit == "hour" || unit == "hours" || unit == "h" || unit == "hr" || unit == "hrs") {
-      micros += value * 3600e6;
-    } else if (unit == "minute" || unit == "minutes" || unit == "min" || unit == "mins" ||
-               unit == "m") {
-      micros += value * 60e6;
-    } else if (unit == "second" || unit == "seconds" || unit == "sec" || unit == "secs" ||
-               unit == "s") {
-      micros += value * 1e6;
-    } else if (unit == "millisecond" || unit == "milliseconds" || unit == "ms") {
-      micros += value * 1e3;
-    } else if (unit == "microsecond" || unit == "microseconds" || unit == "us") {
-      micros += value;
-    } else {
-      return bad();
-    }
-  }
-  // Fractional months spill into days (30 per month), fractional days into micros.
-  double whole_months = std::trunc(months);
-  days += (months - whole_months) * 30;
-  double whole_days = std::trunc(days);
-  micros += (days - whole_days) * static_cast<double>(kMicrosPerDay);
-  if (std::fabs(whole_months) > INT32_MAX || std::fabs(whole_days) > INT32_MAX) {
-    return Status::Invalid("interval out of range: \"" + text + "\"");
-  }
-  int32_t m = static_cast<int32_t>(whole_months);
-  int32_t d = static_cast<int32_t>(whole_days);
-  int64_t us = static_cast<int64_t>(std::llround(micros));
-  if (ago) {
-    m = -m;
-    d = -d;
-    us = -us;
-  }
-  *months_out = m;
-  *days_out = d;
-  *micros_out = us;
-  return Status::OK();
+/// An interval literal's value under its typmod's fields (INTERVAL '1' DAY).
+Result<IntervalValue> IntervalLiteralValue(const sql::ParsedExpr& literal) {
+  return ParseIntervalText(literal.args[0]->constant.text,
+                           literal.type.modifiers.empty() ? 0 : literal.type.modifiers[0]);
 }
 
 Result<TypePtr> Binder::CommonTypeAt(const TypePtr& a, const TypePtr& b, std::string_view context,
@@ -501,9 +388,7 @@ Result<TypePtr> Binder::BindTypeName(const sql::TypeName& type) {
   if (n != "tinyint") {
     if (TypePtr t = TypeFromSqlName(n)) return t;
   }
-  if (n == "interval") {
-    return NotSupported(type.location, "interval values are not supported as results");
-  }
+  if (n == "interval") return Interval();
   return BindError(type.location, "type \"" + n + "\" does not exist");
 }
 
@@ -661,25 +546,23 @@ Result<ExprPtr> Binder::BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx)
       base = e.args[1].get();
     }
     if (interval != nullptr) {
-      int32_t months = 0, days = 0;
-      int64_t micros = 0;
-      Status st = ParseInterval(interval->args[0]->constant.text,
-                                interval->type.modifiers.empty() ? 0 : interval->type.modifiers[0],
-                                &months, &days, &micros);
-      if (!st.ok()) return Status(st.code(), st.message() + Where(interval->location));
-      if (op == "-") {
-        months = -months;
-        days = -days;
-        micros = -micros;
-      }
       FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*base, ctx));
-      if (IsUntyped(*x)) {
-        FLOE_ASSIGN_OR_RAISE(x, CoerceTo(x, Timestamp(), base->location));
+      // Only a date or timestamp takes this form; intervals, times and untyped literals
+      // (which become intervals, as in PostgreSQL) go the general way below.
+      if (!IsUntyped(*x) && (x->type->id() == TypeId::kDate || x->type->is_timestamp())) {
+        Result<IntervalValue> parsed = IntervalLiteralValue(*interval);
+        if (!parsed.ok()) {
+          return Status(parsed.status().code(), parsed.status().message() + Where(interval->location));
+        }
+        IntervalValue v = *parsed;
+        if (op == "-") {
+          FLOE_ASSIGN_OR_RAISE(v, NegateInterval(v));
+        }
+        return MakeCall("interval_add",
+                        {x, expr::Literal(Scalar::I32(v.months)), expr::Literal(Scalar::I32(v.days)),
+                         expr::Literal(Scalar::I64(v.micros))},
+                        e.location);
       }
-      return MakeCall("interval_add",
-                      {x, expr::Literal(Scalar::I32(months)), expr::Literal(Scalar::I32(days)),
-                       expr::Literal(Scalar::I64(micros))},
-                      e.location);
     }
   }
   FLOE_ASSIGN_OR_RAISE(ExprPtr a, BindExprImpl(*e.args[0], ctx));
@@ -1118,6 +1001,12 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
         FLOE_ASSIGN_OR_RAISE(TypePtr target, BindTypeName(e.type));
         FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindArray(*e.args[0], ctx, target));
         return BindExplicitCast(std::move(x), e.type, e.location);
+      }
+      if (AsIntervalLiteral(e) != nullptr) {
+        // The typmod's fields decide what the text means (INTERVAL '1' DAY): parsed here.
+        Result<IntervalValue> v = IntervalLiteralValue(e);
+        if (!v.ok()) return Status(v.status().code(), v.status().message() + Where(e.location));
+        return expr::Literal(Scalar::Make(Interval(), IntervalBytes(*v)));
       }
       FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.args[0], ctx));
       return BindExplicitCast(std::move(x), e.type, e.location);

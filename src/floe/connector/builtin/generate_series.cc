@@ -11,6 +11,7 @@
 #include "floe/codec/value_codec.h"
 #include "floe/common/ascii.h"
 #include "floe/common/calendar.h"
+#include "floe/common/interval.h"
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/projection_exec.h"
 #include "fmt/format.h"
@@ -23,9 +24,8 @@ constexpr const char* kColumnName = "generate_series";
 
 // The sign of an interval as PostgreSQL compares intervals (a month is 30 days).
 int IntervalSign(const IntervalStep& step) {
-  __int128 total = static_cast<__int128>(step.months) * 30 * kMicrosPerDay +
-                   static_cast<__int128>(step.days) * kMicrosPerDay + step.micros;
-  return total > 0 ? 1 : total < 0 ? -1 : 0;
+  const __int128 span = IntervalSpan(IntervalValue{step.months, step.days, step.micros});
+  return span > 0 ? 1 : span < 0 ? -1 : 0;
 }
 
 SchemaPtr SeriesSchema(TypePtr type) {
@@ -145,76 +145,13 @@ std::string IntervalText(const IntervalStep& step) {
 
 }  // namespace
 
+namespace {
+IntervalStep IntervalStepOf(const IntervalValue& v) { return IntervalStep{v.months, v.days, v.micros}; }
+}  // namespace
+
 Result<IntervalStep> ParseIntervalStep(std::string_view text) {
-  IntervalStep step;
-  // Sums in 128 bits, checked against their fields' ranges at the end: a term is below
-  // 2^95 (hours), so fewer than 2^31 terms (any text under 4 GiB) cannot overflow.
-  __int128 months = 0;
-  __int128 days = 0;
-  __int128 total_micros = 0;
-  size_t i = 0;
-  bool any = false;
-  auto skip_space = [&] {
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  };
-  auto bad = [&]() {
-    return Status::Invalid("invalid input syntax for type interval: \"{}\"", text);
-  };
-  skip_space();
-  if (i < text.size() && text[i] == '@') ++i;
-  while (true) {
-    skip_space();
-    if (i >= text.size()) break;
-    size_t begin = i;
-    if (text[i] == '-' || text[i] == '+') ++i;
-    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
-    int64_t number = 0;
-    std::string_view digits = text.substr(begin, i - begin);
-    if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
-    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
-    if (ec != std::errc() || ptr != digits.data() + digits.size()) return bad();
-    skip_space();
-    size_t unit_begin = i;
-    while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
-    std::string unit = AsciiLower(text.substr(unit_begin, i - unit_begin));
-    if (unit.size() > 1 && unit.back() == 's' && unit != "us" && unit != "ms") unit.pop_back();
-    __int128 micros = 0;
-    if (unit == "microsecond" || unit == "us" || unit == "usec") {
-      micros = number;
-    } else if (unit == "millisecond" || unit == "ms" || unit == "msec") {
-      micros = static_cast<__int128>(number) * 1000;
-    } else if (unit == "second" || unit == "sec" || unit == "s") {
-      micros = static_cast<__int128>(number) * 1000000;
-    } else if (unit == "minute" || unit == "min" || unit == "m") {
-      micros = static_cast<__int128>(number) * 60000000;
-    } else if (unit == "hour" || unit == "hr" || unit == "h") {
-      micros = static_cast<__int128>(number) * 3600000000LL;
-    } else if (unit == "day" || unit == "d") {
-      days += number;
-    } else if (unit == "week" || unit == "w") {
-      days += static_cast<__int128>(number) * 7;
-    } else if (unit == "month" || unit == "mon") {
-      months += number;
-    } else if (unit == "year" || unit == "yr" || unit == "y") {
-      months += static_cast<__int128>(number) * 12;
-    } else {
-      return bad();
-    }
-    total_micros += micros;
-    any = true;
-  }
-  if (!any) return bad();
-  auto fits = [](__int128 v, auto type_tag) {
-    using T = decltype(type_tag);
-    return v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max();
-  };
-  if (!fits(months, int32_t{}) || !fits(days, int32_t{}) || !fits(total_micros, int64_t{})) {
-    return Status::Invalid("interval field value out of range: \"{}\"", text);
-  }
-  step.months = static_cast<int32_t>(months);
-  step.days = static_cast<int32_t>(days);
-  step.micros = static_cast<int64_t>(total_micros);
-  return step;
+  FLOE_ASSIGN_OR_RAISE(IntervalValue v, ParseIntervalText(text));
+  return IntervalStepOf(v);
 }
 
 int64_t GenerateSeriesExec::Count(int64_t start, int64_t stop, int64_t step) {
@@ -449,10 +386,11 @@ Result<plan::TableSourcePtr> MakeGenerateSeries(const std::vector<plan::TableFun
     }
   }
   if (args.size() == 3 && !args[2].value.is_null()) {
-    bool ok = timestamps ? type_id(2) == TypeId::kString : is_integer(2);
+    bool ok = timestamps ? type_id(2) == TypeId::kString || args[2].value.type()->is_interval()
+                         : is_integer(2);
     if (!ok) {
       return Status::Invalid("generate_series: argument 3 (step) must be {}, got {}",
-                             timestamps ? "an interval (as text)" : "an integer",
+                             timestamps ? "an interval" : "an integer",
                              args[2].value.type() ? args[2].value.type()->ToString() : "unknown");
     }
   }
@@ -488,7 +426,10 @@ Result<plan::TableSourcePtr> MakeGenerateSeries(const std::vector<plan::TableFun
     FLOE_ASSIGN_OR_RAISE(auto table, GenerateSeriesTable::Make(integer(0), integer(1), step));
     return plan::TableSourcePtr(std::move(table));
   }
-  Result<IntervalStep> step = ParseIntervalStep(args[2].value.get<std::string>());
+  Result<IntervalStep> step =
+      args[2].value.type()->is_interval()
+          ? Result<IntervalStep>(IntervalStepOf(IntervalFromBytes(args[2].value.get<std::string>())))
+          : ParseIntervalStep(args[2].value.get<std::string>());
   if (!step.ok()) return step.status().WithPrefix("generate_series: argument 3 (step): ");
   FLOE_ASSIGN_OR_RAISE(const int64_t start, micros(0));
   FLOE_ASSIGN_OR_RAISE(const int64_t stop, micros(1));

@@ -23,9 +23,7 @@ struct IntervalStep {
   int64_t micros = 0;
 };
 
-/// Parses PostgreSQL interval text made of "<number> <unit>" pairs ("1 day", "2 hours
-/// 30 minutes", "-1 month"; units from microseconds to years, singular, plural or
-/// abbreviated). kInvalidArgument naming the text otherwise.
+/// Parses PostgreSQL interval text (common/interval.h ParseIntervalText).
 Result<IntervalStep> ParseIntervalStep(std::string_view text);
 
 /// The values of one generate_series call, split into `partitions` partitions of about

@@ -29,6 +29,9 @@ LogicalType TimeLogical(LogicalType::Kind kind, bool utc, TimeUnit unit) {
 // values only, so local times and timestamps carry the LogicalType alone.
 Status SetPrimitive(const DataType& type, SchemaElement* e, LeafColumn* leaf) {
   leaf->sort_order = SortOrder::kSigned;
+  if (type.extension() == Extension::kInterval) {
+    return Status::NotSupported("type interval cannot be written to Parquet");
+  }
   switch (type.id()) {
     case TypeId::kBoolean:
       e->type = Type::kBoolean;

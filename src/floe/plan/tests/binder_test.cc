@@ -674,8 +674,8 @@ TEST_F(BinderTest, Errors) {
             "Not supported: LATERAL subqueries are not supported (line 1, column 34)");
   EXPECT_EQ(Error("SELECT a FROM t GROUP BY ROLLUP (a)"),
             "Not supported: GROUPING SETS, ROLLUP and CUBE are not supported (line 1, column 8)");
-  EXPECT_EQ(Error("SELECT interval '1 day'"),
-            "Not supported: interval values are not supported as results (line 1, column 8)");
+  EXPECT_EQ(Error("SELECT interval '1 eon'"),
+            "Invalid argument: invalid input syntax for type interval: \"1 eon\" (line 1, column 8)");
   EXPECT_EQ(Error("SELECT a FROM t INTERSECT ALL SELECT a FROM u"),
             "Not supported: INTERSECT ALL is not supported (line 1, column 8)");
   EXPECT_EQ(Error("SELECT a FROM t WHERE a = (SELECT a FROM u WHERE u.e = t.a)"),
