@@ -81,5 +81,7 @@ void RegisterJsonFunctions(ScalarFunctionRegistry& registry);
 void RegisterArrayFunctions(ScalarFunctionRegistry& registry);
 /// interval_functions.cc (the casts in interval_internal.h).
 void RegisterIntervalFunctions(ScalarFunctionRegistry& registry);
+/// ordered_set_functions.cc: the final steps of percentile_cont, percentile_disc, mode.
+void RegisterOrderedSetFunctions(ScalarFunctionRegistry& registry);
 
 }  // namespace floe::expr::internal

@@ -670,6 +670,10 @@ Result<ExprPtr> Binder::BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx)
 
 Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx) {
   std::string name = e.names.empty() ? "" : AsciiLower(e.names.back());
+  if (e.agg_within_group || name == "percentile_cont" || name == "percentile_disc" ||
+      name == "mode") {
+    return BindOrderedSetAggregate(e, ctx);
+  }
   if (e.over) return BindWindow(e, ctx);
   if (e.agg_star || expr::IsAggregateFunction(name)) return BindAggregate(e, ctx);
   if (e.agg_distinct || !e.agg_order_by.empty() || e.agg_filter) {
@@ -823,6 +827,46 @@ Result<ExprPtr> Binder::BindAggregate(const sql::ParsedExpr& e, ExprContext& ctx
   TypePtr type = call.function.return_type;
   state()->aggregates.push_back(AggregateInfo{id, std::move(call), name});
   return PlaceholderExpr(id, type, name);
+}
+
+Result<ExprPtr> Binder::BindOrderedSetAggregate(const sql::ParsedExpr& e, ExprContext& ctx) {
+  const std::string name = e.names.empty() ? "" : AsciiLower(e.names.back());
+  const bool mode = name == "mode";
+  if (name != "percentile_cont" && name != "percentile_disc" && !mode) {
+    return BindError(e.location, "WITHIN GROUP specified, but " + name +
+                                     " is not an ordered-set aggregate function");
+  }
+  if (!e.agg_within_group) {
+    return BindError(e.location, "WITHIN GROUP is required for ordered-set aggregate " + name);
+  }
+  if (e.over) {
+    return NotSupported(e.location, "OVER is not supported for ordered-set aggregate " + name);
+  }
+  if (e.agg_distinct) {
+    return BindError(e.location, "cannot use DISTINCT with WITHIN GROUP");
+  }
+  const size_t direct = mode ? 0 : 1;
+  if (e.args.size() != direct || e.agg_order_by.size() != 1) {
+    return BindError(e.location, "function " + name + " takes " + std::to_string(direct) +
+                                     " direct argument(s) and one ORDER BY argument");
+  }
+  // The input sorted ascending as array_agg(x ORDER BY x) (one ordering for every such call
+  // of the query level, which aggregation needs); the final step reads it backwards for
+  // DESC and leaves the NULLs out.
+  auto input = std::make_shared<sql::ParsedExpr>(e);
+  input->names = {"array_agg"};
+  input->args = {e.agg_order_by[0].expr};
+  input->agg_within_group = false;
+  input->agg_order_by[0].descending = false;
+  input->agg_order_by[0].nulls_first = false;
+  FLOE_ASSIGN_OR_RAISE(ExprPtr sorted, BindAggregate(*input, ctx));
+  ExprPtr descending = expr::Literal(Scalar::Bool(e.agg_order_by[0].descending));
+  if (mode) return MakeCall("mode_of", {sorted, descending}, e.location);
+  FLOE_ASSIGN_OR_RAISE(ExprPtr fraction, BindExprImpl(*e.args[0], ctx));
+  if (IsUntyped(*fraction)) {
+    FLOE_ASSIGN_OR_RAISE(fraction, CoerceTo(fraction, Float64(), e.args[0]->location));
+  }
+  return MakeCall(name + "_of", {fraction, sorted, descending}, e.location);
 }
 
 Result<ExprPtr> Binder::BindWindow(const sql::ParsedExpr& e, ExprContext& ctx) {

@@ -320,6 +320,9 @@ class Binder {
   Result<expr::ExprPtr> BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx);
   Result<expr::ExprPtr> BindAggregate(const sql::ParsedExpr& e, ExprContext& ctx);
   Result<expr::ExprPtr> BindWindow(const sql::ParsedExpr& e, ExprContext& ctx);
+  /// percentile_cont / percentile_disc / mode ... WITHIN GROUP (ORDER BY x): array_agg(x
+  /// ORDER BY x) and the function's final step over that list (expr/ordered_set_functions.cc).
+  Result<expr::ExprPtr> BindOrderedSetAggregate(const sql::ParsedExpr& e, ExprContext& ctx);
   Result<expr::ExprPtr> BindSetReturning(expr::ExprPtr call, const sql::ParsedExpr& e,
                                          ExprContext& ctx);
   /// A FROM item calling a set-returning function: an Unnest over `left` (the FROM items

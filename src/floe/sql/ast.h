@@ -149,6 +149,8 @@ struct ParsedExpr {
   bool agg_star = false;               // count(*)
   bool agg_distinct = false;           // count(DISTINCT x)
   std::vector<SortItem> agg_order_by;  // string_agg(x, ',' ORDER BY y)
+  bool agg_within_group = false;       // percentile_cont(0.5) WITHIN GROUP (ORDER BY x): the
+                                       // ORDER BY is in agg_order_by
   ParsedExprPtr agg_filter;            // FILTER (WHERE ...)
   std::shared_ptr<WindowDef> over;     // OVER (...) / OVER w
 

@@ -328,9 +328,7 @@ Result<ParsedExprPtr> ConvertFuncCall(Converter& c, const Json& f) {
   FLOE_ASSIGN_OR_RAISE(auto names, c.ConvertNameList(ListField(f, "funcname"), location));
   e->names = StripCatalog(std::move(names));
   std::string display = e->names.empty() ? "" : e->names.back();
-  if (BoolField(f, "agg_within_group")) {
-    return c.NotSupported("WITHIN GROUP (in " + display + ")", location);
-  }
+  e->agg_within_group = BoolField(f, "agg_within_group");
   if (BoolField(f, "func_variadic")) return c.NotSupported("VARIADIC", location);
   for (const Json& arg : ListField(f, "args")) {
     const Json* af = nullptr;

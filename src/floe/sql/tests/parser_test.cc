@@ -360,9 +360,11 @@ TEST(ParserExpressions, FunctionCalls) {
   EXPECT_THAT(e->names, ElementsAre("grouping"));
   EXPECT_EQ(e->args.size(), 2u);
 
-  EXPECT_THAT(ParseStatus("SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY a) FROM t"),
-              IsErrorWith(StatusCode::kNotSupported,
-                          "WITHIN GROUP (in percentile_cont) is not supported (line 1, column 8)"));
+  e = Expr("percentile_cont(0.5) WITHIN GROUP (ORDER BY a DESC)");
+  EXPECT_TRUE(e->agg_within_group);
+  EXPECT_EQ(e->args.size(), 1u);
+  ASSERT_EQ(e->agg_order_by.size(), 1u);
+  EXPECT_TRUE(e->agg_order_by[0].descending);
 }
 
 TEST(ParserExpressions, WindowFunctions) {
