@@ -736,6 +736,196 @@ Result<ColumnarValue> RegexpMatchesKernel(const ResolvedFunction& f, const Args&
   return ColumnarValue(std::move(out));
 }
 
+// Whether `pattern` holds two escape-double-quote separators (bracket expressions are not
+// told apart here: this only decides whether the first part is written lazy).
+bool HasTwoSeparators(std::string_view pattern, std::string_view escape) {
+  if (escape.empty()) return false;
+  int found = 0;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern.substr(i, escape.size()) != escape) continue;
+    i += escape.size();
+    if (i < pattern.size() && pattern[i] == '"') ++found;
+  }
+  return found >= 2;
+}
+
+// SQL's regular expressions (SIMILAR TO, substring(s similar p escape e)) as a POSIX-style
+// pattern for the regex engine, as PostgreSQL's similar_to_escape writes it: the whole string
+// must match (^(?: ... )$), % is .*, _ is ., the escape character makes the next one literal,
+// and two escape-double-quote separators split the pattern into three parts, written
+// ^(?:a){1,1}?(b){1,1}(?:c)$ so that the shortest a and the longest b match and b is the first
+// capture group (what substring returns). Parentheses of the pattern do not capture. `escape`
+// is empty for none; more than one character is an error. With `lazy_first_part`, the
+// quantifiers of the first part are written lazy (*? +? ?? {m,n}?): the regex engine here
+// takes "{1,1}?" for the group alone, where PostgreSQL's makes the whole part non-greedy.
+Result<std::string> SimilarToRegex(std::string_view pattern, std::string_view escape,
+                                   bool lazy_first_part = false) {
+  if (!escape.empty() && CharLen(escape, 0) != escape.size()) {
+    return Status::Invalid("invalid escape string (it must be empty or one character)");
+  }
+  const bool lazy_three_parts = lazy_first_part && HasTwoSeparators(pattern, escape);
+  std::string out = "^(?:";
+  int separators = 0;
+  bool after_escape = false;
+  // Inside a bracket expression: 1 right after '[', 2 after "[^", 3 further in; 0 outside.
+  int bracket = 0;
+  for (size_t i = 0; i < pattern.size();) {
+    const size_t len = CharLen(pattern, i);
+    const std::string_view ch = pattern.substr(i, len);
+    i += len;
+    if (after_escape) {
+      after_escape = false;
+      if (ch == "\"" && bracket == 0) {
+        if (separators == 2) {
+          return Status::Invalid(
+              "SQL regular expression may not contain more than two escape-double-quote "
+              "separators");
+        }
+        out += ++separators == 1 ? "){1,1}?(" : "){1,1}(?:";
+      } else {
+        out += '\\';
+        out += ch;
+      }
+      continue;
+    }
+    if (!escape.empty() && ch == escape) {
+      after_escape = true;
+      continue;
+    }
+    if (bracket > 0) {
+      if (ch == "\\") out += '\\';
+      out += ch;
+      if (ch == "]" && bracket > 1) {
+        bracket = 0;
+      } else if (ch == "^" && bracket == 1) {
+        bracket = 2;
+      } else {
+        bracket = 3;
+      }
+      continue;
+    }
+    // Lazy quantifiers in the first of three parts (PostgreSQL's non-greedy part).
+    const bool lazy = lazy_three_parts && separators == 0;
+    if (ch == "[") {
+      out += '[';
+      bracket = 1;
+    } else if (ch == "%") {
+      out += lazy ? ".*?" : ".*";
+    } else if (lazy && (ch == "*" || ch == "+" || ch == "?" || ch == "}")) {
+      out += ch;
+      out += '?';
+    } else if (ch == "_") {
+      out += '.';
+    } else if (ch == "(") {
+      out += "(?:";
+    } else if (ch == "\\" || ch == "." || ch == "^" || ch == "$") {
+      out += '\\';
+      out += ch;
+    } else {
+      out += ch;
+    }
+  }
+  if (after_escape) out += '\\';
+  out += ")$";
+  return out;
+}
+
+// substring(s from pattern): the part of `s` that the first capture group of the first match
+// covers, or the whole match when the pattern has no group; NULL when nothing (or no group)
+// matched.
+ScalarKernel RegexSubstringKernel(bool sql_regex) {
+  return [sql_regex](const ResolvedFunction& f, const Args& args, int64_t n,
+                     EvalContext& ctx) -> Result<ColumnarValue> {
+    auto cache = std::make_shared<RegexCache>();
+    auto substring = [cache](std::string_view s, std::string_view pattern, std::string_view* out,
+                             bool* is_null) -> Status {
+      FLOE_ASSIGN_OR_RAISE(const re2::RE2* re, cache->Get(pattern, RegexFlags{}));
+      std::vector<re2::StringPiece> m;
+      if (!FindMatch(*re, s, 0, &m)) {
+        *is_null = true;
+        return Status::OK();
+      }
+      const re2::StringPiece& part = m.size() > 1 ? m[1] : m[0];
+      if (part.data() == nullptr) {
+        *is_null = true;
+      } else {
+        *out = std::string_view(part.data(), part.size());
+      }
+      return Status::OK();
+    };
+    if (!sql_regex) {
+      return Map2Nullable<std::string_view, std::string_view, std::string_view>(
+          args[0], args[1], n, f.return_type, ctx, substring);
+    }
+    std::string regex;
+    return Map3Nullable<std::string_view, std::string_view, std::string_view, std::string_view>(
+        args[0], args[1], args[2], n, f.return_type, ctx,
+        [&](std::string_view s, std::string_view pattern, std::string_view escape,
+            std::string_view* out, bool* is_null) -> Status {
+          FLOE_ASSIGN_OR_RAISE(regex, SimilarToRegex(pattern, escape, /*lazy_first_part=*/true));
+          return substring(s, regex, out, is_null);
+        });
+  };
+}
+
+// The pieces of `s` between the matches of `re` (regexp_split_to_array/_table). As in
+// PostgreSQL, an empty match at the start or the end of `s`, or right where the previous
+// match ended, does not split.
+Status AppendSplit(const re2::RE2& re, std::string_view s, BinaryBuilder* pieces) {
+  std::vector<re2::StringPiece> m;
+  size_t search = 0;
+  size_t piece_start = 0;
+  size_t prev_end = 0;
+  while (search <= s.size() && FindMatch(re, s, search, &m)) {
+    const auto begin = static_cast<size_t>(m[0].data() - s.data());
+    const size_t end = begin + m[0].size();
+    if (begin < end || (begin < s.size() && end > prev_end)) {
+      FLOE_RETURN_NOT_OK(pieces->Append(s.substr(piece_start, begin - piece_start)));
+      piece_start = end;
+    }
+    prev_end = end;
+    search = end;
+    if (begin == end) {
+      if (search >= s.size()) break;
+      search += CharLen(s, search);
+    }
+  }
+  return pieces->Append(s.substr(piece_start));
+}
+
+// regexp_split_to_array(s, pattern[, flags]) and, set-returning, regexp_split_to_table: the
+// pieces as one text list per row (a row of NULL input gives NULL, or no rows).
+ScalarKernel RegexpSplitKernel(std::string_view name) {
+  return [name = std::string(name)](const ResolvedFunction& f, const Args& args, int64_t n,
+                                    EvalContext& ctx) -> Result<ColumnarValue> {
+    ValueReader<std::string_view> s_reader(args[0]);
+    ValueReader<std::string_view> p_reader(args[1]);
+    std::optional<ValueReader<std::string_view>> flag_reader;
+    if (args.size() == 3) flag_reader.emplace(args[2]);
+    RegexCache cache;
+    ListBuilder builder(f.return_type, ctx.pool);
+    auto* pieces = static_cast<BinaryBuilder*>(builder.value_builder());
+    for (int64_t i = 0; i < n; ++i) {
+      if (s_reader.IsNull(i) || p_reader.IsNull(i) || (flag_reader && flag_reader->IsNull(i))) {
+        FLOE_RETURN_NOT_OK(builder.AppendNull());
+        continue;
+      }
+      RegexFlags flags;
+      if (flag_reader) {
+        FLOE_ASSIGN_OR_RAISE(flags, ParseRegexFlags((*flag_reader)[i]));
+        if (flags.global) {
+          return Status::Invalid("{}() does not support the \"global\" option", name);
+        }
+      }
+      FLOE_ASSIGN_OR_RAISE(const re2::RE2* re, cache.Get(p_reader[i], flags));
+      FLOE_RETURN_NOT_OK(builder.Append());
+      FLOE_RETURN_NOT_OK(AppendSplit(*re, s_reader[i], pieces));
+    }
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr out, builder.Finish());
+    return ColumnarValue(std::move(out));
+  };
+}
+
 // translate(s, from, to): characters of `from` become the character at the same position
 // of `to`, or are dropped when `to` is shorter.
 std::string Translate(std::string_view s, std::string_view from, std::string_view to) {
@@ -1164,6 +1354,39 @@ void RegisterStringFunctions(ScalarFunctionRegistry& r) {
          Signatures("regexp_matches", {{t, t}, {t, t, t}}, List(List(String()))),
          RegexpMatchesKernel,
          /*set_returning=*/true});
+  r.Add({"regexp_split_to_array",
+         {},
+         Signatures("regexp_split_to_array", {{t, t}, {t, t, t}}, List(String())),
+         RegexpSplitKernel("regexp_split_to_array")});
+  r.Add({"regexp_split_to_table",
+         {},
+         Signatures("regexp_split_to_table", {{t, t}, {t, t, t}}, List(String())),
+         RegexpSplitKernel("regexp_split_to_table"),
+         /*set_returning=*/true});
+  // substring(s from pattern) (a POSIX regular expression) and substring(s similar pattern
+  // escape e) (SQL's, the same as substring(s from pattern for e)); substring(s from n [for
+  // m]) is substr's.
+  r.Add({"substring", {}, Fixed("substring", {t, t}, t), RegexSubstringKernel(false)});
+  r.Add({"substring", {}, Fixed("substring", {t, t, t}, t), RegexSubstringKernel(true)});
+  r.Add({"similar_to_escape",
+         {},
+         Signatures("similar_to_escape", {{t}, {t, t}}, t),
+         [](const ResolvedFunction& f, const Args& args, int64_t n,
+            EvalContext& ctx) -> Result<ColumnarValue> {
+           if (args.size() == 1) {
+             return Map1Fallible<std::string, std::string_view>(
+                 args[0], n, f.return_type, ctx, [](std::string_view p, std::string* out) {
+                   FLOE_ASSIGN_OR_RAISE(*out, SimilarToRegex(p, "\\"));
+                   return Status::OK();
+                 });
+           }
+           return Map2Fallible<std::string, std::string_view, std::string_view>(
+               args[0], args[1], n, f.return_type, ctx,
+               [](std::string_view p, std::string_view escape, std::string* out) {
+                 FLOE_ASSIGN_OR_RAISE(*out, SimilarToRegex(p, escape));
+                 return Status::OK();
+               });
+         }});
   // bytea.
   const TypePtr by = Binary();
   r.Add({"md5", {}, Fixed("md5", {by}, t), TextToText([](std::string_view s, std::string* out) {

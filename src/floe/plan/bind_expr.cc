@@ -1267,8 +1267,21 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
           expr::Call(e.case_insensitive ? "ilike" : "like", std::move(args), Boolean(), nullable);
       return e.negated ? expr::Not(like) : like;
     }
-    case K::kSimilar:
-      return NotSupported(e.location, "SIMILAR TO is not supported");
+    case K::kSimilar: {
+      // x SIMILAR TO p [ESCAPE e]: a regular-expression match of the pattern converted by
+      // similar_to_escape (expr/string_functions.cc).
+      std::vector<ExprPtr> args;
+      for (const auto& a : e.args) {
+        FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*a, ctx));
+        args.push_back(std::move(x));
+      }
+      ExprPtr value = args[0];
+      args.erase(args.begin());
+      FLOE_ASSIGN_OR_RAISE(ExprPtr regex,
+                           MakeCall("similar_to_escape", std::move(args), e.location));
+      FLOE_ASSIGN_OR_RAISE(ExprPtr match, MakeCall("regex_match", {value, regex}, e.location));
+      return e.negated ? expr::Not(match) : match;
+    }
     case K::kCase: {
       ExprPtr operand;
       if (!e.args.empty() && e.args[0]) {
