@@ -13,16 +13,16 @@ own regression-test files floe answers identically.
 3. for each other file of `../shared/pg-regress/sql/`, in a PostgreSQL database copied from the
    set-up one and a copy of the floe warehouse, splits the file into statements as psql does
    (quotes, dollar quotes, comments; psql's meta-commands are skipped) and runs each in both:
-   PostgreSQL through one connection, floe as `floe sql --format csv` per statement (the
-   warehouse keeps the file's state; the SET statements floe accepted are replayed before each
-   statement; a temporary table ends with its statement's process, so the state counts as
-   diverged after one). Statements PostgreSQL answers are the denominator; floe agrees when it gives the
-   same column count and the same values in PostgreSQL's text form (as a multiset, or in order
-   under a top-level ORDER BY); otherwise floe refuses (an error) or gives a DIFFERENT ANSWER.
-   Both refusing is counted apart, and so is floe answering where PostgreSQL refuses. A floe
-   process that dies by a signal or outside an error, or runs past the statement timeout, is a
-   CRASH or HANG. Statements without meaning for an Iceberg engine (EXCLUDED below) run in
-   PostgreSQL only, to keep its state, and are not counted;
+   PostgreSQL through one connection, floe through one session, a `floe sql --jsonl` process
+   per file (temporary tables and settings live as long as in PostgreSQL's session).
+   Statements PostgreSQL answers are the denominator; floe agrees when it gives the same column
+   count and the same values in PostgreSQL's text form (as a multiset, or in order under a
+   top-level ORDER BY); otherwise floe refuses (an error) or gives a DIFFERENT ANSWER. Both
+   refusing is counted apart, and so is floe answering where PostgreSQL refuses. A floe process
+   that dies is a CRASH, one that answers no statement within the timeout is killed, a HANG;
+   either way a new session takes the rest of the file, and its state counts as diverged from
+   PostgreSQL's from there on. Statements without meaning for an Iceberg engine (EXCLUDED
+   below) run in PostgreSQL only, to keep its state, and are not counted;
 4. prints a table per file and the totals; `--write-doc` writes them to docs/pg-regress.md with
    every different answer; `--check BASELINE` exits 1 on a crash or hang not in the baseline's
    known-crash list, on more different answers or more answers where PostgreSQL refuses than the
@@ -33,6 +33,7 @@ import argparse
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import sys
@@ -401,29 +402,87 @@ def setup_postgres(server, tmp):
 
 
 class Floe:
-    def __init__(self, binary, warehouse):
+    """One floe session: a `floe sql --jsonl` process on `warehouse`, started on first use and
+    again after a crash or a hang."""
+
+    def __init__(self, binary, warehouse, tmp):
         self.binary = binary
         self.warehouse = warehouse
-        self.settings = []
+        self.stderr_path = os.path.join(tmp, "floe-stderr-" + os.path.basename(warehouse))
+        self.proc = None
+        self.stderr = None
+        self.pending = b""
+
+    def _start(self):
+        self.stderr = open(self.stderr_path, "w+b")
+        self.proc = subprocess.Popen(
+            [self.binary, "sql", "--jsonl", "--warehouse", self.warehouse, "--threads", "2"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr)
+        self.pending = b""
+
+    def _end(self, kill):
+        """Ends the process (killed, or by the end of its input) and forgets it; returns its
+        exit code and standard error."""
+        if kill:
+            self.proc.kill()
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            code = self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait()
+        self.proc.stdout.close()
+        self.stderr.seek(0)
+        err = self.stderr.read().decode("utf-8", "replace")
+        self.stderr.close()
+        self.proc = None
+        return code, err
+
+    def _died(self):
+        """("crash", what) for a process whose output ended before its answer."""
+        code, err = self._end(kill=False)
+        what = f"signal {-code}" if code < 0 else f"exit {code}"
+        return "crash", f"{what}: {shorten(err, 300)}"
 
     def run(self, sql, timeout=TIMEOUT):
-        """("ok", (columns, rows)) | ("error", message) | ("crash", what) | ("hang", None)."""
-        args = [self.binary, "sql", "--warehouse", self.warehouse, "--format", "csv",
-                "--threads", "2"]
-        for s in self.settings + [sql]:
-            args += ["-c", s]
+        """("ok", (columns, rows)) | ("error", message) | ("crash", what) | ("hang", None);
+        columns is None for a statement without a result set. After a crash or a hang the
+        next statement starts a new session."""
+        if self.proc is None:
+            self._start()
         try:
-            r = subprocess.run(args, capture_output=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return "hang", None
-        err = r.stderr.decode("utf-8", "replace")
-        if r.returncode == 0:
-            cols, rows = parse_csv(r.stdout.decode("utf-8", "replace"))
-            return "ok", (cols, rows)
-        if r.returncode == 1 and err.startswith("ERROR: "):
-            return "error", err[len("ERROR: "):].strip()
-        what = f"signal {-r.returncode}" if r.returncode < 0 else f"exit {r.returncode}"
-        return "crash", f"{what}: {shorten(err, 300)}"
+            self.proc.stdin.write(json.dumps({"sql": sql}).encode() + b"\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            return self._died()
+        deadline = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._end(kill=True)
+                return "hang", None
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return self._died()
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        answer = json.loads(line.decode("utf-8", "replace"))
+        if "error" in answer:
+            return "error", answer["error"]
+        if not answer["columns"]:
+            return "ok", (None, [])
+        return "ok", (answer["columns"], [tuple(r) for r in answer["rows"]])
+
+    def close(self):
+        if self.proc is not None:
+            self._end(kill=False)
 
 
 def literal(value, floe_type):
@@ -440,7 +499,7 @@ def load_floe(server, binary, warehouse, tmp):
     tables = [r[0] for r in pg.run(
         "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
         "WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY 1")[1]]
-    floe = Floe(binary, warehouse)
+    floe = Floe(binary, warehouse, tmp)
     loaded, skipped = [], {}
     for table in tables:
         cols = pg.run(
@@ -454,20 +513,18 @@ def load_floe(server, binary, warehouse, tmp):
             continue
         select = ", ".join(f'"{n}"::text' for n, _ in cols)
         rows = pg.run(f"SELECT {select} FROM public.{table}")[1]
-        script = os.path.join(tmp, f"load-{table}.sql")
-        with open(script, "w") as f:
-            for k in range(0, len(rows), 1000):
-                values = ",\n".join("(" + ", ".join(literal(v, t) for v, (_, t) in zip(row, cols))
-                                    + ")" for row in rows[k:k + 1000])
-                f.write(f"INSERT INTO {table} VALUES\n{values};\n")
-        if rows:
-            r = subprocess.run([binary, "sql", "--warehouse", warehouse, "-f", script],
-                               capture_output=True, text=True, timeout=600)
-            if r.returncode != 0:
-                skipped[table] = f"floe: {shorten(r.stderr, 200)}"
-                floe.run(f"DROP TABLE {table}")
-                continue
+        for k in range(0, len(rows), 1000):
+            values = ",\n".join("(" + ", ".join(literal(v, t) for v, (_, t) in zip(row, cols))
+                                + ")" for row in rows[k:k + 1000])
+            status, out = floe.run(f"INSERT INTO {table} VALUES\n{values}", timeout=600)
+            if status != "ok":
+                break
+        if status != "ok":
+            skipped[table] = f"floe: {shorten(str(out), 200)}"
+            floe.run(f"DROP TABLE {table}")
+            continue
         loaded.append((table, len(rows)))
+    floe.close()
     pg.close()
     return loaded, skipped
 
@@ -487,7 +544,7 @@ def run_file(name, server, binary, base_warehouse, tmp, known_crashes):
     warehouse = os.path.join(tmp, "wh-" + name)
     shutil.copytree(base_warehouse, warehouse, symlinks=True)
     pg = PgFile(server, database)
-    floe = Floe(binary, warehouse)
+    floe = Floe(binary, warehouse, tmp)
     counts = {c: 0 for c in CLASSES}
     listed = []  # (class, line, sql, detail)
     # The first line where a statement that changes state succeeded in one engine only: the
@@ -515,20 +572,17 @@ def run_file(name, server, binary, base_warehouse, tmp, known_crashes):
         if status in ("crash", "hang"):
             counts[status] += 1
             listed.append((status, line, sql, out or f"no answer in {TIMEOUT} s"))
+            # The next statement runs in a new session, without this one's temporary tables
+            # and settings.
+            if diverged is None:
+                diverged = line
             continue
-        if status == "ok" and re.match(r"(?is)^\s*(set|reset)\b", sql):
-            floe.settings.append(sql)
         # A change of data, or a setting that changes how values print (extra_float_digits,
         # DateStyle, ...), that one engine took and the other refused: later answers may
         # differ for that alone.
         if diverged is None and (status == "ok") != (pg_error is None) and re.match(
                 r"(?is)^\s*(insert|update|delete|merge|create|drop|alter|truncate|set|reset)\b",
                 sql):
-            diverged = line
-        # Each floe statement runs in a process of its own, so a temporary table ends with
-        # the statement that made it: later statements see the permanent table it shadowed.
-        if diverged is None and status == "ok" and re.match(
-                r"(?is)^\s*create\s+(global\s+|local\s+)?temp(orary)?\s", sql):
             diverged = line
         if pg_error is not None:
             if status == "ok":
@@ -552,6 +606,7 @@ def run_file(name, server, binary, base_warehouse, tmp, known_crashes):
                 counts["diverged"] += 1
                 diff += f" (after the state diverged at line {diverged})"
             listed.append(("DIFFERENT ANSWER", line, sql, diff))
+    floe.close()
     pg.close()
     shutil.rmtree(warehouse, ignore_errors=True)
     return counts, listed
@@ -594,7 +649,9 @@ def write_doc(path, results, listed, loaded, skipped, elapsed):
         "identically (issue 31). `test/pg_regress/run.py` measures it: it runs "
         "`../shared/pg-regress/sql/test_setup.sql` in a PostgreSQL 15 of its own, loads the "
         "tables into a scratch floe warehouse, and runs every other file statement by statement "
-        "in both (each file in its own database and warehouse copy). A statement PostgreSQL "
+        "in both (each file in its own database and warehouse copy, through one PostgreSQL "
+        "connection and one floe session, `floe sql --jsonl`, so that temporary tables and "
+        "settings last as long in both). A statement PostgreSQL "
         "answers is one floe *agrees* on (the same column count and the same values in "
         "PostgreSQL's text form, as a multiset or, under a top-level ORDER BY, in order), "
         "*refuses* (an error), or gives a **different answer** to. Statements both refuse are "
@@ -616,7 +673,8 @@ def write_doc(path, results, listed, loaded, skipped, elapsed):
         f"{total['different']} different answers, {total['diverged']} come after a statement "
         "that changes state succeeded in one engine only (a refused CREATE TEMP TABLE or "
         "INSERT, an out-of-range value floe stores, or a printing setting such as "
-        "extra_float_digits that floe refused), so they may reflect different data "
+        "extra_float_digits that floe refused) or after a crash or hang ended floe's "
+        "session, so they may reflect different data "
         "rather than a different evaluation; each is marked below.",
         "",
         "Tables of test_setup.sql loaded into floe: "

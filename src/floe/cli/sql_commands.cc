@@ -11,7 +11,9 @@
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
+#include "floe/batch/value_format.h"
 #include "floe/catalog/catalog_config.h"
 #include "floe/cli/catalog_options.h"
 #include "floe/cli/statement_runner.h"
@@ -45,7 +47,95 @@ Status WriteParquet(session::QueryResult& result, const std::string& path) {
   return writer->Close().status();
 }
 
+/// The answer line to an error: {"error": "..."}.
+std::string ErrorLine(std::string_view message) {
+  std::string line = "{\"error\":";
+  AppendJsonString(message, &line);
+  line += '}';
+  return line;
+}
+
+/// Runs one statement and returns its answer line (without the newline): the whole result is
+/// gathered first, so that an error in the middle of the rows still gives one error line.
+Result<std::string> AnswerLine(session::Session& session, const std::string& sql) {
+  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<session::QueryResult> result, session.Execute(sql));
+  FormatOptions format;
+  format.extra_float_digits = static_cast<int>(session.config().GetInt("extra_float_digits"));
+  std::string line = "{\"columns\":[";
+  const SchemaPtr& schema = result->schema();
+  const int num_columns = schema == nullptr ? 0 : schema->num_fields();
+  for (int c = 0; c < num_columns; ++c) {
+    if (c > 0) line += ',';
+    AppendJsonString(schema->field(c).name(), &line);
+  }
+  line += "],\"rows\":[";
+  bool first_row = true;
+  std::string text;
+  while (true) {
+    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, result->Next());
+    if (!batch) break;
+    // A statement without columns returns no rows, whatever it streams.
+    if (num_columns == 0) continue;
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      if (!first_row) line += ',';
+      first_row = false;
+      line += '[';
+      for (int c = 0; c < num_columns; ++c) {
+        if (c > 0) line += ',';
+        const Array& column = *batch->column(c);
+        if (column.IsNull(r)) {
+          line += "null";
+          continue;
+        }
+        text.clear();
+        AppendValueText(column, r, &text, format);
+        AppendJsonString(text, &line);
+      }
+      line += ']';
+    }
+  }
+  line += "],\"command\":";
+  AppendJsonString(result->command_tag(), &line);
+  line += '}';
+  return line;
+}
+
+/// The answer line to one input line.
+std::string AnswerInputLine(session::Session& session, std::string_view input, int64_t line_no) {
+  const nlohmann::json request =
+      nlohmann::json::parse(input.begin(), input.end(), nullptr, /*allow_exceptions=*/false);
+  if (request.is_discarded() || !request.is_object()) {
+    return ErrorLine(fmt::format("input line {}: not a JSON object", line_no));
+  }
+  auto sql_member = request.find("sql");
+  if (sql_member == request.end() || !sql_member->is_string()) {
+    return ErrorLine(fmt::format("input line {}: no string member \"sql\"", line_no));
+  }
+  std::vector<std::string> statements = SplitScript(sql_member->get_ref<const std::string&>());
+  if (statements.size() != 1) {
+    return ErrorLine(fmt::format("input line {}: \"sql\" holds {} statements; send one per line",
+                                 line_no, statements.size()));
+  }
+  Result<std::string> answer = AnswerLine(session, statements[0]);
+  if (!answer.ok()) return ErrorLine(answer.status().message());
+  return std::move(*answer);
+}
+
 }  // namespace
+
+Status RunJsonLines(session::Session& session, std::istream& in, std::ostream& out) {
+  std::string input;
+  int64_t line_no = 0;
+  while (std::getline(in, input)) {
+    ++line_no;
+    if (!input.empty() && input.back() == '\r') input.pop_back();
+    out << AnswerInputLine(session, input, line_no) << '\n';
+    out.flush();
+    if (!out) return Status::IOError("writing to standard output failed");
+  }
+  if (in.bad()) return Status::IOError("reading standard input failed");
+  return Status::OK();
+}
 
 Result<int> RunSql(const SqlOptions& options, std::istream& in, std::ostream& out,
                    std::ostream& err) {
@@ -53,6 +143,20 @@ Result<int> RunSql(const SqlOptions& options, std::istream& in, std::ostream& ou
   if (!parquet && options.format != "table" && options.format != "csv" &&
       options.format != "jsonl") {
     return Status::Invalid("unknown --format '{}' (table, csv, jsonl or parquet)", options.format);
+  }
+  if (options.jsonl) {
+    if (!options.commands.empty() || !options.file.empty() || options.format != "table" ||
+        !options.output.empty() || options.timing) {
+      return Status::Invalid(
+          "--jsonl reads its statements as JSON lines from standard input and answers in JSON "
+          "lines; it takes no -c, -f, --format, -o or --timing");
+    }
+    FLOE_ASSIGN_OR_RAISE(session::SessionOptions session_options,
+                         SessionOptionsFor(options.catalog, options.warehouse, options.threads));
+    FLOE_ASSIGN_OR_RAISE(std::unique_ptr<session::Session> session,
+                         session::Session::Make(session_options));
+    FLOE_RETURN_NOT_OK(RunJsonLines(*session, in, out));
+    return 0;
   }
   if (parquet && options.output.empty()) {
     return Status::Invalid("--format parquet needs -o FILE");
@@ -140,6 +244,10 @@ void AddSqlCommand(CLI::App* app, CommandAction* action) {
                   "catalog URI");
   cmd->add_option("--threads", o->threads, "Worker threads (0 = hardware threads)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--jsonl", o->jsonl,
+                "Machine interface: read {\"sql\": \"...\"} lines from standard input, run them "
+                "in one session and answer each with one JSON line ({\"columns\", \"rows\", "
+                "\"command\"} or {\"error\"})");
   cmd->add_flag("--timing", o->timing,
                 "Print each statement's time (\"Time: N.NNN ms\") on standard error");
   cmd->callback([o, action] {

@@ -9,6 +9,7 @@
 
 #include "floe/cli/command.h"
 #include "floe/common/result.h"
+#include "floe/session/session.h"
 
 namespace floe::cli {
 
@@ -28,6 +29,11 @@ struct SqlOptions {
   /// --warehouse DIR of the embedded catalog (or of a catalog URI); empty: ./warehouse.
   std::string warehouse;
   int threads = 0;
+  /// --jsonl: the machine interface. Standard input holds one JSON object per line,
+  /// {"sql": "..."}, each statement run in one session that lives until end of input (so
+  /// temporary tables and SET settings persist); each line gets exactly one JSON line on the
+  /// output (RunJsonLines).
+  bool jsonl = false;
   /// --timing: after each statement, "Time: N.NNN ms" on the error stream (the statement's
   /// wall time from parsing to its last row written), so that results stay clean.
   bool timing = false;
@@ -39,6 +45,17 @@ struct SqlOptions {
 /// error for bad options or a session that cannot start.
 Result<int> RunSql(const SqlOptions& options, std::istream& in, std::ostream& out,
                    std::ostream& err);
+
+/// Runs `floe sql --jsonl` on `session`: reads `in` line by line and answers each line with
+/// one JSON line on `out`, flushed at once:
+///   {"columns": ["a", ...], "rows": [["1", null, ...], ...], "command": "SELECT 2"}
+/// for a statement that succeeded: every value in its PostgreSQL text form (as the CSV output
+/// prints it) in a JSON string, SQL NULL as null; a statement that returns no rows (DDL, SET,
+/// INSERT) has empty columns and rows, and its command tag. A failed statement, and a line that
+/// is not a JSON object with a string "sql" member holding exactly one statement, is answered
+/// {"error": "..."} (the message the CLI prints after "ERROR: ") and the session goes on. Returns
+/// at end of input; kIOError when the output fails.
+Status RunJsonLines(session::Session& session, std::istream& in, std::ostream& out);
 
 /// Registers `floe sql` on `app`.
 void AddSqlCommand(CLI::App* app, CommandAction* action);

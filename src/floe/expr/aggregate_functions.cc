@@ -28,7 +28,9 @@ namespace floe::expr {
 
 namespace internal {
 
-std::string SqlTypeName(const TypePtr& type) { return type ? floe::SqlTypeName(*type) : "unknown"; }
+std::string SqlTypeName(const TypePtr& type) {
+  return type && !IsUnknownType(type) ? floe::SqlTypeName(*type) : "unknown";
+}
 
 std::string SignatureText(std::string_view name, const std::vector<TypePtr>& arg_types) {
   std::string out(name);

@@ -237,54 +237,12 @@ Result<bool> ParseBool(std::string_view text) {
   return InvalidSyntax("boolean", text);
 }
 
-// bytea input: "\x" hex (whitespace between pairs allowed) or the escape format.
+// bytea input: "\x" hex or the escape format.
 Status ParseBytea(std::string_view text, std::string* out) {
   if (text.size() >= 2 && text[0] == '\\' && (text[1] == 'x' || text[1] == 'X')) {
-    auto hex = [](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-      return -1;
-    };
-    size_t i = 2;
-    while (i < text.size()) {
-      if (IsPgSpace(text[i])) {
-        ++i;
-        continue;
-      }
-      const int hi = hex(text[i]);
-      if (hi < 0) return Status::Invalid("invalid hexadecimal digit: \"{}\"", text.substr(i, 1));
-      if (i + 1 >= text.size()) {
-        return Status::Invalid("invalid hexadecimal data: odd number of digits");
-      }
-      const int lo = hex(text[i + 1]);
-      if (lo < 0) {
-        return Status::Invalid("invalid hexadecimal digit: \"{}\"", text.substr(i + 1, 1));
-      }
-      out->push_back(static_cast<char>(hi * 16 + lo));
-      i += 2;
-    }
-    return Status::OK();
+    return ParseHexBytes(text.substr(2), out);
   }
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '\\') {
-      out->push_back(text[i]);
-      continue;
-    }
-    if (i + 1 < text.size() && text[i + 1] == '\\') {
-      out->push_back('\\');
-      ++i;
-    } else if (i + 3 < text.size() + 0 && text[i + 1] >= '0' && text[i + 1] <= '3' &&
-               text[i + 2] >= '0' && text[i + 2] <= '7' && text[i + 3] >= '0' &&
-               text[i + 3] <= '7') {
-      out->push_back(static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 +
-                                       (text[i + 3] - '0')));
-      i += 3;
-    } else {
-      return InvalidSyntax("bytea", text);
-    }
-  }
-  return Status::OK();
+  return ParseEscapedBytes(text, out);
 }
 
 Status ParseUuid(std::string_view text, std::string* out) {
@@ -653,6 +611,56 @@ Result<ArrayPtr> CastArray(const Array& in, const TypePtr& to, MemoryPool* pool)
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
+
+Status ParseHexBytes(std::string_view text, std::string* out) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  size_t i = 0;
+  while (i < text.size()) {
+    if (IsPgSpace(text[i])) {
+      ++i;
+      continue;
+    }
+    const int hi = hex(text[i]);
+    if (hi < 0) return Status::Invalid("invalid hexadecimal digit: \"{}\"", text.substr(i, 1));
+    if (i + 1 >= text.size()) {
+      return Status::Invalid("invalid hexadecimal data: odd number of digits");
+    }
+    const int lo = hex(text[i + 1]);
+    if (lo < 0) {
+      return Status::Invalid("invalid hexadecimal digit: \"{}\"", text.substr(i + 1, 1));
+    }
+    out->push_back(static_cast<char>(hi * 16 + lo));
+    i += 2;
+  }
+  return Status::OK();
+}
+
+Status ParseEscapedBytes(std::string_view text, std::string* out) {
+  auto octal = [](char c, char max) { return c >= '0' && c <= max; };
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\') {
+      out->push_back(text[i]);
+      continue;
+    }
+    if (i + 1 < text.size() && text[i + 1] == '\\') {
+      out->push_back('\\');
+      ++i;
+    } else if (i + 3 < text.size() && octal(text[i + 1], '3') && octal(text[i + 2], '7') &&
+               octal(text[i + 3], '7')) {
+      out->push_back(static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 +
+                                       (text[i + 3] - '0')));
+      i += 3;
+    } else {
+      return InvalidSyntax("bytea", text);
+    }
+  }
+  return Status::OK();
+}
 
 Status IntOutOfRange(TypeId id) {
   switch (id) {

@@ -30,6 +30,15 @@ constexpr bool IsValidDate(int64_t days) {
   return days >= kMinTimestampDays && days < kEndDateDays;
 }
 
+/// bytea's hex input after its "\x" (and decode(text, 'hex')): pairs of hex digits,
+/// whitespace between them allowed. kInvalidArgument "invalid hexadecimal digit: \"g\"" or
+/// "invalid hexadecimal data: odd number of digits".
+Status ParseHexBytes(std::string_view text, std::string* out);
+/// bytea's escape input (and decode(text, 'escape')): "\\" for a backslash, "\ooo" for
+/// an octal byte, other bytes as they are. kInvalidArgument "invalid input syntax for type
+/// bytea" for any other backslash.
+Status ParseEscapedBytes(std::string_view text, std::string* out);
+
 /// "integer out of range" (smallint, bigint, tinyint by the type).
 Status IntOutOfRange(TypeId id);
 

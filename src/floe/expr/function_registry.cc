@@ -65,6 +65,29 @@ Status NoSuchFunction(std::string_view name, const std::vector<TypePtr>& arg_typ
   return Status::Bind("function {} does not exist", SignatureText(name, arg_types));
 }
 
+// The type with every UnknownType in it (at any depth) as plain text.
+TypePtr WithoutUnknown(const TypePtr& t) {
+  if (t == nullptr) return t;
+  if (IsUnknownType(t)) return String();
+  if (!t->is_nested()) return t;
+  std::vector<Field> fields;
+  bool changed = false;
+  for (const Field& f : t->fields()) {
+    TypePtr inner = WithoutUnknown(f.type());
+    changed = changed || inner != f.type();
+    fields.push_back(f.WithType(std::move(inner)));
+  }
+  if (!changed) return t;
+  switch (t->id()) {
+    case TypeId::kList:
+      return List(std::move(fields[0]));
+    case TypeId::kMap:
+      return Map(std::move(fields[0]), std::move(fields[1]));
+    default:
+      return Struct(std::move(fields));
+  }
+}
+
 }  // namespace
 
 ScalarFunctionRegistry& ScalarFunctionRegistry::Instance() {
@@ -113,7 +136,11 @@ Result<ResolvedFunction> ScalarFunctionRegistry::Resolve(
       best->set_returning = best->set_returning || def.set_returning;
     }
   }
-  if (best) return std::move(*best);
+  if (best) {
+    for (TypePtr& t : best->arg_types) t = WithoutUnknown(t);
+    best->return_type = WithoutUnknown(best->return_type);
+    return std::move(*best);
+  }
   // A resolver's error other than a type mismatch (a bad constant argument, an
   // unsupported form) says more than the generic message.
   if (any && !first_error.ok() && first_error.code() != StatusCode::kBind) return first_error;
@@ -170,6 +197,12 @@ bool ScalarFunctionRegistry::ContainsSetReturning(std::string_view name) const {
 }
 
 }  // namespace internal
+
+const TypePtr& UnknownType() {
+  // A copy of text's type: equal to it, but not the same instance.
+  static const TypePtr* unknown = new TypePtr(std::make_shared<const DataType>(*String()));
+  return *unknown;
+}
 
 Result<ResolvedFunction> ResolveScalarFunction(std::string_view name,
                                                const std::vector<TypePtr>& arg_types) {

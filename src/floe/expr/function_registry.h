@@ -46,6 +46,15 @@ struct ResolvedFunction {
   bool set_returning = false;
 };
 
+/// The argument type of an untyped string literal or NULL (PostgreSQL's `unknown`) among
+/// the argument types of ResolveScalarFunction: one text type instance, told apart by its
+/// identity (IsUnknownType). Resolvers that look at type ids see text, as they always did;
+/// those that match parameter lists let it stand for any parameter type, as PostgreSQL
+/// resolves an unknown argument ('{a,b}' for a text[] parameter, '{"a":1}' for jsonb), and
+/// the binder then converts the literal. A resolution never returns it (it becomes text).
+const TypePtr& UnknownType();
+inline bool IsUnknownType(const TypePtr& t) { return t != nullptr && t == UnknownType(); }
+
 /// Resolves `name` (lower-case) for these argument types, choosing the candidate
 /// PostgreSQL would choose (exact match, then fewest implicit casts, preferring the
 /// numeric category's preferred type). kBind "function name(types) does not exist" or

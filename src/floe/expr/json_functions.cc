@@ -50,6 +50,11 @@ bool JsonAccepts(const TypePtr& from, const TypePtr& to, int* cost) {
     return false;
   }
   if (from->is_json()) return false;
+  // An untyped literal takes any other parameter type too ('{a,b}' as text[]).
+  if (IsUnknownType(from)) {
+    ++*cost;
+    return true;
+  }
   if (to->id() == TypeId::kList && from->id() == TypeId::kList) {
     return JsonAccepts(from->field(0).type(), to->field(0).type(), cost);
   }

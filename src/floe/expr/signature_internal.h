@@ -14,13 +14,18 @@
 namespace floe::expr::internal {
 
 /// Whether an argument of type `from` can be passed as `to`, adding one to `cost` when an
-/// implicit cast is needed. A null `from` (an untyped NULL) fits anything.
+/// implicit cast is needed. A null `from` fits anything, and so does an untyped literal
+/// (UnknownType), at no cost as text and at the cost of a cast as any other type.
 inline bool Accepts(const TypePtr& from, const TypePtr& to, int* cost) {
   if (from == nullptr) {
     ++*cost;
     return true;
   }
   if (from->Equals(*to)) return true;
+  if (IsUnknownType(from)) {
+    ++*cost;
+    return true;
+  }
   if (CanImplicitCast(*from, *to)) {
     ++*cost;
     return true;
@@ -45,7 +50,7 @@ inline Status NoSuchFunction(std::string_view name, const std::vector<TypePtr>& 
   std::string list;
   for (size_t i = 0; i < args.size(); ++i) {
     if (i > 0) list += ", ";
-    list += args[i] ? SqlTypeName(*args[i]) : "unknown";
+    list += args[i] && !IsUnknownType(args[i]) ? SqlTypeName(*args[i]) : "unknown";
   }
   return Status::Bind("function {}({}) does not exist", name, list);
 }

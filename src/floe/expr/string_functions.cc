@@ -6,13 +6,17 @@
 // characters (UTF-8), whatever the pattern.
 
 #include <locale.h>
+#include <algorithm>
 #include <clocale>
 #include <cstdint>
+#include <cstring>
 #include <cwctype>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <re2/re2.h>
@@ -386,7 +390,7 @@ ScalarKernel PadKernel(bool left) {
 }
 
 // ---------------------------------------------------------------------------------------
-// MD5 (RFC 1321), for md5(text).
+// MD5 (RFC 1321), for md5(text) and md5(bytea).
 
 std::string Md5Hex(std::string_view input) {
   static constexpr uint32_t kK[64] = {
@@ -732,6 +736,196 @@ Result<ColumnarValue> RegexpMatchesKernel(const ResolvedFunction& f, const Args&
   return ColumnarValue(std::move(out));
 }
 
+// Whether `pattern` holds two escape-double-quote separators (bracket expressions are not
+// told apart here: this only decides whether the first part is written lazy).
+bool HasTwoSeparators(std::string_view pattern, std::string_view escape) {
+  if (escape.empty()) return false;
+  int found = 0;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern.substr(i, escape.size()) != escape) continue;
+    i += escape.size();
+    if (i < pattern.size() && pattern[i] == '"') ++found;
+  }
+  return found >= 2;
+}
+
+// SQL's regular expressions (SIMILAR TO, substring(s similar p escape e)) as a POSIX-style
+// pattern for the regex engine, as PostgreSQL's similar_to_escape writes it: the whole string
+// must match (^(?: ... )$), % is .*, _ is ., the escape character makes the next one literal,
+// and two escape-double-quote separators split the pattern into three parts, written
+// ^(?:a){1,1}?(b){1,1}(?:c)$ so that the shortest a and the longest b match and b is the first
+// capture group (what substring returns). Parentheses of the pattern do not capture. `escape`
+// is empty for none; more than one character is an error. With `lazy_first_part`, the
+// quantifiers of the first part are written lazy (*? +? ?? {m,n}?): the regex engine here
+// takes "{1,1}?" for the group alone, where PostgreSQL's makes the whole part non-greedy.
+Result<std::string> SimilarToRegex(std::string_view pattern, std::string_view escape,
+                                   bool lazy_first_part = false) {
+  if (!escape.empty() && CharLen(escape, 0) != escape.size()) {
+    return Status::Invalid("invalid escape string (it must be empty or one character)");
+  }
+  const bool lazy_three_parts = lazy_first_part && HasTwoSeparators(pattern, escape);
+  std::string out = "^(?:";
+  int separators = 0;
+  bool after_escape = false;
+  // Inside a bracket expression: 1 right after '[', 2 after "[^", 3 further in; 0 outside.
+  int bracket = 0;
+  for (size_t i = 0; i < pattern.size();) {
+    const size_t len = CharLen(pattern, i);
+    const std::string_view ch = pattern.substr(i, len);
+    i += len;
+    if (after_escape) {
+      after_escape = false;
+      if (ch == "\"" && bracket == 0) {
+        if (separators == 2) {
+          return Status::Invalid(
+              "SQL regular expression may not contain more than two escape-double-quote "
+              "separators");
+        }
+        out += ++separators == 1 ? "){1,1}?(" : "){1,1}(?:";
+      } else {
+        out += '\\';
+        out += ch;
+      }
+      continue;
+    }
+    if (!escape.empty() && ch == escape) {
+      after_escape = true;
+      continue;
+    }
+    if (bracket > 0) {
+      if (ch == "\\") out += '\\';
+      out += ch;
+      if (ch == "]" && bracket > 1) {
+        bracket = 0;
+      } else if (ch == "^" && bracket == 1) {
+        bracket = 2;
+      } else {
+        bracket = 3;
+      }
+      continue;
+    }
+    // Lazy quantifiers in the first of three parts (PostgreSQL's non-greedy part).
+    const bool lazy = lazy_three_parts && separators == 0;
+    if (ch == "[") {
+      out += '[';
+      bracket = 1;
+    } else if (ch == "%") {
+      out += lazy ? ".*?" : ".*";
+    } else if (lazy && (ch == "*" || ch == "+" || ch == "?" || ch == "}")) {
+      out += ch;
+      out += '?';
+    } else if (ch == "_") {
+      out += '.';
+    } else if (ch == "(") {
+      out += "(?:";
+    } else if (ch == "\\" || ch == "." || ch == "^" || ch == "$") {
+      out += '\\';
+      out += ch;
+    } else {
+      out += ch;
+    }
+  }
+  if (after_escape) out += '\\';
+  out += ")$";
+  return out;
+}
+
+// substring(s from pattern): the part of `s` that the first capture group of the first match
+// covers, or the whole match when the pattern has no group; NULL when nothing (or no group)
+// matched.
+ScalarKernel RegexSubstringKernel(bool sql_regex) {
+  return [sql_regex](const ResolvedFunction& f, const Args& args, int64_t n,
+                     EvalContext& ctx) -> Result<ColumnarValue> {
+    auto cache = std::make_shared<RegexCache>();
+    auto substring = [cache](std::string_view s, std::string_view pattern, std::string_view* out,
+                             bool* is_null) -> Status {
+      FLOE_ASSIGN_OR_RAISE(const re2::RE2* re, cache->Get(pattern, RegexFlags{}));
+      std::vector<re2::StringPiece> m;
+      if (!FindMatch(*re, s, 0, &m)) {
+        *is_null = true;
+        return Status::OK();
+      }
+      const re2::StringPiece& part = m.size() > 1 ? m[1] : m[0];
+      if (part.data() == nullptr) {
+        *is_null = true;
+      } else {
+        *out = std::string_view(part.data(), part.size());
+      }
+      return Status::OK();
+    };
+    if (!sql_regex) {
+      return Map2Nullable<std::string_view, std::string_view, std::string_view>(
+          args[0], args[1], n, f.return_type, ctx, substring);
+    }
+    std::string regex;
+    return Map3Nullable<std::string_view, std::string_view, std::string_view, std::string_view>(
+        args[0], args[1], args[2], n, f.return_type, ctx,
+        [&](std::string_view s, std::string_view pattern, std::string_view escape,
+            std::string_view* out, bool* is_null) -> Status {
+          FLOE_ASSIGN_OR_RAISE(regex, SimilarToRegex(pattern, escape, /*lazy_first_part=*/true));
+          return substring(s, regex, out, is_null);
+        });
+  };
+}
+
+// The pieces of `s` between the matches of `re` (regexp_split_to_array/_table). As in
+// PostgreSQL, an empty match at the start or the end of `s`, or right where the previous
+// match ended, does not split.
+Status AppendSplit(const re2::RE2& re, std::string_view s, BinaryBuilder* pieces) {
+  std::vector<re2::StringPiece> m;
+  size_t search = 0;
+  size_t piece_start = 0;
+  size_t prev_end = 0;
+  while (search <= s.size() && FindMatch(re, s, search, &m)) {
+    const auto begin = static_cast<size_t>(m[0].data() - s.data());
+    const size_t end = begin + m[0].size();
+    if (begin < end || (begin < s.size() && end > prev_end)) {
+      FLOE_RETURN_NOT_OK(pieces->Append(s.substr(piece_start, begin - piece_start)));
+      piece_start = end;
+    }
+    prev_end = end;
+    search = end;
+    if (begin == end) {
+      if (search >= s.size()) break;
+      search += CharLen(s, search);
+    }
+  }
+  return pieces->Append(s.substr(piece_start));
+}
+
+// regexp_split_to_array(s, pattern[, flags]) and, set-returning, regexp_split_to_table: the
+// pieces as one text list per row (a row of NULL input gives NULL, or no rows).
+ScalarKernel RegexpSplitKernel(std::string_view name) {
+  return [name = std::string(name)](const ResolvedFunction& f, const Args& args, int64_t n,
+                                    EvalContext& ctx) -> Result<ColumnarValue> {
+    ValueReader<std::string_view> s_reader(args[0]);
+    ValueReader<std::string_view> p_reader(args[1]);
+    std::optional<ValueReader<std::string_view>> flag_reader;
+    if (args.size() == 3) flag_reader.emplace(args[2]);
+    RegexCache cache;
+    ListBuilder builder(f.return_type, ctx.pool);
+    auto* pieces = static_cast<BinaryBuilder*>(builder.value_builder());
+    for (int64_t i = 0; i < n; ++i) {
+      if (s_reader.IsNull(i) || p_reader.IsNull(i) || (flag_reader && flag_reader->IsNull(i))) {
+        FLOE_RETURN_NOT_OK(builder.AppendNull());
+        continue;
+      }
+      RegexFlags flags;
+      if (flag_reader) {
+        FLOE_ASSIGN_OR_RAISE(flags, ParseRegexFlags((*flag_reader)[i]));
+        if (flags.global) {
+          return Status::Invalid("{}() does not support the \"global\" option", name);
+        }
+      }
+      FLOE_ASSIGN_OR_RAISE(const re2::RE2* re, cache.Get(p_reader[i], flags));
+      FLOE_RETURN_NOT_OK(builder.Append());
+      FLOE_RETURN_NOT_OK(AppendSplit(*re, s_reader[i], pieces));
+    }
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr out, builder.Finish());
+    return ColumnarValue(std::move(out));
+  };
+}
+
 // translate(s, from, to): characters of `from` become the character at the same position
 // of `to`, or are dropped when `to` is shorter.
 std::string Translate(std::string_view s, std::string_view from, std::string_view to) {
@@ -769,6 +963,187 @@ std::string ToHex(T v) {
     out.insert(out.begin(), kHex[u & 15]);
     u >>= 4;
   } while (u != 0);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// bytea: PostgreSQL's byte-string forms of the text functions (positions count bytes), its
+// encode/decode formats, and float4send/float8send.
+
+// Bytes [start, start + count) of `s`, 1-based, intersected with [1, size] (bytea's substr).
+Result<std::string_view> ByteSubstr(std::string_view s, int64_t start,
+                                    std::optional<int64_t> count) {
+  if (count && *count < 0) return Status::Invalid("negative substring length not allowed");
+  const int64_t size = static_cast<int64_t>(s.size());
+  const int64_t first = std::clamp<int64_t>(start, 1, size + 1);
+  const int64_t end = count ? std::clamp<int64_t>(start + *count, first, size + 1) : size + 1;
+  return s.substr(static_cast<size_t>(first - 1), static_cast<size_t>(end - first));
+}
+
+std::string_view TrimBytes(std::string_view s, std::string_view bytes, TrimSide side) {
+  size_t b = 0;
+  size_t e = s.size();
+  if (side != TrimSide::kRight) {
+    while (b < e && bytes.find(s[b]) != std::string_view::npos) ++b;
+  }
+  if (side != TrimSide::kLeft) {
+    while (e > b && bytes.find(s[e - 1]) != std::string_view::npos) --e;
+  }
+  return s.substr(b, e - b);
+}
+
+// overlay(s placing p from start [for count]): s's first start - 1 units, p, then s from
+// start + count (count defaults to p's length); `substr` cuts by characters or bytes.
+template <typename SubstrFn>
+Status Overlay(std::string_view s, std::string_view placing, int64_t start, int64_t count,
+               SubstrFn substr, std::string* out) {
+  if (start <= 0) return Status::Invalid("negative substring length not allowed");
+  if (start + count > INT32_MAX || start + count < INT32_MIN) {
+    return Status::Invalid("integer out of range");
+  }
+  FLOE_ASSIGN_OR_RAISE(std::string_view head, substr(s, 1, start - 1));
+  FLOE_ASSIGN_OR_RAISE(std::string_view tail, substr(s, start + count, std::nullopt));
+  out->assign(head);
+  out->append(placing);
+  out->append(tail);
+  return Status::OK();
+}
+
+// overlay's kernel: (s, placing, from[, for]) by characters (`bytes` false) or bytes.
+ScalarKernel OverlayKernel(bool bytes) {
+  return [bytes](const ResolvedFunction& f, const Args& args, int64_t n,
+                 EvalContext& ctx) -> Result<ColumnarValue> {
+    auto substr = [bytes](std::string_view s, int64_t start, std::optional<int64_t> count) {
+      return bytes ? ByteSubstr(s, start, count) : Substr(s, start, count);
+    };
+    if (args.size() == 3) {
+      return Map3Fallible<std::string, std::string_view, std::string_view, int32_t>(
+          args[0], args[1], args[2], n, f.return_type, ctx,
+          [&](std::string_view s, std::string_view p, int32_t start, std::string* out) {
+            const int64_t count = bytes ? static_cast<int64_t>(p.size()) : CharCount(p);
+            return Overlay(s, p, start, count, substr, out);
+          });
+    }
+    return Map4Fallible<std::string, std::string_view, std::string_view, int32_t, int32_t>(
+        args[0], args[1], args[2], args[3], n, f.return_type, ctx,
+        [&](std::string_view s, std::string_view p, int32_t start, int32_t count,
+            std::string* out) { return Overlay(s, p, start, count, substr, out); });
+  };
+}
+
+constexpr std::string_view kBase64Digits =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+// encode(bytes, format): 'hex' (lower case), 'base64' (a newline after every 76 characters,
+// as PostgreSQL writes it) or 'escape' (NUL and bytes >= 0x80 as \ooo, backslash doubled).
+Status EncodeBytes(std::string_view in, std::string_view format, std::string* out) {
+  out->clear();
+  if (format == "hex") {
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (unsigned char c : in) {
+      out->push_back(kHex[c >> 4]);
+      out->push_back(kHex[c & 15]);
+    }
+    return Status::OK();
+  }
+  if (format == "base64") {
+    size_t line = 0;
+    for (size_t i = 0; i < in.size(); i += 3) {
+      uint32_t group = static_cast<uint32_t>(static_cast<unsigned char>(in[i])) << 16;
+      if (i + 1 < in.size()) {
+        group |= static_cast<uint32_t>(static_cast<unsigned char>(in[i + 1])) << 8;
+      }
+      if (i + 2 < in.size()) group |= static_cast<unsigned char>(in[i + 2]);
+      if (line == 76) {
+        out->push_back('\n');
+        line = 0;
+      }
+      out->push_back(kBase64Digits[(group >> 18) & 63]);
+      out->push_back(kBase64Digits[(group >> 12) & 63]);
+      out->push_back(i + 1 < in.size() ? kBase64Digits[(group >> 6) & 63] : '=');
+      out->push_back(i + 2 < in.size() ? kBase64Digits[group & 63] : '=');
+      line += 4;
+    }
+    return Status::OK();
+  }
+  if (format == "escape") {
+    for (unsigned char c : in) {
+      if (c == 0 || c >= 0x80) {
+        out->push_back('\\');
+        out->push_back(static_cast<char>('0' + (c >> 6)));
+        out->push_back(static_cast<char>('0' + ((c >> 3) & 7)));
+        out->push_back(static_cast<char>('0' + (c & 7)));
+      } else if (c == '\\') {
+        out->append("\\\\");
+      } else {
+        out->push_back(static_cast<char>(c));
+      }
+    }
+    return Status::OK();
+  }
+  return Status::Invalid("unrecognized encoding: \"{}\"", format);
+}
+
+// base64 text to bytes: whitespace is skipped, '=' pads the last group of four.
+Status DecodeBase64(std::string_view in, std::string* out) {
+  uint32_t group = 0;
+  int digits = 0;
+  int padding = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const char c = in[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    uint32_t value = 0;
+    if (c == '=') {
+      if (padding == 0) {
+        if (digits == 2) {
+          padding = 2;
+        } else if (digits == 3) {
+          padding = 1;
+        } else {
+          return Status::Invalid("unexpected \"=\" while decoding base64 sequence");
+        }
+      }
+    } else {
+      const size_t at = kBase64Digits.find(c);
+      if (c == '\0' || at == std::string_view::npos) {
+        const size_t len = static_cast<unsigned char>(c) < 0x80 ? 1 : CharLen(in, i);
+        return Status::Invalid("invalid symbol \"{}\" found while decoding base64 sequence",
+                               in.substr(i, len));
+      }
+      value = static_cast<uint32_t>(at);
+    }
+    group = (group << 6) | value;
+    if (++digits == 4) {
+      out->push_back(static_cast<char>((group >> 16) & 255));
+      if (padding < 2) out->push_back(static_cast<char>((group >> 8) & 255));
+      if (padding < 1) out->push_back(static_cast<char>(group & 255));
+      group = 0;
+      digits = 0;
+    }
+  }
+  if (digits != 0) return Status::Invalid("invalid base64 end sequence");
+  return Status::OK();
+}
+
+// decode(text, format): the inverse of EncodeBytes.
+Status DecodeBytes(std::string_view in, std::string_view format, std::string* out) {
+  out->clear();
+  if (format == "hex") return ParseHexBytes(in, out);
+  if (format == "base64") return DecodeBase64(in, out);
+  if (format == "escape") return ParseEscapedBytes(in, out);
+  return Status::Invalid("unrecognized encoding: \"{}\"", format);
+}
+
+// float4send/float8send: the IEEE 754 bits, most significant byte first.
+template <typename Float>
+std::string FloatSend(Float value) {
+  using Bits = std::conditional_t<sizeof(Float) == 4, uint32_t, uint64_t>;
+  Bits bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  std::string out(sizeof(bits), '\0');
+  for (size_t i = 0; i < sizeof(bits); ++i) {
+    out[i] = static_cast<char>((bits >> (8 * (sizeof(bits) - 1 - i))) & 0xff);
+  }
   return out;
 }
 
@@ -979,6 +1354,115 @@ void RegisterStringFunctions(ScalarFunctionRegistry& r) {
          Signatures("regexp_matches", {{t, t}, {t, t, t}}, List(List(String()))),
          RegexpMatchesKernel,
          /*set_returning=*/true});
+  r.Add({"regexp_split_to_array",
+         {},
+         Signatures("regexp_split_to_array", {{t, t}, {t, t, t}}, List(String())),
+         RegexpSplitKernel("regexp_split_to_array")});
+  r.Add({"regexp_split_to_table",
+         {},
+         Signatures("regexp_split_to_table", {{t, t}, {t, t, t}}, List(String())),
+         RegexpSplitKernel("regexp_split_to_table"),
+         /*set_returning=*/true});
+  // substring(s from pattern) (a POSIX regular expression) and substring(s similar pattern
+  // escape e) (SQL's, the same as substring(s from pattern for e)); substring(s from n [for
+  // m]) is substr's.
+  r.Add({"substring", {}, Fixed("substring", {t, t}, t), RegexSubstringKernel(false)});
+  r.Add({"substring", {}, Fixed("substring", {t, t, t}, t), RegexSubstringKernel(true)});
+  r.Add({"similar_to_escape",
+         {},
+         Signatures("similar_to_escape", {{t}, {t, t}}, t),
+         [](const ResolvedFunction& f, const Args& args, int64_t n,
+            EvalContext& ctx) -> Result<ColumnarValue> {
+           if (args.size() == 1) {
+             return Map1Fallible<std::string, std::string_view>(
+                 args[0], n, f.return_type, ctx, [](std::string_view p, std::string* out) {
+                   FLOE_ASSIGN_OR_RAISE(*out, SimilarToRegex(p, "\\"));
+                   return Status::OK();
+                 });
+           }
+           return Map2Fallible<std::string, std::string_view, std::string_view>(
+               args[0], args[1], n, f.return_type, ctx,
+               [](std::string_view p, std::string_view escape, std::string* out) {
+                 FLOE_ASSIGN_OR_RAISE(*out, SimilarToRegex(p, escape));
+                 return Status::OK();
+               });
+         }});
+  // bytea.
+  const TypePtr by = Binary();
+  r.Add({"md5", {}, Fixed("md5", {by}, t), TextToText([](std::string_view s, std::string* out) {
+           *out = Md5Hex(s);
+         })});
+  r.Add({"substr",
+         {"substring"},
+         Signatures("substr", {{by, i4}, {by, i4, i4}}, by),
+         [](const ResolvedFunction& f, const Args& args, int64_t n,
+            EvalContext& ctx) -> Result<ColumnarValue> {
+           if (args.size() == 2) {
+             return Map2Fallible<std::string_view, std::string_view, int32_t>(
+                 args[0], args[1], n, f.return_type, ctx,
+                 [](std::string_view s, int32_t start, std::string_view* out) -> Status {
+                   FLOE_ASSIGN_OR_RAISE(*out, ByteSubstr(s, start, std::nullopt));
+                   return Status::OK();
+                 });
+           }
+           return Map3Fallible<std::string_view, std::string_view, int32_t, int32_t>(
+               args[0], args[1], args[2], n, f.return_type, ctx,
+               [](std::string_view s, int32_t start, int32_t count,
+                  std::string_view* out) -> Status {
+                 FLOE_ASSIGN_OR_RAISE(*out, ByteSubstr(s, start, count));
+                 return Status::OK();
+               });
+         }});
+  for (const auto& [name, side] : {std::pair{"btrim", TrimSide::kBoth},
+                                   std::pair{"ltrim", TrimSide::kLeft},
+                                   std::pair{"rtrim", TrimSide::kRight}}) {
+    r.Add({name,
+           name == std::string_view("btrim") ? std::vector<std::string>{"trim"}
+                                             : std::vector<std::string>{},
+           Fixed(name, {by, by}, by),
+           [side](const ResolvedFunction& f, const Args& args, int64_t n,
+                  EvalContext& ctx) -> Result<ColumnarValue> {
+             return Map2<std::string_view, std::string_view, std::string_view>(
+                 args[0], args[1], n, f.return_type, ctx,
+                 [side](std::string_view s, std::string_view bytes) {
+                   return TrimBytes(s, bytes, side);
+                 });
+           }});
+  }
+  r.Add({"overlay", {}, Signatures("overlay", {{t, t, i4}, {t, t, i4, i4}}, t),
+         OverlayKernel(/*bytes=*/false)});
+  r.Add({"overlay", {}, Signatures("overlay", {{by, by, i4}, {by, by, i4, i4}}, by),
+         OverlayKernel(/*bytes=*/true)});
+  r.Add({"encode",
+         {},
+         Fixed("encode", {by, t}, t),
+         [](const ResolvedFunction& f, const Args& args, int64_t n,
+            EvalContext& ctx) -> Result<ColumnarValue> {
+           return Map2Fallible<std::string, std::string_view, std::string_view>(
+               args[0], args[1], n, f.return_type, ctx, EncodeBytes);
+         }});
+  r.Add({"decode",
+         {},
+         Fixed("decode", {t, t}, by),
+         [](const ResolvedFunction& f, const Args& args, int64_t n,
+            EvalContext& ctx) -> Result<ColumnarValue> {
+           return Map2Fallible<std::string, std::string_view, std::string_view>(
+               args[0], args[1], n, f.return_type, ctx, DecodeBytes);
+         }});
+  r.Add({"float4send",
+         {},
+         Fixed("float4send", {Float32()}, by),
+         [](const ResolvedFunction& f, const Args& args, int64_t n,
+            EvalContext& ctx) -> Result<ColumnarValue> {
+           return Map1<std::string, float>(args[0], n, f.return_type, ctx, FloatSend<float>);
+         }});
+  r.Add({"float8send",
+         {},
+         Fixed("float8send", {Float64()}, by),
+         [](const ResolvedFunction& f, const Args& args, int64_t n,
+            EvalContext& ctx) -> Result<ColumnarValue> {
+           return Map1<std::string, double>(args[0], n, f.return_type, ctx, FloatSend<double>);
+         }});
 }
 
 }  // namespace floe::expr::internal

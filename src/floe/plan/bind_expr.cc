@@ -181,9 +181,21 @@ Result<std::pair<ExprPtr, ExprPtr>> Binder::Unify(ExprPtr a, ExprPtr b, std::str
   return std::make_pair(std::move(a), std::move(b));
 }
 
-Result<ExprPtr> Binder::MakeCall(std::string_view name, std::vector<ExprPtr> args, int location) {
+std::vector<bool> Binder::UnknownArgs(const std::vector<sql::ParsedExprPtr>& parsed,
+                                      const std::vector<ExprPtr>& args) const {
+  std::vector<bool> unknown(args.size(), false);
+  for (size_t i = 0; i < args.size() && i < parsed.size(); ++i) {
+    unknown[i] = parsed[i]->kind == sql::ExprKind::kConstant && IsUntyped(*args[i]);
+  }
+  return unknown;
+}
+
+Result<ExprPtr> Binder::MakeCall(std::string_view name, std::vector<ExprPtr> args, int location,
+                                 const std::vector<bool>& unknown) {
   std::vector<TypePtr> types;
-  for (const ExprPtr& a : args) types.push_back(a->type);
+  for (size_t i = 0; i < args.size(); ++i) {
+    types.push_back(i < unknown.size() && unknown[i] ? expr::UnknownType() : args[i]->type);
+  }
   auto resolved = expr::ResolveScalarFunction(name, types);
   if (!resolved.ok()) {
     return Status(resolved.status().code(), resolved.status().message() + Where(location));
@@ -580,7 +592,9 @@ Result<ExprPtr> Binder::BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx)
                             (!IsUntyped(*b) && b->type->id() == TypeId::kList);
   for (const auto& [sym, name] : kJson) {
     if (op == sym && !(list_operand && (op == "@>" || op == "<@"))) {
-      return MakeCall(name, {a, b}, e.location);
+      std::vector<ExprPtr> operands = {a, b};
+      std::vector<bool> unknown = UnknownArgs(e.args, operands);
+      return MakeCall(name, std::move(operands), e.location, unknown);
     }
   }
   if ((op == "-" || op == "||") && (a->type->is_json() || b->type->is_json())) {
@@ -724,7 +738,8 @@ Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx)
     return Status::NotFound("function " + name + "(" + types + ") does not exist" +
                             Where(e.location));
   }
-  FLOE_ASSIGN_OR_RAISE(ExprPtr call, MakeCall(name, std::move(args), e.location));
+  const std::vector<bool> unknown = UnknownArgs(e.args, args);
+  FLOE_ASSIGN_OR_RAISE(ExprPtr call, MakeCall(name, std::move(args), e.location, unknown));
   if (call->kind == expr::ExprKind::kCall && expr::IsSetReturningFunction(call->name)) {
     return BindSetReturning(std::move(call), e, ctx);
   }
@@ -1185,8 +1200,21 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
           expr::Call(e.case_insensitive ? "ilike" : "like", std::move(args), Boolean(), nullable);
       return e.negated ? expr::Not(like) : like;
     }
-    case K::kSimilar:
-      return NotSupported(e.location, "SIMILAR TO is not supported");
+    case K::kSimilar: {
+      // x SIMILAR TO p [ESCAPE e]: a regular-expression match of the pattern converted by
+      // similar_to_escape (expr/string_functions.cc).
+      std::vector<ExprPtr> args;
+      for (const auto& a : e.args) {
+        FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*a, ctx));
+        args.push_back(std::move(x));
+      }
+      ExprPtr value = args[0];
+      args.erase(args.begin());
+      FLOE_ASSIGN_OR_RAISE(ExprPtr regex,
+                           MakeCall("similar_to_escape", std::move(args), e.location));
+      FLOE_ASSIGN_OR_RAISE(ExprPtr match, MakeCall("regex_match", {value, regex}, e.location));
+      return e.negated ? expr::Not(match) : match;
+    }
     case K::kCase: {
       ExprPtr operand;
       if (!e.args.empty() && e.args[0]) {

@@ -168,8 +168,15 @@ class Binder {
   /// side's type).
   Result<std::pair<expr::ExprPtr, expr::ExprPtr>> Unify(expr::ExprPtr a, expr::ExprPtr b,
                                                         std::string_view context, int location);
+  /// Resolves and builds a call of `name`, converting the arguments to the parameter types.
+  /// `unknown[i]` marks an argument that is an untyped literal as written (PostgreSQL's
+  /// `unknown`): it may take any parameter type (expr::UnknownType).
   Result<expr::ExprPtr> MakeCall(std::string_view name, std::vector<expr::ExprPtr> args,
-                                 int location);
+                                 int location, const std::vector<bool>& unknown = {});
+  /// Which of `args`, bound from `parsed`, are untyped literals as written (a bare string
+  /// constant or NULL; not one cast to text, which keeps its untyped node).
+  std::vector<bool> UnknownArgs(const std::vector<sql::ParsedExprPtr>& parsed,
+                                const std::vector<expr::ExprPtr>& args) const;
   Result<expr::ExprPtr> MakeCompare(std::string_view op, expr::ExprPtr a, expr::ExprPtr b,
                                     int location);
   Result<TypePtr> BindTypeName(const sql::TypeName& type);

@@ -125,6 +125,46 @@ TEST(RunSql, PrintsEveryResultInOrderAndStopsAtTheFirstError) {
   std::filesystem::remove_all(std::filesystem::path(options.warehouse).parent_path());
 }
 
+TEST(RunSql, JsonLinesRunEveryLineInOneSession) {
+  SqlOptions options;
+  options.warehouse = ScratchWarehouse();
+  options.threads = 2;
+  options.jsonl = true;
+  // A temporary table and a setting outlive their statement; an error line, a line that is
+  // no request and a line of two statements are answered and the session goes on.
+  std::istringstream in(R"j({"sql": "CREATE TEMP TABLE t (a int, b text)"}
+{"sql": "INSERT INTO t VALUES (1, 'x'), (2, NULL)"}
+{"sql": "SELECT a, b, a * 10 AS h FROM t ORDER BY a;"}
+{"sql": "SELECT nope FROM t"}
+not json
+{"query": "SELECT 1"})j"
+                        "\r\n"
+                        R"j({"sql": "SELECT 1; SELECT 2"}
+{"sql": "SET extra_float_digits = 0"}
+{"sql": "SELECT 0.1::float8 + 0.2 AS f, '\"q\"\n' AS s"}
+)j");
+  std::ostringstream out, err;
+  ASSERT_OK_AND_ASSIGN(int code, RunSql(options, in, out, err));
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(out.str(), R"j({"columns":[],"rows":[],"command":"CREATE TABLE"}
+{"columns":[],"rows":[],"command":"INSERT 0 2"}
+{"columns":["a","b","h"],"rows":[["1","x","10"],["2",null,"20"]],)j"
+                       R"j("command":"SELECT 2"}
+{"error":"column \"nope\" does not exist (line 1, column 8)"}
+{"error":"input line 5: not a JSON object"}
+{"error":"input line 6: no string member \"sql\""}
+{"error":"input line 7: \"sql\" holds 2 statements; send one per line"}
+{"columns":[],"rows":[],"command":"SET"}
+{"columns":["f","s"],"rows":[["0.3","\"q\"\n"]],"command":"SELECT 1"}
+)j");
+  EXPECT_EQ(err.str(), "");
+
+  options.commands = {"SELECT 1"};
+  EXPECT_THAT(RunSql(options, in, out, err),
+              ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument, "takes no -c"));
+  std::filesystem::remove_all(std::filesystem::path(options.warehouse).parent_path());
+}
+
 using ::floe::testing::ScopedEnv;
 
 TEST(RunSql, CatalogOptionTakesAConfiguredNameOrAUri) {
