@@ -7,7 +7,8 @@
 //   RegisterArithmeticFunctions, RegisterComparisonFunctions, RegisterBooleanFunctions
 //   (and/or/not/is_*/in_list/like/coalesce/nullif/greatest/least),
 //   RegisterStringFunctions, RegisterDatetimeFunctions, RegisterMathFunctions,
-//   RegisterJsonFunctions, RegisterArrayFunctions, RegisterSetReturningFunctions.
+//   RegisterJsonFunctions, RegisterArrayFunctions, RegisterSetReturningFunctions,
+//   RegisterFormattingFunctions.
 // Elementwise loop templates shared by the kernels live in kernel_internal.h.
 
 #include <functional>
@@ -79,5 +80,7 @@ void RegisterSetReturningFunctions(ScalarFunctionRegistry& registry);
 /// json_functions.cc (declared with the json casts in json_internal.h).
 void RegisterJsonFunctions(ScalarFunctionRegistry& registry);
 void RegisterArrayFunctions(ScalarFunctionRegistry& registry);
+/// to_char, to_timestamp(text, text), to_date, to_number (formatting_functions.cc).
+void RegisterFormattingFunctions(ScalarFunctionRegistry& registry);
 
 }  // namespace floe::expr::internal
