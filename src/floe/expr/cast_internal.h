@@ -39,6 +39,29 @@ Status ParseHexBytes(std::string_view text, std::string* out);
 /// bytea" for any other backslash.
 Status ParseEscapedBytes(std::string_view text, std::string* out);
 
+/// The weekday of a day number (days since 1970-01-01, a Thursday): Monday = 0 .. Sunday = 6.
+constexpr int64_t MondayBasedWeekday(int64_t days) { return FloorMod(days + 3, 7); }
+
+/// An ISO 8601 week date's year (astronomical) and week (1..53).
+struct IsoWeek {
+  int64_t year;
+  int64_t week;
+};
+
+/// The ISO week a day number falls in: a week runs Monday to Sunday and belongs to the
+/// year its Thursday falls in.
+constexpr IsoWeek IsoWeekOf(int64_t days) {
+  const int64_t thursday = days - MondayBasedWeekday(days) + 3;
+  const int64_t year = CivilFromDays(thursday).year;
+  return {year, (thursday - DaysFromCivil(year, 1, 1)) / 7 + 1};
+}
+
+/// The day number of the Monday that starts ISO week 1 of `year` (the week of January 4).
+constexpr int64_t IsoYearStart(int64_t year) {
+  const int64_t january4 = DaysFromCivil(year, 1, 4);
+  return january4 - MondayBasedWeekday(january4);
+}
+
 /// "integer out of range" (smallint, bigint, tinyint by the type).
 Status IntOutOfRange(TypeId id);
 

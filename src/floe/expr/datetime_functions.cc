@@ -1,9 +1,11 @@
 // Date/time functions with PostgreSQL's semantics: date_trunc, extract (numeric) and
-// date_part (float8), make_date, to_timestamp. Values are int32 days and int64
+// date_part (float8), make_date, make_timestamp, to_timestamp(float8) (to_char and
+// to_timestamp(text, text) are in formatting_functions.cc). Values are int32 days and int64
 // microseconds; the session time zone is UTC, so timestamptz behaves like timestamp.
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -143,20 +145,6 @@ Status UnitNotSupported(std::string_view unit, const TypePtr& type) {
 
 // PostgreSQL's display year (1 BC is -1) from an astronomical year (1 BC is 0).
 int64_t DisplayYear(int64_t year) { return year > 0 ? year : year - 1; }
-
-// Monday = 0 .. Sunday = 6; 1970-01-01 was a Thursday.
-int64_t MondayBasedWeekday(int64_t days) { return FloorMod(days + 3, 7); }
-
-struct IsoWeek {
-  int64_t year;
-  int64_t week;
-};
-
-IsoWeek IsoWeekOf(int64_t days) {
-  const int64_t thursday = days - MondayBasedWeekday(days) + 3;
-  const int64_t year = CivilFromDays(thursday).year;
-  return {year, (thursday - DaysFromCivil(year, 1, 1)) / 7 + 1};
-}
 
 // The first year of the decade/century/millennium containing display year `y`
 // (PostgreSQL's date_trunc).
@@ -542,201 +530,27 @@ Result<ColumnarValue> ToTimestampKernel(const ResolvedFunction& f, const Args& a
         if (std::isnan(seconds)) {
           return Status::Invalid("timestamp cannot be NaN");
         }
-        const double micros = std::nearbyint(seconds * 1e6);
-        // PostgreSQL's range: 4714-11-24 BC .. 294276 AD.
-        if (!(micros >= -210866803200e6 && micros < 9224318016000e6)) {
-          return Status::Invalid("timestamp out of range: \"{}\"", seconds);
+        if (std::isinf(seconds)) {
+          *out = seconds > 0 ? kTimestampInfinity : kTimestampMinusInfinity;
+          return Status::OK();
         }
-        *out = static_cast<int64_t>(micros);
-        return Status::OK();
-      });
-}
-
-// ---------------------------------------------------------------------------------------
-// to_char(timestamp, format): PostgreSQL's template patterns for dates and times.
-
-constexpr std::string_view kMonthNames[] = {"January",   "February", "March",    "April",
-                                            "May",       "June",     "July",     "August",
-                                            "September", "October",  "November", "December"};
-constexpr std::string_view kDayNames[] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
-                                          "Thursday", "Friday", "Saturday"};
-
-std::string_view OrdinalSuffix(int64_t v) {
-  const int64_t last2 = (v < 0 ? -v : v) % 100;
-  if (last2 >= 11 && last2 <= 13) return "th";
-  switch (last2 % 10) {
-    case 1:
-      return "st";
-    case 2:
-      return "nd";
-    case 3:
-      return "rd";
-    default:
-      return "th";
-  }
-}
-
-// A name in the case the pattern was written in ("MONTH", "Month", "month"), blank-padded
-// to `width` unless `fill_mode`.
-void AppendName(std::string_view name, std::string_view pattern, int width, bool fill_mode,
-                std::string* out) {
-  std::string text(name);
-  const bool all_upper = pattern.size() > 1 && pattern[1] >= 'A' && pattern[1] <= 'Z';
-  const bool all_lower = pattern[0] >= 'a' && pattern[0] <= 'z';
-  for (char& c : text) {
-    if (all_upper && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-    if (all_lower && c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  out->append(text);
-  if (!fill_mode) {
-    for (int i = static_cast<int>(text.size()); i < width; ++i) out->push_back(' ');
-  }
-}
-
-std::string ToChar(int64_t ts, std::string_view format, bool with_zone) {
-  const int64_t days = FloorDiv(ts, kMicrosPerDay);
-  const int64_t in_day = FloorMod(ts, kMicrosPerDay);
-  const CivilDate c = CivilFromDays(days);
-  const int64_t year = DisplayYear(c.year);
-  const int64_t hour = in_day / kMicrosPerHour;
-  const int64_t dow = FloorMod(days + 4, 7);
-  std::string out;
-  bool fill_mode = false;
-  size_t i = 0;
-  auto starts = [&](std::string_view p) { return format.substr(i, p.size()) == p; };
-  // Appends a number zero-padded to `width` (unless FM) and an optional th/TH suffix.
-  auto number = [&](int64_t v, int width, size_t pattern_len) {
-    std::string digits = std::to_string(v < 0 ? -v : v);
-    if (v < 0) out.push_back('-');
-    if (!fill_mode) {
-      for (int k = static_cast<int>(digits.size()); k < width; ++k) out.push_back('0');
-    }
-    out.append(digits);
-    i += pattern_len;
-    if (format.substr(i, 2) == "th") {
-      out.append(OrdinalSuffix(v));
-      i += 2;
-    } else if (format.substr(i, 2) == "TH") {
-      std::string suffix(OrdinalSuffix(v));
-      for (char& ch : suffix) ch = static_cast<char>(ch - 'a' + 'A');
-      out.append(suffix);
-      i += 2;
-    }
-    fill_mode = false;
-  };
-  auto name = [&](std::string_view text, size_t pattern_len, int width) {
-    AppendName(text, format.substr(i, pattern_len), width, fill_mode, &out);
-    i += pattern_len;
-    fill_mode = false;
-  };
-  auto upper_ci = [&](std::string_view p) {
-    // Case-insensitive match for patterns whose case only changes the output's case.
-    if (i + p.size() > format.size()) return false;
-    for (size_t k = 0; k < p.size(); ++k) {
-      char ch = format[i + k];
-      if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
-      if (ch != p[k]) return false;
-    }
-    return true;
-  };
-  while (i < format.size()) {
-    if (starts("FM") || starts("fm")) {
-      fill_mode = true;
-      i += 2;
-    } else if (format[i] == '"') {
-      ++i;
-      while (i < format.size() && format[i] != '"') {
-        if (format[i] == '\\' && i + 1 < format.size()) ++i;
-        out.push_back(format[i++]);
-      }
-      ++i;
-    } else if (starts("HH24") || starts("hh24")) {
-      number(hour, 2, 4);
-    } else if (starts("HH12") || starts("hh12")) {
-      number(hour % 12 == 0 ? 12 : hour % 12, 2, 4);
-    } else if (starts("HH") || starts("hh")) {
-      number(hour % 12 == 0 ? 12 : hour % 12, 2, 2);
-    } else if (starts("MI") || starts("mi")) {
-      number(in_day / kMicrosPerMinute % 60, 2, 2);
-    } else if (starts("SSSS") || starts("ssss")) {
-      number(in_day / kMicrosPerSecond, 1, 4);
-    } else if (starts("SS") || starts("ss")) {
-      number(in_day / kMicrosPerSecond % 60, 2, 2);
-    } else if (starts("MS") || starts("ms")) {
-      number(in_day / 1000 % 1000, 3, 2);
-    } else if (starts("US") || starts("us")) {
-      number(in_day % kMicrosPerSecond, 6, 2);
-    } else if (starts("AM") || starts("PM") || starts("am") || starts("pm")) {
-      const bool lower = format[i] == 'a' || format[i] == 'p';
-      out.append(hour < 12 ? (lower ? "am" : "AM") : (lower ? "pm" : "PM"));
-      i += 2;
-    } else if (starts("A.M.") || starts("P.M.") || starts("a.m.") || starts("p.m.")) {
-      const bool lower = format[i] == 'a' || format[i] == 'p';
-      out.append(hour < 12 ? (lower ? "a.m." : "A.M.") : (lower ? "p.m." : "P.M."));
-      i += 4;
-    } else if (starts("YYYY") || starts("yyyy")) {
-      number(year < 0 ? -year : year, 4, 4);
-    } else if (starts("IYYY") || starts("iyyy")) {
-      const int64_t iy = IsoWeekOf(days).year;
-      number(iy > 0 ? iy : 1 - iy, 4, 4);
-    } else if (starts("YYY") || starts("yyy")) {
-      number((year < 0 ? -year : year) % 1000, 3, 3);
-    } else if (starts("YY") || starts("yy")) {
-      number((year < 0 ? -year : year) % 100, 2, 2);
-    } else if (starts("Y") || starts("y")) {
-      number((year < 0 ? -year : year) % 10, 1, 1);
-    } else if (upper_ci("BC") || upper_ci("AD")) {
-      const bool lower = format[i] == 'b' || format[i] == 'a';
-      out.append(year < 0 ? (lower ? "bc" : "BC") : (lower ? "ad" : "AD"));
-      i += 2;
-    } else if (upper_ci("MONTH")) {
-      name(kMonthNames[c.month - 1], 5, 9);
-    } else if (upper_ci("MON")) {
-      name(kMonthNames[c.month - 1].substr(0, 3), 3, 3);
-    } else if (starts("MM") || starts("mm")) {
-      number(c.month, 2, 2);
-    } else if (upper_ci("DAY")) {
-      name(kDayNames[dow], 3, 9);
-    } else if (upper_ci("DY")) {
-      name(kDayNames[dow].substr(0, 3), 2, 3);
-    } else if (starts("DDD") || starts("ddd")) {
-      number(days - DaysFromCivil(c.year, 1, 1) + 1, 3, 3);
-    } else if (starts("DD") || starts("dd")) {
-      number(c.day, 2, 2);
-    } else if (starts("ID") || starts("id")) {
-      number(MondayBasedWeekday(days) + 1, 1, 2);
-    } else if (starts("D") || starts("d")) {
-      number(dow + 1, 1, 1);
-    } else if (starts("IW") || starts("iw")) {
-      number(IsoWeekOf(days).week, 2, 2);
-    } else if (starts("WW") || starts("ww")) {
-      number((days - DaysFromCivil(c.year, 1, 1)) / 7 + 1, 2, 2);
-    } else if (starts("Q") || starts("q")) {
-      number((c.month - 1) / 3 + 1, 1, 1);
-    } else if (starts("J")) {
-      number(days + 2440588, 1, 1);
-    } else if (starts("TZ") || starts("tz")) {
-      if (with_zone) out.append(format[i] == 't' ? "utc" : "UTC");
-      i += 2;
-    } else if (starts("OF")) {
-      if (with_zone) out.append("+00");
-      i += 2;
-    } else {
-      out.push_back(format[i++]);
-    }
-  }
-  return out;
-}
-
-Result<ColumnarValue> ToCharKernel(const ResolvedFunction& f, const Args& args, int64_t n,
-                                   EvalContext& ctx) {
-  const bool with_zone = f.arg_types[0]->id() == TypeId::kTimestampTz;
-  // An infinite timestamp has no fields: null, as PostgreSQL answers.
-  return Map2Nullable<std::string, int64_t, std::string_view>(
-      args[0], args[1], n, f.return_type, ctx,
-      [with_zone](int64_t ts, std::string_view format, std::string* out, bool* is_null) {
-        *is_null = ts == kTimestampInfinity || ts == kTimestampMinusInfinity;
-        if (!*is_null) *out = ToChar(ts, format, with_zone);
+        char shown[32];
+        std::snprintf(shown, sizeof(shown), "%g", seconds);
+        // PostgreSQL's range: 4714-11-24 BC .. 294276 AD.
+        if (!(seconds >= -210866803200.0 && seconds < 9224318016000.0)) {
+          return Status::Invalid("timestamp out of range: \"{}\"", shown);
+        }
+        // Rounded to microseconds as PostgreSQL does, from its epoch (2000-01-01): the
+        // same double arithmetic gives the same microsecond.
+        constexpr double kPostgresEpochSeconds = 946684800.0;
+        const double micros = std::nearbyint((seconds - kPostgresEpochSeconds) * 1e6);
+        const __int128 value =
+            static_cast<__int128>(micros) + __int128{946684800} * kMicrosPerSecond;
+        // floe's microseconds end in 294247, before PostgreSQL's range does.
+        if (value >= kTimestampInfinity || value <= kTimestampMinusInfinity) {
+          return Status::Invalid("timestamp out of range: \"{}\"", shown);
+        }
+        *out = static_cast<int64_t>(value);
         return Status::OK();
       });
 }
@@ -744,21 +558,6 @@ Result<ColumnarValue> ToCharKernel(const ResolvedFunction& f, const Args& args, 
 }  // namespace
 
 void RegisterDatetimeFunctions(ScalarFunctionRegistry& r) {
-  r.Add({"to_char",
-         {},
-         [](const std::vector<TypePtr>& args, int* cost) -> Result<ResolvedFunction> {
-           if (args.size() == 2) {
-             TypePtr param = TemporalParam(args[0], true, false);
-             int c = 0;
-             if (param != nullptr && Accepts(args[1], String(), &c)) {
-               if (!param->Equals(*args[0])) ++c;
-               *cost += c;
-               return Resolution("to_char", {param, String()}, String());
-             }
-           }
-           return NoSuchFunction("to_char", args);
-         },
-         ToCharKernel});
   r.Add({"date_trunc", {}, UnitAndTemporal("date_trunc", true, false, nullptr), DateTruncKernel});
   r.Add({"extract",
          {},

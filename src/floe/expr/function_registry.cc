@@ -107,6 +107,7 @@ ScalarFunctionRegistry::ScalarFunctionRegistry() {
   RegisterArrayFunctions(*this);
   RegisterIntervalFunctions(*this);
   RegisterOrderedSetFunctions(*this);
+  RegisterFormattingFunctions(*this);
 }
 
 void ScalarFunctionRegistry::Add(ScalarFunctionDef def) { defs_.push_back(std::move(def)); }

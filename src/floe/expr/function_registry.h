@@ -80,6 +80,13 @@ int ArrayTextDimensions(std::string_view text);
 /// field may cast the call's result to decimal(38, scale).
 int ExtractResultScale(std::string_view field);
 
+/// to_number(text, format) resolves to decimal(38, 10), floe's numeric without a declared
+/// scale; PostgreSQL's result has as many digits after the point as the input gave, at most
+/// the template's. The scale of the template `format` (its digit positions after the
+/// point, plus those after V), when it is a valid template and needs at most 10; -1
+/// otherwise. A binder that knows the template may cast the call's result to it.
+int ToNumberResultScale(std::string_view format);
+
 /// An aggregate resolved for argument types. Partial aggregation emits `state_fields`
 /// per group; the final phase merges them and produces `return_type`.
 struct ResolvedAggregate {

@@ -7,7 +7,8 @@
 //   RegisterArithmeticFunctions, RegisterComparisonFunctions, RegisterBooleanFunctions
 //   (and/or/not/is_*/in_list/like/coalesce/nullif/greatest/least),
 //   RegisterStringFunctions, RegisterDatetimeFunctions, RegisterMathFunctions,
-//   RegisterJsonFunctions, RegisterArrayFunctions, RegisterSetReturningFunctions.
+//   RegisterJsonFunctions, RegisterArrayFunctions, RegisterSetReturningFunctions,
+//   RegisterFormattingFunctions.
 // Elementwise loop templates shared by the kernels live in kernel_internal.h.
 
 #include <functional>
@@ -83,5 +84,7 @@ void RegisterArrayFunctions(ScalarFunctionRegistry& registry);
 void RegisterIntervalFunctions(ScalarFunctionRegistry& registry);
 /// ordered_set_functions.cc: the final steps of percentile_cont, percentile_disc, mode.
 void RegisterOrderedSetFunctions(ScalarFunctionRegistry& registry);
+/// to_char, to_timestamp(text, text), to_date, to_number (formatting_functions.cc).
+void RegisterFormattingFunctions(ScalarFunctionRegistry& registry);
 
 }  // namespace floe::expr::internal

@@ -753,6 +753,16 @@ Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx)
       return expr::Cast(call, Decimal(call->type->precision(), scale));
     }
   }
+  // to_number's result has its template's scale (to_number('1.5', '9.9') is 1.5).
+  if (call->kind == expr::ExprKind::kCall && call->name == "to_number" && call->args.size() == 2 &&
+      call->args[1]->kind == expr::ExprKind::kLiteral && !call->args[1]->literal.is_null() &&
+      std::holds_alternative<std::string>(call->args[1]->literal.value()) &&
+      call->type->id() == TypeId::kDecimal) {
+    int scale = expr::ToNumberResultScale(call->args[1]->literal.get<std::string>());
+    if (scale >= 0 && scale != call->type->scale()) {
+      return expr::Cast(call, Decimal(call->type->precision(), scale));
+    }
+  }
   return call;
 }
 
