@@ -1,6 +1,6 @@
 // PostgreSQL's data type formatting functions over columns: to_char (timestamps, dates and
-// numbers), to_timestamp(text, text), to_date and to_number. The templates (formatting.h)
-// are parsed once per distinct template text in a batch, usually once per query.
+// numbers), to_timestamp(text, text), to_date and to_number. A template (formatting.h) is
+// parsed once per batch, and again only where a row's template differs from the last row's.
 
 #include <optional>
 #include <string>

@@ -3,6 +3,7 @@
 // What the date/time and the numeric templates (formatting.h) share: reading literal text
 // out of a template, character lengths, and the character classes PostgreSQL's readers use.
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
