@@ -828,6 +828,7 @@ Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx)
     FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*a, ctx));
     args.push_back(std::move(x));
   }
+  if (e.func_variadic) return BindVariadicCall(name, std::move(args), e);
   FLOE_RETURN_NOT_OK(CoerceUntypedArrayArgs(name, args));
   // A function-style cast (PostgreSQL's "special type conversion request"): one argument,
   // a name that is a type's and no function's: float8(x), int4('5'), text(5),
@@ -867,6 +868,48 @@ Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx)
     }
   }
   return call;
+}
+
+Result<ExprPtr> Binder::BindVariadicCall(const std::string& name, std::vector<ExprPtr> args,
+                                         const sql::ParsedExpr& e) {
+  if (args.empty()) return BindError(e.location, "VARIADIC argument must be an array");
+  ExprPtr& array = args.back();
+  if (IsUntyped(*array)) {
+    FLOE_ASSIGN_OR_RAISE(array, CoerceTo(array, List(String()), e.args.back()->location));
+  }
+  if (array->type->id() != TypeId::kList) {
+    return BindError(e.args.back()->location, "VARIADIC argument must be an array");
+  }
+  // PostgreSQL's json(b)_extract_path(_text)(j, VARIADIC text[]) are #> and #>> over the array.
+  static const std::pair<const char*, const char*> kPathForms[] = {
+      {"json_extract_path", "json_get_path"},
+      {"jsonb_extract_path", "json_get_path"},
+      {"json_extract_path_text", "json_get_path_text"},
+      {"jsonb_extract_path_text", "json_get_path_text"}};
+  for (const auto& [function, path_form] : kPathForms) {
+    if (name == function) return MakeCall(path_form, std::move(args), e.location);
+  }
+  // A function with PostgreSQL's VARIADIC "any" spreads the array's elements over its last
+  // arguments (expr::VariadicFormName); any other takes the array as its last argument, as
+  // a variadic array parameter does (jsonb_delete(j, VARIADIC keys)).
+  const std::string form = expr::VariadicFormName(name);
+  if (expr::IsScalarFunction(form)) {
+    std::string types;
+    for (size_t i = 0; i < args.size(); ++i) {
+      types += (i > 0 ? ", " : "") +
+               (IsUntyped(*args[i]) ? std::string("unknown") : SqlTypeName(*args[i]->type));
+    }
+    auto call = MakeCall(form, std::move(args), e.location);
+    // No form fits: name the function as written.
+    if (!call.ok() && call.status().message().starts_with("function " + form + "(")) {
+      return BindError(e.location, "function " + name + "(" + types + ") does not exist");
+    }
+    return call;
+  }
+  if (!expr::IsScalarFunction(name)) {
+    return Status::NotFound("function " + name + " does not exist" + Where(e.location));
+  }
+  return MakeCall(name, std::move(args), e.location);
 }
 
 Result<ExprPtr> Binder::BindSetReturning(ExprPtr call, const sql::ParsedExpr& e,

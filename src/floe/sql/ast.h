@@ -151,6 +151,7 @@ struct ParsedExpr {
   std::vector<SortItem> agg_order_by;  // string_agg(x, ',' ORDER BY y)
   ParsedExprPtr agg_filter;            // FILTER (WHERE ...)
   std::shared_ptr<WindowDef> over;     // OVER (...) / OVER w
+  bool func_variadic = false;          // f(..., VARIADIC array): the last argument
 
   // kScalarSubquery, kExists, kInSubquery, kQuantified
   SelectStmtPtr subquery;

@@ -331,7 +331,7 @@ Result<ParsedExprPtr> ConvertFuncCall(Converter& c, const Json& f) {
   if (BoolField(f, "agg_within_group")) {
     return c.NotSupported("WITHIN GROUP (in " + display + ")", location);
   }
-  if (BoolField(f, "func_variadic")) return c.NotSupported("VARIADIC", location);
+  e->func_variadic = BoolField(f, "func_variadic");
   for (const Json& arg : ListField(f, "args")) {
     const Json* af = nullptr;
     if (NodeTag(arg, &af) == "NamedArgExpr") {
