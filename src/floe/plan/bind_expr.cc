@@ -401,6 +401,42 @@ Result<ExprPtr> Binder::BindInList(const sql::ParsedExpr& value,
 Result<ExprPtr> Binder::BindQuantifiedArray(const sql::ParsedExpr& e, ExprContext& ctx) {
   const char* op = ComparisonName(e.op);
   const std::string written = e.op + (e.all ? " ALL" : " ANY");
+  // LIKE and ILIKE, as [NOT] [I]LIKE ANY|ALL (ARRAY[...]) arrive: ~~ ~~* !~~ !~~*.
+  const bool like = e.op == "~~" || e.op == "~~*" || e.op == "!~~" || e.op == "!~~*";
+  if (like && e.args.size() == 2 && e.args[0] != nullptr && e.args[1] != nullptr &&
+      e.args[1]->kind == sql::ExprKind::kArray) {
+    // Over ARRAY[a, b]: (x LIKE a) OR (x LIKE b) for ANY, AND for ALL; an empty array gives
+    // false (ANY) or true (ALL).
+    const bool insensitive = e.op.ends_with('*');
+    const bool negated = e.op[0] == '!';
+    FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.args[0], ctx));
+    if (IsUntyped(*x)) {
+      FLOE_ASSIGN_OR_RAISE(x, CoerceTo(x, String(), e.args[0]->location));
+    }
+    if (e.args[1]->args.empty()) return expr::Literal(Scalar::Bool(e.all));
+    if (expr::IsVolatile(*x)) {
+      return NotSupported(e.location, "a volatile operand of " + written +
+                                          " (array) is not supported (it would be evaluated "
+                                          "once per element)");
+    }
+    std::vector<ExprPtr> terms;
+    for (const auto& item : e.args[1]->args) {
+      FLOE_ASSIGN_OR_RAISE(ExprPtr y, BindExprImpl(*item, ctx));
+      if (IsUntyped(*y)) {
+        FLOE_ASSIGN_OR_RAISE(y, CoerceTo(y, String(), item->location));
+      }
+      if (x->type->id() != TypeId::kString || y->type->id() != TypeId::kString) {
+        return BindError(e.location, "operator does not exist: " + SqlTypeName(*x->type) + " " +
+                                         e.op + " " + SqlTypeName(*y->type));
+      }
+      const bool nullable = x->nullable || y->nullable;
+      ExprPtr term = expr::Call(insensitive ? "ilike" : "like", {x, std::move(y)}, Boolean(),
+                                nullable);
+      terms.push_back(negated ? expr::Not(std::move(term)) : std::move(term));
+    }
+    if (terms.size() == 1) return terms[0];
+    return e.all ? expr::And(std::move(terms)) : expr::Or(std::move(terms));
+  }
   if (op == nullptr) {
     return NotSupported(e.location, "operator " + written + " (array) is not supported");
   }
