@@ -207,15 +207,19 @@ Result<double> ParseFloat(std::string_view text, bool is_float32) {
   }
   errno = 0;
   char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size()) return InvalidSyntax(type_name, text);
   if (is_float32) {
-    const float f = static_cast<float>(v);
-    if (std::isinf(f) || (f == 0.0f && v != 0.0) || errno == ERANGE) {
+    // Rounded once, from the decimal text to the nearest float: through a double it would
+    // be rounded twice, one unit in the last place off for some inputs.
+    const float f = std::strtof(s.c_str(), &end);
+    if (end != s.c_str() + s.size()) return InvalidSyntax(type_name, text);
+    // An underflow to a subnormal value is one (as in PostgreSQL); to zero it is not.
+    if (errno == ERANGE && (f == 0.0f || std::isinf(f))) {
       return Status::Invalid("\"{}\" is out of range for type real", Trim(text));
     }
     return f;
   }
+  const double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size()) return InvalidSyntax(type_name, text);
   if (errno == ERANGE && (std::isinf(v) || v == 0.0)) {
     return Status::Invalid("\"{}\" is out of range for type double precision", Trim(text));
   }

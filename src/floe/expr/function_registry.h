@@ -55,6 +55,12 @@ struct ResolvedFunction {
 const TypePtr& UnknownType();
 inline bool IsUnknownType(const TypePtr& t) { return t != nullptr && t == UnknownType(); }
 
+/// The name under which `name(fixed..., VARIADIC array)` resolves for the functions with
+/// PostgreSQL's `VARIADIC "any"` (concat, concat_ws, json_build_array, json_build_object and
+/// their jsonb forms): "variadic <name>", taking the fixed arguments and the array; its
+/// elements (every dimension flattened) are the function's last arguments, row by row.
+std::string VariadicFormName(std::string_view name);
+
 /// Resolves `name` (lower-case) for these argument types, choosing the candidate
 /// PostgreSQL would choose (exact match, then fewest implicit casts, preferring the
 /// numeric category's preferred type). kBind "function name(types) does not exist" or

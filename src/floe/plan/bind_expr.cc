@@ -288,6 +288,42 @@ Result<ExprPtr> Binder::BindInList(const sql::ParsedExpr& value,
 Result<ExprPtr> Binder::BindQuantifiedArray(const sql::ParsedExpr& e, ExprContext& ctx) {
   const char* op = ComparisonName(e.op);
   const std::string written = e.op + (e.all ? " ALL" : " ANY");
+  // LIKE and ILIKE, as [NOT] [I]LIKE ANY|ALL (ARRAY[...]) arrive: ~~ ~~* !~~ !~~*.
+  const bool like = e.op == "~~" || e.op == "~~*" || e.op == "!~~" || e.op == "!~~*";
+  if (like && e.args.size() == 2 && e.args[0] != nullptr && e.args[1] != nullptr &&
+      e.args[1]->kind == sql::ExprKind::kArray) {
+    // Over ARRAY[a, b]: (x LIKE a) OR (x LIKE b) for ANY, AND for ALL; an empty array gives
+    // false (ANY) or true (ALL).
+    const bool insensitive = e.op.ends_with('*');
+    const bool negated = e.op[0] == '!';
+    FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.args[0], ctx));
+    if (IsUntyped(*x)) {
+      FLOE_ASSIGN_OR_RAISE(x, CoerceTo(x, String(), e.args[0]->location));
+    }
+    if (e.args[1]->args.empty()) return expr::Literal(Scalar::Bool(e.all));
+    if (expr::IsVolatile(*x)) {
+      return NotSupported(e.location, "a volatile operand of " + written +
+                                          " (array) is not supported (it would be evaluated "
+                                          "once per element)");
+    }
+    std::vector<ExprPtr> terms;
+    for (const auto& item : e.args[1]->args) {
+      FLOE_ASSIGN_OR_RAISE(ExprPtr y, BindExprImpl(*item, ctx));
+      if (IsUntyped(*y)) {
+        FLOE_ASSIGN_OR_RAISE(y, CoerceTo(y, String(), item->location));
+      }
+      if (x->type->id() != TypeId::kString || y->type->id() != TypeId::kString) {
+        return BindError(e.location, "operator does not exist: " + SqlTypeName(*x->type) + " " +
+                                         e.op + " " + SqlTypeName(*y->type));
+      }
+      const bool nullable = x->nullable || y->nullable;
+      ExprPtr term = expr::Call(insensitive ? "ilike" : "like", {x, std::move(y)}, Boolean(),
+                                nullable);
+      terms.push_back(negated ? expr::Not(std::move(term)) : std::move(term));
+    }
+    if (terms.size() == 1) return terms[0];
+    return e.all ? expr::And(std::move(terms)) : expr::Or(std::move(terms));
+  }
   if (op == nullptr) {
     return NotSupported(e.location, "operator " + written + " (array) is not supported");
   }
@@ -715,6 +751,7 @@ Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx)
     FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*a, ctx));
     args.push_back(std::move(x));
   }
+  if (e.func_variadic) return BindVariadicCall(name, std::move(args), e);
   FLOE_RETURN_NOT_OK(CoerceUntypedArrayArgs(name, args));
   // A function-style cast (PostgreSQL's "special type conversion request"): one argument,
   // a name that is a type's and no function's: float8(x), int4('5'), text(5),
@@ -764,6 +801,48 @@ Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx)
     }
   }
   return call;
+}
+
+Result<ExprPtr> Binder::BindVariadicCall(const std::string& name, std::vector<ExprPtr> args,
+                                         const sql::ParsedExpr& e) {
+  if (args.empty()) return BindError(e.location, "VARIADIC argument must be an array");
+  ExprPtr& array = args.back();
+  if (IsUntyped(*array)) {
+    FLOE_ASSIGN_OR_RAISE(array, CoerceTo(array, List(String()), e.args.back()->location));
+  }
+  if (array->type->id() != TypeId::kList) {
+    return BindError(e.args.back()->location, "VARIADIC argument must be an array");
+  }
+  // PostgreSQL's json(b)_extract_path(_text)(j, VARIADIC text[]) are #> and #>> over the array.
+  static const std::pair<const char*, const char*> kPathForms[] = {
+      {"json_extract_path", "json_get_path"},
+      {"jsonb_extract_path", "json_get_path"},
+      {"json_extract_path_text", "json_get_path_text"},
+      {"jsonb_extract_path_text", "json_get_path_text"}};
+  for (const auto& [function, path_form] : kPathForms) {
+    if (name == function) return MakeCall(path_form, std::move(args), e.location);
+  }
+  // A function with PostgreSQL's VARIADIC "any" spreads the array's elements over its last
+  // arguments (expr::VariadicFormName); any other takes the array as its last argument, as
+  // a variadic array parameter does (jsonb_delete(j, VARIADIC keys)).
+  const std::string form = expr::VariadicFormName(name);
+  if (expr::IsScalarFunction(form)) {
+    std::string types;
+    for (size_t i = 0; i < args.size(); ++i) {
+      types += (i > 0 ? ", " : "") +
+               (IsUntyped(*args[i]) ? std::string("unknown") : SqlTypeName(*args[i]->type));
+    }
+    auto call = MakeCall(form, std::move(args), e.location);
+    // No form fits: name the function as written.
+    if (!call.ok() && call.status().message().starts_with("function " + form + "(")) {
+      return BindError(e.location, "function " + name + "(" + types + ") does not exist");
+    }
+    return call;
+  }
+  if (!expr::IsScalarFunction(name)) {
+    return Status::NotFound("function " + name + " does not exist" + Where(e.location));
+  }
+  return MakeCall(name, std::move(args), e.location);
 }
 
 Result<ExprPtr> Binder::BindSetReturning(ExprPtr call, const sql::ParsedExpr& e,

@@ -173,6 +173,12 @@ class Binder {
   /// `unknown`): it may take any parameter type (expr::UnknownType).
   Result<expr::ExprPtr> MakeCall(std::string_view name, std::vector<expr::ExprPtr> args,
                                  int location, const std::vector<bool>& unknown = {});
+  /// `name(args..., VARIADIC array)`, its arguments bound: the array's elements as the last
+  /// arguments of a function with VARIADIC "any", else the array as the last argument.
+  /// "VARIADIC argument must be an array" when it is not one.
+  Result<expr::ExprPtr> BindVariadicCall(const std::string& name,
+                                         std::vector<expr::ExprPtr> args,
+                                         const sql::ParsedExpr& e);
   /// Which of `args`, bound from `parsed`, are untyped literals as written (a bare string
   /// constant or NULL; not one cast to text, which keeps its untyped node).
   std::vector<bool> UnknownArgs(const std::vector<sql::ParsedExprPtr>& parsed,

@@ -153,6 +153,7 @@ struct ParsedExpr {
                                        // ORDER BY is in agg_order_by
   ParsedExprPtr agg_filter;            // FILTER (WHERE ...)
   std::shared_ptr<WindowDef> over;     // OVER (...) / OVER w
+  bool func_variadic = false;          // f(..., VARIADIC array): the last argument
 
   // kScalarSubquery, kExists, kInSubquery, kQuantified
   SelectStmtPtr subquery;

@@ -329,7 +329,7 @@ Result<ParsedExprPtr> ConvertFuncCall(Converter& c, const Json& f) {
   e->names = StripCatalog(std::move(names));
   std::string display = e->names.empty() ? "" : e->names.back();
   e->agg_within_group = BoolField(f, "agg_within_group");
-  if (BoolField(f, "func_variadic")) return c.NotSupported("VARIADIC", location);
+  e->func_variadic = BoolField(f, "func_variadic");
   for (const Json& arg : ListField(f, "args")) {
     const Json* af = nullptr;
     if (NodeTag(arg, &af) == "NamedArgExpr") {
