@@ -327,7 +327,6 @@ Result<ParsedExprPtr> ConvertFuncCall(Converter& c, const Json& f) {
   auto e = NewExpr(ExprKind::kFunction, location);
   FLOE_ASSIGN_OR_RAISE(auto names, c.ConvertNameList(ListField(f, "funcname"), location));
   e->names = StripCatalog(std::move(names));
-  std::string display = e->names.empty() ? "" : e->names.back();
   e->agg_within_group = BoolField(f, "agg_within_group");
   e->func_variadic = BoolField(f, "func_variadic");
   for (const Json& arg : ListField(f, "args")) {
