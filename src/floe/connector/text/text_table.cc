@@ -17,6 +17,8 @@ namespace {
 
 // Records read to choose a CSV delimiter.
 constexpr int64_t kDelimiterSampleRows = 64;
+// The sniffer keeps at most this many bytes of sampled fields, whatever sample_size says.
+constexpr int64_t kMaxSampleBytes = 64 << 20;
 // Bytes read at a time when looking for split points.
 constexpr int64_t kScanChunkBytes = 1 << 20;
 
@@ -29,7 +31,8 @@ TextFileRange WholeFile(const TextTable::File& file) {
   return range;
 }
 
-// The first file's first records as text fields (CSV), at most `limit` (-1: all).
+// The first file's first records as text fields (CSV), at most `limit` (-1: all) and at most
+// kMaxSampleBytes of them.
 Result<std::vector<SampleRow>> SampleCsvRows(const TextTable::File& file, const io::FileIO* io,
                                              TextRecordOptions records, int64_t limit) {
   records.header = false;
@@ -37,7 +40,8 @@ Result<std::vector<SampleRow>> SampleCsvRows(const TextTable::File& file, const 
   FLOE_ASSIGN_OR_RAISE(std::unique_ptr<TextRecordReader> reader,
                        TextRecordReader::Open(std::move(handle), WholeFile(file), records));
   std::vector<SampleRow> rows;
-  while (limit < 0 || static_cast<int64_t>(rows.size()) < limit) {
+  int64_t bytes = 0;
+  while ((limit < 0 || static_cast<int64_t>(rows.size()) < limit) && bytes < kMaxSampleBytes) {
     FLOE_ASSIGN_OR_RAISE(bool more, reader->Next());
     if (!more || !reader->record_status().ok()) break;
     const CsvTokenizer& t = reader->csv();
@@ -48,6 +52,7 @@ Result<std::vector<SampleRow>> SampleCsvRows(const TextTable::File& file, const 
         row.emplace_back(std::nullopt);
       } else {
         row.emplace_back(std::string(t.field(i)));
+        bytes += static_cast<int64_t>(t.field(i).size());
       }
     }
     rows.push_back(std::move(row));
