@@ -4,7 +4,7 @@
 # corpus fuzz/corpus/<name> (new inputs go to fuzz/corpus-run/<name>, ignored by git).
 #
 # usage: fuzz/run.sh [SECONDS] [TARGET...]   (default 60 seconds, every target)
-#   targets: parquet_reader avro_reader iceberg_metadata plan_decode sql_frontend formatting
+#   targets: parquet_reader avro_reader iceberg_metadata plan_decode sql_frontend formatting text_reader
 # env:   JOBS (build parallelism, default 2), FUZZ_BUILD_DIR (default build-fuzz)
 # Exits non-zero when the build fails or a fuzzer finds a crash, leak or timeout; the
 # reproducer is written to $FUZZ_BUILD_DIR/artifacts/.

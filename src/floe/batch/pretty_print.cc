@@ -120,14 +120,16 @@ std::string PrettyPrint(const RecordBatch& batch, const TableOptions& options) {
 CsvWriter::CsvWriter(SchemaPtr schema, std::ostream* out, CsvOptions options)
     : schema_(std::move(schema)), out_(out), options_(std::move(options)) {}
 
-void CsvWriter::AppendField(std::string_view text, bool is_null, std::string* line) const {
+void CsvWriter::AppendField(std::string_view text, bool is_null, bool force,
+                            std::string* line) const {
   if (is_null) {
     *line += options_.null_text;
     return;
   }
-  bool quote = text.empty();
+  const char quote_char = options_.quote;
+  bool quote = force || text == options_.null_text;
   for (char c : text) {
-    if (c == options_.delimiter || c == '"' || c == '\r' || c == '\n') {
+    if (c == options_.delimiter || c == quote_char || c == '\r' || c == '\n') {
       quote = true;
       break;
     }
@@ -136,12 +138,14 @@ void CsvWriter::AppendField(std::string_view text, bool is_null, std::string* li
     line->append(text);
     return;
   }
-  *line += '"';
+  *line += quote_char;
   for (char c : text) {
-    if (c == '"') *line += '"';
+    if (c == quote_char || (c == options_.escape && options_.escape != quote_char)) {
+      *line += options_.escape;
+    }
     *line += c;
   }
-  *line += '"';
+  *line += quote_char;
 }
 
 void CsvWriter::WriteHeader() {
@@ -150,7 +154,7 @@ void CsvWriter::WriteHeader() {
   std::string line;
   for (int j = 0; j < schema_->num_fields(); ++j) {
     if (j > 0) line += options_.delimiter;
-    AppendField(schema_->field(j).name(), false, &line);
+    AppendField(schema_->field(j).name(), false, false, &line);
   }
   line += options_.line_ending;
   *out_ << line;
@@ -171,7 +175,9 @@ Status CsvWriter::Write(const RecordBatch& batch) {
       const bool is_null = a.IsNull(i);
       text.clear();
       if (!is_null) AppendValueText(a, i, &text, fmt);
-      AppendField(text, is_null, &line);
+      const bool force = static_cast<size_t>(j) < options_.force_quote.size() &&
+                         options_.force_quote[static_cast<size_t>(j)];
+      AppendField(text, is_null, force, &line);
     }
     line += options_.line_ending;
     *out_ << line;
@@ -181,6 +187,46 @@ Status CsvWriter::Write(const RecordBatch& batch) {
 
 Status CsvWriter::Finish() {
   if (!header_written_) WriteHeader();
+  out_->flush();
+  return CheckStream(*out_);
+}
+
+// JsonLinesWriter ----------------------------------------------------------------------
+
+JsonLinesWriter::JsonLinesWriter(SchemaPtr schema, std::ostream* out)
+    : schema_(std::move(schema)), out_(out) {
+  for (const Field& f : schema_->fields()) {
+    std::string key;
+    AppendJsonString(f.name(), &key);
+    key += ':';
+    keys_.push_back(std::move(key));
+  }
+}
+
+Status JsonLinesWriter::Write(const RecordBatch& batch) {
+  FLOE_RETURN_NOT_OK(CheckColumns(*schema_, batch));
+  constexpr size_t kFlushBytes = 1 << 20;
+  for (int64_t r = 0; r < batch.num_rows(); ++r) {
+    buffer_ += '{';
+    for (int c = 0; c < batch.num_columns(); ++c) {
+      if (c > 0) buffer_ += ',';
+      buffer_ += keys_[static_cast<size_t>(c)];
+      AppendJsonValue(*batch.column(c), r, &buffer_);
+    }
+    buffer_ += "}\n";
+    if (buffer_.size() >= kFlushBytes) FLOE_RETURN_NOT_OK(Flush());
+  }
+  return Status::OK();
+}
+
+Status JsonLinesWriter::Flush() {
+  out_->write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+  buffer_.clear();
+  return CheckStream(*out_);
+}
+
+Status JsonLinesWriter::Finish() {
+  FLOE_RETURN_NOT_OK(Flush());
   out_->flush();
   return CheckStream(*out_);
 }

@@ -66,16 +66,23 @@ struct CsvOptions {
   /// Whether the first line names the columns.
   bool header = true;
   char delimiter = ',';
-  /// How NULL reads; the empty string by default. Empty (non-NULL) strings are
-  /// always quoted ("") so that they stay distinct from NULL, as in PostgreSQL's COPY.
+  /// How NULL reads; the empty string by default. A value whose text equals it (the empty
+  /// string, by default) is always quoted ("") so that it stays distinct from NULL, as in
+  /// PostgreSQL's COPY.
   std::string null_text;
+  /// The quote, and the character written before a quote (or itself) inside quotes: the
+  /// quote itself doubles quotes.
+  char quote = '"';
+  char escape = '"';
+  /// Columns whose non-NULL values are always quoted (COPY's FORCE_QUOTE); empty: none.
+  std::vector<bool> force_quote;
   std::string line_ending = "\n";
   /// How floats print (FormatOptions::extra_float_digits).
   int extra_float_digits = 1;
 };
 
-/// Writes record batches as CSV (RFC 4180 quoting: fields with the delimiter, a
-/// double quote, CR or LF are quoted and their quotes doubled). Values use
+/// Writes record batches as CSV (RFC 4180 quoting: fields with the delimiter, the quote,
+/// CR or LF, or equal to the NULL text, are quoted and their quotes escaped). Values use
 /// FormatValue's text forms.
 class CsvWriter {
  public:
@@ -89,7 +96,7 @@ class CsvWriter {
 
  private:
   void WriteHeader();
-  void AppendField(std::string_view text, bool is_null, std::string* line) const;
+  void AppendField(std::string_view text, bool is_null, bool force, std::string* line) const;
 
   SchemaPtr schema_;
   std::ostream* out_;
@@ -99,5 +106,25 @@ class CsvWriter {
 
 /// One batch as CSV text.
 std::string FormatCsv(const RecordBatch& batch, const CsvOptions& options = {});
+
+/// Writes record batches as JSON lines: one object per row keyed by column name, values in
+/// their JSON forms (AppendJsonValue). Buffers up to 1 MiB before writing to the stream.
+class JsonLinesWriter {
+ public:
+  JsonLinesWriter(SchemaPtr schema, std::ostream* out);
+
+  /// kInvalidArgument on a column count mismatch; kIOError when the stream fails.
+  Status Write(const RecordBatch& batch);
+  /// Writes what is buffered and flushes.
+  Status Finish();
+
+ private:
+  Status Flush();
+
+  SchemaPtr schema_;
+  std::ostream* out_;
+  std::vector<std::string> keys_;  // "\"name\":" per column
+  std::string buffer_;
+};
 
 }  // namespace floe

@@ -41,51 +41,15 @@ class WriterPrinter final : public RowPrinter {
   std::ostream* out_;
 };
 
-/// Rows as JSON objects, one per line, keyed by column name; buffered in large chunks.
+/// Rows as JSON objects, one per line, keyed by column name (JsonLinesWriter).
 class JsonLinesPrinter final : public RowPrinter {
  public:
-  explicit JsonLinesPrinter(std::ostream* out) : out_(out) {}
-
-  Status Write(const RecordBatch& batch) override {
-    const SchemaPtr& schema = batch.schema();
-    if (keys_.empty()) {
-      for (const Field& f : schema->fields()) {
-        std::string key;
-        AppendJsonString(f.name(), &key);
-        key += ':';
-        keys_.push_back(std::move(key));
-      }
-    }
-    for (int64_t r = 0; r < batch.num_rows(); ++r) {
-      buffer_ += '{';
-      for (int c = 0; c < batch.num_columns(); ++c) {
-        if (c > 0) buffer_ += ',';
-        buffer_ += keys_[static_cast<size_t>(c)];
-        AppendJsonValue(*batch.column(c), r, &buffer_);
-      }
-      buffer_ += "}\n";
-      if (buffer_.size() >= kFlushBytes) FLOE_RETURN_NOT_OK(Flush());
-    }
-    return Status::OK();
-  }
-
-  Status Finish() override {
-    FLOE_RETURN_NOT_OK(Flush());
-    out_->flush();
-    return CheckStream(*out_);
-  }
+  JsonLinesPrinter(SchemaPtr schema, std::ostream* out) : writer_(std::move(schema), out) {}
+  Status Write(const RecordBatch& batch) override { return writer_.Write(batch); }
+  Status Finish() override { return writer_.Finish(); }
 
  private:
-  Status Flush() {
-    out_->write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
-    buffer_.clear();
-    return CheckStream(*out_);
-  }
-
-  static constexpr size_t kFlushBytes = 1 << 20;
-  std::ostream* out_;
-  std::vector<std::string> keys_;
-  std::string buffer_;
+  JsonLinesWriter writer_;
 };
 
 }  // namespace
@@ -110,7 +74,7 @@ Result<std::unique_ptr<RowPrinter>> RowPrinter::Make(std::string_view format, Sc
   if (format == "csv") {
     return std::make_unique<WriterPrinter<CsvWriter>>(std::move(schema), out, extra_float_digits);
   }
-  if (format == "jsonl") return std::make_unique<JsonLinesPrinter>(out);
+  if (format == "jsonl") return std::make_unique<JsonLinesPrinter>(std::move(schema), out);
   return Status::Invalid("unknown --format '{}' (table, csv or jsonl)", format);
 }
 

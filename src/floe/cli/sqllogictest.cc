@@ -468,6 +468,10 @@ Result<int> RunSqllogictest(const SqllogictestOptions& options, std::ostream& ou
       PrintIndented(out, r.sql);
     };
     std::vector<std::pair<std::string, std::string>> variables;  // ${NAME} -> value
+    // __TEST_DIR__: a directory of the file's own for the files it writes and reads.
+    const std::string test_dir = scratch->path() + "/files";
+    std::filesystem::create_directories(test_dir);
+    variables.emplace_back("__TEST_DIR__", test_dir);
     for (size_t k = 0; k < records->size(); ++k) {
       const SltRecord& r = (*records)[k];
       if (r.kind == SltRecord::Kind::kHalt && !r.skip) break;

@@ -48,7 +48,9 @@
 //       (skipif) or is not "floe" (onlyif).
 //
 // Each file runs in a fresh session::Session on a fresh scratch warehouse (a temporary
-// directory, removed afterwards). Failures print as "FILE:LINE: <what>" with the SQL,
+// directory, removed afterwards). `__TEST_DIR__` in the SQL of every record is replaced by a
+// directory inside it, empty at the start, for the files the test writes and reads (COPY ...
+// TO '__TEST_DIR__/x.csv'; DuckDB's runner has the same name). Failures print as "FILE:LINE: <what>" with the SQL,
 // the expected and the actual results; the last line is "N passed, M failed" (counting
 // records). With --complete, the expected rows of every query that ran are rewritten in
 // place from the actual results (statement records, including their error substrings,

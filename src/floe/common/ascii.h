@@ -19,6 +19,13 @@ inline std::string AsciiLower(std::string_view s) {
   return out;
 }
 
+/// `s` with its ASCII small letters upper-cased (option names in messages).
+inline std::string AsciiUpper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : c;
+  return out;
+}
+
 /// Whether `a` and `b` are equal ignoring ASCII case.
 constexpr bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;

@@ -296,6 +296,7 @@ class MpiQueryRunner final : public scheduler::TaskRunner {
             into.bytes += c.bytes();
             into.elapsed_nanos += c.elapsed_nanos();
             into.spilled_bytes += c.spilled_bytes();
+            into.rejected_rows += c.rejected_rows();
           }
           return Status::OK();
         });
@@ -553,6 +554,7 @@ pb::QueryMetricsReport MetricsReport(uint64_t query_id, const ExecutorQuery* q) 
         c->set_bytes(m->bytes.load());
         c->set_elapsed_nanos(m->elapsed_nanos.load());
         c->set_spilled_bytes(m->spilled_bytes.load());
+        c->set_rejected_rows(m->rejected_rows.load());
       }
     }
   }

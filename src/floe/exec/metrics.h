@@ -24,6 +24,7 @@ struct OperatorMetrics {
   std::atomic<int64_t> bytes{0};
   std::atomic<int64_t> elapsed_nanos{0};  // time inside Next(), children included
   std::atomic<int64_t> spilled_bytes{0};
+  std::atomic<int64_t> rejected_rows{0};  // rows a scan left out for errors (ignore_errors)
 };
 
 class QueryMetrics {

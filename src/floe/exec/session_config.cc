@@ -67,6 +67,9 @@ std::vector<SettingInfo> MakeRegistered() {
        "Iceberg scans skip Parquet pages with the column and offset indexes", 0},
       {"parquet.verify_page_checksums", Kind::kBool, "true",
        "Parquet pages that carry a CRC are checked against it", 0},
+      {"text_files.min_split_bytes", Kind::kBytes, "32MB",
+       "the smallest byte range of a local CSV or JSON-lines file one scan partition reads "
+       "(larger files are split at record starts)", 1},
   };
 }
 

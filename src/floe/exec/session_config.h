@@ -44,6 +44,8 @@ struct SettingInfo {
 ///   iceberg.read_ahead_bytes bytes 64MB (column chunk bytes read ahead of decoding; 0 = off)
 ///   iceberg.use_page_index   bool  true (prune pages with Parquet column/offset indexes)
 ///   parquet.verify_page_checksums bool true (check the CRC of pages that carry one)
+///   text_files.min_split_bytes bytes 32MB (read_csv / read_json: the smallest range of a
+///                                  file one partition reads)
 class SessionConfig {
  public:
   SessionConfig();
@@ -82,6 +84,8 @@ class SessionConfig {
   /// Whether Iceberg scans prune pages with the Parquet column and offset indexes.
   bool iceberg_use_page_index() const { return GetBool("iceberg.use_page_index"); }
   bool parquet_verify_page_checksums() const { return GetBool("parquet.verify_page_checksums"); }
+  /// The smallest byte range of a local CSV or JSON-lines file that one scan partition reads.
+  int64_t text_files_min_split_bytes() const { return GetInt("text_files.min_split_bytes"); }
   /// Namespaces searched for unqualified table names, comma-separated ("default").
   std::string search_path() const { return GetString("search_path"); }
 

@@ -1,5 +1,6 @@
 #include "floe/io/file_io.h"
 #include "floe/common/ascii.h"
+#include "floe/io/s3_file_io.h"
 
 #include <fcntl.h>
 #include <glob.h>
@@ -211,6 +212,32 @@ Result<std::shared_ptr<LocalFileIO>> LocalFileIO::Make(const std::vector<std::st
 Result<std::vector<std::string>> FileIO::Glob(const std::string& pattern) const {
   return Status::NotSupported("cannot expand \"{}\": {} has no glob", RedactUri(pattern),
                               ToString());
+}
+
+Result<std::vector<std::string>> ExpandPathPatterns(const FileIO& io,
+                                                    const std::vector<std::string>& patterns,
+                                                    std::string_view function) {
+  std::vector<std::string> paths;
+  for (const std::string& pattern : patterns) {
+    if (pattern.empty()) return Status::Invalid("{}: empty path", function);
+    if (IsS3Path(pattern) && !HasGlobCharacters(pattern)) {
+      paths.push_back(pattern);
+      continue;
+    }
+    Result<std::vector<std::string>> matches = io.Glob(pattern);
+    if (!matches.ok()) {
+      if (matches.status().code() == StatusCode::kNotFound && !HasGlobCharacters(pattern) &&
+          !IsS3Path(pattern)) {
+        return Status::NotFound("no files match \"{}\" (the file does not exist)", pattern);
+      }
+      return matches.status();
+    }
+    if (matches->empty()) return Status::NotFound("no files match \"{}\"", pattern);
+    paths.insert(paths.end(), matches->begin(), matches->end());
+  }
+  std::sort(paths.begin(), paths.end());
+  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+  return paths;
 }
 
 bool HasGlobCharacters(std::string_view pattern) {

@@ -71,6 +71,15 @@ class FileIO {
 /// Whether `pattern` holds a glob wildcard ('*', '?' or '[').
 bool HasGlobCharacters(std::string_view pattern);
 
+/// The files that paths and glob patterns name (the arguments of read_parquet, read_csv,
+/// ...): each pattern expanded through `io`'s Glob, except an S3 path without wildcards, used
+/// as named (opening it says when it is missing); sorted, each file once. kInvalidArgument
+/// "<function>: empty path"; kNotFound "no files match \"<pattern>\"" (with "(the file does
+/// not exist)" for a local path without wildcards); the FileIO's errors.
+Result<std::vector<std::string>> ExpandPathPatterns(const FileIO& io,
+                                                    const std::vector<std::string>& patterns,
+                                                    std::string_view function);
+
 /// A rule that rewrites paths starting with `from` to start with `to` instead.
 struct PathMapRule {
   std::string from;

@@ -9,10 +9,12 @@ namespace floe::session {
 
 namespace {
 
-std::string Counters(int64_t rows, int64_t batches, int64_t bytes, int64_t nanos, int64_t spilled) {
+std::string Counters(int64_t rows, int64_t batches, int64_t bytes, int64_t nanos, int64_t spilled,
+                     int64_t rejected) {
   std::string out = fmt::format("rows={} batches={} bytes={} time={:.3f}ms", rows, batches, bytes,
                                 static_cast<double>(nanos) / 1e6);
   if (spilled > 0) out += fmt::format(" spilled={}", spilled);
+  if (rejected > 0) out += fmt::format(" rejected={}", rejected);
   return out;
 }
 
@@ -25,15 +27,16 @@ void Annotate(const exec::ExecutionPlan& plan, const exec::QueryMetrics& metrics
   if (parts.empty()) {
     *out += "not executed\n";
   } else {
-    int64_t rows = 0, batches = 0, bytes = 0, nanos = 0, spilled = 0;
+    int64_t rows = 0, batches = 0, bytes = 0, nanos = 0, spilled = 0, rejected = 0;
     for (const exec::QueryMetrics::Part& part : parts) {
       rows += part.metrics->rows.load();
       batches += part.metrics->batches.load();
       bytes += part.metrics->bytes.load();
       nanos += part.metrics->elapsed_nanos.load();
       spilled += part.metrics->spilled_bytes.load();
+      rejected += part.metrics->rejected_rows.load();
     }
-    *out += Counters(rows, batches, bytes, nanos, spilled) + "\n";
+    *out += Counters(rows, batches, bytes, nanos, spilled, rejected) + "\n";
     if (parts.size() > 1 || distributed) {
       for (const exec::QueryMetrics::Part& part : parts) {
         const exec::OperatorMetrics& m = *part.metrics;
@@ -41,7 +44,7 @@ void Annotate(const exec::ExecutionPlan& plan, const exec::QueryMetrics& metrics
         if (distributed) *out += " on rank " + std::to_string(part.rank);
         *out += ": " +
                 Counters(m.rows.load(), m.batches.load(), m.bytes.load(), m.elapsed_nanos.load(),
-                         m.spilled_bytes.load()) +
+                         m.spilled_bytes.load(), m.rejected_rows.load()) +
                 "\n";
       }
     }

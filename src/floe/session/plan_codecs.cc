@@ -3,6 +3,7 @@
 #include "floe/connector/builtin/generate_series.h"
 #include "floe/connector/iceberg/iceberg_plan_codec.h"
 #include "floe/connector/parquet/parquet_scan_exec.h"
+#include "floe/connector/text/text_scan_exec.h"
 #include "floe/scheduler/shuffle_exec.h"
 
 namespace floe::session {
@@ -14,6 +15,7 @@ const exec::PlanCodecRegistry& EnginePlanCodecs() {
     scheduler::RegisterSchedulerPlanCodecs(r);
     connector::RegisterGenerateSeriesPlanCodecs(r);
     connector::RegisterParquetPlanCodecs(r);
+    connector::RegisterTextPlanCodecs(r);
     connector::RegisterIcebergPlanCodecs(r);
     return r;
   }();

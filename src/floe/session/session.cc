@@ -28,11 +28,13 @@
 #include "floe/io/file_io.h"
 #include "floe/io/resolving_file_io.h"
 #include "floe/io/s3_client.h"
+#include "floe/io/s3_file_io.h"
 #include "floe/plan/binder.h"
 #include "floe/plan/optimizer.h"
 #include "floe/scheduler/local_exchange.h"
 #include "floe/scheduler/scheduler.h"
 #include "floe/scheduler/stage_planner.h"
+#include "floe/session/copy_statement.h"
 #include "floe/session/ddl_statements.h"
 #include "floe/session/explain.h"
 #include "floe/session/session_resolver.h"
@@ -260,6 +262,9 @@ class SessionImpl final : public Session {
       return TextResult(result.columns, result.rows, std::move(result.tag));
     }
     if (const auto* show = std::get_if<sql::ShowStatement>(&body)) return ExecuteShow(*show);
+    if (const auto* copy = std::get_if<sql::CopyStatement>(&body)) {
+      return ExecuteCopy(*copy, statement.text);
+    }
     if (const auto* explain = std::get_if<std::shared_ptr<sql::ExplainStatement>>(&body)) {
       return ExecuteExplain(**explain);
     }
@@ -352,6 +357,8 @@ class SessionImpl final : public Session {
         return "ALTER TABLE";
       case 10:
         return "CALL";
+      case 12:
+        return "COPY";
       case 11:
         switch (std::get<sql::ShowObjectsStatement>(body).kind) {
           case sql::ShowObjectsStatement::Kind::kTables:
@@ -405,22 +412,38 @@ class SessionImpl final : public Session {
                            config_.iceberg_path_map(), TempNamespace());
   }
 
+  // The table `id` of the session's catalog as the target of a write, loaded fresh for this
+  // statement (the commit validates against it).
+  Result<connector::IcebergWriteTargetPtr> LoadWriteTarget(
+      catalog::Catalog& catalog, const catalog::TableIdentifier& id,
+      connector::IcebergWriteTarget::Mode mode) {
+    FLOE_ASSIGN_OR_RAISE(iceberg::Table table, catalog.LoadTable(id));
+    return connector::MakeWriteTarget(id.ToString(), std::move(table), catalog.TableOps(id), mode);
+  }
+
   // Plans writing the rows of `query` into the table `id` of the session's catalog.
   Result<PlannedWrite> PlanWrite(
       catalog::Catalog& catalog, const catalog::TableIdentifier& id, const sql::SelectStmt& query,
       std::string_view text, const std::vector<std::string>& columns,
       connector::IcebergWriteTarget::Mode mode = connector::IcebergWriteTarget::Mode::kAppend) {
-    // The table is loaded fresh for this statement; the commit validates against it.
-    FLOE_ASSIGN_OR_RAISE(iceberg::Table table, catalog.LoadTable(id));
-    PlannedWrite planned;
-    FLOE_ASSIGN_OR_RAISE(planned.target, connector::MakeWriteTarget(id.ToString(), std::move(table),
-                                                                    catalog.TableOps(id), mode));
+    FLOE_ASSIGN_OR_RAISE(connector::IcebergWriteTargetPtr target,
+                         LoadWriteTarget(catalog, id, mode));
     SessionResolver resolver = MakeResolver();
     plan::BindOptions options = MakeBindOptions();
     options.insert_value_types =
-        connector::InsertTargetTypes(*planned.target->table.metadata->CurrentSchema(), columns);
+        connector::InsertTargetTypes(*target->table.metadata->CurrentSchema(), columns);
     FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr bound,
                          plan::BindQuery(query, text, resolver, options));
+    return PlanWriteOf(std::move(target), std::move(bound), columns);
+  }
+
+  // Plans writing the rows of `bound` (assigned to `columns`, or to every column in order)
+  // into `target`.
+  Result<PlannedWrite> PlanWriteOf(connector::IcebergWriteTargetPtr target,
+                                   plan::LogicalPlanPtr bound,
+                                   const std::vector<std::string>& columns) {
+    PlannedWrite planned;
+    planned.target = std::move(target);
     FLOE_ASSIGN_OR_RAISE(
         bound, connector::ConformInsertInput(std::move(bound),
                                              *planned.target->table.metadata->CurrentSchema(),
@@ -486,6 +509,123 @@ class SessionImpl final : public Session {
     }
     if (keep != nullptr) *keep = std::move(running);
     return rows;
+  }
+
+  // -------------------------------------------------------------------------------------
+  // COPY (copy_statement.h)
+
+  Result<std::unique_ptr<QueryResult>> ExecuteCopy(const sql::CopyStatement& copy,
+                                                   std::string_view text) {
+    if (copy.file.empty()) {
+      return Status::NotSupported(
+          copy.from ? "COPY FROM STDIN is not supported (name a file, or read it with read_csv)"
+                    : "COPY TO STDOUT is not supported (name a file; floe sql --format csv "
+                      "prints a query's rows)");
+    }
+    FLOE_ASSIGN_OR_RAISE(CopyOptions options, ParseCopyOptions(copy));
+    std::shared_ptr<const io::FileIO> io;
+    if (io::IsS3Path(copy.file)) {
+      FLOE_ASSIGN_OR_RAISE(io, FilesIO());
+    }
+    if (copy.from) {
+      FLOE_ASSIGN_OR_RAISE(PlannedWrite planned, PlanCopyFrom(copy, options, io));
+      FLOE_ASSIGN_OR_RAISE(int64_t rows, RunWrite(std::move(planned)));
+      return CommandResult("COPY " + std::to_string(rows));
+    }
+    return ExecuteCopyTo(copy, text, options, io.get());
+  }
+
+  // COPY t FROM 'file' is INSERT INTO t SELECT * FROM <the file, read as the columns of t>.
+  Result<PlannedWrite> PlanCopyFrom(const sql::CopyStatement& copy, const CopyOptions& options,
+                                    std::shared_ptr<const io::FileIO> io) {
+    FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, Catalog(/*create=*/false));
+    if (catalog == nullptr) {
+      std::string joined;
+      for (const std::string& part : copy.table) joined += (joined.empty() ? "" : ".") + part;
+      return Status::NotFound("table \"{}\" does not exist", joined);
+    }
+    CatalogNames names(catalog, config_.search_path(), TempNamespace());
+    FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names.Existing(copy.table));
+    FLOE_ASSIGN_OR_RAISE(
+        connector::IcebergWriteTargetPtr target,
+        LoadWriteTarget(*catalog, id, connector::IcebergWriteTarget::Mode::kAppend));
+    const iceberg::Schema& schema = *target->table.metadata->CurrentSchema();
+    // The file's columns are the target columns, typed as they are: values convert once, and
+    // a bad one names its line and column.
+    std::vector<Field> columns;
+    if (copy.columns.empty()) {
+      for (const Field& field : schema.fields()) {
+        columns.emplace_back(field.name(), field.type(), true);
+      }
+    } else {
+      const std::vector<TypePtr> types = connector::InsertTargetTypes(schema, copy.columns);
+      for (size_t i = 0; i < copy.columns.size(); ++i) {
+        // An unknown column is ConformInsertInput's error.
+        columns.emplace_back(copy.columns[i], types[i] ? types[i] : String(), true);
+      }
+    }
+    FLOE_ASSIGN_OR_RAISE(plan::TableSourcePtr source,
+                         CopySource(copy.file, options, columns, std::move(io)));
+    std::vector<int> projection;
+    if (options.format == CopyFormat::kParquet) {
+      // A Parquet file names its columns: the target columns are read by name.
+      FLOE_ASSIGN_OR_RAISE(projection, CopyColumnsByName(*source->schema(), columns, copy.file));
+    } else {
+      for (int c = 0; c < source->schema()->num_fields(); ++c) projection.push_back(c);
+    }
+    return PlanWriteOf(std::move(target), plan::MakeScan(source, std::move(projection)),
+                       copy.columns);
+  }
+
+  // COPY (query) TO 'file' / COPY t [(columns)] TO 'file': the query's rows, written as they
+  // are pulled from the final stage.
+  Result<std::unique_ptr<QueryResult>> ExecuteCopyTo(const sql::CopyStatement& copy,
+                                                     std::string_view text,
+                                                     const CopyOptions& options,
+                                                     const io::FileIO* io) {
+    sql::SelectStmtPtr query = copy.query;
+    std::string query_text;
+    if (!query) {
+      auto quote = [](const std::string& name) {
+        std::string out = "\"";
+        for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+        return out + "\"";
+      };
+      std::string table;
+      for (const std::string& part : copy.table) table += (table.empty() ? "" : ".") + quote(part);
+      std::string columns;
+      for (const std::string& c : copy.columns) columns += (columns.empty() ? "" : ", ") + quote(c);
+      query_text = fmt::format("SELECT {} FROM {}", columns.empty() ? "*" : columns, table);
+      FLOE_ASSIGN_OR_RAISE(std::vector<sql::Statement> parsed, sql::Parse(query_text));
+      query = std::get<sql::SelectStatement>(parsed.at(0).body).query;
+    }
+    FLOE_ASSIGN_OR_RAISE(PlannedQuery planned,
+                         PlanSelect(*query, query_text.empty() ? text : query_text));
+    FLOE_ASSIGN_OR_RAISE(
+        std::unique_ptr<CopyFileWriter> writer,
+        CopyFileWriter::Open(copy.file, options, planned.logical->schema, io,
+                             static_cast<int>(config_.GetInt("extra_float_digits"))));
+    FLOE_ASSIGN_OR_RAISE(auto running, Run(std::move(planned.stages), false));
+    int64_t rows = 0;
+    Status status;
+    while (status.ok()) {
+      Result<RecordBatchPtr> batch = running->scheduler->Next();
+      if (!batch.ok()) {
+        status = batch.status();
+        break;
+      }
+      if (!*batch) break;
+      rows += (*batch)->num_rows();
+      status = writer->Write(**batch);
+    }
+    if (!status.ok()) {
+      running->scheduler->Cancel();
+      running->scheduler->Wait();
+      return status.WithPrefix(fmt::format("COPY TO '{}': ", copy.file));
+    }
+    running->scheduler->Wait();
+    FLOE_RETURN_NOT_OK(writer->Close().WithPrefix(fmt::format("COPY TO '{}': ", copy.file)));
+    return CommandResult("COPY " + std::to_string(rows));
   }
 
   static bool IsWriteProcedure(const sql::CallStatement& call) {

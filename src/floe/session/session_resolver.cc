@@ -11,6 +11,7 @@
 #include "floe/connector/iceberg/iceberg_metadata_tables.h"
 #include "floe/connector/iceberg/iceberg_table.h"
 #include "floe/connector/parquet/parquet_table.h"
+#include "floe/connector/text/text_table.h"
 #include "floe/io/file_io.h"
 #include "floe/io/resolving_file_io.h"
 #include "floe/session/ddl_statements.h"
@@ -111,6 +112,10 @@ Result<plan::TableSourcePtr> SessionResolver::ResolveTable(const std::vector<std
 Result<plan::TableSourcePtr> SessionResolver::ResolveTableFunction(
     const std::string& name, const std::vector<plan::TableFunctionArg>& args) {
   if (name == "read_parquet") return connector::MakeReadParquet(args, files_io_);
+  if (name == "read_csv" || name == "read_csv_auto") return connector::MakeReadCsv(args, files_io_);
+  if (name == "read_json" || name == "read_json_auto") {
+    return connector::MakeReadJson(args, files_io_);
+  }
   if (name == "generate_series") return connector::MakeGenerateSeries(args);
   if (name == "iceberg_scan") return ResolveIcebergScan(args);
   return Status::NotFound("table function \"{}\" does not exist", name);

@@ -347,11 +347,34 @@ struct ShowObjectsStatement {
   std::vector<std::string> name;  // kDescribe, kCreateTable: the table; kTables: a schema
 };
 
+/// One option of COPY ... (name value, ...): the name lower-cased; the value as text ("" for
+/// a bare option such as HEADER), or a column list (FORCE_QUOTE (a, b)), or `*`.
+struct CopyOption {
+  std::string name;
+  std::string value;
+  std::vector<std::string> columns;
+  bool star = false;
+  bool has_value = false;
+  int location = -1;
+};
+
+/// COPY table [(columns)] FROM 'file' [WITH] (options), COPY table [(columns)] TO 'file' ...,
+/// COPY (query) TO 'file' ...
+struct CopyStatement {
+  std::vector<std::string> table;  // empty for COPY (query)
+  std::vector<std::string> columns;
+  SelectStmtPtr query;
+  bool from = false;
+  /// Empty for STDIN / STDOUT.
+  std::string file;
+  std::vector<CopyOption> options;
+};
+
 using StatementBody =
     std::variant<SelectStatement, InsertStatement, DeleteStatement, CreateSchemaStatement,
                  CreateTableStatement, DropStatement, AlterTableStatement, SetStatement,
                  ShowStatement, std::shared_ptr<ExplainStatement>, CallStatement,
-                 ShowObjectsStatement>;
+                 ShowObjectsStatement, CopyStatement>;
 
 /// One parsed statement with the span of text it came from.
 struct Statement {

@@ -819,6 +819,48 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
     explain->statement.location = offset_;
     return explain;
   }
+  if (tag == "CopyStmt") {
+    CopyStatement copy;
+    copy.from = BoolField(*f, "is_from");
+    if (BoolField(*f, "is_program")) {
+      return NotSupported(copy.from ? "COPY FROM PROGRAM" : "COPY TO PROGRAM", 0);
+    }
+    if (Field(*f, "whereClause") != nullptr) return NotSupported("COPY FROM ... WHERE", 0);
+    if (const Json* rel = Field(*f, "relation")) {
+      copy.table = RangeVarNames(*rel);
+      FLOE_ASSIGN_OR_RAISE(copy.columns, ConvertNameList(ListField(*f, "attlist"), 0));
+    } else if (const Json* query = Field(*f, "query")) {
+      const Json* qf = nullptr;
+      if (NodeTag(*query, &qf) != "SelectStmt") {
+        return NotSupported("COPY of a statement other than a query", 0);
+      }
+      FLOE_ASSIGN_OR_RAISE(copy.query, ConvertSelect(*query));
+    } else {
+      return NotSupported("this COPY", 0);
+    }
+    copy.file = StringField(*f, "filename");
+    for (const Json& item : ListField(*f, "options")) {
+      const Json* of = nullptr;
+      if (NodeTag(item, &of) != "DefElem") return NotSupported("this COPY option", 0);
+      CopyOption option;
+      option.name = AsciiLower(StringField(*of, "defname"));
+      option.location = LocationOf(*of);
+      const Json* arg = Field(*of, "arg");
+      const Json* af = nullptr;
+      const std::string_view arg_tag = arg != nullptr ? NodeTag(*arg, &af) : std::string_view();
+      option.has_value = arg != nullptr;
+      if (arg_tag == "A_Star") {
+        option.star = true;
+      } else if (arg_tag == "List") {
+        FLOE_ASSIGN_OR_RAISE(option.columns,
+                             ConvertNameList(ListField(*af, "items"), option.location));
+      } else {
+        FLOE_ASSIGN_OR_RAISE(option.value, DefElemValueText(*of));
+      }
+      copy.options.push_back(std::move(option));
+    }
+    return copy;
+  }
   if (tag == "CallStmt") {
     const Json* call = Field(*f, "funccall");
     if (call == nullptr) return NotSupported("this CALL", 0);

@@ -193,27 +193,8 @@ Result<std::shared_ptr<const ParquetTable>> ParquetTable::Make(
   }
   const io::LocalFileIO local;
   const io::FileIO& files = io ? *io : local;
-  std::vector<std::string> paths;
-  for (const std::string& pattern : paths_or_globs) {
-    if (pattern.empty()) return Status::Invalid("read_parquet: empty path");
-    if (io::IsS3Path(pattern) && !io::HasGlobCharacters(pattern)) {
-      // An object is used as named: opening it says when it is missing.
-      paths.push_back(pattern);
-      continue;
-    }
-    Result<std::vector<std::string>> matches = files.Glob(pattern);
-    if (!matches.ok()) {
-      if (matches.status().code() == StatusCode::kNotFound && !io::HasGlobCharacters(pattern) &&
-          !io::IsS3Path(pattern)) {
-        return Status::NotFound("no files match \"{}\" (the file does not exist)", pattern);
-      }
-      return matches.status();
-    }
-    if (matches->empty()) return Status::NotFound("no files match \"{}\"", pattern);
-    paths.insert(paths.end(), matches->begin(), matches->end());
-  }
-  std::sort(paths.begin(), paths.end());
-  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+  FLOE_ASSIGN_OR_RAISE(std::vector<std::string> paths,
+                       io::ExpandPathPatterns(files, paths_or_globs, "read_parquet"));
 
   auto table = std::shared_ptr<ParquetTable>(new ParquetTable());
   table->io_ = std::move(io);

@@ -108,6 +108,9 @@ TEST_F(PlanCodecTest, EveryRegisteredNodeRoundTripsAndGivesTheSameRows) {
       "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM t t2 WHERE t2.a = t.a AND t2.s = 'y')",
       "SELECT count(*) FROM read_parquet('" + parquet + "')",
       "SELECT * FROM read_parquet('" + parquet + "') LIMIT 3",
+      "SELECT name, count(*) FROM read_csv('test/data/text/people.csv', ignore_errors => true) "
+      "GROUP BY name",
+      "SELECT * FROM read_json('test/data/text/events.jsonl') LIMIT 2",
       "SELECT d, a FROM t WHERE d >= DATE '2024-02-01' AND s LIKE 'y%'",
       "SELECT id, s FROM p WHERE id > 5 ORDER BY id DESC",
       "SELECT a, generate_series(1, a), regexp_matches(s, '.', 'g') FROM t",

@@ -650,6 +650,45 @@ TEST(ParserSelect, GroupingSets) {
               IsErrorWith(StatusCode::kNotSupported, "more than 4096 grouping sets"));
 }
 
+TEST(ParserStatements, Copy) {
+  Statement s = ParseOne(
+      "COPY s.t (a, b) FROM 'f.csv' WITH (FORMAT csv, HEADER, DELIMITER ';', NULL 'x', "
+      "FORCE_NOT_NULL (a, b), ON_ERROR ignore)");
+  auto& from = std::get<CopyStatement>(s.body);
+  EXPECT_TRUE(from.from);
+  EXPECT_THAT(from.table, ElementsAre("s", "t"));
+  EXPECT_THAT(from.columns, ElementsAre("a", "b"));
+  EXPECT_EQ(from.file, "f.csv");
+  ASSERT_EQ(from.options.size(), 6u);
+  EXPECT_EQ(from.options[0].name, "format");
+  EXPECT_EQ(from.options[0].value, "csv");
+  EXPECT_EQ(from.options[1].name, "header");
+  EXPECT_FALSE(from.options[1].has_value);
+  EXPECT_EQ(from.options[2].value, ";");
+  EXPECT_EQ(from.options[3].name, "null");
+  EXPECT_THAT(from.options[4].columns, ElementsAre("a", "b"));
+  EXPECT_EQ(from.options[5].value, "ignore");
+
+  s = ParseOne("COPY (SELECT 1 AS x) TO 'out.parquet' (FORMAT parquet, FORCE_QUOTE *)");
+  auto& to = std::get<CopyStatement>(s.body);
+  EXPECT_FALSE(to.from);
+  EXPECT_TRUE(to.table.empty());
+  ASSERT_NE(to.query, nullptr);
+  EXPECT_EQ(to.query->targets.size(), 1u);
+  EXPECT_TRUE(to.options[1].star);
+
+  // The old syntax spells the options as keywords.
+  s = ParseOne("COPY t FROM 'f' CSV HEADER");
+  EXPECT_EQ(std::get<CopyStatement>(s.body).options.size(), 2u);
+  EXPECT_TRUE(std::get<CopyStatement>(ParseOne("COPY t FROM STDIN").body).file.empty());
+  EXPECT_THAT(ParseStatus("COPY t FROM PROGRAM 'cat f'"),
+              IsErrorWith(StatusCode::kNotSupported, "COPY FROM PROGRAM is not supported"));
+  EXPECT_THAT(ParseStatus("COPY t FROM 'f' WHERE a > 1"),
+              IsErrorWith(StatusCode::kNotSupported, "COPY FROM ... WHERE is not supported"));
+  EXPECT_THAT(ParseStatus("COPY (INSERT INTO t VALUES (1)) TO 'f'"),
+              IsErrorWith(StatusCode::kNotSupported, "COPY of a statement other than a query"));
+}
+
 TEST(ParserStatements, InsertDelete) {
   Statement s = ParseOne("INSERT INTO s.t (a, b) SELECT 1, 2");
   auto& ins = std::get<InsertStatement>(s.body);
