@@ -82,6 +82,7 @@ ScalarFunctionRegistry::ScalarFunctionRegistry() {
   RegisterSetReturningFunctions(*this);
   RegisterJsonFunctions(*this);
   RegisterArrayFunctions(*this);
+  RegisterRecordFunctions(*this);
 }
 
 void ScalarFunctionRegistry::Add(ScalarFunctionDef def) { defs_.push_back(std::move(def)); }

@@ -7,7 +7,8 @@
 //   RegisterArithmeticFunctions, RegisterComparisonFunctions, RegisterBooleanFunctions
 //   (and/or/not/is_*/in_list/like/coalesce/nullif/greatest/least),
 //   RegisterStringFunctions, RegisterDatetimeFunctions, RegisterMathFunctions,
-//   RegisterJsonFunctions, RegisterArrayFunctions, RegisterSetReturningFunctions.
+//   RegisterJsonFunctions, RegisterArrayFunctions, RegisterSetReturningFunctions,
+//   RegisterRecordFunctions.
 // Elementwise loop templates shared by the kernels live in kernel_internal.h.
 
 #include <functional>
@@ -79,5 +80,8 @@ void RegisterSetReturningFunctions(ScalarFunctionRegistry& registry);
 /// json_functions.cc (declared with the json casts in json_internal.h).
 void RegisterJsonFunctions(ScalarFunctionRegistry& registry);
 void RegisterArrayFunctions(ScalarFunctionRegistry& registry);
+/// record_functions.cc: the row constructor, record comparisons and null tests.
+void RegisterRecordFunctions(ScalarFunctionRegistry& registry);
+
 
 }  // namespace floe::expr::internal

@@ -379,7 +379,8 @@ Status AppendAsJson(const Array& a, int64_t i, std::string* out) {
         if (f > 0) out->push_back(',');
         AppendJsonString(t.field(f).name(), out);
         out->push_back(':');
-        FLOE_RETURN_NOT_OK(AppendAsJson(*a.child(f), i, out));
+        // A struct's offset applies to its children too.
+        FLOE_RETURN_NOT_OK(AppendAsJson(*a.child(f), a.offset() + i, out));
       }
       out->push_back('}');
       return Status::OK();

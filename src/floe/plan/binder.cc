@@ -528,8 +528,11 @@ Result<expr::ExprPtr> BindConstantExpr(const sql::ParsedExpr& expr, std::string_
   return binder.BindExpr(expr, ctx);
 }
 
-Result<TypePtr> BindType(const sql::TypeName& type, std::string_view text) {
-  internal::Binder binder(text, nullptr, BindOptions{});
+Result<TypePtr> BindType(const sql::TypeName& type, std::string_view text,
+                         std::shared_ptr<const CompositeTypes> composite_types) {
+  BindOptions options;
+  options.composite_types = std::move(composite_types);
+  internal::Binder binder(text, nullptr, options);
   return binder.BindTypeName(type);
 }
 

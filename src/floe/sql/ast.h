@@ -82,7 +82,8 @@ struct WindowDef {
 
 enum class ExprKind {
   kColumnRef,       // names: ["a"], ["t", "a"], ["db", "t", "a"]
-  kStar,            // names: qualifier parts ([] for *, ["t"] for t.*)
+  kStar,            // names: qualifier parts ([] for *, ["t"] for t.*); or, with args[0],
+                    // (args[0]).*: every field of a composite value
   kConstant,        // constant
   kParam,           // $N (param_index)
   kCast,            // args[0]::type, CAST(args[0] AS type), and typed literals (DATE '...')
@@ -209,6 +210,15 @@ struct SelectStmt {
 
 enum class JoinKind { kInner, kLeft, kRight, kFull, kCross };
 
+/// A column of CREATE TABLE, of CREATE TYPE ... AS (...) and of a column definition list.
+struct ColumnDef {
+  std::string name;
+  TypeName type;
+  bool not_null = false;
+  ParsedExprPtr default_value;
+  int location = -1;
+};
+
 /// An item of a FROM clause.
 struct TableRef {
   enum class Kind { kTable, kFunction, kSubquery, kJoin };
@@ -235,14 +245,6 @@ struct TableRef {
 
 // ---------------------------------------------------------------------------------------
 // Statements
-
-struct ColumnDef {
-  std::string name;
-  TypeName type;
-  bool not_null = false;
-  ParsedExprPtr default_value;
-  int location = -1;
-};
 
 /// WITH (key = value, ...) options; values are kept as their text ("day(ts)", "2", "zstd").
 struct Option {
@@ -280,8 +282,15 @@ struct CreateTableStatement {
   bool temporary = false;  // CREATE TEMP TABLE: the session's own, dropped when it ends
 };
 
+/// CREATE TYPE name AS (field type, ...): a composite type.
+struct CreateTypeStatement {
+  std::vector<std::string> name;
+  std::vector<ColumnDef> fields;
+  int location = -1;
+};
+
 struct DropStatement {
-  enum class ObjectKind { kTable, kSchema, kView };
+  enum class ObjectKind { kTable, kSchema, kView, kType };
   ObjectKind object = ObjectKind::kTable;
   std::vector<std::vector<std::string>> names;
   bool if_exists = false;
@@ -348,7 +357,7 @@ using StatementBody =
     std::variant<SelectStatement, InsertStatement, DeleteStatement, CreateSchemaStatement,
                  CreateTableStatement, DropStatement, AlterTableStatement, SetStatement,
                  ShowStatement, std::shared_ptr<ExplainStatement>, CallStatement,
-                 ShowObjectsStatement>;
+                 ShowObjectsStatement, CreateTypeStatement>;
 
 /// One parsed statement with the span of text it came from.
 struct Statement {
