@@ -83,6 +83,7 @@ ScalarFunctionRegistry::ScalarFunctionRegistry() {
   RegisterJsonFunctions(*this);
   RegisterArrayFunctions(*this);
   RegisterRecordFunctions(*this);
+  RegisterJsonRecordFunctions(*this);
 }
 
 void ScalarFunctionRegistry::Add(ScalarFunctionDef def) { defs_.push_back(std::move(def)); }

@@ -8,7 +8,7 @@
 //   (and/or/not/is_*/in_list/like/coalesce/nullif/greatest/least),
 //   RegisterStringFunctions, RegisterDatetimeFunctions, RegisterMathFunctions,
 //   RegisterJsonFunctions, RegisterArrayFunctions, RegisterSetReturningFunctions,
-//   RegisterRecordFunctions.
+//   RegisterRecordFunctions, RegisterJsonRecordFunctions.
 // Elementwise loop templates shared by the kernels live in kernel_internal.h.
 
 #include <functional>
@@ -82,6 +82,8 @@ void RegisterJsonFunctions(ScalarFunctionRegistry& registry);
 void RegisterArrayFunctions(ScalarFunctionRegistry& registry);
 /// record_functions.cc: the row constructor, record comparisons and null tests.
 void RegisterRecordFunctions(ScalarFunctionRegistry& registry);
-
+/// json_record_functions.cc: json(b)_populate_record(set), json(b)_to_record(set) and
+/// row_to_json and array_to_json.
+void RegisterJsonRecordFunctions(ScalarFunctionRegistry& registry);
 
 }  // namespace floe::expr::internal

@@ -219,12 +219,6 @@ Result<JsonValue> Parsed(const ResolvedFunction& f, const Rows& rows, size_t arg
   return ParseJson(Text(rows, arg, i), IsJsonb(f.arg_types[arg]));
 }
 
-// A sub-value's text: its bytes in the parsed text (jsonb's text is normalized already, so
-// its sub-values' bytes are too).
-std::string_view SubText(std::string_view source, const JsonValue& v) {
-  return source.substr(v.begin, v.end - v.begin);
-}
-
 // Whether a JSON string token as written holds the escape \u0000 (not "\\u0000", an
 // escaped backslash followed by "u0000").
 bool HasNulEscape(std::string_view token) {
@@ -236,8 +230,12 @@ bool HasNulEscape(std::string_view token) {
   return false;
 }
 
-// ->> and #>>'s text of a value: a string's contents, NULL for null, else the JSON text.
-// json keeps \u0000 as written, which text cannot hold: PostgreSQL's error.
+}  // namespace
+
+std::string_view SubText(std::string_view source, const JsonValue& v) {
+  return source.substr(v.begin, v.end - v.begin);
+}
+
 Status AsText(std::string_view source, const JsonValue& v, std::string* out, bool* is_null) {
   if (v.kind == JsonKind::kNull) {
     *is_null = true;
@@ -252,6 +250,8 @@ Status AsText(std::string_view source, const JsonValue& v, std::string* out, boo
   }
   return Status::OK();
 }
+
+namespace {
 
 // An array index as PostgreSQL reads a path element: a whole integer, or nothing.
 std::optional<int64_t> PathIndex(std::string_view s) {

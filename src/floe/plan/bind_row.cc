@@ -1,16 +1,19 @@
 // Binding of PostgreSQL's records over the engine's structs: row constructors (ROW(a, b) and
 // (a, b), with t.* and (x).* expanded), whole-row references (`t` for the row of FROM item
 // t), composite types of the session (CREATE TYPE), casts to them and to `record`,
-// comparisons of row constructors, IS [NOT] NULL of records and (x).* in a select list.
+// comparisons of row constructors, IS [NOT] NULL of records, (x).* in a select list, and
+// functions returning records in FROM with their column definition lists.
 //
 // An anonymous record's fields are f1, f2, ... as PostgreSQL names them; a record with
 // names of its own (a whole-row reference, a composite type) is the row constructor cast to
 // a struct of those names.
 
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "floe/common/ascii.h"
 #include "floe/expr/function_registry.h"
 #include "floe/plan/binder_internal.h"
 
@@ -19,6 +22,16 @@ namespace floe::plan::internal {
 using expr::ExprPtr;
 
 namespace {
+
+bool IsToRecordFunction(std::string_view name) {
+  return name == "json_to_record" || name == "jsonb_to_record" || name == "json_to_recordset" ||
+         name == "jsonb_to_recordset";
+}
+
+bool IsPopulateFunction(std::string_view name) {
+  return name == "json_populate_record" || name == "jsonb_populate_record" ||
+         name == "json_populate_recordset" || name == "jsonb_populate_recordset";
+}
 
 // `record` as written in a cast (PostgreSQL's pseudo-type of any row).
 bool IsRecordTypeName(const sql::TypeName& type) {
@@ -249,6 +262,83 @@ Result<ExprPtr> Binder::BindRowInList(const sql::ParsedExpr& e, ExprContext& ctx
 ExprPtr Binder::RecordNullTest(ExprPtr x, bool negated) {
   return expr::Call(negated ? "record_is_not_null" : "record_is_null", {std::move(x)}, Boolean(),
                     false);
+}
+
+Result<TypePtr> Binder::BindColumnDefinitions(const std::vector<sql::ColumnDef>& columns) {
+  std::vector<Field> fields;
+  std::set<std::string> seen;
+  for (const sql::ColumnDef& c : columns) {
+    if (!seen.insert(c.name).second) {
+      return BindError(c.location, "column name \"" + c.name + "\" specified more than once");
+    }
+    FLOE_ASSIGN_OR_RAISE(TypePtr type, BindTypeName(c.type));
+    fields.emplace_back(c.name, std::move(type), true);
+  }
+  return Struct(std::move(fields));
+}
+
+Result<ExprPtr> Binder::BindFromFunction(const sql::TableRef& ref, ExprContext& ctx) {
+  const sql::ParsedExpr& call = *ref.function;
+  const std::string name = AsciiLower(call.names.back());
+  ExprPtr x;
+  if (IsToRecordFunction(name)) {
+    // The record type is the column definition list's, handed to the function as a typed
+    // NULL first argument.
+    if (ref.column_definitions.empty()) {
+      return BindError(ref.location,
+                       "a column definition list is required for functions returning \"record\"");
+    }
+    FLOE_ASSIGN_OR_RAISE(TypePtr record, BindColumnDefinitions(ref.column_definitions));
+    std::vector<ExprPtr> args{expr::Literal(Scalar::Null(record))};
+    for (const sql::ParsedExprPtr& a : call.args) {
+      FLOE_ASSIGN_OR_RAISE(ExprPtr arg, BindExpr(*a, ctx));
+      args.push_back(std::move(arg));
+    }
+    FLOE_ASSIGN_OR_RAISE(x, MakeCall(name, std::move(args), call.location));
+  } else {
+    FLOE_ASSIGN_OR_RAISE(x, BindExpr(call, ctx));
+    if (!ref.column_definitions.empty()) {
+      if (!IsPopulateFunction(name)) {
+        return BindError(ref.location,
+                         "a column definition list is only allowed for functions returning "
+                         "\"record\"");
+      }
+      // The base record's type must be the one the list declares; the list names its fields.
+      // A composite type names them itself (an anonymous record's are f1, f2, ...).
+      const bool list = x->type->id() == TypeId::kList;
+      const TypePtr record = list ? x->type->field(0).type() : x->type;
+      for (int i = 0; i < record->num_fields(); ++i) {
+        if (record->field(i).name() != "f" + std::to_string(i + 1)) {
+          return BindError(ref.location,
+                           "a column definition list is redundant for a function returning a "
+                           "named composite type");
+        }
+      }
+      const auto& columns = ref.column_definitions;
+      FLOE_ASSIGN_OR_RAISE(TypePtr declared, BindColumnDefinitions(columns));
+      const std::string mismatch =
+          "function return row and query-specified return row do not match: ";
+      if (record->num_fields() != declared->num_fields()) {
+        return BindError(ref.location,
+                         mismatch + "the returned row contains " +
+                             Plural(static_cast<size_t>(record->num_fields()), "attribute") +
+                             ", but the query expects " + std::to_string(declared->num_fields()));
+      }
+      for (int i = 0; i < record->num_fields(); ++i) {
+        if (!record->field(i).type()->Equals(*declared->field(i).type())) {
+          return BindError(ref.location, mismatch + "the returned type " +
+                                             SqlTypeName(*record->field(i).type()) +
+                                             " at ordinal position " + std::to_string(i + 1) +
+                                             ", but the query expects " +
+                                             SqlTypeName(*declared->field(i).type()));
+        }
+      }
+      x = expr::Cast(x, list ? List(declared) : declared);
+    }
+  }
+  // A function returning one record is one row of its fields.
+  if (x->type->id() == TypeId::kStruct) return MakeCall("make_array", {x}, call.location);
+  return x;
 }
 
 }  // namespace floe::plan::internal

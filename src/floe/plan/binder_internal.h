@@ -227,6 +227,12 @@ class Binder {
   expr::ExprPtr RecordNullTest(expr::ExprPtr x, bool negated);
   /// The session's composite type of that name, or null.
   TypePtr FindCompositeType(const std::string& name) const;
+  /// The struct a column definition list (AS x(a int, b text)) declares.
+  Result<TypePtr> BindColumnDefinitions(const std::vector<sql::ColumnDef>& columns);
+  /// The call of a FROM item BindFunctionUnnest plans, as a list-valued expression: a
+  /// set-returning call, or a function returning one record (as a list of it), typed by the
+  /// item's column definition list where it has one.
+  Result<expr::ExprPtr> BindFromFunction(const sql::TableRef& ref, ExprContext& ctx);
 
   /// expr::CommonType with the error placed at `location`.
   Result<TypePtr> CommonTypeAt(const TypePtr& a, const TypePtr& b, std::string_view context,

@@ -230,6 +230,9 @@ struct TableRef {
   SelectStmtPtr subquery;          // kSubquery (VALUES lists arrive as a SelectStmt too)
   bool lateral = false;
   bool ordinality = false;  // kFunction: WITH ORDINALITY
+  /// kFunction: a column definition list, AS alias(a int, b text), naming and typing the
+  /// columns of a function returning records.
+  std::vector<ColumnDef> column_definitions;
 
   std::string alias;                        // AS alias
   std::vector<std::string> column_aliases;  // AS alias(a, b)

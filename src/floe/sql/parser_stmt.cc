@@ -492,8 +492,13 @@ Result<TableRefPtr> Converter::ConvertTableRef(const Json& node) {
     if (parts.size() > 1 && !(parts[1].is_object() && parts[1].empty())) {
       return NotSupported("a column definition list", ref->location);
     }
-    if (!ListField(*f, "coldeflist").empty()) {
-      return NotSupported("a column definition list", ref->location);
+    for (const Json& item : ListField(*f, "coldeflist")) {
+      const Json* cf = nullptr;
+      if (NodeTag(item, &cf) != "ColumnDef") {
+        return NotSupported("this column definition", ref->location);
+      }
+      FLOE_ASSIGN_OR_RAISE(ColumnDef col, ConvertColumnDef(*this, *cf));
+      ref->column_definitions.push_back(std::move(col));
     }
     FLOE_RETURN_NOT_OK(set_alias(*f));
     return ref;

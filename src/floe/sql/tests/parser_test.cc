@@ -1116,8 +1116,18 @@ TEST(ParserStatements, CompositeTypesAndRecords) {
   ASSERT_EQ(drop.names.size(), 2u);
   EXPECT_THAT(drop.names[1], ElementsAre("public", "b"));
 
+  // A column definition list types the columns of a function returning records.
+  SelectStmtPtr q = Query("SELECT * FROM jsonb_to_record('{}') AS x(a int, b text[])");
+  const TableRef& fn = *q->from[0];
+  EXPECT_EQ(fn.alias, "x");
+  EXPECT_TRUE(fn.column_aliases.empty());
+  ASSERT_EQ(fn.column_definitions.size(), 2u);
+  EXPECT_EQ(fn.column_definitions[0].name, "a");
+  EXPECT_EQ(fn.column_definitions[1].type.name, "text");
+  EXPECT_EQ(fn.column_definitions[1].type.array_bounds, 1);
+
   // (x).* is a star over an expression; t.* inside ROW(...) a qualified star.
-  SelectStmtPtr q = Query("SELECT (f(x)).*, ROW(t.*, 1) FROM t");
+  q = Query("SELECT (f(x)).*, ROW(t.*, 1) FROM t");
   const ParsedExpr& fields = *q->targets[0].expr;
   EXPECT_EQ(fields.kind, ExprKind::kStar);
   ASSERT_EQ(fields.args.size(), 1u);
