@@ -259,6 +259,14 @@ Result<ExprPtr> Binder::BindRowInList(const sql::ParsedExpr& e, ExprContext& ctx
   return e.negated ? expr::Not(any) : any;
 }
 
+Result<ExprPtr> Binder::BindAssignedValue(const sql::ParsedExpr& e, ExprContext& ctx,
+                                          const TypePtr& target) {
+  if (e.kind != sql::ExprKind::kRow || target->id() != TypeId::kStruct) return BindExpr(e, ctx);
+  FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindRow(e, ctx, target));
+  if (x->type->Equals(*target) || !expr::CanExplicitCast(*x->type, *target)) return x;
+  return expr::Cast(std::move(x), target);
+}
+
 ExprPtr Binder::RecordNullTest(ExprPtr x, bool negated) {
   return expr::Call(negated ? "record_is_not_null" : "record_is_null", {std::move(x)}, Boolean(),
                     false);

@@ -467,8 +467,12 @@ Result<LogicalPlanPtr> Binder::BindValues(const sql::SelectStmt& stmt) {
       ctx.scope = &empty;
       ctx.allow_subqueries = false;
       ctx.clause = "VALUES";
-      FLOE_ASSIGN_OR_RAISE(expr::ExprPtr e, BindExpr(*item, ctx));
       const size_t c = bound.size();
+      const TypePtr target =
+          targets != nullptr && c < targets->size() ? (*targets)[c] : TypePtr();
+      FLOE_ASSIGN_OR_RAISE(expr::ExprPtr e, target != nullptr
+                                                ? BindAssignedValue(*item, ctx, target)
+                                                : BindExpr(*item, ctx));
       if (targets != nullptr && c < targets->size() && (*targets)[c] != nullptr && IsUntyped(*e)) {
         FLOE_ASSIGN_OR_RAISE(e, CoerceTo(e, (*targets)[c], item->location));
       }

@@ -223,6 +223,11 @@ class Binder {
                                           ExprContext& ctx);
   /// ROW(...) [NOT] IN (ROW(...), ...): the OR of the row comparisons (NOT IN: the AND of <>).
   Result<expr::ExprPtr> BindRowInList(const sql::ParsedExpr& e, ExprContext& ctx);
+  /// An INSERT's VALUES item bound for its column of type `target`: a row constructor for a
+  /// record column takes the column's type (ROW('y', NULL) into a column of (text, int)), as
+  /// PostgreSQL's assignment does; anything else binds as it is.
+  Result<expr::ExprPtr> BindAssignedValue(const sql::ParsedExpr& e, ExprContext& ctx,
+                                          const TypePtr& target);
   /// IS [NOT] NULL of a record: every field NULL (or the record), or none.
   expr::ExprPtr RecordNullTest(expr::ExprPtr x, bool negated);
   /// The session's composite type of that name, or null.
