@@ -304,13 +304,13 @@ Result<ExprPtr> Binder::BindFromFunction(const sql::TableRef& ref, ExprContext& 
     }
     FLOE_ASSIGN_OR_RAISE(x, MakeCall(name, std::move(args), call.location));
   } else {
+    if (!ref.column_definitions.empty() && !IsPopulateFunction(name)) {
+      return BindError(ref.location,
+                       "a column definition list is only allowed for functions returning "
+                       "\"record\"");
+    }
     FLOE_ASSIGN_OR_RAISE(x, BindExpr(call, ctx));
     if (!ref.column_definitions.empty()) {
-      if (!IsPopulateFunction(name)) {
-        return BindError(ref.location,
-                         "a column definition list is only allowed for functions returning "
-                         "\"record\"");
-      }
       // The base record's type must be the one the list declares; the list names its fields.
       // A composite type names them itself (an anonymous record's are f1, f2, ...).
       const bool list = x->type->id() == TypeId::kList;
