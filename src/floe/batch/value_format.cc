@@ -461,6 +461,12 @@ bool AppendScalarText(const Scalar& s, std::string* out) {
 
 }  // namespace
 
+void AppendArrayElementText(std::string_view s, std::string* out) {
+  AppendArrayElement(s, false, out);
+}
+
+void AppendRecordFieldText(std::string_view s, std::string* out) { AppendRowField(s, out); }
+
 void AppendFloat64Text(double value, std::string* out, int extra_float_digits) {
   if (extra_float_digits > 0 || !std::isfinite(value)) {
     AppendFloatText(value, 15, out);

@@ -79,6 +79,13 @@ void AppendIsoTimestampText(int64_t value, bool nanos, bool with_zone, std::stri
 void AppendByteaText(std::string_view bytes, std::string* out);
 /// 16 bytes as 8-4-4-4-12 lower-case hex.
 void AppendUuidText(std::string_view bytes, std::string* out);
+/// Appends `s` as an element of an array literal, quoted as array_out quotes (when it is
+/// empty or NULL, or holds braces, commas, quotes, backslashes or white space).
+void AppendArrayElementText(std::string_view s, std::string* out);
+/// Appends `s` as a field of a record literal, quoted as record_out quotes (when it is
+/// empty, or holds parentheses, commas, quotes, backslashes or white space).
+void AppendRecordFieldText(std::string_view s, std::string* out);
+
 /// Appends `s` as a JSON string literal (quotes included) with PostgreSQL's escaping: ", \,
 /// \b, \f, \n, \r, \t, and \u00xx for other control characters; everything else as it is.
 void AppendJsonString(std::string_view s, std::string* out);

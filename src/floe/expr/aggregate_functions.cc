@@ -11,7 +11,7 @@
 //   min/max                    the argument's type (every orderable scalar type)
 //   bool_and/bool_or/every     boolean
 //   string_agg(text, text)     text;  string_agg(bytea, bytea) -> bytea
-//   array_agg(T)               T[] (a list; over arrays one dimension more)
+//   array_agg(T)               T[] (a list; over arrays one dimension more; records too)
 //   stddev*/var*               double (PostgreSQL gives numeric for exact inputs)
 //   json_agg, json_object_agg  json; jsonb_agg, jsonb_object_agg -> jsonb (any values)
 
@@ -266,7 +266,7 @@ Result<ResolvedAggregate> ResolveAggregate(std::string_view name,
       break;
     }
     case AggregateOp::kArrayAgg:
-      if (n != 1 || (arg_types[0]->is_nested() && arg_types[0]->id() != TypeId::kList)) {
+      if (n != 1 || arg_types[0]->id() == TypeId::kMap) {
         return NoSuchAggregate(name, arg_types);
       }
       agg.arg_types = arg_types;

@@ -64,11 +64,52 @@ Flat Flatten(const Array& list, int64_t i) {
 // PostgreSQL's dimensions of a flattened value: none when it has no elements.
 int Ndims(const Flat& f) { return f.end > f.begin ? static_cast<int>(f.dims.size()) : 0; }
 
-// A three-way comparison of value i of `a` with value j of `b` (arrays of one type), with
-// NULL after every value and equal to NULL as in PostgreSQL's array ordering.
-using ElementCompare = std::function<int(int64_t, int64_t)>;
+int CompareFlat(const Flat& x, const Flat& y, const ElementCompare& cmp);
+
+}  // namespace
 
 Result<ElementCompare> MakeElementCompare(const Array& a, const Array& b) {
+  if (a.type_id() == TypeId::kStruct || a.type_id() == TypeId::kList) {
+    if (b.type_id() != a.type_id() || b.num_children() != a.num_children()) {
+      return Status::NotSupported("comparison of {} with {}", SqlTypeName(*a.type()),
+                                  SqlTypeName(*b.type()));
+    }
+  }
+  if (a.type_id() == TypeId::kStruct) {
+    // PostgreSQL's record order: field by field, a NULL field after every value.
+    std::vector<ArrayPtr> fields_a, fields_b;
+    std::vector<ElementCompare> fields;
+    for (int k = 0; k < a.num_children(); ++k) {
+      fields_a.push_back(a.field(k));
+      fields_b.push_back(b.field(k));
+      FLOE_ASSIGN_OR_RAISE(ElementCompare c,
+                           MakeElementCompare(*fields_a.back(), *fields_b.back()));
+      fields.push_back(std::move(c));
+    }
+    return ElementCompare([&a, &b, fields_a, fields_b, fields](int64_t i, int64_t j) -> int {
+      const bool na = a.IsNull(i), nb = b.IsNull(j);
+      if (na || nb) return na == nb ? 0 : (na ? 1 : -1);
+      for (const ElementCompare& c : fields) {
+        if (const int r = c(i, j); r != 0) return r;
+      }
+      return 0;
+    });
+  }
+  if (a.type_id() == TypeId::kList) {
+    // PostgreSQL's array order (array_cmp) over the innermost elements.
+    const Array* leaf_a = &a;
+    const Array* leaf_b = &b;
+    while (leaf_a->type_id() == TypeId::kList && leaf_b->type_id() == TypeId::kList) {
+      leaf_a = leaf_a->child(0).get();
+      leaf_b = leaf_b->child(0).get();
+    }
+    FLOE_ASSIGN_OR_RAISE(ElementCompare leaves, MakeElementCompare(*leaf_a, *leaf_b));
+    return ElementCompare([&a, &b, leaves](int64_t i, int64_t j) -> int {
+      const bool na = a.IsNull(i), nb = b.IsNull(j);
+      if (na || nb) return na == nb ? 0 : (na ? 1 : -1);
+      return CompareFlat(Flatten(a, i), Flatten(b, j), leaves);
+    });
+  }
   return VisitPhysicalType(a.type_id(), [&]<typename T>(TypeTag<T>) -> Result<ElementCompare> {
     if constexpr (std::is_same_v<T, void>) {
       return Status::NotSupported("comparison of arrays of {}", SqlTypeName(*a.type()));
@@ -102,6 +143,8 @@ Result<ElementCompare> MakeElementCompare(const Array& a, const Array& b) {
     }
   });
 }
+
+namespace {
 
 // PostgreSQL's array_cmp: the elements in storage order, then the element count, the number
 // of dimensions and each dimension's length.

@@ -372,6 +372,8 @@ Result<ArrayPtr> CastFromString(const Array& in, const TypePtr& to, MemoryPool* 
       return in.Slice(0, in.length());
     case TypeId::kList:
       return ParseArrayTexts(in, to, pool);
+    case TypeId::kStruct:
+      return ParseRecordTexts(in, to, pool);
     case TypeId::kBinary:
       return BuildBytes(in, to, pool, [&](int64_t i, std::string* out) {
         return ParseBytea(in.BytesValue(i), out);
@@ -591,6 +593,7 @@ Result<ArrayPtr> CastArray(const Array& in, const TypePtr& to, MemoryPool* pool)
     return Array::Make(to, in.length(), in.buffers(), {std::move(elements)}, in.null_count(),
                        in.offset());
   }
+  if (from == TypeId::kStruct && to_id == TypeId::kStruct) return CastRecord(in, to, pool);
   if (from == TypeId::kBinary && (to_id == TypeId::kFixed || to_id == TypeId::kUuid)) {
     return BuildBytes(in, to, pool, [&](int64_t i, std::string* out) -> Status {
       const std::string_view b = in.BytesValue(i);

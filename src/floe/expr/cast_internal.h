@@ -112,6 +112,16 @@ Result<ArrayPtr> CastArrayValues(const Array& in, const TypePtr& to, MemoryPool*
 /// on another number of dimensions than `to` has.
 Result<ArrayPtr> ParseArrayTexts(const Array& strings, const TypePtr& to, MemoryPool* pool);
 
+/// PostgreSQL's record input (record_in) of each string into the struct type `to`
+/// (record_functions.cc): '(1,"a b",,"x""y")', an empty unquoted field being NULL; the fields
+/// take their types' text input. kInvalidArgument "malformed record literal: \"...\" (too
+/// few columns)" and the like on bad syntax.
+Result<ArrayPtr> ParseRecordTexts(const Array& strings, const TypePtr& to, MemoryPool* pool);
+
+/// A record cast to another struct type of as many fields, field by field by position (the
+/// names are `to`'s), each by the cast rules (record_functions.cc).
+Result<ArrayPtr> CastRecord(const Array& in, const TypePtr& to, MemoryPool* pool);
+
 /// A one-value array holding `scalar`.
 Result<ArrayPtr> ScalarToArray(const Scalar& scalar, int64_t length, MemoryPool* pool);
 

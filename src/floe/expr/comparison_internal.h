@@ -5,11 +5,13 @@
 // (filter_predicate.cc), which also use it to re-test only the rows still selected.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 
 #include "floe/batch/array.h"
 #include "floe/batch/scalar.h"
+#include "floe/common/result.h"
 #include "floe/type/type.h"
 
 namespace floe::expr::internal {
@@ -54,6 +56,15 @@ class ConstantComparison {
   Scalar constant_;  // in the values' representation
   Outcome outcome_;
 };
+
+/// A three-way comparison (-1, 0, 1) of value i of one array with value j of another.
+using ElementCompare = std::function<int(int64_t, int64_t)>;
+
+/// PostgreSQL's btree order between the values of two arrays of one type (decimals of any
+/// scale), array elements and record fields included: NULL after every value and equal to
+/// NULL, arrays as array_cmp orders them, records field by field (array_functions.cc). The
+/// comparison refers to `a` and `b`, which must outlive it. kNotSupported for maps.
+Result<ElementCompare> MakeElementCompare(const Array& a, const Array& b);
 
 /// ANDs the validity of `values` into bits 0..length-1 of `bits` (NULL rows cleared).
 void AndValidity(const Array& values, uint8_t* bits);

@@ -234,6 +234,8 @@ ScalarFunctionRegistry::ScalarFunctionRegistry() {
   RegisterSetReturningFunctions(*this);
   RegisterJsonFunctions(*this);
   RegisterArrayFunctions(*this);
+  RegisterRecordFunctions(*this);
+  RegisterJsonRecordFunctions(*this);
   RegisterIntervalFunctions(*this);
   RegisterOrderedSetFunctions(*this);
   RegisterFormattingFunctions(*this);

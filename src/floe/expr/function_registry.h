@@ -72,6 +72,9 @@ Result<ResolvedFunction> ResolveScalarFunction(std::string_view name,
 bool IsScalarFunction(std::string_view name);
 /// True when `name` is a set-returning function (unnest, generate_series, ...).
 bool IsSetReturningFunction(std::string_view name);
+/// True when `name` returns one record (json_populate_record, jsonb_to_record, ...): in FROM
+/// its fields are the columns of one row.
+bool IsRecordReturningFunction(std::string_view name);
 
 /// The dimensions an array literal's text declares by its leading braces ('{{1,2},{3,4}}'
 /// has 2, '{}' 1), 0 when it does not start with '{': a constant cast to an array type takes

@@ -8,7 +8,7 @@
 //   (and/or/not/is_*/in_list/like/coalesce/nullif/greatest/least),
 //   RegisterStringFunctions, RegisterDatetimeFunctions, RegisterMathFunctions,
 //   RegisterJsonFunctions, RegisterArrayFunctions, RegisterSetReturningFunctions,
-//   RegisterFormattingFunctions.
+//   RegisterFormattingFunctions, RegisterRecordFunctions, RegisterJsonRecordFunctions.
 // Elementwise loop templates shared by the kernels live in kernel_internal.h.
 
 #include <functional>
@@ -80,11 +80,6 @@ void RegisterSetReturningFunctions(ScalarFunctionRegistry& registry);
 /// json_functions.cc (declared with the json casts in json_internal.h).
 void RegisterJsonFunctions(ScalarFunctionRegistry& registry);
 void RegisterArrayFunctions(ScalarFunctionRegistry& registry);
-/// interval_functions.cc (the casts in interval_internal.h).
-void RegisterIntervalFunctions(ScalarFunctionRegistry& registry);
-/// ordered_set_functions.cc: the final steps of percentile_cont, percentile_disc, mode.
-void RegisterOrderedSetFunctions(ScalarFunctionRegistry& registry);
-/// to_char, to_timestamp(text, text), to_date, to_number (formatting_functions.cc).
-void RegisterFormattingFunctions(ScalarFunctionRegistry& registry);
+//   RegisterFormattingFunctions, RegisterRecordFunctions, RegisterJsonRecordFunctions.
 
 }  // namespace floe::expr::internal

@@ -224,12 +224,6 @@ Result<JsonValue> Parsed(const ResolvedFunction& f, const Rows& rows, size_t arg
   return ParseJson(Text(rows, arg, i), IsJsonb(f.arg_types[arg]));
 }
 
-// A sub-value's text: its bytes in the parsed text (jsonb's text is normalized already, so
-// its sub-values' bytes are too).
-std::string_view SubText(std::string_view source, const JsonValue& v) {
-  return source.substr(v.begin, v.end - v.begin);
-}
-
 // Whether a JSON string token as written holds the escape \u0000 (not "\\u0000", an
 // escaped backslash followed by "u0000").
 bool HasNulEscape(std::string_view token) {
@@ -241,8 +235,12 @@ bool HasNulEscape(std::string_view token) {
   return false;
 }
 
-// ->> and #>>'s text of a value: a string's contents, NULL for null, else the JSON text.
-// json keeps \u0000 as written, which text cannot hold: PostgreSQL's error.
+}  // namespace
+
+std::string_view SubText(std::string_view source, const JsonValue& v) {
+  return source.substr(v.begin, v.end - v.begin);
+}
+
 Status AsText(std::string_view source, const JsonValue& v, std::string* out, bool* is_null) {
   if (v.kind == JsonKind::kNull) {
     *is_null = true;
@@ -257,6 +255,8 @@ Status AsText(std::string_view source, const JsonValue& v, std::string* out, boo
   }
   return Status::OK();
 }
+
+namespace {
 
 // An array index as PostgreSQL reads a path element: a whole integer, or nothing.
 std::optional<int64_t> PathIndex(std::string_view s) {
@@ -384,7 +384,8 @@ Status AppendAsJson(const Array& a, int64_t i, std::string* out) {
         if (f > 0) out->push_back(',');
         AppendJsonString(t.field(f).name(), out);
         out->push_back(':');
-        FLOE_RETURN_NOT_OK(AppendAsJson(*a.child(f), i, out));
+        // A struct's offset applies to its children too.
+        FLOE_RETURN_NOT_OK(AppendAsJson(*a.child(f), a.offset() + i, out));
       }
       out->push_back('}');
       return Status::OK();

@@ -8,6 +8,7 @@
 #include "floe/batch/array.h"
 #include "floe/common/result.h"
 #include "floe/expr/aggregate.h"
+#include "floe/expr/json.h"
 #include "floe/expr/function_registry_internal.h"
 #include "floe/type/type.h"
 
@@ -26,6 +27,13 @@ bool CanExplicitCastJson(const DataType& from, const DataType& to);
 /// normalizes, json/jsonb -> text keeps the text, jsonb -> boolean and numbers take the
 /// scalar ("cannot cast jsonb object to type integer").
 Result<ArrayPtr> CastJson(const Array& in, const TypePtr& to, MemoryPool* pool);
+
+/// A sub-value's JSON text: its bytes in the parsed `source` (jsonb's text is normalized
+/// already, so its sub-values' bytes are too).
+std::string_view SubText(std::string_view source, const JsonValue& v);
+/// ->> and #>>'s text of a value: a string's contents, NULL (`*is_null`) for null, else the
+/// JSON text. kInvalidArgument for a json string holding \u0000, which text cannot hold.
+Status AsText(std::string_view source, const JsonValue& v, std::string* out, bool* is_null);
 
 /// Appends value `i` of `array` as to_json writes it (null, numbers, escaped strings,
 /// ISO dates and timestamps, arrays, objects for structs, json/jsonb as they are).

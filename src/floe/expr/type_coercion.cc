@@ -138,6 +138,18 @@ bool CanExplicitCast(const DataType& from, const DataType& to) {
   if (f == t && f == TypeId::kList) {
     return CanExplicitCast(*from.field(0).type(), *to.field(0).type());
   }
+  // Records have PostgreSQL's text form and text input, and convert field by field.
+  if ((f == TypeId::kStruct && t == TypeId::kString) ||
+      (f == TypeId::kString && t == TypeId::kStruct)) {
+    return true;
+  }
+  if (f == t && f == TypeId::kStruct) {
+    if (from.num_fields() != to.num_fields()) return false;
+    for (int i = 0; i < from.num_fields(); ++i) {
+      if (!CanExplicitCast(*from.field(i).type(), *to.field(i).type())) return false;
+    }
+    return true;
+  }
   return false;
 }
 

@@ -436,6 +436,7 @@ Result<TypePtr> Binder::BindTypeName(const sql::TypeName& type) {
   if (n != "tinyint") {
     if (TypePtr t = TypeFromSqlName(n)) return t;
   }
+  if (TypePtr composite = FindCompositeType(n)) return composite;
   if (n == "interval") return Interval();
   return BindError(type.location, "type \"" + n + "\" does not exist");
 }
@@ -613,6 +614,11 @@ Result<ExprPtr> Binder::BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx)
       }
     }
   }
+  if (const char* compare = ComparisonName(op);
+      compare != nullptr && e.args[0]->kind == sql::ExprKind::kRow &&
+      e.args[1]->kind == sql::ExprKind::kRow) {
+    return BindRowComparison(e, compare, ctx);
+  }
   FLOE_ASSIGN_OR_RAISE(ExprPtr a, BindExprImpl(*e.args[0], ctx));
   FLOE_ASSIGN_OR_RAISE(ExprPtr b, BindExprImpl(*e.args[1], ctx));
   if (const char* compare = ComparisonName(op)) return MakeCompare(compare, a, b, e.location);
@@ -706,7 +712,7 @@ Result<ExprPtr> Binder::BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx)
       auto is_text = [](const expr::Expr& x) { return x.type->id() == TypeId::kString; };
       auto is_other = [](const expr::Expr& x) {
         return x.type->id() != TypeId::kString && x.type->id() != TypeId::kBinary &&
-               !x.type->is_nested();
+               (!x.type->is_nested() || x.type->id() == TypeId::kStruct);
       };
       if (is_text(*a) && is_other(*b)) b = expr::Cast(b, String());
       if (is_other(*a) && is_text(*b)) a = expr::Cast(a, String());
@@ -1118,7 +1124,7 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
   using K = sql::ExprKind;
   switch (e.kind) {
     case K::kColumnRef:
-      return ResolveColumn(e, ctx);
+      return BindColumnRef(e, ctx);
     case K::kStar:
       return BindError(e.location, "* is not allowed here");
     case K::kConstant:
@@ -1145,6 +1151,7 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
       return NotSupported(e.location,
                           "parameter $" + std::to_string(e.param_index) + " is not supported");
     case K::kCast: {
+      if (e.args[0]->kind == K::kRow || e.type.name == "record") return BindRecordCast(e, ctx);
       if (e.args[0]->kind == K::kArray) {
         FLOE_ASSIGN_OR_RAISE(TypePtr target, BindTypeName(e.type));
         FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindArray(*e.args[0], ctx, target));
@@ -1208,6 +1215,7 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
     }
     case K::kIsNull: {
       FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExprImpl(*e.args[0], ctx));
+      if (!IsUntyped(*x) && x->type->id() == TypeId::kStruct) return RecordNullTest(x, e.negated);
       return expr::Call(e.negated ? "is_not_null" : "is_null", {x}, Boolean(), false);
     }
     case K::kIsBool: {
@@ -1265,6 +1273,7 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
       return e.negated ? expr::Not(both) : both;
     }
     case K::kInList: {
+      if (e.args[0]->kind == K::kRow) return BindRowInList(e, ctx);
       std::vector<const sql::ParsedExpr*> items;
       for (size_t i = 1; i < e.args.size(); ++i) items.push_back(e.args[i].get());
       return BindInList(*e.args[0], items, e.negated, ctx);
@@ -1405,7 +1414,7 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
     case K::kFieldSelect:
       return BindFieldSelect(e, ctx);
     case K::kRow:
-      return NotSupported(e.location, "row constructors are not supported");
+      return BindRow(e, ctx, nullptr);
     case K::kCurrentValue: {
       const int64_t t = options_.statement_time_micros;
       const int64_t day = FloorDiv(t, kMicrosPerDay);

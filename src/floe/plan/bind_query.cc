@@ -363,6 +363,20 @@ Result<LogicalPlanPtr> Binder::BindSelectImpl(const sql::SelectStmt& stmt,
   std::vector<std::string> names;
   for (const sql::SelectItem& item : stmt.targets) {
     const sql::ParsedExpr& e = *item.expr;
+    if (e.kind == sql::ExprKind::kStar && !e.args.empty()) {
+      // (x).*: the record's fields (bind_row.cc).
+      ExprContext ctx;
+      ctx.scope = &scope;
+      ctx.allow_aggregates = true;
+      ctx.allow_windows = true;
+      ctx.clause = "SELECT";
+      FLOE_ASSIGN_OR_RAISE(auto fields, ExpandStar(e, ctx));
+      for (auto& [name, x] : fields) {
+        select_exprs.push_back(std::move(x));
+        names.push_back(name);
+      }
+      continue;
+    }
     if (e.kind == sql::ExprKind::kStar) {
       if (e.names.empty()) {
         if (scope.columns.empty()) {

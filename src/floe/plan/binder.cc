@@ -85,6 +85,9 @@ int FindUnqualified(const std::vector<ScopeColumn>& columns, const std::string& 
 bool Binder::IsUnnestRef(const sql::TableRef& ref) const {
   if (ref.kind != sql::TableRef::Kind::kFunction || ref.function->names.empty()) return false;
   const std::string name = AsciiLower(ref.function->names.back());
+  // Functions returning records, and any call with a column definition list (which
+  // BindFromFunction checks), plan as one too.
+  if (!ref.column_definitions.empty() || expr::IsRecordReturningFunction(name)) return true;
   if (!expr::IsSetReturningFunction(name)) return false;
   // A table function of the same name (generate_series) serves constant arguments: it
   // streams its rows in parallel partitions instead of one list.
@@ -109,8 +112,8 @@ Result<BoundRelation> Binder::BindFunctionUnnest(const sql::TableRef& ref,
   ctx.allow_subqueries = false;
   ctx.srf_as_list = true;
   ctx.clause = "functions in FROM";
-  FLOE_ASSIGN_OR_RAISE(expr::ExprPtr list, BindExpr(call, ctx));
-  if (list->kind != expr::ExprKind::kCall || list->type->id() != TypeId::kList) {
+  FLOE_ASSIGN_OR_RAISE(expr::ExprPtr list, BindFromFunction(ref, ctx));
+  if (list->type->id() != TypeId::kList) {
     return BindError(ref.location, "function " + name + " in FROM is not set-returning");
   }
   const TypePtr& element = list->type->field(0).type();
@@ -464,8 +467,12 @@ Result<LogicalPlanPtr> Binder::BindValues(const sql::SelectStmt& stmt) {
       ctx.scope = &empty;
       ctx.allow_subqueries = false;
       ctx.clause = "VALUES";
-      FLOE_ASSIGN_OR_RAISE(expr::ExprPtr e, BindExpr(*item, ctx));
       const size_t c = bound.size();
+      const TypePtr target =
+          targets != nullptr && c < targets->size() ? (*targets)[c] : TypePtr();
+      FLOE_ASSIGN_OR_RAISE(expr::ExprPtr e, target != nullptr
+                                                ? BindAssignedValue(*item, ctx, target)
+                                                : BindExpr(*item, ctx));
       if (targets != nullptr && c < targets->size() && (*targets)[c] != nullptr && IsUntyped(*e)) {
         FLOE_ASSIGN_OR_RAISE(e, CoerceTo(e, (*targets)[c], item->location));
       }
@@ -528,8 +535,11 @@ Result<expr::ExprPtr> BindConstantExpr(const sql::ParsedExpr& expr, std::string_
   return binder.BindExpr(expr, ctx);
 }
 
-Result<TypePtr> BindType(const sql::TypeName& type, std::string_view text) {
-  internal::Binder binder(text, nullptr, BindOptions{});
+Result<TypePtr> BindType(const sql::TypeName& type, std::string_view text,
+                         std::shared_ptr<const CompositeTypes> composite_types) {
+  BindOptions options;
+  options.composite_types = std::move(composite_types);
+  internal::Binder binder(text, nullptr, options);
   return binder.BindTypeName(type);
 }
 

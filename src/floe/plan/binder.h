@@ -6,6 +6,7 @@
 // resolution (same TableSource, same version).
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +37,11 @@ class RelationResolver {
       const std::string& name, const std::vector<TableFunctionArg>& args) = 0;
 };
 
+/// Composite types by name (CREATE TYPE name AS (...)): a session's own, as structs whose
+/// fields are the type's attributes. The binder resolves a type name that names no built-in
+/// type here.
+using CompositeTypes = std::map<std::string, TypePtr>;
+
 struct BindOptions {
   /// now(), current_timestamp and current_date are this instant for the whole statement
   /// (microseconds since the epoch, UTC).
@@ -46,6 +52,8 @@ struct BindOptions {
   /// An untyped literal there takes its column's type before the VALUES list's common
   /// type is found, as in PostgreSQL (VALUES (0.5), ('NaN') into a double column).
   std::vector<TypePtr> insert_value_types;
+  /// The session's composite types; null when it has none.
+  std::shared_ptr<const CompositeTypes> composite_types;
 };
 
 /// Binds a query (SELECT, VALUES, set operations) into a logical plan whose output
@@ -60,9 +68,11 @@ Result<LogicalPlanPtr> BindQuery(const sql::SelectStmt& query, std::string_view 
 Result<expr::ExprPtr> BindConstantExpr(const sql::ParsedExpr& expr, std::string_view text,
                                        const BindOptions& options);
 
-/// The type a SQL type name denotes (`integer`, `numeric(10, 2)`, `timestamptz`, ...);
-/// kBind naming the type and its position in `text` for unknown names or bad modifiers.
-Result<TypePtr> BindType(const sql::TypeName& type, std::string_view text);
+/// The type a SQL type name denotes (`integer`, `numeric(10, 2)`, `timestamptz`, a composite
+/// type of `composite_types`, ...); kBind naming the type and its position in `text` for
+/// unknown names or bad modifiers.
+Result<TypePtr> BindType(const sql::TypeName& type, std::string_view text,
+                         std::shared_ptr<const CompositeTypes> composite_types = nullptr);
 
 /// PostgreSQL's name of a type ("integer", "text", "numeric(10,2)").
 std::string TypeNameOf(const DataType& type);

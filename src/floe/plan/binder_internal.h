@@ -215,6 +215,43 @@ class Binder {
   /// element type its other arguments call for.
   Status CoerceUntypedArrayArgs(std::string_view name, std::vector<expr::ExprPtr>& args);
 
+  // ---- records (bind_row.cc)
+  /// ROW(a, b, ...) and (a, b, ...): a struct of fields f1, f2, ...; t.* and (x).* among the
+  /// arguments expand to their columns or fields. `target`, the type of a cast around the
+  /// constructor, types its untyped arguments (ROW('x', '2012-12-31')::t), or is null.
+  Result<expr::ExprPtr> BindRow(const sql::ParsedExpr& e, ExprContext& ctx,
+                                const TypePtr& target);
+  /// The values `t.*` (t's columns) or `(x).*` (the record x's fields) stand for, named.
+  Result<std::vector<std::pair<std::string, expr::ExprPtr>>> ExpandStar(const sql::ParsedExpr& e,
+                                                                        ExprContext& ctx);
+  /// A cast of a row constructor, or to `record`: the constructor's untyped fields take the
+  /// composite type's field types, and the row must have as many fields as the type.
+  Result<expr::ExprPtr> BindRecordCast(const sql::ParsedExpr& e, ExprContext& ctx);
+  /// A column reference, or else a whole-row reference: `t` alone for the FROM item t's
+  /// columns as one record, named by them.
+  Result<expr::ExprPtr> BindColumnRef(const sql::ParsedExpr& e, ExprContext& ctx);
+  /// `op` (eq, ne, lt, le, gt, ge) between two row constructors, field by field with SQL's
+  /// NULL semantics.
+  Result<expr::ExprPtr> BindRowComparison(const sql::ParsedExpr& e, const char* op,
+                                          ExprContext& ctx);
+  /// ROW(...) [NOT] IN (ROW(...), ...): the OR of the row comparisons (NOT IN: the AND of <>).
+  Result<expr::ExprPtr> BindRowInList(const sql::ParsedExpr& e, ExprContext& ctx);
+  /// An INSERT's VALUES item bound for its column of type `target`: a row constructor for a
+  /// record column takes the column's type (ROW('y', NULL) into a column of (text, int)), as
+  /// PostgreSQL's assignment does; anything else binds as it is.
+  Result<expr::ExprPtr> BindAssignedValue(const sql::ParsedExpr& e, ExprContext& ctx,
+                                          const TypePtr& target);
+  /// IS [NOT] NULL of a record: every field NULL (or the record), or none.
+  expr::ExprPtr RecordNullTest(expr::ExprPtr x, bool negated);
+  /// The session's composite type of that name, or null.
+  TypePtr FindCompositeType(const std::string& name) const;
+  /// The struct a column definition list (AS x(a int, b text)) declares.
+  Result<TypePtr> BindColumnDefinitions(const std::vector<sql::ColumnDef>& columns);
+  /// The call of a FROM item BindFunctionUnnest plans, as a list-valued expression: a
+  /// set-returning call, or a function returning one record (as a list of it), typed by the
+  /// item's column definition list where it has one.
+  Result<expr::ExprPtr> BindFromFunction(const sql::TableRef& ref, ExprContext& ctx);
+
   /// expr::CommonType with the error placed at `location`.
   Result<TypePtr> CommonTypeAt(const TypePtr& a, const TypePtr& b, std::string_view context,
                                int location) const;

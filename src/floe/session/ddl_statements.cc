@@ -35,8 +35,9 @@ std::string Trimmed(std::string_view s) {
 
 // The SQL column type an Iceberg table stores: Iceberg has no 8- or 16-bit integers, so
 // smallint widens to integer (as Spark does).
-Result<TypePtr> ColumnType(const sql::TypeName& name, std::string_view text) {
-  FLOE_ASSIGN_OR_RAISE(TypePtr type, plan::BindType(name, text));
+Result<TypePtr> ColumnType(const sql::TypeName& name, std::string_view text,
+                           const std::shared_ptr<const plan::CompositeTypes>& composite_types) {
+  FLOE_ASSIGN_OR_RAISE(TypePtr type, plan::BindType(name, text, composite_types));
   if (type->id() == TypeId::kInt8 || type->id() == TypeId::kInt16) return Int32();
   return type;
 }
@@ -296,10 +297,12 @@ namespace {
 class Executor {
  public:
   Executor(catalog::Catalog& catalog, const sql::Statement& statement, std::string_view search_path,
-           std::string temp_namespace)
+           std::string temp_namespace,
+           std::shared_ptr<const plan::CompositeTypes> composite_types)
       : catalog_(catalog),
         statement_(statement),
-        names_(&catalog, search_path, std::move(temp_namespace)) {}
+        names_(&catalog, search_path, std::move(temp_namespace)),
+        composite_types_(std::move(composite_types)) {}
 
   Result<CatalogStatementResult> Run() {
     const sql::StatementBody& body = statement_.body;
@@ -344,7 +347,8 @@ class Executor {
         return Status::NotSupported("column \"{}\": DEFAULT values are not supported yet",
                                     column.name);
       }
-      FLOE_ASSIGN_OR_RAISE(TypePtr type, ColumnType(column.type, statement_.text));
+      FLOE_ASSIGN_OR_RAISE(TypePtr type,
+                           ColumnType(column.type, statement_.text, composite_types_));
       fields.emplace_back(column.name, std::move(type), !column.not_null);
     }
     FLOE_RETURN_NOT_OK(CreateTableWithColumns(catalog_, names_, s.table, std::move(fields),
@@ -360,6 +364,8 @@ class Executor {
       case sql::DropStatement::ObjectKind::kSchema:
         for (const auto& name : s.names) FLOE_RETURN_NOT_OK(DropSchema(name, s));
         return Tag("DROP SCHEMA");
+      case sql::DropStatement::ObjectKind::kType:
+        return Status::Internal("DROP TYPE is the session's, not a catalog statement");
       case sql::DropStatement::ObjectKind::kTable:
         break;
     }
@@ -452,7 +458,8 @@ class Executor {
             return Status::NotSupported("column \"{}\": DEFAULT values are not supported yet",
                                         cmd.column.name);
           }
-          FLOE_ASSIGN_OR_RAISE(TypePtr type, ColumnType(cmd.column.type, statement_.text));
+          FLOE_ASSIGN_OR_RAISE(TypePtr type,
+                               ColumnType(cmd.column.type, statement_.text, composite_types_));
           if (cmd.column.not_null) {
             if (table.metadata->current_snapshot_id.has_value()) {
               return Status::Constraint(
@@ -480,7 +487,8 @@ class Executor {
           schema_changed = true;
           break;
         case Kind::kAlterColumnType: {
-          FLOE_ASSIGN_OR_RAISE(TypePtr type, ColumnType(cmd.column.type, statement_.text));
+          FLOE_ASSIGN_OR_RAISE(TypePtr type,
+                               ColumnType(cmd.column.type, statement_.text, composite_types_));
           schema_update->UpdateColumn(cmd.column.name, type);
           schema_changed = true;
           break;
@@ -733,6 +741,7 @@ class Executor {
   catalog::Catalog& catalog_;
   const sql::Statement& statement_;
   CatalogNames names_;
+  std::shared_ptr<const plan::CompositeTypes> composite_types_;
 };
 
 }  // namespace
@@ -833,11 +842,12 @@ Result<catalog::Namespace> CatalogNames::Schema(const std::vector<std::string>& 
   return catalog::Namespace{name[0]};
 }
 
-Result<CatalogStatementResult> ExecuteCatalogStatement(catalog::Catalog& catalog,
-                                                       const sql::Statement& statement,
-                                                       std::string_view search_path,
-                                                       std::string temp_namespace) {
-  return Executor(catalog, statement, search_path, std::move(temp_namespace)).Run();
+Result<CatalogStatementResult> ExecuteCatalogStatement(
+    catalog::Catalog& catalog, const sql::Statement& statement, std::string_view search_path,
+    std::string temp_namespace, std::shared_ptr<const plan::CompositeTypes> composite_types) {
+  return Executor(catalog, statement, search_path, std::move(temp_namespace),
+                  std::move(composite_types))
+      .Run();
 }
 
 }  // namespace floe::session

@@ -13,6 +13,7 @@
 #include "floe/batch/scalar.h"
 #include "floe/catalog/catalog.h"
 #include "floe/common/result.h"
+#include "floe/plan/binder.h"
 #include "floe/sql/ast.h"
 
 namespace floe::session {
@@ -96,10 +97,11 @@ Result<std::optional<catalog::TableIdentifier>> CreateTableWithColumns(
 /// table, kConstraint for one that already exists or a schema that is not empty,
 /// kInvalidArgument for bad options, kNotSupported for what Iceberg cannot do.
 /// `temp_namespace` is the session's temporary namespace (CatalogNames); DROP TABLE of a
-/// temporary table removes its files too.
-Result<CatalogStatementResult> ExecuteCatalogStatement(catalog::Catalog& catalog,
-                                                       const sql::Statement& statement,
-                                                       std::string_view search_path,
-                                                       std::string temp_namespace = {});
+/// temporary table removes its files too. Column types may name the session's
+/// `composite_types` (struct columns).
+Result<CatalogStatementResult> ExecuteCatalogStatement(
+    catalog::Catalog& catalog, const sql::Statement& statement, std::string_view search_path,
+    std::string temp_namespace = {},
+    std::shared_ptr<const plan::CompositeTypes> composite_types = nullptr);
 
 }  // namespace floe::session

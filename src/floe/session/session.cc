@@ -34,6 +34,7 @@
 #include "floe/scheduler/local_exchange.h"
 #include "floe/scheduler/scheduler.h"
 #include "floe/scheduler/stage_planner.h"
+#include "floe/session/composite_types.h"
 #include "floe/session/copy_statement.h"
 #include "floe/session/ddl_statements.h"
 #include "floe/session/explain.h"
@@ -249,6 +250,15 @@ class SessionImpl final : public Session {
         call && IsWriteProcedure(*call)) {
       return ExecuteWriteProcedure(*call, statement.text);
     }
+    if (const auto* create = std::get_if<sql::CreateTypeStatement>(&body)) {
+      FLOE_RETURN_NOT_OK(composite_types_.Create(*create, statement.text));
+      return CommandResult("CREATE TYPE");
+    }
+    if (const auto* drop = std::get_if<sql::DropStatement>(&body);
+        drop && drop->object == sql::DropStatement::ObjectKind::kType) {
+      FLOE_RETURN_NOT_OK(composite_types_.Drop(*drop));
+      return CommandResult("DROP TYPE");
+    }
     if (IsCatalogStatement(body)) {
       FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, Catalog(/*create=*/true));
       if (const auto* create = std::get_if<sql::CreateTableStatement>(&body);
@@ -257,7 +267,8 @@ class SessionImpl final : public Session {
       }
       FLOE_ASSIGN_OR_RAISE(
           CatalogStatementResult result,
-          ExecuteCatalogStatement(*catalog, statement, config_.search_path(), TempNamespace()));
+          ExecuteCatalogStatement(*catalog, statement, config_.search_path(), TempNamespace(),
+                                  composite_types_.types()));
       if (result.columns.empty()) return CommandResult(std::move(result.tag));
       return TextResult(result.columns, result.rows, std::move(result.tag));
     }
@@ -351,6 +362,8 @@ class SessionImpl final : public Session {
             return "DROP SCHEMA";
           case sql::DropStatement::ObjectKind::kView:
             return "DROP VIEW";
+          case sql::DropStatement::ObjectKind::kType:
+            return "DROP TYPE";
         }
         return "DROP";
       case 6:
@@ -382,6 +395,7 @@ class SessionImpl final : public Session {
                                         std::chrono::system_clock::now().time_since_epoch())
                                         .count();
     options.time_zone = config_.time_zone();
+    options.composite_types = composite_types_.types();
     return options;
   }
 
@@ -826,6 +840,7 @@ class SessionImpl final : public Session {
   std::shared_ptr<const io::FileIO> files_io_;
   std::unique_ptr<ThreadPool> threads_;
   exec::SessionConfig config_;
+  CompositeTypeRegistry composite_types_;
   std::string temp_namespace_;
   // Set before the first temporary table is made, so that a failed CREATE still leaves its
   // namespace to the cleanup at the end.

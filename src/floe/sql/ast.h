@@ -82,7 +82,8 @@ struct WindowDef {
 
 enum class ExprKind {
   kColumnRef,       // names: ["a"], ["t", "a"], ["db", "t", "a"]
-  kStar,            // names: qualifier parts ([] for *, ["t"] for t.*)
+  kStar,            // names: qualifier parts ([] for *, ["t"] for t.*); or, with args[0],
+                    // (args[0]).*: every field of a composite value
   kConstant,        // constant
   kParam,           // $N (param_index)
   kCast,            // args[0]::type, CAST(args[0] AS type), and typed literals (DATE '...')
@@ -212,6 +213,15 @@ struct SelectStmt {
 
 enum class JoinKind { kInner, kLeft, kRight, kFull, kCross };
 
+/// A column of CREATE TABLE, of CREATE TYPE ... AS (...) and of a column definition list.
+struct ColumnDef {
+  std::string name;
+  TypeName type;
+  bool not_null = false;
+  ParsedExprPtr default_value;
+  int location = -1;
+};
+
 /// An item of a FROM clause.
 struct TableRef {
   enum class Kind { kTable, kFunction, kSubquery, kJoin };
@@ -223,6 +233,9 @@ struct TableRef {
   SelectStmtPtr subquery;          // kSubquery (VALUES lists arrive as a SelectStmt too)
   bool lateral = false;
   bool ordinality = false;  // kFunction: WITH ORDINALITY
+  /// kFunction: a column definition list, AS alias(a int, b text), naming and typing the
+  /// columns of a function returning records.
+  std::vector<ColumnDef> column_definitions;
 
   std::string alias;                        // AS alias
   std::vector<std::string> column_aliases;  // AS alias(a, b)
@@ -238,14 +251,6 @@ struct TableRef {
 
 // ---------------------------------------------------------------------------------------
 // Statements
-
-struct ColumnDef {
-  std::string name;
-  TypeName type;
-  bool not_null = false;
-  ParsedExprPtr default_value;
-  int location = -1;
-};
 
 /// WITH (key = value, ...) options; values are kept as their text ("day(ts)", "2", "zstd").
 struct Option {
@@ -283,8 +288,15 @@ struct CreateTableStatement {
   bool temporary = false;  // CREATE TEMP TABLE: the session's own, dropped when it ends
 };
 
+/// CREATE TYPE name AS (field type, ...): a composite type.
+struct CreateTypeStatement {
+  std::vector<std::string> name;
+  std::vector<ColumnDef> fields;
+  int location = -1;
+};
+
 struct DropStatement {
-  enum class ObjectKind { kTable, kSchema, kView };
+  enum class ObjectKind { kTable, kSchema, kView, kType };
   ObjectKind object = ObjectKind::kTable;
   std::vector<std::vector<std::string>> names;
   bool if_exists = false;
@@ -374,7 +386,7 @@ using StatementBody =
     std::variant<SelectStatement, InsertStatement, DeleteStatement, CreateSchemaStatement,
                  CreateTableStatement, DropStatement, AlterTableStatement, SetStatement,
                  ShowStatement, std::shared_ptr<ExplainStatement>, CallStatement,
-                 ShowObjectsStatement, CopyStatement>;
+                 ShowObjectsStatement, CopyStatement, CreateTypeStatement>;
 
 /// One parsed statement with the span of text it came from.
 struct Statement {

@@ -578,6 +578,13 @@ Result<ParsedExprPtr> Converter::ConvertExpr(const Json& node) {
         base = std::move(e);
         continue;
       }
+      if (itag == "A_Star") {
+        // (x).*: every field of a composite value, expanded where a list of values may be.
+        auto e = NewExpr(ExprKind::kStar, base->location);
+        e->args = {std::move(base)};
+        base = std::move(e);
+        continue;
+      }
       if (itag != "A_Indices") return NotSupported("this indirection", base->location);
       const bool slice = BoolField(*inf, "is_slice");
       ParsedExprPtr lower, upper;

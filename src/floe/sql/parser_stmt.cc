@@ -492,8 +492,13 @@ Result<TableRefPtr> Converter::ConvertTableRef(const Json& node) {
     if (parts.size() > 1 && !(parts[1].is_object() && parts[1].empty())) {
       return NotSupported("a column definition list", ref->location);
     }
-    if (!ListField(*f, "coldeflist").empty()) {
-      return NotSupported("a column definition list", ref->location);
+    for (const Json& item : ListField(*f, "coldeflist")) {
+      const Json* cf = nullptr;
+      if (NodeTag(item, &cf) != "ColumnDef") {
+        return NotSupported("this column definition", ref->location);
+      }
+      FLOE_ASSIGN_OR_RAISE(ColumnDef col, ConvertColumnDef(*this, *cf));
+      ref->column_definitions.push_back(std::move(col));
     }
     FLOE_RETURN_NOT_OK(set_alias(*f));
     return ref;
@@ -644,6 +649,20 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
     FLOE_ASSIGN_OR_RAISE(ct.as_query, ConvertSelect(*query));
     return ct;
   }
+  if (tag == "CompositeTypeStmt") {
+    CreateTypeStatement ct;
+    const Json* var = Field(*f, "typevar");
+    if (var == nullptr) return NotSupported("CREATE TYPE without a name", 0);
+    ct.name = RangeVarNames(*var);
+    ct.location = LocationOf(*var);
+    for (const Json& item : ListField(*f, "coldeflist")) {
+      const Json* cf = nullptr;
+      if (NodeTag(item, &cf) != "ColumnDef") return NotSupported("this attribute", ct.location);
+      FLOE_ASSIGN_OR_RAISE(ColumnDef col, ConvertColumnDef(*this, *cf));
+      ct.fields.push_back(std::move(col));
+    }
+    return ct;
+  }
   if (tag == "DropStmt") {
     DropStatement drop;
     std::string type = StringField(*f, "removeType");
@@ -653,6 +672,8 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
       drop.object = DropStatement::ObjectKind::kSchema;
     } else if (type == "OBJECT_VIEW") {
       drop.object = DropStatement::ObjectKind::kView;
+    } else if (type == "OBJECT_TYPE") {
+      drop.object = DropStatement::ObjectKind::kType;
     } else {
       std::string what = AsciiLower(type.substr(type.find('_') + 1));
       return NotSupported("DROP of a " + what, 0);
@@ -665,6 +686,10 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
         drop.names.push_back(std::move(names));
       } else if (otag == "String") {
         drop.names.push_back({StringField(*of, "sval")});
+      } else if (otag == "TypeName" && drop.object == DropStatement::ObjectKind::kType) {
+        FLOE_ASSIGN_OR_RAISE(auto names,
+                             ConvertNameList(ListField(*of, "names"), LocationOf(*of)));
+        drop.names.push_back(std::move(names));
       } else {
         return NotSupported("this DROP target", 0);
       }

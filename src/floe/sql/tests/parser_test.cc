@@ -1140,4 +1140,44 @@ TEST(ParserStatements, DropTablePurge) {
   EXPECT_FALSE(Parse("DROP SCHEMA s PURGE").ok());
 }
 
+TEST(ParserStatements, CompositeTypesAndRecords) {
+  auto create =
+      std::get<CreateTypeStatement>(ParseOne("CREATE TYPE jpop AS (a text, b int[], c jpop)").body);
+  EXPECT_THAT(create.name, ElementsAre("jpop"));
+  ASSERT_EQ(create.fields.size(), 3u);
+  EXPECT_EQ(create.fields[0].name, "a");
+  EXPECT_EQ(create.fields[1].type.name, "int4");
+  EXPECT_EQ(create.fields[1].type.array_bounds, 1);
+  EXPECT_EQ(create.fields[2].type.name, "jpop");
+
+  auto drop = std::get<DropStatement>(ParseOne("DROP TYPE IF EXISTS a, public.b CASCADE").body);
+  EXPECT_EQ(drop.object, DropStatement::ObjectKind::kType);
+  EXPECT_TRUE(drop.if_exists);
+  EXPECT_TRUE(drop.cascade);
+  ASSERT_EQ(drop.names.size(), 2u);
+  EXPECT_THAT(drop.names[1], ElementsAre("public", "b"));
+
+  // A column definition list types the columns of a function returning records.
+  SelectStmtPtr q = Query("SELECT * FROM jsonb_to_record('{}') AS x(a int, b text[])");
+  const TableRef& fn = *q->from[0];
+  EXPECT_EQ(fn.alias, "x");
+  EXPECT_TRUE(fn.column_aliases.empty());
+  ASSERT_EQ(fn.column_definitions.size(), 2u);
+  EXPECT_EQ(fn.column_definitions[0].name, "a");
+  EXPECT_EQ(fn.column_definitions[1].type.name, "text");
+  EXPECT_EQ(fn.column_definitions[1].type.array_bounds, 1);
+
+  // (x).* is a star over an expression; t.* inside ROW(...) a qualified star.
+  q = Query("SELECT (f(x)).*, ROW(t.*, 1) FROM t");
+  const ParsedExpr& fields = *q->targets[0].expr;
+  EXPECT_EQ(fields.kind, ExprKind::kStar);
+  ASSERT_EQ(fields.args.size(), 1u);
+  EXPECT_EQ(fields.args[0]->kind, ExprKind::kFunction);
+  const ParsedExpr& row = *q->targets[1].expr;
+  EXPECT_EQ(row.kind, ExprKind::kRow);
+  ASSERT_EQ(row.args.size(), 2u);
+  EXPECT_EQ(row.args[0]->kind, ExprKind::kStar);
+  EXPECT_THAT(row.args[0]->names, ElementsAre("t"));
+}
+
 }  // namespace floe::sql
