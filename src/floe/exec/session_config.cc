@@ -56,6 +56,8 @@ std::vector<SettingInfo> MakeRegistered() {
        "digits of float output: above 0 the shortest exact form, else 15 (float8) or 6 (float4) "
        "significant digits plus this",
        -15, 3},
+      {"max_recursive_iterations", Kind::kInt, "1000000",
+       "iterations a recursive query (WITH RECURSIVE) may run before it fails (0: no limit)", 0},
       {"statement_timeout", Kind::kInt, "0", "milliseconds a statement may run (0: no limit)", 0},
       {"iceberg.path_map", Kind::kString, "",
        "FROM=TO prefix rewrites (separated by ';') for the paths Iceberg metadata names", 0},
