@@ -697,7 +697,7 @@ TEST_F(BinderTest, Errors) {
             "[ALL] recursive-term (line 1, column 16)");
   EXPECT_EQ(Error("WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n FROM r, r r2) SELECT * FROM r"),
             "Bind error: recursive reference to query \"r\" must not appear more than once (line 1, "
-            "column 56)");
+            "column 57)");
   EXPECT_EQ(Error("SELECT * FROM t, LATERAL (SELECT a) s"),
             "Not supported: LATERAL subqueries are not supported (line 1, column 34)");
   EXPECT_EQ(Error("SELECT a FROM t GROUP BY ROLLUP (a)"),
