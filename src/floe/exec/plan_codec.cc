@@ -15,14 +15,14 @@
 #include "floe/exec/plan_codec_internal.h"
 #include "floe/exec/projection_exec.h"
 #include "floe/exec/recursive_query_exec.h"
-#include "floe/exec/unnest_exec.h"
 #include "floe/exec/repartition_exec.h"
 #include "floe/exec/sort/sort_exec.h"
 #include "floe/exec/sort/sort_preserving_merge_exec.h"
 #include "floe/exec/union_exec.h"
+#include "floe/exec/unnest_exec.h"
 #include "floe/exec/values_exec.h"
-#include "floe/exec/work_table_scan_exec.h"
 #include "floe/exec/window/window_exec.h"
+#include "floe/exec/work_table_scan_exec.h"
 
 namespace floe::exec {
 

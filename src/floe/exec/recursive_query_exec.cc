@@ -95,8 +95,8 @@ class RecursiveQueryStream final : public BatchStream {
       FLOE_RETURN_NOT_OK(seen_->Insert(batch->columns(), ids_.data(), &new_rows_));
       if (new_rows_.empty()) return RecordBatchPtr();
       if (static_cast<int64_t>(new_rows_.size()) < n) {
-        FLOE_ASSIGN_OR_RAISE(batch, TakeBatch(*batch, new_rows_.data(),
-                                              static_cast<int64_t>(new_rows_.size())));
+        FLOE_ASSIGN_OR_RAISE(
+            batch, TakeBatch(*batch, new_rows_.data(), static_cast<int64_t>(new_rows_.size())));
       }
     }
     if (batch->schema().get() == node_->schema().get()) return batch;
@@ -136,8 +136,8 @@ Result<PlanPtr> RecursiveQueryExec::Make(std::string name, int work_table_id, bo
   const Schema& second = *recursive_term->schema();
   if (first.num_fields() != second.num_fields()) {
     return Status::Internal(
-        "RecursiveQueryExec of \"{}\": the static term has {} columns, the recursive term {}",
-        name, first.num_fields(), second.num_fields());
+        "RecursiveQueryExec of \"{}\": the static term has {} columns, the recursive term {}", name,
+        first.num_fields(), second.num_fields());
   }
   std::vector<Field> fields;
   for (int i = 0; i < first.num_fields(); ++i) {

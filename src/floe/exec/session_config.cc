@@ -71,7 +71,8 @@ std::vector<SettingInfo> MakeRegistered() {
        "Parquet pages that carry a CRC are checked against it", 0},
       {"text_files.min_split_bytes", Kind::kBytes, "32MB",
        "the smallest byte range of a local CSV or JSON-lines file one scan partition reads "
-       "(larger files are split at record starts)", 1},
+       "(larger files are split at record starts)",
+       1},
   };
 }
 

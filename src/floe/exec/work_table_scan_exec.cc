@@ -40,8 +40,9 @@ Result<BatchStreamPtr> WorkTableScanExec::Execute(int partition, const TaskConte
       batches.push_back(batch);
       continue;
     }
-    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr relabelled,
-                         RecordBatch::Make(properties_.schema, batch->num_rows(), batch->columns()));
+    FLOE_ASSIGN_OR_RAISE(
+        RecordBatchPtr relabelled,
+        RecordBatch::Make(properties_.schema, batch->num_rows(), batch->columns()));
     batches.push_back(std::move(relabelled));
   }
   return MakeVectorStream(properties_.schema, std::move(batches));

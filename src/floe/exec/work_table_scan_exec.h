@@ -34,9 +34,7 @@ class WorkTableScanExec final : public ExecutionPlan {
 
  private:
   WorkTableScanExec(std::string name, int work_table_id, PlanProperties properties)
-      : name_(std::move(name)),
-        work_table_id_(work_table_id),
-        properties_(std::move(properties)) {}
+      : name_(std::move(name)), work_table_id_(work_table_id), properties_(std::move(properties)) {}
 
   std::string name_;
   int work_table_id_;

@@ -143,8 +143,7 @@ Result<LogicalPlanPtr> Binder::BindRecursiveUnion(const sql::CommonTableExpr& ct
     FLOE_ASSIGN_OR_RAISE(TypePtr common, CommonTypeAt(type, other, "UNION", at(last)));
     // Decimals of other precisions and scales are all PostgreSQL's numeric: the recursive
     // term's values are rounded to the column's scale.
-    const bool both_numeric =
-        common->id() == TypeId::kDecimal && type->id() == TypeId::kDecimal;
+    const bool both_numeric = common->id() == TypeId::kDecimal && type->id() == TypeId::kDecimal;
     if (!common->Equals(*type) && !both_numeric) {
       return BindError(at(body.inputs[0]),
                        fmt::format("recursive query \"{}\" column {} has type {} in non-recursive "
@@ -157,8 +156,7 @@ Result<LogicalPlanPtr> Binder::BindRecursiveUnion(const sql::CommonTableExpr& ct
                             rc->work_table_id, name, std::move(schema));
 }
 
-Result<LogicalPlanPtr> Binder::BindWorkTableReference(const sql::TableRef& ref,
-                                                      RecursiveCte* rc) {
+Result<LogicalPlanPtr> Binder::BindWorkTableReference(const sql::TableRef& ref, RecursiveCte* rc) {
   const std::string& name = rc->cte->name;
   // Another item of the same WITH list between the item and this reference: a cycle.
   for (size_t i = rc->bodies; i < cte_bodies_.size(); ++i) {
@@ -183,7 +181,8 @@ Result<LogicalPlanPtr> Binder::BindWorkTableReference(const sql::TableRef& ref,
     // The outermost context decides, except that a subquery overrides any.
     RecursionContext context = recursion_contexts_[rc->contexts];
     for (size_t i = rc->contexts; i < recursion_contexts_.size(); ++i) {
-      if (recursion_contexts_[i] == RecursionContext::kSubquery) context = RecursionContext::kSubquery;
+      if (recursion_contexts_[i] == RecursionContext::kSubquery)
+        context = RecursionContext::kSubquery;
     }
     const char* where = context == RecursionContext::kSubquery    ? "a subquery"
                         : context == RecursionContext::kOuterJoin ? "an outer join"

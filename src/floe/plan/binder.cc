@@ -257,8 +257,10 @@ Result<BoundRelation> Binder::BindTableRef(const sql::TableRef& ref, const Scope
   }
   // A recursive query's reference to itself must not be on the side an outer join fills with
   // NULLs.
-  const bool left_outer = ref.join_kind == sql::JoinKind::kRight || ref.join_kind == sql::JoinKind::kFull;
-  const bool right_outer = ref.join_kind == sql::JoinKind::kLeft || ref.join_kind == sql::JoinKind::kFull;
+  const bool left_outer =
+      ref.join_kind == sql::JoinKind::kRight || ref.join_kind == sql::JoinKind::kFull;
+  const bool right_outer =
+      ref.join_kind == sql::JoinKind::kLeft || ref.join_kind == sql::JoinKind::kFull;
   Result<BoundRelation> bound_left = [&] {
     RecursionContextScope scope(this, RecursionContext::kOuterJoin, left_outer);
     return BindTableRef(*ref.left, outer);

@@ -372,10 +372,10 @@ class Binder {
     size_t level = 0;  // its WITH clause in cte_stack_
     Phase phase = Phase::kMalformed;
     int work_table_id = 0;
-    SchemaPtr schema;             // the work table's columns
-    int references = 0;           // self-references bound in the recursive term
-    size_t contexts = 0;          // recursion_contexts_.size() when the term began
-    size_t bodies = 0;            // cte_bodies_.size() when the term began
+    SchemaPtr schema;     // the work table's columns
+    int references = 0;   // self-references bound in the recursive term
+    size_t contexts = 0;  // recursion_contexts_.size() when the term began
+    size_t bodies = 0;    // cte_bodies_.size() when the term began
   };
   std::vector<RecursiveCte*> recursive_ctes_;
   std::vector<RecursionContext> recursion_contexts_;

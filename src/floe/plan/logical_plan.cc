@@ -170,8 +170,7 @@ void AppendNode(const LogicalPlan& node, int depth, std::string* out) {
       break;
     case LogicalKind::kRecursiveQuery:
       *out += "RecursiveQuery: " + node.work_table_name + " (work table " +
-              std::to_string(node.work_table_id) + "), " +
-              (node.set_all ? "UNION ALL" : "UNION");
+              std::to_string(node.work_table_id) + "), " + (node.set_all ? "UNION ALL" : "UNION");
       break;
     case LogicalKind::kWorkTableScan:
       *out += "WorkTableScan: " + node.work_table_name + " (work table " +
@@ -455,8 +454,8 @@ LogicalPlanPtr MakeMaxOneRow(LogicalPlanPtr input) {
 
 LogicalPlanPtr MakeRecursiveQuery(LogicalPlanPtr static_term, LogicalPlanPtr recursive_term,
                                   bool all, int work_table_id, std::string name, SchemaPtr schema) {
-  auto node = NewNode(LogicalKind::kRecursiveQuery,
-                      {std::move(static_term), std::move(recursive_term)});
+  auto node =
+      NewNode(LogicalKind::kRecursiveQuery, {std::move(static_term), std::move(recursive_term)});
   node->schema = std::move(schema);
   node->set_all = all;
   node->work_table_id = work_table_id;

@@ -91,14 +91,15 @@ enum class LogicalKind {
                 // several set-returning functions in one select list. Output: the input
                 // columns, then per expr its element (a struct element's fields when
                 // unnest_expand says so), then the ordinality (bigint, from 1) if asked.
-  kRecursiveQuery,  // WITH RECURSIVE name AS (static UNION [ALL] recursive): children {static
-                    // term, recursive term} with equal column types; work_table_id,
-                    // work_table_name; set_all (false: UNION, a row equal to one output
-                    // before is dropped). The recursive term reads the rows of the previous
-                    // iteration through kWorkTableScan nodes of the same id; the schema has
-                    // the WITH item's column names, every column nullable.
-  kWorkTableScan,   // no input: the work table work_table_id (the previous iteration's
-                    // rows of the recursive query of that id), with the given schema.
+  // WITH RECURSIVE name AS (static UNION [ALL] recursive): children {static term,
+  // recursive term} with equal column types; work_table_id, work_table_name; set_all
+  // (false: UNION, a row equal to one output before is dropped). The recursive term reads
+  // the rows of the previous iteration through kWorkTableScan nodes of the same id; the
+  // schema has the WITH item's column names, every column nullable.
+  kRecursiveQuery,
+  // No input: the work table work_table_id (the previous iteration's rows of the recursive
+  // query of that id), with the given schema.
+  kWorkTableScan,
 };
 
 enum class JoinType {

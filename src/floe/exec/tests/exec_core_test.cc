@@ -401,8 +401,7 @@ TEST(PlanHelpersTest, RecursiveQueryIteratesOverItsWorkTable) {
   EXPECT_EQ(distinct->ToString(), "RecursiveQueryExec: t (work table 1), UNION");
   EXPECT_EQ(distinct->partition_count(), 1);
   ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(distinct, MakeContext()));
-  EXPECT_THAT(::floe::testing::BatchRows(batches),
-              ::testing::ElementsAre("1", "2", "NULL"));
+  EXPECT_THAT(::floe::testing::BatchRows(batches), ::testing::ElementsAre("1", "2", "NULL"));
 
   // UNION ALL: the same rows again every iteration, until max_recursive_iterations.
   ASSERT_OK_AND_ASSIGN(PlanPtr all, RecursiveQueryExec::Make("t", 1, false, values, scan));

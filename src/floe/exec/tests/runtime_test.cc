@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <filesystem>
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -402,8 +402,7 @@ TEST_F(RuntimeTest, ARecursiveQueryRunsInOneTaskAndStopsWhenCancelled) {
   PlanPtr source = Source();
   ASSERT_OK_AND_ASSIGN(PlanPtr scan, WorkTableScanExec::Make("t", 1, source->schema()));
   ASSERT_OK_AND_ASSIGN(PlanPtr coalesced, CoalescePartitionsExec::Make(source));
-  ASSERT_OK_AND_ASSIGN(PlanPtr distinct,
-                       RecursiveQueryExec::Make("t", 1, true, coalesced, scan));
+  ASSERT_OK_AND_ASSIGN(PlanPtr distinct, RecursiveQueryExec::Make("t", 1, true, coalesced, scan));
   // No stage is cut inside the recursion: the exchange under it runs within its task.
   ASSERT_OK_AND_ASSIGN(scheduler::StagePlan stages, scheduler::PlanStages(distinct));
   EXPECT_EQ(stages.stages().size(), 1u);

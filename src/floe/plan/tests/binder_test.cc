@@ -695,9 +695,10 @@ TEST_F(BinderTest, Errors) {
   EXPECT_EQ(Error("WITH RECURSIVE r(n) AS (SELECT n FROM r) SELECT * FROM r"),
             "Bind error: recursive query \"r\" does not have the form non-recursive-term UNION "
             "[ALL] recursive-term (line 1, column 16)");
-  EXPECT_EQ(Error("WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n FROM r, r r2) SELECT * FROM r"),
-            "Bind error: recursive reference to query \"r\" must not appear more than once (line 1, "
-            "column 57)");
+  EXPECT_EQ(
+      Error("WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n FROM r, r r2) SELECT * FROM r"),
+      "Bind error: recursive reference to query \"r\" must not appear more than once (line 1, "
+      "column 57)");
   EXPECT_EQ(Error("SELECT * FROM t, LATERAL (SELECT a) s"),
             "Not supported: LATERAL subqueries are not supported (line 1, column 34)");
   EXPECT_EQ(Error("SELECT a FROM t GROUP BY ROLLUP (a)"),
