@@ -80,6 +80,16 @@ void RegisterSetReturningFunctions(ScalarFunctionRegistry& registry);
 /// json_functions.cc (declared with the json casts in json_internal.h).
 void RegisterJsonFunctions(ScalarFunctionRegistry& registry);
 void RegisterArrayFunctions(ScalarFunctionRegistry& registry);
-//   RegisterFormattingFunctions, RegisterRecordFunctions, RegisterJsonRecordFunctions.
+/// interval_functions.cc (the casts in interval_internal.h).
+void RegisterIntervalFunctions(ScalarFunctionRegistry& registry);
+/// ordered_set_functions.cc: the final steps of percentile_cont, percentile_disc, mode.
+void RegisterOrderedSetFunctions(ScalarFunctionRegistry& registry);
+/// to_char, to_timestamp(text, text), to_date, to_number (formatting_functions.cc).
+void RegisterFormattingFunctions(ScalarFunctionRegistry& registry);
+/// record_functions.cc: the row constructor, record comparisons and null tests.
+void RegisterRecordFunctions(ScalarFunctionRegistry& registry);
+/// json_record_functions.cc: json(b)_populate_record(set), json(b)_to_record(set) and
+/// row_to_json and array_to_json.
+void RegisterJsonRecordFunctions(ScalarFunctionRegistry& registry);
 
 }  // namespace floe::expr::internal
