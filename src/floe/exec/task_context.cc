@@ -15,10 +15,18 @@ TaskContext::TaskContext(SessionConfig config, std::shared_ptr<MemoryManager> me
       spill_directory_(std::move(spill_directory)),
       exchange_(std::move(exchange)) {
   if (!memory_) memory_ = std::make_shared<MemoryManager>(0);
+  const int64_t timeout_ms = config_.GetInt("statement_timeout");
+  if (timeout_ms > 0) {
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  }
 }
 
 Status TaskContext::CheckCancelled() const {
   if (cancelled()) return Status::Cancelled("the query was cancelled");
+  if (deadline_ != std::chrono::steady_clock::time_point::max() &&
+      std::chrono::steady_clock::now() >= deadline_) {
+    return Status::Cancelled("canceling statement due to statement timeout");
+  }
   return Status::OK();
 }
 

@@ -4,6 +4,7 @@
 // metrics, the exchange, cancellation, and state shared by the tasks of one query.
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <future>
 #include <map>
@@ -50,7 +51,9 @@ class TaskContext {
 
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
-  /// kCancelled when the query was cancelled; call between batches.
+  /// kCancelled when the query was cancelled, or when it has run longer than the
+  /// statement_timeout setting (counted from this context's creation, as PostgreSQL counts
+  /// from the statement's start); call between batches.
   Status CheckCancelled() const;
 
   /// The value for `key`, made by `make` exactly once per query; concurrent callers wait
@@ -95,6 +98,8 @@ class TaskContext {
   std::function<Status()> seal_remote_writes_;
   bool collect_metrics_ = false;
   std::atomic<bool> cancelled_{false};
+  // When statement_timeout runs out; max(): no limit.
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   std::mutex shared_mutex_;
   std::map<const void*, std::shared_future<Result<std::shared_ptr<const void>>>> shared_;
 };
