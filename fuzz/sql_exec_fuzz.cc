@@ -175,7 +175,7 @@ constexpr const char* kOptionalSetup[] = {
     "CREATE TABLE time_tbl (f1 time)",
     "INSERT INTO time_tbl VALUES ('00:00'), ('01:00'), ('12:00'), ('23:59:59.99'), (NULL)",
     "CREATE TABLE arrtest (a int[], b int[], c text[], e double precision[])",
-    "INSERT INTO arrtest VALUES ('{1,2,3,4,5}', '{{0,0},{1,2}}', '{}', NULL), "
+    "INSERT INTO arrtest VALUES ('{1,2,3,4,5}', '{0,0,1,2}', '{}', NULL), "
     "('{11,12,23}', '{3,4}', '{foobar}', '{3.4,6.7}'), ('{}', NULL, '{foo,bar}', '{NaN}')",
     "CREATE TABLE test_json (json_type text, test_json json)",
     "INSERT INTO test_json VALUES ('scalar', '\"a scalar\"'), ('array', '[\"zero\", 1, "
