@@ -13,13 +13,15 @@
 #include "floe/exec/limit_exec.h"
 #include "floe/exec/max_one_row_exec.h"
 #include "floe/exec/projection_exec.h"
-#include "floe/exec/unnest_exec.h"
+#include "floe/exec/recursive_query_exec.h"
 #include "floe/exec/sort/sort_exec.h"
 #include "floe/exec/sort/sort_preserving_merge_exec.h"
 #include "floe/exec/table_provider.h"
 #include "floe/exec/union_exec.h"
+#include "floe/exec/unnest_exec.h"
 #include "floe/exec/values_exec.h"
 #include "floe/exec/window/window_exec.h"
+#include "floe/exec/work_table_scan_exec.h"
 #include "floe/expr/physical_expr.h"
 #include "floe/plan/optimizer.h"
 
@@ -120,6 +122,10 @@ class Planner {
         return UnnestExec::Make(std::move(lists), node->unnest_expand, node->unnest_ordinality,
                                 std::move(names), std::move(input));
       }
+      case LogicalKind::kRecursiveQuery:
+        return PlanRecursiveQuery(*node);
+      case LogicalKind::kWorkTableScan:
+        return WorkTableScanExec::Make(node->work_table_name, node->work_table_id, node->schema);
     }
     return Status::Internal("unknown logical node kind {}", static_cast<int>(node->kind));
   }
@@ -479,6 +485,21 @@ class Planner {
     }
     return HashAggregateExec::Make(AggregateMode::kSingle, std::move(groups), std::move(names), {},
                                    all);
+  }
+
+  // The whole recursion runs in one task (RecursiveQueryExec), so its terms are planned
+  // for one partition: their scans read in one partition and no exchange is needed inside.
+  Result<PlanPtr> PlanRecursiveQuery(const LogicalPlan& node) {
+    SessionConfig single = config_;
+    FLOE_RETURN_NOT_OK(single.Set("target_partitions", "1"));
+    Planner planner(single);
+    const std::vector<std::string> names = FieldNames(*node.schema);
+    FLOE_ASSIGN_OR_RAISE(PlanPtr static_term, planner.Plan(node.children[0]));
+    FLOE_ASSIGN_OR_RAISE(static_term, Rename(static_term, names));
+    FLOE_ASSIGN_OR_RAISE(PlanPtr recursive_term, planner.Plan(node.children[1]));
+    FLOE_ASSIGN_OR_RAISE(recursive_term, Rename(recursive_term, names));
+    return RecursiveQueryExec::Make(node.work_table_name, node.work_table_id, !node.set_all,
+                                    std::move(static_term), std::move(recursive_term));
   }
 
   const SessionConfig& config_;

@@ -14,13 +14,15 @@
 #include "floe/exec/max_one_row_exec.h"
 #include "floe/exec/plan_codec_internal.h"
 #include "floe/exec/projection_exec.h"
-#include "floe/exec/unnest_exec.h"
+#include "floe/exec/recursive_query_exec.h"
 #include "floe/exec/repartition_exec.h"
 #include "floe/exec/sort/sort_exec.h"
 #include "floe/exec/sort/sort_preserving_merge_exec.h"
 #include "floe/exec/union_exec.h"
+#include "floe/exec/unnest_exec.h"
 #include "floe/exec/values_exec.h"
 #include "floe/exec/window/window_exec.h"
+#include "floe/exec/work_table_scan_exec.h"
 
 namespace floe::exec {
 
@@ -52,6 +54,8 @@ void RegisterExecPlanCodecs(PlanCodecRegistry* registry) {
   RegisterPlanCodec<RepartitionExec>(registry);
   RegisterPlanCodec<UnionExec>(registry);
   RegisterPlanCodec<MaxOneRowExec>(registry);
+  RegisterPlanCodec<RecursiveQueryExec>(registry);
+  RegisterPlanCodec<WorkTableScanExec>(registry);
   RegisterPlanCodec<SortExec>(registry);
   RegisterPlanCodec<SortPreservingMergeExec>(registry);
   RegisterPlanCodec<ValuesExec>(registry);

@@ -56,6 +56,8 @@ std::vector<SettingInfo> MakeRegistered() {
        "digits of float output: above 0 the shortest exact form, else 15 (float8) or 6 (float4) "
        "significant digits plus this",
        -15, 3},
+      {"max_recursive_iterations", Kind::kInt, "1000000",
+       "iterations a recursive query (WITH RECURSIVE) may run before it fails (0: no limit)", 0},
       {"statement_timeout", Kind::kInt, "0", "milliseconds a statement may run (0: no limit)", 0},
       {"iceberg.path_map", Kind::kString, "",
        "FROM=TO prefix rewrites (separated by ';') for the paths Iceberg metadata names", 0},
@@ -69,7 +71,8 @@ std::vector<SettingInfo> MakeRegistered() {
        "Parquet pages that carry a CRC are checked against it", 0},
       {"text_files.min_split_bytes", Kind::kBytes, "32MB",
        "the smallest byte range of a local CSV or JSON-lines file one scan partition reads "
-       "(larger files are split at record starts)", 1},
+       "(larger files are split at record starts)",
+       1},
   };
 }
 

@@ -38,6 +38,7 @@ struct SettingInfo {
 ///   search_path              str   "default"
 ///   time_zone                str   "UTC"
 ///   extra_float_digits       int   1 (-15 .. 3; how floats print, as in PostgreSQL)
+///   max_recursive_iterations int   1000000 (a recursive query's iterations; 0 = no limit)
 ///   statement_timeout        int   0 (milliseconds; 0 = none)
 ///   iceberg.path_map         str   "" (FROM=TO rules separated by ';')
 ///   iceberg.read_concurrency int   2 (files one scan partition reads at once, 1 .. 64)
@@ -71,6 +72,7 @@ class SessionConfig {
   int64_t sort_spill_reservation() const { return GetInt("sort_spill_reservation"); }
   bool prefer_hash_join() const { return GetBool("prefer_hash_join"); }
   bool codec_roundtrip() const { return GetBool("codec_roundtrip"); }
+  int64_t max_recursive_iterations() const { return GetInt("max_recursive_iterations"); }
   std::string time_zone() const { return GetString("time_zone"); }
   /// Prefix rewrites for paths in Iceberg metadata, "FROM=TO;FROM2=TO2" (empty: none).
   std::string iceberg_path_map() const { return GetString("iceberg.path_map"); }

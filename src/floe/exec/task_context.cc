@@ -21,6 +21,26 @@ TaskContext::TaskContext(SessionConfig config, std::shared_ptr<MemoryManager> me
   }
 }
 
+std::shared_ptr<TaskContext> TaskContext::MakeChild(const std::shared_ptr<TaskContext>& parent) {
+  auto child = std::make_shared<TaskContext>(parent->config_, parent->memory_, parent->threads_,
+                                             parent->spill_directory_, parent->exchange_);
+  child->seal_remote_writes_ = parent->seal_remote_writes_;
+  child->parent_ = parent;
+  return child;
+}
+
+void TaskContext::SetWorkTable(int id, std::shared_ptr<const WorkTable> table) {
+  work_tables_[id] = std::move(table);
+}
+
+std::shared_ptr<const WorkTable> TaskContext::FindWorkTable(int id) const {
+  for (const TaskContext* ctx = this; ctx != nullptr; ctx = ctx->parent_.get()) {
+    auto it = ctx->work_tables_.find(id);
+    if (it != ctx->work_tables_.end()) return it->second;
+  }
+  return nullptr;
+}
+
 Status TaskContext::CheckCancelled() const {
   if (cancelled()) return Status::Cancelled("the query was cancelled");
   if (deadline_ != std::chrono::steady_clock::time_point::max() &&

@@ -1,7 +1,8 @@
 #pragma once
 
 // What a running task needs (TaskContext): settings, memory, threads, spill space,
-// metrics, the exchange, cancellation, and state shared by the tasks of one query.
+// metrics, the exchange, cancellation, and state shared by the tasks of one query; and the
+// child contexts a node runs a subtree in once per iteration (recursive queries).
 
 #include <atomic>
 #include <chrono>
@@ -11,7 +12,9 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
+#include "floe/batch/array.h"
 #include "floe/common/memory_pool.h"
 #include "floe/common/result.h"
 #include "floe/common/thread_pool.h"
@@ -22,6 +25,12 @@
 namespace floe::exec {
 
 class ExchangeService;  // exchange_service.h: where stage outputs live
+
+/// The rows one iteration of a recursive query produced: what its WorkTableScanExec reads
+/// during the next iteration (recursive_query_exec.h).
+struct WorkTable {
+  std::vector<RecordBatchPtr> batches;
+};
 
 /// What a running task needs: settings, memory, threads, spill space, metrics, the
 /// exchange, and state shared by the tasks of one query (a broadcast hash table).
@@ -38,7 +47,24 @@ class TaskContext {
   const std::string& spill_directory() const { return spill_directory_; }
   const std::shared_ptr<ExchangeService>& exchange() const { return exchange_; }
 
-  QueryMetrics* metrics() { return collect_metrics_ ? &metrics_ : nullptr; }
+  /// A context for one run of a subtree that a node executes more than once, as a recursive
+  /// query runs its recursive term once per iteration. It has the parent's settings, memory,
+  /// threads, spill space, exchange and metrics and is cancelled with it, but its state
+  /// shared by tasks (GetOrCreateShared) is its own: what the subtree reads changes from one
+  /// run to the next, so a broadcast join's table or a repartition's buffers built in one run
+  /// must not serve the next (and are freed with the child).
+  static std::shared_ptr<TaskContext> MakeChild(const std::shared_ptr<TaskContext>& parent);
+
+  /// Makes `table` the work table `id` of this context (and of its children).
+  void SetWorkTable(int id, std::shared_ptr<const WorkTable> table);
+  /// The work table `id` of this context or of its nearest ancestor that has it; null when
+  /// none has.
+  std::shared_ptr<const WorkTable> FindWorkTable(int id) const;
+
+  QueryMetrics* metrics() {
+    if (parent_) return parent_->metrics();
+    return collect_metrics_ ? &metrics_ : nullptr;
+  }
   void set_collect_metrics(bool on) { collect_metrics_ = on; }
 
   /// Asks the query's other processes to seal their data files of the query (see
@@ -49,7 +75,9 @@ class TaskContext {
     seal_remote_writes_ = std::move(seal);
   }
 
-  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+  bool cancelled() const {
+    return cancelled_.load(std::memory_order_relaxed) || (parent_ && parent_->cancelled());
+  }
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
   /// kCancelled when the query was cancelled, or when it has run longer than the
   /// statement_timeout setting (counted from this context's creation, as PostgreSQL counts
@@ -102,6 +130,8 @@ class TaskContext {
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   std::mutex shared_mutex_;
   std::map<const void*, std::shared_future<Result<std::shared_ptr<const void>>>> shared_;
+  std::shared_ptr<TaskContext> parent_;  // for a child context (MakeChild)
+  std::map<int, std::shared_ptr<const WorkTable>> work_tables_;
 };
 
 }  // namespace floe::exec

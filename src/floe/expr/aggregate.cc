@@ -22,6 +22,7 @@
 #include "floe/common/interval.h"
 #include "floe/common/memory_pool.h"
 #include "floe/expr/aggregate_internal.h"
+#include "floe/expr/comparison_internal.h"
 #include "floe/expr/json_internal.h"
 #include "floe/type/type_visit.h"
 
@@ -841,6 +842,96 @@ class MinMaxBytesAccumulator final : public GroupsAccumulator {
   int64_t bytes_ = 0;
 };
 
+// Arrays: PostgreSQL's array order (MakeElementCompare: element by element, NULL elements
+// last, a shorter prefix first). Each group keeps its extreme as a one-row copy.
+template <bool kMin>
+class MinMaxListAccumulator final : public GroupsAccumulator {
+ public:
+  MinMaxListAccumulator(TypePtr type, MemoryPool* pool) : type_(std::move(type)), pool_(pool) {}
+
+  Status Update(const std::vector<ArrayPtr>& args, const uint32_t* group_ids, const Array* filter,
+                int64_t total_groups) override {
+    FLOE_RETURN_NOT_OK(CheckArgs(args, 1, kMin ? "min" : "max"));
+    return Fold(*args[0], group_ids, filter, total_groups);
+  }
+
+  Status Merge(const std::vector<ArrayPtr>& states, const uint32_t* group_ids,
+               int64_t total_groups) override {
+    FLOE_RETURN_NOT_OK(CheckArgs(states, 1, kMin ? "min" : "max"));
+    return Fold(*states[0], group_ids, nullptr, total_groups);
+  }
+
+  Result<std::vector<ArrayPtr>> State() override {
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr a, Evaluate());
+    return std::vector<ArrayPtr>{std::move(a)};
+  }
+
+  Result<ArrayPtr> Evaluate() override {
+    std::unique_ptr<ArrayBuilder> nulls = MakeBuilder(type_, pool_);
+    FLOE_RETURN_NOT_OK(nulls->AppendNull());
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr null_row, nulls->Finish());
+    std::vector<ArrayPtr> rows;
+    rows.reserve(best_.size());
+    for (ArrayPtr& row : best_) rows.push_back(row != nullptr ? std::move(row) : null_row);
+    best_.clear();
+    bytes_ = 0;
+    if (rows.empty()) return MakeBuilder(type_, pool_)->Finish();
+    return ConcatenateArrays(rows, pool_);
+  }
+
+  int64_t memory_size() const override {
+    return static_cast<int64_t>(best_.capacity() * sizeof(ArrayPtr)) + bytes_;
+  }
+
+ private:
+  Status Fold(const Array& values, const uint32_t* group_ids, const Array* filter,
+              int64_t total_groups) {
+    best_.resize(static_cast<size_t>(total_groups));
+    // The batch's extreme row per group first, then one comparison with the group's kept one.
+    FLOE_ASSIGN_OR_RAISE(internal::ElementCompare within,
+                         internal::MakeElementCompare(values, values));
+    std::vector<std::pair<uint32_t, int64_t>> picks;
+    pick_.resize(static_cast<size_t>(total_groups), -1);
+    ForEachSelected(&values, filter, values.length(), [&](int64_t i) {
+      const uint32_t g = group_ids[i];
+      int64_t& p = pick_[g];
+      if (p < 0) {
+        p = i;
+        picks.emplace_back(g, 0);
+      } else if (kMin ? within(i, p) < 0 : within(i, p) > 0) {
+        p = i;
+      }
+    });
+    for (auto& [g, row] : picks) {
+      row = pick_[g];
+      pick_[g] = -1;
+      if (best_[g] != nullptr) {
+        FLOE_ASSIGN_OR_RAISE(internal::ElementCompare against,
+                             internal::MakeElementCompare(values, *best_[g]));
+        const int c = against(row, 0);
+        if (kMin ? c >= 0 : c <= 0) continue;
+        bytes_ -= RowBytes(*best_[g]);
+      }
+      FLOE_ASSIGN_OR_RAISE(best_[g], TakeArray(values, &row, 1, pool_));
+      bytes_ += RowBytes(*best_[g]);
+    }
+    return Status::OK();
+  }
+
+  static int64_t RowBytes(const Array& a) {
+    int64_t n = 0;
+    for (const BufferPtr& b : a.buffers()) n += b != nullptr ? b->size() : 0;
+    for (const ArrayPtr& c : a.children()) n += c != nullptr ? RowBytes(*c) : 0;
+    return n;
+  }
+
+  TypePtr type_;
+  MemoryPool* pool_;
+  std::vector<ArrayPtr> best_;
+  std::vector<int64_t> pick_;
+  int64_t bytes_ = 0;
+};
+
 // ---------------------------------------------------------------------------------------
 // bool_and / bool_or
 
@@ -1393,6 +1484,7 @@ template <bool kMin>
 Result<std::unique_ptr<GroupsAccumulator>> MakeMinMax(const ResolvedAggregate& aggregate,
                                                       MemoryPool* pool) {
   const TypePtr& t = aggregate.arg_types[0];
+  if (t->id() == TypeId::kList) return std::make_unique<MinMaxListAccumulator<kMin>>(t, pool);
   return VisitPhysicalType(
       t->id(), [&]<typename T>(TypeTag<T>) -> Result<std::unique_ptr<GroupsAccumulator>> {
         if constexpr (std::is_void_v<T>) {

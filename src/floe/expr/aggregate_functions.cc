@@ -51,6 +51,13 @@ namespace {
 
 using internal::SignatureText;
 
+// An array of orderable scalars (or of such arrays), which min and max take.
+bool IsOrderableArray(const DataType& type) {
+  if (type.id() != TypeId::kList) return false;
+  const TypePtr& element = type.field(0).type();
+  return internal::IsOrderableScalar(element) || IsOrderableArray(*element);
+}
+
 Status NoSuchAggregate(std::string_view name, const std::vector<TypePtr>& arg_types) {
   return Status::Bind("function {} does not exist", SignatureText(name, arg_types));
 }
@@ -235,7 +242,9 @@ Result<ResolvedAggregate> ResolveAggregate(std::string_view name,
     }
     case AggregateOp::kMin:
     case AggregateOp::kMax:
-      if (n != 1 || !internal::IsOrderableScalar(arg_types[0])) {
+      // Scalars, and arrays in PostgreSQL's array order (not maps or records).
+      if (n != 1 ||
+          (!internal::IsOrderableScalar(arg_types[0]) && !IsOrderableArray(*arg_types[0]))) {
         return NoSuchAggregate(name, arg_types);
       }
       agg.arg_types = arg_types;

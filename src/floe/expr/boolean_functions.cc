@@ -605,6 +605,8 @@ ScalarResolver CommonArgs(std::string name, std::string context, size_t min_args
     if (common->is_interval() && name != "coalesce") {
       return Status::NotSupported("{} of interval values is not supported", context);
     }
+    // IN compares character(n) without its trailing spaces, as text.
+    if (boolean_result && common->is_bpchar()) common = String();
     int c = 0;
     for (const TypePtr& a : t) c += CastCost(*a, *common);
     *cost = c;

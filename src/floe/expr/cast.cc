@@ -513,7 +513,8 @@ Result<ArrayPtr> CastTemporal(const Array& in, const TypePtr& to, MemoryPool* po
     case TypeId::kTime:
       return BuildValues<Int64Builder, int64_t>(in, to, pool, [&](int64_t i, int64_t* v) {
         // PostgreSQL's answer is null; an error is the nearest this kernel gives.
-        if (infinite(i) != 0) return Status::NotSupported("cannot cast an infinite timestamp to time");
+        if (infinite(i) != 0)
+          return Status::NotSupported("cannot cast an infinite timestamp to time");
         *v = FloorMod(micros(i), kMicrosPerDay);
         return Status::OK();
       });
@@ -550,10 +551,38 @@ bool IsTemporal(TypeId id) {
 }
 bool IsNumeric(TypeId id) { return id >= TypeId::kInt8 && id <= TypeId::kDecimal; }
 
+Result<ArrayPtr> CastArray(const Array& in, const TypePtr& to, MemoryPool* pool);
+
+// character(n) (type.h kBpchar) to another type: its text without trailing spaces, as
+// PostgreSQL's bpchar-to-text cast; to character(n): the value's text as it is (a typmod's
+// padding and truncation are bpchar_typmod's).
+Result<ArrayPtr> CastBpchar(const Array& in, const TypePtr& to, MemoryPool* pool) {
+  if (!in.type()->is_bpchar()) {
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr text, CastArray(in, String(), pool));
+    return Array::Make(to, text->length(), text->buffers(), {}, text->null_count(), text->offset());
+  }
+  if (to->is_bpchar()) return in.Slice(0, in.length());
+  BinaryBuilder builder(String(), pool);
+  FLOE_RETURN_NOT_OK(builder.Reserve(in.length()));
+  for (int64_t i = 0; i < in.length(); ++i) {
+    if (in.IsNull(i)) {
+      FLOE_RETURN_NOT_OK(builder.AppendNull());
+      continue;
+    }
+    std::string_view s = in.BytesValue(i);
+    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+    FLOE_RETURN_NOT_OK(builder.Append(s));
+  }
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr text, builder.Finish());
+  if (to->id() == TypeId::kString && to->extension() == Extension::kNone) return text;
+  return CastArray(*text, to, pool);
+}
+
 Result<ArrayPtr> CastArray(const Array& in, const TypePtr& to, MemoryPool* pool) {
   const TypeId from = in.type_id();
   const TypeId to_id = to->id();
   if (in.type()->Equals(*to)) return in.Slice(0, in.length());
+  if (in.type()->is_bpchar() || to->is_bpchar()) return CastBpchar(in, to, pool);
   if (IsJsonCast(*in.type(), *to)) return CastJson(in, to, pool);
   if (IsIntervalCast(*in.type(), *to)) return CastInterval(in, to, pool);
   if (to_id == TypeId::kString) {

@@ -11,6 +11,7 @@
 #include "floe/expr/comparison_internal.h"
 #include "floe/expr/function_registry_internal.h"
 #include "floe/expr/kernel_internal.h"
+#include "floe/expr/signature_internal.h"
 #include "floe/type/sql_type_name.h"
 
 namespace floe::expr::internal {
@@ -155,8 +156,10 @@ std::optional<ConstantComparison> ConstantComparison::Make(CmpOp op, const DataT
                                                            const Scalar& constant,
                                                            bool constant_first) {
   const TypeId id = value_type.id();
+  // Intervals compare by span and character(n) without its padding, not by their bytes.
   if (constant.is_null() || value_type.is_nested() || id == TypeId::kBoolean ||
-      constant_type.id() != id) {
+      constant_type.id() != id || value_type.extension() != constant_type.extension() ||
+      value_type.is_interval() || value_type.is_bpchar()) {
     return std::nullopt;
   }
   const bool supported =
@@ -528,6 +531,8 @@ Result<ResolvedFunction> ResolveComparison(std::string_view name, const std::vec
     Result<TypePtr> common_or = CommonType(t[0], t[1], "comparison");
     if (!common_or.ok()) return Status::Bind("no common type");
     TypePtr common = *common_or;
+    // character(n) compares without its trailing spaces: as text (the cast drops them).
+    if (common->is_bpchar()) common = String();
     fn.arg_types = {common, common};
     *cost = CastCost(*t[0], *common) + CastCost(*t[1], *common);
   }
@@ -550,6 +555,15 @@ void AddComparison(ScalarFunctionRegistry& registry, const char* name) {
 }  // namespace
 
 void RegisterComparisonFunctions(ScalarFunctionRegistry& registry) {
+  // PostgreSQL's booleq and boolne, the functions behind = and <> on booleans.
+  registry.Add({"booleq",
+                {},
+                Signatures("booleq", {{Boolean(), Boolean()}}, Boolean()),
+                CompareKernel<CmpOp::kEq>});
+  registry.Add({"boolne",
+                {},
+                Signatures("boolne", {{Boolean(), Boolean()}}, Boolean()),
+                CompareKernel<CmpOp::kNe>});
   AddComparison<CmpOp::kEq>(registry, "eq");
   AddComparison<CmpOp::kNe>(registry, "ne");
   AddComparison<CmpOp::kLt>(registry, "lt");

@@ -143,6 +143,84 @@ ScalarResolver IntegerPair(std::string name) {
 // Kernels.
 
 Status Overflow() { return Status::Invalid("value out of range: overflow"); }
+
+// The constants the degree functions scale by (PostgreSQL's init_degree_constants).
+struct DegreeScale {
+  double sin_30, one_minus_cos_60, asin_0_5, acos_0_5, atan_1_0, tan_45, cot_45;
+};
+
+constexpr double kRadiansPerDegree = std::numbers::pi / 180.0;
+
+// sin(x) for x in [0, 30] degrees, exactly 0.5 at 30.
+double SinTo30(double x, const DegreeScale& k) {
+  return std::sin(x * kRadiansPerDegree) / k.sin_30 / 2.0;
+}
+// cos(x) for x in [0, 60] degrees, exactly 0.5 at 60.
+double CosTo60(double x, const DegreeScale& k) {
+  return 1.0 - ((1.0 - std::cos(x * kRadiansPerDegree)) / k.one_minus_cos_60) / 2.0;
+}
+
+const DegreeScale& DegreeConstants();
+
+// sin and cos of x in [0, 90] degrees.
+double SindQ1(double x) {
+  const DegreeScale& k = DegreeConstants();
+  return x <= 30.0 ? SinTo30(x, k) : CosTo60(90.0 - x, k);
+}
+double CosdQ1(double x) {
+  const DegreeScale& k = DegreeConstants();
+  return x <= 60.0 ? CosTo60(x, k) : SinTo30(90.0 - x, k);
+}
+
+const DegreeScale& DegreeConstants() {
+  static const DegreeScale k = [] {
+    DegreeScale c{};
+    c.sin_30 = std::sin(30.0 * kRadiansPerDegree);
+    c.one_minus_cos_60 = 1.0 - std::cos(60.0 * kRadiansPerDegree);
+    c.asin_0_5 = std::asin(0.5);
+    c.acos_0_5 = std::acos(0.5);
+    c.atan_1_0 = std::atan(1.0);
+    // tan and cot of 45 as the functions compute them (SindQ1(45) and CosdQ1(45) both take
+    // the cosine branch), so that they give exactly 1 there.
+    const double q45 =
+        1.0 - ((1.0 - std::cos(45.0 * kRadiansPerDegree)) / c.one_minus_cos_60) / 2.0;
+    c.tan_45 = q45 / q45;
+    c.cot_45 = c.tan_45;
+    return c;
+  }();
+  return k;
+}
+
+// asin and acos in degrees of x in [0, 1], exact at 0.5 (30 and 60 degrees).
+double AsindQ1(double x) {
+  const DegreeScale& k = DegreeConstants();
+  if (x <= 0.5) return std::asin(x) / k.asin_0_5 * 30.0;
+  return 90.0 - std::acos(x) / k.acos_0_5 * 60.0;
+}
+double AcosdQ1(double x) {
+  const DegreeScale& k = DegreeConstants();
+  if (x <= 0.5) return 90.0 - std::asin(x) / k.asin_0_5 * 30.0;
+  return std::acos(x) / k.acos_0_5 * 60.0;
+}
+
+// Reduces an angle to [0, 90] degrees for tan and cot (odd, period 180); returns the sign.
+double ReduceToFirstQuadrant(double* x) {
+  double sign = 1;
+  *x = std::fmod(*x, 360.0);
+  if (*x < 0) {
+    *x = -*x;
+    sign = -sign;
+  }
+  if (*x > 180) {
+    *x = 360 - *x;
+    sign = -sign;
+  }
+  if (*x > 90) {
+    *x = 180 - *x;
+    sign = -sign;
+  }
+  return sign;
+}
 Status Underflow() { return Status::Invalid("value out of range: underflow"); }
 
 // Applies a float8 function that can fail.
@@ -429,6 +507,17 @@ void RegisterMathFunctions(ScalarFunctionRegistry& r) {
               *out = x * (std::numbers::pi / 180.0);
               return Status::OK();
             }));
+  auto degree_trig = [](double (*fn)(double)) {
+    return Float8Kernel([fn](double x, double* out) -> Status {
+      if (std::isnan(x)) {
+        *out = x;
+        return Status::OK();
+      }
+      if (std::isinf(x)) return Status::Invalid("input is out of range");
+      *out = fn(x);  // tand(90) and cotd(0) are infinite, as in PostgreSQL
+      return Status::OK();
+    });
+  };
   auto trig = [](double (*fn)(double), bool unit_domain) {
     return Float8Kernel([fn, unit_domain](double x, double* out) -> Status {
       if ((unit_domain && (x < -1 || x > 1)) || (!unit_domain && std::isinf(x))) {
@@ -450,6 +539,72 @@ void RegisterMathFunctions(ScalarFunctionRegistry& r) {
             }));
   AddFloat8(r, "atan2", {}, Float8Kernel2([](double y, double x, double* out) -> Status {
               *out = std::atan2(y, x);
+              return Status::OK();
+            }),
+            true);
+  // Trigonometry in degrees, as PostgreSQL's dsind ... datan2d: the argument is reduced to
+  // the first quadrant and each function is scaled by its value at 30, 45 or 60 degrees, so
+  // that those angles give exact results (sind(30) = 0.5, tand(45) = 1).
+  AddFloat8(r, "sind", {}, degree_trig([](double x) {
+              double sign = 1;
+              x = std::fmod(x, 360.0);
+              if (x < 0) {
+                x = -x;
+                sign = -sign;
+              }
+              if (x > 180) {
+                x = 360 - x;
+                sign = -sign;
+              }
+              if (x > 90) x = 180 - x;
+              return sign * SindQ1(x);
+            }));
+  AddFloat8(r, "cosd", {}, degree_trig([](double x) {
+              double sign = 1;
+              x = std::fabs(std::fmod(x, 360.0));
+              if (x > 180) x = 360 - x;
+              if (x > 90) {
+                x = 180 - x;
+                sign = -sign;
+              }
+              return sign * CosdQ1(x);
+            }));
+  AddFloat8(r, "tand", {}, degree_trig([](double x) {
+              double sign = ReduceToFirstQuadrant(&x);
+              const double result = sign * (SindQ1(x) / CosdQ1(x) / DegreeConstants().tan_45);
+              return result == 0 ? 0.0 : result;  // never minus zero
+            }));
+  AddFloat8(r, "cotd", {}, degree_trig([](double x) {
+              double sign = ReduceToFirstQuadrant(&x);
+              const double result = sign * (CosdQ1(x) / SindQ1(x) / DegreeConstants().cot_45);
+              return result == 0 ? 0.0 : result;
+            }));
+  AddFloat8(r, "asind", {}, Float8Kernel([](double x, double* out) -> Status {
+              if (std::isnan(x)) {
+                *out = x;
+                return Status::OK();
+              }
+              if (x < -1 || x > 1) return Status::Invalid("input is out of range");
+              *out = x >= 0 ? AsindQ1(x) : -AsindQ1(-x);
+              return Status::OK();
+            }));
+  AddFloat8(r, "acosd", {}, Float8Kernel([](double x, double* out) -> Status {
+              if (std::isnan(x)) {
+                *out = x;
+                return Status::OK();
+              }
+              if (x < -1 || x > 1) return Status::Invalid("input is out of range");
+              *out = x >= 0 ? AcosdQ1(x) : 90.0 + AsindQ1(-x);
+              return Status::OK();
+            }));
+  AddFloat8(r, "atand", {}, Float8Kernel([](double x, double* out) -> Status {
+              *out = std::isnan(x) ? x : std::atan(x) / DegreeConstants().atan_1_0 * 45.0;
+              return Status::OK();
+            }));
+  AddFloat8(r, "atan2d", {}, Float8Kernel2([](double y, double x, double* out) -> Status {
+              *out = std::isnan(y) || std::isnan(x)
+                         ? std::nan("")
+                         : std::atan2(y, x) / DegreeConstants().atan_1_0 * 45.0;
               return Status::OK();
             }),
             true);

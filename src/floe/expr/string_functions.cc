@@ -113,8 +113,11 @@ ScalarResolver Variadic(std::string name, size_t min_args) {
   return [name, min_args](const std::vector<TypePtr>& args, int* cost) -> Result<ResolvedFunction> {
     if (args.size() < min_args) return NoSuchFunction(name, args);
     std::vector<TypePtr> params(args.size(), Text());
-    for (const TypePtr& t : args) {
+    for (size_t i = 0; i < args.size(); ++i) {
+      const TypePtr& t = args[i];
       if (t == nullptr || t->id() != TypeId::kString) ++*cost;
+      // character(n) is printed with its padding, as PostgreSQL's output function gives it.
+      if (t != nullptr && t->is_bpchar()) params[i] = t;
     }
     return Resolution(name, std::move(params), Text(), /*null_if_any_arg_null=*/false);
   };
@@ -324,6 +327,40 @@ ScalarKernel LeftRightKernel(bool left) {
           return s.substr(CharOffset(s, len - keep));
         });
   };
+}
+
+// An assignment to a varchar(n) or char(n) column, as PostgreSQL's varchar and bpchar
+// input with a typmod: a value of more than n characters is an error unless the characters
+// past n are spaces, which are cut; char(n) pads to n characters with spaces.
+ScalarKernel AssignCharacterKernel(bool blank_padded) {
+  return [blank_padded](const ResolvedFunction& f, const Args& args, int64_t n,
+                        EvalContext& ctx) -> Result<ColumnarValue> {
+    return Map2Fallible<std::string, std::string_view, int32_t>(
+        args[0], args[1], n, f.return_type, ctx,
+        [blank_padded](std::string_view s, int32_t length, std::string* out) -> Status {
+          const size_t cut = CharOffset(s, length);
+          if (cut < s.size() && s.find_first_not_of(' ', cut) != std::string_view::npos) {
+            return Status::Invalid("value too long for type {}({})",
+                                   blank_padded ? "character" : "character varying", length);
+          }
+          out->assign(s.substr(0, cut));
+          if (blank_padded) out->append(static_cast<size_t>(length - CharCount(*out)), ' ');
+          return Status::OK();
+        });
+  };
+}
+
+// An explicit cast to char(n): the first n characters, padded to n with spaces.
+Result<ColumnarValue> BpcharTypmodKernel(const ResolvedFunction& f, const Args& args, int64_t n,
+                                         EvalContext& ctx) {
+  return Map2Fallible<std::string, std::string_view, int32_t>(
+      args[0], args[1], n, f.return_type, ctx,
+      [](std::string_view s, int32_t length, std::string* out) -> Status {
+        out->assign(s.substr(0, CharOffset(s, length)));
+        const int32_t have = CharCount(*out);
+        if (have < length) out->append(static_cast<size_t>(length - have), ' ');
+        return Status::OK();
+      });
 }
 
 constexpr int64_t kMaxStringBytes = (int64_t{1} << 30) - 1;
@@ -1161,7 +1198,8 @@ void RegisterStringFunctions(ScalarFunctionRegistry& r) {
   r.Add({"length", {"char_length", "character_length"}, Fixed("length", {t}, i4), char_length});
   r.Add({"octet_length",
          {},
-         Signatures("octet_length", {{t}, {Binary()}}, i4),
+         // character(n)'s padding counts, as in PostgreSQL.
+         Signatures("octet_length", {{t}, {Bpchar()}, {Binary()}}, i4),
          [](const ResolvedFunction& f, const Args& args, int64_t n,
             EvalContext& ctx) -> Result<ColumnarValue> {
            return Map1<int32_t, std::string_view>(
@@ -1330,6 +1368,13 @@ void RegisterStringFunctions(ScalarFunctionRegistry& r) {
          }});
   r.Add({"split_part", {}, Fixed("split_part", {t, t, i4}, t), SplitPartKernel});
   r.Add({"left", {}, Fixed("left", {t, i4}, t), LeftRightKernel(true)});
+  r.Add({"assign_varchar", {}, Fixed("assign_varchar", {t, i4}, t), AssignCharacterKernel(false)});
+  r.Add({"assign_bpchar",
+         {},
+         Fixed("assign_bpchar", {t, i4}, Bpchar()),
+         AssignCharacterKernel(true)});
+  r.Add(
+      {"bpchar_typmod", {}, Fixed("bpchar_typmod", {Bpchar(), i4}, Bpchar()), BpcharTypmodKernel});
   r.Add({"right", {}, Fixed("right", {t, i4}, t), LeftRightKernel(false)});
   r.Add({"repeat", {}, Fixed("repeat", {t, i4}, t), RepeatKernel});
   r.Add({"lpad", {}, Signatures("lpad", {{t, i4}, {t, i4, t}}, t), PadKernel(true)});
@@ -1392,30 +1437,30 @@ void RegisterStringFunctions(ScalarFunctionRegistry& r) {
   r.Add({"md5", {}, Fixed("md5", {by}, t), TextToText([](std::string_view s, std::string* out) {
            *out = Md5Hex(s);
          })});
-  r.Add({"substr",
-         {"substring"},
-         Signatures("substr", {{by, i4}, {by, i4, i4}}, by),
-         [](const ResolvedFunction& f, const Args& args, int64_t n,
-            EvalContext& ctx) -> Result<ColumnarValue> {
-           if (args.size() == 2) {
-             return Map2Fallible<std::string_view, std::string_view, int32_t>(
-                 args[0], args[1], n, f.return_type, ctx,
-                 [](std::string_view s, int32_t start, std::string_view* out) -> Status {
-                   FLOE_ASSIGN_OR_RAISE(*out, ByteSubstr(s, start, std::nullopt));
-                   return Status::OK();
-                 });
-           }
-           return Map3Fallible<std::string_view, std::string_view, int32_t, int32_t>(
-               args[0], args[1], args[2], n, f.return_type, ctx,
-               [](std::string_view s, int32_t start, int32_t count,
-                  std::string_view* out) -> Status {
-                 FLOE_ASSIGN_OR_RAISE(*out, ByteSubstr(s, start, count));
+  r.Add(
+      {"substr",
+       {"substring"},
+       Signatures("substr", {{by, i4}, {by, i4, i4}}, by),
+       [](const ResolvedFunction& f, const Args& args, int64_t n,
+          EvalContext& ctx) -> Result<ColumnarValue> {
+         if (args.size() == 2) {
+           return Map2Fallible<std::string_view, std::string_view, int32_t>(
+               args[0], args[1], n, f.return_type, ctx,
+               [](std::string_view s, int32_t start, std::string_view* out) -> Status {
+                 FLOE_ASSIGN_OR_RAISE(*out, ByteSubstr(s, start, std::nullopt));
                  return Status::OK();
                });
-         }});
-  for (const auto& entry : {std::pair{"btrim", TrimSide::kBoth},
-                            std::pair{"ltrim", TrimSide::kLeft},
-                            std::pair{"rtrim", TrimSide::kRight}}) {
+         }
+         return Map3Fallible<std::string_view, std::string_view, int32_t, int32_t>(
+             args[0], args[1], args[2], n, f.return_type, ctx,
+             [](std::string_view s, int32_t start, int32_t count, std::string_view* out) -> Status {
+               FLOE_ASSIGN_OR_RAISE(*out, ByteSubstr(s, start, count));
+               return Status::OK();
+             });
+       }});
+  for (const auto& entry :
+       {std::pair{"btrim", TrimSide::kBoth}, std::pair{"ltrim", TrimSide::kLeft},
+        std::pair{"rtrim", TrimSide::kRight}}) {
     // Not a structured binding: clang 14 (the fuzz build's compiler) cannot capture one.
     const char* name = entry.first;
     const TrimSide side = entry.second;
@@ -1432,9 +1477,13 @@ void RegisterStringFunctions(ScalarFunctionRegistry& r) {
                  });
            }});
   }
-  r.Add({"overlay", {}, Signatures("overlay", {{t, t, i4}, {t, t, i4, i4}}, t),
+  r.Add({"overlay",
+         {},
+         Signatures("overlay", {{t, t, i4}, {t, t, i4, i4}}, t),
          OverlayKernel(/*bytes=*/false)});
-  r.Add({"overlay", {}, Signatures("overlay", {{by, by, i4}, {by, by, i4, i4}}, by),
+  r.Add({"overlay",
+         {},
+         Signatures("overlay", {{by, by, i4}, {by, by, i4, i4}}, by),
          OverlayKernel(/*bytes=*/true)});
   r.Add({"encode",
          {},

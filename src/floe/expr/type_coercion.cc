@@ -77,6 +77,8 @@ int CastCost(const DataType& from, const DataType& to) {
 bool CanImplicitCast(const DataType& from, const DataType& to) {
   const TypeId f = from.id();
   const TypeId t = to.id();
+  // character(n) passes as text without its trailing spaces, as PostgreSQL's bpchar.
+  if (from.is_bpchar() && t == TypeId::kString && to.extension() == Extension::kNone) return true;
   // json, jsonb and text share their storage but convert only explicitly (the json
   // functions take text arguments themselves: json_functions.cc).
   if (from.extension() != to.extension()) return false;
@@ -123,7 +125,8 @@ bool CanExplicitCast(const DataType& from, const DataType& to) {
   if (IsScalarId(f) && t == TypeId::kString) return true;
   if (f == TypeId::kString && IsScalarId(t)) return true;
   // Arrays have PostgreSQL's text form and text input.
-  if ((f == TypeId::kList && t == TypeId::kString) || (f == TypeId::kString && t == TypeId::kList)) {
+  if ((f == TypeId::kList && t == TypeId::kString) ||
+      (f == TypeId::kString && t == TypeId::kList)) {
     return true;
   }
   if (NumericRank(f) >= 0 && NumericRank(t) >= 0) return true;
@@ -163,6 +166,12 @@ Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b, std::string_view 
                         internal::SqlTypeName(b));
   };
   if (a->Equals(*b)) return a;
+  // character(n) and text meet as text (bpchar's implicit cast).
+  if (ia == TypeId::kString && ib == TypeId::kString &&
+      ((a->is_bpchar() && b->extension() == Extension::kNone) ||
+       (b->is_bpchar() && a->extension() == Extension::kNone))) {
+    return String();
+  }
   const int ra = NumericRank(ia);
   const int rb = NumericRank(ib);
   if (ra >= 0 && rb >= 0) {

@@ -238,6 +238,12 @@ Result<ExprPtr> Binder::MakeCompare(std::string_view op, ExprPtr a, ExprPtr b, i
     if (ExprPtr d = MidnightAsDate(a)) a = d;
   }
   FLOE_ASSIGN_OR_RAISE(auto unified, Unify(std::move(a), std::move(b), "operator", location));
+  // character(n) compares without its trailing spaces: as text, cast here so that join keys,
+  // filters pushed into scans and every later rule see the comparison as it runs.
+  if (unified.first->type->is_bpchar()) {
+    FLOE_ASSIGN_OR_RAISE(unified.first, CoerceTo(unified.first, String(), location));
+    FLOE_ASSIGN_OR_RAISE(unified.second, CoerceTo(unified.second, String(), location));
+  }
   // Comparisons exist for every pair of equal types the engine has.
   return expr::Compare(std::string(op), unified.first, unified.second);
 }
@@ -275,7 +281,8 @@ Result<ExprPtr> Binder::BindInList(const sql::ParsedExpr& value,
     }
     args.push_back(std::move(x));
   }
-  if (!type) type = String();
+  // character(n) compares without its trailing spaces (MakeCompare).
+  if (!type || type->is_bpchar()) type = String();
   bool nullable = false;
   for (size_t i = 0; i < args.size(); ++i) {
     FLOE_ASSIGN_OR_RAISE(args[i], CoerceTo(args[i], type, parsed[i]->location));
@@ -317,8 +324,8 @@ Result<ExprPtr> Binder::BindQuantifiedArray(const sql::ParsedExpr& e, ExprContex
                                          e.op + " " + SqlTypeName(*y->type));
       }
       const bool nullable = x->nullable || y->nullable;
-      ExprPtr term = expr::Call(insensitive ? "ilike" : "like", {x, std::move(y)}, Boolean(),
-                                nullable);
+      ExprPtr term =
+          expr::Call(insensitive ? "ilike" : "like", {x, std::move(y)}, Boolean(), nullable);
       terms.push_back(negated ? expr::Not(std::move(term)) : std::move(term));
     }
     if (terms.size() == 1) return terms[0];
@@ -471,12 +478,13 @@ Result<ExprPtr> Binder::BindExplicitCast(ExprPtr x, const sql::TypeName& type_na
     cast = std::move(x);
   }
   // An explicit cast to varchar(n) keeps the first n characters, as PostgreSQL's does (an
-  // assignment would be an error instead; floe's columns are Iceberg strings and carry no
-  // length). char(n) is left as text: its padding and blank-insensitive comparisons need a
-  // type of their own.
-  if (type_name.name == "varchar" && !type_name.modifiers.empty() && type_name.modifiers[0] > 0) {
+  // assignment is an error instead: connector/iceberg/declared_types.h); one to char(n) also
+  // pads to n characters.
+  if ((type_name.name == "varchar" || type_name.name == "bpchar") && type_name.array_bounds == 0 &&
+      !type_name.modifiers.empty() && type_name.modifiers[0] > 0) {
     const int64_t n = std::min<int64_t>(type_name.modifiers[0], INT32_MAX);
-    return MakeCall("left", {std::move(cast), expr::Literal(Scalar::I32(static_cast<int32_t>(n)))},
+    return MakeCall(type_name.name == "varchar" ? "left" : "bpchar_typmod",
+                    {std::move(cast), expr::Literal(Scalar::I32(static_cast<int32_t>(n)))},
                     location);
   }
   return cast;
@@ -601,22 +609,23 @@ Result<ExprPtr> Binder::BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx)
       if (!IsUntyped(*x) && (x->type->id() == TypeId::kDate || x->type->is_timestamp())) {
         Result<IntervalValue> parsed = IntervalLiteralValue(*interval);
         if (!parsed.ok()) {
-          return Status(parsed.status().code(), parsed.status().message() + Where(interval->location));
+          return Status(parsed.status().code(),
+                        parsed.status().message() + Where(interval->location));
         }
         IntervalValue v = *parsed;
         if (op == "-") {
           FLOE_ASSIGN_OR_RAISE(v, NegateInterval(v));
         }
         return MakeCall("interval_add",
-                        {x, expr::Literal(Scalar::I32(v.months)), expr::Literal(Scalar::I32(v.days)),
-                         expr::Literal(Scalar::I64(v.micros))},
+                        {x, expr::Literal(Scalar::I32(v.months)),
+                         expr::Literal(Scalar::I32(v.days)), expr::Literal(Scalar::I64(v.micros))},
                         e.location);
       }
     }
   }
-  if (const char* compare = ComparisonName(op);
-      compare != nullptr && e.args[0]->kind == sql::ExprKind::kRow &&
-      e.args[1]->kind == sql::ExprKind::kRow) {
+  if (const char* compare = ComparisonName(op); compare != nullptr &&
+                                                e.args[0]->kind == sql::ExprKind::kRow &&
+                                                e.args[1]->kind == sql::ExprKind::kRow) {
     return BindRowComparison(e, compare, ctx);
   }
   FLOE_ASSIGN_OR_RAISE(ExprPtr a, BindExprImpl(*e.args[0], ctx));
@@ -625,10 +634,11 @@ Result<ExprPtr> Binder::BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx)
   // json and jsonb's operators (expr/json_functions.cc). An untyped literal stays text for
   // them (a key, or JSON text the function takes as jsonb), as PostgreSQL resolves it.
   static const std::pair<const char*, const char*> kJson[] = {
-      {"->", "json_get"},          {"->>", "json_get_text"},    {"#>", "json_get_path"},
-      {"#>>", "json_get_path_text"}, {"@>", "jsonb_contains"},  {"<@", "jsonb_contained"},
-      {"?", "jsonb_exists"},       {"?|", "jsonb_exists_any"}, {"?&", "jsonb_exists_all"},
-      {"#-", "jsonb_delete_path"}};
+      {"->", "json_get"},         {"->>", "json_get_text"},
+      {"#>", "json_get_path"},    {"#>>", "json_get_path_text"},
+      {"@>", "jsonb_contains"},   {"<@", "jsonb_contained"},
+      {"?", "jsonb_exists"},      {"?|", "jsonb_exists_any"},
+      {"?&", "jsonb_exists_all"}, {"#-", "jsonb_delete_path"}};
   // @> and <@ are arrays' too (below) when an operand is a list.
   const bool list_operand = (!IsUntyped(*a) && a->type->id() == TypeId::kList) ||
                             (!IsUntyped(*b) && b->type->id() == TypeId::kList);
@@ -851,16 +861,15 @@ Result<ExprPtr> Binder::BindVariadicCall(const std::string& name, std::vector<Ex
   return MakeCall(name, std::move(args), e.location);
 }
 
-Result<ExprPtr> Binder::BindSetReturning(ExprPtr call, const sql::ParsedExpr& e,
-                                         ExprContext& ctx) {
+Result<ExprPtr> Binder::BindSetReturning(ExprPtr call, const sql::ParsedExpr& e, ExprContext& ctx) {
   const std::string& name = call->name;
   for (const ExprPtr& a : call->args) {
     const bool nested = AnyOf(a, [](const expr::Expr& x) {
       return x.kind == expr::ExprKind::kCall && expr::IsSetReturningFunction(x.name);
     });
     if (nested || AnyOf(a, [this](const expr::Expr& x) { return IsSetReturningPlaceholder(x); })) {
-      return NotSupported(e.location, "set-returning functions in the arguments of " + name +
-                                          " are not supported");
+      return NotSupported(
+          e.location, "set-returning functions in the arguments of " + name + " are not supported");
     }
   }
   if (ctx.srf_as_list) return call;

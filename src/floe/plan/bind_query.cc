@@ -70,15 +70,15 @@ const char* SetOpName(sql::SelectStmt::SetOp op) {
 Status Binder::PushCtes(const sql::SelectStmt& stmt, bool* pushed) {
   *pushed = false;
   if (!stmt.with) return Status::OK();
-  if (stmt.with->recursive) return NotSupported(stmt.location, "WITH RECURSIVE is not supported");
-  std::map<std::string, const sql::CommonTableExpr*> ctes;
+  CteLevel level;
+  level.recursive = stmt.with->recursive;
   for (const sql::CommonTableExpr& cte : stmt.with->ctes) {
-    if (!ctes.emplace(cte.name, &cte).second) {
+    if (!level.ctes.emplace(cte.name, &cte).second) {
       return BindError(cte.location,
                        "WITH query name \"" + cte.name + "\" specified more than once");
     }
   }
-  cte_stack_.push_back(std::move(ctes));
+  cte_stack_.push_back(std::move(level));
   *pushed = true;
   return Status::OK();
 }
@@ -183,8 +183,11 @@ Result<LogicalPlanPtr> Binder::ApplyOutputOrderLimit(LogicalPlanPtr plan,
 Result<LogicalPlanPtr> Binder::BindSetOp(const sql::SelectStmt& stmt, const Scope* outer) {
   std::string op = SetOpName(stmt.set_op);
   std::vector<LogicalPlanPtr> inputs;
-  for (const sql::SelectStmtPtr& input : stmt.inputs) {
-    FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr plan, BindSelectStmt(*input, outer));
+  for (size_t k = 0; k < stmt.inputs.size(); ++k) {
+    // A recursive query's reference to itself must not be on the right of EXCEPT.
+    RecursionContextScope except(this, RecursionContext::kExcept,
+                                 stmt.set_op == sql::SelectStmt::SetOp::kExcept && k > 0);
+    FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr plan, BindSelectStmt(*stmt.inputs[k], outer));
     inputs.push_back(std::move(plan));
   }
   if (inputs.size() < 2) return Status::Internal("{} with {} inputs", op, inputs.size());
@@ -198,14 +201,11 @@ Result<LogicalPlanPtr> Binder::BindSetOp(const sql::SelectStmt& stmt, const Scop
   }
   // An output column that is an untyped literal (SELECT NULL, SELECT 'a') takes the other
   // inputs' type; the others are brought to their common type, left to right.
-  auto untyped_at = [this](const LogicalPlanPtr& p, int i) {
-    return p->kind == LogicalKind::kProjection && IsUntyped(*p->exprs[static_cast<size_t>(i)]);
-  };
   std::vector<TypePtr> types;
   for (int i = 0; i < width; ++i) {
     TypePtr type;
     for (const LogicalPlanPtr& input : inputs) {
-      if (untyped_at(input, i)) continue;
+      if (IsUntypedOutput(input, i)) continue;
       const TypePtr& t = input->schema->field(i).type();
       if (type == nullptr || type->Equals(*t)) {
         type = t;
@@ -215,26 +215,8 @@ Result<LogicalPlanPtr> Binder::BindSetOp(const sql::SelectStmt& stmt, const Scop
     }
     types.push_back(type != nullptr ? type : inputs[0]->schema->field(i).type());
   }
-  auto cast_side = [&](const LogicalPlanPtr& p) -> Result<LogicalPlanPtr> {
-    bool same = true;
-    for (int i = 0; i < width; ++i)
-      same = same && p->schema->field(i).type()->Equals(*types[static_cast<size_t>(i)]);
-    if (same) return p;
-    std::vector<ExprPtr> exprs;
-    std::vector<std::string> names;
-    bool rebuild = p->kind == LogicalKind::kProjection;
-    for (int i = 0; i < width; ++i) {
-      const Field& f = p->schema->field(i);
-      ExprPtr e = rebuild ? p->exprs[static_cast<size_t>(i)]
-                          : expr::Column(i, f.name(), f.type(), f.nullable());
-      FLOE_ASSIGN_OR_RAISE(e, CoerceTo(e, types[static_cast<size_t>(i)], stmt.location));
-      exprs.push_back(std::move(e));
-      names.push_back(f.name());
-    }
-    return MakeProjection(rebuild ? p->children[0] : p, std::move(exprs), std::move(names));
-  };
   for (LogicalPlanPtr& input : inputs) {
-    FLOE_ASSIGN_OR_RAISE(input, cast_side(input));
+    FLOE_ASSIGN_OR_RAISE(input, CastOutputs(input, types, stmt.location));
   }
   if (stmt.set_op == sql::SelectStmt::SetOp::kUnion) {
     LogicalPlanPtr u = MakeUnion(std::move(inputs), true);
@@ -260,6 +242,27 @@ Result<LogicalPlanPtr> Binder::BindSetOp(const sql::SelectStmt& stmt, const Scop
       distinct, right,
       stmt.set_op == sql::SelectStmt::SetOp::kIntersect ? JoinType::kSemi : JoinType::kAnti,
       std::move(lk), std::move(rk), nullptr, std::move(nen));
+}
+
+Result<LogicalPlanPtr> Binder::CastOutputs(const LogicalPlanPtr& p,
+                                           const std::vector<TypePtr>& types, int location) {
+  const int width = p->schema->num_fields();
+  bool same = true;
+  for (int i = 0; i < width; ++i)
+    same = same && p->schema->field(i).type()->Equals(*types[static_cast<size_t>(i)]);
+  if (same) return p;
+  std::vector<ExprPtr> exprs;
+  std::vector<std::string> names;
+  bool rebuild = p->kind == LogicalKind::kProjection;
+  for (int i = 0; i < width; ++i) {
+    const Field& f = p->schema->field(i);
+    ExprPtr e = rebuild ? p->exprs[static_cast<size_t>(i)]
+                        : expr::Column(i, f.name(), f.type(), f.nullable());
+    FLOE_ASSIGN_OR_RAISE(e, CoerceTo(e, types[static_cast<size_t>(i)], location));
+    exprs.push_back(std::move(e));
+    names.push_back(f.name());
+  }
+  return MakeProjection(rebuild ? p->children[0] : p, std::move(exprs), std::move(names));
 }
 
 Result<ExprPtr> Binder::RewriteAfterAggregate(const ExprPtr& e, const std::vector<ExprPtr>& groups,
@@ -474,6 +477,11 @@ Result<LogicalPlanPtr> Binder::BindSelectImpl(const sql::SelectStmt& stmt,
     ctx.clause = "HAVING";
     FLOE_ASSIGN_OR_RAISE(having, BindExpr(*stmt.having, ctx));
     FLOE_ASSIGN_OR_RAISE(having, RequireBoolean(having, "HAVING", stmt.having->location));
+  }
+
+  if (st.reads_work_table && !st.aggregates.empty()) {
+    return BindError(stmt.location,
+                     "aggregate functions are not allowed in a recursive query's recursive term");
   }
 
   // ORDER BY: output names and ordinals first, then expressions over the FROM scope.

@@ -149,19 +149,11 @@ Result<BoundRelation> Binder::BindTableRef(const sql::TableRef& ref, const Scope
     case sql::TableRef::Kind::kTable: {
       // A CTE of an enclosing WITH, innermost first.
       if (ref.names.size() == 1) {
-        for (auto it = cte_stack_.rbegin(); it != cte_stack_.rend(); ++it) {
-          auto found = it->find(ref.names[0]);
-          if (found == it->end()) continue;
+        for (size_t level = cte_stack_.size(); level-- > 0;) {
+          auto found = cte_stack_[level].ctes.find(ref.names[0]);
+          if (found == cte_stack_[level].ctes.end()) continue;
           const sql::CommonTableExpr* cte = found->second;
-          // A CTE's own body does not see the CTE (no recursion): hide it while binding.
-          auto saved = std::move(*it);
-          it->clear();
-          for (const auto& [name, other] : saved) {
-            if (name != ref.names[0]) it->emplace(name, other);
-          }
-          auto plan = BindSelectStmt(*cte->query, nullptr);
-          *it = std::move(saved);
-          FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr cte_plan, std::move(plan));
+          FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr cte_plan, BindCteReference(ref, level, *cte));
           BoundRelation rel{cte_plan, ColumnsOf(*cte_plan->schema)};
           if (cte->column_names.size() > rel.columns.size()) {
             return BindError(cte->location,
@@ -263,8 +255,22 @@ Result<BoundRelation> Binder::BindTableRef(const sql::TableRef& ref, const Scope
     return NotSupported(ref.right->location,
                         "a set-returning function on the right of this join is not supported");
   }
-  FLOE_ASSIGN_OR_RAISE(BoundRelation left, BindTableRef(*ref.left, outer));
-  FLOE_ASSIGN_OR_RAISE(BoundRelation right, BindTableRef(*ref.right, outer));
+  // A recursive query's reference to itself must not be on the side an outer join fills with
+  // NULLs.
+  const bool left_outer =
+      ref.join_kind == sql::JoinKind::kRight || ref.join_kind == sql::JoinKind::kFull;
+  const bool right_outer =
+      ref.join_kind == sql::JoinKind::kLeft || ref.join_kind == sql::JoinKind::kFull;
+  Result<BoundRelation> bound_left = [&] {
+    RecursionContextScope scope(this, RecursionContext::kOuterJoin, left_outer);
+    return BindTableRef(*ref.left, outer);
+  }();
+  FLOE_ASSIGN_OR_RAISE(BoundRelation left, std::move(bound_left));
+  Result<BoundRelation> bound_right = [&] {
+    RecursionContextScope scope(this, RecursionContext::kOuterJoin, right_outer);
+    return BindTableRef(*ref.right, outer);
+  }();
+  FLOE_ASSIGN_OR_RAISE(BoundRelation right, std::move(bound_right));
   JoinType type = JoinType::kInner;
   switch (ref.join_kind) {
     case sql::JoinKind::kInner:

@@ -342,6 +342,8 @@ class Binder {
     int outer_refs = 0;
     bool outer_ref_outside_where = false;
     bool binding_where = false;
+    /// Its FROM reads a recursive query's work table (no aggregates then).
+    bool reads_work_table = false;
   };
   SelectState* state() { return states_.back().get(); }
 
@@ -349,10 +351,71 @@ class Binder {
   RelationResolver* resolver() { return resolver_; }
   const BindOptions& options() const { return options_; }
 
-  struct CteEntry {
-    const sql::CommonTableExpr* cte;
+  // ---- WITH (bind_cte.cc)
+  /// The WITH items of one WITH clause, by name.
+  struct CteLevel {
+    std::map<std::string, const sql::CommonTableExpr*> ctes;
+    bool recursive = false;  // WITH RECURSIVE: every item sees every item, itself included
   };
-  std::vector<std::map<std::string, const sql::CommonTableExpr*>> cte_stack_;
+  std::vector<CteLevel> cte_stack_;  // innermost last
+
+  /// Where a recursive query's reference to itself must not be (PostgreSQL's rules).
+  enum class RecursionContext { kSubquery, kOuterJoin, kExcept };
+  /// An item of a WITH RECURSIVE list whose body is being bound.
+  struct RecursiveCte {
+    enum class Phase {
+      kNonRecursiveTerm,  // the terms before the last UNION: no self-reference
+      kMalformed,         // not a UNION: a self-reference is an error
+      kRecursiveTerm,     // the last UNION input: a self-reference reads the work table
+    };
+    const sql::CommonTableExpr* cte = nullptr;
+    size_t level = 0;  // its WITH clause in cte_stack_
+    Phase phase = Phase::kMalformed;
+    int work_table_id = 0;
+    SchemaPtr schema;     // the work table's columns
+    int references = 0;   // self-references bound in the recursive term
+    size_t contexts = 0;  // recursion_contexts_.size() when the term began
+    size_t bodies = 0;    // cte_bodies_.size() when the term began
+  };
+  std::vector<RecursiveCte*> recursive_ctes_;
+  std::vector<RecursionContext> recursion_contexts_;
+  /// The items of WITH RECURSIVE lists whose bodies are being bound, with their level.
+  std::vector<std::pair<const sql::CommonTableExpr*, size_t>> cte_bodies_;
+  int next_work_table_id_ = 1;
+
+  /// Keeps `context` on recursion_contexts_ while it lives (when `active`).
+  class RecursionContextScope {
+   public:
+    RecursionContextScope(Binder* binder, RecursionContext context, bool active = true)
+        : binder_(binder), active_(active) {
+      if (active_) binder_->recursion_contexts_.push_back(context);
+    }
+    ~RecursionContextScope() {
+      if (active_) binder_->recursion_contexts_.pop_back();
+    }
+    RecursionContextScope(const RecursionContextScope&) = delete;
+    RecursionContextScope& operator=(const RecursionContextScope&) = delete;
+
+   private:
+    Binder* binder_;
+    bool active_;
+  };
+
+  /// The plan a FROM item `ref` naming the WITH item `cte` of cte_stack_[level] reads: the
+  /// item's body bound (a RecursiveQuery for a recursive item), or, inside the item's own
+  /// recursive term, its work table. PostgreSQL's errors for self-references where they may
+  /// not be, and for mutual recursion.
+  Result<LogicalPlanPtr> BindCteReference(const sql::TableRef& ref, size_t level,
+                                          const sql::CommonTableExpr& cte);
+  /// True when output column `i` of `plan` is an untyped literal as written (SELECT 'a',
+  /// SELECT NULL), which takes the type the other inputs of a union give it.
+  bool IsUntypedOutput(const LogicalPlanPtr& plan, int i) const {
+    return plan->kind == LogicalKind::kProjection &&
+           IsUntyped(*plan->exprs[static_cast<size_t>(i)]);
+  }
+  /// `plan` with its output columns cast to `types` (where they differ), names kept.
+  Result<LogicalPlanPtr> CastOutputs(const LogicalPlanPtr& plan, const std::vector<TypePtr>& types,
+                                     int location);
   std::map<std::string, TableSourcePtr> table_cache_;
   std::vector<std::unique_ptr<SelectState>> states_;
   std::map<int, expr::ExprPtr> placeholder_values_;
@@ -380,6 +443,12 @@ class Binder {
   /// function calls) or over one empty row.
   Result<BoundRelation> BindFunctionUnnest(const sql::TableRef& ref, const BoundRelation* left,
                                            const Scope* outer);
+  /// A WITH RECURSIVE item's body (bind_cte.cc).
+  Result<LogicalPlanPtr> BindRecursiveLevelCte(const sql::CommonTableExpr& cte, size_t level);
+  /// The RecursiveQuery of an item of the form `static UNION [ALL] recursive`, or null when
+  /// its last UNION input does not reference it (a plain WITH item).
+  Result<LogicalPlanPtr> BindRecursiveUnion(const sql::CommonTableExpr& cte, RecursiveCte* rc);
+  Result<LogicalPlanPtr> BindWorkTableReference(const sql::TableRef& ref, RecursiveCte* rc);
   /// Whether a FROM item is a call that BindFunctionUnnest plans.
   bool IsUnnestRef(const sql::TableRef& ref) const;
 

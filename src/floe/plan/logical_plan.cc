@@ -168,6 +168,14 @@ void AppendNode(const LogicalPlan& node, int depth, std::string* out) {
     case LogicalKind::kMaxOneRow:
       *out += "MaxOneRow";
       break;
+    case LogicalKind::kRecursiveQuery:
+      *out += "RecursiveQuery: " + node.work_table_name + " (work table " +
+              std::to_string(node.work_table_id) + "), " + (node.set_all ? "UNION ALL" : "UNION");
+      break;
+    case LogicalKind::kWorkTableScan:
+      *out += "WorkTableScan: " + node.work_table_name + " (work table " +
+              std::to_string(node.work_table_id) + ")";
+      break;
   }
   *out += "\n";
   for (const auto& child : node.children) AppendNode(*child, depth + 1, out);
@@ -444,6 +452,25 @@ LogicalPlanPtr MakeMaxOneRow(LogicalPlanPtr input) {
   return node;
 }
 
+LogicalPlanPtr MakeRecursiveQuery(LogicalPlanPtr static_term, LogicalPlanPtr recursive_term,
+                                  bool all, int work_table_id, std::string name, SchemaPtr schema) {
+  auto node =
+      NewNode(LogicalKind::kRecursiveQuery, {std::move(static_term), std::move(recursive_term)});
+  node->schema = std::move(schema);
+  node->set_all = all;
+  node->work_table_id = work_table_id;
+  node->work_table_name = std::move(name);
+  return node;
+}
+
+LogicalPlanPtr MakeWorkTableScan(int work_table_id, std::string name, SchemaPtr schema) {
+  auto node = NewNode(LogicalKind::kWorkTableScan, {});
+  node->schema = std::move(schema);
+  node->work_table_id = work_table_id;
+  node->work_table_name = std::move(name);
+  return node;
+}
+
 LogicalPlanPtr WithNewChildren(const LogicalPlan& node, std::vector<LogicalPlanPtr> children) {
   auto copy = std::make_shared<LogicalPlan>(node);
   copy->children = std::move(children);
@@ -452,7 +479,10 @@ LogicalPlanPtr WithNewChildren(const LogicalPlan& node, std::vector<LogicalPlanP
     case LogicalKind::kValues:
     case LogicalKind::kProjection:
     case LogicalKind::kAggregate:
-      // The schema derives from the node's own expressions; keep it (names included).
+    case LogicalKind::kRecursiveQuery:
+    case LogicalKind::kWorkTableScan:
+      // The schema derives from the node's own expressions, or is the node's own; keep it
+      // (names included).
       break;
     case LogicalKind::kFilter:
     case LogicalKind::kSort:
@@ -512,8 +542,10 @@ size_t ChildrenOf(LogicalKind kind) {
   switch (kind) {
     case LogicalKind::kScan:
     case LogicalKind::kValues:
+    case LogicalKind::kWorkTableScan:
       return 0;
     case LogicalKind::kJoin:
+    case LogicalKind::kRecursiveQuery:
       return 2;
     default:
       return 1;
@@ -625,8 +657,17 @@ Status ValidatePlan(const LogicalPlan& plan) {
         }
       }
       break;
+    case LogicalKind::kRecursiveQuery:
+      for (const LogicalPlanPtr& child : plan.children) {
+        if (child->schema->num_fields() != plan.schema->num_fields()) {
+          return Status::Internal("invalid plan: a recursive query of {} columns over a term of {}",
+                                  plan.schema->num_fields(), child->schema->num_fields());
+        }
+      }
+      break;
     case LogicalKind::kLimit:
     case LogicalKind::kMaxOneRow:
+    case LogicalKind::kWorkTableScan:
       break;
   }
   return Status::OK();

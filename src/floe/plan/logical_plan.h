@@ -91,6 +91,15 @@ enum class LogicalKind {
                 // several set-returning functions in one select list. Output: the input
                 // columns, then per expr its element (a struct element's fields when
                 // unnest_expand says so), then the ordinality (bigint, from 1) if asked.
+  // WITH RECURSIVE name AS (static UNION [ALL] recursive): children {static term,
+  // recursive term} with equal column types; work_table_id, work_table_name; set_all
+  // (false: UNION, a row equal to one output before is dropped). The recursive term reads
+  // the rows of the previous iteration through kWorkTableScan nodes of the same id; the
+  // schema has the WITH item's column names, every column nullable.
+  kRecursiveQuery,
+  // No input: the work table work_table_id (the previous iteration's rows of the recursive
+  // query of that id), with the given schema.
+  kWorkTableScan,
 };
 
 enum class JoinType {
@@ -199,6 +208,10 @@ struct LogicalPlan {
   // kUnion
   bool set_all = true;
 
+  // kRecursiveQuery, kWorkTableScan (and set_all)
+  int work_table_id = 0;
+  std::string work_table_name;
+
   // kUnnest (and exprs)
   std::vector<bool> unnest_expand;  // per expr: a struct element becomes its fields
   bool unnest_ordinality = false;
@@ -232,6 +245,11 @@ int64_t LimitRowsNeeded(int64_t offset, int64_t fetch);
 /// Output names are the first child's; nullability is the OR over children.
 LogicalPlanPtr MakeUnion(std::vector<LogicalPlanPtr> children, bool all);
 LogicalPlanPtr MakeMaxOneRow(LogicalPlanPtr input);
+/// `schema` names the columns (the static term's types, every column nullable); the terms'
+/// column types must equal its types.
+LogicalPlanPtr MakeRecursiveQuery(LogicalPlanPtr static_term, LogicalPlanPtr recursive_term,
+                                  bool all, int work_table_id, std::string name, SchemaPtr schema);
+LogicalPlanPtr MakeWorkTableScan(int work_table_id, std::string name, SchemaPtr schema);
 /// `lists` are list-typed expressions over `input`; `names` name the output columns after
 /// the input's: one per element, or per field of an expanded struct element, then the
 /// ordinality's when `ordinality`.

@@ -225,6 +225,9 @@ bool EmptiedByChildren(const LogicalPlan& node) {
         if (!IsEmpty(*c)) return false;
       }
       return true;
+    case LogicalKind::kRecursiveQuery:
+      // Without rows from the static term there is no iteration.
+      return IsEmpty(*node.children[0]);
     default:
       return false;
   }
@@ -318,6 +321,8 @@ Result<LogicalPlanPtr> SimplifyNode(const LogicalPlanPtr& plan) {
       break;
     case LogicalKind::kUnion:
     case LogicalKind::kMaxOneRow:
+    case LogicalKind::kRecursiveQuery:
+    case LogicalKind::kWorkTableScan:
       break;
   }
   (void)children_changed;

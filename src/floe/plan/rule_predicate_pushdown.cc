@@ -462,6 +462,9 @@ Result<LogicalPlanPtr> Push(const LogicalPlanPtr& plan, Conjuncts conjuncts) {
     case LogicalKind::kLimit:
     case LogicalKind::kMaxOneRow:
     case LogicalKind::kValues:
+    // A filter over a recursive query filters its result, not what each iteration reads.
+    case LogicalKind::kRecursiveQuery:
+    case LogicalKind::kWorkTableScan:
       return Stop(plan, std::move(conjuncts));
   }
   return Stop(plan, std::move(conjuncts));

@@ -346,6 +346,20 @@ Result<Pruned> PruneUnion(const LogicalPlanPtr& plan, std::vector<int> required)
   return Pruned{MakeUnion(std::move(children), plan->set_all), std::move(required)};
 }
 
+// Every column of a recursive query feeds the next iteration (its work table has them all):
+// its terms keep their outputs, and only what lies inside them is pruned.
+Result<Pruned> PruneRecursiveQuery(const LogicalPlanPtr& plan) {
+  std::vector<LogicalPlanPtr> children;
+  bool changed = false;
+  for (const auto& c : plan->children) {
+    FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr n, PruneExactly(c, AllColumns(*c)));
+    changed |= n != c;
+    children.push_back(std::move(n));
+  }
+  if (!changed) return Pruned{plan, AllColumns(*plan)};
+  return Pruned{WithNewChildren(*plan, std::move(children)), AllColumns(*plan)};
+}
+
 Result<Pruned> Prune(const LogicalPlanPtr& plan, std::vector<int> required) {
   Normalize(&required);
   if (required.empty() && plan->schema->num_fields() > 0) {
@@ -373,6 +387,10 @@ Result<Pruned> Prune(const LogicalPlanPtr& plan, std::vector<int> required) {
       return PruneJoin(plan, required);
     case LogicalKind::kUnion:
       return PruneUnion(plan, std::move(required));
+    case LogicalKind::kRecursiveQuery:
+      return PruneRecursiveQuery(plan);
+    case LogicalKind::kWorkTableScan:
+      return Pruned{plan, AllColumns(*plan)};
   }
   return Pruned{plan, AllColumns(*plan)};
 }

@@ -505,6 +505,10 @@ Statistics EstimateStatistics(const LogicalPlan& plan) {
       if (bytes_known) out.total_bytes = bytes;
       return out;
     }
+    case LogicalKind::kRecursiveQuery:
+    case LogicalKind::kWorkTableScan:
+      // How many iterations run, and what each yields, is not known before they run.
+      return Unknown();
   }
   return Unknown();
 }

@@ -114,6 +114,8 @@ Result<CorrelatedJoin> SplitCorrelated(
 
 Result<SubqueryBody> Binder::BindSubqueryBody(const sql::SelectStmt& stmt, const Scope* outer,
                                               bool /*need_correlated_forms*/) {
+  // A recursive query's reference to itself must not be inside a subquery expression.
+  RecursionContextScope sublink(this, RecursionContext::kSubquery);
   SubqueryBody body;
   int before = outer_ref_count_;
   if (stmt.set_op != sql::SelectStmt::SetOp::kNone || !stmt.values.empty()) {

@@ -13,6 +13,7 @@ namespace {
 constexpr std::string_view kRepartition = "RepartitionExec";
 constexpr std::string_view kCoalesce = "CoalescePartitionsExec";
 constexpr std::string_view kMerge = "SortPreservingMergeExec";
+constexpr std::string_view kRecursive = "RecursiveQueryExec";
 
 class Cutter {
  public:
@@ -31,6 +32,10 @@ class Cutter {
       inputs->insert(stage);
       return ShuffleReaderExec::Make(stage, node->schema(), output);
     }
+    // A recursive query runs its terms again and again within its one task, reading the
+    // work table it keeps in that task: no stage is cut inside it, and an exchange there
+    // (a scan of several partitions under a join) runs within the task.
+    if (name == kRecursive) return node;
     std::vector<exec::PlanPtr> children = node->children();
     if (children.empty()) return node;
     std::vector<exec::PlanPtr> rewritten;

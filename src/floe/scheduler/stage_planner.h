@@ -7,7 +7,8 @@
 // partitions, and a ShuffleReaderExec takes its place in the consuming stage. A
 // SortPreservingMergeExec stays in the consuming stage over a ShuffleReaderExec whose
 // partitions are its input's, each in order (over an input of one partition it needs no
-// exchange and stays in its input's stage). The final stage's root is the plan's root.
+// exchange and stays in its input's stage). A RecursiveQueryExec's subtree is never cut: the
+// recursion runs in one task. The final stage's root is the plan's root.
 
 #include <functional>
 #include <string>

@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "floe/connector/iceberg/declared_types.h"
 #include "floe/expr/physical_expr.h"
 #include "floe/iceberg/metadata_update.h"
 #include "floe/iceberg/schema_update.h"
@@ -33,13 +34,18 @@ std::string Trimmed(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
-// The SQL column type an Iceberg table stores: Iceberg has no 8- or 16-bit integers, so
-// smallint widens to integer (as Spark does).
+// A column's SQL type as declared (an Iceberg table stores it as connector::StoredColumnType
+// says and records the declaration: declared_types.h).
 Result<TypePtr> ColumnType(const sql::TypeName& name, std::string_view text,
                            const std::shared_ptr<const plan::CompositeTypes>& composite_types) {
-  FLOE_ASSIGN_OR_RAISE(TypePtr type, plan::BindType(name, text, composite_types));
-  if (type->id() == TypeId::kInt8 || type->id() == TypeId::kInt16) return Int32();
-  return type;
+  return plan::BindType(name, text, composite_types);
+}
+
+// A column's type as DESCRIBE and SHOW CREATE TABLE print it: as declared, when Iceberg
+// stores it otherwise.
+std::string ColumnTypeName(const Field& field,
+                           const std::optional<connector::DeclaredColumn>& declared) {
+  return declared.has_value() ? declared->sql_name : plan::TypeNameOf(*field.type());
 }
 
 std::string NullableText(bool nullable) { return nullable ? "YES" : "NO"; }
@@ -119,10 +125,13 @@ std::string CreateTableText(const catalog::TableIdentifier& id,
   std::string out = "CREATE TABLE ";
   for (const std::string& level : id.ns) out += QuoteName(level) + ".";
   out += QuoteName(id.name) + " (";
+  // Columns with their declared types (declared_types.h), so the property is not shown.
+  const std::vector<std::optional<connector::DeclaredColumn>> declared =
+      connector::DeclaredColumns(*schema.columns(), metadata.properties);
   for (int i = 0; i < schema.num_fields(); ++i) {
     const Field& field = schema.fields()[static_cast<size_t>(i)];
     if (i > 0) out += ", ";
-    out += QuoteName(field.name()) + " " + plan::TypeNameOf(*field.type());
+    out += QuoteName(field.name()) + " " + ColumnTypeName(field, declared[static_cast<size_t>(i)]);
     if (!field.nullable()) out += " NOT NULL";
   }
   out += ")";
@@ -138,6 +147,7 @@ std::string CreateTableText(const catalog::TableIdentifier& id,
   options.emplace_back("format_version", std::to_string(metadata.format_version));
   // A secret a property holds (an S3 key given as a table property) is never shown.
   for (const auto& [key, value] : io::RedactProperties(metadata.properties)) {
+    if (key == connector::kDeclaredTypesProperty) continue;
     options.emplace_back(key, value);
   }
   out += " WITH (";
@@ -204,34 +214,10 @@ Result<std::map<std::string, Scalar>> ProcedureArguments(const sql::ParsedExpr& 
   return out;
 }
 
-namespace {
-
-// Iceberg has no 8- or 16-bit integers: they widen to integer (as Spark does), nested too.
-TypePtr IcebergColumnType(const TypePtr& type) {
-  switch (type->id()) {
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-      return Int32();
-    case TypeId::kStruct:
-    case TypeId::kList:
-    case TypeId::kMap: {
-      std::vector<Field> fields = type->fields();
-      for (Field& f : fields) f = f.WithType(IcebergColumnType(f.type()));
-      if (type->id() == TypeId::kStruct) return Struct(std::move(fields));
-      if (type->id() == TypeId::kList) return List(std::move(fields[0]));
-      return Map(std::move(fields[0]), std::move(fields[1]));
-    }
-    default:
-      return type;
-  }
-}
-
-}  // namespace
-
 Result<std::optional<catalog::TableIdentifier>> CreateTableWithColumns(
     catalog::Catalog& catalog, const CatalogNames& names, const std::vector<std::string>& table,
     std::vector<Field> columns, const std::vector<sql::Option>& sql_options, bool if_not_exists,
-    bool temporary) {
+    bool temporary, std::vector<std::optional<std::string>> declarations) {
   FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id,
                        temporary ? names.ForCreateTemporary(table) : names.ForCreate(table));
   if (columns.empty()) {
@@ -243,7 +229,8 @@ Result<std::optional<catalog::TableIdentifier>> CreateTableWithColumns(
     if (!seen.insert(column.name()).second) {
       return Status::Bind("column \"{}\" specified more than once", column.name());
     }
-    fields.emplace_back(column.name(), IcebergColumnType(column.type()), column.nullable());
+    fields.emplace_back(column.name(), connector::StoredColumnType(column.type()),
+                        column.nullable());
   }
   // Every field, nested ones too (a query's struct, list and map columns), gets a fresh id.
   FLOE_ASSIGN_OR_RAISE(iceberg::SchemaPtr schema,
@@ -262,6 +249,14 @@ Result<std::optional<catalog::TableIdentifier>> CreateTableWithColumns(
   request.location = options.location;
   request.format_version = options.format_version;
   request.properties = std::move(options.properties);
+  if (declarations.empty()) {
+    for (const Field& column : columns) {
+      declarations.push_back(connector::DeclarationOf(column.type(), "", {}));
+    }
+  }
+  if (std::optional<std::string> declared = connector::DeclaredTypesValue(declarations, *schema)) {
+    request.properties[std::string(connector::kDeclaredTypesProperty)] = std::move(*declared);
+  }
 
   FLOE_ASSIGN_OR_RAISE(bool ns_exists, catalog.NamespaceExists(id.ns));
   if (!ns_exists) {
@@ -297,8 +292,7 @@ namespace {
 class Executor {
  public:
   Executor(catalog::Catalog& catalog, const sql::Statement& statement, std::string_view search_path,
-           std::string temp_namespace,
-           std::shared_ptr<const plan::CompositeTypes> composite_types)
+           std::string temp_namespace, std::shared_ptr<const plan::CompositeTypes> composite_types)
       : catalog_(catalog),
         statement_(statement),
         names_(&catalog, search_path, std::move(temp_namespace)),
@@ -338,6 +332,7 @@ class Executor {
   Result<CatalogStatementResult> CreateTable(const sql::CreateTableStatement& s) {
     if (s.as_query) return Status::Internal("CREATE TABLE AS runs as a query, not here");
     std::vector<Field> fields;
+    std::vector<std::optional<std::string>> declarations;
     std::set<std::string> names;
     for (const sql::ColumnDef& column : s.columns) {
       if (!names.insert(column.name).second) {
@@ -349,10 +344,13 @@ class Executor {
       }
       FLOE_ASSIGN_OR_RAISE(TypePtr type,
                            ColumnType(column.type, statement_.text, composite_types_));
+      declarations.push_back(
+          connector::DeclarationOf(type, column.type.name, column.type.modifiers));
       fields.emplace_back(column.name, std::move(type), !column.not_null);
     }
     FLOE_RETURN_NOT_OK(CreateTableWithColumns(catalog_, names_, s.table, std::move(fields),
-                                              s.options, s.if_not_exists, s.temporary)
+                                              s.options, s.if_not_exists, s.temporary,
+                                              std::move(declarations))
                            .status());
     return Tag("CREATE TABLE");
   }
@@ -442,6 +440,8 @@ class Executor {
     std::map<std::string, std::string> set_properties;
     std::set<std::string> removed_properties;
     std::optional<std::vector<std::string>> rename_to;
+    // Columns added or retyped, with their SQL types (recorded as declared_types.h says).
+    std::vector<std::pair<std::string, std::optional<std::string>>> declared;
 
     using Kind = sql::AlterTableCommand::Kind;
     for (const sql::AlterTableCommand& cmd : s.commands) {
@@ -468,10 +468,13 @@ class Executor {
                   cmd.column.name, id.ToString());
             }
             schema_update->AllowIncompatibleChanges();
-            schema_update->AddRequiredColumn(cmd.column.name, type);
+            schema_update->AddRequiredColumn(cmd.column.name, connector::StoredColumnType(type));
           } else {
-            schema_update->AddColumn(cmd.column.name, type);
+            schema_update->AddColumn(cmd.column.name, connector::StoredColumnType(type));
           }
+          declared.emplace_back(
+              cmd.column.name,
+              connector::DeclarationOf(type, cmd.column.type.name, cmd.column.type.modifiers));
           schema_changed = true;
           break;
         }
@@ -489,7 +492,10 @@ class Executor {
         case Kind::kAlterColumnType: {
           FLOE_ASSIGN_OR_RAISE(TypePtr type,
                                ColumnType(cmd.column.type, statement_.text, composite_types_));
-          schema_update->UpdateColumn(cmd.column.name, type);
+          schema_update->UpdateColumn(cmd.column.name, connector::StoredColumnType(type));
+          declared.emplace_back(
+              cmd.column.name,
+              connector::DeclarationOf(type, cmd.column.type.name, cmd.column.type.modifiers));
           schema_changed = true;
           break;
         }
@@ -538,6 +544,31 @@ class Executor {
     }
 
     if (schema_changed) FLOE_RETURN_NOT_OK(schema_update->Commit().status());
+    if (!declared.empty()) {
+      // The columns' field ids are known once the schema is committed.
+      FLOE_ASSIGN_OR_RAISE(iceberg::Table updated, catalog_.LoadTable(id));
+      std::map<std::string, std::string> properties = updated.metadata->properties;
+      const std::string key(connector::kDeclaredTypesProperty);
+      const std::optional<std::string> before =
+          properties.count(key) > 0 ? std::optional<std::string>(properties[key]) : std::nullopt;
+      for (const auto& [name, declaration] : declared) {
+        FLOE_ASSIGN_OR_RAISE(const Field* field,
+                             updated.metadata->CurrentSchema()->FindFieldByName(name, false));
+        if (field != nullptr) {
+          properties =
+              connector::WithDeclaration(std::move(properties), field->field_id(), declaration);
+        }
+      }
+      const std::optional<std::string> after =
+          properties.count(key) > 0 ? std::optional<std::string>(properties[key]) : std::nullopt;
+      if (after != before && set_properties.count(key) == 0 && removed_properties.count(key) == 0) {
+        if (after.has_value()) {
+          set_properties[key] = *after;
+        } else {
+          removed_properties.insert(key);
+        }
+      }
+    }
     if (partitioning.has_value()) FLOE_RETURN_NOT_OK(ReplacePartitioning(id, *partitioning));
     if (sorted_by.has_value()) FLOE_RETURN_NOT_OK(ReplaceSortOrder(id, *sorted_by));
     if (!set_properties.empty() || !removed_properties.empty()) {
@@ -721,9 +752,12 @@ class Executor {
     }
     result.tag = "DESCRIBE";
     result.columns = {"column_name", "data_type", "nullable"};
-    for (const Field& field : schema.fields()) {
+    const std::vector<std::optional<connector::DeclaredColumn>> declared =
+        connector::DeclaredColumns(*schema.columns(), table.metadata->properties);
+    for (size_t i = 0; i < schema.fields().size(); ++i) {
+      const Field& field = schema.fields()[i];
       result.rows.push_back(
-          {field.name(), plan::TypeNameOf(*field.type()), NullableText(field.nullable())});
+          {field.name(), ColumnTypeName(field, declared[i]), NullableText(field.nullable())});
     }
     return result;
   }

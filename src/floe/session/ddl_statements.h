@@ -84,11 +84,12 @@ Result<std::map<std::string, Scalar>> ProcedureArguments(const sql::ParsedExpr& 
 /// sorted_by, format_version, location, table properties). The search path's "default"
 /// schema and the temporary namespace are created on demand; with `temporary` the table
 /// goes to the temporary namespace. Returns the new table, or nullopt when it exists and
-/// `if_not_exists` (kConstraint otherwise).
+/// `if_not_exists` (kConstraint otherwise). `declarations` are the columns' declared types
+/// Iceberg cannot hold (connector/iceberg/declared_types.h; empty: from the columns' types).
 Result<std::optional<catalog::TableIdentifier>> CreateTableWithColumns(
     catalog::Catalog& catalog, const CatalogNames& names, const std::vector<std::string>& table,
     std::vector<Field> columns, const std::vector<sql::Option>& options, bool if_not_exists,
-    bool temporary = false);
+    bool temporary = false, std::vector<std::optional<std::string>> declarations = {});
 
 /// Runs one catalog statement (CreateSchemaStatement, CreateTableStatement without AS,
 /// DropStatement, AlterTableStatement, ShowObjectsStatement, and CallStatement for the

@@ -10,11 +10,13 @@
 #include <functional>
 #include <mutex>
 #include <random>
+#include <set>
 #include <utility>
 
 #include "floe/batch/builder.h"
 #include "floe/common/thread_pool.h"
 #include "floe/connector/builtin/generate_series.h"
+#include "floe/connector/iceberg/declared_types.h"
 #include "floe/connector/iceberg/iceberg_table.h"
 #include "floe/connector/iceberg/iceberg_write.h"
 #include "floe/connector/parquet/parquet_table.h"
@@ -25,6 +27,8 @@
 #include "floe/exec/spill.h"
 #include "floe/iceberg/in_flight_files.h"
 #include "floe/iceberg/partitioned_writer.h"
+#include "floe/iceberg/snapshot_producer.h"
+#include "floe/iceberg/table_scan.h"
 #include "floe/io/file_io.h"
 #include "floe/io/resolving_file_io.h"
 #include "floe/io/s3_client.h"
@@ -265,10 +269,9 @@ class SessionImpl final : public Session {
           create && create->temporary) {
         temp_used_ = true;
       }
-      FLOE_ASSIGN_OR_RAISE(
-          CatalogStatementResult result,
-          ExecuteCatalogStatement(*catalog, statement, config_.search_path(), TempNamespace(),
-                                  composite_types_.types()));
+      FLOE_ASSIGN_OR_RAISE(CatalogStatementResult result,
+                           ExecuteCatalogStatement(*catalog, statement, config_.search_path(),
+                                                   TempNamespace(), composite_types_.types()));
       if (result.columns.empty()) return CommandResult(std::move(result.tag));
       return TextResult(result.columns, result.rows, std::move(result.tag));
     }
@@ -276,6 +279,7 @@ class SessionImpl final : public Session {
     if (const auto* copy = std::get_if<sql::CopyStatement>(&body)) {
       return ExecuteCopy(*copy, statement.text);
     }
+    if (const auto* del = std::get_if<sql::DeleteStatement>(&body)) return ExecuteDelete(*del);
     if (const auto* explain = std::get_if<std::shared_ptr<sql::ExplainStatement>>(&body)) {
       return ExecuteExplain(**explain);
     }
@@ -444,8 +448,8 @@ class SessionImpl final : public Session {
                          LoadWriteTarget(catalog, id, mode));
     SessionResolver resolver = MakeResolver();
     plan::BindOptions options = MakeBindOptions();
-    options.insert_value_types =
-        connector::InsertTargetTypes(*target->table.metadata->CurrentSchema(), columns);
+    options.insert_value_types = connector::InsertTargetTypes(
+        *target->table.metadata->CurrentSchema(), target->table.metadata->properties, columns);
     FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr bound,
                          plan::BindQuery(query, text, resolver, options));
     return PlanWriteOf(std::move(target), std::move(bound), columns);
@@ -461,7 +465,8 @@ class SessionImpl final : public Session {
     FLOE_ASSIGN_OR_RAISE(
         bound, connector::ConformInsertInput(std::move(bound),
                                              *planned.target->table.metadata->CurrentSchema(),
-                                             columns, planned.target->table_name));
+                                             planned.target->table.metadata->properties, columns,
+                                             planned.target->table_name));
     FLOE_ASSIGN_OR_RAISE(planned.query.logical, plan::Optimize(bound));
     FLOE_ASSIGN_OR_RAISE(exec::PlanPtr input,
                          exec::CreatePhysicalPlan(planned.query.logical, config_));
@@ -526,6 +531,94 @@ class SessionImpl final : public Session {
   }
 
   // -------------------------------------------------------------------------------------
+  // DELETE
+
+  // DELETE FROM t without WHERE, and TRUNCATE t: every live data and delete file of the
+  // current snapshot leaves the table in one "delete" snapshot, without writing a file; the
+  // rows are counted at that snapshot, as PostgreSQL reports them (DELETE n). Rows appended
+  // concurrently stay (they were not there when the statement began); a file another commit
+  // removed meanwhile fails the commit. A WHERE needs row-level deletes, which floe does not
+  // write yet.
+  Result<std::unique_ptr<QueryResult>> ExecuteDelete(const sql::DeleteStatement& del) {
+    FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, Catalog(/*create=*/false));
+    std::string joined;
+    for (const std::string& part : del.table) joined += (joined.empty() ? "" : ".") + part;
+    if (catalog == nullptr) return Status::NotFound("table \"{}\" does not exist", joined);
+    CatalogNames names(catalog, config_.search_path(), TempNamespace());
+    FLOE_ASSIGN_OR_RAISE(catalog::TableIdentifier id, names.Existing(del.table));
+    if (del.where) {
+      return Status::NotSupported(
+          "DELETE with a WHERE clause is not supported yet (row-level deletes); DELETE FROM {} "
+          "without WHERE removes every row",
+          id.ToString());
+    }
+    FLOE_ASSIGN_OR_RAISE(iceberg::Table table, catalog->LoadTable(id));
+    const iceberg::Snapshot* snapshot = table.metadata->CurrentSnapshot();
+    const std::string tag = del.truncate ? "TRUNCATE TABLE" : "DELETE ";
+    auto done = [&](int64_t rows) {
+      return CommandResult(del.truncate ? tag : tag + std::to_string(rows));
+    };
+    if (snapshot == nullptr) return done(0);
+    const int64_t snapshot_id = snapshot->snapshot_id;
+    iceberg::ScanOptions options;
+    options.snapshot.snapshot_id = snapshot_id;
+    FLOE_ASSIGN_OR_RAISE(std::unique_ptr<iceberg::TableScan> scan,
+                         iceberg::TableScan::Make(table.metadata, table.io, options));
+    FLOE_ASSIGN_OR_RAISE(std::vector<iceberg::FileScanTask> tasks, scan->PlanFiles());
+    std::set<std::string> files;
+    for (const iceberg::FileScanTask& task : tasks) {
+      files.insert(task.data_file->file_path);
+      for (const iceberg::DataFilePtr& file : task.delete_files) files.insert(file->file_path);
+    }
+    // TRUNCATE reports no count, so it reads no file.
+    int64_t rows = 0;
+    if (!del.truncate) {
+      FLOE_ASSIGN_OR_RAISE(rows, CountRows(id.ToString(), table, snapshot_id));
+    }
+    if (files.empty()) return done(0);
+    std::unique_ptr<iceberg::DeleteFiles> commit =
+        iceberg::DeleteFiles::Make(catalog->TableOps(id));
+    for (const std::string& path : files) commit->DeleteFile(path);
+    FLOE_RETURN_NOT_OK(commit->Commit().status());
+    return done(rows);
+  }
+
+  // The rows of `table` at snapshot `snapshot_id`: count(*) run as a query (answered from
+  // the manifests when no delete file makes their counts estimates).
+  Result<int64_t> CountRows(std::string name, iceberg::Table table, int64_t snapshot_id) {
+    iceberg::SnapshotSelector selector;
+    selector.snapshot_id = snapshot_id;
+    FLOE_ASSIGN_OR_RAISE(
+        std::shared_ptr<connector::IcebergTable> source,
+        connector::IcebergTable::Make(std::move(name), std::move(table), selector));
+    plan::AggregateCall count;
+    FLOE_ASSIGN_OR_RAISE(count.function, expr::ResolveAggregate("count_star", {}, false));
+    plan::LogicalPlanPtr bound = plan::MakeAggregate(plan::MakeScan(std::move(source), {}), {}, {},
+                                                     {std::move(count)}, {"count"});
+    FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr logical, plan::Optimize(bound));
+    FLOE_ASSIGN_OR_RAISE(exec::PlanPtr physical, exec::CreatePhysicalPlan(logical, config_));
+    FLOE_ASSIGN_OR_RAISE(physical, exec::EnforceRequirements(physical, config_));
+    FLOE_ASSIGN_OR_RAISE(scheduler::StagePlan stages, scheduler::PlanStages(physical));
+    FLOE_ASSIGN_OR_RAISE(auto running, Run(std::move(stages), false));
+    int64_t rows = 0;
+    Status status;
+    while (true) {
+      Result<RecordBatchPtr> batch = running->scheduler->Next();
+      if (!batch.ok()) {
+        status = batch.status();
+        break;
+      }
+      if (!*batch) break;
+      for (int64_t r = 0; r < (*batch)->num_rows(); ++r) {
+        rows += (*batch)->column(0)->Value<int64_t>(r);
+      }
+    }
+    running->scheduler->Wait();
+    FLOE_RETURN_NOT_OK(status);
+    return rows;
+  }
+
+  // -------------------------------------------------------------------------------------
   // COPY (copy_statement.h)
 
   Result<std::unique_ptr<QueryResult>> ExecuteCopy(const sql::CopyStatement& copy,
@@ -566,13 +659,16 @@ class SessionImpl final : public Session {
     const iceberg::Schema& schema = *target->table.metadata->CurrentSchema();
     // The file's columns are the target columns, typed as they are: values convert once, and
     // a bad one names its line and column.
+    const std::map<std::string, std::string>& properties = target->table.metadata->properties;
     std::vector<Field> columns;
     if (copy.columns.empty()) {
-      for (const Field& field : schema.fields()) {
+      const SchemaPtr declared = connector::ApplyDeclaredTypes(schema.columns(), properties);
+      for (const Field& field : declared->fields()) {
         columns.emplace_back(field.name(), field.type(), true);
       }
     } else {
-      const std::vector<TypePtr> types = connector::InsertTargetTypes(schema, copy.columns);
+      const std::vector<TypePtr> types =
+          connector::InsertTargetTypes(schema, properties, copy.columns);
       for (size_t i = 0; i < copy.columns.size(); ++i) {
         // An unknown column is ConformInsertInput's error.
         columns.emplace_back(copy.columns[i], types[i] ? types[i] : String(), true);

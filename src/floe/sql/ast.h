@@ -269,9 +269,11 @@ struct InsertStatement {
   SelectStmtPtr query;               // VALUES arrive as a SelectStmt with values
 };
 
+/// DELETE FROM table [WHERE ...], or TRUNCATE [TABLE] table (`truncate`, never a WHERE).
 struct DeleteStatement {
   std::vector<std::string> table;
   ParsedExprPtr where;
+  bool truncate = false;
 };
 
 struct CreateSchemaStatement {

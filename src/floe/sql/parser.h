@@ -14,7 +14,7 @@ namespace floe::sql {
 /// returned nodes are byte offsets into each Statement's own `text`.
 /// Errors: kSyntax naming the token and its place ("syntax error at or near \"FORM\"
 /// (line 1, column 10)"); kNotSupported naming a construct floe does not handle
-/// ("WITH RECURSIVE is not supported (line 1, column 1)").
+/// ("ARRAY(subquery) is not supported (line 1, column 8)").
 Result<std::vector<Statement>> Parse(std::string_view text);
 
 /// One statement of a script: `text.substr(begin, end - begin)` runs from its first token to

@@ -586,6 +586,20 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
     }
     return del;
   }
+  if (tag == "TruncateStmt") {
+    const Json& relations = ListField(*f, "relations");
+    if (relations.size() != 1) return NotSupported("TRUNCATE of several tables", 0);
+    if (BoolField(*f, "restart_seqs")) return NotSupported("TRUNCATE ... RESTART IDENTITY", 0);
+    if (StringField(*f, "behavior") == "DROP_CASCADE") {
+      return NotSupported("TRUNCATE ... CASCADE", 0);
+    }
+    DeleteStatement del;
+    const Json* rel = Field(relations[0], "RangeVar");
+    if (rel == nullptr) return NotSupported("TRUNCATE of this relation", 0);
+    del.table = RangeVarNames(*rel);
+    del.truncate = true;
+    return del;
+  }
   if (tag == "CreateSchemaStmt") {
     if (Field(*f, "authrole") != nullptr) return NotSupported("AUTHORIZATION", 0);
     if (!ListField(*f, "schemaElts").empty()) return NotSupported("CREATE SCHEMA with elements", 0);
@@ -687,8 +701,7 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
       } else if (otag == "String") {
         drop.names.push_back({StringField(*of, "sval")});
       } else if (otag == "TypeName" && drop.object == DropStatement::ObjectKind::kType) {
-        FLOE_ASSIGN_OR_RAISE(auto names,
-                             ConvertNameList(ListField(*of, "names"), LocationOf(*of)));
+        FLOE_ASSIGN_OR_RAISE(auto names, ConvertNameList(ListField(*of, "names"), LocationOf(*of)));
         drop.names.push_back(std::move(names));
       } else {
         return NotSupported("this DROP target", 0);

@@ -39,8 +39,9 @@ constexpr std::array kSqlNames = {
     SqlName{TypeId::kTimestampTz, "timestamptz", &TimestampTz},
     SqlName{TypeId::kString, "text", &String},
     SqlName{TypeId::kString, "varchar", &String},
-    SqlName{TypeId::kString, "bpchar", &String},
-    SqlName{TypeId::kString, "char", &String},
+    SqlName{TypeId::kString, "bpchar", &Bpchar},
+    SqlName{TypeId::kString, "char", &Bpchar},
+    SqlName{TypeId::kString, "character", &Bpchar},
     SqlName{TypeId::kString, "name", &String},
     SqlName{TypeId::kString, "string", &String},
     SqlName{TypeId::kBinary, "bytea", &Binary},
@@ -63,6 +64,8 @@ std::string_view SqlTypeName(TypeId id) {
 }
 
 std::string SqlTypeName(const DataType& type) {
+  // PostgreSQL names bpchar "character" in messages (format_type without a typmod).
+  if (type.is_bpchar()) return "character";
   if (type.extension() != Extension::kNone) return std::string(ExtensionName(type.extension()));
   // PostgreSQL's arrays have one type whatever their dimensions: integer[].
   if (type.id() == TypeId::kList) {

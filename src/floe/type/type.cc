@@ -2,8 +2,8 @@
 
 namespace floe {
 
-TypePtr MakeDataType(TypeId id, int precision, int scale, int byte_width,
-                     std::vector<Field> fields, Extension extension) {
+TypePtr MakeDataType(TypeId id, int precision, int scale, int byte_width, std::vector<Field> fields,
+                     Extension extension) {
   return TypePtr(new DataType(id, precision, scale, byte_width, std::move(fields), extension));
 }
 
@@ -17,6 +17,8 @@ std::string_view ExtensionName(Extension extension) {
       return "jsonb";
     case Extension::kInterval:
       return "interval";
+    case Extension::kBpchar:
+      return "bpchar";
   }
   return "";
 }
@@ -133,8 +135,8 @@ std::string DataType::ToString() const {
 bool DataType::Equals(const DataType& other) const {
   if (this == &other) return true;
   if (id_ != other.id_ || extension_ != other.extension_ || precision_ != other.precision_ ||
-      scale_ != other.scale_ ||
-      byte_width_ != other.byte_width_ || fields_.size() != other.fields_.size()) {
+      scale_ != other.scale_ || byte_width_ != other.byte_width_ ||
+      fields_.size() != other.fields_.size()) {
     return false;
   }
   for (size_t i = 0; i < fields_.size(); ++i) {
@@ -196,6 +198,11 @@ TypePtr Jsonb() {
   return type;
 }
 
+TypePtr Bpchar() {
+  static const TypePtr type = MakeDataType(TypeId::kString, 0, 0, 0, {}, Extension::kBpchar);
+  return type;
+}
+
 TypePtr Interval() {
   static const TypePtr type = MakeDataType(TypeId::kFixed, 0, 0, 16, {}, Extension::kInterval);
   return type;
@@ -224,14 +231,17 @@ TypePtr Struct(std::vector<Field> fields) {
   return MakeDataType(TypeId::kStruct, 0, 0, 0, std::move(fields), Extension::kNone);
 }
 
-TypePtr List(Field element) { return MakeDataType(TypeId::kList, 0, 0, 0, {std::move(element)}, Extension::kNone); }
+TypePtr List(Field element) {
+  return MakeDataType(TypeId::kList, 0, 0, 0, {std::move(element)}, Extension::kNone);
+}
 
 TypePtr List(TypePtr element_type, bool element_nullable) {
   return List(Field("element", std::move(element_type), element_nullable));
 }
 
 TypePtr Map(Field key, Field value) {
-  return MakeDataType(TypeId::kMap, 0, 0, 0, {key.WithNullable(false), std::move(value)}, Extension::kNone);
+  return MakeDataType(TypeId::kMap, 0, 0, 0, {key.WithNullable(false), std::move(value)},
+                      Extension::kNone);
 }
 
 TypePtr Map(TypePtr key_type, TypePtr value_type, bool value_nullable) {

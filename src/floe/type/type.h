@@ -56,6 +56,9 @@ enum class TypeId : uint8_t {
 /// (function and operator resolution, casts, printing of the type's name) tells them apart.
 /// Formats without the logical type (Iceberg) store the storage type.
 ///   kJson, kJsonb                     over kString: JSON text (jsonb's text is normalized)
+///   kBpchar                           over kString: PostgreSQL's character(n), values
+///                                     blank-padded to n; compared, and converted to text,
+///                                     without their trailing spaces
 ///   kInterval                         over kFixed(16): PostgreSQL's interval, three fields
 ///                                     kept apart (int32 months, int32 days, int64
 ///                                     microseconds, little-endian; common/interval.h)
@@ -64,6 +67,7 @@ enum class Extension : uint8_t {
   kJson,
   kJsonb,
   kInterval,
+  kBpchar,
 };
 
 /// The lower-case name of an extension ("json", "jsonb"; "" for kNone).
@@ -124,6 +128,7 @@ class DataType {
   Extension extension() const { return extension_; }
   bool is_json() const { return extension_ == Extension::kJson || extension_ == Extension::kJsonb; }
   bool is_interval() const { return extension_ == Extension::kInterval; }
+  bool is_bpchar() const { return extension_ == Extension::kBpchar; }
 
   /// Decimal precision (1..38) and scale (0..precision); 0 for other types.
   int precision() const { return precision_; }
@@ -202,6 +207,9 @@ TypePtr String();
 TypePtr Json();
 TypePtr Jsonb();
 TypePtr Interval();
+/// PostgreSQL's character(n) (bpchar) over kString; n is not part of the type (as a typmod
+/// is not part of PostgreSQL's): values carry their padding.
+TypePtr Bpchar();
 TypePtr Binary();
 /// fixed[width]; aborts unless width > 0 (see MakeFixed).
 TypePtr Fixed(int width);
@@ -216,8 +224,8 @@ TypePtr Map(Field key, Field value);
 TypePtr Map(TypePtr key_type, TypePtr value_type, bool value_nullable = true);
 
 /// Whether values of type `a` are values of type `b` as they are: the same types at every
-/// depth, with nested field names, nullability, field ids and extensions aside (a query's struct column
-/// and a table's, whose nested fields carry Iceberg ids).
+/// depth, with nested field names, nullability, field ids and extensions aside (a query's struct
+/// column and a table's, whose nested fields carry Iceberg ids).
 bool SameShape(const DataType& a, const DataType& b);
 
 /// An ordered set of fields: the columns of a record batch or table.

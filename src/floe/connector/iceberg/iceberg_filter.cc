@@ -46,6 +46,9 @@ int TermColumn(const expr::Expr& e, const Schema& columns) {
   if (x->column < 0 || x->column >= columns.num_fields()) return -1;
   const Field& field = columns.field(x->column);
   if (field.type()->is_nested() || !field.type()->Equals(*x->type)) return -1;
+  // Values of a declared type differ from what Iceberg's metrics hold (char(n) is
+  // compared without its padding): such columns are filtered by the engine only.
+  if (field.type()->extension() != Extension::kNone) return -1;
   return x->column;
 }
 

@@ -13,6 +13,7 @@
 
 #include "floe/codec/iceberg_codec.h"
 #include "floe/codec/value_codec.h"
+#include "floe/connector/iceberg/declared_types.h"
 #include "floe/connector/iceberg/iceberg_codec_internal.h"
 #include "floe/connector/iceberg/iceberg_filter.h"
 #include "floe/exec/plan_codec.h"
@@ -21,6 +22,7 @@
 #include "floe/iceberg/expression.h"
 #include "floe/iceberg/name_mapping.h"
 #include "floe/iceberg/single_value.h"
+#include "floe/type/sql_type_name.h"
 
 namespace floe::connector {
 
@@ -183,11 +185,51 @@ class IcebergScanStream final : public exec::BatchStream {
         const ArrayPtr& column = batch->column(c);
         columns.push_back(rows == batch->num_rows() ? column : column->Slice(0, rows));
       }
+      if (node_->relabels()) return Convert(rows, std::move(columns));
       return RecordBatch::Make(schema(), rows, std::move(columns));
     }
   }
 
  private:
+  // Gives the columns with a declared type that type (declared_types.h): a relabelling of
+  // the same storage, or a cast (a smallint stored as an int).
+  Result<RecordBatchPtr> Convert(int64_t rows, std::vector<ArrayPtr> columns) {
+    const std::vector<expr::PhysicalExprPtr>& conversions = node_->conversions();
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const TypePtr& declared = schema()->field(static_cast<int>(i)).type();
+      const Array& column = *columns[i];
+      if (conversions[i] == nullptr && !column.type()->Equals(*declared)) {
+        FLOE_ASSIGN_OR_RAISE(
+            columns[i], Array::Make(declared, column.length(), column.buffers(), column.children(),
+                                    column.null_count(), column.offset()));
+      }
+    }
+    std::vector<Field> stored_fields;
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const Field& f = schema()->field(static_cast<int>(i));
+      stored_fields.push_back(f.WithType(columns[i]->type()));
+    }
+    FLOE_ASSIGN_OR_RAISE(
+        RecordBatchPtr stored,
+        RecordBatch::Make(std::make_shared<const Schema>(std::move(stored_fields)), rows, columns));
+    expr::EvalContext eval;
+    eval.pool = ctx_->pool();
+    for (size_t i = 0; i < columns.size(); ++i) {
+      if (conversions[i] == nullptr) continue;
+      Result<ArrayPtr> converted = expr::EvaluateToArray(*conversions[i], *stored, eval);
+      if (!converted.ok()) {
+        const Field& f = schema()->field(static_cast<int>(i));
+        return Status(converted.status().code(),
+                      fmt::format("table {}: column \"{}\" is declared {} ({}) but holds a value "
+                                  "that type cannot: {}",
+                                  node_->parts().table_name, f.name(), SqlTypeName(*f.type()),
+                                  kDeclaredTypesProperty, converted.status().message()));
+      }
+      columns[i] = std::move(*converted);
+    }
+    return RecordBatch::Make(schema(), rows, std::move(columns));
+  }
+
   RecordBatchPtr Finish() {
     finished_ = true;
     current_.reset();
@@ -494,7 +536,7 @@ Result<std::shared_ptr<IcebergTable>> IcebergTable::Make(std::string name, icebe
   auto out = std::shared_ptr<IcebergTable>(new IcebergTable());
   out->name_ = std::move(name);
   out->iceberg_schema_ = scan->schema();
-  out->schema_ = scan->schema()->columns();
+  out->schema_ = ApplyDeclaredTypes(scan->schema()->columns(), table.metadata->properties);
   plan::Statistics& stats = out->statistics_;
   const iceberg::Snapshot* snapshot = scan->snapshot();
   if (snapshot == nullptr) {
@@ -698,7 +740,23 @@ Result<exec::PlanPtr> IcebergScanExec::Make(Parts parts) {
   }
   if (parts.groups.empty()) parts.groups.emplace_back();
   auto node = std::shared_ptr<IcebergScanExec>(new IcebergScanExec());
-  node->properties_.schema = std::make_shared<const Schema>(std::move(fields));
+  auto stored = std::make_shared<const Schema>(std::move(fields));
+  node->properties_.schema = ApplyDeclaredTypes(stored, parts.table.metadata->properties);
+  for (int i = 0; i < stored->num_fields(); ++i) {
+    const Field& declared = node->properties_.schema->field(i);
+    expr::PhysicalExprPtr conversion;
+    if (!declared.type()->Equals(*stored->field(i).type())) node->relabels_ = true;
+    // Values of the declared type's storage take its type as they are; others are cast.
+    if (!SameShape(*declared.type(), *stored->field(i).type())) {
+      const Field& from = stored->field(i);
+      FLOE_ASSIGN_OR_RAISE(
+          conversion,
+          expr::Compile(expr::Cast(expr::Column(i, from.name(), from.type(), from.nullable()),
+                                   declared.type()),
+                        stored));
+    }
+    node->conversions_.push_back(std::move(conversion));
+  }
   node->properties_.partitioning =
       exec::Partitioning::Unknown(static_cast<int>(parts.groups.size()));
   node->properties_.ordering = ScanOrdering(parts, node->properties_.schema);

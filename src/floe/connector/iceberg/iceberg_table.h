@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "floe/exec/table_provider.h"
+#include "floe/expr/physical_expr.h"
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/table_scan.h"
 
@@ -93,6 +94,10 @@ class IcebergTable final : public exec::TableProvider {
 /// deletes or residual from the manifests and opens no such file. A cancelled context
 /// fails the stream with kCancelled (never a short or empty result).
 ///
+/// Columns with a declared type (declared_types.h: a smallint stored as int, jsonb stored
+/// as string) are converted to it; a stored value the declared type cannot hold fails the
+/// scan naming the column.
+///
 /// Output ordering: when every planned file carries the table's default sort order id
 /// and within each group a file's tasks are in byte order and distinct files follow each
 /// other with non-overlapping ranges of the first sort key (no NULLs in it, not a
@@ -135,12 +140,21 @@ class IcebergScanExec final : public exec::ExecutionPlan {
   std::string ToString() const override;
 
   const Parts& parts() const { return parts_; }
+  /// Per output column, the cast from the stored to the declared type, or nullptr (read as
+  /// stored, or only relabelled).
+  const std::vector<expr::PhysicalExprPtr>& conversions() const { return conversions_; }
+  /// Whether some output column's declared type differs from its stored one.
+  bool relabels() const { return relabels_; }
 
  private:
   IcebergScanExec() = default;
 
   Parts parts_;
   exec::PlanProperties properties_;
+  /// Per output column, the cast from its stored type to its declared type
+  /// (declared_types.h), or nullptr when it is read as stored.
+  std::vector<expr::PhysicalExprPtr> conversions_;
+  bool relabels_ = false;
 };
 
 }  // namespace floe::connector

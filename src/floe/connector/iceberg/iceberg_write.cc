@@ -1,6 +1,11 @@
 #include "floe/connector/iceberg/iceberg_write.h"
 
+#include <map>
+#include <optional>
+
 #include <utility>
+
+#include "floe/connector/iceberg/declared_types.h"
 
 namespace floe::connector {
 
@@ -20,8 +25,12 @@ int TableColumnIndex(const std::vector<Field>& fields, const std::string& name) 
 }  // namespace
 
 std::vector<TypePtr> InsertTargetTypes(const iceberg::Schema& table_schema,
+                                       const std::map<std::string, std::string>& properties,
                                        const std::vector<std::string>& columns) {
-  const std::vector<Field>& fields = table_schema.fields();
+  const SchemaPtr declared_schema = ApplyDeclaredTypes(table_schema.columns(), properties);
+  const std::vector<Field>& fields = declared_schema->fields();
+  const std::vector<std::optional<DeclaredColumn>> declared =
+      DeclaredColumns(*table_schema.columns(), properties);
   std::vector<TypePtr> types;
   if (columns.empty()) {
     for (const Field& f : fields) types.push_back(f.type());
@@ -34,11 +43,16 @@ std::vector<TypePtr> InsertTargetTypes(const iceberg::Schema& table_schema,
   return types;
 }
 
-Result<plan::LogicalPlanPtr> ConformInsertInput(plan::LogicalPlanPtr input,
-                                                const iceberg::Schema& table_schema,
-                                                const std::vector<std::string>& columns,
-                                                std::string_view table_name) {
-  const std::vector<Field>& fields = table_schema.fields();
+Result<plan::LogicalPlanPtr> ConformInsertInput(
+    plan::LogicalPlanPtr input, const iceberg::Schema& table_schema,
+    const std::map<std::string, std::string>& properties, const std::vector<std::string>& columns,
+    std::string_view table_name) {
+  const std::vector<Field>& stored_fields = table_schema.fields();
+  // Values are checked against the columns' declared types, then stored as Iceberg's.
+  const SchemaPtr declared_schema = ApplyDeclaredTypes(table_schema.columns(), properties);
+  const std::vector<Field>& fields = declared_schema->fields();
+  const std::vector<std::optional<DeclaredColumn>> declared =
+      DeclaredColumns(*table_schema.columns(), properties);
   const SchemaPtr& in = input->schema;
   // For each table column, the input column assigned to it (-1: none, NULL).
   std::vector<int> source(fields.size(), -1);
@@ -73,22 +87,32 @@ Result<plan::LogicalPlanPtr> ConformInsertInput(plan::LogicalPlanPtr input,
     const Field& column = fields[f];
     const TypePtr& type = column.type();
     names.push_back(column.name());
+    const TypePtr& stored = stored_fields[f].type();
     if (source[f] < 0) {
-      exprs.push_back(expr::Literal(Scalar::Null(type)));
+      exprs.push_back(expr::Literal(Scalar::Null(stored)));
       continue;
     }
     const Field& have = in->field(source[f]);
     expr::ExprPtr value = expr::Column(source[f], have.name(), have.type(), have.nullable());
-    if (SameShape(*have.type(), *type)) {
+    if (SameShape(*have.type(), *type) && have.type()->extension() == type->extension()) {
       // The writer takes the values as they are (ConformBatch types them as the table's).
-      exprs.push_back(std::move(value));
     } else if (expr::CanImplicitCast(*have.type(), *type) ||
                expr::CanExplicitCast(*have.type(), *type)) {
-      exprs.push_back(expr::Cast(std::move(value), type));
+      value = expr::Cast(std::move(value), type);
     } else {
       return Status::Bind("column \"{}\" is of type {} but expression is of type {}", column.name(),
                           type->ToString(), have.type()->ToString());
     }
+    // varchar(n) and char(n) take at most n characters (trailing spaces past n are cut).
+    if (declared[f].has_value() && declared[f]->max_length > 0) {
+      const bool nullable = value->nullable;
+      value = expr::Call(declared[f]->blank_padded ? "assign_bpchar" : "assign_varchar",
+                         {std::move(value), expr::Literal(Scalar::I32(declared[f]->max_length))},
+                         declared[f]->blank_padded ? Bpchar() : String(), nullable);
+    }
+    // A declared smallint is stored as an int; json is stored as its text.
+    if (!SameShape(*type, *stored)) value = expr::Cast(std::move(value), stored);
+    exprs.push_back(std::move(value));
   }
   return plan::MakeProjection(std::move(input), std::move(exprs), std::move(names));
 }

@@ -14,6 +14,7 @@
 // adds the exchange and the sort and no later pass can drop them. The partition tuple is
 // computed by IcebergTransformExpr over the projected table columns.
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,16 +34,18 @@ namespace floe::connector {
 /// column's type (implicit casts, else the explicit cast: a value that does not convert fails
 /// the statement naming it), columns not listed NULL, in the table schema's order. kBind
 /// errors as PostgreSQL's: an unknown or repeated column, more expressions than target
-/// columns (or fewer for a listed column set), a type with no conversion.
-Result<plan::LogicalPlanPtr> ConformInsertInput(plan::LogicalPlanPtr input,
-                                                const iceberg::Schema& table_schema,
-                                                const std::vector<std::string>& columns,
-                                                std::string_view table_name);
+/// columns (or fewer for a listed column set), a type with no conversion. Values convert to
+/// the columns' declared types (`properties`, declared_types.h), then to the stored ones.
+Result<plan::LogicalPlanPtr> ConformInsertInput(
+    plan::LogicalPlanPtr input, const iceberg::Schema& table_schema,
+    const std::map<std::string, std::string>& properties, const std::vector<std::string>& columns,
+    std::string_view table_name);
 
 /// The type of the table column each input position of an INSERT goes into (by `columns`,
 /// else in table order); nullptr for a listed name the table lacks (ConformInsertInput names
 /// it). Untyped VALUES literals bind to these types.
 std::vector<TypePtr> InsertTargetTypes(const iceberg::Schema& table_schema,
+                                       const std::map<std::string, std::string>& properties,
                                        const std::vector<std::string>& columns);
 
 /// The physical plan of a write: IcebergCommitExec over IcebergWriteExec over `input` (whose

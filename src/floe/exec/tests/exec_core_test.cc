@@ -25,12 +25,14 @@
 #include "floe/exec/max_one_row_exec.h"
 #include "floe/exec/memory_manager.h"
 #include "floe/exec/projection_exec.h"
+#include "floe/exec/recursive_query_exec.h"
 #include "floe/exec/repartition_exec.h"
 #include "floe/exec/session_config.h"
 #include "floe/exec/sort/sort_exec.h"
 #include "floe/exec/sort/sort_preserving_merge_exec.h"
 #include "floe/exec/union_exec.h"
 #include "floe/exec/values_exec.h"
+#include "floe/exec/work_table_scan_exec.h"
 #include "floe/expr/expr.h"
 #include "floe/testing/batch_rows.h"
 #include "floe/testing/matchers.h"
@@ -350,6 +352,69 @@ TEST(PlanHelpersTest, GetOrCreateSharedMakesOnce) {
   EXPECT_EQ(*first, 42);
   EXPECT_EQ(first.get(), second.get());
   EXPECT_EQ(made, 1);
+}
+
+TEST(PlanHelpersTest, ChildContextsShareTheQueryButNotItsSharedState) {
+  TaskContextPtr ctx = MakeContext();
+  ctx->set_collect_metrics(true);
+  TaskContextPtr child = TaskContext::MakeChild(ctx);
+  TaskContextPtr grandchild = TaskContext::MakeChild(child);
+  EXPECT_EQ(child->memory(), ctx->memory());
+  EXPECT_EQ(grandchild->metrics(), ctx->metrics());
+
+  // State shared by node is the child's own: made again, and dropped with it.
+  int made = 0;
+  int key = 0;
+  std::function<Result<std::shared_ptr<const int>>()> make = [&]() {
+    return Result<std::shared_ptr<const int>>(std::make_shared<const int>(++made));
+  };
+  ASSERT_OK_AND_ASSIGN(auto in_query, ctx->GetOrCreateShared<int>(&key, make));
+  ASSERT_OK_AND_ASSIGN(auto in_child, child->GetOrCreateShared<int>(&key, make));
+  EXPECT_EQ(*in_query, 1);
+  EXPECT_EQ(*in_child, 2);
+
+  // Work tables are found from the context they were set on downwards.
+  auto table = std::make_shared<WorkTable>();
+  child->SetWorkTable(7, table);
+  EXPECT_EQ(grandchild->FindWorkTable(7), table);
+  EXPECT_EQ(ctx->FindWorkTable(7), nullptr);
+  EXPECT_EQ(grandchild->FindWorkTable(8), nullptr);
+
+  // Cancelling the query cancels its children.
+  EXPECT_FALSE(grandchild->cancelled());
+  ctx->Cancel();
+  EXPECT_TRUE(grandchild->cancelled());
+  EXPECT_THAT(grandchild->CheckCancelled(), IsError(StatusCode::kCancelled));
+}
+
+TEST(PlanHelpersTest, RecursiveQueryIteratesOverItsWorkTable) {
+  SchemaPtr schema = std::make_shared<Schema>(std::vector<Field>{Field("n", Int64())});
+  RecordBatchPtr rows = Batch(schema, {Int64s({1, 2, 2, std::nullopt})});
+  ASSERT_OK_AND_ASSIGN(PlanPtr values, ValuesExec::Make(schema, {rows}));
+  ASSERT_OK_AND_ASSIGN(PlanPtr scan, WorkTableScanExec::Make("t", 1, schema));
+  EXPECT_EQ(scan->ToString(), "WorkTableScanExec: t (work table 1)");
+  EXPECT_THAT(CollectAll(scan, MakeContext()).status(), IsError(StatusCode::kInternal));
+
+  // UNION: the recursive term gives back the rows of the last iteration, which are all seen
+  // before, so the recursion ends with the static term's rows, without duplicates.
+  ASSERT_OK_AND_ASSIGN(PlanPtr distinct, RecursiveQueryExec::Make("t", 1, true, values, scan));
+  EXPECT_EQ(distinct->ToString(), "RecursiveQueryExec: t (work table 1), UNION");
+  EXPECT_EQ(distinct->partition_count(), 1);
+  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(distinct, MakeContext()));
+  EXPECT_THAT(::floe::testing::BatchRows(batches), ::testing::ElementsAre("1", "2", "NULL"));
+
+  // UNION ALL: the same rows again every iteration, until max_recursive_iterations.
+  ASSERT_OK_AND_ASSIGN(PlanPtr all, RecursiveQueryExec::Make("t", 1, false, values, scan));
+  SessionConfig config;
+  ASSERT_OK(config.Set("max_recursive_iterations", "3"));
+  EXPECT_THAT(CollectAll(all, MakeContext(config)).status(),
+              ::floe::testing::IsErrorWith(StatusCode::kInvalidArgument,
+                                           "recursive query \"t\" did not end after 3 "
+                                           "iterations"));
+  // The rows held count against the memory limit.
+  ASSERT_OK(config.Set("max_recursive_iterations", "0"));
+  EXPECT_THAT(CollectAll(all, MakeContext(config, 100)).status(),
+              ::floe::testing::IsErrorWith(StatusCode::kOutOfMemory, "recursive query \"t\""));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -115,6 +115,8 @@ TEST_F(PlanCodecTest, EveryRegisteredNodeRoundTripsAndGivesTheSameRows) {
       "SELECT id, s FROM p WHERE id > 5 ORDER BY id DESC",
       "SELECT a, generate_series(1, a), regexp_matches(s, '.', 'g') FROM t",
       "SELECT * FROM t, regexp_matches(t.s, '(.)') WITH ORDINALITY m(g, n)",
+      "WITH RECURSIVE r(n, s) AS (SELECT a, s FROM t UNION SELECT r.n + 1, t.s FROM r JOIN t ON "
+      "t.a = r.n WHERE r.n < 5) SELECT n, s FROM r",
   };
   ASSERT_OK(session_->mutable_config().Set("broadcast_join_threshold", "0"));
   for (const std::string& sql : queries) RoundTripStages(sql);

@@ -3,15 +3,19 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "floe/batch/builder.h"
 #include "floe/exec/coalesce_partitions_exec.h"
 #include "floe/exec/exchange_service.h"
 #include "floe/exec/execution_plan.h"
+#include "floe/exec/recursive_query_exec.h"
 #include "floe/exec/sort/sort_preserving_merge_exec.h"
+#include "floe/exec/work_table_scan_exec.h"
 #include "floe/expr/physical_expr.h"
 #include "floe/scheduler/local_exchange.h"
 #include "floe/scheduler/scheduler.h"
@@ -390,6 +394,45 @@ TEST_F(RuntimeTest, DroppingARunningQueryCancelsIt) {
   scheduler->Cancel();
   EXPECT_THAT(scheduler->Next(), testing::IsError(StatusCode::kCancelled));
   scheduler.reset();
+}
+
+TEST_F(RuntimeTest, ARecursiveQueryRunsInOneTaskAndStopsWhenCancelled) {
+  // A recursive term that reads the work table back: with UNION every row is seen before
+  // after the first run, so the recursion ends; with UNION ALL it never does.
+  PlanPtr source = Source();
+  ASSERT_OK_AND_ASSIGN(PlanPtr scan, WorkTableScanExec::Make("t", 1, source->schema()));
+  ASSERT_OK_AND_ASSIGN(PlanPtr coalesced, CoalescePartitionsExec::Make(source));
+  ASSERT_OK_AND_ASSIGN(PlanPtr distinct, RecursiveQueryExec::Make("t", 1, true, coalesced, scan));
+  // No stage is cut inside the recursion: the exchange under it runs within its task.
+  ASSERT_OK_AND_ASSIGN(scheduler::StagePlan stages, scheduler::PlanStages(distinct));
+  EXPECT_EQ(stages.stages().size(), 1u);
+  ASSERT_OK_AND_ASSIGN(std::vector<int64_t> rows, RunStages(distinct, MakeContext()));
+  std::sort(rows.begin(), rows.end());
+  ASSERT_EQ(rows.size(), 30u);
+  EXPECT_EQ(rows.back(), 30);
+
+  ASSERT_OK_AND_ASSIGN(PlanPtr endless, RecursiveQueryExec::Make("t", 1, false, coalesced, scan));
+  ASSERT_OK_AND_ASSIGN(stages, scheduler::PlanStages(endless));
+  ASSERT_OK_AND_ASSIGN(auto scheduler,
+                       scheduler::QueryScheduler::Start(std::move(stages), MakeContext()));
+  std::thread canceller([&scheduler] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    scheduler->Cancel();
+  });
+  int64_t batches = 0;
+  Status status;
+  while (true) {
+    Result<RecordBatchPtr> batch = scheduler->Next();
+    if (!batch.ok()) {
+      status = batch.status();
+      break;
+    }
+    if (!*batch) break;
+    ++batches;
+  }
+  canceller.join();
+  EXPECT_THAT(status, testing::IsError(StatusCode::kCancelled));
+  EXPECT_GT(batches, 30);
 }
 
 TEST_F(RuntimeTest, ASingleStageRunsInTheCallersThread) {

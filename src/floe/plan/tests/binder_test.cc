@@ -391,6 +391,30 @@ TEST_F(BinderTest, CteInlinedPerReference) {
 )plan");
 }
 
+TEST_F(BinderTest, RecursiveCteReadsItsWorkTable) {
+  // Each reference binds the recursion anew, with a work table of its own.
+  EXPECT_EQ(Plan("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) "
+                 "SELECT r1.n FROM r r1 JOIN r r2 ON r1.n = r2.n"),
+            R"plan(Projection: #0:n
+  Join(inner): keys=[#0:n = #0:n]
+    RecursiveQuery: r (work table 1), UNION ALL
+      Projection: 1 AS ?column?
+        Values: ()
+      Projection: (#0:n + 1) AS ?column?
+        Filter: (#0:n < 3)
+          WorkTableScan: r (work table 1)
+    RecursiveQuery: r (work table 2), UNION ALL
+      Projection: 1 AS ?column?
+        Values: ()
+      Projection: (#0:n + 1) AS ?column?
+        Filter: (#0:n < 3)
+          WorkTableScan: r (work table 2)
+)plan");
+  // Without a self-reference an item of WITH RECURSIVE is a plain one.
+  EXPECT_EQ(Plan("WITH RECURSIVE r AS (SELECT a FROM t UNION SELECT e FROM u) SELECT * FROM r"),
+            Plan("WITH r AS (SELECT a FROM t UNION SELECT e FROM u) SELECT * FROM r"));
+}
+
 TEST_F(BinderTest, UncorrelatedScalarSubquery) {
   EXPECT_EQ(Plan("SELECT (SELECT max(e) FROM u) AS m, a FROM t"),
             R"plan(Projection: #4:max AS m, #0:a
@@ -668,8 +692,13 @@ TEST_F(BinderTest, Errors) {
       "Bind error: each UNION query must have the same number of columns (line 1, column 33)");
   EXPECT_EQ(Error("SELECT a FROM nope"),
             "Not found: table \"nope\" does not exist (line 1, column 15)");
-  EXPECT_EQ(Error("WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r"),
-            "Not supported: WITH RECURSIVE is not supported (line 1, column 39)");
+  EXPECT_EQ(Error("WITH RECURSIVE r(n) AS (SELECT n FROM r) SELECT * FROM r"),
+            "Bind error: recursive query \"r\" does not have the form non-recursive-term UNION "
+            "[ALL] recursive-term (line 1, column 16)");
+  EXPECT_EQ(
+      Error("WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n FROM r, r r2) SELECT * FROM r"),
+      "Bind error: recursive reference to query \"r\" must not appear more than once (line 1, "
+      "column 57)");
   EXPECT_EQ(Error("SELECT * FROM t, LATERAL (SELECT a) s"),
             "Not supported: LATERAL subqueries are not supported (line 1, column 34)");
   EXPECT_EQ(Error("SELECT a FROM t GROUP BY ROLLUP (a)"),
