@@ -15,6 +15,10 @@ TaskContext::TaskContext(SessionConfig config, std::shared_ptr<MemoryManager> me
       spill_directory_(std::move(spill_directory)),
       exchange_(std::move(exchange)) {
   if (!memory_) memory_ = std::make_shared<MemoryManager>(0);
+  const int64_t timeout_ms = config_.GetInt("statement_timeout");
+  if (timeout_ms > 0) {
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  }
 }
 
 std::shared_ptr<TaskContext> TaskContext::MakeChild(const std::shared_ptr<TaskContext>& parent) {
@@ -39,6 +43,10 @@ std::shared_ptr<const WorkTable> TaskContext::FindWorkTable(int id) const {
 
 Status TaskContext::CheckCancelled() const {
   if (cancelled()) return Status::Cancelled("the query was cancelled");
+  if (deadline_ != std::chrono::steady_clock::time_point::max() &&
+      std::chrono::steady_clock::now() >= deadline_) {
+    return Status::Cancelled("canceling statement due to statement timeout");
+  }
   return Status::OK();
 }
 

@@ -5,6 +5,7 @@
 // child contexts a node runs a subtree in once per iteration (recursive queries).
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <future>
 #include <map>
@@ -78,7 +79,9 @@ class TaskContext {
     return cancelled_.load(std::memory_order_relaxed) || (parent_ && parent_->cancelled());
   }
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
-  /// kCancelled when the query was cancelled; call between batches.
+  /// kCancelled when the query was cancelled, or when it has run longer than the
+  /// statement_timeout setting (counted from this context's creation, as PostgreSQL counts
+  /// from the statement's start); call between batches.
   Status CheckCancelled() const;
 
   /// The value for `key`, made by `make` exactly once per query; concurrent callers wait
@@ -123,6 +126,8 @@ class TaskContext {
   std::function<Status()> seal_remote_writes_;
   bool collect_metrics_ = false;
   std::atomic<bool> cancelled_{false};
+  // When statement_timeout runs out; max(): no limit.
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   std::mutex shared_mutex_;
   std::map<const void*, std::shared_future<Result<std::shared_ptr<const void>>>> shared_;
   std::shared_ptr<TaskContext> parent_;  // for a child context (MakeChild)

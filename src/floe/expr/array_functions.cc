@@ -123,6 +123,8 @@ Result<ElementCompare> MakeElementCompare(const Array& a, const Array& b) {
                                         b.type()->scale())
                                 : 1;
       return ElementCompare([&a, &b, ra, rb, fa, fb](int64_t i, int64_t j) -> int {
+        (void)fa;  // only decimals use the scale factors (clang warns of the unused captures)
+        (void)fb;
         const bool na = a.IsNull(i), nb = b.IsNull(j);
         if (na || nb) return na == nb ? 0 : (na ? 1 : -1);
         const T x = ra[i], y = rb[j];

@@ -159,8 +159,12 @@ Result<int64_t> ParseInt(std::string_view text, TypeId to) {
     if (!overflow) value = value * 10 - d;
   }
   if (!negative) {
-    if (value == std::numeric_limits<int64_t>::min()) overflow = true;
-    value = -value;
+    // INT64_MIN has no positive counterpart: "9223372036854775808" is out of range.
+    if (value == std::numeric_limits<int64_t>::min()) {
+      overflow = true;
+    } else {
+      value = -value;
+    }
   }
   bool fits = !overflow;
   if (fits) {

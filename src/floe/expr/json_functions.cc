@@ -1179,9 +1179,10 @@ void RegisterJsonFunctions(ScalarFunctionRegistry& r) {
     r.Add({prefix + "_typeof", {}, JsonSignatures(prefix + "_typeof", {{{j}, t}}), TypeofKernel()});
     r.Add({prefix + "_array_length", {}, JsonSignatures(prefix + "_array_length", {{{j}, i4}}), ArrayLengthKernel});
     r.Add({prefix + "_strip_nulls", {}, JsonSignatures(prefix + "_strip_nulls", {{{j}, j}}), StripNullsKernel});
-    r.Add({"to_" + prefix, {}, [name = "to_" + prefix, j](const std::vector<TypePtr>& args, int*) -> Result<ResolvedFunction> {
+    // An init-capture: clang 14 (the fuzz build's compiler) cannot capture a structured binding.
+    r.Add({"to_" + prefix, {}, [name = "to_" + prefix, json = j](const std::vector<TypePtr>& args, int*) -> Result<ResolvedFunction> {
              if (args.size() != 1) return NoSuchFunction(name, args);
-             return Resolution(name, {args[0] ? args[0] : String()}, j);
+             return Resolution(name, {args[0] ? args[0] : String()}, json);
            }, ToJsonKernel});
     r.Add({prefix + "_build_object", {}, AnyVariadic(prefix + "_build_object", j), BuildKernel(true)});
     r.Add({prefix + "_build_array", {}, AnyVariadic(prefix + "_build_array", j), BuildKernel(false)});

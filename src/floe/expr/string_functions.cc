@@ -1458,9 +1458,12 @@ void RegisterStringFunctions(ScalarFunctionRegistry& r) {
                return Status::OK();
              });
        }});
-  for (const auto& [name, side] :
+  for (const auto& entry :
        {std::pair{"btrim", TrimSide::kBoth}, std::pair{"ltrim", TrimSide::kLeft},
         std::pair{"rtrim", TrimSide::kRight}}) {
+    // Not a structured binding: clang 14 (the fuzz build's compiler) cannot capture one.
+    const char* name = entry.first;
+    const TrimSide side = entry.second;
     r.Add({name,
            name == std::string_view("btrim") ? std::vector<std::string>{"trim"}
                                              : std::vector<std::string>{},

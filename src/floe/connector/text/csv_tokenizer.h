@@ -116,7 +116,6 @@ class CsvRecordStarts {
   int64_t lines_ = 0;  // line breaks outside quotes and inside them
   std::vector<int64_t> wanted_;
   size_t next_wanted_ = 0;
-  bool searching_ = false;  // past a wanted offset, looking for the record end
   std::vector<Start> found_;
 };
 

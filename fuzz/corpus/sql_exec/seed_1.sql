@@ -1,0 +1,1 @@
+SELECT t.a, u.s, row_number() OVER (PARTITION BY u.a ORDER BY t.h DESC NULLS FIRST) FROM t LEFT JOIN u ON t.a = u.a WHERE t.f IS NOT FALSE;

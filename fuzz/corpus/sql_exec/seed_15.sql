@@ -1,0 +1,1 @@
+SELECT a, b FROM t UNION SELECT f1, f1::text FROM int4_tbl INTERSECT SELECT unique1, stringu1 FROM tenk1 EXCEPT SELECT 1, 'x' ORDER BY 1;
