@@ -578,10 +578,12 @@ def run_file(name, server, binary, base_warehouse, tmp, known_crashes):
                 diverged = line
             continue
         # A change of data, or a setting that changes how values print (extra_float_digits,
-        # DateStyle, ...), that one engine took and the other refused: later answers may
-        # differ for that alone.
+        # DateStyle, ...), or a transaction block (its statements share one 'now' and commit
+        # together), that one engine took and the other refused: later answers may differ for
+        # that alone.
         if diverged is None and (status == "ok") != (pg_error is None) and re.match(
-                r"(?is)^\s*(insert|update|delete|merge|create|drop|alter|truncate|set|reset)\b",
+                r"(?is)^\s*(insert|update|delete|merge|create|drop|alter|truncate|set|reset|"
+                r"begin|start\s+transaction|commit|rollback|end|savepoint)\b",
                 sql):
             diverged = line
         if pg_error is not None:

@@ -1077,8 +1077,12 @@ Result<exec::PlanPtr> IcebergScanExec::Decode(codec::PlanDecoder& in,
     }
     parts.projection.push_back(c);
   }
-  FLOE_ASSIGN_OR_RAISE(parts.filters,
-                       exec::DecodeNodeFilters(in, m.filters(), scan->schema()->columns()));
+  // The filters are over the table's columns as SQL sees them (IcebergTable::schema()).
+  FLOE_ASSIGN_OR_RAISE(
+      parts.filters,
+      exec::DecodeNodeFilters(
+          in, m.filters(),
+          ApplyDeclaredTypes(scan->schema()->columns(), parts.table.metadata->properties)));
   FLOE_ASSIGN_OR_RAISE(parts.limit, exec::DecodeNodeLimit(in, m.has_limit(), m.limit()));
   parts.scan = std::move(scan);
   Result<exec::PlanPtr> plan = Make(std::move(parts));

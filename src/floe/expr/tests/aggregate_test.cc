@@ -188,7 +188,14 @@ TEST(AggregateResolveTest, Errors) {
   EXPECT_THAT(ResolveAggregate("bool_and", {Int32()}, false), IsError(StatusCode::kBind));
   EXPECT_THAT(ResolveAggregate("string_agg", {String(), Int32()}, false),
               IsError(StatusCode::kBind));
-  EXPECT_THAT(ResolveAggregate("min", {List(Int32())}, false), IsError(StatusCode::kBind));
+  // min and max take arrays of orderable values, not maps or records.
+  EXPECT_THAT(ResolveAggregate("min", {Map(String(), Int32())}, false), IsError(StatusCode::kBind));
+  EXPECT_THAT(ResolveAggregate("max", {Struct({Field("a", Int32())})}, false),
+              IsError(StatusCode::kBind));
+  EXPECT_THAT(ResolveAggregate("max", {List(Map(String(), Int32()))}, false),
+              IsError(StatusCode::kBind));
+  ASSERT_OK_AND_ASSIGN(ResolvedAggregate min_list, ResolveAggregate("min", {List(Int32())}, false));
+  EXPECT_TRUE(min_list.return_type->Equals(*List(Int32())));
   EXPECT_THAT(ResolveAggregate("nosuch", {Int32()}, false), IsError(StatusCode::kBind));
 }
 
