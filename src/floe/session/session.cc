@@ -506,25 +506,12 @@ class SessionImpl final : public Session {
       ~Unregister() { iceberg::InFlightFiles::Process().SealOperation(id); }
     } unregister{target.operation_id};
     FLOE_ASSIGN_OR_RAISE(auto running, Run(std::move(planned.query.stages), collect_metrics));
-    int64_t rows = 0;
-    Status status;
-    while (true) {
-      Result<RecordBatchPtr> batch = running->scheduler->Next();
-      if (!batch.ok()) {
-        status = batch.status();
-        break;
-      }
-      if (!*batch) break;
-      for (int64_t r = 0; r < (*batch)->num_rows(); ++r) {
-        rows += (*batch)->column(0)->Value<int64_t>(r);
-      }
-    }
-    running->scheduler->Wait();
-    if (!status.ok()) {
+    Result<int64_t> rows = SumCounts(*running);
+    if (!rows.ok()) {
       // Every task has stopped: what the journal holds is all the statement wrote.
       auto journal = connector::WriteJournal::For(running->ctx, planned.target.get());
       if (journal.ok()) (void)(*journal)->DeleteUncommitted(*planned.target->table.io);
-      return status;
+      return rows.status();
     }
     if (keep != nullptr) *keep = std::move(running);
     return rows;
@@ -600,10 +587,16 @@ class SessionImpl final : public Session {
     FLOE_ASSIGN_OR_RAISE(physical, exec::EnforceRequirements(physical, config_));
     FLOE_ASSIGN_OR_RAISE(scheduler::StagePlan stages, scheduler::PlanStages(physical));
     FLOE_ASSIGN_OR_RAISE(auto running, Run(std::move(stages), false));
+    return SumCounts(*running);
+  }
+
+  // Pulls every batch of a query whose first column holds counts (a write's rows per task,
+  // count(*)) and sums them, then waits for every task; the first error, if any.
+  static Result<int64_t> SumCounts(RunningQuery& running) {
     int64_t rows = 0;
     Status status;
     while (true) {
-      Result<RecordBatchPtr> batch = running->scheduler->Next();
+      Result<RecordBatchPtr> batch = running.scheduler->Next();
       if (!batch.ok()) {
         status = batch.status();
         break;
@@ -613,7 +606,7 @@ class SessionImpl final : public Session {
         rows += (*batch)->column(0)->Value<int64_t>(r);
       }
     }
-    running->scheduler->Wait();
+    running.scheduler->Wait();
     FLOE_RETURN_NOT_OK(status);
     return rows;
   }
