@@ -2,7 +2,6 @@
 
 #include <map>
 #include <optional>
-
 #include <utility>
 
 #include "floe/connector/iceberg/declared_types.h"
@@ -29,8 +28,6 @@ std::vector<TypePtr> InsertTargetTypes(const iceberg::Schema& table_schema,
                                        const std::vector<std::string>& columns) {
   const SchemaPtr declared_schema = ApplyDeclaredTypes(table_schema.columns(), properties);
   const std::vector<Field>& fields = declared_schema->fields();
-  const std::vector<std::optional<DeclaredColumn>> declared =
-      DeclaredColumns(*table_schema.columns(), properties);
   std::vector<TypePtr> types;
   if (columns.empty()) {
     for (const Field& f : fields) types.push_back(f.type());
@@ -47,10 +44,8 @@ Result<plan::LogicalPlanPtr> ConformInsertInput(
     plan::LogicalPlanPtr input, const iceberg::Schema& table_schema,
     const std::map<std::string, std::string>& properties, const std::vector<std::string>& columns,
     std::string_view table_name) {
-  const std::vector<Field>& stored_fields = table_schema.fields();
+  const std::vector<Field>& fields = table_schema.fields();
   // Values are checked against the columns' declared types, then stored as Iceberg's.
-  const SchemaPtr declared_schema = ApplyDeclaredTypes(table_schema.columns(), properties);
-  const std::vector<Field>& fields = declared_schema->fields();
   const std::vector<std::optional<DeclaredColumn>> declared =
       DeclaredColumns(*table_schema.columns(), properties);
   const SchemaPtr& in = input->schema;
@@ -85,9 +80,9 @@ Result<plan::LogicalPlanPtr> ConformInsertInput(
   std::vector<std::string> names;
   for (size_t f = 0; f < fields.size(); ++f) {
     const Field& column = fields[f];
-    const TypePtr& type = column.type();
+    const TypePtr& stored = column.type();
+    const TypePtr& type = declared[f].has_value() ? declared[f]->type : stored;
     names.push_back(column.name());
-    const TypePtr& stored = stored_fields[f].type();
     if (source[f] < 0) {
       exprs.push_back(expr::Literal(Scalar::Null(stored)));
       continue;
