@@ -8,6 +8,7 @@
 #include "floe/expr/aggregate_internal.h"
 #include "floe/expr/function_registry_internal.h"
 #include "floe/expr/kernel_internal.h"
+#include "floe/expr/signature_internal.h"
 
 namespace floe::expr::internal {
 
@@ -628,12 +629,49 @@ ScalarResolver LikeArgs(std::string name) {
 
 constexpr size_t kMany = 1 << 20;
 
+// domain_check(value, ok, message, ...): the value, or an error with the message of the
+// first constraint that is false (not NULL: a CHECK passes on NULL, as SQL's do) at the
+// first row where one is. The binder builds it for a domain's NOT NULL and CHECK
+// constraints (plan/bind_expr.cc ApplyTypeRules).
+Result<ResolvedFunction> ResolveDomainCheck(const std::vector<TypePtr>& t, int* cost) {
+  if (t.size() < 3 || t.size() % 2 == 0) return NoSuchFunction("domain_check", t);
+  for (size_t i = 1; i < t.size(); i += 2) {
+    if (t[i]->id() != TypeId::kBoolean || t[i + 1]->id() != TypeId::kString) {
+      return NoSuchFunction("domain_check", t);
+    }
+  }
+  *cost = 0;
+  std::vector<TypePtr> params = t;
+  for (size_t i = 2; i < params.size(); i += 2) params[i] = String();
+  return Resolution("domain_check", std::move(params), t[0], /*null_if_any_arg_null=*/false);
+}
+
+Result<ColumnarValue> DomainCheckKernel(const ResolvedFunction&, const std::vector<ColumnarValue>& args,
+                                        int64_t n, EvalContext&) {
+  for (int64_t row = 0; row < n; ++row) {
+    for (size_t k = 1; k + 1 < args.size(); k += 2) {
+      const ColumnarValue& ok = args[k];
+      const bool is_false =
+          ok.is_scalar() ? !ok.scalar().is_null() && !ok.scalar().get<bool>()
+                         : !ok.array()->IsNull(row) && !ok.array()->BoolValue(row);
+      if (!is_false) continue;
+      const ColumnarValue& message = args[k + 1];
+      if (!message.is_scalar() || message.scalar().is_null()) {
+        return Status::Internal("domain_check needs constant messages");
+      }
+      return Status::Constraint("{}", message.scalar().get<std::string>());
+    }
+  }
+  return args[0];
+}
+
 }  // namespace
 
 void RegisterBooleanFunctions(ScalarFunctionRegistry& registry) {
   registry.Add({"and", {}, BooleanArgs("and", 2, kMany, false, "AND"), AndOrKernel<true>});
   registry.Add({"or", {}, BooleanArgs("or", 2, kMany, false, "OR"), AndOrKernel<false>});
   registry.Add({"not", {}, BooleanArgs("not", 1, 1, true, "NOT"), NotKernel});
+  registry.Add({"domain_check", {}, ResolveDomainCheck, DomainCheckKernel});
   registry.Add({"is_null", {}, AnyOneArg("is_null"), IsKernel<IsKind::kNull>});
   registry.Add({"is_not_null", {}, AnyOneArg("is_not_null"), IsKernel<IsKind::kNotNull>});
   registry.Add(

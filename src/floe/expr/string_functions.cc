@@ -363,6 +363,52 @@ Result<ColumnarValue> BpcharTypmodKernel(const ResolvedFunction& f, const Args& 
       });
 }
 
+// The array forms of the length functions above (char(n)[] and varchar(n)[] values): the
+// function applied to the strings at the bottom of the (possibly nested) lists, whose
+// offsets and validity stay.
+ScalarResolver ListLengthResolver(std::string name, TypePtr element_result) {
+  return [name, element_result](const std::vector<TypePtr>& t,
+                                int* cost) -> Result<ResolvedFunction> {
+    if (t.size() != 2 || t[0]->id() != TypeId::kList || t[1]->id() != TypeId::kInt32) {
+      return NoSuchFunction(name, t);
+    }
+    TypePtr leaf = t[0];
+    TypePtr result = element_result;
+    while (leaf->id() == TypeId::kList) leaf = leaf->field(0).type();
+    if (leaf->id() != TypeId::kString || leaf->is_json()) return NoSuchFunction(name, t);
+    for (TypePtr level = t[0]; level->id() == TypeId::kList; level = level->field(0).type()) {
+      result = List(result);
+    }
+    *cost = 0;
+    return Resolution(name, t, result);
+  };
+}
+
+Result<ArrayPtr> ApplyToLeaves(const ScalarKernel& element, const std::string& name,
+                               const ArrayPtr& in, const TypePtr& to, const ColumnarValue& length,
+                               EvalContext& ctx) {
+  if (in->type()->id() == TypeId::kList) {
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr child, ApplyToLeaves(element, name, in->child(0),
+                                                        to->field(0).type(), length, ctx));
+    return Array::Make(to, in->length(), in->buffers(), {std::move(child)}, in->null_count(),
+                       in->offset());
+  }
+  const ResolvedFunction fn = Resolution(name, {in->type(), Int32()}, to);
+  FLOE_ASSIGN_OR_RAISE(ColumnarValue out, element(fn, {ColumnarValue(in), length}, in->length(), ctx));
+  return out.ToArray(in->length(), ctx.pool);
+}
+
+ScalarKernel OverListLeaves(ScalarKernel element) {
+  return [element](const ResolvedFunction& f, const Args& args, int64_t n,
+                   EvalContext& ctx) -> Result<ColumnarValue> {
+    if (!args[1].is_scalar()) return Status::Internal("{} needs a constant length", f.name);
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr lists, args[0].ToArray(n, ctx.pool));
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr out,
+                         ApplyToLeaves(element, f.name, lists, f.return_type, args[1], ctx));
+    return ColumnarValue(std::move(out));
+  };
+}
+
 constexpr int64_t kMaxStringBytes = (int64_t{1} << 30) - 1;
 
 Result<ColumnarValue> RepeatKernel(const ResolvedFunction& f, const Args& args, int64_t n,
@@ -1375,6 +1421,16 @@ void RegisterStringFunctions(ScalarFunctionRegistry& r) {
          AssignCharacterKernel(true)});
   r.Add(
       {"bpchar_typmod", {}, Fixed("bpchar_typmod", {Bpchar(), i4}, Bpchar()), BpcharTypmodKernel});
+  // An explicit cast to varchar(n): left(s, n).
+  r.Add({"varchar_typmod", {}, Fixed("varchar_typmod", {t, i4}, t), LeftRightKernel(true)});
+  r.Add({"assign_varchar", {}, ListLengthResolver("assign_varchar", t),
+         OverListLeaves(AssignCharacterKernel(false))});
+  r.Add({"assign_bpchar", {}, ListLengthResolver("assign_bpchar", Bpchar()),
+         OverListLeaves(AssignCharacterKernel(true))});
+  r.Add({"bpchar_typmod", {}, ListLengthResolver("bpchar_typmod", Bpchar()),
+         OverListLeaves(BpcharTypmodKernel)});
+  r.Add({"varchar_typmod", {}, ListLengthResolver("varchar_typmod", t),
+         OverListLeaves(LeftRightKernel(true))});
   r.Add({"right", {}, Fixed("right", {t, i4}, t), LeftRightKernel(false)});
   r.Add({"repeat", {}, Fixed("repeat", {t, i4}, t), RepeatKernel});
   r.Add({"lpad", {}, Signatures("lpad", {{t, i4}, {t, i4, t}}, t), PadKernel(true)});

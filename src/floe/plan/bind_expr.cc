@@ -6,8 +6,10 @@
 // unconstrained; floe's decimals are at most 38 digits); varchar(n) and bpchar(n) bind as
 // text without enforcing the length. Numeric literals with an exponent (1e10) are float8.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -401,25 +403,37 @@ Result<ExprPtr> Binder::RequireBoolean(ExprPtr e, std::string_view what, int loc
   return e;
 }
 
+std::optional<sql::TypeName> ArrayElementTypeName(const sql::TypeName& type,
+                                                  const UserTypes* user_types) {
+  sql::TypeName element = type;
+  element.array_bounds = 0;
+  if (type.array_bounds > 0) return element;
+  if (type.name.size() < 2 || type.name[0] != '_') return std::nullopt;
+  if (user_types != nullptr && (user_types->composites.count(type.name) > 0 ||
+                                user_types->domains.count(type.name) > 0)) {
+    return std::nullopt;
+  }
+  element.name = type.name.substr(1);
+  return element;
+}
+
 Result<TypePtr> Binder::BindTypeName(const sql::TypeName& type) {
   // PostgreSQL's arrays are Iceberg lists: int[] is list<int32>, and each further [] a list
   // of those (PostgreSQL ignores the declared dimensions; a constant's own decide, see
   // BindExplicitCast). _int4 is PostgreSQL's internal name of int4[].
-  if (type.array_bounds > 0 || (type.name.size() > 1 && type.name[0] == '_')) {
-    sql::TypeName element = type;
-    int dims = type.array_bounds;
-    if (dims == 0) {
-      element.name = type.name.substr(1);
-      dims = 1;
-    }
-    element.array_bounds = 0;
-    if (element.name == "bpchar" || element.name == "char") {
-      // Their elements would print blank-padded ({"ab   "}), which floe's text does not keep.
-      return NotSupported(type.location, "arrays of character(n) are not supported");
-    }
-    Result<TypePtr> t = BindTypeName(element);
+  if (std::optional<sql::TypeName> element =
+          ArrayElementTypeName(type, options_.user_types.get())) {
+    const int dims = std::max(type.array_bounds, 1);
+    Result<TypePtr> t = BindTypeName(*element);
     if (t.ok() || type.array_bounds > 0) {
       FLOE_ASSIGN_OR_RAISE(TypePtr list, std::move(t));
+      const std::string& e = element->name;
+      if (e != "bpchar" && e != "varchar" && HasTypeRules(*element, options_.user_types.get())) {
+        // Each element would have to be checked (or its attributes coerced) one by one.
+        return NotSupported(type.location, "arrays of type " + e +
+                                               " are not supported (its values have "
+                                               "constraints or attributes of a length)");
+      }
       for (int i = 0; i < dims; ++i) list = List(list);
       return list;
     }
@@ -444,6 +458,10 @@ Result<TypePtr> Binder::BindTypeName(const sql::TypeName& type) {
     if (TypePtr t = TypeFromSqlName(n)) return t;
   }
   if (TypePtr composite = FindCompositeType(n)) return composite;
+  if (options_.user_types) {
+    auto d = options_.user_types->domains.find(n.starts_with("public.") ? n.substr(7) : n);
+    if (d != options_.user_types->domains.end()) return d->second.type;
+  }
   if (n == "interval") return Interval();
   return BindError(type.location, "type \"" + n + "\" does not exist");
 }
@@ -479,15 +497,97 @@ Result<ExprPtr> Binder::BindExplicitCast(ExprPtr x, const sql::TypeName& type_na
   }
   // An explicit cast to varchar(n) keeps the first n characters, as PostgreSQL's does (an
   // assignment is an error instead: connector/iceberg/declared_types.h); one to char(n) also
-  // pads to n characters.
-  if ((type_name.name == "varchar" || type_name.name == "bpchar") && type_name.array_bounds == 0 &&
-      !type_name.modifiers.empty() && type_name.modifiers[0] > 0) {
-    const int64_t n = std::min<int64_t>(type_name.modifiers[0], INT32_MAX);
-    return MakeCall(type_name.name == "varchar" ? "left" : "bpchar_typmod",
-                    {std::move(cast), expr::Literal(Scalar::I32(static_cast<int32_t>(n)))},
+  // pads to n characters; one to a domain checks its constraints.
+  return ApplyTypeRules(std::move(cast), type_name, /*assignment=*/false, location);
+}
+
+Result<ExprPtr> Binder::ApplyTypeRules(ExprPtr v, const sql::TypeName& declared, bool assignment,
+                                       int location) {
+  const UserTypes* user_types = options_.user_types.get();
+  if (!HasTypeRules(declared, user_types)) return v;
+  const std::optional<sql::TypeName> element = ArrayElementTypeName(declared, user_types);
+  const sql::TypeName& base = element ? *element : declared;
+  const std::string& name = base.name;
+  if ((name == "bpchar" || name == "varchar") && !base.modifiers.empty() &&
+      base.modifiers[0] > 0) {
+    // The list forms of these functions apply them to every element.
+    const int64_t n = std::min<int64_t>(base.modifiers[0], INT32_MAX);
+    const char* function = name == "bpchar" ? (assignment ? "assign_bpchar" : "bpchar_typmod")
+                                            : (assignment ? "assign_varchar" : "varchar_typmod");
+    return MakeCall(function, {std::move(v), expr::Literal(Scalar::I32(static_cast<int32_t>(n)))},
                     location);
   }
-  return cast;
+  if (element) return NotSupported(location, "arrays of type " + name + " are not supported");
+  const std::string key = name.starts_with("public.") ? name.substr(7) : name;
+  if (user_types->domains.count(key) > 0) {
+    // The constraints of the domain and of the domains under it, the lowest's first (each
+    // one's in the order of their names), all reported under this domain's name, as
+    // PostgreSQL's domain_check does; NOT NULL before them when any of them has it.
+    bool not_null = false;
+    std::vector<std::vector<const UserTypes::Domain::Check*>> levels;
+    sql::TypeName under = declared;
+    for (auto d = user_types->domains.find(key); d != user_types->domains.end();
+         d = user_types->domains.find(under.name.starts_with("public.") ? under.name.substr(7)
+                                                                        : under.name)) {
+      not_null = not_null || d->second.not_null;
+      std::vector<const UserTypes::Domain::Check*> level;
+      for (const UserTypes::Domain::Check& check : d->second.checks) level.push_back(&check);
+      std::sort(level.begin(), level.end(),
+                [](const auto* a, const auto* b) { return a->name < b->name; });
+      levels.insert(levels.begin(), std::move(level));
+      under = d->second.base;
+    }
+    FLOE_ASSIGN_OR_RAISE(v, ApplyTypeRules(std::move(v), under, assignment, location));
+    // domain_check(value, ok, message, ...) is the value, or the message of its first
+    // constraint that is false.
+    std::vector<ExprPtr> args{v};
+    if (not_null) {
+      args.push_back(expr::Call("is_not_null", {v}, Boolean(), false));
+      args.push_back(
+          expr::Literal(Scalar::Str("domain " + key + " does not allow null values")));
+    }
+    for (const auto& level : levels) {
+      for (const UserTypes::Domain::Check* check : level) {
+        args.push_back(expr::SubstituteColumns(check->predicate, {v}));
+        args.push_back(expr::Literal(Scalar::Str("value for domain " + key +
+                                                 " violates check constraint \"" +
+                                                 check->name + "\"")));
+      }
+    }
+    if (args.size() == 1) return v;
+    return MakeCall("domain_check", std::move(args), location);
+  }
+  if (auto c = user_types->composites.find(key); c != user_types->composites.end()) {
+    return ApplyFieldRules(std::move(v), c->second.field_types, assignment, location);
+  }
+  return v;
+}
+
+Result<ExprPtr> Binder::ApplyFieldRules(ExprPtr v, const std::vector<sql::TypeName>& field_types,
+                                        bool assignment, int location) {
+  const TypePtr type = v->type;
+  std::vector<ExprPtr> fields;
+  bool changed = false;
+  for (int i = 0; i < type->num_fields(); ++i) {
+    const Field& f = type->field(i);
+    ExprPtr field = expr::Call(
+        "struct_field", {v, expr::Literal(Scalar::I32(i)), expr::Literal(Scalar::Null(f.type()))},
+        f.type(), true);
+    if (static_cast<size_t>(i) < field_types.size() &&
+        HasTypeRules(field_types[static_cast<size_t>(i)], options_.user_types.get())) {
+      FLOE_ASSIGN_OR_RAISE(field, ApplyTypeRules(std::move(field),
+                                                 field_types[static_cast<size_t>(i)],
+                                                 assignment, location));
+      if (!field->type->Equals(*f.type())) field = expr::Cast(field, f.type());
+      changed = true;
+    }
+    fields.push_back(std::move(field));
+  }
+  if (!changed) return v;
+  FLOE_ASSIGN_OR_RAISE(ExprPtr row, MakeCall("row", std::move(fields), location));
+  // A NULL record stays NULL (its fields' rules do not apply).
+  return expr::Case({expr::Call("is_null", {v}, Boolean(), false), expr::Literal(Scalar::Null(type))},
+                    expr::Cast(row, type), type);
 }
 
 std::string Binder::OutputName(const sql::ParsedExpr& e) {
@@ -793,6 +893,7 @@ Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx)
   }
   const std::vector<bool> unknown = UnknownArgs(e.args, args);
   FLOE_ASSIGN_OR_RAISE(ExprPtr call, MakeCall(name, std::move(args), e.location, unknown));
+  FLOE_ASSIGN_OR_RAISE(call, ApplyRecordRules(std::move(call), name, e.location));
   if (call->kind == expr::ExprKind::kCall && expr::IsSetReturningFunction(call->name)) {
     return BindSetReturning(std::move(call), e, ctx);
   }

@@ -54,11 +54,11 @@ std::string Plural(size_t n, std::string_view word) {
 }  // namespace
 
 TypePtr Binder::FindCompositeType(const std::string& name) const {
-  if (!options_.composite_types) return nullptr;
+  if (!options_.user_types) return nullptr;
   std::string key = name;
   if (key.starts_with("public.")) key = key.substr(7);
-  auto it = options_.composite_types->find(key);
-  return it == options_.composite_types->end() ? nullptr : it->second;
+  auto it = options_.user_types->composites.find(key);
+  return it == options_.user_types->composites.end() ? nullptr : it->second.type;
 }
 
 Result<std::vector<std::pair<std::string, ExprPtr>>> Binder::ExpandStar(const sql::ParsedExpr& e,
@@ -156,8 +156,25 @@ Result<ExprPtr> Binder::BindRecordCast(const sql::ParsedExpr& e, ExprContext& ct
                                        SqlTypeName(*to) + " in column " + std::to_string(i + 1));
     }
   }
-  if (have->Equals(*target)) return x;
-  return expr::Cast(std::move(x), target);
+  if (!have->Equals(*target)) x = expr::Cast(std::move(x), target);
+  return ApplyTypeRules(std::move(x), e.type, /*assignment=*/false, e.location);
+}
+
+Result<ExprPtr> Binder::ApplyRecordRules(ExprPtr call, std::string_view function, int location) {
+  if (!IsPopulateFunction(function) || !options_.user_types) return call;
+  const bool set = call->type->id() == TypeId::kList;
+  const TypePtr& record = set ? call->type->field(0).type() : call->type;
+  sql::TypeName type;
+  type.name = options_.user_types->NameOf(record.get());
+  if (type.name.empty() || !HasTypeRules(type, options_.user_types.get())) return call;
+  if (set) {
+    return NotSupported(location, std::string(function) + " of type " + type.name +
+                                      " is not supported (its values have constraints or "
+                                      "attributes of a length; use " +
+                                      std::string(function.substr(0, function.size() - 3)) +
+                                      " per element)");
+  }
+  return ApplyTypeRules(std::move(call), type, /*assignment=*/true, location);
 }
 
 Result<ExprPtr> Binder::BindColumnRef(const sql::ParsedExpr& e, ExprContext& ctx) {
@@ -303,6 +320,21 @@ Result<ExprPtr> Binder::BindFromFunction(const sql::TableRef& ref, ExprContext& 
       args.push_back(std::move(arg));
     }
     FLOE_ASSIGN_OR_RAISE(x, MakeCall(name, std::move(args), call.location));
+    std::vector<sql::TypeName> declared;
+    bool rules = false;
+    for (const sql::ColumnDef& c : ref.column_definitions) {
+      declared.push_back(c.type);
+      rules = rules || HasTypeRules(c.type, options_.user_types.get());
+    }
+    if (rules) {
+      if (x->type->id() == TypeId::kList) {
+        return NotSupported(ref.location, name +
+                                              " with a column of a type with constraints or a "
+                                              "length is not supported");
+      }
+      FLOE_ASSIGN_OR_RAISE(x, ApplyFieldRules(std::move(x), declared, /*assignment=*/true,
+                                              call.location));
+    }
   } else {
     if (!ref.column_definitions.empty() && !IsPopulateFunction(name)) {
       return BindError(ref.location,

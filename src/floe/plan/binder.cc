@@ -542,11 +542,58 @@ Result<expr::ExprPtr> BindConstantExpr(const sql::ParsedExpr& expr, std::string_
 }
 
 Result<TypePtr> BindType(const sql::TypeName& type, std::string_view text,
-                         std::shared_ptr<const CompositeTypes> composite_types) {
+                         std::shared_ptr<const UserTypes> user_types) {
   BindOptions options;
-  options.composite_types = std::move(composite_types);
+  options.user_types = std::move(user_types);
   internal::Binder binder(text, nullptr, options);
   return binder.BindTypeName(type);
+}
+
+std::string UserTypes::NameOf(const DataType* type) const {
+  for (const auto& [name, composite] : composites) {
+    if (composite.type.get() == type) return name;
+  }
+  for (const auto& [name, domain] : domains) {
+    // Only a domain over a composite type has a type object of its own.
+    if (domain.type.get() == type && type->id() == TypeId::kStruct) return name;
+  }
+  return "";
+}
+
+bool HasTypeRules(const sql::TypeName& type, const UserTypes* user_types) {
+  if (std::optional<sql::TypeName> element = internal::ArrayElementTypeName(type, user_types)) {
+    return HasTypeRules(*element, user_types);
+  }
+  const std::string& name = type.name;
+  if ((name == "bpchar" || name == "varchar") && !type.modifiers.empty() &&
+      type.modifiers[0] > 0) {
+    return true;
+  }
+  if (user_types == nullptr) return false;
+  const std::string key = name.starts_with("public.") ? name.substr(7) : name;
+  if (auto d = user_types->domains.find(key); d != user_types->domains.end()) {
+    return d->second.not_null || !d->second.checks.empty() ||
+           HasTypeRules(d->second.base, user_types);
+  }
+  if (auto c = user_types->composites.find(key); c != user_types->composites.end()) {
+    for (const sql::TypeName& field : c->second.field_types) {
+      if (HasTypeRules(field, user_types)) return true;
+    }
+  }
+  return false;
+}
+
+Result<expr::ExprPtr> BindDomainCheck(const sql::ParsedExpr& check, const TypePtr& value_type,
+                                      std::string_view text, const BindOptions& options) {
+  internal::Binder binder(text, nullptr, options);
+  internal::Scope scope;
+  scope.columns.push_back(internal::ScopeColumn{"", "value", value_type, true, 0, false});
+  internal::ExprContext ctx;
+  ctx.scope = &scope;
+  ctx.allow_subqueries = false;
+  ctx.clause = "check constraints";
+  FLOE_ASSIGN_OR_RAISE(expr::ExprPtr predicate, binder.BindExpr(check, ctx));
+  return binder.RequireBoolean(std::move(predicate), "CHECK", check.location);
 }
 
 std::string TypeNameOf(const DataType& type) {

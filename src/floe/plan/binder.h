@@ -37,10 +37,34 @@ class RelationResolver {
       const std::string& name, const std::vector<TableFunctionArg>& args) = 0;
 };
 
-/// Composite types by name (CREATE TYPE name AS (...)): a session's own, as structs whose
-/// fields are the type's attributes. The binder resolves a type name that names no built-in
-/// type here.
-using CompositeTypes = std::map<std::string, TypePtr>;
+/// A session's own types by name: composite types (CREATE TYPE name AS (...)), structs whose
+/// fields are the type's attributes, and domains (CREATE DOMAIN), a base type with NOT NULL
+/// and CHECK constraints. The binder resolves a type name that names no built-in type here.
+struct UserTypes {
+  struct Composite {
+    TypePtr type;                            // a struct of the attributes
+    std::vector<sql::TypeName> field_types;  // each attribute's type as declared
+  };
+  struct Domain {
+    /// The base type's type. A domain over a composite type has a struct of its own (equal
+    /// to the base's, not the same object) so that the binder tells a record of the domain
+    /// from one of its base type (UserTypes::NameOf).
+    TypePtr type;
+    sql::TypeName base;  // as declared (another domain, char(n), ...)
+    bool not_null = false;
+    struct Check {
+      std::string name;           // the constraint's name (<domain>_check by default)
+      expr::ExprPtr predicate;    // bound over column 0, the value
+    };
+    std::vector<Check> checks;
+  };
+  std::map<std::string, Composite> composites;
+  std::map<std::string, Domain> domains;
+
+  /// The user type whose type is this very object (a composite's struct, a domain's own
+  /// struct), or "".
+  std::string NameOf(const DataType* type) const;
+};
 
 struct BindOptions {
   /// now(), current_timestamp and current_date are this instant for the whole statement
@@ -52,8 +76,8 @@ struct BindOptions {
   /// An untyped literal there takes its column's type before the VALUES list's common
   /// type is found, as in PostgreSQL (VALUES (0.5), ('NaN') into a double column).
   std::vector<TypePtr> insert_value_types;
-  /// The session's composite types; null when it has none.
-  std::shared_ptr<const CompositeTypes> composite_types;
+  /// The session's composite types and domains; null when it has none.
+  std::shared_ptr<const UserTypes> user_types;
 };
 
 /// Binds a query (SELECT, VALUES, set operations) into a logical plan whose output
@@ -69,10 +93,21 @@ Result<expr::ExprPtr> BindConstantExpr(const sql::ParsedExpr& expr, std::string_
                                        const BindOptions& options);
 
 /// The type a SQL type name denotes (`integer`, `numeric(10, 2)`, `timestamptz`, a composite
-/// type of `composite_types`, ...); kBind naming the type and its position in `text` for
-/// unknown names or bad modifiers.
+/// type or domain of `user_types` (its base type), ...); kBind naming the type and its
+/// position in `text` for unknown names or bad modifiers.
 Result<TypePtr> BindType(const sql::TypeName& type, std::string_view text,
-                         std::shared_ptr<const CompositeTypes> composite_types = nullptr);
+                         std::shared_ptr<const UserTypes> user_types = nullptr);
+
+/// Whether values of the type `type` names need more than a cast to it: a length (char(n),
+/// varchar(n), also as array elements), a domain's constraints, or a composite type with an
+/// attribute that needs them. A table column of such a type is not supported (its rules
+/// would not be kept with the table).
+bool HasTypeRules(const sql::TypeName& type, const UserTypes* user_types);
+
+/// A domain's CHECK expression bound with VALUE as column 0 of type `value_type`: a boolean
+/// expression. kBind placing errors in `text` (the CREATE DOMAIN statement).
+Result<expr::ExprPtr> BindDomainCheck(const sql::ParsedExpr& check, const TypePtr& value_type,
+                                      std::string_view text, const BindOptions& options);
 
 /// PostgreSQL's name of a type ("integer", "text", "numeric(10,2)").
 std::string TypeNameOf(const DataType& type);

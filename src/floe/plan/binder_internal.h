@@ -105,6 +105,11 @@ struct ExprContext {
 /// dimensions of their value, whatever the declared type says), else `type`.
 TypePtr WithArrayDims(const TypePtr& type, int dims);
 
+/// The element type of an array type as written (int[] or _int4: int4), or nothing when
+/// `type` is no array type. `_x` is x's array type unless the session has a type `_x`.
+std::optional<sql::TypeName> ArrayElementTypeName(const sql::TypeName& type,
+                                                  const UserTypes* user_types);
+
 class Binder {
  public:
   Binder(std::string_view text, RelationResolver* resolver, const BindOptions& options)
@@ -245,6 +250,25 @@ class Binder {
   expr::ExprPtr RecordNullTest(expr::ExprPtr x, bool negated);
   /// The session's composite type of that name, or null.
   TypePtr FindCompositeType(const std::string& name) const;
+  /// What values of the type `declared` names need beyond a cast to its type (HasTypeRules):
+  /// char(n) and varchar(n) lengths (also of array elements: an explicit cast truncates, an
+  /// `assignment` is an error past n, as PostgreSQL's), a domain's NOT NULL and CHECK
+  /// constraints, and a composite type's attributes' rules (as `assignment`s too: a record
+  /// cast truncates char(n) attributes, json(b)_populate_record is an error). `v` is of the
+  /// type BindTypeName gives `declared`.
+  Result<expr::ExprPtr> ApplyTypeRules(expr::ExprPtr v, const sql::TypeName& declared,
+                                       bool assignment, int location);
+  /// A call of json(b)_populate_record(set) whose record type (its first argument's) is a
+  /// composite type or domain of the session with rules: the result with them applied (an
+  /// assignment of each attribute, as PostgreSQL's populate_record does). kNotSupported for
+  /// the recordset forms of such types.
+  Result<expr::ExprPtr> ApplyRecordRules(expr::ExprPtr call, std::string_view function,
+                                         int location);
+  /// ApplyTypeRules for the fields of the struct `v` declared as `field_types`; the struct
+  /// stays NULL where it is.
+  Result<expr::ExprPtr> ApplyFieldRules(expr::ExprPtr v,
+                                        const std::vector<sql::TypeName>& field_types,
+                                        bool assignment, int location);
   /// The struct a column definition list (AS x(a int, b text)) declares.
   Result<TypePtr> BindColumnDefinitions(const std::vector<sql::ColumnDef>& columns);
   /// The call of a FROM item BindFunctionUnnest plans, as a list-valued expression: a

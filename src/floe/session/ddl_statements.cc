@@ -13,6 +13,7 @@
 #include "floe/iceberg/spec_text.h"
 #include "floe/io/file_io.h"
 #include "floe/plan/binder.h"
+#include "floe/sql/parser.h"
 
 namespace floe::session {
 
@@ -36,9 +37,28 @@ std::string Trimmed(std::string_view s) {
 
 // A column's SQL type as declared (an Iceberg table stores it as connector::StoredColumnType
 // says and records the declaration: declared_types.h).
+// A type whose values need rules beyond their storage type (plan::HasTypeRules) is refused,
+// but for char(n) and varchar(n), whose length the declaration keeps.
 Result<TypePtr> ColumnType(const sql::TypeName& name, std::string_view text,
-                           const std::shared_ptr<const plan::CompositeTypes>& composite_types) {
-  return plan::BindType(name, text, composite_types);
+                           const std::shared_ptr<const plan::UserTypes>& user_types) {
+  FLOE_ASSIGN_OR_RAISE(TypePtr type, plan::BindType(name, text, user_types));
+  const bool character = (name.name == "bpchar" || name.name == "varchar") &&
+                         name.array_bounds == 0;
+  if (!character && plan::HasTypeRules(name, user_types.get())) {
+    const bool domain = user_types && user_types->domains.count(name.name) > 0;
+    std::string shown = name.name == "bpchar"    ? "character"
+                        : name.name == "varchar" ? "character varying"
+                                                 : name.name;
+    if (!name.modifiers.empty()) shown += "(" + std::to_string(name.modifiers[0]) + ")";
+    for (int i = 0; i < name.array_bounds; ++i) shown += "[]";
+    std::string where = sql::DescribeLocation(text, name.location);
+    return Status::NotSupported(
+        "a table column of type {} is not supported ({}){}", shown,
+        domain ? "domains live in the session, not with the table"
+               : "the lengths or constraints of its elements or attributes would not be kept",
+        where.empty() ? "" : " (" + where + ")");
+  }
+  return type;
 }
 
 // A column's type as DESCRIBE and SHOW CREATE TABLE print it: as declared, when Iceberg
@@ -292,11 +312,11 @@ namespace {
 class Executor {
  public:
   Executor(catalog::Catalog& catalog, const sql::Statement& statement, std::string_view search_path,
-           std::string temp_namespace, std::shared_ptr<const plan::CompositeTypes> composite_types)
+           std::string temp_namespace, std::shared_ptr<const plan::UserTypes> user_types)
       : catalog_(catalog),
         statement_(statement),
         names_(&catalog, search_path, std::move(temp_namespace)),
-        composite_types_(std::move(composite_types)) {}
+        user_types_(std::move(user_types)) {}
 
   Result<CatalogStatementResult> Run() {
     const sql::StatementBody& body = statement_.body;
@@ -343,7 +363,7 @@ class Executor {
                                     column.name);
       }
       FLOE_ASSIGN_OR_RAISE(TypePtr type,
-                           ColumnType(column.type, statement_.text, composite_types_));
+                           ColumnType(column.type, statement_.text, user_types_));
       declarations.push_back(
           connector::DeclarationOf(type, column.type.name, column.type.modifiers));
       fields.emplace_back(column.name, std::move(type), !column.not_null);
@@ -363,7 +383,8 @@ class Executor {
         for (const auto& name : s.names) FLOE_RETURN_NOT_OK(DropSchema(name, s));
         return Tag("DROP SCHEMA");
       case sql::DropStatement::ObjectKind::kType:
-        return Status::Internal("DROP TYPE is the session's, not a catalog statement");
+      case sql::DropStatement::ObjectKind::kDomain:
+        return Status::Internal("DROP TYPE/DOMAIN is the session's, not a catalog statement");
       case sql::DropStatement::ObjectKind::kTable:
         break;
     }
@@ -459,7 +480,7 @@ class Executor {
                                         cmd.column.name);
           }
           FLOE_ASSIGN_OR_RAISE(TypePtr type,
-                               ColumnType(cmd.column.type, statement_.text, composite_types_));
+                               ColumnType(cmd.column.type, statement_.text, user_types_));
           if (cmd.column.not_null) {
             if (table.metadata->current_snapshot_id.has_value()) {
               return Status::Constraint(
@@ -491,7 +512,7 @@ class Executor {
           break;
         case Kind::kAlterColumnType: {
           FLOE_ASSIGN_OR_RAISE(TypePtr type,
-                               ColumnType(cmd.column.type, statement_.text, composite_types_));
+                               ColumnType(cmd.column.type, statement_.text, user_types_));
           schema_update->UpdateColumn(cmd.column.name, connector::StoredColumnType(type));
           declared.emplace_back(
               cmd.column.name,
@@ -775,7 +796,7 @@ class Executor {
   catalog::Catalog& catalog_;
   const sql::Statement& statement_;
   CatalogNames names_;
-  std::shared_ptr<const plan::CompositeTypes> composite_types_;
+  std::shared_ptr<const plan::UserTypes> user_types_;
 };
 
 }  // namespace
@@ -878,9 +899,9 @@ Result<catalog::Namespace> CatalogNames::Schema(const std::vector<std::string>& 
 
 Result<CatalogStatementResult> ExecuteCatalogStatement(
     catalog::Catalog& catalog, const sql::Statement& statement, std::string_view search_path,
-    std::string temp_namespace, std::shared_ptr<const plan::CompositeTypes> composite_types) {
+    std::string temp_namespace, std::shared_ptr<const plan::UserTypes> user_types) {
   return Executor(catalog, statement, search_path, std::move(temp_namespace),
-                  std::move(composite_types))
+                  std::move(user_types))
       .Run();
 }
 

@@ -99,10 +99,10 @@ Result<std::optional<catalog::TableIdentifier>> CreateTableWithColumns(
 /// kInvalidArgument for bad options, kNotSupported for what Iceberg cannot do.
 /// `temp_namespace` is the session's temporary namespace (CatalogNames); DROP TABLE of a
 /// temporary table removes its files too. Column types may name the session's
-/// `composite_types` (struct columns).
+/// `user_types` (struct columns).
 Result<CatalogStatementResult> ExecuteCatalogStatement(
     catalog::Catalog& catalog, const sql::Statement& statement, std::string_view search_path,
     std::string temp_namespace = {},
-    std::shared_ptr<const plan::CompositeTypes> composite_types = nullptr);
+    std::shared_ptr<const plan::UserTypes> user_types = nullptr);
 
 }  // namespace floe::session

@@ -38,7 +38,7 @@
 #include "floe/scheduler/local_exchange.h"
 #include "floe/scheduler/scheduler.h"
 #include "floe/scheduler/stage_planner.h"
-#include "floe/session/composite_types.h"
+#include "floe/session/user_types.h"
 #include "floe/session/copy_statement.h"
 #include "floe/session/ddl_statements.h"
 #include "floe/session/explain.h"
@@ -255,13 +255,19 @@ class SessionImpl final : public Session {
       return ExecuteWriteProcedure(*call, statement.text);
     }
     if (const auto* create = std::get_if<sql::CreateTypeStatement>(&body)) {
-      FLOE_RETURN_NOT_OK(composite_types_.Create(*create, statement.text));
+      FLOE_RETURN_NOT_OK(user_types_.Create(*create, statement.text));
       return CommandResult("CREATE TYPE");
     }
+    if (const auto* create = std::get_if<sql::CreateDomainStatement>(&body)) {
+      FLOE_RETURN_NOT_OK(user_types_.CreateDomain(*create, statement.text, MakeBindOptions()));
+      return CommandResult("CREATE DOMAIN");
+    }
     if (const auto* drop = std::get_if<sql::DropStatement>(&body);
-        drop && drop->object == sql::DropStatement::ObjectKind::kType) {
-      FLOE_RETURN_NOT_OK(composite_types_.Drop(*drop));
-      return CommandResult("DROP TYPE");
+        drop && (drop->object == sql::DropStatement::ObjectKind::kType ||
+                 drop->object == sql::DropStatement::ObjectKind::kDomain)) {
+      FLOE_RETURN_NOT_OK(user_types_.Drop(*drop));
+      return CommandResult(drop->object == sql::DropStatement::ObjectKind::kType ? "DROP TYPE"
+                                                                                : "DROP DOMAIN");
     }
     if (IsCatalogStatement(body)) {
       FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, Catalog(/*create=*/true));
@@ -271,7 +277,7 @@ class SessionImpl final : public Session {
       }
       FLOE_ASSIGN_OR_RAISE(CatalogStatementResult result,
                            ExecuteCatalogStatement(*catalog, statement, config_.search_path(),
-                                                   TempNamespace(), composite_types_.types()));
+                                                   TempNamespace(), user_types_.types()));
       if (result.columns.empty()) return CommandResult(std::move(result.tag));
       return TextResult(result.columns, result.rows, std::move(result.tag));
     }
@@ -368,6 +374,8 @@ class SessionImpl final : public Session {
             return "DROP VIEW";
           case sql::DropStatement::ObjectKind::kType:
             return "DROP TYPE";
+          case sql::DropStatement::ObjectKind::kDomain:
+            return "DROP DOMAIN";
         }
         return "DROP";
       case 6:
@@ -399,7 +407,7 @@ class SessionImpl final : public Session {
                                         std::chrono::system_clock::now().time_since_epoch())
                                         .count();
     options.time_zone = config_.time_zone();
-    options.composite_types = composite_types_.types();
+    options.user_types = user_types_.types();
     return options;
   }
 
@@ -929,7 +937,7 @@ class SessionImpl final : public Session {
   std::shared_ptr<const io::FileIO> files_io_;
   std::unique_ptr<ThreadPool> threads_;
   exec::SessionConfig config_;
-  CompositeTypeRegistry composite_types_;
+  UserTypeRegistry user_types_;
   std::string temp_namespace_;
   // Set before the first temporary table is made, so that a failed CREATE still leaves its
   // namespace to the cleanup at the end.

@@ -297,8 +297,24 @@ struct CreateTypeStatement {
   int location = -1;
 };
 
+/// CREATE DOMAIN name [AS] type [DEFAULT expr] [[CONSTRAINT c] NOT NULL | NULL | CHECK (expr)]...:
+/// a type of the session that is its base type with constraints (VALUE in a CHECK is the
+/// value).
+struct CreateDomainStatement {
+  struct Check {
+    std::string name;  // CONSTRAINT c, or "" for PostgreSQL's default name (<domain>_check)
+    ParsedExprPtr expr;
+  };
+  std::vector<std::string> name;
+  TypeName type;
+  ParsedExprPtr default_value;
+  bool not_null = false;
+  std::vector<Check> checks;
+  int location = -1;
+};
+
 struct DropStatement {
-  enum class ObjectKind { kTable, kSchema, kView, kType };
+  enum class ObjectKind { kTable, kSchema, kView, kType, kDomain };
   ObjectKind object = ObjectKind::kTable;
   std::vector<std::vector<std::string>> names;
   bool if_exists = false;
@@ -388,7 +404,8 @@ using StatementBody =
     std::variant<SelectStatement, InsertStatement, DeleteStatement, CreateSchemaStatement,
                  CreateTableStatement, DropStatement, AlterTableStatement, SetStatement,
                  ShowStatement, std::shared_ptr<ExplainStatement>, CallStatement,
-                 ShowObjectsStatement, CopyStatement, CreateTypeStatement>;
+                 ShowObjectsStatement, CopyStatement, CreateTypeStatement,
+                 CreateDomainStatement>;
 
 /// One parsed statement with the span of text it came from.
 struct Statement {

@@ -677,6 +677,49 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
     }
     return ct;
   }
+  if (tag == "CreateDomainStmt") {
+    CreateDomainStatement cd;
+    FLOE_ASSIGN_OR_RAISE(cd.name, ConvertNameList(ListField(*f, "domainname"), 0));
+    const Json* type = Field(*f, "typeName");
+    if (type == nullptr) return NotSupported("CREATE DOMAIN without a type", 0);
+    FLOE_ASSIGN_OR_RAISE(cd.type, ConvertTypeName(*type));
+    cd.location = cd.type.location;
+    if (Field(*f, "collClause") != nullptr) return NotSupported("COLLATE", cd.location);
+    bool nullability_given = false;
+    for (const Json& node : ListField(*f, "constraints")) {
+      const Json* cf = nullptr;
+      if (NodeTag(node, &cf) != "Constraint") return NotSupported("this constraint", cd.location);
+      const std::string contype = StringField(*cf, "contype");
+      const int location = LocationOf(*cf);
+      if (contype == "CONSTR_NOTNULL" || contype == "CONSTR_NULL") {
+        const bool not_null = contype == "CONSTR_NOTNULL";
+        if (nullability_given && cd.not_null != not_null) {
+          return Status::Syntax("conflicting NULL/NOT NULL constraints{}", Where(location));
+        }
+        nullability_given = true;
+        cd.not_null = not_null;
+      } else if (contype == "CONSTR_DEFAULT") {
+        const Json* expr = Field(*cf, "raw_expr");
+        if (expr == nullptr) return NotSupported("this DEFAULT", location);
+        if (cd.default_value != nullptr) {
+          return Status::Syntax("multiple default expressions{}", Where(location));
+        }
+        FLOE_ASSIGN_OR_RAISE(cd.default_value, ConvertExpr(*expr));
+      } else if (contype == "CONSTR_CHECK") {
+        const Json* expr = Field(*cf, "raw_expr");
+        if (expr == nullptr) return NotSupported("this CHECK", location);
+        if (BoolField(*cf, "is_no_inherit")) return NotSupported("NO INHERIT", location);
+        CreateDomainStatement::Check check;
+        check.name = StringField(*cf, "conname");
+        FLOE_ASSIGN_OR_RAISE(check.expr, ConvertExpr(*expr));
+        cd.checks.push_back(std::move(check));
+      } else {
+        std::string what = contype.substr(contype.rfind('_') + 1);
+        return NotSupported(what + " constraints on domains", location);
+      }
+    }
+    return cd;
+  }
   if (tag == "DropStmt") {
     DropStatement drop;
     std::string type = StringField(*f, "removeType");
@@ -688,6 +731,8 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
       drop.object = DropStatement::ObjectKind::kView;
     } else if (type == "OBJECT_TYPE") {
       drop.object = DropStatement::ObjectKind::kType;
+    } else if (type == "OBJECT_DOMAIN") {
+      drop.object = DropStatement::ObjectKind::kDomain;
     } else {
       std::string what = AsciiLower(type.substr(type.find('_') + 1));
       return NotSupported("DROP of a " + what, 0);
@@ -700,7 +745,8 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
         drop.names.push_back(std::move(names));
       } else if (otag == "String") {
         drop.names.push_back({StringField(*of, "sval")});
-      } else if (otag == "TypeName" && drop.object == DropStatement::ObjectKind::kType) {
+      } else if (otag == "TypeName" && (drop.object == DropStatement::ObjectKind::kType ||
+                                        drop.object == DropStatement::ObjectKind::kDomain)) {
         FLOE_ASSIGN_OR_RAISE(auto names, ConvertNameList(ListField(*of, "names"), LocationOf(*of)));
         drop.names.push_back(std::move(names));
       } else {
