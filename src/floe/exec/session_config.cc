@@ -45,13 +45,24 @@ std::vector<SettingInfo> MakeRegistered() {
        "a join side estimated below this many bytes is broadcast", 0},
       {"sort_spill_reservation", Kind::kBytes, "64MB",
        "memory a sort keeps back for merging its spilled runs", 0},
-      {"prefer_hash_join", Kind::kBool, "true", "plan equi-joins as hash joins", 0},
-      {"explain_verbose", Kind::kBool, "false", "EXPLAIN shows every plan stage", 0},
-      {"codec_roundtrip", Kind::kBool, "false",
+      {"prefer_hash_join", Kind::kBool, "on", "plan equi-joins as hash joins", 0},
+      {"explain_verbose", Kind::kBool, "off", "EXPLAIN shows every plan stage", 0},
+      {"codec_roundtrip", Kind::kBool, "off",
        "every stage is encoded and decoded (plan codec) before it runs", 0},
       {"search_path", Kind::kString, "default", "namespaces searched for unqualified table names",
        0},
-      {"time_zone", Kind::kString, "UTC", "the session's time zone", 0},
+      {"time_zone", Kind::kString, "UTC",
+       "the session's time zone (also named timezone; floe computes in UTC only)", 0},
+      {"datestyle", Kind::kString, "ISO, MDY",
+       "how dates and times print and how ambiguous dates read (floe: ISO output, month-day-year "
+       "input only)",
+       0},
+      {"standard_conforming_strings", Kind::kBool, "on",
+       "backslashes in '...' literals are plain characters (off: escapes, as in E'...')", 0},
+      {"escape_string_warning", Kind::kBool, "on",
+       "PostgreSQL's warning about backslashes in '...' literals (accepted; floe gives no "
+       "warnings)",
+       0},
       {"extra_float_digits", Kind::kInt, "1",
        "digits of float output: above 0 the shortest exact form, else 15 (float8) or 6 (float4) "
        "significant digits plus this",
@@ -65,9 +76,9 @@ std::vector<SettingInfo> MakeRegistered() {
        "data files one Iceberg scan partition reads at once (1: one after another)", 1, 64},
       {"iceberg.read_ahead_bytes", Kind::kBytes, "64MB",
        "column chunk bytes an Iceberg scan's Parquet reader reads ahead of decoding (0: none)", 0},
-      {"iceberg.use_page_index", Kind::kBool, "true",
+      {"iceberg.use_page_index", Kind::kBool, "on",
        "Iceberg scans skip Parquet pages with the column and offset indexes", 0},
-      {"parquet.verify_page_checksums", Kind::kBool, "true",
+      {"parquet.verify_page_checksums", Kind::kBool, "on",
        "Parquet pages that carry a CRC are checked against it", 0},
       {"text_files.min_split_bytes", Kind::kBytes, "32MB",
        "the smallest byte range of a local CSV or JSON-lines file one scan partition reads "
@@ -76,11 +87,65 @@ std::vector<SettingInfo> MakeRegistered() {
   };
 }
 
+// PostgreSQL's names of floe's settings.
+std::string_view Canonical(std::string_view name) {
+  if (name == "timezone") return "time_zone";
+  return name;
+}
+
 const SettingInfo* Find(std::string_view name) {
+  name = Canonical(name);
   for (const SettingInfo& info : SessionConfig::Registered()) {
     if (info.name == name) return &info;
   }
   return nullptr;
+}
+
+// The time zones that are UTC: floe computes timestamptz values in UTC only.
+Result<std::string> CheckTimeZone(std::string_view value) {
+  const std::string lower = AsciiLower(Trim(value));
+  for (std::string_view utc : {"utc", "etc/utc", "gmt", "etc/gmt", "z", "zulu", "universal",
+                               "etc/universal", "0", "+0", "-0", "+00", "+00:00"}) {
+    if (lower == utc) return std::string(Trim(value));
+  }
+  return Status::NotSupported(
+      "time zone \"{}\" is not supported: floe computes and prints timestamptz values in UTC "
+      "only",
+      value);
+}
+
+// PostgreSQL's DateStyle as floe has it: "ISO, MDY" (DEFAULT, ISO, MDY, US, NonEuropean in
+// any combination); the other output styles and input orders are not supported.
+Result<std::string> CheckDateStyle(std::string_view value) {
+  std::string word;
+  auto check = [&]() -> Status {
+    if (word.empty() || word == "iso" || word == "mdy" || word == "us" || word == "noneuropean" ||
+        word == "default") {
+      return Status::OK();
+    }
+    if (word == "sql" || word == "postgres" || word == "german") {
+      return Status::NotSupported(
+          "DateStyle \"{}\" is not supported: floe prints dates and times in the ISO style only",
+          value);
+    }
+    if (word == "dmy" || word == "ymd" || word == "european" || word == "euro") {
+      return Status::NotSupported(
+          "DateStyle \"{}\" is not supported: floe reads ambiguous dates in month-day-year "
+          "order only",
+          value);
+    }
+    return Status::Invalid("invalid value for parameter \"DateStyle\": \"{}\"", value);
+  };
+  for (char c : value) {
+    if (c == ',' || std::isspace(static_cast<unsigned char>(c))) {
+      FLOE_RETURN_NOT_OK(check());
+      word.clear();
+    } else {
+      word.push_back(AsciiToLower(c));
+    }
+  }
+  FLOE_RETURN_NOT_OK(check());
+  return std::string("ISO, MDY");
 }
 
 Result<int64_t> ParseInt(std::string_view text) {
@@ -171,7 +236,7 @@ const std::vector<SettingInfo>& SessionConfig::Registered() {
 }
 
 Status SessionConfig::Set(std::string_view name, std::string_view value) {
-  std::string key = AsciiLower(Trim(name));
+  std::string key(Canonical(AsciiLower(Trim(name))));
   const SettingInfo* info = Find(key);
   if (info == nullptr) {
     return Status::Invalid("unrecognized configuration parameter \"{}\"", name);
@@ -211,11 +276,17 @@ Status SessionConfig::Set(std::string_view name, std::string_view value) {
       if (!parsed.ok()) {
         return Status::Invalid("parameter \"{}\" requires a Boolean value, got \"{}\"", key, value);
       }
-      stored = *parsed ? "true" : "false";
+      stored = *parsed ? "on" : "off";
       break;
     }
     case SettingInfo::Kind::kString:
-      stored = std::string(value);
+      if (key == "time_zone") {
+        FLOE_ASSIGN_OR_RAISE(stored, CheckTimeZone(value));
+      } else if (key == "datestyle") {
+        FLOE_ASSIGN_OR_RAISE(stored, CheckDateStyle(value));
+      } else {
+        stored = std::string(value);
+      }
       break;
   }
   values_[key] = std::move(stored);
@@ -223,7 +294,7 @@ Status SessionConfig::Set(std::string_view name, std::string_view value) {
 }
 
 Status SessionConfig::Reset(std::string_view name) {
-  std::string key = AsciiLower(Trim(name));
+  std::string key(Canonical(AsciiLower(Trim(name))));
   const SettingInfo* info = Find(key);
   if (info == nullptr) {
     return Status::Invalid("unrecognized configuration parameter \"{}\"", name);
@@ -234,13 +305,13 @@ Status SessionConfig::Reset(std::string_view name) {
 
 Status SessionConfig::SetDefault(std::string_view name, std::string_view value) {
   FLOE_RETURN_NOT_OK(Set(name, value));
-  std::string key = AsciiLower(Trim(name));
+  std::string key(Canonical(AsciiLower(Trim(name))));
   defaults_[key] = values_[key];
   return Status::OK();
 }
 
 Result<std::string> SessionConfig::Get(std::string_view name) const {
-  std::string key = AsciiLower(Trim(name));
+  std::string key(Canonical(AsciiLower(Trim(name))));
   auto it = values_.find(key);
   if (it == values_.end()) {
     return Status::Invalid("unrecognized configuration parameter \"{}\"", name);
@@ -279,7 +350,7 @@ int64_t SessionConfig::GetInt(std::string_view name) const {
 bool SessionConfig::GetBool(std::string_view name) const {
   auto it = values_.find(name);
   FLOE_CHECK(it != values_.end(), "unknown setting");
-  return it->second == "true";
+  return it->second == "on";
 }
 
 std::string SessionConfig::GetString(std::string_view name) const {

@@ -74,6 +74,9 @@ class SessionConfig {
   bool codec_roundtrip() const { return GetBool("codec_roundtrip"); }
   int64_t max_recursive_iterations() const { return GetInt("max_recursive_iterations"); }
   std::string time_zone() const { return GetString("time_zone"); }
+  /// PostgreSQL's standard_conforming_strings: whether '...' literals take backslashes as
+  /// they are (sql::ParseOptions).
+  bool standard_conforming_strings() const { return GetBool("standard_conforming_strings"); }
   /// Prefix rewrites for paths in Iceberg metadata, "FROM=TO;FROM2=TO2" (empty: none).
   std::string iceberg_path_map() const { return GetString("iceberg.path_map"); }
   /// Files of one Iceberg scan partition read at once (the one being consumed and the

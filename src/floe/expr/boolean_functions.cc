@@ -646,14 +646,15 @@ Result<ResolvedFunction> ResolveDomainCheck(const std::vector<TypePtr>& t, int* 
   return Resolution("domain_check", std::move(params), t[0], /*null_if_any_arg_null=*/false);
 }
 
-Result<ColumnarValue> DomainCheckKernel(const ResolvedFunction&, const std::vector<ColumnarValue>& args,
-                                        int64_t n, EvalContext&) {
+Result<ColumnarValue> DomainCheckKernel(const ResolvedFunction&,
+                                        const std::vector<ColumnarValue>& args, int64_t n,
+                                        EvalContext&) {
   for (int64_t row = 0; row < n; ++row) {
     for (size_t k = 1; k + 1 < args.size(); k += 2) {
       const ColumnarValue& ok = args[k];
-      const bool is_false =
-          ok.is_scalar() ? !ok.scalar().is_null() && !ok.scalar().get<bool>()
-                         : !ok.array()->IsNull(row) && !ok.array()->BoolValue(row);
+      const bool is_false = ok.is_scalar()
+                                ? !ok.scalar().is_null() && !ok.scalar().get<bool>()
+                                : !ok.array()->IsNull(row) && !ok.array()->BoolValue(row);
       if (!is_false) continue;
       const ColumnarValue& message = args[k + 1];
       if (!message.is_scalar() || message.scalar().is_null()) {

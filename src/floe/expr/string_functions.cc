@@ -367,21 +367,21 @@ Result<ColumnarValue> BpcharTypmodKernel(const ResolvedFunction& f, const Args& 
 // function applied to the strings at the bottom of the (possibly nested) lists, whose
 // offsets and validity stay.
 ScalarResolver ListLengthResolver(std::string name, TypePtr element_result) {
-  return [name, element_result](const std::vector<TypePtr>& t,
-                                int* cost) -> Result<ResolvedFunction> {
-    if (t.size() != 2 || t[0]->id() != TypeId::kList || t[1]->id() != TypeId::kInt32) {
-      return NoSuchFunction(name, t);
-    }
-    TypePtr leaf = t[0];
-    TypePtr result = element_result;
-    while (leaf->id() == TypeId::kList) leaf = leaf->field(0).type();
-    if (leaf->id() != TypeId::kString || leaf->is_json()) return NoSuchFunction(name, t);
-    for (TypePtr level = t[0]; level->id() == TypeId::kList; level = level->field(0).type()) {
-      result = List(result);
-    }
-    *cost = 0;
-    return Resolution(name, t, result);
-  };
+  return
+      [name, element_result](const std::vector<TypePtr>& t, int* cost) -> Result<ResolvedFunction> {
+        if (t.size() != 2 || t[0]->id() != TypeId::kList || t[1]->id() != TypeId::kInt32) {
+          return NoSuchFunction(name, t);
+        }
+        TypePtr leaf = t[0];
+        TypePtr result = element_result;
+        while (leaf->id() == TypeId::kList) leaf = leaf->field(0).type();
+        if (leaf->id() != TypeId::kString || leaf->is_json()) return NoSuchFunction(name, t);
+        for (TypePtr level = t[0]; level->id() == TypeId::kList; level = level->field(0).type()) {
+          result = List(result);
+        }
+        *cost = 0;
+        return Resolution(name, t, result);
+      };
 }
 
 Result<ArrayPtr> ApplyToLeaves(const ScalarKernel& element, const std::string& name,
@@ -389,12 +389,13 @@ Result<ArrayPtr> ApplyToLeaves(const ScalarKernel& element, const std::string& n
                                EvalContext& ctx) {
   if (in->type()->id() == TypeId::kList) {
     FLOE_ASSIGN_OR_RAISE(ArrayPtr child, ApplyToLeaves(element, name, in->child(0),
-                                                        to->field(0).type(), length, ctx));
+                                                       to->field(0).type(), length, ctx));
     return Array::Make(to, in->length(), in->buffers(), {std::move(child)}, in->null_count(),
                        in->offset());
   }
   const ResolvedFunction fn = Resolution(name, {in->type(), Int32()}, to);
-  FLOE_ASSIGN_OR_RAISE(ColumnarValue out, element(fn, {ColumnarValue(in), length}, in->length(), ctx));
+  FLOE_ASSIGN_OR_RAISE(ColumnarValue out,
+                       element(fn, {ColumnarValue(in), length}, in->length(), ctx));
   return out.ToArray(in->length(), ctx.pool);
 }
 
@@ -1423,13 +1424,21 @@ void RegisterStringFunctions(ScalarFunctionRegistry& r) {
       {"bpchar_typmod", {}, Fixed("bpchar_typmod", {Bpchar(), i4}, Bpchar()), BpcharTypmodKernel});
   // An explicit cast to varchar(n): left(s, n).
   r.Add({"varchar_typmod", {}, Fixed("varchar_typmod", {t, i4}, t), LeftRightKernel(true)});
-  r.Add({"assign_varchar", {}, ListLengthResolver("assign_varchar", t),
+  r.Add({"assign_varchar",
+         {},
+         ListLengthResolver("assign_varchar", t),
          OverListLeaves(AssignCharacterKernel(false))});
-  r.Add({"assign_bpchar", {}, ListLengthResolver("assign_bpchar", Bpchar()),
+  r.Add({"assign_bpchar",
+         {},
+         ListLengthResolver("assign_bpchar", Bpchar()),
          OverListLeaves(AssignCharacterKernel(true))});
-  r.Add({"bpchar_typmod", {}, ListLengthResolver("bpchar_typmod", Bpchar()),
+  r.Add({"bpchar_typmod",
+         {},
+         ListLengthResolver("bpchar_typmod", Bpchar()),
          OverListLeaves(BpcharTypmodKernel)});
-  r.Add({"varchar_typmod", {}, ListLengthResolver("varchar_typmod", t),
+  r.Add({"varchar_typmod",
+         {},
+         ListLengthResolver("varchar_typmod", t),
          OverListLeaves(LeftRightKernel(true))});
   r.Add({"right", {}, Fixed("right", {t, i4}, t), LeftRightKernel(false)});
   r.Add({"repeat", {}, Fixed("repeat", {t, i4}, t), RepeatKernel});

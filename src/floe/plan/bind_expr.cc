@@ -409,8 +409,8 @@ std::optional<sql::TypeName> ArrayElementTypeName(const sql::TypeName& type,
   element.array_bounds = 0;
   if (type.array_bounds > 0) return element;
   if (type.name.size() < 2 || type.name[0] != '_') return std::nullopt;
-  if (user_types != nullptr && (user_types->composites.count(type.name) > 0 ||
-                                user_types->domains.count(type.name) > 0)) {
+  if (user_types != nullptr &&
+      (user_types->composites.count(type.name) > 0 || user_types->domains.count(type.name) > 0)) {
     return std::nullopt;
   }
   element.name = type.name.substr(1);
@@ -508,8 +508,7 @@ Result<ExprPtr> Binder::ApplyTypeRules(ExprPtr v, const sql::TypeName& declared,
   const std::optional<sql::TypeName> element = ArrayElementTypeName(declared, user_types);
   const sql::TypeName& base = element ? *element : declared;
   const std::string& name = base.name;
-  if ((name == "bpchar" || name == "varchar") && !base.modifiers.empty() &&
-      base.modifiers[0] > 0) {
+  if ((name == "bpchar" || name == "varchar") && !base.modifiers.empty() && base.modifiers[0] > 0) {
     // The list forms of these functions apply them to every element.
     const int64_t n = std::min<int64_t>(base.modifiers[0], INT32_MAX);
     const char* function = name == "bpchar" ? (assignment ? "assign_bpchar" : "bpchar_typmod")
@@ -543,15 +542,13 @@ Result<ExprPtr> Binder::ApplyTypeRules(ExprPtr v, const sql::TypeName& declared,
     std::vector<ExprPtr> args{v};
     if (not_null) {
       args.push_back(expr::Call("is_not_null", {v}, Boolean(), false));
-      args.push_back(
-          expr::Literal(Scalar::Str("domain " + key + " does not allow null values")));
+      args.push_back(expr::Literal(Scalar::Str("domain " + key + " does not allow null values")));
     }
     for (const auto& level : levels) {
       for (const UserTypes::Domain::Check* check : level) {
         args.push_back(expr::SubstituteColumns(check->predicate, {v}));
-        args.push_back(expr::Literal(Scalar::Str("value for domain " + key +
-                                                 " violates check constraint \"" +
-                                                 check->name + "\"")));
+        args.push_back(expr::Literal(Scalar::Str(
+            "value for domain " + key + " violates check constraint \"" + check->name + "\"")));
       }
     }
     if (args.size() == 1) return v;
@@ -575,9 +572,9 @@ Result<ExprPtr> Binder::ApplyFieldRules(ExprPtr v, const std::vector<sql::TypeNa
         f.type(), true);
     if (static_cast<size_t>(i) < field_types.size() &&
         HasTypeRules(field_types[static_cast<size_t>(i)], options_.user_types.get())) {
-      FLOE_ASSIGN_OR_RAISE(field, ApplyTypeRules(std::move(field),
-                                                 field_types[static_cast<size_t>(i)],
-                                                 assignment, location));
+      FLOE_ASSIGN_OR_RAISE(
+          field, ApplyTypeRules(std::move(field), field_types[static_cast<size_t>(i)], assignment,
+                                location));
       if (!field->type->Equals(*f.type())) field = expr::Cast(field, f.type());
       changed = true;
     }
@@ -586,8 +583,9 @@ Result<ExprPtr> Binder::ApplyFieldRules(ExprPtr v, const std::vector<sql::TypeNa
   if (!changed) return v;
   FLOE_ASSIGN_OR_RAISE(ExprPtr row, MakeCall("row", std::move(fields), location));
   // A NULL record stays NULL (its fields' rules do not apply).
-  return expr::Case({expr::Call("is_null", {v}, Boolean(), false), expr::Literal(Scalar::Null(type))},
-                    expr::Cast(row, type), type);
+  return expr::Case(
+      {expr::Call("is_null", {v}, Boolean(), false), expr::Literal(Scalar::Null(type))},
+      expr::Cast(row, type), type);
 }
 
 std::string Binder::OutputName(const sql::ParsedExpr& e) {

@@ -68,10 +68,9 @@ Result<std::vector<std::pair<std::string, ExprPtr>>> Binder::ExpandStar(const sq
     // (x).*: each field of a record.
     FLOE_ASSIGN_OR_RAISE(ExprPtr x, BindExpr(*e.args[0], ctx));
     if (IsUntyped(*x) || x->type->id() != TypeId::kStruct) {
-      return BindError(e.location, "type " +
-                                       (IsUntyped(*x) ? std::string("unknown")
-                                                      : SqlTypeName(*x->type)) +
-                                       " is not composite");
+      return BindError(e.location,
+                       "type " + (IsUntyped(*x) ? std::string("unknown") : SqlTypeName(*x->type)) +
+                           " is not composite");
     }
     for (const Field& f : x->type->fields()) {
       FLOE_ASSIGN_OR_RAISE(ExprPtr field, SelectField(x, f.name(), e.location));
@@ -130,10 +129,10 @@ Result<ExprPtr> Binder::BindRecordCast(const sql::ParsedExpr& e, ExprContext& ct
     }
     if (IsUntyped(*x) && x->literal.is_null()) return expr::Literal(Scalar::Null(Struct({})));
     if (IsUntyped(*x) || x->type->id() != TypeId::kStruct) {
-      return BindError(e.location, "cannot cast type " +
-                                       (IsUntyped(*x) ? std::string("unknown")
-                                                      : SqlTypeName(*x->type)) +
-                                       " to record");
+      return BindError(e.location,
+                       "cannot cast type " +
+                           (IsUntyped(*x) ? std::string("unknown") : SqlTypeName(*x->type)) +
+                           " to record");
     }
     return x;
   }
@@ -332,8 +331,8 @@ Result<ExprPtr> Binder::BindFromFunction(const sql::TableRef& ref, ExprContext& 
                                               " with a column of a type with constraints or a "
                                               "length is not supported");
       }
-      FLOE_ASSIGN_OR_RAISE(x, ApplyFieldRules(std::move(x), declared, /*assignment=*/true,
-                                              call.location));
+      FLOE_ASSIGN_OR_RAISE(
+          x, ApplyFieldRules(std::move(x), declared, /*assignment=*/true, call.location));
     }
   } else {
     if (!ref.column_definitions.empty() && !IsPopulateFunction(name)) {

@@ -231,8 +231,8 @@ Result<BoundRelation> Binder::BindTableRef(const sql::TableRef& ref, const Scope
 
   // Joins. A set-returning call on the right of an inner or cross join may use the left
   // side's columns (functions in FROM are implicitly LATERAL).
-  if (IsUnnestRef(*ref.right) && (ref.join_kind == sql::JoinKind::kInner ||
-                                  ref.join_kind == sql::JoinKind::kCross) &&
+  if (IsUnnestRef(*ref.right) &&
+      (ref.join_kind == sql::JoinKind::kInner || ref.join_kind == sql::JoinKind::kCross) &&
       ref.using_columns.empty() && !ref.natural) {
     FLOE_ASSIGN_OR_RAISE(BoundRelation left, BindTableRef(*ref.left, outer));
     FLOE_ASSIGN_OR_RAISE(BoundRelation rel, BindFunctionUnnest(*ref.right, &left, outer));
@@ -474,8 +474,7 @@ Result<LogicalPlanPtr> Binder::BindValues(const sql::SelectStmt& stmt) {
       ctx.allow_subqueries = false;
       ctx.clause = "VALUES";
       const size_t c = bound.size();
-      const TypePtr target =
-          targets != nullptr && c < targets->size() ? (*targets)[c] : TypePtr();
+      const TypePtr target = targets != nullptr && c < targets->size() ? (*targets)[c] : TypePtr();
       FLOE_ASSIGN_OR_RAISE(expr::ExprPtr e, target != nullptr
                                                 ? BindAssignedValue(*item, ctx, target)
                                                 : BindExpr(*item, ctx));
@@ -565,8 +564,7 @@ bool HasTypeRules(const sql::TypeName& type, const UserTypes* user_types) {
     return HasTypeRules(*element, user_types);
   }
   const std::string& name = type.name;
-  if ((name == "bpchar" || name == "varchar") && !type.modifiers.empty() &&
-      type.modifiers[0] > 0) {
+  if ((name == "bpchar" || name == "varchar") && !type.modifiers.empty() && type.modifiers[0] > 0) {
     return true;
   }
   if (user_types == nullptr) return false;

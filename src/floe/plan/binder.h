@@ -53,8 +53,8 @@ struct UserTypes {
     sql::TypeName base;  // as declared (another domain, char(n), ...)
     bool not_null = false;
     struct Check {
-      std::string name;           // the constraint's name (<domain>_check by default)
-      expr::ExprPtr predicate;    // bound over column 0, the value
+      std::string name;         // the constraint's name (<domain>_check by default)
+      expr::ExprPtr predicate;  // bound over column 0, the value
     };
     std::vector<Check> checks;
   };

@@ -181,8 +181,7 @@ class Binder {
   /// `name(args..., VARIADIC array)`, its arguments bound: the array's elements as the last
   /// arguments of a function with VARIADIC "any", else the array as the last argument.
   /// "VARIADIC argument must be an array" when it is not one.
-  Result<expr::ExprPtr> BindVariadicCall(const std::string& name,
-                                         std::vector<expr::ExprPtr> args,
+  Result<expr::ExprPtr> BindVariadicCall(const std::string& name, std::vector<expr::ExprPtr> args,
                                          const sql::ParsedExpr& e);
   /// Which of `args`, bound from `parsed`, are untyped literals as written (a bare string
   /// constant or NULL; not one cast to text, which keeps its untyped node).
@@ -224,8 +223,7 @@ class Binder {
   /// ROW(a, b, ...) and (a, b, ...): a struct of fields f1, f2, ...; t.* and (x).* among the
   /// arguments expand to their columns or fields. `target`, the type of a cast around the
   /// constructor, types its untyped arguments (ROW('x', '2012-12-31')::t), or is null.
-  Result<expr::ExprPtr> BindRow(const sql::ParsedExpr& e, ExprContext& ctx,
-                                const TypePtr& target);
+  Result<expr::ExprPtr> BindRow(const sql::ParsedExpr& e, ExprContext& ctx, const TypePtr& target);
   /// The values `t.*` (t's columns) or `(x).*` (the record x's fields) stand for, named.
   Result<std::vector<std::pair<std::string, expr::ExprPtr>>> ExpandStar(const sql::ParsedExpr& e,
                                                                         ExprContext& ctx);

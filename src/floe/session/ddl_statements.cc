@@ -42,8 +42,8 @@ std::string Trimmed(std::string_view s) {
 Result<TypePtr> ColumnType(const sql::TypeName& name, std::string_view text,
                            const std::shared_ptr<const plan::UserTypes>& user_types) {
   FLOE_ASSIGN_OR_RAISE(TypePtr type, plan::BindType(name, text, user_types));
-  const bool character = (name.name == "bpchar" || name.name == "varchar") &&
-                         name.array_bounds == 0;
+  const bool character =
+      (name.name == "bpchar" || name.name == "varchar") && name.array_bounds == 0;
   if (!character && plan::HasTypeRules(name, user_types.get())) {
     const bool domain = user_types && user_types->domains.count(name.name) > 0;
     std::string shown = name.name == "bpchar"    ? "character"
@@ -362,8 +362,7 @@ class Executor {
         return Status::NotSupported("column \"{}\": DEFAULT values are not supported yet",
                                     column.name);
       }
-      FLOE_ASSIGN_OR_RAISE(TypePtr type,
-                           ColumnType(column.type, statement_.text, user_types_));
+      FLOE_ASSIGN_OR_RAISE(TypePtr type, ColumnType(column.type, statement_.text, user_types_));
       declarations.push_back(
           connector::DeclarationOf(type, column.type.name, column.type.modifiers));
       fields.emplace_back(column.name, std::move(type), !column.not_null);
@@ -900,8 +899,7 @@ Result<catalog::Namespace> CatalogNames::Schema(const std::vector<std::string>& 
 Result<CatalogStatementResult> ExecuteCatalogStatement(
     catalog::Catalog& catalog, const sql::Statement& statement, std::string_view search_path,
     std::string temp_namespace, std::shared_ptr<const plan::UserTypes> user_types) {
-  return Executor(catalog, statement, search_path, std::move(temp_namespace),
-                  std::move(user_types))
+  return Executor(catalog, statement, search_path, std::move(temp_namespace), std::move(user_types))
       .Run();
 }
 

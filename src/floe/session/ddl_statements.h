@@ -102,7 +102,6 @@ Result<std::optional<catalog::TableIdentifier>> CreateTableWithColumns(
 /// `user_types` (struct columns).
 Result<CatalogStatementResult> ExecuteCatalogStatement(
     catalog::Catalog& catalog, const sql::Statement& statement, std::string_view search_path,
-    std::string temp_namespace = {},
-    std::shared_ptr<const plan::UserTypes> user_types = nullptr);
+    std::string temp_namespace = {}, std::shared_ptr<const plan::UserTypes> user_types = nullptr);
 
 }  // namespace floe::session

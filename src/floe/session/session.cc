@@ -38,11 +38,11 @@
 #include "floe/scheduler/local_exchange.h"
 #include "floe/scheduler/scheduler.h"
 #include "floe/scheduler/stage_planner.h"
-#include "floe/session/user_types.h"
 #include "floe/session/copy_statement.h"
 #include "floe/session/ddl_statements.h"
 #include "floe/session/explain.h"
 #include "floe/session/session_resolver.h"
+#include "floe/session/user_types.h"
 #include "floe/sql/parser.h"
 
 namespace floe::session {
@@ -200,7 +200,7 @@ class SessionImpl final : public Session {
   exec::SessionConfig& mutable_config() override { return config_; }
 
   Result<std::unique_ptr<QueryResult>> Execute(std::string_view sql) override {
-    FLOE_ASSIGN_OR_RAISE(std::vector<sql::Statement> statements, sql::Parse(sql));
+    FLOE_ASSIGN_OR_RAISE(std::vector<sql::Statement> statements, sql::Parse(sql, ParseOptions()));
     if (statements.empty()) return Status::Invalid("no statement to execute");
     if (statements.size() > 1) {
       return Status::Invalid("{} statements given where one was expected (split the script first)",
@@ -210,7 +210,7 @@ class SessionImpl final : public Session {
   }
 
   Result<scheduler::StagePlan> PlanStatement(std::string_view sql) override {
-    FLOE_ASSIGN_OR_RAISE(std::vector<sql::Statement> statements, sql::Parse(sql));
+    FLOE_ASSIGN_OR_RAISE(std::vector<sql::Statement> statements, sql::Parse(sql, ParseOptions()));
     if (statements.size() != 1) {
       return Status::Invalid("{} statements given where one was expected", statements.size());
     }
@@ -267,7 +267,7 @@ class SessionImpl final : public Session {
                  drop->object == sql::DropStatement::ObjectKind::kDomain)) {
       FLOE_RETURN_NOT_OK(user_types_.Drop(*drop));
       return CommandResult(drop->object == sql::DropStatement::ObjectKind::kType ? "DROP TYPE"
-                                                                                : "DROP DOMAIN");
+                                                                                 : "DROP DOMAIN");
     }
     if (IsCatalogStatement(body)) {
       FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, Catalog(/*create=*/true));
@@ -399,6 +399,12 @@ class SessionImpl final : public Session {
       default:
         return "this statement";
     }
+  }
+
+  sql::ParseOptions ParseOptions() const {
+    sql::ParseOptions options;
+    options.standard_conforming_strings = config_.standard_conforming_strings();
+    return options;
   }
 
   plan::BindOptions MakeBindOptions() const {
@@ -707,7 +713,8 @@ class SessionImpl final : public Session {
       std::string columns;
       for (const std::string& c : copy.columns) columns += (columns.empty() ? "" : ", ") + quote(c);
       query_text = fmt::format("SELECT {} FROM {}", columns.empty() ? "*" : columns, table);
-      FLOE_ASSIGN_OR_RAISE(std::vector<sql::Statement> parsed, sql::Parse(query_text));
+      FLOE_ASSIGN_OR_RAISE(std::vector<sql::Statement> parsed,
+                           sql::Parse(query_text, ParseOptions()));
       query = std::get<sql::SelectStatement>(parsed.at(0).body).query;
     }
     FLOE_ASSIGN_OR_RAISE(PlannedQuery planned,
@@ -758,7 +765,8 @@ class SessionImpl final : public Session {
     }
     const std::string table = args.at("table").get<std::string>();
     const std::string query_text = args.at("query").get<std::string>();
-    FLOE_ASSIGN_OR_RAISE(std::vector<sql::Statement> statements, sql::Parse(query_text));
+    FLOE_ASSIGN_OR_RAISE(std::vector<sql::Statement> statements,
+                         sql::Parse(query_text, ParseOptions()));
     if (statements.size() != 1 ||
         !std::holds_alternative<sql::SelectStatement>(statements[0].body)) {
       return Status::Invalid("{}: argument \"query\" must be one SELECT or VALUES statement",
@@ -857,7 +865,7 @@ class SessionImpl final : public Session {
       } else {
         FLOE_RETURN_NOT_OK(config_.Reset(set.name));
       }
-      return CommandResult(set.values.empty() ? "RESET" : "SET");
+      return CommandResult(set.set_default ? "SET" : "RESET");
     }
     std::string value;
     for (size_t i = 0; i < set.values.size(); ++i) {

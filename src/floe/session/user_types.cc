@@ -45,8 +45,7 @@ void UserTypeRegistry::AddUses(const std::string& name, const sql::TypeName& typ
   }
 }
 
-Status UserTypeRegistry::Create(const sql::CreateTypeStatement& statement,
-                                std::string_view text) {
+Status UserTypeRegistry::Create(const sql::CreateTypeStatement& statement, std::string_view text) {
   FLOE_ASSIGN_OR_RAISE(std::string name, TypeKey(statement.name));
   if (types_->composites.count(name) > 0 || types_->domains.count(name) > 0 ||
       IsBuiltinTypeName(name)) {
@@ -124,8 +123,8 @@ Status UserTypeRegistry::Drop(const sql::DropStatement& statement) {
     if (dropping.count(user) > 0) continue;
     for (const std::string& name : names) {
       if (used.count(name) == 0) continue;
-      const char* how = types_->domains.count(user) > 0 ? "is a domain over it"
-                                                        : "has a field of it";
+      const char* how =
+          types_->domains.count(user) > 0 ? "is a domain over it" : "has a field of it";
       if (statement.cascade) {
         return Status::NotSupported(
             "DROP {} {} CASCADE: type {} {}, which PostgreSQL would drop; drop or recreate {} "
@@ -133,8 +132,7 @@ Status UserTypeRegistry::Drop(const sql::DropStatement& statement) {
             domains ? "DOMAIN" : "TYPE", name, user, how, user);
       }
       return Status::Constraint(
-          "cannot drop type {} because other objects depend on it (type {} {})", name, user,
-          how);
+          "cannot drop type {} because other objects depend on it (type {} {})", name, user, how);
     }
   }
   auto next = std::make_shared<plan::UserTypes>(*types_);

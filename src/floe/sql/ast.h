@@ -356,6 +356,7 @@ struct SetStatement {
   std::string name;                 // lower-cased, dotted names joined with "."
   std::vector<std::string> values;  // as text; several for SET search_path = a, b
   bool reset = false;               // RESET or SET ... TO DEFAULT
+  bool set_default = false;         // SET ... TO DEFAULT (its tag is SET)
   bool local = false;
 };
 
@@ -404,8 +405,7 @@ using StatementBody =
     std::variant<SelectStatement, InsertStatement, DeleteStatement, CreateSchemaStatement,
                  CreateTableStatement, DropStatement, AlterTableStatement, SetStatement,
                  ShowStatement, std::shared_ptr<ExplainStatement>, CallStatement,
-                 ShowObjectsStatement, CopyStatement, CreateTypeStatement,
-                 CreateDomainStatement>;
+                 ShowObjectsStatement, CopyStatement, CreateTypeStatement, CreateDomainStatement>;
 
 /// One parsed statement with the span of text it came from.
 struct Statement {

@@ -92,7 +92,10 @@ struct Token {
 
 class Scanner {
  public:
-  explicit Scanner(std::string_view text, size_t pos = 0) : text_(text), pos_(pos) {}
+  /// `backslash_quotes`: backslashes escape in '...' literals too (standard_conforming_strings
+  /// off), not only in E'...'.
+  explicit Scanner(std::string_view text, size_t pos = 0, bool backslash_quotes = false)
+      : text_(text), pos_(pos), backslash_quotes_(backslash_quotes) {}
 
   /// Skips blanks and comments; returns false on an unterminated block comment.
   bool SkipBlanks() {
@@ -140,7 +143,7 @@ class Scanner {
     unsigned char c = static_cast<unsigned char>(text_[pos_]);
     if (c == '\'') {
       t.kind = Token::Kind::kString;
-      t.unterminated = !SkipQuoted('\'', /*backslash=*/false);
+      t.unterminated = !SkipQuoted('\'', backslash_quotes_);
     } else if (c == '"') {
       t.kind = Token::Kind::kQuotedIdent;
       t.unterminated = !SkipQuoted('"', false);
@@ -227,13 +230,14 @@ class Scanner {
 
   std::string_view text_;
   size_t pos_;
+  bool backslash_quotes_;
 };
 
 using Piece = StatementSpan;
 
-std::vector<StatementSpan> SplitPieces(std::string_view text) {
+std::vector<StatementSpan> SplitPieces(std::string_view text, const ParseOptions& options) {
   std::vector<StatementSpan> pieces;
-  Scanner scanner(text);
+  Scanner scanner(text, 0, !options.standard_conforming_strings);
   bool open = false;
   StatementSpan current;
   while (true) {
@@ -347,9 +351,9 @@ namespace {
 /// Rejects input whose parse tree would nest deeper than kMaxDepth (libpg_query and the
 /// conversion recurse on it): too many parentheses, or too long a chain of operators at one
 /// level (a + b + c + ... nests one level per operator).
-Status CheckNesting(std::string_view input, const Piece& piece) {
+Status CheckNesting(std::string_view input, const Piece& piece, const ParseOptions& options) {
   std::string_view text = input.substr(0, piece.end);
-  Scanner scanner(text, piece.begin);
+  Scanner scanner(text, piece.begin, !options.standard_conforming_strings);
   std::vector<int> operators = {0};
   auto too_deep = [&](size_t at, std::string_view what = "expressions") {
     return Status::NotSupported("{} nested deeper than {} levels are not supported ({})", what,
@@ -501,7 +505,14 @@ size_t CharToByteOffset(std::string_view text, int chars) {
   return text.size();
 }
 
-Result<Statement> ParsePiece(std::string_view input, const Piece& piece) {
+// libpg_query's scanner settings (thread-local in it, as PostgreSQL's GUCs are per backend).
+extern "C" {
+extern __thread bool standard_conforming_strings;
+extern __thread bool escape_string_warning;
+}
+
+Result<Statement> ParsePiece(std::string_view input, const Piece& piece,
+                             const ParseOptions& options) {
   std::string_view piece_text = input.substr(piece.begin, piece.end - piece.begin);
   Statement statement;
   statement.text = std::string(piece_text);
@@ -512,7 +523,7 @@ Result<Statement> ParsePiece(std::string_view input, const Piece& piece) {
     statement.body = std::move(*show);
     return statement;
   }
-  FLOE_RETURN_NOT_OK(CheckNesting(input, piece));
+  FLOE_RETURN_NOT_OK(CheckNesting(input, piece, options));
 
   // libpg_query sees PURGE blanked out (positions stay the same).
   std::string pg_text = statement.text;
@@ -521,7 +532,10 @@ Result<Statement> ParsePiece(std::string_view input, const Piece& piece) {
     std::fill(pg_text.begin() + static_cast<std::ptrdiff_t>(purge->first),
               pg_text.begin() + static_cast<std::ptrdiff_t>(purge->second), ' ');
   }
+  standard_conforming_strings = options.standard_conforming_strings;
+  escape_string_warning = false;  // its warnings have nowhere to go
   PgQueryParseResult result = pg_query_parse(pg_text.c_str());
+  standard_conforming_strings = true;
   std::unique_ptr<PgQueryParseResult, void (*)(PgQueryParseResult*)> guard(
       &result, [](PgQueryParseResult* r) { pg_query_free_parse_result(*r); });
   if (result.error != nullptr) {
@@ -571,7 +585,7 @@ std::string DescribeLocation(std::string_view text, int offset) {
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
-Result<std::vector<Statement>> Parse(std::string_view text) {
+Result<std::vector<Statement>> Parse(std::string_view text, const ParseOptions& options) {
   if (text.size() > static_cast<size_t>(INT32_MAX / 2)) {
     return Status::Invalid("SQL text of {} bytes is too long", text.size());
   }
@@ -594,15 +608,15 @@ Result<std::vector<Statement>> Parse(std::string_view text) {
                           DescribeLocation(text, static_cast<int>(bad)));
   }
   std::vector<Statement> statements;
-  for (const internal::Piece& piece : internal::SplitPieces(text)) {
-    FLOE_ASSIGN_OR_RAISE(Statement s, internal::ParsePiece(text, piece));
+  for (const internal::Piece& piece : internal::SplitPieces(text, options)) {
+    FLOE_ASSIGN_OR_RAISE(Statement s, internal::ParsePiece(text, piece, options));
     statements.push_back(std::move(s));
   }
   return statements;
 }
 
-std::vector<StatementSpan> SplitStatements(std::string_view text) {
-  return internal::SplitPieces(text);
+std::vector<StatementSpan> SplitStatements(std::string_view text, const ParseOptions& options) {
+  return internal::SplitPieces(text, options);
 }
 
 }  // namespace floe::sql

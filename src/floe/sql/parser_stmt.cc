@@ -861,6 +861,7 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
       }
     } else if (kind == "VAR_SET_DEFAULT" || kind == "VAR_RESET") {
       set.reset = true;
+      set.set_default = kind == "VAR_SET_DEFAULT";
     } else if (kind == "VAR_RESET_ALL") {
       set.reset = true;
       set.name = "all";

@@ -229,7 +229,7 @@ TEST(SessionConfigTest, DefaultsSetGetReset) {
   ASSERT_OK(config.Set("prefer_hash_join", "off"));
   EXPECT_FALSE(config.prefer_hash_join());
   ASSERT_OK_AND_ASSIGN(text, config.Get("prefer_hash_join"));
-  EXPECT_EQ(text, "false");
+  EXPECT_EQ(text, "off");
   ASSERT_OK(config.Reset("batch_size"));
   EXPECT_EQ(config.batch_size(), 8192);
 
