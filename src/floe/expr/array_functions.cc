@@ -116,12 +116,10 @@ Result<ElementCompare> MakeElementCompare(const Array& a, const Array& b) {
     } else {
       ArrayReader<T> ra(a), rb(b);
       const bool decimal = a.type_id() == TypeId::kDecimal;
-      const Int128 fa = decimal ? Pow10(std::max(a.type()->scale(), b.type()->scale()) -
-                                        a.type()->scale())
-                                : 1;
-      const Int128 fb = decimal ? Pow10(std::max(a.type()->scale(), b.type()->scale()) -
-                                        b.type()->scale())
-                                : 1;
+      const Int128 fa =
+          decimal ? Pow10(std::max(a.type()->scale(), b.type()->scale()) - a.type()->scale()) : 1;
+      const Int128 fb =
+          decimal ? Pow10(std::max(a.type()->scale(), b.type()->scale()) - b.type()->scale()) : 1;
       return ElementCompare([&a, &b, ra, rb, fa, fb](int64_t i, int64_t j) -> int {
         (void)fa;  // only decimals use the scale factors (clang warns of the unused captures)
         (void)fb;
@@ -421,8 +419,8 @@ Result<ColumnarValue> ElementKernel(const ResolvedFunction& fn, const Args& args
 
 // Appends the slice [lower, upper] (1-based, clamped) of value `row` of `list`, slicing the
 // sub-lists by the next bounds (none left: whole). False when the slice is empty.
-Status AppendSlice(const Array& list, int64_t row, const std::vector<int64_t>& bounds,
-                   size_t level, ArrayBuilder* out, bool* empty) {
+Status AppendSlice(const Array& list, int64_t row, const std::vector<int64_t>& bounds, size_t level,
+                   ArrayBuilder* out, bool* empty) {
   const int64_t begin = list.ListBegin(row);
   const int64_t len = list.ListEnd(row) - begin;
   int64_t lo = 1, hi = len;
@@ -486,8 +484,7 @@ Result<ColumnarValue> SliceKernel(const ResolvedFunction& fn, const Args& args, 
 
 // A kernel computing one int32 (or NULL) per non-NULL array from its flattened value and
 // the other arguments (as int64 arrays).
-using FlatIntFn = std::function<bool(const Flat&, const std::vector<ArrayPtr>&, int64_t,
-                                     int32_t*)>;
+using FlatIntFn = std::function<bool(const Flat&, const std::vector<ArrayPtr>&, int64_t, int32_t*)>;
 
 ScalarKernel FlatIntKernel(FlatIntFn fn) {
   return [fn](const ResolvedFunction&, const Args& args, int64_t n,
@@ -751,8 +748,8 @@ Result<ColumnarValue> ToStringKernel(const ResolvedFunction& fn, const Args& arg
 
 // string_to_array(s, delimiter [, null_string]): PostgreSQL's rules (an empty string gives
 // an empty array, a NULL delimiter splits into characters, an empty one gives s whole).
-Result<ColumnarValue> StringToArrayKernel(const ResolvedFunction& fn, const Args& args,
-                                          int64_t n, EvalContext& ctx) {
+Result<ColumnarValue> StringToArrayKernel(const ResolvedFunction& fn, const Args& args, int64_t n,
+                                          EvalContext& ctx) {
   FLOE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> in, ToArrays(args, n, ctx.pool));
   ListBuilder builder(fn.return_type, ctx.pool);
   FLOE_RETURN_NOT_OK(builder.Reserve(n));
@@ -989,7 +986,8 @@ ScalarResolver Subscript(bool slice) {
     std::vector<TypePtr> params{t[0]};
     for (size_t i = 1; i < t.size(); ++i) {
       int c = 0;
-      if (!Accepts(t[i], Int64(), &c)) return Status::Bind("array subscript must have type integer");
+      if (!Accepts(t[i], Int64(), &c))
+        return Status::Bind("array subscript must have type integer");
       *cost += c;
       params.push_back(Int64());
     }
@@ -1074,11 +1072,105 @@ ScalarResolver TwoArrays(std::string name, bool strict) {
       common = *c;
     }
     if (ListLeafType(common)->is_nested()) {
-      return Status::NotSupported("comparison of arrays of {}",
-                                  SqlTypeName(*ListLeafType(common)));
+      return Status::NotSupported("comparison of arrays of {}", SqlTypeName(*ListLeafType(common)));
     }
     return Resolved(name, {common, common}, Boolean(), strict);
   };
+}
+
+// ---------------------------------------------------------------------------------------
+// array_fill(template, value, dims [, lbounds]): an array of dims' shape filled with value.
+// The binder passes a NULL of the result type first (its depth is the number of dimensions,
+// which a floe array has in its type; plan/bind_array.cc BindArrayFill).
+
+constexpr int64_t kMaxArrayElements = 134217727;  // PostgreSQL's MaxArraySize
+
+Result<ResolvedFunction> ResolveArrayFill(const std::vector<TypePtr>& t, int* cost) {
+  const TypePtr ints = List(Int32());
+  if ((t.size() != 3 && t.size() != 4) || !IsList(t[0]) || !t[2]->Equals(*ints) ||
+      (t.size() == 4 && !t[3]->Equals(*ints))) {
+    return NoSuchFunction("array_fill", t);
+  }
+  *cost = 0;
+  return Resolution("array_fill", t, t[0], /*null_if_any_arg_null=*/false);
+}
+
+// The integers of list `i` of `lists` (a list<int32> array); kInvalidArgument for a NULL
+// list or element, with PostgreSQL's messages.
+Result<std::vector<int64_t>> FillBounds(const Array& lists, int64_t i) {
+  if (lists.IsNull(i)) {
+    return Status::Invalid("dimension array or low bound array cannot be null");
+  }
+  const Array& values = *lists.child(0);
+  std::vector<int64_t> out;
+  for (int64_t j = lists.ListBegin(i); j < lists.ListEnd(i); ++j) {
+    if (values.IsNull(j)) return Status::Invalid("dimension values cannot be null");
+    out.push_back(values.Value<int32_t>(j));
+  }
+  return out;
+}
+
+Status AppendFilled(ArrayBuilder* builder, const std::vector<int64_t>& dims, size_t level,
+                    const Array& value, int64_t row) {
+  auto* list = static_cast<ListBuilder*>(builder);
+  FLOE_RETURN_NOT_OK(list->Append());
+  for (int64_t k = 0; k < dims[level]; ++k) {
+    if (level + 1 < dims.size()) {
+      FLOE_RETURN_NOT_OK(AppendFilled(list->value_builder(), dims, level + 1, value, row));
+    } else {
+      FLOE_RETURN_NOT_OK(list->value_builder()->AppendArraySlice(value, row, 1));
+    }
+  }
+  return Status::OK();
+}
+
+Result<ColumnarValue> ArrayFillKernel(const ResolvedFunction& f, const Args& args, int64_t n,
+                                      EvalContext& ctx) {
+  size_t depth = 0;
+  for (TypePtr t = f.return_type; IsList(t); t = t->field(0).type()) ++depth;
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr value, args[1].ToArray(n, ctx.pool));
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr dims, args[2].ToArray(n, ctx.pool));
+  ArrayPtr lower;
+  if (args.size() == 4) {
+    FLOE_ASSIGN_OR_RAISE(lower, args[3].ToArray(n, ctx.pool));
+  }
+  std::unique_ptr<ArrayBuilder> builder = MakeBuilder(f.return_type, ctx.pool);
+  for (int64_t i = 0; i < n; ++i) {
+    FLOE_ASSIGN_OR_RAISE(std::vector<int64_t> shape, FillBounds(*dims, i));
+    if (lower != nullptr) {
+      FLOE_ASSIGN_OR_RAISE(std::vector<int64_t> bounds, FillBounds(*lower, i));
+      if (bounds.size() != shape.size()) {
+        return Status::Invalid(
+            "wrong number of array subscripts: the low bound array has a different size than "
+            "the dimensions array");
+      }
+      for (int64_t b : bounds) {
+        if (b != 1) {
+          return Status::NotSupported(
+              "array_fill with a low bound of {} is not supported (floe's arrays start at 1)", b);
+        }
+      }
+    }
+    int64_t total = shape.empty() ? 0 : 1;
+    for (int64_t d : shape) {
+      if (d < 0 || (d > 0 && total > kMaxArrayElements / d)) {
+        return Status::Invalid("array size exceeds the maximum allowed ({})", kMaxArrayElements);
+      }
+      total *= d;
+    }
+    if (total == 0) {
+      // PostgreSQL's empty array, whatever the dimensions asked for.
+      FLOE_RETURN_NOT_OK(static_cast<ListBuilder*>(builder.get())->Append());
+      continue;
+    }
+    if (shape.size() != depth) {
+      return Status::Invalid("array_fill: {} dimensions given where the binder expected {}",
+                             shape.size(), depth);
+    }
+    FLOE_RETURN_NOT_OK(AppendFilled(builder.get(), shape, 0, *value, i));
+  }
+  FLOE_ASSIGN_OR_RAISE(ArrayPtr out, builder->Finish());
+  return ColumnarValue(std::move(out));
 }
 
 }  // namespace
@@ -1102,29 +1194,34 @@ Result<ArrayPtr> ParseArrayTexts(const Array& strings, const TypePtr& to, Memory
 }
 
 void RegisterArrayFunctions(ScalarFunctionRegistry& r) {
+  r.Add({"array_fill", {}, ResolveArrayFill, ArrayFillKernel});
   r.Add({"make_array", {}, ResolveMakeArray, MakeArrayKernel});
   r.Add({"array_element", {}, Subscript(false), ElementKernel});
   r.Add({"array_slice", {}, Subscript(true), SliceKernel});
-  r.Add({"cardinality", {}, OneArray("cardinality", Int32()),
+  r.Add({"cardinality",
+         {},
+         OneArray("cardinality", Int32()),
          FlatIntKernel([](const Flat& f, const std::vector<ArrayPtr>&, int64_t, int32_t* v) {
            *v = static_cast<int32_t>(f.end - f.begin);
            return true;
          })});
-  r.Add({"array_ndims", {}, OneArray("array_ndims", Int32()),
+  r.Add({"array_ndims",
+         {},
+         OneArray("array_ndims", Int32()),
          FlatIntKernel([](const Flat& f, const std::vector<ArrayPtr>&, int64_t, int32_t* v) {
            *v = Ndims(f);
            return *v > 0;
          })});
   r.Add({"array_dims", {}, OneArray("array_dims", String()), DimsKernel});
   auto dim = [](bool lower, bool upper) {
-    return FlatIntKernel([lower, upper](const Flat& f, const std::vector<ArrayPtr>& in,
-                                        int64_t i, int32_t* v) {
-      const int64_t d = IntAt(*in[1], i);
-      if (d < 1 || d > Ndims(f)) return false;
-      *v = lower ? 1 : static_cast<int32_t>(f.dims[static_cast<size_t>(d - 1)]);
-      (void)upper;
-      return true;
-    });
+    return FlatIntKernel(
+        [lower, upper](const Flat& f, const std::vector<ArrayPtr>& in, int64_t i, int32_t* v) {
+          const int64_t d = IntAt(*in[1], i);
+          if (d < 1 || d > Ndims(f)) return false;
+          *v = lower ? 1 : static_cast<int32_t>(f.dims[static_cast<size_t>(d - 1)]);
+          (void)upper;
+          return true;
+        });
   };
   r.Add({"array_length", {}, ArrayAndInt("array_length"), dim(false, false)});
   r.Add({"array_lower", {}, ArrayAndInt("array_lower"), dim(true, false)});
@@ -1137,11 +1234,15 @@ void RegisterArrayFunctions(ScalarFunctionRegistry& r) {
   r.Add({"concat_op", {}, AppendResolver("concat_op", false), AppendKernel(false)});
   r.Add({"concat_op", {}, AppendResolver("concat_op", true), AppendKernel(true)});
   r.Add({"array_position", {}, Search("array_position", 0, true, Int32()), PositionKernel(false)});
-  r.Add({"array_positions", {}, Search("array_positions", 0, false, List(Int32())),
+  r.Add({"array_positions",
+         {},
+         Search("array_positions", 0, false, List(Int32())),
          PositionKernel(true)});
   r.Add({"array_remove", {}, Search("array_remove", 0, false, nullptr), RemoveKernel(false)});
   r.Add({"array_replace", {}, Search("array_replace", 1, false, nullptr), RemoveKernel(true)});
-  r.Add({"array_to_string", {}, [](const std::vector<TypePtr>& t, int* cost) -> Result<ResolvedFunction> {
+  r.Add({"array_to_string",
+         {},
+         [](const std::vector<TypePtr>& t, int* cost) -> Result<ResolvedFunction> {
            if ((t.size() != 2 && t.size() != 3) || !IsList(t[0])) {
              return NoSuchFunction("array_to_string", t);
            }
@@ -1155,7 +1256,9 @@ void RegisterArrayFunctions(ScalarFunctionRegistry& r) {
            return Resolved("array_to_string", std::move(params), String(), false);
          },
          ToStringKernel});
-  r.Add({"string_to_array", {}, [](const std::vector<TypePtr>& t, int* cost) -> Result<ResolvedFunction> {
+  r.Add({"string_to_array",
+         {},
+         [](const std::vector<TypePtr>& t, int* cost) -> Result<ResolvedFunction> {
            if (t.size() != 2 && t.size() != 3) return NoSuchFunction("string_to_array", t);
            int c = 0;
            for (const TypePtr& x : t) {
@@ -1175,7 +1278,8 @@ void RegisterArrayFunctions(ScalarFunctionRegistry& r) {
   r.Add({"op_contains", {}, TwoArrays("op_contains", true), SetOpKernel(SetOp::kContains)});
   r.Add({"op_contained", {}, TwoArrays("op_contained", true), SetOpKernel(SetOp::kContained)});
   r.Add({"op_overlap", {}, TwoArrays("op_overlap", true), SetOpKernel(SetOp::kOverlap)});
-  r.Add({"struct_field", {},
+  r.Add({"struct_field",
+         {},
          [](const std::vector<TypePtr>& t, int*) -> Result<ResolvedFunction> {
            if (t.size() != 3 || t[0]->id() != TypeId::kStruct || t[1]->id() != TypeId::kInt32) {
              return NoSuchFunction("struct_field", t);
@@ -1183,7 +1287,8 @@ void RegisterArrayFunctions(ScalarFunctionRegistry& r) {
            return Resolved("struct_field", t, t[2]);
          },
          StructFieldKernel});
-  r.Add({"map_value", {},
+  r.Add({"map_value",
+         {},
          [](const std::vector<TypePtr>& t, int*) -> Result<ResolvedFunction> {
            if (t.size() != 2 || t[0]->id() != TypeId::kMap ||
                !t[1]->Equals(*t[0]->field(0).type())) {
@@ -1193,7 +1298,8 @@ void RegisterArrayFunctions(ScalarFunctionRegistry& r) {
          },
          MapValueKernel});
   // unnest(anyarray) is set-returning: per row, the list of rows it yields (the array).
-  r.Add({"unnest", {},
+  r.Add({"unnest",
+         {},
          [](const std::vector<TypePtr>& t, int*) -> Result<ResolvedFunction> {
            if (t.size() != 1 || !IsList(t[0])) return NoSuchFunction("unnest", t);
            // PostgreSQL's unnest yields a multidimensional array's elements in storage

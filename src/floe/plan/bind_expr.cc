@@ -866,6 +866,10 @@ Result<ExprPtr> Binder::BindFunction(const sql::ParsedExpr& e, ExprContext& ctx)
     args.push_back(std::move(x));
   }
   if (e.func_variadic) return BindVariadicCall(name, std::move(args), e);
+  if (name == "array_fill" && e.names.size() == 1) {
+    const std::vector<bool> unknown = UnknownArgs(e.args, args);
+    return BindArrayFill(std::move(args), unknown, e.location);
+  }
   FLOE_RETURN_NOT_OK(CoerceUntypedArrayArgs(name, args));
   // A function-style cast (PostgreSQL's "special type conversion request"): one argument,
   // a name that is a type's and no function's: float8(x), int4('5'), text(5),

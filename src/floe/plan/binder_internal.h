@@ -207,6 +207,10 @@ class Binder {
   /// array type of a cast around it (typing an empty ARRAY[] and untyped elements), or null.
   Result<expr::ExprPtr> BindArray(const sql::ParsedExpr& e, ExprContext& ctx,
                                   const TypePtr& target);
+  /// ARRAY(subquery): the subquery's one column as an array in its order ('{}' for no
+  /// rows), bound as the scalar subquery (SELECT array_agg(x ORDER BY ...) ...) over the
+  /// subquery's FROM and WHERE when it is a plain SELECT, else over the subquery in FROM.
+  Result<expr::ExprPtr> BindArraySubquery(const sql::ParsedExpr& e, ExprContext& ctx);
   /// a[i]..., a[l:u]..., and m[key] on maps.
   Result<expr::ExprPtr> BindSubscript(const sql::ParsedExpr& e, ExprContext& ctx);
   /// (x).field.
@@ -215,6 +219,12 @@ class Binder {
   Result<expr::ExprPtr> SelectField(expr::ExprPtr x, const std::string& name, int location);
   Result<expr::ExprPtr> BindMapLookup(expr::ExprPtr map, const sql::ParsedExpr& key,
                                       ExprContext& ctx, int location);
+  /// array_fill(value, dims [, lbounds]) with its arguments bound: the call with a NULL of
+  /// the result type first, whose number of dimensions is the number of elements of `dims`
+  /// (an ARRAY[...] constructor or a constant; kNotSupported otherwise).
+  /// `unknown`: which arguments are untyped literals as written (UnknownArgs).
+  Result<expr::ExprPtr> BindArrayFill(std::vector<expr::ExprPtr> args,
+                                      const std::vector<bool>& unknown, int location);
   /// Gives the untyped arguments of an array function (array_append(a, NULL)) the array or
   /// element type its other arguments call for.
   Status CoerceUntypedArrayArgs(std::string_view name, std::vector<expr::ExprPtr>& args);
@@ -445,6 +455,9 @@ class Binder {
   std::set<const expr::Expr*> untyped_;
   std::map<const expr::Expr*, int> column_locations_;  // where column refs were written
   std::vector<expr::ExprPtr> untyped_keep_;            // keeps untyped_'s pointers alive
+  /// Expressions the binder writes itself (ARRAY(subquery)'s rewrite): pending subqueries
+  /// point into them until the query is planned.
+  std::vector<sql::ParsedExprPtr> synthesized_;
   /// Outer references created so far (any subquery level).
   int outer_ref_count_ = 0;
 

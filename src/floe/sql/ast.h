@@ -110,7 +110,7 @@ enum class ExprKind {
   kInSubquery,      // args[0] [NOT] IN (subquery)
   kQuantified,      // args[0] op ANY|ALL (subquery): op, all; without a subquery,
                     // args[0] op ANY|ALL (args[1]) over an array expression
-  kArray,           // ARRAY[args...]
+  kArray,           // ARRAY[args...], or ARRAY(subquery) when subquery is set
   kSubscript,       // args[0][args[1]], or with `slice` args[0][args[1]:args[2]] (a bound
                     // left out is a null arg)
   kFieldSelect,     // (args[0]).names[0]: a field of a composite value
@@ -156,7 +156,7 @@ struct ParsedExpr {
   std::shared_ptr<WindowDef> over;     // OVER (...) / OVER w
   bool func_variadic = false;          // f(..., VARIADIC array): the last argument
 
-  // kScalarSubquery, kExists, kInSubquery, kQuantified
+  // kScalarSubquery, kExists, kInSubquery, kQuantified, kArray (ARRAY(subquery))
   SelectStmtPtr subquery;
 };
 

@@ -385,7 +385,8 @@ Result<ParsedExprPtr> ConvertSubLink(Converter& c, const Json& f) {
     }
     e->args = {left};
   } else if (type == "ARRAY_SUBLINK") {
-    return c.NotSupported("ARRAY(subquery)", location);
+    // ARRAY(subquery): a kArray with the subquery in place of elements.
+    e = NewExpr(ExprKind::kArray, location);
   } else {
     return c.NotSupported("this subquery form (" + type + ")", location);
   }
@@ -597,8 +598,9 @@ Result<ParsedExprPtr> Converter::ConvertExpr(const Json& node) {
       if (!slice && upper == nullptr) return NotSupported("this subscript", base->location);
       auto e = NewExpr(ExprKind::kSubscript, base->location);
       e->slice = slice;
-      e->args = slice ? std::vector<ParsedExprPtr>{std::move(base), std::move(lower), std::move(upper)}
-                      : std::vector<ParsedExprPtr>{std::move(base), std::move(upper)};
+      e->args =
+          slice ? std::vector<ParsedExprPtr>{std::move(base), std::move(lower), std::move(upper)}
+                : std::vector<ParsedExprPtr>{std::move(base), std::move(upper)};
       base = std::move(e);
     }
     return base;

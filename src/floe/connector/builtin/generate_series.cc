@@ -58,18 +58,25 @@ class IntSeriesStream final : public exec::BatchStream {
   Result<RecordBatchPtr> Next() override {
     if (remaining_ <= 0) return RecordBatchPtr();
     int64_t n = std::min(remaining_, batch_size_);
-    FLOE_ASSIGN_OR_RAISE(std::shared_ptr<Buffer> buffer, Buffer::AllocateZeroed(n * 8, pool_));
-    int64_t* out = reinterpret_cast<int64_t*>(buffer->mutable_data());
+    const TypePtr& type = schema_->field(0).type();
+    const bool narrow = type->id() == TypeId::kInt32;
+    FLOE_ASSIGN_OR_RAISE(std::shared_ptr<Buffer> buffer,
+                         Buffer::AllocateZeroed(n * (narrow ? 4 : 8), pool_));
     // Wrapping arithmetic: the last value is within range, intermediate steps past it are
     // never produced.
     uint64_t value = static_cast<uint64_t>(next_);
     for (int64_t i = 0; i < n; ++i) {
-      out[i] = static_cast<int64_t>(value);
+      if (narrow) {
+        reinterpret_cast<int32_t*>(buffer->mutable_data())[i] =
+            static_cast<int32_t>(static_cast<int64_t>(value));
+      } else {
+        reinterpret_cast<int64_t*>(buffer->mutable_data())[i] = static_cast<int64_t>(value);
+      }
       value += static_cast<uint64_t>(step_);
     }
     next_ = static_cast<int64_t>(value);
     remaining_ -= n;
-    FLOE_ASSIGN_OR_RAISE(ArrayPtr array, Array::Make(Int64(), n, {nullptr, buffer}));
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr array, Array::Make(type, n, {nullptr, buffer}));
     return RecordBatch::Make(schema_, n, {std::move(array)});
   }
 
@@ -146,7 +153,9 @@ std::string IntervalText(const IntervalStep& step) {
 }  // namespace
 
 namespace {
-IntervalStep IntervalStepOf(const IntervalValue& v) { return IntervalStep{v.months, v.days, v.micros}; }
+IntervalStep IntervalStepOf(const IntervalValue& v) {
+  return IntervalStep{v.months, v.days, v.micros};
+}
 }  // namespace
 
 Result<IntervalStep> ParseIntervalStep(std::string_view text) {
@@ -163,18 +172,25 @@ int64_t GenerateSeriesExec::Count(int64_t start, int64_t stop, int64_t step) {
 }
 
 Result<exec::PlanPtr> GenerateSeriesExec::Make(int64_t start, int64_t stop, int64_t step,
-                                               int partitions) {
+                                               int partitions, TypePtr type) {
   if (step == 0) return Status::Invalid("generate_series: step size cannot equal zero");
   if (partitions < 1) return Status::Internal("GenerateSeriesExec: {} partitions", partitions);
+  if (type == nullptr || (type->id() != TypeId::kInt32 && type->id() != TypeId::kInt64)) {
+    return Status::Internal("GenerateSeriesExec: integers must be int32 or int64");
+  }
+  if (type->id() == TypeId::kInt32 &&
+      (start < INT32_MIN || start > INT32_MAX || stop < INT32_MIN || stop > INT32_MAX)) {
+    return Status::Internal("GenerateSeriesExec: an int32 series from {} to {}", start, stop);
+  }
   auto node = std::shared_ptr<GenerateSeriesExec>(new GenerateSeriesExec());
   node->start_ = start;
   node->stop_ = stop;
   node->step_ = step;
-  node->properties_.schema = SeriesSchema(Int64());
+  node->properties_.schema = SeriesSchema(type);
   node->properties_.partitioning =
       partitions == 1 ? exec::Partitioning::Single() : exec::Partitioning::Unknown(partitions);
   Result<expr::PhysicalExprPtr> column =
-      expr::Compile(expr::Column(0, kColumnName, Int64(), false), node->properties_.schema);
+      expr::Compile(expr::Column(0, kColumnName, type, false), node->properties_.schema);
   if (column.ok()) {
     node->properties_.ordering.push_back(exec::PhysicalSortExpr{*column, step < 0, step < 0});
   }
@@ -203,7 +219,7 @@ Result<exec::PlanPtr> GenerateSeriesExec::WithNewChildren(
     std::vector<exec::PlanPtr> children) const {
   if (!children.empty()) return Status::Internal("GenerateSeriesExec takes no children");
   if (timestamp_) return MakeTimestamps(schema()->field(0).type(), start_, stop_, interval_);
-  return Make(start_, stop_, step_, partition_count());
+  return Make(start_, stop_, step_, partition_count(), schema()->field(0).type());
 }
 
 Result<exec::BatchStreamPtr> GenerateSeriesExec::Execute(int partition,
@@ -238,10 +254,11 @@ std::string GenerateSeriesExec::ToString() const {
 
 Result<std::shared_ptr<const GenerateSeriesTable>> GenerateSeriesTable::Make(int64_t start,
                                                                              int64_t stop,
-                                                                             int64_t step) {
+                                                                             int64_t step,
+                                                                             TypePtr type) {
   if (step == 0) return Status::Invalid("generate_series: step size cannot equal zero");
   auto table = std::shared_ptr<GenerateSeriesTable>(new GenerateSeriesTable());
-  table->schema_ = SeriesSchema(Int64());
+  table->schema_ = SeriesSchema(std::move(type));
   table->start_ = start;
   table->stop_ = stop;
   table->step_ = step;
@@ -294,7 +311,7 @@ plan::Statistics GenerateSeriesTable::statistics() const {
   int64_t count = GenerateSeriesExec::Count(start_, stop_, step_);
   statistics.row_count = count;
   statistics.exact = true;
-  statistics.total_bytes = count * 8;
+  statistics.total_bytes = count * (schema_->field(0).type()->id() == TypeId::kInt32 ? 4 : 8);
   plan::ColumnStatistics column;
   column.null_count = 0;
   column.distinct_count = count;
@@ -302,8 +319,12 @@ plan::Statistics GenerateSeriesTable::statistics() const {
     int64_t last =
         static_cast<int64_t>(static_cast<uint64_t>(start_) +
                              static_cast<uint64_t>(count - 1) * static_cast<uint64_t>(step_));
-    column.min = Scalar::I64(std::min(start_, last));
-    column.max = Scalar::I64(std::max(start_, last));
+    const bool narrow = schema_->field(0).type()->id() == TypeId::kInt32;
+    auto scalar = [&](int64_t v) {
+      return narrow ? Scalar::I32(static_cast<int32_t>(v)) : Scalar::I64(v);
+    };
+    column.min = scalar(std::min(start_, last));
+    column.max = scalar(std::max(start_, last));
   }
   statistics.columns.push_back(std::move(column));
   return statistics;
@@ -315,8 +336,12 @@ Result<exec::PlanPtr> GenerateSeriesTable::Scan(const exec::ScanRequest& request
     if (c != 0) return Status::Internal("generate_series has one column, not column {}", c);
   }
   exec::PlanPtr scan;
-  if (empty_) {
-    FLOE_ASSIGN_OR_RAISE(scan, GenerateSeriesExec::Make(1, 0, 1, 1));
+  const TypePtr& type = schema_->field(0).type();
+  if (empty_ && !timestamp_ && type->id() != TypeId::kInt32 && type->id() != TypeId::kInt64) {
+    FLOE_ASSIGN_OR_RAISE(scan,
+                         GenerateSeriesExec::MakeTimestamps(type, 1, 0, IntervalStep{0, 1, 0}));
+  } else if (empty_) {
+    FLOE_ASSIGN_OR_RAISE(scan, GenerateSeriesExec::Make(1, 0, 1, 1, type));
   } else if (timestamp_) {
     FLOE_ASSIGN_OR_RAISE(scan, GenerateSeriesExec::MakeTimestamps(schema_->field(0).type(), start_,
                                                                   stop_, interval_));
@@ -334,9 +359,9 @@ Result<exec::PlanPtr> GenerateSeriesTable::Scan(const exec::ScanRequest& request
     int partitions =
         static_cast<int>(std::clamp<int64_t>(wanted, 1, std::max(1, config.target_partitions())));
     if (count == 0) {
-      FLOE_ASSIGN_OR_RAISE(scan, GenerateSeriesExec::Make(1, 0, 1, 1));
+      FLOE_ASSIGN_OR_RAISE(scan, GenerateSeriesExec::Make(1, 0, 1, 1, type));
     } else {
-      FLOE_ASSIGN_OR_RAISE(scan, GenerateSeriesExec::Make(start_, stop, step_, partitions));
+      FLOE_ASSIGN_OR_RAISE(scan, GenerateSeriesExec::Make(start_, stop, step_, partitions, type));
     }
   }
   if (request.projection.size() == 1) return scan;
@@ -398,7 +423,13 @@ Result<plan::TableSourcePtr> MakeGenerateSeries(const std::vector<plan::TableFun
     return Status::Invalid(
         "generate_series: a timestamp series needs a step interval (argument 3)");
   }
-  TypePtr out_type = Int64();
+  // PostgreSQL's generate_series(int, int [, int]) is a series of integers, its bigint form
+  // one of bigints.
+  bool narrow = true;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i].value.is_null() && type_id(i) == TypeId::kInt64) narrow = false;
+  }
+  TypePtr out_type = narrow ? Int32() : Int64();
   if (timestamps) {
     out_type = type_id(0) == TypeId::kTimestampTz || type_id(1) == TypeId::kTimestampTz
                    ? TimestampTz()
@@ -423,13 +454,14 @@ Result<plan::TableSourcePtr> MakeGenerateSeries(const std::vector<plan::TableFun
   };
   if (!timestamps) {
     int64_t step = args.size() == 3 ? integer(2) : 1;
-    FLOE_ASSIGN_OR_RAISE(auto table, GenerateSeriesTable::Make(integer(0), integer(1), step));
+    FLOE_ASSIGN_OR_RAISE(auto table,
+                         GenerateSeriesTable::Make(integer(0), integer(1), step, out_type));
     return plan::TableSourcePtr(std::move(table));
   }
-  Result<IntervalStep> step =
-      args[2].value.type()->is_interval()
-          ? Result<IntervalStep>(IntervalStepOf(IntervalFromBytes(args[2].value.get<std::string>())))
-          : ParseIntervalStep(args[2].value.get<std::string>());
+  Result<IntervalStep> step = args[2].value.type()->is_interval()
+                                  ? Result<IntervalStep>(IntervalStepOf(
+                                        IntervalFromBytes(args[2].value.get<std::string>())))
+                                  : ParseIntervalStep(args[2].value.get<std::string>());
   if (!step.ok()) return step.status().WithPrefix("generate_series: argument 3 (step): ");
   FLOE_ASSIGN_OR_RAISE(const int64_t start, micros(0));
   FLOE_ASSIGN_OR_RAISE(const int64_t stop, micros(1));
@@ -453,6 +485,7 @@ Status GenerateSeriesExec::Encode(codec::PlanEncoder& out) const {
   } else {
     m.set_step(step_);
     m.set_partitions(properties_.partitioning.partition_count());
+    m.set_int32_values(properties_.schema->field(0).type()->id() == TypeId::kInt32);
   }
   return out.SetPayload(m);
 }
@@ -471,7 +504,7 @@ Result<exec::PlanPtr> GenerateSeriesExec::Decode(codec::PlanDecoder& in,
         std::move(type), m.start(), m.stop(),
         IntervalStep{m.interval_months(), m.interval_days(), m.interval_micros()});
   }
-  return Make(m.start(), m.stop(), m.step(), m.partitions());
+  return Make(m.start(), m.stop(), m.step(), m.partitions(), m.int32_values() ? Int32() : Int64());
 }
 
 void RegisterGenerateSeriesPlanCodecs(exec::PlanCodecRegistry* registry) {

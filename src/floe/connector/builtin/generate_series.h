@@ -27,15 +27,19 @@ struct IntervalStep {
 Result<IntervalStep> ParseIntervalStep(std::string_view text);
 
 /// The values of one generate_series call, split into `partitions` partitions of about
-/// equal size, each produced in order. One column "generate_series" (not null): int64
-/// start, start + step, ... while <= stop (>= stop for a negative step); or timestamps
+/// equal size, each produced in order. One column "generate_series" (not null): integers
+/// (int32 or int64, as the arguments were: PostgreSQL's generate_series(int, int) is an
+/// integer series) start, start + step, ... while <= stop (>= stop for a negative step); or
+/// timestamps
 /// start, start + interval, ... (each value the previous plus the interval, as
 /// PostgreSQL computes it; one partition).
 class GenerateSeriesExec final : public exec::ExecutionPlan {
  public:
   static constexpr std::string_view kName = "GenerateSeriesExec";
-  /// kInvalidArgument "step size cannot equal zero"; kInternal when partitions < 1.
-  static Result<exec::PlanPtr> Make(int64_t start, int64_t stop, int64_t step, int partitions);
+  /// kInvalidArgument "step size cannot equal zero"; kInternal when partitions < 1 or `type`
+  /// is neither int32 nor int64 (int32 values must fit it: start and stop do).
+  static Result<exec::PlanPtr> Make(int64_t start, int64_t stop, int64_t step, int partitions,
+                                    TypePtr type = Int64());
   /// A timestamp series (`type` timestamp or timestamptz, values in microseconds).
   static Result<exec::PlanPtr> MakeTimestamps(TypePtr type, int64_t start, int64_t stop,
                                               IntervalStep step);
@@ -70,13 +74,14 @@ class GenerateSeriesExec final : public exec::ExecutionPlan {
   exec::PlanProperties properties_;
 };
 
-/// generate_series(start, stop[, step]) as a table: of int64 (step default 1) or of
+/// generate_series(start, stop[, step]) as a table: of int32 or int64 (step default 1) or of
 /// timestamps (the step an interval, given as text).
 class GenerateSeriesTable final : public exec::TableProvider {
  public:
-  /// An int64 series; kInvalidArgument for a zero step.
+  /// An integer series of `type` (int32 or int64); kInvalidArgument for a zero step.
   static Result<std::shared_ptr<const GenerateSeriesTable>> Make(int64_t start, int64_t stop,
-                                                                 int64_t step);
+                                                                 int64_t step,
+                                                                 TypePtr type = Int64());
   /// A timestamp series; `type` timestamp or timestamptz. kInvalidArgument for a zero step.
   static Result<std::shared_ptr<const GenerateSeriesTable>> MakeTimestamps(TypePtr type,
                                                                            int64_t start,

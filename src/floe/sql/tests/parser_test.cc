@@ -307,8 +307,12 @@ TEST(ParserExpressions, Subqueries) {
   e = Expr("(SELECT max(x) FROM t)");
   ASSERT_EQ(e->kind, ExprKind::kScalarSubquery);
   EXPECT_EQ(e->subquery->targets[0].expr->names, std::vector<std::string>{"max"});
-  EXPECT_THAT(ParseStatus("SELECT ARRAY(SELECT 1)"),
-              IsErrorWith(StatusCode::kNotSupported, "ARRAY(subquery) is not supported"));
+  // ARRAY(subquery): a kArray with the subquery instead of elements.
+  e = Expr("ARRAY(SELECT x FROM t ORDER BY x)");
+  ASSERT_EQ(e->kind, ExprKind::kArray);
+  EXPECT_TRUE(e->args.empty());
+  ASSERT_NE(e->subquery, nullptr);
+  EXPECT_EQ(e->subquery->order_by.size(), 1u);
 }
 
 TEST(ParserExpressions, FunctionCalls) {
@@ -609,7 +613,8 @@ TEST(ParserSelect, FromItemsAndJoins) {
   EXPECT_EQ(values.subquery->values.size(), 1u);
   EXPECT_EQ(values.alias, "v");
 
-  SelectStmtPtr ordinality = Query("SELECT * FROM generate_series(1, 2) WITH ORDINALITY AS g(x, n)");
+  SelectStmtPtr ordinality =
+      Query("SELECT * FROM generate_series(1, 2) WITH ORDINALITY AS g(x, n)");
   const TableRef& series = *ordinality->from[0];
   EXPECT_EQ(series.kind, TableRef::Kind::kFunction);
   EXPECT_TRUE(series.ordinality);
@@ -762,8 +767,8 @@ TEST(ParserStatements, CreateAndDrop) {
                           "column 23)"));
   EXPECT_THAT(ParseStatus("CREATE TABLE t (a int, UNIQUE (a))"),
               IsErrorWith(StatusCode::kNotSupported, "table constraints is not supported"));
-  EXPECT_TRUE(std::get<CreateTableStatement>(ParseOne("CREATE TEMP TABLE t (a int)").body)
-                  .temporary);
+  EXPECT_TRUE(
+      std::get<CreateTableStatement>(ParseOne("CREATE TEMP TABLE t (a int)").body).temporary);
   EXPECT_TRUE(std::get<CreateTableStatement>(
                   ParseOne("CREATE TEMPORARY TABLE t ON COMMIT PRESERVE ROWS AS SELECT 1").body)
                   .temporary);
@@ -772,9 +777,9 @@ TEST(ParserStatements, CreateAndDrop) {
               IsErrorWith(StatusCode::kNotSupported, "ON COMMIT DROP is not supported"));
   EXPECT_THAT(ParseStatus("CREATE TEMP TABLE t ON COMMIT DELETE ROWS AS SELECT 1"),
               IsErrorWith(StatusCode::kNotSupported, "ON COMMIT DELETE ROWS is not supported"));
-  EXPECT_THAT(ParseStatus("CREATE TABLE t (a int) ON COMMIT PRESERVE ROWS"),
-              IsErrorWith(StatusCode::kInvalidArgument,
-                          "ON COMMIT can only be used on temporary tables"));
+  EXPECT_THAT(
+      ParseStatus("CREATE TABLE t (a int) ON COMMIT PRESERVE ROWS"),
+      IsErrorWith(StatusCode::kInvalidArgument, "ON COMMIT can only be used on temporary tables"));
 
   s = ParseOne("CREATE TABLE t2 WITH (format_version = 1) AS SELECT 1 AS x");
   auto& ctas = std::get<CreateTableStatement>(s.body);
