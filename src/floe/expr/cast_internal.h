@@ -90,6 +90,22 @@ Result<int32_t> ParseDate(std::string_view text);
 Result<int64_t> ParseTime(std::string_view text);
 /// A timestamp as microseconds since the epoch (UTC with `with_zone`).
 Result<int64_t> ParseTimestamp(std::string_view text, bool with_zone);
+
+/// A time zone as AT TIME ZONE names one: a zone abbreviation ('PST': a fixed offset), a
+/// POSIX offset ('+05', 'UTC+5': hours WEST of UTC, as PostgreSQL reads them) or a name of
+/// the system's tz database ('America/New_York', 'Japan'; case-insensitive).
+struct TimeZone {
+  int64_t fixed_seconds = 0;    // seconds east of UTC, when `rules` is null
+  const void* rules = nullptr;  // the tz database's rules (datetime_input.cc)
+};
+/// kInvalidArgument "time zone \"x\" not recognized".
+Result<TimeZone> LookupTimeZone(std::string_view name);
+/// The zone's offset (seconds east of UTC) at a UTC instant, or at a local wall-clock time
+/// (seconds since the epoch as if it were UTC; a time that a transition skips or repeats
+/// reads as PostgreSQL reads it). kNotSupported past the tz database's last transition of a
+/// zone with daylight-saving rules after it.
+Result<int64_t> ZoneOffsetAtUtc(const TimeZone& zone, int64_t utc_seconds);
+Result<int64_t> ZoneOffsetAtLocal(const TimeZone& zone, int64_t local_seconds);
 /// A numeric literal ("-12.5", "1e3", " .5 ") rounded half away from zero to `scale`
 /// digits; kInvalidArgument on bad syntax or when it needs more than `precision` digits.
 Result<Int128> ParseDecimal(std::string_view text, int precision, int scale);

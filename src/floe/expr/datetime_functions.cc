@@ -229,8 +229,7 @@ Result<Int128> ExtractMicroUnits(Unit unit, std::string_view unit_text, const Ty
   constexpr Int128 kM = 1000000;
   if (!time_only && (ts == kTimestampInfinity || ts == kTimestampMinusInfinity)) {
     // PostgreSQL answers +-Infinity or null here, which these result types cannot hold.
-    return Status::NotSupported("extract from an infinite {} is not supported",
-                                SqlTypeName(*type));
+    return Status::NotSupported("extract from an infinite {} is not supported", SqlTypeName(*type));
   }
   const int64_t days = FloorDiv(ts, kMicrosPerDay);
   const int64_t in_day = FloorMod(ts, kMicrosPerDay);
@@ -555,9 +554,84 @@ Result<ColumnarValue> ToTimestampKernel(const ResolvedFunction& f, const Args& a
       });
 }
 
+// timezone(zone, value): AT TIME ZONE. A timestamptz becomes the wall-clock time (a
+// timestamp) of the zone; a timestamp is read as one of the zone (a timestamptz). The zone
+// is text (TimeZone) or an interval (hours east of UTC, ISO's sign). A date, or an untyped
+// literal, is a timestamptz there (PostgreSQL's preferred type).
+Result<ResolvedFunction> ResolveTimezone(const std::vector<TypePtr>& t, int* cost) {
+  if (t.size() != 2) return NoSuchFunction("timezone", t);
+  TypePtr zone;
+  if (t[0]->is_interval()) {
+    zone = Interval();
+  } else if (t[0]->id() == TypeId::kString && !t[0]->is_json()) {
+    zone = String();
+  } else {
+    return NoSuchFunction("timezone", t);
+  }
+  *cost = 0;
+  switch (IsUnknownType(t[1]) ? TypeId::kDate : t[1]->id()) {
+    case TypeId::kTimestamp:
+      return Resolution("timezone", {zone, Timestamp()}, TimestampTz());
+    case TypeId::kTimestampTz:
+      return Resolution("timezone", {zone, TimestampTz()}, Timestamp());
+    case TypeId::kDate:
+      *cost = 1;
+      return Resolution("timezone", {zone, TimestampTz()}, Timestamp());
+    case TypeId::kTime:
+      return Status::NotSupported(
+          "AT TIME ZONE of a time is not supported (floe has no time with time zone)");
+    default:
+      return NoSuchFunction("timezone", t);
+  }
+}
+
+Result<ColumnarValue> TimezoneKernel(const ResolvedFunction& f, const Args& args, int64_t n,
+                                     EvalContext& ctx) {
+  const bool to_local = f.return_type->id() == TypeId::kTimestamp;
+  const bool interval = f.arg_types[0]->is_interval();
+  // The zone of the last row (a constant zone is looked up once).
+  std::string last_name;
+  TimeZone zone;
+  bool have_zone = false;
+  return Map2Fallible<int64_t, std::string_view, int64_t>(
+      args[0], args[1], n, f.return_type, ctx,
+      [&](std::string_view zone_value, int64_t value, int64_t* out) -> Status {
+        if (interval) {
+          const IntervalValue span = IntervalFromBytes(zone_value);
+          if (span.months != 0 || span.days != 0) {
+            return Status::Invalid("interval time zone \"{}\" must not include months or days",
+                                   IntervalText(span));
+          }
+          zone = TimeZone{FloorDiv(span.micros, kMicrosPerSecond), nullptr};
+        } else if (!have_zone || zone_value != last_name) {
+          FLOE_ASSIGN_OR_RAISE(zone, LookupTimeZone(zone_value));
+          last_name = std::string(zone_value);
+          have_zone = true;
+        }
+        if (value == kTimestampInfinity || value == kTimestampMinusInfinity) {
+          *out = value;
+          return Status::OK();
+        }
+        const int64_t seconds = FloorDiv(value, kMicrosPerSecond);
+        int64_t offset = 0;
+        if (to_local) {
+          FLOE_ASSIGN_OR_RAISE(offset, ZoneOffsetAtUtc(zone, seconds));
+        } else {
+          FLOE_ASSIGN_OR_RAISE(offset, ZoneOffsetAtLocal(zone, seconds));
+          offset = -offset;
+        }
+        if (__builtin_add_overflow(value, offset * kMicrosPerSecond, out) ||
+            *out >= kTimestampInfinity || *out <= kTimestampMinusInfinity) {
+          return Status::Invalid("timestamp out of range");
+        }
+        return Status::OK();
+      });
+}
+
 }  // namespace
 
 void RegisterDatetimeFunctions(ScalarFunctionRegistry& r) {
+  r.Add({"timezone", {}, ResolveTimezone, TimezoneKernel});
   r.Add({"date_trunc", {}, UnitAndTemporal("date_trunc", true, false, nullptr), DateTruncKernel});
   r.Add({"extract",
          {},

@@ -49,9 +49,9 @@ struct Field {
 
 constexpr std::string_view kMonths[] = {"jan", "feb", "mar", "apr", "may", "jun",
                                         "jul", "aug", "sep", "oct", "nov", "dec"};
-constexpr std::string_view kFullMonths[] = {"january", "february", "march",     "april",
-                                            "may",     "june",     "july",      "august",
-                                            "september", "october", "november", "december"};
+constexpr std::string_view kFullMonths[] = {"january",   "february", "march",    "april",
+                                            "may",       "june",     "july",     "august",
+                                            "september", "october",  "november", "december"};
 
 // 1..12 for a month's name or abbreviation ("sept" too), else 0.
 int MonthNumber(std::string_view word) {
@@ -63,9 +63,8 @@ int MonthNumber(std::string_view word) {
 
 bool IsWeekdayName(std::string_view word) {
   static constexpr std::string_view kDays[] = {
-      "sun",      "mon",      "tue",    "tues",   "wed",     "wednes", "thu",     "thur",
-      "thurs",    "fri",      "sat",    "sunday", "monday",  "tuesday", "wednesday",
-      "thursday", "friday",   "saturday"};
+      "sun", "mon", "tue",    "tues",   "wed",     "wednes",    "thu",      "thur",   "thurs",
+      "fri", "sat", "sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"};
   for (std::string_view d : kDays) {
     if (word == d) return true;
   }
@@ -79,16 +78,14 @@ std::optional<int64_t> AbbreviationOffset(std::string_view word) {
     int64_t seconds;
   };
   static constexpr Abbrev kAbbrevs[] = {
-      {"z", 0},          {"zulu", 0},       {"utc", 0},        {"ut", 0},
-      {"gmt", 0},        {"wet", 0},        {"west", 3600},    {"bst", 3600},
-      {"cet", 3600},     {"met", 3600},     {"cest", 7200},    {"mest", 7200},
-      {"eet", 7200},     {"eest", 10800},   {"ist", 7200},     {"msk", 10800},
-      {"jst", 32400},    {"kst", 32400},    {"hkt", 28800},    {"sgt", 28800},
-      {"awst", 28800},   {"acst", 34200},   {"aest", 36000},   {"aedt", 39600},
-      {"nzst", 43200},   {"nzdt", 46800},   {"nst", -12600},   {"ndt", -9000},
-      {"ast", -14400},   {"adt", -10800},   {"est", -18000},   {"edt", -14400},
-      {"cst", -21600},   {"cdt", -18000},   {"mst", -25200},   {"mdt", -21600},
-      {"pst", -28800},   {"pdt", -25200},   {"akst", -32400},  {"akdt", -28800},
+      {"z", 0},        {"zulu", 0},     {"utc", 0},      {"ut", 0},        {"gmt", 0},
+      {"wet", 0},      {"west", 3600},  {"bst", 3600},   {"cet", 3600},    {"met", 3600},
+      {"cest", 7200},  {"mest", 7200},  {"eet", 7200},   {"eest", 10800},  {"ist", 7200},
+      {"msk", 10800},  {"jst", 32400},  {"kst", 32400},  {"hkt", 28800},   {"sgt", 28800},
+      {"awst", 28800}, {"acst", 34200}, {"aest", 36000}, {"aedt", 39600},  {"nzst", 43200},
+      {"nzdt", 46800}, {"nst", -12600}, {"ndt", -9000},  {"ast", -14400},  {"adt", -10800},
+      {"est", -18000}, {"edt", -14400}, {"cst", -21600}, {"cdt", -18000},  {"mst", -25200},
+      {"mdt", -21600}, {"pst", -28800}, {"pdt", -25200}, {"akst", -32400}, {"akdt", -28800},
       {"hst", -36000},
   };
   for (const Abbrev& a : kAbbrevs) {
@@ -197,7 +194,8 @@ const ZoneRules* FindZone(std::string_view lower_name) {
   if (it != cache.end()) return it->second ? &*it->second : nullptr;
   // The database's file names are mixed case: find each path component by a
   // case-insensitive match in its directory listing is costly, so try the usual casing
-  // (each word capitalized after '/', '_' and '-') and the name as written.
+  // (each word capitalized after '/', '_' and '-'), the name as written and in capitals
+  // (EST5EDT).
   std::string proper(lower_name);
   bool start = true;
   for (char& ch : proper) {
@@ -205,7 +203,11 @@ const ZoneRules* FindZone(std::string_view lower_name) {
     start = ch == '/' || ch == '_' || ch == '-';
   }
   std::optional<ZoneRules> rules;
-  for (const std::string& name : {proper, std::string(lower_name)}) {
+  std::string upper(lower_name);
+  for (char& ch : upper) {
+    if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
+  }
+  for (const std::string& name : {proper, std::string(lower_name), upper}) {
     std::ifstream in("/usr/share/zoneinfo/" + name, std::ios::binary);
     if (!in) continue;
     std::string data(1 << 20, '\0');
@@ -220,14 +222,22 @@ const ZoneRules* FindZone(std::string_view lower_name) {
 }
 
 // The UTC offset of a zone at a local wall-clock time (seconds since the epoch as if the
-// local time were UTC): the offset in effect at local - offset, as PostgreSQL resolves a
-// time that a transition skips or repeats (the earlier offset's reading).
+// local time were UTC), as PostgreSQL resolves it: with the first transition after a day
+// before it, the offset before that transition when the time read with either offset falls
+// before it, the one after when both fall after; a time the transition skips (spring
+// forward) takes the offset before it, one it repeats (fall back) the offset after it.
 int64_t OffsetAtLocal(const ZoneRules& zone, int64_t local_seconds) {
-  const int64_t guess = zone.OffsetAtUtc(local_seconds);
-  const int64_t second = zone.OffsetAtUtc(local_seconds - guess);
-  if (second == guess) return guess;
-  const int64_t third = zone.OffsetAtUtc(local_seconds - second);
-  return third == second ? second : guess;
+  const int64_t earlier = local_seconds - kSecondsPerDay;
+  const auto next = std::upper_bound(zone.transitions.begin(), zone.transitions.end(), earlier);
+  const int64_t before = zone.OffsetAtUtc(earlier);
+  if (next == zone.transitions.end()) return before;
+  const int64_t boundary = *next;
+  const int64_t after = zone.offsets[static_cast<size_t>(next - zone.transitions.begin())];
+  const int64_t before_time = local_seconds - before;
+  const int64_t after_time = local_seconds - after;
+  if (before_time < boundary && after_time < boundary) return before;
+  if (before_time > boundary && after_time >= boundary) return after;
+  return before_time > after_time ? before : after;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -284,8 +294,8 @@ bool SplitFields(std::string_view s, std::vector<Field>* out) {
         while (j < n && (IsAlnum(s[j]) || s[j] == sep)) ++j;
         out->push_back({FieldKind::kDate, lower(i, j)});
       } else if (j < n && (s[j] == '/' || s[j] == '_')) {
-        while (j < n && (IsAlnum(s[j]) || s[j] == '/' || s[j] == '_' || s[j] == '-' ||
-                         s[j] == '+')) {
+        while (j < n &&
+               (IsAlnum(s[j]) || s[j] == '/' || s[j] == '_' || s[j] == '-' || s[j] == '+')) {
           ++j;
         }
         out->push_back({FieldKind::kWord, lower(i, j)});
@@ -324,8 +334,17 @@ bool SplitFields(std::string_view s, std::vector<Field>* out) {
 // ---------------------------------------------------------------------------------------
 // Decoding.
 
-enum class Special { kNone, kNow, kToday, kTomorrow, kYesterday, kEpoch, kInfinity,
-                     kMinusInfinity, kAllballs };
+enum class Special {
+  kNone,
+  kNow,
+  kToday,
+  kTomorrow,
+  kYesterday,
+  kEpoch,
+  kInfinity,
+  kMinusInfinity,
+  kAllballs
+};
 
 enum class Failure { kNone, kSyntax, kRange, kZone, kDisplacement };
 
@@ -342,7 +361,7 @@ struct Parts {
   int ampm = 0;  // 1 am, 2 pm
   bool bc = false, ad = false;
   bool has_zone = false;
-  int64_t zone_seconds = 0;                // east of UTC
+  int64_t zone_seconds = 0;               // east of UTC
   const ZoneRules* zone_rules = nullptr;  // a full zone name: the offset depends on the date
   Special special = Special::kNone;
   std::string bad_zone;
@@ -583,8 +602,7 @@ Failure ParseOffset(std::string_view text, int64_t* seconds) {
   if (colon != std::string_view::npos) {
     std::string_view rest = text.substr(colon + 1);
     const size_t colon2 = rest.find(':');
-    if (!ParseInt(text.substr(0, colon), &h) ||
-        !ParseInt(rest.substr(0, colon2), &m) ||
+    if (!ParseInt(text.substr(0, colon), &h) || !ParseInt(rest.substr(0, colon2), &m) ||
         (colon2 != std::string_view::npos && !ParseInt(rest.substr(colon2 + 1), &s))) {
       return Failure::kSyntax;
     }
@@ -650,10 +668,14 @@ Failure DecodeWord(const Field& f, Parts& p) {
     return Failure::kNone;
   }
   static constexpr std::pair<std::string_view, Special> kSpecials[] = {
-      {"now", Special::kNow},           {"today", Special::kToday},
-      {"tomorrow", Special::kTomorrow}, {"yesterday", Special::kYesterday},
-      {"epoch", Special::kEpoch},       {"infinity", Special::kInfinity},
-      {"+infinity", Special::kInfinity}, {"-infinity", Special::kMinusInfinity},
+      {"now", Special::kNow},
+      {"today", Special::kToday},
+      {"tomorrow", Special::kTomorrow},
+      {"yesterday", Special::kYesterday},
+      {"epoch", Special::kEpoch},
+      {"infinity", Special::kInfinity},
+      {"+infinity", Special::kInfinity},
+      {"-infinity", Special::kMinusInfinity},
       {"allballs", Special::kAllballs},
   };
   for (const auto& [name, special] : kSpecials) {
@@ -758,8 +780,8 @@ Failure ResolveTime(const Parts& p, int64_t* micros) {
     if (p.ampm == 1 && h == 12) h = 0;
     if (p.ampm == 2 && h != 12) h += 12;
   }
-  *micros = h * kMicrosPerHour + p.minute * kMicrosPerMinute + p.second * kMicrosPerSecond +
-            p.micros;
+  *micros =
+      h * kMicrosPerHour + p.minute * kMicrosPerMinute + p.second * kMicrosPerSecond + p.micros;
   return Failure::kNone;
 }
 
@@ -888,6 +910,47 @@ Result<int64_t> ParseTime(std::string_view text) { return ParseDateTime(text, Ta
 
 Result<int64_t> ParseTimestamp(std::string_view text, bool with_zone) {
   return ParseDateTime(text, with_zone ? Target::kTimestampTz : Target::kTimestamp);
+}
+
+Result<TimeZone> LookupTimeZone(std::string_view name) {
+  std::string w;
+  for (char c : name) {
+    if (!IsSpace(c)) w.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
+  }
+  if (auto offset = AbbreviationOffset(w)) return TimeZone{*offset, nullptr};
+  // A POSIX offset, alone or after a zone name: hours west of UTC.
+  const size_t sign = w.find_first_of("+-");
+  if (sign != std::string::npos && w.find('/') == std::string::npos &&
+      (sign == 0 ||
+       (sign >= 3 && std::all_of(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(sign),
+                                 [](char c) { return IsAlpha(c); })))) {
+    int64_t west = 0;
+    if (ParseOffset(std::string_view(w).substr(sign), &west) == Failure::kNone) {
+      return TimeZone{-west, nullptr};
+    }
+  }
+  if (const ZoneRules* rules = FindZone(w)) return TimeZone{0, rules};
+  return Status::Invalid("time zone \"{}\" not recognized", name);
+}
+
+Result<int64_t> ZoneOffsetAtUtc(const TimeZone& zone, int64_t utc_seconds) {
+  if (zone.rules == nullptr) return zone.fixed_seconds;
+  const auto& rules = *static_cast<const ZoneRules*>(zone.rules);
+  if (!rules.Known(utc_seconds)) {
+    return Status::NotSupported(
+        "time zone rules past the last transition of the tz database are not supported");
+  }
+  return rules.OffsetAtUtc(utc_seconds);
+}
+
+Result<int64_t> ZoneOffsetAtLocal(const TimeZone& zone, int64_t local_seconds) {
+  if (zone.rules == nullptr) return zone.fixed_seconds;
+  const auto& rules = *static_cast<const ZoneRules*>(zone.rules);
+  if (!rules.Known(local_seconds - kSecondsPerDay)) {
+    return Status::NotSupported(
+        "time zone rules past the last transition of the tz database are not supported");
+  }
+  return OffsetAtLocal(rules, local_seconds);
 }
 
 }  // namespace floe::expr::internal
