@@ -433,11 +433,9 @@ void RegisterMathFunctions(ScalarFunctionRegistry& r) {
               return Status::OK();
             }));
   AddFloat8(r, "cbrt", {"dcbrt"}, Float8Kernel([](double x, double* out) -> Status {
+              // The C library's, as PostgreSQL's cbrt is (glibc's may be 1 ulp off an exact
+              // cube: cbrt(27) is 3.0000000000000004 in both).
               *out = std::cbrt(x);
-              // One Newton step makes exact cubes exact (the library result may be 1 ulp off).
-              if (std::isfinite(*out) && *out != 0) {
-                *out -= (*out * *out * *out - x) / (3 * *out * *out);
-              }
               return Status::OK();
             }));
   auto log_of = [](double (*fn)(double)) {
