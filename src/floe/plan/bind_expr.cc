@@ -111,7 +111,9 @@ Result<Scalar> NumericLiteral(const std::string& written, bool negative) {
 
 /// ParsedExpr as an interval literal ('1 day'::interval, INTERVAL '1' DAY), or null.
 const sql::ParsedExpr* AsIntervalLiteral(const sql::ParsedExpr& e) {
-  if (e.kind != sql::ExprKind::kCast || e.type.name != "interval") return nullptr;
+  if (e.kind != sql::ExprKind::kCast || e.type.name != "interval" || e.type.array_bounds != 0) {
+    return nullptr;
+  }
   if (e.args.empty() || e.args[0]->kind != sql::ExprKind::kConstant ||
       e.args[0]->constant.kind != sql::Constant::Kind::kString) {
     return nullptr;
