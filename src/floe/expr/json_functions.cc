@@ -114,8 +114,8 @@ ScalarResolver JsonVariadicText(std::string name, TypePtr first, TypePtr ret) {
 
 // PostgreSQL's `VARIADIC "any"`: every argument as it is (an untyped NULL as text).
 ScalarResolver AnyVariadic(std::string name, TypePtr ret) {
-  return [name = std::move(name), ret = std::move(ret)](
-             const std::vector<TypePtr>& args, int*) -> Result<ResolvedFunction> {
+  return [name = std::move(name), ret = std::move(ret)](const std::vector<TypePtr>& args,
+                                                        int*) -> Result<ResolvedFunction> {
     std::vector<TypePtr> params;
     for (const TypePtr& t : args) params.push_back(t ? t : String());
     return Resolution(name, std::move(params), ret, /*null_if_any_arg_null=*/false);
@@ -443,8 +443,8 @@ ScalarKernel GetKernel(bool as_text) {
                       [&](const Rows& rows, int64_t i, std::string* out, bool* is_null) -> Status {
                         const std::string_view src = Text(rows, 0, i);
                         FLOE_ASSIGN_OR_RAISE(JsonValue v, Parsed(f, rows, 0, i));
-                        const JsonValue* found = by_index ? Element(v, Int(rows, 1, i))
-                                                          : v.Find(Text(rows, 1, i));
+                        const JsonValue* found =
+                            by_index ? Element(v, Int(rows, 1, i)) : v.Find(Text(rows, 1, i));
                         if (found == nullptr) {
                           *is_null = true;
                         } else if (as_text) {
@@ -461,33 +461,32 @@ ScalarKernel GetKernel(bool as_text) {
 ScalarKernel PathKernel(bool as_text, bool variadic) {
   return [as_text, variadic](const ResolvedFunction& f, const Args& args, int64_t n,
                              EvalContext& ctx) -> Result<ColumnarValue> {
-    return StringRows(
-        f, args, n, ctx, variadic ? 1 : 2,
-        [&](const Rows& rows, int64_t i, std::string* out, bool* is_null) -> Status {
-          std::vector<std::optional<std::string_view>> path;
-          if (variadic) {
-            for (size_t k = 1; k < rows.arrays.size(); ++k) {
-              if (rows.arrays[k]->IsNull(i)) {
-                path.emplace_back();
-              } else {
-                path.emplace_back(Text(rows, k, i));
-              }
-            }
-          } else {
-            path = TextList(rows, 1, i);
-          }
-          const std::string_view src = Text(rows, 0, i);
-          FLOE_ASSIGN_OR_RAISE(JsonValue v, Parsed(f, rows, 0, i));
-          const JsonValue* found = FollowPath(v, path);
-          if (found == nullptr) {
-            *is_null = true;
-          } else if (as_text) {
-            FLOE_RETURN_NOT_OK(AsText(src, *found, out, is_null));
-          } else {
-            out->append(SubText(src, *found));
-          }
-          return Status::OK();
-        });
+    return StringRows(f, args, n, ctx, variadic ? 1 : 2,
+                      [&](const Rows& rows, int64_t i, std::string* out, bool* is_null) -> Status {
+                        std::vector<std::optional<std::string_view>> path;
+                        if (variadic) {
+                          for (size_t k = 1; k < rows.arrays.size(); ++k) {
+                            if (rows.arrays[k]->IsNull(i)) {
+                              path.emplace_back();
+                            } else {
+                              path.emplace_back(Text(rows, k, i));
+                            }
+                          }
+                        } else {
+                          path = TextList(rows, 1, i);
+                        }
+                        const std::string_view src = Text(rows, 0, i);
+                        FLOE_ASSIGN_OR_RAISE(JsonValue v, Parsed(f, rows, 0, i));
+                        const JsonValue* found = FollowPath(v, path);
+                        if (found == nullptr) {
+                          *is_null = true;
+                        } else if (as_text) {
+                          FLOE_RETURN_NOT_OK(AsText(src, *found, out, is_null));
+                        } else {
+                          out->append(SubText(src, *found));
+                        }
+                        return Status::OK();
+                      });
   };
 }
 
@@ -598,39 +597,37 @@ void DeleteKey(JsonValue* v, std::string_view key) {
 Result<ColumnarValue> DeleteKernel(const ResolvedFunction& f, const Args& args, int64_t n,
                                    EvalContext& ctx) {
   const TypeId what = f.arg_types[1]->id();
-  return StringRows(
-      f, args, n, ctx, 2, [&](const Rows& rows, int64_t i, std::string* out, bool*) -> Status {
-        FLOE_ASSIGN_OR_RAISE(JsonValue v, Parsed(f, rows, 0, i));
-        if (!v.is_container()) return Status::Invalid("cannot delete from scalar");
-        if (what == TypeId::kInt32) {
-          if (v.kind == JsonKind::kObject) {
-            return Status::Invalid("cannot delete from object using integer index");
-          }
-          int64_t index = Int(rows, 1, i);
-          const int64_t size = static_cast<int64_t>(v.items.size());
-          if (index < 0) index += size;
-          if (index >= 0 && index < size) {
-            v.items.erase(v.items.begin() + static_cast<ptrdiff_t>(index));
-          }
-        } else if (what == TypeId::kList) {
-          for (const auto& key : TextList(rows, 1, i)) {
-            if (key) DeleteKey(&v, *key);
-          }
-        } else {
-          DeleteKey(&v, Text(rows, 1, i));
-        }
-        AppendJsonb(v, out);
-        return Status::OK();
-      });
+  return StringRows(f, args, n, ctx, 2,
+                    [&](const Rows& rows, int64_t i, std::string* out, bool*) -> Status {
+                      FLOE_ASSIGN_OR_RAISE(JsonValue v, Parsed(f, rows, 0, i));
+                      if (!v.is_container()) return Status::Invalid("cannot delete from scalar");
+                      if (what == TypeId::kInt32) {
+                        if (v.kind == JsonKind::kObject) {
+                          return Status::Invalid("cannot delete from object using integer index");
+                        }
+                        int64_t index = Int(rows, 1, i);
+                        const int64_t size = static_cast<int64_t>(v.items.size());
+                        if (index < 0) index += size;
+                        if (index >= 0 && index < size) {
+                          v.items.erase(v.items.begin() + static_cast<ptrdiff_t>(index));
+                        }
+                      } else if (what == TypeId::kList) {
+                        for (const auto& key : TextList(rows, 1, i)) {
+                          if (key) DeleteKey(&v, *key);
+                        }
+                      } else {
+                        DeleteKey(&v, Text(rows, 1, i));
+                      }
+                      AppendJsonb(v, out);
+                      return Status::OK();
+                    });
 }
 
 // Where a path step leads inside a container: an object's key or an array's position.
-Status PathStepIndex(const JsonValue& v, std::string_view step, size_t position,
-                     int64_t* index) {
+Status PathStepIndex(const JsonValue& v, std::string_view step, size_t position, int64_t* index) {
   const std::optional<int64_t> k = PathIndex(step);
   if (!k) {
-    return Status::Invalid("path element at position {} is not an integer: \"{}\"", position,
-                           step);
+    return Status::Invalid("path element at position {} is not an integer: \"{}\"", position, step);
   }
   *index = *k;
   return Status::OK();
@@ -677,7 +674,11 @@ Result<ColumnarValue> DeletePathKernel(const ResolvedFunction& f, const Args& ar
                       if (!v.is_container()) {
                         return Status::Invalid("cannot delete path in scalar");
                       }
-                      FLOE_RETURN_NOT_OK(DeletePath(&v, TextList(rows, 1, i), 0));
+                      // An empty container is returned as it is, whatever the path holds
+                      // (PostgreSQL's jsonb_delete_path looks at no path element then).
+                      if (!v.items.empty()) {
+                        FLOE_RETURN_NOT_OK(DeletePath(&v, TextList(rows, 1, i), 0));
+                      }
                       AppendJsonb(v, out);
                       return Status::OK();
                     });
@@ -686,8 +687,8 @@ Result<ColumnarValue> DeletePathKernel(const ResolvedFunction& f, const Args& ar
 // jsonb_set (insert false) and jsonb_insert (insert true) at a path: PostgreSQL's setPath.
 // `create` adds a missing last key (jsonb_set's create_if_missing); `after` inserts after
 // the array position instead of before (jsonb_insert's insert_after).
-Status SetPath(JsonValue* v, const std::vector<std::optional<std::string_view>>& path,
-               size_t level, const JsonValue& value, bool insert, bool create, bool after) {
+Status SetPath(JsonValue* v, const std::vector<std::optional<std::string_view>>& path, size_t level,
+               const JsonValue& value, bool insert, bool create, bool after) {
   if (!path[level]) {
     return Status::Invalid("path element at position {} is null", level + 1);
   }
@@ -728,16 +729,15 @@ Status SetPath(JsonValue* v, const std::vector<std::optional<std::string_view>>&
         return Status::OK();
       }
       if (insert) {
-        v->items.insert(v->items.begin() + static_cast<ptrdiff_t>(index + (after ? 1 : 0)),
-                        value);
+        v->items.insert(v->items.begin() + static_cast<ptrdiff_t>(index + (after ? 1 : 0)), value);
       } else {
         v->items[static_cast<size_t>(index)] = value;
       }
       return Status::OK();
     }
     if (index < 0 || index >= size) return Status::OK();
-    return SetPath(&v->items[static_cast<size_t>(index)], path, level + 1, value, insert,
-                   create, after);
+    return SetPath(&v->items[static_cast<size_t>(index)], path, level + 1, value, insert, create,
+                   after);
   }
   // A scalar in the middle of the path: nothing to set.
   return Status::OK();
@@ -746,24 +746,24 @@ Status SetPath(JsonValue* v, const std::vector<std::optional<std::string_view>>&
 ScalarKernel SetKernel(bool insert) {
   return [insert](const ResolvedFunction& f, const Args& args, int64_t n,
                   EvalContext& ctx) -> Result<ColumnarValue> {
-    return StringRows(
-        f, args, n, ctx, args.size(),
-        [&](const Rows& rows, int64_t i, std::string* out, bool*) -> Status {
-          FLOE_ASSIGN_OR_RAISE(JsonValue v, Parsed(f, rows, 0, i));
-          FLOE_ASSIGN_OR_RAISE(JsonValue value, Parsed(f, rows, 2, i));
-          const bool flag = rows.arrays.size() > 3 ? rows.arrays[3]->BoolValue(i)
-                                                   : !insert;
-          const auto path = TextList(rows, 1, i);
-          if (!v.is_container()) {
-            return Status::Invalid(insert ? "cannot set path in scalar" : "cannot set path in scalar");
-          }
-          if (!path.empty()) {
-            FLOE_RETURN_NOT_OK(SetPath(&v, path, 0, value, insert, insert ? false : flag,
-                                       insert ? flag : false));
-          }
-          AppendJsonb(v, out);
-          return Status::OK();
-        });
+    return StringRows(f, args, n, ctx, args.size(),
+                      [&](const Rows& rows, int64_t i, std::string* out, bool*) -> Status {
+                        FLOE_ASSIGN_OR_RAISE(JsonValue v, Parsed(f, rows, 0, i));
+                        FLOE_ASSIGN_OR_RAISE(JsonValue value, Parsed(f, rows, 2, i));
+                        const bool flag =
+                            rows.arrays.size() > 3 ? rows.arrays[3]->BoolValue(i) : !insert;
+                        const auto path = TextList(rows, 1, i);
+                        if (!v.is_container()) {
+                          return Status::Invalid(insert ? "cannot set path in scalar"
+                                                        : "cannot set path in scalar");
+                        }
+                        if (!path.empty()) {
+                          FLOE_RETURN_NOT_OK(SetPath(&v, path, 0, value, insert,
+                                                     insert ? false : flag, insert ? flag : false));
+                        }
+                        AppendJsonb(v, out);
+                        return Status::OK();
+                      });
   };
 }
 
@@ -898,8 +898,7 @@ ScalarKernel BuildKernel(bool object) {
             if (object && k % 2 == 0) {
               if (k > 0) out->append(", ");
               std::string key;
-              FLOE_RETURN_NOT_OK(
-                  AppendKeyText(*rows.arrays[k], i, static_cast<int>(k) + 1, &key));
+              FLOE_RETURN_NOT_OK(AppendKeyText(*rows.arrays[k], i, static_cast<int>(k) + 1, &key));
               AppendJsonString(key, out);
               out->append(" : ");
               continue;
@@ -920,45 +919,45 @@ ScalarKernel BuildKernel(bool object) {
 Result<ColumnarValue> ObjectKernel(const ResolvedFunction& f, const Args& args, int64_t n,
                                    EvalContext& ctx) {
   const bool jsonb = IsJsonb(f.return_type);
-  return StringRows(
-      f, args, n, ctx, args.size(),
-      [&](const Rows& rows, int64_t i, std::string* out, bool*) -> Status {
-        std::vector<std::optional<std::string_view>> keys = TextList(rows, 0, i);
-        std::vector<std::optional<std::string_view>> values;
-        if (rows.arrays.size() == 2) {
-          values = TextList(rows, 1, i);
-          if (values.size() != keys.size()) {
-            return Status::Invalid("mismatched array dimensions");
-          }
-        } else {
-          if (keys.size() % 2 != 0) {
-            return Status::Invalid("array must have even number of elements");
-          }
-          std::vector<std::optional<std::string_view>> k2;
-          for (size_t k = 0; k < keys.size(); k += 2) {
-            k2.push_back(keys[k]);
-            values.push_back(keys[k + 1]);
-          }
-          keys = std::move(k2);
-        }
-        out->push_back('{');
-        for (size_t k = 0; k < keys.size(); ++k) {
-          if (!keys[k]) return Status::Invalid("null value not allowed for object key");
-          if (k > 0) out->append(", ");
-          AppendJsonString(*keys[k], out);
-          out->append(" : ");
-          if (values[k]) {
-            AppendJsonString(*values[k], out);
-          } else {
-            out->append("null");
-          }
-        }
-        out->push_back('}');
-        if (jsonb) {
-          FLOE_ASSIGN_OR_RAISE(*out, ToJsonbText(*out));
-        }
-        return Status::OK();
-      });
+  return StringRows(f, args, n, ctx, args.size(),
+                    [&](const Rows& rows, int64_t i, std::string* out, bool*) -> Status {
+                      std::vector<std::optional<std::string_view>> keys = TextList(rows, 0, i);
+                      std::vector<std::optional<std::string_view>> values;
+                      if (rows.arrays.size() == 2) {
+                        values = TextList(rows, 1, i);
+                        if (values.size() != keys.size()) {
+                          return Status::Invalid("mismatched array dimensions");
+                        }
+                      } else {
+                        if (keys.size() % 2 != 0) {
+                          return Status::Invalid("array must have even number of elements");
+                        }
+                        std::vector<std::optional<std::string_view>> k2;
+                        for (size_t k = 0; k < keys.size(); k += 2) {
+                          k2.push_back(keys[k]);
+                          values.push_back(keys[k + 1]);
+                        }
+                        keys = std::move(k2);
+                      }
+                      out->push_back('{');
+                      for (size_t k = 0; k < keys.size(); ++k) {
+                        if (!keys[k])
+                          return Status::Invalid("null value not allowed for object key");
+                        if (k > 0) out->append(", ");
+                        AppendJsonString(*keys[k], out);
+                        out->append(" : ");
+                        if (values[k]) {
+                          AppendJsonString(*values[k], out);
+                        } else {
+                          out->append("null");
+                        }
+                      }
+                      out->push_back('}');
+                      if (jsonb) {
+                        FLOE_ASSIGN_OR_RAISE(*out, ToJsonbText(*out));
+                      }
+                      return Status::OK();
+                    });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1078,8 +1077,7 @@ ScalarKernel CompareKernel(int (*accept)(int)) {
 // Casts.
 
 Status JsonbScalarCastError(const JsonValue& v, const TypePtr& to) {
-  return Status::Invalid("cannot cast jsonb {} to type {}", JsonKindName(v.kind),
-                         SqlTypeName(*to));
+  return Status::Invalid("cannot cast jsonb {} to type {}", JsonKindName(v.kind), SqlTypeName(*to));
 }
 
 }  // namespace
@@ -1165,28 +1163,77 @@ void RegisterJsonFunctions(ScalarFunctionRegistry& r) {
   const TypePtr b = Boolean();
 
   // -> ->> #> #>> (the binder's names) and PostgreSQL's function names for them.
-  r.Add({"json_get", {}, JsonSignatures("json_get", {{{jb, t}, jb}, {{jb, i4}, jb}, {{js, t}, js}, {{js, i4}, js}}), GetKernel(false)});
-  r.Add({"json_get_text", {}, JsonSignatures("json_get_text", {{{jb, t}, t}, {{jb, i4}, t}, {{js, t}, t}, {{js, i4}, t}}), GetKernel(true)});
-  r.Add({"json_get_path", {}, JsonSignatures("json_get_path", {{{jb, ta}, jb}, {{js, ta}, js}}), PathKernel(false, false)});
-  r.Add({"json_get_path_text", {}, JsonSignatures("json_get_path_text", {{{jb, ta}, t}, {{js, ta}, t}}), PathKernel(true, false)});
-  for (const auto& [prefix, j] : {std::pair{std::string("jsonb"), jb}, std::pair{std::string("json"), js}}) {
-    r.Add({prefix + "_object_field", {}, JsonSignatures(prefix + "_object_field", {{{j, t}, j}}), GetKernel(false)});
-    r.Add({prefix + "_object_field_text", {}, JsonSignatures(prefix + "_object_field_text", {{{j, t}, t}}), GetKernel(true)});
-    r.Add({prefix + "_array_element", {}, JsonSignatures(prefix + "_array_element", {{{j, i4}, j}}), GetKernel(false)});
-    r.Add({prefix + "_array_element_text", {}, JsonSignatures(prefix + "_array_element_text", {{{j, i4}, t}}), GetKernel(true)});
-    r.Add({prefix + "_extract_path", {}, JsonVariadicText(prefix + "_extract_path", j, j), PathKernel(false, true)});
-    r.Add({prefix + "_extract_path_text", {}, JsonVariadicText(prefix + "_extract_path_text", j, t), PathKernel(true, true)});
+  r.Add({"json_get",
+         {},
+         JsonSignatures("json_get", {{{jb, t}, jb}, {{jb, i4}, jb}, {{js, t}, js}, {{js, i4}, js}}),
+         GetKernel(false)});
+  r.Add(
+      {"json_get_text",
+       {},
+       JsonSignatures("json_get_text", {{{jb, t}, t}, {{jb, i4}, t}, {{js, t}, t}, {{js, i4}, t}}),
+       GetKernel(true)});
+  r.Add({"json_get_path",
+         {},
+         JsonSignatures("json_get_path", {{{jb, ta}, jb}, {{js, ta}, js}}),
+         PathKernel(false, false)});
+  r.Add({"json_get_path_text",
+         {},
+         JsonSignatures("json_get_path_text", {{{jb, ta}, t}, {{js, ta}, t}}),
+         PathKernel(true, false)});
+  for (const auto& [prefix, j] :
+       {std::pair{std::string("jsonb"), jb}, std::pair{std::string("json"), js}}) {
+    r.Add({prefix + "_object_field",
+           {},
+           JsonSignatures(prefix + "_object_field", {{{j, t}, j}}),
+           GetKernel(false)});
+    r.Add({prefix + "_object_field_text",
+           {},
+           JsonSignatures(prefix + "_object_field_text", {{{j, t}, t}}),
+           GetKernel(true)});
+    r.Add({prefix + "_array_element",
+           {},
+           JsonSignatures(prefix + "_array_element", {{{j, i4}, j}}),
+           GetKernel(false)});
+    r.Add({prefix + "_array_element_text",
+           {},
+           JsonSignatures(prefix + "_array_element_text", {{{j, i4}, t}}),
+           GetKernel(true)});
+    r.Add({prefix + "_extract_path",
+           {},
+           JsonVariadicText(prefix + "_extract_path", j, j),
+           PathKernel(false, true)});
+    r.Add({prefix + "_extract_path_text",
+           {},
+           JsonVariadicText(prefix + "_extract_path_text", j, t),
+           PathKernel(true, true)});
     r.Add({prefix + "_typeof", {}, JsonSignatures(prefix + "_typeof", {{{j}, t}}), TypeofKernel()});
-    r.Add({prefix + "_array_length", {}, JsonSignatures(prefix + "_array_length", {{{j}, i4}}), ArrayLengthKernel});
-    r.Add({prefix + "_strip_nulls", {}, JsonSignatures(prefix + "_strip_nulls", {{{j}, j}}), StripNullsKernel});
+    r.Add({prefix + "_array_length",
+           {},
+           JsonSignatures(prefix + "_array_length", {{{j}, i4}}),
+           ArrayLengthKernel});
+    r.Add({prefix + "_strip_nulls",
+           {},
+           JsonSignatures(prefix + "_strip_nulls", {{{j}, j}}),
+           StripNullsKernel});
     // An init-capture: clang 14 (the fuzz build's compiler) cannot capture a structured binding.
-    r.Add({"to_" + prefix, {}, [name = "to_" + prefix, json = j](const std::vector<TypePtr>& args, int*) -> Result<ResolvedFunction> {
+    r.Add({"to_" + prefix,
+           {},
+           [name = "to_" + prefix, json = j](const std::vector<TypePtr>& args,
+                                             int*) -> Result<ResolvedFunction> {
              if (args.size() != 1) return NoSuchFunction(name, args);
              return Resolution(name, {args[0] ? args[0] : String()}, json);
-           }, ToJsonKernel});
-    r.Add({prefix + "_build_object", {}, AnyVariadic(prefix + "_build_object", j), BuildKernel(true)});
-    r.Add({prefix + "_build_array", {}, AnyVariadic(prefix + "_build_array", j), BuildKernel(false)});
-    r.Add({prefix + "_object", {}, JsonSignatures(prefix + "_object", {{{ta}, j}, {{ta, ta}, j}}), ObjectKernel});
+           },
+           ToJsonKernel});
+    r.Add({prefix + "_build_object",
+           {},
+           AnyVariadic(prefix + "_build_object", j),
+           BuildKernel(true)});
+    r.Add(
+        {prefix + "_build_array", {}, AnyVariadic(prefix + "_build_array", j), BuildKernel(false)});
+    r.Add({prefix + "_object",
+           {},
+           JsonSignatures(prefix + "_object", {{{ta}, j}, {{ta, ta}, j}}),
+           ObjectKernel});
     const struct {
       const char* suffix;
       SrfKind kind;
@@ -1197,25 +1244,58 @@ void RegisterJsonFunctions(ScalarFunctionRegistry& r) {
                 {"_object_keys", SrfKind::kObjectKeys}};
     for (const auto& s : srfs) {
       const std::string name = prefix + s.suffix;
-      r.Add({name, {}, JsonSignatures(name, {{{j}, SrfType(s.kind, j)}}, /*set_returning=*/true),
-             SrfKernel(s.kind), /*set_returning=*/true});
+      r.Add({name,
+             {},
+             JsonSignatures(name, {{{j}, SrfType(s.kind, j)}}, /*set_returning=*/true),
+             SrfKernel(s.kind),
+             /*set_returning=*/true});
     }
   }
   r.Add({"jsonb_pretty", {}, JsonSignatures("jsonb_pretty", {{{jb}, t}}), PrettyKernel});
 
   // jsonb's operators and their functions.
-  r.Add({"jsonb_contains", {}, JsonSignatures("jsonb_contains", {{{jb, jb}, b}}), ContainsKernel(false)});
-  r.Add({"jsonb_contained", {}, JsonSignatures("jsonb_contained", {{{jb, jb}, b}}), ContainsKernel(true)});
-  r.Add({"jsonb_exists", {}, JsonSignatures("jsonb_exists", {{{jb, t}, b}}), ExistsKernel(ExistsMode::kOne)});
-  r.Add({"jsonb_exists_any", {}, JsonSignatures("jsonb_exists_any", {{{jb, ta}, b}}), ExistsKernel(ExistsMode::kAny)});
-  r.Add({"jsonb_exists_all", {}, JsonSignatures("jsonb_exists_all", {{{jb, ta}, b}}), ExistsKernel(ExistsMode::kAll)});
+  r.Add({"jsonb_contains",
+         {},
+         JsonSignatures("jsonb_contains", {{{jb, jb}, b}}),
+         ContainsKernel(false)});
+  r.Add({"jsonb_contained",
+         {},
+         JsonSignatures("jsonb_contained", {{{jb, jb}, b}}),
+         ContainsKernel(true)});
+  r.Add({"jsonb_exists",
+         {},
+         JsonSignatures("jsonb_exists", {{{jb, t}, b}}),
+         ExistsKernel(ExistsMode::kOne)});
+  r.Add({"jsonb_exists_any",
+         {},
+         JsonSignatures("jsonb_exists_any", {{{jb, ta}, b}}),
+         ExistsKernel(ExistsMode::kAny)});
+  r.Add({"jsonb_exists_all",
+         {},
+         JsonSignatures("jsonb_exists_all", {{{jb, ta}, b}}),
+         ExistsKernel(ExistsMode::kAll)});
   r.Add({"jsonb_concat", {}, JsonSignatures("jsonb_concat", {{{jb, jb}, jb}}), ConcatKernel});
   r.Add({"concat_op", {}, JsonSignatures("concat_op", {{{jb, jb}, jb}}), ConcatKernel});
-  r.Add({"jsonb_delete", {}, JsonSignatures("jsonb_delete", {{{jb, t}, jb}, {{jb, i4}, jb}, {{jb, ta}, jb}}), DeleteKernel});
-  r.Add({"subtract", {}, JsonSignatures("subtract", {{{jb, t}, jb}, {{jb, i4}, jb}, {{jb, ta}, jb}}), DeleteKernel});
-  r.Add({"jsonb_delete_path", {}, JsonSignatures("jsonb_delete_path", {{{jb, ta}, jb}}), DeletePathKernel});
-  r.Add({"jsonb_set", {}, JsonSignatures("jsonb_set", {{{jb, ta, jb}, jb}, {{jb, ta, jb, b}, jb}}), SetKernel(false)});
-  r.Add({"jsonb_insert", {}, JsonSignatures("jsonb_insert", {{{jb, ta, jb}, jb}, {{jb, ta, jb, b}, jb}}), SetKernel(true)});
+  r.Add({"jsonb_delete",
+         {},
+         JsonSignatures("jsonb_delete", {{{jb, t}, jb}, {{jb, i4}, jb}, {{jb, ta}, jb}}),
+         DeleteKernel});
+  r.Add({"subtract",
+         {},
+         JsonSignatures("subtract", {{{jb, t}, jb}, {{jb, i4}, jb}, {{jb, ta}, jb}}),
+         DeleteKernel});
+  r.Add({"jsonb_delete_path",
+         {},
+         JsonSignatures("jsonb_delete_path", {{{jb, ta}, jb}}),
+         DeletePathKernel});
+  r.Add({"jsonb_set",
+         {},
+         JsonSignatures("jsonb_set", {{{jb, ta, jb}, jb}, {{jb, ta, jb, b}, jb}}),
+         SetKernel(false)});
+  r.Add({"jsonb_insert",
+         {},
+         JsonSignatures("jsonb_insert", {{{jb, ta, jb}, jb}, {{jb, ta, jb, b}, jb}}),
+         SetKernel(true)});
 
   const struct {
     const char* name;
@@ -1227,12 +1307,16 @@ void RegisterJsonFunctions(ScalarFunctionRegistry& r) {
                      {"gt", [](int c) { return static_cast<int>(c > 0); }},
                      {"ge", [](int c) { return static_cast<int>(c >= 0); }}};
   for (const auto& c : comparisons) {
-    r.Add({c.name, {}, [name = std::string(c.name), jb](const std::vector<TypePtr>& args, int*) -> Result<ResolvedFunction> {
+    r.Add({c.name,
+           {},
+           [name = std::string(c.name), jb](const std::vector<TypePtr>& args,
+                                            int*) -> Result<ResolvedFunction> {
              if (args.size() != 2 || !IsJsonb(args[0]) || !IsJsonb(args[1])) {
                return NoSuchFunction(name, args);
              }
              return Resolution(name, {jb, jb}, Boolean());
-           }, CompareKernel(c.accept)});
+           },
+           CompareKernel(c.accept)});
   }
 }
 

@@ -751,11 +751,20 @@ Result<ExprPtr> Binder::BindBinaryOp(const sql::ParsedExpr& e, ExprContext& ctx)
   }
   if ((op == "-" || op == "||") && (a->type->is_json() || b->type->is_json())) {
     if (op == "-") return MakeCall("subtract", {a, b}, e.location);
-    // jsonb || unknown is jsonb's concatenation; text || jsonb stays text's.
-    if (IsUntyped(*b)) {
+    // jsonb || unknown is jsonb's concatenation; text || jsonb stays text's (also a literal
+    // cast to text, which keeps its untyped node: UnknownArgs tells them apart).
+    const std::vector<bool> unknown = UnknownArgs(e.args, {a, b});
+    if (unknown[1]) {
       FLOE_ASSIGN_OR_RAISE(b, CoerceTo(b, a->type, e.args[1]->location));
-    } else if (IsUntyped(*a)) {
+    } else if (unknown[0]) {
       FLOE_ASSIGN_OR_RAISE(a, CoerceTo(a, b->type, e.args[0]->location));
+    } else {
+      if (IsUntyped(*a)) {
+        FLOE_ASSIGN_OR_RAISE(a, CoerceTo(a, String(), e.args[0]->location));
+      }
+      if (IsUntyped(*b)) {
+        FLOE_ASSIGN_OR_RAISE(b, CoerceTo(b, String(), e.args[1]->location));
+      }
     }
     if (a->type->extension() == Extension::kJsonb && b->type->extension() == Extension::kJsonb) {
       return MakeCall("concat_op", {a, b}, e.location);
