@@ -14,13 +14,25 @@ java_pid=""
 stop_server() { [ -z "$java_pid" ] || { kill "$java_pid" 2>/dev/null; wait "$java_pid" 2>/dev/null || true; }; }
 trap 'stop_server; rm -rf "$scratch"' EXIT
 mkdir rest-warehouse
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-CATALOG_REST_PORT="$port" CATALOG_WAREHOUSE="$scratch/rest-warehouse" \
-  CATALOG_URI="jdbc:sqlite:$scratch/rest-catalog.db" CATALOG_JDBC_SCHEMA__VERSION=V1 \
-  java -Xshare:auto -XX:TieredStopAtLevel=1 -cp "$jars/*" \
-  "$root/test/tools/rest_catalog_server/RestCatalogServerLocal.java" >server.log 2>&1 &
-java_pid=$!
-for _ in $(seq 600); do grep -qx ready server.log && break; sleep 0.1; done
+# A free port can be taken by another test between the probe and the server's bind: then
+# the server is started again on another.
+for _attempt in 1 2 3; do
+  port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  CATALOG_REST_PORT="$port" CATALOG_WAREHOUSE="$scratch/rest-warehouse" \
+    CATALOG_URI="jdbc:sqlite:$scratch/rest-catalog.db" CATALOG_JDBC_SCHEMA__VERSION=V1 \
+    java -Xshare:auto -XX:TieredStopAtLevel=1 -cp "$jars/*" \
+    "$root/test/tools/rest_catalog_server/RestCatalogServerLocal.java" >server.log 2>&1 &
+  java_pid=$!
+  for _ in $(seq 600); do
+    grep -qx ready server.log && break
+    kill -0 "$java_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -qx ready server.log && break
+  stop_server
+  java_pid=""
+  grep -q "Address already in use" server.log || break
+done
 grep -qx ready server.log || { cat server.log; fail "the REST catalog server did not start"; }
 
 run_status timeout 180 "$mpiexec" -np 2 "$floe" sql --catalog "http://127.0.0.1:$port" \

@@ -14,7 +14,8 @@ namespace {
 int64_t DisplayWidth(std::string_view s) { return CountCodePoints(s); }
 
 bool IsRightAligned(const DataType& type) {
-  return type.is_integer() || type.is_floating() || type.id() == TypeId::kDecimal;
+  return type.is_integer() || type.is_floating() || type.id() == TypeId::kDecimal ||
+         type.is_numeric();
 }
 
 Status CheckColumns(const Schema& schema, const RecordBatch& batch) {

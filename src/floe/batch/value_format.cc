@@ -9,6 +9,7 @@
 
 #include "floe/common/calendar.h"
 #include "floe/common/interval.h"
+#include "floe/common/numeric.h"
 
 namespace floe {
 
@@ -231,6 +232,10 @@ void AppendText(const Array& a, int64_t i, std::string* out) {
         AppendIntervalText(IntervalFromBytes(a.BytesValue(i)), out);
         return;
       }
+      if (t.is_numeric()) {
+        AppendNumericText(NumericFromBytes(a.BytesValue(i)), out);
+        return;
+      }
       AppendByteaText(a.BytesValue(i), out);
       return;
     case TypeId::kUuid:
@@ -329,6 +334,11 @@ void AppendJson(const Array& a, int64_t i, std::string* out) {
     case TypeId::kBinary:
     case TypeId::kFixed:
     case TypeId::kUuid: {
+      // A numeric is a JSON number, but NaN and the infinities are strings (as PostgreSQL's).
+      if (t.is_numeric() && NumericFromBytes(a.BytesValue(i)).is_finite()) {
+        AppendText(a, i, out);
+        return;
+      }
       std::string text;
       AppendText(a, i, &text);
       AppendJsonString(text, out);
@@ -444,6 +454,8 @@ bool AppendScalarText(const Scalar& s, std::string* out) {
         out->append(b);
       } else if (t.is_interval() && b.size() == static_cast<size_t>(kIntervalBytes)) {
         AppendIntervalText(IntervalFromBytes(b), out);
+      } else if (t.is_numeric() && b.size() == static_cast<size_t>(kNumericBytes)) {
+        AppendNumericText(NumericFromBytes(b), out);
       } else if (t.id() == TypeId::kUuid && b.size() == 16) {
         AppendUuidText(b, out);
       } else {
@@ -702,6 +714,11 @@ void AppendJsonScalar(const Scalar& scalar, std::string* out) {
     default: {
       std::string text;
       if (AppendScalarText(scalar, &text)) {
+        if (scalar.type()->is_numeric() &&
+            NumericFromBytes(scalar.get<std::string>()).is_finite()) {
+          out->append(text);
+          return;
+        }
         AppendJsonString(text, out);
         return;
       }

@@ -262,7 +262,7 @@ std::string FormatSltValue(const Array& array, int64_t row, char type, int extra
   options.extra_float_digits = extra_float_digits;
   std::string text = FormatValue(array, row, options);
   if (id == TypeId::kBoolean) return text == "t" ? "true" : "false";
-  if (type == 'R' && IsNumeric(id)) {
+  if (type == 'R' && (IsNumeric(id) || array.type()->is_numeric())) {
     if (text == "NaN" || text == "Infinity" || text == "-Infinity") return text;
     double v = std::strtod(text.c_str(), nullptr);
     return fmt::format("{:.12g}", v);
@@ -291,6 +291,10 @@ std::vector<std::string> FormatSltRows(const std::vector<RecordBatchPtr>& batche
 std::string SltTypesOf(const Schema& schema) {
   std::string types;
   for (const Field& f : schema.fields()) {
+    if (f.type()->is_numeric()) {
+      types += 'R';
+      continue;
+    }
     switch (f.type()->id()) {
       case TypeId::kInt8:
       case TypeId::kInt16:
@@ -535,9 +539,9 @@ Result<int> RunSqllogictest(const SqllogictestOptions& options, std::ostream& ou
           continue;
         }
       }
-      actual_rows[k] = FormatSltRows(
-          result->second, types,
-          static_cast<int>((*session)->config().GetInt("extra_float_digits")));
+      actual_rows[k] =
+          FormatSltRows(result->second, types,
+                        static_cast<int>((*session)->config().GetInt("extra_float_digits")));
       actual[k] = &actual_rows[k];
       if (!new_types[k].empty() || !SltResultsMatch(r, actual_rows[k])) {
         if (options.complete) {

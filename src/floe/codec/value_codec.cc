@@ -73,7 +73,7 @@ Result<TypePtr> DecodeTypeAt(const proto::DataType& message, int depth) {
   if (!message.extension().empty()) {
     // An extension is known by its name; its storage type is fixed by that name.
     TypePtr type;
-    for (TypePtr known : {Json(), Jsonb(), Interval(), Bpchar()}) {
+    for (TypePtr known : {Json(), Jsonb(), Interval(), Bpchar(), Numeric()}) {
       if (message.extension() == ExtensionName(known->extension())) type = std::move(known);
     }
     if (type == nullptr) {

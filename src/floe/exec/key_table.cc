@@ -1,5 +1,7 @@
 #include "floe/exec/key_table.h"
 
+#include "floe/batch/value_key.h"
+
 #include <algorithm>
 #include <bit>
 #include <limits>
@@ -54,8 +56,8 @@ namespace {
 // Width in bytes of a key type that packs into words, or 0: fixed-width values up to 16
 // bytes (booleans as one byte).
 int PackedWidth(const DataType& type) {
-  // Intervals are keyed by their span (EncodeRowKeys), not by their bytes.
-  if (type.is_interval()) return 0;
+  // Intervals and numerics are keyed by their value (EncodeRowKeys), not by their bytes.
+  if (HasValueKey(type)) return 0;
   if (type.id() == TypeId::kFixed || type.id() == TypeId::kUuid) {
     return type.byte_width() > 0 && type.byte_width() <= 16 ? type.byte_width() : 0;
   }

@@ -19,8 +19,9 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
-#include "floe/common/interval.h"
+#include "floe/batch/value_key.h"
 #include "floe/common/memory_pool.h"
+#include "floe/common/numeric.h"
 #include "floe/expr/aggregate_internal.h"
 #include "floe/expr/comparison_internal.h"
 #include "floe/expr/json_internal.h"
@@ -600,6 +601,23 @@ class AvgAccumulator final : public GroupsAccumulator {
         valid[g] = counts_[g] > 0;
         if (valid[g]) out[g] = sums_[g] / static_cast<double>(counts_[g]);
       }
+    } else if (out_type_->is_numeric()) {
+      // PostgreSQL's numeric division of the sum by the count (its result scale).
+      FixedSizeBinaryBuilder builder(out_type_, pool_);
+      FLOE_RETURN_NOT_OK(builder.Reserve(static_cast<int64_t>(n)));
+      for (size_t g = 0; g < n; ++g) {
+        if (counts_[g] == 0) {
+          FLOE_RETURN_NOT_OK(builder.AppendNull());
+          continue;
+        }
+        if (sums_[g] > kMaxDecimal38 || sums_[g] < -kMaxDecimal38) return NumericOverflow("avg");
+        FLOE_ASSIGN_OR_RAISE(NumericValue avg,
+                             DivideNumerics(NumericValue::Finite(sums_[g], sum_type_->scale()),
+                                            NumericValue::Finite(counts_[g], 0)));
+        FLOE_RETURN_NOT_OK(builder.Append(NumericBytes(avg)));
+      }
+      Reset();
+      return builder.Finish();
     } else {
       const Int128 scale_up = Pow10(out_type_->scale() - sum_type_->scale());
       for (size_t g = 0; g < n; ++g) {
@@ -685,6 +703,205 @@ class AvgAccumulator final : public GroupsAccumulator {
   PoolVector<SumT> sums_;  // the double sums; the exact ones' totals in State/Evaluate
   ExactSums exact_;
   PoolVector<int64_t> counts_;
+};
+
+// ---------------------------------------------------------------------------------------
+// sum and avg of numerics (each value with its own scale): the sum keeps the larger scale,
+// as PostgreSQL's numeric addition; avg divides it by the count at numeric division's scale.
+
+// A numeric array of one value per group; NULL for a group without values (count 0).
+Result<ArrayPtr> NumericArray(const std::vector<NumericValue>& values,
+                              const PoolVector<int64_t>& counts, MemoryPool* pool) {
+  FixedSizeBinaryBuilder builder(Numeric(), pool);
+  FLOE_RETURN_NOT_OK(builder.Reserve(static_cast<int64_t>(values.size())));
+  for (size_t g = 0; g < values.size(); ++g) {
+    if (counts[g] == 0) {
+      FLOE_RETURN_NOT_OK(builder.AppendNull());
+    } else {
+      FLOE_RETURN_NOT_OK(builder.Append(NumericBytes(values[g])));
+    }
+  }
+  return builder.Finish();
+}
+
+class NumericSumAccumulator final : public GroupsAccumulator {
+ public:
+  NumericSumAccumulator(bool average, MemoryPool* pool) : average_(average), pool_(pool) {}
+
+  Status Update(const std::vector<ArrayPtr>& args, const uint32_t* group_ids, const Array* filter,
+                int64_t total_groups) override {
+    FLOE_RETURN_NOT_OK(CheckArgs(args, 1, Name()));
+    return Add(*args[0], group_ids, filter, nullptr, total_groups);
+  }
+
+  Status Merge(const std::vector<ArrayPtr>& states, const uint32_t* group_ids,
+               int64_t total_groups) override {
+    FLOE_RETURN_NOT_OK(CheckArgs(states, average_ ? 2 : 1, Name()));
+    return Add(*states[0], group_ids, nullptr, average_ ? states[1].get() : nullptr, total_groups);
+  }
+
+  Result<std::vector<ArrayPtr>> State() override {
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr sums, Values(false));
+    std::vector<ArrayPtr> out{std::move(sums)};
+    if (average_) {
+      FLOE_ASSIGN_OR_RAISE(ArrayPtr counts, FixedArray<int64_t>(Int64(), counts_, nullptr, pool_));
+      out.push_back(std::move(counts));
+    }
+    Reset();
+    return out;
+  }
+
+  Result<ArrayPtr> Evaluate() override {
+    Result<ArrayPtr> out = Values(average_);
+    Reset();
+    return out;
+  }
+
+  int64_t memory_size() const override {
+    return static_cast<int64_t>(sums_.capacity() * sizeof(NumericValue)) + VectorBytes(counts_);
+  }
+
+ private:
+  const char* Name() const { return average_ ? "avg" : "sum"; }
+
+  Status Add(const Array& values, const uint32_t* group_ids, const Array* filter,
+             const Array* counts, int64_t total_groups) {
+    sums_.resize(static_cast<size_t>(total_groups), NumericValue::Finite(0, 0));
+    counts_.resize(static_cast<size_t>(total_groups), 0);
+    const uint8_t* count_base = counts != nullptr ? ValuesBase(*counts) : nullptr;
+    Status status;
+    ForEachSelected(&values, filter, values.length(), [&](int64_t i) {
+      if (!status.ok()) return;
+      const uint32_t g = group_ids[i];
+      Result<NumericValue> sum = AddNumerics(sums_[g], NumericFromBytes(values.BytesValue(i)));
+      if (!sum.ok()) {
+        status = sum.status();
+        return;
+      }
+      sums_[g] = *sum;
+      counts_[g] += count_base != nullptr ? Load<int64_t>(count_base, i) : 1;
+    });
+    return status;
+  }
+
+  // The sums (or averages) of the groups; NULL for a group without values.
+  Result<ArrayPtr> Values(bool average) {
+    if (average) {
+      for (size_t g = 0; g < sums_.size(); ++g) {
+        if (counts_[g] == 0) continue;
+        FLOE_ASSIGN_OR_RAISE(sums_[g],
+                             DivideNumerics(sums_[g], NumericValue::Finite(counts_[g], 0)));
+      }
+    }
+    return NumericArray(sums_, counts_, pool_);
+  }
+
+  void Reset() {
+    std::vector<NumericValue>().swap(sums_);
+    Free(counts_);
+  }
+
+  bool average_;
+  MemoryPool* pool_;
+  std::vector<NumericValue> sums_;
+  PoolVector<int64_t> counts_;
+};
+
+// ---------------------------------------------------------------------------------------
+// stddev and variance of exact numbers (as numerics): the count, sum and sum of squares are
+// exact, and the result is PostgreSQL's (NumericVariance).
+
+class NumericVarianceAccumulator final : public GroupsAccumulator {
+ public:
+  NumericVarianceAccumulator(bool sample, bool root, MemoryPool* pool)
+      : sample_(sample), root_(root), pool_(pool) {}
+
+  Status Update(const std::vector<ArrayPtr>& args, const uint32_t* group_ids, const Array* filter,
+                int64_t total_groups) override {
+    FLOE_RETURN_NOT_OK(CheckArgs(args, 1, "variance"));
+    Resize(total_groups);
+    const Array& values = *args[0];
+    Status status;
+    ForEachSelected(&values, filter, values.length(), [&](int64_t i) {
+      if (status.ok()) status = Add(group_ids[i], NumericFromBytes(values.BytesValue(i)));
+    });
+    return status;
+  }
+
+  Status Merge(const std::vector<ArrayPtr>& states, const uint32_t* group_ids,
+               int64_t total_groups) override {
+    FLOE_RETURN_NOT_OK(CheckArgs(states, 3, "variance"));
+    Resize(total_groups);
+    const Array& c = *states[0];
+    const Array& sum = *states[1];
+    const Array& squares = *states[2];
+    for (int64_t i = 0; i < c.length(); ++i) {
+      if (c.Value<int64_t>(i) == 0 || sum.IsNull(i) || squares.IsNull(i)) continue;
+      const uint32_t g = group_ids[i];
+      FLOE_ASSIGN_OR_RAISE(sums_[g], AddNumerics(sums_[g], NumericFromBytes(sum.BytesValue(i))));
+      FLOE_ASSIGN_OR_RAISE(squares_[g],
+                           AddNumerics(squares_[g], NumericFromBytes(squares.BytesValue(i))));
+      counts_[g] += c.Value<int64_t>(i);
+    }
+    return Status::OK();
+  }
+
+  Result<std::vector<ArrayPtr>> State() override {
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr counts, FixedArray<int64_t>(Int64(), counts_, nullptr, pool_));
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr sums, NumericArray(sums_, counts_, pool_));
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr squares, NumericArray(squares_, counts_, pool_));
+    Reset();
+    return std::vector<ArrayPtr>{std::move(counts), std::move(sums), std::move(squares)};
+  }
+
+  Result<ArrayPtr> Evaluate() override {
+    FixedSizeBinaryBuilder builder(Numeric(), pool_);
+    FLOE_RETURN_NOT_OK(builder.Reserve(static_cast<int64_t>(counts_.size())));
+    for (size_t g = 0; g < counts_.size(); ++g) {
+      if (counts_[g] <= (sample_ ? 1 : 0)) {
+        FLOE_RETURN_NOT_OK(builder.AppendNull());
+        continue;
+      }
+      FLOE_ASSIGN_OR_RAISE(NumericValue v,
+                           NumericVariance(counts_[g], sums_[g], squares_[g], sample_, root_));
+      FLOE_RETURN_NOT_OK(builder.Append(NumericBytes(v)));
+    }
+    Reset();
+    return builder.Finish();
+  }
+
+  int64_t memory_size() const override {
+    return static_cast<int64_t>((sums_.capacity() + squares_.capacity()) * sizeof(NumericValue)) +
+           VectorBytes(counts_);
+  }
+
+ private:
+  Status Add(uint32_t g, const NumericValue& x) {
+    FLOE_ASSIGN_OR_RAISE(NumericValue square, MultiplyNumerics(x, x));
+    FLOE_ASSIGN_OR_RAISE(sums_[g], AddNumerics(sums_[g], x));
+    FLOE_ASSIGN_OR_RAISE(squares_[g], AddNumerics(squares_[g], square));
+    ++counts_[g];
+    return Status::OK();
+  }
+
+  void Resize(int64_t total_groups) {
+    const auto n = static_cast<size_t>(total_groups);
+    counts_.resize(n, 0);
+    sums_.resize(n, NumericValue::Finite(0, 0));
+    squares_.resize(n, NumericValue::Finite(0, 0));
+  }
+  void Reset() {
+    Free(counts_);
+    std::vector<NumericValue>().swap(sums_);
+    std::vector<NumericValue>().swap(squares_);
+  }
+
+  bool sample_;
+  bool root_;
+  MemoryPool* pool_;
+  PoolVector<int64_t> counts_;
+  std::vector<NumericValue> sums_;
+  std::vector<NumericValue> squares_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -828,15 +1045,16 @@ class MinMaxBytesAccumulator final : public GroupsAccumulator {
     });
   }
 
-  // Bytes in their order; intervals by span (a month is 30 days), as they compare.
+  // Bytes in their order; intervals by span (a month is 30 days) and numerics by value,
+  // as they compare.
   bool Less(std::string_view a, std::string_view b) const {
-    if (interval_) return CompareIntervals(IntervalFromBytes(a), IntervalFromBytes(b)) < 0;
+    if (value_key_) return CompareByValueKey(*type_, a, b) < 0;
     return a < b;
   }
 
   TypePtr type_;
   MemoryPool* pool_;
-  bool interval_ = type_->is_interval();
+  bool value_key_ = HasValueKey(*type_);
   std::vector<std::string> values_;
   PoolVector<uint8_t> seen_;
   int64_t bytes_ = 0;
@@ -1299,10 +1517,13 @@ void AppendKey(const Array& a, int64_t i, std::string* key) {
     return;
   }
   key->push_back('\1');
-  if (a.type()->is_interval()) {
-    // By span: '1 mon' and '30 days' are one distinct value, as PostgreSQL counts them.
-    const __int128 span = IntervalSpan(IntervalFromBytes(a.BytesValue(i)));
-    key->append(reinterpret_cast<const char*>(&span), sizeof(span));
+  if (HasValueKey(*a.type())) {
+    // By value: '1 mon' and '30 days', 1.5 and 1.50 are one distinct value, as PostgreSQL
+    // counts them.
+    uint8_t k[kNumericBytes];
+    const std::string_view v = a.BytesValue(i);
+    StoreValueKey(*a.type(), v, k);
+    key->append(reinterpret_cast<const char*>(k), v.size());
     return;
   }
   switch (a.type_id()) {
@@ -1500,6 +1721,8 @@ Result<std::unique_ptr<GroupsAccumulator>> MakeMinMax(const ResolvedAggregate& a
 Result<std::unique_ptr<GroupsAccumulator>> MakeSum(const ResolvedAggregate& aggregate,
                                                    MemoryPool* pool) {
   const TypePtr& out = aggregate.return_type;
+  if (aggregate.arg_types[0]->is_numeric())
+    return std::make_unique<NumericSumAccumulator>(false, pool);
   std::unique_ptr<GroupsAccumulator> acc;
   switch (aggregate.arg_types[0]->id()) {
     case TypeId::kInt8:
@@ -1533,6 +1756,7 @@ Result<std::unique_ptr<GroupsAccumulator>> MakeAvg(const ResolvedAggregate& aggr
                                                    MemoryPool* pool) {
   const TypePtr& out = aggregate.return_type;
   const TypePtr& in = aggregate.arg_types[0];
+  if (in->is_numeric()) return std::make_unique<NumericSumAccumulator>(true, pool);
   const TypePtr exact_sum = Decimal(38, in->id() == TypeId::kDecimal ? in->scale() : 0);
   std::unique_ptr<GroupsAccumulator> acc;
   switch (in->id()) {
@@ -1605,6 +1829,13 @@ Result<std::unique_ptr<GroupsAccumulator>> MakePlain(const ResolvedAggregate& ag
     case internal::AggregateOp::kStddevSamp:
     case internal::AggregateOp::kStddevPop:
       break;
+  }
+  if (aggregate.return_type->is_numeric()) {
+    const bool sample =
+        *op == internal::AggregateOp::kVarSamp || *op == internal::AggregateOp::kStddevSamp;
+    const bool root =
+        *op == internal::AggregateOp::kStddevSamp || *op == internal::AggregateOp::kStddevPop;
+    return std::make_unique<NumericVarianceAccumulator>(sample, root, pool);
   }
   if (aggregate.arg_types[0]->id() != TypeId::kFloat64) return Unsupported(aggregate);
   switch (*op) {

@@ -2,17 +2,20 @@
 // and the partial state's columns. The accumulators behind these names are in
 // aggregate.cc.
 //
-// Result types follow PostgreSQL except where floe has no unbounded numeric:
+// Result types follow PostgreSQL's:
 //   count(x), count(*)         int64
 //   sum(int2/int4)             int64;  sum(int8) -> decimal(38,0);  sum(decimal(p,s)) ->
-//                              decimal(38,s);  sum(real) -> real;  sum(double) -> double
-//   avg(integers)              decimal(38,6) (PostgreSQL's numeric shows more digits)
-//   avg(decimal(p,s))          decimal(38, max(s,6));  avg(real/double) -> double
+//                              decimal(38,s);  sum(numeric) -> numeric;  sum(real) -> real;
+//                              sum(double) -> double
+//   avg(integers, decimals,    numeric (the scale of PostgreSQL's numeric division:
+//       numeric)               avg(integer) of 38 / 3 is 12.6666666666666667);
+//                              avg(real/double) -> double
 //   min/max                    the argument's type (every orderable scalar type)
 //   bool_and/bool_or/every     boolean
 //   string_agg(text, text)     text;  string_agg(bytea, bytea) -> bytea
 //   array_agg(T)               T[] (a list; over arrays one dimension more; records too)
-//   stddev*/var*               double (PostgreSQL gives numeric for exact inputs)
+//   stddev*/var*               numeric for integers, decimals and numerics (exact, at
+//                              numeric division's scale), double for floats
 //   json_agg, json_object_agg  json; jsonb_agg, jsonb_object_agg -> jsonb (any values)
 
 #include <algorithm>
@@ -104,7 +107,8 @@ const AggregateName& Canonical(AggregateOp op) {
 }
 
 bool IsNumeric(const TypePtr& t) {
-  return t && (t->is_integer() || t->is_floating() || t->id() == TypeId::kDecimal);
+  return t &&
+         (t->is_integer() || t->is_floating() || t->id() == TypeId::kDecimal || t->is_numeric());
 }
 
 // The state columns of the non-distinct form of an aggregate.
@@ -120,6 +124,7 @@ std::vector<Field> StateFields(AggregateOp op, const ResolvedAggregate& agg) {
     }
     case AggregateOp::kAvg: {
       const TypePtr& in = agg.arg_types[0];
+      if (in->is_numeric()) return {Field("sum", Numeric()), Field("count", Int64(), false)};
       TypePtr sum_type = in->is_floating()              ? Float64()
                          : in->id() == TypeId::kDecimal ? Decimal(38, in->scale())
                                                         : Decimal(38, 0);
@@ -150,7 +155,12 @@ std::vector<Field> StateFields(AggregateOp op, const ResolvedAggregate& agg) {
     case AggregateOp::kStddevPop:
       break;
   }
-  // stddev / variance: Welford's running count, mean and sum of squared deviations.
+  // stddev / variance of exact numbers: the count, sum and sum of squares, as numerics.
+  if (agg.return_type->is_numeric()) {
+    return {Field("count", Int64(), false), Field("sum", Numeric()),
+            Field("sum_squares", Numeric())};
+  }
+  // Of floats: Welford's running count, mean and sum of squared deviations.
   return {Field("count", Int64(), false), Field("mean", Float64()), Field("m2", Float64())};
 }
 
@@ -222,7 +232,7 @@ Result<ResolvedAggregate> ResolveAggregate(std::string_view name,
           agg.return_type = Float32();
           break;
         default:
-          agg.return_type = Float64();
+          agg.return_type = in->is_numeric() ? Numeric() : Float64();
           break;
       }
       break;
@@ -231,13 +241,7 @@ Result<ResolvedAggregate> ResolveAggregate(std::string_view name,
       if (n != 1 || !IsNumeric(arg_types[0])) return NoSuchAggregate(name, arg_types);
       const TypePtr& in = arg_types[0];
       agg.arg_types = {in};
-      if (in->is_floating()) {
-        agg.return_type = Float64();
-      } else if (in->id() == TypeId::kDecimal) {
-        agg.return_type = Decimal(38, std::max(in->scale(), internal::kAvgMinScale));
-      } else {
-        agg.return_type = Decimal(38, internal::kAvgMinScale);
-      }
+      agg.return_type = in->is_floating() ? Float64() : Numeric();
       break;
     }
     case AggregateOp::kMin:
@@ -286,8 +290,9 @@ Result<ResolvedAggregate> ResolveAggregate(std::string_view name,
     case AggregateOp::kStddevSamp:
     case AggregateOp::kStddevPop:
       if (n != 1 || !IsNumeric(arg_types[0])) return NoSuchAggregate(name, arg_types);
-      agg.arg_types = {Float64()};
-      agg.return_type = Float64();
+      // Exact numbers give PostgreSQL's numeric (computed exactly), floats a double.
+      agg.arg_types = {arg_types[0]->is_floating() ? Float64() : Numeric()};
+      agg.return_type = agg.arg_types[0];
       break;
     case AggregateOp::kJsonAgg:
     case AggregateOp::kJsonbAgg:

@@ -14,10 +14,6 @@
 
 namespace floe::expr::internal {
 
-/// avg over integers returns decimal(38, kAvgMinScale); over decimal(p, s) it returns
-/// decimal(38, max(s, kAvgMinScale)).
-inline constexpr int kAvgMinScale = 6;
-
 /// PostgreSQL's name of a type for error messages ("integer", "text", "numeric").
 std::string SqlTypeName(const TypePtr& type);
 /// "name(integer, text)".

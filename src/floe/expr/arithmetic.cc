@@ -10,12 +10,9 @@
 // Decimal result types (p = precision, s = scale):
 //   add, subtract   scale max(s1, s2), precision max(p1 - s1, p2 - s2) + scale + 1
 //   multiply        scale s1 + s2, precision p1 + p2
-//   divide          decimal(38, max(6, s1, s2)), rounded half away from zero. PostgreSQL's
-//                   numeric division picks a display scale from the operands' weights;
-//                   a fixed-width engine needs one type for the whole column, so this
-//                   takes the larger of the operand scales and 6 digits (DuckDB-like) and
-//                   rounds the last digit half away from zero as PostgreSQL rounds.
 //   modulo          scale max(s1, s2), precision max(p1 - s1, p2 - s2) + scale
+// Division with a decimal operand is numeric division (numeric_functions.cc): its scale
+// depends on the values (PostgreSQL's select_div_scale), so its result is numeric.
 // Precisions are capped at 38; a value that no longer fits is "numeric field overflow".
 
 #include <algorithm>
@@ -33,8 +30,6 @@
 namespace floe::expr::internal {
 
 namespace {
-
-constexpr Int128 kInt128Max = (static_cast<Int128>(1) << 126) - 1 + (static_cast<Int128>(1) << 126);
 
 template <typename T>
 Status IntOutOfRange() {
@@ -136,7 +131,6 @@ TypePtr DecimalResult(std::string_view op, const DataType& a, const DataType& b)
     const int s = std::min(38, s1 + s2);
     return Decimal(std::min(38, std::max(a.precision() + b.precision(), s)), s);
   }
-  if (op == "divide") return Decimal(38, std::max({6, s1, s2}));
   // modulo
   const int s = std::max(s1, s2);
   return Decimal(std::max(1, std::min(38, std::max(IntDigits(a), IntDigits(b)) + s)), s);
@@ -152,6 +146,15 @@ Result<ResolvedFunction> ResolveBinary(std::string_view op, const std::vector<Ty
   ResolvedFunction fn;
   fn.name = std::string(op);
   const TypeId ia = a->id(), ib = b->id();
+  // numeric with a float is double precision arithmetic (numeric's own operators are in
+  // numeric_functions.cc).
+  if ((a->is_numeric() && b->is_floating()) || (a->is_floating() && b->is_numeric())) {
+    if (op == "modulo") return Status::Bind("no modulo for floating point");
+    fn.arg_types = {Float64(), Float64()};
+    fn.return_type = Float64();
+    *cost = ChangeCost(a, Float64()) + ChangeCost(b, Float64());
+    return fn;
+  }
   const int ra = Rank(ia), rb = Rank(ib);
   if (ra >= 0 && rb >= 0) {
     TypePtr arg_a, arg_b;
@@ -159,6 +162,9 @@ Result<ResolvedFunction> ResolveBinary(std::string_view op, const std::vector<Ty
       if (op == "modulo") return Status::Bind("no modulo for floating point");
       const TypePtr f = ia == TypeId::kFloat32 && ib == TypeId::kFloat32 ? Float32() : Float64();
       arg_a = arg_b = fn.return_type = f;
+    } else if (op == "divide" && (ia == TypeId::kDecimal || ib == TypeId::kDecimal)) {
+      // Division with a decimal is numeric division, whose scale depends on the values.
+      return Status::Bind("no arithmetic");
     } else if (ia == TypeId::kDecimal || ib == TypeId::kDecimal) {
       arg_a = AsDecimal(a);
       arg_b = AsDecimal(b);
@@ -407,39 +413,6 @@ Result<ColumnarValue> DecimalBinary(std::string_view op, const ColumnarValue& a,
                                                   *out = p;
                                                   return Status::OK();
                                                 });
-  }
-  if (op == "divide") {
-    // x / 10^s1 divided by y / 10^s2 at scale s: x * 10^(s - s1 + s2) / y.
-    const int e = s - s1 + s2;
-    const Int128 pe = e <= 38 ? Pow10(e) : 0;
-    return Map2Fallible<Int128, Int128, Int128>(
-        a, b, n, type, ctx, [=](Int128 x, Int128 y, Int128* out) -> Status {
-          if (y == 0) [[unlikely]]
-            return DivisionByZero();
-          Int128 num;
-          if (e <= 38 && !__builtin_mul_overflow(x, pe, &num)) {
-            *out = RoundDiv(num, y);
-          } else {
-            // Long division, one decimal digit at a time.
-            Int128 q = x / y;
-            Int128 r = x % y;
-            const Int128 ay = Abs128(y);
-            const bool negative = (x < 0) != (y < 0);
-            Int128 aq = Abs128(q), ar = Abs128(r);
-            for (int i = 0; i < e; ++i) {
-              if (ar > kInt128Max / 10 || __builtin_mul_overflow(aq, 10, &aq)) [[unlikely]]
-                return NumericOverflow();
-              ar *= 10;
-              aq += ar / ay;
-              ar %= ay;
-            }
-            if (ar >= ay - ar) aq += 1;
-            *out = negative ? -aq : aq;
-          }
-          if (!FitsDecimal38(*out)) [[unlikely]]
-            return NumericOverflow();
-          return Status::OK();
-        });
   }
   // modulo: both at the result scale, remainder with the dividend's sign.
   const Int128 fa = Pow10(s - s1), fb = Pow10(s - s2);
@@ -706,7 +679,6 @@ Status AddIntervalOrError(int64_t value, int64_t unit_per_day, int32_t months, i
   }
   return Status::OK();
 }
-
 
 void RegisterArithmeticFunctions(ScalarFunctionRegistry& registry) {
   for (const char* op : {"add", "subtract", "multiply", "divide", "modulo"}) {

@@ -16,6 +16,7 @@
 
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
+#include "floe/batch/value_key.h"
 #include "floe/expr/cast_internal.h"
 #include "floe/expr/comparison_internal.h"
 #include "floe/expr/function_registry_internal.h"
@@ -108,6 +109,14 @@ Result<ElementCompare> MakeElementCompare(const Array& a, const Array& b) {
       const bool na = a.IsNull(i), nb = b.IsNull(j);
       if (na || nb) return na == nb ? 0 : (na ? 1 : -1);
       return CompareFlat(Flatten(a, i), Flatten(b, j), leaves);
+    });
+  }
+  if (HasValueKey(*a.type()) && HasValueKey(*b.type())) {
+    // Intervals by span and numerics by value, not by their bytes.
+    return ElementCompare([&a, &b](int64_t i, int64_t j) -> int {
+      const bool na = a.IsNull(i), nb = b.IsNull(j);
+      if (na || nb) return na == nb ? 0 : (na ? 1 : -1);
+      return CompareByValueKey(*a.type(), a.BytesValue(i), b.BytesValue(j));
     });
   }
   return VisitPhysicalType(a.type_id(), [&]<typename T>(TypeTag<T>) -> Result<ElementCompare> {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "floe/batch/value_key.h"
 #include "floe/expr/aggregate_internal.h"
 #include "floe/expr/function_registry_internal.h"
 #include "floe/expr/kernel_internal.h"
@@ -247,17 +248,39 @@ Result<ColumnarValue> CoalesceKernel(const ResolvedFunction& fn,
   return SelectRows(args, choice, n, fn.return_type, ctx.pool);
 }
 
+// The values NULLIF, GREATEST, LEAST and IN compare by their bytes: the arguments, or for
+// intervals and numerics their keys (batch/value_key.h), of the same width.
+Result<std::vector<ColumnarValue>> ComparedValues(const std::vector<ColumnarValue>& args,
+                                                  const TypePtr& type, int64_t n,
+                                                  EvalContext& ctx) {
+  if (!HasValueKey(*type)) return args;
+  std::vector<ColumnarValue> keys;
+  for (const ColumnarValue& a : args) {
+    FLOE_ASSIGN_OR_RAISE(
+        ColumnarValue k,
+        (Map1<std::string, std::string_view>(a, n, type, ctx, [&type](std::string_view bytes) {
+          std::string key(bytes.size(), '\0');
+          StoreValueKey(*type, bytes, reinterpret_cast<uint8_t*>(key.data()));
+          return key;
+        })));
+    keys.push_back(std::move(k));
+  }
+  return keys;
+}
+
 Result<ColumnarValue> NullIfKernel(const ResolvedFunction& fn,
                                    const std::vector<ColumnarValue>& args, int64_t n,
                                    EvalContext& ctx) {
   const TypeId id = fn.arg_types[0]->id();
   const bool scalar = AllScalars(args);
   const int64_t rows = scalar ? 1 : n;
+  FLOE_ASSIGN_OR_RAISE(std::vector<ColumnarValue> compared,
+                       ComparedValues(args, fn.arg_types[0], rows, ctx));
   return VisitPhysicalType(id, [&]<typename T>(TypeTag<T>) -> Result<ColumnarValue> {
     if constexpr (std::is_same_v<T, void>) {
       return Status::NotSupported("NULLIF of {} values", fn.arg_types[0]->ToString());
     } else {
-      ValueReader<T> a(args[0]), b(args[1]);
+      ValueReader<T> a(compared[0]), b(compared[1]);
       std::vector<int> choice(static_cast<size_t>(rows), 0);
       for (int64_t i = 0; i < rows; ++i) {
         if (a.IsNull(i)) {
@@ -281,12 +304,14 @@ Result<ColumnarValue> ExtremeKernel(const ResolvedFunction& fn,
   const TypeId id = fn.return_type->id();
   const bool scalar = AllScalars(args);
   const int64_t rows = scalar ? 1 : n;
+  FLOE_ASSIGN_OR_RAISE(std::vector<ColumnarValue> compared,
+                       ComparedValues(args, fn.return_type, rows, ctx));
   return VisitPhysicalType(id, [&]<typename T>(TypeTag<T>) -> Result<ColumnarValue> {
     if constexpr (std::is_same_v<T, void>) {
       return Status::NotSupported("{} of {} values", fn.name, fn.return_type->ToString());
     } else {
       std::vector<ValueReader<T>> readers;
-      for (const ColumnarValue& a : args) readers.emplace_back(a);
+      for (const ColumnarValue& a : compared) readers.emplace_back(a);
       std::vector<int> choice(static_cast<size_t>(rows), -1);
       for (int64_t i = 0; i < rows; ++i) {
         int best = -1;
@@ -321,11 +346,13 @@ Result<ColumnarValue> InListKernel(const ResolvedFunction& fn,
   const int64_t rows = scalar ? 1 : n;
   bool constant_list = true;
   for (size_t k = 1; k < args.size(); ++k) constant_list &= args[k].is_scalar();
+  FLOE_ASSIGN_OR_RAISE(std::vector<ColumnarValue> compared,
+                       ComparedValues(args, fn.arg_types[0], rows, ctx));
   return VisitPhysicalType(id, [&]<typename T>(TypeTag<T>) -> Result<ColumnarValue> {
     if constexpr (std::is_same_v<T, void>) {
       return Status::NotSupported("IN over {} values", fn.arg_types[0]->ToString());
     } else {
-      ValueReader<T> value(args[0]);
+      ValueReader<T> value(compared[0]);
       const size_t bytes = static_cast<size_t>(bit_util::BytesForBits(rows));
       std::vector<uint8_t> out(bytes, 0), valid(bytes, 0);
       auto set = [&](int64_t i, bool v) {
@@ -337,10 +364,10 @@ Result<ColumnarValue> InListKernel(const ResolvedFunction& fn,
         std::vector<T> list;
         bool list_has_null = false;
         for (size_t k = 1; k < args.size(); ++k) {
-          if (args[k].scalar().is_null()) {
+          if (compared[k].scalar().is_null()) {
             list_has_null = true;
           } else {
-            list.push_back(ScalarValueAs<T>(args[k].scalar()));
+            list.push_back(ScalarValueAs<T>(compared[k].scalar()));
           }
         }
         auto less = [](const T& a, const T& b) { return Compare3<T>(a, b) < 0; };
@@ -355,7 +382,7 @@ Result<ColumnarValue> InListKernel(const ResolvedFunction& fn,
         }
       } else {
         std::vector<ValueReader<T>> list;
-        for (size_t k = 1; k < args.size(); ++k) list.emplace_back(args[k]);
+        for (size_t k = 1; k < compared.size(); ++k) list.emplace_back(compared[k]);
         for (int64_t i = 0; i < rows; ++i) {
           if (value.IsNull(i)) continue;
           const T v = value[i];
@@ -601,10 +628,6 @@ ScalarResolver CommonArgs(std::string name, std::string context, size_t min_args
     }
     if (common->is_nested() && name != "coalesce") {
       return Status::Bind("{} of nested types is not supported", name);
-    }
-    // Intervals compare by span, which these kernels (by bytes) do not know.
-    if (common->is_interval() && name != "coalesce") {
-      return Status::NotSupported("{} of interval values is not supported", context);
     }
     // IN compares character(n) without its trailing spaces, as text.
     if (boolean_result && common->is_bpchar()) common = String();

@@ -19,6 +19,7 @@
 #include "floe/expr/function_registry_internal.h"
 #include "floe/expr/interval_internal.h"
 #include "floe/expr/json_internal.h"
+#include "floe/expr/numeric_internal.h"
 #include "floe/type/sql_type_name.h"
 
 namespace floe::expr::internal {
@@ -585,6 +586,7 @@ Result<ArrayPtr> CastArray(const Array& in, const TypePtr& to, MemoryPool* pool)
   if (in.type()->is_bpchar() || to->is_bpchar()) return CastBpchar(in, to, pool);
   if (IsJsonCast(*in.type(), *to)) return CastJson(in, to, pool);
   if (IsIntervalCast(*in.type(), *to)) return CastInterval(in, to, pool);
+  if (IsNumericCast(*in.type(), *to)) return CastNumeric(in, to, pool);
   if (to_id == TypeId::kString) {
     if (from == TypeId::kString) return in.Slice(0, in.length());
     return CastToString(in, to, pool);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "floe/batch/value_key.h"
 #include "floe/expr/cast_internal.h"
 #include "floe/expr/comparison_internal.h"
 #include "floe/expr/function_registry_internal.h"
@@ -159,7 +160,7 @@ std::optional<ConstantComparison> ConstantComparison::Make(CmpOp op, const DataT
   // Intervals compare by span and character(n) without its padding, not by their bytes.
   if (constant.is_null() || value_type.is_nested() || id == TypeId::kBoolean ||
       constant_type.id() != id || value_type.extension() != constant_type.extension() ||
-      value_type.is_interval() || value_type.is_bpchar()) {
+      HasValueKey(value_type) || value_type.is_bpchar()) {
     return std::nullopt;
   }
   const bool supported =
@@ -483,7 +484,7 @@ Result<ResolvedFunction> ResolveQuantified(std::string_view name, const std::vec
     return Status::Bind("op ANY/ALL (array) requires array on right side");
   }
   const TypePtr& element = t[1]->field(0).type();
-  if (t[0]->is_nested() || !t[0]->Equals(*element) || element->is_interval()) {
+  if (t[0]->is_nested() || !t[0]->Equals(*element) || HasValueKey(*element)) {
     return Status::Bind("{} compares {} values with elements of {}", name, SqlTypeName(*t[0]),
                         SqlTypeName(*t[1]));
   }
@@ -522,15 +523,27 @@ Result<ResolvedFunction> ResolveComparison(std::string_view name, const std::vec
   ResolvedFunction fn;
   fn.name = std::string(name);
   fn.return_type = Boolean();
+  const auto exact = [](const DataType& x) {
+    return x.extension() == Extension::kNone && (x.is_integer() || x.id() == TypeId::kDecimal);
+  };
   if (t[0]->id() == TypeId::kDecimal && t[1]->id() == TypeId::kDecimal) {
     // Decimals compare across scales without a cast.
     fn.arg_types = t;
     *cost = 0;
+  } else if (exact(*t[0]) && exact(*t[1]) &&
+             (t[0]->id() == TypeId::kDecimal || t[1]->id() == TypeId::kDecimal)) {
+    // An integer and a decimal compare as decimals (the integer at scale 0).
+    const TypePtr a = t[0]->is_integer() ? DecimalForInteger(t[0]->id()) : t[0];
+    const TypePtr b = t[1]->is_integer() ? DecimalForInteger(t[1]->id()) : t[1];
+    fn.arg_types = {a, b};
+    *cost = CastCost(*t[0], *a) + CastCost(*t[1], *b);
   } else {
     // A mismatch is reported by the registry as "operator does not exist: text = integer".
     Result<TypePtr> common_or = CommonType(t[0], t[1], "comparison");
     if (!common_or.ok()) return Status::Bind("no common type");
     TypePtr common = *common_or;
+    // Numerics compare by value (numeric_functions.cc), not by their bytes.
+    if (common->is_numeric()) return Status::Bind("no common type");
     // character(n) compares without its trailing spaces: as text (the cast drops them).
     if (common->is_bpchar()) common = String();
     fn.arg_types = {common, common};
@@ -553,6 +566,75 @@ void AddComparison(ScalarFunctionRegistry& registry, const char* name) {
 }
 
 }  // namespace
+
+namespace {
+
+// A comparison of two values of a value-key type, by CompareByValueKey.
+template <typename Pred>
+ScalarKernel ValueKeyCompareKernel(Pred pred) {
+  return [pred](const ResolvedFunction& f, const std::vector<ColumnarValue>& args, int64_t n,
+                EvalContext& ctx) -> Result<ColumnarValue> {
+    const TypePtr type = f.arg_types[0];
+    return Map2<bool, std::string_view, std::string_view>(
+        args[0], args[1], n, f.return_type, ctx,
+        [pred, &type](std::string_view a, std::string_view b) {
+          return pred(CompareByValueKey(*type, a, b));
+        });
+  };
+}
+
+// IS [NOT] DISTINCT FROM of a value-key type: NULLs equal each other and differ from every
+// value.
+ScalarKernel ValueKeyDistinctKernel(bool distinct) {
+  return [distinct](const ResolvedFunction& f, const std::vector<ColumnarValue>& args, int64_t n,
+                    EvalContext& ctx) -> Result<ColumnarValue> {
+    const DataType& type = *f.arg_types[0];
+    ValueReader<std::string_view> a(args[0]);
+    ValueReader<std::string_view> b(args[1]);
+    const bool scalar = AllScalars(args);
+    const int64_t rows = scalar ? 1 : n;
+    BooleanBuilder builder(ctx.pool);
+    FLOE_RETURN_NOT_OK(builder.Reserve(rows));
+    for (int64_t i = 0; i < rows; ++i) {
+      const bool na = a.IsNull(i), nb = b.IsNull(i);
+      const bool equal = na || nb ? na && nb : CompareByValueKey(type, a[i], b[i]) == 0;
+      builder.UnsafeAppend(distinct ? !equal : equal);
+    }
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr out, builder.Finish());
+    if (scalar) return ColumnarValue(ScalarAt(*out, 0));
+    return ColumnarValue(std::move(out));
+  };
+}
+
+}  // namespace
+
+void RegisterValueKeyComparisons(ScalarFunctionRegistry& registry, const TypePtr& type) {
+  auto resolver = [type](std::string name, bool distinct) -> ScalarResolver {
+    return [type, name, distinct](const std::vector<TypePtr>& args,
+                                  int* cost) -> Result<ResolvedFunction> {
+      if (!AcceptsAll(args, {type, type}, cost)) return NoSuchFunction(name, args);
+      return Resolution(name, {type, type}, Boolean(), /*null_if_any_arg_null=*/!distinct);
+    };
+  };
+  registry.Add(
+      {"eq", {}, resolver("eq", false), ValueKeyCompareKernel([](int c) { return c == 0; })});
+  registry.Add(
+      {"ne", {}, resolver("ne", false), ValueKeyCompareKernel([](int c) { return c != 0; })});
+  registry.Add(
+      {"lt", {}, resolver("lt", false), ValueKeyCompareKernel([](int c) { return c < 0; })});
+  registry.Add(
+      {"le", {}, resolver("le", false), ValueKeyCompareKernel([](int c) { return c <= 0; })});
+  registry.Add(
+      {"gt", {}, resolver("gt", false), ValueKeyCompareKernel([](int c) { return c > 0; })});
+  registry.Add(
+      {"ge", {}, resolver("ge", false), ValueKeyCompareKernel([](int c) { return c >= 0; })});
+  registry.Add(
+      {"is_distinct_from", {}, resolver("is_distinct_from", true), ValueKeyDistinctKernel(true)});
+  registry.Add({"is_not_distinct_from",
+                {},
+                resolver("is_not_distinct_from", true),
+                ValueKeyDistinctKernel(false)});
+}
 
 void RegisterComparisonFunctions(ScalarFunctionRegistry& registry) {
   // PostgreSQL's booleq and boolne, the functions behind = and <> on booleans.

@@ -12,6 +12,7 @@
 #include "floe/batch/array.h"
 #include "floe/batch/scalar.h"
 #include "floe/common/result.h"
+#include "floe/expr/function_registry_internal.h"
 #include "floe/type/type.h"
 
 namespace floe::expr::internal {
@@ -65,6 +66,11 @@ using ElementCompare = std::function<int(int64_t, int64_t)>;
 /// NULL, arrays as array_cmp orders them, records field by field (array_functions.cc). The
 /// comparison refers to `a` and `b`, which must outlive it. kNotSupported for maps.
 Result<ElementCompare> MakeElementCompare(const Array& a, const Array& b);
+
+/// Registers =, <>, <, <=, >, >= and IS [NOT] DISTINCT FROM for `type`, one of the types
+/// whose values compare by their value keys (batch/value_key.h: interval, numeric), with
+/// arguments any type that passes as it implicitly.
+void RegisterValueKeyComparisons(ScalarFunctionRegistry& registry, const TypePtr& type);
 
 /// ANDs the validity of `values` into bits 0..length-1 of `bits` (NULL rows cleared).
 void AndValidity(const Array& values, uint8_t* bits);

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "floe/common/numeric.h"
 #include "floe/expr/cast_internal.h"
 #include "floe/expr/formatting.h"
 #include "floe/expr/function_registry.h"
@@ -85,6 +86,19 @@ Result<ColumnarValue> NumberToChar(const ResolvedFunction& f, const Args& args, 
 
 Result<ColumnarValue> NumberToCharKernel(const ResolvedFunction& f, const Args& args, int64_t n,
                                          EvalContext& ctx) {
+  if (f.arg_types[0]->is_numeric()) {
+    return NumberToChar<std::string_view>(
+        f, args, n, ctx,
+        [](const NumberTemplate& t, std::string_view bytes) -> Result<std::string> {
+          NumericValue v = NumericFromBytes(bytes);
+          if (!v.is_finite()) return t.FormatFloat(NumericToDouble(v), false);
+          // Beyond 38 decimals no template has digits left to show.
+          if (v.scale > 38) {
+            FLOE_ASSIGN_OR_RAISE(v, RoundNumeric(v, 38));
+          }
+          return t.FormatDecimal(v.unscaled, v.scale);
+        });
+  }
   switch (f.arg_types[0]->id()) {
     case TypeId::kInt32:
       return NumberToChar<int32_t>(f, args, n, ctx, [](const NumberTemplate& t, int32_t v) {
@@ -126,6 +140,7 @@ Result<ColumnarValue> ToCharKernel(const ResolvedFunction& f, const Args& args, 
 // The parameter type to_char takes a value of type `t` as (PostgreSQL's to_char signatures:
 // int4, int8, float4, float8, numeric, timestamp, timestamptz), or null.
 TypePtr ToCharParam(const TypePtr& t) {
+  if (t->is_numeric()) return t;
   switch (t->id()) {
     case TypeId::kInt8:
     case TypeId::kInt16:

@@ -239,6 +239,7 @@ ScalarFunctionRegistry::ScalarFunctionRegistry() {
   RegisterIntervalFunctions(*this);
   RegisterOrderedSetFunctions(*this);
   RegisterFormattingFunctions(*this);
+  RegisterNumericFunctions(*this);
   // PostgreSQL's functions with `VARIADIC "any"` and the count of parameters before it:
   // their f(..., VARIADIC array) forms.
   for (const auto& [name, num_fixed] :

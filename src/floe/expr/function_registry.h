@@ -22,12 +22,17 @@ bool CanImplicitCast(const DataType& from, const DataType& to);
 /// True when an explicit CAST from `from` to `to` exists (it may still fail on a value).
 bool CanExplicitCast(const DataType& from, const DataType& to);
 
-/// The type two operands are both coerced to for comparison, CASE, COALESCE, IN, UNION
-/// (PostgreSQL's "UNION, CASE, and related constructs" rules): integers widen, integer
-/// with decimal gives a decimal wide enough for both, anything with float gives float64,
-/// date with timestamp gives timestamp. kBind error naming both types when none exists
-/// ("CASE types integer and text cannot be matched" style, with `context` as the construct).
+/// The type two values are both coerced to for CASE, COALESCE, VALUES, UNION and ARRAY
+/// (PostgreSQL's "UNION, CASE, and related constructs" rules): integers widen, integers and
+/// decimals of one scale give a decimal wide enough for both, of different scales a
+/// numeric (each value keeps its own scale, as PostgreSQL's numerics do), anything with
+/// float gives float64, date with timestamp gives timestamp. kBind error naming both types
+/// when none exists ("CASE types integer and text cannot be matched" style, with `context`
+/// as the construct).
 Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b, std::string_view context);
+/// The same for operands that are only compared (=, <, IN, BETWEEN, join keys): integers
+/// and decimals of any scales meet as a decimal wide enough for both.
+Result<TypePtr> ComparisonType(const TypePtr& a, const TypePtr& b, std::string_view context);
 
 /// A scalar function resolved for argument types: the types each argument must be cast
 /// to before the call, and the result type.

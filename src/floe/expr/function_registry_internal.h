@@ -24,15 +24,15 @@ namespace floe::expr::internal {
 
 /// Evaluates a call over `num_rows` rows. Arguments are arrays of num_rows values or
 /// scalars; the result may be a scalar only when every argument was one.
-using ScalarKernel = std::function<Result<ColumnarValue>(
-    const ResolvedFunction& fn, const std::vector<ColumnarValue>& args, int64_t num_rows,
-    EvalContext& ctx)>;
+using ScalarKernel = std::function<Result<ColumnarValue>(const ResolvedFunction& fn,
+                                                         const std::vector<ColumnarValue>& args,
+                                                         int64_t num_rows, EvalContext& ctx)>;
 
 /// Resolves a call's argument types, or returns an error (kBind) saying why not. A
 /// resolver reports the number of implicit casts it needed in `cost` so the registry can
 /// prefer the closest of several candidate families registered under one name.
-using ScalarResolver = std::function<Result<ResolvedFunction>(
-    const std::vector<TypePtr>& arg_types, int* cost)>;
+using ScalarResolver =
+    std::function<Result<ResolvedFunction>(const std::vector<TypePtr>& arg_types, int* cost)>;
 
 struct ScalarFunctionDef {
   std::string name;                  // canonical, lower-case
@@ -82,6 +82,7 @@ void RegisterJsonFunctions(ScalarFunctionRegistry& registry);
 void RegisterArrayFunctions(ScalarFunctionRegistry& registry);
 /// interval_functions.cc (the casts in interval_internal.h).
 void RegisterIntervalFunctions(ScalarFunctionRegistry& registry);
+void RegisterNumericFunctions(ScalarFunctionRegistry& registry);
 /// ordered_set_functions.cc: the final steps of percentile_cont, percentile_disc, mode.
 void RegisterOrderedSetFunctions(ScalarFunctionRegistry& registry);
 /// to_char, to_timestamp(text, text), to_date, to_number (formatting_functions.cc).

@@ -8,7 +8,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "floe/common/interval.h"
+#include "floe/batch/value_key.h"
+#include "floe/common/numeric.h"
 #include "floe/type/type_visit.h"
 
 namespace floe::expr {
@@ -116,13 +117,13 @@ Status HashColumn(const Array& a, bool first, uint64_t* out) {
         Apply(a, first, out, [&](int64_t i) {
           return HashBytes(data + offs[i], static_cast<size_t>(offs[i + 1] - offs[i]));
         });
-      } else if (a.type()->is_interval()) {
-        // By span, as intervals compare: '1 mon' and '30 days' hash alike.
+      } else if (HasValueKey(*a.type())) {
+        // By value, as they compare: '1 mon' and '30 days', 1.5 and 1.50 hash alike.
         Apply(a, first, out, [&](int64_t i) {
-          const unsigned __int128 span =
-              static_cast<unsigned __int128>(IntervalSpan(IntervalFromBytes(a.BytesValue(i))));
-          return Mix64(HashInt(static_cast<uint64_t>(span)) ^
-                       (static_cast<uint64_t>(span >> 64) * kMul3));
+          uint8_t key[kNumericBytes];
+          const std::string_view v = a.BytesValue(i);
+          StoreValueKey(*a.type(), v, key);
+          return HashBytes(key, v.size());
         });
       } else {
         // Fixed and uuid: the type's width per value.

@@ -12,6 +12,7 @@
 #include "floe/common/calendar.h"
 #include "floe/common/interval.h"
 #include "floe/expr/cast_internal.h"
+#include "floe/expr/comparison_internal.h"
 #include "floe/expr/function_registry_internal.h"
 #include "floe/expr/interval_internal.h"
 #include "floe/expr/kernel_internal.h"
@@ -25,7 +26,6 @@ namespace {
 using Args = std::vector<ColumnarValue>;
 
 IntervalValue Load(std::string_view bytes) { return IntervalFromBytes(bytes); }
-
 
 bool IsInterval(const TypePtr& t) { return t != nullptr && t->is_interval(); }
 
@@ -61,8 +61,7 @@ Status AddToTimestamp(int64_t ts, const IntervalValue& v, int64_t* out) {
 
 // Time of day + interval: only the microseconds count, wrapped into a day.
 int64_t AddToTime(int64_t time, const IntervalValue& v) {
-  return FloorMod(FloorMod(time, kMicrosPerDay) + FloorMod(v.micros, kMicrosPerDay),
-                  kMicrosPerDay);
+  return FloorMod(FloorMod(time, kMicrosPerDay) + FloorMod(v.micros, kMicrosPerDay), kMicrosPerDay);
 }
 
 Result<IntervalValue> Negated(const IntervalValue& v) { return NegateInterval(v); }
@@ -164,49 +163,13 @@ ScalarKernel UnaryKernel(Result<IntervalValue> (*op)(const IntervalValue&)) {
   };
 }
 
-template <typename Pred>
-ScalarKernel CompareKernel(Pred pred) {
-  return [pred](const ResolvedFunction& f, const Args& args, int64_t n,
-                EvalContext& ctx) -> Result<ColumnarValue> {
-    return Map2<bool, std::string_view, std::string_view>(
-        args[0], args[1], n, f.return_type, ctx, [pred](std::string_view a, std::string_view b) {
-          return pred(CompareIntervals(Load(a), Load(b)));
-        });
-  };
-}
-
-// IS [NOT] DISTINCT FROM: NULLs equal each other and differ from every value.
-ScalarKernel DistinctKernel(bool distinct) {
-  return [distinct](const ResolvedFunction& f, const Args& args, int64_t n,
-                    EvalContext& ctx) -> Result<ColumnarValue> {
-    ValueReader<std::string_view> a(args[0]);
-    ValueReader<std::string_view> b(args[1]);
-    const bool scalar = AllScalars(args);
-    const int64_t rows = scalar ? 1 : n;
-    BooleanBuilder builder(ctx.pool);
-    FLOE_RETURN_NOT_OK(builder.Reserve(rows));
-    for (int64_t i = 0; i < rows; ++i) {
-      const bool na = a.IsNull(i), nb = b.IsNull(i);
-      bool equal;
-      if (na || nb) {
-        equal = na && nb;
-      } else {
-        equal = CompareIntervals(Load(a[i]), Load(b[i])) == 0;
-      }
-      builder.UnsafeAppend(distinct ? !equal : equal);
-    }
-    FLOE_ASSIGN_OR_RAISE(ArrayPtr out, builder.Finish());
-    if (scalar) return ColumnarValue(ScalarAt(*out, 0));
-    return ColumnarValue(std::move(out));
-  };
-}
-
 Result<ColumnarValue> AgeKernel(const ResolvedFunction& f, const Args& args, int64_t n,
                                 EvalContext& ctx) {
   return Map2Fallible<std::string, int64_t, int64_t>(
-      args[0], args[1], n, f.return_type, ctx, [](int64_t a, int64_t b, std::string* out) -> Status {
-        if (a == kTimestampInfinity || a == kTimestampMinusInfinity ||
-            b == kTimestampInfinity || b == kTimestampMinusInfinity) {
+      args[0], args[1], n, f.return_type, ctx,
+      [](int64_t a, int64_t b, std::string* out) -> Status {
+        if (a == kTimestampInfinity || a == kTimestampMinusInfinity || b == kTimestampInfinity ||
+            b == kTimestampMinusInfinity) {
           return Status::NotSupported("age of an infinite timestamp is not supported");
         }
         FLOE_ASSIGN_OR_RAISE(IntervalValue r, TimestampAge(a, b));
@@ -293,10 +256,9 @@ Result<ArrayPtr> CastInterval(const Array& in, const TypePtr& to, MemoryPool* po
           return Status::OK();
         });
   } else if (to->id() == TypeId::kString) {
-    out = Map1<std::string, std::string_view>(value, in.length(), to, ctx,
-                                              [](std::string_view bytes) {
-                                                return IntervalText(Load(bytes));
-                                              });
+    out = Map1<std::string, std::string_view>(
+        value, in.length(), to, ctx,
+        [](std::string_view bytes) { return IntervalText(Load(bytes)); });
   } else if (from.id() == TypeId::kTime) {
     out = Map1<std::string, int64_t>(value, in.length(), to, ctx, [](int64_t micros) {
       return IntervalBytes(IntervalValue{0, 0, micros});
@@ -354,25 +316,7 @@ void RegisterIntervalFunctions(ScalarFunctionRegistry& r) {
          UnaryKernel(JustifyInterval)});
   r.Add({"age", {}, Overloads("age", {{{ts, ts}, I}, {{tz, tz}, I}}), AgeKernel});
   r.Add({"make_interval", {}, ResolveMakeInterval, MakeIntervalKernel});
-  const TypePtr b = Boolean();
-  r.Add({"eq", {}, Overloads("eq", {{{I, I}, b}}), CompareKernel([](int c) { return c == 0; })});
-  r.Add({"ne", {}, Overloads("ne", {{{I, I}, b}}), CompareKernel([](int c) { return c != 0; })});
-  r.Add({"lt", {}, Overloads("lt", {{{I, I}, b}}), CompareKernel([](int c) { return c < 0; })});
-  r.Add({"le", {}, Overloads("le", {{{I, I}, b}}), CompareKernel([](int c) { return c <= 0; })});
-  r.Add({"gt", {}, Overloads("gt", {{{I, I}, b}}), CompareKernel([](int c) { return c > 0; })});
-  r.Add({"ge", {}, Overloads("ge", {{{I, I}, b}}), CompareKernel([](int c) { return c >= 0; })});
-  for (const bool distinct : {true, false}) {
-    const std::string name = distinct ? "is_distinct_from" : "is_not_distinct_from";
-    ScalarResolver base = Overloads(name, {{{I, I}, b}});
-    r.Add({name,
-           {},
-           [base](const std::vector<TypePtr>& args, int* cost) -> Result<ResolvedFunction> {
-             FLOE_ASSIGN_OR_RAISE(ResolvedFunction fn, base(args, cost));
-             fn.null_if_any_arg_null = false;
-             return fn;
-           },
-           DistinctKernel(distinct)});
-  }
+  RegisterValueKeyComparisons(r, I);
 }
 
 }  // namespace floe::expr::internal

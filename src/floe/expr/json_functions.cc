@@ -335,6 +335,19 @@ Status AppendAsJson(const Array& a, int64_t i, std::string* out) {
     out->append(a.BytesValue(i));
     return Status::OK();
   }
+  // A number; NaN and the infinities (of floats and numerics) as strings, as PostgreSQL's
+  // to_json writes them.
+  auto number = [&]() {
+    std::string text;
+    AppendValueText(a, i, &text);
+    if (text == "NaN" || text == "Infinity" || text == "-Infinity") {
+      AppendJsonString(text, out);
+    } else {
+      out->append(text);
+    }
+    return Status::OK();
+  };
+  if (t.is_numeric()) return number();
   switch (t.id()) {
     case TypeId::kBoolean:
       out->append(a.BoolValue(i) ? "true" : "false");
@@ -347,16 +360,8 @@ Status AppendAsJson(const Array& a, int64_t i, std::string* out) {
       AppendValueText(a, i, out);
       return Status::OK();
     case TypeId::kFloat32:
-    case TypeId::kFloat64: {
-      std::string text;
-      AppendValueText(a, i, &text);
-      if (text == "NaN" || text == "Infinity" || text == "-Infinity") {
-        AppendJsonString(text, out);
-      } else {
-        out->append(text);
-      }
-      return Status::OK();
-    }
+    case TypeId::kFloat64:
+      return number();
     case TypeId::kString:
       AppendJsonString(a.BytesValue(i), out);
       return Status::OK();
@@ -1086,7 +1091,7 @@ bool CanExplicitCastJson(const DataType& from, const DataType& to) {
   if (from.id() == TypeId::kString && to.id() == TypeId::kString) return true;
   if (from.extension() != Extension::kJsonb) return false;
   return to.id() == TypeId::kBoolean || to.is_integer() || to.is_floating() ||
-         to.id() == TypeId::kDecimal;
+         to.id() == TypeId::kDecimal || to.is_numeric();
 }
 
 Result<ArrayPtr> CastJson(const Array& in, const TypePtr& to, MemoryPool* pool) {

@@ -82,23 +82,12 @@ ScalarResolver RoundingUnary(std::string name) {
   };
 }
 
-// round(x) / trunc(x), or round(numeric, int4) / trunc(numeric, int4) -> numeric.
+// round(x) / trunc(x); round(numeric, int4) and trunc(numeric, int4) are numeric's
+// (numeric_functions.cc).
 ScalarResolver RoundingWithDigits(std::string name) {
   auto unary = RoundingUnary(name);
   return [name, unary](const std::vector<TypePtr>& args, int* cost) -> Result<ResolvedFunction> {
     if (args.size() == 1) return unary(args, cost);
-    if (args.size() == 2) {
-      TypePtr numeric = AsNumeric(args[0]);
-      int c = 0;
-      if (numeric != nullptr && Accepts(args[1], Int32(), &c)) {
-        if (args[0] == nullptr || !args[0]->Equals(*numeric)) ++c;
-        *cost += c;
-        // Rounding up may need one more integer digit.
-        const int p = std::min(38, numeric->precision() + (name == "round" ? 1 : 0));
-        TypePtr ret = Decimal(std::max(p, numeric->scale()), numeric->scale());
-        return Resolution(name, {numeric, Int32()}, ret);
-      }
-    }
     return NoSuchFunction(name, args);
   };
 }
@@ -331,28 +320,7 @@ ScalarKernel RoundingKernel(Rounding mode) {
       return Map1<Int128, Int128>(args[0], n, f.return_type, ctx,
                                   [s, scale_down](Int128 v) { return scale_down(v, s); });
     }
-    // round(numeric, digits): the result keeps the argument's scale.
-    const int p = f.return_type->precision();
-    return Map2Fallible<Int128, Int128, int32_t>(
-        args[0], args[1], n, f.return_type, ctx,
-        [s, p, scale_down](Int128 v, int32_t digits, Int128* out) -> Status {
-          if (digits >= s) {
-            *out = v;
-            return Status::OK();
-          }
-          const int64_t k = static_cast<int64_t>(s) - digits;
-          if (k > 38) {
-            *out = 0;
-            return Status::OK();
-          }
-          const Int128 q = scale_down(v, static_cast<int>(k));
-          const int kk = static_cast<int>(k);
-          if (p < kk ? q != 0 : Abs128(q) >= Pow10(p - kk)) {
-            return DecimalOverflow(p, s);
-          }
-          *out = q * Pow10(kk);
-          return Status::OK();
-        });
+    return Status::Internal("{} with digits of {}", f.name, t->ToString());
   };
 }
 

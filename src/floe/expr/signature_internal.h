@@ -68,26 +68,6 @@ inline ResolvedFunction Resolution(std::string name, std::vector<TypePtr> params
   return fn;
 }
 
-/// The decimal an argument becomes when passed as PostgreSQL's numeric: decimals stay,
-/// integers become decimals wide enough for every value; nullptr for other types.
-inline TypePtr AsNumeric(const TypePtr& t) {
-  if (t == nullptr) return Decimal(38, 6);
-  switch (t->id()) {
-    case TypeId::kDecimal:
-      return t;
-    case TypeId::kInt8:
-      return Decimal(3, 0);
-    case TypeId::kInt16:
-      return Decimal(5, 0);
-    case TypeId::kInt32:
-      return Decimal(10, 0);
-    case TypeId::kInt64:
-      return Decimal(19, 0);
-    default:
-      return nullptr;
-  }
-}
-
 /// A resolver trying fixed parameter lists in order (the cheapest match wins); every list
 /// returns `ret`.
 inline ScalarResolver Signatures(std::string name, std::vector<std::vector<TypePtr>> candidates,

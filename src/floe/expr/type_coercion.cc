@@ -7,6 +7,7 @@
 #include "floe/expr/interval_internal.h"
 #include "floe/expr/json_internal.h"
 #include "floe/expr/kernel_internal.h"
+#include "floe/expr/numeric_internal.h"
 
 namespace floe::expr {
 
@@ -43,6 +44,10 @@ bool IsScalarId(TypeId id) {
   return id != TypeId::kStruct && id != TypeId::kList && id != TypeId::kMap;
 }
 
+bool IsExactNumber(const DataType& t) {
+  return t.extension() == Extension::kNone && (t.is_integer() || t.id() == TypeId::kDecimal);
+}
+
 }  // namespace
 
 namespace internal {
@@ -64,6 +69,26 @@ int IntegerDigits(TypeId id) {
 
 TypePtr DecimalForInteger(TypeId id) { return Decimal(IntegerDigits(id), 0); }
 
+}  // namespace internal
+
+namespace {
+
+// Integers and decimals as one decimal wide enough for both (the larger scale and integer
+// digits, at most 38 digits).
+TypePtr DecimalCommonType(const DataType& a, const DataType& b) {
+  auto int_digits = [](const DataType& t) {
+    return t.id() == TypeId::kDecimal ? t.precision() - t.scale() : internal::IntegerDigits(t.id());
+  };
+  const int scale = std::max(a.scale(), b.scale());
+  const int digits = std::max(int_digits(a), int_digits(b));
+  const int precision = std::max(std::min(38, digits + scale), 1);
+  return Decimal(precision, std::min(scale, precision));
+}
+
+}  // namespace
+
+namespace internal {
+
 int CastCost(const DataType& from, const DataType& to) {
   if (from.id() == to.id()) {
     if (!from.is_nested()) return 0;
@@ -79,6 +104,14 @@ bool CanImplicitCast(const DataType& from, const DataType& to) {
   const TypeId t = to.id();
   // character(n) passes as text without its trailing spaces, as PostgreSQL's bpchar.
   if (from.is_bpchar() && t == TypeId::kString && to.extension() == Extension::kNone) return true;
+  // Integers and numeric(p, s) pass as numeric, and numeric as the floats, as PostgreSQL's
+  // numeric promotion chain has it.
+  if (to.is_numeric() && !from.is_numeric()) {
+    return from.extension() == Extension::kNone && (from.is_integer() || f == TypeId::kDecimal);
+  }
+  if (from.is_numeric() && !to.is_numeric()) {
+    return to.extension() == Extension::kNone && to.is_floating();
+  }
   // json, jsonb and text share their storage but convert only explicitly (the json
   // functions take text arguments themselves: json_functions.cc).
   if (from.extension() != to.extension()) return false;
@@ -119,6 +152,7 @@ bool CanExplicitCast(const DataType& from, const DataType& to) {
   if (CanImplicitCast(from, to)) return true;
   if (internal::IsJsonCast(from, to)) return internal::CanExplicitCastJson(from, to);
   if (internal::IsIntervalCast(from, to)) return internal::CanExplicitCastInterval(from, to);
+  if (internal::IsNumericCast(from, to)) return internal::CanExplicitCastNumeric(from, to);
   const TypeId f = from.id();
   const TypeId t = to.id();
   // Every scalar type has a text form and text input.
@@ -172,6 +206,16 @@ Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b, std::string_view 
        (b->is_bpchar() && a->extension() == Extension::kNone))) {
     return String();
   }
+  // numeric meets integers and numeric(p, s) as numeric, and the floats as double.
+  if (a->is_numeric() || b->is_numeric()) {
+    const TypePtr& other = a->is_numeric() ? b : a;
+    if (other->is_numeric()) return a;
+    if (other->extension() == Extension::kNone) {
+      if (other->is_floating()) return Float64();
+      if (other->is_integer() || other->id() == TypeId::kDecimal) return Numeric();
+    }
+    return mismatch();
+  }
   const int ra = NumericRank(ia);
   const int rb = NumericRank(ib);
   if (ra >= 0 && rb >= 0) {
@@ -179,14 +223,10 @@ Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b, std::string_view 
       return ia == TypeId::kFloat32 && ib == TypeId::kFloat32 ? Float32() : Float64();
     }
     if (ia == TypeId::kDecimal || ib == TypeId::kDecimal) {
-      auto int_digits = [](const DataType& t) {
-        return t.id() == TypeId::kDecimal ? t.precision() - t.scale()
-                                          : internal::IntegerDigits(t.id());
-      };
-      const int scale = std::max(a->scale(), b->scale());
-      const int digits = std::max(int_digits(*a), int_digits(*b));
-      const int precision = std::min(38, digits + scale);
-      return Decimal(std::max(precision, 1), std::min(scale, std::max(precision, 1)));
+      // PostgreSQL's numeric values keep their own scales: where the scales differ
+      // (VALUES (1), (2.5), CASE ... THEN 1.50 ELSE 0 END) the values are numerics.
+      if (a->scale() != b->scale()) return Numeric();
+      return DecimalCommonType(*a, *b);
     }
     return ra >= rb ? a : b;
   }
@@ -229,6 +269,14 @@ Result<TypePtr> CommonType(const TypePtr& a, const TypePtr& b, std::string_view 
     }
   }
   return mismatch();
+}
+
+Result<TypePtr> ComparisonType(const TypePtr& a, const TypePtr& b, std::string_view context) {
+  if (a && b && IsExactNumber(*a) && IsExactNumber(*b) &&
+      (a->id() == TypeId::kDecimal || b->id() == TypeId::kDecimal)) {
+    return DecimalCommonType(*a, *b);
+  }
+  return CommonType(a, b, context);
 }
 
 }  // namespace floe::expr

@@ -313,6 +313,11 @@ Result<std::string> IcebergTypeName(const DataType& type) {
     return Status::NotSupported(
         "type interval cannot be stored in an Iceberg table (Iceberg has no interval type)");
   }
+  if (type.is_numeric()) {
+    return Status::NotSupported(
+        "type numeric without a precision cannot be stored in an Iceberg table (use "
+        "numeric(p, s))");
+  }
   switch (type.id()) {
     case TypeId::kBoolean:
       return std::string("boolean");

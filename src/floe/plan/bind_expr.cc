@@ -2,9 +2,9 @@
 // constants and NULL as written) take the type their context asks for and are converted
 // at bind time, so a bad literal is an error here naming the value.
 //
-// Type names: numeric without a typmod binds as decimal(38, 10) (PostgreSQL's numeric is
-// unconstrained; floe's decimals are at most 38 digits); varchar(n) and bpchar(n) bind as
-// text without enforcing the length. Numeric literals with an exponent (1e10) are float8.
+// Type names: numeric without a typmod binds as the numeric type whose values carry their
+// own scale (common/numeric.h), numeric(p, s) as decimal(p, s); varchar(n) and bpchar(n)
+// bind as text without enforcing the length. Numeric literals with an exponent (1e10) are float8.
 
 #include <algorithm>
 #include <cmath>
@@ -138,6 +138,13 @@ Result<TypePtr> Binder::CommonTypeAt(const TypePtr& a, const TypePtr& b, std::st
   return *t;
 }
 
+Result<TypePtr> Binder::ComparisonTypeAt(const TypePtr& a, const TypePtr& b,
+                                         std::string_view context, int location) const {
+  auto t = expr::ComparisonType(a, b, context);
+  if (!t.ok()) return Status(t.status().code(), t.status().message() + Where(location));
+  return *t;
+}
+
 Result<ExprPtr> Binder::CoerceTo(const ExprPtr& e, const TypePtr& type, int location) {
   if (e->type && e->type->Equals(*type)) return e;
   if (e->kind == expr::ExprKind::kLiteral) {
@@ -178,7 +185,7 @@ Result<std::pair<ExprPtr, ExprPtr>> Binder::Unify(ExprPtr a, ExprPtr b, std::str
   } else if (a->type->Equals(*b->type)) {
     return std::make_pair(std::move(a), std::move(b));
   } else {
-    FLOE_ASSIGN_OR_RAISE(type, CommonTypeAt(a->type, b->type, context, location));
+    FLOE_ASSIGN_OR_RAISE(type, ComparisonTypeAt(a->type, b->type, context, location));
   }
   FLOE_ASSIGN_OR_RAISE(a, CoerceTo(a, type, location));
   FLOE_ASSIGN_OR_RAISE(b, CoerceTo(b, type, location));
@@ -280,7 +287,7 @@ Result<ExprPtr> Binder::BindInList(const sql::ParsedExpr& value,
       if (!type) {
         type = x->type;
       } else if (!type->Equals(*x->type)) {
-        FLOE_ASSIGN_OR_RAISE(type, CommonTypeAt(type, x->type, "IN", a->location));
+        FLOE_ASSIGN_OR_RAISE(type, ComparisonTypeAt(type, x->type, "IN", a->location));
       }
     }
     args.push_back(std::move(x));
@@ -384,7 +391,7 @@ Result<ExprPtr> Binder::BindQuantifiedArray(const sql::ParsedExpr& e, ExprContex
   }
   TypePtr common = element;
   if (!IsUntyped(*x) && !x->type->Equals(*element)) {
-    FLOE_ASSIGN_OR_RAISE(common, CommonTypeAt(x->type, element, "operator", e.location));
+    FLOE_ASSIGN_OR_RAISE(common, ComparisonTypeAt(x->type, element, "operator", e.location));
   }
   FLOE_ASSIGN_OR_RAISE(x, CoerceTo(x, common, e.args[0]->location));
   if (!common->Equals(*element)) {
@@ -442,7 +449,7 @@ Result<TypePtr> Binder::BindTypeName(const sql::TypeName& type) {
   }
   const std::string& n = type.name;
   if (n == "numeric" || n == "decimal") {
-    if (type.modifiers.empty()) return Decimal(38, 10);
+    if (type.modifiers.empty()) return Numeric();
     int64_t p = type.modifiers[0];
     int64_t s = type.modifiers.size() > 1 ? type.modifiers[1] : 0;
     if (p < 1 || p > 38) {
@@ -470,14 +477,6 @@ Result<TypePtr> Binder::BindTypeName(const sql::TypeName& type) {
 
 Result<ExprPtr> Binder::BindExplicitCast(ExprPtr x, const sql::TypeName& type_name, int location) {
   FLOE_ASSIGN_OR_RAISE(TypePtr type, BindTypeName(type_name));
-  // jsonb's numbers are PostgreSQL numerics, printed as written; floe's unconstrained
-  // numeric is decimal(38, 10) and would print them with ten decimals.
-  if (x->type && x->type->is_json() && type->id() == TypeId::kDecimal &&
-      type_name.modifiers.empty()) {
-    return NotSupported(location,
-                        "cast of " + SqlTypeName(*x->type) +
-                            " to numeric without a precision is not supported (use numeric(p, s))");
-  }
   // An array keeps its own dimensions through a cast to an array type: a list's, or those a
   // constant literal's braces declare ('{{1,2},{3,4}}'::int[] has two).
   if (type->id() == TypeId::kList) {
@@ -1372,7 +1371,7 @@ Result<ExprPtr> Binder::BindExprImpl(const sql::ParsedExpr& e, ExprContext& ctx)
         if (!type) {
           type = v->type;
         } else if (!type->Equals(*v->type)) {
-          FLOE_ASSIGN_OR_RAISE(type, CommonTypeAt(type, v->type, "BETWEEN", e.location));
+          FLOE_ASSIGN_OR_RAISE(type, ComparisonTypeAt(type, v->type, "BETWEEN", e.location));
         }
       }
       if (!type) type = String();

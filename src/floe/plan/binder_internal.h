@@ -169,8 +169,8 @@ class Binder {
   Result<expr::ExprPtr> BindExpr(const sql::ParsedExpr& e, ExprContext& ctx);
   /// Casts `e` to `type` (string literals are converted now; others get a kCast).
   Result<expr::ExprPtr> CoerceTo(const expr::ExprPtr& e, const TypePtr& type, int location);
-  /// Binds two operands and unifies their types (untyped string literals take the other
-  /// side's type).
+  /// Unifies the types of two operands that are compared (untyped string literals take the
+  /// other side's type; expr::ComparisonType otherwise).
   Result<std::pair<expr::ExprPtr, expr::ExprPtr>> Unify(expr::ExprPtr a, expr::ExprPtr b,
                                                         std::string_view context, int location);
   /// Resolves and builds a call of `name`, converting the arguments to the parameter types.
@@ -287,6 +287,9 @@ class Binder {
   /// expr::CommonType with the error placed at `location`.
   Result<TypePtr> CommonTypeAt(const TypePtr& a, const TypePtr& b, std::string_view context,
                                int location) const;
+  /// expr::ComparisonType (operands that are only compared) with the error placed there.
+  Result<TypePtr> ComparisonTypeAt(const TypePtr& a, const TypePtr& b, std::string_view context,
+                                   int location) const;
   /// True for string literals and NULL as written (PostgreSQL's "unknown" type), which
   /// take the type their context asks for.
   bool IsUntyped(const expr::Expr& e) const { return untyped_.count(&e) > 0; }

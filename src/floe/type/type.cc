@@ -19,6 +19,8 @@ std::string_view ExtensionName(Extension extension) {
       return "interval";
     case Extension::kBpchar:
       return "bpchar";
+    case Extension::kNumeric:
+      return "numeric";
   }
   return "";
 }
@@ -205,6 +207,11 @@ TypePtr Bpchar() {
 
 TypePtr Interval() {
   static const TypePtr type = MakeDataType(TypeId::kFixed, 0, 0, 16, {}, Extension::kInterval);
+  return type;
+}
+
+TypePtr Numeric() {
+  static const TypePtr type = MakeDataType(TypeId::kFixed, 0, 0, 18, {}, Extension::kNumeric);
   return type;
 }
 

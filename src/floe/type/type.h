@@ -62,12 +62,18 @@ enum class TypeId : uint8_t {
 ///   kInterval                         over kFixed(16): PostgreSQL's interval, three fields
 ///                                     kept apart (int32 months, int32 days, int64
 ///                                     microseconds, little-endian; common/interval.h)
+///   kNumeric                          over kFixed(18): PostgreSQL's numeric without a
+///                                     precision, each value with its own scale (int128
+///                                     unscaled value and int16 scale, little-endian; NaN
+///                                     and the infinities as negative scales;
+///                                     common/numeric.h). numeric(p, s) is kDecimal.
 enum class Extension : uint8_t {
   kNone,
   kJson,
   kJsonb,
   kInterval,
   kBpchar,
+  kNumeric,
 };
 
 /// The lower-case name of an extension ("json", "jsonb"; "" for kNone).
@@ -129,6 +135,7 @@ class DataType {
   bool is_json() const { return extension_ == Extension::kJson || extension_ == Extension::kJsonb; }
   bool is_interval() const { return extension_ == Extension::kInterval; }
   bool is_bpchar() const { return extension_ == Extension::kBpchar; }
+  bool is_numeric() const { return extension_ == Extension::kNumeric; }
 
   /// Decimal precision (1..38) and scale (0..precision); 0 for other types.
   int precision() const { return precision_; }
@@ -207,6 +214,8 @@ TypePtr String();
 TypePtr Json();
 TypePtr Jsonb();
 TypePtr Interval();
+/// PostgreSQL's numeric without a precision: each value has its own scale.
+TypePtr Numeric();
 /// PostgreSQL's character(n) (bpchar) over kString; n is not part of the type (as a typmod
 /// is not part of PostgreSQL's): values carry their padding.
 TypePtr Bpchar();

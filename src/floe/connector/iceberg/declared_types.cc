@@ -96,6 +96,9 @@ TypePtr StoredColumnType(const TypePtr& type) {
     case TypeId::kString:
       return type->extension() != Extension::kNone ? String() : type;
     case TypeId::kFixed:
+      // Iceberg has no decimal of unbounded scale: numeric is stored as decimal(38, 10),
+      // as numeric columns of engines without one are.
+      if (type->is_numeric()) return Decimal(38, 10);
       return type->is_interval() ? Fixed(16) : type;
     case TypeId::kStruct:
     case TypeId::kList:
@@ -164,7 +167,8 @@ std::vector<std::optional<DeclaredColumn>> DeclaredColumns(
     const Field& field = columns.field(i);
     if (!field.has_field_id()) continue;
     auto it = by_id.find(field.field_id());
-    if (it != by_id.end()) out[static_cast<size_t>(i)] = ParseDeclaration(it->second, *field.type());
+    if (it != by_id.end())
+      out[static_cast<size_t>(i)] = ParseDeclaration(it->second, *field.type());
   }
   return out;
 }

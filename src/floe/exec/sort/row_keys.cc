@@ -6,8 +6,9 @@
 #include <string>
 
 #include "floe/batch/builder.h"
-#include "floe/common/interval.h"
+#include "floe/batch/value_key.h"
 #include "floe/common/logging.h"
+#include "floe/common/numeric.h"
 #include "floe/common/pool_buffer.h"
 #include "floe/type/type_visit.h"
 
@@ -89,15 +90,6 @@ void AppendEscaped(std::string_view s, std::string* out) {
   out->push_back(0);
 }
 
-// An interval as its span (a month is 30 days), as PostgreSQL orders and groups them:
-// '1 mon' and '30 days' are equal keys. 16 bytes, big-endian with the sign bit flipped.
-void StoreIntervalKey(std::string_view bytes, uint8_t* out) {
-  const unsigned __int128 u = static_cast<unsigned __int128>(IntervalSpan(IntervalFromBytes(bytes))) ^
-                              (static_cast<unsigned __int128>(1) << 127);
-  StoreBigEndian(static_cast<uint64_t>(u >> 64), out);
-  StoreBigEndian(static_cast<uint64_t>(u), out + 8);
-}
-
 void AppendDecimal(Int128 v, std::string* out) {
   unsigned __int128 u =
       static_cast<unsigned __int128>(v) ^ (static_cast<unsigned __int128>(1) << 127);
@@ -119,10 +111,11 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
       std::string_view v = a.BytesValue(i);
       if (a.type()->is_binary_like()) {
         AppendEscaped(v, out);
-      } else if (a.type()->is_interval()) {
-        uint8_t key[16];
-        StoreIntervalKey(v, key);
-        out->append(reinterpret_cast<const char*>(key), sizeof(key));
+      } else if (HasValueKey(*a.type())) {
+        // Intervals by span, numerics by value (batch/value_key.h).
+        uint8_t key[kNumericBytes];
+        StoreValueKey(*a.type(), v, key);
+        out->append(reinterpret_cast<const char*>(key), v.size());
       } else {
         out->append(v.data(), v.size());
       }
@@ -176,7 +169,7 @@ void WriteWideColumn(const Array& a, const SortOptions& opt, int64_t n, uint8_t*
   const uint8_t null_marker = opt.nulls_first ? kNullFirst : kNullLast;
   const int64_t w = std::is_same_v<T, bool> ? 1 : a.type()->byte_width();
   const uint8_t* base = a.buffer(1)->data();
-  const bool interval = a.type()->is_interval();
+  const bool value_key = HasValueKey(*a.type());
   for (int64_t r = 0; r < n; ++r) {
     uint8_t* p = data + pos[r];
     if (a.IsNull(r)) {
@@ -194,8 +187,8 @@ void WriteWideColumn(const Array& a, const SortOptions& opt, int64_t n, uint8_t*
       StoreBigEndian(static_cast<uint64_t>(u), p + 9);
     } else if constexpr (std::is_same_v<T, bool>) {
       p[1] = a.BoolValue(r) ? 1 : 0;
-    } else if (interval) {
-      StoreIntervalKey(a.BytesValue(r), p + 1);
+    } else if (value_key) {
+      StoreValueKey(*a.type(), a.BytesValue(r), p + 1);
     } else {
       std::memcpy(p + 1, base + (a.offset() + r) * w, static_cast<size_t>(w));
     }

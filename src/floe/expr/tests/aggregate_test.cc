@@ -152,16 +152,19 @@ TEST(AggregateResolveTest, ResultTypes) {
   EXPECT_EQ(Resolve("sum", {Decimal(12, 2)}).return_type->ToString(), "decimal(38,2)");
   EXPECT_EQ(Resolve("sum", {Float32()}).return_type->ToString(), "float32");
   EXPECT_EQ(Resolve("sum", {Float64()}).return_type->ToString(), "float64");
-  EXPECT_EQ(Resolve("avg", {Int32()}).return_type->ToString(), "decimal(38,6)");
-  EXPECT_EQ(Resolve("avg", {Decimal(12, 2)}).return_type->ToString(), "decimal(38,6)");
-  EXPECT_EQ(Resolve("avg", {Decimal(20, 8)}).return_type->ToString(), "decimal(38,8)");
+  EXPECT_EQ(Resolve("avg", {Int32()}).return_type->ToString(), "numeric");
+  EXPECT_EQ(Resolve("avg", {Decimal(12, 2)}).return_type->ToString(), "numeric");
+  EXPECT_EQ(Resolve("avg", {Decimal(20, 8)}).return_type->ToString(), "numeric");
   EXPECT_EQ(Resolve("avg", {Float32()}).return_type->ToString(), "float64");
   EXPECT_EQ(Resolve("min", {Date()}).return_type->ToString(), "date");
   EXPECT_EQ(Resolve("max", {Uuid()}).return_type->ToString(), "uuid");
   EXPECT_EQ(Resolve("every", {Boolean()}).name, "bool_and");
   EXPECT_EQ(Resolve("string_agg", {String(), String()}).return_type->ToString(), "string");
   EXPECT_EQ(Resolve("stddev", {Int32()}).name, "stddev_samp");
-  EXPECT_EQ(Resolve("stddev", {Int32()}).arg_types[0]->ToString(), "float64");
+  // Of exact numbers, numeric (computed exactly, as PostgreSQL's); of floats, double.
+  EXPECT_EQ(Resolve("stddev", {Int32()}).arg_types[0]->ToString(), "numeric");
+  EXPECT_EQ(Resolve("stddev", {Int32()}).return_type->ToString(), "numeric");
+  EXPECT_EQ(Resolve("stddev", {Float32()}).return_type->ToString(), "float64");
   EXPECT_EQ(Resolve("variance", {Float64()}).name, "var_samp");
   EXPECT_TRUE(IsAggregateFunction("sum"));
   EXPECT_TRUE(IsAggregateFunction("every"));
@@ -327,17 +330,19 @@ TEST(AggregateTest, SumBackWithinRangeIsNoOverflow) {
   ASSERT_OK_AND_ASSIGN(auto sum, RunSingle(Resolve("sum", {Decimal(38, 0)}), {values}, groups, 1));
   EXPECT_THAT(sum, ElementsAre("0"));
   ASSERT_OK_AND_ASSIGN(auto avg, RunSingle(Resolve("avg", {Decimal(38, 0)}), {values}, groups, 1));
-  EXPECT_THAT(avg, ElementsAre("0.000000"));
+  EXPECT_THAT(avg, ElementsAre("0.00000000000000000000"));
 }
 
 TEST(AggregateTest, Avg) {
   auto values = I32({1, 2, 1, 2, 2, -1, -2, -2, std::nullopt});
   std::vector<uint32_t> groups = {0, 0, 1, 1, 1, 2, 2, 2, 3};
   ASSERT_OK_AND_ASSIGN(auto out, RunSingle(Resolve("avg", {Int32()}), {values}, groups, 4));
-  EXPECT_THAT(out, ElementsAre("1.500000", "1.666667", "-1.666667", "NULL"));
+  // PostgreSQL's numeric division scale: at least 16 significant digits.
+  EXPECT_THAT(
+      out, ElementsAre("1.5000000000000000", "1.6666666666666667", "-1.6666666666666667", "NULL"));
   auto dec = Dec(10, 2, {Int128(100), Int128(201)});
   ASSERT_OK_AND_ASSIGN(auto avg_dec, RunSingle(Resolve("avg", {Decimal(10, 2)}), {dec}, {0, 0}, 1));
-  EXPECT_THAT(avg_dec, ElementsAre("1.505000"));
+  EXPECT_THAT(avg_dec, ElementsAre("1.5050000000000000"));
   auto f = F64({1.0, 2.0});
   ASSERT_OK_AND_ASSIGN(auto avg_f, RunSingle(Resolve("avg", {Float64()}), {f}, {0, 0}, 1));
   EXPECT_THAT(avg_f, ElementsAre("1.5"));
@@ -544,8 +549,8 @@ TEST(AggregateTest, ExactSumsInInt64BlocksMatchInt128Reference) {
     seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
     return seed >> 11;
   };
-  for (const auto& [total, wide_type] : std::vector<std::pair<int64_t, bool>>{
-           {5, false}, {5, true}, {20, false}, {20, true}}) {
+  for (const auto& [total, wide_type] :
+       std::vector<std::pair<int64_t, bool>>{{5, false}, {5, true}, {20, false}, {20, true}}) {
     // The last group gets no values, the one before it only NULLs.
     const auto null_group = static_cast<uint32_t>(total - 2);
     SCOPED_TRACE(fmt::format("{} groups, decimal({})", total, wide_type ? 38 : 18));
@@ -615,8 +620,14 @@ TEST(AggregateTest, ExactSumsInInt64BlocksMatchInt128Reference) {
         EXPECT_EQ(FormatValue(*avg_out, g), "NULL");
       } else {
         const std::string avg = FormatValue(*avg_out, g);
-        // The integer part of the mean (the sums are far from a rounding boundary).
-        EXPECT_EQ(avg.substr(0, avg.find('.')), Int128Text(sums[gi] / counts[gi])) << g;
+        // The integer part of the mean (the sums are far from a rounding boundary), or the
+        // mean rounded half away from zero where numeric division's scale leaves no decimals
+        // (a mean of 19 digits).
+        const Int128 q = sums[gi] / counts[gi];
+        const Int128 r = sums[gi] % counts[gi];
+        const bool no_decimals = avg.find('.') == std::string::npos;
+        const Int128 rounded = 2 * (r < 0 ? -r : r) >= counts[gi] ? q + (sums[gi] < 0 ? -1 : 1) : q;
+        EXPECT_EQ(avg.substr(0, avg.find('.')), Int128Text(no_decimals ? rounded : q)) << g;
       }
     }
   }
@@ -636,7 +647,7 @@ TEST(AggregateTest, ExactSumsOfBigintsNearTheLimitsAndOneGroup) {
   auto small = I64({-3, 4, std::nullopt, 5});
   ASSERT_OK_AND_ASSIGN(auto filtered, RunSingle(Resolve("avg", {Int64()}), {small}, {0, 0, 0, 0}, 1,
                                                 Bools({true, true, true, false}).get()));
-  EXPECT_THAT(filtered, ElementsAre("0.500000"));
+  EXPECT_THAT(filtered, ElementsAre("0.50000000000000000000"));
   ASSERT_OK_AND_ASSIGN(auto none,
                        RunSingle(Resolve("sum", {Int64()}), {I64({std::nullopt})}, {0}, 1));
   EXPECT_THAT(none, ElementsAre("NULL"));

@@ -200,10 +200,13 @@ TEST(ArithmeticTest, Decimals) {
   EXPECT_EQ(ReturnType("multiply", {Decimal(15, 2), Decimal(16, 2)}), "decimal(31,4)");
   EXPECT_CALL_TEXT("950.0000,-1.0000", "multiply",
                    {Decs(15, 2, {100000, -100}), Decs(16, 2, {95, 100})});
-  // Division: scale max(6, s1, s2), rounded half away from zero.
-  EXPECT_EQ(ReturnType("divide", {Decimal(10, 2), Decimal(10, 2)}), "decimal(38,6)");
-  EXPECT_CALL_TEXT("0.333333,0.666667,-0.666667,2.000000", "divide",
-                   {Decs(10, 2, {100, 200, -200, 400}), Decs(10, 2, {300, 300, 300, 200})});
+  // Division is numeric division: at least 16 significant digits (PostgreSQL's
+  // select_div_scale), rounded half away from zero.
+  EXPECT_EQ(ReturnType("divide", {Decimal(10, 2), Decimal(10, 2)}), "numeric");
+  EXPECT_CALL_TEXT(
+      "0.33333333333333333333,0.66666666666666666667,-0.66666666666666666667,"
+      "2.0000000000000000",
+      "divide", {Decs(10, 2, {100, 200, -200, 400}), Decs(10, 2, {300, 300, 300, 200})});
   EXPECT_THAT(EvalCall("divide", {Decs(10, 2, {100}), Decs(10, 2, {0})}),
               IsErrorWith(StatusCode::kInvalidArgument, "division by zero"));
   // Modulo takes the dividend's sign: -7.5 % 2 = -1.5.
@@ -520,8 +523,16 @@ TEST(CoercionTest, CommonType) {
     return r.ok() ? (*r)->ToString() : r.status().ToString();
   };
   EXPECT_EQ(common(Int16(), Int64()), "int64");
-  EXPECT_EQ(common(Int32(), Decimal(5, 2)), "decimal(12,2)");
-  EXPECT_EQ(common(Decimal(10, 2), Decimal(8, 4)), "decimal(12,4)");
+  // Values of different scales keep their own, as numerics; compared, they meet as a decimal.
+  EXPECT_EQ(common(Int32(), Decimal(5, 2)), "numeric");
+  EXPECT_EQ(common(Decimal(10, 2), Decimal(8, 4)), "numeric");
+  EXPECT_EQ(common(Int32(), Decimal(5, 0)), "decimal(10,0)");
+  EXPECT_EQ(common(Decimal(10, 2), Decimal(12, 2)), "decimal(12,2)");
+  EXPECT_EQ(common(Numeric(), Int64()), "numeric");
+  EXPECT_EQ(common(Numeric(), Float32()), "float64");
+  EXPECT_EQ((*ComparisonType(Int32(), Decimal(5, 2), "="))->ToString(), "decimal(12,2)");
+  EXPECT_EQ((*ComparisonType(Decimal(10, 2), Decimal(8, 4), "="))->ToString(), "decimal(12,4)");
+  EXPECT_EQ((*ComparisonType(Numeric(), Decimal(8, 4), "="))->ToString(), "numeric");
   EXPECT_EQ(common(Int32(), Float32()), "float64");
   EXPECT_EQ(common(Float32(), Float32()), "float32");
   EXPECT_EQ(common(Date(), Timestamp()), "timestamp");

@@ -32,6 +32,10 @@ Status SetPrimitive(const DataType& type, SchemaElement* e, LeafColumn* leaf) {
   if (type.extension() == Extension::kInterval) {
     return Status::NotSupported("type interval cannot be written to Parquet");
   }
+  if (type.extension() == Extension::kNumeric) {
+    return Status::NotSupported(
+        "type numeric without a precision cannot be written to Parquet (cast to numeric(p, s))");
+  }
   switch (type.id()) {
     case TypeId::kBoolean:
       e->type = Type::kBoolean;

@@ -373,7 +373,7 @@ TEST_F(BinderTest, Except) {
 
 TEST_F(BinderTest, Values) {
   EXPECT_EQ(Plan("VALUES (1, 'x'), (2.5, NULL)"),
-            R"plan(Values: (1.0, 'x'), (2.5, NULL::string)
+            R"plan(Values: ('1'::numeric, 'x'), ('2.5'::numeric, NULL::string)
 )plan");
 }
 
@@ -478,7 +478,7 @@ TEST_F(BinderTest, CorrelatedCountCoalesces) {
 TEST_F(BinderTest, CorrelatedScalarAggregate) {
   EXPECT_EQ(Plan("SELECT a FROM t WHERE c > (SELECT avg(e) FROM u WHERE u.a = t.a)"),
             R"plan(Projection: #0:a
-  Filter: (CAST(#2:c AS decimal(38,6)) > #4:avg)
+  Filter: (CAST(#2:c AS numeric) > #4:avg)
     Join(left): keys=[#0:a = #1:__key1]
       Scan: t projection=[a, b, c, d]
       Projection: #1:avg, #0:a AS __key1
@@ -533,7 +533,7 @@ TEST_F(BinderTest, CaseExpressions) {
   EXPECT_EQ(
       Plan("SELECT CASE a WHEN 1 THEN 'one' WHEN 2 THEN 'two' END, CASE WHEN c > 1 THEN c ELSE 0 "
            "END FROM t"),
-      R"plan(Projection: CASE WHEN (#0:a = 1) THEN 'one' WHEN (#0:a = 2) THEN 'two' END AS case, CASE WHEN (#2:c > 1.00) THEN #2:c ELSE 0.00 END AS case
+      R"plan(Projection: CASE WHEN (#0:a = 1) THEN 'one' WHEN (#0:a = 2) THEN 'two' END AS case, CASE WHEN (#2:c > 1.00) THEN CAST(#2:c AS numeric) ELSE '0'::numeric END AS case
   Scan: t projection=[a, b, c, d]
 )plan");
 }
@@ -560,7 +560,7 @@ TEST_F(BinderTest, CastsAndStatementTime) {
   EXPECT_EQ(
       Plan("SELECT CAST(a AS bigint), b::int, '12'::numeric(5,2), c::numeric, now(), current_date, "
            "d + interval '1 year 2 mons' FROM t"),
-      R"plan(Projection: CAST(#0:a AS int64) AS a, CAST(#1:b AS int32) AS b, 12.00 AS numeric, CAST(#2:c AS decimal(38,10)) AS c, '2023-11-14 22:13:20+00'::timestamptz AS now, DATE '2023-11-14' AS current_date, interval_add(#3:d, 14, 0, 0) AS ?column?
+      R"plan(Projection: CAST(#0:a AS int64) AS a, CAST(#1:b AS int32) AS b, 12.00 AS numeric, CAST(#2:c AS numeric) AS c, '2023-11-14 22:13:20+00'::timestamptz AS now, DATE '2023-11-14' AS current_date, interval_add(#3:d, 14, 0, 0) AS ?column?
   Scan: t projection=[a, b, c, d]
 )plan");
 }
@@ -610,14 +610,14 @@ TEST_F(BinderTest, TpchQ17CorrelatedAggregate) {
       Plan("select sum(l_extendedprice) / 7.0 as avg_yearly from lineitem, part where p_partkey = "
            "l_partkey and p_brand = 'Brand#23' and p_container = 'MED BOX' and l_quantity < "
            "(select 0.2 * avg(l_quantity) from lineitem where l_partkey = p_partkey)"),
-      R"plan(Projection: (#0:sum / 7.0) AS avg_yearly
+      R"plan(Projection: (CAST(#0:sum AS numeric) / '7.0'::numeric) AS avg_yearly
   Aggregate: groups=[] aggregates=[sum(#5:l_extendedprice) AS sum]
-    Filter: ((#16:p_partkey = #1:l_partkey) AND (#19:p_brand = 'Brand#23') AND (#22:p_container = 'MED BOX') AND (CAST(#4:l_quantity AS decimal(38,7)) < #25:?column?))
+    Filter: ((#16:p_partkey = #1:l_partkey) AND (#19:p_brand = 'Brand#23') AND (#22:p_container = 'MED BOX') AND (CAST(#4:l_quantity AS numeric) < #25:?column?))
       Join(left): keys=[#16:p_partkey = #1:__key1]
         Join(inner): cross
           Scan: lineitem projection=[l_orderkey, l_partkey, l_suppkey, l_linenumber, l_quantity, l_extendedprice, l_discount, l_tax, l_returnflag, l_linestatus, l_shipdate, l_commitdate, l_receiptdate, l_shipinstruct, l_shipmode, l_comment]
           Scan: part projection=[p_partkey, p_name, p_mfgr, p_brand, p_type, p_size, p_container, p_retailprice, p_comment]
-        Projection: (0.2 * #1:avg) AS ?column?, #0:l_partkey AS __key1
+        Projection: ('0.2'::numeric * #1:avg) AS ?column?, #0:l_partkey AS __key1
           Aggregate: groups=[#1:l_partkey] aggregates=[avg(#4:l_quantity) AS avg]
             Scan: lineitem projection=[l_orderkey, l_partkey, l_suppkey, l_linenumber, l_quantity, l_extendedprice, l_discount, l_tax, l_returnflag, l_linestatus, l_shipdate, l_commitdate, l_receiptdate, l_shipinstruct, l_shipmode, l_comment]
 )plan");
@@ -703,8 +703,9 @@ TEST_F(BinderTest, Errors) {
             "Not supported: LATERAL subqueries are not supported (line 1, column 34)");
   EXPECT_EQ(Error("SELECT a FROM t GROUP BY ROLLUP (a)"),
             "Not supported: GROUPING SETS, ROLLUP and CUBE are not supported (line 1, column 8)");
-  EXPECT_EQ(Error("SELECT interval '1 eon'"),
-            "Invalid argument: invalid input syntax for type interval: \"1 eon\" (line 1, column 8)");
+  EXPECT_EQ(
+      Error("SELECT interval '1 eon'"),
+      "Invalid argument: invalid input syntax for type interval: \"1 eon\" (line 1, column 8)");
   EXPECT_EQ(Error("SELECT a FROM t INTERSECT ALL SELECT a FROM u"),
             "Not supported: INTERSECT ALL is not supported (line 1, column 8)");
   EXPECT_EQ(Error("SELECT a FROM t WHERE a = (SELECT a FROM u WHERE u.e = t.a)"),
@@ -767,9 +768,9 @@ sum_qty: decimal(38,2)
 sum_base_price: decimal(38,2)
 sum_disc_price: decimal(38,4)
 sum_charge: decimal(38,6)
-avg_qty: decimal(38,6)
-avg_price: decimal(38,6)
-avg_disc: decimal(38,6)
+avg_qty: numeric
+avg_price: numeric
+avg_disc: numeric
 count_order: int64 not null
 )schema");
 }
@@ -850,7 +851,7 @@ TEST_F(BinderTest, TpchQ14) {
                    "l_discount) else 0 end) / sum(l_extendedprice * (1 - l_discount)) as "
                    "promo_revenue from lineitem, part where l_partkey = p_partkey and l_shipdate "
                    ">= date '1995-09-01' and l_shipdate < date '1995-09-01' + interval '1' month"),
-      R"schema(promo_revenue: decimal(38,6)
+      R"schema(promo_revenue: numeric
 )schema");
 }
 
@@ -876,7 +877,7 @@ TEST_F(BinderTest, TpchQ17) {
           "select sum(l_extendedprice) / 7.0 as avg_yearly from lineitem, part where p_partkey = "
           "l_partkey and p_brand = 'Brand#23' and p_container = 'MED BOX' and l_quantity < (select "
           "0.2 * avg(l_quantity) from lineitem where l_partkey = p_partkey)"),
-      R"schema(avg_yearly: decimal(38,6)
+      R"schema(avg_yearly: numeric
 )schema");
 }
 
@@ -1029,7 +1030,7 @@ TEST_F(BinderTest, TpchQ8) {
           "= n2.n_nationkey and o_orderdate between date '1995-01-01' and date '1996-12-31' and "
           "p_type = 'ECONOMY ANODIZED STEEL') as all_nations group by o_year order by o_year"),
       R"schema(o_year: decimal(38,0) not null
-mkt_share: decimal(38,6)
+mkt_share: numeric
 )schema");
 }
 
