@@ -233,7 +233,9 @@ Result<NumericValue> AddFinite(const NumericValue& a, const NumericValue& b) {
   I128 x, y;
   int scale;
   if (!Align(a, b, &x, &y, &scale)) return TooManyDigits();
-  const I128 sum = x + y;  // both below 10^38: no 128-bit overflow
+  // Both are below 10^38, but their sum can pass int128's 1.7 * 10^38.
+  I128 sum;
+  if (__builtin_add_overflow(x, y, &sum)) return TooManyDigits();
   return MakeFinite(Magnitude(sum), sum < 0, scale);
 }
 
@@ -523,14 +525,14 @@ Result<NumericValue> DivideNumericsAtScale(const NumericValue& a, const NumericV
   const int64_t k = static_cast<int64_t>(scale) + b.scale - a.scale;
   const U128 ma = Magnitude(a.unscaled), mb = Magnitude(b.unscaled);
   U256 numerator{0, ma}, denominator{0, mb};
-  if (k > 0) {
-    if (k > 2 * kNumericMaxDigits) return TooManyDigits();
+  // 10^77 < 2^256: a scaled operand fits while it has at most 77 digits.
+  if (k > 0 && ma != 0) {
+    // A numerator of more digits makes a quotient of at least 10^39.
+    if (DigitCount(ma) + k > 77) return TooManyDigits();
     numerator = ScaleWide(ma, static_cast<int>(k));
   } else if (k < 0) {
-    if (-k > 2 * kNumericMaxDigits) {
-      // |a / b| * 10^scale < 10^38 / 10^76: rounds to zero.
-      return MakeFinite(0, false, scale);
-    }
+    // A denominator of more digits makes |a / b| * 10^scale < 10^38 / 10^77: zero.
+    if (DigitCount(mb) - k > 77) return MakeFinite(0, false, scale);
     denominator = ScaleWide(mb, static_cast<int>(-k));
   }
   U128 q;

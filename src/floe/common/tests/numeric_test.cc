@@ -105,6 +105,20 @@ TEST(NumericTest, ArithmeticAsPostgreSql) {
   EXPECT_EQ(T(SubtractNumerics(N("Infinity"), N("-Infinity"))), "Infinity");
   EXPECT_EQ(T(AddNumerics(N("NaN"), N("1"))), "NaN");
   EXPECT_EQ(MultiplyNumerics(N("1e20"), N("1e20")).status().code(), StatusCode::kNotSupported);
+  // Sums past int128's range and quotients of operands scaled past 256 bits are refused,
+  // never wrapped.
+  const NumericValue big = N("99999999999999999999999999999999999999");
+  EXPECT_EQ(AddNumerics(big, big).status().code(), StatusCode::kNotSupported);
+  EXPECT_EQ(SubtractNumerics(N("-99999999999999999999999999999999999999"), big).status().code(),
+            StatusCode::kNotSupported);
+  EXPECT_EQ(DivideNumericsAtScale(big, N("1"), 40).status().code(), StatusCode::kNotSupported);
+  EXPECT_EQ(
+      DivideNumericsAtScale(big, N("0.00000000000000000000000000000000000001"), 20).status().code(),
+      StatusCode::kNotSupported);
+  EXPECT_EQ(T(DivideNumericsAtScale(N("1"), big, 0)), "0");
+  EXPECT_EQ(T(DivideNumericsAtScale(N("1"), N("9999999999999999999999999999999999999.9"), 2)),
+            "0.00");
+  EXPECT_EQ(T(DivideNumericsAtScale(N("1e-900"), N("3"), 901)), "0." + std::string(900, '0') + "3");
   EXPECT_EQ(T(RoundNumeric(N("2.5"), 0)), "3");
   EXPECT_EQ(T(RoundNumeric(N("-2.5"), 0)), "-3");
   EXPECT_EQ(T(RoundNumeric(N("-0.4"), 0)), "0");
@@ -174,6 +188,70 @@ TEST(NumericTest, StorageBytesRoundTrip) {
     const std::string bytes = NumericBytes(v);
     ASSERT_EQ(bytes.size(), static_cast<size_t>(kNumericBytes));
     EXPECT_EQ(NumericText(NumericFromBytes(bytes)), NumericText(v)) << text;
+  }
+}
+
+}  // namespace
+}  // namespace floe
+
+namespace floe {
+namespace {
+
+// Random values of every size and scale through every operation: results that exist are
+// exact (a + b - b = a, a * b / b = a), the text form reads back, the key orders as the
+// comparison does, and nothing leaves the 38-digit range silently.
+TEST(NumericTest, RandomValuesKeepTheirInvariants) {
+  uint64_t state = 0x9E3779B97F4A7C15ULL;
+  auto next = [&state]() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  auto random_value = [&]() {
+    const uint64_t kind = next() % 40;
+    if (kind == 0) return NumericValue::NaN();
+    if (kind == 1) return NumericValue::Infinity(next() % 2 == 0);
+    const int digits = static_cast<int>(next() % 39);
+    __int128 m = 0;
+    for (int i = 0; i < digits; ++i) m = m * 10 + static_cast<int>(next() % 10);
+    const int scale =
+        next() % 4 == 0 ? static_cast<int>(next() % 60) : static_cast<int>(next() % 8);
+    return NumericValue::Finite(next() % 2 == 0 ? -m : m, scale);
+  };
+  auto same = [](const NumericValue& a, const NumericValue& b) {
+    return CompareNumerics(a, b) == 0;
+  };
+  for (int iteration = 0; iteration < 20000; ++iteration) {
+    const NumericValue a = random_value();
+    const NumericValue b = random_value();
+    Result<NumericValue> back = ParseNumeric(NumericText(a));
+    ASSERT_TRUE(back.ok()) << NumericText(a);
+    EXPECT_EQ(NumericBytes(*back), NumericBytes(a)) << NumericText(a);
+    uint8_t ka[kNumericBytes], kb[kNumericBytes];
+    StoreNumericKey(a, ka);
+    StoreNumericKey(b, kb);
+    const int c = std::memcmp(ka, kb, kNumericBytes);
+    EXPECT_EQ(c < 0 ? -1 : (c > 0 ? 1 : 0), CompareNumerics(a, b))
+        << NumericText(a) << " vs " << NumericText(b);
+    if (!a.is_finite() || !b.is_finite()) continue;
+    if (Result<NumericValue> sum = AddNumerics(a, b); sum.ok()) {
+      Result<NumericValue> difference = SubtractNumerics(*sum, b);
+      if (difference.ok()) {
+        EXPECT_TRUE(same(*difference, a)) << NumericText(a);
+      }
+    }
+    if (Result<NumericValue> product = MultiplyNumerics(a, b); product.ok() && b.unscaled != 0) {
+      Result<NumericValue> quotient = DivideNumericsAtScale(*product, b, a.scale);
+      ASSERT_TRUE(quotient.ok()) << NumericText(*product) << " / " << NumericText(b);
+      EXPECT_TRUE(same(*quotient, a)) << NumericText(a) << " * " << NumericText(b);
+    }
+    if (b.unscaled != 0) {
+      (void)DivideNumerics(a, b);
+      (void)ModNumerics(a, b);
+    }
+    (void)RoundNumeric(a, static_cast<int>(next() % 80) - 40);
+    if (a.unscaled >= 0) (void)SqrtNumeric(a, static_cast<int>(next() % 40));
   }
 }
 
