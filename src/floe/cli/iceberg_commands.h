@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "floe/cli/parquet_commands.h"
+#include "floe/cli/command.h"
 #include "floe/common/result.h"
 
 namespace CLI {

@@ -5,16 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "floe/cli/command.h"
 #include "floe/common/result.h"
 
-namespace CLI {
-class App;
-}  // namespace CLI
-
 namespace floe::cli {
-
-/// What a parsed command line runs. Set by the subcommand that the parser selected.
-using CommandAction = std::function<Status()>;
 
 /// Options of `floe parquet cat`.
 struct CatOptions {

@@ -917,31 +917,35 @@ inline bool Less(T a, T b) {
   return a < b;
 }
 
-// Fixed-width values (integers, floats, decimals, dates, times, timestamps) and booleans
-// (T = bool, read from the bitmap).
-template <typename T, bool kMin>
-class MinMaxAccumulator final : public GroupsAccumulator {
+// What every min/max accumulator shares: input rows and partial states fold alike
+// (Derived::Fold), and the partial state is the result itself.
+template <typename Derived, bool kMin>
+class MinMaxBase : public GroupsAccumulator {
  public:
-  MinMaxAccumulator(TypePtr type, MemoryPool* pool) : type_(std::move(type)), pool_(pool) {}
-
   Status Update(const std::vector<ArrayPtr>& args, const uint32_t* group_ids, const Array* filter,
                 int64_t total_groups) override {
     FLOE_RETURN_NOT_OK(CheckArgs(args, 1, kMin ? "min" : "max"));
-    Fold(*args[0], group_ids, filter, total_groups);
-    return Status::OK();
+    return static_cast<Derived*>(this)->Fold(*args[0], group_ids, filter, total_groups);
   }
 
   Status Merge(const std::vector<ArrayPtr>& states, const uint32_t* group_ids,
                int64_t total_groups) override {
     FLOE_RETURN_NOT_OK(CheckArgs(states, 1, kMin ? "min" : "max"));
-    Fold(*states[0], group_ids, nullptr, total_groups);
-    return Status::OK();
+    return static_cast<Derived*>(this)->Fold(*states[0], group_ids, nullptr, total_groups);
   }
 
   Result<std::vector<ArrayPtr>> State() override {
     FLOE_ASSIGN_OR_RAISE(ArrayPtr a, Evaluate());
     return std::vector<ArrayPtr>{std::move(a)};
   }
+};
+
+// Fixed-width values (integers, floats, decimals, dates, times, timestamps) and booleans
+// (T = bool, read from the bitmap).
+template <typename T, bool kMin>
+class MinMaxAccumulator final : public MinMaxBase<MinMaxAccumulator<T, kMin>, kMin> {
+ public:
+  MinMaxAccumulator(TypePtr type, MemoryPool* pool) : type_(std::move(type)), pool_(pool) {}
 
   Result<ArrayPtr> Evaluate() override {
     Result<ArrayPtr> out = [&]() -> Result<ArrayPtr> {
@@ -961,8 +965,10 @@ class MinMaxAccumulator final : public GroupsAccumulator {
  private:
   using Stored = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
 
-  void Fold(const Array& values, const uint32_t* group_ids, const Array* filter,
-            int64_t total_groups) {
+  friend MinMaxBase<MinMaxAccumulator, kMin>;
+
+  Status Fold(const Array& values, const uint32_t* group_ids, const Array* filter,
+              int64_t total_groups) {
     values_.resize(static_cast<size_t>(total_groups), Stored{});
     seen_.resize(static_cast<size_t>(total_groups), 0);
     Stored* out = values_.data();
@@ -983,6 +989,7 @@ class MinMaxAccumulator final : public GroupsAccumulator {
         seen[g] = 1;
       });
     }
+    return Status::OK();
   }
 
   TypePtr type_;
@@ -993,28 +1000,9 @@ class MinMaxAccumulator final : public GroupsAccumulator {
 
 // Strings, binary, fixed and uuid: byte-wise order (the C collation).
 template <bool kMin>
-class MinMaxBytesAccumulator final : public GroupsAccumulator {
+class MinMaxBytesAccumulator final : public MinMaxBase<MinMaxBytesAccumulator<kMin>, kMin> {
  public:
   MinMaxBytesAccumulator(TypePtr type, MemoryPool* pool) : type_(std::move(type)), pool_(pool) {}
-
-  Status Update(const std::vector<ArrayPtr>& args, const uint32_t* group_ids, const Array* filter,
-                int64_t total_groups) override {
-    FLOE_RETURN_NOT_OK(CheckArgs(args, 1, kMin ? "min" : "max"));
-    Fold(*args[0], group_ids, filter, total_groups);
-    return Status::OK();
-  }
-
-  Status Merge(const std::vector<ArrayPtr>& states, const uint32_t* group_ids,
-               int64_t total_groups) override {
-    FLOE_RETURN_NOT_OK(CheckArgs(states, 1, kMin ? "min" : "max"));
-    Fold(*states[0], group_ids, nullptr, total_groups);
-    return Status::OK();
-  }
-
-  Result<std::vector<ArrayPtr>> State() override {
-    FLOE_ASSIGN_OR_RAISE(ArrayPtr a, Evaluate());
-    return std::vector<ArrayPtr>{std::move(a)};
-  }
 
   Result<ArrayPtr> Evaluate() override {
     auto out = BytesArray(type_, values_, seen_, pool_);
@@ -1029,8 +1017,10 @@ class MinMaxBytesAccumulator final : public GroupsAccumulator {
   }
 
  private:
-  void Fold(const Array& values, const uint32_t* group_ids, const Array* filter,
-            int64_t total_groups) {
+  friend MinMaxBase<MinMaxBytesAccumulator, kMin>;
+
+  Status Fold(const Array& values, const uint32_t* group_ids, const Array* filter,
+              int64_t total_groups) {
     values_.resize(static_cast<size_t>(total_groups));
     seen_.resize(static_cast<size_t>(total_groups), 0);
     ForEachSelected(&values, filter, values.length(), [&](int64_t i) {
@@ -1043,6 +1033,7 @@ class MinMaxBytesAccumulator final : public GroupsAccumulator {
       }
       seen_[g] = 1;
     });
+    return Status::OK();
   }
 
   // Bytes in their order; intervals by span (a month is 30 days) and numerics by value,
@@ -1063,26 +1054,9 @@ class MinMaxBytesAccumulator final : public GroupsAccumulator {
 // Arrays: PostgreSQL's array order (MakeElementCompare: element by element, NULL elements
 // last, a shorter prefix first). Each group keeps its extreme as a one-row copy.
 template <bool kMin>
-class MinMaxListAccumulator final : public GroupsAccumulator {
+class MinMaxListAccumulator final : public MinMaxBase<MinMaxListAccumulator<kMin>, kMin> {
  public:
   MinMaxListAccumulator(TypePtr type, MemoryPool* pool) : type_(std::move(type)), pool_(pool) {}
-
-  Status Update(const std::vector<ArrayPtr>& args, const uint32_t* group_ids, const Array* filter,
-                int64_t total_groups) override {
-    FLOE_RETURN_NOT_OK(CheckArgs(args, 1, kMin ? "min" : "max"));
-    return Fold(*args[0], group_ids, filter, total_groups);
-  }
-
-  Status Merge(const std::vector<ArrayPtr>& states, const uint32_t* group_ids,
-               int64_t total_groups) override {
-    FLOE_RETURN_NOT_OK(CheckArgs(states, 1, kMin ? "min" : "max"));
-    return Fold(*states[0], group_ids, nullptr, total_groups);
-  }
-
-  Result<std::vector<ArrayPtr>> State() override {
-    FLOE_ASSIGN_OR_RAISE(ArrayPtr a, Evaluate());
-    return std::vector<ArrayPtr>{std::move(a)};
-  }
 
   Result<ArrayPtr> Evaluate() override {
     std::unique_ptr<ArrayBuilder> nulls = MakeBuilder(type_, pool_);
@@ -1102,6 +1076,8 @@ class MinMaxListAccumulator final : public GroupsAccumulator {
   }
 
  private:
+  friend MinMaxBase<MinMaxListAccumulator, kMin>;
+
   Status Fold(const Array& values, const uint32_t* group_ids, const Array* filter,
               int64_t total_groups) {
     best_.resize(static_cast<size_t>(total_groups));
@@ -1526,39 +1502,31 @@ void AppendKey(const Array& a, int64_t i, std::string* key) {
     key->append(reinterpret_cast<const char*>(k), v.size());
     return;
   }
-  switch (a.type_id()) {
-    case TypeId::kBoolean:
+  VisitPhysicalType(a.type_id(), [&]<typename T>(TypeTag<T>) {
+    if constexpr (std::is_same_v<T, bool>) {
       key->push_back(a.BoolValue(i) ? '\1' : '\0');
-      return;
-    case TypeId::kFloat32: {
-      float v = a.Value<float>(i);
-      if (v == 0.0f) v = 0.0f;
-      if (std::isnan(v)) v = std::numeric_limits<float>::quiet_NaN();
+    } else if constexpr (std::is_floating_point_v<T>) {
+      // -0 and 0 are one value, and so are all NaNs.
+      T v = a.Value<T>(i);
+      if (v == 0) v = 0;
+      if (std::isnan(v)) v = std::numeric_limits<T>::quiet_NaN();
       key->append(reinterpret_cast<const char*>(&v), sizeof(v));
-      return;
-    }
-    case TypeId::kFloat64: {
-      double v = a.Value<double>(i);
-      if (v == 0.0) v = 0.0;
-      if (std::isnan(v)) v = std::numeric_limits<double>::quiet_NaN();
-      key->append(reinterpret_cast<const char*>(&v), sizeof(v));
-      return;
-    }
-    case TypeId::kString:
-    case TypeId::kBinary: {
+    } else if constexpr (std::is_same_v<T, std::string_view>) {
+      // Strings and binary with their length; fixed-width bytes as they are.
       const std::string_view v = a.BytesValue(i);
-      const auto len = static_cast<uint32_t>(v.size());
-      key->append(reinterpret_cast<const char*>(&len), sizeof(len));
+      if (a.type()->is_binary_like()) {
+        const auto len = static_cast<uint32_t>(v.size());
+        key->append(reinterpret_cast<const char*>(&len), sizeof(len));
+      }
       key->append(v);
-      return;
+    } else if constexpr (std::is_same_v<T, Int128>) {
+      const Int128 v = a.DecimalValue(i);
+      key->append(reinterpret_cast<const char*>(&v), sizeof(v));
+    } else if constexpr (!std::is_void_v<T>) {
+      const T v = a.Value<T>(i);
+      key->append(reinterpret_cast<const char*>(&v), sizeof(v));
     }
-    default: {
-      const int width = a.type()->byte_width();
-      key->append(reinterpret_cast<const char*>(ValuesBase(a) + i * width),
-                  static_cast<size_t>(width));
-      return;
-    }
-  }
+  });
 }
 
 class DistinctAccumulator final : public GroupsAccumulator {

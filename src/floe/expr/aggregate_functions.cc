@@ -186,6 +186,10 @@ bool AggregateNeverNull(std::string_view name) {
   return op.has_value() && Canonical(*op).never_null;
 }
 
+bool IsCountStar(std::string_view name) {
+  return internal::FindAggregateOp(name) == AggregateOp::kCountStar;
+}
+
 Result<ResolvedAggregate> ResolveAggregate(std::string_view name,
                                            const std::vector<TypePtr>& arg_types, bool distinct) {
   std::optional<AggregateOp> found = internal::FindAggregateOp(name);

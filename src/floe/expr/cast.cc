@@ -15,12 +15,14 @@
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
 #include "floe/common/ascii.h"
+#include "floe/common/logging.h"
 #include "floe/expr/cast_internal.h"
 #include "floe/expr/function_registry_internal.h"
 #include "floe/expr/interval_internal.h"
 #include "floe/expr/json_internal.h"
 #include "floe/expr/numeric_internal.h"
 #include "floe/type/sql_type_name.h"
+#include "floe/type/type_visit.h"
 
 namespace floe::expr::internal {
 
@@ -47,17 +49,16 @@ bool FitsInt(int64_t v) {
   return v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max();
 }
 
+// Value i of an integer array (the callers pass integers only).
 int64_t IntAt(const Array& a, int64_t i) {
-  switch (a.type_id()) {
-    case TypeId::kInt8:
-      return a.Value<int8_t>(i);
-    case TypeId::kInt16:
-      return a.Value<int16_t>(i);
-    case TypeId::kInt32:
-      return a.Value<int32_t>(i);
-    default:
-      return a.Value<int64_t>(i);
-  }
+  return VisitPhysicalType(a.type_id(), [&]<typename T>(TypeTag<T>) -> int64_t {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, Int128>) {
+      return static_cast<int64_t>(a.Value<T>(i));
+    } else {
+      FLOE_DCHECK(false, "IntAt of a non-integer array");
+      return 0;
+    }
+  });
 }
 
 double FloatAt(const Array& a, int64_t i) {

@@ -120,6 +120,8 @@ Result<ResolvedAggregate> ResolveAggregate(std::string_view name,
 bool IsAggregateFunction(std::string_view name);
 /// Whether the aggregate `name` (lower case) gives a value, never NULL, over no rows (count).
 bool AggregateNeverNull(std::string_view name);
+/// Whether the aggregate `name` is count(*) (the binder's "count_star").
+bool IsCountStar(std::string_view name);
 
 /// The window-only functions (aggregates are window functions too), registered once by name.
 enum class WindowOp : uint8_t {

@@ -38,7 +38,7 @@ LogicalPlanPtr Answer(const LogicalPlanPtr& node) {
     return node;
   }
   for (const AggregateCall& call : node->aggregates) {
-    if (call.function.name != "count_star" || call.filter || !call.args.empty()) return node;
+    if (!expr::IsCountStar(call.function.name) || call.filter || !call.args.empty()) return node;
   }
   std::optional<int64_t> rows = ExactRows(*node->children[0]);
   if (!rows) return node;
