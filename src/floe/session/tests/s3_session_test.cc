@@ -500,6 +500,7 @@ class RestVendedSessionTest : public S3SessionTest {
     session_.reset();  // the client before the server
     rest_.reset();
     server_.reset();
+    S3SessionTest::TearDown();  // and the scratch directory
   }
 
   // The credentials the server vends for a table now (reused for half their life, so the
