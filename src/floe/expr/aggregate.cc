@@ -594,15 +594,17 @@ class AvgAccumulator final : public GroupsAccumulator {
   Result<ArrayPtr> Evaluate() override {
     FLOE_RETURN_NOT_OK(TakeSums());
     const size_t n = counts_.size();
-    PoolVector<uint8_t> valid(n);
-    PoolVector<SumT> out(n, SumT{0});
     if constexpr (std::is_floating_point_v<SumT>) {
+      PoolVector<uint8_t> valid(n);
+      PoolVector<SumT> out(n, SumT{0});
       for (size_t g = 0; g < n; ++g) {
         valid[g] = counts_[g] > 0;
         if (valid[g]) out[g] = sums_[g] / static_cast<double>(counts_[g]);
       }
-    } else if (out_type_->is_numeric()) {
-      // PostgreSQL's numeric division of the sum by the count (its result scale).
+      Reset();
+      return FixedArray<SumT>(out_type_, out, &valid, pool_);
+    } else {
+      // Exact sums: PostgreSQL's numeric division of the sum by the count (its scale).
       FixedSizeBinaryBuilder builder(out_type_, pool_);
       FLOE_RETURN_NOT_OK(builder.Reserve(static_cast<int64_t>(n)));
       for (size_t g = 0; g < n; ++g) {
@@ -618,25 +620,7 @@ class AvgAccumulator final : public GroupsAccumulator {
       }
       Reset();
       return builder.Finish();
-    } else {
-      const Int128 scale_up = Pow10(out_type_->scale() - sum_type_->scale());
-      for (size_t g = 0; g < n; ++g) {
-        valid[g] = counts_[g] > 0;
-        if (!valid[g]) continue;
-        Int128 scaled;
-        if (__builtin_mul_overflow(sums_[g], scale_up, &scaled)) return NumericOverflow("avg");
-        const Int128 c = counts_[g];
-        Int128 q = scaled / c;
-        Int128 r = scaled % c;
-        if (r < 0) r = -r;
-        // Round half away from zero, as PostgreSQL's numeric division does.
-        if (2 * r >= c) q += scaled < 0 ? -1 : 1;
-        out[g] = q;
-      }
-      FLOE_RETURN_NOT_OK(CheckDecimal38(out, valid, "avg"));
     }
-    Reset();
-    return FixedArray<SumT>(out_type_, out, &valid, pool_);
   }
 
   int64_t memory_size() const override {
