@@ -136,8 +136,14 @@ class ScratchDir {
 };
 
 /// Runs a statement to its end; returns its batches.
-Result<std::pair<SchemaPtr, std::vector<RecordBatchPtr>>> RunToEnd(session::Session& session,
-                                                                   const std::string& sql) {
+// A statement's result read to its end: its schema and rows, and its command tag.
+struct Outcome {
+  SchemaPtr first;
+  std::vector<RecordBatchPtr> second;
+  std::string tag;
+};
+
+Result<Outcome> RunToEnd(session::Session& session, const std::string& sql) {
   FLOE_ASSIGN_OR_RAISE(auto result, session.Execute(sql));
   std::vector<RecordBatchPtr> batches;
   while (true) {
@@ -145,7 +151,7 @@ Result<std::pair<SchemaPtr, std::vector<RecordBatchPtr>>> RunToEnd(session::Sess
     if (!batch) break;
     batches.push_back(std::move(batch));
   }
-  return std::make_pair(result->schema(), std::move(batches));
+  return Outcome{result->schema(), std::move(batches), result->command_tag()};
 }
 
 }  // namespace
@@ -205,10 +211,17 @@ Result<std::vector<SltRecord>> ParseSltFile(std::string_view text, std::string_v
       continue;
     }
     if (head == "statement") {
-      if (tokens.size() < 2 || (tokens[1] != "ok" && tokens[1] != "error")) {
-        return error(i, "expected 'statement ok' or 'statement error [substring]'");
+      if (tokens.size() < 2 || (tokens[1] != "ok" && tokens[1] != "error" && tokens[1] != "tag")) {
+        return error(i,
+                     "expected 'statement ok', 'statement tag TAG' or 'statement error "
+                     "[substring]'");
       }
-      if (tokens[1] == "ok") {
+      if (tokens[1] == "tag") {
+        if (tokens.size() < 3) return error(i, "'statement tag' needs the expected tag");
+        r.kind = SltRecord::Kind::kStatementOk;
+        size_t at = line.find("tag");
+        r.expected_tag = Trim(std::string_view(line).substr(at + 3));
+      } else if (tokens[1] == "ok") {
         if (tokens.size() > 2) return error(i, "unexpected text after 'statement ok'");
         r.kind = SltRecord::Kind::kStatementOk;
       } else {
@@ -501,7 +514,9 @@ Result<int> RunSqllogictest(const SqllogictestOptions& options, std::ostream& ou
       }
       auto result = RunToEnd(**session, sql);
       if (r.kind == SltRecord::Kind::kStatementOk) {
-        if (result.ok()) {
+        if (result.ok() && !r.expected_tag.empty() && result->tag != r.expected_tag) {
+          fail(r, "the statement's tag is '" + result->tag + "', not '" + r.expected_tag + "'");
+        } else if (result.ok()) {
           ++passed;
         } else {
           fail(r, "statement failed: " + result.status().message());

@@ -10,6 +10,11 @@
 //   <SQL, one or more lines>
 //       The statement must succeed (rows it returns are read and ignored).
 //
+//   statement tag <TAG>
+//   <SQL>
+//       The statement must succeed and report the command tag <TAG> ("DELETE 3",
+//       "INSERT 0 2"), as PostgreSQL does.
+//
 //   statement error [substring]
 //   <SQL>
 //       The statement must fail; when a substring is given (the rest of the line after
@@ -50,9 +55,9 @@
 // Each file runs in a fresh session::Session on a fresh scratch warehouse (a temporary
 // directory, removed afterwards). `__TEST_DIR__` in the SQL of every record is replaced by a
 // directory inside it, empty at the start, for the files the test writes and reads (COPY ...
-// TO '__TEST_DIR__/x.csv'; DuckDB's runner has the same name). Failures print as "FILE:LINE: <what>" with the SQL,
-// the expected and the actual results; the last line is "N passed, M failed" (counting
-// records). With --complete, the expected rows of every query that ran are rewritten in
+// TO '__TEST_DIR__/x.csv'; DuckDB's runner has the same name). Failures print as "FILE:LINE:
+// <what>" with the SQL, the expected and the actual results; the last line is "N passed, M failed"
+// (counting records). With --complete, the expected rows of every query that ran are rewritten in
 // place from the actual results (statement records, including their error substrings,
 // are kept as they are).
 
@@ -91,6 +96,9 @@ struct SltRecord {
   std::string variable;
   /// kStatementError: the substring the message must contain ("" = any error).
   std::string error_substring;
+  /// kStatementOk written as `statement tag TAG`: the command tag it must report
+  /// ("DELETE 3"); "" for `statement ok`.
+  std::string expected_tag;
   /// kQuery: the column type letters and the sort mode.
   std::string types;
   std::string sort_mode = "nosort";

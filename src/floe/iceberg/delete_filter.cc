@@ -11,6 +11,15 @@
 
 namespace floe::iceberg {
 
+std::optional<std::string> FileScopedPath(const DataFile& file) {
+  if (file.content != FileContent::kPositionDeletes) return std::nullopt;
+  auto lower = file.lower_bounds.find(kDeleteFilePathFieldId);
+  auto upper = file.upper_bounds.find(kDeleteFilePathFieldId);
+  if (lower == file.lower_bounds.end() || upper == file.upper_bounds.end()) return std::nullopt;
+  if (lower->second != upper->second) return std::nullopt;
+  return lower->second;
+}
+
 // ---------------------------------------------------------------------------------------
 // PositionDeleteIndex
 

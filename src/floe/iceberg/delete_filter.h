@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -19,6 +20,10 @@ namespace floe::iceberg {
 /// Iceberg's reserved field ids of position delete files (spec, "Reserved Field IDs").
 inline constexpr int32_t kDeleteFilePathFieldId = 2147483546;
 inline constexpr int32_t kDeletePosFieldId = 2147483545;
+
+/// The one data file a position delete file holds deletes for, when its file_path bounds
+/// are equal (a file-scoped delete file); nullopt otherwise.
+std::optional<std::string> FileScopedPath(const DataFile& file);
 
 /// Deleted row positions of one data file, held as sorted, disjoint, non-adjacent ranges
 /// (a deletion vector's runs stay compact).

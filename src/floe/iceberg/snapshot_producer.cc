@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "floe/common/ascii.h"
+#include "floe/iceberg/delete_filter.h"
 #include "floe/iceberg/evaluator.h"
 #include "floe/iceberg/manifest_io.h"
 #include "floe/iceberg/projection.h"
@@ -531,6 +532,7 @@ Result<Table> SnapshotProducer::CommitAttempt(int attempt, std::set<std::string>
   FLOE_RETURN_NOT_OK(FilterParentManifests(a));
   FLOE_RETURN_NOT_OK(ValidateDeletedFilesExist(a));
   FLOE_RETURN_NOT_OK(ValidateNoNewDeletes(a));
+  FLOE_RETURN_NOT_OK(ValidateReferencedFilesExist(a));
   FLOE_RETURN_NOT_OK(MergeManifests(a));
   return CommitSnapshot(a, committed_files);
 }
@@ -948,13 +950,21 @@ Status SnapshotProducer::ValidateNoNewDeletes(const Attempt& a) {
   const std::shared_ptr<const io::FileIO>& io = a.io;
   const std::vector<const Snapshot*>& concurrent = a.concurrent;
   const std::vector<DataFilePtr>& removed_data = a.removed_data;
-  if (validate_no_new_deletes_ && !removed_data.empty() && !concurrent.empty()) {
-    std::map<std::string, const DataFile*> removed_by_path;
-    std::map<std::string, const DataFile*> removed_by_partition;
+  const bool protects = !removed_data.empty() || !referenced_data_files_.empty();
+  if (validate_no_new_deletes_ && protects && !concurrent.empty()) {
+    // What each protected data file is called in the message, by path and by partition.
+    std::map<std::string, std::string> removed_by_path;
+    std::map<std::string, std::string> removed_by_partition;
     for (const auto& f : removed_data) {
-      removed_by_path.emplace(f->file_path, f.get());
-      removed_by_partition.emplace(PartitionKey(f->spec_id, f->partition), f.get());
+      removed_by_path.emplace(f->file_path, f->file_path);
+      removed_by_partition.emplace(PartitionKey(f->spec_id, f->partition), f->file_path);
     }
+    for (const std::string& path : referenced_data_files_) removed_by_path.emplace(path, path);
+    for (const std::string& key : referenced_partitions_) {
+      removed_by_partition.emplace(key, "(a data file of its partition)");
+    }
+    const std::string any_file = removed_by_path.empty() ? removed_by_partition.begin()->second
+                                                         : removed_by_path.begin()->second;
     for (const Snapshot* snap : concurrent) {
       if (snap == nullptr || snap->manifest_list.empty()) continue;
       FLOE_ASSIGN_OR_RAISE(auto manifests, ReadManifestList(*io, snap->manifest_list));
@@ -967,27 +977,59 @@ Status SnapshotProducer::ValidateNoNewDeletes(const Attempt& a) {
             continue;
           }
           const DataFile& d = *e.data_file;
-          const DataFile* hit = nullptr;
-          if (d.referenced_data_file) {
-            auto it = removed_by_path.find(*d.referenced_data_file);
-            if (it != removed_by_path.end()) hit = it->second;
+          const std::string* hit = nullptr;
+          const std::optional<std::string> scoped =
+              d.referenced_data_file ? d.referenced_data_file : FileScopedPath(d);
+          if (scoped) {
+            auto it = removed_by_path.find(*scoped);
+            if (it != removed_by_path.end()) hit = &it->second;
           } else {
             PartitionSpecPtr dspec = base.SpecById(d.spec_id);
-            if (d.content == FileContent::kEqualityDeletes && dspec != nullptr &&
-                dspec->is_unpartitioned()) {
-              hit = removed_data.front().get();  // a global equality delete applies to all
+            if (dspec != nullptr && dspec->is_unpartitioned()) {
+              hit = &any_file;  // a global delete file applies to every data file
             } else {
               auto it = removed_by_partition.find(PartitionKey(d.spec_id, d.partition));
-              if (it != removed_by_partition.end()) hit = it->second;
+              if (it != removed_by_partition.end()) hit = &it->second;
             }
           }
           if (hit != nullptr) {
             st.fatal_conflict = true;
             return Status::CommitConflict(
                 "table {}: delete file {} added by concurrent snapshot {} may apply to data "
-                "file {}, which this {} removes",
-                ops_->name(), d.file_path, snap->snapshot_id, hit->file_path, operation_);
+                "file {}, which this {} {}",
+                ops_->name(), d.file_path, snap->snapshot_id, *hit, operation_,
+                referenced_data_files_.count(*hit) > 0 ? "deletes rows of" : "removes");
           }
+        }
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status SnapshotProducer::ValidateReferencedFilesExist(const Attempt& a) {
+  State& st = *state_;
+  if (referenced_data_files_.empty()) return Status::OK();
+  for (const Snapshot* snap : a.concurrent) {
+    if (snap == nullptr || snap->manifest_list.empty()) continue;
+    const std::string op = snap->operation();
+    if (op != "overwrite" && op != "delete" && op != "replace") continue;
+    FLOE_ASSIGN_OR_RAISE(auto manifests, ReadManifestList(*a.io, snap->manifest_list));
+    for (const ManifestFile& m : manifests) {
+      if (m.content != FileContent::kData || m.added_snapshot_id != snap->snapshot_id) continue;
+      if (m.deleted_files_count && *m.deleted_files_count == 0) continue;
+      FLOE_ASSIGN_OR_RAISE(auto entries,
+                           ReadManifestSelfDescribed(*a.io, m, ManifestReadOptions::All(false)));
+      for (const ManifestEntry& e : entries) {
+        if (e.status != ManifestEntryStatus::kDeleted || e.snapshot_id != snap->snapshot_id) {
+          continue;
+        }
+        if (referenced_data_files_.count(e.data_file->file_path) > 0) {
+          st.fatal_conflict = true;
+          return Status::CommitConflict(
+              "table {}: data file {}, whose rows this {} deletes, was removed by concurrent "
+              "snapshot {} ({})",
+              ops_->name(), e.data_file->file_path, operation_, snap->snapshot_id, op);
         }
       }
     }
@@ -1253,6 +1295,54 @@ DeleteFiles& DeleteFiles::DeleteFromRowFilter(ExpressionPtr filter) {
 
 DeleteFiles& DeleteFiles::CaseSensitive(bool case_sensitive) {
   case_sensitive_ = case_sensitive;
+  return *this;
+}
+
+RowDelta::RowDelta(TableOperationsPtr ops)
+    : SnapshotProducer(std::move(ops), "delete", /*merge_manifests=*/true) {}
+
+std::unique_ptr<RowDelta> RowDelta::Make(TableOperationsPtr ops) {
+  return std::unique_ptr<RowDelta>(new RowDelta(std::move(ops)));
+}
+
+RowDelta& RowDelta::AddRows(DataFilePtr file) {
+  operation_ = "overwrite";
+  (void)AddFileInternal(std::move(file));
+  return *this;
+}
+
+RowDelta& RowDelta::AddDeletes(DataFilePtr file) {
+  if (file != nullptr) {
+    const std::optional<std::string> scoped =
+        file->referenced_data_file ? file->referenced_data_file : FileScopedPath(*file);
+    if (scoped) {
+      referenced_data_files_.insert(*scoped);
+    } else {
+      referenced_partitions_.insert(PartitionKey(file->spec_id, file->partition));
+    }
+  }
+  (void)AddFileInternal(std::move(file));
+  return *this;
+}
+
+RowDelta& RowDelta::ValidateDataFileExists(std::string path) {
+  referenced_data_files_.insert(std::move(path));
+  return *this;
+}
+
+RowDelta& RowDelta::ValidateFromSnapshot(int64_t snapshot_id) {
+  validate_from_snapshot_id_ = snapshot_id;
+  return *this;
+}
+
+RowDelta& RowDelta::ValidateNoConflictingDataFiles() {
+  validate_no_conflicting_data_ = true;
+  conflict_detection_filter_ = Expression::True();
+  return *this;
+}
+
+RowDelta& RowDelta::ValidateNoConflictingDeleteFiles() {
+  validate_no_new_deletes_ = true;
   return *this;
 }
 

@@ -135,6 +135,12 @@ class SnapshotProducer {
   bool validate_no_new_deletes_ = false;
   /// Every added data file must hold only rows matching the delete filter.
   bool validate_added_files_match_filter_ = false;
+  /// RowDelta: the data files its delete files apply to. A concurrent commit that removed
+  /// one is a conflict; with validate_no_new_deletes_, so is a delete file added
+  /// concurrently for one (by path, else by partition: `referenced_partitions_` holds their
+  /// partition keys).
+  std::set<std::string> referenced_data_files_;
+  std::set<std::string> referenced_partitions_;
 
  private:
   struct State;
@@ -177,8 +183,12 @@ class SnapshotProducer {
   // Validate: every file removed by path was found live (a conflict on a retry).
   Status ValidateDeletedFilesExist(const Attempt& a);
   // Validate: delete files committed concurrently for data files this operation removes
-  // would be lost with them (their rows would come back): a conflict.
+  // would be lost with them (their rows would come back), and for data files its delete
+  // files apply to (a row deleted twice, an updated row written twice): a conflict.
   Status ValidateNoNewDeletes(const Attempt& a);
+  // Validate: every data file the added delete files apply to is still live (no concurrent
+  // commit removed it).
+  Status ValidateReferencedFilesExist(const Attempt& a);
   // Apply: the manifest list's manifests, merged per the table's settings.
   Status MergeManifests(Attempt& a);
   // Apply: writes the manifest list and commits the snapshot and the branch's ref through
@@ -281,6 +291,30 @@ class RewriteFiles final : public SnapshotProducer {
 
  private:
   explicit RewriteFiles(TableOperationsPtr ops);
+};
+
+/// Row-level changes by merge-on-read (operation "overwrite", or "delete" when only delete
+/// files are added): adds data files and position delete files in one snapshot. The data
+/// files the delete files apply to must still be live when it commits (a concurrent commit
+/// that removed one fails it with kCommitConflict); with ValidateNoConflictingDeleteFiles,
+/// a delete file committed concurrently for one of them fails it too, and with
+/// ValidateNoConflictingDataFiles (serializable isolation) any data file appended
+/// concurrently does.
+class RowDelta final : public SnapshotProducer {
+ public:
+  static std::unique_ptr<RowDelta> Make(TableOperationsPtr ops);
+  RowDelta& AddRows(DataFilePtr file);
+  /// A position delete file; `data_file` is the path of the data file it applies to, or ""
+  /// when it may apply to several (then every data file of its partition is protected).
+  RowDelta& AddDeletes(DataFilePtr file);
+  /// A data file the change read and deleted rows of (validated to be live at commit).
+  RowDelta& ValidateDataFileExists(std::string path);
+  RowDelta& ValidateFromSnapshot(int64_t snapshot_id);
+  RowDelta& ValidateNoConflictingDataFiles();
+  RowDelta& ValidateNoConflictingDeleteFiles();
+
+ private:
+  explicit RowDelta(TableOperationsPtr ops);
 };
 
 /// A fresh random positive 63-bit snapshot id not used in `metadata` (may be null).

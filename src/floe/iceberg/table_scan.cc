@@ -13,6 +13,7 @@
 #include "floe/iceberg/evaluator.h"
 #include "floe/iceberg/expression.h"
 #include "floe/iceberg/manifest_io.h"
+#include "floe/iceberg/metadata_columns.h"
 #include "floe/iceberg/projection.h"
 #include "floe/iceberg/single_value.h"
 #include "floe/iceberg/type_json.h"
@@ -63,6 +64,29 @@ Result<std::vector<int32_t>> ResolveProjection(const Schema& schema, const ScanO
     ids.push_back(field->field_id());
   }
   return ids;
+}
+
+// The schema's fields of `ids`, then the metadata columns among `ids` in the order given.
+Result<SchemaPtr> ProjectWithMetadataColumns(const TableMetadata& metadata, const Schema& schema,
+                                             const std::vector<int32_t>& ids) {
+  std::vector<int32_t> ordinary;
+  std::vector<int32_t> wanted_metadata;
+  for (int32_t id : ids) (IsMetadataColumn(id) ? wanted_metadata : ordinary).push_back(id);
+  FLOE_ASSIGN_OR_RAISE(SchemaPtr projected, schema.Select(ordinary));
+  if (wanted_metadata.empty()) return projected;
+  FLOE_ASSIGN_OR_RAISE(std::vector<Field> available, MetadataColumns(metadata));
+  std::vector<Field> fields = projected->fields();
+  for (int32_t id : wanted_metadata) {
+    auto it = std::find_if(available.begin(), available.end(),
+                           [&](const Field& f) { return f.field_id() == id; });
+    if (it == available.end()) {
+      return Status::Invalid("table {} has no metadata column with field id {}", metadata.location,
+                             id);
+    }
+    fields.push_back(*it);
+  }
+  std::map<int32_t, FieldDefaults> defaults = projected->defaults();
+  return Schema::Make(projected->schema_id(), std::move(fields), {}, std::move(defaults));
 }
 
 // The partition type of a spec. A spec of an older schema may name a source column that
@@ -188,16 +212,6 @@ class DeleteFileIndex {
   }
 
  private:
-  // A position delete file whose file_path bounds are equal holds deletes for one data
-  // file only.
-  static std::optional<std::string> FileScopedPath(const DataFile& file) {
-    auto lower = file.lower_bounds.find(kDeleteFilePathFieldId);
-    auto upper = file.upper_bounds.find(kDeleteFilePathFieldId);
-    if (lower == file.lower_bounds.end() || upper == file.upper_bounds.end()) return std::nullopt;
-    if (lower->second != upper->second) return std::nullopt;
-    return lower->second;
-  }
-
   std::unordered_map<std::string, std::vector<IndexedDelete>> by_data_file_;
   std::unordered_map<std::string, std::vector<IndexedDelete>> by_partition_;
   std::vector<IndexedDelete> global_equality_;
@@ -234,7 +248,8 @@ Result<std::unique_ptr<TableScan>> TableScan::Make(TableMetadataPtr metadata,
     return Status::Corrupt("table {} has no current schema", metadata->location);
   }
   FLOE_ASSIGN_OR_RAISE(std::vector<int32_t> ids, ResolveProjection(*scan->schema_, options));
-  FLOE_ASSIGN_OR_RAISE(scan->projected_, scan->schema_->Select(ids));
+  FLOE_ASSIGN_OR_RAISE(scan->projected_,
+                       ProjectWithMetadataColumns(*metadata, *scan->schema_, ids));
   // v3 types floe cannot represent (variant, geometry, ...) parse, but cannot be read.
   for (const Field& field : scan->projected_->fields()) {
     FLOE_RETURN_NOT_OK(CheckRepresentable(field, field.name()));
@@ -420,6 +435,9 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
     for (const ManifestEntry& entry : entries[i]) {
       const DataFilePtr& file = entry.data_file;
       if (file->content != FileContent::kData) continue;
+      if (options_.only_files != nullptr && options_.only_files->count(file->file_path) == 0) {
+        continue;
+      }
       FileScanTask base;
       base.data_file = file;
       base.spec = context.spec;

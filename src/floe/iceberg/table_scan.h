@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,9 @@ struct ScanOptions {
   /// Field ids whose metrics (value, null and NaN counts, bounds) the planned data files
   /// keep besides the filter's columns (e.g. a sort key whose bounds order the files).
   std::vector<int32_t> metrics_field_ids;
+  /// When set, only these data files (by path as the manifests name them) are planned: the
+  /// files a copy-on-write change rewrites.
+  std::shared_ptr<const std::set<std::string>> only_files;
   /// Threads that read manifests in parallel (planning is deterministic whatever the
   /// number); nullptr reads them on the calling thread.
   ThreadPool* pool = nullptr;

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <utility>
 
+#include "floe/batch/builder.h"
 #include "floe/format/parquet/metadata.h"
 #include "floe/format/parquet/reader.h"
 #include "floe/iceberg/expression.h"
+#include "floe/iceberg/metadata_columns.h"
 #include "floe/iceberg/residual_internal.h"
 #include "floe/iceberg/task_reader_internal.h"
 
@@ -61,22 +63,27 @@ bool HasAnyFieldId(const floe::Schema& schema) {
   return false;
 }
 
-// Batches of rows with no columns, for projections that need nothing from the file.
+// Batches of rows with no columns, for projections that need nothing from the file. No
+// batch spans two of `row_groups` (row counts), so row positions can follow them.
 class RowCountStream final : public RecordBatchReader {
  public:
-  RowCountStream(int64_t rows, int64_t batch_size)
-      : schema_(std::make_shared<floe::Schema>()), rows_(rows), batch_size_(batch_size) {}
+  RowCountStream(std::vector<int64_t> row_groups, int64_t batch_size)
+      : schema_(std::make_shared<floe::Schema>()),
+        row_groups_(std::move(row_groups)),
+        batch_size_(batch_size) {}
   const floe::SchemaPtr& schema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override {
-    if (rows_ == 0) return nullptr;
-    const int64_t n = std::min(rows_, batch_size_);
-    rows_ -= n;
+    while (next_ < row_groups_.size() && row_groups_[next_] == 0) ++next_;
+    if (next_ == row_groups_.size()) return nullptr;
+    const int64_t n = std::min(row_groups_[next_], batch_size_);
+    row_groups_[next_] -= n;
     return RecordBatch::Make(schema_, n, {});
   }
 
  private:
   floe::SchemaPtr schema_;
-  int64_t rows_;
+  std::vector<int64_t> row_groups_;
+  size_t next_ = 0;
   int64_t batch_size_;
 };
 
@@ -96,6 +103,11 @@ class TaskStream final : public RecordBatchReader {
     // The file's field (with mapped ids) of each inner batch column.
     std::vector<Field> inner_fields;
     MissingValues missing;
+    // Read fields that are metadata columns (metadata_columns.h): (read index, field id).
+    std::vector<std::pair<int, int32_t>> metadata_columns;
+    int32_t spec_id = 0;
+    // The _partition value's fields, when it is read.
+    std::vector<Scalar> partition;
     std::unique_ptr<DeleteFilter> deletes;
     ExpressionPtr residual;
     // (first file position, rows) of the row groups read, in order; empty when
@@ -154,6 +166,12 @@ class TaskStream final : public RecordBatchReader {
     std::vector<ArrayPtr> columns;
     columns.reserve(static_cast<size_t>(read_schema.num_fields()));
     for (int i = 0; i < read_schema.num_fields(); ++i) {
+      if (!plan_.metadata_columns.empty() && IsMetadataColumn(read_schema.field(i).field_id())) {
+        FLOE_ASSIGN_OR_RAISE(ArrayPtr column,
+                             MetadataArray(read_schema.field(i), first_position, rows));
+        columns.push_back(std::move(column));
+        continue;
+      }
       const int source = plan_.source_column[static_cast<size_t>(i)];
       ArrayPtr file_column = source >= 0 ? raw->column(source) : nullptr;
       const Field* file_field =
@@ -179,6 +197,32 @@ class TaskStream final : public RecordBatchReader {
     FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out,
                          RecordBatch::Make(plan_.output_schema, rows, std::move(columns)));
     return internal::FilterBatch(out, keep, plan_.pool);
+  }
+
+  // The values of a metadata column for `rows` rows from file position `first_position`.
+  Result<ArrayPtr> MetadataArray(const Field& field, int64_t first_position, int64_t rows) {
+    switch (field.field_id()) {
+      case kFileColumnId:
+        return internal::ConstantArray(Scalar::Str(plan_.path), rows, plan_.pool);
+      case kSpecIdColumnId:
+        return internal::ConstantArray(Scalar::I32(plan_.spec_id), rows, plan_.pool);
+      case kPosColumnId: {
+        NumericBuilder<int64_t> builder(Int64(), plan_.pool);
+        FLOE_RETURN_NOT_OK(builder.Reserve(rows));
+        for (int64_t r = 0; r < rows; ++r) builder.UnsafeAppend(first_position + r);
+        return builder.Finish();
+      }
+      case kPartitionColumnId: {
+        std::vector<ArrayPtr> children;
+        for (const Scalar& value : plan_.partition) {
+          FLOE_ASSIGN_OR_RAISE(ArrayPtr child, internal::ConstantArray(value, rows, plan_.pool));
+          children.push_back(std::move(child));
+        }
+        return Array::Make(field.type(), rows, {nullptr}, std::move(children), 0);
+      }
+      default:
+        return Status::Internal("no metadata column has field id {}", field.field_id());
+    }
   }
 
   Result<RecordBatchPtr> TakePending() {
@@ -305,6 +349,19 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
       }
     }
   }
+  for (size_t i = 0; i < read_fields.size(); ++i) {
+    const int32_t id = read_fields[i].field_id();
+    if (!IsMetadataColumn(id)) continue;
+    plan.metadata_columns.emplace_back(static_cast<int>(i), id);
+    if (id == kPartitionColumnId) {
+      if (task.spec == nullptr) {
+        return Status::Invalid("data file '{}': _partition needs the task's partition spec", path);
+      }
+      plan.partition =
+          UnifiedPartitionValues(*read_fields[i].type(), *task.spec, data_file.partition);
+    }
+  }
+  plan.spec_id = task.spec != nullptr ? task.spec->spec_id() : data_file.spec_id;
   std::vector<int32_t> missing_ids;
   for (int32_t id : extra_ids) {
     bool present = std::any_of(read_fields.begin(), read_fields.end(),
@@ -354,6 +411,7 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
   std::vector<int> file_columns;
   plan.source_column.assign(read_fields.size(), -1);
   for (size_t i = 0; i < read_fields.size(); ++i) {
+    if (IsMetadataColumn(read_fields[i].field_id())) continue;
     for (size_t c = 0; c < file_fields.size(); ++c) {
       if (!file_fields[c].has_field_id() ||
           file_fields[c].field_id() != read_fields[i].field_id()) {
@@ -383,21 +441,25 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
                           std::back_inserter(kept));
     row_groups = std::move(kept);
   }
-  const bool need_positions = plan.deletes != nullptr && plan.deletes->has_position_deletes();
+  const bool reads_positions =
+      std::any_of(plan.metadata_columns.begin(), plan.metadata_columns.end(),
+                  [](const auto& column) { return column.second == kPosColumnId; });
+  const bool need_positions =
+      reads_positions || (plan.deletes != nullptr && plan.deletes->has_position_deletes());
   std::vector<int64_t> first_row(metadata.row_groups.size() + 1, 0);
   for (size_t i = 0; i < metadata.row_groups.size(); ++i) {
     first_row[i + 1] = first_row[i] + metadata.row_groups[i].num_rows;
   }
-  int64_t total_rows = 0;
+  std::vector<int64_t> row_group_rows;
   for (int rg : row_groups) {
     const int64_t rows = metadata.row_groups[static_cast<size_t>(rg)].num_rows;
-    total_rows += rows;
+    row_group_rows.push_back(rows);
     if (need_positions) plan.row_groups.emplace_back(first_row[static_cast<size_t>(rg)], rows);
   }
   // A batch of zero rows still has to pass through the pipeline once for nothing, so an
   // empty selection reads nothing.
   if (file_columns.empty()) {
-    plan.inner = std::make_unique<RowCountStream>(total_rows, options_.batch_size);
+    plan.inner = std::make_unique<RowCountStream>(std::move(row_group_rows), options_.batch_size);
   } else {
     parquet::ReadRequest request;
     request.columns = file_columns;

@@ -645,18 +645,23 @@ Result<ExprPtr> Binder::ResolveColumn(const sql::ParsedExpr& e, const ExprContex
   for (const Scope* s = ctx.scope; s != nullptr; s = s->outer, ++depth) {
     const ScopeColumn* found = nullptr;
     bool table_here = false;
-    for (const ScopeColumn& c : s->columns) {
-      if (qualifier.empty()) {
-        if (c.using_hidden || c.name != column) continue;
-      } else {
-        if (c.table != qualifier) continue;
-        table_here = true;
-        if (c.name != column) continue;
+    // System columns (_file, _pos, ...) answer a name only when no other column does.
+    for (const bool system : {false, true}) {
+      for (const ScopeColumn& c : s->columns) {
+        if (c.system != system) continue;
+        if (qualifier.empty()) {
+          if (c.using_hidden || c.name != column) continue;
+        } else {
+          if (c.table != qualifier) continue;
+          table_here = true;
+          if (c.name != column) continue;
+        }
+        if (found != nullptr && found->index != c.index) {
+          return BindError(e.location, "column reference \"" + shown + "\" is ambiguous");
+        }
+        found = &c;
       }
-      if (found != nullptr && found->index != c.index) {
-        return BindError(e.location, "column reference \"" + shown + "\" is ambiguous");
-      }
-      found = &c;
+      if (found != nullptr) break;
     }
     if (found == nullptr) {
       if (table_here) {

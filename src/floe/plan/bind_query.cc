@@ -386,7 +386,7 @@ Result<LogicalPlanPtr> Binder::BindSelectImpl(const sql::SelectStmt& stmt,
           return BindError(e.location, "SELECT * with no tables specified is not valid");
         }
         for (const ScopeColumn& c : scope.columns) {
-          if (c.using_hidden) continue;
+          if (c.using_hidden || c.system) continue;
           select_exprs.push_back(expr::Column(c.index, c.name, c.type, c.nullable));
           names.push_back(c.name);
         }
@@ -396,6 +396,7 @@ Result<LogicalPlanPtr> Binder::BindSelectImpl(const sql::SelectStmt& stmt,
         for (const ScopeColumn& c : scope.columns) {
           if (c.table != qualifier) continue;
           any = true;
+          if (c.system) continue;
           select_exprs.push_back(expr::Column(c.index, c.name, c.type, c.nullable));
           names.push_back(c.name);
         }

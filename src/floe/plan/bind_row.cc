@@ -81,7 +81,7 @@ Result<std::vector<std::pair<std::string, ExprPtr>>> Binder::ExpandStar(const sq
   if (e.names.empty()) return BindError(e.location, "* is not allowed here");
   const std::string& qualifier = e.names.back();
   for (const ScopeColumn& c : ctx.scope->columns) {
-    if (c.table != qualifier) continue;
+    if (c.table != qualifier || c.system) continue;
     out.emplace_back(c.name, expr::Column(c.index, c.name, c.type, c.nullable));
   }
   if (out.empty()) {
@@ -187,7 +187,7 @@ Result<ExprPtr> Binder::BindColumnRef(const sql::ParsedExpr& e, ExprContext& ctx
   std::vector<ExprPtr> items;
   std::vector<std::string> names;
   for (const ScopeColumn& c : ctx.scope->columns) {
-    if (c.table != table) continue;
+    if (c.table != table || c.system) continue;
     items.push_back(expr::Column(c.index, c.name, c.type, c.nullable));
     names.push_back(c.name);
   }

@@ -43,13 +43,22 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return out;
 }
 
+/// Marks the source's hidden columns (the last ones of a scan of all its columns) as system
+/// columns.
+void MarkSystemColumns(const TableSource& source, std::vector<ScopeColumn>* columns) {
+  const size_t hidden = static_cast<size_t>(source.hidden_columns());
+  for (size_t i = columns->size() - hidden; i < columns->size(); ++i) (*columns)[i].system = true;
+}
+
 /// Applies `AS alias(a, b, ...)` to a relation's columns.
 Status ApplyAliases(const Binder& binder, const sql::TableRef& ref, std::string default_name,
                     std::vector<ScopeColumn>* columns) {
   std::string qualifier = ref.alias.empty() ? std::move(default_name) : ref.alias;
-  if (ref.column_aliases.size() > columns->size()) {
+  const size_t available = static_cast<size_t>(std::count_if(
+      columns->begin(), columns->end(), [](const ScopeColumn& c) { return !c.system; }));
+  if (ref.column_aliases.size() > available) {
     return binder.BindError(
-        ref.location, "table \"" + qualifier + "\" has " + std::to_string(columns->size()) +
+        ref.location, "table \"" + qualifier + "\" has " + std::to_string(available) +
                           " columns available but " + std::to_string(ref.column_aliases.size()) +
                           " columns specified");
   }
@@ -73,7 +82,7 @@ std::vector<ScopeColumn> ColumnsOf(const Schema& schema) {
 int FindUnqualified(const std::vector<ScopeColumn>& columns, const std::string& name) {
   int found = -1;
   for (size_t i = 0; i < columns.size(); ++i) {
-    if (columns[i].using_hidden || columns[i].name != name) continue;
+    if (columns[i].using_hidden || columns[i].system || columns[i].name != name) continue;
     if (found >= 0) return -2;
     found = static_cast<int>(i);
   }
@@ -186,6 +195,7 @@ Result<BoundRelation> Binder::BindTableRef(const sql::TableRef& ref, const Scope
       for (int i = 0; i < source->schema()->num_fields(); ++i) projection.push_back(i);
       LogicalPlanPtr plan = MakeScan(source, std::move(projection));
       BoundRelation rel{plan, ColumnsOf(*plan->schema)};
+      MarkSystemColumns(*source, &rel.columns);
       FLOE_RETURN_NOT_OK(ApplyAliases(*this, ref, ref.names.back(), &rel.columns));
       return rel;
     }
@@ -209,6 +219,7 @@ Result<BoundRelation> Binder::BindTableRef(const sql::TableRef& ref, const Scope
       for (int i = 0; i < source->schema()->num_fields(); ++i) projection.push_back(i);
       LogicalPlanPtr plan = MakeScan(source, std::move(projection));
       BoundRelation rel{plan, ColumnsOf(*plan->schema)};
+      MarkSystemColumns(*source, &rel.columns);
       FLOE_RETURN_NOT_OK(ApplyAliases(*this, ref, name, &rel.columns));
       // A function of a scalar result (its one column carries the function's own name, as
       // generate_series's does) is named by the alias when no column list is given, as in
@@ -303,7 +314,7 @@ Result<BoundRelation> Binder::BindTableRef(const sql::TableRef& ref, const Scope
   std::vector<std::string> using_columns = ref.using_columns;
   if (ref.natural) {
     for (const ScopeColumn& c : left.columns) {
-      if (c.using_hidden) continue;
+      if (c.using_hidden || c.system) continue;
       if (FindUnqualified(right.columns, c.name) >= 0 &&
           std::find(using_columns.begin(), using_columns.end(), c.name) == using_columns.end()) {
         using_columns.push_back(c.name);

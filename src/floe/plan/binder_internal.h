@@ -44,6 +44,10 @@ struct ScopeColumn {
   int index = 0;  // in the scope plan's output
   /// A column merged away by USING/NATURAL: found only qualified, not by `*`.
   bool using_hidden = false;
+  /// A table's system column (TableSource::hidden_columns: _file, _pos, ...): not expanded
+  /// by `*`, a whole-row reference or NATURAL, and found by name only when no other column
+  /// of the scope has that name.
+  bool system = false;
 };
 
 /// The columns a FROM clause makes visible, over one plan.

@@ -48,6 +48,10 @@ class TableSource {
   /// The name shown by EXPLAIN ("read_parquet(3 files)", "db.events").
   virtual std::string display_name() const = 0;
   virtual const SchemaPtr& schema() const = 0;
+  /// The last this many columns of schema() are system columns (an Iceberg table's _file,
+  /// _pos, ...): SELECT * and NATURAL joins leave them out, and a name finds one only when
+  /// no other column of the FROM item has it.
+  virtual int hidden_columns() const { return 0; }
   /// Statistics of the whole source (no filter applied).
   virtual Statistics statistics() const { return {}; }
   /// How a filter conjunct can be pushed into the scan.

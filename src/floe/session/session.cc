@@ -14,9 +14,11 @@
 #include <utility>
 
 #include "floe/batch/builder.h"
+#include "floe/common/ascii.h"
 #include "floe/common/thread_pool.h"
 #include "floe/connector/builtin/generate_series.h"
 #include "floe/connector/iceberg/declared_types.h"
+#include "floe/connector/iceberg/iceberg_delta_write_exec.h"
 #include "floe/connector/iceberg/iceberg_table.h"
 #include "floe/connector/iceberg/iceberg_write.h"
 #include "floe/connector/parquet/parquet_table.h"
@@ -26,6 +28,7 @@
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/spill.h"
 #include "floe/iceberg/in_flight_files.h"
+#include "floe/iceberg/metadata_columns.h"
 #include "floe/iceberg/partitioned_writer.h"
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table_scan.h"
@@ -41,6 +44,7 @@
 #include "floe/session/copy_statement.h"
 #include "floe/session/ddl_statements.h"
 #include "floe/session/explain.h"
+#include "floe/session/row_level.h"
 #include "floe/session/session_resolver.h"
 #include "floe/session/user_types.h"
 #include "floe/sql/parser.h"
@@ -223,7 +227,47 @@ class SessionImpl final : public Session {
       FLOE_ASSIGN_OR_RAISE(PlannedWrite planned, PlanInsert(*insert, statement.text));
       return std::move(planned.query.stages);
     }
-    return Status::NotSupported("only SELECT and INSERT can be planned without running them");
+    if (const std::vector<std::string>* table = RowLevelTable(statement.body)) {
+      FLOE_ASSIGN_OR_RAISE(std::unique_ptr<RowLevelStatement> st,
+                           PrepareRowLevel(*table, RowLevelChanges(statement.body)));
+      if (!st->settings.merge_on_read) {
+        return Status::NotSupported(
+            "a copy-on-write {} runs a query to find the files it rewrites before its write can "
+            "be planned",
+            st->changes.tag());
+      }
+      FLOE_ASSIGN_OR_RAISE(PlannedWrite planned, PlanMergeOnRead(*st, statement.text));
+      return std::move(planned.query.stages);
+    }
+    return Status::NotSupported(
+        "only SELECT, INSERT and merge-on-read DELETE, UPDATE and MERGE can be planned without "
+        "running them");
+  }
+
+  // The target of a row-level statement (DELETE with WHERE or USING, UPDATE, MERGE), or null.
+  static const std::vector<std::string>* RowLevelTable(const sql::StatementBody& body) {
+    if (const auto* del = std::get_if<sql::DeleteStatement>(&body)) {
+      if (del->truncate || (del->where == nullptr && del->using_items.empty())) return nullptr;
+      return &del->table;
+    }
+    if (const auto* update = std::get_if<sql::UpdateStatement>(&body)) return &update->table;
+    if (const auto* merge = std::get_if<sql::MergeStatement>(&body)) return &merge->table;
+    return nullptr;
+  }
+
+  // The change query builder of a row-level statement (row_level.h); `body` must outlive it.
+  static std::function<Result<RowChanges>(const iceberg::Schema&, bool)> RowLevelChanges(
+      const sql::StatementBody& body) {
+    return [&body](const iceberg::Schema& schema, bool partitioned) -> Result<RowChanges> {
+      if (const auto* del = std::get_if<sql::DeleteStatement>(&body)) {
+        return DeleteChanges(*del, partitioned);
+      }
+      if (const auto* update = std::get_if<sql::UpdateStatement>(&body)) {
+        return UpdateChanges(*update, schema, partitioned, update->table.back());
+      }
+      const auto& merge = std::get<sql::MergeStatement>(body);
+      return MergeChanges(merge, schema, partitioned, merge.table.back());
+    };
   }
 
  private:
@@ -285,7 +329,13 @@ class SessionImpl final : public Session {
     if (const auto* copy = std::get_if<sql::CopyStatement>(&body)) {
       return ExecuteCopy(*copy, statement.text);
     }
-    if (const auto* del = std::get_if<sql::DeleteStatement>(&body)) return ExecuteDelete(*del);
+    if (const auto* del = std::get_if<sql::DeleteStatement>(&body);
+        del && (del->truncate || (del->where == nullptr && del->using_items.empty()))) {
+      return ExecuteDelete(*del);
+    }
+    if (const std::vector<std::string>* table = RowLevelTable(body)) {
+      return ExecuteRowLevel(*table, statement.text, RowLevelChanges(body));
+    }
     if (const auto* explain = std::get_if<std::shared_ptr<sql::ExplainStatement>>(&body)) {
       return ExecuteExplain(**explain);
     }
@@ -582,6 +632,199 @@ class SessionImpl final : public Session {
     for (const std::string& path : files) commit->DeleteFile(path);
     FLOE_RETURN_NOT_OK(commit->Commit().status());
     return done(rows);
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Row-level changes: DELETE ... WHERE / USING, UPDATE, MERGE (row_level.h)
+
+  using ChangesOf = std::function<Result<RowChanges>(const iceberg::Schema&, bool)>;
+
+  // A row-level statement ready to plan: its target loaded (every reference to it in the
+  // statement reads this version), its change query, the table's strategy and the write
+  // target.
+  struct RowLevelStatement {
+    explicit RowLevelStatement(SessionResolver r) : resolver(std::move(r)) {}
+    SessionResolver resolver;
+    catalog::TableIdentifier id;
+    iceberg::Table table;
+    iceberg::SchemaPtr schema;
+    RowChanges changes;
+    RowLevelSettings settings;
+    std::shared_ptr<connector::IcebergWriteTarget> target;
+  };
+
+  Result<std::unique_ptr<RowLevelStatement>> PrepareRowLevel(const std::vector<std::string>& name,
+                                                             const ChangesOf& changes_of) {
+    FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, Catalog(/*create=*/false));
+    std::string joined;
+    for (const std::string& part : name) joined += (joined.empty() ? "" : ".") + part;
+    if (catalog == nullptr) return Status::NotFound("table \"{}\" does not exist", joined);
+    auto st = std::make_unique<RowLevelStatement>(MakeResolver());
+    FLOE_ASSIGN_OR_RAISE(auto loaded, st->resolver.LoadTable(name));
+    st->id = std::move(loaded.first);
+    st->table = std::move(loaded.second);
+    const iceberg::TableMetadata& metadata = *st->table.metadata;
+    st->schema = metadata.CurrentSchema();
+    if (st->schema == nullptr) {
+      return Status::Corrupt("table {} has no current schema", st->id.ToString());
+    }
+    FLOE_ASSIGN_OR_RAISE(TypePtr unified, iceberg::UnifiedPartitionType(metadata));
+    FLOE_ASSIGN_OR_RAISE(st->changes, changes_of(*st->schema, unified != nullptr));
+    FLOE_ASSIGN_OR_RAISE(st->settings, SettingsFor(st->changes.command, metadata.properties));
+    if (st->settings.merge_on_read && metadata.format_version < 2) {
+      return Status::Invalid(
+          "table {}: write.{}.mode is merge-on-read, which needs format version 2 or later "
+          "(the table is v{})",
+          st->id.ToString(), AsciiLower(std::string(st->changes.tag())), metadata.format_version);
+    }
+    using Mode = connector::IcebergWriteTarget::Mode;
+    FLOE_ASSIGN_OR_RAISE(connector::IcebergWriteTargetPtr made,
+                         connector::MakeWriteTarget(
+                             st->id.ToString(), st->table, catalog->TableOps(st->id),
+                             st->settings.merge_on_read ? Mode::kRowDelta : Mode::kRewriteFiles));
+    st->target = std::make_shared<connector::IcebergWriteTarget>(*made);
+    st->target->base_snapshot_id = metadata.current_snapshot_id;
+    st->target->serializable = st->settings.serializable;
+    return st;
+  }
+
+  // The change query bound, its values conformed to the table's columns.
+  Result<plan::LogicalPlanPtr> BindChanges(RowLevelStatement& st, const sql::SelectStmt& query,
+                                           std::string_view text) {
+    FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr bound,
+                         plan::BindQuery(query, text, st.resolver, MakeBindOptions()));
+    if (!st.changes.writes_rows) return bound;
+    return connector::ConformRowChanges(std::move(bound), st.changes.op_column() + 1, *st.schema,
+                                        st.table.metadata->properties, st.id.ToString());
+  }
+
+  // Merge-on-read: the changes, written by IcebergDeltaWriteExec, committed as a row delta.
+  Result<PlannedWrite> PlanMergeOnRead(RowLevelStatement& st, std::string_view text) {
+    PlannedWrite planned;
+    FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr bound, BindChanges(st, *st.changes.query, text));
+    FLOE_ASSIGN_OR_RAISE(planned.query.logical, plan::Optimize(bound));
+    FLOE_ASSIGN_OR_RAISE(exec::PlanPtr input,
+                         exec::CreatePhysicalPlan(planned.query.logical, config_));
+    FLOE_ASSIGN_OR_RAISE(
+        exec::PlanPtr write,
+        connector::IcebergDeltaWriteExec::Make(
+            st.target, std::move(input), st.changes.has_partition, st.changes.writes_rows,
+            /*duplicate_is_error=*/st.changes.command == RowChanges::Command::kMerge));
+    FLOE_ASSIGN_OR_RAISE(exec::PlanPtr commit,
+                         connector::IcebergCommitExec::Make(st.target, std::move(write)));
+    planned.target = st.target;
+    FLOE_ASSIGN_OR_RAISE(planned.query.physical, exec::EnforceRequirements(commit, config_));
+    FLOE_ASSIGN_OR_RAISE(planned.query.stages, scheduler::PlanStages(planned.query.physical));
+    return planned;
+  }
+
+  // Runs the change query of the statement on table `name` (built by `changes_of` from the
+  // table's current schema) by the table's strategy, commits once, and reports
+  // "<COMMAND> <rows>".
+  Result<std::unique_ptr<QueryResult>> ExecuteRowLevel(const std::vector<std::string>& name,
+                                                       std::string_view text,
+                                                       const ChangesOf& changes_of) {
+    FLOE_ASSIGN_OR_RAISE(std::unique_ptr<RowLevelStatement> st, PrepareRowLevel(name, changes_of));
+    const RowChanges& changes = st->changes;
+    const std::string tag = std::string(changes.tag()) + " ";
+    if (st->settings.merge_on_read) {
+      FLOE_ASSIGN_OR_RAISE(PlannedWrite planned, PlanMergeOnRead(*st, text));
+      FLOE_ASSIGN_OR_RAISE(int64_t rows, RunWrite(std::move(planned)));
+      return CommandResult(tag + std::to_string(rows));
+    }
+    // Copy-on-write: which data files hold changed rows, and how many rows change.
+    FLOE_ASSIGN_OR_RAISE(
+        plan::LogicalPlanPtr counting,
+        plan::BindQuery(*ChangedFilesQuery(changes), text, st->resolver, MakeBindOptions()));
+    FLOE_ASSIGN_OR_RAISE(ChangedFiles changed, FindChangedFiles(counting));
+    if (changed.duplicates && changes.command == RowChanges::Command::kMerge) {
+      return Status::Invalid(
+          "MERGE command cannot affect row a second time (HINT: Ensure that not more than one "
+          "source row matches any one target row.)");
+    }
+    if (changed.files->empty() && changed.inserted == 0) return CommandResult(tag + "0");
+    st->target->rewritten_files.assign(changed.files->begin(), changed.files->end());
+    // UPDATE ... FROM that joined a row to several: one of them updates it.
+    FLOE_ASSIGN_OR_RAISE(
+        plan::LogicalPlanPtr bound,
+        BindChanges(*st, changed.duplicates ? *DistinctChanges(changes) : *changes.query, text));
+    FLOE_ASSIGN_OR_RAISE(
+        auto rewritten_table,
+        connector::IcebergTable::Make(st->id.ToString(), st->table, {}, changed.files));
+    std::vector<int> projection;
+    for (int c = 0; c < st->schema->num_fields(); ++c) projection.push_back(c);
+    for (const char* column : {"_file", "_pos"}) {
+      const SchemaPtr& columns = rewritten_table->schema();
+      int found = -1;
+      for (int c = columns->num_fields() - rewritten_table->hidden_columns();
+           c < columns->num_fields(); ++c) {
+        if (columns->field(c).name() == column) found = c;
+      }
+      if (found < 0) {
+        return Status::NotSupported(
+            "table {} has a column named {}, which hides the metadata column copy-on-write "
+            "needs",
+            st->id.ToString(), column);
+      }
+      projection.push_back(found);
+    }
+    FLOE_ASSIGN_OR_RAISE(
+        plan::LogicalPlanPtr rows,
+        CopyOnWriteRows(plan::MakeScan(rewritten_table, std::move(projection)), std::move(bound),
+                        changes.op_column(), *st->schema, changes.writes_rows));
+    PlannedWrite planned;
+    FLOE_ASSIGN_OR_RAISE(planned.query.logical, plan::Optimize(rows));
+    FLOE_ASSIGN_OR_RAISE(exec::PlanPtr input,
+                         exec::CreatePhysicalPlan(planned.query.logical, config_));
+    planned.target = st->target;
+    FLOE_ASSIGN_OR_RAISE(exec::PlanPtr write,
+                         connector::PlanIcebergWrite(st->target, std::move(input)));
+    FLOE_ASSIGN_OR_RAISE(planned.query.physical, exec::EnforceRequirements(write, config_));
+    FLOE_ASSIGN_OR_RAISE(planned.query.stages, scheduler::PlanStages(planned.query.physical));
+    FLOE_RETURN_NOT_OK(RunWrite(std::move(planned)).status());
+    return CommandResult(tag + std::to_string(changed.changed + changed.inserted));
+  }
+
+  // What copy-on-write's first query found.
+  struct ChangedFiles {
+    std::shared_ptr<std::set<std::string>> files = std::make_shared<std::set<std::string>>();
+    int64_t changed = 0;      // distinct target rows deleted or updated
+    int64_t inserted = 0;     // rows MERGE inserts
+    bool duplicates = false;  // a target row named by more than one change
+  };
+
+  // Runs copy-on-write's first query (ChangedFilesQuery, bound) and reads its rows.
+  Result<ChangedFiles> FindChangedFiles(const plan::LogicalPlanPtr& bound) {
+    FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr logical, plan::Optimize(bound));
+    FLOE_ASSIGN_OR_RAISE(exec::PlanPtr physical, exec::CreatePhysicalPlan(logical, config_));
+    FLOE_ASSIGN_OR_RAISE(physical, exec::EnforceRequirements(physical, config_));
+    FLOE_ASSIGN_OR_RAISE(scheduler::StagePlan stages, scheduler::PlanStages(physical));
+    FLOE_ASSIGN_OR_RAISE(auto running, Run(std::move(stages), false));
+    ChangedFiles changed;
+    Status status;
+    while (true) {
+      Result<RecordBatchPtr> batch = running->scheduler->Next();
+      if (!batch.ok()) {
+        status = batch.status();
+        break;
+      }
+      if (!*batch) break;
+      const Array& file = *(*batch)->column(0);
+      const Array& rows = *(*batch)->column(1);
+      const Array& positions = *(*batch)->column(2);
+      for (int64_t r = 0; r < (*batch)->num_rows(); ++r) {
+        if (file.IsNull(r)) {
+          changed.inserted += rows.Value<int64_t>(r);
+          continue;
+        }
+        changed.files->insert(std::string(file.BytesValue(r)));
+        changed.changed += positions.Value<int64_t>(r);
+        if (rows.Value<int64_t>(r) != positions.Value<int64_t>(r)) changed.duplicates = true;
+      }
+    }
+    running->scheduler->Wait();
+    FLOE_RETURN_NOT_OK(status);
+    return changed;
   }
 
   // The rows of `table` at snapshot `snapshot_id`: count(*) run as a query (answered from

@@ -41,11 +41,13 @@ class SessionResolver final : public plan::RelationResolver {
   Result<plan::TableSourcePtr> ResolveTableFunction(
       const std::string& name, const std::vector<plan::TableFunctionArg>& args) override;
 
- private:
   /// Loads a catalog table with the session's path map applied to its FileIO; a table
-  /// already loaded by this resolver (this statement) is returned as it was then.
+  /// already loaded by this resolver (this statement) is returned as it was then, so a
+  /// statement that loads its target first sees that version wherever it names it.
   Result<std::pair<catalog::TableIdentifier, iceberg::Table>> LoadTable(
       const std::vector<std::string>& name);
+
+ private:
   Result<plan::TableSourcePtr> ResolveIcebergScan(const std::vector<plan::TableFunctionArg>& args);
 
   std::function<Result<catalog::Catalog*>()> catalog_;

@@ -269,11 +269,56 @@ struct InsertStatement {
   SelectStmtPtr query;               // VALUES arrive as a SelectStmt with values
 };
 
-/// DELETE FROM table [WHERE ...], or TRUNCATE [TABLE] table (`truncate`, never a WHERE).
+/// DELETE FROM table [AS alias] [USING from_item, ...] [WHERE ...], or TRUNCATE [TABLE] table
+/// (`truncate`, never a WHERE).
 struct DeleteStatement {
   std::vector<std::string> table;
+  std::string alias;
+  std::vector<TableRefPtr> using_items;
   ParsedExprPtr where;
   bool truncate = false;
+};
+
+/// `column = value` of UPDATE ... SET and of MERGE's UPDATE SET; a null value is DEFAULT.
+/// SET (a, b) = (x, y) arrives as one assignment per column.
+struct Assignment {
+  std::string column;
+  ParsedExprPtr value;
+  int location = -1;
+};
+
+/// UPDATE table [AS alias] SET assignments [FROM from_item, ...] [WHERE ...].
+struct UpdateStatement {
+  std::vector<std::string> table;
+  std::string alias;
+  std::vector<Assignment> assignments;
+  std::vector<TableRefPtr> from;
+  ParsedExprPtr where;
+  int location = -1;
+};
+
+/// One WHEN clause of MERGE.
+struct MergeAction {
+  enum class Kind { kUpdate, kDelete, kInsert, kNothing };
+  bool matched = false;     // WHEN MATCHED (else WHEN NOT MATCHED)
+  ParsedExprPtr condition;  // AND condition; null when absent
+  Kind kind = Kind::kNothing;
+  std::vector<Assignment> assignments;  // kUpdate
+  /// kInsert: the columns listed (empty: all, in table order) and their values (a null
+  /// value is DEFAULT; no values at all is DEFAULT VALUES).
+  std::vector<std::string> insert_columns;
+  std::vector<ParsedExprPtr> insert_values;
+  int location = -1;
+};
+
+/// MERGE INTO table [AS alias] USING source ON condition WHEN ...
+struct MergeStatement {
+  std::vector<std::string> table;
+  std::string alias;
+  TableRefPtr source;
+  ParsedExprPtr on;
+  std::vector<MergeAction> actions;
+  int location = -1;
 };
 
 struct CreateSchemaStatement {
@@ -402,9 +447,9 @@ struct CopyStatement {
 };
 
 using StatementBody =
-    std::variant<SelectStatement, InsertStatement, DeleteStatement, CreateSchemaStatement,
-                 CreateTableStatement, DropStatement, AlterTableStatement, SetStatement,
-                 ShowStatement, std::shared_ptr<ExplainStatement>, CallStatement,
+    std::variant<SelectStatement, InsertStatement, DeleteStatement, UpdateStatement, MergeStatement,
+                 CreateSchemaStatement, CreateTableStatement, DropStatement, AlterTableStatement,
+                 SetStatement, ShowStatement, std::shared_ptr<ExplainStatement>, CallStatement,
                  ShowObjectsStatement, CopyStatement, CreateTypeStatement, CreateDomainStatement>;
 
 /// One parsed statement with the span of text it came from.

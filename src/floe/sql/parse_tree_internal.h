@@ -60,6 +60,8 @@ class Converter {
   Result<SelectStmtPtr> ConvertSelect(const Json& node);
   /// A FROM item (RangeVar, RangeSubselect, RangeFunction, JoinExpr).
   Result<TableRefPtr> ConvertTableRef(const Json& node);
+  /// SET items of UPDATE and MERGE (ResTarget nodes; MultiAssignRef rows split per column).
+  Result<std::vector<Assignment>> ConvertAssignments(const Json& list);
 
   // parser_expr.cc
   Result<ParsedExprPtr> ConvertExpr(const Json& node);

@@ -43,6 +43,12 @@ std::vector<std::string> RangeVarNames(const Json& rv) {
   return names;
 }
 
+// The alias of the target table of DELETE, UPDATE and MERGE ("" when none).
+std::string TargetAlias(const Json& rv) {
+  const Json* alias = Field(rv, "alias");
+  return alias != nullptr ? StringField(*alias, "aliasname") : std::string();
+}
+
 /// GROUP BY with ROLLUP / CUBE / GROUPING SETS: distinct expressions in `group_by`, each
 /// grouping set as indexes into it.
 class GroupingSetBuilder {
@@ -437,6 +443,56 @@ Result<SelectStmtPtr> Converter::ConvertSelect(const Json& node) {
   return s;
 }
 
+Result<std::vector<Assignment>> Converter::ConvertAssignments(const Json& list) {
+  std::vector<Assignment> out;
+  for (const Json& item : list) {
+    const Json* f = nullptr;
+    if (NodeTag(item, &f) != "ResTarget") return NotSupported("this SET item", -1);
+    Assignment assignment;
+    assignment.column = StringField(*f, "name");
+    assignment.location = LocationOf(*f);
+    if (!ListField(*f, "indirection").empty()) {
+      return NotSupported("assigning to a field or element of a column", assignment.location);
+    }
+    const Json* value = Field(*f, "val");
+    if (value == nullptr) return NotSupported("this SET item", assignment.location);
+    const Json* vf = nullptr;
+    std::string_view value_tag = NodeTag(*value, &vf);
+    if (value_tag == "MultiAssignRef") {
+      // SET (a, b) = (x, y): the colno-th expression of the row.
+      const Json* source = Field(*vf, "source");
+      const Json* rf = nullptr;
+      const std::string_view source_tag =
+          source != nullptr ? NodeTag(*source, &rf) : std::string_view();
+      if (source_tag == "SubLink") {
+        return NotSupported("SET (...) = (SELECT ...)", assignment.location);
+      }
+      if (source_tag != "RowExpr") {
+        return Status::Bind(
+            "source for a multiple-column UPDATE item must be a sub-SELECT or ROW() "
+            "expression{}",
+            Where(assignment.location));
+      }
+      const Json& args = ListField(*rf, "args");
+      const int64_t colno = IntField(*vf, "colno");
+      if (static_cast<int64_t>(args.size()) != IntField(*vf, "ncolumns")) {
+        return Status::Bind("number of columns does not match number of values{}",
+                            Where(assignment.location));
+      }
+      if (colno < 1 || colno > static_cast<int64_t>(args.size())) {
+        return NotSupported("this SET item", assignment.location);
+      }
+      value = &args[static_cast<size_t>(colno - 1)];
+      value_tag = NodeTag(*value, &vf);
+    }
+    if (value_tag != "SetToDefault") {
+      FLOE_ASSIGN_OR_RAISE(assignment.value, ConvertExpr(*value));
+    }
+    out.push_back(std::move(assignment));
+  }
+  return out;
+}
+
 Result<TableRefPtr> Converter::ConvertTableRef(const Json& node) {
   const Json* f = nullptr;
   std::string_view tag = NodeTag(node, &f);
@@ -576,15 +632,87 @@ Result<StatementBody> Converter::ConvertStatement(const Json& node) {
     const Json* rel = Field(*f, "relation");
     if (rel == nullptr) return NotSupported("DELETE without a table", 0);
     del.table = RangeVarNames(*rel);
-    if (Field(*rel, "alias") != nullptr)
-      return NotSupported("an alias in DELETE", LocationOf(*rel));
-    if (!ListField(*f, "usingClause").empty()) return NotSupported("DELETE ... USING", 0);
+    del.alias = TargetAlias(*rel);
     if (Field(*f, "withClause") != nullptr) return NotSupported("WITH before DELETE", 0);
     if (!ListField(*f, "returningList").empty()) return NotSupported("RETURNING", 0);
+    for (const Json& item : ListField(*f, "usingClause")) {
+      FLOE_ASSIGN_OR_RAISE(TableRefPtr ref, ConvertTableRef(item));
+      del.using_items.push_back(std::move(ref));
+    }
     if (const Json* where = Field(*f, "whereClause")) {
       FLOE_ASSIGN_OR_RAISE(del.where, ConvertExpr(*where));
     }
     return del;
+  }
+  if (tag == "UpdateStmt") {
+    UpdateStatement update;
+    const Json* rel = Field(*f, "relation");
+    if (rel == nullptr) return NotSupported("UPDATE without a table", 0);
+    update.table = RangeVarNames(*rel);
+    update.alias = TargetAlias(*rel);
+    update.location = LocationOf(*rel);
+    if (Field(*f, "withClause") != nullptr) return NotSupported("WITH before UPDATE", 0);
+    if (!ListField(*f, "returningList").empty()) return NotSupported("RETURNING", 0);
+    FLOE_ASSIGN_OR_RAISE(update.assignments, ConvertAssignments(ListField(*f, "targetList")));
+    for (const Json& item : ListField(*f, "fromClause")) {
+      FLOE_ASSIGN_OR_RAISE(TableRefPtr ref, ConvertTableRef(item));
+      update.from.push_back(std::move(ref));
+    }
+    if (const Json* where = Field(*f, "whereClause")) {
+      FLOE_ASSIGN_OR_RAISE(update.where, ConvertExpr(*where));
+    }
+    return update;
+  }
+  if (tag == "MergeStmt") {
+    MergeStatement merge;
+    const Json* rel = Field(*f, "relation");
+    if (rel == nullptr) return NotSupported("MERGE without a target table", 0);
+    merge.table = RangeVarNames(*rel);
+    merge.alias = TargetAlias(*rel);
+    merge.location = LocationOf(*rel);
+    if (Field(*f, "withClause") != nullptr) return NotSupported("WITH before MERGE", 0);
+    const Json* source = Field(*f, "sourceRelation");
+    const Json* on = Field(*f, "joinCondition");
+    if (source == nullptr || on == nullptr) return NotSupported("MERGE without USING ... ON", 0);
+    FLOE_ASSIGN_OR_RAISE(merge.source, ConvertTableRef(*source));
+    FLOE_ASSIGN_OR_RAISE(merge.on, ConvertExpr(*on));
+    for (const Json& clause : ListField(*f, "mergeWhenClauses")) {
+      const Json* cf = nullptr;
+      if (NodeTag(clause, &cf) != "MergeWhenClause") return NotSupported("this MERGE clause", 0);
+      MergeAction action;
+      action.matched = BoolField(*cf, "matched");
+      std::string over = StringField(*cf, "override");
+      if (!over.empty() && over != "OVERRIDING_NOT_SET") return NotSupported("OVERRIDING", 0);
+      if (const Json* condition = Field(*cf, "condition")) {
+        FLOE_ASSIGN_OR_RAISE(action.condition, ConvertExpr(*condition));
+      }
+      const std::string command = StringField(*cf, "commandType");
+      if (command == "CMD_UPDATE") {
+        action.kind = MergeAction::Kind::kUpdate;
+        FLOE_ASSIGN_OR_RAISE(action.assignments, ConvertAssignments(ListField(*cf, "targetList")));
+      } else if (command == "CMD_DELETE") {
+        action.kind = MergeAction::Kind::kDelete;
+      } else if (command == "CMD_INSERT") {
+        action.kind = MergeAction::Kind::kInsert;
+        for (const Json& target : ListField(*cf, "targetList")) {
+          const Json* tf = nullptr;
+          if (NodeTag(target, &tf) != "ResTarget" || !ListField(*tf, "indirection").empty()) {
+            return NotSupported("this INSERT column", tf != nullptr ? LocationOf(*tf) : -1);
+          }
+          action.insert_columns.push_back(StringField(*tf, "name"));
+        }
+        for (const Json& value : ListField(*cf, "values")) {
+          action.insert_values.push_back(nullptr);
+          const Json* vf = nullptr;
+          if (NodeTag(value, &vf) == "SetToDefault") continue;
+          FLOE_ASSIGN_OR_RAISE(action.insert_values.back(), ConvertExpr(value));
+        }
+      } else if (command != "CMD_NOTHING") {
+        return NotSupported("this MERGE action", 0);
+      }
+      merge.actions.push_back(std::move(action));
+    }
+    return merge;
   }
   if (tag == "TruncateStmt") {
     const Json& relations = ListField(*f, "relations");

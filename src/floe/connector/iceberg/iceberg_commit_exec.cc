@@ -52,10 +52,8 @@ class CommitStream final : public exec::BatchStream {
   Result<int64_t> Commit() {
     const iceberg::TableMetadata& metadata = *target_->table.metadata;
     iceberg::SchemaPtr schema = metadata.CurrentSchema();
-    iceberg::PartitionSpecPtr spec = metadata.DefaultSpec();
-    FLOE_ASSIGN_OR_RAISE(TypePtr partition_type,
-                         spec ? spec->PartitionType(*schema) : Result<TypePtr>(Struct({})));
-    const int32_t spec_id = spec ? spec->spec_id() : 0;
+    iceberg::PartitionSpecPtr default_spec = metadata.DefaultSpec();
+    using Mode = IcebergWriteTarget::Mode;
     FLOE_ASSIGN_OR_RAISE(exec::BatchStreamPtr input, exec::ExecutePlan(input_, 0, ctx_));
     std::vector<iceberg::DataFilePtr> files;
     int64_t rows = 0;
@@ -63,19 +61,31 @@ class CommitStream final : public exec::BatchStream {
       FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, input->Next());
       if (!batch) break;
       const Array& blobs = *batch->column(0);
+      // A row-level change's writer names the spec of each row's files (a third column)
+      // and counts the rows it changed; other writers write the default spec, and their
+      // files' rows are the count.
+      const bool row_level = batch->num_columns() >= 3;
       for (int64_t r = 0; r < batch->num_rows(); ++r) {
+        const int32_t spec_id = row_level ? batch->column(2)->Value<int32_t>(r)
+                                          : (default_spec ? default_spec->spec_id() : 0);
+        iceberg::PartitionSpecPtr spec = metadata.SpecById(spec_id);
+        FLOE_ASSIGN_OR_RAISE(TypePtr partition_type,
+                             spec ? spec->PartitionType(*schema) : Result<TypePtr>(Struct({})));
         FLOE_ASSIGN_OR_RAISE(
             std::vector<iceberg::DataFilePtr> decoded,
             iceberg::DecodeDataFiles(blobs.BytesValue(r), partition_type, spec_id));
+        if (row_level) rows += batch->column(1)->Value<int64_t>(r);
         for (iceberg::DataFilePtr& file : decoded) {
-          rows += file->record_count;
+          if (!row_level) rows += file->record_count;
           files.push_back(std::move(file));
         }
       }
     }
     FLOE_RETURN_NOT_OK(ctx_->CheckCancelled());
-    using Mode = IcebergWriteTarget::Mode;
-    if (files.empty() && target_->mode != Mode::kOverwrite) return rows;
+    const bool commits_empty =
+        target_->mode == Mode::kOverwrite ||
+        (target_->mode == Mode::kRewriteFiles && !target_->rewritten_files.empty());
+    if (files.empty() && !commits_empty) return rows;
     std::unique_ptr<iceberg::SnapshotProducer> producer;
     switch (target_->mode) {
       case Mode::kAppend: {
@@ -104,6 +114,42 @@ class CommitStream final : public exec::BatchStream {
         overwrite->ValidateNoConflictingDeletes();
         if (const auto& current = target_->table.metadata->current_snapshot_id) {
           overwrite->ValidateFromSnapshot(*current);
+        }
+        producer = std::move(overwrite);
+        break;
+      }
+      case Mode::kRowDelta: {
+        // Merge-on-read: the data files whose rows are deleted must still be live, and no
+        // delete file may have been added for them concurrently; under serializable
+        // isolation no data file may have been appended concurrently either.
+        auto delta = iceberg::RowDelta::Make(target_->ops);
+        for (const iceberg::DataFilePtr& file : files) {
+          if (file->content == iceberg::FileContent::kData) {
+            delta->AddRows(file);
+          } else {
+            delta->AddDeletes(file);
+          }
+        }
+        delta->ValidateNoConflictingDeleteFiles();
+        if (target_->serializable) delta->ValidateNoConflictingDataFiles();
+        if (target_->base_snapshot_id) delta->ValidateFromSnapshot(*target_->base_snapshot_id);
+        producer = std::move(delta);
+        break;
+      }
+      case Mode::kRewriteFiles: {
+        // Copy-on-write: the rewritten files must still be live (a concurrent removal
+        // fails), delete files added concurrently for them would be lost, and under
+        // serializable isolation data appended concurrently fails the commit.
+        auto overwrite = iceberg::OverwriteFiles::Make(target_->ops);
+        for (const std::string& path : target_->rewritten_files) overwrite->DeleteFile(path);
+        for (const iceberg::DataFilePtr& file : files) overwrite->AddFile(file);
+        overwrite->ValidateNoConflictingDeletes();
+        if (target_->serializable) {
+          overwrite->ConflictDetectionFilter(iceberg::Expression::True());
+          overwrite->ValidateNoConflictingData();
+        }
+        if (target_->base_snapshot_id) {
+          overwrite->ValidateFromSnapshot(*target_->base_snapshot_id);
         }
         producer = std::move(overwrite);
         break;
@@ -180,6 +226,10 @@ std::string IcebergCommitExec::ToString() const {
       return "IcebergCommitExec: " + target_->table_name + " (replace partitions)";
     case IcebergWriteTarget::Mode::kOverwrite:
       return "IcebergCommitExec: " + target_->table_name + " (overwrite)";
+    case IcebergWriteTarget::Mode::kRowDelta:
+      return "IcebergCommitExec: " + target_->table_name + " (row delta)";
+    case IcebergWriteTarget::Mode::kRewriteFiles:
+      return "IcebergCommitExec: " + target_->table_name + " (rewrite files)";
   }
   return "IcebergCommitExec: " + target_->table_name + " (append)";
 }

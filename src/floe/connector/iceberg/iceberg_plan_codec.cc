@@ -8,6 +8,7 @@
 #include <string>
 
 #include "floe/common/logging.h"
+#include "floe/connector/iceberg/iceberg_delta_write_exec.h"
 #include "floe/connector/iceberg/iceberg_table.h"
 #include "floe/connector/iceberg/iceberg_write.h"
 
@@ -17,6 +18,7 @@ void RegisterIcebergPlanCodecs(exec::PlanCodecRegistry* registry) {
   exec::RegisterPlanCodec<IcebergScanExec>(registry);
   exec::RegisterPlanCodec<IcebergWriteExec>(registry);
   exec::RegisterPlanCodec<IcebergCommitExec>(registry);
+  exec::RegisterPlanCodec<IcebergDeltaWriteExec>(registry);
   Status s = registry->exprs().Register(std::string(IcebergTransformExpr::kName),
                                         &IcebergTransformExpr::Decode);
   FLOE_CHECK(s.ok(), s.ToString());

@@ -20,6 +20,7 @@
 #include "floe/expr/expr.h"
 #include "floe/expr/physical_expr.h"
 #include "floe/iceberg/expression.h"
+#include "floe/iceberg/metadata_columns.h"
 #include "floe/iceberg/name_mapping.h"
 #include "floe/iceberg/single_value.h"
 #include "floe/type/sql_type_name.h"
@@ -528,15 +529,26 @@ std::pair<int64_t, bool> PlannedRows(const std::vector<iceberg::ScanTaskGroup>& 
 // ---------------------------------------------------------------------------------------
 // IcebergTable
 
-Result<std::shared_ptr<IcebergTable>> IcebergTable::Make(std::string name, iceberg::Table table,
-                                                         iceberg::SnapshotSelector selector) {
+Result<std::shared_ptr<IcebergTable>> IcebergTable::Make(
+    std::string name, iceberg::Table table, iceberg::SnapshotSelector selector,
+    std::shared_ptr<const std::set<std::string>> only_files) {
   iceberg::ScanOptions options;
   options.snapshot = selector;
   FLOE_ASSIGN_OR_RAISE(auto scan, iceberg::TableScan::Make(table.metadata, table.io, options));
   auto out = std::shared_ptr<IcebergTable>(new IcebergTable());
   out->name_ = std::move(name);
   out->iceberg_schema_ = scan->schema();
-  out->schema_ = ApplyDeclaredTypes(scan->schema()->columns(), table.metadata->properties);
+  SchemaPtr columns = ApplyDeclaredTypes(scan->schema()->columns(), table.metadata->properties);
+  // The metadata columns follow the table's, hidden; a table column of the same name wins.
+  std::vector<Field> fields = columns->fields();
+  FLOE_ASSIGN_OR_RAISE(std::vector<Field> metadata_columns,
+                       iceberg::MetadataColumns(*table.metadata));
+  for (Field& field : metadata_columns) {
+    if (columns->GetFieldIndex(field.name()) >= 0) continue;
+    fields.push_back(std::move(field));
+    ++out->hidden_columns_;
+  }
+  out->schema_ = std::make_shared<const Schema>(std::move(fields));
   plan::Statistics& stats = out->statistics_;
   const iceberg::Snapshot* snapshot = scan->snapshot();
   if (snapshot == nullptr) {
@@ -551,6 +563,11 @@ Result<std::shared_ptr<IcebergTable>> IcebergTable::Make(std::string name, icebe
   }
   out->table_ = std::move(table);
   out->selector_ = std::move(selector);
+  if (only_files != nullptr) {
+    stats.exact = false;
+    out->column_statistics_done_ = true;
+    out->only_files_ = std::move(only_files);
+  }
   return out;
 }
 
@@ -560,6 +577,7 @@ plan::Statistics IcebergTable::statistics() const {
   column_statistics_done_ = true;
   iceberg::ScanOptions options;
   options.snapshot = selector_;
+  options.only_files = only_files_;
   options.collect_column_stats = true;
   Result<std::unique_ptr<iceberg::TableScan>> scan =
       iceberg::TableScan::Make(table_.metadata, table_.io, options);
@@ -616,6 +634,10 @@ plan::Statistics IcebergTable::statistics() const {
 }
 
 IcebergTable::FilterPushdown IcebergTable::SupportsFilter(const expr::Expr& conjunct) const {
+  // Metadata columns are not in the Iceberg schema the scan binds its filter to.
+  for (int column : expr::ReferencedColumns(conjunct)) {
+    if (column >= schema_->num_fields() - hidden_columns_) return FilterPushdown::kUnsupported;
+  }
   if (!ToIcebergFilter(conjunct, *schema_)) return FilterPushdown::kUnsupported;
   const int column = ExactConjunctColumn(conjunct, *schema_);
   if (column >= 0 && schema_->field(column).has_field_id() &&
@@ -636,6 +658,7 @@ Result<std::optional<int64_t>> IcebergTable::ExactRowCount(
   }
   iceberg::ScanOptions options;
   options.snapshot = selector_;
+  options.only_files = only_files_;
   options.filter = filter;
   if (schema_->num_fields() > 0) options.projected_field_ids = {schema_->field(0).field_id()};
   FLOE_ASSIGN_OR_RAISE(std::unique_ptr<iceberg::TableScan> scan,
@@ -659,6 +682,7 @@ Result<exec::PlanPtr> IcebergTable::Scan(const exec::ScanRequest& request,
                                          const exec::SessionConfig& config) const {
   iceberg::ScanOptions options;
   options.snapshot = selector_;
+  options.only_files = only_files_;
   // Read the requested columns; with none (count(*)), the first column is planned but not
   // read (the scan counts rows).
   std::vector<int> wanted = request.projection;
@@ -968,11 +992,15 @@ Status IcebergScanExec::Encode(codec::PlanEncoder& out) const {
   const iceberg::Schema& projected = *scan.projected_schema();
   for (const Field& field : projected.fields()) {
     const Field* full = schema.FindFieldById(field.field_id());
-    if (full == nullptr) {
+    if (full == nullptr && !iceberg::IsMetadataColumn(field.field_id())) {
       return Status::Internal("table {}: projected field {} is not in the scan's schema",
                               parts_.table_name, field.field_id());
     }
     std::vector<int32_t> ids;
+    if (iceberg::IsMetadataColumn(field.field_id())) {
+      m.add_projected_field_ids(field.field_id());
+      continue;
+    }
     ProjectionIds(field, *full, &ids);
     for (int32_t id : ids) m.add_projected_field_ids(id);
   }
@@ -1079,10 +1107,9 @@ Result<exec::PlanPtr> IcebergScanExec::Decode(codec::PlanDecoder& in,
   }
   // The filters are over the table's columns as SQL sees them (IcebergTable::schema()).
   FLOE_ASSIGN_OR_RAISE(
-      parts.filters,
-      exec::DecodeNodeFilters(
-          in, m.filters(),
-          ApplyDeclaredTypes(scan->schema()->columns(), parts.table.metadata->properties)));
+      parts.filters, exec::DecodeNodeFilters(in, m.filters(),
+                                             ApplyDeclaredTypes(scan->schema()->columns(),
+                                                                parts.table.metadata->properties)));
   FLOE_ASSIGN_OR_RAISE(parts.limit, exec::DecodeNodeLimit(in, m.has_limit(), m.limit()));
   parts.scan = std::move(scan);
   Result<exec::PlanPtr> plan = Make(std::move(parts));

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,12 @@ class IcebergTable final : public exec::TableProvider {
   /// `name` is what EXPLAIN shows ("db.events"). The scan reads `selector`'s snapshot
   /// (the current one by default) with that snapshot's schema when pinned, else the
   /// current schema. kNotFound for an unknown snapshot or ref.
-  static Result<std::shared_ptr<IcebergTable>> Make(std::string name, iceberg::Table table,
-                                                    iceberg::SnapshotSelector selector = {});
+  /// `only_files`, when set, restricts the table to those data files (by path): a
+  /// copy-on-write change reads the files it rewrites this way (the statistics are then
+  /// estimates).
+  static Result<std::shared_ptr<IcebergTable>> Make(
+      std::string name, iceberg::Table table, iceberg::SnapshotSelector selector = {},
+      std::shared_ptr<const std::set<std::string>> only_files = nullptr);
 
   std::string_view kind() const override { return "iceberg"; }
   std::string display_name() const override { return name_; }
@@ -66,6 +71,10 @@ class IcebergTable final : public exec::TableProvider {
   /// ExactRowCount, with a planning error read as "unknown" (the scan will report it).
   std::optional<int64_t> CountRowsExactly(const std::vector<expr::ExprPtr>& filters) const override;
 
+  /// The metadata columns _file, _pos, _spec_id and _partition (iceberg/metadata_columns.h)
+  /// end the schema, hidden from SELECT * (a table column of the same name hides one).
+  int hidden_columns() const override { return hidden_columns_; }
+
   const iceberg::Table& table() const { return table_; }
 
  private:
@@ -74,8 +83,10 @@ class IcebergTable final : public exec::TableProvider {
   std::string name_;
   iceberg::Table table_;
   iceberg::SnapshotSelector selector_;
+  std::shared_ptr<const std::set<std::string>> only_files_;
   iceberg::SchemaPtr iceberg_schema_;  // the schema the scan reads with
   SchemaPtr schema_;
+  int hidden_columns_ = 0;
   mutable std::mutex statistics_mutex_;
   mutable plan::Statistics statistics_;
   mutable bool column_statistics_done_ = false;

@@ -40,15 +40,23 @@ std::vector<TypePtr> InsertTargetTypes(const iceberg::Schema& table_schema,
   return types;
 }
 
-Result<plan::LogicalPlanPtr> ConformInsertInput(
-    plan::LogicalPlanPtr input, const iceberg::Schema& table_schema,
-    const std::map<std::string, std::string>& properties, const std::vector<std::string>& columns,
-    std::string_view table_name) {
+namespace {
+
+// ConformInsertInput over the input's columns from `leading` on; the first `leading` pass
+// through in front.
+Result<plan::LogicalPlanPtr> Conform(plan::LogicalPlanPtr input, int leading,
+                                     const iceberg::Schema& table_schema,
+                                     const std::map<std::string, std::string>& properties,
+                                     const std::vector<std::string>& columns,
+                                     std::string_view table_name) {
   const std::vector<Field>& fields = table_schema.fields();
   // Values are checked against the columns' declared types, then stored as Iceberg's.
   const std::vector<std::optional<DeclaredColumn>> declared =
       DeclaredColumns(*table_schema.columns(), properties);
-  const SchemaPtr& in = input->schema;
+  const SchemaPtr& full = input->schema;
+  std::vector<Field> value_fields;
+  for (int i = leading; i < full->num_fields(); ++i) value_fields.push_back(full->field(i));
+  const SchemaPtr in = std::make_shared<const Schema>(std::move(value_fields));
   // For each table column, the input column assigned to it (-1: none, NULL).
   std::vector<int> source(fields.size(), -1);
   if (columns.empty()) {
@@ -78,6 +86,11 @@ Result<plan::LogicalPlanPtr> ConformInsertInput(
   }
   std::vector<expr::ExprPtr> exprs;
   std::vector<std::string> names;
+  for (int i = 0; i < leading; ++i) {
+    const Field& pass = full->field(i);
+    exprs.push_back(expr::Column(i, pass.name(), pass.type(), pass.nullable()));
+    names.push_back(pass.name());
+  }
   for (size_t f = 0; f < fields.size(); ++f) {
     const Field& column = fields[f];
     const TypePtr& stored = column.type();
@@ -88,7 +101,8 @@ Result<plan::LogicalPlanPtr> ConformInsertInput(
       continue;
     }
     const Field& have = in->field(source[f]);
-    expr::ExprPtr value = expr::Column(source[f], have.name(), have.type(), have.nullable());
+    expr::ExprPtr value =
+        expr::Column(leading + source[f], have.name(), have.type(), have.nullable());
     if (SameShape(*have.type(), *type) && have.type()->extension() == type->extension()) {
       // The writer takes the values as they are (ConformBatch types them as the table's).
     } else if (expr::CanImplicitCast(*have.type(), *type) ||
@@ -110,6 +124,22 @@ Result<plan::LogicalPlanPtr> ConformInsertInput(
     exprs.push_back(std::move(value));
   }
   return plan::MakeProjection(std::move(input), std::move(exprs), std::move(names));
+}
+
+}  // namespace
+
+Result<plan::LogicalPlanPtr> ConformInsertInput(
+    plan::LogicalPlanPtr input, const iceberg::Schema& table_schema,
+    const std::map<std::string, std::string>& properties, const std::vector<std::string>& columns,
+    std::string_view table_name) {
+  return Conform(std::move(input), 0, table_schema, properties, columns, table_name);
+}
+
+Result<plan::LogicalPlanPtr> ConformRowChanges(plan::LogicalPlanPtr input, int leading,
+                                               const iceberg::Schema& table_schema,
+                                               const std::map<std::string, std::string>& properties,
+                                               std::string_view table_name) {
+  return Conform(std::move(input), leading, table_schema, properties, {}, table_name);
 }
 
 Result<exec::PlanPtr> PlanIcebergWrite(IcebergWriteTargetPtr target, exec::PlanPtr input) {

@@ -41,6 +41,13 @@ Result<plan::LogicalPlanPtr> ConformInsertInput(
     const std::map<std::string, std::string>& properties, const std::vector<std::string>& columns,
     std::string_view table_name);
 
+/// ConformInsertInput for the changes of a row-level statement: the first `leading` columns
+/// (_file, _pos, ...) pass through, the rest are the table's columns by position.
+Result<plan::LogicalPlanPtr> ConformRowChanges(plan::LogicalPlanPtr input, int leading,
+                                               const iceberg::Schema& table_schema,
+                                               const std::map<std::string, std::string>& properties,
+                                               std::string_view table_name);
+
 /// The type of the table column each input position of an INSERT goes into (by `columns`,
 /// else in table order); nullptr for a listed name the table lacks (ConformInsertInput names
 /// it). Untyped VALUES literals bind to these types.

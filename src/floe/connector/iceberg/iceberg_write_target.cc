@@ -120,6 +120,10 @@ pb::IcebergWriteTarget::Mode EncodeMode(IcebergWriteTarget::Mode mode) {
       return pb::IcebergWriteTarget::REPLACE_PARTITIONS;
     case IcebergWriteTarget::Mode::kOverwrite:
       return pb::IcebergWriteTarget::OVERWRITE;
+    case IcebergWriteTarget::Mode::kRowDelta:
+      return pb::IcebergWriteTarget::ROW_DELTA;
+    case IcebergWriteTarget::Mode::kRewriteFiles:
+      return pb::IcebergWriteTarget::REWRITE_FILES;
   }
   return pb::IcebergWriteTarget::APPEND;
 }
@@ -163,6 +167,9 @@ Status EncodeTarget(const IcebergWriteTarget& target, pb::IcebergWriteTarget* ou
   out->set_operation_id(target.operation_id);
   out->set_mode(EncodeMode(target.mode));
   out->set_fanout(target.fanout);
+  if (target.base_snapshot_id) out->set_base_snapshot_id(*target.base_snapshot_id);
+  out->set_serializable(target.serializable);
+  for (const std::string& path : target.rewritten_files) out->add_rewritten_files(path);
   return Status::OK();
 }
 
@@ -290,11 +297,20 @@ Result<IcebergWriteTargetPtr> DecodeTarget(const codec::PlanDecoder& in,
     case pb::IcebergWriteTarget::OVERWRITE:
       target->mode = IcebergWriteTarget::Mode::kOverwrite;
       break;
+    case pb::IcebergWriteTarget::ROW_DELTA:
+      target->mode = IcebergWriteTarget::Mode::kRowDelta;
+      break;
+    case pb::IcebergWriteTarget::REWRITE_FILES:
+      target->mode = IcebergWriteTarget::Mode::kRewriteFiles;
+      break;
     default:
       return in.Corrupt(fmt::format("unknown write mode {}", static_cast<int>(m.mode())));
   }
   target->operation_id = m.operation_id();
   target->fanout = m.fanout();
+  if (m.has_base_snapshot_id()) target->base_snapshot_id = m.base_snapshot_id();
+  target->serializable = m.serializable();
+  target->rewritten_files.assign(m.rewritten_files().begin(), m.rewritten_files().end());
   target->ops = std::make_shared<UnconnectedTableOperations>(
       m.catalog_table().empty() ? m.table_name() : m.catalog_table(), m.operation_id(),
       target->table.io);

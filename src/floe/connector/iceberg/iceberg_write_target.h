@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,8 +42,21 @@ struct IcebergWriteTarget {
     kReplacePartitions,
     /// Replaces every row of the table; no rows leave it empty.
     kOverwrite,
+    /// A merge-on-read row-level change (DELETE, UPDATE, MERGE): adds delete files and data
+    /// files in one snapshot (iceberg::RowDelta).
+    kRowDelta,
+    /// A copy-on-write row-level change: replaces `rewritten_files` by the files written.
+    kRewriteFiles,
   };
   Mode mode = Mode::kAppend;
+
+  /// kRowDelta and kRewriteFiles: the snapshot the statement read (concurrent commits are
+  /// validated from it; none for an empty table), the isolation level
+  /// (write.<op>.isolation-level: serializable, else snapshot) and, for kRewriteFiles, the
+  /// data files replaced.
+  std::optional<int64_t> base_snapshot_id;
+  bool serializable = true;
+  std::vector<std::string> rewritten_files;
 };
 using IcebergWriteTargetPtr = std::shared_ptr<const IcebergWriteTarget>;
 

@@ -124,6 +124,16 @@ TEST_F(PlanCodecTest, EveryRegisteredNodeRoundTripsAndGivesTheSameRows) {
   for (const std::string& sql : queries) RoundTripStages(sql);
   RoundTripStages("INSERT INTO p SELECT a, s, TIMESTAMP '2024-03-01 10:00:00' FROM t");
   RoundTripStages("INSERT INTO t SELECT a + 5, s, d FROM t");
+  // Merge-on-read row-level changes: position deletes and new rows (IcebergDeltaWriteExec).
+  for (const char* sql : {
+           "CREATE TABLE mor (a int, s text) WITH (partitioning = 'bucket(2, a)', "
+           "\"write.delete.mode\" = 'merge-on-read', \"write.update.mode\" = 'merge-on-read')",
+           "INSERT INTO mor VALUES (1, 'x'), (2, 'y'), (3, 'z')",
+       }) {
+    Run(sql);
+  }
+  RoundTripStages("DELETE FROM mor WHERE a = 2");
+  RoundTripStages("UPDATE mor SET s = upper(mor.s) FROM t WHERE mor.a = t.a");
 
   // The stage planner replaces repartitions and coalesces with shuffles; they still have
   // codecs (a plan before staging may travel too).

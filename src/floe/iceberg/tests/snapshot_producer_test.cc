@@ -71,7 +71,16 @@ class SnapshotProducerTest : public ::testing::Test {
     return f;
   }
 
-  Table Current() { return *ops_->Refresh(); }
+  Table Current() {
+    Result<Table> table = ops_->Refresh();
+    EXPECT_OK(table);
+    return table.ok() ? *std::move(table) : Table();
+  }
+  int64_t CurrentSnapshotId() {
+    Result<Table> table = ops_->Refresh();
+    EXPECT_OK(table);
+    return table.ok() ? table->metadata->current_snapshot_id.value_or(-1) : -1;
+  }
 
   std::vector<ManifestFile> Manifests(const Table& table) {
     auto list = ReadManifestList(*table.io, table.metadata->CurrentSnapshot()->manifest_list);
@@ -463,7 +472,7 @@ TEST_F(SnapshotProducerTest, AnUnknownCommitOutcomeDeletesNothing) {
 
 TEST_F(SnapshotProducerTest, CommitToBranch) {
   ASSERT_OK(Append({File(Path("a"), 1, 1, 10)}));
-  int64_t main_id = *Current().metadata->current_snapshot_id;
+  int64_t main_id = CurrentSnapshotId();
   auto append = FastAppend::Make(ops_);
   append->ToBranch("dev");
   append->AppendFile(File(Path("b"), 1, 1, 10));
@@ -578,6 +587,115 @@ TEST_F(SnapshotProducerTest, RewriteConflictsWithConcurrentDeletesForReplacedFil
   bad->DeleteFile(Path("a2")).AddFile(File(Path("a3"), 1, 10, 80));
   EXPECT_THAT(bad->Commit(), IsErrorWith(StatusCode::kCommitConflict, Path("a2-deletes")));
   EXPECT_THAT(ScanPaths(), ElementsAre(Path("a2"), Path("b")));
+  EXPECT_EQ(AvroFiles(), ReferencedAvroFiles());
+}
+
+// A position delete file of `records` deletes for the data file `data_file` of partition
+// `part` (referenced_data_file set, as floe's merge-on-read writer sets it).
+DataFilePtr PositionDeletes(const std::string& path, int32_t part, const std::string& data_file,
+                            int64_t records) {
+  auto f = std::make_shared<DataFile>();
+  f->content = FileContent::kPositionDeletes;
+  f->file_path = path;
+  f->partition = {Scalar::I32(part)};
+  f->record_count = records;
+  f->file_size_in_bytes = 10;
+  f->referenced_data_file = data_file;
+  return f;
+}
+
+TEST_F(SnapshotProducerTest, RowDeltaAddsDeletesAndRows) {
+  ASSERT_OK(Append({File(Path("a"), 1, 10, 100), File(Path("b"), 2, 10, 100)}));
+  auto deletes = RowDelta::Make(ops_);
+  deletes->AddDeletes(PositionDeletes(Path("a-del"), 1, Path("a"), 3));
+  EXPECT_EQ(deletes->operation(), "delete");
+  ASSERT_OK_AND_ASSIGN(Table t, deletes->Commit());
+  const Snapshot* s = t.metadata->CurrentSnapshot();
+  EXPECT_EQ(s->operation(), "delete");
+  EXPECT_EQ(s->summary.at("added-position-deletes"), "3");
+  EXPECT_EQ(s->summary.at("total-delete-files"), "1");
+
+  auto update = RowDelta::Make(ops_);
+  update->AddDeletes(PositionDeletes(Path("b-del"), 2, Path("b"), 1));
+  update->AddRows(File(Path("b-new"), 3, 1, 10));
+  ASSERT_OK_AND_ASSIGN(t, update->Commit());
+  s = t.metadata->CurrentSnapshot();
+  EXPECT_EQ(s->operation(), "overwrite");
+  EXPECT_EQ(s->summary.at("total-records"), "21");
+  EXPECT_EQ(s->summary.at("total-position-deletes"), "4");
+  EXPECT_THAT(ScanPaths(), ElementsAre(Path("a"), Path("b"), Path("b-new")));
+  EXPECT_EQ(AvroFiles(), ReferencedAvroFiles());
+}
+
+TEST_F(SnapshotProducerTest, RowDeltaLosesToAConcurrentRemovalOfItsDataFile) {
+  ASSERT_OK(Append({File(Path("a"), 1, 10, 100), File(Path("b"), 1, 10, 100)}));
+  const int64_t base = CurrentSnapshotId();
+  ops_->AddBeforeCommitHook([this]() -> Status {
+    auto del = DeleteFiles::Make(ops_);
+    del->DeleteFile(Path("a"));
+    return del->Commit().status();
+  });
+  auto delta = RowDelta::Make(ops_);
+  delta->AddDeletes(PositionDeletes(Path("a-del"), 1, Path("a"), 1));
+  delta->ValidateFromSnapshot(base).ValidateNoConflictingDeleteFiles();
+  EXPECT_THAT(delta->Commit(), IsErrorWith(StatusCode::kCommitConflict, Path("a")));
+  EXPECT_THAT(ScanPaths(), ElementsAre(Path("b")));
+  EXPECT_EQ(AvroFiles(), ReferencedAvroFiles());
+}
+
+TEST_F(SnapshotProducerTest, RowDeltaLosesToConcurrentDeletesOfTheSameFile) {
+  ASSERT_OK(Append({File(Path("a"), 1, 10, 100), File(Path("b"), 2, 10, 100)}));
+  const int64_t base = CurrentSnapshotId();
+  // Deletes of another file committed concurrently do not conflict.
+  ops_->AddBeforeCommitHook([this]() -> Status {
+    auto other = RowDelta::Make(ops_);
+    other->AddDeletes(PositionDeletes(Path("b-del"), 2, Path("b"), 1));
+    return other->Commit().status();
+  });
+  auto first = RowDelta::Make(ops_);
+  first->AddDeletes(PositionDeletes(Path("a-del-1"), 1, Path("a"), 1));
+  first->ValidateFromSnapshot(base).ValidateNoConflictingDeleteFiles();
+  ASSERT_OK(first->Commit());
+  // Deletes of the same data file do: the second statement would delete a row twice (or
+  // write an updated row twice).
+  const int64_t second_base = CurrentSnapshotId();
+  ops_->AddBeforeCommitHook([this]() -> Status {
+    auto other = RowDelta::Make(ops_);
+    other->AddDeletes(PositionDeletes(Path("a-del-2"), 1, Path("a"), 1));
+    return other->Commit().status();
+  });
+  auto second = RowDelta::Make(ops_);
+  second->AddDeletes(PositionDeletes(Path("a-del-3"), 1, Path("a"), 1));
+  second->AddRows(File(Path("a-new"), 1, 1, 10));
+  second->ValidateFromSnapshot(second_base).ValidateNoConflictingDeleteFiles();
+  EXPECT_THAT(second->Commit(), IsErrorWith(StatusCode::kCommitConflict, Path("a-del-2")));
+  Table after = Current();
+  EXPECT_EQ(after.metadata->CurrentSnapshot()->summary.at("total-delete-files"), "3");
+  EXPECT_EQ(AvroFiles(), ReferencedAvroFiles());
+}
+
+TEST_F(SnapshotProducerTest, RowDeltaIsolationLevels) {
+  ASSERT_OK(Append({File(Path("a"), 1, 10, 100)}));
+  auto append_concurrently = [this](const std::string& name) {
+    ops_->AddBeforeCommitHook(
+        [this, name]() -> Status { return Append({File(Path(name), 1, 1, 10)}).status(); });
+  };
+  // Snapshot isolation: a concurrent append does not fail the change.
+  int64_t base = CurrentSnapshotId();
+  append_concurrently("appended-1");
+  auto snapshot_level = RowDelta::Make(ops_);
+  snapshot_level->AddDeletes(PositionDeletes(Path("a-del-1"), 1, Path("a"), 1));
+  snapshot_level->ValidateFromSnapshot(base).ValidateNoConflictingDeleteFiles();
+  ASSERT_OK(snapshot_level->Commit());
+  // Serializable: it does.
+  base = CurrentSnapshotId();
+  append_concurrently("appended-2");
+  auto serializable = RowDelta::Make(ops_);
+  serializable->AddDeletes(PositionDeletes(Path("a-del-2"), 1, Path("a"), 2));
+  serializable->ValidateFromSnapshot(base).ValidateNoConflictingDeleteFiles();
+  serializable->ValidateNoConflictingDataFiles();
+  EXPECT_THAT(serializable->Commit(), IsErrorWith(StatusCode::kCommitConflict, Path("appended-2")));
+  EXPECT_THAT(ScanPaths(), ElementsAre(Path("a"), Path("appended-1"), Path("appended-2")));
   EXPECT_EQ(AvroFiles(), ReferencedAvroFiles());
 }
 

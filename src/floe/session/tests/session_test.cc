@@ -401,7 +401,8 @@ TEST_F(SessionTest, ErrorsSurfaceWithTheirMessages) {
               IsErrorWith(StatusCode::kNotFound, "table \"nosuch\" does not exist"));
   EXPECT_THAT(session_->Execute("DELETE FROM nosuch"),
               IsErrorWith(StatusCode::kNotFound, "table \"nosuch\" does not exist"));
-  EXPECT_THAT(session_->Execute("UPDATE nosuch SET a = 1"), IsError(StatusCode::kNotSupported));
+  EXPECT_THAT(session_->Execute("UPDATE nosuch SET a = 1"),
+              IsErrorWith(StatusCode::kNotFound, "table \"nosuch\" does not exist"));
   EXPECT_THAT(session_->Execute("CREATE TABLE nosuch_schema.t (a int)"),
               IsErrorWith(StatusCode::kNotFound, "schema \"nosuch_schema\" does not exist"));
   EXPECT_THAT(session_->Execute("SELEC 1"), IsError(StatusCode::kSyntax));

@@ -722,8 +722,48 @@ TEST(ParserStatements, InsertDelete) {
   EXPECT_THAT(del.table, ElementsAre("t"));
   EXPECT_EQ(del.where->op, "=");
   EXPECT_EQ(std::get<DeleteStatement>(ParseOne("DELETE FROM t").body).where, nullptr);
-  EXPECT_THAT(ParseStatus("UPDATE t SET a = 1"),
-              IsErrorWith(StatusCode::kNotSupported, "UPDATE is not supported"));
+
+  s = ParseOne("DELETE FROM t AS x USING u, v WHERE x.a = u.a");
+  auto& using_delete = std::get<DeleteStatement>(s.body);
+  EXPECT_EQ(using_delete.alias, "x");
+  EXPECT_EQ(using_delete.using_items.size(), 2u);
+  EXPECT_THAT(ParseStatus("DELETE FROM t RETURNING *"),
+              IsErrorWith(StatusCode::kNotSupported, "RETURNING"));
+}
+
+TEST(ParserStatements, UpdateAndMerge) {
+  Statement s = ParseOne("UPDATE t AS x SET a = 1, (b, c) = (2, DEFAULT) FROM u WHERE x.a = u.a");
+  auto& update = std::get<UpdateStatement>(s.body);
+  EXPECT_THAT(update.table, ElementsAre("t"));
+  EXPECT_EQ(update.alias, "x");
+  ASSERT_EQ(update.assignments.size(), 3u);
+  EXPECT_EQ(update.assignments[0].column, "a");
+  EXPECT_EQ(update.assignments[1].column, "b");
+  EXPECT_EQ(update.assignments[1].value->constant.integer, 2);
+  EXPECT_EQ(update.assignments[2].column, "c");
+  EXPECT_EQ(update.assignments[2].value, nullptr);  // DEFAULT
+  EXPECT_EQ(update.from.size(), 1u);
+  EXPECT_NE(update.where, nullptr);
+  EXPECT_THAT(ParseStatus("UPDATE t SET (a, b) = (1)"), IsError(StatusCode::kBind));
+  EXPECT_THAT(ParseStatus("UPDATE t SET a.b = 1"), IsError(StatusCode::kNotSupported));
+
+  s = ParseOne(
+      "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED AND s.x > 1 THEN UPDATE SET x = s.x "
+      "WHEN MATCHED THEN DELETE WHEN NOT MATCHED AND s.x < 0 THEN DO NOTHING "
+      "WHEN NOT MATCHED THEN INSERT (id, x) VALUES (s.id, DEFAULT)");
+  auto& merge = std::get<MergeStatement>(s.body);
+  EXPECT_THAT(merge.table, ElementsAre("t"));
+  ASSERT_EQ(merge.actions.size(), 4u);
+  EXPECT_TRUE(merge.actions[0].matched);
+  EXPECT_EQ(merge.actions[0].kind, MergeAction::Kind::kUpdate);
+  EXPECT_NE(merge.actions[0].condition, nullptr);
+  EXPECT_EQ(merge.actions[1].kind, MergeAction::Kind::kDelete);
+  EXPECT_FALSE(merge.actions[2].matched);
+  EXPECT_EQ(merge.actions[2].kind, MergeAction::Kind::kNothing);
+  EXPECT_EQ(merge.actions[3].kind, MergeAction::Kind::kInsert);
+  EXPECT_THAT(merge.actions[3].insert_columns, ElementsAre("id", "x"));
+  ASSERT_EQ(merge.actions[3].insert_values.size(), 2u);
+  EXPECT_EQ(merge.actions[3].insert_values[1], nullptr);  // DEFAULT
 }
 
 TEST(ParserStatements, CreateAndDrop) {

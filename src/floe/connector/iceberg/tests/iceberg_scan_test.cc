@@ -337,7 +337,10 @@ TEST_F(IcebergScanTest, StatisticsFromManifests) {
   ASSERT_TRUE(stats.row_count.has_value());
   EXPECT_EQ(*stats.row_count, 7);
   EXPECT_TRUE(stats.exact);
-  ASSERT_EQ(stats.columns.size(), 2u);
+  // The two columns, then the hidden metadata columns _file, _pos and _spec_id (no
+  // statistics of their own).
+  ASSERT_EQ(stats.columns.size(), 5u);
+  EXPECT_FALSE(stats.columns[2].min.has_value());
   ASSERT_TRUE(stats.columns[0].min.has_value());
   ASSERT_TRUE(stats.columns[0].max.has_value());
   EXPECT_EQ(stats.columns[0].min->get<int64_t>(), 1);

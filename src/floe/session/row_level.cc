@@ -1,0 +1,410 @@
+#include "floe/session/row_level.h"
+
+#include <set>
+#include <utility>
+
+#include "floe/common/ascii.h"
+#include "floe/connector/iceberg/iceberg_delta_write_exec.h"
+#include "floe/expr/expr.h"
+
+namespace floe::session {
+
+namespace {
+
+using sql::ExprKind;
+using sql::ParsedExpr;
+using sql::ParsedExprPtr;
+
+// Parse-tree builders for the change queries.
+
+ParsedExprPtr ColumnRef(const std::string& qualifier, const std::string& name) {
+  auto e = std::make_shared<ParsedExpr>();
+  e->kind = ExprKind::kColumnRef;
+  if (!qualifier.empty()) e->names.push_back(qualifier);
+  e->names.push_back(name);
+  return e;
+}
+
+ParsedExprPtr IntegerConstant(int64_t value) {
+  auto e = std::make_shared<ParsedExpr>();
+  e->kind = ExprKind::kConstant;
+  e->constant.kind = sql::Constant::Kind::kInteger;
+  e->constant.integer = value;
+  return e;
+}
+
+ParsedExprPtr NullConstant() {
+  auto e = std::make_shared<ParsedExpr>();
+  e->kind = ExprKind::kConstant;
+  e->constant.kind = sql::Constant::Kind::kNull;
+  return e;
+}
+
+ParsedExprPtr Binary(std::string op, ParsedExprPtr left, ParsedExprPtr right) {
+  auto e = std::make_shared<ParsedExpr>();
+  e->kind = ExprKind::kBinaryOp;
+  e->op = std::move(op);
+  e->args = {std::move(left), std::move(right)};
+  return e;
+}
+
+ParsedExprPtr IsNull(ParsedExprPtr arg, bool negated) {
+  auto e = std::make_shared<ParsedExpr>();
+  e->kind = ExprKind::kIsNull;
+  e->negated = negated;
+  e->args = {std::move(arg)};
+  return e;
+}
+
+ParsedExprPtr And(ParsedExprPtr left, ParsedExprPtr right) {
+  if (right == nullptr) return left;
+  auto e = std::make_shared<ParsedExpr>();
+  e->kind = ExprKind::kAnd;
+  e->args = {std::move(left), std::move(right)};
+  return e;
+}
+
+ParsedExprPtr Function(std::string name, std::vector<ParsedExprPtr> args) {
+  auto e = std::make_shared<ParsedExpr>();
+  e->kind = ExprKind::kFunction;
+  e->names = {std::move(name)};
+  e->args = std::move(args);
+  return e;
+}
+
+sql::SelectItem Item(ParsedExprPtr expr, std::string alias) {
+  sql::SelectItem item;
+  item.expr = std::move(expr);
+  item.alias = std::move(alias);
+  return item;
+}
+
+sql::TableRefPtr TargetRef(const std::vector<std::string>& table, const std::string& alias) {
+  auto ref = std::make_shared<sql::TableRef>();
+  ref->kind = sql::TableRef::Kind::kTable;
+  ref->names = table;
+  ref->alias = alias;
+  return ref;
+}
+
+sql::TableRefPtr SubqueryRef(sql::SelectStmtPtr query, std::string alias) {
+  auto ref = std::make_shared<sql::TableRef>();
+  ref->kind = sql::TableRef::Kind::kSubquery;
+  ref->subquery = std::move(query);
+  ref->alias = std::move(alias);
+  return ref;
+}
+
+// How the change query names the target table's columns.
+std::string Qualifier(const std::vector<std::string>& table, const std::string& alias) {
+  return alias.empty() ? table.back() : alias;
+}
+
+// The change query's leading columns: the target row's metadata columns, then _op.
+void AddMetadataItems(const std::string& q, bool has_partition, ParsedExprPtr op,
+                      sql::SelectStmt* select) {
+  select->targets.push_back(Item(ColumnRef(q, "_file"), "_file"));
+  select->targets.push_back(Item(ColumnRef(q, "_pos"), "_pos"));
+  select->targets.push_back(Item(ColumnRef(q, "_spec_id"), "_spec_id"));
+  if (has_partition) select->targets.push_back(Item(ColumnRef(q, "_partition"), "_partition"));
+  select->targets.push_back(Item(std::move(op), "_op"));
+}
+
+// The SET list as one value per table column (null: not assigned; a null value inside the
+// optional is DEFAULT). kBind as PostgreSQL for unknown and repeated columns.
+Result<std::vector<std::optional<ParsedExprPtr>>> AssignedValues(
+    const std::vector<sql::Assignment>& assignments, const iceberg::Schema& schema,
+    std::string_view table_name) {
+  std::vector<std::optional<ParsedExprPtr>> values(static_cast<size_t>(schema.num_fields()));
+  for (const sql::Assignment& assignment : assignments) {
+    const int column = schema.columns()->GetFieldIndex(assignment.column);
+    if (column < 0) {
+      return Status::Bind("column \"{}\" of relation \"{}\" does not exist", assignment.column,
+                          table_name);
+    }
+    if (values[static_cast<size_t>(column)].has_value()) {
+      return Status::Bind("multiple assignments to same column \"{}\"", assignment.column);
+    }
+    values[static_cast<size_t>(column)] = assignment.value ? assignment.value : NullConstant();
+  }
+  return values;
+}
+
+// A DEFAULT value (floe's table columns have no defaults: NULL).
+ParsedExprPtr ValueOrNull(const ParsedExprPtr& value) { return value ? value : NullConstant(); }
+
+}  // namespace
+
+std::string_view RowChanges::tag() const {
+  switch (command) {
+    case Command::kDelete:
+      return "DELETE";
+    case Command::kUpdate:
+      return "UPDATE";
+    case Command::kMerge:
+      return "MERGE";
+  }
+  return "DELETE";
+}
+
+Result<RowChanges> DeleteChanges(const sql::DeleteStatement& del, bool has_partition) {
+  RowChanges changes;
+  changes.command = RowChanges::Command::kDelete;
+  changes.has_partition = has_partition;
+  auto select = std::make_shared<sql::SelectStmt>();
+  AddMetadataItems(Qualifier(del.table, del.alias), has_partition,
+                   IntegerConstant(static_cast<int>(connector::RowChangeOp::kDelete)),
+                   select.get());
+  select->from.push_back(TargetRef(del.table, del.alias));
+  for (const sql::TableRefPtr& item : del.using_items) select->from.push_back(item);
+  select->where = del.where;
+  changes.query = std::move(select);
+  return changes;
+}
+
+Result<RowChanges> UpdateChanges(const sql::UpdateStatement& update, const iceberg::Schema& schema,
+                                 bool has_partition, std::string_view table_name) {
+  RowChanges changes;
+  changes.command = RowChanges::Command::kUpdate;
+  changes.has_partition = has_partition;
+  changes.writes_rows = true;
+  FLOE_ASSIGN_OR_RAISE(auto values, AssignedValues(update.assignments, schema, table_name));
+  const std::string q = Qualifier(update.table, update.alias);
+  auto select = std::make_shared<sql::SelectStmt>();
+  AddMetadataItems(q, has_partition,
+                   IntegerConstant(static_cast<int>(connector::RowChangeOp::kUpdate)),
+                   select.get());
+  for (int c = 0; c < schema.num_fields(); ++c) {
+    const std::string& name = schema.fields()[static_cast<size_t>(c)].name();
+    const auto& value = values[static_cast<size_t>(c)];
+    select->targets.push_back(Item(value ? *value : ColumnRef(q, name), name));
+  }
+  select->from.push_back(TargetRef(update.table, update.alias));
+  for (const sql::TableRefPtr& item : update.from) select->from.push_back(item);
+  select->where = update.where;
+  changes.query = std::move(select);
+  return changes;
+}
+
+Result<RowChanges> MergeChanges(const sql::MergeStatement& merge, const iceberg::Schema& schema,
+                                bool has_partition, std::string_view table_name) {
+  RowChanges changes;
+  changes.command = RowChanges::Command::kMerge;
+  changes.has_partition = has_partition;
+  changes.writes_rows = true;
+  const std::string q = Qualifier(merge.table, merge.alias);
+  const size_t columns = static_cast<size_t>(schema.num_fields());
+  // Per WHEN clause: when it takes a row, its op, and the new value of each column.
+  struct Clause {
+    ParsedExprPtr when;
+    connector::RowChangeOp op = connector::RowChangeOp::kDelete;
+    bool nothing = false;
+    std::vector<ParsedExprPtr> values;
+  };
+  std::vector<Clause> clauses;
+  for (const sql::MergeAction& action : merge.actions) {
+    Clause clause;
+    clause.when = And(IsNull(ColumnRef(q, "_file"), /*negated=*/action.matched), action.condition);
+    switch (action.kind) {
+      case sql::MergeAction::Kind::kNothing:
+        clause.nothing = true;
+        break;
+      case sql::MergeAction::Kind::kDelete:
+        clause.op = connector::RowChangeOp::kDelete;
+        break;
+      case sql::MergeAction::Kind::kUpdate: {
+        clause.op = connector::RowChangeOp::kUpdate;
+        FLOE_ASSIGN_OR_RAISE(auto values, AssignedValues(action.assignments, schema, table_name));
+        for (size_t c = 0; c < columns; ++c) {
+          clause.values.push_back(values[c] ? *values[c] : ColumnRef(q, schema.fields()[c].name()));
+        }
+        break;
+      }
+      case sql::MergeAction::Kind::kInsert: {
+        clause.op = connector::RowChangeOp::kInsert;
+        std::vector<std::string> targets = action.insert_columns;
+        if (targets.empty() && !action.insert_values.empty()) {
+          for (size_t c = 0; c < columns && c < action.insert_values.size(); ++c) {
+            targets.push_back(schema.fields()[c].name());
+          }
+        }
+        if (action.insert_values.size() > targets.size() && action.insert_columns.empty()) {
+          return Status::Bind("INSERT has more expressions than target columns");
+        }
+        if (action.insert_values.size() != targets.size() && !action.insert_values.empty()) {
+          return Status::Bind(action.insert_values.size() > targets.size()
+                                  ? "INSERT has more expressions than target columns"
+                                  : "INSERT has more target columns than expressions");
+        }
+        clause.values.assign(columns, nullptr);
+        std::set<std::string> seen;
+        for (size_t i = 0; i < targets.size(); ++i) {
+          const int column = schema.columns()->GetFieldIndex(targets[i]);
+          if (column < 0) {
+            return Status::Bind("column \"{}\" of relation \"{}\" does not exist", targets[i],
+                                table_name);
+          }
+          if (!seen.insert(targets[i]).second) {
+            return Status::Bind("column \"{}\" specified more than once", targets[i]);
+          }
+          clause.values[static_cast<size_t>(column)] = ValueOrNull(action.insert_values[i]);
+        }
+        for (ParsedExprPtr& value : clause.values) {
+          if (value == nullptr) value = NullConstant();
+        }
+        break;
+      }
+    }
+    clauses.push_back(std::move(clause));
+  }
+  // One CASE per output column over the clauses in order: the first that takes a row
+  // decides.
+  auto case_of = [&](const std::function<ParsedExprPtr(const Clause&)>& then,
+                     ParsedExprPtr otherwise) {
+    auto e = std::make_shared<ParsedExpr>();
+    e->kind = ExprKind::kCase;
+    for (const Clause& clause : clauses) e->when_then.emplace_back(clause.when, then(clause));
+    e->else_expr = std::move(otherwise);
+    return e;
+  };
+  ParsedExprPtr op = clauses.empty()
+                         ? IntegerConstant(0)
+                         : case_of(
+                               [](const Clause& c) {
+                                 return IntegerConstant(c.nothing ? 0 : static_cast<int>(c.op));
+                               },
+                               IntegerConstant(0));
+  auto inner = std::make_shared<sql::SelectStmt>();
+  AddMetadataItems(q, has_partition, op, inner.get());
+  for (size_t c = 0; c < columns; ++c) {
+    const std::string& name = schema.fields()[c].name();
+    ParsedExprPtr value = clauses.empty() ? ColumnRef(q, name)
+                                          : case_of(
+                                                [&](const Clause& clause) {
+                                                  return clause.values.empty() ? ColumnRef(q, name)
+                                                                               : clause.values[c];
+                                                },
+                                                ColumnRef(q, name));
+    inner->targets.push_back(Item(std::move(value), name));
+  }
+  auto join = std::make_shared<sql::TableRef>();
+  join->kind = sql::TableRef::Kind::kJoin;
+  join->join_kind = sql::JoinKind::kLeft;
+  join->left = merge.source;
+  join->right = TargetRef(merge.table, merge.alias);
+  join->on = merge.on;
+  inner->from.push_back(std::move(join));
+  // Rows no clause changes are no change.
+  auto outer = std::make_shared<sql::SelectStmt>();
+  auto star = std::make_shared<ParsedExpr>();
+  star->kind = ExprKind::kStar;
+  outer->targets.push_back(Item(std::move(star), ""));
+  outer->from.push_back(SubqueryRef(std::move(inner), "_changes"));
+  outer->where = Binary("<>", ColumnRef("_changes", "_op"), IntegerConstant(0));
+  changes.query = std::move(outer);
+  return changes;
+}
+
+sql::SelectStmtPtr DistinctChanges(const RowChanges& changes) {
+  auto select = std::make_shared<sql::SelectStmt>();
+  auto star = std::make_shared<ParsedExpr>();
+  star->kind = ExprKind::kStar;
+  select->targets.push_back(Item(std::move(star), ""));
+  select->from.push_back(SubqueryRef(changes.query, "_changes"));
+  select->distinct = true;
+  select->distinct_on = {ColumnRef("_changes", "_file"), ColumnRef("_changes", "_pos")};
+  return select;
+}
+
+sql::SelectStmtPtr ChangedFilesQuery(const RowChanges& changes) {
+  auto select = std::make_shared<sql::SelectStmt>();
+  select->targets.push_back(Item(ColumnRef("_changes", "_file"), "_file"));
+  ParsedExprPtr count = Function("count", {});
+  count->agg_star = true;
+  select->targets.push_back(Item(std::move(count), "changes"));
+  ParsedExprPtr distinct = Function("count", {ColumnRef("_changes", "_pos")});
+  distinct->agg_distinct = true;
+  select->targets.push_back(Item(std::move(distinct), "positions"));
+  select->from.push_back(SubqueryRef(changes.query, "_changes"));
+  select->group_by = {ColumnRef("_changes", "_file")};
+  return select;
+}
+
+Result<RowLevelSettings> SettingsFor(RowChanges::Command command,
+                                     const std::map<std::string, std::string>& properties) {
+  const std::string word = command == RowChanges::Command::kDelete   ? "delete"
+                           : command == RowChanges::Command::kUpdate ? "update"
+                                                                     : "merge";
+  RowLevelSettings settings;
+  const std::string mode_key = "write." + word + ".mode";
+  if (auto it = properties.find(mode_key); it != properties.end()) {
+    const std::string value = AsciiLower(it->second);
+    if (value != "copy-on-write" && value != "merge-on-read") {
+      return Status::Invalid("table property {} is '{}': it must be copy-on-write or merge-on-read",
+                             mode_key, it->second);
+    }
+    settings.merge_on_read = value == "merge-on-read";
+  }
+  const std::string isolation_key = "write." + word + ".isolation-level";
+  if (auto it = properties.find(isolation_key); it != properties.end()) {
+    const std::string value = AsciiLower(it->second);
+    if (value != "serializable" && value != "snapshot") {
+      return Status::Invalid("table property {} is '{}': it must be serializable or snapshot",
+                             isolation_key, it->second);
+    }
+    settings.serializable = value == "serializable";
+  }
+  return settings;
+}
+
+Result<plan::LogicalPlanPtr> CopyOnWriteRows(plan::LogicalPlanPtr rewritten,
+                                             plan::LogicalPlanPtr changes, int op_column,
+                                             const iceberg::Schema& table_schema,
+                                             bool writes_rows) {
+  const int table_columns = table_schema.num_fields();
+  const Schema& in = *rewritten->schema;
+  if (in.num_fields() != table_columns + 2) {
+    return Status::Internal("copy-on-write: the rewritten scan has {} columns, not {}",
+                            in.num_fields(), table_columns + 2);
+  }
+  const Schema& change_schema = *changes->schema;
+  auto column = [](const Schema& schema, int i) {
+    const Field& f = schema.field(i);
+    return expr::Column(i, f.name(), f.type(), f.nullable());
+  };
+  auto op_is_not = [&](connector::RowChangeOp op) {
+    return expr::Call(
+        "ne", {column(change_schema, op_column), expr::Literal(Scalar::I32(static_cast<int>(op)))},
+        Boolean(), false);
+  };
+  // The target rows that stay: no delete or update names them.
+  plan::LogicalPlanPtr removed =
+      plan::MakeFilter(changes, op_is_not(connector::RowChangeOp::kInsert));
+  plan::LogicalPlanPtr kept =
+      plan::MakeJoin(std::move(rewritten), std::move(removed), plan::JoinType::kAnti,
+                     {column(in, table_columns), column(in, table_columns + 1)},
+                     {column(change_schema, 0), column(change_schema, 1)}, nullptr);
+  // The scan reads declared types (smallint, json, ...); the writer takes stored ones,
+  // which the conformed changes already have.
+  std::vector<expr::ExprPtr> exprs;
+  std::vector<std::string> names;
+  for (int c = 0; c < table_columns; ++c) {
+    expr::ExprPtr value = column(in, c);
+    const TypePtr& stored = table_schema.fields()[static_cast<size_t>(c)].type();
+    if (!value->type->Equals(*stored)) value = expr::Cast(value, stored);
+    exprs.push_back(std::move(value));
+    names.push_back(in.field(c).name());
+  }
+  kept = plan::MakeProjection(std::move(kept), exprs, names);
+  if (!writes_rows) return kept;
+  // The new rows of updates and inserts.
+  plan::LogicalPlanPtr added =
+      plan::MakeFilter(std::move(changes), op_is_not(connector::RowChangeOp::kDelete));
+  std::vector<expr::ExprPtr> values;
+  for (int c = 0; c < table_columns; ++c)
+    values.push_back(column(change_schema, op_column + 1 + c));
+  added = plan::MakeProjection(std::move(added), std::move(values), names);
+  return plan::MakeUnion({std::move(kept), std::move(added)}, /*all=*/true);
+}
+
+}  // namespace floe::session
