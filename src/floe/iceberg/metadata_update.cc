@@ -273,6 +273,14 @@ UpdateProperties& UpdateProperties::Remove(std::string key) {
   return *this;
 }
 
+Result<Table> UpgradeFormatVersion(TableOperationsPtr ops, int format_version) {
+  return CommitWithRetries(ops, [&](const Table& table) -> Result<Table> {
+    if (table.metadata->format_version == format_version) return table;
+    return ops->Commit(WithUuid(*table.metadata, {}),
+                       {update::UpgradeFormatVersion{format_version}});
+  });
+}
+
 Result<Table> UpdateProperties::Commit() {
   for (const auto& key : removals_) {
     if (updates_.count(key) > 0) {

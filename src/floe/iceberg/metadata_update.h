@@ -95,6 +95,10 @@ class ReplaceSortOrder {
 
 /// Sets and removes table properties. `format-version` is not a property (kInvalidArgument;
 /// upgrading is its own update). Setting and removing the same key is kInvalidArgument.
+/// Upgrades the table's format version (1 to 2, 2 to 3, 1 to 3); a lower version is
+/// kInvalidArgument, the same one commits nothing.
+Result<Table> UpgradeFormatVersion(TableOperationsPtr ops, int format_version);
+
 class UpdateProperties {
  public:
   static std::unique_ptr<UpdateProperties> Make(TableOperationsPtr ops);

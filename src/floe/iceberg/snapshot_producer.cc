@@ -293,6 +293,11 @@ Result<Table> RunWithRetries(const CommitRetryOptions& options,
   }
 }
 
+std::string DeleteFileKey(const DataFile& file) {
+  if (!file.content_offset) return file.file_path;
+  return file.file_path + "@" + std::to_string(*file.content_offset);
+}
+
 int64_t NewSnapshotId(const TableMetadata* metadata) {
   static thread_local std::mt19937_64 rng{std::random_device{}() ^ static_cast<uint64_t>(NowMs()) ^
                                           std::hash<std::thread::id>{}(std::this_thread::get_id())};
@@ -805,8 +810,8 @@ Status SnapshotProducer::FilterParentManifests(Attempt& a) {
                                                   base.default_spec_id));
     }
   }
-  const bool removes_files =
-      !delete_paths_.empty() || delete_filter != nullptr || replace_added_partitions_;
+  const bool removes_files = !delete_paths_.empty() || delete_filter != nullptr ||
+                             replace_added_partitions_ || !removed_delete_keys_.empty();
   std::set<std::string>& found_paths = a.found_paths;
   std::vector<ManifestFile>& carried = a.carried;
   std::vector<DataFilePtr>& removed_data = a.removed_data;
@@ -843,7 +848,10 @@ Status SnapshotProducer::FilterParentManifests(Attempt& a) {
           if (f->spec_id == m.partition_spec_id) may_match_partition = true;
         }
       }
-      if (delete_paths_.empty() && !may_match_filter && !may_match_partition) {
+      const bool may_hold_removed_deletes =
+          !removed_delete_keys_.empty() && m.content != FileContent::kData;
+      if (delete_paths_.empty() && !may_match_filter && !may_match_partition &&
+          !may_hold_removed_deletes) {
         carried.push_back(m);
         continue;
       }
@@ -856,6 +864,12 @@ Status SnapshotProducer::FilterParentManifests(Attempt& a) {
         if (delete_paths_.count(f.file_path) > 0) {
           remove[i] = true;
           result.found_paths.push_back(f.file_path);
+          continue;
+        }
+        if (may_hold_removed_deletes && f.content != FileContent::kData &&
+            removed_delete_keys_.count(DeleteFileKey(f)) > 0) {
+          remove[i] = true;
+          result.found_paths.push_back(DeleteFileKey(f));
           continue;
         }
         if (may_match_partition &&
@@ -928,6 +942,14 @@ Status SnapshotProducer::ValidateDeletedFilesExist(const Attempt& a) {
   const int attempt = a.number;
   const std::set<std::string>& found_paths = a.found_paths;
   if (validate_deleted_files_exist_) {
+    for (const std::string& key : removed_delete_keys_) {
+      if (found_paths.count(key) > 0) continue;
+      st.fatal_conflict = true;
+      return Status::CommitConflict(
+          "table {}: delete file {} to be replaced is no longer in branch {} (replaced by a "
+          "concurrent commit)",
+          ops_->name(), key, st.branch);
+    }
     for (const std::string& path : delete_paths_) {
       if (found_paths.count(path) > 0) continue;
       if (attempt > 0) {
@@ -1327,6 +1349,11 @@ RowDelta& RowDelta::AddDeletes(DataFilePtr file) {
 
 RowDelta& RowDelta::ValidateDataFileExists(std::string path) {
   referenced_data_files_.insert(std::move(path));
+  return *this;
+}
+
+RowDelta& RowDelta::RemoveDeletes(DataFilePtr file) {
+  if (file != nullptr) removed_delete_keys_.insert(DeleteFileKey(*file));
   return *this;
 }
 

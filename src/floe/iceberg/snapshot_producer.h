@@ -141,6 +141,9 @@ class SnapshotProducer {
   /// partition keys).
   std::set<std::string> referenced_data_files_;
   std::set<std::string> referenced_partitions_;
+  /// RowDelta: delete files to remove, by DeleteFileKey (a deletion vector replaced by a
+  /// merged one); each must still be live.
+  std::set<std::string> removed_delete_keys_;
 
  private:
   struct State;
@@ -309,6 +312,10 @@ class RowDelta final : public SnapshotProducer {
   RowDelta& AddDeletes(DataFilePtr file);
   /// A data file the change read and deleted rows of (validated to be live at commit).
   RowDelta& ValidateDataFileExists(std::string path);
+  /// Removes a live delete file: a deletion vector this commit's merged vector replaces
+  /// (format version 3 keeps one vector per data file). Its removal by a concurrent commit
+  /// is a conflict.
+  RowDelta& RemoveDeletes(DataFilePtr file);
   RowDelta& ValidateFromSnapshot(int64_t snapshot_id);
   RowDelta& ValidateNoConflictingDataFiles();
   RowDelta& ValidateNoConflictingDeleteFiles();
@@ -316,6 +323,10 @@ class RowDelta final : public SnapshotProducer {
  private:
   explicit RowDelta(TableOperationsPtr ops);
 };
+
+/// How a delete file is named for removal: its path, and for a deletion vector (one blob of a
+/// Puffin file that may hold others) "@" and its content offset.
+std::string DeleteFileKey(const DataFile& file);
 
 /// A fresh random positive 63-bit snapshot id not used in `metadata` (may be null).
 int64_t NewSnapshotId(const TableMetadata* metadata);

@@ -242,6 +242,9 @@ class UpdateApplier {
                              u.format_version);
     }
     md_.format_version = u.format_version;
+    // Row lineage starts at 0 (spec, "Row Lineage"): rows written before the upgrade get
+    // their ids when a v3 manifest list first lists their manifests.
+    if (md_.format_version >= 3 && !md_.next_row_id) md_.next_row_id = 0;
     return Status::OK();
   }
 

@@ -10,7 +10,7 @@ namespace floe::iceberg::internal {
 
 /// The newest format version floe writes (upgrade-format-version, new tables, add-snapshot
 /// JSON).
-inline constexpr int kMaxWrittenFormatVersion = 2;
+inline constexpr int kMaxWrittenFormatVersion = 3;
 
 /// A std::visit visitor made of one lambda per alternative.
 template <class... F>

@@ -85,6 +85,15 @@ bool IsOption(std::string_view name, std::string_view a, std::string_view b = {}
   return name == a || (!b.empty() && name == b);
 }
 
+// WITH (format_version = N): the Iceberg format versions floe writes.
+Result<int> ParseFormatVersion(const std::string& text) {
+  const std::string v = Trimmed(text);
+  if (v != "1" && v != "2" && v != "3") {
+    return Status::Invalid("format_version must be 1, 2 or 3, not '{}'", text);
+  }
+  return v[0] - '0';
+}
+
 Result<TableOptions> ReadCreateOptions(const std::vector<sql::Option>& options) {
   TableOptions out;
   std::set<std::string> seen;
@@ -99,11 +108,7 @@ Result<TableOptions> ReadCreateOptions(const std::vector<sql::Option>& options) 
     } else if (IsOption(option.name, "location")) {
       out.location = option.value;
     } else if (IsOption(option.name, "format_version", "format-version")) {
-      const std::string v = Trimmed(option.value);
-      if (v != "1" && v != "2") {
-        return Status::Invalid("format_version must be 1 or 2, not '{}'", option.value);
-      }
-      out.format_version = v == "1" ? 1 : 2;
+      FLOE_ASSIGN_OR_RAISE(out.format_version, ParseFormatVersion(option.value));
     } else {
       out.properties[option.name] = option.value;
     }
@@ -458,6 +463,7 @@ class Executor {
     std::optional<std::string> partitioning;
     std::optional<std::string> sorted_by;
     std::map<std::string, std::string> set_properties;
+    std::optional<int> format_version;
     std::set<std::string> removed_properties;
     std::optional<std::vector<std::string>> rename_to;
     // Columns added or retyped, with their SQL types (recorded as declared_types.h says).
@@ -533,8 +539,10 @@ class Executor {
               partitioning = option.value;
             } else if (IsOption(option.name, "sorted_by")) {
               sorted_by = option.value;
-            } else if (IsOption(option.name, "format_version", "format-version") ||
-                       IsOption(option.name, "location")) {
+            } else if (IsOption(option.name, "format_version", "format-version")) {
+              FLOE_ASSIGN_OR_RAISE(int version, ParseFormatVersion(option.value));
+              format_version = version;
+            } else if (IsOption(option.name, "location")) {
               return Status::NotSupported("ALTER TABLE cannot change \"{}\"", option.name);
             } else {
               set_properties[option.name] = option.value;
@@ -588,6 +596,14 @@ class Executor {
           removed_properties.insert(key);
         }
       }
+    }
+    if (format_version.has_value() && *format_version != table.metadata->format_version) {
+      if (*format_version < table.metadata->format_version) {
+        return Status::Invalid("table {} is format version {}: it cannot go back to {}",
+                               id.ToString(), table.metadata->format_version, *format_version);
+      }
+      FLOE_RETURN_NOT_OK(
+          iceberg::UpgradeFormatVersion(catalog_.TableOps(id), *format_version).status());
     }
     if (partitioning.has_value()) FLOE_RETURN_NOT_OK(ReplacePartitioning(id, *partitioning));
     if (sorted_by.has_value()) FLOE_RETURN_NOT_OK(ReplaceSortOrder(id, *sorted_by));

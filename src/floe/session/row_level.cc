@@ -5,7 +5,12 @@
 
 #include "floe/common/ascii.h"
 #include "floe/connector/iceberg/iceberg_delta_write_exec.h"
+#include "floe/connector/iceberg/iceberg_filter.h"
+#include "floe/connector/iceberg/iceberg_table.h"
 #include "floe/expr/expr.h"
+#include "floe/iceberg/evaluator.h"
+#include "floe/iceberg/projection.h"
+#include "floe/iceberg/table_scan.h"
 
 namespace floe::session {
 
@@ -330,6 +335,86 @@ sql::SelectStmtPtr ChangedFilesQuery(const RowChanges& changes) {
   return select;
 }
 
+sql::SelectStmtPtr DeleteFilterQuery(const sql::DeleteStatement& del) {
+  auto select = std::make_shared<sql::SelectStmt>();
+  select->targets.push_back(Item(IntegerConstant(1), "one"));
+  select->from.push_back(TargetRef(del.table, del.alias));
+  select->where = del.where;
+  return select;
+}
+
+namespace {
+
+void SplitConjuncts(const expr::ExprPtr& e, std::vector<expr::ExprPtr>* out) {
+  if (e->kind == expr::ExprKind::kCall && e->name == "and") {
+    for (const expr::ExprPtr& arg : e->args) SplitConjuncts(arg, out);
+    return;
+  }
+  out->push_back(e);
+}
+
+}  // namespace
+
+Result<std::optional<WholeFiles>> WholeFileDelete(const plan::LogicalPlanPtr& bound) {
+  // Projection <- Filter <- Scan of the Iceberg table, nothing else (a subquery adds joins).
+  if (bound->kind != plan::LogicalKind::kProjection || bound->children.size() != 1) {
+    return std::nullopt;
+  }
+  const plan::LogicalPlanPtr& filter = bound->children[0];
+  if (filter->kind != plan::LogicalKind::kFilter || filter->children.size() != 1) {
+    return std::nullopt;
+  }
+  const plan::LogicalPlanPtr& scan = filter->children[0];
+  if (scan->kind != plan::LogicalKind::kScan || !scan->filters.empty()) return std::nullopt;
+  const auto* table = dynamic_cast<const connector::IcebergTable*>(scan->source.get());
+  if (table == nullptr) return std::nullopt;
+  for (size_t i = 0; i < scan->projection.size(); ++i) {
+    if (scan->projection[i] != static_cast<int>(i)) return std::nullopt;
+  }
+  const Schema& columns = *table->schema();
+  const int visible = columns.num_fields() - table->hidden_columns();
+  std::vector<expr::ExprPtr> conjuncts;
+  SplitConjuncts(filter->predicate, &conjuncts);
+  iceberg::ExpressionPtr iceberg_filter;
+  for (const expr::ExprPtr& conjunct : conjuncts) {
+    if (!connector::ConvertsExactly(*conjunct, columns, visible)) return std::nullopt;
+    std::optional<iceberg::ExpressionPtr> converted =
+        connector::ToIcebergFilter(*conjunct, columns);
+    if (!converted) return std::nullopt;
+    iceberg_filter =
+        iceberg_filter ? iceberg::Expression::And(iceberg_filter, *converted) : *converted;
+  }
+  const iceberg::Table& iceberg_table = table->table();
+  const iceberg::TableMetadata& metadata = *iceberg_table.metadata;
+  WholeFiles whole;
+  if (metadata.CurrentSnapshot() == nullptr) return whole;
+  iceberg::ScanOptions options;
+  options.snapshot.snapshot_id = metadata.current_snapshot_id;
+  options.filter = iceberg_filter;
+  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<iceberg::TableScan> scan_files,
+                       iceberg::TableScan::Make(iceberg_table.metadata, iceberg_table.io, options));
+  FLOE_ASSIGN_OR_RAISE(std::vector<iceberg::FileScanTask> tasks, scan_files->PlanFiles());
+  const iceberg::Schema& schema = *scan_files->schema();
+  const iceberg::ExpressionPtr& bound_filter = scan_files->bound_filter();
+  std::set<std::string> seen;
+  for (const iceberg::FileScanTask& task : tasks) {
+    const iceberg::DataFile& file = *task.data_file;
+    if (!seen.insert(file.file_path).second) continue;
+    if (!task.delete_files.empty() || task.spec == nullptr) return std::nullopt;
+    FLOE_ASSIGN_OR_RAISE(TypePtr partition_type, task.spec->PartitionType(schema));
+    FLOE_ASSIGN_OR_RAISE(iceberg::ExpressionPtr strict,
+                         iceberg::ProjectStrict(bound_filter, *task.spec, schema, partition_type));
+    FLOE_ASSIGN_OR_RAISE(bool all, iceberg::EvaluatePartition(*strict, file.partition));
+    if (!all) {
+      FLOE_ASSIGN_OR_RAISE(all, iceberg::StrictMetricsAllMatch(*bound_filter, schema, file));
+    }
+    if (!all) return std::nullopt;
+    whole.paths.push_back(file.file_path);
+    whole.rows += file.record_count;
+  }
+  return whole;
+}
+
 Result<RowLevelSettings> SettingsFor(RowChanges::Command command,
                                      const std::map<std::string, std::string>& properties) {
   const std::string word = command == RowChanges::Command::kDelete   ? "delete"
@@ -344,6 +429,14 @@ Result<RowLevelSettings> SettingsFor(RowChanges::Command command,
                              mode_key, it->second);
     }
     settings.merge_on_read = value == "merge-on-read";
+  }
+  if (auto it = properties.find("write.delete.granularity"); it != properties.end()) {
+    const std::string value = AsciiLower(it->second);
+    if (value != "file" && value != "partition") {
+      return Status::Invalid(
+          "table property write.delete.granularity is '{}': it must be file or partition",
+          it->second);
+    }
   }
   const std::string isolation_key = "write." + word + ".isolation-level";
   if (auto it = properties.find(isolation_key); it != properties.end()) {

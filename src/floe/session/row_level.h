@@ -71,6 +71,22 @@ sql::SelectStmtPtr DistinctChanges(const RowChanges& changes);
 ///   SELECT _file, count(*), count(DISTINCT _pos) FROM (changes) GROUP BY _file
 sql::SelectStmtPtr ChangedFilesQuery(const RowChanges& changes);
 
+/// DELETE FROM t WHERE ... without USING, as `SELECT 1 FROM t WHERE ...` over the target
+/// alone: its bound WHERE tells whether the delete can remove whole files.
+sql::SelectStmtPtr DeleteFilterQuery(const sql::DeleteStatement& del);
+
+/// The data files a DELETE removes whole, without reading them, and their rows.
+struct WholeFiles {
+  std::vector<std::string> paths;
+  int64_t rows = 0;
+};
+/// When `bound` (DeleteFilterQuery bound) filters an Iceberg table scan with conjuncts that
+/// convert to Iceberg exactly (ConvertsExactly), and every data file of the table's current
+/// snapshot that may hold a matching row holds only matching rows (by its partition, else
+/// by its column metrics) and has no delete file: those files. nullopt otherwise (the delete
+/// then runs row by row). Errors from planning the scan.
+Result<std::optional<WholeFiles>> WholeFileDelete(const plan::LogicalPlanPtr& bound);
+
 /// How a table changes rows, from its properties.
 struct RowLevelSettings {
   /// write.<command>.mode = merge-on-read (else copy-on-write, the default).

@@ -334,7 +334,9 @@ class SessionImpl final : public Session {
       return ExecuteDelete(*del);
     }
     if (const std::vector<std::string>* table = RowLevelTable(body)) {
-      return ExecuteRowLevel(*table, statement.text, RowLevelChanges(body));
+      const auto* del = std::get_if<sql::DeleteStatement>(&body);
+      return ExecuteRowLevel(*table, statement.text, RowLevelChanges(body),
+                             del != nullptr && del->using_items.empty() ? del : nullptr);
     }
     if (const auto* explain = std::get_if<std::shared_ptr<sql::ExplainStatement>>(&body)) {
       return ExecuteExplain(**explain);
@@ -705,11 +707,31 @@ class SessionImpl final : public Session {
     FLOE_ASSIGN_OR_RAISE(planned.query.logical, plan::Optimize(bound));
     FLOE_ASSIGN_OR_RAISE(exec::PlanPtr input,
                          exec::CreatePhysicalPlan(planned.query.logical, config_));
+    // Format version 3 keeps one deletion vector per data file: the writers merge the
+    // deletes each data file has at the statement's snapshot into its new one.
+    std::shared_ptr<connector::PreviousDeletes> previous;
+    const iceberg::TableMetadata& metadata = *st.table.metadata;
+    if (metadata.format_version >= 3 && metadata.CurrentSnapshot() != nullptr) {
+      iceberg::ScanOptions options;
+      options.snapshot.snapshot_id = metadata.current_snapshot_id;
+      FLOE_ASSIGN_OR_RAISE(std::unique_ptr<iceberg::TableScan> scan,
+                           iceberg::TableScan::Make(st.table.metadata, st.table.io, options));
+      FLOE_ASSIGN_OR_RAISE(std::vector<iceberg::FileScanTask> tasks, scan->PlanFiles());
+      previous = std::make_shared<connector::PreviousDeletes>();
+      for (const iceberg::FileScanTask& task : tasks) {
+        std::vector<iceberg::DataFilePtr> deletes;
+        for (const iceberg::DataFilePtr& file : task.delete_files) {
+          if (file->content == iceberg::FileContent::kPositionDeletes) deletes.push_back(file);
+        }
+        if (!deletes.empty()) (*previous)[task.data_file->file_path] = std::move(deletes);
+      }
+    }
     FLOE_ASSIGN_OR_RAISE(
         exec::PlanPtr write,
         connector::IcebergDeltaWriteExec::Make(
             st.target, std::move(input), st.changes.has_partition, st.changes.writes_rows,
-            /*duplicate_is_error=*/st.changes.command == RowChanges::Command::kMerge));
+            /*duplicate_is_error=*/st.changes.command == RowChanges::Command::kMerge,
+            std::move(previous)));
     FLOE_ASSIGN_OR_RAISE(exec::PlanPtr commit,
                          connector::IcebergCommitExec::Make(st.target, std::move(write)));
     planned.target = st.target;
@@ -721,12 +743,28 @@ class SessionImpl final : public Session {
   // Runs the change query of the statement on table `name` (built by `changes_of` from the
   // table's current schema) by the table's strategy, commits once, and reports
   // "<COMMAND> <rows>".
-  Result<std::unique_ptr<QueryResult>> ExecuteRowLevel(const std::vector<std::string>& name,
-                                                       std::string_view text,
-                                                       const ChangesOf& changes_of) {
+  // `whole_file_delete` is the statement when it is a DELETE without USING (which may remove
+  // whole files instead).
+  Result<std::unique_ptr<QueryResult>> ExecuteRowLevel(
+      const std::vector<std::string>& name, std::string_view text, const ChangesOf& changes_of,
+      const sql::DeleteStatement* whole_file_delete = nullptr) {
     FLOE_ASSIGN_OR_RAISE(std::unique_ptr<RowLevelStatement> st, PrepareRowLevel(name, changes_of));
     const RowChanges& changes = st->changes;
     const std::string tag = std::string(changes.tag()) + " ";
+    // A DELETE whose filter covers whole data files removes them without reading them.
+    if (whole_file_delete != nullptr) {
+      FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr filter,
+                           plan::BindQuery(*DeleteFilterQuery(*whole_file_delete), text,
+                                           st->resolver, MakeBindOptions()));
+      FLOE_ASSIGN_OR_RAISE(std::optional<WholeFiles> whole, WholeFileDelete(filter));
+      if (whole.has_value()) {
+        if (whole->paths.empty()) return CommandResult(tag + "0");
+        std::unique_ptr<iceberg::DeleteFiles> commit = iceberg::DeleteFiles::Make(st->target->ops);
+        for (const std::string& path : whole->paths) commit->DeleteFile(path);
+        FLOE_RETURN_NOT_OK(commit->Commit().status());
+        return CommandResult(tag + std::to_string(whole->rows));
+      }
+    }
     if (st->settings.merge_on_read) {
       FLOE_ASSIGN_OR_RAISE(PlannedWrite planned, PlanMergeOnRead(*st, text));
       FLOE_ASSIGN_OR_RAISE(int64_t rows, RunWrite(std::move(planned)));

@@ -6,12 +6,13 @@ PostgreSQL is the oracle: each sequence runs there first, and its tags and rows 
 sqllogictest file that floe then runs three ways: in one process, with every stage through
 the plan codec, and under `mpirun -np 3`. Every sequence runs over tables partitioned by
 every transform (and unpartitioned), in both of Iceberg's strategies (copy-on-write and
-merge-on-read), in format version 2. A statement PostgreSQL refuses must fail in floe too,
+merge-on-read), in format versions 2 (position delete files) and 3 (deletion vectors). A statement PostgreSQL refuses must fail in floe too,
 and leave the table as it was.
 
 usage: row_level_differential.py FLOE_BINARY
 """
 
+import itertools
 import os
 import shutil
 import subprocess
@@ -113,6 +114,7 @@ SEQUENCES = {
 }
 
 MODES = ["copy-on-write", "merge-on-read"]
+VERSIONS = [2, 3]
 
 
 def slt_value(value):
@@ -153,8 +155,8 @@ def check_records(rows):
     return "\n".join(out) + "\n"
 
 
-def table_options(partitioning, mode):
-    options = ["format_version = 2"]
+def table_options(partitioning, mode, version=2):
+    options = [f"format_version = {version}"]
     if partitioning:
         options.append(f"partitioning = '{partitioning}'")
     for command in ("delete", "update", "merge"):
@@ -182,31 +184,30 @@ def build_file(pg, name, statements):
         steps.append((sql, tag, error, pg_rows(pg, conn)))
     conn.close()
     count = 0
-    for partitioning in PARTITIONINGS:
-        for mode in MODES:
-            parts.append(f"# partitioning '{partitioning}', {mode}\n")
-            parts.append("statement ok\nDROP TABLE IF EXISTS t\n")
-            parts.append("statement ok\nDROP TABLE IF EXISTS src\n")
-            parts.append(f"statement ok\nCREATE TABLE t ({COLUMNS}) WITH "
-                         f"({table_options(partitioning, mode)})\n")
-            parts.append(f"statement ok\n{SOURCE}\n")
-            parts.append(f"statement ok\n{SOURCE_ROWS}\n")
-            parts.append(f"statement ok\n{ROWS}\n")
-            for sql, tag, error, rows in steps:
-                if sql is not None:
-                    count += 1
-                    if error is not None:
-                        expected = error.split(":", 1)[1].strip() if error.startswith(
-                            "ERROR:") else error
-                        # Messages floe words as PostgreSQL does; others must only fail.
-                        known = "MERGE command cannot affect row a second time"
-                        parts.append(f"statement error {known if known in expected else ''}"
-                                     .rstrip() + f"\n{sql}\n")
-                    elif tag.startswith("INSERT"):
-                        parts.append(f"statement ok\n{sql}\n")
-                    else:
-                        parts.append(f"statement tag {tag}\n{sql}\n")
-                parts.append(check_records(rows))
+    for partitioning, mode, version in itertools.product(PARTITIONINGS, MODES, VERSIONS):
+        parts.append(f"# partitioning '{partitioning}', {mode}, v{version}\n")
+        parts.append("statement ok\nDROP TABLE IF EXISTS t\n")
+        parts.append("statement ok\nDROP TABLE IF EXISTS src\n")
+        parts.append(f"statement ok\nCREATE TABLE t ({COLUMNS}) WITH "
+                     f"({table_options(partitioning, mode, version)})\n")
+        parts.append(f"statement ok\n{SOURCE}\n")
+        parts.append(f"statement ok\n{SOURCE_ROWS}\n")
+        parts.append(f"statement ok\n{ROWS}\n")
+        for sql, tag, error, rows in steps:
+            if sql is not None:
+                count += 1
+                if error is not None:
+                    expected = error.split(":", 1)[1].strip() if error.startswith(
+                        "ERROR:") else error
+                    # Messages floe words as PostgreSQL does; others must only fail.
+                    known = "MERGE command cannot affect row a second time"
+                    parts.append(f"statement error {known if known in expected else ''}"
+                                 .rstrip() + f"\n{sql}\n")
+                elif tag.startswith("INSERT"):
+                    parts.append(f"statement ok\n{sql}\n")
+                else:
+                    parts.append(f"statement tag {tag}\n{sql}\n")
+            parts.append(check_records(rows))
     return "\n".join(parts), count
 
 

@@ -1,6 +1,6 @@
 """floe's row-level changes, read by the reference: floe runs the DELETE, UPDATE and MERGE
 sequences of row_level_differential.py on tables of a SQLite catalog (copy-on-write and
-merge-on-read, format version 2, partitioned and not); Spark (Iceberg's Java runtime, through
+merge-on-read, format versions 2 and 3, partitioned and not); Spark (Iceberg's Java runtime, through
 JdbcCatalog) then reads every table and must see exactly floe's rows. Spark then changes the
 same tables with its own DELETE, UPDATE and MERGE (its merge-on-read writes position deletes
 beside floe's), and floe must read exactly Spark's rows; floe changes them once more and
@@ -9,6 +9,7 @@ Spark reads again.
 usage: .deps/py/bin/python test/interop/reference/row_level_spark.py PATH_TO_FLOE
 """
 
+import itertools
 import os
 import sys
 
@@ -22,6 +23,7 @@ from row_level_differential import (COLUMN_NAMES, COLUMNS, ROWS, SEQUENCES, SOUR
 CATALOG = "fl"
 PARTITIONINGS = ["", "bucket(4, id)", "month(d)", "k", "truncate(2, s)"]
 MODES = ["copy-on-write", "merge-on-read"]
+VERSIONS = [2, 3]
 
 # Statements PostgreSQL refuses in the sequences (floe refuses them too: the differential
 # suite checks that); they are left out here.
@@ -74,12 +76,12 @@ def floe_changes(world, namespace, statements):
     world.floe.ok(CATALOG, f"SET search_path = {namespace}", *statements)
 
 
-def make_table(world, index, partitioning, mode, sequence):
+def make_table(world, index, partitioning, mode, version, sequence):
     namespace = f"n{index}"
     statements = [s for s in SEQUENCES[sequence] if not any(r in s for r in REFUSED)]
     world.floe.ok(CATALOG, f"CREATE SCHEMA {namespace}")
     floe_changes(world, namespace, [
-        f"CREATE TABLE t ({COLUMNS}) WITH ({table_options(partitioning, mode)})",
+        f"CREATE TABLE t ({COLUMNS}) WITH ({table_options(partitioning, mode, version)})",
         SOURCE, SOURCE_ROWS, ROWS])
     # One statement per floe process: each commits on its own, as a user's would.
     for statement in statements:
@@ -110,18 +112,17 @@ def floe_reads_spark(world, namespace):
 def run(world, report):
     index = 0
     for sequence in SEQUENCES:
-        for partitioning in PARTITIONINGS:
-            for mode in MODES:
-                index += 1
-                label = f"{sequence} '{partitioning}' {mode}"
-                namespace = report.step(f"floe changes ({label})", make_table, world, index,
-                                        partitioning, mode, sequence)
-                if namespace is None:
-                    continue
-                report.step(f"Spark reads floe's table ({label})", spark_reads_floe, world,
-                            namespace)
-                report.step(f"floe and Spark change it in turn ({label})", floe_reads_spark,
-                            world, namespace)
+        for partitioning, mode, version in itertools.product(PARTITIONINGS, MODES, VERSIONS):
+            index += 1
+            label = f"{sequence} '{partitioning}' {mode} v{version}"
+            namespace = report.step(f"floe changes ({label})", make_table, world, index,
+                                    partitioning, mode, version, sequence)
+            if namespace is None:
+                continue
+            report.step(f"Spark reads floe's table ({label})", spark_reads_floe, world,
+                        namespace)
+            report.step(f"floe and Spark change it in turn ({label})", floe_reads_spark,
+                        world, namespace)
 
 
 if __name__ == "__main__":

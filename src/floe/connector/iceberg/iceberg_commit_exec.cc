@@ -56,6 +56,8 @@ class CommitStream final : public exec::BatchStream {
     using Mode = IcebergWriteTarget::Mode;
     FLOE_ASSIGN_OR_RAISE(exec::BatchStreamPtr input, exec::ExecutePlan(input_, 0, ctx_));
     std::vector<iceberg::DataFilePtr> files;
+    // Delete files a row-level change replaces (deletion vectors merged into new ones).
+    std::vector<iceberg::DataFilePtr> removed;
     int64_t rows = 0;
     while (true) {
       FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, input->Next());
@@ -75,6 +77,10 @@ class CommitStream final : public exec::BatchStream {
             std::vector<iceberg::DataFilePtr> decoded,
             iceberg::DecodeDataFiles(blobs.BytesValue(r), partition_type, spec_id));
         if (row_level) rows += batch->column(1)->Value<int64_t>(r);
+        if (batch->num_columns() >= 4 && batch->column(3)->BoolValue(r)) {
+          for (iceberg::DataFilePtr& file : decoded) removed.push_back(std::move(file));
+          continue;
+        }
         for (iceberg::DataFilePtr& file : decoded) {
           if (!row_level) rows += file->record_count;
           files.push_back(std::move(file));
@@ -130,6 +136,7 @@ class CommitStream final : public exec::BatchStream {
             delta->AddDeletes(file);
           }
         }
+        for (const iceberg::DataFilePtr& file : removed) delta->RemoveDeletes(file);
         delta->ValidateNoConflictingDeleteFiles();
         if (target_->serializable) delta->ValidateNoConflictingDataFiles();
         if (target_->base_snapshot_id) delta->ValidateFromSnapshot(*target_->base_snapshot_id);

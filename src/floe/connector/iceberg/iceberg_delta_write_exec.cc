@@ -7,13 +7,19 @@
 
 #include "floe/batch/builder.h"
 #include "floe/codec/iceberg.pb.h"
+#include "floe/codec/iceberg_codec.h"
+#include "floe/common/ascii.h"
 #include "floe/connector/iceberg/iceberg_codec_internal.h"
 #include "floe/exec/plan_codec.h"
+#include "floe/format/puffin/deletion_vector.h"
+#include "floe/format/puffin/puffin.h"
 #include "floe/iceberg/data_file_writer.h"
 #include "floe/iceberg/delete_filter.h"
 #include "floe/iceberg/in_flight_files.h"
 #include "floe/iceberg/manifest_io.h"
+#include "floe/iceberg/metadata_columns.h"
 #include "floe/iceberg/partitioned_writer.h"
+#include "floe/iceberg/single_value.h"
 #include "floe/iceberg/table_metadata.h"
 
 namespace floe::connector {
@@ -25,9 +31,9 @@ namespace {
 constexpr int64_t kMinFanoutBudget = 16LL << 20;
 
 SchemaPtr DeltaOutputSchema() {
-  return std::make_shared<Schema>(std::vector<Field>{Field("data_files", Binary(), false),
-                                                     Field("record_count", Int64(), false),
-                                                     Field("spec_id", Int32(), false)});
+  return std::make_shared<Schema>(std::vector<Field>{
+      Field("data_files", Binary(), false), Field("record_count", Int64(), false),
+      Field("spec_id", Int32(), false), Field("removed", Boolean(), false)});
 }
 
 // The schema of position delete files (spec, "Position Delete Files").
@@ -42,7 +48,7 @@ class DeltaWriteStream final : public exec::BatchStream {
  public:
   DeltaWriteStream(const IcebergDeltaWriteExec* node, IcebergWriteTargetPtr target,
                    exec::PlanPtr input, int partition, exec::TaskContextPtr ctx, bool writes_rows,
-                   bool duplicate_is_error)
+                   bool duplicate_is_error, std::shared_ptr<const PreviousDeletes> previous)
       : node_(node),
         target_(std::move(target)),
         input_(std::move(input)),
@@ -50,6 +56,11 @@ class DeltaWriteStream final : public exec::BatchStream {
         ctx_(std::move(ctx)),
         writes_rows_(writes_rows),
         duplicate_is_error_(duplicate_is_error),
+        previous_(std::move(previous)),
+        deletion_vectors_(target_->table.metadata->format_version >= 3),
+        partition_granularity_(!deletion_vectors_ &&
+                               AsciiLower(target_->table.metadata->Property(
+                                   "write.delete.granularity")) == "partition"),
         schema_(DeltaOutputSchema()) {}
 
   ~DeltaWriteStream() override { Abort(); }
@@ -74,19 +85,40 @@ class DeltaWriteStream final : public exec::BatchStream {
   }
 
  private:
-  // The open position delete file of one data file.
+  // An open position delete file (format version 2): of one data file, or with
+  // write.delete.granularity = partition of every data file of one partition the task
+  // deletes from. Rows arrive in (file, position) order, so each file's rows stay sorted.
+  struct DeleteWriter {
+    std::unique_ptr<iceberg::DataFileWriter> writer;
+    int32_t spec_id = 0;
+    iceberg::PartitionValues partition;
+    std::unique_ptr<ArrayBuilder> paths;
+    NumericBuilder<int64_t> positions{Int64()};
+    std::string first_data_file;
+    bool several_data_files = false;
+  };
+
+  // The data file whose deletes arrive now; in format version 3 the positions of its
+  // deletion vector.
   struct DeleteFile {
+    bool open = false;
     std::string data_file;
     int32_t spec_id = 0;
     iceberg::PartitionValues partition;
-    std::unique_ptr<iceberg::DataFileWriter> writer;
-    NumericBuilder<int64_t> positions{Int64()};
+    DeleteWriter* writer = nullptr;
+    puffin::PositionDeleteSet vector;
     int64_t last = -1;
   };
 
   void Abort() {
-    if (deletes_.writer) (void)deletes_.writer->Abort();
-    deletes_.writer.reset();
+    for (auto& [key, writer] : writers_) {
+      if (writer->writer) (void)writer->writer->Abort();
+    }
+    writers_.clear();
+    deletes_.writer = nullptr;
+    deletes_.open = false;
+    puffin_.reset();
+    puffin_out_.reset();
     if (rows_) (void)rows_->Abort();
     rows_.reset();
     for (const std::string& path : written_) (void)target_->table.io->Delete(path);
@@ -124,6 +156,11 @@ class DeltaWriteStream final : public exec::BatchStream {
       if (batch->num_rows() > 0) FLOE_RETURN_NOT_OK(Consume(*batch));
     }
     FLOE_RETURN_NOT_OK(FinishDeleteFile());
+    FLOE_RETURN_NOT_OK(FinishPuffinFile());
+    while (!writers_.empty()) {
+      FLOE_RETURN_NOT_OK(CloseWriter(*writers_.begin()->second));
+      writers_.erase(writers_.begin());
+    }
     if (rows_) {
       FLOE_ASSIGN_OR_RAISE(std::vector<iceberg::DataFile> files, rows_->Close());
       rows_.reset();
@@ -140,22 +177,12 @@ class DeltaWriteStream final : public exec::BatchStream {
     return Encode(metadata);
   }
 
-  // One row per spec of the files written; the change count in the first.
+  // One row per spec of the files written, then per spec of the files removed; the change
+  // count in the first.
   Result<std::vector<RecordBatchPtr>> Encode(const iceberg::TableMetadata& metadata) {
-    std::map<int32_t, std::vector<iceberg::DataFilePtr>> by_spec;
-    for (const iceberg::DataFilePtr& file : done_files_) by_spec[file->spec_id].push_back(file);
     std::vector<RecordBatchPtr> out;
-    for (auto& [spec_id, files] : by_spec) {
-      iceberg::PartitionSpecPtr spec = metadata.SpecById(spec_id);
-      if (spec == nullptr) {
-        return Status::Internal("IcebergDeltaWriteExec: no partition spec {}", spec_id);
-      }
-      FLOE_ASSIGN_OR_RAISE(TypePtr partition_type, spec->PartitionType(*metadata.CurrentSchema()));
-      FLOE_ASSIGN_OR_RAISE(std::string encoded, iceberg::EncodeDataFiles(files, partition_type));
-      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr row,
-                           OutputRow(std::move(encoded), out.empty() ? changed_ : 0, spec_id));
-      out.push_back(std::move(row));
-    }
+    FLOE_RETURN_NOT_OK(EncodeFiles(metadata, done_files_, /*removed=*/false, &out));
+    FLOE_RETURN_NOT_OK(EncodeFiles(metadata, removed_, /*removed=*/true, &out));
     if (out.empty() && changed_ > 0) {
       return Status::Internal("IcebergDeltaWriteExec: {} rows changed and no file written",
                               changed_);
@@ -163,7 +190,30 @@ class DeltaWriteStream final : public exec::BatchStream {
     return out;
   }
 
-  Result<RecordBatchPtr> OutputRow(std::string encoded, int64_t count, int32_t spec_id) {
+  Status EncodeFiles(const iceberg::TableMetadata& metadata,
+                     const std::vector<iceberg::DataFilePtr>& files_to_encode, bool removed,
+                     std::vector<RecordBatchPtr>* out) {
+    std::map<int32_t, std::vector<iceberg::DataFilePtr>> by_spec;
+    for (const iceberg::DataFilePtr& file : files_to_encode) {
+      by_spec[file->spec_id].push_back(file);
+    }
+    for (auto& [spec_id, files] : by_spec) {
+      iceberg::PartitionSpecPtr spec = metadata.SpecById(spec_id);
+      if (spec == nullptr) {
+        return Status::Internal("IcebergDeltaWriteExec: no partition spec {}", spec_id);
+      }
+      FLOE_ASSIGN_OR_RAISE(TypePtr partition_type, spec->PartitionType(*metadata.CurrentSchema()));
+      FLOE_ASSIGN_OR_RAISE(std::string encoded, iceberg::EncodeDataFiles(files, partition_type));
+      FLOE_ASSIGN_OR_RAISE(
+          RecordBatchPtr row,
+          OutputRow(std::move(encoded), out->empty() ? changed_ : 0, spec_id, removed));
+      out->push_back(std::move(row));
+    }
+    return Status::OK();
+  }
+
+  Result<RecordBatchPtr> OutputRow(std::string encoded, int64_t count, int32_t spec_id,
+                                   bool removed) {
     Int32Builder spec_builder(Int32(), ctx_->pool());
     FLOE_RETURN_NOT_OK(spec_builder.Append(spec_id));
     NumericBuilder<int64_t> count_builder(Int64(), ctx_->pool());
@@ -173,7 +223,12 @@ class DeltaWriteStream final : public exec::BatchStream {
     FLOE_ASSIGN_OR_RAISE(ArrayPtr files, files_builder->Finish());
     FLOE_ASSIGN_OR_RAISE(ArrayPtr counts, count_builder.Finish());
     FLOE_ASSIGN_OR_RAISE(ArrayPtr specs, spec_builder.Finish());
-    return RecordBatch::Make(schema_, 1, {std::move(files), std::move(counts), std::move(specs)});
+    auto removed_builder = MakeBuilder(Boolean(), ctx_->pool());
+    FLOE_RETURN_NOT_OK(removed_builder->AppendScalar(Scalar::Bool(removed)));
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr removed_column, removed_builder->Finish());
+    return RecordBatch::Make(
+        schema_, 1,
+        {std::move(files), std::move(counts), std::move(specs), std::move(removed_column)});
   }
 
   Status Consume(const RecordBatch& batch) {
@@ -198,7 +253,7 @@ class DeltaWriteStream final : public exec::BatchStream {
       }
       const std::string_view path = file.BytesValue(r);
       const int64_t position = pos.Value<int64_t>(r);
-      if (!deletes_.writer || path != deletes_.data_file) {
+      if (!deletes_.open || path != deletes_.data_file) {
         FLOE_RETURN_NOT_OK(FinishDeleteFile());
         FLOE_RETURN_NOT_OK(OpenDeleteFile(std::string(path), spec.Value<int32_t>(r), partition, r));
       } else if (position == deletes_.last) {
@@ -212,10 +267,16 @@ class DeltaWriteStream final : public exec::BatchStream {
         return Status::Internal("IcebergDeltaWriteExec: positions of {} out of order", path);
       }
       deletes_.last = position;
-      FLOE_RETURN_NOT_OK(deletes_.positions.Append(position));
+      if (deletion_vectors_) {
+        FLOE_RETURN_NOT_OK(deletes_.vector.Add(position));
+      } else {
+        DeleteWriter& writer = *deletes_.writer;
+        FLOE_RETURN_NOT_OK(writer.positions.Append(position));
+        FLOE_RETURN_NOT_OK(writer.paths->AppendScalar(Scalar::Str(deletes_.data_file)));
+        if (writer.positions.length() >= 65536) FLOE_RETURN_NOT_OK(FlushPositions(writer));
+      }
       ++changed_;
       if (kind == RowChangeOp::kUpdate) keep.push_back(r);
-      if (deletes_.positions.length() >= 65536) FLOE_RETURN_NOT_OK(FlushPositions());
     }
     if (!writes_rows_ || keep.empty()) return Status::OK();
     // The table's columns of the kept rows.
@@ -273,47 +334,158 @@ class DeltaWriteStream final : public exec::BatchStream {
     deletes_.data_file = std::move(data_file);
     deletes_.spec_id = spec_id;
     deletes_.last = -1;
+    deletes_.open = true;
     FLOE_ASSIGN_OR_RAISE(deletes_.partition, PartitionOf(*spec, partition, row));
-    const std::string path =
-        files_->NewDataFilePath(iceberg::PartitionPath(*spec, deletes_.partition));
-    iceberg::DataFileWriterOptions options;
-    options.spec_id = spec_id;
-    options.partition = deletes_.partition;
-    options.parquet = properties_.ToParquetOptions();
-    {
+    if (deletion_vectors_) {
+      deletes_.vector = puffin::PositionDeleteSet();
+      return Status::OK();
+    }
+    // The delete file: the data file's own, or its partition's (granularity partition).
+    std::string key = deletes_.data_file;
+    if (partition_granularity_) {
+      key = std::to_string(spec_id) + "|";
+      for (const Scalar& value : deletes_.partition) {
+        if (value.is_null()) {
+          key += "n|";
+          continue;
+        }
+        FLOE_ASSIGN_OR_RAISE(std::string bytes, iceberg::SerializeValue(value));
+        key += std::to_string(bytes.size()) + ":" + bytes + "|";
+      }
+    }
+    std::unique_ptr<DeleteWriter>& writer = writers_[key];
+    if (writer == nullptr) {
+      writer = std::make_unique<DeleteWriter>();
+      writer->spec_id = spec_id;
+      writer->partition = deletes_.partition;
+      writer->paths = MakeBuilder(String(), ctx_->pool());
+      writer->first_data_file = deletes_.data_file;
+      const std::string path =
+          files_->NewDataFilePath(iceberg::PartitionPath(*spec, deletes_.partition));
+      iceberg::DataFileWriterOptions options;
+      options.spec_id = spec_id;
+      options.partition = deletes_.partition;
+      options.parquet = properties_.ToParquetOptions();
       FLOE_ASSIGN_OR_RAISE(
           auto lock, iceberg::InFlightFiles::Process().Add(ctx_.get(), target_->table.io, path));
-      FLOE_ASSIGN_OR_RAISE(deletes_.writer,
+      FLOE_ASSIGN_OR_RAISE(writer->writer,
                            iceberg::DataFileWriter::Open(target_->table.io, path, delete_schema_,
                                                          delete_metrics_, std::move(options)));
+    } else if (writer->first_data_file != deletes_.data_file) {
+      writer->several_data_files = true;
     }
+    deletes_.writer = writer.get();
     return Status::OK();
   }
 
-  Status FlushPositions() {
-    if (deletes_.positions.length() == 0) return Status::OK();
-    const int64_t n = deletes_.positions.length();
-    FLOE_ASSIGN_OR_RAISE(ArrayPtr positions, deletes_.positions.Finish());
-    std::unique_ptr<ArrayBuilder> path_builder = MakeBuilder(String(), ctx_->pool());
-    FLOE_RETURN_NOT_OK(path_builder->Reserve(n));
-    const Scalar path = Scalar::Str(deletes_.data_file);
-    for (int64_t i = 0; i < n; ++i) FLOE_RETURN_NOT_OK(path_builder->AppendScalar(path));
-    FLOE_ASSIGN_OR_RAISE(ArrayPtr paths, path_builder->Finish());
+  Status FlushPositions(DeleteWriter& writer) {
+    if (writer.positions.length() == 0) return Status::OK();
+    const int64_t n = writer.positions.length();
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr positions, writer.positions.Finish());
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr paths, writer.paths->Finish());
     FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
                          RecordBatch::Make(delete_schema_->columns(), n, {paths, positions}));
-    return deletes_.writer->Write(*batch);
+    return writer.writer->Write(*batch);
   }
 
-  Status FinishDeleteFile() {
-    if (!deletes_.writer) return Status::OK();
-    FLOE_RETURN_NOT_OK(FlushPositions());
-    FLOE_ASSIGN_OR_RAISE(iceberg::DataFile file, deletes_.writer->Close());
-    deletes_.writer.reset();
+  // Closes a position delete file; it applies to one data file (referenced_data_file) unless
+  // it holds the deletes of several.
+  Status CloseWriter(DeleteWriter& writer) {
+    FLOE_RETURN_NOT_OK(FlushPositions(writer));
+    FLOE_ASSIGN_OR_RAISE(iceberg::DataFile file, writer.writer->Close());
+    writer.writer.reset();
     file.content = iceberg::FileContent::kPositionDeletes;
     file.sort_order_id.reset();
-    file.referenced_data_file = deletes_.data_file;
+    if (!writer.several_data_files) file.referenced_data_file = writer.first_data_file;
     written_.push_back(file.file_path);
     done_files_.push_back(std::make_shared<const iceberg::DataFile>(std::move(file)));
+    return Status::OK();
+  }
+
+  // The data file's deletes are all in: its deletion vector is written, or its own delete
+  // file closed (a partition's stays open for the partition's other data files).
+  Status FinishDeleteFile() {
+    if (!deletes_.open) return Status::OK();
+    deletes_.open = false;
+    if (deletion_vectors_) return FinishDeletionVector();
+    if (partition_granularity_) return Status::OK();
+    auto it = writers_.find(deletes_.data_file);
+    if (it == writers_.end()) return Status::OK();
+    FLOE_RETURN_NOT_OK(CloseWriter(*it->second));
+    writers_.erase(it);
+    deletes_.writer = nullptr;
+    return Status::OK();
+  }
+
+  // Format version 3: the data file's deletion vector (its earlier deletes and the new
+  // ones) goes into the task's Puffin file; the vectors it replaces are to be removed.
+  Status FinishDeletionVector() {
+    const std::string& data_file = deletes_.data_file;
+    if (previous_ != nullptr) {
+      auto it = previous_->find(data_file);
+      if (it != previous_->end()) {
+        if (!cache_) {
+          cache_ = std::make_unique<iceberg::DeleteFileCache>(target_->table.io, ctx_->pool());
+        }
+        for (const iceberg::DataFilePtr& earlier : it->second) {
+          if (earlier->content != iceberg::FileContent::kPositionDeletes) continue;
+          FLOE_ASSIGN_OR_RAISE(auto positions, cache_->PositionDeletes(*earlier, data_file));
+          for (const auto& [begin, end] : positions->ranges()) {
+            FLOE_RETURN_NOT_OK(deletes_.vector.AddRange(begin, end));
+          }
+          if (earlier->is_deletion_vector()) removed_.push_back(earlier);
+        }
+      }
+    }
+    if (!puffin_) {
+      const iceberg::TableMetadata& metadata = *target_->table.metadata;
+      iceberg::PartitionSpecPtr spec = metadata.SpecById(deletes_.spec_id);
+      puffin_path_ = files_->NewDataFilePath(iceberg::PartitionPath(*spec, deletes_.partition));
+      puffin_path_ = puffin_path_.substr(0, puffin_path_.rfind('.')) + ".puffin";
+      FLOE_ASSIGN_OR_RAISE(auto lock, iceberg::InFlightFiles::Process().Add(
+                                          ctx_.get(), target_->table.io, puffin_path_));
+      FLOE_ASSIGN_OR_RAISE(
+          puffin_out_, target_->table.io->NewOutputFile(puffin_path_, io::CreateMode::kExclusive));
+      written_.push_back(puffin_path_);
+      FLOE_ASSIGN_OR_RAISE(puffin_, puffin::PuffinWriter::Make(puffin_out_.get()));
+    }
+    const std::string blob = puffin::SerializeDeletionVector(deletes_.vector);
+    const int64_t cardinality = deletes_.vector.Cardinality();
+    puffin::BlobInfo info;
+    info.type = std::string(puffin::kDeletionVectorBlobType);
+    info.fields = {iceberg::kPosColumnId};
+    info.properties["referenced-data-file"] = data_file;
+    info.properties["cardinality"] = std::to_string(cardinality);
+    FLOE_ASSIGN_OR_RAISE(
+        puffin::BlobMetadata placed,
+        puffin_->AddBlob(
+            std::move(info),
+            std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(blob.data()), blob.size())));
+    iceberg::DataFile file;
+    file.content = iceberg::FileContent::kPositionDeletes;
+    file.file_format = iceberg::FileFormat::kPuffin;
+    file.file_path = puffin_path_;
+    file.spec_id = deletes_.spec_id;
+    file.partition = deletes_.partition;
+    file.record_count = cardinality;
+    file.referenced_data_file = data_file;
+    file.content_offset = placed.offset;
+    file.content_size_in_bytes = placed.length;
+    vectors_.push_back(std::move(file));
+    return Status::OK();
+  }
+
+  // Closes the task's Puffin file; its vectors get its size.
+  Status FinishPuffinFile() {
+    if (!puffin_) return Status::OK();
+    FLOE_ASSIGN_OR_RAISE(int64_t size, puffin_->Finish());
+    puffin_.reset();
+    puffin_out_.reset();
+    for (iceberg::DataFile& file : vectors_) {
+      file.file_size_in_bytes = size;
+      done_files_.push_back(std::make_shared<const iceberg::DataFile>(std::move(file)));
+    }
+    vectors_.clear();
     return Status::OK();
   }
 
@@ -324,6 +496,9 @@ class DeltaWriteStream final : public exec::BatchStream {
   exec::TaskContextPtr ctx_;
   bool writes_rows_;
   bool duplicate_is_error_;
+  std::shared_ptr<const PreviousDeletes> previous_;
+  bool deletion_vectors_;
+  bool partition_granularity_;
   SchemaPtr schema_;
   iceberg::WriterProperties properties_;
   iceberg::SchemaPtr delete_schema_;
@@ -331,6 +506,16 @@ class DeltaWriteStream final : public exec::BatchStream {
   std::unique_ptr<iceberg::OutputFileFactory> files_;
   std::unique_ptr<iceberg::PartitionedWriter> rows_;
   DeleteFile deletes_;
+  // Format version 2: the open position delete files, by data file or by partition.
+  std::map<std::string, std::unique_ptr<DeleteWriter>> writers_;
+  // Format version 3: the task's Puffin file and the vectors written into it, the vectors
+  // they replace, and the cache that reads earlier deletes.
+  std::string puffin_path_;
+  std::unique_ptr<io::OutputStream> puffin_out_;
+  std::unique_ptr<puffin::PuffinWriter> puffin_;
+  std::vector<iceberg::DataFile> vectors_;
+  std::vector<iceberg::DataFilePtr> removed_;
+  std::unique_ptr<iceberg::DeleteFileCache> cache_;
   // Files finished and not yet in the journal (deleted on abort), and every file finished.
   std::vector<std::string> written_;
   std::vector<iceberg::DataFilePtr> done_files_;
@@ -343,7 +528,8 @@ class DeltaWriteStream final : public exec::BatchStream {
 
 Result<exec::PlanPtr> IcebergDeltaWriteExec::Make(IcebergWriteTargetPtr target, exec::PlanPtr input,
                                                   bool has_partition, bool writes_rows,
-                                                  bool duplicate_is_error) {
+                                                  bool duplicate_is_error,
+                                                  std::shared_ptr<const PreviousDeletes> previous) {
   if (!target || !input) return Status::Internal("IcebergDeltaWriteExec: no target or input");
   const SchemaPtr& in = input->schema();
   const int op = has_partition ? 4 : 3;
@@ -370,6 +556,7 @@ Result<exec::PlanPtr> IcebergDeltaWriteExec::Make(IcebergWriteTargetPtr target, 
   out->has_partition_ = has_partition;
   out->writes_rows_ = writes_rows;
   out->duplicate_is_error_ = duplicate_is_error;
+  out->previous_ = std::move(previous);
   FLOE_ASSIGN_OR_RAISE(out->file_, expr::Compile(expr::Column(0, "_file", String(), true), in));
   FLOE_ASSIGN_OR_RAISE(out->pos_, expr::Compile(expr::Column(1, "_pos", Int64(), true), in));
   out->properties_.schema = DeltaOutputSchema();
@@ -382,7 +569,8 @@ Result<exec::PlanPtr> IcebergDeltaWriteExec::WithNewChildren(
   if (children.size() != 1) {
     return Status::Internal("IcebergDeltaWriteExec takes one child, got {}", children.size());
   }
-  return Make(target_, std::move(children[0]), has_partition_, writes_rows_, duplicate_is_error_);
+  return Make(target_, std::move(children[0]), has_partition_, writes_rows_, duplicate_is_error_,
+              previous_);
 }
 
 std::vector<exec::Distribution> IcebergDeltaWriteExec::RequiredInputDistribution() const {
@@ -400,11 +588,13 @@ Result<exec::BatchStreamPtr> IcebergDeltaWriteExec::Execute(int partition,
     return Status::Internal("IcebergDeltaWriteExec: no partition {}", partition);
   }
   return exec::BatchStreamPtr(std::make_unique<DeltaWriteStream>(
-      this, target_, input_, partition, ctx, writes_rows_, duplicate_is_error_));
+      this, target_, input_, partition, ctx, writes_rows_, duplicate_is_error_, previous_));
 }
 
 std::string IcebergDeltaWriteExec::ToString() const {
-  std::string out = "IcebergDeltaWriteExec: " + target_->table_name + " position deletes";
+  std::string out =
+      "IcebergDeltaWriteExec: " + target_->table_name +
+      (target_->table.metadata->format_version >= 3 ? " deletion vectors" : " position deletes");
   if (writes_rows_) out += " and rows";
   return out;
 }
@@ -421,6 +611,15 @@ Status IcebergDeltaWriteExec::Encode(codec::PlanEncoder& out) const {
   m.set_has_partition(has_partition_);
   m.set_writes_rows(writes_rows_);
   m.set_duplicate_is_error(duplicate_is_error_);
+  if (previous_ != nullptr) {
+    for (const auto& [data_file, deletes] : *previous_) {
+      pb::IcebergPreviousDeletes* entry = m.add_previous();
+      entry->set_data_file(data_file);
+      for (const iceberg::DataFilePtr& file : deletes) {
+        FLOE_RETURN_NOT_OK(codec::EncodeDataFile(*file, entry->add_deletes()));
+      }
+    }
+  }
   return out.SetPayload(m);
 }
 
@@ -431,8 +630,18 @@ Result<exec::PlanPtr> IcebergDeltaWriteExec::Decode(codec::PlanDecoder& in,
   FLOE_RETURN_NOT_OK(in.ReadPayload(&m));
   FLOE_ASSIGN_OR_RAISE(IcebergWriteTargetPtr target,
                        internal::DecodeTarget(in, m.target(), /*need_catalog=*/false));
+  std::shared_ptr<PreviousDeletes> previous;
+  if (m.previous_size() > 0) previous = std::make_shared<PreviousDeletes>();
+  for (const pb::IcebergPreviousDeletes& entry : m.previous()) {
+    std::vector<iceberg::DataFilePtr>& files = (*previous)[entry.data_file()];
+    for (const pb::IcebergDataFile& f : entry.deletes()) {
+      Result<iceberg::DataFilePtr> file = codec::DecodeDataFile(f);
+      if (!file.ok()) return exec::DecodeError(in, file.status());
+      files.push_back(std::move(*file));
+    }
+  }
   Result<exec::PlanPtr> plan = Make(std::move(target), std::move(children[0]), m.has_partition(),
-                                    m.writes_rows(), m.duplicate_is_error());
+                                    m.writes_rows(), m.duplicate_is_error(), std::move(previous));
   if (!plan.ok()) return exec::DecodeError(in, plan.status());
   return plan;
 }

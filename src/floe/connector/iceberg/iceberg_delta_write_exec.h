@@ -3,6 +3,8 @@
 // IcebergDeltaWriteExec: the writer of a merge-on-read row-level change (DELETE, UPDATE,
 // MERGE): position delete files for the rows it removes, data files for the rows it adds.
 
+#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +22,11 @@ enum class RowChangeOp : int32_t {
   kInsert = 3,  // the row's values come (no target row: _file and _pos are NULL)
 };
 
+/// The position deletes (files and deletion vectors) that apply to each data file of the
+/// snapshot a change read, for the data files that have any: a format-version-3 change
+/// merges them into the data file's new deletion vector.
+using PreviousDeletes = std::map<std::string, std::vector<iceberg::DataFilePtr>>;
+
 /// Writes the changes of its input partition by partition. Input columns: _file (string),
 /// _pos (bigint), _spec_id (int), then _partition (the table's unified partition struct) when
 /// `has_partition`, then _op (int, RowChangeOp), then, when `writes_rows`, the table schema's
@@ -28,21 +35,26 @@ enum class RowChangeOp : int32_t {
 /// Requires Hash(_file) and the ordering (_file, _pos): each task writes one position delete
 /// file per data file it deletes rows of (Iceberg's write.delete.granularity = file), sorted by
 /// position, in the data file's spec and partition and with its referenced_data_file set, and
-/// writes the new rows through a fanout writer into the table's default spec. A target row
+/// writes the new rows through a fanout writer into the table's default spec. In format
+/// version 3 the deletes are deletion vectors instead (spec, "Deletion Vectors"): one per
+/// data file, holding its earlier deletes (`previous`) and the new ones, all of a task's in
+/// one Puffin file; the vectors they replace are named for removal. A target row
 /// named twice is kInvalidArgument "MERGE command cannot affect row a second time" when
 /// `duplicate_is_error` (MERGE), else the later rows of it are dropped (UPDATE ... FROM, where
 /// PostgreSQL uses one of the joined rows).
 ///
 /// Emits, per spec it wrote files of, one row (data_files binary, record_count bigint,
-/// spec_id int): the files as iceberg::EncodeDataFiles encodes them, and in the task's first
-/// row the number of target rows changed plus rows inserted (0 in the others). Any error
-/// deletes the files the task wrote.
+/// spec_id int, removed boolean): the files as iceberg::EncodeDataFiles encodes them, and in
+/// the task's first row the number of target rows changed plus rows inserted (0 in the
+/// others); rows with `removed` name the deletion vectors to remove. Any error deletes the
+/// files the task wrote.
 class IcebergDeltaWriteExec final : public exec::ExecutionPlan {
  public:
   static constexpr std::string_view kName = "IcebergDeltaWriteExec";
 
   static Result<exec::PlanPtr> Make(IcebergWriteTargetPtr target, exec::PlanPtr input,
-                                    bool has_partition, bool writes_rows, bool duplicate_is_error);
+                                    bool has_partition, bool writes_rows, bool duplicate_is_error,
+                                    std::shared_ptr<const PreviousDeletes> previous = nullptr);
 
   std::string_view name() const override { return kName; }
   Status Encode(codec::PlanEncoder& out) const override;
@@ -69,6 +81,7 @@ class IcebergDeltaWriteExec final : public exec::ExecutionPlan {
   bool has_partition_ = false;
   bool writes_rows_ = false;
   bool duplicate_is_error_ = false;
+  std::shared_ptr<const PreviousDeletes> previous_;
   expr::PhysicalExprPtr file_;
   expr::PhysicalExprPtr pos_;
   exec::PlanProperties properties_;

@@ -212,6 +212,35 @@ Converted Convert(const expr::Expr& e, const Schema& columns, bool negated) {
 
 }  // namespace
 
+bool ConvertsExactly(const expr::Expr& conjunct, const Schema& columns, int visible) {
+  if (conjunct.kind != expr::ExprKind::kCall || conjunct.args.empty()) return false;
+  const expr::Expr& subject = *conjunct.args[0];
+  if (subject.kind != expr::ExprKind::kColumn || subject.column < 0 || subject.column >= visible ||
+      subject.column >= columns.num_fields()) {
+    return false;
+  }
+  const DataType& type = *columns.field(subject.column).type();
+  if (!subject.type || !subject.type->Equals(type)) return false;
+  const std::string& name = conjunct.name;
+  if (name == "is_null" || name == "is_not_null") return conjunct.args.size() == 1;
+  const TypeId id = type.id();
+  const bool ordered = type.is_integer() || type.is_timestamp() || id == TypeId::kDate ||
+                       id == TypeId::kString || id == TypeId::kDecimal;
+  if (!ordered && id != TypeId::kBoolean) return false;
+  const bool comparison =
+      name == "eq" || name == "lt" || name == "le" || name == "gt" || name == "ge";
+  if (!(comparison && conjunct.args.size() == 2) && name != "in_list") return false;
+  if (comparison && name != "eq" && !ordered) return false;
+  for (size_t i = 1; i < conjunct.args.size(); ++i) {
+    const expr::Expr& constant = *conjunct.args[i];
+    if (constant.kind != expr::ExprKind::kLiteral || constant.literal.is_null() ||
+        !constant.literal.type() || !constant.literal.type()->Equals(type)) {
+      return false;
+    }
+  }
+  return conjunct.args.size() >= 2;
+}
+
 std::optional<iceberg::ExpressionPtr> ToIcebergFilter(const expr::Expr& conjunct,
                                                       const Schema& columns) {
   return Convert(conjunct, columns, /*negated=*/false);

@@ -23,6 +23,14 @@
 
 namespace floe::connector {
 
+/// Whether ToIcebergFilter converts `conjunct` with exactly its SQL meaning on every row,
+/// NULLs included: a comparison (=, <, <=, >, >=; not <>, which Iceberg holds true for NULL),
+/// IN list or IS [NOT] NULL of a column itself (no cast) of one of the first `visible`
+/// columns with non-NULL constants of the column's own type, for integer, date, timestamp,
+/// string, decimal and (only = and IN) boolean columns. A file whose rows all satisfy the
+/// Iceberg form then satisfies the SQL one row for row.
+bool ConvertsExactly(const expr::Expr& conjunct, const Schema& columns, int visible);
+
 /// The Iceberg form of a SQL conjunct over `columns` (an Iceberg table's top-level columns,
 /// by index), unbound (by column name); nullopt when nothing of it can be pushed.
 std::optional<iceberg::ExpressionPtr> ToIcebergFilter(const expr::Expr& conjunct,

@@ -316,8 +316,13 @@ TEST(ApplyUpdates, PropertiesLocationUuidAndFormat) {
   EXPECT_OK(ApplyUpdates(*md, {update::AssignUuid{md->table_uuid}}, 2000).status());
   EXPECT_THAT(ApplyUpdates(*md, {update::UpgradeFormatVersion{1}}, 2000),
               IsErrorWith(StatusCode::kInvalidArgument, "downgrade"));
-  EXPECT_THAT(ApplyUpdates(*md, {update::UpgradeFormatVersion{3}}, 2000),
+  EXPECT_THAT(ApplyUpdates(*md, {update::UpgradeFormatVersion{4}}, 2000),
               IsError(StatusCode::kNotSupported));
+  // Upgrading to 3 starts row lineage at 0.
+  ASSERT_OK_AND_ASSIGN(TableMetadataPtr v3,
+                       ApplyUpdates(*md, {update::UpgradeFormatVersion{3}}, 2000));
+  EXPECT_EQ(v3->format_version, 3);
+  EXPECT_EQ(v3->next_row_id, 0);
 }
 
 TEST(ApplyUpdates, MetadataLogIsTrimmed) {
