@@ -43,8 +43,11 @@ function floeSql(statements) {
   const res = runFloe(floe, ['sql', '--threads', threads, '--warehouse', warehouse, '--timing',
                              ...statements.flatMap((s) => ['-c', s])]);
   if (res.status !== 0) throw new Error(`floe failed: ${res.stderr}\n${statements.join('\n')}`);
-  // The statements' times, in order ("Time: 12.345 ms").
-  const times = [...res.stdout.matchAll(/^Time: ([0-9.]+) ms$/gm)].map((m) => Number(m[1]) / 1000);
+  // The statements' times, in order ("Time: 12.345 ms" on standard error).
+  const times = [...res.stderr.matchAll(/^Time: ([0-9.]+) ms$/gm)].map((m) => Number(m[1]) / 1000);
+  if (times.length !== statements.length) {
+    throw new Error(`floe printed ${times.length} times for ${statements.length} statements`);
+  }
   return { stdout: res.stdout, times };
 }
 
@@ -59,15 +62,18 @@ function properties(mode) {
     .map((c) => `"write.${c}.mode" = '${mode}'`).join(', ');
 }
 
-// The newest metadata file of a loaded table (what register_table takes).
-function metadataFile(table) {
+// The metadata file of a table as loaded (what register_table takes): recorded at load,
+// since the changes' commits add newer ones beside it.
+function newestMetadataFile(table) {
   const dir = path.join(warehouse, 'bench', table, 'metadata');
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.metadata.json')).sort();
   return path.join(dir, files[files.length - 1]);
 }
+const loadedFile = path.join(warehouse, 'loaded');
+const metadataFile = (table) => JSON.parse(fs.readFileSync(loadedFile, 'utf8'))[table];
 
 function load() {
-  if (fs.existsSync(path.join(warehouse, 'loaded'))) return;
+  if (fs.existsSync(loadedFile)) return;
   fs.rmSync(warehouse, { recursive: true, force: true });
   fs.mkdirSync(warehouse, { recursive: true });
   const statements = ['CREATE SCHEMA bench'];
@@ -79,7 +85,12 @@ function load() {
   }
   const t0 = Date.now();
   floeSql(statements);
-  fs.writeFileSync(path.join(warehouse, 'loaded'), '');
+  const loaded = {};
+  for (const name of Object.keys(modes)) {
+    const table = name.replace(/[^a-z0-9]+/g, '_');
+    loaded[table] = newestMetadataFile(table);
+  }
+  fs.writeFileSync(loadedFile, JSON.stringify(loaded));
   console.error(`loaded lineitem sf${sf} three times in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
@@ -105,6 +116,15 @@ function copyOf(table) {
   return name;
 }
 
+// Runs one change and checks that it changed rows (a table that had already been changed
+// would make a change of nothing look fast).
+function change(sql) {
+  const out = floeSql([sql]);
+  const m = out.stdout.match(/^(DELETE|UPDATE) ([0-9]+)$/m);
+  if (!m || Number(m[2]) === 0) throw new Error(`changed no row: ${sql}: ${out.stdout}`);
+  return out.times[0];
+}
+
 function best(fn) {
   let b = Infinity;
   for (let i = 0; i < runs; i += 1) b = Math.min(b, fn());
@@ -118,7 +138,7 @@ for (const name of Object.keys(modes)) {
   const scan = best(() => floeSql([fullScan(table)]).times[0]);
   const row = { name, scan };
   for (const [label, sql] of Object.entries(changes)) {
-    row[label] = best(() => floeSql([sql(copyOf(table.split('.')[1]))]).times[0]);
+    row[label] = best(() => change(sql(copyOf(table.split('.')[1]))));
   }
   if (name.startsWith('merge-on-read')) {
     // The read cost after 1, 10 and 50 deletes of 0.1% each.
