@@ -152,18 +152,32 @@ std::string_view RowChanges::tag() const {
   return "DELETE";
 }
 
+namespace {
+
+// SELECT <metadata columns>, <op> [, values added later] FROM target [AS alias], <others>
+// WHERE <where>: the change query of DELETE and UPDATE.
+std::shared_ptr<sql::SelectStmt> TargetChanges(const std::vector<std::string>& table,
+                                               const std::string& alias, bool has_partition,
+                                               connector::RowChangeOp op,
+                                               const std::vector<sql::TableRefPtr>& others,
+                                               const ParsedExprPtr& where) {
+  auto select = std::make_shared<sql::SelectStmt>();
+  AddMetadataItems(Qualifier(table, alias), has_partition, IntegerConstant(static_cast<int>(op)),
+                   select.get());
+  select->from.push_back(TargetRef(table, alias));
+  for (const sql::TableRefPtr& item : others) select->from.push_back(item);
+  select->where = where;
+  return select;
+}
+
+}  // namespace
+
 Result<RowChanges> DeleteChanges(const sql::DeleteStatement& del, bool has_partition) {
   RowChanges changes;
   changes.command = RowChanges::Command::kDelete;
   changes.has_partition = has_partition;
-  auto select = std::make_shared<sql::SelectStmt>();
-  AddMetadataItems(Qualifier(del.table, del.alias), has_partition,
-                   IntegerConstant(static_cast<int>(connector::RowChangeOp::kDelete)),
-                   select.get());
-  select->from.push_back(TargetRef(del.table, del.alias));
-  for (const sql::TableRefPtr& item : del.using_items) select->from.push_back(item);
-  select->where = del.where;
-  changes.query = std::move(select);
+  changes.query = TargetChanges(del.table, del.alias, has_partition,
+                                connector::RowChangeOp::kDelete, del.using_items, del.where);
   return changes;
 }
 
@@ -175,18 +189,14 @@ Result<RowChanges> UpdateChanges(const sql::UpdateStatement& update, const icebe
   changes.writes_rows = true;
   FLOE_ASSIGN_OR_RAISE(auto values, AssignedValues(update.assignments, schema, table_name));
   const std::string q = Qualifier(update.table, update.alias);
-  auto select = std::make_shared<sql::SelectStmt>();
-  AddMetadataItems(q, has_partition,
-                   IntegerConstant(static_cast<int>(connector::RowChangeOp::kUpdate)),
-                   select.get());
+  std::shared_ptr<sql::SelectStmt> select =
+      TargetChanges(update.table, update.alias, has_partition, connector::RowChangeOp::kUpdate,
+                    update.from, update.where);
   for (int c = 0; c < schema.num_fields(); ++c) {
     const std::string& name = schema.fields()[static_cast<size_t>(c)].name();
     const auto& value = values[static_cast<size_t>(c)];
     select->targets.push_back(Item(value ? *value : ColumnRef(q, name), name));
   }
-  select->from.push_back(TargetRef(update.table, update.alias));
-  for (const sql::TableRefPtr& item : update.from) select->from.push_back(item);
-  select->where = update.where;
   changes.query = std::move(select);
   return changes;
 }

@@ -28,8 +28,6 @@ namespace pb = codec::proto;
 
 namespace {
 
-constexpr int64_t kMinFanoutBudget = 16LL << 20;
-
 SchemaPtr DeltaOutputSchema() {
   return std::make_shared<Schema>(std::vector<Field>{
       Field("data_files", Binary(), false), Field("record_count", Int64(), false),
@@ -128,14 +126,7 @@ class DeltaWriteStream final : public exec::BatchStream {
   Result<std::vector<RecordBatchPtr>> WriteAll() {
     const iceberg::TableMetadata& metadata = *target_->table.metadata;
     FLOE_ASSIGN_OR_RAISE(iceberg::PartitionedWriterOptions options,
-                         iceberg::WriterOptionsForTable(metadata, target_->table.io));
-    options.writer_id = partition_;
-    options.task_id = 0;
-    options.operation_id = target_->operation_id;
-    options.in_flight_owner = ctx_.get();  // sealed by the commit (CommitStream)
-    const int slots = ctx_->threads() != nullptr ? std::max(1, ctx_->threads()->size()) : 1;
-    options.fanout_memory_budget_bytes =
-        std::max<int64_t>(kMinFanoutBudget, ctx_->config().memory_limit() / 2 / slots);
+                         TaskWriterOptions(*target_, partition_, ctx_));
     properties_ = options.properties;
     // Position delete files keep exact bounds of file_path (one data file per delete file:
     // readers and commits recognise it by equal bounds) and of pos.
@@ -600,9 +591,7 @@ std::string IcebergDeltaWriteExec::ToString() const {
 }
 
 Status IcebergDeltaWriteExec::DeleteUncommitted(const exec::TaskContextPtr& ctx) const {
-  FLOE_ASSIGN_OR_RAISE(std::shared_ptr<const WriteJournal> journal,
-                       WriteJournal::For(ctx, target_.get()));
-  return journal->DeleteUncommitted(*target_->table.io);
+  return DeleteUncommittedWrites(*target_, ctx);
 }
 
 Status IcebergDeltaWriteExec::Encode(codec::PlanEncoder& out) const {

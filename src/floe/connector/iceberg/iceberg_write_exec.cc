@@ -19,8 +19,6 @@ namespace pb = codec::proto;
 
 namespace {
 
-constexpr int64_t kMinFanoutBudget = 16LL << 20;
-
 SchemaPtr WriteOutputSchema() {
   return std::make_shared<Schema>(std::vector<Field>{Field("data_files", Binary(), false),
                                                      Field("record_count", Int64(), false)});
@@ -75,19 +73,9 @@ class WriteStream final : public exec::BatchStream {
 
  private:
   Result<RecordBatchPtr> WriteAll() {
-    const iceberg::TableMetadata& metadata = *target_->table.metadata;
     FLOE_ASSIGN_OR_RAISE(iceberg::PartitionedWriterOptions options,
-                         iceberg::WriterOptionsForTable(metadata, target_->table.io));
-    options.writer_id = partition_;
-    options.task_id = 0;
-    options.operation_id = target_->operation_id;
+                         TaskWriterOptions(*target_, partition_, ctx_));
     options.sort_order_id = sort_order_id_;
-    options.in_flight_owner = ctx_.get();  // sealed by the commit (CommitStream)
-    // A write's memory is its writers': half of the process's limit, shared by the tasks
-    // it runs at once (the rest is for the input's exchanges and spillable operators).
-    const int slots = ctx_->threads() != nullptr ? std::max(1, ctx_->threads()->size()) : 1;
-    options.fanout_memory_budget_bytes =
-        std::max<int64_t>(kMinFanoutBudget, ctx_->config().memory_limit() / 2 / slots);
     iceberg::SchemaPtr schema = options.schema;
     iceberg::PartitionSpecPtr spec = options.spec;
     FLOE_ASSIGN_OR_RAISE(writer_,
@@ -261,9 +249,7 @@ std::string IcebergWriteExec::ToString() const {
 }
 
 Status IcebergWriteExec::DeleteUncommitted(const exec::TaskContextPtr& ctx) const {
-  FLOE_ASSIGN_OR_RAISE(std::shared_ptr<const WriteJournal> journal,
-                       WriteJournal::For(ctx, target_.get()));
-  return journal->DeleteUncommitted(*target_->table.io);
+  return DeleteUncommittedWrites(*target_, ctx);
 }
 
 Status IcebergWriteExec::Encode(codec::PlanEncoder& out) const {

@@ -241,6 +241,28 @@ class UnconnectedTableOperations final : public iceberg::TableOperations {
 
 }  // namespace
 
+Result<iceberg::PartitionedWriterOptions> TaskWriterOptions(const IcebergWriteTarget& target,
+                                                            int partition,
+                                                            const exec::TaskContextPtr& ctx) {
+  constexpr int64_t kMinFanoutBudget = 16LL << 20;
+  FLOE_ASSIGN_OR_RAISE(iceberg::PartitionedWriterOptions options,
+                       iceberg::WriterOptionsForTable(*target.table.metadata, target.table.io));
+  options.writer_id = partition;
+  options.task_id = 0;
+  options.operation_id = target.operation_id;
+  options.in_flight_owner = ctx.get();  // sealed by the commit (IcebergCommitExec)
+  const int slots = ctx->threads() != nullptr ? std::max(1, ctx->threads()->size()) : 1;
+  options.fanout_memory_budget_bytes =
+      std::max<int64_t>(kMinFanoutBudget, ctx->config().memory_limit() / 2 / slots);
+  return options;
+}
+
+Status DeleteUncommittedWrites(const IcebergWriteTarget& target, const exec::TaskContextPtr& ctx) {
+  FLOE_ASSIGN_OR_RAISE(std::shared_ptr<const WriteJournal> journal,
+                       WriteJournal::For(ctx, &target));
+  return journal->DeleteUncommitted(*target.table.io);
+}
+
 namespace internal {
 
 Result<IcebergWriteTargetPtr> DecodeTarget(const codec::PlanDecoder& in,

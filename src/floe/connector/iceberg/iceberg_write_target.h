@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "floe/exec/execution_plan.h"
+#include "floe/iceberg/partitioned_writer.h"
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/table_operations.h"
 #include "floe/io/file_io.h"
@@ -65,6 +66,20 @@ using IcebergWriteTargetPtr = std::shared_ptr<const IcebergWriteTarget>;
 Result<IcebergWriteTargetPtr> MakeWriteTarget(
     std::string table_name, iceberg::Table table, iceberg::TableOperationsPtr ops,
     IcebergWriteTarget::Mode mode = IcebergWriteTarget::Mode::kAppend);
+
+/// The partitioned-writer options of task `partition` of a write of `target` in `ctx`'s query:
+/// the table's schema, spec and write properties, file names with the statement's operation
+/// id and the task's partition, files registered in InFlightFiles under the query (sealed
+/// by the commit), and a fanout memory budget of half the process's memory_limit shared by
+/// its task slots (at least 16 MiB; the rest is for the input's exchanges and spillable
+/// operators).
+Result<iceberg::PartitionedWriterOptions> TaskWriterOptions(const IcebergWriteTarget& target,
+                                                            int partition,
+                                                            const exec::TaskContextPtr& ctx);
+
+/// What a write node's DeleteUncommitted does: deletes the files this query's tasks
+/// recorded in the journal of `target`, unless the statement committed.
+Status DeleteUncommittedWrites(const IcebergWriteTarget& target, const exec::TaskContextPtr& ctx);
 
 /// The data files of one write statement that are not (yet) part of a committed snapshot.
 /// Writer tasks record what they finished; the commit marks them committed; when the
