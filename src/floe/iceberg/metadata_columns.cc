@@ -11,7 +11,17 @@ namespace floe::iceberg {
 
 bool IsMetadataColumn(int32_t field_id) {
   return field_id == kFileColumnId || field_id == kPosColumnId || field_id == kSpecIdColumnId ||
-         field_id == kPartitionColumnId;
+         field_id == kPartitionColumnId || IsRowLineageColumn(field_id);
+}
+
+bool IsRowLineageColumn(int32_t field_id) {
+  return field_id == kRowIdColumnId || field_id == kLastUpdatedSequenceNumberColumnId;
+}
+
+std::vector<Field> RowLineageFields() {
+  return {
+      Field("_row_id", Int64(), true, kRowIdColumnId),
+      Field("_last_updated_sequence_number", Int64(), true, kLastUpdatedSequenceNumberColumnId)};
 }
 
 namespace {
@@ -76,6 +86,9 @@ Result<std::vector<Field>> MetadataColumns(const TableMetadata& metadata) {
   FLOE_ASSIGN_OR_RAISE(TypePtr partition, UnifiedPartitionType(metadata));
   if (partition != nullptr) {
     columns.emplace_back("_partition", std::move(partition), false, kPartitionColumnId);
+  }
+  if (metadata.format_version >= 3) {
+    for (Field& field : RowLineageFields()) columns.push_back(std::move(field));
   }
   return columns;
 }

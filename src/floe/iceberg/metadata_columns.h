@@ -21,13 +21,24 @@ inline constexpr int32_t kFileColumnId = 2147483646;       // _file: string
 inline constexpr int32_t kPosColumnId = 2147483645;        // _pos: long
 inline constexpr int32_t kPartitionColumnId = 2147483643;  // _partition: struct
 inline constexpr int32_t kSpecIdColumnId = 2147483642;     // _spec_id: int
+/// Row lineage (format version 3, spec "Row Lineage"): stored in a data file when a writer
+/// kept them, else inherited: _row_id is the file's first_row_id plus the row's position,
+/// _last_updated_sequence_number the file's data sequence number.
+inline constexpr int32_t kRowIdColumnId = 2147483540;                      // _row_id: long
+inline constexpr int32_t kLastUpdatedSequenceNumberColumnId = 2147483539;  // long
 
 /// Whether a field id is one of the metadata columns above.
 bool IsMetadataColumn(int32_t field_id);
+/// Whether it is one of the row lineage columns (which data files may store).
+bool IsRowLineageColumn(int32_t field_id);
+
+/// The row lineage fields as a writer stores them in a data file (optional longs).
+std::vector<Field> RowLineageFields();
 
 /// The metadata columns a scan of `metadata` offers, in the order _file, _pos, _spec_id,
-/// _partition (left out when no spec of the table has a partition field). Every one is
-/// required but _partition's fields.
+/// _partition (left out when no spec of the table has a partition field), then in format
+/// version 3 _row_id and _last_updated_sequence_number (NULL for rows written before the
+/// table had row lineage). _file, _pos, _spec_id and _partition are required.
 Result<std::vector<Field>> MetadataColumns(const TableMetadata& metadata);
 
 /// The type of `_partition`: a struct with one nullable field per partition field id of any

@@ -106,6 +106,10 @@ class TaskStream final : public RecordBatchReader {
     // Read fields that are metadata columns (metadata_columns.h): (read index, field id).
     std::vector<std::pair<int, int32_t>> metadata_columns;
     int32_t spec_id = 0;
+    // Row lineage inheritance: the file's first row id (unknown: NULL row ids) and data
+    // sequence number.
+    std::optional<int64_t> first_row_id;
+    int64_t data_sequence_number = 0;
     // The _partition value's fields, when it is read.
     std::vector<Scalar> partition;
     std::unique_ptr<DeleteFilter> deletes;
@@ -167,8 +171,10 @@ class TaskStream final : public RecordBatchReader {
     columns.reserve(static_cast<size_t>(read_schema.num_fields()));
     for (int i = 0; i < read_schema.num_fields(); ++i) {
       if (!plan_.metadata_columns.empty() && IsMetadataColumn(read_schema.field(i).field_id())) {
+        const int source = plan_.source_column[static_cast<size_t>(i)];
+        ArrayPtr stored = source >= 0 ? raw->column(source) : nullptr;
         FLOE_ASSIGN_OR_RAISE(ArrayPtr column,
-                             MetadataArray(read_schema.field(i), first_position, rows));
+                             MetadataArray(read_schema.field(i), stored, first_position, rows));
         columns.push_back(std::move(column));
         continue;
       }
@@ -199,9 +205,30 @@ class TaskStream final : public RecordBatchReader {
     return internal::FilterBatch(out, keep, plan_.pool);
   }
 
-  // The values of a metadata column for `rows` rows from file position `first_position`.
-  Result<ArrayPtr> MetadataArray(const Field& field, int64_t first_position, int64_t rows) {
+  // The values of a metadata column for `rows` rows from file position `first_position`;
+  // `stored` is the file's column of a row lineage field, or null.
+  Result<ArrayPtr> MetadataArray(const Field& field, const ArrayPtr& stored, int64_t first_position,
+                                 int64_t rows) {
     switch (field.field_id()) {
+      case kRowIdColumnId:
+      case kLastUpdatedSequenceNumberColumnId: {
+        // A stored value wins; a NULL (or no column) inherits.
+        const bool row_id = field.field_id() == kRowIdColumnId;
+        NumericBuilder<int64_t> builder(Int64(), plan_.pool);
+        FLOE_RETURN_NOT_OK(builder.Reserve(rows));
+        for (int64_t r = 0; r < rows; ++r) {
+          if (stored != nullptr && stored->IsValid(r)) {
+            builder.UnsafeAppend(stored->Value<int64_t>(r));
+          } else if (!row_id) {
+            builder.UnsafeAppend(plan_.data_sequence_number);
+          } else if (plan_.first_row_id) {
+            builder.UnsafeAppend(*plan_.first_row_id + first_position + r);
+          } else {
+            FLOE_RETURN_NOT_OK(builder.AppendNull());
+          }
+        }
+        return builder.Finish();
+      }
       case kFileColumnId:
         return internal::ConstantArray(Scalar::Str(plan_.path), rows, plan_.pool);
       case kSpecIdColumnId:
@@ -362,6 +389,8 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
     }
   }
   plan.spec_id = task.spec != nullptr ? task.spec->spec_id() : data_file.spec_id;
+  plan.first_row_id = data_file.first_row_id;
+  plan.data_sequence_number = task.data_sequence_number;
   std::vector<int32_t> missing_ids;
   for (int32_t id : extra_ids) {
     bool present = std::any_of(read_fields.begin(), read_fields.end(),
@@ -411,7 +440,8 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
   std::vector<int> file_columns;
   plan.source_column.assign(read_fields.size(), -1);
   for (size_t i = 0; i < read_fields.size(); ++i) {
-    if (IsMetadataColumn(read_fields[i].field_id())) continue;
+    const int32_t read_id = read_fields[i].field_id();
+    if (IsMetadataColumn(read_id) && !IsRowLineageColumn(read_id)) continue;
     for (size_t c = 0; c < file_fields.size(); ++c) {
       if (!file_fields[c].has_field_id() ||
           file_fields[c].field_id() != read_fields[i].field_id()) {
@@ -441,9 +471,10 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
                           std::back_inserter(kept));
     row_groups = std::move(kept);
   }
-  const bool reads_positions =
-      std::any_of(plan.metadata_columns.begin(), plan.metadata_columns.end(),
-                  [](const auto& column) { return column.second == kPosColumnId; });
+  const bool reads_positions = std::any_of(
+      plan.metadata_columns.begin(), plan.metadata_columns.end(), [](const auto& column) {
+        return column.second == kPosColumnId || column.second == kRowIdColumnId;
+      });
   const bool need_positions =
       reads_positions || (plan.deletes != nullptr && plan.deletes->has_position_deletes());
   std::vector<int64_t> first_row(metadata.row_groups.size() + 1, 0);

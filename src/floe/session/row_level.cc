@@ -106,12 +106,15 @@ std::string Qualifier(const std::vector<std::string>& table, const std::string& 
 }
 
 // The change query's leading columns: the target row's metadata columns, then _op.
-void AddMetadataItems(const std::string& q, bool has_partition, ParsedExprPtr op,
+void AddMetadataItems(const std::string& q, ChangeColumns columns, ParsedExprPtr op,
                       sql::SelectStmt* select) {
   select->targets.push_back(Item(ColumnRef(q, "_file"), "_file"));
   select->targets.push_back(Item(ColumnRef(q, "_pos"), "_pos"));
   select->targets.push_back(Item(ColumnRef(q, "_spec_id"), "_spec_id"));
-  if (has_partition) select->targets.push_back(Item(ColumnRef(q, "_partition"), "_partition"));
+  if (columns.partition) {
+    select->targets.push_back(Item(ColumnRef(q, "_partition"), "_partition"));
+  }
+  if (columns.row_id) select->targets.push_back(Item(ColumnRef(q, "_row_id"), "_row_id"));
   select->targets.push_back(Item(std::move(op), "_op"));
 }
 
@@ -157,12 +160,12 @@ namespace {
 // SELECT <metadata columns>, <op> [, values added later] FROM target [AS alias], <others>
 // WHERE <where>: the change query of DELETE and UPDATE.
 std::shared_ptr<sql::SelectStmt> TargetChanges(const std::vector<std::string>& table,
-                                               const std::string& alias, bool has_partition,
+                                               const std::string& alias, ChangeColumns columns,
                                                connector::RowChangeOp op,
                                                const std::vector<sql::TableRefPtr>& others,
                                                const ParsedExprPtr& where) {
   auto select = std::make_shared<sql::SelectStmt>();
-  AddMetadataItems(Qualifier(table, alias), has_partition, IntegerConstant(static_cast<int>(op)),
+  AddMetadataItems(Qualifier(table, alias), columns, IntegerConstant(static_cast<int>(op)),
                    select.get());
   select->from.push_back(TargetRef(table, alias));
   for (const sql::TableRefPtr& item : others) select->from.push_back(item);
@@ -172,25 +175,27 @@ std::shared_ptr<sql::SelectStmt> TargetChanges(const std::vector<std::string>& t
 
 }  // namespace
 
-Result<RowChanges> DeleteChanges(const sql::DeleteStatement& del, bool has_partition) {
+Result<RowChanges> DeleteChanges(const sql::DeleteStatement& del, ChangeColumns columns) {
   RowChanges changes;
   changes.command = RowChanges::Command::kDelete;
-  changes.has_partition = has_partition;
-  changes.query = TargetChanges(del.table, del.alias, has_partition,
-                                connector::RowChangeOp::kDelete, del.using_items, del.where);
+  changes.has_partition = columns.partition;
+  changes.row_lineage = columns.row_id;
+  changes.query = TargetChanges(del.table, del.alias, columns, connector::RowChangeOp::kDelete,
+                                del.using_items, del.where);
   return changes;
 }
 
 Result<RowChanges> UpdateChanges(const sql::UpdateStatement& update, const iceberg::Schema& schema,
-                                 bool has_partition, std::string_view table_name) {
+                                 ChangeColumns columns, std::string_view table_name) {
   RowChanges changes;
   changes.command = RowChanges::Command::kUpdate;
-  changes.has_partition = has_partition;
+  changes.has_partition = columns.partition;
+  changes.row_lineage = columns.row_id;
   changes.writes_rows = true;
   FLOE_ASSIGN_OR_RAISE(auto values, AssignedValues(update.assignments, schema, table_name));
   const std::string q = Qualifier(update.table, update.alias);
   std::shared_ptr<sql::SelectStmt> select =
-      TargetChanges(update.table, update.alias, has_partition, connector::RowChangeOp::kUpdate,
+      TargetChanges(update.table, update.alias, columns, connector::RowChangeOp::kUpdate,
                     update.from, update.where);
   for (int c = 0; c < schema.num_fields(); ++c) {
     const std::string& name = schema.fields()[static_cast<size_t>(c)].name();
@@ -202,10 +207,11 @@ Result<RowChanges> UpdateChanges(const sql::UpdateStatement& update, const icebe
 }
 
 Result<RowChanges> MergeChanges(const sql::MergeStatement& merge, const iceberg::Schema& schema,
-                                bool has_partition, std::string_view table_name) {
+                                ChangeColumns leading, std::string_view table_name) {
   RowChanges changes;
   changes.command = RowChanges::Command::kMerge;
-  changes.has_partition = has_partition;
+  changes.has_partition = leading.partition;
+  changes.row_lineage = leading.row_id;
   changes.writes_rows = true;
   const std::string q = Qualifier(merge.table, merge.alias);
   const size_t columns = static_cast<size_t>(schema.num_fields());
@@ -290,7 +296,7 @@ Result<RowChanges> MergeChanges(const sql::MergeStatement& merge, const iceberg:
                                },
                                IntegerConstant(0));
   auto inner = std::make_shared<sql::SelectStmt>();
-  AddMetadataItems(q, has_partition, op, inner.get());
+  AddMetadataItems(q, leading, op, inner.get());
   for (size_t c = 0; c < columns; ++c) {
     const std::string& name = schema.fields()[c].name();
     ParsedExprPtr value = clauses.empty() ? ColumnRef(q, name)
@@ -462,13 +468,14 @@ Result<RowLevelSettings> SettingsFor(RowChanges::Command command,
 
 Result<plan::LogicalPlanPtr> CopyOnWriteRows(plan::LogicalPlanPtr rewritten,
                                              plan::LogicalPlanPtr changes, int op_column,
-                                             const iceberg::Schema& table_schema,
-                                             bool writes_rows) {
+                                             const iceberg::Schema& table_schema, bool writes_rows,
+                                             bool row_lineage) {
   const int table_columns = table_schema.num_fields();
+  const int lineage = row_lineage ? 2 : 0;
   const Schema& in = *rewritten->schema;
-  if (in.num_fields() != table_columns + 2) {
+  if (in.num_fields() != table_columns + 2 + lineage) {
     return Status::Internal("copy-on-write: the rewritten scan has {} columns, not {}",
-                            in.num_fields(), table_columns + 2);
+                            in.num_fields(), table_columns + 2 + lineage);
   }
   const Schema& change_schema = *changes->schema;
   auto column = [](const Schema& schema, int i) {
@@ -488,7 +495,7 @@ Result<plan::LogicalPlanPtr> CopyOnWriteRows(plan::LogicalPlanPtr rewritten,
                      {column(in, table_columns), column(in, table_columns + 1)},
                      {column(change_schema, 0), column(change_schema, 1)}, nullptr);
   // The scan reads declared types (smallint, json, ...); the writer takes stored ones,
-  // which the conformed changes already have.
+  // which the conformed changes already have. Kept rows keep their lineage.
   std::vector<expr::ExprPtr> exprs;
   std::vector<std::string> names;
   for (int c = 0; c < table_columns; ++c) {
@@ -498,14 +505,24 @@ Result<plan::LogicalPlanPtr> CopyOnWriteRows(plan::LogicalPlanPtr rewritten,
     exprs.push_back(std::move(value));
     names.push_back(in.field(c).name());
   }
+  for (int c = 0; c < lineage; ++c) {
+    exprs.push_back(column(in, table_columns + 2 + c));
+    names.push_back(in.field(table_columns + 2 + c).name());
+  }
   kept = plan::MakeProjection(std::move(kept), exprs, names);
   if (!writes_rows) return kept;
-  // The new rows of updates and inserts.
+  // The new rows of updates and inserts: an updated row keeps its _row_id, and its NULL
+  // sequence number inherits the commit's.
   plan::LogicalPlanPtr added =
       plan::MakeFilter(std::move(changes), op_is_not(connector::RowChangeOp::kDelete));
   std::vector<expr::ExprPtr> values;
-  for (int c = 0; c < table_columns; ++c)
+  for (int c = 0; c < table_columns; ++c) {
     values.push_back(column(change_schema, op_column + 1 + c));
+  }
+  if (row_lineage) {
+    values.push_back(column(change_schema, op_column - 1));
+    values.push_back(expr::Literal(Scalar::Null(Int64())));
+  }
   added = plan::MakeProjection(std::move(added), std::move(values), names);
   return plan::MakeUnion({std::move(kept), std::move(added)}, /*all=*/true);
 }

@@ -33,34 +33,42 @@
 
 namespace floe::session {
 
+/// The leading columns of a change query: _file, _pos, _spec_id, then _partition when the
+/// table has a partitioned spec, then _row_id in format version 3 (row lineage), then _op.
+struct ChangeColumns {
+  bool partition = false;
+  bool row_id = false;
+};
+
 /// The change query of one statement (see above).
 struct RowChanges {
   enum class Command { kDelete, kUpdate, kMerge };
   Command command = Command::kDelete;
   sql::SelectStmtPtr query;
-  /// Whether the rows carry _partition (the table has a partitioned spec).
+  /// Whether the rows carry _partition (the table has a partitioned spec) and _row_id.
   bool has_partition = false;
+  bool row_lineage = false;
   /// Whether the rows carry new values (UPDATE, MERGE).
   bool writes_rows = false;
 
   /// The index of _op; the value columns follow it.
-  int op_column() const { return has_partition ? 4 : 3; }
+  int op_column() const { return 3 + (has_partition ? 1 : 0) + (row_lineage ? 1 : 0); }
   /// "DELETE", "UPDATE", "MERGE" (the command tag and the property's middle word).
   std::string_view tag() const;
 };
 
 /// The change query of DELETE FROM t [AS a] [USING ...] WHERE ... over a table with
 /// `schema`'s columns.
-Result<RowChanges> DeleteChanges(const sql::DeleteStatement& del, bool has_partition);
+Result<RowChanges> DeleteChanges(const sql::DeleteStatement& del, ChangeColumns columns);
 /// ... of UPDATE t [AS a] SET ... [FROM ...] [WHERE ...]. kBind for an unknown or repeated
 /// column, as PostgreSQL words it. `text` places the errors.
 Result<RowChanges> UpdateChanges(const sql::UpdateStatement& update, const iceberg::Schema& schema,
-                                 bool has_partition, std::string_view table_name);
+                                 ChangeColumns columns, std::string_view table_name);
 /// ... of MERGE INTO t [AS a] USING s ON c WHEN ...: the source LEFT JOIN the target; each
 /// row takes the first WHEN clause whose MATCHED / NOT MATCHED and condition hold (rows
 /// no clause takes, and DO NOTHING, are no change).
 Result<RowChanges> MergeChanges(const sql::MergeStatement& merge, const iceberg::Schema& schema,
-                                bool has_partition, std::string_view table_name);
+                                ChangeColumns columns, std::string_view table_name);
 
 /// The changes with at most one row per target row (_file, _pos): UPDATE ... FROM joined
 /// to several rows updates with one of them, as PostgreSQL does.
@@ -102,9 +110,13 @@ Result<RowLevelSettings> SettingsFor(RowChanges::Command command,
 /// to the changed files, whose output columns are the table's then _file and _pos) that no
 /// delete or update of `changes` (bound and conformed: op column `op_column`, the table's
 /// columns after it) names, and the new rows of the updates and inserts of `changes`.
-/// Output: the table's columns with their stored types (`table_schema`).
+/// Output: the table's columns with their stored types (`table_schema`), then, with
+/// `row_lineage`, _row_id and _last_updated_sequence_number (`rewritten` then carries them
+/// after _pos; a new row keeps its target row's _row_id, from the changes' column
+/// `op_column - 1`, with a NULL sequence number).
 Result<plan::LogicalPlanPtr> CopyOnWriteRows(plan::LogicalPlanPtr rewritten,
                                              plan::LogicalPlanPtr changes, int op_column,
-                                             const iceberg::Schema& table_schema, bool writes_rows);
+                                             const iceberg::Schema& table_schema, bool writes_rows,
+                                             bool row_lineage);
 
 }  // namespace floe::session

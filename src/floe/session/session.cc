@@ -256,17 +256,17 @@ class SessionImpl final : public Session {
   }
 
   // The change query builder of a row-level statement (row_level.h); `body` must outlive it.
-  static std::function<Result<RowChanges>(const iceberg::Schema&, bool)> RowLevelChanges(
+  static std::function<Result<RowChanges>(const iceberg::Schema&, ChangeColumns)> RowLevelChanges(
       const sql::StatementBody& body) {
-    return [&body](const iceberg::Schema& schema, bool partitioned) -> Result<RowChanges> {
+    return [&body](const iceberg::Schema& schema, ChangeColumns columns) -> Result<RowChanges> {
       if (const auto* del = std::get_if<sql::DeleteStatement>(&body)) {
-        return DeleteChanges(*del, partitioned);
+        return DeleteChanges(*del, columns);
       }
       if (const auto* update = std::get_if<sql::UpdateStatement>(&body)) {
-        return UpdateChanges(*update, schema, partitioned, update->table.back());
+        return UpdateChanges(*update, schema, columns, update->table.back());
       }
       const auto& merge = std::get<sql::MergeStatement>(body);
-      return MergeChanges(merge, schema, partitioned, merge.table.back());
+      return MergeChanges(merge, schema, columns, merge.table.back());
     };
   }
 
@@ -639,7 +639,7 @@ class SessionImpl final : public Session {
   // -------------------------------------------------------------------------------------
   // Row-level changes: DELETE ... WHERE / USING, UPDATE, MERGE (row_level.h)
 
-  using ChangesOf = std::function<Result<RowChanges>(const iceberg::Schema&, bool)>;
+  using ChangesOf = std::function<Result<RowChanges>(const iceberg::Schema&, ChangeColumns)>;
 
   // A row-level statement ready to plan: its target loaded (every reference to it in the
   // statement reads this version), its change query, the table's strategy and the write
@@ -671,7 +671,10 @@ class SessionImpl final : public Session {
       return Status::Corrupt("table {} has no current schema", st->id.ToString());
     }
     FLOE_ASSIGN_OR_RAISE(TypePtr unified, iceberg::UnifiedPartitionType(metadata));
-    FLOE_ASSIGN_OR_RAISE(st->changes, changes_of(*st->schema, unified != nullptr));
+    ChangeColumns columns;
+    columns.partition = unified != nullptr;
+    columns.row_id = metadata.format_version >= 3;
+    FLOE_ASSIGN_OR_RAISE(st->changes, changes_of(*st->schema, columns));
     FLOE_ASSIGN_OR_RAISE(st->settings, SettingsFor(st->changes.command, metadata.properties));
     if (st->settings.merge_on_read && metadata.format_version < 2) {
       return Status::Invalid(
@@ -687,6 +690,7 @@ class SessionImpl final : public Session {
     st->target = std::make_shared<connector::IcebergWriteTarget>(*made);
     st->target->base_snapshot_id = metadata.current_snapshot_id;
     st->target->serializable = st->settings.serializable;
+    st->target->row_lineage = columns.row_id;
     return st;
   }
 
@@ -791,7 +795,12 @@ class SessionImpl final : public Session {
         connector::IcebergTable::Make(st->id.ToString(), st->table, {}, changed.files));
     std::vector<int> projection;
     for (int c = 0; c < st->schema->num_fields(); ++c) projection.push_back(c);
-    for (const char* column : {"_file", "_pos"}) {
+    std::vector<const char*> metadata_columns = {"_file", "_pos"};
+    if (changes.row_lineage) {
+      metadata_columns.push_back("_row_id");
+      metadata_columns.push_back("_last_updated_sequence_number");
+    }
+    for (const char* column : metadata_columns) {
       const SchemaPtr& columns = rewritten_table->schema();
       int found = -1;
       for (int c = columns->num_fields() - rewritten_table->hidden_columns();
@@ -806,10 +815,10 @@ class SessionImpl final : public Session {
       }
       projection.push_back(found);
     }
-    FLOE_ASSIGN_OR_RAISE(
-        plan::LogicalPlanPtr rows,
-        CopyOnWriteRows(plan::MakeScan(rewritten_table, std::move(projection)), std::move(bound),
-                        changes.op_column(), *st->schema, changes.writes_rows));
+    FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr rows,
+                         CopyOnWriteRows(plan::MakeScan(rewritten_table, std::move(projection)),
+                                         std::move(bound), changes.op_column(), *st->schema,
+                                         changes.writes_rows, changes.row_lineage));
     PlannedWrite planned;
     FLOE_ASSIGN_OR_RAISE(planned.query.logical, plan::Optimize(rows));
     FLOE_ASSIGN_OR_RAISE(exec::PlanPtr input,

@@ -21,7 +21,7 @@ from row_level_differential import (COLUMN_NAMES, COLUMNS, ROWS, SEQUENCES, SOUR
                                     SOURCE_ROWS, table_options)
 
 CATALOG = "fl"
-PARTITIONINGS = ["", "bucket(4, id)", "month(d)", "k", "truncate(2, s)"]
+PARTITIONINGS = ["", "bucket(4, id)", "month(d)"]
 MODES = ["copy-on-write", "merge-on-read"]
 VERSIONS = [2, 3]
 
@@ -55,20 +55,30 @@ class World:
         self.floe.ok(CATALOG, "CREATE SCHEMA db")
         self.spark = Spark(tmp, {CATALOG: jdbc_catalog(self.db, self.warehouse)})
         self.tables = []
+        self.versions = {}
 
 
 def text_columns(cast):
     return ", ".join(f"coalesce({cast(c)}, '<null>')" for c in COLUMN_NAMES)
 
 
-def floe_rows(world, namespace):
-    query = f"SELECT {text_columns(lambda c: f'{c}::text')} FROM {namespace}.t"
-    return sorted(world.floe.rows(CATALOG, query))
+# Format version 3 tables are compared with their row lineage too: every kept row keeps its
+# _row_id and _last_updated_sequence_number, an updated row keeps its _row_id.
+LINEAGE = ["_row_id", "_last_updated_sequence_number"]
 
 
-def spark_rows(world, namespace):
-    query = (f"SELECT {text_columns(lambda c: f'CAST({c} AS STRING)')} "
-             f"FROM {CATALOG}.{namespace}.t")
+def floe_rows(world, namespace, lineage=False):
+    columns = text_columns(lambda c: f'{c}::text')
+    if lineage:
+        columns += ", " + ", ".join(f"{c}::text" for c in LINEAGE)
+    return sorted(world.floe.rows(CATALOG, f"SELECT {columns} FROM {namespace}.t"))
+
+
+def spark_rows(world, namespace, lineage=False):
+    columns = text_columns(lambda c: f'CAST({c} AS STRING)')
+    if lineage:
+        columns += ", " + ", ".join(f"CAST({c} AS STRING)" for c in LINEAGE)
+    query = f"SELECT {columns} FROM {CATALOG}.{namespace}.t"
     return sorted(tuple(str(v) for v in r) for r in world.spark.rows(query))
 
 
@@ -78,6 +88,7 @@ def floe_changes(world, namespace, statements):
 
 def make_table(world, index, partitioning, mode, version, sequence):
     namespace = f"n{index}"
+    world.versions[namespace] = version
     statements = [s for s in SEQUENCES[sequence] if not any(r in s for r in REFUSED)]
     world.floe.ok(CATALOG, f"CREATE SCHEMA {namespace}")
     floe_changes(world, namespace, [
@@ -91,19 +102,23 @@ def make_table(world, index, partitioning, mode, version, sequence):
 
 
 def spark_reads_floe(world, namespace):
-    want = floe_rows(world, namespace)
-    check(f"{namespace}: Spark's rows of floe's table", spark_rows(world, namespace), want)
-    return f"{len(want)} rows"
+    lineage = world.versions[namespace] >= 3
+    want = floe_rows(world, namespace, lineage)
+    check(f"{namespace}: Spark's rows of floe's table", spark_rows(world, namespace, lineage),
+          want)
+    return f"{len(want)} rows" + (", row lineage included" if lineage else "")
 
 
 def floe_reads_spark(world, namespace):
     for statement in SPARK_CHANGES:
         world.spark.sql(statement.format(t=f"{CATALOG}.{namespace}.t"))
-    want = spark_rows(world, namespace)
-    check(f"{namespace}: floe's rows after Spark's changes", floe_rows(world, namespace), want)
+    lineage = world.versions[namespace] >= 3
+    want = spark_rows(world, namespace, lineage)
+    check(f"{namespace}: floe's rows after Spark's changes", floe_rows(world, namespace, lineage),
+          want)
     floe_changes(world, namespace, FLOE_AFTER_SPARK)
     check(f"{namespace}: Spark's rows after floe changed Spark's changes",
-          spark_rows(world, namespace), floe_rows(world, namespace))
+          spark_rows(world, namespace, lineage), floe_rows(world, namespace, lineage))
     files = world.spark.rows(
         f"SELECT content, count(*) FROM {CATALOG}.{namespace}.t.files GROUP BY content")
     return "files by content " + ", ".join(f"{c}:{n}" for c, n in sorted(files))

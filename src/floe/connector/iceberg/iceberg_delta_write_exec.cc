@@ -227,7 +227,7 @@ class DeltaWriteStream final : public exec::BatchStream {
     const Array& pos = *batch.column(1);
     const Array& spec = *batch.column(2);
     const int op_column = node_->op_column();
-    const Array* partition = op_column == 4 ? batch.column(3).get() : nullptr;
+    const Array* partition = node_->has_partition() ? batch.column(3).get() : nullptr;
     const Array& op = *batch.column(op_column);
     // The rows whose values are written (updates and inserts that are not duplicates).
     std::vector<int64_t> keep;
@@ -274,13 +274,24 @@ class DeltaWriteStream final : public exec::BatchStream {
     const int first_value = op_column + 1;
     std::vector<ArrayPtr> columns;
     std::vector<Field> fields;
-    for (int c = first_value; c < batch.num_columns(); ++c) {
+    std::vector<int> sources;
+    for (int c = first_value; c < batch.num_columns(); ++c) sources.push_back(c);
+    // Row lineage: the updated row's _row_id (an insert's NULL) and a NULL sequence number.
+    if (target_->row_lineage) sources.push_back(op_column - 1);
+    for (int c : sources) {
       std::unique_ptr<ArrayBuilder> builder = MakeBuilder(batch.column(c)->type(), ctx_->pool());
       FLOE_RETURN_NOT_OK(
           builder->AppendIndices(*batch.column(c), keep.data(), static_cast<int64_t>(keep.size())));
       FLOE_ASSIGN_OR_RAISE(ArrayPtr column, builder->Finish());
       columns.push_back(std::move(column));
       fields.push_back(batch.schema()->field(c));
+    }
+    if (target_->row_lineage) {
+      FLOE_ASSIGN_OR_RAISE(
+          ArrayPtr nulls,
+          Array::MakeNull(Int64(), static_cast<int64_t>(keep.size()), ctx_->pool()));
+      columns.push_back(std::move(nulls));
+      fields.emplace_back("_last_updated_sequence_number", Int64(), true);
     }
     FLOE_ASSIGN_OR_RAISE(RecordBatchPtr rows,
                          RecordBatch::Make(std::make_shared<Schema>(std::move(fields)),
@@ -523,7 +534,7 @@ Result<exec::PlanPtr> IcebergDeltaWriteExec::Make(IcebergWriteTargetPtr target, 
                                                   std::shared_ptr<const PreviousDeletes> previous) {
   if (!target || !input) return Status::Internal("IcebergDeltaWriteExec: no target or input");
   const SchemaPtr& in = input->schema();
-  const int op = has_partition ? 4 : 3;
+  const int op = 3 + (has_partition ? 1 : 0) + (target->row_lineage ? 1 : 0);
   auto expect = [&](int i, TypeId id, std::string_view what) -> Status {
     if (in->num_fields() <= i || in->field(i).type()->id() != id) {
       return Status::Internal("IcebergDeltaWriteExec: input column {} must be {}", i, what);
@@ -534,6 +545,7 @@ Result<exec::PlanPtr> IcebergDeltaWriteExec::Make(IcebergWriteTargetPtr target, 
   FLOE_RETURN_NOT_OK(expect(1, TypeId::kInt64, "_pos"));
   FLOE_RETURN_NOT_OK(expect(2, TypeId::kInt32, "_spec_id"));
   if (has_partition) FLOE_RETURN_NOT_OK(expect(3, TypeId::kStruct, "_partition"));
+  if (target->row_lineage) FLOE_RETURN_NOT_OK(expect(op - 1, TypeId::kInt64, "_row_id"));
   FLOE_RETURN_NOT_OK(expect(op, TypeId::kInt32, "_op"));
   const iceberg::SchemaPtr schema = target->table.metadata->CurrentSchema();
   const int values = in->num_fields() - op - 1;

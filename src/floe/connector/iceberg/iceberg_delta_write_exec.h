@@ -29,8 +29,10 @@ using PreviousDeletes = std::map<std::string, std::vector<iceberg::DataFilePtr>>
 
 /// Writes the changes of its input partition by partition. Input columns: _file (string),
 /// _pos (bigint), _spec_id (int), then _partition (the table's unified partition struct) when
-/// `has_partition`, then _op (int, RowChangeOp), then, when `writes_rows`, the table schema's
-/// top-level columns with the table's types.
+/// `has_partition`, then _row_id (bigint) when the target keeps row lineage, then _op (int,
+/// RowChangeOp), then, when `writes_rows`, the table schema's top-level columns with the
+/// table's types. With row lineage the rows written keep the _row_id of the row they update
+/// (an insert's is NULL) and a NULL _last_updated_sequence_number (the commit's).
 ///
 /// Requires Hash(_file) and the ordering (_file, _pos): each task writes one position delete
 /// file per data file it deletes rows of (Iceberg's write.delete.granularity = file), sorted by
@@ -70,8 +72,10 @@ class IcebergDeltaWriteExec final : public exec::ExecutionPlan {
   std::string ToString() const override;
 
   const IcebergWriteTargetPtr& target() const { return target_; }
-  /// The index of the _op column (the first value column follows it).
-  int op_column() const { return has_partition_ ? 4 : 3; }
+  bool has_partition() const { return has_partition_; }
+  /// The index of the _op column (the first value column follows it); _row_id precedes it
+  /// when the target keeps row lineage.
+  int op_column() const { return 3 + (has_partition_ ? 1 : 0) + (target_->row_lineage ? 1 : 0); }
 
  private:
   IcebergDeltaWriteExec() = default;

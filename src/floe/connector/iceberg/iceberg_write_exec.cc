@@ -147,9 +147,11 @@ Result<exec::PlanPtr> IcebergWriteExec::Make(IcebergWriteTargetPtr target, exec:
   iceberg::SchemaPtr schema = metadata.CurrentSchema();
   const std::vector<Field>& columns = schema->fields();
   const SchemaPtr& input_schema = input->schema();
-  if (input_schema->num_fields() != static_cast<int>(columns.size())) {
-    return Status::Invalid("writing {}: the input has {} columns, the table {}", target->table_name,
-                           input_schema->num_fields(), columns.size());
+  const size_t lineage = target->row_lineage ? 2 : 0;
+  if (input_schema->num_fields() != static_cast<int>(columns.size() + lineage)) {
+    return Status::Invalid("writing {}: the input has {} columns, the table {}{}",
+                           target->table_name, input_schema->num_fields(), columns.size(),
+                           lineage > 0 ? " and its two row lineage columns" : "");
   }
   for (size_t i = 0; i < columns.size(); ++i) {
     const Field& have = input_schema->field(static_cast<int>(i));

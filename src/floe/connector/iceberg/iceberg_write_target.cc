@@ -13,6 +13,7 @@
 #include "floe/connector/iceberg/iceberg_write_target.h"
 #include "floe/exec/plan_codec.h"
 #include "floe/iceberg/in_flight_files.h"
+#include "floe/iceberg/metadata_columns.h"
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table_metadata.h"
 #include "floe/iceberg/table_update.h"
@@ -170,6 +171,7 @@ Status EncodeTarget(const IcebergWriteTarget& target, pb::IcebergWriteTarget* ou
   if (target.base_snapshot_id) out->set_base_snapshot_id(*target.base_snapshot_id);
   out->set_serializable(target.serializable);
   for (const std::string& path : target.rewritten_files) out->add_rewritten_files(path);
+  out->set_row_lineage(target.row_lineage);
   return Status::OK();
 }
 
@@ -251,6 +253,15 @@ Result<iceberg::PartitionedWriterOptions> TaskWriterOptions(const IcebergWriteTa
   options.task_id = 0;
   options.operation_id = target.operation_id;
   options.in_flight_owner = ctx.get();  // sealed by the commit (IcebergCommitExec)
+  if (target.row_lineage) {
+    // The data files store the rows' lineage after the table's columns.
+    std::vector<Field> fields = options.schema->fields();
+    for (Field& field : iceberg::RowLineageFields()) fields.push_back(std::move(field));
+    FLOE_ASSIGN_OR_RAISE(
+        options.schema,
+        iceberg::Schema::Make(options.schema->schema_id(), std::move(fields),
+                              options.schema->identifier_field_ids(), options.schema->defaults()));
+  }
   const int slots = ctx->threads() != nullptr ? std::max(1, ctx->threads()->size()) : 1;
   options.fanout_memory_budget_bytes =
       std::max<int64_t>(kMinFanoutBudget, ctx->config().memory_limit() / 2 / slots);
@@ -333,6 +344,7 @@ Result<IcebergWriteTargetPtr> DecodeTarget(const codec::PlanDecoder& in,
   if (m.has_base_snapshot_id()) target->base_snapshot_id = m.base_snapshot_id();
   target->serializable = m.serializable();
   target->rewritten_files.assign(m.rewritten_files().begin(), m.rewritten_files().end());
+  target->row_lineage = m.row_lineage();
   target->ops = std::make_shared<UnconnectedTableOperations>(
       m.catalog_table().empty() ? m.table_name() : m.catalog_table(), m.operation_id(),
       target->table.io);

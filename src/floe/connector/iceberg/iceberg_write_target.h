@@ -58,6 +58,11 @@ struct IcebergWriteTarget {
   std::optional<int64_t> base_snapshot_id;
   bool serializable = true;
   std::vector<std::string> rewritten_files;
+  /// Format version 3 row-level changes: the rows written carry _row_id and
+  /// _last_updated_sequence_number after the table's columns (kept rows keep both, updated
+  /// rows keep their _row_id with a NULL sequence number, which inherits the commit's), and
+  /// the data files store them.
+  bool row_lineage = false;
 };
 using IcebergWriteTargetPtr = std::shared_ptr<const IcebergWriteTarget>;
 
