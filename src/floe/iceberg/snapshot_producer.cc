@@ -1315,6 +1315,13 @@ DeleteFiles& DeleteFiles::DeleteFromRowFilter(ExpressionPtr filter) {
   return *this;
 }
 
+DeleteFiles& DeleteFiles::ValidateNoConflictingData(ExpressionPtr filter, int64_t snapshot_id) {
+  validate_no_conflicting_data_ = true;
+  conflict_detection_filter_ = std::move(filter);
+  validate_from_snapshot_id_ = snapshot_id;
+  return *this;
+}
+
 DeleteFiles& DeleteFiles::CaseSensitive(bool case_sensitive) {
   case_sensitive_ = case_sensitive;
   return *this;
@@ -1365,6 +1372,11 @@ RowDelta& RowDelta::ValidateFromSnapshot(int64_t snapshot_id) {
 RowDelta& RowDelta::ValidateNoConflictingDataFiles() {
   validate_no_conflicting_data_ = true;
   conflict_detection_filter_ = Expression::True();
+  return *this;
+}
+
+RowDelta& RowDelta::ConflictDetectionFilter(ExpressionPtr filter) {
+  conflict_detection_filter_ = std::move(filter);
   return *this;
 }
 

@@ -276,6 +276,9 @@ class DeleteFiles final : public SnapshotProducer {
   static std::unique_ptr<DeleteFiles> Make(TableOperationsPtr ops);
   DeleteFiles& DeleteFile(std::string path);
   DeleteFiles& DeleteFromRowFilter(ExpressionPtr filter);
+  /// Data files appended since `snapshot_id` that may hold rows matching `filter` fail the
+  /// commit (a row-level DELETE under serializable isolation that removes whole files).
+  DeleteFiles& ValidateNoConflictingData(ExpressionPtr filter, int64_t snapshot_id);
   DeleteFiles& CaseSensitive(bool case_sensitive);
 
  private:
@@ -318,6 +321,9 @@ class RowDelta final : public SnapshotProducer {
   RowDelta& RemoveDeletes(DataFilePtr file);
   RowDelta& ValidateFromSnapshot(int64_t snapshot_id);
   RowDelta& ValidateNoConflictingDataFiles();
+  /// Narrows ValidateNoConflictingDataFiles to data files that may hold rows matching
+  /// `filter` (unbound or bound to the current schema).
+  RowDelta& ConflictDetectionFilter(ExpressionPtr filter);
   RowDelta& ValidateNoConflictingDeleteFiles();
 
  private:

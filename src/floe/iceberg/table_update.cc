@@ -578,15 +578,19 @@ Result<TableMetadataPtr> NewTableMetadata(const NewTableOptions& options, int64_
   md.format_version = options.format_version;
   if (auto it = md.properties.find("format-version"); it != md.properties.end()) {
     const std::string& text = it->second;
-    if (text != "1" && text != "2") {
-      return Status::Invalid("format-version '{}' cannot be written (1 or 2 can)", text);
+    if (text.size() != 1 || text[0] < '1' || text[0] > '0' + kMaxWrittenFormatVersion) {
+      return Status::Invalid("format-version '{}' cannot be written (1 to {} can)", text,
+                             kMaxWrittenFormatVersion);
     }
     md.format_version = text[0] - '0';
     md.properties.erase(it);
   }
   if (md.format_version < 1 || md.format_version > kMaxWrittenFormatVersion) {
-    return Status::Invalid("format version {} cannot be written (1 or 2 can)", md.format_version);
+    return Status::Invalid("format version {} cannot be written (1 to {} can)", md.format_version,
+                           kMaxWrittenFormatVersion);
   }
+  // Row lineage starts at 0 (spec, "Row Lineage").
+  if (md.format_version >= 3) md.next_row_id = 0;
 
   FreshFieldIds fresh;
   std::vector<Field> fields = fresh.Fields(options.schema->fields());

@@ -351,11 +351,12 @@ sql::SelectStmtPtr ChangedFilesQuery(const RowChanges& changes) {
   return select;
 }
 
-sql::SelectStmtPtr DeleteFilterQuery(const sql::DeleteStatement& del) {
+sql::SelectStmtPtr TargetFilterQuery(const std::vector<std::string>& table,
+                                     const std::string& alias, const sql::ParsedExprPtr& where) {
   auto select = std::make_shared<sql::SelectStmt>();
   select->targets.push_back(Item(IntegerConstant(1), "one"));
-  select->from.push_back(TargetRef(del.table, del.alias));
-  select->where = del.where;
+  select->from.push_back(TargetRef(table, alias));
+  select->where = where;
   return select;
 }
 
@@ -369,10 +370,14 @@ void SplitConjuncts(const expr::ExprPtr& e, std::vector<expr::ExprPtr>* out) {
   out->push_back(e);
 }
 
-}  // namespace
+// A bound TargetFilterQuery that is Projection <- Filter <- Scan of an Iceberg table of all
+// its columns (a subquery would add joins): the table and the WHERE's conjuncts.
+struct TargetFilter {
+  const connector::IcebergTable* table = nullptr;
+  std::vector<expr::ExprPtr> conjuncts;
+};
 
-Result<std::optional<WholeFiles>> WholeFileDelete(const plan::LogicalPlanPtr& bound) {
-  // Projection <- Filter <- Scan of the Iceberg table, nothing else (a subquery adds joins).
+std::optional<TargetFilter> FilterOverTarget(const plan::LogicalPlanPtr& bound) {
   if (bound->kind != plan::LogicalKind::kProjection || bound->children.size() != 1) {
     return std::nullopt;
   }
@@ -382,17 +387,46 @@ Result<std::optional<WholeFiles>> WholeFileDelete(const plan::LogicalPlanPtr& bo
   }
   const plan::LogicalPlanPtr& scan = filter->children[0];
   if (scan->kind != plan::LogicalKind::kScan || !scan->filters.empty()) return std::nullopt;
-  const auto* table = dynamic_cast<const connector::IcebergTable*>(scan->source.get());
-  if (table == nullptr) return std::nullopt;
+  TargetFilter out;
+  out.table = dynamic_cast<const connector::IcebergTable*>(scan->source.get());
+  if (out.table == nullptr) return std::nullopt;
   for (size_t i = 0; i < scan->projection.size(); ++i) {
     if (scan->projection[i] != static_cast<int>(i)) return std::nullopt;
   }
+  SplitConjuncts(filter->predicate, &out.conjuncts);
+  return out;
+}
+
+}  // namespace
+
+iceberg::ExpressionPtr ConflictFilter(const plan::LogicalPlanPtr& bound) {
+  std::optional<TargetFilter> target = FilterOverTarget(bound);
+  if (!target) return nullptr;
+  const Schema& columns = *target->table->schema();
+  const int visible = columns.num_fields() - target->table->hidden_columns();
+  iceberg::ExpressionPtr out;
+  for (const expr::ExprPtr& conjunct : target->conjuncts) {
+    bool only_table_columns = true;
+    for (int column : expr::ReferencedColumns(*conjunct)) {
+      only_table_columns = only_table_columns && column < visible;
+    }
+    if (!only_table_columns) continue;
+    std::optional<iceberg::ExpressionPtr> converted =
+        connector::ToIcebergFilter(*conjunct, columns);
+    if (!converted) continue;
+    out = out ? iceberg::Expression::And(out, *converted) : *converted;
+  }
+  return out;
+}
+
+Result<std::optional<WholeFiles>> WholeFileDelete(const plan::LogicalPlanPtr& bound) {
+  std::optional<TargetFilter> target = FilterOverTarget(bound);
+  if (!target) return std::nullopt;
+  const connector::IcebergTable* table = target->table;
   const Schema& columns = *table->schema();
   const int visible = columns.num_fields() - table->hidden_columns();
-  std::vector<expr::ExprPtr> conjuncts;
-  SplitConjuncts(filter->predicate, &conjuncts);
   iceberg::ExpressionPtr iceberg_filter;
-  for (const expr::ExprPtr& conjunct : conjuncts) {
+  for (const expr::ExprPtr& conjunct : target->conjuncts) {
     if (!connector::ConvertsExactly(*conjunct, columns, visible)) return std::nullopt;
     std::optional<iceberg::ExpressionPtr> converted =
         connector::ToIcebergFilter(*conjunct, columns);

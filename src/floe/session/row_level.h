@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "floe/common/result.h"
+#include "floe/iceberg/expression.h"
 #include "floe/iceberg/schema.h"
 #include "floe/plan/logical_plan.h"
 #include "floe/sql/ast.h"
@@ -79,16 +80,24 @@ sql::SelectStmtPtr DistinctChanges(const RowChanges& changes);
 ///   SELECT _file, count(*), count(DISTINCT _pos) FROM (changes) GROUP BY _file
 sql::SelectStmtPtr ChangedFilesQuery(const RowChanges& changes);
 
-/// DELETE FROM t WHERE ... without USING, as `SELECT 1 FROM t WHERE ...` over the target
-/// alone: its bound WHERE tells whether the delete can remove whole files.
-sql::SelectStmtPtr DeleteFilterQuery(const sql::DeleteStatement& del);
+/// `SELECT 1 FROM table [AS alias] WHERE where` over the target alone (the WHERE of a DELETE
+/// without USING or an UPDATE without FROM): bound, it tells whether a DELETE can remove
+/// whole files (WholeFileDelete) and what rows concurrent appends conflict with
+/// (ConflictFilter).
+sql::SelectStmtPtr TargetFilterQuery(const std::vector<std::string>& table,
+                                     const std::string& alias, const sql::ParsedExprPtr& where);
+
+/// The Iceberg form of the conjuncts of `bound` (TargetFilterQuery bound) that convert (a
+/// superset of the rows the statement matches), for serializable conflict detection; null
+/// when `bound` is not a filter over the Iceberg table's scan or nothing converts.
+iceberg::ExpressionPtr ConflictFilter(const plan::LogicalPlanPtr& bound);
 
 /// The data files a DELETE removes whole, without reading them, and their rows.
 struct WholeFiles {
   std::vector<std::string> paths;
   int64_t rows = 0;
 };
-/// When `bound` (DeleteFilterQuery bound) filters an Iceberg table scan with conjuncts that
+/// When `bound` (TargetFilterQuery bound) filters an Iceberg table scan with conjuncts that
 /// convert to Iceberg exactly (ConvertsExactly), and every data file of the table's current
 /// snapshot that may hold a matching row holds only matching rows (by its partition, else
 /// by its column metrics) and has no delete file: those files. nullopt otherwise (the delete

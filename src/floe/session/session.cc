@@ -229,7 +229,8 @@ class SessionImpl final : public Session {
     }
     if (const std::vector<std::string>* table = RowLevelTable(statement.body)) {
       FLOE_ASSIGN_OR_RAISE(std::unique_ptr<RowLevelStatement> st,
-                           PrepareRowLevel(*table, RowLevelChanges(statement.body)));
+                           PrepareRowLevel(*table, RowLevelChanges(statement.body),
+                                           RowLevelTargetWhere(statement.body), statement.text));
       if (!st->settings.merge_on_read) {
         return Status::NotSupported(
             "a copy-on-write {} runs a query to find the files it rewrites before its write can "
@@ -253,6 +254,25 @@ class SessionImpl final : public Session {
     if (const auto* update = std::get_if<sql::UpdateStatement>(&body)) return &update->table;
     if (const auto* merge = std::get_if<sql::MergeStatement>(&body)) return &merge->table;
     return nullptr;
+  }
+
+  // The WHERE of a row-level statement that reads the target alone (DELETE without USING,
+  // UPDATE without FROM), as TargetFilterQuery takes it; nullopt otherwise.
+  struct TargetWhere {
+    const sql::DeleteStatement* del = nullptr;  // set for a DELETE
+    std::string alias;
+    sql::ParsedExprPtr where;
+  };
+  static std::optional<TargetWhere> RowLevelTargetWhere(const sql::StatementBody& body) {
+    if (const auto* del = std::get_if<sql::DeleteStatement>(&body)) {
+      if (!del->using_items.empty()) return std::nullopt;
+      return TargetWhere{del, del->alias, del->where};
+    }
+    if (const auto* update = std::get_if<sql::UpdateStatement>(&body)) {
+      if (!update->from.empty()) return std::nullopt;
+      return TargetWhere{nullptr, update->alias, update->where};
+    }
+    return std::nullopt;
   }
 
   // The change query builder of a row-level statement (row_level.h); `body` must outlive it.
@@ -334,9 +354,8 @@ class SessionImpl final : public Session {
       return ExecuteDelete(*del);
     }
     if (const std::vector<std::string>* table = RowLevelTable(body)) {
-      const auto* del = std::get_if<sql::DeleteStatement>(&body);
       return ExecuteRowLevel(*table, statement.text, RowLevelChanges(body),
-                             del != nullptr && del->using_items.empty() ? del : nullptr);
+                             RowLevelTargetWhere(body));
     }
     if (const auto* explain = std::get_if<std::shared_ptr<sql::ExplainStatement>>(&body)) {
       return ExecuteExplain(**explain);
@@ -653,10 +672,13 @@ class SessionImpl final : public Session {
     RowChanges changes;
     RowLevelSettings settings;
     std::shared_ptr<connector::IcebergWriteTarget> target;
+    // TargetFilterQuery bound, for a statement whose WHERE reads the target alone.
+    plan::LogicalPlanPtr target_filter;
   };
 
-  Result<std::unique_ptr<RowLevelStatement>> PrepareRowLevel(const std::vector<std::string>& name,
-                                                             const ChangesOf& changes_of) {
+  Result<std::unique_ptr<RowLevelStatement>> PrepareRowLevel(
+      const std::vector<std::string>& name, const ChangesOf& changes_of,
+      const std::optional<TargetWhere>& target_where, std::string_view text) {
     FLOE_ASSIGN_OR_RAISE(catalog::Catalog * catalog, Catalog(/*create=*/false));
     std::string joined;
     for (const std::string& part : name) joined += (joined.empty() ? "" : ".") + part;
@@ -691,6 +713,14 @@ class SessionImpl final : public Session {
     st->target->base_snapshot_id = metadata.current_snapshot_id;
     st->target->serializable = st->settings.serializable;
     st->target->row_lineage = columns.row_id;
+    // Serializable isolation: only appends of rows the WHERE may match conflict.
+    if (target_where.has_value() && target_where->where != nullptr) {
+      FLOE_ASSIGN_OR_RAISE(
+          st->target_filter,
+          plan::BindQuery(*TargetFilterQuery(name, target_where->alias, target_where->where), text,
+                          st->resolver, MakeBindOptions()));
+      st->target->conflict_filter = ConflictFilter(st->target_filter);
+    }
     return st;
   }
 
@@ -747,24 +777,28 @@ class SessionImpl final : public Session {
   // Runs the change query of the statement on table `name` (built by `changes_of` from the
   // table's current schema) by the table's strategy, commits once, and reports
   // "<COMMAND> <rows>".
-  // `whole_file_delete` is the statement when it is a DELETE without USING (which may remove
-  // whole files instead).
+  // `target_where` is the WHERE of a statement that reads the target alone (a DELETE of
+  // which may remove whole files instead).
   Result<std::unique_ptr<QueryResult>> ExecuteRowLevel(
       const std::vector<std::string>& name, std::string_view text, const ChangesOf& changes_of,
-      const sql::DeleteStatement* whole_file_delete = nullptr) {
-    FLOE_ASSIGN_OR_RAISE(std::unique_ptr<RowLevelStatement> st, PrepareRowLevel(name, changes_of));
+      const std::optional<TargetWhere>& target_where) {
+    FLOE_ASSIGN_OR_RAISE(std::unique_ptr<RowLevelStatement> st,
+                         PrepareRowLevel(name, changes_of, target_where, text));
     const RowChanges& changes = st->changes;
     const std::string tag = std::string(changes.tag()) + " ";
     // A DELETE whose filter covers whole data files removes them without reading them.
-    if (whole_file_delete != nullptr) {
-      FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr filter,
-                           plan::BindQuery(*DeleteFilterQuery(*whole_file_delete), text,
-                                           st->resolver, MakeBindOptions()));
-      FLOE_ASSIGN_OR_RAISE(std::optional<WholeFiles> whole, WholeFileDelete(filter));
+    if (target_where.has_value() && target_where->del != nullptr && st->target_filter) {
+      FLOE_ASSIGN_OR_RAISE(std::optional<WholeFiles> whole, WholeFileDelete(st->target_filter));
       if (whole.has_value()) {
         if (whole->paths.empty()) return CommandResult(tag + "0");
         std::unique_ptr<iceberg::DeleteFiles> commit = iceberg::DeleteFiles::Make(st->target->ops);
         for (const std::string& path : whole->paths) commit->DeleteFile(path);
+        if (st->target->serializable && st->target->base_snapshot_id) {
+          commit->ValidateNoConflictingData(st->target->conflict_filter
+                                                ? st->target->conflict_filter
+                                                : iceberg::Expression::True(),
+                                            *st->target->base_snapshot_id);
+        }
         FLOE_RETURN_NOT_OK(commit->Commit().status());
         return CommandResult(tag + std::to_string(whole->rows));
       }

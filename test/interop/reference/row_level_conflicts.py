@@ -6,9 +6,10 @@ both strategies:
     no row is lost or doubled;
   - two processes add 1 to the same rows at once: the rows end up incremented once per
     statement that succeeded (no lost update, no doubled row);
-  - a DELETE races an append: the appended rows always survive (the DELETE did not see
-    them); under snapshot isolation the DELETE never fails for it, under serializable it may,
-    with a commit conflict;
+  - a DELETE races an append of rows it does not match: both always succeed and the rows
+    survive; racing an append of rows it matches, under serializable isolation it fails
+    (commit conflict) unless one committed before the other began, under snapshot isolation
+    it never fails;
   - a statement that failed leaves no file behind: every data and delete file under the
     table's location is referenced by some snapshot (pyiceberg's all_files).
 
@@ -163,6 +164,29 @@ def main():
                     left = count(floe, f"SELECT count(*) FROM {table} WHERE grp = 3 AND v >= 0")
                     if left != 0:
                         fail(f"{label}: every delete succeeded and {left} rows remain")
+                # A delete racing an append of rows it matches: under serializable isolation
+                # the delete fails unless one of them committed before the other began, so
+                # appended rows that survive a successful delete were appended after it.
+                for r in range(ROUNDS):
+                    base = 200000 + r * 1000
+                    results = race(
+                        floe, f"DELETE FROM {table} WHERE grp = 3 AND v >= 0",
+                        f"INSERT INTO {table} SELECT g, 3, 1 FROM generate_series({base}, "
+                        f"{base + 9}) s(g)")
+                    if results[1][0] != 0:
+                        fail(f"{label}: the matching append failed: {results[1][2]}")
+                    if clean_failure(results[0], f"{label} delete racing a matching append"):
+                        delete_failures += 1
+                        continue
+                    survivors = count(floe, f"SELECT count(*) FROM {table} WHERE id BETWEEN "
+                                            f"{base} AND {base + 9}")
+                    namespace, name = table.split(".")
+                    last = floe.rows(CATALOG, f'SELECT operation FROM {namespace}."{name}$snapshots"'
+                                              ' ORDER BY committed_at DESC LIMIT 1')
+                    if (isolation == "serializable" and survivors > 0
+                            and last != [("append",)]):
+                        fail(f"{label}: a delete committed after an append it matched and "
+                             f"{survivors} appended rows survive")
                 no_orphans(py, warehouse, table, label)
                 print(f"ok   {label}: {conflicts} clean conflicts between changes, "
                       f"{delete_failures} deletes failed against appends", flush=True)

@@ -138,7 +138,10 @@ class CommitStream final : public exec::BatchStream {
         }
         for (const iceberg::DataFilePtr& file : removed) delta->RemoveDeletes(file);
         delta->ValidateNoConflictingDeleteFiles();
-        if (target_->serializable) delta->ValidateNoConflictingDataFiles();
+        if (target_->serializable) {
+          delta->ValidateNoConflictingDataFiles();
+          if (target_->conflict_filter) delta->ConflictDetectionFilter(target_->conflict_filter);
+        }
         if (target_->base_snapshot_id) delta->ValidateFromSnapshot(*target_->base_snapshot_id);
         producer = std::move(delta);
         break;
@@ -152,7 +155,8 @@ class CommitStream final : public exec::BatchStream {
         for (const iceberg::DataFilePtr& file : files) overwrite->AddFile(file);
         overwrite->ValidateNoConflictingDeletes();
         if (target_->serializable) {
-          overwrite->ConflictDetectionFilter(iceberg::Expression::True());
+          overwrite->ConflictDetectionFilter(
+              target_->conflict_filter ? target_->conflict_filter : iceberg::Expression::True());
           overwrite->ValidateNoConflictingData();
         }
         if (target_->base_snapshot_id) {

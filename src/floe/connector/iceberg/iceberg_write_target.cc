@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/codec/iceberg.pb.h"
+#include "floe/codec/iceberg_codec.h"
 #include "floe/common/ascii.h"
 #include "floe/connector/iceberg/iceberg_codec_internal.h"
 #include "floe/connector/iceberg/iceberg_write_target.h"
@@ -172,6 +173,10 @@ Status EncodeTarget(const IcebergWriteTarget& target, pb::IcebergWriteTarget* ou
   out->set_serializable(target.serializable);
   for (const std::string& path : target.rewritten_files) out->add_rewritten_files(path);
   out->set_row_lineage(target.row_lineage);
+  if (target.conflict_filter) {
+    FLOE_RETURN_NOT_OK(
+        codec::EncodeIcebergExpression(*target.conflict_filter, out->mutable_conflict_filter()));
+  }
   return Status::OK();
 }
 
@@ -345,6 +350,14 @@ Result<IcebergWriteTargetPtr> DecodeTarget(const codec::PlanDecoder& in,
   target->serializable = m.serializable();
   target->rewritten_files.assign(m.rewritten_files().begin(), m.rewritten_files().end());
   target->row_lineage = m.row_lineage();
+  if (m.has_conflict_filter()) {
+    Result<iceberg::ExpressionPtr> filter =
+        codec::DecodeIcebergExpression(m.conflict_filter(), *metadata.CurrentSchema());
+    if (!filter.ok()) {
+      return exec::DecodeError(in, filter.status().WithPrefix("the conflict filter: "));
+    }
+    target->conflict_filter = std::move(*filter);
+  }
   target->ops = std::make_shared<UnconnectedTableOperations>(
       m.catalog_table().empty() ? m.table_name() : m.catalog_table(), m.operation_id(),
       target->table.io);

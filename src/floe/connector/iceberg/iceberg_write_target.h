@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "floe/exec/execution_plan.h"
+#include "floe/iceberg/expression.h"
 #include "floe/iceberg/partitioned_writer.h"
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/table_operations.h"
@@ -63,6 +64,11 @@ struct IcebergWriteTarget {
   /// rows keep their _row_id with a NULL sequence number, which inherits the commit's), and
   /// the data files store them.
   bool row_lineage = false;
+  /// Under serializable isolation, data files appended concurrently that may hold rows
+  /// matching this filter (bound to the table's current schema) fail the commit; null: any
+  /// data file does. A row-level change whose WHERE reads the target alone passes the
+  /// Iceberg form of its conjuncts (a superset of the rows it matched).
+  iceberg::ExpressionPtr conflict_filter;
 };
 using IcebergWriteTargetPtr = std::shared_ptr<const IcebergWriteTarget>;
 

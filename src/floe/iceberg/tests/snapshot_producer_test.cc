@@ -699,6 +699,29 @@ TEST_F(SnapshotProducerTest, RowDeltaIsolationLevels) {
   EXPECT_EQ(AvroFiles(), ReferencedAvroFiles());
 }
 
+TEST_F(SnapshotProducerTest, RowDeltaConflictFilterNarrowsSerializable) {
+  ASSERT_OK(Append({File(Path("a"), 1, 10, 100)}));
+  auto delete_in_part_1 = [this](const std::string& name) {
+    auto delta = RowDelta::Make(ops_);
+    delta->AddDeletes(PositionDeletes(Path(name), 1, Path("a"), 1));
+    delta->ValidateFromSnapshot(CurrentSnapshotId()).ValidateNoConflictingDeleteFiles();
+    delta->ValidateNoConflictingDataFiles().ConflictDetectionFilter(
+        Expression::Make(Operation::kEq, "part", {Scalar::I32(1)}));
+    return delta;
+  };
+  // An append to another partition does not conflict with a change of part = 1 rows.
+  auto first = delete_in_part_1("a-del-1");
+  ops_->AddBeforeCommitHook(
+      [this]() -> Status { return Append({File(Path("other"), 2, 1, 10)}).status(); });
+  ASSERT_OK(first->Commit());
+  // An append into part = 1 does.
+  auto second = delete_in_part_1("a-del-2");
+  ops_->AddBeforeCommitHook(
+      [this]() -> Status { return Append({File(Path("same"), 1, 1, 10)}).status(); });
+  EXPECT_THAT(second->Commit(), IsErrorWith(StatusCode::kCommitConflict, Path("same")));
+  EXPECT_EQ(AvroFiles(), ReferencedAvroFiles());
+}
+
 TEST_F(SnapshotProducerTest, ManifestsWithoutLiveFilesAreDroppedNextTime) {
   ASSERT_OK(Append({File(Path("a"), 1, 1, 10)}));
   ASSERT_OK(Append({File(Path("b"), 2, 1, 10)}));

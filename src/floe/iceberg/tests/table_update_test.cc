@@ -134,7 +134,11 @@ TEST(NewTableMetadata, FormatVersionProperty) {
   EXPECT_EQ(md->format_version, 1);
   EXPECT_EQ(md->properties.count("format-version"), 0u);
   o.properties["format-version"] = "3";
-  EXPECT_THAT(NewTableMetadata(o, 5), IsErrorWith(StatusCode::kInvalidArgument, "'3'"));
+  ASSERT_OK_AND_ASSIGN(md, NewTableMetadata(o, 5));
+  EXPECT_EQ(md->format_version, 3);
+  EXPECT_EQ(md->next_row_id, 0);
+  o.properties["format-version"] = "4";
+  EXPECT_THAT(NewTableMetadata(o, 5), IsErrorWith(StatusCode::kInvalidArgument, "'4'"));
   o.properties.erase("format-version");
   o.format_version = 0;
   EXPECT_THAT(NewTableMetadata(o, 5), IsError(StatusCode::kInvalidArgument));
