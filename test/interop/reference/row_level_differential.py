@@ -36,6 +36,7 @@ PARTITIONINGS = [
     "day(ts)",
     "hour(ts)",
     "bucket(3, k), truncate(10, amount)",
+    "void(k), month(ts)",
 ]
 
 ROWS = """INSERT INTO t VALUES
