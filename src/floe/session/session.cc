@@ -876,24 +876,13 @@ class SessionImpl final : public Session {
 
   // Runs copy-on-write's first query (ChangedFilesQuery, bound) and reads its rows.
   Result<ChangedFiles> FindChangedFiles(const plan::LogicalPlanPtr& bound) {
-    FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr logical, plan::Optimize(bound));
-    FLOE_ASSIGN_OR_RAISE(exec::PlanPtr physical, exec::CreatePhysicalPlan(logical, config_));
-    FLOE_ASSIGN_OR_RAISE(physical, exec::EnforceRequirements(physical, config_));
-    FLOE_ASSIGN_OR_RAISE(scheduler::StagePlan stages, scheduler::PlanStages(physical));
-    FLOE_ASSIGN_OR_RAISE(auto running, Run(std::move(stages), false));
+    FLOE_ASSIGN_OR_RAISE(auto running, RunLogical(bound));
     ChangedFiles changed;
-    Status status;
-    while (true) {
-      Result<RecordBatchPtr> batch = running->scheduler->Next();
-      if (!batch.ok()) {
-        status = batch.status();
-        break;
-      }
-      if (!*batch) break;
-      const Array& file = *(*batch)->column(0);
-      const Array& rows = *(*batch)->column(1);
-      const Array& positions = *(*batch)->column(2);
-      for (int64_t r = 0; r < (*batch)->num_rows(); ++r) {
+    FLOE_RETURN_NOT_OK(Drain(*running, [&](const RecordBatch& batch) {
+      const Array& file = *batch.column(0);
+      const Array& rows = *batch.column(1);
+      const Array& positions = *batch.column(2);
+      for (int64_t r = 0; r < batch.num_rows(); ++r) {
         if (file.IsNull(r)) {
           changed.inserted += rows.Value<int64_t>(r);
           continue;
@@ -902,9 +891,7 @@ class SessionImpl final : public Session {
         changed.changed += positions.Value<int64_t>(r);
         if (rows.Value<int64_t>(r) != positions.Value<int64_t>(r)) changed.duplicates = true;
       }
-    }
-    running->scheduler->Wait();
-    FLOE_RETURN_NOT_OK(status);
+    }));
     return changed;
   }
 
@@ -920,18 +907,23 @@ class SessionImpl final : public Session {
     FLOE_ASSIGN_OR_RAISE(count.function, expr::ResolveAggregate("count_star", {}, false));
     plan::LogicalPlanPtr bound = plan::MakeAggregate(plan::MakeScan(std::move(source), {}), {}, {},
                                                      {std::move(count)}, {"count"});
+    FLOE_ASSIGN_OR_RAISE(auto running, RunLogical(bound));
+    return SumCounts(*running);
+  }
+
+  // Optimizes, plans and starts a bound query (whose rows the session reads itself).
+  Result<std::unique_ptr<RunningQuery>> RunLogical(const plan::LogicalPlanPtr& bound) {
     FLOE_ASSIGN_OR_RAISE(plan::LogicalPlanPtr logical, plan::Optimize(bound));
     FLOE_ASSIGN_OR_RAISE(exec::PlanPtr physical, exec::CreatePhysicalPlan(logical, config_));
     FLOE_ASSIGN_OR_RAISE(physical, exec::EnforceRequirements(physical, config_));
     FLOE_ASSIGN_OR_RAISE(scheduler::StagePlan stages, scheduler::PlanStages(physical));
-    FLOE_ASSIGN_OR_RAISE(auto running, Run(std::move(stages), false));
-    return SumCounts(*running);
+    return Run(std::move(stages), false);
   }
 
-  // Pulls every batch of a query whose first column holds counts (a write's rows per task,
-  // count(*)) and sums them, then waits for every task; the first error, if any.
-  static Result<int64_t> SumCounts(RunningQuery& running) {
-    int64_t rows = 0;
+  // Hands every batch of a running query to `consume`, then waits for every task; the first
+  // error, if any.
+  static Status Drain(RunningQuery& running,
+                      const std::function<void(const RecordBatch&)>& consume) {
     Status status;
     while (true) {
       Result<RecordBatchPtr> batch = running.scheduler->Next();
@@ -940,12 +932,19 @@ class SessionImpl final : public Session {
         break;
       }
       if (!*batch) break;
-      for (int64_t r = 0; r < (*batch)->num_rows(); ++r) {
-        rows += (*batch)->column(0)->Value<int64_t>(r);
-      }
+      consume(**batch);
     }
     running.scheduler->Wait();
-    FLOE_RETURN_NOT_OK(status);
+    return status;
+  }
+
+  // Pulls every batch of a query whose first column holds counts (a write's rows per task,
+  // count(*)) and sums them, then waits for every task; the first error, if any.
+  static Result<int64_t> SumCounts(RunningQuery& running) {
+    int64_t rows = 0;
+    FLOE_RETURN_NOT_OK(Drain(running, [&](const RecordBatch& batch) {
+      for (int64_t r = 0; r < batch.num_rows(); ++r) rows += batch.column(0)->Value<int64_t>(r);
+    }));
     return rows;
   }
 
