@@ -1354,11 +1354,6 @@ RowDelta& RowDelta::AddDeletes(DataFilePtr file) {
   return *this;
 }
 
-RowDelta& RowDelta::ValidateDataFileExists(std::string path) {
-  referenced_data_files_.insert(std::move(path));
-  return *this;
-}
-
 RowDelta& RowDelta::RemoveDeletes(DataFilePtr file) {
   if (file != nullptr) removed_delete_keys_.insert(DeleteFileKey(*file));
   return *this;

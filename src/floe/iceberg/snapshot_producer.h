@@ -313,8 +313,6 @@ class RowDelta final : public SnapshotProducer {
   /// A position delete file; `data_file` is the path of the data file it applies to, or ""
   /// when it may apply to several (then every data file of its partition is protected).
   RowDelta& AddDeletes(DataFilePtr file);
-  /// A data file the change read and deleted rows of (validated to be live at commit).
-  RowDelta& ValidateDataFileExists(std::string path);
   /// Removes a live delete file: a deletion vector this commit's merged vector replaces
   /// (format version 3 keeps one vector per data file). Its removal by a concurrent commit
   /// is a conflict.
