@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# TPC-H-shaped query benchmark: Q1, Q3, Q5, Q6, Q10, Q12, Q14, Q18, Q19 in floe and in DuckDB on
+# TPC-H benchmark: all 22 queries in floe and in DuckDB on
 # the same Parquet files (generated once per scale factor), same thread count, one run.
 # Prints a markdown table with per-query times, the ratio floe/DuckDB and whether the
 # results agree.

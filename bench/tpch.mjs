@@ -12,18 +12,27 @@
 // row number, so the data is the same on every run. Written once per scale factor as
 // Parquet (DuckDB's defaults).
 //
-// Queries: bench/tpch/qNN.sql, written from the specification with its validation
-// parameters; {table} stands for the table's read_parquet(...) in both engines. ORDER BY
-// lists carry a unique tie-breaker where the spec's order is not total, so both engines
-// must return identical rows.
+// Queries: bench/tpch/qNN.sql, all 22, written from the specification with its validation
+// parameters; {table} stands for the table's read_parquet(...) in both engines ({table AS
+// alias} for a second instance under another name), {fraction} for Q11's 0.0001 / SF.
+// ORDER BY lists carry a unique tie-breaker where the spec's order is not total, so both
+// engines must return identical rows.
 //
 // For every query: best wall time of RUNS for each engine, measured two ways for floe: the
 // `floe sql` process (one process per run, start-up and a cold heap included), and the
 // statement in one process that runs it RUNS times (`floe sql --timing`), which is how
 // DuckDB's time is taken (the query in the benchmark's process, best of RUNS). Then the
-// ratios floe/DuckDB and whether the results agree (numbers compared with a relative
+// ratios floe/DuckDB, whether the results agree (numbers compared with a relative
 // tolerance of 1e-6: floe's numeric division and averages are decimals, DuckDB's are
-// doubles).
+// doubles), floe's peak resident memory (the largest of its `floe sql` processes, from
+// /usr/bin/time), and the geometric means of the ratios.
+//
+// --mpirun N runs every floe command as `mpirun -np N floe sql ...` (the in-process time
+// is then the statement's time inside one mpirun, start-up excluded; the peak memory is
+// the launcher's and rank 0's, whichever /usr/bin/time sees: the processes mpirun starts
+// are not its children in the rusage sense, so read it as a lower bound). --memory-limit
+// sets floe's memory_limit for every statement. --codec runs floe's statements with
+// codec_roundtrip on (every stage encoded and decoded before it runs).
 //
 // With --iceberg, the tables are first loaded into Iceberg tables of a warehouse beside the
 // Parquet files (once, by floe's CREATE TABLE AS; lineitem partitioned by
@@ -32,7 +41,7 @@
 // same data files with read_parquet over each table's data directory.
 //
 // usage: node bench/tpch.mjs FLOE DATA_DIR [--sf N] [--threads T] [--runs R] [--queries 1,6]
-//                            [--iceberg]
+//                            [--iceberg] [--mpirun N] [--memory-limit SIZE] [--codec]
 // bench/queries.sh wraps it with defaults.
 
 import fs from 'node:fs';
@@ -55,6 +64,9 @@ const threads = Number(opt('--threads', '2'));
 const runs = Number(opt('--runs', '3'));
 const only = opt('--queries', '');
 const iceberg = rest.includes('--iceberg');
+const mpiRanks = Number(opt('--mpirun', '0'));
+const memoryLimit = opt('--memory-limit', '');
+const codec = rest.includes('--codec');
 
 const tables = ['region', 'nation', 'supplier', 'customer', 'part', 'partsupp', 'orders',
                 'lineitem'];
@@ -109,7 +121,10 @@ const generators = {
                ${text('k', 3, 10, 40)} AS s_address, nk::INTEGER AS s_nationkey,
                ${phone('k', 'nk')} AS s_phone,
                ((${rnd('k', 4, 1099999)}::BIGINT - 99999) / 100)::DECIMAL(15,2) AS s_acctbal,
-               ${text('k', 5, 25, 100)} AS s_comment
+               CASE ${rnd('k', 12, 2000)}
+                 WHEN 0 THEN 'Customer ' || ${text('k', 5, 10, 60)} || ' Complaints'
+                 WHEN 1 THEN 'Customer ' || ${text('k', 5, 10, 60)} || ' Recommends'
+                 ELSE ${text('k', 5, 25, 100)} END AS s_comment
              FROM (SELECT i + 1 AS k, ${rnd('i + 1', 6, 25)} AS nk FROM range(${S}) t(i))`,
   customer: `SELECT k::INTEGER AS c_custkey, 'Customer#' || ${pad9('k')} AS c_name,
                ${text('k', 7, 10, 40)} AS c_address, nk::INTEGER AS c_nationkey,
@@ -197,8 +212,14 @@ const ordersSql = `SELECT s.ok::BIGINT AS o_orderkey, s.ck::INTEGER AS o_custkey
     ON t.l_orderkey = s.ok
   ORDER BY o_orderkey`;
 
+// Bumped whenever the generators change, so that data of an earlier version is written again.
+const dataVersion = '2';
+const versionFile = path.join(dir, 'VERSION');
+const readVersion = (f) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8').trim() : '');
 async function generate() {
-  if (tables.every((t) => fs.existsSync(file(t)))) return;
+  if (readVersion(versionFile) === dataVersion && tables.every((t) => fs.existsSync(file(t)))) {
+    return;
+  }
   const t0 = Date.now();
   for (const [t, sql] of Object.entries(generators)) {
     await db.conn.run(`COPY (${sql}) TO ${sqlStr(file(t))} (FORMAT parquet)`);
@@ -207,6 +228,7 @@ async function generate() {
   await db.conn.run(`COPY (${lineitemSql}) TO ${sqlStr(file('lineitem'))} (FORMAT parquet)`);
   await db.conn.run(`COPY (${ordersSql}) TO ${sqlStr(file('orders'))} (FORMAT parquet)`);
   await db.conn.run('DROP TABLE skel');
+  fs.writeFileSync(versionFile, dataVersion);
   console.error(`generated TPC-H sf${sf} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
@@ -214,7 +236,7 @@ const queryDir = path.join(repoRoot, 'bench', 'tpch');
 const warehouse = path.join(dataDir, `tpch-sf${sf}-iceberg`);
 const icebergPartitioning = { lineitem: 'month(l_shipdate)', orders: 'month(o_orderdate)' };
 function loadIceberg() {
-  if (fs.existsSync(path.join(warehouse, 'loaded'))) return;
+  if (readVersion(path.join(warehouse, 'loaded')) === dataVersion) return;
   fs.rmSync(warehouse, { recursive: true, force: true });
   fs.mkdirSync(warehouse, { recursive: true });
   const statements = ['CREATE SCHEMA tpch'];
@@ -227,17 +249,21 @@ function loadIceberg() {
   const res = runFloe(floe, ['sql', '--threads', String(threads), '--warehouse', warehouse,
                              ...statements.flatMap((st) => ['-c', st])]);
   if (res.status !== 0) throw new Error(`loading the Iceberg tables failed: ${res.stderr}`);
-  fs.writeFileSync(path.join(warehouse, 'loaded'), '');
+  fs.writeFileSync(path.join(warehouse, 'loaded'), dataVersion);
   console.error(`loaded the Iceberg tables in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 function querySql(name, engine) {
   const sql = fs.readFileSync(path.join(queryDir, name), 'utf8')
     .split('\n').filter((l) => !l.startsWith('--')).join('\n');
-  return sql.replace(/\{(\w+)\}/g, (_, t) => {
-    if (!iceberg) return `read_parquet(${sqlStr(file(t))}) AS ${t}`;
-    if (engine === 'floe') return `tpch.${t} AS ${t}`;
-    return `read_parquet(${sqlStr(path.join(warehouse, 'tpch', t, 'data', '**', '*.parquet'))}) AS ${t}`;
-  });
+  return sql.replace(/\{fraction\}/g, String(0.0001 / sf)).replace(
+    /\{(\w+)(?: AS (\w+))?\}/g, (_, t, alias) => {
+      const as = alias || t;
+      if (!tables.includes(t)) throw new Error(`${name}: unknown table {${t}}`);
+      if (!iceberg) return `read_parquet(${sqlStr(file(t))}) AS ${as}`;
+      if (engine === 'floe') return `tpch.${t} AS ${as}`;
+      const files = path.join(warehouse, 'tpch', t, 'data', '**', '*.parquet');
+      return `read_parquet(${sqlStr(files)}) AS ${as}`;
+    });
 }
 
 function rowsOfCsv(text) {
@@ -282,10 +308,26 @@ if (iceberg) loadIceberg();
 const queries = fs.readdirSync(queryDir).filter((f) => /^q\d+\.sql$/.test(f)).sort()
   .filter((f) => !only || only.split(',').map(Number).includes(Number(f.slice(1, 3))));
 
+// A floe `sql` command: under /usr/bin/time (its last stderr line is the peak resident set
+// in KiB), through mpirun with --mpirun, with the session settings the options ask for.
+const settings = [
+  ...(memoryLimit ? [`SET memory_limit = '${memoryLimit}'`] : []),
+  ...(codec ? ['SET codec_roundtrip = on'] : []),
+].flatMap((st) => ['-c', st]);
+function floeSql(args) {
+  const cmd = [...(mpiRanks ? ['mpirun', '-np', String(mpiRanks), '--oversubscribe'] : []), floe,
+               'sql', '--threads', String(threads),
+               ...(iceberg ? ['--warehouse', warehouse] : []), ...settings, ...args];
+  const res = runFloe('/usr/bin/time', ['-f', '%M', ...cmd]);
+  const lines = res.stderr.trimEnd().split('\n');
+  const peakKiB = Number(lines.pop());
+  return { ...res, stderr: lines.join('\n'), peakMiB: peakKiB / 1024 };
+}
+
 const rows = [];
 for (const q of queries) {
   const sql = querySql(q, 'duckdb');
-  const floeSql = querySql(q, 'floe');
+  const floeText = querySql(q, 'floe');
   let duckBest = Infinity, duckRows = null;
   for (let r = 0; r < runs; r++) {
     const t0 = process.hrtime.bigint();
@@ -294,26 +336,25 @@ for (const q of queries) {
     duckBest = Math.min(duckBest, s);
     duckRows = reader.getRows().map((row) => row.map(duckValue));
   }
-  let floeBest = Infinity, floeRows = null, error = null;
+  let floeBest = Infinity, floeRows = null, error = null, peakMiB = 0;
   for (let r = 0; r < runs && !error; r++) {
-    const res = runFloe(floe, ['sql', '--threads', String(threads), '--format', 'csv',
-                               ...(iceberg ? ['--warehouse', warehouse] : []), '-c', floeSql]);
+    const res = floeSql(['--format', 'csv', '-c', floeText]);
     if (res.status !== 0) { error = res.stderr.trim().split('\n')[0] || `exit ${res.status}`; break; }
     floeBest = Math.min(floeBest, res.seconds);
+    peakMiB = Math.max(peakMiB, res.peakMiB);
     floeRows = rowsOfCsv(res.stdout);
   }
   // The statement run RUNS times in one process: its best time as `--timing` reports it.
   let inProcess = Infinity;
   if (!error) {
-    const res = runFloe(floe, ['sql', '--threads', String(threads), '--format', 'csv', '--timing',
-                               ...(iceberg ? ['--warehouse', warehouse] : []),
-                               ...Array.from({ length: runs }, () => ['-c', floeSql]).flat()]);
+    const res = floeSql(['--format', 'csv', '--timing',
+                         ...Array.from({ length: runs }, () => ['-c', floeText]).flat()]);
     if (res.status !== 0) {
       error = res.stderr.trim().split('\n')[0] || `exit ${res.status}`;
     } else {
-      for (const m of res.stderr.matchAll(/^Time: ([0-9.]+) ms$/gm)) {
-        inProcess = Math.min(inProcess, Number(m[1]) / 1000);
-      }
+      const times = [...res.stderr.matchAll(/^Time: ([0-9.]+) ms$/gm)].map((m) => Number(m[1]));
+      // The settings' own timings come first.
+      for (const t of times.slice(settings.length / 2)) inProcess = Math.min(inProcess, t / 1000);
     }
   }
   let agree = 'no';
@@ -323,27 +364,39 @@ for (const q of queries) {
     agree = 'yes';
   }
   rows.push({ q: q.replace('.sql', '').toUpperCase(), floe: floeBest, inProcess, duck: duckBest,
-              agree, error });
+              agree, error, peakMiB, nrows: duckRows.length });
   console.error(`${q}: floe ${error ? 'ERROR ' + error : floeBest.toFixed(3) + ' s'} ` +
-                `(in-process ${inProcess.toFixed(3)} s), duckdb ${duckBest.toFixed(3)} s, ` +
-                `results agree: ${agree}`);
+                `(in-process ${inProcess.toFixed(3)} s, peak ${peakMiB.toFixed(0)} MiB), ` +
+                `duckdb ${duckBest.toFixed(3)} s, results agree: ${agree} (${duckRows.length} rows)`);
   if (agree === 'no' && !error) {
     console.error(`  floe:   ${JSON.stringify(floeRows.slice(0, 3))}`);
     console.error(`  duckdb: ${JSON.stringify(duckRows.slice(0, 3))}`);
   }
 }
 
-console.log(`TPC-H-shaped sf${sf}${iceberg ? ' (Iceberg tables)' : ''}, ${threads} threads, best of ${runs}`);
+const geomean = (xs) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
+const how = [iceberg ? 'Iceberg tables' : 'Parquet files',
+             mpiRanks ? `mpirun -np ${mpiRanks}` : 'one process',
+             ...(memoryLimit ? [`memory_limit ${memoryLimit}`] : []),
+             ...(codec ? ['codec_roundtrip on'] : [])].join(', ');
+console.log(`TPC-H sf${sf} (${how}), ${threads} threads, best of ${runs}`);
 console.log('');
-console.log('| query | floe process (s) | floe in-process (s) | DuckDB (s) | ' +
-            'process/DuckDB | in-process/DuckDB | results agree |');
-console.log('|---|---|---|---|---|---|---|');
+console.log('| query | rows | floe process (s) | floe in-process (s) | DuckDB (s) | ' +
+            'process/DuckDB | in-process/DuckDB | floe peak RSS (MiB) | results agree |');
+console.log('|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   if (r.error) {
-    console.log(`| ${r.q} | error: ${r.error} | - | ${r.duck.toFixed(3)} | - | - | ${r.agree} |`);
+    console.log(`| ${r.q} | ${r.nrows} | error: ${r.error} | - | ${r.duck.toFixed(3)} | - | - | - | ${r.agree} |`);
     continue;
   }
-  console.log(`| ${r.q} | ${r.floe.toFixed(3)} | ${r.inProcess.toFixed(3)} | ` +
+  console.log(`| ${r.q} | ${r.nrows} | ${r.floe.toFixed(3)} | ${r.inProcess.toFixed(3)} | ` +
               `${r.duck.toFixed(3)} | ${(r.floe / r.duck).toFixed(2)} | ` +
-              `${(r.inProcess / r.duck).toFixed(2)} | ${r.agree} |`);
+              `${(r.inProcess / r.duck).toFixed(2)} | ${r.peakMiB.toFixed(0)} | ${r.agree} |`);
 }
+const ok = rows.filter((r) => !r.error);
+if (ok.length) {
+  console.log(`| geometric mean | | | | | ${geomean(ok.map((r) => r.floe / r.duck)).toFixed(2)} | ` +
+              `${geomean(ok.map((r) => r.inProcess / r.duck)).toFixed(2)} | | ` +
+              `${rows.filter((r) => r.agree === 'yes').length}/${rows.length} |`);
+}
+if (rows.some((r) => r.agree !== 'yes')) process.exitCode = 1;
