@@ -72,6 +72,11 @@ std::optional<int64_t> EstimatedBytes(const LogicalPlan& node) {
   return *stats.row_count * std::max<int64_t>(width, 1);
 }
 
+// A semi / anti join builds its table on the preserved side only when the other side has
+// at least this many rows: below it, a table of the other side is cheap and saves
+// repartitioning the preserved side.
+constexpr int64_t kPreservedBuildMinRows = 100000;
+
 std::optional<int64_t> EstimatedRows(const LogicalPlan& node) {
   return plan::EstimateStatistics(node).row_count;
 }
@@ -369,6 +374,18 @@ class Planner {
         std::optional<int64_t> rr = EstimatedRows(*right_node);
         swap = lr && rr && *lr < *rr;
       }
+    } else if (type == plan::JoinType::kSemi || type == plan::JoinType::kAnti) {
+      // Build the table on the preserved (left) side when it has clearly fewer rows and
+      // the right side is not small: a right semi / anti join, which probes with the
+      // subquery's rows and emits the marked (unmarked) build rows. Both sides are then
+      // repartitioned by the keys, which costs less than a hash table of the larger side.
+      std::optional<int64_t> lr = EstimatedRows(*left_node);
+      std::optional<int64_t> rr = EstimatedRows(*right_node);
+      swap = lr && rr && *lr * 2 <= *rr && *rr >= kPreservedBuildMinRows;
+      if (swap) {
+        type =
+            type == plan::JoinType::kSemi ? plan::JoinType::kRightSemi : plan::JoinType::kRightAnti;
+      }
     }
     std::vector<expr::ExprPtr> probe_keys = node.left_keys;
     std::vector<expr::ExprPtr> build_keys = node.right_keys;
@@ -393,7 +410,8 @@ class Planner {
     JoinMode mode = JoinMode::kPartitioned;
     if (type == plan::JoinType::kMark) {
       mode = JoinMode::kBroadcast;
-    } else if (type != plan::JoinType::kFull) {
+    } else if (type != plan::JoinType::kFull && type != plan::JoinType::kRightSemi &&
+               type != plan::JoinType::kRightAnti) {
       // Broadcast a small build side, or one whose copy to every partition moves no more
       // bytes than repartitioning the probe side would.
       const LogicalPlan* probe_node =
@@ -421,7 +439,10 @@ class Planner {
         PlanPtr join,
         HashJoinExec::Make(probe, build, std::move(probe_exprs), std::move(build_exprs), type,
                            std::move(compiled_filter), std::move(null_equals_null), mode));
-    if (!swap) return Rename(join, names);
+    // A right semi / anti join's output is the build side: the logical left columns.
+    if (!swap || type == plan::JoinType::kRightSemi || type == plan::JoinType::kRightAnti) {
+      return Rename(join, names);
+    }
     // Back to left ++ right.
     std::vector<int> order;
     for (int i = 0; i < nl; ++i) order.push_back(nr + i);

@@ -324,6 +324,10 @@ Result<codec::proto::JoinType> EncodeJoinType(plan::JoinType type) {
       return codec::proto::ANTI;
     case plan::JoinType::kMark:
       return codec::proto::MARK;
+    case plan::JoinType::kRightSemi:
+      return codec::proto::RIGHT_SEMI;
+    case plan::JoinType::kRightAnti:
+      return codec::proto::RIGHT_ANTI;
   }
   return Status::Internal("join type {} has no codec", static_cast<int>(type));
 }
@@ -344,6 +348,10 @@ Result<plan::JoinType> DecodeJoinType(const codec::PlanDecoder& in, codec::proto
       return plan::JoinType::kAnti;
     case codec::proto::MARK:
       return plan::JoinType::kMark;
+    case codec::proto::RIGHT_SEMI:
+      return plan::JoinType::kRightSemi;
+    case codec::proto::RIGHT_ANTI:
+      return plan::JoinType::kRightAnti;
     default:
       break;
   }

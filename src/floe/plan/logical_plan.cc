@@ -241,6 +241,10 @@ std::string_view JoinTypeName(JoinType type) {
       return "anti";
     case JoinType::kMark:
       return "mark";
+    case JoinType::kRightSemi:
+      return "right semi";
+    case JoinType::kRightAnti:
+      return "right anti";
   }
   return "?";
 }

@@ -118,6 +118,12 @@ enum class JoinType {
   /// key is NULL and the right side is not empty, or the right side holds a NULL key);
   /// false otherwise. Exactly x IN (subquery) semantics, so NOT IN is NOT(mark).
   kMark,
+  /// Physical only (the physical planner's choice, never in a logical plan): a semi / anti
+  /// join whose preserved side is the RIGHT input, so that the hash table is built on it
+  /// when it is the smaller side. Output: the right rows with (kRightSemi) / without
+  /// (kRightAnti) a matching left row; the right columns.
+  kRightSemi,
+  kRightAnti,
 };
 std::string_view JoinTypeName(JoinType type);
 

@@ -214,7 +214,10 @@ bool EmptiedByChildren(const LogicalPlan& node) {
         case JoinType::kMark:
           return left;
         case JoinType::kRight:
+        case JoinType::kRightAnti:
           return right;
+        case JoinType::kRightSemi:
+          return left || right;
         case JoinType::kFull:
           return left && right;
       }

@@ -351,6 +351,8 @@ Result<LogicalPlanPtr> PushJoin(const LogicalPlanPtr& plan, Conjuncts conjuncts)
       break;
     }
     case JoinType::kFull:
+    case JoinType::kRightSemi:  // physical only; kept as written
+    case JoinType::kRightAnti:
       above = std::move(conjuncts);
       for (const ExprPtr& c : on) {
         if (expr::IsVolatile(*c) || SideOf(*c, nl) != Side::kBoth || !try_key(c)) {

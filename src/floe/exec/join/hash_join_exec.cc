@@ -188,12 +188,13 @@ class HashJoinStream final : public BatchStream {
       } else {
         FLOE_ASSIGN_OR_RAISE(table_, BuildTable(node_, partition_, ctx_));
       }
-      if (type_ == JoinType::kRight || type_ == JoinType::kFull) {
+      if (type_ == JoinType::kRight || type_ == JoinType::kFull || BuildPreserved()) {
         build_matched_.assign(static_cast<size_t>(table_->num_rows), 0);
       }
-      // Inner and semi joins with an empty build side produce nothing.
-      if (table_->num_rows == 0 &&
-          (type_ == JoinType::kInner || type_ == JoinType::kSemi || type_ == JoinType::kRight)) {
+      // Inner and semi joins with an empty build side produce nothing, nor do the joins
+      // that emit build rows only.
+      if (table_->num_rows == 0 && (type_ == JoinType::kInner || type_ == JoinType::kSemi ||
+                                    type_ == JoinType::kRight || BuildPreserved())) {
         done_probe_ = true;
       }
     }
@@ -229,6 +230,11 @@ class HashJoinStream final : public BatchStream {
  private:
   int64_t batch_size() const { return std::max<int64_t>(1, ctx_->config().batch_size()); }
 
+  // Right semi / anti: the output is build rows, decided once the probe side is done.
+  bool BuildPreserved() const {
+    return type_ == JoinType::kRightSemi || type_ == JoinType::kRightAnti;
+  }
+
   Status StartProbe(RecordBatchPtr b) {
     probe_ = std::move(b);
     const int64_t n = probe_->num_rows();
@@ -236,7 +242,7 @@ class HashJoinStream final : public BatchStream {
     group_pos_ = group_end_ = 0;
     cand_rows_.clear();
     cand_ids_.clear();
-    if (type_ != JoinType::kInner && type_ != JoinType::kRight) {
+    if (type_ != JoinType::kInner && type_ != JoinType::kRight && !BuildPreserved()) {
       probe_matched_.assign(static_cast<size_t>(n), 0);
     }
     probe_null_.Zero(n);
@@ -300,6 +306,10 @@ class HashJoinStream final : public BatchStream {
     if (first_match_only) {
       for (int64_t c = cand_pos_; c < num_cands; ++c) probe_matched_[cand_rows_[c]] = 1;
       cand_pos_ = num_cands;
+    } else if (node_->filter() == nullptr && BuildPreserved()) {
+      // Every row of a found key matches: mark them without forming pairs.
+      MarkBuildRowsOfKeys(cand_pos_, num_cands);
+      cand_pos_ = num_cands;
     }
     const int64_t limit = batch_size();
     int64_t m = 0;
@@ -361,6 +371,32 @@ class HashJoinStream final : public BatchStream {
       probe_.reset();
     }
     return Status::OK();
+  }
+
+  // Marks the build rows of the candidates' key ids [from, to) as matched.
+  void MarkBuildRowsOfKeys(int64_t from, int64_t to) {
+    uint8_t* matched = build_matched_.data();
+    const uint32_t* ids = cand_ids_.data();
+    switch (table_->row_map) {
+      case RowMap::kIdentity:
+        for (int64_t c = from; c < to; ++c) matched[ids[c]] = 1;
+        break;
+      case RowMap::kUnique: {
+        const uint32_t* rows = table_->rows.data();
+        for (int64_t c = from; c < to; ++c) matched[rows[ids[c]]] = 1;
+        break;
+      }
+      case RowMap::kGroups: {
+        const uint32_t* offsets = table_->offsets.data();
+        const uint32_t* rows = table_->rows.data();
+        for (int64_t c = from; c < to; ++c) {
+          const uint32_t id = ids[c];
+          if (matched[rows[offsets[id]]]) continue;  // the key's rows are marked together
+          for (uint32_t i = offsets[id]; i < offsets[id + 1]; ++i) matched[rows[i]] = 1;
+        }
+        break;
+      }
+    }
   }
 
   // True when the indices are first, first + 1, ..., first + size - 1. (A span check of
@@ -497,13 +533,33 @@ class HashJoinStream final : public BatchStream {
     return Status::OK();
   }
 
+  // The build rows the join type keeps once probing is done: unmatched (right, full, right
+  // anti; the first two with NULL left columns) or matched (right semi).
   Status EmitUnmatchedBuild() {
+    const uint8_t want = type_ == JoinType::kRightSemi ? 1 : 0;
     std::vector<int64_t> rows;
     for (int64_t r = 0; r < table_->num_rows; ++r) {
-      if (!build_matched_[r]) rows.push_back(r);
+      if (build_matched_[r] == want) rows.push_back(r);
+    }
+    if (BuildPreserved() && static_cast<int64_t>(rows.size()) == table_->num_rows) {
+      // Every build row: the table's batch as it is, in batch_size slices.
+      for (int64_t pos = 0; pos < table_->num_rows; pos += batch_size()) {
+        const int64_t len = std::min<int64_t>(batch_size(), table_->num_rows - pos);
+        RecordBatchPtr slice = table_->batch->Slice(pos, len);
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out,
+                             RecordBatch::Make(schema(), len, slice->columns()));
+        out_.push_back(std::move(out));
+      }
+      return Status::OK();
     }
     for (size_t pos = 0; pos < rows.size(); pos += static_cast<size_t>(batch_size())) {
       const int64_t len = std::min<int64_t>(batch_size(), static_cast<int64_t>(rows.size() - pos));
+      if (BuildPreserved()) {
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr r, TakeBatch(*table_->batch, rows.data() + pos, len));
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out, RecordBatch::Make(schema(), len, r->columns()));
+        out_.push_back(std::move(out));
+        continue;
+      }
       std::vector<ArrayPtr> cols;
       for (const Field& f : node_->left()->schema()->fields()) {
         FLOE_ASSIGN_OR_RAISE(ArrayPtr nulls, NullColumn(f.type(), len));
@@ -575,14 +631,19 @@ Result<PlanPtr> HashJoinExec::Make(PlanPtr left, PlanPtr right,
     return Status::Internal("HashJoinExec: {} null_equals_null flags for {} keys",
                             null_equals_null.size(), left_keys.size());
   }
-  if (mode == JoinMode::kBroadcast && (type == JoinType::kRight || type == JoinType::kFull)) {
+  if (mode == JoinMode::kBroadcast &&
+      (type == JoinType::kRight || type == JoinType::kFull || type == JoinType::kRightSemi ||
+       type == JoinType::kRightAnti)) {
     return Status::Internal("HashJoinExec: a broadcast join cannot be a {} join",
                             plan::JoinTypeName(type));
   }
   PlanProperties props;
   props.schema = JoinOutputSchema(*left->schema(), *right->schema(), type);
   const Partitioning& lp = left->properties().partitioning;
-  if (type == JoinType::kRight || type == JoinType::kFull) {
+  if (type == JoinType::kRightSemi || type == JoinType::kRightAnti) {
+    // The build side's rows, partitioned as the probe side is (by the same keys).
+    props.partitioning = right->properties().partitioning;
+  } else if (type == JoinType::kRight || type == JoinType::kFull) {
     props.partitioning = lp.kind() == Partitioning::Kind::kSingle
                              ? Partitioning::Single()
                              : Partitioning::Unknown(lp.partition_count());

@@ -14,11 +14,13 @@ std::string_view JoinModeName(JoinMode mode);
 
 /// Equi-join through a hash table. The RIGHT child is the build side, the LEFT child the
 /// probe side. Output: left ++ right columns (inner/left/right/full), left columns
-/// (semi/anti), left columns ++ boolean "mark" (mark). `filter` (over left ++ right) is
-/// evaluated on candidate pairs. kPartitioned: both sides Hash-distributed by their keys
-/// with equal partition counts; every join type. kBroadcast: the right child is one
-/// partition read by every probe partition, the table is built once per query; inner,
-/// left, semi, anti and mark only. A build side past the memory budget fails with
+/// (semi/anti), left columns ++ boolean "mark" (mark), right columns (right semi/anti: the
+/// build rows with / without a match, emitted once the probe side is done). `filter` (over
+/// left ++ right) is evaluated on candidate pairs. kPartitioned: both sides Hash-distributed
+/// by their keys with equal partition counts; every join type. kBroadcast: the right child
+/// is one partition read by every probe partition, the table is built once per query;
+/// inner, left, semi, anti and mark only (the others need every probe row's verdict on a
+/// build row in one place). A build side past the memory budget fails with
 /// kOutOfMemory naming the join and memory_limit.
 class HashJoinExec final : public ExecutionPlan {
  public:

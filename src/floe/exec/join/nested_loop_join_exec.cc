@@ -15,6 +15,9 @@ using plan::JoinType;
 
 SchemaPtr JoinOutputSchema(const Schema& left, const Schema& right, JoinType type) {
   std::vector<Field> fields;
+  if (type == JoinType::kRightSemi || type == JoinType::kRightAnti) {
+    return std::make_shared<Schema>(right.fields());
+  }
   const bool left_nullable = type == JoinType::kRight || type == JoinType::kFull;
   const bool right_nullable = type == JoinType::kLeft || type == JoinType::kFull;
   for (const Field& f : left.fields()) {
@@ -267,6 +270,10 @@ Result<PlanPtr> NestedLoopJoinExec::Make(PlanPtr left, PlanPtr right, plan::Join
                                          expr::PhysicalExprPtr filter) {
   if (left == nullptr || right == nullptr) {
     return Status::Internal("NestedLoopJoinExec: missing input");
+  }
+  if (type == JoinType::kRightSemi || type == JoinType::kRightAnti) {
+    return Status::Internal("NestedLoopJoinExec: a {} join is a hash join only",
+                            plan::JoinTypeName(type));
   }
   PlanProperties props;
   props.schema = JoinOutputSchema(*left->schema(), *right->schema(), type);

@@ -125,6 +125,46 @@ TEST_F(JoinTest, SemiAntiMark) {
   EXPECT_EQ(mark->schema()->field(2).name(), "mark");
 }
 
+// Right semi / anti: the build (right) rows with / without a matching probe row, in build
+// order, emitted after the probe side; every row map (identity, unique, groups), NULL keys,
+// filters, null_equals_null, empty sides, small batches; never broadcast.
+TEST_F(JoinTest, RightSemiAnti) {
+  for (int64_t batch_size : {8192, 2}) {
+    // Duplicate build keys (row groups) and a NULL build key, which matches nothing.
+    EXPECT_EQ(Run(Hash(Left(), Right(), JoinType::kRightSemi), batch_size),
+              (V{"2|r2", "2|r2b", "1|r1"}));
+    EXPECT_EQ(Run(Hash(Left(), Right(), JoinType::kRightAnti), batch_size),
+              (V{"3|r3", "NULL|rnull"}));
+    // Unique keys, row == key id.
+    EXPECT_EQ(Run(Hash(Left(), Right(false), JoinType::kRightSemi), batch_size),
+              (V{"2|r2", "1|r1"}));
+    EXPECT_EQ(Run(Hash(Left(), Right(false), JoinType::kRightAnti), batch_size), (V{"3|r3"}));
+  }
+  // Unique keys beside a NULL key (rows[id]).
+  auto unique_with_null = Source(
+      right_schema_, {BatchOf(right_schema_, {I64s({std::nullopt, 4, 3}), Strs({"n", "a", "b"})})});
+  EXPECT_EQ(Run(Hash(Left(), unique_with_null, JoinType::kRightSemi)), (V{"4|a"}));
+  EXPECT_EQ(Run(Hash(Left(), unique_with_null, JoinType::kRightAnti)), (V{"NULL|n", "3|b"}));
+  // A filter decides per pair: r2 fails rv <> 'r2' with every probe row.
+  EXPECT_EQ(Run(Hash(Left(), Right(), JoinType::kRightSemi, NotR2())), (V{"2|r2b", "1|r1"}));
+  EXPECT_EQ(Run(Hash(Left(), Right(), JoinType::kRightAnti, NotR2())),
+            (V{"2|r2", "3|r3", "NULL|rnull"}));
+  // NULL matches NULL.
+  EXPECT_EQ(Run(Hash(Left(), Right(), JoinType::kRightSemi, nullptr, true)),
+            (V{"2|r2", "2|r2b", "NULL|rnull", "1|r1"}));
+  // Empty sides.
+  EXPECT_EQ(Run(Hash(EmptyLeft(), Right(), JoinType::kRightSemi)), V{});
+  EXPECT_EQ(Run(Hash(EmptyLeft(), Right(), JoinType::kRightAnti)),
+            (V{"2|r2", "2|r2b", "3|r3", "NULL|rnull", "1|r1"}));
+  EXPECT_EQ(Run(Hash(Left(), EmptyRight(), JoinType::kRightAnti)), V{});
+  ASSERT_OK_AND_ASSIGN(auto plan, Hash(Left(), Right(), JoinType::kRightAnti));
+  EXPECT_EQ(plan->schema()->num_fields(), 2);
+  EXPECT_EQ(plan->schema()->field(0).name(), "rk");
+  EXPECT_EQ(plan->ToString(), "HashJoinExec: mode=Partitioned, type=right anti, on=[(lk, rk)]");
+  EXPECT_THAT(Hash(Left(), Right(), JoinType::kRightSemi, nullptr, false, JoinMode::kBroadcast),
+              floe::testing::IsError(StatusCode::kInternal));
+}
+
 TEST_F(JoinTest, NullEqualsNullAndFilters) {
   EXPECT_EQ(Run(Hash(Left(), Right(), JoinType::kInner, nullptr, true)),
             (V{"1|l1|1|r1", "2|l2|2|r2", "2|l2|2|r2b", "2|l2b|2|r2", "2|l2b|2|r2b",
