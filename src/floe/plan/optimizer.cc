@@ -65,6 +65,7 @@ std::vector<std::unique_ptr<OptimizerRule>> DefaultRules() {
   rules.push_back(Rule("simplify_expressions", internal::SimplifyPlan));
   rules.push_back(Rule("push_down_predicates", internal::PushDownPredicates));
   rules.push_back(Rule("reorder_joins", internal::ReorderJoins));
+  rules.push_back(Rule("reduce_aggregates_by_semi_join", internal::ReduceAggregatesBySemiJoin));
   rules.push_back(Rule("push_down_semi_joins", internal::PushDownSemiJoins));
   rules.push_back(Rule("push_down_predicates", internal::PushDownPredicates));
   rules.push_back(Rule("push_down_projections", internal::PushDownProjections));

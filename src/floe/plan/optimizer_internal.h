@@ -37,6 +37,11 @@ Result<LogicalPlanPtr> PushDownPredicates(const LogicalPlanPtr& plan);
 /// side of an inner join that holds their keys' columns.
 Result<LogicalPlanPtr> PushDownSemiJoins(const LogicalPlanPtr& plan);
 
+/// Aggregations whose groups a join keeps only where the other side has their keys read
+/// only the input rows with those keys (a semi join below the aggregation), when the
+/// estimates say it pays (rule_semi_join_reduction.cc).
+Result<LogicalPlanPtr> ReduceAggregatesBySemiJoin(const LogicalPlanPtr& plan);
+
 /// Greedy reordering of trees of inner joins by estimated row counts.
 Result<LogicalPlanPtr> ReorderJoins(const LogicalPlanPtr& plan);
 

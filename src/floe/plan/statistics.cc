@@ -24,6 +24,8 @@ using expr::ExprKind;
 constexpr double kEqualitySelectivity = 0.1;
 constexpr double kRangeSelectivity = 0.33;
 constexpr double kDefaultSelectivity = 0.5;
+// The least fraction of rows an anti join is estimated to keep.
+constexpr double kAntiMinSelectivity = 0.1;
 
 const ColumnStatistics* ColumnStats(const Statistics& stats, const Expr& e) {
   if (e.kind != ExprKind::kColumn || e.column < 0 ||
@@ -246,12 +248,19 @@ Statistics JoinStatistics(const LogicalPlan& plan) {
   const double l = static_cast<double>(*left.row_count);
   const double r = static_cast<double>(*right.row_count);
   double inner = l * r;
+  // The fraction of left rows with a matching key, assuming the side with fewer distinct
+  // keys has its keys among the other's (containment): the semi join's selectivity.
+  double matched = kDefaultSelectivity;
   if (!plan.left_keys.empty()) {
     double denominator = 1.0;
+    matched = 1.0;
     for (size_t i = 0; i < plan.left_keys.size(); ++i) {
       std::optional<double> dl = DistinctGuess(left, *plan.left_keys[i]);
       std::optional<double> dr = DistinctGuess(right, *plan.right_keys[i]);
       denominator = std::max({denominator, dl.value_or(l), dr.value_or(r)});
+      const double left_keys = std::max(1.0, std::min(dl.value_or(l), l));
+      const double right_keys = std::min(dr.value_or(r), r);
+      matched = std::min(matched, right_keys / left_keys);
     }
     inner = l * r / denominator;
   }
@@ -270,11 +279,18 @@ Statistics JoinStatistics(const LogicalPlan& plan) {
       rows = std::max(inner, l + r);
       break;
     case JoinType::kSemi:
+      rows = l * (plan.join_filter ? matched * kRangeSelectivity : matched);
+      break;
     case JoinType::kAnti:
-      rows = l * kDefaultSelectivity;
+      // Never estimated empty: the containment assumption is a guess.
+      rows = l * std::max(1.0 - matched, kAntiMinSelectivity);
       break;
     case JoinType::kMark:
       rows = l;
+      break;
+    case JoinType::kRightSemi:
+    case JoinType::kRightAnti:
+      rows = r * kDefaultSelectivity;
       break;
   }
   out.row_count = static_cast<int64_t>(std::ceil(rows));

@@ -704,6 +704,58 @@ TEST(SemiJoinPushdownTest, ThroughProjectionIntoTheInnerJoinSideWithItsKeys) {
   EXPECT_EQ(Show(internal::PushDownSemiJoins(both)), both->ToString());
 }
 
+// TPC-H Q17's shape: an aggregation grouped by k, joined on k with a few rows of another
+// table, aggregates only the input rows whose k the other side holds.
+TEST(SemiJoinReductionTest, AggregationInputReducedByTheOtherSidesKeys) {
+  ColumnStatistics keys;
+  keys.min = Scalar::I64(1);
+  keys.max = Scalar::I64(1000);
+  keys.distinct_count = 1000;
+  auto fact = Table("fact", {"k", "v"}, 100000, Pushdown::kUnsupported, {keys, ColumnStatistics{}});
+  auto few = Table("few", {"k"}, 10, Pushdown::kUnsupported, {keys});
+  auto agg = MakeAggregate(fact, {Col(fact, 0)}, {"k"}, {Sum(Col(fact, 1))}, {"s"});
+  auto projected = MakeProjection(agg, {Col(agg, 1), Col(agg, 0)}, {"s", "gk"});
+  const std::string reduced =
+      "Join(semi): keys=[#0:k = #0:__reduce0]\n"
+      "        Scan: fact projection=[k, v]\n"
+      "        Projection: #0:k AS __reduce0\n"
+      "          Scan: few projection=[k]\n";
+  // Inner join, the aggregation on either side (under a projection).
+  auto inner =
+      MakeJoin(few, projected, JoinType::kInner, {Col(few, 0)}, {Col(projected, 1)}, nullptr);
+  EXPECT_EQ(Show(internal::ReduceAggregatesBySemiJoin(inner)),
+            "Join(inner): keys=[#0:k = #1:gk]\n"
+            "  Scan: few projection=[k]\n"
+            "  Projection: #1:s, #0:k AS gk\n"
+            "    Aggregate: groups=[#0:k] aggregates=[sum(#1:v) AS s]\n"
+            "      " +
+                reduced);
+  // A left join whose right side is the aggregation (a decorrelated scalar subquery).
+  auto left = MakeJoin(few, agg, JoinType::kLeft, {Col(few, 0)}, {Col(agg, 0)}, nullptr);
+  EXPECT_EQ(Show(internal::ReduceAggregatesBySemiJoin(left)),
+            "Join(left): keys=[#0:k = #0:k]\n"
+            "  Scan: few projection=[k]\n"
+            "  Aggregate: groups=[#0:k] aggregates=[sum(#1:v) AS s]\n"
+            "    " +
+                reduced.substr(0, reduced.find('\n') + 1) +
+                "      Scan: fact projection=[k, v]\n"
+                "      Projection: #0:k AS __reduce0\n"
+                "        Scan: few projection=[k]\n");
+  // Not when the aggregation is the left join's preserved side, nor on a non-group column,
+  // nor when the other side is not selective, nor when NULL keys match.
+  auto preserved = MakeJoin(agg, few, JoinType::kLeft, {Col(agg, 0)}, {Col(few, 0)}, nullptr);
+  EXPECT_EQ(Show(internal::ReduceAggregatesBySemiJoin(preserved)), preserved->ToString());
+  auto on_sum =
+      MakeJoin(few, projected, JoinType::kInner, {Col(few, 0)}, {Col(projected, 0)}, nullptr);
+  EXPECT_EQ(Show(internal::ReduceAggregatesBySemiJoin(on_sum)), on_sum->ToString());
+  auto many = Table("many", {"k"}, 900, Pushdown::kUnsupported, {keys});
+  auto unselective = MakeJoin(many, agg, JoinType::kInner, {Col(many, 0)}, {Col(agg, 0)}, nullptr);
+  EXPECT_EQ(Show(internal::ReduceAggregatesBySemiJoin(unselective)), unselective->ToString());
+  auto null_matching =
+      MakeJoin(few, agg, JoinType::kInner, {Col(few, 0)}, {Col(agg, 0)}, nullptr, {true});
+  EXPECT_EQ(Show(internal::ReduceAggregatesBySemiJoin(null_matching)), null_matching->ToString());
+}
+
 TEST(StatisticsTest, ScansFiltersJoinsAndAggregates) {
   ColumnStatistics range;
   range.min = Scalar::I64(0);
@@ -767,7 +819,7 @@ TEST(OptimizeTest, CommaJoinQuery) {
             "        Filter: (#1:c2 > 3)\n"
             "          Scan: c projection=[c1, c2]\n");
   EXPECT_TRUE(out->schema->Equals(*plan->schema));
-  EXPECT_EQ(DefaultRules().size(), 10u);
+  EXPECT_EQ(DefaultRules().size(), 11u);
 }
 
 }  // namespace
