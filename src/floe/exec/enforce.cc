@@ -1,6 +1,7 @@
 #include "floe/exec/enforce.h"
 
 #include <functional>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -15,14 +16,26 @@ namespace {
 
 using Rewrite = std::function<Result<PlanPtr>(PlanPtr node, std::vector<PlanPtr> children)>;
 
-// Rewrites bottom up: `rewrite` gets each node with its already rewritten children and
-// returns the node to put in its place.
-Result<PlanPtr> TransformUp(const PlanPtr& plan, const Rewrite& rewrite) {
+using Rewritten = std::map<const ExecutionPlan*, PlanPtr>;
+
+Result<PlanPtr> TransformUp(const PlanPtr& plan, const Rewrite& rewrite, Rewritten* done) {
+  auto it = done->find(plan.get());
+  if (it != done->end()) return it->second;
   std::vector<PlanPtr> children = plan->children();
   for (PlanPtr& child : children) {
-    FLOE_ASSIGN_OR_RAISE(child, TransformUp(child, rewrite));
+    FLOE_ASSIGN_OR_RAISE(child, TransformUp(child, rewrite, done));
   }
-  return rewrite(plan, std::move(children));
+  FLOE_ASSIGN_OR_RAISE(PlanPtr out, rewrite(plan, std::move(children)));
+  done->emplace(plan.get(), out);
+  return out;
+}
+
+// Rewrites bottom up: `rewrite` gets each node with its already rewritten children and
+// returns the node to put in its place. A node the plan holds in two places (planned once
+// for both) is rewritten once, so that both places keep sharing it.
+Result<PlanPtr> TransformUp(const PlanPtr& plan, const Rewrite& rewrite) {
+  Rewritten done;
+  return TransformUp(plan, rewrite, &done);
 }
 
 // `node` over `children`, rebuilt only when a child changed.

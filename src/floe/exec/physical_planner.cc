@@ -83,11 +83,30 @@ std::optional<int64_t> EstimatedRows(const LogicalPlan& node) {
 
 class Planner {
  public:
-  explicit Planner(const SessionConfig& config) : config_(config) {}
+  explicit Planner(const SessionConfig& config, bool share = true)
+      : config_(config), share_(share) {}
 
   // `fetch` is the number of rows a LIMIT above needs (passed through projections down
   // to a sort, which keeps only that many).
   Result<PlanPtr> Plan(const LogicalPlanPtr& node, std::optional<int64_t> fetch = std::nullopt) {
+    // An aggregation or join the plan holds twice (a WITH item referenced twice) is planned
+    // once: both places get the same node, and the stage planner runs the stages below it
+    // once for both (its exchange outputs are read by every consumer).
+    const bool shareable =
+        share_ && (node->kind == LogicalKind::kAggregate || node->kind == LogicalKind::kJoin);
+    if (shareable) {
+      for (const auto& [logical, physical] : shared_) {
+        if (plan::SameSubtree(*logical, *node)) return physical;
+      }
+      FLOE_ASSIGN_OR_RAISE(PlanPtr planned, PlanNode(node, fetch));
+      shared_.emplace_back(node, planned);
+      return planned;
+    }
+    return PlanNode(node, fetch);
+  }
+
+ private:
+  Result<PlanPtr> PlanNode(const LogicalPlanPtr& node, std::optional<int64_t> fetch) {
     switch (node->kind) {
       case LogicalKind::kScan:
         return PlanScan(*node);
@@ -135,7 +154,6 @@ class Planner {
     return Status::Internal("unknown logical node kind {}", static_cast<int>(node->kind));
   }
 
- private:
   static std::vector<std::string> FieldNames(const Schema& schema) {
     std::vector<std::string> names;
     for (const Field& field : schema.fields()) names.push_back(field.name());
@@ -513,7 +531,9 @@ class Planner {
   Result<PlanPtr> PlanRecursiveQuery(const LogicalPlan& node) {
     SessionConfig single = config_;
     FLOE_RETURN_NOT_OK(single.Set("target_partitions", "1"));
-    Planner planner(single);
+    // Exchanges inside run within the task, where a node's shared state serves one reader:
+    // nothing is shared there.
+    Planner planner(single, /*share=*/false);
     const std::vector<std::string> names = FieldNames(*node.schema);
     FLOE_ASSIGN_OR_RAISE(PlanPtr static_term, planner.Plan(node.children[0]));
     FLOE_ASSIGN_OR_RAISE(static_term, Rename(static_term, names));
@@ -524,6 +544,9 @@ class Planner {
   }
 
   const SessionConfig& config_;
+  const bool share_;
+  // The aggregations and joins planned so far, for planning a repeated one once.
+  std::vector<std::pair<LogicalPlanPtr, PlanPtr>> shared_;
 };
 
 }  // namespace

@@ -149,6 +149,31 @@ Result<BoundRelation> Binder::BindFunctionUnnest(const sql::TableRef& ref,
   return rel;
 }
 
+Result<TableSourcePtr> Binder::ResolveTableFunction(const std::string& name,
+                                                    const std::vector<TableFunctionArg>& args,
+                                                    int location) {
+  auto same_args = [&](const std::vector<TableFunctionArg>& other) {
+    if (other.size() != args.size()) return false;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (other[i].name != args[i].name ||
+          !expr::Literal(other[i].value)->Equals(*expr::Literal(args[i].value))) {
+        return false;
+      }
+    }
+    return true;
+  };
+  for (const ResolvedTableFunction& cached : table_function_cache_) {
+    if (cached.name == name && same_args(cached.args)) return cached.source;
+  }
+  auto resolved = resolver_->ResolveTableFunction(name, args);
+  if (!resolved.ok()) {
+    Status st = resolved.status();
+    return Status(st.code(), st.message() + Where(location));
+  }
+  table_function_cache_.push_back(ResolvedTableFunction{name, args, *resolved});
+  return *resolved;
+}
+
 Result<BoundRelation> Binder::BindTableRef(const sql::TableRef& ref, const Scope* outer) {
   if (ref.lateral && ref.kind != sql::TableRef::Kind::kFunction) {
     return NotSupported(ref.location, "LATERAL subqueries are not supported");
@@ -209,12 +234,7 @@ Result<BoundRelation> Binder::BindTableRef(const sql::TableRef& ref, const Scope
         std::string arg_name = i < call.arg_names.size() ? call.arg_names[i] : "";
         args.push_back(TableFunctionArg{std::move(arg_name), std::move(value)});
       }
-      auto resolved = resolver_->ResolveTableFunction(name, args);
-      if (!resolved.ok()) {
-        Status st = resolved.status();
-        return Status(st.code(), st.message() + Where(ref.location));
-      }
-      TableSourcePtr source = *resolved;
+      FLOE_ASSIGN_OR_RAISE(TableSourcePtr source, ResolveTableFunction(name, args, ref.location));
       std::vector<int> projection;
       for (int i = 0; i < source->schema()->num_fields(); ++i) projection.push_back(i);
       LogicalPlanPtr plan = MakeScan(source, std::move(projection));

@@ -455,7 +455,19 @@ class Binder {
   /// `plan` with its output columns cast to `types` (where they differ), names kept.
   Result<LogicalPlanPtr> CastOutputs(const LogicalPlanPtr& plan, const std::vector<TypePtr>& types,
                                      int location);
+  /// The source of a table function call: the one an earlier call of the statement with the
+  /// same name and arguments resolved (so that a WITH item referenced twice reads one
+  /// source, and both references are seen to be the same), else a new one.
+  Result<TableSourcePtr> ResolveTableFunction(const std::string& name,
+                                              const std::vector<TableFunctionArg>& args,
+                                              int location);
   std::map<std::string, TableSourcePtr> table_cache_;
+  struct ResolvedTableFunction {
+    std::string name;
+    std::vector<TableFunctionArg> args;
+    TableSourcePtr source;
+  };
+  std::vector<ResolvedTableFunction> table_function_cache_;
   std::vector<std::unique_ptr<SelectState>> states_;
   std::map<int, expr::ExprPtr> placeholder_values_;
   std::set<int> srf_placeholders_;  // placeholders of set-returning calls

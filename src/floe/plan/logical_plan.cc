@@ -558,6 +558,94 @@ size_t ChildrenOf(LogicalKind kind) {
 
 }  // namespace
 
+namespace {
+
+bool SameExpr(const expr::ExprPtr& a, const expr::ExprPtr& b) {
+  if (a == nullptr || b == nullptr) return a == b;
+  return !expr::IsVolatile(*a) && a->Equals(*b);
+}
+
+bool SameExprs(const std::vector<expr::ExprPtr>& a, const std::vector<expr::ExprPtr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!SameExpr(a[i], b[i])) return false;
+  }
+  return true;
+}
+
+bool SameSortKeys(const std::vector<SortKey>& a, const std::vector<SortKey>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].ascending != b[i].ascending || a[i].nulls_first != b[i].nulls_first ||
+        !SameExpr(a[i].expr, b[i].expr)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool SameAggregate(const AggregateCall& a, const AggregateCall& b) {
+  return a.function.name == b.function.name && a.function.distinct == b.function.distinct &&
+         a.function.return_type->Equals(*b.function.return_type) && SameExprs(a.args, b.args) &&
+         SameExpr(a.filter, b.filter) && SameSortKeys(a.order_by, b.order_by);
+}
+
+// The node's own parameters (not its children) are the same.
+bool SameNode(const LogicalPlan& a, const LogicalPlan& b) {
+  switch (a.kind) {
+    case LogicalKind::kScan:
+      return a.source == b.source && a.projection == b.projection &&
+             SameExprs(a.filters, b.filters) && a.scan_limit == b.scan_limit;
+    case LogicalKind::kValues:
+      if (a.rows.size() != b.rows.size()) return false;
+      for (size_t r = 0; r < a.rows.size(); ++r) {
+        if (!SameExprs(a.rows[r], b.rows[r])) return false;
+      }
+      return true;
+    case LogicalKind::kProjection:
+      return SameExprs(a.exprs, b.exprs);
+    case LogicalKind::kFilter:
+      return SameExpr(a.predicate, b.predicate);
+    case LogicalKind::kAggregate:
+      if (!SameExprs(a.group_exprs, b.group_exprs) || a.aggregates.size() != b.aggregates.size()) {
+        return false;
+      }
+      for (size_t i = 0; i < a.aggregates.size(); ++i) {
+        if (!SameAggregate(a.aggregates[i], b.aggregates[i])) return false;
+      }
+      return true;
+    case LogicalKind::kJoin:
+      return a.join_type == b.join_type && SameExprs(a.left_keys, b.left_keys) &&
+             SameExprs(a.right_keys, b.right_keys) && SameExpr(a.join_filter, b.join_filter) &&
+             a.null_equals_null == b.null_equals_null;
+    case LogicalKind::kSort:
+      return SameSortKeys(a.sort_keys, b.sort_keys);
+    case LogicalKind::kLimit:
+      return a.offset == b.offset && a.fetch == b.fetch;
+    case LogicalKind::kUnion:
+      return a.set_all == b.set_all;
+    case LogicalKind::kMaxOneRow:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+bool SameSubtree(const LogicalPlan& a, const LogicalPlan& b) {
+  if (a.kind != b.kind || a.children.size() != b.children.size() || !a.schema->Equals(*b.schema) ||
+      !SameNode(a, b)) {
+    return false;
+  }
+  for (size_t i = 0; i < a.children.size(); ++i) {
+    if (!SameSubtree(*a.children[i], *b.children[i])) return false;
+  }
+  return true;
+}
+
+bool Repeatable(const LogicalPlan& plan) { return SameSubtree(plan, plan); }
+
 Status ValidatePlan(const LogicalPlan& plan) {
   const size_t want = ChildrenOf(plan.kind);
   if (plan.kind == LogicalKind::kUnion ? plan.children.size() < 2 : plan.children.size() != want) {

@@ -275,6 +275,16 @@ std::vector<Field> UnnestOutputFields(const std::vector<expr::ExprPtr>& lists,
 /// recomputed where it derives from the children.
 LogicalPlanPtr WithNewChildren(const LogicalPlan& node, std::vector<LogicalPlanPtr> children);
 
+/// True when `a` and `b` compute the same rows: the same kinds and parameters node by node
+/// (expressions equal with their types, scans of the same source object), the same output
+/// schemas, and no volatile expression (random(), nextval) anywhere, so that one evaluation
+/// can serve both (a WITH item referenced twice). Windows, unnests and recursive queries
+/// are never the same (conservative).
+bool SameSubtree(const LogicalPlan& a, const LogicalPlan& b);
+/// True when evaluating `plan` twice gives the same rows both times: SameSubtree(plan, plan)
+/// (no volatile expression, only the kinds SameSubtree compares).
+bool Repeatable(const LogicalPlan& plan);
+
 /// Checks that every node has the children its kind takes and that every column an
 /// expression refers to exists in the input it is evaluated over. kInternal naming the node
 /// and the column otherwise: a plan the binder or a rule got wrong is an error, never a

@@ -8,8 +8,9 @@
 // so the rewrite is made only when the estimates say that side is cheap to read again (its
 // scans read at most half the rows the aggregation's input scans read: the semi join then
 // moves down into that input, see rule_semi_join_pushdown.cc) and selective (at most a
-// quarter of the groups). Keys that match NULL (IS NOT DISTINCT FROM) are not used: the semi join
-// would drop the NULL group.
+// quarter of the groups), and only when it has no volatile expression (both evaluations
+// must see the same rows). Keys that match NULL (IS NOT DISTINCT FROM) are not used: the
+// semi join would drop the NULL group.
 
 #include <algorithm>
 #include <optional>
@@ -78,7 +79,8 @@ LogicalPlanPtr Reduce(const LogicalPlan& join, bool agg_on_left) {
   const LogicalPlanPtr& side = join.children[agg_on_left ? 0 : 1];
   const LogicalPlanPtr& other = join.children[agg_on_left ? 1 : 0];
   AggregateUnder under = FindAggregate(*side);
-  if (under.aggregate == nullptr) return nullptr;
+  // The other side is evaluated twice: both must see the same rows.
+  if (under.aggregate == nullptr || !Repeatable(*other)) return nullptr;
   const auto& side_keys = agg_on_left ? join.left_keys : join.right_keys;
   const auto& other_keys = agg_on_left ? join.right_keys : join.left_keys;
   std::vector<ExprPtr> groups, keys;

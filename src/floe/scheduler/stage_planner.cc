@@ -61,8 +61,13 @@ class Cutter {
     return node->WithNewChildren(std::move(rewritten));
   }
 
-  // Makes the stage that runs `input` and writes it partitioned by `output`; its id.
+  // Makes the stage that runs `input` and writes it partitioned by `output`; its id. An
+  // input the plan holds in two places (one node planned for both) with the same output
+  // partitioning is one stage, whose output both consumers read.
   Result<int> AddStage(const exec::PlanPtr& input, exec::Partitioning output) {
+    for (const Made& made : made_) {
+      if (made.input == input && SameOutput(made.output, output)) return made.stage;
+    }
     std::set<int> inputs;
     FLOE_ASSIGN_OR_RAISE(exec::PlanPtr fragment, Rewrite(input, &inputs));
     Stage stage;
@@ -70,8 +75,24 @@ class Cutter {
     FLOE_ASSIGN_OR_RAISE(stage.plan, ShuffleWriterExec::Make(fragment, stage.id, output));
     stage.inputs.assign(inputs.begin(), inputs.end());
     stages.push_back(std::move(stage));
+    made_.push_back(Made{input, std::move(output), stages.back().id});
     return stages.back().id;
   }
+
+ private:
+  struct Made {
+    exec::PlanPtr input;
+    exec::Partitioning output;
+    int stage = 0;
+  };
+
+  static bool SameOutput(const exec::Partitioning& a, const exec::Partitioning& b) {
+    if (a.kind() != b.kind() || a.partition_count() != b.partition_count()) return false;
+    return a.kind() != exec::Partitioning::Kind::kHash ||
+           exec::PartitioningSatisfies(a, exec::Distribution::Hash(b.exprs()));
+  }
+
+  std::vector<Made> made_;
 };
 
 }  // namespace

@@ -756,6 +756,27 @@ TEST(SemiJoinReductionTest, AggregationInputReducedByTheOtherSidesKeys) {
   EXPECT_EQ(Show(internal::ReduceAggregatesBySemiJoin(null_matching)), null_matching->ToString());
 }
 
+// Two bindings of one WITH item are the same subtree (same source object, equal
+// expressions); a volatile expression, another source or another constant makes them differ.
+TEST(SameSubtreeTest, EqualBindingsButNotVolatileOnes) {
+  auto t = Table("t", {"k", "v"}, 100);
+  auto bind = [](const LogicalPlanPtr& scan, ExprPtr predicate) {
+    auto filtered = MakeFilter(scan, std::move(predicate));
+    return MakeAggregate(filtered, {Col(filtered, 0)}, {"k"}, {Sum(Col(filtered, 1))}, {"s"});
+  };
+  auto a = bind(t, Gt(Col(t, 1), I64(3)));
+  auto b = bind(t, Gt(Col(t, 1), I64(3)));
+  EXPECT_TRUE(SameSubtree(*a, *b));
+  EXPECT_TRUE(Repeatable(*a));
+  EXPECT_FALSE(SameSubtree(*a, *bind(t, Gt(Col(t, 1), I64(4)))));
+  auto other = Table("t", {"k", "v"}, 100);  // same name, another source object
+  EXPECT_FALSE(SameSubtree(*a, *bind(other, Gt(Col(other, 1), I64(3)))));
+  auto random = expr::Call("random", {}, Float64(), false);
+  auto v = bind(t, Lt(random, expr::Literal(Scalar::F64(0.5))));
+  EXPECT_FALSE(SameSubtree(*v, *v));
+  EXPECT_FALSE(Repeatable(*v));
+}
+
 TEST(StatisticsTest, ScansFiltersJoinsAndAggregates) {
   ColumnStatistics range;
   range.min = Scalar::I64(0);
