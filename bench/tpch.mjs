@@ -267,7 +267,8 @@ function querySql(name, engine) {
 }
 
 function rowsOfCsv(text) {
-  const lines = text.trim().split('\n');
+  // Only the final newline goes: a value may end in spaces.
+  const lines = text.replace(/\n$/, '').split('\n');
   lines.shift();  // header
   return lines.filter((l) => l.length).map(parseCsvLine);
 }
@@ -369,8 +370,13 @@ for (const q of queries) {
                 `(in-process ${inProcess.toFixed(3)} s, peak ${peakMiB.toFixed(0)} MiB), ` +
                 `duckdb ${duckBest.toFixed(3)} s, results agree: ${agree} (${duckRows.length} rows)`);
   if (agree === 'no' && !error) {
-    console.error(`  floe:   ${JSON.stringify(floeRows.slice(0, 3))}`);
-    console.error(`  duckdb: ${JSON.stringify(duckRows.slice(0, 3))}`);
+    // The first row that differs (or the counts).
+    const at = floeRows.findIndex((row, i) => !duckRows[i] || row.length !== duckRows[i].length ||
+                                              !row.every((v, j) => sameValue(v, duckRows[i][j])));
+    console.error(`  ${floeRows.length} rows from floe, ${duckRows.length} from DuckDB; ` +
+                  `first difference at row ${at}`);
+    console.error(`  floe:   ${JSON.stringify(floeRows[at])}`);
+    console.error(`  duckdb: ${JSON.stringify(duckRows[at])}`);
   }
 }
 
