@@ -72,13 +72,24 @@ std::optional<int64_t> EstimatedBytes(const LogicalPlan& node) {
   return *stats.row_count * std::max<int64_t>(width, 1);
 }
 
-// A semi / anti join builds its table on the preserved side only when the other side has
-// at least this many rows: below it, a table of the other side is cheap and saves
+// A semi / anti / left join builds its table on the preserved side only when the other side
+// has at least this many rows: below it, a table of the other side is cheap and saves
 // repartitioning the preserved side.
 constexpr int64_t kPreservedBuildMinRows = 100000;
 
+// A broadcast join's estimated build side takes at most this share of memory_limit.
+constexpr int64_t kBroadcastBudgetDivisor = 8;
+
 std::optional<int64_t> EstimatedRows(const LogicalPlan& node) {
   return plan::EstimateStatistics(node).row_count;
+}
+
+// True when a join that keeps every left row (left, semi, anti) should build its table on
+// the left: the left side has clearly fewer estimated rows and the right side is not small.
+bool PreservedSideBuilds(const LogicalPlan& left, const LogicalPlan& right) {
+  std::optional<int64_t> lr = EstimatedRows(left);
+  std::optional<int64_t> rr = EstimatedRows(right);
+  return lr && rr && *lr * 2 <= *rr && *rr >= kPreservedBuildMinRows;
 }
 
 class Planner {
@@ -392,19 +403,23 @@ class Planner {
         std::optional<int64_t> rr = EstimatedRows(*right_node);
         swap = lr && rr && *lr < *rr;
       }
+    } else if (type == plan::JoinType::kLeft && PreservedSideBuilds(*left_node, *right_node)) {
+      // The same for a left join: a right join with the table on the preserved side, whose
+      // unmatched rows are emitted once the probe side is done.
+      swap = true;
+      type = plan::JoinType::kRight;
     } else if (type == plan::JoinType::kSemi || type == plan::JoinType::kAnti) {
       // Build the table on the preserved (left) side when it has clearly fewer rows and
       // the right side is not small: a right semi / anti join, which probes with the
       // subquery's rows and emits the marked (unmarked) build rows. Both sides are then
       // repartitioned by the keys, which costs less than a hash table of the larger side.
-      std::optional<int64_t> lr = EstimatedRows(*left_node);
-      std::optional<int64_t> rr = EstimatedRows(*right_node);
-      swap = lr && rr && *lr * 2 <= *rr && *rr >= kPreservedBuildMinRows;
+      swap = PreservedSideBuilds(*left_node, *right_node);
       if (swap) {
         type =
             type == plan::JoinType::kSemi ? plan::JoinType::kRightSemi : plan::JoinType::kRightAnti;
       }
     }
+    const bool swapped_right = swap && node.join_type == plan::JoinType::kRight;
     std::vector<expr::ExprPtr> probe_keys = node.left_keys;
     std::vector<expr::ExprPtr> build_keys = node.right_keys;
     expr::ExprPtr filter = node.join_filter;
@@ -415,7 +430,7 @@ class Planner {
       std::swap(probe, build);
       std::swap(probe_keys, build_keys);
       build_node = left_node.get();
-      if (type == plan::JoinType::kRight) type = plan::JoinType::kLeft;
+      if (swapped_right) type = plan::JoinType::kLeft;
       if (filter) {
         // The filter was over left ++ right; the swapped join's rows are right ++ left.
         std::vector<int> mapping(static_cast<size_t>(nl + nr));
@@ -428,16 +443,20 @@ class Planner {
     JoinMode mode = JoinMode::kPartitioned;
     if (type == plan::JoinType::kMark) {
       mode = JoinMode::kBroadcast;
-    } else if (type != plan::JoinType::kFull && type != plan::JoinType::kRightSemi &&
-               type != plan::JoinType::kRightAnti) {
+    } else if (type != plan::JoinType::kFull && type != plan::JoinType::kRight &&
+               type != plan::JoinType::kRightSemi && type != plan::JoinType::kRightAnti) {
       // Broadcast a small build side, or one whose copy to every partition moves no more
-      // bytes than repartitioning the probe side would.
+      // bytes than repartitioning the probe side would, as long as its table takes a small
+      // share of the memory budget (a broadcast table is built whole; a partitioned one is
+      // built a partition at a time).
       const LogicalPlan* probe_node =
           build_node == right_node.get() ? left_node.get() : right_node.get();
       std::optional<int64_t> bytes = EstimatedBytes(*build_node);
       std::optional<int64_t> probe_bytes = EstimatedBytes(*probe_node);
-      if (bytes && (*bytes < config_.broadcast_join_threshold() ||
-                    (probe_bytes && *bytes * config_.target_partitions() <= *probe_bytes))) {
+      const bool fits = bytes && *bytes <= config_.memory_limit() / kBroadcastBudgetDivisor;
+      if (bytes && fits &&
+          (*bytes < config_.broadcast_join_threshold() ||
+           (probe_bytes && *bytes * config_.target_partitions() <= *probe_bytes))) {
         mode = JoinMode::kBroadcast;
       }
     }
