@@ -1,7 +1,9 @@
 #include "floe/exec/join/hash_join_exec.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <filesystem>
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
@@ -13,6 +15,7 @@
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/plan_codec_internal.h"
 #include "floe/exec/sort/row_keys.h"
+#include "floe/exec/spill.h"
 #include "floe/expr/hash.h"
 
 namespace floe::exec {
@@ -80,12 +83,20 @@ std::vector<TypePtr> KeyTypes(const std::vector<expr::PhysicalExprPtr>& exprs) {
   return types;
 }
 
-Result<std::shared_ptr<const JoinTable>> BuildTable(const HashJoinExec* node, int partition,
-                                                    const TaskContextPtr& ctx) {
+// A build side read into a table, or, when it outgrew the memory budget and the join may
+// spill, what was read of it and the rest of its input.
+struct BuildOutcome {
+  std::shared_ptr<const JoinTable> table;
+  std::vector<RecordBatchPtr> read;  // when `table` is null
+  BatchStreamPtr rest;               // when `table` is null: the unread rest, or null
+};
+
+// Reads `input` into a table. Past the budget: kOutOfMemory, or, with `may_spill`, the rows
+// read so far and the unread rest (the table's memory released).
+Result<BuildOutcome> BuildTable(const HashJoinExec* node, BatchStreamPtr input,
+                                std::string consumer, const TaskContextPtr& ctx, bool may_spill) {
   auto table = std::make_shared<JoinTable>();
-  table->reservation = std::make_unique<MemoryReservation>(
-      ctx->memory(), "HashJoinExec[" + std::to_string(partition) + "] build side");
-  FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(node->right(), partition, ctx));
+  table->reservation = std::make_unique<MemoryReservation>(ctx->memory(), std::move(consumer));
   std::vector<RecordBatchPtr> batches;
   int64_t bytes = 0;
   while (true) {
@@ -93,12 +104,13 @@ Result<std::shared_ptr<const JoinTable>> BuildTable(const HashJoinExec* node, in
     if (b == nullptr) break;
     if (b->num_rows() == 0) continue;
     bytes += b->memory_size() + b->num_rows() * 24;
-    if (!table->reservation->TryResize(bytes)) {
-      return OutOfMemory(node, *table->reservation, bytes);
-    }
     batches.push_back(std::move(b));
+    if (!table->reservation->TryResize(bytes)) {
+      if (!may_spill) return OutOfMemory(node, *table->reservation, bytes);
+      return BuildOutcome{nullptr, std::move(batches), std::move(input)};
+    }
   }
-  if (batches.empty()) return std::shared_ptr<const JoinTable>(std::move(table));
+  if (batches.empty()) return BuildOutcome{std::move(table), {}, nullptr};
   if (batches.size() == 1) {
     table->batch = batches[0];
   } else {
@@ -163,10 +175,104 @@ Result<std::shared_ptr<const JoinTable>> BuildTable(const HashJoinExec* node, in
   }
   bytes += table->keys.memory_size() + table->offsets.memory_size() + table->rows.memory_size();
   if (!table->reservation->TryResize(bytes)) {
-    return OutOfMemory(node, *table->reservation, bytes);
+    if (!may_spill) return OutOfMemory(node, *table->reservation, bytes);
+    return BuildOutcome{nullptr, {table->batch}, nullptr};
   }
-  return std::shared_ptr<const JoinTable>(std::move(table));
+  return BuildOutcome{std::move(table), {}, nullptr};
 }
+
+// A partitioned join whose build side outgrows the memory budget spills both sides into
+// this many buckets by key hash (a grace hash join), then joins bucket by bucket.
+constexpr int kSpillBucketBits = 5;
+constexpr int kSpillBuckets = 1 << kSpillBucketBits;
+
+// The bucket of a row's key hash: bits of a remix of the hash, so that neither the hash
+// partitioning that brought the rows here (hash % partitions) nor the table's own use of
+// the hash sees the rows of a bucket as alike.
+int SpillBucket(uint64_t hash) {
+  return static_cast<int>((hash * 0x9E3779B97F4A7C15ULL) >> (64 - kSpillBucketBits));
+}
+
+// The bucket files of one spilled partition; removed when it goes.
+struct SpilledBuckets {
+  std::vector<std::string> build, probe;  // per bucket; "" once consumed
+  ~SpilledBuckets() {
+    std::error_code ec;
+    for (const auto* paths : {&build, &probe}) {
+      for (const std::string& path : *paths) {
+        if (!path.empty()) std::filesystem::remove(path, ec);
+      }
+    }
+  }
+};
+
+// Writes the rows of batches to one spill file per bucket of their keys' hashes.
+class BucketWriter {
+ public:
+  BucketWriter(std::vector<std::string>* paths, SchemaPtr schema,
+               const std::vector<expr::PhysicalExprPtr>* keys, const TaskContextPtr& ctx)
+      : paths_(paths), schema_(std::move(schema)), keys_(keys), ctx_(ctx) {}
+
+  Status Open() {
+    for (int b = 0; b < kSpillBuckets; ++b) {
+      // Recorded before the file is made, so that a failure still has it removed.
+      paths_->push_back(NewSpillPath(ctx_->spill_directory(), "hash-join"));
+      FLOE_ASSIGN_OR_RAISE(auto writer, SpillWriter::Make(paths_->back(), schema_));
+      writers_.push_back(std::move(writer));
+    }
+    return Status::OK();
+  }
+
+  Status Write(const RecordBatch& batch) {
+    const int64_t n = batch.num_rows();
+    if (n == 0) return Status::OK();
+    FLOE_ASSIGN_OR_RAISE(auto keys, EvaluateExprs(*keys_, batch));
+    hashes_.resize(static_cast<size_t>(n));
+    FLOE_RETURN_NOT_OK(expr::HashRows(keys, hashes_.data()));
+    for (auto& rows : rows_) rows.clear();
+    for (int64_t r = 0; r < n; ++r) rows_[SpillBucket(hashes_[r])].push_back(r);
+    for (int b = 0; b < kSpillBuckets; ++b) {
+      const std::vector<int64_t>& rows = rows_[b];
+      if (rows.empty()) continue;
+      if (static_cast<int64_t>(rows.size()) == n) {
+        FLOE_RETURN_NOT_OK(writers_[b]->Write(batch).status());
+        continue;
+      }
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr part,
+                           TakeBatch(batch, rows.data(), static_cast<int64_t>(rows.size())));
+      FLOE_RETURN_NOT_OK(writers_[b]->Write(*part).status());
+    }
+    return Status::OK();
+  }
+
+  Status WriteAll(BatchStream* input) {
+    while (true) {
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr b, input->Next());
+      if (b == nullptr) return Status::OK();
+      FLOE_RETURN_NOT_OK(Write(*b));
+    }
+  }
+
+  // Closes the files; the bytes written.
+  Result<int64_t> Finish() {
+    int64_t bytes = 0;
+    for (auto& writer : writers_) {
+      FLOE_ASSIGN_OR_RAISE(int64_t written, writer->Finish());
+      bytes += written;
+    }
+    writers_.clear();
+    return bytes;
+  }
+
+ private:
+  std::vector<std::string>* paths_;
+  SchemaPtr schema_;
+  const std::vector<expr::PhysicalExprPtr>* keys_;
+  const TaskContextPtr& ctx_;
+  std::vector<std::unique_ptr<SpillWriter>> writers_;
+  std::vector<uint64_t> hashes_;
+  std::array<std::vector<int64_t>, kSpillBuckets> rows_;
+};
 
 Result<ArrayPtr> NullColumn(const TypePtr& type, int64_t n) { return Array::MakeNull(type, n); }
 
@@ -182,21 +288,30 @@ class HashJoinStream final : public BatchStream {
       if (node_->mode() == JoinMode::kBroadcast) {
         const HashJoinExec* node = node_;
         TaskContextPtr ctx = ctx_;
-        FLOE_ASSIGN_OR_RAISE(table_, ctx_->GetOrCreateShared<JoinTable>(node_, [node, ctx]() {
-          return BuildTable(node, 0, ctx);
-        }));
+        FLOE_ASSIGN_OR_RAISE(
+            table_, ctx_->GetOrCreateShared<JoinTable>(
+                        node_, [node, ctx]() -> Result<std::shared_ptr<const JoinTable>> {
+                          FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input,
+                                               ExecutePlan(node->right(), 0, ctx));
+                          FLOE_ASSIGN_OR_RAISE(
+                              BuildOutcome built,
+                              BuildTable(node, std::move(input), "HashJoinExec[0] build side", ctx,
+                                         /*may_spill=*/false));
+                          return std::move(built.table);
+                        }));
       } else {
-        FLOE_ASSIGN_OR_RAISE(table_, BuildTable(node_, partition_, ctx_));
+        FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(node_->right(), partition_, ctx_));
+        FLOE_ASSIGN_OR_RAISE(BuildOutcome built,
+                             BuildTable(node_, std::move(input), BuildConsumer(), ctx_,
+                                        /*may_spill=*/true));
+        if (built.table != nullptr) {
+          table_ = std::move(built.table);
+        } else {
+          FLOE_RETURN_NOT_OK(Spill(std::move(built)));
+          FLOE_RETURN_NOT_OK(LoadBucket(0));
+        }
       }
-      if (type_ == JoinType::kRight || type_ == JoinType::kFull || BuildPreserved()) {
-        build_matched_.assign(static_cast<size_t>(table_->num_rows), 0);
-      }
-      // Inner and semi joins with an empty build side produce nothing, nor do the joins
-      // that emit build rows only.
-      if (table_->num_rows == 0 && (type_ == JoinType::kInner || type_ == JoinType::kSemi ||
-                                    type_ == JoinType::kRight || BuildPreserved())) {
-        done_probe_ = true;
-      }
+      StartTable();
     }
     while (true) {
       if (out_pos_ < out_.size()) return out_[out_pos_++];
@@ -206,6 +321,11 @@ class HashJoinStream final : public BatchStream {
         if (!emitted_unmatched_build_ && !build_matched_.empty()) {
           emitted_unmatched_build_ = true;
           FLOE_RETURN_NOT_OK(EmitUnmatchedBuild());
+          continue;
+        }
+        if (spilled_ != nullptr && bucket_ + 1 < kSpillBuckets) {
+          FLOE_RETURN_NOT_OK(LoadBucket(bucket_ + 1));
+          StartTable();
           continue;
         }
         return RecordBatchPtr();
@@ -229,6 +349,75 @@ class HashJoinStream final : public BatchStream {
 
  private:
   int64_t batch_size() const { return std::max<int64_t>(1, ctx_->config().batch_size()); }
+
+  std::string BuildConsumer() const {
+    return "HashJoinExec[" + std::to_string(partition_) + "] build side";
+  }
+
+  // The per-table state once table_ is set: matches of build rows, and no probing where
+  // the table being empty decides the output.
+  void StartTable() {
+    build_matched_.clear();
+    if (type_ == JoinType::kRight || type_ == JoinType::kFull || BuildPreserved()) {
+      build_matched_.assign(static_cast<size_t>(table_->num_rows), 0);
+    }
+    // Inner and semi joins with an empty build side produce nothing, nor do the joins
+    // that emit build rows only.
+    if (table_->num_rows == 0 && (type_ == JoinType::kInner || type_ == JoinType::kSemi ||
+                                  type_ == JoinType::kRight || BuildPreserved())) {
+      done_probe_ = true;
+    }
+  }
+
+  // The build side outgrew the budget: what was read of it, its unread rest and then the
+  // whole probe side go to bucket files by key hash.
+  Status Spill(BuildOutcome built) {
+    spilled_ = std::make_unique<SpilledBuckets>();
+    BucketWriter build(&spilled_->build, node_->right()->schema(), &node_->right_keys(), ctx_);
+    FLOE_RETURN_NOT_OK(build.Open());
+    for (RecordBatchPtr& b : built.read) {
+      FLOE_RETURN_NOT_OK(build.Write(*b));
+      b.reset();
+    }
+    if (built.rest != nullptr) FLOE_RETURN_NOT_OK(build.WriteAll(built.rest.get()));
+    built.rest.reset();
+    FLOE_ASSIGN_OR_RAISE(const int64_t build_bytes, build.Finish());
+    BucketWriter probe(&spilled_->probe, node_->left()->schema(), &node_->left_keys(), ctx_);
+    FLOE_RETURN_NOT_OK(probe.Open());
+    FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(node_->left(), partition_, ctx_));
+    FLOE_RETURN_NOT_OK(probe.WriteAll(input.get()));
+    FLOE_ASSIGN_OR_RAISE(const int64_t probe_bytes, probe.Finish());
+    if (QueryMetrics* m = ctx_->metrics()) {
+      m->For(node_, partition_).spilled_bytes += build_bytes + probe_bytes;
+    }
+    return Status::OK();
+  }
+
+  // Joins bucket `b` next: its build rows as the table, its probe rows as the probe side.
+  Status LoadBucket(int b) {
+    table_.reset();
+    input_.reset();
+    probe_.reset();
+    bucket_ = b;
+    done_probe_ = false;
+    emitted_unmatched_build_ = false;
+    std::error_code ec;
+    std::string& build_path = spilled_->build[static_cast<size_t>(b)];
+    FLOE_ASSIGN_OR_RAISE(BatchStreamPtr rows, OpenSpillFile(build_path, node_->right()->schema()));
+    auto built = BuildTable(node_, std::move(rows), BuildConsumer(), ctx_, /*may_spill=*/false);
+    if (!built.ok()) {
+      return built.status().WithPrefix(
+          fmt::format("hash join bucket {} of {} (the build side spilled; its keys are too "
+                      "skewed for the buckets to fit): ",
+                      b, kSpillBuckets));
+    }
+    table_ = std::move(built->table);
+    std::filesystem::remove(build_path, ec);
+    build_path.clear();
+    const std::string& probe_path = spilled_->probe[static_cast<size_t>(b)];
+    FLOE_ASSIGN_OR_RAISE(input_, OpenSpillFile(probe_path, node_->left()->schema()));
+    return Status::OK();
+  }
 
   // Right semi / anti: the output is build rows, decided once the probe side is done.
   bool BuildPreserved() const {
@@ -578,6 +767,9 @@ class HashJoinStream final : public BatchStream {
   TaskContextPtr ctx_;
   JoinType type_;
   std::shared_ptr<const JoinTable> table_;
+  // Set when the build side spilled: the bucket files, and the bucket being joined.
+  std::unique_ptr<SpilledBuckets> spilled_;
+  int bucket_ = 0;
   std::vector<uint8_t> build_matched_;
   BatchStreamPtr input_;
   SchemaPtr pairs_schema_;

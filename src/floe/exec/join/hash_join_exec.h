@@ -20,8 +20,11 @@ std::string_view JoinModeName(JoinMode mode);
 /// by their keys with equal partition counts; every join type. kBroadcast: the right child
 /// is one partition read by every probe partition, the table is built once per query;
 /// inner, left, semi, anti and mark only (the others need every probe row's verdict on a
-/// build row in one place). A build side past the memory budget fails with
-/// kOutOfMemory naming the join and memory_limit.
+/// build row in one place). A partitioned build side past the memory budget spills: both
+/// sides of the partition go to 32 bucket files by key hash and are joined bucket by bucket
+/// (a grace hash join; a bucket that still does not fit, from skewed keys, fails with
+/// kOutOfMemory). A broadcast build side past the budget fails with kOutOfMemory naming the
+/// join and memory_limit.
 class HashJoinExec final : public ExecutionPlan {
  public:
   static constexpr std::string_view kName = "HashJoinExec";

@@ -14,10 +14,14 @@ using testing::BatchOf;
 using testing::Col;
 using testing::I64s;
 using testing::MakeContext;
+using testing::OptI64;
+using testing::OptStr;
 using testing::RunRows;
 using testing::SchemaOf;
 using testing::Source;
+using testing::SpilledBytes;
 using testing::Strs;
+using testing::TempDir;
 using V = std::vector<std::string>;
 
 class JoinTest : public ::testing::Test {
@@ -222,7 +226,9 @@ TEST_F(JoinTest, PartitionedAndBroadcastOverSeveralPartitions) {
 }
 
 TEST_F(JoinTest, BuildSideOverTheMemoryLimit) {
-  ASSERT_OK_AND_ASSIGN(auto plan, Hash(Left(), Right(), JoinType::kInner));
+  // A broadcast table is built whole: past the budget it fails.
+  ASSERT_OK_AND_ASSIGN(
+      auto plan, Hash(Left(), Right(), JoinType::kInner, nullptr, false, JoinMode::kBroadcast));
   SessionConfig config;
   auto ctx = std::make_shared<TaskContext>(config, std::make_shared<MemoryManager>(64), nullptr, "",
                                            nullptr);
@@ -230,6 +236,53 @@ TEST_F(JoinTest, BuildSideOverTheMemoryLimit) {
               floe::testing::IsErrorWith(StatusCode::kOutOfMemory,
                                          "memory_limit of 64 bytes exceeded: the hash join "
                                          "build side of HashJoinExec"));
+}
+
+// A partitioned build side past the budget spills both sides to bucket files and joins
+// them bucket by bucket: the same rows as in memory, for every join type, NULL keys,
+// duplicate keys and a filter included; no file is left behind.
+TEST_F(JoinTest, PartitionedBuildSideSpillsPastTheMemoryLimit) {
+  auto make_side = [](const SchemaPtr& schema, int64_t n, int64_t modulus, int64_t offset,
+                      const char* tag) {
+    std::vector<RecordBatchPtr> batches;
+    for (int64_t start = 0; start < n; start += 1000) {
+      std::vector<OptI64> keys;
+      std::vector<OptStr> values;
+      for (int64_t i = start; i < std::min(n, start + 1000); ++i) {
+        keys.push_back(i % 97 == 0 ? std::nullopt : OptI64(offset + i % modulus));
+        values.push_back(tag + std::to_string(i));
+      }
+      batches.push_back(BatchOf(schema, {I64s(keys), Strs(values)}));
+    }
+    return Source(schema, std::move(batches));
+  };
+  // Keys 0..2999 on the left, 1000..6999 on the right, each twice, every 97th NULL.
+  auto left = make_side(left_schema_, 6000, 3000, 0, "l");
+  auto right = make_side(right_schema_, 12000, 6000, 1000, "r");
+  // lv < rv, over left ++ right: decides per pair.
+  auto pairs = JoinOutputSchema(*left_schema_, *right_schema_, JoinType::kInner);
+  auto lv_before_rv = expr::Compile(expr::Compare("lt", expr::Column(1, "lv", String()),
+                                                  expr::Column(3, "rv", String())),
+                                    pairs)
+                          .ValueOrDie();
+  for (JoinType type :
+       {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull, JoinType::kSemi,
+        JoinType::kAnti, JoinType::kRightSemi, JoinType::kRightAnti}) {
+    for (bool with_filter : {false, true}) {
+      SCOPED_TRACE(std::string(plan::JoinTypeName(type)) + (with_filter ? " with filter" : ""));
+      expr::PhysicalExprPtr filter = with_filter ? lv_before_rv : nullptr;
+      auto expected = Run(Hash(left, right, type, filter));
+      std::sort(expected.begin(), expected.end());
+      TempDir dir;
+      ASSERT_OK_AND_ASSIGN(auto plan, Hash(left, right, type, filter));
+      auto ctx = MakeContext(1000, 64 << 10, dir.path());
+      ASSERT_OK_AND_ASSIGN(auto rows, RunRows(plan, ctx));
+      std::sort(rows.begin(), rows.end());
+      EXPECT_EQ(rows, expected);
+      EXPECT_GT(SpilledBytes(ctx, plan), 0);
+      EXPECT_EQ(dir.files(), 0);
+    }
+  }
 }
 
 TEST_F(JoinTest, NestedLoop) {

@@ -3,9 +3,12 @@
 // Helpers for the stateful-operator tests: in-memory sources, column expressions, task
 // contexts with small budgets, and rows rendered as text for exact comparison.
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "floe/batch/builder.h"
 #include "floe/batch/value_format.h"
@@ -92,6 +95,38 @@ inline expr::PhysicalExprPtr Col(const SchemaPtr& schema, int i) {
 inline PhysicalSortExpr Key(const SchemaPtr& schema, int i, bool descending = false,
                             bool nulls_first = false) {
   return PhysicalSortExpr{Col(schema, i), descending, nulls_first};
+}
+
+/// A fresh directory (for spill files), removed with what it holds.
+class TempDir {
+ public:
+  TempDir() {
+    static int counter = 0;
+    path_ = (std::filesystem::temp_directory_path() /
+             ("floe-ops-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++)))
+                .string();
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+  int64_t files() const {
+    int64_t n = 0;
+    for (auto& e : std::filesystem::directory_iterator(path_)) n += e.is_regular_file();
+    return n;
+  }
+
+ private:
+  std::string path_;
+};
+
+/// The bytes `node` spilled in every partition.
+inline int64_t SpilledBytes(const TaskContextPtr& ctx, const PlanPtr& node) {
+  int64_t total = 0;
+  for (auto& [p, m] : ctx->metrics()->Of(node.get())) total += m->spilled_bytes.load();
+  return total;
 }
 
 inline TaskContextPtr MakeContext(int64_t batch_size = 8192, int64_t memory_limit = 0,

@@ -28,7 +28,9 @@ using testing::Rows;
 using testing::RunRows;
 using testing::SchemaOf;
 using testing::Source;
+using testing::SpilledBytes;
 using testing::Strs;
+using testing::TempDir;
 
 std::vector<int64_t> SortedOrder(const std::vector<ArrayPtr>& cols,
                                  const std::vector<SortOptions>& options) {
@@ -36,36 +38,6 @@ std::vector<int64_t> SortedOrder(const std::vector<ArrayPtr>& cols,
   EXPECT_OK(EncodeRowKeys(cols, options, &keys));
   PoolVector<int64_t> order = SortIndices(keys);
   return std::vector<int64_t>(order.begin(), order.end());
-}
-
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = (std::filesystem::temp_directory_path() /
-             ("floe-ops-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++)))
-                .string();
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  int64_t files() const {
-    int64_t n = 0;
-    for (auto& e : std::filesystem::directory_iterator(path_)) n += e.is_regular_file();
-    return n;
-  }
-
- private:
-  std::string path_;
-};
-
-int64_t SpilledBytes(const TaskContextPtr& ctx, const PlanPtr& node) {
-  int64_t total = 0;
-  for (auto& [p, m] : ctx->metrics()->Of(node.get())) total += m->spilled_bytes.load();
-  return total;
 }
 
 TEST(SortKey, IntegersWithNullsAndDirections) {
