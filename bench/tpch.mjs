@@ -67,6 +67,11 @@ const iceberg = rest.includes('--iceberg');
 const mpiRanks = Number(opt('--mpirun', '0'));
 const memoryLimit = opt('--memory-limit', '');
 const codec = rest.includes('--codec');
+if (mpiRanks && process.getuid && process.getuid() === 0) {
+  // Open MPI refuses root unless told otherwise (CI containers run as root).
+  process.env.OMPI_ALLOW_RUN_AS_ROOT = '1';
+  process.env.OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = '1';
+}
 
 const tables = ['region', 'nation', 'supplier', 'customer', 'part', 'partsupp', 'orders',
                 'lineitem'];
