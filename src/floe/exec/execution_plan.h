@@ -66,6 +66,11 @@ class ExecutionPlan : public std::enable_shared_from_this<ExecutionPlan> {
   /// the enforcer push sorts below it). Default: false.
   virtual std::vector<bool> MaintainsInputOrder() const;
 
+  /// A scan that also skips the rows whose output column `column` fails the dynamic
+  /// filter `id` once a join publishes it on the TaskContext (dynamic_filter.h); null
+  /// (the default) for a node that cannot.
+  virtual PlanPtr WithDynamicFilter(int id, int column) const { return nullptr; }
+
   /// One line for EXPLAIN, without the children: "FilterExec: l_quantity < 24".
   virtual std::string ToString() const = 0;
 

@@ -79,6 +79,9 @@ constexpr int64_t kPreservedBuildMinRows = 100000;
 
 // A broadcast join's estimated build side takes at most this share of memory_limit.
 constexpr int64_t kBroadcastBudgetDivisor = 8;
+// What a hash table takes per build row beyond the row's values (the accounting of
+// HashJoinExec's build side: key ids, the row map, key slots at half load).
+constexpr int64_t kHashTableBytesPerRow = 56;
 
 std::optional<int64_t> EstimatedRows(const LogicalPlan& node) {
   return plan::EstimateStatistics(node).row_count;
@@ -453,7 +456,10 @@ class Planner {
           build_node == right_node.get() ? left_node.get() : right_node.get();
       std::optional<int64_t> bytes = EstimatedBytes(*build_node);
       std::optional<int64_t> probe_bytes = EstimatedBytes(*probe_node);
-      const bool fits = bytes && *bytes <= config_.memory_limit() / kBroadcastBudgetDivisor;
+      // The table holds more than the rows: their key ids, row map and key slots.
+      const std::optional<int64_t> rows = EstimatedRows(*build_node);
+      const int64_t table_bytes = bytes.value_or(0) + rows.value_or(0) * kHashTableBytesPerRow;
+      const bool fits = bytes && table_bytes <= config_.memory_limit() / kBroadcastBudgetDivisor;
       if (bytes && fits &&
           (*bytes < config_.broadcast_join_threshold() ||
            (probe_bytes && *bytes * config_.target_partitions() <= *probe_bytes))) {
@@ -472,10 +478,28 @@ class Planner {
     }
     std::vector<bool> null_equals_null = node.null_equals_null;
     null_equals_null.resize(probe_keys.size(), false);
+    // A broadcast join's build side is complete before its probe side's scans open: they
+    // can skip the rows whose key the table does not hold (inner and semi joins drop them).
+    std::vector<DynamicFilterTarget> dynamic_filters;
+    if (mode == JoinMode::kBroadcast &&
+        (type == plan::JoinType::kInner || type == plan::JoinType::kSemi)) {
+      for (size_t k = 0; k < probe_keys.size(); ++k) {
+        const expr::ExprPtr& key = probe_keys[k];
+        if (null_equals_null[k] || key->kind != expr::ExprKind::kColumn ||
+            !DynamicFilter::Supports(*key->type)) {
+          continue;
+        }
+        PlanPtr attached = AttachDynamicFilter(probe, key->column, next_dynamic_filter_);
+        if (attached == nullptr) continue;
+        probe = std::move(attached);
+        dynamic_filters.push_back(DynamicFilterTarget{next_dynamic_filter_++, static_cast<int>(k)});
+      }
+    }
     FLOE_ASSIGN_OR_RAISE(
         PlanPtr join,
         HashJoinExec::Make(probe, build, std::move(probe_exprs), std::move(build_exprs), type,
-                           std::move(compiled_filter), std::move(null_equals_null), mode));
+                           std::move(compiled_filter), std::move(null_equals_null), mode,
+                           std::move(dynamic_filters)));
     // A right semi / anti join's output is the build side: the logical left columns.
     if (!swap || type == plan::JoinType::kRightSemi || type == plan::JoinType::kRightAnti) {
       return Rename(join, names);
@@ -562,8 +586,43 @@ class Planner {
                                     std::move(static_term), std::move(recursive_term));
   }
 
+  // `plan` with dynamic filter `id` read over its output column `column` by the scan that
+  // produces the column, through nodes that pass rows through one by one (projections of
+  // the column, filters, the probe side of broadcast inner and semi joins, which publish
+  // their own filters before opening it); null when there is no such scan.
+  static PlanPtr AttachDynamicFilter(const PlanPtr& plan, int column, int id) {
+    const std::string_view name = plan->name();
+    int below = -1;
+    if (name == ProjectionExec::kName) {
+      const expr::ExprPtr& source =
+          static_cast<const ProjectionExec&>(*plan).exprs()[static_cast<size_t>(column)]->source();
+      if (source != nullptr && source->kind == expr::ExprKind::kColumn) below = source->column;
+    } else if (name == FilterExec::kName) {
+      below = column;
+    } else if (name == HashJoinExec::kName) {
+      const auto& join = static_cast<const HashJoinExec&>(*plan);
+      if (join.mode() == JoinMode::kBroadcast &&
+          (join.join_type() == plan::JoinType::kInner ||
+           join.join_type() == plan::JoinType::kSemi) &&
+          column < join.left()->schema()->num_fields()) {
+        below = column;
+      }
+    } else {
+      return plan->WithDynamicFilter(id, column);
+    }
+    if (below < 0) return nullptr;
+    std::vector<PlanPtr> children = plan->children();
+    PlanPtr child = AttachDynamicFilter(children[0], below, id);
+    if (child == nullptr) return nullptr;
+    children[0] = std::move(child);
+    Result<PlanPtr> rebuilt = plan->WithNewChildren(std::move(children));
+    return rebuilt.ok() ? *rebuilt : nullptr;
+  }
+
   const SessionConfig& config_;
   const bool share_;
+  // The id of the next dynamic filter (unique within the plan).
+  int next_dynamic_filter_ = 1;
   // The aggregations and joins planned so far, for planning a repeated one once.
   std::vector<std::pair<LogicalPlanPtr, PlanPtr>> shared_;
 };

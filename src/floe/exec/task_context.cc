@@ -41,6 +41,17 @@ std::shared_ptr<const WorkTable> TaskContext::FindWorkTable(int id) const {
   return nullptr;
 }
 
+void TaskContext::PublishDynamicFilter(int id, std::shared_ptr<const DynamicFilter> filter) {
+  std::lock_guard<std::mutex> lock(dynamic_filters_mutex_);
+  dynamic_filters_.emplace(id, std::move(filter));
+}
+
+std::shared_ptr<const DynamicFilter> TaskContext::FindDynamicFilter(int id) const {
+  std::lock_guard<std::mutex> lock(dynamic_filters_mutex_);
+  auto it = dynamic_filters_.find(id);
+  return it == dynamic_filters_.end() ? nullptr : it->second;
+}
+
 Status TaskContext::CheckCancelled() const {
   if (cancelled()) return Status::Cancelled("the query was cancelled");
   if (deadline_ != std::chrono::steady_clock::time_point::max() &&

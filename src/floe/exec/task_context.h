@@ -18,6 +18,7 @@
 #include "floe/common/memory_pool.h"
 #include "floe/common/result.h"
 #include "floe/common/thread_pool.h"
+#include "floe/exec/dynamic_filter.h"
 #include "floe/exec/memory_manager.h"
 #include "floe/exec/metrics.h"
 #include "floe/exec/session_config.h"
@@ -84,6 +85,12 @@ class TaskContext {
   /// from the statement's start); call between batches.
   Status CheckCancelled() const;
 
+  /// Makes `filter` the dynamic filter `id` of this context (dynamic_filter.h); the first
+  /// publication of an id stands.
+  void PublishDynamicFilter(int id, std::shared_ptr<const DynamicFilter> filter);
+  /// The dynamic filter `id` of this context, or null when none was published (yet).
+  std::shared_ptr<const DynamicFilter> FindDynamicFilter(int id) const;
+
   /// The value for `key`, made by `make` exactly once per query; concurrent callers wait
   /// for the first one (a broadcast join's hash table is built once, shared by every
   /// probe partition). An error is returned to every caller.
@@ -123,6 +130,8 @@ class TaskContext {
   std::string spill_directory_;
   std::shared_ptr<ExchangeService> exchange_;
   QueryMetrics metrics_;
+  mutable std::mutex dynamic_filters_mutex_;
+  std::map<int, std::shared_ptr<const DynamicFilter>> dynamic_filters_;
   std::function<Status()> seal_remote_writes_;
   bool collect_metrics_ = false;
   std::atomic<bool> cancelled_{false};

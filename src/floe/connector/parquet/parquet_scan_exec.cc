@@ -116,8 +116,9 @@ class ParquetScanStream final : public exec::BatchStream {
  public:
   ParquetScanStream(const ParquetScanExec* node, const std::vector<ParquetFileRange>* ranges,
                     std::optional<int64_t> limit, int64_t batch_size, bool verify_checksums,
-                    MemoryPool* pool)
+                    MemoryPool* pool, exec::TaskContextPtr ctx)
       : node_(node),
+        ctx_(std::move(ctx)),
         ranges_(ranges),
         remaining_(limit),
         batch_size_(batch_size),
@@ -207,6 +208,28 @@ class ParquetScanStream final : public exec::BatchStream {
       predicate.column = column;
       predicates.push_back(std::move(predicate));
     }
+    // The keys a join above holds, once it has published them.
+    for (const exec::DynamicFilterUse& use : node_->dynamic_filters()) {
+      std::shared_ptr<const exec::DynamicFilter> filter = ctx_->FindDynamicFilter(use.id);
+      if (filter == nullptr) continue;
+      if (!filter->min) {
+        // The join's build side holds no key: no row of this range can match.
+        current_.reset();
+        return Status::OK();
+      }
+      const std::string& name = names_[static_cast<size_t>(use.column)];
+      int column = file_->schema()->GetFieldIndex(name);
+      if (column < 0 || !file_->schema()->field(column).type()->Equals(*filter->type)) continue;
+      if (filter->listed) {
+        predicates.push_back(
+            parquet::ColumnPredicate{column, parquet::ColumnPredicate::Op::kIn, filter->values});
+      } else {
+        predicates.push_back(
+            parquet::ColumnPredicate{column, parquet::ColumnPredicate::Op::kGe, {*filter->min}});
+        predicates.push_back(
+            parquet::ColumnPredicate{column, parquet::ColumnPredicate::Op::kLe, {*filter->max}});
+      }
+    }
     for (int rg : range.row_groups) {
       if (rg < 0 || rg >= file_->num_row_groups()) {
         return Status::Invalid("'{}' has no row group {} ({} row groups)", range.path, rg,
@@ -239,6 +262,7 @@ class ParquetScanStream final : public exec::BatchStream {
   }
 
   const ParquetScanExec* node_;
+  exec::TaskContextPtr ctx_;
   const std::vector<ParquetFileRange>* ranges_;
   std::optional<int64_t> remaining_;
   int64_t batch_size_;
@@ -387,7 +411,14 @@ Result<exec::PlanPtr> ParquetScanExec::Make(SchemaPtr file_schema,
 
 Result<exec::PlanPtr> ParquetScanExec::WithNewChildren(std::vector<exec::PlanPtr> children) const {
   if (!children.empty()) return Status::Internal("ParquetScanExec takes no children");
-  return Make(file_schema_, groups_, projection_, filters_, limit_, io_);
+  FLOE_ASSIGN_OR_RAISE(exec::PlanPtr made,
+                       Make(file_schema_, groups_, projection_, filters_, limit_, io_));
+  for (const exec::DynamicFilterUse& use : dynamic_filters_) {
+    made = made->WithDynamicFilter(use.id, use.column);
+    if (made == nullptr)
+      return Status::Internal("ParquetScanExec: a dynamic filter it cannot read");
+  }
+  return made;
 }
 
 Result<exec::BatchStreamPtr> ParquetScanExec::Execute(int partition,
@@ -397,7 +428,17 @@ Result<exec::BatchStreamPtr> ParquetScanExec::Execute(int partition,
   }
   return exec::BatchStreamPtr(std::make_unique<ParquetScanStream>(
       this, &groups_[static_cast<size_t>(partition)], limit_, ctx->config().batch_size(),
-      ctx->config().parquet_verify_page_checksums(), ctx->pool()));
+      ctx->config().parquet_verify_page_checksums(), ctx->pool(), ctx));
+}
+
+exec::PlanPtr ParquetScanExec::WithDynamicFilter(int id, int column) const {
+  if (limit_ || column < 0 || column >= static_cast<int>(projection_.size()) ||
+      !exec::DynamicFilter::Supports(*schema()->field(column).type())) {
+    return nullptr;
+  }
+  auto copy = std::shared_ptr<ParquetScanExec>(new ParquetScanExec(*this));
+  copy->dynamic_filters_.push_back(exec::DynamicFilterUse{id, column});
+  return copy;
 }
 
 std::string ParquetScanExec::ToString() const {
@@ -438,6 +479,15 @@ std::string ParquetScanExec::ToString() const {
     out += "]";
   }
   if (limit_) out += fmt::format(" limit={}", *limit_);
+  if (!dynamic_filters_.empty()) {
+    out += " dynamic_filters=[";
+    for (size_t i = 0; i < dynamic_filters_.size(); ++i) {
+      if (i > 0) out += ", ";
+      out += fmt::format("#{} on {}", dynamic_filters_[i].id,
+                         schema()->field(dynamic_filters_[i].column).name());
+    }
+    out += "]";
+  }
   return out;
 }
 
@@ -464,6 +514,11 @@ Status ParquetScanExec::Encode(codec::PlanEncoder& out) const {
   }
   if (limit_) m.mutable_limit()->set_value(*limit_);
   if (io_) FLOE_RETURN_NOT_OK(codec::EncodeFileIO(io_, "read_parquet", m.mutable_io()));
+  for (const exec::DynamicFilterUse& use : dynamic_filters_) {
+    pb::DynamicFilterUse* u = m.add_dynamic_filters();
+    u->set_id(use.id);
+    u->set_column(use.column);
+  }
   return out.SetPayload(m);
 }
 
@@ -512,7 +567,15 @@ Result<exec::PlanPtr> ParquetScanExec::Decode(codec::PlanDecoder& in,
   Result<exec::PlanPtr> plan = Make(std::move(*schema), std::move(groups), std::move(projection),
                                     std::move(filters), limit, std::move(io));
   if (!plan.ok()) return exec::DecodeError(in, plan.status());
-  return plan;
+  exec::PlanPtr out = *plan;
+  for (const pb::DynamicFilterUse& u : m.dynamic_filters()) {
+    out = out->WithDynamicFilter(u.id(), u.column());
+    if (out == nullptr) {
+      return in.Corrupt(fmt::format("dynamic filter {} over column {}, which cannot take one",
+                                    u.id(), u.column()));
+    }
+  }
+  return out;
 }
 
 void RegisterParquetPlanCodecs(exec::PlanCodecRegistry* registry) {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "floe/exec/dynamic_filter.h"
 #include "floe/exec/execution_plan.h"
 #include "floe/format/parquet/reader.h"
 #include "floe/io/file_io.h"
@@ -75,7 +76,10 @@ std::optional<parquet::ColumnPredicate> ToParquetPredicate(const expr::Expr& con
 /// row groups and pages that `filters` rule out (it never evaluates them on rows: a
 /// FilterExec stays above), and stops after `limit` rows per partition. Files on S3 are
 /// read through `io` (nullptr when every file is local), which the codec carries with its
-/// S3 settings so that other processes can read them too.
+/// S3 settings so that other processes can read them too. With dynamic filters (a
+/// broadcast join above publishes them, exec/dynamic_filter.h), each file range opened
+/// after a filter was published also skips the row groups, pages and rows whose column
+/// cannot hold one of the filter's keys.
 class ParquetScanExec final : public exec::ExecutionPlan {
  public:
   static constexpr std::string_view kName = "ParquetScanExec";
@@ -95,8 +99,12 @@ class ParquetScanExec final : public exec::ExecutionPlan {
   Result<exec::BatchStreamPtr> Execute(int partition,
                                        const exec::TaskContextPtr& ctx) const override;
   std::string ToString() const override;
+  /// This scan reading dynamic filter `id` over output column `column` too; null when
+  /// the scan has a limit (dropping rows would change which rows it stops after).
+  exec::PlanPtr WithDynamicFilter(int id, int column) const override;
 
   const SchemaPtr& file_schema() const { return file_schema_; }
+  const std::vector<exec::DynamicFilterUse>& dynamic_filters() const { return dynamic_filters_; }
   const std::vector<std::vector<ParquetFileRange>>& groups() const { return groups_; }
   const std::vector<int>& projection() const { return projection_; }
   const std::vector<expr::ExprPtr>& filters() const { return filters_; }
@@ -119,6 +127,7 @@ class ParquetScanExec final : public exec::ExecutionPlan {
   std::optional<int64_t> limit_;
   std::shared_ptr<const io::FileIO> io_;
   std::vector<NamedPredicate> predicates_;
+  std::vector<exec::DynamicFilterUse> dynamic_filters_;
   exec::PlanProperties properties_;
 };
 

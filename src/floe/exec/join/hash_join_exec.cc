@@ -181,6 +181,22 @@ Result<BuildOutcome> BuildTable(const HashJoinExec* node, BatchStreamPtr input,
   return BuildOutcome{std::move(table), {}, nullptr};
 }
 
+// Publishes the join's dynamic filters over the keys of its built table.
+Status PublishDynamicFilters(const HashJoinExec* node, const JoinTable& table,
+                             const TaskContextPtr& ctx) {
+  for (const DynamicFilterTarget& target : node->dynamic_filters()) {
+    DynamicFilter filter;
+    const expr::PhysicalExprPtr& key = node->right_keys()[static_cast<size_t>(target.key)];
+    filter.type = key->type();
+    if (table.batch != nullptr) {
+      FLOE_ASSIGN_OR_RAISE(auto keys, EvaluateExprs({key}, *table.batch));
+      FLOE_ASSIGN_OR_RAISE(filter, DynamicFilter::Of(*keys[0]));
+    }
+    ctx->PublishDynamicFilter(target.id, std::make_shared<const DynamicFilter>(std::move(filter)));
+  }
+  return Status::OK();
+}
+
 // A partitioned join whose build side outgrows the memory budget spills both sides into
 // this many buckets by key hash (a grace hash join), then joins bucket by bucket.
 constexpr int kSpillBucketBits = 5;
@@ -297,6 +313,7 @@ class HashJoinStream final : public BatchStream {
                               BuildOutcome built,
                               BuildTable(node, std::move(input), "HashJoinExec[0] build side", ctx,
                                          /*may_spill=*/false));
+                          FLOE_RETURN_NOT_OK(PublishDynamicFilters(node, *built.table, ctx));
                           return std::move(built.table);
                         }));
       } else {
@@ -806,7 +823,8 @@ Result<PlanPtr> HashJoinExec::Make(PlanPtr left, PlanPtr right,
                                    std::vector<expr::PhysicalExprPtr> left_keys,
                                    std::vector<expr::PhysicalExprPtr> right_keys,
                                    plan::JoinType type, expr::PhysicalExprPtr filter,
-                                   std::vector<bool> null_equals_null, JoinMode mode) {
+                                   std::vector<bool> null_equals_null, JoinMode mode,
+                                   std::vector<DynamicFilterTarget> dynamic_filters) {
   if (left == nullptr || right == nullptr) return Status::Internal("HashJoinExec: missing input");
   if (left_keys.empty() || left_keys.size() != right_keys.size()) {
     return Status::Internal("HashJoinExec: {} left keys and {} right keys", left_keys.size(),
@@ -822,6 +840,14 @@ Result<PlanPtr> HashJoinExec::Make(PlanPtr left, PlanPtr right,
   if (null_equals_null.size() != left_keys.size()) {
     return Status::Internal("HashJoinExec: {} null_equals_null flags for {} keys",
                             null_equals_null.size(), left_keys.size());
+  }
+  for (const DynamicFilterTarget& target : dynamic_filters) {
+    if (mode != JoinMode::kBroadcast || (type != JoinType::kInner && type != JoinType::kSemi) ||
+        target.key < 0 || target.key >= static_cast<int>(right_keys.size()) ||
+        !DynamicFilter::Supports(*right_keys[static_cast<size_t>(target.key)]->type())) {
+      return Status::Internal("HashJoinExec: dynamic filter {} on key {} of a {} {} join",
+                              target.id, target.key, JoinModeName(mode), plan::JoinTypeName(type));
+    }
   }
   if (mode == JoinMode::kBroadcast &&
       (type == JoinType::kRight || type == JoinType::kFull || type == JoinType::kRightSemi ||
@@ -844,13 +870,14 @@ Result<PlanPtr> HashJoinExec::Make(PlanPtr left, PlanPtr right,
   }
   return PlanPtr(new HashJoinExec(std::move(left), std::move(right), std::move(left_keys),
                                   std::move(right_keys), type, std::move(filter),
-                                  std::move(null_equals_null), mode, std::move(props)));
+                                  std::move(null_equals_null), mode, std::move(dynamic_filters),
+                                  std::move(props)));
 }
 
 Result<PlanPtr> HashJoinExec::WithNewChildren(std::vector<PlanPtr> children) const {
   if (children.size() != 2) return Status::Internal("HashJoinExec takes two children");
   return Make(std::move(children[0]), std::move(children[1]), left_keys_, right_keys_, type_,
-              filter_, null_equals_null_, mode_);
+              filter_, null_equals_null_, mode_, dynamic_filters_);
 }
 
 std::vector<Distribution> HashJoinExec::RequiredInputDistribution() const {
@@ -885,6 +912,15 @@ std::string HashJoinExec::ToString() const {
   }
   out += "]";
   if (filter_) out += ", filter=" + filter_->ToString();
+  if (!dynamic_filters_.empty()) {
+    out += ", dynamic_filters=[";
+    for (size_t i = 0; i < dynamic_filters_.size(); ++i) {
+      if (i > 0) out += ", ";
+      out += "#" + std::to_string(dynamic_filters_[i].id) + " on " +
+             right_keys_[static_cast<size_t>(dynamic_filters_[i].key)]->ToString();
+    }
+    out += "]";
+  }
   return out;
 }
 
@@ -904,6 +940,11 @@ Status HashJoinExec::Encode(codec::PlanEncoder& out) const {
   for (bool b : null_equals_null_) m.add_null_equals_null(b);
   m.set_mode(mode_ == JoinMode::kBroadcast ? pb::HashJoinNode::BROADCAST
                                            : pb::HashJoinNode::PARTITIONED);
+  for (const DynamicFilterTarget& target : dynamic_filters_) {
+    pb::DynamicFilterTarget* t = m.add_dynamic_filters();
+    t->set_id(target.id);
+    t->set_key(target.key);
+  }
   return out.SetPayload(m);
 }
 
@@ -932,8 +973,15 @@ Result<PlanPtr> HashJoinExec::Decode(codec::PlanDecoder& in, std::vector<PlanPtr
     default:
       return in.Corrupt(fmt::format("unknown join mode {}", static_cast<int>(m.mode())));
   }
-  return Make(std::move(children[0]), std::move(children[1]), std::move(left_keys),
-              std::move(right_keys), type, std::move(filter), std::move(null_equals_null), mode);
+  std::vector<DynamicFilterTarget> dynamic_filters;
+  for (const pb::DynamicFilterTarget& t : m.dynamic_filters()) {
+    dynamic_filters.push_back(DynamicFilterTarget{t.id(), t.key()});
+  }
+  auto made = Make(std::move(children[0]), std::move(children[1]), std::move(left_keys),
+                   std::move(right_keys), type, std::move(filter), std::move(null_equals_null),
+                   mode, std::move(dynamic_filters));
+  if (!made.ok()) return in.Corrupt(made.status().message());
+  return made;
 }
 
 }  // namespace floe::exec

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "floe/exec/dynamic_filter.h"
 #include "floe/exec/execution_plan.h"
 #include "floe/plan/logical_plan.h"
 
@@ -24,7 +25,9 @@ std::string_view JoinModeName(JoinMode mode);
 /// sides of the partition go to 32 bucket files by key hash and are joined bucket by bucket
 /// (a grace hash join; a bucket that still does not fit, from skewed keys, fails with
 /// kOutOfMemory). A broadcast build side past the budget fails with kOutOfMemory naming the
-/// join and memory_limit.
+/// join and memory_limit. A broadcast join publishes, once its table is built, a dynamic
+/// filter of the build keys for each of `dynamic_filters` (dynamic_filter.h): the scans
+/// below its probe side that read it skip rows whose key is not among them.
 class HashJoinExec final : public ExecutionPlan {
  public:
   static constexpr std::string_view kName = "HashJoinExec";
@@ -32,7 +35,7 @@ class HashJoinExec final : public ExecutionPlan {
                               std::vector<expr::PhysicalExprPtr> left_keys,
                               std::vector<expr::PhysicalExprPtr> right_keys, plan::JoinType type,
                               expr::PhysicalExprPtr filter, std::vector<bool> null_equals_null,
-                              JoinMode mode);
+                              JoinMode mode, std::vector<DynamicFilterTarget> dynamic_filters = {});
 
   std::string_view name() const override { return kName; }
   Status Encode(codec::PlanEncoder& out) const override;
@@ -53,12 +56,13 @@ class HashJoinExec final : public ExecutionPlan {
   const expr::PhysicalExprPtr& filter() const { return filter_; }
   const std::vector<bool>& null_equals_null() const { return null_equals_null_; }
   JoinMode mode() const { return mode_; }
+  const std::vector<DynamicFilterTarget>& dynamic_filters() const { return dynamic_filters_; }
 
  private:
   HashJoinExec(PlanPtr left, PlanPtr right, std::vector<expr::PhysicalExprPtr> left_keys,
                std::vector<expr::PhysicalExprPtr> right_keys, plan::JoinType type,
                expr::PhysicalExprPtr filter, std::vector<bool> null_equals_null, JoinMode mode,
-               PlanProperties properties)
+               std::vector<DynamicFilterTarget> dynamic_filters, PlanProperties properties)
       : left_(std::move(left)),
         right_(std::move(right)),
         left_keys_(std::move(left_keys)),
@@ -67,6 +71,7 @@ class HashJoinExec final : public ExecutionPlan {
         filter_(std::move(filter)),
         null_equals_null_(std::move(null_equals_null)),
         mode_(mode),
+        dynamic_filters_(std::move(dynamic_filters)),
         properties_(std::move(properties)) {}
 
   PlanPtr left_, right_;
@@ -75,6 +80,7 @@ class HashJoinExec final : public ExecutionPlan {
   expr::PhysicalExprPtr filter_;
   std::vector<bool> null_equals_null_;
   JoinMode mode_;
+  std::vector<DynamicFilterTarget> dynamic_filters_;
   PlanProperties properties_;
 };
 

@@ -285,6 +285,35 @@ TEST_F(JoinTest, PartitionedBuildSideSpillsPastTheMemoryLimit) {
   }
 }
 
+// The keys a broadcast join publishes: every distinct non-NULL key while there are at
+// most DynamicFilter::kMaxValues, else only their range; none at all for no key.
+TEST(DynamicFilterTest, ListedKeysRangeAndNone) {
+  ASSERT_OK_AND_ASSIGN(DynamicFilter few, DynamicFilter::Of(*I64s({7, std::nullopt, 3, 7, 3, 9})));
+  EXPECT_TRUE(few.listed);
+  ASSERT_EQ(few.values.size(), 3u);
+  EXPECT_EQ(few.values[0].get<int64_t>(), 3);
+  EXPECT_EQ(few.values[2].get<int64_t>(), 9);
+  EXPECT_EQ(few.min->get<int64_t>(), 3);
+  EXPECT_EQ(few.max->get<int64_t>(), 9);
+  EXPECT_EQ(few.ToString(), "IN (3 values)");
+  // Many repeats of few keys stay listed; more distinct keys than the cap give a range.
+  std::vector<OptI64> repeated, many;
+  for (int64_t i = 0; i < 10000; ++i) repeated.push_back(i % 10);
+  for (int64_t i = 0; i < 5000; ++i) many.push_back(5000 - i);
+  ASSERT_OK_AND_ASSIGN(DynamicFilter rep, DynamicFilter::Of(*I64s(repeated)));
+  EXPECT_TRUE(rep.listed);
+  EXPECT_EQ(rep.values.size(), 10u);
+  ASSERT_OK_AND_ASSIGN(DynamicFilter range, DynamicFilter::Of(*I64s(many)));
+  EXPECT_FALSE(range.listed);
+  EXPECT_TRUE(range.values.empty());
+  EXPECT_EQ(range.min->get<int64_t>(), 1);
+  EXPECT_EQ(range.max->get<int64_t>(), 5000);
+  ASSERT_OK_AND_ASSIGN(DynamicFilter none, DynamicFilter::Of(*I64s({std::nullopt})));
+  EXPECT_FALSE(none.min.has_value());
+  EXPECT_EQ(none.ToString(), "none");
+  EXPECT_THAT(DynamicFilter::Of(*Strs({"a"})), floe::testing::IsError(StatusCode::kNotSupported));
+}
+
 TEST_F(JoinTest, NestedLoop) {
   auto schema = JoinOutputSchema(*left_schema_, *right_schema_, JoinType::kInner);
   // lk < rk

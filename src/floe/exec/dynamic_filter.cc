@@ -1,0 +1,88 @@
+#include "floe/exec/dynamic_filter.h"
+
+#include <algorithm>
+#include <string>
+
+#include "fmt/format.h"
+
+namespace floe::exec {
+
+namespace {
+
+template <typename T>
+DynamicFilter FilterOf(const Array& keys) {
+  DynamicFilter out;
+  out.type = keys.type();
+  const T* values = keys.values<T>();
+  const int64_t n = keys.length();
+  const bool nulls = keys.null_count() > 0;
+  bool any = false;
+  T lo{}, hi{};
+  std::vector<T> distinct;
+  bool listing = true;
+  for (int64_t i = 0; i < n; ++i) {
+    if (nulls && keys.IsNull(i)) continue;
+    const T v = values[i];
+    if (!any) {
+      lo = hi = v;
+      any = true;
+    } else {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    if (listing) {
+      distinct.push_back(v);
+      // Deduplicated whenever the list doubles past the cap, so that a build side of few
+      // keys repeated many times stays listed.
+      if (static_cast<int64_t>(distinct.size()) > 2 * DynamicFilter::kMaxValues) {
+        std::sort(distinct.begin(), distinct.end());
+        distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+        listing = static_cast<int64_t>(distinct.size()) <= DynamicFilter::kMaxValues;
+        if (!listing) distinct = {};
+      }
+    }
+  }
+  if (!any) return out;
+  using Storage = std::conditional_t<sizeof(T) <= 4, int32_t, int64_t>;
+  out.min = Scalar::Make(out.type, static_cast<Storage>(lo));
+  out.max = Scalar::Make(out.type, static_cast<Storage>(hi));
+  if (listing) {
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    if (static_cast<int64_t>(distinct.size()) <= DynamicFilter::kMaxValues) {
+      out.listed = true;
+      for (T v : distinct) out.values.push_back(Scalar::Make(out.type, static_cast<Storage>(v)));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool DynamicFilter::Supports(const DataType& type) {
+  return type.is_integer() || type.id() == TypeId::kDate;
+}
+
+Result<DynamicFilter> DynamicFilter::Of(const Array& keys) {
+  switch (keys.type()->id()) {
+    case TypeId::kInt8:
+      return FilterOf<int8_t>(keys);
+    case TypeId::kInt16:
+      return FilterOf<int16_t>(keys);
+    case TypeId::kInt32:
+    case TypeId::kDate:
+      return FilterOf<int32_t>(keys);
+    case TypeId::kInt64:
+      return FilterOf<int64_t>(keys);
+    default:
+      return Status::NotSupported("no dynamic filter over {}", keys.type()->ToString());
+  }
+}
+
+std::string DynamicFilter::ToString() const {
+  if (!min) return "none";
+  if (listed) return fmt::format("IN ({} values)", values.size());
+  return "range";
+}
+
+}  // namespace floe::exec

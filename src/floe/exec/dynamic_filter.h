@@ -1,0 +1,55 @@
+#pragma once
+
+// Dynamic join filters: what a broadcast hash join's build side holds of one join key,
+// published on the query's TaskContext once its table is built, for the scans below the
+// join's probe side to skip the rows (and row groups, pages) whose key cannot match. The
+// build side is complete before the probe side's scans open (the join builds first, then
+// opens its probe input), and a scan that finds no filter reads everything: the filter only
+// ever drops rows the join would drop.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "floe/batch/array.h"
+#include "floe/batch/scalar.h"
+#include "floe/common/result.h"
+
+namespace floe::exec {
+
+/// A dynamic filter over one column of integer type (int8..int64, date, time, timestamp).
+struct DynamicFilter {
+  /// At most this many distinct keys are listed; more give bounds only.
+  static constexpr int64_t kMaxValues = 1024;
+
+  TypePtr type;
+  /// Every distinct non-NULL key, ascending, when there are at most kMaxValues; else
+  /// empty with `listed` false.
+  bool listed = false;
+  std::vector<Scalar> values;
+  /// The least and greatest non-NULL key; unset when there is none (no row can match).
+  std::optional<Scalar> min, max;
+
+  /// The filter of the keys in `keys` (rows whose `skip` byte is set, if given, left out).
+  /// kNotSupported for a type other than the integer-like ones above.
+  static Result<DynamicFilter> Of(const Array& keys);
+  /// Whether `type` can carry a dynamic filter.
+  static bool Supports(const DataType& type);
+  /// "IN (3 values)" or "[min, max]" or "none", for EXPLAIN ANALYZE-like messages.
+  std::string ToString() const;
+};
+
+/// Where a hash join publishes a dynamic filter: filter `id` (unique within the query's
+/// plan) over the build rows' key `key` (an index into the join's keys).
+struct DynamicFilterTarget {
+  int id = 0;
+  int key = 0;
+};
+
+/// Where a scan reads one: filter `id` over the scan's output column `column`.
+struct DynamicFilterUse {
+  int id = 0;
+  int column = 0;
+};
+
+}  // namespace floe::exec
