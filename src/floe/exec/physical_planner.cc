@@ -481,7 +481,7 @@ class Planner {
     // A broadcast join's build side is complete before its probe side's scans open: they
     // can skip the rows whose key the table does not hold (inner and semi joins drop them).
     std::vector<DynamicFilterTarget> dynamic_filters;
-    if (mode == JoinMode::kBroadcast &&
+    if (mode == JoinMode::kBroadcast && config_.dynamic_join_filters() &&
         (type == plan::JoinType::kInner || type == plan::JoinType::kSemi)) {
       for (size_t k = 0; k < probe_keys.size(); ++k) {
         const expr::ExprPtr& key = probe_keys[k];

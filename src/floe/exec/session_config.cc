@@ -46,6 +46,8 @@ std::vector<SettingInfo> MakeRegistered() {
       {"sort_spill_reservation", Kind::kBytes, "64MB",
        "memory a sort keeps back for merging its spilled runs", 0},
       {"prefer_hash_join", Kind::kBool, "on", "plan equi-joins as hash joins", 0},
+      {"dynamic_join_filters", Kind::kBool, "on",
+       "broadcast joins pass their build keys to the Parquet scans below their probe side", 0},
       {"explain_verbose", Kind::kBool, "off", "EXPLAIN shows every plan stage", 0},
       {"codec_roundtrip", Kind::kBool, "off",
        "every stage is encoded and decoded (plan codec) before it runs", 0},

@@ -33,6 +33,7 @@ struct SettingInfo {
 ///   broadcast_join_threshold bytes 16MB: a join side estimated below it is broadcast
 ///   sort_spill_reservation   bytes 64MB
 ///   prefer_hash_join         bool  true
+///   dynamic_join_filters     bool  true
 ///   explain_verbose          bool  false
 ///   codec_roundtrip          bool  false (every stage is encoded and decoded before it runs)
 ///   search_path              str   "default"
@@ -71,6 +72,7 @@ class SessionConfig {
   int64_t broadcast_join_threshold() const { return GetInt("broadcast_join_threshold"); }
   int64_t sort_spill_reservation() const { return GetInt("sort_spill_reservation"); }
   bool prefer_hash_join() const { return GetBool("prefer_hash_join"); }
+  bool dynamic_join_filters() const { return GetBool("dynamic_join_filters"); }
   bool codec_roundtrip() const { return GetBool("codec_roundtrip"); }
   int64_t max_recursive_iterations() const { return GetInt("max_recursive_iterations"); }
   std::string time_zone() const { return GetString("time_zone"); }

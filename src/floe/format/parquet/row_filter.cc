@@ -48,7 +48,7 @@ void BatchReader::SetUpRowFilters() {
       }
       if (!usable) continue;
       row_filters_.push_back(
-          RowFilter{batch, ColumnPredicate::Op::kIn, 0, 0, std::move(strings), {}});
+          RowFilter{batch, ColumnPredicate::Op::kIn, 0, 0, std::move(strings), {}, {}});
       filtered_leaf_[batch] = true;
       continue;
     }
@@ -95,11 +95,21 @@ void BatchReader::SetUpRowFilters() {
     if (!usable) continue;
     if (p.op != ColumnPredicate::Op::kIn) {
       if (ints.empty()) continue;
-      row_filters_.push_back(RowFilter{batch, p.op, width, ints[0], {}, {}});
+      row_filters_.push_back(RowFilter{batch, p.op, width, ints[0], {}, {}, {}});
     } else {
       std::sort(ints.begin(), ints.end());
       ints.erase(std::unique(ints.begin(), ints.end()), ints.end());
-      row_filters_.push_back(RowFilter{batch, p.op, width, 0, {}, std::move(ints)});
+      std::vector<uint64_t> bits;
+      if (width <= 8 && ints.size() > 8 && ints.back() - ints.front() < kMaxMemberBits) {
+        const int64_t span = static_cast<int64_t>(ints.back() - ints.front()) + 1;
+        bits.assign(static_cast<size_t>((span + 63) / 64), 0);
+        for (Int128 v : ints) {
+          const auto d = static_cast<uint64_t>(v - ints.front());
+          bits[d >> 6] |= uint64_t{1} << (d & 63);
+        }
+      }
+      row_filters_.push_back(
+          RowFilter{batch, p.op, width, 0, {}, std::move(ints), std::move(bits)});
     }
     filtered_leaf_[batch] = true;
   }
@@ -165,11 +175,26 @@ int OutOfRange(Int128 c) {
 
 // Calls fn(std::type_identity<T>(), cmp) with a predicate on T values that is true for
 // the values passing an integer filter (`op` with `value`, or kIn with the ascending
-// distinct `ints`) and returns its result.
+// distinct `ints`, and `bits` their membership bitmap from ints.front() when there is one)
+// and returns its result.
 template <typename T, typename Fn>
 int64_t WithIntPredicate(ColumnPredicate::Op op, Int128 value, const std::vector<Int128>& ints,
-                         Fn&& fn) {
+                         const std::vector<uint64_t>& bits, Fn&& fn) {
   using Op = ColumnPredicate::Op;
+  if constexpr (!std::is_same_v<T, Int128>) {
+    if (op == Op::kIn && !bits.empty() && OutOfRange<T>(ints.front()) == 0 &&
+        OutOfRange<T>(ints.back()) == 0) {
+      const T lo = static_cast<T>(ints.front());
+      const uint64_t span = static_cast<uint64_t>(ints.back() - ints.front());
+      const uint64_t* words = bits.data();
+      return fn(std::type_identity<T>(), [lo, span, words](T v) {
+        // Below lo wraps to more than span.
+        const uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(v)) -
+                           static_cast<uint64_t>(static_cast<int64_t>(lo));
+        return d <= span && ((words[d >> 6] >> (d & 63)) & 1) != 0;
+      });
+    }
+  }
   if (op == Op::kIn) {
     // The list's values T can hold, ascending and distinct.
     std::vector<T> list;
@@ -218,18 +243,18 @@ int64_t WithIntPredicate(ColumnPredicate::Op op, Int128 value, const std::vector
 // Dispatches WithIntPredicate on the filter's value width.
 template <typename Fn>
 int64_t WithIntFilter(int width, ColumnPredicate::Op op, Int128 value,
-                      const std::vector<Int128>& ints, Fn&& fn) {
+                      const std::vector<Int128>& ints, const std::vector<uint64_t>& bits, Fn&& fn) {
   switch (width) {
     case 1:
-      return WithIntPredicate<int8_t>(op, value, ints, fn);
+      return WithIntPredicate<int8_t>(op, value, ints, bits, fn);
     case 2:
-      return WithIntPredicate<int16_t>(op, value, ints, fn);
+      return WithIntPredicate<int16_t>(op, value, ints, bits, fn);
     case 4:
-      return WithIntPredicate<int32_t>(op, value, ints, fn);
+      return WithIntPredicate<int32_t>(op, value, ints, bits, fn);
     case 8:
-      return WithIntPredicate<int64_t>(op, value, ints, fn);
+      return WithIntPredicate<int64_t>(op, value, ints, bits, fn);
     default:
-      return WithIntPredicate<Int128>(op, value, ints, fn);
+      return WithIntPredicate<Int128>(op, value, ints, bits, fn);
   }
 }
 
@@ -344,7 +369,7 @@ Result<int64_t> BatchReader::FilterRows(int64_t rows) {
           }
         } else {
           const uint8_t* values = b->values.data();
-          n = WithIntFilter(f.width, f.op, f.value, f.ints, [&](auto tag, auto cmp) {
+          n = WithIntFilter(f.width, f.op, f.value, f.ints, f.bits, [&](auto tag, auto cmp) {
             using T = typename decltype(tag)::type;
             return RefineSelection<T>(values, cmp, first, rows, sel, n);
           });
@@ -401,7 +426,7 @@ Result<int64_t> BatchReader::FilterRows(int64_t rows) {
         }
       } else {
         const uint8_t* values = b->values.data();
-        WithIntFilter(f.width, f.op, f.value, f.ints, [&](auto tag, auto cmp) {
+        WithIntFilter(f.width, f.op, f.value, f.ints, f.bits, [&](auto tag, auto cmp) {
           using T = typename decltype(tag)::type;
           AndMaskBy<T>(values, cmp, c, mask);
           return int64_t{0};

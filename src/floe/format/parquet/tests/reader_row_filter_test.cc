@@ -455,6 +455,24 @@ TEST(ReaderRowFilter, IntegerInLists) {
                          auto f = Fields(r);
                          return std::stoll(f[0]) >= 100 && wanted.count(std::stoll(f[7])) > 0;
                        });
+    // A long list whose values span too much for a membership bitmap (searched instead).
+    std::vector<Scalar> spread = list;
+    std::set<int64_t> spread_wanted = wanted;
+    spread.push_back(Scalar::I64(int64_t{1} << 40));
+    spread_wanted.insert(int64_t{1} << 40);
+    ExpectFilteredRead(file.bytes, batch_size, {{7, Op::kIn, spread}}, [&](const std::string& r) {
+      return spread_wanted.count(std::stoll(Fields(r)[7])) > 0;
+    });
+    // A long list (a membership bitmap from its least value) on int32, negatives included.
+    std::vector<Scalar> small;
+    std::set<int> small_wanted;
+    for (int v : {-7, -3, 0, 3, 9, 17, 33, 50, 64, 96, 97}) {
+      small.push_back(Scalar::I32(v));
+      small_wanted.insert(v);
+    }
+    ExpectExactRead(file.bytes, batch_size, {{1, Op::kIn, small}}, [&](const std::string& r) {
+      return small_wanted.count(std::stoi(Fields(r)[1])) > 0;
+    });
     // Only NULLs in the list: no row.
     ExpectExactRead(file.bytes, batch_size, {{1, Op::kIn, {Scalar::Null(Int32())}}},
                     [](const std::string&) { return false; });
