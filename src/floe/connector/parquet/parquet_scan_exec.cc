@@ -208,7 +208,10 @@ class ParquetScanStream final : public exec::BatchStream {
       predicate.column = column;
       predicates.push_back(std::move(predicate));
     }
-    // The keys a join above holds, once it has published them.
+    // The keys a join above holds, once it has published them: a list of keys drops rows
+    // (and row groups, pages); a range only row groups (as a row filter it would cost a
+    // comparison per row for the few rows a join's range of keys usually leaves out).
+    std::vector<parquet::ColumnPredicate> ranges;
     for (const exec::DynamicFilterUse& use : node_->dynamic_filters()) {
       std::shared_ptr<const exec::DynamicFilter> filter = ctx_->FindDynamicFilter(use.id);
       if (filter == nullptr) continue;
@@ -224,10 +227,22 @@ class ParquetScanStream final : public exec::BatchStream {
         predicates.push_back(
             parquet::ColumnPredicate{column, parquet::ColumnPredicate::Op::kIn, filter->values});
       } else {
-        predicates.push_back(
+        ranges.push_back(
             parquet::ColumnPredicate{column, parquet::ColumnPredicate::Op::kGe, {*filter->min}});
-        predicates.push_back(
+        ranges.push_back(
             parquet::ColumnPredicate{column, parquet::ColumnPredicate::Op::kLe, {*filter->max}});
+      }
+    }
+    std::vector<int> row_groups = range.row_groups;
+    if (!ranges.empty()) {
+      FLOE_ASSIGN_OR_RAISE(std::vector<int> kept, file_->PruneRowGroups(ranges));
+      std::vector<int> both;
+      std::set_intersection(row_groups.begin(), row_groups.end(), kept.begin(), kept.end(),
+                            std::back_inserter(both));
+      row_groups = std::move(both);
+      if (row_groups.empty()) {
+        current_.reset();
+        return Status::OK();
       }
     }
     for (int rg : range.row_groups) {
@@ -237,7 +252,6 @@ class ParquetScanStream final : public exec::BatchStream {
       }
     }
     if (names_.empty()) {
-      std::vector<int> row_groups = range.row_groups;
       if (!predicates.empty()) {
         FLOE_ASSIGN_OR_RAISE(std::vector<int> kept, file_->PruneRowGroups(predicates));
         std::vector<int> both;
@@ -253,7 +267,7 @@ class ParquetScanStream final : public exec::BatchStream {
     }
     parquet::ReadRequest request;
     FLOE_ASSIGN_OR_RAISE(request.columns, file_->ColumnsByName(names_));
-    request.row_groups = range.row_groups;
+    request.row_groups = std::move(row_groups);
     request.predicates = std::move(predicates);
     // The filters stay above the scan, so batches may drop rows that fail them early.
     request.filter_rows = true;
