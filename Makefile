@@ -55,7 +55,7 @@ bench-iceberg: build
 bench-iceberg-write: build
 	bench/iceberg_append.sh
 
-# TPC-H-shaped queries (scale factor 1) in floe and DuckDB on the same Parquet files.
+# The 22 TPC-H queries (scale factor 1) in floe and DuckDB on the same Parquet files.
 bench-queries: build
 	bench/queries.sh
 
