@@ -233,32 +233,30 @@ class ParquetScanStream final : public exec::BatchStream {
             parquet::ColumnPredicate{column, parquet::ColumnPredicate::Op::kLe, {*filter->max}});
       }
     }
-    std::vector<int> row_groups = range.row_groups;
-    if (!ranges.empty()) {
-      FLOE_ASSIGN_OR_RAISE(std::vector<int> kept, file_->PruneRowGroups(ranges));
-      std::vector<int> both;
-      std::set_intersection(row_groups.begin(), row_groups.end(), kept.begin(), kept.end(),
-                            std::back_inserter(both));
-      row_groups = std::move(both);
-      if (row_groups.empty()) {
-        current_.reset();
-        return Status::OK();
-      }
-    }
     for (int rg : range.row_groups) {
       if (rg < 0 || rg >= file_->num_row_groups()) {
         return Status::Invalid("'{}' has no row group {} ({} row groups)", range.path, rg,
                                file_->num_row_groups());
       }
     }
+    // Keeps the row groups whose statistics do not rule `pruning` out.
+    std::vector<int> row_groups = range.row_groups;
+    auto keep_matching = [&](const std::vector<parquet::ColumnPredicate>& pruning) -> Status {
+      if (pruning.empty()) return Status::OK();
+      FLOE_ASSIGN_OR_RAISE(std::vector<int> kept, file_->PruneRowGroups(pruning));
+      std::vector<int> both;
+      std::set_intersection(row_groups.begin(), row_groups.end(), kept.begin(), kept.end(),
+                            std::back_inserter(both));
+      row_groups = std::move(both);
+      return Status::OK();
+    };
+    FLOE_RETURN_NOT_OK(keep_matching(ranges));
+    if (row_groups.empty()) {
+      current_.reset();
+      return Status::OK();
+    }
     if (names_.empty()) {
-      if (!predicates.empty()) {
-        FLOE_ASSIGN_OR_RAISE(std::vector<int> kept, file_->PruneRowGroups(predicates));
-        std::vector<int> both;
-        std::set_intersection(row_groups.begin(), row_groups.end(), kept.begin(), kept.end(),
-                              std::back_inserter(both));
-        row_groups = std::move(both);
-      }
+      FLOE_RETURN_NOT_OK(keep_matching(predicates));
       int64_t rows = 0;
       for (int rg : row_groups)
         rows += file_->metadata().row_groups[static_cast<size_t>(rg)].num_rows;
