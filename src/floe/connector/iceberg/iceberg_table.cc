@@ -790,8 +790,58 @@ Result<exec::PlanPtr> IcebergScanExec::Make(Parts parts) {
 
 Result<exec::PlanPtr> IcebergScanExec::WithNewChildren(std::vector<exec::PlanPtr> children) const {
   if (!children.empty()) return Status::Internal("IcebergScanExec takes no children");
-  return Make(parts_);
+  FLOE_ASSIGN_OR_RAISE(exec::PlanPtr made, Make(parts_));
+  for (const exec::DynamicFilterUse& use : dynamic_filters_) {
+    made = made->WithDynamicFilter(use.id, use.column);
+    if (made == nullptr)
+      return Status::Internal("IcebergScanExec: a dynamic filter it cannot read");
+  }
+  return made;
 }
+
+exec::PlanPtr IcebergScanExec::WithDynamicFilter(int id, int column) const {
+  if (parts_.limit || parts_.projection.empty() || column < 0 ||
+      column >= static_cast<int>(parts_.projection.size()) ||
+      conversions_[static_cast<size_t>(column)] != nullptr ||
+      !exec::DynamicFilter::Supports(*schema()->field(column).type())) {
+    return nullptr;
+  }
+  auto copy = std::shared_ptr<IcebergScanExec>(new IcebergScanExec(*this));
+  copy->dynamic_filters_.push_back(exec::DynamicFilterUse{id, column});
+  return copy;
+}
+
+namespace {
+
+// The residual the published dynamic filters of `node` add to its tasks' (bound to the
+// scan's schema): kFalse when a filter holds no key, null when none is published.
+Result<iceberg::ExpressionPtr> DynamicResidual(const IcebergScanExec& node,
+                                               const exec::TaskContext& ctx) {
+  iceberg::ExpressionPtr out;
+  const floe::Schema& output = *node.schema();
+  for (const exec::DynamicFilterUse& use : node.dynamic_filters()) {
+    std::shared_ptr<const exec::DynamicFilter> filter = ctx.FindDynamicFilter(use.id);
+    if (filter == nullptr) continue;
+    if (!filter->min) return iceberg::Expression::False();
+    const std::string& name = output.field(use.column).name();
+    iceberg::ExpressionPtr term;
+    if (filter->listed) {
+      term = iceberg::Expression::Make(iceberg::Operation::kIn, name, filter->values);
+    } else {
+      term = iceberg::Expression::And(
+          iceberg::Expression::Make(iceberg::Operation::kGtEq, name, {*filter->min}),
+          iceberg::Expression::Make(iceberg::Operation::kLtEq, name, {*filter->max}));
+    }
+    // A column the schema cannot bind (a metadata column) takes no filter: filters are
+    // only ever an optimization.
+    Result<iceberg::ExpressionPtr> bound = iceberg::Bind(term, *node.parts().scan->schema(), true);
+    if (!bound.ok()) continue;
+    out = out == nullptr ? *bound : iceberg::Expression::And(out, *bound);
+  }
+  return out;
+}
+
+}  // namespace
 
 Result<exec::BatchStreamPtr> IcebergScanExec::Execute(int partition,
                                                       const exec::TaskContextPtr& ctx) const {
@@ -831,9 +881,20 @@ Result<exec::BatchStreamPtr> IcebergScanExec::Execute(int partition,
     FLOE_ASSIGN_OR_RAISE(reader, iceberg::MakeTaskReader(parts_.table, *parts_.scan, options));
   }
   auto opener = std::make_shared<const TaskOpener>(std::move(reader), counting, options.batch_size);
-  return exec::BatchStreamPtr(new IcebergScanStream(
-      this, ctx, std::move(opener), parts_.groups[static_cast<size_t>(partition)].tasks,
-      config.iceberg_read_concurrency(), ctx->threads()));
+  std::vector<iceberg::FileScanTask> tasks = parts_.groups[static_cast<size_t>(partition)].tasks;
+  // The keys of the joins above, published before this partition opens: each task's
+  // residual takes them (it prunes and drops rows; the engine's filters stay above).
+  FLOE_ASSIGN_OR_RAISE(iceberg::ExpressionPtr dynamic, DynamicResidual(*this, *ctx));
+  if (dynamic != nullptr) {
+    if (iceberg::IsAlwaysFalse(*dynamic)) tasks.clear();
+    for (iceberg::FileScanTask& task : tasks) {
+      task.residual =
+          task.residual == nullptr ? dynamic : iceberg::Expression::And(task.residual, dynamic);
+    }
+  }
+  return exec::BatchStreamPtr(new IcebergScanStream(this, ctx, std::move(opener), std::move(tasks),
+                                                    config.iceberg_read_concurrency(),
+                                                    ctx->threads()));
 }
 
 std::string IcebergScanExec::ToString() const {
@@ -865,7 +926,17 @@ std::string IcebergScanExec::ToString() const {
     for (const iceberg::FileScanTask& task : group.tasks) files.insert(task.data_file->file_path);
     out += fmt::format("{} files {} bytes", files.size(), group.total_bytes);
   }
-  return out + "]";
+  out += "]";
+  if (!dynamic_filters_.empty()) {
+    out += " dynamic_filters=[";
+    for (size_t i = 0; i < dynamic_filters_.size(); ++i) {
+      if (i > 0) out += ", ";
+      out += fmt::format("#{} on {}", dynamic_filters_[i].id,
+                         schema()->field(dynamic_filters_[i].column).name());
+    }
+    out += "]";
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1022,6 +1093,11 @@ Status IcebergScanExec::Encode(codec::PlanEncoder& out) const {
     FLOE_RETURN_NOT_OK(codec::EncodeExpr(*filter, m.add_filters()));
   }
   if (parts_.limit) m.mutable_limit()->set_value(*parts_.limit);
+  for (const exec::DynamicFilterUse& use : dynamic_filters_) {
+    pb::DynamicFilterUse* u = m.add_dynamic_filters();
+    u->set_id(use.id);
+    u->set_column(use.column);
+  }
   return out.SetPayload(m);
 }
 
@@ -1114,7 +1190,15 @@ Result<exec::PlanPtr> IcebergScanExec::Decode(codec::PlanDecoder& in,
   parts.scan = std::move(scan);
   Result<exec::PlanPtr> plan = Make(std::move(parts));
   if (!plan.ok()) return exec::DecodeError(in, plan.status());
-  return plan;
+  exec::PlanPtr out = *plan;
+  for (const pb::DynamicFilterUse& u : m.dynamic_filters()) {
+    out = out->WithDynamicFilter(u.id(), u.column());
+    if (out == nullptr) {
+      return in.Corrupt(fmt::format("dynamic filter {} over column {}, which cannot take one",
+                                    u.id(), u.column()));
+    }
+  }
+  return out;
 }
 
 }  // namespace floe::connector

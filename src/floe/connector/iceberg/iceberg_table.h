@@ -149,8 +149,13 @@ class IcebergScanExec final : public exec::ExecutionPlan {
   /// (exact)" when no deletes, splits or residual make it an estimate), ordering, and
   /// files and bytes per partition.
   std::string ToString() const override;
+  /// This scan reading dynamic filter `id` over output column `column` too (as a residual
+  /// ANDed to every task's once the filter is published: it prunes row groups and pages
+  /// and drops rows); null with a limit, or for a column read with a conversion.
+  exec::PlanPtr WithDynamicFilter(int id, int column) const override;
 
   const Parts& parts() const { return parts_; }
+  const std::vector<exec::DynamicFilterUse>& dynamic_filters() const { return dynamic_filters_; }
   /// Per output column, the cast from the stored to the declared type, or nullptr (read as
   /// stored, or only relabelled).
   const std::vector<expr::PhysicalExprPtr>& conversions() const { return conversions_; }
@@ -166,6 +171,7 @@ class IcebergScanExec final : public exec::ExecutionPlan {
   /// (declared_types.h), or nullptr when it is read as stored.
   std::vector<expr::PhysicalExprPtr> conversions_;
   bool relabels_ = false;
+  std::vector<exec::DynamicFilterUse> dynamic_filters_;
 };
 
 }  // namespace floe::connector
