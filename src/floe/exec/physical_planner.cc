@@ -481,7 +481,7 @@ class Planner {
     // A broadcast join's build side is complete before its probe side's scans open: they
     // can skip the rows whose key the table does not hold (inner and semi joins drop them).
     std::vector<DynamicFilterTarget> dynamic_filters;
-    if (mode == JoinMode::kBroadcast && config_.dynamic_join_filters() &&
+    if (mode == JoinMode::kBroadcast && share_ && config_.dynamic_join_filters() &&
         (type == plan::JoinType::kInner || type == plan::JoinType::kSemi)) {
       for (size_t k = 0; k < probe_keys.size(); ++k) {
         const expr::ExprPtr& key = probe_keys[k];
@@ -575,7 +575,8 @@ class Planner {
     SessionConfig single = config_;
     FLOE_RETURN_NOT_OK(single.Set("target_partitions", "1"));
     // Exchanges inside run within the task, where a node's shared state serves one reader:
-    // nothing is shared there.
+    // nothing is shared there. Nor are dynamic filters planned there: their ids would be
+    // this planner's own, not unique within the whole plan.
     Planner planner(single, /*share=*/false);
     const std::vector<std::string> names = FieldNames(*node.schema);
     FLOE_ASSIGN_OR_RAISE(PlanPtr static_term, planner.Plan(node.children[0]));
@@ -620,6 +621,8 @@ class Planner {
   }
 
   const SessionConfig& config_;
+  // False for the planner of a recursive query's terms: no shared subplans and no dynamic
+  // filters there.
   const bool share_;
   // The id of the next dynamic filter (unique within the plan).
   int next_dynamic_filter_ = 1;
