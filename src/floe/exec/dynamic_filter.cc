@@ -79,6 +79,17 @@ Result<DynamicFilter> DynamicFilter::Of(const Array& keys) {
   }
 }
 
+std::string DynamicFilterUsesToString(const std::vector<DynamicFilterUse>& uses,
+                                      const Schema& output) {
+  if (uses.empty()) return "";
+  std::string out = " dynamic_filters=[";
+  for (size_t i = 0; i < uses.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += fmt::format("#{} on {}", uses[i].id, output.field(uses[i].column).name());
+  }
+  return out + "]";
+}
+
 std::string DynamicFilter::ToString() const {
   if (!min) return "none";
   if (listed) return fmt::format("IN ({} values)", values.size());

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "floe/batch/array.h"
@@ -51,5 +52,10 @@ struct DynamicFilterUse {
   int id = 0;
   int column = 0;
 };
+
+/// " dynamic_filters=[#1 on k, ...]" for a scan's EXPLAIN line (columns named by
+/// `output`); empty without uses.
+std::string DynamicFilterUsesToString(const std::vector<DynamicFilterUse>& uses,
+                                      const Schema& output);
 
 }  // namespace floe::exec

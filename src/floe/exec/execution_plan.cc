@@ -104,6 +104,14 @@ std::string PlanToString(const ExecutionPlan& plan) {
   return out;
 }
 
+PlanPtr WithDynamicFilters(PlanPtr plan, const std::vector<DynamicFilterUse>& uses) {
+  for (const DynamicFilterUse& use : uses) {
+    if (plan == nullptr) return nullptr;
+    plan = plan->WithDynamicFilter(use.id, use.column);
+  }
+  return plan;
+}
+
 Result<BatchStreamPtr> ExecutePlan(const PlanPtr& plan, int partition, const TaskContextPtr& ctx) {
   if (!plan) return Status::Internal("ExecutePlan: no plan");
   if (partition < 0 || partition >= plan->partition_count()) {

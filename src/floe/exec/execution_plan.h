@@ -100,6 +100,9 @@ Status DeleteUncommittedWrites(const PlanPtr& plan, const TaskContextPtr& ctx);
 /// Every operator opens its inputs through this.
 Result<BatchStreamPtr> ExecutePlan(const PlanPtr& plan, int partition, const TaskContextPtr& ctx);
 
+/// `plan` reading every one of `uses` (WithDynamicFilter in turn); null when it cannot.
+PlanPtr WithDynamicFilters(PlanPtr plan, const std::vector<DynamicFilterUse>& uses);
+
 /// Runs every partition of `plan` (in this thread, one after another) and returns all
 /// batches; for tests and small results.
 Result<std::vector<RecordBatchPtr>> CollectAll(const PlanPtr& plan, const TaskContextPtr& ctx);

@@ -791,11 +791,8 @@ Result<exec::PlanPtr> IcebergScanExec::Make(Parts parts) {
 Result<exec::PlanPtr> IcebergScanExec::WithNewChildren(std::vector<exec::PlanPtr> children) const {
   if (!children.empty()) return Status::Internal("IcebergScanExec takes no children");
   FLOE_ASSIGN_OR_RAISE(exec::PlanPtr made, Make(parts_));
-  for (const exec::DynamicFilterUse& use : dynamic_filters_) {
-    made = made->WithDynamicFilter(use.id, use.column);
-    if (made == nullptr)
-      return Status::Internal("IcebergScanExec: a dynamic filter it cannot read");
-  }
+  made = exec::WithDynamicFilters(std::move(made), dynamic_filters_);
+  if (made == nullptr) return Status::Internal("IcebergScanExec: a dynamic filter it cannot read");
   return made;
 }
 
@@ -927,16 +924,7 @@ std::string IcebergScanExec::ToString() const {
     out += fmt::format("{} files {} bytes", files.size(), group.total_bytes);
   }
   out += "]";
-  if (!dynamic_filters_.empty()) {
-    out += " dynamic_filters=[";
-    for (size_t i = 0; i < dynamic_filters_.size(); ++i) {
-      if (i > 0) out += ", ";
-      out += fmt::format("#{} on {}", dynamic_filters_[i].id,
-                         schema()->field(dynamic_filters_[i].column).name());
-    }
-    out += "]";
-  }
-  return out;
+  return out + exec::DynamicFilterUsesToString(dynamic_filters_, *schema());
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1190,14 +1178,12 @@ Result<exec::PlanPtr> IcebergScanExec::Decode(codec::PlanDecoder& in,
   parts.scan = std::move(scan);
   Result<exec::PlanPtr> plan = Make(std::move(parts));
   if (!plan.ok()) return exec::DecodeError(in, plan.status());
-  exec::PlanPtr out = *plan;
+  std::vector<exec::DynamicFilterUse> uses;
   for (const pb::DynamicFilterUse& u : m.dynamic_filters()) {
-    out = out->WithDynamicFilter(u.id(), u.column());
-    if (out == nullptr) {
-      return in.Corrupt(fmt::format("dynamic filter {} over column {}, which cannot take one",
-                                    u.id(), u.column()));
-    }
+    uses.push_back(exec::DynamicFilterUse{u.id(), u.column()});
   }
+  exec::PlanPtr out = exec::WithDynamicFilters(*plan, uses);
+  if (out == nullptr) return in.Corrupt("a dynamic filter over a column that cannot take one");
   return out;
 }
 
