@@ -481,8 +481,8 @@ class Planner {
     // A broadcast join's build side is complete before its probe side's scans open: they
     // can skip the rows whose key the table does not hold (inner and semi joins drop them).
     std::vector<DynamicFilterTarget> dynamic_filters;
-    if (mode == JoinMode::kBroadcast && share_ && config_.dynamic_join_filters() &&
-        (type == plan::JoinType::kInner || type == plan::JoinType::kSemi)) {
+    if (share_ && config_.dynamic_join_filters() &&
+        HashJoinExec::PublishesDynamicFilters(mode, type)) {
       for (size_t k = 0; k < probe_keys.size(); ++k) {
         const expr::ExprPtr& key = probe_keys[k];
         if (null_equals_null[k] || key->kind != expr::ExprKind::kColumn ||
@@ -602,9 +602,7 @@ class Planner {
       below = column;
     } else if (name == HashJoinExec::kName) {
       const auto& join = static_cast<const HashJoinExec&>(*plan);
-      if (join.mode() == JoinMode::kBroadcast &&
-          (join.join_type() == plan::JoinType::kInner ||
-           join.join_type() == plan::JoinType::kSemi) &&
+      if (HashJoinExec::PublishesDynamicFilters(join.mode(), join.join_type()) &&
           column < join.left()->schema()->num_fields()) {
         below = column;
       }

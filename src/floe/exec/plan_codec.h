@@ -112,6 +112,23 @@ Result<std::vector<expr::ExprPtr>> DecodeNodeFilters(
 Result<std::optional<int64_t>> DecodeNodeLimit(const codec::PlanDecoder& in, bool has,
                                                const codec::proto::OptionalInt64& limit);
 /// Expressions of a node, encoded in order.
+/// A scan's dynamic filter uses into / out of its repeated DynamicFilterUse field (the
+/// message type is the connector codec's: anything with id() and column()).
+template <typename Repeated>
+void EncodeDynamicFilterUses(const std::vector<DynamicFilterUse>& uses, Repeated* out) {
+  for (const DynamicFilterUse& use : uses) {
+    auto* m = out->Add();
+    m->set_id(use.id);
+    m->set_column(use.column);
+  }
+}
+template <typename Repeated>
+std::vector<DynamicFilterUse> DecodeDynamicFilterUses(const Repeated& messages) {
+  std::vector<DynamicFilterUse> uses;
+  for (const auto& m : messages) uses.push_back(DynamicFilterUse{m.id(), m.column()});
+  return uses;
+}
+
 Status EncodePhysicalExprs(const std::vector<expr::PhysicalExprPtr>& exprs,
                            google::protobuf::RepeatedPtrField<codec::proto::PhysicalExpr>* out);
 

@@ -1081,11 +1081,7 @@ Status IcebergScanExec::Encode(codec::PlanEncoder& out) const {
     FLOE_RETURN_NOT_OK(codec::EncodeExpr(*filter, m.add_filters()));
   }
   if (parts_.limit) m.mutable_limit()->set_value(*parts_.limit);
-  for (const exec::DynamicFilterUse& use : dynamic_filters_) {
-    pb::DynamicFilterUse* u = m.add_dynamic_filters();
-    u->set_id(use.id);
-    u->set_column(use.column);
-  }
+  exec::EncodeDynamicFilterUses(dynamic_filters_, m.mutable_dynamic_filters());
   return out.SetPayload(m);
 }
 
@@ -1178,11 +1174,8 @@ Result<exec::PlanPtr> IcebergScanExec::Decode(codec::PlanDecoder& in,
   parts.scan = std::move(scan);
   Result<exec::PlanPtr> plan = Make(std::move(parts));
   if (!plan.ok()) return exec::DecodeError(in, plan.status());
-  std::vector<exec::DynamicFilterUse> uses;
-  for (const pb::DynamicFilterUse& u : m.dynamic_filters()) {
-    uses.push_back(exec::DynamicFilterUse{u.id(), u.column()});
-  }
-  exec::PlanPtr out = exec::WithDynamicFilters(*plan, uses);
+  exec::PlanPtr out =
+      exec::WithDynamicFilters(*plan, exec::DecodeDynamicFilterUses(m.dynamic_filters()));
   if (out == nullptr) return in.Corrupt("a dynamic filter over a column that cannot take one");
   return out;
 }

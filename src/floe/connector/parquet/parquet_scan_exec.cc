@@ -514,11 +514,7 @@ Status ParquetScanExec::Encode(codec::PlanEncoder& out) const {
   }
   if (limit_) m.mutable_limit()->set_value(*limit_);
   if (io_) FLOE_RETURN_NOT_OK(codec::EncodeFileIO(io_, "read_parquet", m.mutable_io()));
-  for (const exec::DynamicFilterUse& use : dynamic_filters_) {
-    pb::DynamicFilterUse* u = m.add_dynamic_filters();
-    u->set_id(use.id);
-    u->set_column(use.column);
-  }
+  exec::EncodeDynamicFilterUses(dynamic_filters_, m.mutable_dynamic_filters());
   return out.SetPayload(m);
 }
 
@@ -567,11 +563,8 @@ Result<exec::PlanPtr> ParquetScanExec::Decode(codec::PlanDecoder& in,
   Result<exec::PlanPtr> plan = Make(std::move(*schema), std::move(groups), std::move(projection),
                                     std::move(filters), limit, std::move(io));
   if (!plan.ok()) return exec::DecodeError(in, plan.status());
-  std::vector<exec::DynamicFilterUse> uses;
-  for (const pb::DynamicFilterUse& u : m.dynamic_filters()) {
-    uses.push_back(exec::DynamicFilterUse{u.id(), u.column()});
-  }
-  exec::PlanPtr out = exec::WithDynamicFilters(*plan, uses);
+  exec::PlanPtr out =
+      exec::WithDynamicFilters(*plan, exec::DecodeDynamicFilterUses(m.dynamic_filters()));
   if (out == nullptr) return in.Corrupt("a dynamic filter over a column that cannot take one");
   return out;
 }

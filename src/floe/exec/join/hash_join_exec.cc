@@ -842,8 +842,8 @@ Result<PlanPtr> HashJoinExec::Make(PlanPtr left, PlanPtr right,
                             null_equals_null.size(), left_keys.size());
   }
   for (const DynamicFilterTarget& target : dynamic_filters) {
-    if (mode != JoinMode::kBroadcast || (type != JoinType::kInner && type != JoinType::kSemi) ||
-        target.key < 0 || target.key >= static_cast<int>(right_keys.size()) ||
+    if (!PublishesDynamicFilters(mode, type) || target.key < 0 ||
+        target.key >= static_cast<int>(right_keys.size()) ||
         !DynamicFilter::Supports(*right_keys[static_cast<size_t>(target.key)]->type())) {
       return Status::Internal("HashJoinExec: dynamic filter {} on key {} of a {} {} join",
                               target.id, target.key, JoinModeName(mode), plan::JoinTypeName(type));

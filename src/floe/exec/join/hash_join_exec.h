@@ -57,6 +57,13 @@ class HashJoinExec final : public ExecutionPlan {
   const std::vector<bool>& null_equals_null() const { return null_equals_null_; }
   JoinMode mode() const { return mode_; }
   const std::vector<DynamicFilterTarget>& dynamic_filters() const { return dynamic_filters_; }
+  /// Whether a join of this mode and type can publish dynamic filters: a broadcast one
+  /// (its table is complete before its probe side opens) that drops probe rows without a
+  /// match (inner, semi).
+  static bool PublishesDynamicFilters(JoinMode mode, plan::JoinType type) {
+    return mode == JoinMode::kBroadcast &&
+           (type == plan::JoinType::kInner || type == plan::JoinType::kSemi);
+  }
 
  private:
   HashJoinExec(PlanPtr left, PlanPtr right, std::vector<expr::PhysicalExprPtr> left_keys,
