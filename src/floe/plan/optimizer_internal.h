@@ -42,6 +42,11 @@ Result<LogicalPlanPtr> PushDownSemiJoins(const LogicalPlanPtr& plan);
 /// estimates say it pays (rule_semi_join_reduction.cc).
 Result<LogicalPlanPtr> ReduceAggregatesBySemiJoin(const LogicalPlanPtr& plan);
 
+/// Aggregations whose aggregates are all DISTINCT over the same arguments (count, sum, avg,
+/// min, max) become a grouping by the keys and the arguments under the plain functions
+/// (rule_distinct_aggregates.cc).
+Result<LogicalPlanPtr> SplitDistinctAggregates(const LogicalPlanPtr& plan);
+
 /// Greedy reordering of trees of inner joins by estimated row counts.
 Result<LogicalPlanPtr> ReorderJoins(const LogicalPlanPtr& plan);
 

@@ -840,7 +840,7 @@ TEST(OptimizeTest, CommaJoinQuery) {
             "        Filter: (#1:c2 > 3)\n"
             "          Scan: c projection=[c1, c2]\n");
   EXPECT_TRUE(out->schema->Equals(*plan->schema));
-  EXPECT_EQ(DefaultRules().size(), 11u);
+  EXPECT_EQ(DefaultRules().size(), 12u);
 }
 
 }  // namespace
