@@ -10,7 +10,7 @@ namespace floe::exec {
 namespace {
 
 template <typename T>
-DynamicFilter FilterOf(const Array& keys) {
+DynamicFilter FilterOf(const Array& keys, bool list) {
   DynamicFilter out;
   out.type = keys.type();
   const T* values = keys.values<T>();
@@ -19,7 +19,7 @@ DynamicFilter FilterOf(const Array& keys) {
   bool any = false;
   T lo{}, hi{};
   std::vector<T> distinct;
-  bool listing = true;
+  bool listing = list;
   for (int64_t i = 0; i < n; ++i) {
     if (nulls && keys.IsNull(i)) continue;
     const T v = values[i];
@@ -63,17 +63,18 @@ bool DynamicFilter::Supports(const DataType& type) {
   return type.is_integer() || type.id() == TypeId::kDate;
 }
 
-Result<DynamicFilter> DynamicFilter::Of(const Array& keys) {
+Result<DynamicFilter> DynamicFilter::Of(const Array& keys, std::optional<int64_t> max_distinct) {
+  const bool list = !max_distinct || *max_distinct <= kMaxValues;
   switch (keys.type()->id()) {
     case TypeId::kInt8:
-      return FilterOf<int8_t>(keys);
+      return FilterOf<int8_t>(keys, list);
     case TypeId::kInt16:
-      return FilterOf<int16_t>(keys);
+      return FilterOf<int16_t>(keys, list);
     case TypeId::kInt32:
     case TypeId::kDate:
-      return FilterOf<int32_t>(keys);
+      return FilterOf<int32_t>(keys, list);
     case TypeId::kInt64:
-      return FilterOf<int64_t>(keys);
+      return FilterOf<int64_t>(keys, list);
     default:
       return Status::NotSupported("no dynamic filter over {}", keys.type()->ToString());
   }

@@ -20,8 +20,13 @@ namespace floe::exec {
 
 /// A dynamic filter over one column of integer type (int8..int64, date, time, timestamp).
 struct DynamicFilter {
-  /// At most this many distinct keys are listed; more give bounds only.
-  static constexpr int64_t kMaxValues = 1024;
+  /// At most this many distinct keys are listed; more give bounds only. A Parquet scan
+  /// drops the rows of other keys (a membership bitmap or a binary search per row) and
+  /// prunes row groups and pages by a binary search of the list per statistics range.
+  static constexpr int64_t kMaxValues = 65536;
+  /// Iceberg scans take lists up to this long (their residuals test IN value by value),
+  /// bounds for longer ones.
+  static constexpr int64_t kMaxIcebergValues = 1024;
 
   TypePtr type;
   /// Every distinct non-NULL key, ascending, when there are at most kMaxValues; else
@@ -33,7 +38,10 @@ struct DynamicFilter {
 
   /// The filter of the keys in `keys` (rows whose `skip` byte is set, if given, left out).
   /// kNotSupported for a type other than the integer-like ones above.
-  static Result<DynamicFilter> Of(const Array& keys);
+  /// `max_distinct`, when given, bounds the number of distinct keys (a join table's key
+  /// count): above kMaxValues no list is attempted.
+  static Result<DynamicFilter> Of(const Array& keys,
+                                  std::optional<int64_t> max_distinct = std::nullopt);
   /// Whether `type` can carry a dynamic filter.
   static bool Supports(const DataType& type);
   /// "IN (3 values)" or "[min, max]" or "none", for EXPLAIN ANALYZE-like messages.

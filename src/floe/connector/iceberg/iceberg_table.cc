@@ -822,7 +822,8 @@ Result<iceberg::ExpressionPtr> DynamicResidual(const IcebergScanExec& node,
     if (!filter->min) return iceberg::Expression::False();
     const std::string& name = output.field(use.column).name();
     iceberg::ExpressionPtr term;
-    if (filter->listed) {
+    if (filter->listed &&
+        static_cast<int64_t>(filter->values.size()) <= exec::DynamicFilter::kMaxIcebergValues) {
       term = iceberg::Expression::Make(iceberg::Operation::kIn, name, filter->values);
     } else {
       term = iceberg::Expression::And(

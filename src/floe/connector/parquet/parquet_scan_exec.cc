@@ -224,8 +224,8 @@ class ParquetScanStream final : public exec::BatchStream {
       int column = file_->schema()->GetFieldIndex(name);
       if (column < 0 || !file_->schema()->field(column).type()->Equals(*filter->type)) continue;
       if (filter->listed) {
-        predicates.push_back(
-            parquet::ColumnPredicate{column, parquet::ColumnPredicate::Op::kIn, filter->values});
+        predicates.push_back(parquet::ColumnPredicate{column, parquet::ColumnPredicate::Op::kIn,
+                                                      filter->values, /*sorted=*/true});
       } else {
         ranges.push_back(
             parquet::ColumnPredicate{column, parquet::ColumnPredicate::Op::kGe, {*filter->min}});

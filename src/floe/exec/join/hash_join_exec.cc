@@ -190,7 +190,10 @@ Status PublishDynamicFilters(const HashJoinExec* node, const JoinTable& table,
     filter.type = key->type();
     if (table.batch != nullptr) {
       FLOE_ASSIGN_OR_RAISE(auto keys, EvaluateExprs({key}, *table.batch));
-      FLOE_ASSIGN_OR_RAISE(filter, DynamicFilter::Of(*keys[0]));
+      // One key column: the table's key count is its distinct count.
+      std::optional<int64_t> max_distinct;
+      if (node->right_keys().size() == 1) max_distinct = table.keys.num_keys();
+      FLOE_ASSIGN_OR_RAISE(filter, DynamicFilter::Of(*keys[0], max_distinct));
     }
     ctx->PublishDynamicFilter(target.id, std::make_shared<const DynamicFilter>(std::move(filter)));
   }

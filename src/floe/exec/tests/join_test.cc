@@ -299,7 +299,8 @@ TEST(DynamicFilterTest, ListedKeysRangeAndNone) {
   // Many repeats of few keys stay listed; more distinct keys than the cap give a range.
   std::vector<OptI64> repeated, many;
   for (int64_t i = 0; i < 10000; ++i) repeated.push_back(i % 10);
-  for (int64_t i = 0; i < 5000; ++i) many.push_back(5000 - i);
+  const int64_t over = DynamicFilter::kMaxValues + 5000;
+  for (int64_t i = 0; i < over; ++i) many.push_back(over - i);
   ASSERT_OK_AND_ASSIGN(DynamicFilter rep, DynamicFilter::Of(*I64s(repeated)));
   EXPECT_TRUE(rep.listed);
   EXPECT_EQ(rep.values.size(), 10u);
@@ -307,7 +308,12 @@ TEST(DynamicFilterTest, ListedKeysRangeAndNone) {
   EXPECT_FALSE(range.listed);
   EXPECT_TRUE(range.values.empty());
   EXPECT_EQ(range.min->get<int64_t>(), 1);
-  EXPECT_EQ(range.max->get<int64_t>(), 5000);
+  EXPECT_EQ(range.max->get<int64_t>(), over);
+  // A join table's key count over the cap: no list is attempted.
+  ASSERT_OK_AND_ASSIGN(DynamicFilter capped,
+                       DynamicFilter::Of(*I64s(repeated), DynamicFilter::kMaxValues + 1));
+  EXPECT_FALSE(capped.listed);
+  EXPECT_EQ(capped.max->get<int64_t>(), 9);
   ASSERT_OK_AND_ASSIGN(DynamicFilter none, DynamicFilter::Of(*I64s({std::nullopt})));
   EXPECT_FALSE(none.min.has_value());
   EXPECT_EQ(none.ToString(), "none");

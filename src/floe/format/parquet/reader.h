@@ -46,6 +46,9 @@ struct ColumnPredicate {
   /// One value for comparisons, any number for kIn, none for the null tests. Values
   /// have the column's floe type.
   std::vector<Scalar> values;
+  /// kIn: the values are ascending and distinct, so that statistics are tested against the
+  /// list by a binary search (long lists: a join's keys).
+  bool sorted = false;
 };
 
 /// What to read from a file.

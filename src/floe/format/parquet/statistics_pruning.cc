@@ -175,6 +175,17 @@ bool FileReader::StatsMayMatch(const std::optional<Storage>& lo, const std::opti
         return false;
     }
   };
+  if (p.op == ColumnPredicate::Op::kIn && p.sorted) {
+    // The first value not below the range's minimum must not be above its maximum.
+    auto below = [&](const Scalar& s) {
+      std::optional<Storage> v = NormalizeValue(s);
+      if (!v) return false;
+      std::optional<int> c = Compare(*v, *lo);
+      return c && *c < 0;
+    };
+    auto first = std::partition_point(p.values.begin(), p.values.end(), below);
+    return first != p.values.end() && !outside(*first, p.op);
+  }
   if (p.op == ColumnPredicate::Op::kIn) {
     for (const Scalar& s : p.values) {
       if (!outside(s, p.op)) return true;

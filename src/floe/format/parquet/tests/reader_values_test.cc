@@ -549,6 +549,20 @@ TEST(ReaderValues, ProjectionByNameAndFieldIdAndPruning) {
   EXPECT_THAT(prune(0, Op::kGt, {Scalar::I64(15)}), ::testing::Optional(V{2}));
   EXPECT_THAT(prune(0, Op::kGe, {Scalar::I64(15)}), ::testing::Optional(V{1, 2}));
   EXPECT_THAT(prune(0, Op::kIn, {Scalar::I64(3), Scalar::I64(25)}), ::testing::Optional(V{0, 2}));
+  // A sorted list (a join's keys) is searched: the first value not below a row group's
+  // minimum decides.
+  auto prune_sorted = [&](std::vector<int64_t> values) {
+    std::vector<Scalar> scalars;
+    for (int64_t v : values) scalars.push_back(Scalar::I64(v));
+    return reader->PruneRowGroups(
+        {ColumnPredicate{0, Op::kIn, std::move(scalars), /*sorted=*/true}});
+  };
+  EXPECT_THAT(prune_sorted({3, 25}), ::testing::Optional(V{0, 2}));
+  EXPECT_THAT(prune_sorted({-5, 6, 7, 9, 16, 19, 26}), ::testing::Optional(V{}));
+  EXPECT_THAT(prune_sorted({-5, 5, 26}), ::testing::Optional(V{0}));
+  EXPECT_THAT(prune_sorted({10}), ::testing::Optional(V{1}));
+  EXPECT_THAT(prune_sorted({9, 15, 20}), ::testing::Optional(V{1, 2}));
+  EXPECT_THAT(prune_sorted({}), ::testing::Optional(V{}));
   EXPECT_THAT(prune(1, Op::kIsNull, {}), ::testing::Optional(V{1}));
   EXPECT_THAT(prune(1, Op::kEq, {Scalar::Str("m")}), ::testing::Optional(V{0, 1, 2}));
   EXPECT_THAT(prune(1, Op::kGt, {Scalar::Str("m")}), ::testing::Optional(V{0, 2}));
