@@ -612,6 +612,18 @@ void CompareRows(Operation op, int64_t n, const uint8_t* valid, Get get, const s
     case Operation::kIn:
     case Operation::kNotIn: {
       const bool want = op == Operation::kIn;
+      if constexpr (std::is_integral_v<T> || std::is_same_v<T, Int128> ||
+                    std::is_same_v<T, std::string_view>) {
+        // Long lists (a join's keys) are searched: a total order.
+        if (lits.size() > 8) {
+          std::vector<T> sorted = lits;
+          std::sort(sorted.begin(), sorted.end());
+          run([&](const T& v) {
+            return std::binary_search(sorted.begin(), sorted.end(), v) == want;
+          });
+          break;
+        }
+      }
       run([&](const T& v) {
         bool found = false;
         for (const T& l : lits) found = found || v == l;

@@ -390,6 +390,15 @@ TEST(EvaluateRowsTest, PredicatesAndThreeValuedLogic) {
   EXPECT_EQ(Eval(P(Op::kGt, "id", {Scalar::I32(2)})), "fftt");
   EXPECT_EQ(Eval(P(Op::kIn, "id", {Scalar::I32(1), Scalar::I32(4)})), "tfft");
   EXPECT_EQ(Eval(P(Op::kNotIn, "id", {Scalar::I32(1), Scalar::I32(4)})), "fttf");
+  // Long lists (searched), unordered.
+  std::vector<Scalar> ids, names;
+  for (int v : {90, 4, -7, 55, 12, 1, 80, 33, 21, 66}) ids.push_back(Scalar::I32(v));
+  for (const char* v : {"zz", "q", "b", "a", "bb", "c", "d", "e", "f", "g"}) {
+    names.push_back(Scalar::Str(v));
+  }
+  EXPECT_EQ(Eval(P(Op::kIn, "id", ids)), "tfft");
+  EXPECT_EQ(Eval(P(Op::kNotIn, "id", ids)), "fttf");
+  EXPECT_EQ(Eval(P(Op::kIn, "name", names)), "fntf");
   EXPECT_EQ(Eval(P(Op::kEq, "name", {Scalar::Str("b")})),
             "fnt"
             "f");
