@@ -119,7 +119,7 @@ void KeyTable::PackedIndex::Allocate(int64_t capacity) {
   slots.Zero(cap * (words + 1));
   mask = static_cast<uint64_t>(cap - 1);
   shift = 64 - std::countr_zero(static_cast<uint64_t>(cap));
-  grow_at = cap / 2;
+  grow_at = cap - cap / 4;  // a load of at most 3/4
   size = 0;
 }
 
@@ -213,7 +213,7 @@ void KeyTable::Reserve(int64_t n) {
   if (packed()) {
     if (packed_.grow_at >= n) return;
     int64_t cap = packed_.mask + 1;
-    while (cap / 2 < n) cap *= 2;
+    while (cap - cap / 4 < n) cap *= 2;
     if (packed_.size == 0) {
       packed_.Allocate(cap);
       return;
