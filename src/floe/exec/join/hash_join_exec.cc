@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <bit>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <optional>
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
@@ -37,7 +42,13 @@ enum class RowMap {
 // each key id.
 struct JoinTable {
   RecordBatchPtr batch;  // null when the build side is empty
-  KeyTable keys;
+  // The keys, in one table, or in several by hash (a large build side built by several
+  // threads): a key of hash h is in shards[ShardOf(h)] and its id is that shard's base plus
+  // its id there.
+  std::vector<KeyTable> shards;
+  int shard_shift = 64;
+  std::vector<uint32_t> shard_base;
+  int64_t num_keys = 0;
   RowMap row_map = RowMap::kIdentity;
   PoolBuffer<uint32_t> offsets;
   PoolBuffer<uint32_t> rows;
@@ -46,11 +57,20 @@ struct JoinTable {
   bool has_null_key = false;  // a build row has a NULL in a key that does not match NULL
   int64_t num_rows = 0;
   std::unique_ptr<MemoryReservation> reservation;
+
+  bool sharded() const { return shards.size() > 1; }
+  size_t ShardOf(uint64_t hash) const {
+    return sharded() ? static_cast<size_t>(hash >> shard_shift) : 0;
+  }
 };
 
 // Build sides with at least this many keys get a JoinFilter: from about here on the
 // hash table outgrows the core's own caches.
 constexpr int64_t kFilterMinKeys = 16384;
+
+// Broadcast build sides of at least this many rows are built in shards, each by whichever
+// of the join's tasks takes it first, instead of by one task while the others wait.
+constexpr int64_t kShardMinRows = int64_t{1} << 18;
 
 // Sets skip[r] for the rows whose key has a NULL in a column where NULL matches
 // nothing; false (and `skip` untouched) when there are none.
@@ -91,14 +111,34 @@ struct BuildOutcome {
   BatchStreamPtr rest;               // when `table` is null: the unread rest, or null
 };
 
-// Reads `input` into a table. Past the budget: kOutOfMemory, or, with `may_spill`, the rows
-// read so far and the unread rest (the table's memory released).
-Result<BuildOutcome> BuildTable(const HashJoinExec* node, BatchStreamPtr input,
-                                std::string consumer, const TaskContextPtr& ctx, bool may_spill) {
-  auto table = std::make_shared<JoinTable>();
+// A table being built: what its first phase (ReadBuildSide) read and derived, which its
+// shards (BuildShard, each on any thread) and its last phase (FinishBuild) use.
+struct BuildState {
+  std::shared_ptr<JoinTable> table;
+  std::vector<ArrayPtr> keys;
+  PoolBuffer<uint8_t> skip;
+  const uint8_t* skip_rows = nullptr;  // skip.data() when a row's key matches nothing
+  PoolBuffer<uint64_t> hashes;         // per row, when sharded or large enough for a filter
+  bool hashed = false;
+  PoolBuffer<uint32_t> ids;  // per row: its key's id (within its shard until FinishBuild)
+  std::vector<std::vector<int64_t>> shard_rows;  // sharded: each shard's rows, ascending
+  int64_t bytes = 0;
+  int64_t valid = 0;  // rows without skip
+  MemoryPool* pool = nullptr;
+};
+
+// Phase 1: reads `input` and prepares the keys (in `shards` shards when the build side is
+// large). Returns an outcome when the build ends here: an empty build side, or past the
+// budget kOutOfMemory, or with `may_spill` the rows read so far and the unread rest.
+Result<std::optional<BuildOutcome>> ReadBuildSide(const HashJoinExec* node, BatchStreamPtr input,
+                                                  std::string consumer, const TaskContextPtr& ctx,
+                                                  bool may_spill, int shards, BuildState* state) {
+  state->table = std::make_shared<JoinTable>();
+  state->pool = ctx->pool();
+  JoinTable* table = state->table.get();
   table->reservation = std::make_unique<MemoryReservation>(ctx->memory(), std::move(consumer));
   std::vector<RecordBatchPtr> batches;
-  int64_t bytes = 0;
+  int64_t& bytes = state->bytes;
   while (true) {
     FLOE_ASSIGN_OR_RAISE(RecordBatchPtr b, input->Next());
     if (b == nullptr) break;
@@ -110,7 +150,10 @@ Result<BuildOutcome> BuildTable(const HashJoinExec* node, BatchStreamPtr input,
       return BuildOutcome{nullptr, std::move(batches), std::move(input)};
     }
   }
-  if (batches.empty()) return BuildOutcome{std::move(table), {}, nullptr};
+  if (batches.empty()) {
+    table->shards.emplace_back(KeyTypes(node->right_keys()));
+    return BuildOutcome{std::move(state->table), {}, nullptr};
+  }
   if (batches.size() == 1) {
     table->batch = batches[0];
   } else {
@@ -122,21 +165,80 @@ Result<BuildOutcome> BuildTable(const HashJoinExec* node, BatchStreamPtr input,
     return Status::NotSupported("hash join build side of {} rows exceeds 2^32 - 1", n);
   }
   table->num_rows = n;
-  FLOE_ASSIGN_OR_RAISE(auto keys, EvaluateExprs(node->right_keys(), *table->batch));
-  PoolBuffer<uint8_t> skip;
-  table->has_null_key = MarkNullKeys(keys, node->null_equals_null(), &skip);
-  PoolBuffer<uint32_t> ids;
-  ids.Resize(n);
-  table->keys = KeyTable(KeyTypes(node->right_keys()));
-  table->keys.Reserve(n);
-  const uint8_t* skip_rows = table->has_null_key ? skip.data() : nullptr;
-  FLOE_RETURN_NOT_OK(table->keys.Insert(keys, ids.data(), nullptr, skip_rows));
-  const int64_t num_keys = table->keys.num_keys();
-  int64_t valid = n;
-  if (skip_rows != nullptr) {
-    for (int64_t r = 0; r < n; ++r) valid -= skip_rows[r];
+  FLOE_ASSIGN_OR_RAISE(state->keys, EvaluateExprs(node->right_keys(), *table->batch));
+  table->has_null_key = MarkNullKeys(state->keys, node->null_equals_null(), &state->skip);
+  state->skip_rows = table->has_null_key ? state->skip.data() : nullptr;
+  state->valid = n;
+  if (state->skip_rows != nullptr) {
+    for (int64_t r = 0; r < n; ++r) state->valid -= state->skip_rows[r];
   }
-  if (num_keys == n) {
+  state->ids.Resize(n);
+  if (n < kShardMinRows) shards = 1;
+  for (int s = 0; s < shards; ++s) table->shards.emplace_back(KeyTypes(node->right_keys()));
+  if (shards > 1 || n >= kFilterMinKeys) {
+    // From the pool, uninitialised: a build side of millions of rows would otherwise
+    // zero (and first touch) a fresh vector of their hashes.
+    state->hashes.Resize(n);
+    FLOE_RETURN_NOT_OK(expr::HashRows(state->keys, state->hashes.data()));
+    state->hashed = true;
+  }
+  if (shards > 1) {
+    table->shard_shift = 64 - std::countr_zero(static_cast<uint64_t>(shards));
+    state->shard_rows.resize(static_cast<size_t>(shards));
+    for (auto& rows : state->shard_rows) rows.reserve(static_cast<size_t>(n / shards + n / 16));
+    for (int64_t r = 0; r < n; ++r) {
+      if (state->skip_rows != nullptr && state->skip_rows[r]) {
+        state->ids[r] = kNone;
+        continue;
+      }
+      state->shard_rows[table->ShardOf(state->hashes[r])].push_back(r);
+    }
+  }
+  return std::nullopt;
+}
+
+// Phase 2: inserts the keys of shard `s` (any thread; shards are independent).
+Status BuildShard(BuildState* state, size_t s) {
+  JoinTable* table = state->table.get();
+  KeyTable& keys = table->shards[s];
+  if (!table->sharded()) {
+    keys.Reserve(table->num_rows);
+    return keys.Insert(state->keys, state->ids.data(), nullptr, state->skip_rows);
+  }
+  const std::vector<int64_t>& rows = state->shard_rows[s];
+  const auto m = static_cast<int64_t>(rows.size());
+  if (m == 0) return Status::OK();
+  std::vector<ArrayPtr> picked;
+  for (const ArrayPtr& k : state->keys) {
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr p, TakeArray(*k, rows.data(), m, state->pool));
+    picked.push_back(std::move(p));
+  }
+  PoolBuffer<uint32_t> local;
+  local.Resize(m);
+  keys.Reserve(m);
+  FLOE_RETURN_NOT_OK(keys.Insert(picked, local.data(), nullptr, nullptr));
+  for (int64_t i = 0; i < m; ++i) state->ids[rows[static_cast<size_t>(i)]] = local[i];
+  return Status::OK();
+}
+
+// Phase 3: the rows of each key id, the filter and the memory; past the budget kOutOfMemory
+// or, with `may_spill`, the whole build side to spill.
+Result<BuildOutcome> FinishBuild(const HashJoinExec* node, bool may_spill, BuildState* state) {
+  JoinTable* table = state->table.get();
+  const int64_t n = table->num_rows;
+  uint32_t* ids = state->ids.data();
+  for (const KeyTable& keys : table->shards) {
+    table->shard_base.push_back(static_cast<uint32_t>(table->num_keys));
+    table->num_keys += keys.num_keys();
+  }
+  if (table->sharded()) {
+    for (int64_t r = 0; r < n; ++r) {
+      if (ids[r] != kNone) ids[r] += table->shard_base[table->ShardOf(state->hashes[r])];
+    }
+  }
+  const int64_t num_keys = table->num_keys;
+  const int64_t valid = state->valid;
+  if (num_keys == n && !table->sharded()) {
     // Ids are handed out in order of first insertion, so unique keys in rows without
     // skips have id == row.
     table->row_map = RowMap::kIdentity;
@@ -163,23 +265,124 @@ Result<BuildOutcome> BuildTable(const HashJoinExec* node, BatchStreamPtr input,
       if (ids[r] != kNone) table->rows[cursor[ids[r]]++] = static_cast<uint32_t>(r);
     }
   }
+  int64_t& bytes = state->bytes;
   if (num_keys >= kFilterMinKeys) {
-    // From the pool, uninitialised: a build side of millions of rows would otherwise
-    // zero (and first touch) a fresh vector of their hashes.
-    PoolBuffer<uint64_t> hashes;
-    hashes.Resize(n);
-    FLOE_RETURN_NOT_OK(expr::HashRows(keys, hashes.data()));
+    if (!state->hashed) {
+      state->hashes.Resize(n);
+      FLOE_RETURN_NOT_OK(expr::HashRows(state->keys, state->hashes.data()));
+    }
     table->filter = std::make_unique<JoinFilter>(num_keys);
-    table->filter->Insert(hashes.data(), n, skip_rows);
+    table->filter->Insert(state->hashes.data(), n, state->skip_rows);
     bytes += table->filter->memory_size();
   }
-  bytes += table->keys.memory_size() + table->offsets.memory_size() + table->rows.memory_size();
+  for (const KeyTable& keys : table->shards) bytes += keys.memory_size();
+  bytes += table->offsets.memory_size() + table->rows.memory_size();
   if (!table->reservation->TryResize(bytes)) {
     if (!may_spill) return OutOfMemory(node, *table->reservation, bytes);
     return BuildOutcome{nullptr, {table->batch}, nullptr};
   }
-  return BuildOutcome{std::move(table), {}, nullptr};
+  return BuildOutcome{std::move(state->table), {}, nullptr};
 }
+
+// Reads `input` into a table on this thread. Past the budget: kOutOfMemory, or, with
+// `may_spill`, the rows read so far and the unread rest (the table's memory released).
+Result<BuildOutcome> BuildTable(const HashJoinExec* node, BatchStreamPtr input,
+                                std::string consumer, const TaskContextPtr& ctx, bool may_spill) {
+  BuildState state;
+  FLOE_ASSIGN_OR_RAISE(std::optional<BuildOutcome> ended,
+                       ReadBuildSide(node, std::move(input), std::move(consumer), ctx, may_spill,
+                                     /*shards=*/1, &state));
+  if (ended) return std::move(*ended);
+  FLOE_RETURN_NOT_OK(BuildShard(&state, 0));
+  return FinishBuild(node, may_spill, &state);
+}
+
+Status PublishDynamicFilters(const HashJoinExec* node, const JoinTable& table,
+                             const TaskContextPtr& ctx);
+
+// The table of a broadcast join, built once by the join's tasks together: the first to
+// come reads the build side; then each task takes shards to build until none is left; the
+// task that completes the last shard finishes the table and publishes its dynamic filters.
+// Every task waits for the table (or the build's error).
+class SharedBuild {
+ public:
+  Result<std::shared_ptr<const JoinTable>> Join(const HashJoinExec* node,
+                                                const TaskContextPtr& ctx) const {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (phase_ == Phase::kIdle) {
+      phase_ = Phase::kReading;
+      lock.unlock();
+      Status status = Read(node, ctx);
+      lock.lock();
+      status_ = std::move(status);
+      phase_ = status_.ok() && table_ == nullptr ? Phase::kShards : Phase::kDone;
+      changed_.notify_all();
+    }
+    changed_.wait(lock, [&] { return phase_ != Phase::kReading; });
+    while (phase_ == Phase::kShards && next_shard_ < state_.table->shards.size()) {
+      const size_t s = next_shard_++;
+      lock.unlock();
+      Status status = status_ok_.load() ? BuildShard(&state_, s) : Status::OK();
+      lock.lock();
+      if (!status.ok() && status_.ok()) {
+        status_ = std::move(status);
+        status_ok_ = false;
+      }
+      if (++shards_done_ == state_.table->shards.size()) {
+        phase_ = Phase::kFinishing;
+        lock.unlock();
+        Status finished = Finish(node, ctx);
+        lock.lock();
+        if (status_.ok()) status_ = std::move(finished);
+        phase_ = Phase::kDone;
+        changed_.notify_all();
+      }
+    }
+    changed_.wait(lock, [&] { return phase_ == Phase::kDone; });
+    if (!status_.ok()) return status_;
+    return table_;
+  }
+
+ private:
+  enum class Phase { kIdle, kReading, kShards, kFinishing, kDone };
+
+  // Reads the build side; sets table_ when that is all (an empty build side).
+  Status Read(const HashJoinExec* node, const TaskContextPtr& ctx) const {
+    FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(node->right(), 0, ctx));
+    // Enough shards for the tasks to share them out evenly when they come at once.
+    const int shards = static_cast<int>(std::bit_ceil(
+        static_cast<uint32_t>(std::clamp(2 * node->left()->partition_count(), 1, 16))));
+    FLOE_ASSIGN_OR_RAISE(std::optional<BuildOutcome> ended,
+                         ReadBuildSide(node, std::move(input), "HashJoinExec[0] build side", ctx,
+                                       /*may_spill=*/false, shards, &state_));
+    if (ended) {
+      table_ = std::move(ended->table);
+      return PublishDynamicFilters(node, *table_, ctx);
+    }
+    return Status::OK();
+  }
+
+  Status Finish(const HashJoinExec* node, const TaskContextPtr& ctx) const {
+    if (!status_ok_.load()) return Status::OK();
+    FLOE_ASSIGN_OR_RAISE(BuildOutcome built, FinishBuild(node, /*may_spill=*/false, &state_));
+    std::shared_ptr<const JoinTable> table = std::move(built.table);
+    FLOE_RETURN_NOT_OK(PublishDynamicFilters(node, *table, ctx));
+    state_ = BuildState();
+    std::lock_guard<std::mutex> lock(mutex_);
+    table_ = std::move(table);
+    return Status::OK();
+  }
+
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;
+  mutable Phase phase_ = Phase::kIdle;
+  mutable Status status_;
+  mutable std::atomic<bool> status_ok_{true};
+  mutable BuildState state_;
+  mutable size_t next_shard_ = 0;
+  mutable size_t shards_done_ = 0;
+  mutable std::shared_ptr<const JoinTable> table_;
+};
 
 // Publishes the join's dynamic filters over the keys of its built table.
 Status PublishDynamicFilters(const HashJoinExec* node, const JoinTable& table,
@@ -192,7 +395,7 @@ Status PublishDynamicFilters(const HashJoinExec* node, const JoinTable& table,
       FLOE_ASSIGN_OR_RAISE(auto keys, EvaluateExprs({key}, *table.batch));
       // One key column: the table's key count is its distinct count.
       std::optional<int64_t> max_distinct;
-      if (node->right_keys().size() == 1) max_distinct = table.keys.num_keys();
+      if (node->right_keys().size() == 1) max_distinct = table.num_keys;
       FLOE_ASSIGN_OR_RAISE(filter, DynamicFilter::Of(*keys[0], max_distinct));
     }
     ctx->PublishDynamicFilter(target.id, std::make_shared<const DynamicFilter>(std::move(filter)));
@@ -305,20 +508,12 @@ class HashJoinStream final : public BatchStream {
   Result<RecordBatchPtr> Next() override {
     if (!table_) {
       if (node_->mode() == JoinMode::kBroadcast) {
-        const HashJoinExec* node = node_;
-        TaskContextPtr ctx = ctx_;
-        FLOE_ASSIGN_OR_RAISE(
-            table_, ctx_->GetOrCreateShared<JoinTable>(
-                        node_, [node, ctx]() -> Result<std::shared_ptr<const JoinTable>> {
-                          FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input,
-                                               ExecutePlan(node->right(), 0, ctx));
-                          FLOE_ASSIGN_OR_RAISE(
-                              BuildOutcome built,
-                              BuildTable(node, std::move(input), "HashJoinExec[0] build side", ctx,
-                                         /*may_spill=*/false));
-                          FLOE_RETURN_NOT_OK(PublishDynamicFilters(node, *built.table, ctx));
-                          return std::move(built.table);
-                        }));
+        FLOE_ASSIGN_OR_RAISE(std::shared_ptr<const SharedBuild> build,
+                             ctx_->GetOrCreateShared<SharedBuild>(
+                                 node_, []() -> Result<std::shared_ptr<const SharedBuild>> {
+                                   return std::make_shared<const SharedBuild>();
+                                 }));
+        FLOE_ASSIGN_OR_RAISE(table_, build->Join(node_, ctx_));
       } else {
         FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(node_->right(), partition_, ctx_));
         FLOE_ASSIGN_OR_RAISE(BuildOutcome built,
@@ -459,24 +654,19 @@ class HashJoinStream final : public BatchStream {
     FLOE_ASSIGN_OR_RAISE(auto keys, EvaluateExprs(node_->left_keys(), *probe_));
     const bool any_null = MarkNullKeys(keys, node_->null_equals_null(), &probe_null_);
     const uint8_t* skip = any_null ? probe_null_.data() : nullptr;
-    if (UseFilter()) {
+    const bool filtered = UseFilter();
+    if (filtered || table_->sharded()) FLOE_RETURN_NOT_OK(expr::HashRows(keys, &hashes_));
+    if (filtered) {
       // Only the rows that pass the filter go to the hash table, gathered unless most
       // of them pass.
-      FLOE_RETURN_NOT_OK(expr::HashRows(keys, &hashes_));
       sel_.resize(static_cast<size_t>(n));
       const int64_t m = table_->filter->Select(hashes_.data(), n, skip, sel_.data());
       filter_probed_ += n;
       filter_passed_ += m;
       if (m == 0) return Status::OK();
       if (m * 2 <= n) {
-        std::vector<ArrayPtr> picked;
-        picked.reserve(keys.size());
-        for (const ArrayPtr& k : keys) {
-          FLOE_ASSIGN_OR_RAISE(ArrayPtr p, TakeArray(*k, sel_.data(), m, ctx_->pool()));
-          picked.push_back(std::move(p));
-        }
         ids_.resize(static_cast<size_t>(m));
-        FLOE_RETURN_NOT_OK(table_->keys.Find(picked, ids_.data(), nullptr, &scratch_));
+        FLOE_RETURN_NOT_OK(Lookup(keys, sel_.data(), m, nullptr, ids_.data()));
         cand_rows_.reserve(static_cast<size_t>(m));
         cand_ids_.reserve(static_cast<size_t>(m));
         for (int64_t i = 0; i < m; ++i) {
@@ -488,13 +678,66 @@ class HashJoinStream final : public BatchStream {
       }
     }
     ids_.resize(static_cast<size_t>(n));
-    FLOE_RETURN_NOT_OK(table_->keys.Find(keys, ids_.data(), skip, &scratch_));
+    FLOE_RETURN_NOT_OK(Lookup(keys, nullptr, n, skip, ids_.data()));
     cand_rows_.reserve(static_cast<size_t>(n));
     cand_ids_.reserve(static_cast<size_t>(n));
     for (int64_t r = 0; r < n; ++r) {
       if (ids_[r] == kNone) continue;
       cand_rows_.push_back(r);
       cand_ids_.push_back(ids_[r]);
+    }
+    return Status::OK();
+  }
+
+  // The key ids of `m` probe rows: rows[i] (or row i when `rows` is null, rows with skip[i]
+  // set left out) into ids[i], kNone where the table has no such key. A sharded table looks
+  // each row up in the shard of its hash (hashes_ holds them).
+  Status Lookup(const std::vector<ArrayPtr>& keys, const int64_t* rows, int64_t m,
+                const uint8_t* skip, uint32_t* ids) {
+    if (!table_->sharded()) {
+      const KeyTable& table = table_->shards[0];
+      if (rows == nullptr) return table.Find(keys, ids, skip, &scratch_);
+      std::vector<ArrayPtr> picked;
+      picked.reserve(keys.size());
+      for (const ArrayPtr& k : keys) {
+        FLOE_ASSIGN_OR_RAISE(ArrayPtr p, TakeArray(*k, rows, m, ctx_->pool()));
+        picked.push_back(std::move(p));
+      }
+      return table.Find(picked, ids, nullptr, &scratch_);
+    }
+    const size_t shards = table_->shards.size();
+    shard_pos_.resize(shards);
+    shard_rows_.resize(shards);
+    for (size_t s = 0; s < shards; ++s) {
+      shard_pos_[s].clear();
+      shard_rows_[s].clear();
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      ids[i] = kNone;
+      const int64_t r = rows == nullptr ? i : rows[i];
+      if (skip != nullptr && skip[r]) continue;
+      const size_t s = table_->ShardOf(hashes_[static_cast<size_t>(r)]);
+      shard_pos_[s].push_back(i);
+      shard_rows_[s].push_back(r);
+    }
+    for (size_t s = 0; s < shards; ++s) {
+      const std::vector<int64_t>& picked_rows = shard_rows_[s];
+      const auto k = static_cast<int64_t>(picked_rows.size());
+      if (k == 0) continue;
+      std::vector<ArrayPtr> picked;
+      picked.reserve(keys.size());
+      for (const ArrayPtr& key : keys) {
+        FLOE_ASSIGN_OR_RAISE(ArrayPtr p, TakeArray(*key, picked_rows.data(), k, ctx_->pool()));
+        picked.push_back(std::move(p));
+      }
+      local_ids_.resize(static_cast<size_t>(k));
+      FLOE_RETURN_NOT_OK(table_->shards[s].Find(picked, local_ids_.data(), nullptr, &scratch_));
+      const uint32_t base = table_->shard_base[s];
+      const std::vector<int64_t>& pos = shard_pos_[s];
+      for (int64_t j = 0; j < k; ++j) {
+        const uint32_t id = local_ids_[static_cast<size_t>(j)];
+        if (id != kNone) ids[pos[static_cast<size_t>(j)]] = base + id;
+      }
     }
     return Status::OK();
   }
@@ -798,6 +1041,9 @@ class HashJoinStream final : public BatchStream {
   KeyTable::Scratch scratch_;
   std::vector<uint64_t> hashes_;
   std::vector<int64_t> sel_;
+  // Lookup's per-shard positions and rows, and a shard's ids.
+  std::vector<std::vector<int64_t>> shard_pos_, shard_rows_;
+  std::vector<uint32_t> local_ids_;
   std::vector<uint32_t> ids_;
   // The probe rows whose keys are in the table, with their key ids; the next one to
   // pair up, and the part of its key's rows (kGroups) not yet paired.

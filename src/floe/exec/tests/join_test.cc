@@ -2,6 +2,10 @@
 // empty sides, mark semantics, null_equals_null, join filters, batch sizes, broadcast
 // sharing and the build-side memory limit.
 
+#include <algorithm>
+#include <set>
+#include <thread>
+
 #include "floe/exec/join/hash_join_exec.h"
 #include "floe/exec/join/nested_loop_join_exec.h"
 #include "floe/exec/tests/operators_test_support.h"
@@ -282,6 +286,100 @@ TEST_F(JoinTest, PartitionedBuildSideSpillsPastTheMemoryLimit) {
       EXPECT_GT(SpilledBytes(ctx, plan), 0);
       EXPECT_EQ(dir.files(), 0);
     }
+  }
+}
+
+// A large broadcast build side is built in shards by the join's tasks together (here four
+// probe partitions run at once on their own threads): the same rows as the partitioned
+// join for every broadcast join type, NULL keys, duplicate keys and a filter included.
+TEST_F(JoinTest, BroadcastBuildSideBuiltInShardsByTheTasks) {
+  auto batches_of = [](const SchemaPtr& schema, int64_t from, int64_t n, int64_t modulus,
+                       const char* tag) {
+    std::vector<RecordBatchPtr> batches;
+    for (int64_t start = from; start < from + n; start += 1000) {
+      std::vector<OptI64> keys;
+      std::vector<OptStr> values;
+      for (int64_t i = start; i < std::min(from + n, start + 1000); ++i) {
+        keys.push_back(i % 97 == 0 ? std::nullopt : OptI64((i * 7919) % modulus));
+        values.push_back(tag + std::to_string(i % 1000));
+      }
+      batches.push_back(BatchOf(schema, {I64s(keys), Strs(values)}));
+    }
+    return batches;
+  };
+  // 300,000 build rows over 200,000 keys (duplicates), 4 x 20,000 probe rows over 400,000.
+  std::vector<std::vector<RecordBatchPtr>> parts;
+  for (int p = 0; p < 4; ++p)
+    parts.push_back(batches_of(left_schema_, p * 20000, 20000, 400000, "l"));
+  std::vector<RecordBatchPtr> all_left;
+  for (const auto& p : parts) all_left.insert(all_left.end(), p.begin(), p.end());
+  auto left = testing::PartitionedSource(left_schema_, parts);
+  auto right = Source(right_schema_, batches_of(right_schema_, 0, 300000, 200000, "r"));
+  auto pairs = JoinOutputSchema(*left_schema_, *right_schema_, JoinType::kInner);
+  auto lv_before_rv = expr::Compile(expr::Compare("lt", expr::Column(1, "lv", String()),
+                                                  expr::Column(3, "rv", String())),
+                                    pairs)
+                          .ValueOrDie();
+  // Runs every partition of `plan` on its own thread at once.
+  auto run_concurrently = [](const PlanPtr& plan) {
+    auto ctx = MakeContext();
+    std::vector<std::vector<RecordBatchPtr>> out(static_cast<size_t>(plan->partition_count()));
+    std::vector<Status> status(out.size());
+    std::vector<std::thread> threads;
+    for (int p = 0; p < plan->partition_count(); ++p) {
+      threads.emplace_back([&, p] {
+        auto stream = ExecutePlan(plan, p, ctx);
+        if (!stream.ok()) {
+          status[static_cast<size_t>(p)] = stream.status();
+          return;
+        }
+        while (true) {
+          auto b = (*stream)->Next();
+          if (!b.ok()) {
+            status[static_cast<size_t>(p)] = b.status();
+            return;
+          }
+          if (*b == nullptr) return;
+          out[static_cast<size_t>(p)].push_back(*b);
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    std::vector<RecordBatchPtr> all;
+    for (size_t p = 0; p < out.size(); ++p) {
+      EXPECT_OK(status[p]);
+      all.insert(all.end(), out[p].begin(), out[p].end());
+    }
+    auto rows = testing::Rows(all);
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  };
+  auto one_left = Source(left_schema_, all_left);
+  for (bool with_filter : {false, true}) {
+    expr::PhysicalExprPtr filter = with_filter ? lv_before_rv : nullptr;
+    for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kSemi, JoinType::kAnti}) {
+      SCOPED_TRACE(std::string(plan::JoinTypeName(type)) + (with_filter ? " with filter" : ""));
+      auto expected = Run(Hash(one_left, right, type, filter));
+      std::sort(expected.begin(), expected.end());
+      ASSERT_OK_AND_ASSIGN(auto plan, Hash(left, right, type, filter, false, JoinMode::kBroadcast));
+      auto rows = run_concurrently(plan);
+      ASSERT_FALSE(expected.empty());
+      EXPECT_EQ(rows, expected);
+    }
+    if (with_filter) continue;
+    // Mark: true where the semi join keeps the row; else NULL (the build side has a NULL
+    // key).
+    auto semi = Run(Hash(one_left, right, JoinType::kSemi));
+    std::set<std::string> matched(semi.begin(), semi.end());
+    std::vector<std::string> expected;
+    for (const std::string& row : Run(Hash(one_left, EmptyRight(), JoinType::kLeft))) {
+      const std::string l = row.substr(0, row.size() - std::string("|NULL|NULL").size());
+      expected.push_back(l + (matched.count(l) ? "|t" : "|NULL"));
+    }
+    std::sort(expected.begin(), expected.end());
+    ASSERT_OK_AND_ASSIGN(auto mark,
+                         Hash(left, right, JoinType::kMark, nullptr, false, JoinMode::kBroadcast));
+    EXPECT_EQ(run_concurrently(mark), expected);
   }
 }
 
