@@ -91,7 +91,9 @@ Result<PlanPtr> EnforceDistributionOf(const PlanPtr& node, std::vector<PlanPtr> 
           break;
         }
         any_hash = true;
-        if (!PartitioningSatisfies(children[i]->properties().partitioning, d)) {
+        // One input needs rows of equal keys together; several must be co-partitioned.
+        const Partitioning& has = children[i]->properties().partitioning;
+        if (children.size() == 1 ? !PartitioningGroups(has, d) : !PartitioningSatisfies(has, d)) {
           FLOE_ASSIGN_OR_RAISE(children[i],
                                MakeHash(std::move(children[i]), d.exprs(), target_partitions));
         }

@@ -112,4 +112,18 @@ bool PartitioningSatisfies(const Partitioning& partitioning, const Distribution&
   return false;
 }
 
+bool PartitioningGroups(const Partitioning& partitioning, const Distribution& required) {
+  if (PartitioningSatisfies(partitioning, required)) return true;
+  if (required.kind() != Distribution::Kind::kHash ||
+      partitioning.kind() != Partitioning::Kind::kHash || partitioning.exprs().empty()) {
+    return false;
+  }
+  for (const expr::PhysicalExprPtr& e : partitioning.exprs()) {
+    bool found = false;
+    for (const expr::PhysicalExprPtr& r : required.exprs()) found = found || SameSource(e, r);
+    if (!found) return false;
+  }
+  return true;
+}
+
 }  // namespace floe::exec

@@ -83,5 +83,11 @@ class Distribution {
 
 /// True when `partitioning` meets `required` (Hash(a) meets Hash(a); Single meets all).
 bool PartitioningSatisfies(const Partitioning& partitioning, const Distribution& required);
+/// Whether the rows that agree on a required hash distribution's expressions are in one
+/// partition: PartitioningSatisfies, or a hash over a non-empty subset of the expressions
+/// (rows equal on all of them are equal on the subset). Enough for an operator with one
+/// input (an aggregation, a window, a write); inputs that must be co-partitioned with each
+/// other (a partitioned join) need PartitioningSatisfies.
+bool PartitioningGroups(const Partitioning& partitioning, const Distribution& required);
 
 }  // namespace floe::exec

@@ -14,6 +14,7 @@
 #include "floe/exec/max_one_row_exec.h"
 #include "floe/exec/projection_exec.h"
 #include "floe/exec/recursive_query_exec.h"
+#include "floe/exec/repartition_exec.h"
 #include "floe/exec/sort/sort_exec.h"
 #include "floe/exec/sort/sort_preserving_merge_exec.h"
 #include "floe/exec/table_provider.h"
@@ -219,8 +220,36 @@ class Planner {
     return ValuesExec::Make(schema, std::move(batches));
   }
 
-  Result<PlanPtr> PlanAggregate(const LogicalPlan& node) {
-    FLOE_ASSIGN_OR_RAISE(PlanPtr input, Plan(node.children[0]));
+  // A grouping without aggregates under an aggregation by its first keys, as a split
+  // DISTINCT aggregate is (plan/rule_distinct_aggregates.cc): the number of those keys.
+  static int GroupPrefixOfInput(const LogicalPlan& node) {
+    const LogicalPlan& input = *node.children[0];
+    if (input.kind != plan::LogicalKind::kAggregate || !input.aggregates.empty() ||
+        node.group_exprs.empty() || node.group_exprs.size() >= input.group_exprs.size()) {
+      return 0;
+    }
+    for (size_t i = 0; i < node.group_exprs.size(); ++i) {
+      const expr::Expr& e = *node.group_exprs[i];
+      if (e.kind != expr::ExprKind::kColumn || e.column != static_cast<int>(i)) return 0;
+    }
+    for (const plan::AggregateCall& call : node.aggregates) {
+      if (call.function.distinct || !call.order_by.empty()) return 0;
+    }
+    return static_cast<int>(node.group_exprs.size());
+  }
+
+  // `hash_prefix` > 0: the rows go to the final phase hashed on the first `hash_prefix` group
+  // keys only (an aggregation above by those keys then runs in the same partitions).
+  Result<PlanPtr> PlanAggregate(const LogicalPlan& node, int hash_prefix = 0) {
+    // An aggregation over a grouping by its keys and more runs in one phase in the
+    // partitions the grouping's exchange made by its keys: one exchange instead of two.
+    const int prefix = GroupPrefixOfInput(node);
+    PlanPtr input;
+    if (prefix > 0 && config_.target_partitions() > 1) {
+      FLOE_ASSIGN_OR_RAISE(input, PlanAggregate(*node.children[0], prefix));
+    } else {
+      FLOE_ASSIGN_OR_RAISE(input, Plan(node.children[0]));
+    }
     const int groups = static_cast<int>(node.group_exprs.size());
     std::vector<std::string> names = FieldNames(*node.schema);
     std::vector<std::string> group_names(names.begin(), names.begin() + groups);
@@ -228,7 +257,9 @@ class Planner {
     // Aggregates with an ORDER BY see their rows in that order: one sorted partition
     // feeds a single-phase aggregation.
     const std::vector<plan::SortKey>* order_by = nullptr;
-    bool single = input->partition_count() == 1;
+    bool single =
+        input->partition_count() == 1 ||
+        (prefix > 0 && input->properties().partitioning.kind() == Partitioning::Kind::kHash);
     for (const plan::AggregateCall& call : node.aggregates) {
       if (call.function.distinct) single = true;
       if (!call.order_by.empty()) {
@@ -274,6 +305,21 @@ class Planner {
     FLOE_ASSIGN_OR_RAISE(PlanPtr partial,
                          HashAggregateExec::Make(AggregateMode::kPartial, std::move(group_exprs),
                                                  group_names, std::move(specs), input));
+    if (hash_prefix > 0 && hash_prefix < groups) {
+      std::vector<expr::PhysicalExprPtr> hash;
+      for (int g = 0; g < hash_prefix; ++g) {
+        const Field& field = partial->schema()->field(g);
+        FLOE_ASSIGN_OR_RAISE(
+            expr::PhysicalExprPtr column,
+            expr::Compile(expr::Column(g, field.name(), field.type(), field.nullable()),
+                          partial->schema()));
+        hash.push_back(std::move(column));
+      }
+      FLOE_ASSIGN_OR_RAISE(
+          partial,
+          RepartitionExec::Make(std::move(partial),
+                                Partitioning::Hash(std::move(hash), config_.target_partitions())));
+    }
     std::vector<expr::PhysicalExprPtr> final_groups;
     for (int g = 0; g < groups; ++g) {
       const Field& field = partial->schema()->field(g);

@@ -657,20 +657,22 @@ Result<PlanPtr> HashAggregateExec::Make(AggregateMode mode,
   } else if (mode != AggregateMode::kPartial && ip.kind() == Partitioning::Kind::kHash &&
              !group_exprs.empty()) {
     // Rows of one group stay in one partition: re-express the hash over the output's group
-    // columns when the input is hashed on exactly the group expressions.
-    bool same = ip.exprs().size() == group_exprs.size();
-    for (size_t k = 0; same && k < group_exprs.size(); ++k) {
-      same = ip.exprs()[k]->ToString() == group_exprs[k]->ToString();
-    }
-    if (same) {
-      std::vector<expr::PhysicalExprPtr> cols;
-      for (size_t k = 0; k < group_exprs.size(); ++k) {
-        const Field& f = props.schema->field(static_cast<int>(k));
-        FLOE_ASSIGN_OR_RAISE(auto c, expr::Compile(expr::Column(static_cast<int>(k), f.name(),
-                                                                f.type(), f.nullable()),
-                                                   props.schema));
-        cols.push_back(std::move(c));
+    // columns when the input is hashed on group expressions (all of them, or some).
+    std::vector<expr::PhysicalExprPtr> cols;
+    for (const expr::PhysicalExprPtr& h : ip.exprs()) {
+      size_t k = 0;
+      while (k < group_exprs.size() && group_exprs[k]->ToString() != h->ToString()) ++k;
+      if (k == group_exprs.size()) {
+        cols.clear();
+        break;
       }
+      const Field& f = props.schema->field(static_cast<int>(k));
+      FLOE_ASSIGN_OR_RAISE(
+          auto c, expr::Compile(expr::Column(static_cast<int>(k), f.name(), f.type(), f.nullable()),
+                                props.schema));
+      cols.push_back(std::move(c));
+    }
+    if (!cols.empty()) {
       props.partitioning = Partitioning::Hash(std::move(cols), ip.partition_count());
     } else {
       props.partitioning = Partitioning::Unknown(ip.partition_count());
