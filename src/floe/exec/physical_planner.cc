@@ -133,6 +133,8 @@ class Planner {
         return ProjectionExec::Make(std::move(exprs), FieldNames(*node->schema), input);
       }
       case LogicalKind::kFilter: {
+        FLOE_ASSIGN_OR_RAISE(std::optional<PlanPtr> not_in, PlanNotInFilter(*node));
+        if (not_in) return std::move(*not_in);
         FLOE_ASSIGN_OR_RAISE(PlanPtr input, Plan(node->children[0]));
         FLOE_ASSIGN_OR_RAISE(auto predicate, expr::Compile(node->predicate, input->schema()));
         return FilterExec::Make(std::move(predicate), input);
@@ -167,6 +169,53 @@ class Planner {
         return WorkTableScanExec::Make(node->work_table_name, node->work_table_id, node->schema);
     }
     return Status::Internal("unknown logical node kind {}", static_cast<int>(node->kind));
+  }
+
+  // A filter that keeps the rows whose mark join mark is false (x NOT IN (subquery) in a
+  // WHERE) as a null-aware anti join: no mark column to make and filter. The mark comes
+  // back as a constant false for whatever reads the filter's output; the filter's other
+  // conjuncts stay above. Nullopt when the filter is not of that shape.
+  Result<std::optional<PlanPtr>> PlanNotInFilter(const LogicalPlan& node) {
+    const LogicalPlan& join = *node.children[0];
+    if (join.kind != LogicalKind::kJoin || join.join_type != plan::JoinType::kMark ||
+        join.left_keys.empty()) {
+      return std::nullopt;
+    }
+    const int mark = join.schema->num_fields() - 1;
+    std::vector<expr::ExprPtr> rest;
+    bool found = false;
+    for (const expr::ExprPtr& c : expr::SplitConjunction(node.predicate)) {
+      if (!found && c->kind == expr::ExprKind::kCall && c->name == "not" && c->args.size() == 1 &&
+          c->args[0]->kind == expr::ExprKind::kColumn && c->args[0]->column == mark) {
+        found = true;
+        continue;
+      }
+      const std::vector<int> used = expr::ReferencedColumns(*c);
+      if (std::find(used.begin(), used.end(), mark) != used.end()) return std::nullopt;
+      rest.push_back(c);
+    }
+    if (!found) return std::nullopt;
+    LogicalPlanPtr anti =
+        plan::MakeJoin(join.children[0], join.children[1], plan::JoinType::kNullAwareAnti,
+                       join.left_keys, join.right_keys, join.join_filter, join.null_equals_null);
+    FLOE_ASSIGN_OR_RAISE(PlanPtr rows, PlanJoin(*anti));
+    std::vector<expr::PhysicalExprPtr> exprs;
+    std::vector<std::string> names = FieldNames(*join.schema);
+    for (int i = 0; i < mark; ++i) {
+      const Field& f = rows->schema()->field(i);
+      FLOE_ASSIGN_OR_RAISE(
+          auto column,
+          expr::Compile(expr::Column(i, f.name(), f.type(), f.nullable()), rows->schema()));
+      exprs.push_back(std::move(column));
+    }
+    FLOE_ASSIGN_OR_RAISE(auto no_mark,
+                         expr::Compile(expr::Literal(Scalar::Bool(false)), rows->schema()));
+    exprs.push_back(std::move(no_mark));
+    FLOE_ASSIGN_OR_RAISE(PlanPtr out, ProjectionExec::Make(std::move(exprs), names, rows));
+    if (rest.empty()) return out;
+    FLOE_ASSIGN_OR_RAISE(auto predicate,
+                         expr::Compile(expr::JoinConjunction(std::move(rest)), out->schema()));
+    return FilterExec::Make(std::move(predicate), out);
   }
 
   static std::vector<std::string> FieldNames(const Schema& schema) {
@@ -490,7 +539,7 @@ class Planner {
     }
 
     JoinMode mode = JoinMode::kPartitioned;
-    if (type == plan::JoinType::kMark) {
+    if (type == plan::JoinType::kMark || type == plan::JoinType::kNullAwareAnti) {
       mode = JoinMode::kBroadcast;
     } else if (type != plan::JoinType::kFull && type != plan::JoinType::kRight &&
                type != plan::JoinType::kRightSemi && type != plan::JoinType::kRightAnti) {

@@ -328,6 +328,8 @@ Result<codec::proto::JoinType> EncodeJoinType(plan::JoinType type) {
       return codec::proto::RIGHT_SEMI;
     case plan::JoinType::kRightAnti:
       return codec::proto::RIGHT_ANTI;
+    case plan::JoinType::kNullAwareAnti:
+      return codec::proto::NULL_AWARE_ANTI;
   }
   return Status::Internal("join type {} has no codec", static_cast<int>(type));
 }
@@ -352,6 +354,8 @@ Result<plan::JoinType> DecodeJoinType(const codec::PlanDecoder& in, codec::proto
       return plan::JoinType::kRightSemi;
     case codec::proto::RIGHT_ANTI:
       return plan::JoinType::kRightAnti;
+    case codec::proto::NULL_AWARE_ANTI:
+      return plan::JoinType::kNullAwareAnti;
     default:
       break;
   }

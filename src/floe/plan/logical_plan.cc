@@ -198,6 +198,7 @@ SchemaPtr JoinSchema(const Schema& left, const Schema& right, JoinType type) {
   switch (type) {
     case JoinType::kSemi:
     case JoinType::kAnti:
+    case JoinType::kNullAwareAnti:
       break;
     case JoinType::kMark:
       fields.emplace_back("mark", Boolean(), true);
@@ -245,6 +246,8 @@ std::string_view JoinTypeName(JoinType type) {
       return "right semi";
     case JoinType::kRightAnti:
       return "right anti";
+    case JoinType::kNullAwareAnti:
+      return "null-aware anti";
   }
   return "?";
 }

@@ -124,6 +124,11 @@ enum class JoinType {
   /// (kRightAnti) a matching left row; the right columns.
   kRightSemi,
   kRightAnti,
+  /// Physical only: the left rows whose kMark mark would be false (x NOT IN (subquery) in
+  /// a WHERE, which drops the rows where it is NULL): rows without a match, and, when the
+  /// right side is not empty, only where neither the left key nor any right key is NULL.
+  /// Output: the left columns. Broadcast only (it needs the whole right side).
+  kNullAwareAnti,
 };
 std::string_view JoinTypeName(JoinType type);
 

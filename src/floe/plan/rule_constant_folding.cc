@@ -212,6 +212,7 @@ bool EmptiedByChildren(const LogicalPlan& node) {
         case JoinType::kLeft:
         case JoinType::kAnti:
         case JoinType::kMark:
+        case JoinType::kNullAwareAnti:
           return left;
         case JoinType::kRight:
         case JoinType::kRightAnti:

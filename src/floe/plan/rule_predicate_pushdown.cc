@@ -383,6 +383,7 @@ Result<LogicalPlanPtr> PushJoin(const LogicalPlanPtr& plan, Conjuncts conjuncts)
       break;
     }
     case JoinType::kMark:
+    case JoinType::kNullAwareAnti:  // physical only; treated as the mark join it stands for
       // The ON condition decides the NULL-aware mark; it stays as written.
       for (auto& c : conjuncts) {
         (SideOf(*c, nl) == Side::kLeft ? left : above).push_back(std::move(c));

@@ -253,11 +253,10 @@ Result<Pruned> PruneUnnest(const LogicalPlanPtr& plan, const std::vector<int>& r
   for (int i = inputs; i < plan->schema->num_fields(); ++i) columns.push_back(i);
   if (child.plan == input) return Pruned{plan, columns};
   const std::vector<int> m = MappingOf(child, inputs);
-  return Pruned{MakeUnnest(child.plan, RemapAll(plan->exprs, m), plan->unnest_expand,
-                           plan->unnest_ordinality,
-                           Names(*plan->schema, static_cast<size_t>(inputs),
-                                 plan->schema->fields().size())),
-                columns};
+  return Pruned{
+      MakeUnnest(child.plan, RemapAll(plan->exprs, m), plan->unnest_expand, plan->unnest_ordinality,
+                 Names(*plan->schema, static_cast<size_t>(inputs), plan->schema->fields().size())),
+      columns};
 }
 
 Result<Pruned> PruneJoin(const LogicalPlanPtr& plan, const std::vector<int>& required) {

@@ -282,6 +282,7 @@ Statistics JoinStatistics(const LogicalPlan& plan) {
       rows = l * (plan.join_filter ? matched * kRangeSelectivity : matched);
       break;
     case JoinType::kAnti:
+    case JoinType::kNullAwareAnti:
       // Never estimated empty: the containment assumption is a guess.
       rows = l * std::max(1.0 - matched, kAntiMinSelectivity);
       break;

@@ -577,9 +577,13 @@ class HashJoinStream final : public BatchStream {
       build_matched_.assign(static_cast<size_t>(table_->num_rows), 0);
     }
     // Inner and semi joins with an empty build side produce nothing, nor do the joins
-    // that emit build rows only.
+    // that emit build rows only; a null-aware anti join produces nothing once the build
+    // side holds a NULL key (x NOT IN a set with NULL is never true).
     if (table_->num_rows == 0 && (type_ == JoinType::kInner || type_ == JoinType::kSemi ||
                                   type_ == JoinType::kRight || BuildPreserved())) {
+      done_probe_ = true;
+    }
+    if (type_ == JoinType::kNullAwareAnti && table_->num_rows > 0 && table_->has_null_key) {
       done_probe_ = true;
     }
   }
@@ -752,9 +756,9 @@ class HashJoinStream final : public BatchStream {
   // Collects up to batch_size candidate pairs, evaluates the filter, and emits matches.
   Status ProbeChunk() {
     const int64_t num_cands = static_cast<int64_t>(cand_rows_.size());
-    const bool first_match_only =
-        node_->filter() == nullptr &&
-        (type_ == JoinType::kSemi || type_ == JoinType::kAnti || type_ == JoinType::kMark);
+    const bool first_match_only = node_->filter() == nullptr &&
+                                  (type_ == JoinType::kSemi || type_ == JoinType::kAnti ||
+                                   type_ == JoinType::kMark || type_ == JoinType::kNullAwareAnti);
     if (first_match_only) {
       for (int64_t c = cand_pos_; c < num_cands; ++c) probe_matched_[cand_rows_[c]] = 1;
       cand_pos_ = num_cands;
@@ -940,11 +944,14 @@ class HashJoinStream final : public BatchStream {
         break;
       }
       case JoinType::kSemi:
-      case JoinType::kAnti: {
+      case JoinType::kAnti:
+      case JoinType::kNullAwareAnti: {
         const uint8_t want = type_ == JoinType::kSemi ? 1 : 0;
+        // Null-aware: a NULL probe key against a non-empty build side is unknown, not kept.
+        const bool drop_null = type_ == JoinType::kNullAwareAnti && table_->num_rows > 0;
         std::vector<int64_t> rows;
         for (int64_t r = 0; r < n; ++r) {
-          if (probe_matched_[r] == want) rows.push_back(r);
+          if (probe_matched_[r] == want && !(drop_null && probe_null_[r])) rows.push_back(r);
         }
         if (rows.empty()) break;
         if (static_cast<int64_t>(rows.size()) == n) {
@@ -1103,6 +1110,9 @@ Result<PlanPtr> HashJoinExec::Make(PlanPtr left, PlanPtr right,
        type == JoinType::kRightAnti)) {
     return Status::Internal("HashJoinExec: a broadcast join cannot be a {} join",
                             plan::JoinTypeName(type));
+  }
+  if (mode != JoinMode::kBroadcast && type == JoinType::kNullAwareAnti) {
+    return Status::Internal("HashJoinExec: a {} join must be broadcast", plan::JoinTypeName(type));
   }
   PlanProperties props;
   props.schema = JoinOutputSchema(*left->schema(), *right->schema(), type);

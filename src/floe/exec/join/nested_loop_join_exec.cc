@@ -23,7 +23,7 @@ SchemaPtr JoinOutputSchema(const Schema& left, const Schema& right, JoinType typ
   for (const Field& f : left.fields()) {
     fields.push_back(left_nullable ? f.WithNullable(true) : f);
   }
-  if (type == JoinType::kSemi || type == JoinType::kAnti) {
+  if (type == JoinType::kSemi || type == JoinType::kAnti || type == JoinType::kNullAwareAnti) {
     return std::make_shared<Schema>(std::move(fields));
   }
   if (type == JoinType::kMark) {

@@ -133,6 +133,21 @@ TEST_F(JoinTest, SemiAntiMark) {
   EXPECT_EQ(mark->schema()->field(2).name(), "mark");
 }
 
+// The null-aware anti join keeps exactly the rows whose mark is false: none when the build
+// side holds a NULL key, no NULL probe key unless the build side is empty.
+TEST_F(JoinTest, NullAwareAnti) {
+  auto naaj = [&](PlanPtr right) {
+    return Run(Hash(Left(), std::move(right), JoinType::kNullAwareAnti, nullptr, false,
+                    JoinMode::kBroadcast));
+  };
+  EXPECT_EQ(naaj(Right()), V{});
+  EXPECT_EQ(naaj(Right(false)), (V{"4|l4"}));
+  EXPECT_EQ(naaj(EmptyRight()), (V{"1|l1", "2|l2", "2|l2b", "NULL|lnull", "4|l4"}));
+  // Needs the whole build side.
+  EXPECT_THAT(Hash(Left(), Right(), JoinType::kNullAwareAnti),
+              floe::testing::IsErrorWith(StatusCode::kInternal, "must be broadcast"));
+}
+
 // Right semi / anti: the build (right) rows with / without a matching probe row, in build
 // order, emitted after the probe side; every row map (identity, unique, groups), NULL keys,
 // filters, null_equals_null, empty sides, small batches; never broadcast.
