@@ -1,6 +1,8 @@
 #include "floe/exec/window/window_exec.h"
 
 #include <algorithm>
+#include <deque>
+#include <filesystem>
 #include <optional>
 
 #include "floe/batch/builder.h"
@@ -11,6 +13,7 @@
 #include "floe/exec/plan_codec.h"
 #include "floe/exec/plan_codec_internal.h"
 #include "floe/exec/sort/row_keys.h"
+#include "floe/exec/spill.h"
 #include "floe/expr/aggregate.h"
 #include "floe/type/type_visit.h"
 
@@ -29,6 +32,50 @@ struct PartitionRows {
   std::vector<int64_t> group_of;              // per row: index of its peer group
   std::vector<int64_t> group_start;           // per peer group: first row; + n at the end
 };
+
+// Where a chunk of a spilled partition sits in it (see WindowStream::ComputeSpilled): the
+// rows and peer groups before it, the partition's rows, and per window the state of an
+// aggregate over the rows before it (running frames) or its value over the whole partition.
+struct ChunkPlace {
+  int64_t offset = 0;
+  int64_t groups_before = 0;
+  int64_t total = 0;
+  std::vector<std::vector<ArrayPtr>> prefix;  // per window; empty before the first chunk
+  std::vector<ArrayPtr> whole;                // per window: a 1-row value, or null
+};
+
+// How a window function is computed over a partition too large to hold, a chunk at a time.
+enum class Streaming {
+  kNo,       // needs rows anywhere in the partition: not in chunks
+  kRanking,  // row_number, rank, dense_rank, percent_rank, cume_dist, ntile
+  kRunning,  // an aggregate over UNBOUNDED PRECEDING .. CURRENT ROW
+  kWhole,    // an aggregate over the whole partition
+};
+
+Streaming StreamingOf(const WindowExprSpec& w) {
+  using K = WindowFrameBound::Kind;
+  if (!w.call.is_aggregate) {
+    switch (w.call.window_op) {
+      case expr::WindowOp::kRowNumber:
+      case expr::WindowOp::kRank:
+      case expr::WindowOp::kDenseRank:
+      case expr::WindowOp::kPercentRank:
+      case expr::WindowOp::kCumeDist:
+      case expr::WindowOp::kNtile:
+        return Streaming::kRanking;
+      default:
+        return Streaming::kNo;
+    }
+  }
+  const WindowFrame& f = w.call.frame;
+  if (f.start.kind != K::kUnboundedPreceding) return Streaming::kNo;
+  if (f.end.kind == K::kUnboundedFollowing) return Streaming::kWhole;
+  if (f.end.kind != K::kCurrentRow) return Streaming::kNo;
+  // Without ORDER BY every row is a peer of every other: RANGE / GROUPS to the current row
+  // is the whole partition.
+  if (w.order_by.empty() && f.mode != WindowFrame::Mode::kRows) return Streaming::kWhole;
+  return Streaming::kRunning;
+}
 
 // Row i of an integer argument; nullopt for NULL.
 Result<std::optional<int64_t>> IntAt(const Array& a, int64_t i, std::string_view what) {
@@ -84,9 +131,20 @@ class WindowStream final : public BatchStream {
   Result<RecordBatchPtr> Next() override {
     const auto& spec0 = node_->windows()[0];
     while (true) {
-      if (out_pos_ < out_.size()) return out_[out_pos_++];
-      out_.clear();
-      out_pos_ = 0;
+      while (!out_.empty()) {
+        Output& front = out_.front();
+        if (front.stream == nullptr) {
+          RecordBatchPtr b = std::move(front.batch);
+          out_.pop_front();
+          return b;
+        }
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr b, front.stream->Next());
+        if (b != nullptr) return b;
+        front.stream.reset();
+        std::error_code ec;
+        std::filesystem::remove(front.path, ec);
+        out_.pop_front();
+      }
       if (done_) return RecordBatchPtr();
       if (!input_) {
         FLOE_ASSIGN_OR_RAISE(input_, ExecutePlan(node_->input(), partition_, ctx_));
@@ -127,17 +185,285 @@ class WindowStream final : public BatchStream {
   int64_t batch_size() const { return std::max<int64_t>(1, ctx_->config().batch_size()); }
 
   Status Hold(RecordBatchPtr b) {
+    if (spill_ != nullptr) {
+      spilled_rows_ += b->num_rows();
+      return spill_->Write(*b).status();
+    }
     held_bytes_ += b->memory_size();
-    // The partition's batches, and as much again to compute its windows.
-    if (!reservation_.TryResize(held_bytes_ * 2)) {
-      return reservation_.OutOfMemory(held_bytes_ * 2,
-                                      "a window partition of " + node_->ToString());
+    // The partition's batches, and as much again to compute its windows. A partition that
+    // can spill does so past its task's share of memory_limit too, so that the tasks that
+    // spilled keep room to compute their chunks.
+    const bool over_share = SpillShare() > 0 && held_bytes_ * 2 > SpillShare() && Spillable();
+    if (over_share || !reservation_.TryResize(held_bytes_ * 2)) {
+      // Past the budget: windows computable a chunk at a time send the partition to a
+      // spill file; others cannot go on.
+      if (!Spillable()) {
+        return reservation_.OutOfMemory(
+            held_bytes_ * 2, "a window partition of " + node_->ToString() +
+                                 " (only ranking functions and aggregates over UNBOUNDED "
+                                 "PRECEDING to CURRENT ROW or the whole partition spill)");
+      }
+      spill_path_ = NewSpillPath(ctx_->spill_directory(), "window");
+      FLOE_ASSIGN_OR_RAISE(spill_, SpillWriter::Make(spill_path_, node_->input()->schema()));
+      held_.push_back(std::move(b));
+      for (const RecordBatchPtr& h : held_) {
+        spilled_rows_ += h->num_rows();
+        FLOE_RETURN_NOT_OK(spill_->Write(*h).status());
+      }
+      held_.clear();
+      held_bytes_ = 0;
+      (void)reservation_.TryResize(0);
+      return Status::OK();
     }
     held_.push_back(std::move(b));
     return Status::OK();
   }
 
+  // A task's share of memory_limit for a window partition that can spill: a quarter of the
+  // limit over the tasks (0 without a limit).
+  int64_t SpillShare() const {
+    const int64_t limit = ctx_->config().memory_limit();
+    if (limit <= 0) return 0;
+    return limit / (4 * std::max(1, ctx_->config().target_partitions()));
+  }
+
+  bool Spillable() const {
+    for (const WindowExprSpec& w : node_->windows()) {
+      if (StreamingOf(w) == Streaming::kNo) return false;
+    }
+    return true;
+  }
+
+  // Computes the windows of the partition in the spill file, a chunk of whole peer groups
+  // at a time, into a second spill file that Next then reads out batch by batch.
+  Status FlushSpilled() {
+    FLOE_ASSIGN_OR_RAISE(const int64_t bytes, spill_->Finish());
+    spill_.reset();
+    if (QueryMetrics* m = ctx_->metrics()) m->For(node_, partition_).spilled_bytes += bytes;
+    const auto& windows = node_->windows();
+    ChunkPlace place;
+    place.total = spilled_rows_;
+    place.prefix.resize(windows.size());
+    place.whole.resize(windows.size());
+    // Whole-partition aggregates first: one pass over the file.
+    bool any_whole = false;
+    for (const WindowExprSpec& w : windows)
+      any_whole = any_whole || StreamingOf(w) == Streaming::kWhole;
+    if (any_whole) {
+      std::vector<std::unique_ptr<expr::GroupsAccumulator>> accs(windows.size());
+      FLOE_ASSIGN_OR_RAISE(BatchStreamPtr rows,
+                           OpenSpillFile(spill_path_, node_->input()->schema()));
+      while (true) {
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr b, rows->Next());
+        if (b == nullptr) break;
+        std::vector<uint32_t> zeros(static_cast<size_t>(b->num_rows()), 0);
+        for (size_t i = 0; i < windows.size(); ++i) {
+          if (StreamingOf(windows[i]) != Streaming::kWhole) continue;
+          if (accs[i] == nullptr) {
+            FLOE_ASSIGN_OR_RAISE(
+                accs[i], expr::MakeGroupsAccumulator(windows[i].call.aggregate, ctx_->pool()));
+          }
+          FLOE_ASSIGN_OR_RAISE(auto args, AggregateArgs(windows[i], *b));
+          FLOE_RETURN_NOT_OK(accs[i]->Update(args, zeros.data(), nullptr, 1));
+        }
+      }
+      for (size_t i = 0; i < windows.size(); ++i) {
+        if (accs[i] != nullptr) {
+          FLOE_ASSIGN_OR_RAISE(place.whole[i], accs[i]->Evaluate());
+        }
+      }
+    }
+    // Then chunks of about two batches, cut where the ORDER BY key changes (without ORDER BY
+    // anywhere: no function here then depends on peers).
+    const int64_t chunk_rows = batch_size() * 2;
+    FLOE_ASSIGN_OR_RAISE(BatchStreamPtr rows, OpenSpillFile(spill_path_, node_->input()->schema()));
+    Output result;
+    result.path = NewSpillPath(ctx_->spill_directory(), "window-out");
+    out_paths_.push_back(result.path);
+    FLOE_ASSIGN_OR_RAISE(chunk_out_, SpillWriter::Make(result.path, schema()));
+    std::vector<RecordBatchPtr> pending;
+    int64_t pending_rows = 0;
+    bool eof = false;
+    while (!eof || pending_rows > 0) {
+      while (!eof && pending_rows < chunk_rows) {
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr b, rows->Next());
+        if (b == nullptr) {
+          eof = true;
+          break;
+        }
+        pending_rows += b->num_rows();
+        pending.push_back(std::move(b));
+      }
+      if (pending_rows == 0) break;
+      RecordBatchPtr all;
+      if (pending.size() == 1) {
+        all = pending[0];
+      } else {
+        FLOE_ASSIGN_OR_RAISE(all, ConcatenateBatches(node_->input()->schema(), pending));
+      }
+      pending.clear();
+      int64_t cut = all->num_rows();
+      if (!eof) {
+        FLOE_ASSIGN_OR_RAISE(cut, LastPeerBoundary(*all));
+        if (cut == 0) {
+          // One peer group so far: read on.
+          pending.push_back(all);
+          if (!reservation_.TryResize(all->memory_size() * 2)) {
+            return reservation_.OutOfMemory(
+                all->memory_size() * 2,
+                "a peer group of a spilled window partition of " + node_->ToString());
+          }
+          continue;
+        }
+      }
+      RecordBatchPtr chunk = cut == all->num_rows() ? all : all->Slice(0, cut);
+      if (cut < all->num_rows()) pending.push_back(all->Slice(cut, all->num_rows() - cut));
+      pending_rows = all->num_rows() - cut;
+      // A chunk of up to two batches is computed even when the budget is taken by the
+      // query's other operators (at most that much over memory_limit per task): they spill
+      // when they need room, a chunk cannot. A larger one (a large peer group) must fit.
+      if (!reservation_.TryResize(chunk->memory_size() * 2) && chunk->num_rows() > chunk_rows) {
+        return reservation_.OutOfMemory(
+            chunk->memory_size() * 2,
+            "a chunk of a spilled window partition of " + node_->ToString());
+      }
+      FLOE_RETURN_NOT_OK(ComputeChunk(chunk, &place));
+    }
+    (void)reservation_.TryResize(0);
+    FLOE_ASSIGN_OR_RAISE(const int64_t out_bytes, chunk_out_->Finish());
+    chunk_out_.reset();
+    if (QueryMetrics* m = ctx_->metrics()) m->For(node_, partition_).spilled_bytes += out_bytes;
+    std::error_code ec;
+    std::filesystem::remove(spill_path_, ec);
+    spill_path_.clear();
+    spilled_rows_ = 0;
+    FLOE_ASSIGN_OR_RAISE(result.stream, OpenSpillFile(result.path, schema()));
+    out_.push_back(std::move(result));
+    return Status::OK();
+  }
+
+  // The last row of `batch` whose ORDER BY key differs from the row before it; 0 when none
+  // does (every row is a peer of the first); the batch's length without ORDER BY.
+  Result<int64_t> LastPeerBoundary(const RecordBatch& batch) {
+    const auto& order = node_->windows()[0].order_by;
+    if (order.empty()) return batch.num_rows();
+    FLOE_ASSIGN_OR_RAISE(auto cols, EvaluateKeys(order, batch));
+    RowKeys keys;
+    FLOE_RETURN_NOT_OK(EncodeRowKeys(cols, SortOptionsOf(order), &keys));
+    for (int64_t r = batch.num_rows() - 1; r > 0; --r) {
+      if (keys.Key(r) != keys.Key(r - 1)) return r;
+    }
+    return 0;
+  }
+
+  // The windows of one chunk of a spilled partition, placed by `place` (advanced past it).
+  Status ComputeChunk(const RecordBatchPtr& chunk, ChunkPlace* place) {
+    PartitionRows p;
+    p.batch = chunk;
+    p.n = chunk->num_rows();
+    range_keys_.clear();
+    FLOE_RETURN_NOT_OK(ComputePeers(&p));
+    const bool no_order = node_->windows()[0].order_by.empty();
+    std::vector<ArrayPtr> cols = chunk->columns();
+    const auto& windows = node_->windows();
+    for (size_t i = 0; i < windows.size(); ++i) {
+      const WindowExprSpec& w = windows[i];
+      ArrayPtr col;
+      switch (StreamingOf(w)) {
+        case Streaming::kRanking: {
+          FLOE_ASSIGN_OR_RAISE(col, RankChunk(w, p, *place, no_order));
+          break;
+        }
+        case Streaming::kRunning: {
+          FLOE_ASSIGN_OR_RAISE(auto args, AggregateArgs(w, *chunk));
+          const std::vector<ArrayPtr>* prefix =
+              place->prefix[i].empty() ? nullptr : &place->prefix[i];
+          FLOE_ASSIGN_OR_RAISE(col, Aggregate(w, p, args, prefix));
+          // The state of the rows so far: the prefix's and this chunk's.
+          FLOE_ASSIGN_OR_RAISE(auto acc,
+                               expr::MakeGroupsAccumulator(w.call.aggregate, ctx_->pool()));
+          uint32_t zero = 0;
+          if (prefix != nullptr) FLOE_RETURN_NOT_OK(acc->Merge(*prefix, &zero, 1));
+          std::vector<uint32_t> zeros(static_cast<size_t>(p.n), 0);
+          FLOE_RETURN_NOT_OK(acc->Update(args, zeros.data(), nullptr, 1));
+          FLOE_ASSIGN_OR_RAISE(place->prefix[i], acc->State());
+          break;
+        }
+        case Streaming::kWhole: {
+          std::vector<int64_t> idx(static_cast<size_t>(p.n), 0);
+          FLOE_ASSIGN_OR_RAISE(col, TakeArray(*place->whole[i], idx.data(), p.n));
+          break;
+        }
+        case Streaming::kNo:
+          return Status::Internal("window {} cannot be computed in chunks", w.name);
+      }
+      cols.push_back(std::move(col));
+    }
+    FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out, RecordBatch::Make(schema(), p.n, std::move(cols)));
+    for (int64_t pos = 0; pos < p.n; pos += batch_size()) {
+      FLOE_RETURN_NOT_OK(
+          chunk_out_->Write(*out->Slice(pos, std::min(batch_size(), p.n - pos))).status());
+    }
+    place->offset += p.n;
+    place->groups_before += static_cast<int64_t>(p.group_start.size()) - 1;
+    return Status::OK();
+  }
+
+  // A ranking function over a chunk: the chunk's own peers placed after `place`'s rows.
+  Result<ArrayPtr> RankChunk(const WindowExprSpec& w, const PartitionRows& p,
+                             const ChunkPlace& place, bool no_order) {
+    using expr::WindowOp;
+    const WindowOp op = w.call.window_op;
+    const int64_t total = place.total;
+    // Without ORDER BY all rows are peers: the first row starts and the last ends the group.
+    auto peer_start = [&](int64_t r) { return no_order ? 0 : place.offset + p.peer_start[r]; };
+    auto peer_end = [&](int64_t r) { return no_order ? total : place.offset + p.peer_end[r]; };
+    if (op == WindowOp::kPercentRank || op == WindowOp::kCumeDist) {
+      std::vector<double> v(static_cast<size_t>(p.n));
+      for (int64_t r = 0; r < p.n; ++r) {
+        v[r] =
+            op == WindowOp::kPercentRank
+                ? (total <= 1 ? 0.0
+                              : static_cast<double>(peer_start(r)) / static_cast<double>(total - 1))
+                : static_cast<double>(peer_end(r)) / static_cast<double>(total);
+      }
+      return DoubleArray(v);
+    }
+    std::vector<int64_t> v(static_cast<size_t>(p.n));
+    if (op == WindowOp::kNtile) {
+      FLOE_ASSIGN_OR_RAISE(auto args, EvaluateExprs(w.args, *p.batch));
+      FLOE_ASSIGN_OR_RAISE(int64_t buckets, ConstantInt(args.at(0), "argument of ntile"));
+      if (buckets <= 0) return Status::Invalid("argument of ntile must be greater than zero");
+      // The first `extra` buckets hold size + 1 rows, the others size.
+      const int64_t size = total / buckets, extra = total % buckets;
+      for (int64_t r = 0; r < p.n; ++r) {
+        const int64_t g = place.offset + r;
+        v[r] = g < extra * (size + 1) ? g / (size + 1) + 1
+                                      : extra + (g - extra * (size + 1)) / size + 1;
+      }
+      return IntArray(w.call.type, v);
+    }
+    for (int64_t r = 0; r < p.n; ++r) {
+      v[r] = op == WindowOp::kRowNumber ? place.offset + r + 1
+             : op == WindowOp::kRank    ? peer_start(r) + 1
+             : no_order                 ? 1
+                                        : place.groups_before + p.group_of[r] + 1;
+    }
+    return IntArray(w.call.type, v);
+  }
+
+  // An aggregate window's arguments over `batch` (a first column, or NULLs, for count(*)).
+  Result<std::vector<ArrayPtr>> AggregateArgs(const WindowExprSpec& w, const RecordBatch& batch) {
+    FLOE_ASSIGN_OR_RAISE(auto args, EvaluateExprs(w.args, batch));
+    if (args.empty()) args.push_back(batch.num_columns() > 0 ? batch.column(0) : nullptr);
+    if (args[0] == nullptr) {
+      FLOE_ASSIGN_OR_RAISE(args[0], Array::MakeNull(Int32(), batch.num_rows()));
+    }
+    return args;
+  }
+
   Status FlushPartition() {
+    if (spill_ != nullptr) return FlushSpilled();
     if (held_.empty()) return Status::OK();
     PartitionRows p;
     if (held_.size() == 1) {
@@ -157,7 +483,7 @@ class WindowStream final : public BatchStream {
     }
     FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out, RecordBatch::Make(schema(), p.n, std::move(cols)));
     for (int64_t pos = 0; pos < p.n; pos += batch_size()) {
-      out_.push_back(out->Slice(pos, std::min(batch_size(), p.n - pos)));
+      out_.push_back(Output{out->Slice(pos, std::min(batch_size(), p.n - pos)), nullptr, ""});
     }
     (void)reservation_.TryResize(0);
     return Status::OK();
@@ -377,8 +703,11 @@ class WindowStream final : public BatchStream {
 
   // Aggregates over frames through a segment tree of partial states: level 0 holds each
   // row's state, level k+1 merges pairs of level k; a frame merges O(log n) nodes.
+  // `prefix`, when given, is the state of rows before the partition's rows here (a chunk of
+  // a spilled partition): every frame starts with them.
   Result<ArrayPtr> Aggregate(const WindowExprSpec& w, const PartitionRows& p,
-                             std::vector<ArrayPtr> args) {
+                             std::vector<ArrayPtr> args,
+                             const std::vector<ArrayPtr>* prefix = nullptr) {
     const int64_t n = p.n;
     const expr::ResolvedAggregate& fn = w.call.aggregate;
     if (args.empty()) args.push_back(p.batch->num_columns() > 0 ? p.batch->column(0) : nullptr);
@@ -387,7 +716,7 @@ class WindowStream final : public BatchStream {
     }
     std::vector<int64_t> fs, fe;
     FLOE_RETURN_NOT_OK(Frames(w.call.frame, p, &fs, &fe));
-    bool whole = true;
+    bool whole = prefix == nullptr;
     for (int64_t r = 0; r < n && whole; ++r) whole = fs[r] == 0 && fe[r] == n;
     if (whole) {
       FLOE_ASSIGN_OR_RAISE(auto acc, expr::MakeGroupsAccumulator(fn, ctx_->pool()));
@@ -464,6 +793,18 @@ class WindowStream final : public BatchStream {
       picked.push_back(std::move(t));
     }
     FLOE_ASSIGN_OR_RAISE(auto acc, expr::MakeGroupsAccumulator(fn, ctx_->pool()));
+    if (prefix != nullptr) {
+      // The rows before come first in every frame.
+      std::vector<int64_t> zeros(static_cast<size_t>(n), 0);
+      std::vector<ArrayPtr> repeated;
+      for (const ArrayPtr& s : *prefix) {
+        FLOE_ASSIGN_OR_RAISE(ArrayPtr r, TakeArray(*s, zeros.data(), n));
+        repeated.push_back(std::move(r));
+      }
+      std::vector<uint32_t> ids(static_cast<size_t>(n));
+      for (int64_t r = 0; r < n; ++r) ids[r] = static_cast<uint32_t>(r);
+      FLOE_RETURN_NOT_OK(acc->Merge(repeated, ids.data(), n));
+    }
     FLOE_RETURN_NOT_OK(acc->Merge(picked, group.data(), n));
     return acc->Evaluate();
   }
@@ -481,9 +822,31 @@ class WindowStream final : public BatchStream {
   std::vector<double> range_keys_;
   std::vector<uint8_t> range_null_;
   int64_t range_begin_ = 0, range_end_ = 0;
-  std::vector<RecordBatchPtr> out_;
-  size_t out_pos_ = 0;
+  // What Next hands out, in order: computed batches, or a spilled partition's results read
+  // back from their file.
+  struct Output {
+    RecordBatchPtr batch;
+    BatchStreamPtr stream;
+    std::string path;
+  };
+  std::deque<Output> out_;
   bool done_ = false;
+  std::unique_ptr<SpillWriter> chunk_out_;  // a spilled partition's results being written
+  std::vector<std::string> out_paths_;      // every results file (removed at the end)
+  // The partition being spilled, once it outgrew the budget.
+  std::unique_ptr<SpillWriter> spill_;
+  std::string spill_path_;
+  int64_t spilled_rows_ = 0;
+
+ public:
+  ~WindowStream() override {
+    spill_.reset();
+    chunk_out_.reset();
+    out_.clear();
+    std::error_code ec;
+    if (!spill_path_.empty()) std::filesystem::remove(spill_path_, ec);
+    for (const std::string& path : out_paths_) std::filesystem::remove(path, ec);
+  }
 };
 
 }  // namespace
