@@ -349,9 +349,13 @@ class SharedBuild {
   // Reads the build side; sets table_ when that is all (an empty build side).
   Status Read(const HashJoinExec* node, const TaskContextPtr& ctx) const {
     FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(node->right(), 0, ctx));
-    // Enough shards for the tasks to share them out evenly when they come at once.
-    const int shards = static_cast<int>(std::bit_ceil(
-        static_cast<uint32_t>(std::clamp(2 * node->left()->partition_count(), 1, 16))));
+    // Enough shards for the tasks to share them out evenly when they come at once; one
+    // under a memory_limit: the shards' copies of the keys and row lists cost memory
+    // that a query near its limit may not have (TPC-H Q21 at sf10 under 1GB failed).
+    const int shards = ctx->config().memory_limit() > 0
+                           ? 1
+                           : static_cast<int>(std::bit_ceil(static_cast<uint32_t>(
+                                 std::clamp(2 * node->left()->partition_count(), 1, 16))));
     FLOE_ASSIGN_OR_RAISE(std::optional<BuildOutcome> ended,
                          ReadBuildSide(node, std::move(input), "HashJoinExec[0] build side", ctx,
                                        /*may_spill=*/false, shards, &state_));
