@@ -340,6 +340,11 @@ for (let r = 0; r < runs; r++) {
 }
 if (!Number.isFinite(startup)) startup = 0;
 
+// The first line of a failed floe command's stderr that is not a `--timing` line.
+function firstError(res) {
+  return res.stderr.split('\n').find((l) => l.trim() && !l.startsWith('Time: ')) || '';
+}
+
 const rows = [];
 for (const q of queries) {
   const sql = querySql(q, 'duckdb');
@@ -355,7 +360,7 @@ for (const q of queries) {
   let floeBest = Infinity, floeRows = null, error = null, peakMiB = 0;
   for (let r = 0; r < runs && !error; r++) {
     const res = floeSql(['--format', 'csv', '-c', floeText]);
-    if (res.status !== 0) { error = res.stderr.trim().split('\n')[0] || `exit ${res.status}`; break; }
+    if (res.status !== 0) { error = firstError(res) || `exit ${res.status}`; break; }
     floeBest = Math.min(floeBest, res.seconds);
     peakMiB = Math.max(peakMiB, res.peakMiB);
     floeRows = rowsOfCsv(res.stdout);
@@ -366,7 +371,7 @@ for (const q of queries) {
     const res = floeSql(['--format', 'csv', '--timing',
                          ...Array.from({ length: runs }, () => ['-c', floeText]).flat()]);
     if (res.status !== 0) {
-      error = res.stderr.trim().split('\n')[0] || `exit ${res.status}`;
+      error = firstError(res) || `exit ${res.status}`;
     } else {
       const times = [...res.stderr.matchAll(/^Time: ([0-9.]+) ms$/gm)].map((m) => Number(m[1]));
       // The settings' own timings come first.
