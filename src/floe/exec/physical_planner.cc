@@ -199,15 +199,8 @@ class Planner {
         plan::MakeJoin(join.children[0], join.children[1], plan::JoinType::kNullAwareAnti,
                        join.left_keys, join.right_keys, join.join_filter, join.null_equals_null);
     FLOE_ASSIGN_OR_RAISE(PlanPtr rows, PlanJoin(*anti));
-    std::vector<expr::PhysicalExprPtr> exprs;
     std::vector<std::string> names = FieldNames(*join.schema);
-    for (int i = 0; i < mark; ++i) {
-      const Field& f = rows->schema()->field(i);
-      FLOE_ASSIGN_OR_RAISE(
-          auto column,
-          expr::Compile(expr::Column(i, f.name(), f.type(), f.nullable()), rows->schema()));
-      exprs.push_back(std::move(column));
-    }
+    FLOE_ASSIGN_OR_RAISE(auto exprs, LeadingColumns(rows->schema(), mark));
     FLOE_ASSIGN_OR_RAISE(auto no_mark,
                          expr::Compile(expr::Literal(Scalar::Bool(false)), rows->schema()));
     exprs.push_back(std::move(no_mark));
@@ -216,6 +209,19 @@ class Planner {
     FLOE_ASSIGN_OR_RAISE(auto predicate,
                          expr::Compile(expr::JoinConjunction(std::move(rest)), out->schema()));
     return FilterExec::Make(std::move(predicate), out);
+  }
+
+  // The first `count` columns of `schema`, compiled.
+  static Result<std::vector<expr::PhysicalExprPtr>> LeadingColumns(const SchemaPtr& schema,
+                                                                   int count) {
+    std::vector<expr::PhysicalExprPtr> out;
+    for (int i = 0; i < count; ++i) {
+      const Field& f = schema->field(i);
+      FLOE_ASSIGN_OR_RAISE(
+          auto column, expr::Compile(expr::Column(i, f.name(), f.type(), f.nullable()), schema));
+      out.push_back(std::move(column));
+    }
+    return out;
   }
 
   static std::vector<std::string> FieldNames(const Schema& schema) {
@@ -355,29 +361,13 @@ class Planner {
                          HashAggregateExec::Make(AggregateMode::kPartial, std::move(group_exprs),
                                                  group_names, std::move(specs), input));
     if (hash_prefix > 0 && hash_prefix < groups) {
-      std::vector<expr::PhysicalExprPtr> hash;
-      for (int g = 0; g < hash_prefix; ++g) {
-        const Field& field = partial->schema()->field(g);
-        FLOE_ASSIGN_OR_RAISE(
-            expr::PhysicalExprPtr column,
-            expr::Compile(expr::Column(g, field.name(), field.type(), field.nullable()),
-                          partial->schema()));
-        hash.push_back(std::move(column));
-      }
+      FLOE_ASSIGN_OR_RAISE(auto hash, LeadingColumns(partial->schema(), hash_prefix));
       FLOE_ASSIGN_OR_RAISE(
           partial,
           RepartitionExec::Make(std::move(partial),
                                 Partitioning::Hash(std::move(hash), config_.target_partitions())));
     }
-    std::vector<expr::PhysicalExprPtr> final_groups;
-    for (int g = 0; g < groups; ++g) {
-      const Field& field = partial->schema()->field(g);
-      FLOE_ASSIGN_OR_RAISE(
-          expr::PhysicalExprPtr column,
-          expr::Compile(expr::Column(g, field.name(), field.type(), field.nullable()),
-                        partial->schema()));
-      final_groups.push_back(std::move(column));
-    }
+    FLOE_ASSIGN_OR_RAISE(auto final_groups, LeadingColumns(partial->schema(), groups));
     return HashAggregateExec::Make(AggregateMode::kFinal, std::move(final_groups),
                                    std::move(group_names), std::move(final_specs), partial);
   }
