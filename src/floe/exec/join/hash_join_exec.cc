@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <bit>
 #include <condition_variable>
 #include <cstring>
@@ -197,6 +196,18 @@ Result<std::optional<BuildOutcome>> ReadBuildSide(const HashJoinExec* node, Batc
   return std::nullopt;
 }
 
+// The rows `rows[0..m)` of each key column.
+Result<std::vector<ArrayPtr>> TakeKeys(const std::vector<ArrayPtr>& keys, const int64_t* rows,
+                                       int64_t m, MemoryPool* pool) {
+  std::vector<ArrayPtr> picked;
+  picked.reserve(keys.size());
+  for (const ArrayPtr& k : keys) {
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr p, TakeArray(*k, rows, m, pool));
+    picked.push_back(std::move(p));
+  }
+  return picked;
+}
+
 // Phase 2: inserts the keys of shard `s` (any thread; shards are independent).
 Status BuildShard(BuildState* state, size_t s) {
   JoinTable* table = state->table.get();
@@ -208,11 +219,8 @@ Status BuildShard(BuildState* state, size_t s) {
   const std::vector<int64_t>& rows = state->shard_rows[s];
   const auto m = static_cast<int64_t>(rows.size());
   if (m == 0) return Status::OK();
-  std::vector<ArrayPtr> picked;
-  for (const ArrayPtr& k : state->keys) {
-    FLOE_ASSIGN_OR_RAISE(ArrayPtr p, TakeArray(*k, rows.data(), m, state->pool));
-    picked.push_back(std::move(p));
-  }
+  FLOE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> picked,
+                       TakeKeys(state->keys, rows.data(), m, state->pool));
   PoolBuffer<uint32_t> local;
   local.Resize(m);
   keys.Reserve(m);
@@ -321,17 +329,17 @@ class SharedBuild {
     changed_.wait(lock, [&] { return phase_ != Phase::kReading; });
     while (phase_ == Phase::kShards && next_shard_ < state_.table->shards.size()) {
       const size_t s = next_shard_++;
+      // After a shard failed, the others are only counted.
+      const bool build = status_.ok();
       lock.unlock();
-      Status status = status_ok_.load() ? BuildShard(&state_, s) : Status::OK();
+      Status status = build ? BuildShard(&state_, s) : Status::OK();
       lock.lock();
-      if (!status.ok() && status_.ok()) {
-        status_ = std::move(status);
-        status_ok_ = false;
-      }
+      if (status_.ok()) status_ = std::move(status);
       if (++shards_done_ == state_.table->shards.size()) {
         phase_ = Phase::kFinishing;
+        const bool finish = status_.ok();
         lock.unlock();
-        Status finished = Finish(node, ctx);
+        Status finished = finish ? Finish(node, ctx) : Status::OK();
         lock.lock();
         if (status_.ok()) status_ = std::move(finished);
         phase_ = Phase::kDone;
@@ -367,7 +375,6 @@ class SharedBuild {
   }
 
   Status Finish(const HashJoinExec* node, const TaskContextPtr& ctx) const {
-    if (!status_ok_.load()) return Status::OK();
     FLOE_ASSIGN_OR_RAISE(BuildOutcome built, FinishBuild(node, /*may_spill=*/false, &state_));
     std::shared_ptr<const JoinTable> table = std::move(built.table);
     FLOE_RETURN_NOT_OK(PublishDynamicFilters(node, *table, ctx));
@@ -381,7 +388,6 @@ class SharedBuild {
   mutable std::condition_variable changed_;
   mutable Phase phase_ = Phase::kIdle;
   mutable Status status_;
-  mutable std::atomic<bool> status_ok_{true};
   mutable BuildState state_;
   mutable size_t next_shard_ = 0;
   mutable size_t shards_done_ = 0;
@@ -705,12 +711,7 @@ class HashJoinStream final : public BatchStream {
     if (!table_->sharded()) {
       const KeyTable& table = table_->shards[0];
       if (rows == nullptr) return table.Find(keys, ids, skip, &scratch_);
-      std::vector<ArrayPtr> picked;
-      picked.reserve(keys.size());
-      for (const ArrayPtr& k : keys) {
-        FLOE_ASSIGN_OR_RAISE(ArrayPtr p, TakeArray(*k, rows, m, ctx_->pool()));
-        picked.push_back(std::move(p));
-      }
+      FLOE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> picked, TakeKeys(keys, rows, m, ctx_->pool()));
       return table.Find(picked, ids, nullptr, &scratch_);
     }
     const size_t shards = table_->shards.size();
@@ -732,12 +733,8 @@ class HashJoinStream final : public BatchStream {
       const std::vector<int64_t>& picked_rows = shard_rows_[s];
       const auto k = static_cast<int64_t>(picked_rows.size());
       if (k == 0) continue;
-      std::vector<ArrayPtr> picked;
-      picked.reserve(keys.size());
-      for (const ArrayPtr& key : keys) {
-        FLOE_ASSIGN_OR_RAISE(ArrayPtr p, TakeArray(*key, picked_rows.data(), k, ctx_->pool()));
-        picked.push_back(std::move(p));
-      }
+      FLOE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> picked,
+                           TakeKeys(keys, picked_rows.data(), k, ctx_->pool()));
       local_ids_.resize(static_cast<size_t>(k));
       FLOE_RETURN_NOT_OK(table_->shards[s].Find(picked, local_ids_.data(), nullptr, &scratch_));
       const uint32_t base = table_->shard_base[s];

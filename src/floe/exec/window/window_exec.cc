@@ -452,14 +452,20 @@ class WindowStream final : public BatchStream {
     return IntArray(w.call.type, v);
   }
 
-  // An aggregate window's arguments over `batch` (a first column, or NULLs, for count(*)).
+  // An aggregate window's arguments over `batch`.
   Result<std::vector<ArrayPtr>> AggregateArgs(const WindowExprSpec& w, const RecordBatch& batch) {
     FLOE_ASSIGN_OR_RAISE(auto args, EvaluateExprs(w.args, batch));
-    if (args.empty()) args.push_back(batch.num_columns() > 0 ? batch.column(0) : nullptr);
-    if (args[0] == nullptr) {
-      FLOE_ASSIGN_OR_RAISE(args[0], Array::MakeNull(Int32(), batch.num_rows()));
-    }
+    FLOE_RETURN_NOT_OK(FillCountStarArg(batch, &args));
     return args;
+  }
+
+  // count(*) has no argument: the accumulators take a first column (or NULLs) instead.
+  static Status FillCountStarArg(const RecordBatch& batch, std::vector<ArrayPtr>* args) {
+    if (args->empty()) args->push_back(batch.num_columns() > 0 ? batch.column(0) : nullptr);
+    if ((*args)[0] == nullptr) {
+      FLOE_ASSIGN_OR_RAISE((*args)[0], Array::MakeNull(Int32(), batch.num_rows()));
+    }
+    return Status::OK();
   }
 
   Status FlushPartition() {
@@ -710,10 +716,7 @@ class WindowStream final : public BatchStream {
                              const std::vector<ArrayPtr>* prefix = nullptr) {
     const int64_t n = p.n;
     const expr::ResolvedAggregate& fn = w.call.aggregate;
-    if (args.empty()) args.push_back(p.batch->num_columns() > 0 ? p.batch->column(0) : nullptr);
-    if (args[0] == nullptr) {
-      FLOE_ASSIGN_OR_RAISE(args[0], Array::MakeNull(Int32(), n));
-    }
+    FLOE_RETURN_NOT_OK(FillCountStarArg(*p.batch, &args));
     std::vector<int64_t> fs, fe;
     FLOE_RETURN_NOT_OK(Frames(w.call.frame, p, &fs, &fe));
     bool whole = prefix == nullptr;
