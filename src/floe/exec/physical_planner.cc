@@ -80,6 +80,8 @@ constexpr int64_t kPreservedBuildMinRows = 100000;
 
 // A broadcast join's estimated build side takes at most this share of memory_limit.
 constexpr int64_t kBroadcastBudgetDivisor = 8;
+// ... and its largest possible build side (see plan::MaxRows) at most this share.
+constexpr int64_t kBroadcastBoundDivisor = 2;
 // What a hash table takes per build row beyond the row's values (the accounting of
 // HashJoinExec's build side: key ids, the row map, key slots at half load).
 constexpr int64_t kHashTableBytesPerRow = 56;
@@ -544,7 +546,17 @@ class Planner {
       // The table holds more than the rows: their key ids, row map and key slots.
       const std::optional<int64_t> rows = EstimatedRows(*build_node);
       const int64_t table_bytes = bytes.value_or(0) + rows.value_or(0) * kHashTableBytesPerRow;
-      const bool fits = bytes && table_bytes <= config_.memory_limit() / kBroadcastBudgetDivisor;
+      // The estimate may rest on guessed selectivities; a broadcast table cannot spill, so
+      // its bound (the rows the sources hold) must also fit a larger share of the budget.
+      bool fits = bytes && table_bytes <= config_.memory_limit() / kBroadcastBudgetDivisor;
+      if (fits && rows && *rows > 0) {
+        if (const std::optional<int64_t> max_rows = plan::MaxRows(*build_node)) {
+          const double row_bytes =
+              static_cast<double>(*bytes) / static_cast<double>(*rows) + kHashTableBytesPerRow;
+          fits = row_bytes * static_cast<double>(*max_rows) <=
+                 static_cast<double>(config_.memory_limit() / kBroadcastBoundDivisor);
+        }
+      }
       if (bytes && fits &&
           (*bytes < config_.broadcast_join_threshold() ||
            (probe_bytes && *bytes * config_.target_partitions() <= *probe_bytes))) {

@@ -68,6 +68,8 @@ class SessionConfig {
   int64_t batch_size() const { return GetInt("batch_size"); }
   /// Effective limit in bytes (the default resolved).
   int64_t memory_limit() const;
+  /// True when memory_limit was set; false while it is the default share of physical memory.
+  bool memory_limit_set() const { return GetInt("memory_limit") > 0; }
   std::string spill_directory() const;
   int64_t broadcast_join_threshold() const { return GetInt("broadcast_join_threshold"); }
   int64_t sort_spill_reservation() const { return GetInt("sort_spill_reservation"); }

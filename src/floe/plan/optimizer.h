@@ -33,4 +33,9 @@ Result<LogicalPlanPtr> Optimize(const LogicalPlanPtr& plan);
 /// Estimated statistics of a plan's output (selectivity guesses where nothing is known).
 Statistics EstimateStatistics(const LogicalPlan& plan);
 
+/// An upper bound of the rows a plan yields, from exact source row counts only (no
+/// selectivity guess): filters keep at most their input, joins at most the product of
+/// theirs. nullopt when a source's count is not exact or the bound overflows.
+std::optional<int64_t> MaxRows(const LogicalPlan& plan);
+
 }  // namespace floe::plan

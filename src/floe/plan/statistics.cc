@@ -530,4 +530,70 @@ Statistics EstimateStatistics(const LogicalPlan& plan) {
   return Unknown();
 }
 
+std::optional<int64_t> MaxRows(const LogicalPlan& plan) {
+  auto child = [&](size_t i) { return MaxRows(*plan.children[i]); };
+  switch (plan.kind) {
+    case LogicalKind::kScan: {
+      const Statistics source = plan.source->statistics();
+      if (!source.exact || !source.row_count) return std::nullopt;
+      return plan.scan_limit ? std::min(*source.row_count, *plan.scan_limit) : *source.row_count;
+    }
+    case LogicalKind::kValues:
+      return static_cast<int64_t>(plan.rows.size());
+    case LogicalKind::kProjection:
+    case LogicalKind::kFilter:
+    case LogicalKind::kWindow:
+    case LogicalKind::kSort:
+      return child(0);
+    case LogicalKind::kAggregate:
+      if (plan.group_exprs.empty()) return 1;
+      return child(0);
+    case LogicalKind::kMaxOneRow:
+      return 1;
+    case LogicalKind::kLimit: {
+      std::optional<int64_t> rows = child(0);
+      if (plan.fetch) return rows ? std::min(*rows, *plan.fetch) : *plan.fetch;
+      return rows;
+    }
+    case LogicalKind::kJoin: {
+      const std::optional<int64_t> l = child(0);
+      const std::optional<int64_t> r = child(1);
+      switch (plan.join_type) {
+        case JoinType::kSemi:
+        case JoinType::kAnti:
+        case JoinType::kNullAwareAnti:
+        case JoinType::kMark:
+          return l;
+        case JoinType::kRightSemi:
+        case JoinType::kRightAnti:
+          return r;
+        default:
+          break;
+      }
+      if (!l || !r) return std::nullopt;
+      int64_t product = 0;
+      // Outer joins add at most the unmatched rows of each side to the matched pairs.
+      const int64_t extra = *l + *r;
+      if (__builtin_mul_overflow(std::max<int64_t>(*l, 1), std::max<int64_t>(*r, 1), &product) ||
+          __builtin_add_overflow(product, extra, &product)) {
+        return std::nullopt;
+      }
+      return product;
+    }
+    case LogicalKind::kUnion: {
+      int64_t sum = 0;
+      for (size_t i = 0; i < plan.children.size(); ++i) {
+        const std::optional<int64_t> rows = child(i);
+        if (!rows || __builtin_add_overflow(sum, *rows, &sum)) return std::nullopt;
+      }
+      return sum;
+    }
+    case LogicalKind::kUnnest:
+    case LogicalKind::kRecursiveQuery:
+    case LogicalKind::kWorkTableScan:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace floe::plan

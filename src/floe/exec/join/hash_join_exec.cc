@@ -357,13 +357,8 @@ class SharedBuild {
   // Reads the build side; sets table_ when that is all (an empty build side).
   Status Read(const HashJoinExec* node, const TaskContextPtr& ctx) const {
     FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(node->right(), 0, ctx));
-    // Enough shards for the tasks to share them out evenly when they come at once; one
-    // under a memory_limit: the shards' copies of the keys and row lists cost memory
-    // that a query near its limit may not have (TPC-H Q21 at sf10 under 1GB failed).
-    const int shards = ctx->config().memory_limit() > 0
-                           ? 1
-                           : static_cast<int>(std::bit_ceil(static_cast<uint32_t>(
-                                 std::clamp(2 * node->left()->partition_count(), 1, 16))));
+    const int shards =
+        HashJoinExec::BroadcastBuildShards(ctx->config(), node->left()->partition_count());
     FLOE_ASSIGN_OR_RAISE(std::optional<BuildOutcome> ended,
                          ReadBuildSide(node, std::move(input), "HashJoinExec[0] build side", ctx,
                                        /*may_spill=*/false, shards, &state_));
@@ -1074,6 +1069,12 @@ class HashJoinStream final : public BatchStream {
 
 std::string_view JoinModeName(JoinMode mode) {
   return mode == JoinMode::kPartitioned ? "Partitioned" : "Broadcast";
+}
+
+int HashJoinExec::BroadcastBuildShards(const SessionConfig& config, int probe_partitions) {
+  if (config.memory_limit_set()) return 1;
+  return static_cast<int>(
+      std::bit_ceil(static_cast<uint32_t>(std::clamp(2 * probe_partitions, 1, 16))));
 }
 
 Result<PlanPtr> HashJoinExec::Make(PlanPtr left, PlanPtr right,

@@ -338,6 +338,8 @@ TEST_F(JoinTest, BroadcastBuildSideBuiltInShardsByTheTasks) {
   // Runs every partition of `plan` on its own thread at once.
   auto run_concurrently = [](const PlanPtr& plan) {
     auto ctx = MakeContext();
+    // The build side is large enough to be built in shards, and is: 8 for 4 probe tasks.
+    EXPECT_EQ(HashJoinExec::BroadcastBuildShards(ctx->config(), plan->partition_count()), 8);
     std::vector<std::vector<RecordBatchPtr>> out(static_cast<size_t>(plan->partition_count()));
     std::vector<Status> status(out.size());
     std::vector<std::thread> threads;
