@@ -48,6 +48,7 @@ bench: build
 	bench/parquet_scan.sh
 
 bench-iceberg: build
+	bench/iceberg_plan.sh
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target floe_avro_decode_bench floe_iceberg_plan_bench
 	$(BUILD_DIR)/bench/floe_avro_decode_bench
 	$(BUILD_DIR)/bench/floe_iceberg_plan_bench

@@ -58,7 +58,8 @@ pkg_check_modules(BROTLIENC REQUIRED IMPORTED_TARGET libbrotlienc)
 pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)     # libsqlite3-dev
 pkg_check_modules(YAMLCPP REQUIRED IMPORTED_TARGET yaml-cpp)    # libyaml-cpp-dev (catalog configuration files)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)             # libre2-dev (regular expressions)
-foreach(prefix ZSTD LZ4 BROTLIDEC BROTLIENC SQLITE3 YAMLCPP RE2)
+pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate) # libdeflate-dev (Avro's deflate blocks)
+foreach(prefix ZSTD LZ4 BROTLIDEC BROTLIENC SQLITE3 YAMLCPP RE2 LIBDEFLATE)
   floe_static_pkg(${prefix})
 endforeach()
 

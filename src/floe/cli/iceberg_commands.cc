@@ -153,38 +153,91 @@ void AddFileDetails(const iceberg::DataFile& file, const iceberg::TableMetadata&
   (*out)["split_offsets"] = file.split_offsets;
 }
 
-nlohmann::json GroupsToJson(const std::vector<ScanTaskGroup>& groups,
-                            const iceberg::TableMetadata& md) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const ScanTaskGroup& group : groups) {
-    nlohmann::json tasks = nlohmann::json::array();
-    for (const iceberg::FileScanTask& task : group.tasks) {
-      nlohmann::json deletes = nlohmann::json::array();
-      for (const iceberg::DataFilePtr& d : task.delete_files) {
-        nlohmann::json del = {{"path", d->file_path},
-                              {"content", d->is_deletion_vector() ? std::string("deletion-vector")
-                                                                  : ContentName(d->content)},
-                              {"record_count", d->record_count}};
-        deletes.push_back(std::move(del));
-      }
-      nlohmann::json t = {{"path", task.data_file->file_path},
-                          {"start", task.start},
-                          {"length", task.length},
-                          {"file_size", task.data_file->file_size_in_bytes},
-                          {"record_count", task.data_file->record_count},
-                          {"estimated_rows", task.estimated_row_count},
-                          {"data_sequence_number", task.data_sequence_number},
-                          {"spec_id", task.data_file->spec_id},
-                          {"deletes", std::move(deletes)}};
-      if (task.residual != nullptr) t["residual"] = task.residual->ToString();
-      AddFileDetails(*task.data_file, md, &t);
-      tasks.push_back(std::move(t));
-    }
-    out.push_back({{"bytes", group.total_bytes},
-                   {"estimated_rows", group.estimated_row_count},
-                   {"tasks", std::move(tasks)}});
+// One task as JSON: its file, range, deletes, residual, partition and metrics.
+nlohmann::json TaskToJson(const iceberg::FileScanTask& task, const iceberg::TableMetadata& md) {
+  nlohmann::json deletes = nlohmann::json::array();
+  for (const iceberg::DataFilePtr& d : task.delete_files) {
+    nlohmann::json del = {{"path", d->file_path},
+                          {"content", d->is_deletion_vector() ? std::string("deletion-vector")
+                                                              : ContentName(d->content)},
+                          {"record_count", d->record_count}};
+    deletes.push_back(std::move(del));
   }
-  return out;
+  nlohmann::json t = {{"path", task.data_file->file_path},
+                      {"start", task.start},
+                      {"length", task.length},
+                      {"file_size", task.data_file->file_size_in_bytes},
+                      {"record_count", task.data_file->record_count},
+                      {"estimated_rows", task.estimated_row_count},
+                      {"data_sequence_number", task.data_sequence_number},
+                      {"spec_id", task.data_file->spec_id},
+                      {"deletes", std::move(deletes)}};
+  if (task.residual != nullptr) t["residual"] = task.residual->ToString();
+  AddFileDetails(*task.data_file, md, &t);
+  return t;
+}
+
+// Writes `value` as nlohmann's dump(2) would inside a document, `depth` levels deep.
+void WriteIndented(std::ostream& out, const nlohmann::json& value, int depth) {
+  const std::string text = value.dump(2);
+  const std::string pad(static_cast<size_t>(depth) * 2, ' ');
+  size_t from = 0;
+  while (true) {
+    const size_t newline = text.find('\n', from);
+    if (newline == std::string::npos) {
+      out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
+      return;
+    }
+    out.write(text.data() + from, static_cast<std::streamsize>(newline + 1 - from));
+    out << pad;
+    from = newline + 1;
+  }
+}
+
+// The plan as one JSON document, written as it goes (a task at a time: a plan of 100k
+// files with their metrics is hundreds of MB as a document tree), in the layout of
+// nlohmann's dump(2) of the whole: keys sorted, two-space indents. `head` holds the
+// top-level keys other than "groups".
+void WritePlanJson(std::ostream& out, const nlohmann::json& head,
+                   const std::vector<ScanTaskGroup>& groups, const iceberg::TableMetadata& md) {
+  out << "{\n";
+  bool first_key = true;
+  auto key = [&](const std::string& name) {
+    if (!first_key) out << ",\n";
+    first_key = false;
+    out << "  " << nlohmann::json(name).dump() << ": ";
+  };
+  bool groups_written = false;
+  auto write_groups = [&] {
+    key("groups");
+    out << "[\n";
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const ScanTaskGroup& group = groups[g];
+      out << "    {\n      \"bytes\": " << group.total_bytes
+          << ",\n      \"estimated_rows\": " << group.estimated_row_count << ",\n      \"tasks\": ";
+      if (group.tasks.empty()) {
+        out << "[]";
+      } else {
+        out << "[\n";
+        for (size_t t = 0; t < group.tasks.size(); ++t) {
+          out << "        ";
+          WriteIndented(out, TaskToJson(group.tasks[t], md), 4);
+          out << (t + 1 < group.tasks.size() ? ",\n" : "\n");
+        }
+        out << "      ]";
+      }
+      out << "\n    }" << (g + 1 < groups.size() ? ",\n" : "\n");
+    }
+    out << "  ]";
+    groups_written = true;
+  };
+  for (const auto& [name, value] : head.items()) {
+    if (!groups_written && name > "groups") write_groups();
+    key(name);
+    WriteIndented(out, value, 1);
+  }
+  if (!groups_written) write_groups();
+  out << "\n}\n";
 }
 
 Status CheckStdout() {
@@ -231,7 +284,7 @@ Status RunIcebergPlan(const IcebergPlanOptions& options) {
   iceberg::ScanStatistics stats = scan->Statistics(tasks);
   std::vector<ScanTaskGroup> groups = iceberg::GroupTasks(std::move(tasks), options.partitions);
   if (options.format == "json") {
-    nlohmann::json out = {
+    const nlohmann::json head = {
         {"metadata", table.metadata_location},
         {"snapshot_id", scan->snapshot() ? nlohmann::json(scan->snapshot()->snapshot_id)
                                          : nlohmann::json(nullptr)},
@@ -239,9 +292,8 @@ Status RunIcebergPlan(const IcebergPlanOptions& options) {
         {"row_count_exact", stats.row_count_exact},
         {"files", stats.file_count},
         {"bytes", stats.total_bytes},
-        {"delete_files", stats.delete_file_count},
-        {"groups", GroupsToJson(groups, *table.metadata)}};
-    std::cout << out.dump(2) << '\n';
+        {"delete_files", stats.delete_file_count}};
+    WritePlanJson(std::cout, head, groups, *table.metadata);
     return CheckStdout();
   }
   std::cout << fmt::format(

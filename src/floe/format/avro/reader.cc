@@ -1,11 +1,14 @@
 #include "floe/format/avro/reader.h"
 
 #include <fmt/format.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <new>
 #include <optional>
 
@@ -58,6 +61,31 @@ const std::string* AvroFileReader::metadata_value(std::string_view key) const {
   return nullptr;
 }
 
+namespace {
+
+// The writer schemas parsed last, by their JSON text: a table's manifests repeat a few
+// schemas (one per partition spec and format version), and planning opens thousands of
+// them. Parsed nodes are immutable and shared.
+Result<AvroNodePtr> ParseWriterSchema(const std::string& text) {
+  constexpr size_t kEntries = 8;
+  static std::mutex mutex;
+  static std::array<std::pair<std::string, AvroNodePtr>, kEntries> entries;
+  static size_t next = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const auto& [cached, node] : entries) {
+      if (node != nullptr && cached == text) return node;
+    }
+  }
+  FLOE_ASSIGN_OR_RAISE(AvroNodePtr node, ParseAvroSchema(text));
+  std::lock_guard<std::mutex> lock(mutex);
+  entries[next] = {text, node};
+  next = (next + 1) % kEntries;
+  return node;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<AvroFileReader>> AvroFileReader::Open(
     std::shared_ptr<io::RandomAccessFile> file) {
   std::unique_ptr<AvroFileReader> r(new AvroFileReader());
@@ -105,7 +133,7 @@ Result<std::unique_ptr<AvroFileReader>> AvroFileReader::Open(
     return Status::Corrupt("Avro file {}: header has no avro.schema", path);
   }
   r->schema_json_ = *schema;
-  auto parsed = ParseAvroSchema(r->schema_json_);
+  auto parsed = ParseWriterSchema(r->schema_json_);
   if (!parsed.has_value()) {
     return Status::Corrupt("Avro file {}: bad writer schema: {}", path, parsed.error().message());
   }
@@ -137,94 +165,72 @@ Result<std::optional<compression::CodecKind>> CodecFromName(std::string_view nam
 
 namespace {
 
-// Inflates the raw deflate data (RFC 1951) of Avro's "deflate" codec with one z_stream
-// reset per block, into one buffer reused from block to block: its first size is a guess
-// from the compressed size, and it keeps the largest size a block needed, so blocks of a
-// similar size inflate in a single call without zero-filling or copying the output.
+// Inflates the raw deflate data (RFC 1951) of Avro's "deflate" codec with libdeflate's
+// whole-buffer decompressor (about twice zlib's speed on 64 KiB blocks, and cheaper table
+// set-up on the one-record blocks some writers make), into one buffer reused from block to
+// block: its first size is a guess from the compressed size, and it keeps the largest size
+// a block needed, so blocks of a similar size inflate in a single call. Avro does not store
+// a block's inflated size: when the output does not fit, the buffer doubles (up to
+// `max_output`) and the block inflates again.
 class Inflater {
  public:
   Inflater() = default;
   Inflater(const Inflater&) = delete;
   Inflater& operator=(const Inflater&) = delete;
   ~Inflater() {
-    if (initialized_) inflateEnd(&stream_);
+    if (decompressor_ != nullptr) libdeflate_free_decompressor(decompressor_);
   }
 
   // Inflates `in`, at most `max_output` bytes; the output is [data(), data() + size).
   Status Inflate(std::span<const uint8_t> in, int64_t max_output) {
-    if (!initialized_) {
-      std::memset(&stream_, 0, sizeof(stream_));
-      if (inflateInit2(&stream_, -15) != Z_OK) return Status::Internal("inflateInit2 failed");
-      initialized_ = true;
-    } else if (inflateReset(&stream_) != Z_OK) {
-      return Status::Internal("inflateReset failed");
-    }
-    if (in.size() > std::numeric_limits<uInt>::max()) {
-      return Status::Corrupt("{} compressed bytes exceed zlib's input limit", in.size());
+    if (decompressor_ == nullptr) {
+      decompressor_ = libdeflate_alloc_decompressor();
+      if (decompressor_ == nullptr) {
+        return Status::OutOfMemory("cannot allocate a deflate decompressor");
+      }
     }
     if (capacity_ == 0) {
       FLOE_RETURN_NOT_OK(
-          Grow(std::min<int64_t>(static_cast<int64_t>(in.size()) * 4 + 4096, max_output), 0));
+          Grow(std::min<int64_t>(static_cast<int64_t>(in.size()) * 4 + 4096, max_output)));
     }
-    stream_.next_in = const_cast<Bytef*>(in.data());
-    stream_.avail_in = static_cast<uInt>(in.size());
-    int64_t produced = 0;
     while (true) {
-      int64_t room = std::min<int64_t>(std::min(capacity_, max_output) - produced,
-                                       std::numeric_limits<uInt>::max());
-      // zlib rejects a null output pointer; with no room left, a probe byte tells
-      // whether more output is coming.
-      uint8_t probe;
-      stream_.next_out = room > 0 ? buffer_.get() + produced : &probe;
-      stream_.avail_out = room > 0 ? static_cast<uInt>(room) : 1;
-      int rc = inflate(&stream_, Z_FINISH);
-      if (room > 0) {
-        produced += room - stream_.avail_out;
-      } else if (stream_.avail_out == 0) {
+      size_t produced = 0;
+      const libdeflate_result rc = libdeflate_deflate_decompress(
+          decompressor_, in.data(), in.size(), buffer_.get(),
+          static_cast<size_t>(std::min(capacity_, max_output)), &produced);
+      if (rc == LIBDEFLATE_SUCCESS) {
+        size_ = static_cast<int64_t>(produced);
+        return Status::OK();
+      }
+      if (rc != LIBDEFLATE_INSUFFICIENT_SPACE) {
+        return Status::Corrupt("malformed or truncated deflate data ({} compressed bytes)",
+                               in.size());
+      }
+      if (capacity_ >= max_output) {
         return Status::Corrupt("{} compressed bytes inflate to more than {} bytes", in.size(),
                                max_output);
       }
-      if (rc == Z_STREAM_END) break;
-      if (rc != Z_BUF_ERROR && rc != Z_OK) {
-        return Status::Corrupt(
-            "malformed deflate data at input byte {} (after {} bytes of "
-            "output): {}",
-            in.size() - stream_.avail_in, produced,
-            stream_.msg ? stream_.msg : "error " + std::to_string(rc));
-      }
-      if (stream_.avail_out > 0) {
-        // inflate stops when the input or the output room runs out: here, the input.
-        return Status::Corrupt(
-            "truncated deflate data: {} compressed bytes end after {} "
-            "bytes of output",
-            in.size(), produced);
-      }
-      if (capacity_ < max_output) {
-        FLOE_RETURN_NOT_OK(Grow(std::min(capacity_ * 2, max_output), produced));
-      }
+      FLOE_RETURN_NOT_OK(Grow(std::min(capacity_ * 2, max_output)));
     }
-    size_ = produced;
-    return Status::OK();
   }
 
   const uint8_t* data() const { return buffer_.get(); }
   int64_t size() const { return size_; }
 
  private:
-  // Grows the buffer to `capacity` bytes, keeping its first `keep`.
-  Status Grow(int64_t capacity, int64_t keep) {
-    std::unique_ptr<uint8_t[]> bigger(new (std::nothrow) uint8_t[static_cast<size_t>(capacity)]);
-    if (bigger == nullptr) {
+  // Replaces the buffer by one of `capacity` bytes (a retry inflates the block again).
+  Status Grow(int64_t capacity) {
+    buffer_.reset();
+    buffer_.reset(new (std::nothrow) uint8_t[static_cast<size_t>(capacity)]);
+    if (buffer_ == nullptr) {
+      capacity_ = 0;
       return Status::OutOfMemory("cannot allocate {} bytes for an inflated block", capacity);
     }
-    if (keep > 0) std::memcpy(bigger.get(), buffer_.get(), static_cast<size_t>(keep));
-    buffer_ = std::move(bigger);
     capacity_ = capacity;
     return Status::OK();
   }
 
-  z_stream stream_;
-  bool initialized_ = false;
+  libdeflate_decompressor* decompressor_ = nullptr;
   std::unique_ptr<uint8_t[]> buffer_;
   int64_t capacity_ = 0;
   int64_t size_ = 0;
