@@ -34,8 +34,9 @@ Result<LogicalPlanPtr> Optimize(const LogicalPlanPtr& plan);
 Statistics EstimateStatistics(const LogicalPlan& plan);
 
 /// An upper bound of the rows a plan yields, from exact source row counts only (no
-/// selectivity guess): filters keep at most their input, joins at most the product of
-/// theirs. nullopt when a source's count is not exact or the bound overflows.
+/// selectivity guess): filters, aggregations, semi and anti joins keep at most their input.
+/// nullopt when a source's count is not exact, and for joins that pair rows (only the
+/// product of their inputs bounds them).
 std::optional<int64_t> MaxRows(const LogicalPlan& plan);
 
 }  // namespace floe::plan

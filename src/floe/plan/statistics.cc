@@ -555,31 +555,20 @@ std::optional<int64_t> MaxRows(const LogicalPlan& plan) {
       if (plan.fetch) return rows ? std::min(*rows, *plan.fetch) : *plan.fetch;
       return rows;
     }
-    case LogicalKind::kJoin: {
-      const std::optional<int64_t> l = child(0);
-      const std::optional<int64_t> r = child(1);
+    case LogicalKind::kJoin:
       switch (plan.join_type) {
         case JoinType::kSemi:
         case JoinType::kAnti:
         case JoinType::kNullAwareAnti:
         case JoinType::kMark:
-          return l;
+          return child(0);
         case JoinType::kRightSemi:
         case JoinType::kRightAnti:
-          return r;
+          return child(1);
         default:
-          break;
+          // Only the product of the inputs bounds a join that pairs rows: too loose to use.
+          return std::nullopt;
       }
-      if (!l || !r) return std::nullopt;
-      int64_t product = 0;
-      // Outer joins add at most the unmatched rows of each side to the matched pairs.
-      const int64_t extra = *l + *r;
-      if (__builtin_mul_overflow(std::max<int64_t>(*l, 1), std::max<int64_t>(*r, 1), &product) ||
-          __builtin_add_overflow(product, extra, &product)) {
-        return std::nullopt;
-      }
-      return product;
-    }
     case LogicalKind::kUnion: {
       int64_t sum = 0;
       for (size_t i = 0; i < plan.children.size(); ++i) {

@@ -798,6 +798,24 @@ TEST(StatisticsTest, ScansFiltersJoinsAndAggregates) {
   EXPECT_FALSE(EstimateStatistics(*Table("n", {"x"})).row_count.has_value());
 }
 
+// The bound of a plan's rows takes no guess: filters, aggregations, semi joins and limits
+// keep at most their input; joins that pair rows and inexact sources have none.
+TEST(StatisticsTest, MaxRowsBoundsWithoutGuesses) {
+  auto t = Table("t", {"a", "b"}, 1000);
+  EXPECT_EQ(MaxRows(*t), 1000);
+  auto filtered = MakeFilter(t, Eq(Col(t, 1), I64(1)));
+  EXPECT_EQ(EstimateStatistics(*filtered).row_count, 100);
+  EXPECT_EQ(MaxRows(*filtered), 1000);
+  EXPECT_EQ(MaxRows(*MakeAggregate(filtered, {Col(t, 1)}, {"b"}, {CountStar()}, {"c"})), 1000);
+  EXPECT_EQ(MaxRows(*MakeAggregate(t, {}, {}, {CountStar()}, {"c"})), 1);
+  EXPECT_EQ(MaxRows(*MakeLimit(t, 0, 5)), 5);
+  auto u = Table("u", {"x"}, 50);
+  EXPECT_EQ(MaxRows(*MakeJoin(t, u, JoinType::kSemi, {Col(t, 0)}, {Col(u, 0)}, nullptr)), 1000);
+  EXPECT_FALSE(
+      MaxRows(*MakeJoin(t, u, JoinType::kInner, {Col(t, 0)}, {Col(u, 0)}, nullptr)).has_value());
+  EXPECT_FALSE(MaxRows(*Table("n", {"x"})).has_value());
+}
+
 // TPC-H Q10's orders filter: a date range of three months out of seven years keeps the
 // part of [min, max] between its bounds, not the product of the two comparisons' guesses.
 TEST(StatisticsTest, RangeConjunctsOnOneColumnKeepTheirInterval) {
