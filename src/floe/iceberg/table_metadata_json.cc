@@ -600,7 +600,8 @@ Result<json> TableMetadataToJson(const TableMetadata& md) {
   out["format-version"] = md.format_version;
   if (!md.table_uuid.empty() || !v1) out["table-uuid"] = md.table_uuid;
   out["location"] = md.location;
-  if (!v1) out["last-sequence-number"] = md.last_sequence_number;
+  // A v1 table keeps a sequence number it was given (as snapshots do, above).
+  if (!v1 || md.last_sequence_number > 0) out["last-sequence-number"] = md.last_sequence_number;
   out["last-updated-ms"] = md.last_updated_ms;
   out["last-column-id"] = md.last_column_id;
   json schemas = json::array();
