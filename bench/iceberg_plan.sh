@@ -11,11 +11,7 @@
 # Needs the Python peers (scripts/install-deps) for the first run. Not part of ctest.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${BUILD_DIR:-build}"
-case "$build" in /*) ;; *) build="$root/$build" ;; esac
-floe="${FLOE:-$build/src/floe/cli/floe}"
-data="${BENCH_DATA_DIR:-$build/bench-data}"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 runs=3
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -23,10 +19,6 @@ while [ $# -gt 0 ]; do
     *) echo "iceberg_plan.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-if [ ! -x "$floe" ]; then
-  echo "iceberg_plan.sh: $floe not found; build first (make build) or set FLOE" >&2
-  exit 2
-fi
 dir="$data/plan-100k"
 location="$dir/metadata-location"
 if [ ! -s "$location" ]; then

@@ -10,13 +10,5 @@
 # Needs node and the npm peers (scripts/install-deps). Not part of ctest.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${BUILD_DIR:-build}"
-case "$build" in /*) ;; *) build="$root/$build" ;; esac
-floe="${FLOE:-$build/src/floe/cli/floe}"
-data="${BENCH_DATA_DIR:-$build/bench-data}"
-if [ ! -x "$floe" ]; then
-  echo "queries.sh: $floe not found; build first (make build) or set FLOE" >&2
-  exit 2
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 exec node "$root/bench/tpch.mjs" "$floe" "$data" "$@"
