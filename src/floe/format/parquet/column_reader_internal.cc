@@ -1104,6 +1104,11 @@ Status ColumnChunkReader::AppendPicked(int64_t present, int32_t* picks, int64_t 
       } else {
         if (out->offsets.size() == 0) FLOE_RETURN_NOT_OK(out->offsets.AppendValue<int32_t>(0));
         FLOE_RETURN_NOT_OK(AppendDictionaryStrings(picks, m, out));
+        if (!string_filter_.empty()) {
+          // The string filters' verdicts, from the dictionary's (as ReadRecords gives them).
+          const uint8_t* verdict = dict_pass_.data();
+          for (int64_t i = 0; i < m; ++i) out->pass.push_back(verdict[picks[i]]);
+        }
       }
     } else if (leaf_.out_width > 0) {
       const int w = leaf_.out_width;
@@ -1134,6 +1139,7 @@ Status ColumnChunkReader::AppendPicked(int64_t present, int32_t* picks, int64_t 
         out->data.UnsafeAppend(e.data, e.size);
         off += static_cast<int32_t>(e.size);
         out->offsets.UnsafeAppendValue<int32_t>(off);
+        if (!string_filter_.empty()) out->pass.push_back(PassesStringFilter(e.data, e.size));
       }
     }
   }

@@ -420,6 +420,12 @@ Result<int64_t> BatchReader::FilterRows(int64_t rows) {
     for (size_t fi : fl.filters) {
       const RowFilter& f = row_filters_[fi];
       if (f.width == 0) {
+        if (static_cast<int64_t>(b->pass.size()) == c) {
+          // The column reader's verdicts, one per value held (every string filter at once).
+          const uint8_t* pass = b->pass.data();
+          for (int64_t j = 0; j < c; ++j) mask[j] &= pass[j];
+          continue;
+        }
         const int32_t* offsets = StringOffsets(*b);
         for (int64_t j = 0; j < c; ++j) {
           mask[j] &= static_cast<uint8_t>(StringIn(offsets, b->data.data(), f.strings, j));

@@ -409,6 +409,16 @@ TEST(ReaderRowFilter, LaterFilteredColumnsDecodeOnlyPassingRows) {
                           return std::stoi(f[1]) < 80 && (f[2] == "A" || f[2] == "R") &&
                                  std::stoll(f[7]) == 3 * 1000003;
                         });
+        // Two string filters on one column read second: the column reader's verdicts hold
+        // both (for dictionary and PLAIN pages, from the selected rows' values).
+        ExpectExactRead(file.bytes, batch_size,
+                        {{1, Op::kLt, {Scalar::I32(30)}},
+                         {2, Op::kIn, {Scalar::Str("A"), Scalar::Str("R")}},
+                         {2, Op::kEq, {Scalar::Str("R")}}},
+                        [](const std::string& r) {
+                          auto f = Fields(r);
+                          return std::stoi(f[1]) < 30 && f[2] == "R";
+                        });
         // The first filter drops every row: the others read nothing.
         ExpectExactRead(file.bytes, batch_size,
                         {{1, Op::kGt, {Scalar::I32(1000)}}, {7, Op::kGe, {Scalar::I64(0)}}},
