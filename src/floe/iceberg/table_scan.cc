@@ -300,13 +300,13 @@ Status CheckManifestSequenceNumbers(const Snapshot& snapshot,
   return Status::OK();
 }
 
-// Sorts tasks by (file path, start), the plan's deterministic order, without comparing the
-// paths' common prefix over and over: a table's paths share their location (often 60+
-// bytes), and a comparison through each task's DataFile pointer misses the cache. Each
-// task gets a key of the 8 bytes after the prefix all paths share (big-endian, zero
-// padded: a shorter path sorts first, as it does by bytes); only equal keys compare the
-// paths' rest.
-void SortByPath(std::vector<FileScanTask>* tasks) {
+// Sorts tasks by (file path, start), the plan's deterministic order, after their size,
+// largest first, when `largest_first` (GroupTasks). Paths are not compared over their
+// common prefix again and again: a table's paths share their location (often 60+ bytes),
+// and a comparison through each task's DataFile pointer misses the cache. Each task gets a
+// key of the 8 bytes after the prefix all paths share (big-endian, zero padded: a shorter
+// path sorts first, as it does by bytes); only equal keys compare the paths' rest.
+void SortTasks(std::vector<FileScanTask>* tasks, bool largest_first) {
   if (tasks->size() < 2) return;
   std::string_view first = (*tasks)[0].data_file->file_path;
   size_t common = first.size();
@@ -317,6 +317,7 @@ void SortByPath(std::vector<FileScanTask>* tasks) {
         std::mismatch(first.begin(), first.begin() + n, path.begin()).first - first.begin());
   }
   struct Key {
+    int64_t size;  // minus the length when largest_first, else 0
     uint64_t head;
     std::string_view rest;
     int64_t start;
@@ -331,11 +332,13 @@ void SortByPath(std::vector<FileScanTask>* tasks) {
     for (size_t b = 0; b < 8; ++b) {
       head = (head << 8) | (b < rest.size() ? static_cast<uint8_t>(rest[b]) : 0);
     }
-    keys.push_back(Key{head, rest, task.start, static_cast<uint32_t>(i)});
+    keys.push_back(
+        Key{largest_first ? -task.length : 0, head, rest, task.start, static_cast<uint32_t>(i)});
   }
   std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (a.size != b.size) return a.size < b.size;
     if (a.head != b.head) return a.head < b.head;
-    if (a.rest != b.rest) return a.rest < b.rest;
+    if (const int c = a.rest.compare(b.rest); c != 0) return c < 0;
     return a.start < b.start;
   });
   std::vector<FileScanTask> sorted;
@@ -514,7 +517,7 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
       }
     }
   }
-  SortByPath(&tasks);
+  SortTasks(&tasks, /*largest_first=*/false);
   return tasks;
 }
 
@@ -626,11 +629,7 @@ std::vector<ScanTaskGroup> GroupTasks(std::vector<FileScanTask> tasks, int max_g
   if (max_groups < 1) max_groups = 1;
   size_t n = std::max<size_t>(1, std::min(tasks.size(), static_cast<size_t>(max_groups)));
   std::vector<ScanTaskGroup> groups(n);
-  // By size, largest first; ties in path order.
-  SortByPath(&tasks);
-  std::stable_sort(tasks.begin(), tasks.end(), [](const FileScanTask& a, const FileScanTask& b) {
-    return a.length > b.length;
-  });
+  SortTasks(&tasks, /*largest_first=*/true);
   for (FileScanTask& task : tasks) {
     size_t lightest = 0;
     for (size_t g = 1; g < n; ++g) {
