@@ -7,7 +7,8 @@
 //   2. the values INDEX.md lists come back exactly (as CSV lines, compared as sets);
 //   3. generated_spec1/2 (Spark copy-on-write and merge-on-read histories): the current
 //      snapshot equals the committed expected_results rows, read by DuckDB, value by
-//      value through the normaliser in lib/common.mjs.
+//      value through the normaliser in lib/common.mjs;
+//   4. `floe iceberg plan` prints the same plan as text as it does as JSON.
 //
 // usage: node iceberg_fixtures.mjs PATH_TO_FLOE
 
@@ -216,4 +217,50 @@ for (const spec of ['generated_spec1_0_001', 'generated_spec2_0_001']) {
   else report.pass(name, `${got.length} rows equal`);
 }
 db.conn.closeSync?.();
+
+// ---------------------------------------------------------------------------------------
+// 4. `floe iceberg plan --format text` says what `--format json` says: the same counts, the
+//    same groups, and the same tasks in the same order (paths, ranges, rows, delete files).
+
+let plans = 0;
+for (const t of expected) {
+  const table = path.join(fixtures, t.group, t.metadata);
+  const short = t.metadata.replace(/\/metadata\/.*$/, '').split('/').slice(-3).join('/');
+  const args = ['iceberg', 'plan', table, '--partitions', '3', ...pathArgs(t.group, t.metadata)];
+  const text = runFloe(floe, [...args, '--format', 'text']);
+  const json = runFloe(floe, [...args, '--format', 'json']);
+  const name = `plan text ${short}`;
+  if (text.status !== 0 || json.status !== 0) {
+    // A table whose current snapshot cannot be planned must fail alike in both forms.
+    if (text.status !== 0 && json.status !== 0 && text.stderr === json.stderr) {
+      report.pass(name, 'the same error in both forms');
+    } else {
+      report.fail(name, `text exit ${text.status}, json exit ${json.status}: ${text.stderr}${json.stderr}`);
+    }
+    continue;
+  }
+  plans++;
+  const plan = parseJson(json.stdout);
+  const want = [`snapshot ${plan.snapshot_id === null ? '(none)' : String(plan.snapshot_id)}: ` +
+                `${plan.files} files, ${plan.bytes} bytes, ${plan.row_count} rows` +
+                `${plan.row_count_exact ? '' : ' (upper bound)'}, ${plan.delete_files} delete files, ` +
+                `${plan.groups.length} groups`];
+  plan.groups.forEach((g, i) => {
+    want.push(`group ${i}: ${g.tasks.length} tasks, ${g.bytes} bytes, ~${g.estimated_rows} rows`);
+    for (const task of g.tasks) {
+      const deletes = task.deletes.length ? `, ${task.deletes.length} delete files` : '';
+      want.push(`  ${task.path} [${task.start}, +${task.length}) ${task.estimated_rows} rows${deletes}`);
+    }
+  });
+  const got = text.stdout.split('\n');
+  if (got[got.length - 1] === '') got.pop();
+  const at = want.findIndex((line, i) => got[i] !== line);
+  if (got.length === want.length && at < 0) {
+    report.pass(name, `${want.length} lines`);
+  } else {
+    const i = at < 0 ? Math.min(got.length, want.length) : at;
+    report.fail(name, `line ${i + 1}: text ${show(got[i])}, json says ${show(want[i])}`);
+  }
+}
+console.log(`(${plans} plans compared)`);
 report.finish();

@@ -1,7 +1,9 @@
 #include "floe/iceberg/table_scan.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
+#include <cstring>
 #include <map>
 #include <numeric>
 #include <string_view>
@@ -312,14 +314,23 @@ void SortTasks(std::vector<FileScanTask>* tasks, bool largest_first) {
   size_t common = first.size();
   for (const FileScanTask& task : *tasks) {
     std::string_view path = task.data_file->file_path;
+    // Most paths hold the whole prefix: one vectorised comparison, no byte loop.
+    if (path.size() >= common && std::memcmp(path.data(), first.data(), common) == 0) continue;
     const size_t n = std::min(common, path.size());
     common = static_cast<size_t>(
         std::mismatch(first.begin(), first.begin() + n, path.begin()).first - first.begin());
   }
+  // The paths' rests are copied next to each other, so the comparisons of keys whose heads
+  // tie (files of one partition directory) read one arena instead of a string per DataFile.
+  size_t rest_bytes = 0;
+  for (const FileScanTask& task : *tasks) rest_bytes += task.data_file->file_path.size() - common;
+  std::string arena;
+  arena.reserve(rest_bytes);
   struct Key {
     int64_t size;  // minus the length when largest_first, else 0
     uint64_t head;
-    std::string_view rest;
+    size_t rest_offset;
+    uint32_t rest_size;
     int64_t start;
     uint32_t index;
   };
@@ -328,17 +339,22 @@ void SortTasks(std::vector<FileScanTask>* tasks, bool largest_first) {
   for (size_t i = 0; i < tasks->size(); ++i) {
     const FileScanTask& task = (*tasks)[i];
     std::string_view rest = std::string_view(task.data_file->file_path).substr(common);
-    uint64_t head = 0;
-    for (size_t b = 0; b < 8; ++b) {
-      head = (head << 8) | (b < rest.size() ? static_cast<uint8_t>(rest[b]) : 0);
-    }
-    keys.push_back(
-        Key{largest_first ? -task.length : 0, head, rest, task.start, static_cast<uint32_t>(i)});
+    unsigned char bytes[8] = {};
+    std::memcpy(bytes, rest.data(), std::min<size_t>(rest.size(), 8));
+    uint64_t head;
+    std::memcpy(&head, bytes, 8);
+    if constexpr (std::endian::native == std::endian::little) head = __builtin_bswap64(head);
+    keys.push_back(Key{largest_first ? -task.length : 0, head, arena.size(),
+                       static_cast<uint32_t>(rest.size()), task.start, static_cast<uint32_t>(i)});
+    arena.append(rest);
   }
-  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+  const std::string_view rests = arena;
+  std::sort(keys.begin(), keys.end(), [rests](const Key& a, const Key& b) {
     if (a.size != b.size) return a.size < b.size;
     if (a.head != b.head) return a.head < b.head;
-    if (const int c = a.rest.compare(b.rest); c != 0) return c < 0;
+    const int c =
+        rests.substr(a.rest_offset, a.rest_size).compare(rests.substr(b.rest_offset, b.rest_size));
+    if (c != 0) return c < 0;
     return a.start < b.start;
   });
   std::vector<FileScanTask> sorted;
@@ -476,6 +492,11 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
   deletes.Finish();
 
   std::vector<FileScanTask> tasks;
+  size_t data_entries = 0;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    if (kept[i]->content == FileContent::kData) data_entries += entries[i].size();
+  }
+  tasks.reserve(data_entries);  // one task per file unless files split
   for (size_t i = 0; i < kept.size(); ++i) {
     if (kept[i]->content != FileContent::kData) continue;
     const SpecContext& context = specs.at(kept[i]->partition_spec_id);
