@@ -233,10 +233,19 @@ class ParquetScanStream final : public exec::BatchStream {
             parquet::ColumnPredicate{column, parquet::ColumnPredicate::Op::kLe, {*filter->max}});
       }
     }
-    for (int rg : range.row_groups) {
+    for (size_t i = 0; i < range.row_groups.size(); ++i) {
+      const int rg = range.row_groups[i];
       if (rg < 0 || rg >= file_->num_row_groups()) {
         return Status::Invalid("'{}' has no row group {} ({} row groups)", range.path, rg,
                                file_->num_row_groups());
+      }
+      if (!range.row_group_rows.empty()) {
+        const auto [begin, end] = range.row_group_rows[i];
+        const int64_t rows = file_->metadata().row_groups[static_cast<size_t>(rg)].num_rows;
+        if (begin < 0 || begin >= end || end > rows) {
+          return Status::Invalid("'{}': rows [{}, {}) of row group {}, which has {} rows",
+                                 range.path, begin, end, rg, rows);
+        }
       }
     }
     // Keeps the row groups whose statistics do not rule `pruning` out.
@@ -255,16 +264,30 @@ class ParquetScanStream final : public exec::BatchStream {
       current_.reset();
       return Status::OK();
     }
+    // The rows of each kept row group this range reads (all, unless it holds a part).
+    auto rows_of = [&](const std::vector<int>& kept) {
+      std::vector<std::pair<int64_t, int64_t>> rows;
+      size_t at = 0;
+      for (int rg : kept) {
+        while (range.row_groups[at] != rg) ++at;  // kept is an ascending subset
+        rows.push_back(
+            range.row_group_rows.empty()
+                ? std::make_pair(int64_t{0},
+                                 file_->metadata().row_groups[static_cast<size_t>(rg)].num_rows)
+                : range.row_group_rows[at]);
+      }
+      return rows;
+    };
     if (names_.empty()) {
       FLOE_RETURN_NOT_OK(keep_matching(predicates));
       int64_t rows = 0;
-      for (int rg : row_groups)
-        rows += file_->metadata().row_groups[static_cast<size_t>(rg)].num_rows;
+      for (const auto& [begin, end] : rows_of(row_groups)) rows += end - begin;
       current_ = std::make_unique<RowCountStream>(schema(), rows, batch_size_);
       return Status::OK();
     }
     parquet::ReadRequest request;
     FLOE_ASSIGN_OR_RAISE(request.columns, file_->ColumnsByName(names_));
+    if (!range.row_group_rows.empty()) request.row_group_rows = rows_of(row_groups);
     request.row_groups = std::move(row_groups);
     request.predicates = std::move(predicates);
     // The filters stay above the scan, so batches may drop rows that fail them early.
@@ -453,15 +476,19 @@ exec::PlanPtr ParquetScanExec::WithDynamicFilter(int id, int column) const {
 std::string ParquetScanExec::ToString() const {
   size_t files = 0;
   size_t row_groups = 0;
+  size_t row_ranges = 0;
   std::string first_path;
   for (const std::vector<ParquetFileRange>& group : groups_) {
     for (const ParquetFileRange& range : group) {
       if (first_path.empty()) first_path = range.path;
       ++files;
       row_groups += range.row_groups.size();
+      row_ranges += range.row_group_rows.size();
     }
   }
   std::string out = fmt::format("ParquetScanExec: file_ranges={} row_groups={}", files, row_groups);
+  // Row groups some partitions share: each partition reads rows of them.
+  if (row_ranges > 0) out += fmt::format(" row_ranges={}", row_ranges);
   out += " projection=[";
   for (size_t i = 0; i < projection_.size(); ++i) {
     if (i > 0) out += ", ";
@@ -506,6 +533,10 @@ Status ParquetScanExec::Encode(codec::PlanEncoder& out) const {
       r->set_path(range.path);
       for (int row_group : range.row_groups) r->add_row_groups(row_group);
       r->set_bytes(range.bytes);
+      for (const auto& [begin, end] : range.row_group_rows) {
+        r->add_row_begin(begin);
+        r->add_row_end(end);
+      }
     }
   }
   for (int c : projection_) m.add_projection(c);
@@ -541,6 +572,19 @@ Result<exec::PlanPtr> ParquetScanExec::Decode(codec::PlanDecoder& in,
       }
       if (r.bytes() < 0) return in.Corrupt(fmt::format("file {}: negative bytes", r.path()));
       range.bytes = r.bytes();
+      if (r.row_begin_size() != r.row_end_size() ||
+          (r.row_begin_size() != 0 && r.row_begin_size() != r.row_groups_size())) {
+        return in.Corrupt(fmt::format("file {}: {} row ranges ({} ends) for {} row groups",
+                                      r.path(), r.row_begin_size(), r.row_end_size(),
+                                      r.row_groups_size()));
+      }
+      for (int i = 0; i < r.row_begin_size(); ++i) {
+        if (r.row_begin(i) < 0 || r.row_begin(i) >= r.row_end(i)) {
+          return in.Corrupt(fmt::format("file {}: rows [{}, {}) of row group {}", r.path(),
+                                        r.row_begin(i), r.row_end(i), r.row_groups(i)));
+        }
+        range.row_group_rows.emplace_back(r.row_begin(i), r.row_end(i));
+      }
       group.push_back(std::move(range));
     }
     groups.push_back(std::move(group));

@@ -58,9 +58,12 @@ struct PlannedParquetFile {
 struct ParquetFileRange {
   std::string path;
   std::vector<int> row_groups;  // ascending
-  int64_t bytes = 0;            // compressed bytes of those row groups
+  int64_t bytes = 0;            // compressed bytes of those row groups (or their parts)
   /// The file as opened at planning, or null (the scan then opens `path`).
   std::shared_ptr<const PlannedParquetFile> planned = nullptr;
+  /// Rows [first, second) of the row group at the same position in row_groups (a row
+  /// group shared with other partitions), or empty when every row group is read whole.
+  std::vector<std::pair<int64_t, int64_t>> row_group_rows = {};
 };
 
 /// `conjunct` (over `file_schema`) as a predicate the Parquet reader can prune row groups

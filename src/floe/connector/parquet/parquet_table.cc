@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <map>
+#include <string_view>
 #include <utility>
 
 #include "floe/format/parquet/metadata.h"
@@ -319,8 +321,11 @@ Result<exec::PlanPtr> ParquetTable::Scan(const exec::ScanRequest& request,
     size_t file;
     int row_group;
     int64_t bytes;
+    int64_t rows;
   };
   std::vector<Unit> units;
+  int64_t total_bytes = 0;
+  int64_t total_rows = 0;
   for (size_t f = 0; f < files_.size(); ++f) {
     const File& file = files_[f];
     std::vector<int> kept;
@@ -334,12 +339,16 @@ Result<exec::PlanPtr> ParquetTable::Scan(const exec::ScanRequest& request,
       FLOE_ASSIGN_OR_RAISE(kept, file.reader->PruneRowGroups(mapped));
     }
     for (int rg : kept) {
-      if (file.row_group_rows[static_cast<size_t>(rg)] == 0) continue;
-      units.push_back(Unit{f, rg, file.row_group_bytes[static_cast<size_t>(rg)]});
+      const int64_t rows = file.row_group_rows[static_cast<size_t>(rg)];
+      if (rows == 0) continue;
+      const int64_t bytes = file.row_group_bytes[static_cast<size_t>(rg)];
+      units.push_back(Unit{f, rg, bytes, rows});
+      total_bytes += bytes;
+      total_rows += rows;
     }
   }
-  size_t n = static_cast<size_t>(std::max(1, config.target_partitions()));
-  n = std::max<size_t>(1, std::min(n, units.size()));
+  const size_t wanted = static_cast<size_t>(std::max(1, config.target_partitions()));
+  size_t n = std::max<size_t>(1, std::min(wanted, units.size()));
   // Largest row groups first, each to the group with the fewest bytes so far.
   std::vector<size_t> order(units.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -365,6 +374,85 @@ Result<exec::PlanPtr> ParquetTable::Scan(const exec::ScanRequest& request,
       group.back().bytes += unit.bytes;
     }
     groups.push_back(std::move(group));
+  }
+
+  // Whole row groups leave partitions idle when there are fewer of them than partitions,
+  // or when one is much larger than the rest (a 150,000-row file written as 122,880 +
+  // 27,120 rows). Then the partitions take equal shares of the rows in file order
+  // instead, cutting row groups where a share ends. Only flat columns can be cut.
+  // A part is worth reading only where the reader can skip the pages outside it: files
+  // with an offset index (a file without one may hold a row group's column in a single
+  // page, which every partition would then decompress whole).
+  bool flat = true;
+  for (int c : request.projection) {
+    if (schema_->field(c).type()->is_nested()) flat = false;
+  }
+  for (const Unit& unit : units) {
+    const parquet::RowGroup& rg =
+        files_[unit.file].reader->metadata().row_groups[static_cast<size_t>(unit.row_group)];
+    for (const parquet::ColumnChunk& chunk : rg.columns) {
+      if (!chunk.offset_index_offset || !chunk.offset_index_length) flat = false;
+    }
+  }
+  const int64_t slices = std::min<int64_t>(static_cast<int64_t>(wanted),
+                                           std::max<int64_t>(1, total_rows / kMinRowsPerPart));
+  const int64_t heaviest = load.empty() ? 0 : *std::max_element(load.begin(), load.end());
+  if (flat && slices > 1 && total_bytes > 0 &&
+      (static_cast<size_t>(slices) > n || heaviest * slices * 10 > total_bytes * 11)) {
+    groups.assign(static_cast<size_t>(slices), {});
+    // Partition p ends once the rows taken reach (p + 1) / slices of them (rows, not
+    // bytes: a row group's bytes are not known page by page).
+    int64_t taken = 0;
+    size_t p = 0;
+    for (const Unit& unit : units) {
+      int64_t begin = 0;
+      while (begin < unit.rows) {
+        const int64_t share_end = total_rows * static_cast<int64_t>(p + 1) / slices;
+        int64_t end = unit.rows;
+        if (p + 1 < groups.size() && taken + (unit.rows - begin) > share_end) {
+          end = begin + (share_end - taken);
+          // No part below kMinRowsPerPart / 2 rows: a short tail stays with this
+          // partition, and a short head is not cut off (below).
+          if (unit.rows - end < kMinRowsPerPart / 2) end = unit.rows;
+        }
+        if (end - begin < kMinRowsPerPart / 2 && end < unit.rows) {
+          ++p;  // too little room left here: the row group starts the next partition
+          continue;
+        }
+        std::vector<ParquetFileRange>& group = groups[p];
+        const File& file = files_[unit.file];
+        if (group.empty() || group.back().path != file.path) {
+          group.push_back(ParquetFileRange{file.path, {}, 0, file.planned});
+        }
+        ParquetFileRange& range = group.back();
+        range.row_groups.push_back(unit.row_group);
+        range.row_group_rows.emplace_back(begin, end);
+        range.bytes +=
+            static_cast<int64_t>(static_cast<double>(unit.bytes) *
+                                 static_cast<double>(end - begin) / static_cast<double>(unit.rows));
+        taken += end - begin;
+        begin = end;
+        if (p + 1 < groups.size() && taken >= total_rows * static_cast<int64_t>(p + 1) / slices) {
+          ++p;
+        }
+      }
+    }
+    // A range that reads each of its row groups whole needs no row ranges.
+    std::map<std::string_view, const File*> by_path;
+    for (const File& file : files_) by_path.emplace(file.path, &file);
+    for (std::vector<ParquetFileRange>& group : groups) {
+      for (ParquetFileRange& range : group) {
+        const File& file = *by_path.at(range.path);
+        bool whole = true;
+        for (size_t i = 0; i < range.row_groups.size(); ++i) {
+          whole = whole && range.row_group_rows[i].first == 0 &&
+                  range.row_group_rows[i].second ==
+                      file.row_group_rows[static_cast<size_t>(range.row_groups[i])];
+        }
+        if (whole) range.row_group_rows.clear();
+      }
+    }
+    std::erase_if(groups, [](const std::vector<ParquetFileRange>& g) { return g.empty(); });
   }
   // The filters only prune, the rows still pass a filter above: a limit is safe only
   // without them.

@@ -39,10 +39,18 @@ class ParquetTable final : public exec::TableProvider {
   /// kInexact for what ToParquetPredicate accepts, kUnsupported otherwise.
   FilterPushdown SupportsFilter(const expr::Expr& conjunct) const override;
   /// A ParquetScanExec over the row groups the filters do not rule out, split at row
-  /// groups into at most target_partitions groups of about equal compressed bytes. The
-  /// request's limit is passed on only when there are no filters (they prune inexactly).
+  /// groups into at most target_partitions groups of about equal compressed bytes; when
+  /// whole row groups cannot fill the partitions evenly (fewer row groups than
+  /// partitions, or the heaviest partition 10% over an even share), every projected
+  /// column is flat and the files have offset indexes (so that a part's pages are found
+  /// without decompressing the others),
+  /// the partitions take equal shares of the rows in file order instead, cutting row
+  /// groups (no part under kMinRowsPerPart / 2 rows, no more partitions than
+  /// kMinRowsPerPart-row shares). The request's limit is passed on only when there are no
+  /// filters (they prune inexactly).
   Result<exec::PlanPtr> Scan(const exec::ScanRequest& request,
                              const exec::SessionConfig& config) const override;
+  static constexpr int64_t kMinRowsPerPart = 32768;
 
   /// One file's footer facts.
   struct File {

@@ -318,6 +318,55 @@ void ColumnChunkReader::SetRowSelection(std::vector<std::pair<int64_t, int64_t>>
   pages_ = std::move(pages);
 }
 
+Result<std::vector<PageLocation>> ColumnChunkReader::LocateDataPages() const {
+  const uint8_t* base = chunk_->data();
+  const int64_t chunk_size = chunk_->size();
+  std::vector<PageLocation> pages;
+  int64_t rows = 0;
+  for (int64_t pos = 0; pos < chunk_size && rows < num_rows_;) {
+    PageHeader h;
+    auto used = DecodeThrift({base + pos, static_cast<size_t>(chunk_size - pos)}, &h,
+                             static_cast<uint64_t>(chunk_offset_ + pos));
+    if (!used.ok()) {
+      return used.status().WithPrefix(
+          fmt::format("{}, page header at byte offset {}: ", context_, chunk_offset_ + pos));
+    }
+    const int64_t body = pos + static_cast<int64_t>(*used);
+    const int64_t csize = h.compressed_page_size;
+    if (csize < 0 || csize > chunk_size - body) {
+      return Status::Corrupt(
+          "{}, page at byte offset {} claims {} compressed bytes, but only {} remain in the "
+          "column chunk",
+          context_, chunk_offset_ + pos, csize, chunk_size - body);
+    }
+    std::optional<int64_t> page_rows;
+    if (h.type == PageType::kDataPage && h.data_page_header) {
+      page_rows = h.data_page_header->num_values;  // a flat column: one value per row
+    } else if (h.type == PageType::kDataPageV2 && h.data_page_header_v2) {
+      page_rows = h.data_page_header_v2->num_rows;
+    } else if (h.type == PageType::kDataPage || h.type == PageType::kDataPageV2) {
+      return Status::Corrupt("{}, page at byte offset {}: data page without its header", context_,
+                             chunk_offset_ + pos);
+    }
+    if (page_rows) {
+      if (*page_rows < 0 || *page_rows > num_rows_ - rows) {
+        return Status::Corrupt(
+            "{}, page at byte offset {} holds {} rows, more than the {} the row group has left",
+            context_, chunk_offset_ + pos, *page_rows, num_rows_ - rows);
+      }
+      pages.push_back(
+          PageLocation{chunk_offset_ + pos, static_cast<int32_t>(body + csize - pos), rows});
+      rows += *page_rows;
+    }
+    pos = body + csize;
+  }
+  if (rows != num_rows_) {
+    return Status::Corrupt("{}: the data pages hold {} rows, the row group {}", context_, rows,
+                           num_rows_);
+  }
+  return pages;
+}
+
 Status ColumnChunkReader::SeekSelectedPage(bool* eof) {
   while (next_page_ < pages_.size()) {
     const PageLocation& loc = pages_[next_page_];

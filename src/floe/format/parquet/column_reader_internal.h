@@ -91,6 +91,12 @@ class ColumnChunkReader {
   void SetRowSelection(std::vector<std::pair<int64_t, int64_t>> ranges,
                        std::vector<PageLocation> pages);
 
+  /// The data pages of a flat column's chunk as an offset index would list them, found by
+  /// walking the page headers (nothing is decompressed): for files without an offset
+  /// index. Call before the first ReadRecords. kCorrupt when a header is unreadable or
+  /// the pages' rows do not add up to the row group's.
+  Result<std::vector<PageLocation>> LocateDataPages() const;
+
   /// For a string or binary leaf: from now on (across Restart too) ReadRecords also
   /// fills LeafBatch::pass, 1 for a value equal to one string of each of `sets`. A
   /// dictionary's entries are tested once, when the dictionary is read.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <future>
+#include <map>
 #include <optional>
 #include <system_error>
 #include <utility>
@@ -96,12 +97,34 @@ Result<std::unique_ptr<RecordBatchReader>> FileReader::Read(const ReadRequest& r
     for (int i = 0; i < schema_.schema->num_fields(); ++i) columns.push_back(i);
   }
   std::vector<int> row_groups;
+  std::map<int, std::pair<int64_t, int64_t>> slices;
   if (request.row_groups) {
     row_groups = *request.row_groups;
     for (size_t i = 0; i < row_groups.size(); ++i) {
       if (row_groups[i] < 0 || row_groups[i] >= num_row_groups() ||
           (i > 0 && row_groups[i] <= row_groups[i - 1])) {
         return Status::Invalid("row groups must be ascending indices below {}", num_row_groups());
+      }
+    }
+    if (!request.row_group_rows.empty()) {
+      if (request.row_group_rows.size() != row_groups.size()) {
+        return Status::Invalid("'{}': {} row ranges for {} row groups", path(),
+                               request.row_group_rows.size(), row_groups.size());
+      }
+      for (int c : columns) {
+        if (schema_.top[static_cast<size_t>(c)].kind != ReadNode::Kind::kLeaf) {
+          return Status::Invalid("'{}': column '{}' is nested: its row groups cannot be sliced",
+                                 path(), schema_.schema->field(c).name());
+        }
+      }
+      for (size_t i = 0; i < row_groups.size(); ++i) {
+        const auto [begin, end] = request.row_group_rows[i];
+        const int64_t rows = metadata_.row_groups[static_cast<size_t>(row_groups[i])].num_rows;
+        if (begin < 0 || begin >= end || end > rows) {
+          return Status::Invalid("'{}': rows [{}, {}) of row group {}, which has {} rows", path(),
+                                 begin, end, row_groups[i], rows);
+        }
+        if (begin > 0 || end < rows) slices[row_groups[i]] = {begin, end};
       }
     }
     if (!request.predicates.empty()) {
@@ -112,6 +135,9 @@ Result<std::unique_ptr<RecordBatchReader>> FileReader::Read(const ReadRequest& r
       row_groups = std::move(both);
     }
   } else {
+    if (!request.row_group_rows.empty()) {
+      return Status::Invalid("'{}': row ranges without their row groups", path());
+    }
     FLOE_ASSIGN_OR_RAISE(row_groups, PruneRowGroups(request.predicates));
   }
   std::vector<Field> fields;
@@ -119,16 +145,18 @@ Result<std::unique_ptr<RecordBatchReader>> FileReader::Read(const ReadRequest& r
   auto schema = std::make_shared<Schema>(std::move(fields), schema_.schema->metadata());
   return std::unique_ptr<RecordBatchReader>(
       new BatchReader(this, std::move(schema), std::move(columns), std::move(row_groups),
-                      request.predicates, request.filter_rows));
+                      std::move(slices), request.predicates, request.filter_rows));
 }
 
 BatchReader::BatchReader(const FileReader* file, SchemaPtr schema, std::vector<int> columns,
-                         std::vector<int> row_groups, std::vector<ColumnPredicate> predicates,
-                         bool filter_rows)
+                         std::vector<int> row_groups,
+                         std::map<int, std::pair<int64_t, int64_t>> slices,
+                         std::vector<ColumnPredicate> predicates, bool filter_rows)
     : file_(file),
       schema_(std::move(schema)),
       columns_(std::move(columns)),
       row_groups_(std::move(row_groups)),
+      slices_(std::move(slices)),
       predicates_(std::move(predicates)),
       filter_rows_(filter_rows) {
   const FileSchema& fs = file_->file_schema();
@@ -331,7 +359,9 @@ Status BatchReader::StartRowGroup() {
     reader->SetVerifyChecksums(opt.verify_page_checksums);
     readers_.push_back(std::move(reader));
   }
-  if (opt.use_page_index && !predicates_.empty()) FLOE_RETURN_NOT_OK(ApplyPageIndex(rg));
+  const auto slice = slices_.find(current_rg_);
+  if (slice != slices_.end()) return SelectRows(rg, slice->second);
+  if (opt.use_page_index && !predicates_.empty()) return SelectRows(rg, {0, rg_rows_});
   return Status::OK();
 }
 

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "floe/batch/array.h"
@@ -57,6 +58,12 @@ struct ReadRequest {
   std::optional<std::vector<int>> columns;
   /// Row groups to read, ascending; nullopt reads all of them (after pruning).
   std::optional<std::vector<int>> row_groups;
+  /// Rows [first, second) (numbered within the row group) of the row group at the same
+  /// position in row_groups, or empty to read every row group whole: how scan partitions
+  /// share a large row group. Needs row_groups, and flat columns only (a nested projected
+  /// column is kInvalid). The pages outside a slice are skipped, found through the offset
+  /// index or else through the page headers, and never decompressed.
+  std::vector<std::pair<int64_t, int64_t>> row_group_rows;
   /// Conjunction of predicates used for row-group and page pruning.
   std::vector<ColumnPredicate> predicates;
   /// Also drops the rows of a batch that fail a predicate when that is cheap to tell:

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <future>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,8 +32,8 @@ class FileReader;
 class BatchReader final : public RecordBatchReader {
  public:
   BatchReader(const FileReader* file, SchemaPtr schema, std::vector<int> columns,
-              std::vector<int> row_groups, std::vector<ColumnPredicate> predicates,
-              bool filter_rows);
+              std::vector<int> row_groups, std::map<int, std::pair<int64_t, int64_t>> slices,
+              std::vector<ColumnPredicate> predicates, bool filter_rows);
 
   const SchemaPtr& schema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override;
@@ -66,8 +67,11 @@ class BatchReader final : public RecordBatchReader {
   // Starts reading the next row group's chunks in the background when they fit in
   // read_ahead_bytes. Errors of planning are left for that row group's start to report.
   void StartReadAhead();
-  // Narrows the rows read from the current row group with the page index.
-  Status ApplyPageIndex(const RowGroup& rg);
+  // Reads only rows [slice.first, slice.second) of the current row group, narrowed further
+  // by the page index when the options use it and predicates can: the column readers skip
+  // the pages that hold none of them (found through the offset index, or without one
+  // through the page headers).
+  Status SelectRows(const RowGroup& rg, std::pair<int64_t, int64_t> slice);
   Result<OffsetIndex> ReadOffsetIndex(const ColumnChunk& cc, const LeafInfo& leaf);
   // Bytes [off, off + len) of a page index of row group `rg`: writers put a row group's
   // column and offset indexes side by side, so the first call reads that whole region
@@ -125,6 +129,8 @@ class BatchReader final : public RecordBatchReader {
   SchemaPtr schema_;
   std::vector<int> columns_;
   std::vector<int> row_groups_;
+  // The row groups read in part: rows [first, second).
+  std::map<int, std::pair<int64_t, int64_t>> slices_;
   std::vector<ColumnPredicate> predicates_;
   bool filter_rows_;
   std::vector<RowFilter> row_filters_;

@@ -263,18 +263,22 @@ Result<OffsetIndex> BatchReader::ReadOffsetIndex(const ColumnChunk& cc, const Le
   return index;
 }
 
-Status BatchReader::ApplyPageIndex(const RowGroup& rg) {
+Status BatchReader::SelectRows(const RowGroup& rg, std::pair<int64_t, int64_t> slice) {
   const FileSchema& fs = file_->file_schema();
   using Ranges = std::vector<std::pair<int64_t, int64_t>>;
   auto has_index = [&](const LeafInfo& leaf) {
     const ColumnChunk& cc = rg.columns[static_cast<size_t>(leaf.column_index)];
     return leaf.max_rep == 0 && cc.offset_index_offset && cc.offset_index_length;
   };
+  bool indexed = file_->options().use_page_index;
   for (int l : leaves_) {
-    if (!has_index(fs.leaves[static_cast<size_t>(l)])) return Status::OK();
+    if (!has_index(fs.leaves[static_cast<size_t>(l)])) indexed = false;
   }
-  Ranges selected = {{0, rg_rows_}};
-  for (const ColumnPredicate& p : predicates_) {
+  const bool whole = slice == std::make_pair(int64_t{0}, rg_rows_);
+  if (!indexed && whole) return Status::OK();
+  Ranges selected = {slice};
+  const std::vector<ColumnPredicate> none;
+  for (const ColumnPredicate& p : indexed ? predicates_ : none) {
     const ReadNode& node = fs.top[static_cast<size_t>(p.column)];
     if (node.kind != ReadNode::Kind::kLeaf) continue;
     const LeafInfo& leaf = fs.leaves[static_cast<size_t>(node.leaf)];
@@ -343,9 +347,16 @@ Status BatchReader::ApplyPageIndex(const RowGroup& rg) {
   for (const auto& r : selected) rows += r.second - r.first;
   for (size_t k = 0; k < leaves_.size(); ++k) {
     const LeafInfo& leaf = fs.leaves[static_cast<size_t>(leaves_[k])];
-    FLOE_ASSIGN_OR_RAISE(OffsetIndex oi,
-                         ReadOffsetIndex(rg.columns[static_cast<size_t>(leaf.column_index)], leaf));
-    readers_[k]->SetRowSelection(selected, std::move(oi.page_locations));
+    std::vector<PageLocation> pages;
+    if (indexed) {
+      FLOE_ASSIGN_OR_RAISE(
+          OffsetIndex oi,
+          ReadOffsetIndex(rg.columns[static_cast<size_t>(leaf.column_index)], leaf));
+      pages = std::move(oi.page_locations);
+    } else {
+      FLOE_ASSIGN_OR_RAISE(pages, readers_[k]->LocateDataPages());
+    }
+    readers_[k]->SetRowSelection(selected, std::move(pages));
   }
   rg_rows_ = rows;
   return Status::OK();
