@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <ostream>
+#include <regex>
 #include <sstream>
 #include <utility>
 
@@ -338,7 +339,23 @@ std::string SltTypesOf(const Schema& schema) {
   return types;
 }
 
+bool SltExpectsPattern(const SltRecord& record) {
+  return record.expected.size() == 1 && (record.expected[0].starts_with("<REGEX>:") ||
+                                         record.expected[0].starts_with("<!REGEX>:"));
+}
+
 bool SltResultsMatch(const SltRecord& record, const std::vector<std::string>& actual) {
+  if (SltExpectsPattern(record)) {
+    const std::string& line = record.expected[0];
+    const bool match = line.starts_with("<REGEX>:");
+    {
+      std::string text;
+      for (const std::string& row : actual) text += (text.empty() ? "" : "\n") + row;
+      const std::regex pattern(line.substr(line.find(':') + 1),
+                               std::regex::ECMAScript | std::regex::multiline);
+      return std::regex_search(text, pattern) == match;
+    }
+  }
   if (record.sort_mode == "valuesort") return Flatten(record.expected) == Flatten(actual);
   bool sort = record.sort_mode == "rowsort";
   return Normalized(record.expected, sort) == Normalized(actual, sort);
@@ -565,7 +582,16 @@ Result<int> RunSqllogictest(const SqllogictestOptions& options, std::ostream& ou
           value.replace(at, test_dir.size(), kTestDir);
         }
       }
-      actual[k] = &actual_rows[k];
+      // A pattern stays as written, also under --complete.
+      if (!SltExpectsPattern(r)) actual[k] = &actual_rows[k];
+      if (SltExpectsPattern(r) && new_types[k].empty() && !SltResultsMatch(r, actual_rows[k])) {
+        fail(r, "the result does not match the pattern");
+        out << "  pattern:\n";
+        PrintRows(out, r.expected);
+        out << "  actual:\n";
+        PrintRows(out, actual_rows[k]);
+        continue;
+      }
       if (!new_types[k].empty() || !SltResultsMatch(r, actual_rows[k])) {
         if (options.complete) {
           ++passed;

@@ -37,7 +37,11 @@
 //       The rows end at the first blank line (or the end of the file). nosort (the
 //       default) compares rows in order; rowsort sorts the expected and the actual rows
 //       (as text) before comparing; valuesort compares the sorted lists of all values.
-//       A query with no "----" line expects no rows.
+//       A query with no "----" line expects no rows. An expected result of one line
+//       `<REGEX>:pattern` (or `<!REGEX>:pattern`) instead requires that the pattern (ECMAScript
+//       syntax; ^ and $ match at line ends) matches (does not match) somewhere in the rows
+//       joined by newlines: for EXPLAIN output that holds values a run cannot know, as
+//       snapshot ids.
 //
 //   halt
 //       Stops the file here.
@@ -128,7 +132,9 @@ std::vector<std::string> FormatSltRows(const std::vector<RecordBatchPtr>& batche
 /// date/time/timestamps D, anything else T).
 std::string SltTypesOf(const Schema& schema);
 
-/// Whether `actual` matches the record's expected rows under its sort mode.
+/// Whether the record's expected result is a `<REGEX>:` or `<!REGEX>:` pattern.
+bool SltExpectsPattern(const SltRecord& record);
+/// Whether `actual` matches the record's expected rows under its sort mode (or pattern).
 bool SltResultsMatch(const SltRecord& record, const std::vector<std::string>& actual);
 
 /// Rewrites a file's text with the actual rows of its queries: `actual[i]` holds the

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -35,9 +36,23 @@ struct FileScanTask {
   /// Rows in the range before deletes and residual: the file's record count for a whole
   /// file, an estimate proportional to bytes for a split.
   int64_t estimated_row_count = 0;
+  /// Of the n rows of the range's row groups (before any pruning), rows
+  /// [part_begin * n / parts, part_end * n / parts) in file order: a part of a range that
+  /// several scan partitions share (SplitTasksIntoParts). 0, 1 of 1 is the whole range.
+  int64_t part_begin = 0;
+  int64_t part_end = 1;
+  int64_t parts = 1;
 
+  bool is_part() const { return part_begin != 0 || part_end != parts; }
+  /// Whether the range is the whole file (a part of it reads some of its rows: the parts
+  /// of a range are planned together, so that they add up to the file).
   bool is_whole_file() const {
     return start == 0 && data_file && length == data_file->file_size_in_bytes;
+  }
+  /// The bytes the task reads, as groups balance them: a part's share of its range.
+  int64_t weight() const {
+    if (!is_part()) return length;
+    return static_cast<int64_t>(static_cast<__int128>(length) * (part_end - part_begin) / parts);
   }
 };
 

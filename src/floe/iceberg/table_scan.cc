@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <numeric>
@@ -332,6 +333,7 @@ void SortTasks(std::vector<FileScanTask>* tasks, bool largest_first) {
     size_t rest_offset;
     uint32_t rest_size;
     int64_t start;
+    int64_t part;
     uint32_t index;
   };
   std::vector<Key> keys;
@@ -344,8 +346,9 @@ void SortTasks(std::vector<FileScanTask>* tasks, bool largest_first) {
     uint64_t head;
     std::memcpy(&head, bytes, 8);
     if constexpr (std::endian::native == std::endian::little) head = __builtin_bswap64(head);
-    keys.push_back(Key{largest_first ? -task.length : 0, head, arena.size(),
-                       static_cast<uint32_t>(rest.size()), task.start, static_cast<uint32_t>(i)});
+    keys.push_back(Key{largest_first ? -task.weight() : 0, head, arena.size(),
+                       static_cast<uint32_t>(rest.size()), task.start, task.part_begin,
+                       static_cast<uint32_t>(i)});
     arena.append(rest);
   }
   const std::string_view rests = arena;
@@ -355,7 +358,8 @@ void SortTasks(std::vector<FileScanTask>* tasks, bool largest_first) {
     const int c =
         rests.substr(a.rest_offset, a.rest_size).compare(rests.substr(b.rest_offset, b.rest_size));
     if (c != 0) return c < 0;
-    return a.start < b.start;
+    if (a.start != b.start) return a.start < b.start;
+    return a.part < b.part;
   });
   std::vector<FileScanTask> sorted;
   sorted.reserve(tasks->size());
@@ -543,7 +547,12 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
 }
 
 Result<std::vector<ScanTaskGroup>> TableScan::PlanGroups(int max_groups) const {
+  return PlanGroups(max_groups, /*parts=*/false);
+}
+
+Result<std::vector<ScanTaskGroup>> TableScan::PlanGroups(int max_groups, bool parts) const {
   FLOE_ASSIGN_OR_RAISE(std::vector<FileScanTask> tasks, PlanFiles());
+  if (parts) tasks = SplitTasksIntoParts(std::move(tasks), max_groups);
   return GroupTasks(std::move(tasks), max_groups);
 }
 
@@ -646,6 +655,54 @@ std::vector<std::pair<int64_t, int64_t>> SplitRanges(const DataFile& file, int64
   return ranges;
 }
 
+std::vector<FileScanTask> SplitTasksIntoParts(std::vector<FileScanTask> tasks, int max_groups) {
+  if (max_groups < 2 || tasks.empty()) return tasks;
+  int64_t total = 0;
+  for (const FileScanTask& task : tasks) total += task.estimated_row_count;
+  const int64_t groups = std::min<int64_t>(max_groups, total / kMinRowsPerTaskPart);
+  if (groups < 2) return tasks;
+  // Only where whole tasks would leave groups idle: a part decompresses the pages it
+  // shares with its neighbour (a megabyte each, as writers page), which costs more than
+  // evening out groups that all have work (measured: 82/18 rows in two files, TPC-H Q22
+  // 8% slower cut; one file, 25% faster).
+  if (static_cast<int64_t>(tasks.size()) >= groups) return tasks;
+  // The groups' shares are cut from the tasks in order: group g's share ends where the
+  // rows taken reach (g + 1) / groups of them. A cut inside a task makes two parts of it
+  // (in units of its estimated rows), none under half of kMinRowsPerTaskPart rows.
+  std::vector<FileScanTask> out;
+  int64_t taken = 0;
+  int64_t g = 0;
+  for (FileScanTask& task : tasks) {
+    const int64_t rows = task.estimated_row_count;
+    int64_t begin = 0;
+    while (begin < rows) {
+      int64_t end = rows;
+      const int64_t share_end = total * (g + 1) / groups;
+      if (g + 1 < groups && taken + (rows - begin) > share_end) {
+        end = begin + (share_end - taken);
+        if (rows - end < kMinRowsPerTaskPart / 2) end = rows;
+        if (end - begin < kMinRowsPerTaskPart / 2 && end < rows) {
+          ++g;  // too little left of this share: the task starts the next one
+          continue;
+        }
+      }
+      FileScanTask piece = task;
+      if (begin > 0 || end < rows) {
+        piece.part_begin = begin;
+        piece.part_end = end;
+        piece.parts = rows;
+        piece.estimated_row_count = end - begin;
+      }
+      out.push_back(std::move(piece));
+      taken += end - begin;
+      begin = end;
+      if (g + 1 < groups && taken >= total * (g + 1) / groups) ++g;
+    }
+    if (rows <= 0) out.push_back(std::move(task));
+  }
+  return out;
+}
+
 std::vector<ScanTaskGroup> GroupTasks(std::vector<FileScanTask> tasks, int max_groups) {
   if (max_groups < 1) max_groups = 1;
   size_t n = std::max<size_t>(1, std::min(tasks.size(), static_cast<size_t>(max_groups)));
@@ -656,7 +713,7 @@ std::vector<ScanTaskGroup> GroupTasks(std::vector<FileScanTask> tasks, int max_g
     for (size_t g = 1; g < n; ++g) {
       if (groups[g].total_bytes < groups[lightest].total_bytes) lightest = g;
     }
-    groups[lightest].total_bytes += task.length;
+    groups[lightest].total_bytes += task.weight();
     groups[lightest].estimated_row_count += task.estimated_row_count;
     groups[lightest].tasks.push_back(std::move(task));
   }

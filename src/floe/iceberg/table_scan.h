@@ -121,6 +121,8 @@ class TableScan {
 
   /// PlanFiles grouped into at most max_groups groups (GroupTasks).
   Result<std::vector<ScanTaskGroup>> PlanGroups(int max_groups) const;
+  /// PlanGroups, with tasks cut into parts first when `parts` (SplitTasksIntoParts).
+  Result<std::vector<ScanTaskGroup>> PlanGroups(int max_groups, bool parts) const;
 
   /// Statistics over planned tasks.
   ScanStatistics Statistics(const std::vector<FileScanTask>& tasks) const;
@@ -150,5 +152,16 @@ std::vector<std::pair<int64_t, int64_t>> SplitRanges(const DataFile& file, int64
 /// Never returns zero groups: no tasks give one empty group; fewer tasks than max_groups
 /// give one group per task. max_groups < 1 is treated as 1.
 std::vector<ScanTaskGroup> GroupTasks(std::vector<FileScanTask> tasks, int max_groups);
+
+/// Fewest rows a task part (FileScanTask::part) is cut to.
+inline constexpr int64_t kMinRowsPerTaskPart = 32768;
+
+/// Cuts tasks into parts (FileScanTask::part_begin...) when there are fewer of them than
+/// `max_groups` groups (a table of one large file is otherwise read by one partition):
+/// the groups' even shares of the estimated rows are cut from the tasks in order, no part
+/// under half of kMinRowsPerTaskPart rows and no more shares than kMinRowsPerTaskPart-row
+/// ones. Only for scans whose columns read are all flat (the reader cannot cut nested
+/// ones).
+std::vector<FileScanTask> SplitTasksIntoParts(std::vector<FileScanTask> tasks, int max_groups);
 
 }  // namespace floe::iceberg

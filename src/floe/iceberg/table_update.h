@@ -23,14 +23,14 @@ namespace floe::iceberg {
 /// One assumption about the current metadata (REST spec, `TableRequirement`).
 struct TableRequirement {
   enum class Kind : uint8_t {
-    kAssertCreate,                  // the table does not exist
-    kAssertTableUuid,               // uuid
-    kAssertRefSnapshotId,           // ref points at snapshot_id (nullopt: ref must not exist)
-    kAssertLastAssignedFieldId,     // last-column-id == id
-    kAssertCurrentSchemaId,         // current-schema-id == id
+    kAssertCreate,                   // the table does not exist
+    kAssertTableUuid,                // uuid
+    kAssertRefSnapshotId,            // ref points at snapshot_id (nullopt: ref must not exist)
+    kAssertLastAssignedFieldId,      // last-column-id == id
+    kAssertCurrentSchemaId,          // current-schema-id == id
     kAssertLastAssignedPartitionId,  // last-partition-id == id
-    kAssertDefaultSpecId,           // default-spec-id == id
-    kAssertDefaultSortOrderId,      // default-sort-order-id == id
+    kAssertDefaultSpecId,            // default-spec-id == id
+    kAssertDefaultSortOrderId,       // default-sort-order-id == id
   };
   Kind kind = Kind::kAssertCreate;
   std::string uuid;

@@ -460,6 +460,41 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
   // Row groups: those starting in the byte range, less those the residual rules out.
   const parquet::FileMetaData& metadata = file.metadata();
   std::vector<int> row_groups = RowGroupsInRange(metadata, task.start, task.length);
+  // A part of the range reads its share of the range's rows: rows [begin, end) of each
+  // row group it overlaps (slices, by position in row_groups; empty: whole row groups).
+  std::vector<std::pair<int64_t, int64_t>> slices;
+  if (task.is_part()) {
+    if (task.parts < 1 || task.part_begin < 0 || task.part_begin >= task.part_end ||
+        task.part_end > task.parts) {
+      return Status::Invalid("data file '{}': task part [{}, {}) of {}", path, task.part_begin,
+                             task.part_end, task.parts);
+    }
+    bool nested = false;
+    for (int c : file_columns) nested = nested || file.schema()->field(c).type()->is_nested();
+    if (nested) {
+      // The reader cannot cut nested columns: the first part reads the whole range.
+      if (task.part_begin > 0) row_groups.clear();
+    } else {
+      int64_t total = 0;
+      for (int rg : row_groups) total += metadata.row_groups[static_cast<size_t>(rg)].num_rows;
+      auto bound = [&](int64_t k) {
+        return static_cast<int64_t>(static_cast<__int128>(total) * k / task.parts);
+      };
+      const int64_t from = bound(task.part_begin), to = bound(task.part_end);
+      std::vector<int> overlapped;
+      int64_t at = 0;
+      for (int rg : row_groups) {
+        const int64_t rows = metadata.row_groups[static_cast<size_t>(rg)].num_rows;
+        const int64_t lo = std::max(from, at), hi = std::min(to, at + rows);
+        if (lo < hi) {
+          overlapped.push_back(rg);
+          slices.emplace_back(lo - at, hi - at);
+        }
+        at += rows;
+      }
+      row_groups = std::move(overlapped);
+    }
+  }
   std::vector<parquet::ColumnPredicate> predicates;
   if (residual != nullptr) {
     predicates = internal::ResidualToParquetPredicates(*residual, file_fields);
@@ -467,9 +502,14 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
   if (!predicates.empty() && !row_groups.empty()) {
     FLOE_ASSIGN_OR_RAISE(std::vector<int> survivors, file.PruneRowGroups(predicates));
     std::vector<int> kept;
-    std::set_intersection(row_groups.begin(), row_groups.end(), survivors.begin(), survivors.end(),
-                          std::back_inserter(kept));
+    std::vector<std::pair<int64_t, int64_t>> kept_slices;
+    for (size_t i = 0; i < row_groups.size(); ++i) {
+      if (!std::binary_search(survivors.begin(), survivors.end(), row_groups[i])) continue;
+      kept.push_back(row_groups[i]);
+      if (!slices.empty()) kept_slices.push_back(slices[i]);
+    }
     row_groups = std::move(kept);
+    slices = std::move(kept_slices);
   }
   const bool reads_positions = std::any_of(
       plan.metadata_columns.begin(), plan.metadata_columns.end(), [](const auto& column) {
@@ -482,10 +522,12 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
     first_row[i + 1] = first_row[i] + metadata.row_groups[i].num_rows;
   }
   std::vector<int64_t> row_group_rows;
-  for (int rg : row_groups) {
-    const int64_t rows = metadata.row_groups[static_cast<size_t>(rg)].num_rows;
-    row_group_rows.push_back(rows);
-    if (need_positions) plan.row_groups.emplace_back(first_row[static_cast<size_t>(rg)], rows);
+  for (size_t i = 0; i < row_groups.size(); ++i) {
+    const size_t rg = static_cast<size_t>(row_groups[i]);
+    const auto [begin, end] =
+        slices.empty() ? std::make_pair(int64_t{0}, metadata.row_groups[rg].num_rows) : slices[i];
+    row_group_rows.push_back(end - begin);
+    if (need_positions) plan.row_groups.emplace_back(first_row[rg] + begin, end - begin);
   }
   // A batch of zero rows still has to pass through the pipeline once for nothing, so an
   // empty selection reads nothing.
@@ -495,6 +537,7 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
     parquet::ReadRequest request;
     request.columns = file_columns;
     request.row_groups = row_groups;
+    request.row_group_rows = slices;
     // Page pruning and row filtering drop rows inside a row group, so positions would be
     // lost: only without position deletes.
     if (!need_positions) {

@@ -152,6 +152,23 @@ TEST(SltCompare, SortModes) {
   EXPECT_FALSE(SltResultsMatch(r, {"a 2", "b 1", "3"}));
 }
 
+TEST(SltCompare, Patterns) {
+  SltRecord r;
+  r.kind = SltRecord::Kind::kQuery;
+  r.expected = {"<REGEX>:^Scan: snapshot=\\d+ rows=2$"};
+  EXPECT_TRUE(SltExpectsPattern(r));
+  EXPECT_TRUE(SltResultsMatch(r, {"Plan:", "Scan: snapshot=123 rows=2", "Stages:"}));
+  EXPECT_FALSE(SltResultsMatch(r, {"Scan: snapshot=none rows=2"}));
+  EXPECT_FALSE(SltResultsMatch(r, {"Scan: snapshot=1 rows=2 more"}));
+  r.expected = {"<!REGEX>:in part"};
+  EXPECT_TRUE(SltResultsMatch(r, {"groups=[1 files 10 bytes]"}));
+  EXPECT_FALSE(SltResultsMatch(r, {"groups=[1 files (1 in part) 10 bytes]"}));
+  // Two expected lines are rows, not a pattern.
+  r.expected = {"<REGEX>:a", "b"};
+  EXPECT_FALSE(SltExpectsPattern(r));
+  EXPECT_FALSE(SltResultsMatch(r, {"a", "b"}));
+}
+
 TEST(SltComplete, RewritesExpectedRows) {
   std::string text =
       "query I\n"

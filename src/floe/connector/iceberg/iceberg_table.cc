@@ -45,7 +45,7 @@ bool TrivialResidual(const iceberg::FileScanTask& task) {
 }
 
 // A whole data file whose rows all come out: its manifest record count is the task's
-// output row count.
+// output row count (a part's, its share of it: the parts of a file add up to it).
 bool CountableFromMetadata(const iceberg::FileScanTask& task) {
   return task.is_whole_file() && task.delete_files.empty() && TrivialResidual(task);
 }
@@ -79,7 +79,7 @@ class TaskOpener {
       : reader_(std::move(reader)), counting_(counting), batch_size_(batch_size) {}
 
   Result<std::unique_ptr<RecordBatchReader>> Open(const iceberg::FileScanTask& task) const {
-    if (counting_ && CountableFromMetadata(task)) {
+    if (counting_ && CountableFromMetadata(task) && !task.is_part()) {
       return std::unique_ptr<RecordBatchReader>(
           new RowCountReader(task.data_file->record_count, batch_size_));
     }
@@ -714,8 +714,12 @@ Result<exec::PlanPtr> IcebergTable::Scan(const exec::ScanRequest& request,
   }
   FLOE_ASSIGN_OR_RAISE(std::unique_ptr<iceberg::TableScan> scan,
                        iceberg::TableScan::Make(table_.metadata, table_.io, options));
+  // A table of few large files would leave partitions idle: its tasks are cut into parts
+  // of their rows, when every column read is flat (the reader cannot cut nested ones).
+  bool flat = !counting_only;
+  for (int c : wanted) flat = flat && !schema_->field(c).type()->is_nested();
   FLOE_ASSIGN_OR_RAISE(std::vector<iceberg::ScanTaskGroup> groups,
-                       scan->PlanGroups(std::max(1, config.target_partitions())));
+                       scan->PlanGroups(std::max(1, config.target_partitions()), flat));
   ArrangeForSortOrder(scan->metadata(), *scan->schema(), groups);
   IcebergScanExec::Parts parts;
   parts.table_name = name_;
@@ -921,8 +925,14 @@ std::string IcebergScanExec::ToString() const {
     if (g > 0) out += ", ";
     const iceberg::ScanTaskGroup& group = parts_.groups[g];
     std::set<std::string> files;
-    for (const iceberg::FileScanTask& task : group.tasks) files.insert(task.data_file->file_path);
-    out += fmt::format("{} files {} bytes", files.size(), group.total_bytes);
+    size_t parts = 0;  // tasks that read part of a range other groups read too
+    for (const iceberg::FileScanTask& task : group.tasks) {
+      files.insert(task.data_file->file_path);
+      if (task.is_part()) ++parts;
+    }
+    out += fmt::format("{} files", files.size());
+    if (parts > 0) out += fmt::format(" ({} in part)", parts);
+    out += fmt::format(" {} bytes", group.total_bytes);
   }
   out += "]";
   return out + exec::DynamicFilterUsesToString(dynamic_filters_, *schema());
@@ -985,6 +995,11 @@ Status EncodeTask(const iceberg::FileScanTask& task, FileTable* files, pb::Icebe
     FLOE_RETURN_NOT_OK(codec::EncodeIcebergExpression(*task.residual, out->mutable_residual()));
   }
   out->set_estimated_row_count(task.estimated_row_count);
+  if (task.is_part()) {
+    out->set_part_begin(task.part_begin);
+    out->set_part_end(task.part_end);
+    out->set_parts(task.parts);
+  }
   return Status::OK();
 }
 
@@ -1025,6 +1040,17 @@ Result<iceberg::FileScanTask> DecodeTask(const codec::PlanDecoder& in, const pb:
     task.residual = std::move(*residual);
   }
   task.estimated_row_count = m.estimated_row_count();
+  if (m.parts() != 0 || m.part_begin() != 0 || m.part_end() != 0) {
+    task.part_begin = m.part_begin();
+    task.part_end = m.part_end();
+    task.parts = m.parts();
+    if (task.parts < 1 || task.part_begin < 0 || task.part_begin >= task.part_end ||
+        task.part_end > task.parts) {
+      return in.Corrupt(fmt::format("the task of {} is rows [{}, {}) of {} parts",
+                                    task.data_file->file_path, task.part_begin, task.part_end,
+                                    task.parts));
+    }
+  }
   return task;
 }
 

@@ -376,13 +376,14 @@ Result<exec::PlanPtr> ParquetTable::Scan(const exec::ScanRequest& request,
     groups.push_back(std::move(group));
   }
 
-  // Whole row groups leave partitions idle when there are fewer of them than partitions,
-  // or when one is much larger than the rest (a 150,000-row file written as 122,880 +
-  // 27,120 rows). Then the partitions take equal shares of the rows in file order
-  // instead, cutting row groups where a share ends. Only flat columns can be cut.
-  // A part is worth reading only where the reader can skip the pages outside it: files
-  // with an offset index (a file without one may hold a row group's column in a single
-  // page, which every partition would then decompress whole).
+  // Whole row groups leave partitions idle when there are fewer of them than partitions
+  // (a file of one large row group). Then the partitions take equal shares of the rows in
+  // file order instead, cutting row groups where a share ends. Only flat columns can be
+  // cut, and a part is worth reading only where the reader can skip the pages outside it:
+  // files with an offset index (a file without one may hold a row group's column in a
+  // single page, which every partition would then decompress whole). Partitions that all
+  // have work are not evened out: neighbouring parts both decompress the pages they share
+  // (a megabyte each, as writers page), which costs more than the balance gains.
   bool flat = true;
   for (int c : request.projection) {
     if (schema_->field(c).type()->is_nested()) flat = false;
@@ -396,9 +397,7 @@ Result<exec::PlanPtr> ParquetTable::Scan(const exec::ScanRequest& request,
   }
   const int64_t slices = std::min<int64_t>(static_cast<int64_t>(wanted),
                                            std::max<int64_t>(1, total_rows / kMinRowsPerPart));
-  const int64_t heaviest = load.empty() ? 0 : *std::max_element(load.begin(), load.end());
-  if (flat && slices > 1 && total_bytes > 0 &&
-      (static_cast<size_t>(slices) > n || heaviest * slices * 10 > total_bytes * 11)) {
+  if (flat && slices > 1 && total_bytes > 0 && static_cast<size_t>(slices) > n) {
     groups.assign(static_cast<size_t>(slices), {});
     // Partition p ends once the rows taken reach (p + 1) / slices of them (rows, not
     // bytes: a row group's bytes are not known page by page).

@@ -40,10 +40,9 @@ class ParquetTable final : public exec::TableProvider {
   FilterPushdown SupportsFilter(const expr::Expr& conjunct) const override;
   /// A ParquetScanExec over the row groups the filters do not rule out, split at row
   /// groups into at most target_partitions groups of about equal compressed bytes; when
-  /// whole row groups cannot fill the partitions evenly (fewer row groups than
-  /// partitions, or the heaviest partition 10% over an even share), every projected
-  /// column is flat and the files have offset indexes (so that a part's pages are found
-  /// without decompressing the others),
+  /// there are fewer row groups than partitions, every projected column is flat and the
+  /// files have offset indexes (so that a part's pages are found without decompressing
+  /// the others),
   /// the partitions take equal shares of the rows in file order instead, cutting row
   /// groups (no part under kMinRowsPerPart / 2 rows, no more partitions than
   /// kMinRowsPerPart-row shares). The request's limit is passed on only when there are no

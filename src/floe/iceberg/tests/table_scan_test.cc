@@ -4,6 +4,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -73,6 +74,54 @@ TEST(GroupTasksTest, LargestFirstIntoTheLightestGroup) {
   EXPECT_EQ(groups[1].total_bytes, 10);
   EXPECT_EQ(groups[2].total_bytes, 9);
   EXPECT_EQ(groups[0].estimated_row_count, 12);
+}
+
+// (path, part_begin, part_end, parts, estimated rows) of each task.
+std::vector<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>> PartsOf(
+    const std::vector<FileScanTask>& tasks) {
+  std::vector<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>> out;
+  for (const FileScanTask& t : tasks) {
+    out.emplace_back(t.data_file->file_path, t.part_begin, t.part_end, t.parts,
+                     t.estimated_row_count);
+  }
+  return out;
+}
+
+TEST(SplitTasksIntoPartsTest, OneFileIsCutIntoEvenShares) {
+  using P = std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>;
+  // 200,000 rows into 3 groups: cuts at 66,666 and 133,333.
+  std::vector<FileScanTask> parts = SplitTasksIntoParts({TaskOf("a", 200000)}, 3);
+  EXPECT_THAT(PartsOf(parts),
+              ElementsAre(P{"a", 0, 66666, 200000, 66666}, P{"a", 66666, 133333, 200000, 66667},
+                          P{"a", 133333, 200000, 200000, 66667}));
+  EXPECT_TRUE(parts[0].is_part());
+  EXPECT_TRUE(parts[0].is_whole_file());  // a part of a whole-file range
+  EXPECT_EQ(parts[1].weight(), 66667);
+  std::vector<ScanTaskGroup> groups = GroupTasks(parts, 3);
+  ASSERT_EQ(groups.size(), 3u);
+  for (const ScanTaskGroup& group : groups) EXPECT_EQ(group.tasks.size(), 1u);
+  // No more shares than 32,768-row ones: 100,000 rows into 8 groups make 3.
+  EXPECT_EQ(SplitTasksIntoParts({TaskOf("a", 100000)}, 8).size(), 3u);
+  // Too few rows for two shares, or one group: no parts.
+  EXPECT_THAT(PartsOf(SplitTasksIntoParts({TaskOf("a", 60000)}, 4)),
+              ElementsAre(P{"a", 0, 1, 1, 60000}));
+  EXPECT_THAT(PartsOf(SplitTasksIntoParts({TaskOf("a", 200000)}, 1)),
+              ElementsAre(P{"a", 0, 1, 1, 200000}));
+}
+
+TEST(SplitTasksIntoPartsTest, SharesRunAcrossTasksAndOnlyIdleGroupsCut) {
+  using P = std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>;
+  // 150,000 rows in two files into 4 groups (37,500 rows each): the first file gives two
+  // shares and the start of the third; a cut leaving 10,000 rows (under half of 32,768)
+  // is not made.
+  std::vector<FileScanTask> parts =
+      SplitTasksIntoParts({TaskOf("a", 122880), TaskOf("b", 27120)}, 4);
+  EXPECT_THAT(PartsOf(parts),
+              ElementsAre(P{"a", 0, 37500, 122880, 37500}, P{"a", 37500, 75000, 122880, 37500},
+                          P{"a", 75000, 122880, 122880, 47880}, P{"b", 0, 1, 1, 27120}));
+  // As many tasks as groups: none is cut, however uneven.
+  EXPECT_THAT(PartsOf(SplitTasksIntoParts({TaskOf("a", 122880), TaskOf("b", 27120)}, 2)),
+              ElementsAre(P{"a", 0, 1, 1, 122880}, P{"b", 0, 1, 1, 27120}));
 }
 
 TEST(GroupTasksTest, DeterministicWhateverTheInputOrder) {
