@@ -1,14 +1,18 @@
 // libFuzzer target: the input bytes are opened as a Parquet file (io::MakeBufferFile
 // over libFuzzer's own buffer, so AddressSanitizer sees every read past the input), and
-// every column of every row group is decoded and every value formatted. Any error
-// Status is fine; a crash, sanitizer report, leak or hang is a bug.
+// every column of every row group is decoded and every value formatted; then the flat
+// columns of the last two thirds of each row group are read again as a row slice (the
+// pages located through the offset index, or the page headers). Any error Status is
+// fine; a crash, sanitizer report, leak or hang is a bug.
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "floe/batch/value_format.h"
+#include "floe/format/parquet/metadata.h"
 #include "floe/format/parquet/reader.h"
 #include "floe/io/file.h"
 
@@ -35,16 +39,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       floe::io::MakeBufferFile(bytes, "fuzz.parquet"), options);
   if (!reader.ok()) return 0;
   std::string scratch;
-  for (int rg = 0; rg < (*reader)->num_row_groups(); ++rg) {
-    floe::parquet::ReadRequest request;
-    request.row_groups = std::vector<int>{rg};
-    auto stream = (*reader)->Read(request);
-    if (!stream.ok()) continue;
+  auto drain = [&scratch](const floe::parquet::ParquetFileReader& file,
+                          const floe::parquet::ReadRequest& request) {
+    auto stream = file.Read(request);
+    if (!stream.ok()) return;
     for (;;) {
       auto batch = (*stream)->Next();
       if (!batch.ok() || *batch == nullptr) break;
       FormatAll(**batch, &scratch);
     }
+  };
+  std::vector<int> flat;
+  for (int c = 0; c < (*reader)->schema()->num_fields(); ++c) {
+    if (!(*reader)->schema()->field(c).type()->is_nested()) flat.push_back(c);
+  }
+  for (int rg = 0; rg < (*reader)->num_row_groups(); ++rg) {
+    floe::parquet::ReadRequest request;
+    request.row_groups = std::vector<int>{rg};
+    drain(**reader, request);
+    const int64_t rows = (*reader)->metadata().row_groups[static_cast<size_t>(rg)].num_rows;
+    if (rows < 2 || flat.empty()) continue;
+    request.columns = flat;
+    request.row_group_rows = {{rows / 3, rows}};
+    drain(**reader, request);
   }
   return 0;
 }
