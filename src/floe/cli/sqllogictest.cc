@@ -583,28 +583,18 @@ Result<int> RunSqllogictest(const SqllogictestOptions& options, std::ostream& ou
         }
       }
       // A pattern stays as written, also under --complete.
-      if (!SltExpectsPattern(r)) actual[k] = &actual_rows[k];
-      if (SltExpectsPattern(r) && new_types[k].empty() && !SltResultsMatch(r, actual_rows[k])) {
-        fail(r, "the result does not match the pattern");
-        out << "  pattern:\n";
-        PrintRows(out, r.expected);
-        out << "  actual:\n";
-        PrintRows(out, actual_rows[k]);
+      const bool pattern = SltExpectsPattern(r);
+      if (!pattern) actual[k] = &actual_rows[k];
+      const bool matches = new_types[k].empty() && SltResultsMatch(r, actual_rows[k]);
+      if (matches || (options.complete && !pattern)) {
+        ++passed;
         continue;
       }
-      if (!new_types[k].empty() || !SltResultsMatch(r, actual_rows[k])) {
-        if (options.complete) {
-          ++passed;
-          continue;
-        }
-        fail(r, "query result mismatch");
-        out << "  expected:\n";
-        PrintRows(out, r.expected);
-        out << "  actual:\n";
-        PrintRows(out, actual_rows[k]);
-        continue;
-      }
-      ++passed;
+      fail(r, pattern ? "the result does not match the pattern" : "query result mismatch");
+      out << (pattern ? "  pattern:\n" : "  expected:\n");
+      PrintRows(out, r.expected);
+      out << "  actual:\n";
+      PrintRows(out, actual_rows[k]);
     }
     if (options.complete) {
       std::string completed = CompleteSltFile(*text, *records, actual, new_types);

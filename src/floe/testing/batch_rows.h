@@ -4,6 +4,7 @@
 // forms (batch/value_format.h; NULL as NULL).
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "floe/batch/array.h"
@@ -11,12 +12,13 @@
 
 namespace floe::testing {
 
-/// Appends every row of `batch` to `rows`.
-inline void AppendBatchRows(const RecordBatch& batch, std::vector<std::string>* rows) {
+/// Appends every row of `batch` to `rows`, its values joined by `separator`.
+inline void AppendBatchRows(const RecordBatch& batch, std::vector<std::string>* rows,
+                            std::string_view separator = "|") {
   for (int64_t r = 0; r < batch.num_rows(); ++r) {
     std::string row;
     for (int c = 0; c < batch.num_columns(); ++c) {
-      if (c > 0) row += "|";
+      if (c > 0) row += separator;
       row += FormatValue(*batch.column(c), r);
     }
     rows->push_back(std::move(row));

@@ -11,10 +11,12 @@
 #include <string_view>
 #include <vector>
 
+#include "floe/batch/array.h"
 #include "floe/format/compression/codec.h"
 #include "floe/format/parquet/encoding.h"
 #include "floe/format/parquet/metadata.h"
 #include "floe/io/file.h"
+#include "floe/testing/batch_rows.h"
 
 namespace floe::parquet::testing {
 
@@ -283,6 +285,16 @@ class FileBuilder {
   FileMetaData md_;
   std::string data_ = "PAR1";
 };
+
+/// Checks every column of `batch` (ValidateFull) and appends its rows as text, one string
+/// per row, the values (FormatValue) joined by '/'.
+inline Status AppendRowTexts(const RecordBatch& batch, std::vector<std::string>* out) {
+  for (int c = 0; c < batch.num_columns(); ++c) {
+    FLOE_RETURN_NOT_OK(batch.column(c)->ValidateFull());
+  }
+  floe::testing::AppendBatchRows(batch, out, "/");
+  return Status::OK();
+}
 
 inline std::shared_ptr<io::RandomAccessFile> FileOf(const std::string& bytes) {
   return std::shared_ptr<io::RandomAccessFile>(

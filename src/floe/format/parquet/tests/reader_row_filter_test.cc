@@ -211,16 +211,8 @@ Result<Read> ReadAll(const std::string& bytes, int64_t batch_size,
     if (batch->num_rows() > batch_size || batch->num_rows() == 0) {
       return Status::Internal("batch of {} rows", batch->num_rows());
     }
-    for (int c = 0; c < batch->num_columns(); ++c) {
-      FLOE_RETURN_NOT_OK(batch->column(c)->ValidateFull());
-    }
+    FLOE_RETURN_NOT_OK(AppendRowTexts(*batch, &out.rows));
     for (int64_t i = 0; i < batch->num_rows(); ++i) {
-      std::string row;
-      for (int c = 0; c < batch->num_columns(); ++c) {
-        if (c > 0) row += "/";
-        row += FormatValue(*batch->column(c), i);
-      }
-      out.rows.push_back(std::move(row));
       out.ids.push_back(static_cast<int64_t>(std::stoll(FormatValue(*batch->column(0), i))));
     }
   }

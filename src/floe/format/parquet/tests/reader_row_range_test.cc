@@ -83,17 +83,7 @@ Result<Strings> ReadRows(const std::string& bytes, const Read& r) {
   while (true) {
     FLOE_ASSIGN_OR_RAISE(RecordBatchPtr batch, stream->Next());
     if (!batch) break;
-    for (int c = 0; c < batch->num_columns(); ++c) {
-      FLOE_RETURN_NOT_OK(batch->column(c)->ValidateFull());
-    }
-    for (int64_t i = 0; i < batch->num_rows(); ++i) {
-      std::string row;
-      for (int c = 0; c < batch->num_columns(); ++c) {
-        if (c > 0) row += "/";
-        row += FormatValue(*batch->column(c), i);
-      }
-      out.push_back(std::move(row));
-    }
+    FLOE_RETURN_NOT_OK(testing::AppendRowTexts(*batch, &out));
   }
   return out;
 }

@@ -39,17 +39,7 @@ Result<Strings> ReadRows(const std::string& bytes, int64_t batch_size,
       return Status::Internal("batch of {} rows", batch->num_rows());
     }
     if (batch_rows != nullptr) batch_rows->push_back(batch->num_rows());
-    for (int c = 0; c < batch->num_columns(); ++c) {
-      FLOE_RETURN_NOT_OK(batch->column(c)->ValidateFull());
-    }
-    for (int64_t i = 0; i < batch->num_rows(); ++i) {
-      std::string row;
-      for (int c = 0; c < batch->num_columns(); ++c) {
-        if (c > 0) row += "/";
-        row += FormatValue(*batch->column(c), i);
-      }
-      out.push_back(std::move(row));
-    }
+    FLOE_RETURN_NOT_OK(AppendRowTexts(*batch, &out));
   }
   return out;
 }
