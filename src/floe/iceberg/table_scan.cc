@@ -546,10 +546,6 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
   return tasks;
 }
 
-Result<std::vector<ScanTaskGroup>> TableScan::PlanGroups(int max_groups) const {
-  return PlanGroups(max_groups, /*parts=*/false);
-}
-
 Result<std::vector<ScanTaskGroup>> TableScan::PlanGroups(int max_groups, bool parts) const {
   FLOE_ASSIGN_OR_RAISE(std::vector<FileScanTask> tasks, PlanFiles());
   if (parts) tasks = SplitTasksIntoParts(std::move(tasks), max_groups);

@@ -120,9 +120,8 @@ class TableScan {
   Result<std::vector<FileScanTask>> PlanFiles() const;
 
   /// PlanFiles grouped into at most max_groups groups (GroupTasks).
-  Result<std::vector<ScanTaskGroup>> PlanGroups(int max_groups) const;
-  /// PlanGroups, with tasks cut into parts first when `parts` (SplitTasksIntoParts).
-  Result<std::vector<ScanTaskGroup>> PlanGroups(int max_groups, bool parts) const;
+  /// With `parts`, tasks are cut into parts first (SplitTasksIntoParts).
+  Result<std::vector<ScanTaskGroup>> PlanGroups(int max_groups, bool parts = false) const;
 
   /// Statistics over planned tasks.
   ScanStatistics Statistics(const std::vector<FileScanTask>& tasks) const;

@@ -432,6 +432,14 @@ Result<exec::PlanPtr> ParquetScanExec::Make(SchemaPtr file_schema,
     node->predicates_.push_back(
         NamedPredicate{file_schema->field(predicate->column).name(), std::move(*predicate)});
   }
+  for (const std::vector<ParquetFileRange>& group : groups) {
+    for (const ParquetFileRange& range : group) {
+      if (!range.row_group_rows.empty() && range.row_group_rows.size() != range.row_groups.size()) {
+        return Status::Internal("ParquetScanExec: '{}' has {} row ranges for {} row groups",
+                                range.path, range.row_group_rows.size(), range.row_groups.size());
+      }
+    }
+  }
   if (groups.empty()) groups.emplace_back();
   node->properties_.schema = std::make_shared<const Schema>(std::move(fields));
   node->properties_.partitioning = exec::Partitioning::Unknown(static_cast<int>(groups.size()));
