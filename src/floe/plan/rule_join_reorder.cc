@@ -11,6 +11,14 @@
 // condition is applied at the first join where its columns are all present: equalities
 // between the two sides become keys, the rest the join filter. A projection restores
 // the original column order. Trees of more than 48 relations keep the order written.
+//
+// Equalities between plain columns are transitive: a = b and b = c make {a, b, c} one class
+// of columns equal in every joined row, so a = c holds too. The reorderer adds the missing
+// equalities of each class, so that two relations joined in the query only through a third
+// can be joined directly (TPC-H Q9: part and partsupp, both equal to lineitem's l_partkey,
+// are joined first, and lineitem probes their small join instead of the whole partsupp).
+// A join takes one key per class: a second equality of the class between the same two
+// sides is implied by the first and the equalities already applied within each side.
 
 #include <algorithm>
 #include <memory>
@@ -36,6 +44,36 @@ struct Equality {
   ExprPtr right;
   bool null_equals_null = false;
   bool applied = false;
+};
+
+// The region columns of an equality between two plain columns (not NULL-safe: `a IS NOT
+// DISTINCT FROM b` and `b = c` do not make `a = c`), or nullopt.
+std::optional<std::pair<int, int>> PlainColumns(const Equality& e) {
+  if (e.null_equals_null || e.left->kind != expr::ExprKind::kColumn ||
+      e.right->kind != expr::ExprKind::kColumn) {
+    return std::nullopt;
+  }
+  return std::make_pair(e.left->column, e.right->column);
+}
+
+// Classes of region columns, joined by Union.
+class ColumnClasses {
+ public:
+  explicit ColumnClasses(int width) : parent_(static_cast<size_t>(width)) {
+    for (size_t i = 0; i < parent_.size(); ++i) parent_[i] = static_cast<int>(i);
+  }
+  int Find(int c) const {
+    while (parent_[static_cast<size_t>(c)] != c) c = parent_[static_cast<size_t>(c)];
+    return c;
+  }
+  void Union(int a, int b) {
+    a = Find(a);
+    b = Find(b);
+    if (a != b) parent_[static_cast<size_t>(std::max(a, b))] = std::min(a, b);
+  }
+
+ private:
+  std::vector<int> parent_;
 };
 
 struct Condition {
@@ -136,7 +174,10 @@ struct Candidate {
 class Reorderer {
  public:
   Reorderer(const LogicalPlanPtr& root, Region region)
-      : root_(root), region_(std::move(region)), width_(root->schema->num_fields()) {
+      : root_(root),
+        region_(std::move(region)),
+        width_(root->schema->num_fields()),
+        applied_classes_(width_) {
     const size_t n = region_.leaves.size();
     leaf_of_column_.resize(static_cast<size_t>(width_));
     for (size_t i = 0; i < n; ++i) {
@@ -145,6 +186,7 @@ class Reorderer {
         leaf_of_column_[static_cast<size_t>(region_.offsets[i] + c)] = static_cast<int>(i);
       }
     }
+    DeriveEqualities();
     for (const Equality& e : region_.equalities) {
       eq_left_.push_back(LeavesOf(*e.left, leaf_of_column_));
       eq_right_.push_back(LeavesOf(*e.right, leaf_of_column_));
@@ -217,6 +259,49 @@ class Reorderer {
   }
 
  private:
+  // Adds an equality for every pair of columns of one class (see the top of this file)
+  // that come from different leaves, have one type and have none yet.
+  void DeriveEqualities() {
+    ColumnClasses classes(width_);
+    std::vector<std::pair<int, int>> present;
+    // Each column as an equality names it (with the query's names for it).
+    std::vector<ExprPtr> column(static_cast<size_t>(width_));
+    for (const Equality& e : region_.equalities) {
+      if (auto cols = PlainColumns(e)) {
+        classes.Union(cols->first, cols->second);
+        present.push_back(std::minmax(cols->first, cols->second));
+        column[static_cast<size_t>(cols->first)] = e.left;
+        column[static_cast<size_t>(cols->second)] = e.right;
+      }
+    }
+    std::sort(present.begin(), present.end());
+    std::vector<std::vector<int>> members(static_cast<size_t>(width_));
+    for (int c = 0; c < width_; ++c) {
+      if (column[static_cast<size_t>(c)]) {
+        members[static_cast<size_t>(classes.Find(c))].push_back(c);
+      }
+    }
+    for (const std::vector<int>& cls : members) {
+      if (cls.size() < 3) continue;  // two columns: their equality is there already
+      for (size_t i = 0; i < cls.size(); ++i) {
+        for (size_t j = i + 1; j < cls.size(); ++j) {
+          const ExprPtr& a = column[static_cast<size_t>(cls[i])];
+          const ExprPtr& b = column[static_cast<size_t>(cls[j])];
+          if (leaf_of_column_[static_cast<size_t>(cls[i])] ==
+                  leaf_of_column_[static_cast<size_t>(cls[j])] ||
+              !a->type->Equals(*b->type) ||
+              std::binary_search(present.begin(), present.end(), std::make_pair(cls[i], cls[j]))) {
+            continue;
+          }
+          Equality e;
+          e.left = a;
+          e.right = b;
+          region_.equalities.push_back(std::move(e));
+        }
+      }
+    }
+  }
+
   // The larger component (by estimated rows) goes left: the probe side of a hash join.
   std::pair<size_t, size_t> Oriented(size_t a, size_t b) const {
     if (components_[b].rows > components_[a].rows) return {b, a};
@@ -245,15 +330,40 @@ class Reorderer {
     std::vector<ExprPtr> right_keys;
     std::vector<bool> null_equals_null;
     std::vector<ExprPtr> filter;
+    // The plain-column keys taken so far, as (left side's column, right side's column).
+    std::vector<std::pair<int, int>> plain_keys;
+    // True when a key already taken implies left column `l` = right column `r`: l and r
+    // are equal to its columns within their sides.
+    auto implied = [&](int l, int r) {
+      return std::any_of(plain_keys.begin(), plain_keys.end(), [&](const auto& key) {
+        return applied_classes_.Find(l) == applied_classes_.Find(key.first) &&
+               applied_classes_.Find(r) == applied_classes_.Find(key.second);
+      });
+    };
     for (size_t k = 0; k < region_.equalities.size(); ++k) {
       const Equality& e = region_.equalities[k];
       if (e.applied) continue;
       const auto& el = eq_left_[k];
       const auto& er = eq_right_[k];
+      const std::optional<std::pair<int, int>> cols = PlainColumns(e);
       if (!el.empty() && !er.empty() && AllIn(el, left.leaves) && AllIn(er, right.leaves)) {
+        if (cols) {
+          if (implied(cols->first, cols->second)) {
+            out.equalities.push_back(k);
+            continue;
+          }
+          plain_keys.push_back(*cols);
+        }
         left_keys.push_back(expr::RemapColumns(e.left, left.position));
         right_keys.push_back(expr::RemapColumns(e.right, to_right));
       } else if (!el.empty() && !er.empty() && AllIn(er, left.leaves) && AllIn(el, right.leaves)) {
+        if (cols) {
+          if (implied(cols->second, cols->first)) {
+            out.equalities.push_back(k);
+            continue;
+          }
+          plain_keys.emplace_back(cols->second, cols->first);
+        }
         left_keys.push_back(expr::RemapColumns(e.right, left.position));
         right_keys.push_back(expr::RemapColumns(e.left, to_right));
       } else if (AllIn(el, both) && AllIn(er, both)) {
@@ -281,7 +391,11 @@ class Reorderer {
   void Merge(size_t a, size_t b) {
     Candidate chosen = Join(a, b);
     auto [l, r] = Oriented(a, b);
-    for (size_t k : chosen.equalities) region_.equalities[k].applied = true;
+    for (size_t k : chosen.equalities) {
+      Equality& e = region_.equalities[k];
+      e.applied = true;
+      if (auto cols = PlainColumns(e)) applied_classes_.Union(cols->first, cols->second);
+    }
     for (size_t f : chosen.filters) region_.filters[f].applied = true;
     Component merged;
     merged.plan = std::move(chosen.plan);
@@ -313,6 +427,9 @@ class Reorderer {
   std::vector<std::vector<int>> eq_right_;
   std::vector<std::vector<int>> filter_leaves_;
   std::vector<Component> components_;
+  // Classes of the columns made equal by the equalities applied so far (each within one
+  // component).
+  ColumnClasses applied_classes_;
 };
 
 Result<LogicalPlanPtr> Rewrite(const LogicalPlanPtr& plan) {

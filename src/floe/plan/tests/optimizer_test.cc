@@ -678,6 +678,43 @@ TEST(JoinReorderTest, AvoidsCrossJoinsAndKeepsOrderWithoutEstimates) {
   EXPECT_EQ(Show(internal::ReorderJoins(j3)), j3->ToString());
 }
 
+// TPC-H Q9's shape: small and mid are each joined to big on the same column and not to
+// each other; their equality follows (small.p = big.b = mid.m), so they are joined first
+// and big probes their join, which takes one key for the class (a second one is implied).
+TEST(JoinReorderTest, JoinsRelationsEqualThroughAThird) {
+  auto big = Table("big", {"b"}, 1000);
+  auto small = Table("small", {"p"}, 10);
+  auto mid = Table("mid", {"m"}, 400);
+  auto bs = MakeJoin(big, small, JoinType::kInner, {Col(big, 0)}, {Col(small, 0)}, nullptr);
+  auto bsm = MakeJoin(bs, mid, JoinType::kInner, {Col(bs, 0)}, {Col(mid, 0)}, nullptr);
+  EXPECT_EQ(Show(internal::ReorderJoins(bsm)),
+            "Projection: #0:b, #2:p, #1:m\n"
+            "  Join(inner): keys=[#0:b = #1:p]\n"
+            "    Scan: big projection=[b]\n"
+            "    Join(inner): keys=[#0:m = #0:p]\n"
+            "      Scan: mid projection=[m]\n"
+            "      Scan: small projection=[p]\n");
+}
+
+// Two columns of one relation equal to the same column of another: both stay keys (the
+// first does not imply the second), and no equality is made between a relation's own
+// columns. A NULL-safe equality does not join a class.
+TEST(JoinReorderTest, DerivedEqualitiesKeepEveryCondition) {
+  auto l = Table("l", {"a", "b"}, 1000);
+  auto r = Table("r", {"c"}, 100);
+  auto t = Table("t", {"d"}, 10);
+  // l JOIN r ON a = c AND b = c JOIN t ON c IS NOT DISTINCT FROM d
+  auto lr =
+      MakeJoin(l, r, JoinType::kInner, {Col(l, 0), Col(l, 1)}, {Col(r, 0), Col(r, 0)}, nullptr);
+  auto lrt = MakeJoin(lr, t, JoinType::kInner, {Col(lr, 2)}, {Col(t, 0)}, nullptr, {true});
+  EXPECT_EQ(Show(internal::ReorderJoins(lrt)),
+            "Join(inner): keys=[#0:a = #0:c, #1:b = #0:c]\n"
+            "  Scan: l projection=[a, b]\n"
+            "  Join(inner): keys=[#0:c <=> #0:d]\n"
+            "    Scan: r projection=[c]\n"
+            "    Scan: t projection=[d]\n");
+}
+
 // TPC-H Q18's shape: the IN-subquery's semi join on o_orderkey sits above a projection
 // over orders JOIN lineitem; it moves to orders, below both.
 TEST(SemiJoinPushdownTest, ThroughProjectionIntoTheInnerJoinSideWithItsKeys) {
