@@ -52,7 +52,23 @@ DynamicFilter FilterOf(const Array& keys, bool list) {
     if (static_cast<int64_t>(distinct.size()) <= DynamicFilter::kMaxValues) {
       out.listed = true;
       for (T v : distinct) out.values.push_back(Scalar::Make(out.type, static_cast<Storage>(v)));
+      return out;
     }
+  }
+  const auto span = static_cast<uint64_t>(static_cast<int64_t>(hi)) -
+                    static_cast<uint64_t>(static_cast<int64_t>(lo));
+  if (span < static_cast<uint64_t>(DynamicFilter::kMaxBitmapSpan)) {
+    auto bitmap = std::make_shared<KeyBitmap>();
+    bitmap->lo = static_cast<int64_t>(lo);
+    bitmap->span = span;
+    bitmap->words.assign(static_cast<size_t>(span / 64 + 1), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      if (nulls && keys.IsNull(i)) continue;
+      const uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(values[i])) -
+                         static_cast<uint64_t>(bitmap->lo);
+      bitmap->words[d >> 6] |= uint64_t{1} << (d & 63);
+    }
+    out.bitmap = std::move(bitmap);
   }
   return out;
 }
@@ -94,6 +110,7 @@ std::string DynamicFilterUsesToString(const std::vector<DynamicFilterUse>& uses,
 std::string DynamicFilter::ToString() const {
   if (!min) return "none";
   if (listed) return fmt::format("IN ({} values)", values.size());
+  if (bitmap) return "bitmap";
   return "range";
 }
 

@@ -8,12 +8,14 @@
 // ever drops rows the join would drop.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "floe/batch/array.h"
 #include "floe/batch/scalar.h"
+#include "floe/common/key_bitmap.h"
 #include "floe/common/result.h"
 
 namespace floe::exec {
@@ -27,6 +29,10 @@ struct DynamicFilter {
   /// Iceberg scans take lists up to this long (their residuals test IN value by value),
   /// bounds for longer ones.
   static constexpr int64_t kMaxIcebergValues = 1024;
+  /// Keys too many to list whose range spans at most this many values are published as a
+  /// bitmap (at most 8 MiB): a Parquet scan drops the rows of other keys with one bit test
+  /// per row (TPC-H Q3 at scale factor 1: 144,580 order keys of 6 million).
+  static constexpr int64_t kMaxBitmapSpan = int64_t{1} << 26;
 
   TypePtr type;
   /// Every distinct non-NULL key, ascending, when there are at most kMaxValues; else
@@ -35,6 +41,8 @@ struct DynamicFilter {
   std::vector<Scalar> values;
   /// The least and greatest non-NULL key; unset when there is none (no row can match).
   std::optional<Scalar> min, max;
+  /// Every non-NULL key, when they are not listed and span at most kMaxBitmapSpan values.
+  std::shared_ptr<const KeyBitmap> bitmap;
 
   /// The filter of the keys in `keys` (rows whose `skip` byte is set, if given, left out).
   /// kNotSupported for a type other than the integer-like ones above.
@@ -44,7 +52,7 @@ struct DynamicFilter {
                                   std::optional<int64_t> max_distinct = std::nullopt);
   /// Whether `type` can carry a dynamic filter.
   static bool Supports(const DataType& type);
-  /// "IN (3 values)" or "[min, max]" or "none", for EXPLAIN ANALYZE-like messages.
+  /// "IN (3 values)", "bitmap", "range" or "none", for EXPLAIN ANALYZE-like messages.
   std::string ToString() const;
 };
 

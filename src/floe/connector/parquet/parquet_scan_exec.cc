@@ -208,8 +208,8 @@ class ParquetScanStream final : public exec::BatchStream {
       predicate.column = column;
       predicates.push_back(std::move(predicate));
     }
-    // The keys a join above holds, once it has published them: a list of keys drops rows
-    // (and row groups, pages); a range only row groups (as a row filter it would cost a
+    // The keys a join above holds, once it has published them: a list or a bitmap of keys
+    // drops rows (and row groups, pages); a range only row groups (as a row filter it would cost a
     // comparison per row for the few rows a join's range of keys usually leaves out).
     std::vector<parquet::ColumnPredicate> ranges;
     for (const exec::DynamicFilterUse& use : node_->dynamic_filters()) {
@@ -226,6 +226,9 @@ class ParquetScanStream final : public exec::BatchStream {
       if (filter->listed) {
         predicates.push_back(parquet::ColumnPredicate{column, parquet::ColumnPredicate::Op::kIn,
                                                       filter->values, /*sorted=*/true});
+      } else if (filter->bitmap) {
+        predicates.push_back(parquet::ColumnPredicate{
+            column, parquet::ColumnPredicate::Op::kIn, {}, /*sorted=*/false, filter->bitmap});
       } else {
         ranges.push_back(
             parquet::ColumnPredicate{column, parquet::ColumnPredicate::Op::kGe, {*filter->min}});

@@ -401,8 +401,9 @@ TEST_F(JoinTest, BroadcastBuildSideBuiltInShardsByTheTasks) {
 }
 
 // The keys a broadcast join publishes: every distinct non-NULL key while there are at
-// most DynamicFilter::kMaxValues, else only their range; none at all for no key.
-TEST(DynamicFilterTest, ListedKeysRangeAndNone) {
+// most DynamicFilter::kMaxValues, else a bitmap of them when their range is small enough,
+// else only their range; none at all for no key.
+TEST(DynamicFilterTest, ListedKeysBitmapRangeAndNone) {
   ASSERT_OK_AND_ASSIGN(DynamicFilter few, DynamicFilter::Of(*I64s({7, std::nullopt, 3, 7, 3, 9})));
   EXPECT_TRUE(few.listed);
   ASSERT_EQ(few.values.size(), 3u);
@@ -419,11 +420,47 @@ TEST(DynamicFilterTest, ListedKeysRangeAndNone) {
   ASSERT_OK_AND_ASSIGN(DynamicFilter rep, DynamicFilter::Of(*I64s(repeated)));
   EXPECT_TRUE(rep.listed);
   EXPECT_EQ(rep.values.size(), 10u);
-  ASSERT_OK_AND_ASSIGN(DynamicFilter range, DynamicFilter::Of(*I64s(many)));
+  ASSERT_OK_AND_ASSIGN(DynamicFilter bitmap, DynamicFilter::Of(*I64s(many)));
+  EXPECT_FALSE(bitmap.listed);
+  EXPECT_TRUE(bitmap.values.empty());
+  EXPECT_EQ(bitmap.min->get<int64_t>(), 1);
+  EXPECT_EQ(bitmap.max->get<int64_t>(), over);
+  // Too many to list, within kMaxBitmapSpan: a bitmap of the keys.
+  ASSERT_NE(bitmap.bitmap, nullptr);
+  EXPECT_EQ(bitmap.ToString(), "bitmap");
+  EXPECT_EQ(bitmap.bitmap->lo, 1);
+  EXPECT_EQ(bitmap.bitmap->hi(), over);
+  EXPECT_TRUE(bitmap.bitmap->Contains(1));
+  EXPECT_TRUE(bitmap.bitmap->Contains(over));
+  EXPECT_FALSE(bitmap.bitmap->Contains(0));
+  EXPECT_FALSE(bitmap.bitmap->Contains(over + 1));
+  EXPECT_FALSE(bitmap.bitmap->Contains(INT64_MIN));
+  // Every other key, with NULLs, negative: only the keys are in; AnyIn finds them in ranges.
+  std::vector<OptI64> sparse;
+  for (int64_t i = 0; i < over; ++i) sparse.push_back(i % 5 == 0 ? std::nullopt : OptI64(-2 * i));
+  ASSERT_OK_AND_ASSIGN(DynamicFilter evens, DynamicFilter::Of(*I64s(sparse), over));
+  ASSERT_NE(evens.bitmap, nullptr);
+  EXPECT_EQ(evens.bitmap->lo, -2 * (over - 2));  // row over - 1 is NULL
+  EXPECT_EQ(evens.bitmap->hi(), -2);
+  EXPECT_TRUE(evens.bitmap->Contains(-2));
+  EXPECT_FALSE(evens.bitmap->Contains(-3));
+  EXPECT_FALSE(evens.bitmap->Contains(-10));  // row 5: NULL
+  EXPECT_FALSE(evens.bitmap->Contains(0));    // row 0: NULL
+  EXPECT_TRUE(evens.bitmap->AnyIn(-12, -12));
+  EXPECT_FALSE(evens.bitmap->AnyIn(-11, -11));
+  EXPECT_FALSE(evens.bitmap->AnyIn(-10, -9));
+  EXPECT_TRUE(evens.bitmap->AnyIn(-1000, 1000));
+  EXPECT_FALSE(evens.bitmap->AnyIn(-1, 1000));
+  EXPECT_FALSE(evens.bitmap->AnyIn(INT64_MIN, -2 * over));
+  EXPECT_TRUE(evens.bitmap->AnyIn(INT64_MIN, INT64_MAX));
+  // Keys spanning more than kMaxBitmapSpan values: their range only.
+  std::vector<OptI64> spread;
+  for (int64_t i = 0; i < over; ++i) spread.push_back(i * 1024);
+  ASSERT_OK_AND_ASSIGN(DynamicFilter range, DynamicFilter::Of(*I64s(spread)));
   EXPECT_FALSE(range.listed);
-  EXPECT_TRUE(range.values.empty());
-  EXPECT_EQ(range.min->get<int64_t>(), 1);
-  EXPECT_EQ(range.max->get<int64_t>(), over);
+  EXPECT_EQ(range.bitmap, nullptr);
+  EXPECT_EQ(range.ToString(), "range");
+  EXPECT_EQ(range.max->get<int64_t>(), (over - 1) * 1024);
   // A join table's key count over the cap: no list is attempted.
   ASSERT_OK_AND_ASSIGN(DynamicFilter capped,
                        DynamicFilter::Of(*I64s(repeated), DynamicFilter::kMaxValues + 1));

@@ -9,6 +9,7 @@
 
 #include "floe/batch/array.h"
 #include "floe/batch/scalar.h"
+#include "floe/common/key_bitmap.h"
 #include "floe/common/result.h"
 #include "floe/io/file.h"
 
@@ -50,6 +51,9 @@ struct ColumnPredicate {
   /// kIn: the values are ascending and distinct, so that statistics are tested against the
   /// list by a binary search (long lists: a join's keys).
   bool sorted = false;
+  /// kIn on an integer, date, time or timestamp column, in place of `values` (which are
+  /// then empty): the set as a bitmap (a join's keys too many to list).
+  std::shared_ptr<const KeyBitmap> key_bitmap = nullptr;
 };
 
 /// What to read from a file.

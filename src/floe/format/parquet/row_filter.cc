@@ -25,7 +25,7 @@ void BatchReader::SetUpRowFilters() {
   for (const ColumnPredicate& p : predicates_) {
     if (p.column < 0 || static_cast<size_t>(p.column) >= fs.top.size()) continue;
     const ReadNode& node = fs.top[static_cast<size_t>(p.column)];
-    if (node.kind != ReadNode::Kind::kLeaf || p.values.empty()) continue;
+    if (node.kind != ReadNode::Kind::kLeaf || (p.values.empty() && !p.key_bitmap)) continue;
     auto at = std::find(leaves_.begin(), leaves_.end(), node.leaf);
     if (at == leaves_.end()) continue;
     const size_t batch = static_cast<size_t>(at - leaves_.begin());
@@ -74,6 +74,16 @@ void BatchReader::SetUpRowFilters() {
     const int width = leaf.out_width;
     if (width != 1 && width != 2 && width != 4 && width != 8 && width != 16) continue;
     if ((width == 16) != (leaf.type->id() == TypeId::kDecimal)) continue;
+    if (p.key_bitmap) {
+      // The bitmap's range as the list's ends, and its bits as the membership bitmap.
+      if (p.op != ColumnPredicate::Op::kIn || width > 8) continue;
+      const Int128 limit = (Int128{1} << (8 * width - 1));
+      if (p.key_bitmap->lo < -limit || p.key_bitmap->hi() >= limit) continue;
+      row_filters_.push_back(RowFilter{
+          batch, p.op, width, 0, {}, {p.key_bitmap->lo, p.key_bitmap->hi()}, p.key_bitmap->words});
+      filtered_leaf_[batch] = true;
+      continue;
+    }
     // NULL in a comparison or an IN list matches no row (an IN list with a NULL and no
     // match is not true either), so a NULL constant is skipped here.
     std::vector<Int128> ints;

@@ -153,6 +153,17 @@ bool FileReader::StatsMayMatch(const std::optional<Storage>& lo, const std::opti
   }
   if (all_null) return false;  // comparisons with NULL are never true
   if (!lo || !hi) return true;
+  if (p.key_bitmap) {
+    // A key within [lo, hi] (integer statistics only; others cannot rule it out).
+    auto as_int = [](const Storage& s) -> std::optional<int64_t> {
+      if (const auto* v = std::get_if<int32_t>(&s)) return *v;
+      if (const auto* v = std::get_if<int64_t>(&s)) return *v;
+      return std::nullopt;
+    };
+    std::optional<int64_t> a = as_int(*lo);
+    std::optional<int64_t> b = as_int(*hi);
+    return !a || !b || p.key_bitmap->AnyIn(*a, *b);
+  }
   auto outside = [&](const Scalar& s, ColumnPredicate::Op op) -> bool {
     std::optional<Storage> v = NormalizeValue(s);
     if (!v) return false;

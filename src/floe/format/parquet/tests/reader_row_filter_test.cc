@@ -491,5 +491,44 @@ TEST(ReaderRowFilter, IntegerInLists) {
   }
 }
 
+// A join's keys as a bitmap: the rows of other keys are dropped, on columns of every
+// integer width (the int8 column's keys reach past its range).
+TEST(ReaderRowFilter, KeyBitmaps) {
+  auto bitmap_of = [](const std::set<int64_t>& keys) {
+    auto bitmap = std::make_shared<KeyBitmap>();
+    bitmap->lo = *keys.begin();
+    bitmap->span = static_cast<uint64_t>(*keys.rbegin() - bitmap->lo);
+    bitmap->words.assign(bitmap->span / 64 + 1, 0);
+    for (int64_t k : keys) {
+      const auto d = static_cast<uint64_t>(k - bitmap->lo);
+      bitmap->words[d >> 6] |= uint64_t{1} << (d & 63);
+    }
+    return bitmap;
+  };
+  for (bool page_index : {false, true}) {
+    const TestFile file = MakeFile(23, 300, 2, page_index);
+    const std::set<int64_t> ids = {0, 5, 63, 64, 65, 127, 128, 299, 300, 301, 450, 599};
+    const std::set<int64_t> ks = {-3, 0, 1, 50, 96, 200};
+    const std::set<int64_t> x = {0, 2 * 1000003, 5 * 1000003, 12 * 1000003};
+    for (int64_t batch_size : {1, 64, 1000}) {
+      ExpectExactRead(file.bytes, batch_size, {{0, Op::kIn, {}, false, bitmap_of(ids)}},
+                      [&](const std::string& r) { return ids.count(std::stoll(Fields(r)[0])); });
+      ExpectExactRead(file.bytes, batch_size, {{1, Op::kIn, {}, false, bitmap_of(ks)}},
+                      [&](const std::string& r) { return ks.count(std::stoll(Fields(r)[1])); });
+      ExpectExactRead(file.bytes, batch_size, {{7, Op::kIn, {}, false, bitmap_of(x)}},
+                      [&](const std::string& r) { return x.count(std::stoll(Fields(r)[7])); });
+      // Keys within the int8 column's range, and keys beyond it (not taken as a row filter:
+      // the read keeps every row of the kept row groups and the caller filters).
+      const std::set<int64_t> small = {-100, -1, 0, 7, 99};
+      ExpectExactRead(file.bytes, batch_size, {{6, Op::kIn, {}, false, bitmap_of(small)}},
+                      [&](const std::string& r) { return small.count(std::stoll(Fields(r)[6])); });
+      const std::set<int64_t> wide = {-100, 7, 1000};
+      ExpectFilteredRead(
+          file.bytes, batch_size, {{6, Op::kIn, {}, false, bitmap_of(wide)}},
+          [&](const std::string& r) { return wide.count(std::stoll(Fields(r)[6])); });
+    }
+  }
+}
+
 }  // namespace
 }  // namespace floe::parquet

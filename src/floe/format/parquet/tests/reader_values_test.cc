@@ -563,6 +563,25 @@ TEST(ReaderValues, ProjectionByNameAndFieldIdAndPruning) {
   EXPECT_THAT(prune_sorted({10}), ::testing::Optional(V{1}));
   EXPECT_THAT(prune_sorted({9, 15, 20}), ::testing::Optional(V{1, 2}));
   EXPECT_THAT(prune_sorted({}), ::testing::Optional(V{}));
+  // A bitmap of keys (a join's keys too many to list): a row group is kept when a key lies
+  // between its minimum and maximum.
+  auto prune_bitmap = [&](std::vector<int64_t> keys) {
+    auto bitmap = std::make_shared<KeyBitmap>();
+    bitmap->lo = *std::min_element(keys.begin(), keys.end());
+    bitmap->span = static_cast<uint64_t>(*std::max_element(keys.begin(), keys.end()) - bitmap->lo);
+    bitmap->words.assign(bitmap->span / 64 + 1, 0);
+    for (int64_t k : keys) {
+      const auto d = static_cast<uint64_t>(k - bitmap->lo);
+      bitmap->words[d >> 6] |= uint64_t{1} << (d & 63);
+    }
+    return reader->PruneRowGroups({ColumnPredicate{0, Op::kIn, {}, false, std::move(bitmap)}});
+  };
+  EXPECT_THAT(prune_bitmap({3, 25}), ::testing::Optional(V{0, 2}));
+  EXPECT_THAT(prune_bitmap({-5, 6, 7, 9, 16, 19, 26}), ::testing::Optional(V{}));
+  EXPECT_THAT(prune_bitmap({-5, 5, 26}), ::testing::Optional(V{0}));
+  EXPECT_THAT(prune_bitmap({10}), ::testing::Optional(V{1}));
+  EXPECT_THAT(prune_bitmap({9, 15, 20}), ::testing::Optional(V{1, 2}));
+  EXPECT_THAT(prune_bitmap({-200, 200}), ::testing::Optional(V{}));
   EXPECT_THAT(prune(1, Op::kIsNull, {}), ::testing::Optional(V{1}));
   EXPECT_THAT(prune(1, Op::kEq, {Scalar::Str("m")}), ::testing::Optional(V{0, 1, 2}));
   EXPECT_THAT(prune(1, Op::kGt, {Scalar::Str("m")}), ::testing::Optional(V{0, 2}));
