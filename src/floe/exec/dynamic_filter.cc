@@ -46,22 +46,25 @@ DynamicFilter FilterOf(const Array& keys, bool list) {
   using Storage = std::conditional_t<sizeof(T) <= 4, int32_t, int64_t>;
   out.min = Scalar::Make(out.type, static_cast<Storage>(lo));
   out.max = Scalar::Make(out.type, static_cast<Storage>(hi));
+  const auto span = static_cast<uint64_t>(static_cast<int64_t>(hi)) -
+                    static_cast<uint64_t>(static_cast<int64_t>(lo));
+  const uint64_t words = span / 64 + 1;
   if (listing) {
     std::sort(distinct.begin(), distinct.end());
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
     if (static_cast<int64_t>(distinct.size()) <= DynamicFilter::kMaxValues) {
       out.listed = true;
       for (T v : distinct) out.values.push_back(Scalar::Make(out.type, static_cast<Storage>(v)));
-      return out;
+      // A list gets a bitmap too when its range is dense enough: the scans then test bits
+      // instead of converting and searching the list per file.
+      if (words > DynamicFilter::kMaxBitmapWordsPerListedKey * distinct.size()) return out;
     }
   }
-  const auto span = static_cast<uint64_t>(static_cast<int64_t>(hi)) -
-                    static_cast<uint64_t>(static_cast<int64_t>(lo));
   if (span < static_cast<uint64_t>(DynamicFilter::kMaxBitmapSpan)) {
     auto bitmap = std::make_shared<KeyBitmap>();
     bitmap->lo = static_cast<int64_t>(lo);
     bitmap->span = span;
-    bitmap->words.assign(static_cast<size_t>(span / 64 + 1), 0);
+    bitmap->words.assign(static_cast<size_t>(words), 0);
     for (int64_t i = 0; i < n; ++i) {
       if (nulls && keys.IsNull(i)) continue;
       const uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(values[i])) -

@@ -33,6 +33,8 @@ struct DynamicFilter {
   /// bitmap (at most 8 MiB): a Parquet scan drops the rows of other keys with one bit test
   /// per row (TPC-H Q3 at scale factor 1: 144,580 order keys of 6 million).
   static constexpr int64_t kMaxBitmapSpan = int64_t{1} << 26;
+  /// Listed keys get a bitmap too when it takes at most this many 64-bit words per key.
+  static constexpr uint64_t kMaxBitmapWordsPerListedKey = 4;
 
   TypePtr type;
   /// Every distinct non-NULL key, ascending, when there are at most kMaxValues; else
@@ -41,7 +43,9 @@ struct DynamicFilter {
   std::vector<Scalar> values;
   /// The least and greatest non-NULL key; unset when there is none (no row can match).
   std::optional<Scalar> min, max;
-  /// Every non-NULL key, when they are not listed and span at most kMaxBitmapSpan values.
+  /// Every non-NULL key as a bitmap, when they span at most kMaxBitmapSpan values and are
+  /// not listed, or are listed and dense enough (kMaxBitmapWordsPerListedKey). Scans that
+  /// can test it prefer it to the list.
   std::shared_ptr<const KeyBitmap> bitmap;
 
   /// The filter of the keys in `keys` (rows whose `skip` byte is set, if given, left out).

@@ -223,12 +223,12 @@ class ParquetScanStream final : public exec::BatchStream {
       const std::string& name = names_[static_cast<size_t>(use.column)];
       int column = file_->schema()->GetFieldIndex(name);
       if (column < 0 || !file_->schema()->field(column).type()->Equals(*filter->type)) continue;
-      if (filter->listed) {
-        predicates.push_back(parquet::ColumnPredicate{column, parquet::ColumnPredicate::Op::kIn,
-                                                      filter->values, /*sorted=*/true});
-      } else if (filter->bitmap) {
+      if (filter->bitmap) {
         predicates.push_back(parquet::ColumnPredicate{
             column, parquet::ColumnPredicate::Op::kIn, {}, /*sorted=*/false, filter->bitmap});
+      } else if (filter->listed) {
+        predicates.push_back(parquet::ColumnPredicate{column, parquet::ColumnPredicate::Op::kIn,
+                                                      filter->values, /*sorted=*/true});
       } else {
         ranges.push_back(
             parquet::ColumnPredicate{column, parquet::ColumnPredicate::Op::kGe, {*filter->min}});

@@ -412,6 +412,13 @@ TEST(DynamicFilterTest, ListedKeysBitmapRangeAndNone) {
   EXPECT_EQ(few.min->get<int64_t>(), 3);
   EXPECT_EQ(few.max->get<int64_t>(), 9);
   EXPECT_EQ(few.ToString(), "IN (3 values)");
+  // A dense list has a bitmap too (which scans prefer); a sparse one has none.
+  ASSERT_NE(few.bitmap, nullptr);
+  EXPECT_TRUE(few.bitmap->Contains(7));
+  EXPECT_FALSE(few.bitmap->Contains(8));
+  ASSERT_OK_AND_ASSIGN(DynamicFilter sparse_list, DynamicFilter::Of(*I64s({0, 1 << 20})));
+  EXPECT_TRUE(sparse_list.listed);
+  EXPECT_EQ(sparse_list.bitmap, nullptr);
   // Many repeats of few keys stay listed; more distinct keys than the cap give a range.
   std::vector<OptI64> repeated, many;
   for (int64_t i = 0; i < 10000; ++i) repeated.push_back(i % 10);
