@@ -499,6 +499,23 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
   if (residual != nullptr) {
     predicates = internal::ResidualToParquetPredicates(*residual, file_fields);
   }
+  // The key sets, on the file's columns of the table field's own type (a promoted column's
+  // values are in another domain: a date's days are not a timestamp's microseconds).
+  for (const auto& [field_id, keys] : options_.key_sets) {
+    const floe::Field* table_field = table_schema_->FindFieldById(field_id);
+    if (table_field == nullptr || keys == nullptr) continue;
+    for (size_t c = 0; c < file_fields.size(); ++c) {
+      if (!file_fields[c].has_field_id() || file_fields[c].field_id() != field_id) continue;
+      if (file_fields[c].type()->Equals(*table_field->type())) {
+        parquet::ColumnPredicate predicate;
+        predicate.column = static_cast<int>(c);
+        predicate.op = parquet::ColumnPredicate::Op::kIn;
+        predicate.key_bitmap = keys;
+        predicates.push_back(std::move(predicate));
+      }
+      break;
+    }
+  }
   if (!predicates.empty() && !row_groups.empty()) {
     FLOE_ASSIGN_OR_RAISE(std::vector<int> survivors, file.PruneRowGroups(predicates));
     std::vector<int> kept;

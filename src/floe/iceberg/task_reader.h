@@ -4,9 +4,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "floe/batch/array.h"
+#include "floe/common/key_bitmap.h"
 #include "floe/common/result.h"
 #include "floe/format/parquet/reader.h"
 #include "floe/iceberg/delete_filter.h"
@@ -33,6 +35,11 @@ struct TaskReaderOptions {
   bool apply_residual = true;
   /// Check the CRC of Parquet pages that carry one (parquet::ReaderOptions).
   bool verify_page_checksums = true;
+  /// Sets of keys by field id (a join's keys above the scan): the row groups and pages
+  /// holding none of a field's keys are skipped, and, where the residual's rows are dropped,
+  /// so are the rows whose value is not among them. Only for callers that drop those rows
+  /// themselves (the join), like apply_residual false.
+  std::vector<std::pair<int32_t, std::shared_ptr<const KeyBitmap>>> key_sets;
   MemoryPool* pool = DefaultMemoryPool();
 };
 

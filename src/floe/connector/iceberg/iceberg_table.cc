@@ -814,8 +814,37 @@ exec::PlanPtr IcebergScanExec::WithDynamicFilter(int id, int column) const {
 
 namespace {
 
+// The table field a dynamic filter's bitmap can be given to the task reader for: the
+// scan's top-level field of the filtered column's name, of an integer-like type (nullptr
+// for another, or a metadata column).
+const floe::Field* KeySetField(const IcebergScanExec& node, const exec::DynamicFilterUse& use) {
+  const std::string& name = node.schema()->field(use.column).name();
+  Result<const floe::Field*> field =
+      node.parts().scan->schema()->FindFieldByName(name, /*case_sensitive=*/true);
+  if (!field.ok() || *field == nullptr || !exec::DynamicFilter::Supports(*(*field)->type())) {
+    return nullptr;
+  }
+  return *field;
+}
+
+// The bitmaps of the published dynamic filters that have one, by field id, for the task
+// reader (TaskReaderOptions::key_sets).
+std::vector<std::pair<int32_t, std::shared_ptr<const KeyBitmap>>> DynamicKeySets(
+    const IcebergScanExec& node, const exec::TaskContext& ctx) {
+  std::vector<std::pair<int32_t, std::shared_ptr<const KeyBitmap>>> out;
+  for (const exec::DynamicFilterUse& use : node.dynamic_filters()) {
+    std::shared_ptr<const exec::DynamicFilter> filter = ctx.FindDynamicFilter(use.id);
+    if (filter == nullptr || !filter->min || !filter->bitmap) continue;
+    if (const floe::Field* field = KeySetField(node, use)) {
+      out.emplace_back(field->field_id(), filter->bitmap);
+    }
+  }
+  return out;
+}
+
 // The residual the published dynamic filters of `node` add to its tasks' (bound to the
-// scan's schema): kFalse when a filter holds no key, null when none is published.
+// scan's schema), for the filters without a bitmap: kFalse when a filter holds no key,
+// null when none is published.
 Result<iceberg::ExpressionPtr> DynamicResidual(const IcebergScanExec& node,
                                                const exec::TaskContext& ctx) {
   iceberg::ExpressionPtr out;
@@ -825,6 +854,8 @@ Result<iceberg::ExpressionPtr> DynamicResidual(const IcebergScanExec& node,
     if (filter == nullptr) continue;
     if (!filter->min) return iceberg::Expression::False();
     const std::string& name = output.field(use.column).name();
+    // A filter with a bitmap goes to the task reader as a key set (DynamicKeySets).
+    if (filter->bitmap && KeySetField(node, use) != nullptr) continue;
     iceberg::ExpressionPtr term;
     if (filter->listed &&
         static_cast<int64_t>(filter->values.size()) <= exec::DynamicFilter::kMaxIcebergValues) {
@@ -878,8 +909,10 @@ Result<exec::BatchStreamPtr> IcebergScanExec::Execute(int partition,
   } else {
     // A residual comes from kInexact filters only (SupportsFilter): the engine's filter
     // stays above the scan and evaluates them on every row, so the task reader only prunes
-    // with the residual and drops the rows the Parquet reader rules out cheaply.
+    // with the residual and drops the rows the Parquet reader rules out cheaply; the same
+    // for the keys of the joins above that come as bitmaps.
     options.apply_residual = false;
+    options.key_sets = DynamicKeySets(*this, *ctx);
     FLOE_ASSIGN_OR_RAISE(reader, iceberg::MakeTaskReader(parts_.table, *parts_.scan, options));
   }
   auto opener = std::make_shared<const TaskOpener>(std::move(reader), counting, options.batch_size);
