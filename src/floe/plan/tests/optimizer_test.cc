@@ -835,6 +835,34 @@ TEST(StatisticsTest, ScansFiltersJoinsAndAggregates) {
   EXPECT_FALSE(EstimateStatistics(*Table("n", {"x"})).row_count.has_value());
 }
 
+// A join on two key columns: each side's distinct keys are the product of its columns'
+// distinct counts, at most its rows (TPC-H Q9: lineitem with partsupp on part and
+// supplier, the composite key partsupp's primary key).
+TEST(StatisticsTest, CompositeJoinKeys) {
+  auto range = [](int64_t lo, int64_t hi) {
+    ColumnStatistics c;
+    c.min = Scalar::I64(lo);
+    c.max = Scalar::I64(hi);
+    return c;
+  };
+  auto fact =
+      Table("fact", {"p", "s"}, 60000, Pushdown::kUnsupported, {range(1, 2000), range(1, 100)});
+  auto pk = Table("pk", {"p", "s"}, 8000, Pushdown::kUnsupported, {range(1, 2000), range(1, 100)});
+  // fact: min(2000 * 100, 60000) = 60000 keys; pk: min(200000, 8000) = 8000.
+  auto both = MakeJoin(fact, pk, JoinType::kInner, {Col(fact, 0), Col(fact, 1)},
+                       {Col(pk, 0), Col(pk, 1)}, nullptr);
+  EXPECT_EQ(EstimateStatistics(*both).row_count, 8000);
+  // One of the two keys alone: 60000 * 8000 / 2000.
+  auto one = MakeJoin(fact, pk, JoinType::kInner, {Col(fact, 0)}, {Col(pk, 0)}, nullptr);
+  EXPECT_EQ(EstimateStatistics(*one).row_count, 240000);
+  // Few distinct pairs on both sides: the product decides (10 * 5 = 50 keys).
+  auto small =
+      Table("small", {"a", "b"}, 1000, Pushdown::kUnsupported, {range(1, 10), range(1, 5)});
+  auto pairs = MakeJoin(small, small, JoinType::kInner, {Col(small, 0), Col(small, 1)},
+                        {Col(small, 0), Col(small, 1)}, nullptr);
+  EXPECT_EQ(EstimateStatistics(*pairs).row_count, 20000);
+}
+
 // The bound of a plan's rows takes no guess: filters, aggregations, semi joins and limits
 // keep at most their input; joins that pair rows and inexact sources have none.
 TEST(StatisticsTest, MaxRowsBoundsWithoutGuesses) {
