@@ -800,8 +800,10 @@ Status ColumnChunkReader::DecodeValues(Encoding encoding, const uint8_t* data, i
       FLOE_RETURN_NOT_OK(decoder.Init(*runs, 1));
       uint8_t* values = convert_scratch_.Reserve(n);
       FLOE_RETURN_NOT_OK(decoder.Decode(values, n));
-      uint8_t* bits = value_scratch_.Reserve(bit_util::BytesForBits(n));
-      std::memset(bits, 0, static_cast<size_t>(bit_util::BytesForBits(n)));
+      const int64_t bytes_of_bits = bit_util::BytesForBits(n);
+      uint8_t* bits = value_scratch_.Reserve(bytes_of_bits);
+      // A page of no values reserves nothing (no buffer to clear).
+      if (bytes_of_bits > 0) std::memset(bits, 0, static_cast<size_t>(bytes_of_bits));
       for (int64_t i = 0; i < n; ++i) {
         if (values[i]) bit_util::SetBit(bits, i);
       }
