@@ -2,8 +2,10 @@
 // over libFuzzer's own buffer, so AddressSanitizer sees every read past the input), and
 // every column of every row group is decoded and every value formatted; then the flat
 // columns of the last two thirds of each row group are read again as a row slice (the
-// pages located through the offset index, or the page headers). Any error Status is
-// fine; a crash, sanitizer report, leak or hang is a bug.
+// pages located through the offset index, or the page headers), and once more with a key
+// bitmap (a join's keys) on the first flat column, which prunes row groups and pages by
+// their statistics and drops rows. Any error Status is fine; a crash, sanitizer report,
+// leak or hang is a bug.
 
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "floe/batch/value_format.h"
+#include "floe/common/key_bitmap.h"
 #include "floe/format/parquet/metadata.h"
 #include "floe/format/parquet/reader.h"
 #include "floe/io/file.h"
@@ -61,6 +64,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (rows < 2 || flat.empty()) continue;
     request.columns = flat;
     request.row_group_rows = {{rows / 3, rows}};
+    drain(**reader, request);
+  }
+  if (!flat.empty()) {
+    // Every third value of [-64, 4031].
+    auto keys = std::make_shared<floe::KeyBitmap>();
+    keys->lo = -64;
+    keys->span = 4095;
+    keys->words.assign(64, 0x9249249249249249ULL);
+    floe::parquet::ReadRequest request;
+    request.columns = flat;
+    request.predicates = {floe::parquet::ColumnPredicate{
+        flat[0], floe::parquet::ColumnPredicate::Op::kIn, {}, false, std::move(keys)}};
+    request.filter_rows = true;
     drain(**reader, request);
   }
   return 0;
