@@ -530,38 +530,19 @@ class Planner {
       }
     }
 
+    const bool build_preserved =
+        type == plan::JoinType::kRightSemi || type == plan::JoinType::kRightAnti;
     JoinMode mode = JoinMode::kPartitioned;
     if (type == plan::JoinType::kMark || type == plan::JoinType::kNullAwareAnti) {
       mode = JoinMode::kBroadcast;
     } else if (type != plan::JoinType::kFull && type != plan::JoinType::kRight &&
-               type != plan::JoinType::kRightSemi && type != plan::JoinType::kRightAnti) {
-      // Broadcast a small build side, or one whose copy to every partition moves no more
-      // bytes than repartitioning the probe side would, as long as its table takes a small
-      // share of the memory budget (a broadcast table is built whole; a partitioned one is
-      // built a partition at a time).
-      const LogicalPlan* probe_node =
-          build_node == right_node.get() ? left_node.get() : right_node.get();
-      std::optional<int64_t> bytes = EstimatedBytes(*build_node);
-      std::optional<int64_t> probe_bytes = EstimatedBytes(*probe_node);
-      // The table holds more than the rows: their key ids, row map and key slots.
-      const std::optional<int64_t> rows = EstimatedRows(*build_node);
-      const int64_t table_bytes = bytes.value_or(0) + rows.value_or(0) * kHashTableBytesPerRow;
-      // The estimate may rest on guessed selectivities; a broadcast table cannot spill, so
-      // its bound (the rows the sources hold) must also fit a larger share of the budget.
-      bool fits = bytes && table_bytes <= config_.memory_limit() / kBroadcastBudgetDivisor;
-      if (fits && rows && *rows > 0) {
-        if (const std::optional<int64_t> max_rows = plan::MaxRows(*build_node)) {
-          const double row_bytes =
-              static_cast<double>(*bytes) / static_cast<double>(*rows) + kHashTableBytesPerRow;
-          fits = row_bytes * static_cast<double>(*max_rows) <=
-                 static_cast<double>(config_.memory_limit() / kBroadcastBoundDivisor);
-        }
-      }
-      if (bytes && fits &&
-          (*bytes < config_.broadcast_join_threshold() ||
-           (probe_bytes && *bytes * config_.target_partitions() <= *probe_bytes))) {
-        mode = JoinMode::kBroadcast;
-      }
+               BroadcastPays(*build_node,
+                             build_node == right_node.get() ? *left_node : *right_node)) {
+      // A right semi / anti join's tasks each see a share of the probe rows: their verdicts
+      // are merged by build position, which needs the build side read in one order by every
+      // process, as a stage's output is (a build side of one partition runs in each
+      // process that probes, and is partitioned instead).
+      if (!build_preserved || build->partition_count() > 1) mode = JoinMode::kBroadcast;
     }
 
     FLOE_ASSIGN_OR_RAISE(auto probe_exprs, CompileAll(probe_keys, probe->schema()));
@@ -597,15 +578,97 @@ class Planner {
         HashJoinExec::Make(probe, build, std::move(probe_exprs), std::move(build_exprs), type,
                            std::move(compiled_filter), std::move(null_equals_null), mode,
                            std::move(dynamic_filters)));
+    if (build_preserved && mode == JoinMode::kBroadcast)
+      return MergeBuildVerdicts(join, type, names);
     // A right semi / anti join's output is the build side: the logical left columns.
-    if (!swap || type == plan::JoinType::kRightSemi || type == plan::JoinType::kRightAnti) {
-      return Rename(join, names);
-    }
+    if (!swap || build_preserved) return Rename(join, names);
     // Back to left ++ right.
     std::vector<int> order;
     for (int i = 0; i < nl; ++i) order.push_back(nr + i);
     for (int i = 0; i < nr; ++i) order.push_back(i);
     return Reorder(join, order, names);
+  }
+
+  // Whether to broadcast `build` to the partitions of `probe`: a small build side, or one
+  // whose copy to every partition moves no more bytes than repartitioning the probe side
+  // would, as long as its table takes a small share of the memory budget (a broadcast table
+  // is built whole; a partitioned one is built a partition at a time).
+  bool BroadcastPays(const LogicalPlan& build, const LogicalPlan& probe) const {
+    std::optional<int64_t> bytes = EstimatedBytes(build);
+    std::optional<int64_t> probe_bytes = EstimatedBytes(probe);
+    // The table holds more than the rows: their key ids, row map and key slots.
+    const std::optional<int64_t> rows = EstimatedRows(build);
+    const int64_t table_bytes = bytes.value_or(0) + rows.value_or(0) * kHashTableBytesPerRow;
+    // The estimate may rest on guessed selectivities; a broadcast table cannot spill, so
+    // its bound (the rows the sources hold) must also fit a larger share of the budget.
+    bool fits = bytes && table_bytes <= config_.memory_limit() / kBroadcastBudgetDivisor;
+    if (fits && rows && *rows > 0) {
+      if (const std::optional<int64_t> max_rows = plan::MaxRows(build)) {
+        const double row_bytes =
+            static_cast<double>(*bytes) / static_cast<double>(*rows) + kHashTableBytesPerRow;
+        fits = row_bytes * static_cast<double>(*max_rows) <=
+               static_cast<double>(config_.memory_limit() / kBroadcastBoundDivisor);
+      }
+    }
+    return bytes && fits &&
+           (*bytes < config_.broadcast_join_threshold() ||
+            (probe_bytes && *bytes * config_.target_partitions() <= *probe_bytes));
+  }
+
+  // The result of a broadcast right semi (anti) join from its tasks' rows: each task
+  // emitted the build rows its probe rows matched (left unmatched) with their build
+  // positions. A row of the result is one some task matched (every task left unmatched):
+  // the rows go by position to one partition, where a row and its position are one group
+  // counting the tasks that emitted it.
+  Result<PlanPtr> MergeBuildVerdicts(const PlanPtr& join, plan::JoinType type,
+                                     const std::vector<std::string>& names) {
+    const Schema& schema = *join->schema();
+    const int columns = schema.num_fields() - 1;  // the last is the build position
+    std::vector<int> order;
+    for (int c = 0; c < columns; ++c) order.push_back(c);
+    const int tasks = join->partition_count();
+    if (tasks == 1) return Reorder(join, order, names);
+    const Field& position_field = schema.field(columns);
+    FLOE_ASSIGN_OR_RAISE(
+        expr::PhysicalExprPtr position,
+        expr::Compile(expr::Column(columns, position_field.name(), position_field.type(), false),
+                      join->schema()));
+    FLOE_ASSIGN_OR_RAISE(
+        PlanPtr exchanged,
+        RepartitionExec::Make(join, Partitioning::Hash({position}, config_.target_partitions())));
+    // The position first: the exchange's key groups the rows already.
+    std::vector<int> group_columns{columns};
+    group_columns.insert(group_columns.end(), order.begin(), order.end());
+    std::vector<expr::PhysicalExprPtr> groups;
+    std::vector<std::string> group_names;
+    for (int c : group_columns) {
+      const Field& f = schema.field(c);
+      FLOE_ASSIGN_OR_RAISE(
+          expr::PhysicalExprPtr column,
+          expr::Compile(expr::Column(c, f.name(), f.type(), f.nullable()), join->schema()));
+      groups.push_back(std::move(column));
+      group_names.push_back("c" + std::to_string(group_names.size()));
+    }
+    AggregateExprSpec emitted;
+    FLOE_ASSIGN_OR_RAISE(emitted.function, expr::ResolveAggregate("count_star", {}, false));
+    emitted.name = "tasks";
+    FLOE_ASSIGN_OR_RAISE(
+        PlanPtr merged,
+        HashAggregateExec::Make(AggregateMode::kSingle, std::move(groups), std::move(group_names),
+                                {std::move(emitted)}, std::move(exchanged)));
+    const int count_column = columns + 1;
+    if (type == plan::JoinType::kRightAnti) {
+      const Field& count = merged->schema()->field(count_column);
+      FLOE_ASSIGN_OR_RAISE(expr::PhysicalExprPtr every_task,
+                           expr::Compile(expr::Compare("eq",
+                                                       expr::Column(count_column, count.name(),
+                                                                    count.type(), count.nullable()),
+                                                       expr::Literal(Scalar::I64(tasks))),
+                                         merged->schema()));
+      FLOE_ASSIGN_OR_RAISE(merged, FilterExec::Make(std::move(every_task), std::move(merged)));
+    }
+    for (int& c : order) c += 1;
+    return Reorder(merged, order, names);
   }
 
   // The join's output carries its inputs' names; the logical plan may name them

@@ -996,6 +996,22 @@ class HashJoinStream final : public BatchStream {
     for (int64_t r = 0; r < table_->num_rows; ++r) {
       if (build_matched_[r] == want) rows.push_back(r);
     }
+    if (BuildPreserved() && node_->mode() == JoinMode::kBroadcast) {
+      // This task's verdicts only: the rows with their build positions, for the merge.
+      for (size_t pos = 0; pos < rows.size(); pos += static_cast<size_t>(batch_size())) {
+        const int64_t len =
+            std::min<int64_t>(batch_size(), static_cast<int64_t>(rows.size() - pos));
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr r, TakeBatch(*table_->batch, rows.data() + pos, len));
+        std::vector<ArrayPtr> cols = r->columns();
+        Int64Builder positions(Int64(), ctx_->pool());
+        FLOE_RETURN_NOT_OK(positions.AppendValues(rows.data() + pos, len));
+        FLOE_ASSIGN_OR_RAISE(ArrayPtr column, positions.Finish());
+        cols.push_back(std::move(column));
+        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out, RecordBatch::Make(schema(), len, std::move(cols)));
+        out_.push_back(std::move(out));
+      }
+      return Status::OK();
+    }
     if (BuildPreserved() && static_cast<int64_t>(rows.size()) == table_->num_rows) {
       // Every build row: the table's batch as it is, in batch_size slices.
       for (int64_t pos = 0; pos < table_->num_rows; pos += batch_size()) {
@@ -1107,9 +1123,7 @@ Result<PlanPtr> HashJoinExec::Make(PlanPtr left, PlanPtr right,
                               target.id, target.key, JoinModeName(mode), plan::JoinTypeName(type));
     }
   }
-  if (mode == JoinMode::kBroadcast &&
-      (type == JoinType::kRight || type == JoinType::kFull || type == JoinType::kRightSemi ||
-       type == JoinType::kRightAnti)) {
+  if (mode == JoinMode::kBroadcast && (type == JoinType::kRight || type == JoinType::kFull)) {
     return Status::Internal("HashJoinExec: a broadcast join cannot be a {} join",
                             plan::JoinTypeName(type));
   }
@@ -1119,7 +1133,16 @@ Result<PlanPtr> HashJoinExec::Make(PlanPtr left, PlanPtr right,
   PlanProperties props;
   props.schema = JoinOutputSchema(*left->schema(), *right->schema(), type);
   const Partitioning& lp = left->properties().partitioning;
-  if (type == JoinType::kRightSemi || type == JoinType::kRightAnti) {
+  const bool build_preserved = type == JoinType::kRightSemi || type == JoinType::kRightAnti;
+  if (build_preserved && mode == JoinMode::kBroadcast) {
+    // Each task's share of the build rows, with their positions for the merge.
+    std::vector<Field> fields = props.schema->fields();
+    fields.emplace_back(std::string(kBuildRowColumn), Int64(), false);
+    props.schema = std::make_shared<Schema>(std::move(fields));
+    props.partitioning = lp.kind() == Partitioning::Kind::kSingle
+                             ? Partitioning::Single()
+                             : Partitioning::Unknown(lp.partition_count());
+  } else if (build_preserved) {
     // The build side's rows, partitioned as the probe side is (by the same keys).
     props.partitioning = right->properties().partitioning;
   } else if (type == JoinType::kRight || type == JoinType::kFull) {

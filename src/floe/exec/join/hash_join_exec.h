@@ -20,8 +20,13 @@ std::string_view JoinModeName(JoinMode mode);
 /// left ++ right) is evaluated on candidate pairs. kPartitioned: both sides Hash-distributed
 /// by their keys with equal partition counts; every join type. kBroadcast: the right child
 /// is one partition read by every probe partition, the table is built once per query;
-/// inner, left, semi, anti and mark only (the others need every probe row's verdict on a
-/// build row in one place). A partitioned build side past the memory budget spills: both
+/// inner, left, semi, anti, mark, right semi and right anti. A broadcast right semi / anti
+/// join sees only its own partition's probe rows: each task emits the build rows its probe
+/// rows matched (did not match), with a last int64 column kBuildRowColumn, the row's
+/// position in the build side (the same in every task and process: the build side is read
+/// in one order everywhere), and the planner merges the tasks' rows by it (a row of the
+/// join's result is one some task matched, or one every task left unmatched). Right and
+/// full joins are partitioned only. A partitioned build side past the memory budget spills: both
 /// sides of the partition go to 32 bucket files by key hash and are joined bucket by bucket
 /// (a grace hash join; a bucket that still does not fit, from skewed keys, fails with
 /// kOutOfMemory). A broadcast build side past the budget fails with kOutOfMemory naming the
@@ -57,9 +62,11 @@ class HashJoinExec final : public ExecutionPlan {
   const std::vector<bool>& null_equals_null() const { return null_equals_null_; }
   JoinMode mode() const { return mode_; }
   const std::vector<DynamicFilterTarget>& dynamic_filters() const { return dynamic_filters_; }
+  /// The build row column of a broadcast right semi / anti join's output.
+  static constexpr std::string_view kBuildRowColumn = "__build_row";
   /// Whether a join of this mode and type can publish dynamic filters: a broadcast one
-  /// (its table is complete before its probe side opens) that drops probe rows without a
-  /// match (inner, semi).
+  /// (its table is complete before its probe side opens) where a probe row without a match
+  /// adds nothing (inner, semi, right semi, right anti).
   /// The shards a broadcast build of 256k+ rows is split into, for the join's tasks to
   /// build together: enough for `probe_partitions` tasks coming at once to share them out
   /// evenly; one when memory_limit is set (each shard's copies of keys and row lists cost
@@ -67,7 +74,8 @@ class HashJoinExec final : public ExecutionPlan {
   static int BroadcastBuildShards(const SessionConfig& config, int probe_partitions);
   static bool PublishesDynamicFilters(JoinMode mode, plan::JoinType type) {
     return mode == JoinMode::kBroadcast &&
-           (type == plan::JoinType::kInner || type == plan::JoinType::kSemi);
+           (type == plan::JoinType::kInner || type == plan::JoinType::kSemi ||
+            type == plan::JoinType::kRightSemi || type == plan::JoinType::kRightAnti);
   }
 
  private:

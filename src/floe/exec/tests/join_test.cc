@@ -20,6 +20,7 @@ using testing::I64s;
 using testing::MakeContext;
 using testing::OptI64;
 using testing::OptStr;
+using testing::PartitionedSource;
 using testing::RunRows;
 using testing::SchemaOf;
 using testing::Source;
@@ -150,7 +151,7 @@ TEST_F(JoinTest, NullAwareAnti) {
 
 // Right semi / anti: the build (right) rows with / without a matching probe row, in build
 // order, emitted after the probe side; every row map (identity, unique, groups), NULL keys,
-// filters, null_equals_null, empty sides, small batches; never broadcast.
+// filters, null_equals_null, empty sides, small batches.
 TEST_F(JoinTest, RightSemiAnti) {
   for (int64_t batch_size : {8192, 2}) {
     // Duplicate build keys (row groups) and a NULL build key, which matches nothing.
@@ -184,7 +185,41 @@ TEST_F(JoinTest, RightSemiAnti) {
   EXPECT_EQ(plan->schema()->num_fields(), 2);
   EXPECT_EQ(plan->schema()->field(0).name(), "rk");
   EXPECT_EQ(plan->ToString(), "HashJoinExec: mode=Partitioned, type=right anti, on=[(lk, rk)]");
-  EXPECT_THAT(Hash(Left(), Right(), JoinType::kRightSemi, nullptr, false, JoinMode::kBroadcast),
+}
+
+// Broadcast right semi / anti: each probe partition emits its own verdicts, the build rows
+// its probe rows matched (left unmatched) with their build positions, for the planner's
+// merge; right and full joins are never broadcast.
+TEST_F(JoinTest, BroadcastRightSemiAntiEmitEachTasksVerdicts) {
+  // Partition 0 matches r2, r2b and r1; partition 1 (NULL, 4) matches nothing.
+  auto two_partitions = [&] {
+    return PartitionedSource(
+        left_schema_, {{BatchOf(left_schema_, {I64s({1, 2}), Strs({"l1", "l2"})})},
+                       {BatchOf(left_schema_, {I64s({std::nullopt, 4}), Strs({"lnull", "l4"})})}});
+  };
+  for (int64_t batch_size : {8192, 2}) {
+    EXPECT_EQ(Run(Hash(two_partitions(), Right(), JoinType::kRightSemi, nullptr, false,
+                       JoinMode::kBroadcast),
+                  batch_size),
+              (V{"2|r2|0", "2|r2b|1", "1|r1|4"}));
+    EXPECT_EQ(
+        Run(Hash(two_partitions(), Right(), JoinType::kRightAnti, nullptr, false,
+                 JoinMode::kBroadcast),
+            batch_size),
+        (V{"3|r3|2", "NULL|rnull|3", "2|r2|0", "2|r2b|1", "3|r3|2", "NULL|rnull|3", "1|r1|4"}));
+  }
+  EXPECT_EQ(Run(Hash(two_partitions(), EmptyRight(), JoinType::kRightAnti, nullptr, false,
+                     JoinMode::kBroadcast)),
+            V{});
+  ASSERT_OK_AND_ASSIGN(auto plan, Hash(two_partitions(), Right(), JoinType::kRightSemi, nullptr,
+                                       false, JoinMode::kBroadcast));
+  EXPECT_EQ(plan->partition_count(), 2);
+  ASSERT_EQ(plan->schema()->num_fields(), 3);
+  EXPECT_EQ(plan->schema()->field(2).name(), HashJoinExec::kBuildRowColumn);
+  EXPECT_EQ(plan->schema()->field(2).type()->id(), TypeId::kInt64);
+  EXPECT_THAT(Hash(Left(), Right(), JoinType::kRight, nullptr, false, JoinMode::kBroadcast),
+              floe::testing::IsError(StatusCode::kInternal));
+  EXPECT_THAT(Hash(Left(), Right(), JoinType::kFull, nullptr, false, JoinMode::kBroadcast),
               floe::testing::IsError(StatusCode::kInternal));
 }
 
