@@ -17,9 +17,24 @@ struct KeyBitmap {
   uint64_t span = 0;
   std::vector<uint64_t> words;
 
+  KeyBitmap() = default;
+  /// No key yet, over the range [lo, hi] (lo <= hi).
+  KeyBitmap(int64_t lo, int64_t hi)
+      : lo(lo),
+        span(static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)),
+        words(static_cast<size_t>(span / 64 + 1), 0) {}
+
   int64_t hi() const { return static_cast<int64_t>(static_cast<uint64_t>(lo) + span); }
 
-  bool Contains(int64_t v) const {
+  /// Adds key v of [lo, hi()].
+  void Add(int64_t v) {
+    const uint64_t d = static_cast<uint64_t>(v) - static_cast<uint64_t>(lo);
+    words[d >> 6] |= uint64_t{1} << (d & 63);
+  }
+
+  bool Contains(int64_t v) const { return Contains(words.data(), lo, span, v); }
+  /// The membership test over a bitmap's parts, for loops that hold them in registers.
+  static bool Contains(const uint64_t* words, int64_t lo, uint64_t span, int64_t v) {
     // Below lo wraps to more than span.
     const uint64_t d = static_cast<uint64_t>(v) - static_cast<uint64_t>(lo);
     return d <= span && ((words[d >> 6] >> (d & 63)) & 1) != 0;

@@ -61,15 +61,10 @@ DynamicFilter FilterOf(const Array& keys, bool list) {
     }
   }
   if (span < static_cast<uint64_t>(DynamicFilter::kMaxBitmapSpan)) {
-    auto bitmap = std::make_shared<KeyBitmap>();
-    bitmap->lo = static_cast<int64_t>(lo);
-    bitmap->span = span;
-    bitmap->words.assign(static_cast<size_t>(words), 0);
+    auto bitmap = std::make_shared<KeyBitmap>(static_cast<int64_t>(lo), static_cast<int64_t>(hi));
     for (int64_t i = 0; i < n; ++i) {
       if (nulls && keys.IsNull(i)) continue;
-      const uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(values[i])) -
-                         static_cast<uint64_t>(bitmap->lo);
-      bitmap->words[d >> 6] |= uint64_t{1} << (d & 63);
+      bitmap->Add(static_cast<int64_t>(values[i]));
     }
     out.bitmap = std::move(bitmap);
   }

@@ -109,7 +109,8 @@ class BatchReader final : public RecordBatchReader {
     Int128 value;
     std::vector<std::string> strings;
     std::vector<Int128> ints;
-    std::vector<uint64_t> bits;
+    // kIn: the set as a bitmap (a join's keys, or a dense list), tested instead of `ints`.
+    std::shared_ptr<const KeyBitmap> members;
   };
   static constexpr int64_t kMaxMemberBits = int64_t{1} << 26;
   // A leaf batch the row filters read, with the filters on it and how many rows they let

@@ -79,8 +79,7 @@ void BatchReader::SetUpRowFilters() {
       if (p.op != ColumnPredicate::Op::kIn || width > 8) continue;
       const Int128 limit = (Int128{1} << (8 * width - 1));
       if (p.key_bitmap->lo < -limit || p.key_bitmap->hi() >= limit) continue;
-      row_filters_.push_back(RowFilter{
-          batch, p.op, width, 0, {}, {p.key_bitmap->lo, p.key_bitmap->hi()}, p.key_bitmap->words});
+      row_filters_.push_back(RowFilter{batch, p.op, width, 0, {}, {}, p.key_bitmap});
       filtered_leaf_[batch] = true;
       continue;
     }
@@ -109,17 +108,14 @@ void BatchReader::SetUpRowFilters() {
     } else {
       std::sort(ints.begin(), ints.end());
       ints.erase(std::unique(ints.begin(), ints.end()), ints.end());
-      std::vector<uint64_t> bits;
+      std::shared_ptr<KeyBitmap> members;
       if (width <= 8 && ints.size() > 8 && ints.back() - ints.front() < kMaxMemberBits) {
-        const int64_t span = static_cast<int64_t>(ints.back() - ints.front()) + 1;
-        bits.assign(static_cast<size_t>((span + 63) / 64), 0);
-        for (Int128 v : ints) {
-          const auto d = static_cast<uint64_t>(v - ints.front());
-          bits[d >> 6] |= uint64_t{1} << (d & 63);
-        }
+        members = std::make_shared<KeyBitmap>(static_cast<int64_t>(ints.front()),
+                                              static_cast<int64_t>(ints.back()));
+        for (Int128 v : ints) members->Add(static_cast<int64_t>(v));
       }
       row_filters_.push_back(
-          RowFilter{batch, p.op, width, 0, {}, std::move(ints), std::move(bits)});
+          RowFilter{batch, p.op, width, 0, {}, std::move(ints), std::move(members)});
     }
     filtered_leaf_[batch] = true;
   }
@@ -185,23 +181,20 @@ int OutOfRange(Int128 c) {
 
 // Calls fn(std::type_identity<T>(), cmp) with a predicate on T values that is true for
 // the values passing an integer filter (`op` with `value`, or kIn with the ascending
-// distinct `ints`, and `bits` their membership bitmap from ints.front() when there is one)
-// and returns its result.
+// distinct `ints` or the set `members` when there is one) and returns its result.
 template <typename T, typename Fn>
 int64_t WithIntPredicate(ColumnPredicate::Op op, Int128 value, const std::vector<Int128>& ints,
-                         const std::vector<uint64_t>& bits, Fn&& fn) {
+                         const KeyBitmap* members, Fn&& fn) {
   using Op = ColumnPredicate::Op;
   if constexpr (!std::is_same_v<T, Int128>) {
-    if (op == Op::kIn && !bits.empty() && OutOfRange<T>(ints.front()) == 0 &&
-        OutOfRange<T>(ints.back()) == 0) {
-      const T lo = static_cast<T>(ints.front());
-      const uint64_t span = static_cast<uint64_t>(ints.back() - ints.front());
-      const uint64_t* words = bits.data();
+    // Keys and values meet as int64 (both converted alike): a key T cannot hold matches
+    // no value.
+    if (op == Op::kIn && members != nullptr) {
+      const int64_t lo = members->lo;
+      const uint64_t span = members->span;
+      const uint64_t* words = members->words.data();
       return fn(std::type_identity<T>(), [lo, span, words](T v) {
-        // Below lo wraps to more than span.
-        const uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(v)) -
-                           static_cast<uint64_t>(static_cast<int64_t>(lo));
-        return d <= span && ((words[d >> 6] >> (d & 63)) & 1) != 0;
+        return KeyBitmap::Contains(words, lo, span, static_cast<int64_t>(v));
       });
     }
   }
@@ -253,18 +246,18 @@ int64_t WithIntPredicate(ColumnPredicate::Op op, Int128 value, const std::vector
 // Dispatches WithIntPredicate on the filter's value width.
 template <typename Fn>
 int64_t WithIntFilter(int width, ColumnPredicate::Op op, Int128 value,
-                      const std::vector<Int128>& ints, const std::vector<uint64_t>& bits, Fn&& fn) {
+                      const std::vector<Int128>& ints, const KeyBitmap* members, Fn&& fn) {
   switch (width) {
     case 1:
-      return WithIntPredicate<int8_t>(op, value, ints, bits, fn);
+      return WithIntPredicate<int8_t>(op, value, ints, members, fn);
     case 2:
-      return WithIntPredicate<int16_t>(op, value, ints, bits, fn);
+      return WithIntPredicate<int16_t>(op, value, ints, members, fn);
     case 4:
-      return WithIntPredicate<int32_t>(op, value, ints, bits, fn);
+      return WithIntPredicate<int32_t>(op, value, ints, members, fn);
     case 8:
-      return WithIntPredicate<int64_t>(op, value, ints, bits, fn);
+      return WithIntPredicate<int64_t>(op, value, ints, members, fn);
     default:
-      return WithIntPredicate<Int128>(op, value, ints, bits, fn);
+      return WithIntPredicate<Int128>(op, value, ints, members, fn);
   }
 }
 
@@ -379,10 +372,11 @@ Result<int64_t> BatchReader::FilterRows(int64_t rows) {
           }
         } else {
           const uint8_t* values = b->values.data();
-          n = WithIntFilter(f.width, f.op, f.value, f.ints, f.bits, [&](auto tag, auto cmp) {
-            using T = typename decltype(tag)::type;
-            return RefineSelection<T>(values, cmp, first, rows, sel, n);
-          });
+          n = WithIntFilter(f.width, f.op, f.value, f.ints, f.members.get(),
+                            [&](auto tag, auto cmp) {
+                              using T = typename decltype(tag)::type;
+                              return RefineSelection<T>(values, cmp, first, rows, sel, n);
+                            });
         }
         first = false;
         if (n == 0) break;
@@ -442,7 +436,7 @@ Result<int64_t> BatchReader::FilterRows(int64_t rows) {
         }
       } else {
         const uint8_t* values = b->values.data();
-        WithIntFilter(f.width, f.op, f.value, f.ints, f.bits, [&](auto tag, auto cmp) {
+        WithIntFilter(f.width, f.op, f.value, f.ints, f.members.get(), [&](auto tag, auto cmp) {
           using T = typename decltype(tag)::type;
           AndMaskBy<T>(values, cmp, c, mask);
           return int64_t{0};

@@ -495,14 +495,8 @@ TEST(ReaderRowFilter, IntegerInLists) {
 // integer width (the int8 column's keys reach past its range).
 TEST(ReaderRowFilter, KeyBitmaps) {
   auto bitmap_of = [](const std::set<int64_t>& keys) {
-    auto bitmap = std::make_shared<KeyBitmap>();
-    bitmap->lo = *keys.begin();
-    bitmap->span = static_cast<uint64_t>(*keys.rbegin() - bitmap->lo);
-    bitmap->words.assign(bitmap->span / 64 + 1, 0);
-    for (int64_t k : keys) {
-      const auto d = static_cast<uint64_t>(k - bitmap->lo);
-      bitmap->words[d >> 6] |= uint64_t{1} << (d & 63);
-    }
+    auto bitmap = std::make_shared<KeyBitmap>(*keys.begin(), *keys.rbegin());
+    for (int64_t k : keys) bitmap->Add(k);
     return bitmap;
   };
   for (bool page_index : {false, true}) {

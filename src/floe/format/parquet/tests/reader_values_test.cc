@@ -566,14 +566,9 @@ TEST(ReaderValues, ProjectionByNameAndFieldIdAndPruning) {
   // A bitmap of keys (a join's keys too many to list): a row group is kept when a key lies
   // between its minimum and maximum.
   auto prune_bitmap = [&](std::vector<int64_t> keys) {
-    auto bitmap = std::make_shared<KeyBitmap>();
-    bitmap->lo = *std::min_element(keys.begin(), keys.end());
-    bitmap->span = static_cast<uint64_t>(*std::max_element(keys.begin(), keys.end()) - bitmap->lo);
-    bitmap->words.assign(bitmap->span / 64 + 1, 0);
-    for (int64_t k : keys) {
-      const auto d = static_cast<uint64_t>(k - bitmap->lo);
-      bitmap->words[d >> 6] |= uint64_t{1} << (d & 63);
-    }
+    auto bitmap = std::make_shared<KeyBitmap>(*std::min_element(keys.begin(), keys.end()),
+                                              *std::max_element(keys.begin(), keys.end()));
+    for (int64_t k : keys) bitmap->Add(k);
     return reader->PruneRowGroups({ColumnPredicate{0, Op::kIn, {}, false, std::move(bitmap)}});
   };
   EXPECT_THAT(prune_bitmap({3, 25}), ::testing::Optional(V{0, 2}));
