@@ -578,8 +578,9 @@ class Planner {
         HashJoinExec::Make(probe, build, std::move(probe_exprs), std::move(build_exprs), type,
                            std::move(compiled_filter), std::move(null_equals_null), mode,
                            std::move(dynamic_filters)));
-    if (build_preserved && mode == JoinMode::kBroadcast)
+    if (build_preserved && mode == JoinMode::kBroadcast) {
       return MergeBuildVerdicts(join, type, names);
+    }
     // A right semi / anti join's output is the build side: the logical left columns.
     if (!swap || build_preserved) return Rename(join, names);
     // Back to left ++ right.

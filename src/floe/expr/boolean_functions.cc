@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <optional>
 
 #include "floe/batch/value_key.h"
 #include "floe/expr/aggregate_internal.h"
@@ -338,6 +340,45 @@ Result<ColumnarValue> ExtremeKernel(const ResolvedFunction& fn,
 
 // IN ---------------------------------------------------------------------------------------
 
+// A few constant strings of at most 8 bytes each, matched without calling memcmp: each as
+// its bytes in one integer (zero past its end) beside its length (TPC-H Q22's country codes,
+// Q19's containers and ship modes).
+class ShortStringSet {
+ public:
+  static constexpr size_t kMaxStrings = 16;
+
+  // nullopt when a string is longer than 8 bytes or there are too many.
+  static std::optional<ShortStringSet> Make(const std::vector<std::string_view>& strings) {
+    if (strings.size() > kMaxStrings) return std::nullopt;
+    ShortStringSet set;
+    for (std::string_view s : strings) {
+      if (s.size() > 8) return std::nullopt;
+      set.words_.push_back(Pack(s));
+      set.sizes_.push_back(static_cast<uint8_t>(s.size()));
+    }
+    return set;
+  }
+
+  bool Contains(std::string_view v) const {
+    if (v.size() > 8) return false;
+    const uint64_t word = Pack(v);
+    const auto size = static_cast<uint8_t>(v.size());
+    bool hit = false;
+    for (size_t i = 0; i < words_.size(); ++i) hit |= words_[i] == word && sizes_[i] == size;
+    return hit;
+  }
+
+ private:
+  static uint64_t Pack(std::string_view s) {
+    uint64_t word = 0;
+    std::memcpy(&word, s.data(), s.size());
+    return word;
+  }
+
+  std::vector<uint64_t> words_;
+  std::vector<uint8_t> sizes_;
+};
+
 Result<ColumnarValue> InListKernel(const ResolvedFunction& fn,
                                    const std::vector<ColumnarValue>& args, int64_t n,
                                    EvalContext& ctx) {
@@ -359,6 +400,13 @@ Result<ColumnarValue> InListKernel(const ResolvedFunction& fn,
         bit_util::SetBit(valid.data(), i);
         if (v) bit_util::SetBit(out.data(), i);
       };
+      auto finish = [&]() -> Result<ColumnarValue> {
+        if (scalar) {
+          if (!bit_util::GetBit(valid.data(), 0)) return ColumnarValue(Scalar::Null(Boolean()));
+          return ColumnarValue(Scalar::Bool(bit_util::GetBit(out.data(), 0)));
+        }
+        return FromBits(out, valid, n, ctx.pool);
+      };
       if (constant_list) {
         // A sorted list searched by binary search.
         std::vector<T> list;
@@ -368,6 +416,19 @@ Result<ColumnarValue> InListKernel(const ResolvedFunction& fn,
             list_has_null = true;
           } else {
             list.push_back(ScalarValueAs<T>(compared[k].scalar()));
+          }
+        }
+        if constexpr (std::is_same_v<T, std::string_view>) {
+          if (std::optional<ShortStringSet> strings = ShortStringSet::Make(list)) {
+            for (int64_t i = 0; i < rows; ++i) {
+              if (value.IsNull(i)) continue;
+              if (strings->Contains(value[i])) {
+                set(i, true);
+              } else if (!list_has_null) {
+                set(i, false);
+              }
+            }
+            return finish();
           }
         }
         auto less = [](const T& a, const T& b) { return Compare3<T>(a, b) < 0; };
@@ -402,11 +463,7 @@ Result<ColumnarValue> InListKernel(const ResolvedFunction& fn,
           }
         }
       }
-      if (scalar) {
-        if (!bit_util::GetBit(valid.data(), 0)) return ColumnarValue(Scalar::Null(Boolean()));
-        return ColumnarValue(Scalar::Bool(bit_util::GetBit(out.data(), 0)));
-      }
-      return FromBits(out, valid, n, ctx.pool);
+      return finish();
     }
   });
 }
