@@ -26,8 +26,8 @@ std::string_view JoinModeName(JoinMode mode);
 /// position in the build side (the same in every task and process: the build side is read
 /// in one order everywhere), and the planner merges the tasks' rows by it (a row of the
 /// join's result is one some task matched, or one every task left unmatched). Right and
-/// full joins are partitioned only. A partitioned build side past the memory budget spills: both
-/// sides of the partition go to 32 bucket files by key hash and are joined bucket by bucket
+/// full joins are partitioned only. A partitioned build side past the memory budget spills:
+/// both sides of the partition go to 32 bucket files by key hash and are joined bucket by bucket
 /// (a grace hash join; a bucket that still does not fit, from skewed keys, fails with
 /// kOutOfMemory). A broadcast build side past the budget fails with kOutOfMemory naming the
 /// join and memory_limit. A broadcast join publishes, once its table is built, a dynamic
@@ -64,14 +64,14 @@ class HashJoinExec final : public ExecutionPlan {
   const std::vector<DynamicFilterTarget>& dynamic_filters() const { return dynamic_filters_; }
   /// The build row column of a broadcast right semi / anti join's output.
   static constexpr std::string_view kBuildRowColumn = "__build_row";
-  /// Whether a join of this mode and type can publish dynamic filters: a broadcast one
-  /// (its table is complete before its probe side opens) where a probe row without a match
-  /// adds nothing (inner, semi, right semi, right anti).
   /// The shards a broadcast build of 256k+ rows is split into, for the join's tasks to
   /// build together: enough for `probe_partitions` tasks coming at once to share them out
   /// evenly; one when memory_limit is set (each shard's copies of keys and row lists cost
   /// memory that a query near its limit may not have: TPC-H Q21 at sf10 under 1GB failed).
   static int BroadcastBuildShards(const SessionConfig& config, int probe_partitions);
+  /// Whether a join of this mode and type can publish dynamic filters: a broadcast one
+  /// (its table is complete before its probe side opens) where a probe row without a match
+  /// adds nothing (inner, semi, right semi, right anti).
   static bool PublishesDynamicFilters(JoinMode mode, plan::JoinType type) {
     return mode == JoinMode::kBroadcast &&
            (type == plan::JoinType::kInner || type == plan::JoinType::kSemi ||
