@@ -996,23 +996,10 @@ class HashJoinStream final : public BatchStream {
     for (int64_t r = 0; r < table_->num_rows; ++r) {
       if (build_matched_[r] == want) rows.push_back(r);
     }
-    if (BuildPreserved() && node_->mode() == JoinMode::kBroadcast) {
-      // This task's verdicts only: the rows with their build positions, for the merge.
-      for (size_t pos = 0; pos < rows.size(); pos += static_cast<size_t>(batch_size())) {
-        const int64_t len =
-            std::min<int64_t>(batch_size(), static_cast<int64_t>(rows.size() - pos));
-        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr r, TakeBatch(*table_->batch, rows.data() + pos, len));
-        std::vector<ArrayPtr> cols = r->columns();
-        Int64Builder positions(Int64(), ctx_->pool());
-        FLOE_RETURN_NOT_OK(positions.AppendValues(rows.data() + pos, len));
-        FLOE_ASSIGN_OR_RAISE(ArrayPtr column, positions.Finish());
-        cols.push_back(std::move(column));
-        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out, RecordBatch::Make(schema(), len, std::move(cols)));
-        out_.push_back(std::move(out));
-      }
-      return Status::OK();
-    }
-    if (BuildPreserved() && static_cast<int64_t>(rows.size()) == table_->num_rows) {
+    // A broadcast join emits this task's verdicts only: the rows with their build
+    // positions, for the merge.
+    const bool positions = BuildPreserved() && node_->mode() == JoinMode::kBroadcast;
+    if (BuildPreserved() && !positions && static_cast<int64_t>(rows.size()) == table_->num_rows) {
       // Every build row: the table's batch as it is, in batch_size slices.
       for (int64_t pos = 0; pos < table_->num_rows; pos += batch_size()) {
         const int64_t len = std::min<int64_t>(batch_size(), table_->num_rows - pos);
@@ -1025,19 +1012,22 @@ class HashJoinStream final : public BatchStream {
     }
     for (size_t pos = 0; pos < rows.size(); pos += static_cast<size_t>(batch_size())) {
       const int64_t len = std::min<int64_t>(batch_size(), static_cast<int64_t>(rows.size() - pos));
-      if (BuildPreserved()) {
-        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr r, TakeBatch(*table_->batch, rows.data() + pos, len));
-        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out, RecordBatch::Make(schema(), len, r->columns()));
-        out_.push_back(std::move(out));
-        continue;
-      }
       std::vector<ArrayPtr> cols;
-      for (const Field& f : node_->left()->schema()->fields()) {
-        FLOE_ASSIGN_OR_RAISE(ArrayPtr nulls, NullColumn(f.type(), len));
-        cols.push_back(std::move(nulls));
+      if (!BuildPreserved()) {
+        // Right and full joins: NULL left columns.
+        for (const Field& f : node_->left()->schema()->fields()) {
+          FLOE_ASSIGN_OR_RAISE(ArrayPtr nulls, NullColumn(f.type(), len));
+          cols.push_back(std::move(nulls));
+        }
       }
       FLOE_ASSIGN_OR_RAISE(RecordBatchPtr r, TakeBatch(*table_->batch, rows.data() + pos, len));
       cols.insert(cols.end(), r->columns().begin(), r->columns().end());
+      if (positions) {
+        Int64Builder builder(Int64(), ctx_->pool());
+        FLOE_RETURN_NOT_OK(builder.AppendValues(rows.data() + pos, len));
+        FLOE_ASSIGN_OR_RAISE(ArrayPtr column, builder.Finish());
+        cols.push_back(std::move(column));
+      }
       FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out, RecordBatch::Make(schema(), len, std::move(cols)));
       out_.push_back(std::move(out));
     }
