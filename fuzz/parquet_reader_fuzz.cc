@@ -68,10 +68,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (!flat.empty()) {
     // Every third value of [-64, 4031].
-    auto keys = std::make_shared<floe::KeyBitmap>();
-    keys->lo = -64;
-    keys->span = 4095;
-    keys->words.assign(64, 0x9249249249249249ULL);
+    auto keys = std::make_shared<floe::KeyBitmap>(-64, 4031);
+    for (int64_t v = -64; v <= 4031; v += 3) keys->Add(v);
     floe::parquet::ReadRequest request;
     request.columns = flat;
     request.predicates = {floe::parquet::ColumnPredicate{

@@ -75,10 +75,9 @@ void BatchReader::SetUpRowFilters() {
     if (width != 1 && width != 2 && width != 4 && width != 8 && width != 16) continue;
     if ((width == 16) != (leaf.type->id() == TypeId::kDecimal)) continue;
     if (p.key_bitmap) {
-      // The bitmap's range as the list's ends, and its bits as the membership bitmap.
+      // Its bits test the values as int64, whatever the column's width (WithIntPredicate):
+      // a range reaching past what the column's type holds is fine.
       if (p.op != ColumnPredicate::Op::kIn || width > 8) continue;
-      const Int128 limit = (Int128{1} << (8 * width - 1));
-      if (p.key_bitmap->lo < -limit || p.key_bitmap->hi() >= limit) continue;
       row_filters_.push_back(RowFilter{batch, p.op, width, 0, {}, {}, p.key_bitmap});
       filtered_leaf_[batch] = true;
       continue;
