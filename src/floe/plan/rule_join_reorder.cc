@@ -4,7 +4,13 @@
 // greedy operator ordering: starting from one component per leaf, the two components
 // connected by an equality whose join has the smallest estimated result are joined,
 // until one is left (components without any connecting equality are cross-joined only
-// when nothing connected remains, smallest first). The result may be bushy: TPC-H Q3
+// when nothing connected remains, smallest first). A result's size is its estimated rows
+// times the bytes of a row's columns that are still needed after it: those the plan above
+// the joins reads and those of conditions not yet applied (plus a fixed cost per row).
+// Weighing bytes rather than rows keeps wide columns out of the joins that fan out: TPC-H
+// Q10 joins lineitem with orders first (three narrow columns) and probes that with the
+// customers, rather than carrying the customers' names, addresses and comments through
+// the orders join, which is estimated at as many rows. The result may be bushy: TPC-H Q3
 // joins orders with the filtered customers first and probes lineitem against that,
 // instead of joining lineitem with every order first. The larger component goes left
 // (the probe side; the physical planner still picks the build side by size). Every
@@ -38,6 +44,11 @@ using expr::ExprPtr;
 
 // Trees of more inner joins than this are not reordered.
 constexpr size_t kMaxReorderedRelations = 48;
+
+// The bytes a joined row costs besides its columns' (a hash table slot, a row position),
+// and the width taken for a column whose width is not estimated.
+constexpr double kRowOverheadBytes = 8;
+constexpr double kUnknownColumnBytes = 8;
 
 struct Equality {
   ExprPtr left;  // over the region's columns (leaves side by side, original order)
@@ -173,10 +184,12 @@ struct Candidate {
 
 class Reorderer {
  public:
-  Reorderer(const LogicalPlanPtr& root, Region region)
+  // `needed`: the region's columns read above it.
+  Reorderer(const LogicalPlanPtr& root, Region region, std::vector<bool> needed)
       : root_(root),
         region_(std::move(region)),
         width_(root->schema->num_fields()),
+        needed_(std::move(needed)),
         applied_classes_(width_) {
     const size_t n = region_.leaves.size();
     leaf_of_column_.resize(static_cast<size_t>(width_));
@@ -211,22 +224,20 @@ class Reorderer {
 
   Result<LogicalPlanPtr> Run() {
     while (components_.size() > 1) {
-      // The connected pair whose join is estimated to give the fewest rows; with no
+      // The connected pair whose join is estimated to give the fewest bytes; with no
       // connected pair, the two smallest components (a cross join nobody can avoid).
       std::optional<std::pair<size_t, size_t>> best;
-      double best_rows = 0;
+      double best_bytes = 0;
       double best_inputs = 0;
       for (size_t a = 0; a < components_.size(); ++a) {
         for (size_t b = a + 1; b < components_.size(); ++b) {
           Candidate c = Join(a, b);
           if (!c.connected) continue;
-          std::optional<int64_t> estimate = EstimateStatistics(*c.plan).row_count;
-          double out =
-              estimate ? static_cast<double>(*estimate) : components_[a].rows * components_[b].rows;
-          double inputs = components_[a].rows + components_[b].rows;
-          if (!best || out < best_rows || (out == best_rows && inputs < best_inputs)) {
+          const double out = ResultBytes(a, b, c);
+          const double inputs = components_[a].rows + components_[b].rows;
+          if (!best || out < best_bytes || (out == best_bytes && inputs < best_inputs)) {
             best = std::make_pair(a, b);
-            best_rows = out;
+            best_bytes = out;
             best_inputs = inputs;
           }
         }
@@ -300,6 +311,52 @@ class Reorderer {
         }
       }
     }
+  }
+
+  // The estimated bytes of candidate `c`, the join of components a and b: its rows times
+  // the widths of its columns that are read above the region or by a condition it does not
+  // apply, plus kRowOverheadBytes a row.
+  double ResultBytes(size_t a, size_t b, const Candidate& c) const {
+    const Statistics stats = EstimateStatistics(*c.plan);
+    const double rows = stats.row_count ? static_cast<double>(*stats.row_count)
+                                        : components_[a].rows * components_[b].rows;
+    std::vector<bool> read = needed_;
+    auto mark = [&](const expr::Expr& e) {
+      for (int col : expr::ReferencedColumns(e)) read[static_cast<size_t>(col)] = true;
+    };
+    for (size_t k = 0; k < region_.equalities.size(); ++k) {
+      const Equality& e = region_.equalities[k];
+      if (e.applied ||
+          std::find(c.equalities.begin(), c.equalities.end(), k) != c.equalities.end()) {
+        continue;
+      }
+      mark(*e.left);
+      mark(*e.right);
+    }
+    for (size_t f = 0; f < region_.filters.size(); ++f) {
+      if (region_.filters[f].applied ||
+          std::find(c.filters.begin(), c.filters.end(), f) != c.filters.end()) {
+        continue;
+      }
+      mark(*region_.filters[f].expr);
+    }
+    auto [l, r] = Oriented(a, b);
+    const Component& left = components_[l];
+    const Component& right = components_[r];
+    double width = kRowOverheadBytes;
+    for (int col = 0; col < width_; ++col) {
+      if (!read[static_cast<size_t>(col)]) continue;
+      int p = left.position[static_cast<size_t>(col)];
+      if (p < 0 && right.position[static_cast<size_t>(col)] >= 0) {
+        p = left.width + right.position[static_cast<size_t>(col)];
+      }
+      if (p < 0) continue;
+      const size_t at = static_cast<size_t>(p);
+      width += at < stats.columns.size() && stats.columns[at].avg_width
+                   ? *stats.columns[at].avg_width
+                   : kUnknownColumnBytes;
+    }
+    return rows * width;
   }
 
   // The larger component (by estimated rows) goes left: the probe side of a hash join.
@@ -422,6 +479,7 @@ class Reorderer {
   LogicalPlanPtr root_;
   Region region_;
   int width_;
+  std::vector<bool> needed_;  // region columns read above the region
   std::vector<int> leaf_of_column_;
   std::vector<std::vector<int>> eq_left_;
   std::vector<std::vector<int>> eq_right_;
@@ -432,12 +490,86 @@ class Reorderer {
   ColumnClasses applied_classes_;
 };
 
-Result<LogicalPlanPtr> Rewrite(const LogicalPlanPtr& plan) {
+std::vector<bool> AllNeeded(const LogicalPlan& plan) {
+  return std::vector<bool>(static_cast<size_t>(plan.schema->num_fields()), true);
+}
+
+// The columns of `node`'s child `i` that `node` reads when the nodes above it read its
+// columns `needed`: what projection pushdown (a later rule) will keep, estimated node by
+// node so that join orders are weighed by the bytes that travel through them. Kinds not
+// handled here read all of their inputs' columns.
+std::vector<bool> ChildNeeds(const LogicalPlan& node, size_t i, const std::vector<bool>& needed) {
+  const LogicalPlan& child = *node.children[i];
+  const int width = child.schema->num_fields();
+  std::vector<bool> out(static_cast<size_t>(width), false);
+  // Marks the columns of this child that `e` refers to, where the child's columns start at
+  // `offset` among the columns `e` is over.
+  auto refs = [&](const ExprPtr& e, int offset) {
+    if (!e) return;
+    for (int c : expr::ReferencedColumns(*e)) {
+      if (c >= offset && c < offset + width) out[static_cast<size_t>(c - offset)] = true;
+    }
+  };
+  // Marks the child's columns that the node passes through as its columns from `offset`.
+  auto passed = [&](int offset) {
+    for (int c = 0; c < width; ++c) {
+      if (needed[static_cast<size_t>(offset + c)]) out[static_cast<size_t>(c)] = true;
+    }
+  };
+  switch (node.kind) {
+    case LogicalKind::kProjection:
+      for (size_t k = 0; k < node.exprs.size(); ++k) {
+        if (needed[k]) refs(node.exprs[k], 0);
+      }
+      return out;
+    case LogicalKind::kFilter:
+      passed(0);
+      refs(node.predicate, 0);
+      return out;
+    case LogicalKind::kSort:
+      passed(0);
+      for (const SortKey& k : node.sort_keys) refs(k.expr, 0);
+      return out;
+    case LogicalKind::kLimit:
+      passed(0);
+      return out;
+    case LogicalKind::kAggregate:
+      for (const ExprPtr& g : node.group_exprs) refs(g, 0);
+      for (const AggregateCall& a : node.aggregates) {
+        for (const ExprPtr& arg : a.args) refs(arg, 0);
+        refs(a.filter, 0);
+        for (const SortKey& k : a.order_by) refs(k.expr, 0);
+      }
+      return out;
+    case LogicalKind::kJoin: {
+      if (node.join_type == JoinType::kRightSemi || node.join_type == JoinType::kRightAnti) break;
+      const int nl = node.children[0]->schema->num_fields();
+      const bool right_out =
+          node.join_type == JoinType::kInner || node.join_type == JoinType::kLeft ||
+          node.join_type == JoinType::kRight || node.join_type == JoinType::kFull;
+      if (i == 0) {
+        passed(0);
+      } else if (right_out) {
+        passed(nl);
+      }
+      for (const ExprPtr& k : i == 0 ? node.left_keys : node.right_keys) refs(k, 0);
+      refs(node.join_filter, i == 0 ? 0 : nl);
+      return out;
+    }
+    default:
+      break;
+  }
+  return AllNeeded(child);
+}
+
+// `needed`: the columns of `plan` that the nodes above it read.
+Result<LogicalPlanPtr> Rewrite(const LogicalPlanPtr& plan, const std::vector<bool>& needed) {
   if (!IsInnerJoin(*plan)) {
     std::vector<LogicalPlanPtr> children;
     bool changed = false;
-    for (const auto& c : plan->children) {
-      FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr n, Rewrite(c));
+    for (size_t i = 0; i < plan->children.size(); ++i) {
+      const LogicalPlanPtr& c = plan->children[i];
+      FLOE_ASSIGN_OR_RAISE(LogicalPlanPtr n, Rewrite(c, ChildNeeds(*plan, i, needed)));
       changed |= n != c;
       children.push_back(std::move(n));
     }
@@ -445,9 +577,21 @@ Result<LogicalPlanPtr> Rewrite(const LogicalPlanPtr& plan) {
   }
   Region region;
   Flatten(plan, 0, &region);
+  // The region's columns read above it or by its conditions.
+  std::vector<bool> read = needed;
+  for (const Equality& e : region.equalities) {
+    for (int c : expr::ReferencedColumns(*e.left)) read[static_cast<size_t>(c)] = true;
+    for (int c : expr::ReferencedColumns(*e.right)) read[static_cast<size_t>(c)] = true;
+  }
+  for (const Condition& c : region.filters) {
+    for (int col : expr::ReferencedColumns(*c.expr)) read[static_cast<size_t>(col)] = true;
+  }
   bool estimated = true;
-  for (auto& leaf : region.leaves) {
-    FLOE_ASSIGN_OR_RAISE(leaf, Rewrite(leaf));
+  for (size_t i = 0; i < region.leaves.size(); ++i) {
+    LogicalPlanPtr& leaf = region.leaves[i];
+    const auto from = read.begin() + region.offsets[i];
+    std::vector<bool> leaf_needs(from, from + leaf->schema->num_fields());
+    FLOE_ASSIGN_OR_RAISE(leaf, Rewrite(leaf, leaf_needs));
     estimated &= EstimateStatistics(*leaf).row_count.has_value();
   }
   // Two relations need no order: the physical planner picks the build side. The greedy
@@ -458,11 +602,13 @@ Result<LogicalPlanPtr> Rewrite(const LogicalPlanPtr& plan) {
     size_t next = 0;
     return ReplaceLeaves(plan, region.leaves, &next);
   }
-  return Reorderer(plan, std::move(region)).Run();
+  return Reorderer(plan, std::move(region), needed).Run();
 }
 
 }  // namespace
 
-Result<LogicalPlanPtr> ReorderJoins(const LogicalPlanPtr& plan) { return Rewrite(plan); }
+Result<LogicalPlanPtr> ReorderJoins(const LogicalPlanPtr& plan) {
+  return Rewrite(plan, AllNeeded(*plan));
+}
 
 }  // namespace floe::plan::internal

@@ -696,6 +696,37 @@ TEST(JoinReorderTest, JoinsRelationsEqualThroughAThird) {
             "      Scan: small projection=[p]\n");
 }
 
+// TPC-H Q10's shape: joining mid with big or with wide is estimated at as many rows, but
+// the rows of mid JOIN wide carry wide's 200-byte column (read above the joins), those of
+// big JOIN mid two narrow ones. The narrow join comes first (by rows alone the smaller
+// inputs, mid and wide, would win the tie), and the wide relation joins last.
+TEST(JoinReorderTest, FewestBytesFirstWeighingTheColumnsReadAbove) {
+  ColumnStatistics wide_column;
+  wide_column.avg_width = 200;
+  auto big = Table("big", {"bk", "bv"}, 1000);
+  auto mid = Table("mid", {"mk", "mw"}, 100);
+  auto wide = Table("wide", {"wk", "ww"}, 100, Pushdown::kUnsupported, {{}, wide_column});
+  auto mw = MakeJoin(mid, wide, JoinType::kInner, {Col(mid, 1)}, {Col(wide, 0)}, nullptr);
+  auto bmw = MakeJoin(big, mw, JoinType::kInner, {Col(big, 0)}, {Col(mw, 0)}, nullptr);
+  // SELECT bv, ww
+  auto plan = Project(bmw, {1, 5});
+  EXPECT_EQ(Show(internal::ReorderJoins(plan)),
+            "Projection: #1:bv, #5:ww\n"
+            "  Join(inner): keys=[#3:mw = #0:wk]\n"
+            "    Join(inner): keys=[#0:bk = #0:mk]\n"
+            "      Scan: big projection=[bk, bv]\n"
+            "      Scan: mid projection=[mk, mw]\n"
+            "    Scan: wide projection=[wk, ww]\n");
+  // Read above: only the narrow columns. Then rows decide, and the smaller inputs join first.
+  EXPECT_EQ(Show(internal::ReorderJoins(Project(bmw, {1, 2}))),
+            "Projection: #1:bv, #2:mk\n"
+            "  Join(inner): keys=[#0:bk = #0:mk]\n"
+            "    Scan: big projection=[bk, bv]\n"
+            "    Join(inner): keys=[#1:mw = #0:wk]\n"
+            "      Scan: mid projection=[mk, mw]\n"
+            "      Scan: wide projection=[wk, ww]\n");
+}
+
 // Two columns of one relation equal to the same column of another: both stay keys (the
 // first does not imply the second), and no equality is made between a relation's own
 // columns. A NULL-safe equality does not join a class.
