@@ -168,21 +168,27 @@ inline uint32_t PackedProbe(uint64_t* slots, uint64_t mask, int shift, const uin
 
 }  // namespace
 
-KeyTable::KeyTable(const std::vector<TypePtr>& key_types) : key_types_(key_types) {
-  int offset = 0;
-  bool packable = !key_types.empty();
+bool KeyTable::Packs(const std::vector<TypePtr>& key_types) {
+  int bytes = 0;
   for (const TypePtr& t : key_types) {
     const int w = PackedWidth(*t);
-    if (w == 0) packable = false;
-    packed_columns_.push_back({t->id(), w, offset});
-    offset += w;
+    if (w == 0) return false;
+    bytes += w;
   }
-  if (packable && offset <= 16) {
+  return !key_types.empty() && bytes <= 16;
+}
+
+KeyTable::KeyTable(const std::vector<TypePtr>& key_types) : key_types_(key_types) {
+  if (Packs(key_types)) {
+    int offset = 0;
+    for (const TypePtr& t : key_types) {
+      const int w = PackedWidth(*t);
+      packed_columns_.push_back({t->id(), w, offset});
+      offset += w;
+    }
     packed_words_ = (offset + 7) / 8;
     packed_.words = packed_words_;
     packed_nulls_.words = packed_words_ + 1;
-  } else {
-    packed_columns_.clear();
   }
   Clear();
 }

@@ -40,6 +40,10 @@ class KeyTable {
   /// A table of the rows of key columns of these types (the column overloads).
   explicit KeyTable(const std::vector<TypePtr>& key_types);
 
+  /// True when keys of these types pack into words (what packed() says of a table made
+  /// for them).
+  static bool Packs(const std::vector<TypePtr>& key_types);
+
   int64_t num_keys() const { return num_keys_; }
   int64_t memory_size() const;
   /// True when keys are packed into `packed_words()` 64-bit words (the fast path).

@@ -12,6 +12,7 @@
 #include "floe/codec/nodes.pb.h"
 #include "floe/codec/plan_codec.h"
 #include "floe/common/logging.h"
+#include "floe/exec/aggregate/key_interner.h"
 #include "floe/exec/key_table.h"
 #include "floe/exec/packed_key_map.h"
 #include "floe/exec/plan_codec.h"
@@ -61,13 +62,13 @@ class AggregateStream final : public BatchStream {
     key_options_.assign(static_cast<size_t>(num_keys_), SortOptions{});
     for (int k = 0; k < num_keys_; ++k) key_columns_.push_back(k);
     std::vector<Field> key_fields;
-    std::vector<TypePtr> key_types;
     for (int k = 0; k < num_keys_; ++k) {
       key_fields.push_back(node_->schema()->field(k));
-      key_types.push_back(key_fields.back().type());
+      key_types_.push_back(key_fields.back().type());
     }
     packed_ = PackedKeyMap::Make(key_fields);
-    table_ = std::make_unique<KeyTable>(key_types);
+    interner_ = KeyInterner::Make(key_types_, ctx_->pool());
+    table_ = std::make_unique<KeyTable>(interner_ ? interner_->mapped_types() : key_types_);
   }
 
   const SchemaPtr& schema() const override { return node_->schema(); }
@@ -158,7 +159,8 @@ class AggregateStream final : public BatchStream {
   }
 
   int64_t MemoryUsed() const {
-    int64_t total = table_->memory_size() + (packed_ ? packed_->memory_size() : 0);
+    int64_t total = table_->memory_size() + (packed_ ? packed_->memory_size() : 0) +
+                    (interner_ ? interner_->memory_size() : 0);
     for (const auto& a : accumulators_) total += a->memory_size();
     // Group key values are held twice: normalized in the table and in the builders.
     total += NumGroups() * 16 * std::max(1, num_keys_);
@@ -192,7 +194,7 @@ class AggregateStream final : public BatchStream {
         }
         packed_->Insert(n, ids_.data(), &new_rows_);
       } else {
-        FLOE_RETURN_NOT_OK(table_->Insert(keys, ids_.data(), &new_rows_));
+        FLOE_RETURN_NOT_OK(InsertKeys(keys, ids_.data(), &new_rows_));
       }
       if (!new_rows_.empty()) {
         for (int k = 0; k < num_keys_; ++k) {
@@ -274,25 +276,61 @@ class AggregateStream final : public BatchStream {
     return Status::OK();
   }
 
+  // Inserts the rows of the key columns into the table: by their strings' ids while the
+  // interner lasts, by the columns themselves once it has given up.
+  Status InsertKeys(const std::vector<ArrayPtr>& keys, uint32_t* ids,
+                    std::vector<int64_t>* new_rows) {
+    if (interner_) {
+      std::vector<ArrayPtr> mapped;
+      FLOE_ASSIGN_OR_RAISE(bool fits, interner_->Map(keys, &mapped));
+      if (fits) return table_->Insert(mapped, ids, new_rows);
+      FLOE_RETURN_NOT_OK(LeaveInternedKeys());
+    }
+    return table_->Insert(keys, ids, new_rows);
+  }
+
+  // The groups' keys, `groups` of them (the builders are refilled with the same values).
+  Result<std::vector<ArrayPtr>> GroupKeys(int64_t groups) {
+    std::vector<ArrayPtr> keys;
+    for (auto& kb : key_builders_) {
+      FLOE_ASSIGN_OR_RAISE(ArrayPtr a, kb->Finish());
+      keys.push_back(std::move(a));
+    }
+    for (int k = 0; k < num_keys_; ++k) {
+      FLOE_RETURN_NOT_OK(key_builders_[k]->AppendArraySlice(*keys[k], 0, groups));
+    }
+    return keys;
+  }
+
   // Moves the groups of the packed map into the KeyTable (their ids stay the same), for a
   // batch whose keys do not pack.
   Status LeavePackedKeys() {
     const int64_t groups = packed_->num_groups();
     packed_.reset();
     if (groups == 0) return Status::OK();
-    std::vector<ArrayPtr> keys;
-    for (auto& kb : key_builders_) {
-      FLOE_ASSIGN_OR_RAISE(ArrayPtr a, kb->Finish());
-      keys.push_back(std::move(a));
-    }
+    FLOE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> keys, GroupKeys(groups));
     std::vector<uint32_t> ids(static_cast<size_t>(groups));
-    FLOE_RETURN_NOT_OK(table_->Insert(keys, ids.data(), nullptr));
+    FLOE_RETURN_NOT_OK(InsertKeys(keys, ids.data(), nullptr));
     if (table_->num_keys() != groups) {
       return Status::Internal("HashAggregateExec: {} packed groups became {} keys", groups,
                               table_->num_keys());
     }
-    for (int k = 0; k < num_keys_; ++k) {
-      FLOE_RETURN_NOT_OK(key_builders_[k]->AppendArraySlice(*keys[k], 0, groups));
+    return Status::OK();
+  }
+
+  // Replaces the table keyed by string ids with one keyed by the columns, holding the same
+  // groups under the same ids, once the interner has given up.
+  Status LeaveInternedKeys() {
+    const int64_t groups = table_->num_keys();
+    interner_.reset();
+    table_ = std::make_unique<KeyTable>(key_types_);
+    if (groups == 0) return Status::OK();
+    FLOE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> keys, GroupKeys(groups));
+    std::vector<uint32_t> ids(static_cast<size_t>(groups));
+    FLOE_RETURN_NOT_OK(table_->Insert(keys, ids.data(), nullptr));
+    if (table_->num_keys() != groups) {
+      return Status::Internal("HashAggregateExec: {} interned groups became {} keys", groups,
+                              table_->num_keys());
     }
     return Status::OK();
   }
@@ -590,7 +628,11 @@ class AggregateStream final : public BatchStream {
   bool passthrough_ = false;
 
   BatchStreamPtr input_;
-  std::unique_ptr<KeyTable> table_;       // the group keys when packed_ is null
+  std::vector<TypePtr> key_types_;
+  std::unique_ptr<KeyTable> table_;  // the group keys when packed_ is null
+  // Ids for the table of the key columns' strings (their types in table_), while they
+  // are few; null when not interning.
+  std::unique_ptr<KeyInterner> interner_;
   std::unique_ptr<PackedKeyMap> packed_;  // null when the keys do not pack (or stopped fitting)
   std::vector<std::unique_ptr<ArrayBuilder>> key_builders_;
   std::vector<std::unique_ptr<expr::GroupsAccumulator>> accumulators_;
