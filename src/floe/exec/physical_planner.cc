@@ -60,17 +60,28 @@ Result<Ordering> CompileOrdering(const std::vector<plan::SortKey>& keys, const S
   return out;
 }
 
+// Estimates the planner weighs are capped at 2^48 (rows or bytes), so that its sums and
+// products of them stay within int64 (an exact count of a generate_series may be near
+// 2^63).
+constexpr int64_t kMaxEstimate = int64_t{1} << 48;
+
+std::optional<int64_t> Capped(std::optional<int64_t> estimate) {
+  if (estimate) return std::min(*estimate, kMaxEstimate);
+  return estimate;
+}
+
 // Estimated bytes of a relation, or nullopt when nothing is known.
 std::optional<int64_t> EstimatedBytes(const LogicalPlan& node) {
   plan::Statistics stats = plan::EstimateStatistics(node);
-  if (stats.total_bytes) return stats.total_bytes;
+  if (stats.total_bytes) return Capped(stats.total_bytes);
   if (!stats.row_count) return std::nullopt;
   int64_t width = 0;
   for (const Field& field : node.schema->fields()) {
     const int w = field.type()->byte_width();
     width += w > 0 ? w : 16;
   }
-  return *stats.row_count * std::max<int64_t>(width, 1);
+  return Capped(Capped(stats.row_count).value() *
+                std::min<int64_t>(std::max<int64_t>(width, 1), 1 << 14));
 }
 
 // A semi / anti / left join builds its table on the preserved side only when the other side
@@ -87,7 +98,7 @@ constexpr int64_t kBroadcastBoundDivisor = 2;
 constexpr int64_t kHashTableBytesPerRow = 56;
 
 std::optional<int64_t> EstimatedRows(const LogicalPlan& node) {
-  return plan::EstimateStatistics(node).row_count;
+  return Capped(plan::EstimateStatistics(node).row_count);
 }
 
 // True when a join that keeps every left row (left, semi, anti) should build its table on

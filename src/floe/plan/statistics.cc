@@ -27,6 +27,14 @@ constexpr double kDefaultSelectivity = 0.5;
 // The least fraction of rows an anti join is estimated to keep.
 constexpr double kAntiMinSelectivity = 0.1;
 
+// An estimate of rows or bytes as a count: rounded up, and within [0, 2^48] (a product of
+// guesses may pass what int64 holds, or be NaN; a count past the bound means "huge").
+int64_t Count(double estimate) {
+  constexpr double kMaxCount = 281474976710656.0;  // 2^48
+  if (!(estimate > 0)) return 0;
+  return estimate >= kMaxCount ? int64_t{1} << 48 : static_cast<int64_t>(std::ceil(estimate));
+}
+
 const ColumnStatistics* ColumnStats(const Statistics& stats, const Expr& e) {
   if (e.kind != ExprKind::kColumn || e.column < 0 ||
       static_cast<size_t>(e.column) >= stats.columns.size()) {
@@ -153,18 +161,17 @@ Statistics Scaled(const Statistics& in, double fraction) {
   Statistics out;
   out.columns = in.columns;
   for (ColumnStatistics& c : out.columns) {
-    if (c.null_count) c.null_count = static_cast<int64_t>(std::ceil(*c.null_count * fraction));
+    if (c.null_count) c.null_count = Count(static_cast<double>(*c.null_count) * fraction);
     if (c.distinct_count) {
       c.distinct_count =
-          std::max<int64_t>(1, static_cast<int64_t>(std::ceil(*c.distinct_count * fraction)));
+          std::max<int64_t>(1, Count(static_cast<double>(*c.distinct_count) * fraction));
     }
   }
   if (in.row_count) {
-    out.row_count = static_cast<int64_t>(std::ceil(static_cast<double>(*in.row_count) * fraction));
+    out.row_count = Count(static_cast<double>(*in.row_count) * fraction);
   }
   if (in.total_bytes) {
-    out.total_bytes =
-        static_cast<int64_t>(std::ceil(static_cast<double>(*in.total_bytes) * fraction));
+    out.total_bytes = Count(static_cast<double>(*in.total_bytes) * fraction);
   }
   return out;
 }
@@ -195,13 +202,12 @@ Statistics ScanStatistics(const LogicalPlan& plan) {
     if (widths_known) width += *source.columns[static_cast<size_t>(index)].avg_width;
   }
   if (widths_known) {
-    out.total_bytes =
-        static_cast<int64_t>(std::ceil(width * static_cast<double>(*source.row_count)));
+    out.total_bytes = Count(width * static_cast<double>(*source.row_count));
   } else if (source.total_bytes) {
     const int total = plan.source->schema()->num_fields();
-    out.total_bytes =
-        total > 0 ? *source.total_bytes * static_cast<int64_t>(plan.projection.size()) / total
-                  : *source.total_bytes;
+    out.total_bytes = total > 0 ? Count(static_cast<double>(*source.total_bytes) *
+                                        static_cast<double>(plan.projection.size()) / total)
+                                : *source.total_bytes;
   }
   if (!source.columns.empty()) {
     for (int index : plan.projection) {
@@ -304,14 +310,14 @@ Statistics JoinStatistics(const LogicalPlan& plan) {
       rows = r * kDefaultSelectivity;
       break;
   }
-  out.row_count = static_cast<int64_t>(std::ceil(rows));
+  out.row_count = Count(rows);
   if (left.total_bytes && right.total_bytes && l > 0 && r > 0) {
     double row_bytes = *left.total_bytes / l;
     if (plan.join_type != JoinType::kSemi && plan.join_type != JoinType::kAnti &&
         plan.join_type != JoinType::kMark) {
       row_bytes += *right.total_bytes / r;
     }
-    out.total_bytes = static_cast<int64_t>(std::ceil(row_bytes * rows));
+    out.total_bytes = Count(row_bytes * rows);
   }
   if (!left.columns.empty() || !right.columns.empty()) {
     out.columns = column_stats(left, nl);
@@ -347,10 +353,10 @@ Statistics AggregateStatistics(const LogicalPlan& plan) {
                   : std::max(1.0, rows / 10);
     if (groups >= rows) break;
   }
-  out.row_count = static_cast<int64_t>(std::ceil(std::min(groups, std::max(rows, 1.0))));
+  out.row_count = Count(std::min(groups, std::max(rows, 1.0)));
   if (input.total_bytes && *input.row_count > 0) {
-    out.total_bytes = static_cast<int64_t>(
-        std::ceil(static_cast<double>(*input.total_bytes) / rows * *out.row_count));
+    out.total_bytes =
+        Count(static_cast<double>(*input.total_bytes) / rows * static_cast<double>(*out.row_count));
   }
   out.columns.resize(width);
   return out;
@@ -454,13 +460,12 @@ Statistics EstimateStatistics(const LogicalPlan& plan) {
       out.exact = input.exact;
       std::optional<double> width = RowWidth(plan.exprs, input);
       if (width && input.row_count) {
-        out.total_bytes =
-            static_cast<int64_t>(std::ceil(*width * static_cast<double>(*input.row_count)));
+        out.total_bytes = Count(*width * static_cast<double>(*input.row_count));
       } else if (input.total_bytes) {
         const int in_width = plan.children[0]->schema->num_fields();
-        out.total_bytes =
-            in_width > 0 ? *input.total_bytes * static_cast<int64_t>(plan.exprs.size()) / in_width
-                         : *input.total_bytes;
+        out.total_bytes = in_width > 0 ? Count(static_cast<double>(*input.total_bytes) *
+                                               static_cast<double>(plan.exprs.size()) / in_width)
+                                       : *input.total_bytes;
       }
       if (!input.columns.empty()) {
         for (const auto& e : plan.exprs) {

@@ -311,7 +311,11 @@ plan::Statistics GenerateSeriesTable::statistics() const {
   int64_t count = GenerateSeriesExec::Count(start_, stop_, step_);
   statistics.row_count = count;
   statistics.exact = true;
-  statistics.total_bytes = count * (schema_->field(0).type()->id() == TypeId::kInt32 ? 4 : 8);
+  // A series of more than 2^60 rows has more bytes than int64 counts: as many as it can.
+  int64_t bytes = 0;
+  const int64_t width = schema_->field(0).type()->id() == TypeId::kInt32 ? 4 : 8;
+  statistics.total_bytes =
+      __builtin_mul_overflow(count, width, &bytes) ? std::numeric_limits<int64_t>::max() : bytes;
   plan::ColumnStatistics column;
   column.null_count = 0;
   column.distinct_count = count;
