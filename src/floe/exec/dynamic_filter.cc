@@ -52,12 +52,19 @@ DynamicFilter FilterOf(const Array& keys, bool list) {
   if (listing) {
     std::sort(distinct.begin(), distinct.end());
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-    if (static_cast<int64_t>(distinct.size()) <= DynamicFilter::kMaxValues) {
-      out.listed = true;
-      for (T v : distinct) out.values.push_back(Scalar::Make(out.type, static_cast<Storage>(v)));
+    const auto keys = static_cast<int64_t>(distinct.size());
+    if (keys <= DynamicFilter::kMaxValues) {
       // A list gets a bitmap too when its range is dense enough: the scans then test bits
-      // instead of converting and searching the list per file.
-      if (words > DynamicFilter::kMaxBitmapWordsPerListedKey * distinct.size()) return out;
+      // instead of converting and searching the list per file. Only Iceberg's manifest
+      // pruning reads such a list, up to kMaxIcebergValues keys: a longer dense one is a
+      // bitmap alone (up to 65,536 Scalars would take megabytes of fresh memory).
+      const bool dense = words <= DynamicFilter::kMaxBitmapWordsPerListedKey * distinct.size();
+      if (!dense || keys <= DynamicFilter::kMaxIcebergValues) {
+        out.listed = true;
+        out.values.reserve(distinct.size());
+        for (T v : distinct) out.values.push_back(Scalar::Make(out.type, static_cast<Storage>(v)));
+      }
+      if (!dense) return out;
     }
   }
   if (span < static_cast<uint64_t>(DynamicFilter::kMaxBitmapSpan)) {

@@ -37,8 +37,8 @@ struct DynamicFilter {
   static constexpr uint64_t kMaxBitmapWordsPerListedKey = 4;
 
   TypePtr type;
-  /// Every distinct non-NULL key, ascending, when there are at most kMaxValues; else
-  /// empty with `listed` false.
+  /// Every distinct non-NULL key, ascending, when there are at most kMaxValues and they
+  /// are not more than kMaxIcebergValues with a bitmap; else empty with `listed` false.
   bool listed = false;
   std::vector<Scalar> values;
   /// The least and greatest non-NULL key; unset when there is none (no row can match).

@@ -462,6 +462,28 @@ TEST(DynamicFilterTest, ListedKeysBitmapRangeAndNone) {
   ASSERT_OK_AND_ASSIGN(DynamicFilter rep, DynamicFilter::Of(*I64s(repeated)));
   EXPECT_TRUE(rep.listed);
   EXPECT_EQ(rep.values.size(), 10u);
+  // A dense list of more keys than Iceberg's pruning takes: the bitmap alone; a sparse one
+  // of as many keys stays a list.
+  std::vector<OptI64> dense_keys, sparse_keys;
+  for (int64_t i = 0; i <= DynamicFilter::kMaxIcebergValues; ++i) {
+    dense_keys.push_back(3 * i);
+    sparse_keys.push_back(1000 * i);
+  }
+  ASSERT_OK_AND_ASSIGN(DynamicFilter dense, DynamicFilter::Of(*I64s(dense_keys)));
+  EXPECT_FALSE(dense.listed);
+  EXPECT_TRUE(dense.values.empty());
+  ASSERT_NE(dense.bitmap, nullptr);
+  EXPECT_TRUE(dense.bitmap->Contains(3 * DynamicFilter::kMaxIcebergValues));
+  EXPECT_FALSE(dense.bitmap->Contains(4));
+  EXPECT_EQ(dense.ToString(), "bitmap");
+  dense_keys.pop_back();
+  ASSERT_OK_AND_ASSIGN(DynamicFilter short_dense, DynamicFilter::Of(*I64s(dense_keys)));
+  EXPECT_TRUE(short_dense.listed);
+  EXPECT_NE(short_dense.bitmap, nullptr);
+  ASSERT_OK_AND_ASSIGN(DynamicFilter sparse_long, DynamicFilter::Of(*I64s(sparse_keys)));
+  EXPECT_TRUE(sparse_long.listed);
+  EXPECT_EQ(sparse_long.values.size(), sparse_keys.size());
+  EXPECT_EQ(sparse_long.bitmap, nullptr);
   ASSERT_OK_AND_ASSIGN(DynamicFilter bitmap, DynamicFilter::Of(*I64s(many)));
   EXPECT_FALSE(bitmap.listed);
   EXPECT_TRUE(bitmap.values.empty());
