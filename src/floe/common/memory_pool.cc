@@ -128,20 +128,29 @@ bool CountingMemoryPool::InSlab(const uint8_t* ptr) const {
   return std::binary_search(slabs_.begin(), slabs_.end(), reinterpret_cast<uint8_t*>(base));
 }
 
-uint8_t* CountingMemoryPool::CarveFromSlab(int64_t capacity, size_t size_class) {
-  if (slab_cursor_.size() <= size_class) slab_cursor_.resize(size_class + 1, {nullptr, 0});
-  auto& [next, left] = slab_cursor_[size_class];
-  if (left < capacity) {
+uint8_t* CountingMemoryPool::CarveFromSlab(int64_t capacity) {
+  if (slab_left_ < capacity) {
     if (static_cast<int64_t>(slabs_.size() + 1) * kSlabSize > SlabCap()) return nullptr;
     uint8_t* bytes = MapHugePages(kSlabSize);
     if (bytes == nullptr) return nullptr;
+    // The rest of the current slab (a multiple of kRecycleMinSize: every block carved is a
+    // power of two from it) goes to the recycle lists, largest blocks first.
+    while (slab_left_ >= kRecycleMinSize) {
+      const auto piece = static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(slab_left_)));
+      const auto piece_class = static_cast<size_t>(std::countr_zero(static_cast<uint64_t>(piece)));
+      if (recycled_.size() <= piece_class) recycled_.resize(piece_class + 1);
+      recycled_[piece_class].push_back(slab_next_);
+      recycled_bytes_ += piece;
+      slab_next_ += piece;
+      slab_left_ -= piece;
+    }
     slabs_.insert(std::upper_bound(slabs_.begin(), slabs_.end(), bytes), bytes);
-    next = bytes;
-    left = kSlabSize;
+    slab_next_ = bytes;
+    slab_left_ = kSlabSize;
   }
-  uint8_t* block = next;
-  next += capacity;
-  left -= capacity;
+  uint8_t* block = slab_next_;
+  slab_next_ += capacity;
+  slab_left_ -= capacity;
   return block;
 }
 
@@ -162,7 +171,7 @@ uint8_t* CountingMemoryPool::AllocateBlock(int64_t size) {
       return p;
     }
     if (capacity < kSlabSize) {
-      if (uint8_t* p = CarveFromSlab(capacity, size_class)) return p;
+      if (uint8_t* p = CarveFromSlab(capacity)) return p;
     }
   }
   if (capacity >= kHugePageSize) {

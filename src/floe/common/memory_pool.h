@@ -106,10 +106,9 @@ class CountingMemoryPool final : public MemoryPool {
   std::atomic<int64_t> bytes_{0};
   std::atomic<int64_t> max_{0};
 
-  // A block of `capacity` (a power of two below kSlabSize) carved from the current slab of
-  // its size class, or nullptr past kSlabMaxBytes or when the system refuses. Called with
-  // recycle_mutex_ held.
-  uint8_t* CarveFromSlab(int64_t capacity, size_t size_class);
+  // A block of `capacity` (a power of two below kSlabSize) carved from the current slab, or
+  // nullptr past kSlabMaxBytes or when the system refuses. Called with recycle_mutex_ held.
+  uint8_t* CarveFromSlab(int64_t capacity);
   bool InSlab(const uint8_t* ptr) const;
   // The most bytes of recycled blocks and of slabs kept under the limits in force. Called
   // with recycle_mutex_ held.
@@ -124,10 +123,12 @@ class CountingMemoryPool final : public MemoryPool {
   std::vector<std::vector<uint8_t*>> recycled_;
   int64_t recycled_bytes_ = 0;
 
-  // Slabs (2 MiB aligned, kept until the pool goes) and, per size class, the next block of
-  // the class's current slab and the bytes left there.
+  // Slabs (2 MiB aligned, kept until the pool goes), and the next free byte of the current
+  // slab and the bytes left there. Every size class carves from the current slab, so that a
+  // query touching a few blocks of each class does not fault a huge page per class.
   std::vector<uint8_t*> slabs_;
-  std::vector<std::pair<uint8_t*, int64_t>> slab_cursor_;
+  uint8_t* slab_next_ = nullptr;
+  int64_t slab_left_ = 0;
   // The retention limits in force (unordered; a statement adds one and removes it).
   std::vector<int64_t> retention_limits_;
 };

@@ -108,18 +108,38 @@ TEST(MemoryPoolTest, MidSizeBlocksAreCarvedFromHugePageSlabs) {
     p[capacity - 101] = 2;
     blocks.push_back(p);
   }
-  // One slab holds them all, one after another from its 2 MiB-aligned start.
+  // One slab holds them all, one after another from its 2 MiB-aligned start. Every size
+  // class carves from the current slab.
   EXPECT_EQ(pool.slab_bytes(), CountingMemoryPool::kSlabSize);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(blocks[0]) % CountingMemoryPool::kSlabSize, 0u);
   for (size_t i = 1; i < blocks.size(); ++i) EXPECT_EQ(blocks[i], blocks[i - 1] + capacity);
-  // The next block of the class needs a second slab; another class carves a slab of its own.
+  // The next block needs a second slab; a block of another class follows it there.
+  constexpr int64_t kKiB = 1024;
   ASSERT_OK_AND_ASSIGN(uint8_t * extra, pool.Allocate(capacity));
   EXPECT_EQ(pool.slab_bytes(), 2 * CountingMemoryPool::kSlabSize);
   ASSERT_OK_AND_ASSIGN(uint8_t * other, pool.Allocate(CountingMemoryPool::kRecycleMinSize));
+  EXPECT_EQ(pool.slab_bytes(), 2 * CountingMemoryPool::kSlabSize);
+  EXPECT_EQ(other, extra + capacity);
+  // 1,856 KiB are left there: a 1 MiB block fits, a second does not. It takes a third slab,
+  // and the second's last 832 KiB go to the recycle lists (512, 256 and 64 KiB), where a
+  // request of their sizes finds them.
+  ASSERT_OK_AND_ASSIGN(uint8_t * mib, pool.Allocate(1024 * kKiB));
+  EXPECT_EQ(mib, other + CountingMemoryPool::kRecycleMinSize);
+  EXPECT_EQ(pool.recycled_bytes(), 0);
+  ASSERT_OK_AND_ASSIGN(uint8_t * mib2, pool.Allocate(1024 * kKiB));
   EXPECT_EQ(pool.slab_bytes(), 3 * CountingMemoryPool::kSlabSize);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(mib2) % CountingMemoryPool::kSlabSize, 0u);
+  EXPECT_EQ(pool.recycled_bytes(), 832 * kKiB);
+  ASSERT_OK_AND_ASSIGN(uint8_t * piece, pool.Allocate(256 * kKiB));
+  EXPECT_EQ(piece, mib + 1024 * kKiB + 512 * kKiB);
+  EXPECT_EQ(pool.recycled_bytes(), 576 * kKiB);
+  pool.Free(piece, 256 * kKiB);
+  pool.Free(mib, 1024 * kKiB);
+  pool.Free(mib2, 1024 * kKiB);
+  const int64_t kept = pool.recycled_bytes();
   // Freed slab blocks are handed out again (last freed first) and no slab is added.
   pool.Free(blocks[3], capacity - 100);
-  EXPECT_EQ(pool.recycled_bytes(), capacity);
+  EXPECT_EQ(pool.recycled_bytes(), kept + capacity);
   ASSERT_OK_AND_ASSIGN(uint8_t * again, pool.Allocate(capacity - 100));
   EXPECT_EQ(again, blocks[3]);
   EXPECT_EQ(pool.slab_bytes(), 3 * CountingMemoryPool::kSlabSize);
