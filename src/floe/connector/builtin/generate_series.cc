@@ -359,7 +359,8 @@ Result<exec::PlanPtr> GenerateSeriesTable::Scan(const exec::ScanRequest& request
       if (count == 0) stop = step_ > 0 ? start_ - 1 : start_ + 1;
     }
     int64_t batch_size = std::max<int64_t>(config.batch_size(), 1);
-    int64_t wanted = (count + batch_size - 1) / batch_size;
+    // Rounded up without count + batch_size overflowing (count may be near 2^63).
+    int64_t wanted = count / batch_size + (count % batch_size != 0 ? 1 : 0);
     int partitions =
         static_cast<int>(std::clamp<int64_t>(wanted, 1, std::max(1, config.target_partitions())));
     if (count == 0) {
