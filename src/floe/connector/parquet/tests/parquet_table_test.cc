@@ -23,6 +23,7 @@
 #include "floe/exec/session_config.h"
 #include "floe/exec/tests/operators_test_support.h"
 #include "floe/expr/expr.h"
+#include "floe/format/parquet/metadata.h"
 #include "floe/format/parquet/writer.h"
 #include "floe/io/file.h"
 #include "floe/testing/matchers.h"
@@ -112,6 +113,51 @@ class ParquetTest : public floe::testing::ScratchDirTest {
     return n;
   }
 };
+
+// Rewrites the footer of the file at `path` with distinct_count set in each column
+// chunk's statistics: `counts[c][g]` for column c in row group g (nullopt: unset).
+void SetDistinctCounts(const std::string& path,
+                       const std::vector<std::vector<std::optional<int64_t>>>& counts) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  ASSERT_OK_AND_ASSIGN(parquet::FileMetaData meta,
+                       parquet::DecodeFooter({data, bytes.size()}, bytes.size()));
+  ASSERT_OK_AND_ASSIGN(uint32_t footer,
+                       parquet::ReadFooterLength({data, bytes.size()}, bytes.size()));
+  for (size_t g = 0; g < meta.row_groups.size(); ++g) {
+    for (size_t c = 0; c < counts.size(); ++c) {
+      auto& chunk = meta.row_groups[g].columns[c];
+      ASSERT_TRUE(chunk.meta_data && chunk.meta_data->statistics);
+      chunk.meta_data->statistics->distinct_count = counts[c][g];
+    }
+  }
+  std::string out = bytes.substr(0, bytes.size() - footer - parquet::kFooterTrailerSize);
+  ASSERT_OK(parquet::EncodeFooter(meta, &out));
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << out;
+}
+
+// Distinct counts reach the table's statistics only for a column every row group counts,
+// and whose largest count is at most a tenth of the smallest row group (the same few
+// values in every group): an equality or IN on it then keeps 1 / distinct each.
+TEST_F(ParquetTest, SaturatedDistinctCountsOnly) {
+  const std::string path = Write("d.parquet", 2, 100);
+  SetDistinctCounts(path, {{10, 8}, {11, std::nullopt}, {40, 100}});
+  auto table = Open({path});
+  ASSERT_NE(table, nullptr);
+  plan::Statistics stats = table->statistics();
+  ASSERT_EQ(stats.columns.size(), 3u);
+  EXPECT_EQ(stats.columns[0].distinct_count, 10);
+  EXPECT_EQ(stats.columns[1].distinct_count, std::nullopt);  // a row group does not count
+  EXPECT_EQ(stats.columns[2].distinct_count, std::nullopt);  // 40 > 100 / 10
+  SetDistinctCounts(path, {{std::nullopt, std::nullopt}, {10, 10}, {10, 11}});
+  table = Open({path});
+  ASSERT_NE(table, nullptr);
+  stats = table->statistics();
+  EXPECT_EQ(stats.columns[0].distinct_count, std::nullopt);
+  EXPECT_EQ(stats.columns[1].distinct_count, 10);
+  EXPECT_EQ(stats.columns[2].distinct_count, std::nullopt);  // 11 > 100 / 10
+}
 
 TEST_F(ParquetTest, ReadsGlobsWithStatisticsAndProjection) {
   Write("b.parquet", 2, 100, -1, -1, 200);
