@@ -55,6 +55,14 @@ class TestSource final : public TableSource {
 using Pushdown = TableSource::FilterPushdown;
 
 // A scan of all columns of a table of int64 columns named `columns`.
+// Column statistics of an integer column with values in [lo, hi].
+ColumnStatistics IntRange(int64_t lo, int64_t hi) {
+  ColumnStatistics c;
+  c.min = Scalar::I64(lo);
+  c.max = Scalar::I64(hi);
+  return c;
+}
+
 LogicalPlanPtr Table(const std::string& name, const std::vector<std::string>& columns,
                      std::optional<int64_t> rows = std::nullopt,
                      Pushdown pushdown = Pushdown::kUnsupported,
@@ -637,16 +645,10 @@ TEST(JoinReorderTest, SmallestJoinFirstEvenWhenBushy) {
 // TPC-H Q5's trap: a small relation joined on a low-cardinality column multiplies rows,
 // so the selective foreign-key join must come first even though its relation is larger.
 TEST(JoinReorderTest, FewestEstimatedRowsBeforeSmallestRelation) {
-  auto range = [](int64_t lo, int64_t hi) {
-    ColumnStatistics c;
-    c.min = Scalar::I64(lo);
-    c.max = Scalar::I64(hi);
-    return c;
-  };
-  auto fact =
-      Table("fact", {"fk", "lc"}, 1000, Pushdown::kUnsupported, {range(1, 1000), range(0, 4)});
-  auto dim = Table("dim", {"k"}, 900, Pushdown::kUnsupported, {range(1, 1000)});
-  auto low = Table("low", {"l"}, 100, Pushdown::kUnsupported, {range(0, 4)});
+  auto fact = Table("fact", {"fk", "lc"}, 1000, Pushdown::kUnsupported,
+                    {IntRange(1, 1000), IntRange(0, 4)});
+  auto dim = Table("dim", {"k"}, 900, Pushdown::kUnsupported, {IntRange(1, 1000)});
+  auto low = Table("low", {"l"}, 100, Pushdown::kUnsupported, {IntRange(0, 4)});
   // fact JOIN low ON lc = l JOIN dim ON fk = k, as written.
   auto fl = MakeJoin(fact, low, JoinType::kInner, {Col(fact, 1)}, {Col(low, 0)}, nullptr);
   auto fld = MakeJoin(fl, dim, JoinType::kInner, {Col(fl, 0)}, {Col(dim, 0)}, nullptr);
@@ -725,6 +727,41 @@ TEST(JoinReorderTest, FewestBytesFirstWeighingTheColumnsReadAbove) {
             "    Join(inner): keys=[#1:mw = #0:wk]\n"
             "      Scan: mid projection=[mk, mw]\n"
             "      Scan: wide projection=[wk, ww]\n");
+}
+
+// TPC-H Q5's shape: the few nations left by the region filter meet both customer and
+// supplier (c.cn = s.sn = n.nk). Greedily, n JOIN s is the smallest first join, after which
+// customer can only meet the nations through supplier (on nation alone, a join that fans
+// out); the order by dynamic programming joins customer with the nations first and
+// supplier last, on both its key and the nation.
+TEST(JoinReorderTest, DynamicProgrammingBringsAFilterToBothSides) {
+  auto n = Table("n", {"nk"}, 5, Pushdown::kUnsupported, {IntRange(0, 4)});
+  auto sup =
+      Table("s", {"sk", "sn"}, 200, Pushdown::kUnsupported, {IntRange(1, 200), IntRange(0, 24)});
+  auto c =
+      Table("c", {"ck", "cn"}, 1000, Pushdown::kUnsupported, {IntRange(1, 1000), IntRange(0, 24)});
+  auto o = Table("o", {"ok", "ock"}, 10000, Pushdown::kUnsupported,
+                 {IntRange(1, 10000), IntRange(1, 1000)});
+  auto l = Table("l", {"lok", "lsk"}, 40000, Pushdown::kUnsupported,
+                 {IntRange(1, 10000), IntRange(1, 200)});
+  // ((((c JOIN o ON ck = ock) JOIN l ON ok = lok) JOIN s ON lsk = sk AND cn = sn)
+  //   JOIN n ON sn = nk), as TPC-H writes it.
+  auto co = MakeJoin(c, o, JoinType::kInner, {Col(c, 0)}, {Col(o, 1)}, nullptr);
+  auto col = MakeJoin(co, l, JoinType::kInner, {Col(co, 2)}, {Col(l, 0)}, nullptr);
+  auto cols = MakeJoin(col, sup, JoinType::kInner, {Col(col, 5), Col(col, 1)},
+                       {Col(sup, 0), Col(sup, 1)}, nullptr);
+  auto all = MakeJoin(cols, n, JoinType::kInner, {Col(cols, 7)}, {Col(n, 0)}, nullptr);
+  EXPECT_EQ(Show(internal::ReorderJoins(all)),
+            "Projection: #4:ck, #5:cn, #2:ok, #3:ock, #0:lok, #1:lsk, #7:sk, #8:sn, #6:nk\n"
+            "  Join(inner): keys=[#1:lsk = #0:sk, #5:cn = #1:sn]\n"
+            "    Join(inner): keys=[#0:lok = #0:ok]\n"
+            "      Scan: l projection=[lok, lsk]\n"
+            "      Join(inner): keys=[#1:ock = #0:ck]\n"
+            "        Scan: o projection=[ok, ock]\n"
+            "        Join(inner): keys=[#1:cn = #0:nk]\n"
+            "          Scan: c projection=[ck, cn]\n"
+            "          Scan: n projection=[nk]\n"
+            "    Scan: s projection=[sk, sn]\n");
 }
 
 // Two columns of one relation equal to the same column of another: both stay keys (the
@@ -891,15 +928,10 @@ TEST(StatisticsTest, InListAndInequalityByDistinctCount) {
 // distinct counts, at most its rows (TPC-H Q9: lineitem with partsupp on part and
 // supplier, the composite key partsupp's primary key).
 TEST(StatisticsTest, CompositeJoinKeys) {
-  auto range = [](int64_t lo, int64_t hi) {
-    ColumnStatistics c;
-    c.min = Scalar::I64(lo);
-    c.max = Scalar::I64(hi);
-    return c;
-  };
-  auto fact =
-      Table("fact", {"p", "s"}, 60000, Pushdown::kUnsupported, {range(1, 2000), range(1, 100)});
-  auto pk = Table("pk", {"p", "s"}, 8000, Pushdown::kUnsupported, {range(1, 2000), range(1, 100)});
+  auto fact = Table("fact", {"p", "s"}, 60000, Pushdown::kUnsupported,
+                    {IntRange(1, 2000), IntRange(1, 100)});
+  auto pk =
+      Table("pk", {"p", "s"}, 8000, Pushdown::kUnsupported, {IntRange(1, 2000), IntRange(1, 100)});
   // fact: min(2000 * 100, 60000) = 60000 keys; pk: min(200000, 8000) = 8000.
   auto both = MakeJoin(fact, pk, JoinType::kInner, {Col(fact, 0), Col(fact, 1)},
                        {Col(pk, 0), Col(pk, 1)}, nullptr);
@@ -909,7 +941,7 @@ TEST(StatisticsTest, CompositeJoinKeys) {
   EXPECT_EQ(EstimateStatistics(*one).row_count, 240000);
   // Few distinct pairs on both sides: the product decides (10 * 5 = 50 keys).
   auto small =
-      Table("small", {"a", "b"}, 1000, Pushdown::kUnsupported, {range(1, 10), range(1, 5)});
+      Table("small", {"a", "b"}, 1000, Pushdown::kUnsupported, {IntRange(1, 10), IntRange(1, 5)});
   auto pairs = MakeJoin(small, small, JoinType::kInner, {Col(small, 0), Col(small, 1)},
                         {Col(small, 0), Col(small, 1)}, nullptr);
   EXPECT_EQ(EstimateStatistics(*pairs).row_count, 20000);
