@@ -21,7 +21,7 @@ int64_t RoundUp(int64_t size) {
 }
 // The capacity of the block that serves a request of `size` bytes.
 int64_t BlockCapacity(int64_t size) {
-  if (size >= CountingMemoryPool::kRecycleMinSize) {
+  if (size >= CountingMemoryPool::kSlabBlockMinSize) {
     return static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(size)));
   }
   return RoundUp(size);
@@ -133,9 +133,9 @@ uint8_t* CountingMemoryPool::CarveFromSlab(int64_t capacity) {
     if (static_cast<int64_t>(slabs_.size() + 1) * kSlabSize > SlabCap()) return nullptr;
     uint8_t* bytes = MapHugePages(kSlabSize);
     if (bytes == nullptr) return nullptr;
-    // The rest of the current slab (a multiple of kRecycleMinSize: every block carved is a
-    // power of two from it) goes to the recycle lists, largest blocks first.
-    while (slab_left_ >= kRecycleMinSize) {
+    // The rest of the current slab (a multiple of kSlabBlockMinSize: every block carved is
+    // a power of two from it) goes to the recycle lists, largest blocks first.
+    while (slab_left_ >= kSlabBlockMinSize) {
       const auto piece = static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(slab_left_)));
       const auto piece_class = static_cast<size_t>(std::countr_zero(static_cast<uint64_t>(piece)));
       if (recycled_.size() <= piece_class) recycled_.resize(piece_class + 1);
@@ -161,7 +161,7 @@ int64_t CountingMemoryPool::recycled_bytes() const {
 
 uint8_t* CountingMemoryPool::AllocateBlock(int64_t size) {
   int64_t capacity = BlockCapacity(size);
-  if (size >= kRecycleMinSize) {
+  if (size >= kSlabBlockMinSize) {
     size_t size_class = static_cast<size_t>(std::countr_zero(static_cast<uint64_t>(capacity)));
     std::lock_guard<std::mutex> lock(recycle_mutex_);
     if (size_class < recycled_.size() && !recycled_[size_class].empty()) {
@@ -186,13 +186,15 @@ uint8_t* CountingMemoryPool::AllocateBlock(int64_t size) {
 }
 
 void CountingMemoryPool::FreeBlock(uint8_t* ptr, int64_t size) {
-  if (size >= kRecycleMinSize) {
+  if (size >= kSlabBlockMinSize) {
     int64_t capacity = BlockCapacity(size);
     size_t size_class = static_cast<size_t>(std::countr_zero(static_cast<uint64_t>(capacity)));
     {
       std::lock_guard<std::mutex> lock(recycle_mutex_);
-      // A slab's block cannot go back to the system on its own: it always stays.
-      if (recycled_bytes_ + capacity <= RecycleCap() || InSlab(ptr)) {
+      // A slab's block cannot go back to the system on its own: it always stays. A block
+      // below kRecycleMinSize outside the slabs is malloc's: it goes back there.
+      if (InSlab(ptr) ||
+          (capacity >= kRecycleMinSize && recycled_bytes_ + capacity <= RecycleCap())) {
         if (recycled_.size() <= size_class) recycled_.resize(size_class + 1);
         recycled_[size_class].push_back(ptr);
         recycled_bytes_ += capacity;

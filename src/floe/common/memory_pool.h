@@ -47,14 +47,17 @@ class MemoryPool {
 /// batch after batch; without recycling, each such buffer would be fresh memory from
 /// the kernel, paying a page fault per 4 KiB. Kept blocks do not count as allocated.
 ///
-/// Blocks from kRecycleMinSize up to a huge page (2 MiB) are carved from 2 MiB slabs
+/// Blocks from kSlabBlockMinSize up to a huge page (2 MiB) are carved from 2 MiB slabs
 /// backed by transparent huge pages (up to kSlabMaxBytes of slabs), so that first touching
 /// them costs one fault per 2 MiB rather than one per 4 KiB: a query in a fresh process
 /// touches most of its memory for the first time, and faults are dear on virtual machines.
-/// Slab blocks always return to their size class (slabs live as long as the pool); blocks
-/// of 2 MiB and more are whole huge pages of their own, and blocks below 2 MiB asked for
-/// once the slabs are at their cap are mapped on their own: either is unmapped when it is
-/// not kept, so that what the pool does not keep leaves the process.
+/// (From malloc, a batch's buffers of a few KiB come from each worker thread's arena,
+/// grown 4 KiB at a time: TPC-H Q13 faulted 7,000 pages there.) Slab blocks always return
+/// to their size class (slabs live as long as the pool); blocks of 2 MiB and more are whole
+/// huge pages of their own, and blocks below 2 MiB asked for once the slabs are at their
+/// cap are mapped on their own (from kRecycleMinSize) or taken from malloc (below it):
+/// either is given back when it is not kept, so that what the pool does not keep leaves
+/// the process.
 ///
 /// What the pool keeps is bounded by its retention limits: while a statement runs under a
 /// memory_limit of L (see PoolRetentionLimit), recycled blocks and slabs are kept to L/2
@@ -63,6 +66,9 @@ class MemoryPool {
 class CountingMemoryPool final : public MemoryPool {
  public:
   static constexpr int64_t kRecycleMinSize = 64 << 10;
+  /// Requests from this size take a power-of-two block carved from a slab (while the slabs
+  /// last); smaller ones come from malloc.
+  static constexpr int64_t kSlabBlockMinSize = 4 << 10;
   static constexpr int64_t kRecycleMaxBytes = 256 << 20;
   static constexpr int64_t kSlabSize = 2 << 20;
   /// The most slab memory a pool takes (defined in memory_pool.cc): slabs stay resident
@@ -76,14 +82,15 @@ class CountingMemoryPool final : public MemoryPool {
   Result<uint8_t*> Allocate(int64_t size) override;
   Result<uint8_t*> Reallocate(uint8_t* ptr, int64_t old_size, int64_t new_size) override;
   void Free(uint8_t* ptr, int64_t size) override;
-  /// Requests of kRecycleMinSize or more take a power-of-two block; smaller ones are
+  /// Requests of kSlabBlockMinSize or more take a power-of-two block; smaller ones are
   /// rounded up to kAlignment.
   int64_t BlockBytes(int64_t size) const override;
 
   int64_t bytes_allocated() const override { return bytes_.load(std::memory_order_relaxed); }
   int64_t max_memory() const override { return max_.load(std::memory_order_relaxed); }
   int64_t limit() const { return limit_; }
-  /// Bytes held in freed large blocks, ready for reuse.
+  /// Bytes held in freed blocks (slab blocks, and large blocks of their own), ready for
+  /// reuse.
   int64_t recycled_bytes() const;
   /// Bytes of huge-page slabs taken from the system so far.
   int64_t slab_bytes() const;
@@ -118,7 +125,7 @@ class CountingMemoryPool final : public MemoryPool {
   // with recycle_mutex_ held.
   void TrimRecycled();
 
-  // Freed large blocks by size class (log2 of the block's capacity).
+  // Freed slab blocks and large blocks by size class (log2 of the block's capacity).
   mutable std::mutex recycle_mutex_;
   std::vector<std::vector<uint8_t*>> recycled_;
   int64_t recycled_bytes_ = 0;

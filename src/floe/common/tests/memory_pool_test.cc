@@ -22,18 +22,73 @@ TEST(MemoryPoolTest, CountsBytesAndPeak) {
   EXPECT_EQ(pool.BlockBytes(1000), 1024);
   EXPECT_EQ(pool.bytes_allocated(), 128 + 1024);
   a[99] = 7;
+  // From kSlabBlockMinSize (4 KiB) on, a request takes a power-of-two block: 8 KiB.
   ASSERT_OK_AND_ASSIGN(a, pool.Reallocate(a, 100, 5000));
   EXPECT_EQ(a[99], 7);
-  EXPECT_EQ(pool.bytes_allocated(), 5056 + 1024);
+  EXPECT_EQ(pool.BlockBytes(5000), 8192);
+  EXPECT_EQ(pool.bytes_allocated(), 8192 + 1024);
   // Growing within the block's size takes nothing more.
-  ASSERT_OK_AND_ASSIGN(uint8_t * same, pool.Reallocate(a, 5000, 5050));
+  ASSERT_OK_AND_ASSIGN(uint8_t * same, pool.Reallocate(a, 5000, 8000));
   EXPECT_EQ(same, a);
-  EXPECT_EQ(pool.bytes_allocated(), 5056 + 1024);
-  pool.Free(a, 5050);
+  EXPECT_EQ(pool.bytes_allocated(), 8192 + 1024);
+  pool.Free(a, 8000);
   pool.Free(b, 1000);
   EXPECT_EQ(pool.bytes_allocated(), 0);
   // A reallocation that moves holds both blocks for a moment.
-  EXPECT_EQ(pool.max_memory(), 128 + 5056 + 1024);
+  EXPECT_EQ(pool.max_memory(), 128 + 8192 + 1024);
+}
+
+TEST(MemoryPoolTest, SmallBlocksOfTheirOwnPagesAreCarvedFromSlabs) {
+  CountingMemoryPool pool;
+  constexpr int64_t kKiB = 1024;
+  // Below 4 KiB a block comes from malloc; from 4 KiB on, from the current slab, one after
+  // another whatever their class.
+  ASSERT_OK_AND_ASSIGN(uint8_t * tiny, pool.Allocate(4 * kKiB - 1));
+  EXPECT_EQ(pool.slab_bytes(), 0);
+  ASSERT_OK_AND_ASSIGN(uint8_t * four, pool.Allocate(4 * kKiB));
+  EXPECT_EQ(pool.slab_bytes(), CountingMemoryPool::kSlabSize);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(four) % CountingMemoryPool::kSlabSize, 0u);
+  ASSERT_OK_AND_ASSIGN(uint8_t * eight, pool.Allocate(5 * kKiB));
+  EXPECT_EQ(eight, four + 4 * kKiB);
+  ASSERT_OK_AND_ASSIGN(uint8_t * large, pool.Allocate(CountingMemoryPool::kRecycleMinSize));
+  EXPECT_EQ(large, eight + 8 * kKiB);
+  four[4 * kKiB - 1] = 1;
+  eight[5 * kKiB - 1] = 2;
+  EXPECT_EQ(pool.bytes_allocated(), 4 * kKiB + 8 * kKiB + 64 * kKiB + 4 * kKiB);
+  // A freed small slab block is kept in its class and handed out again.
+  pool.Free(eight, 5 * kKiB);
+  EXPECT_EQ(pool.recycled_bytes(), 8 * kKiB);
+  ASSERT_OK_AND_ASSIGN(uint8_t * again, pool.Allocate(6 * kKiB));
+  EXPECT_EQ(again, eight);
+  EXPECT_EQ(pool.recycled_bytes(), 0);
+  pool.Free(again, 6 * kKiB);
+  pool.Free(four, 4 * kKiB);
+  pool.Free(large, CountingMemoryPool::kRecycleMinSize);
+  pool.Free(tiny, 4 * kKiB - 1);
+  EXPECT_EQ(pool.recycled_bytes(), 4 * kKiB + 8 * kKiB + 64 * kKiB);
+  EXPECT_EQ(pool.bytes_allocated(), 0);
+  EXPECT_EQ(pool.slab_bytes(), CountingMemoryPool::kSlabSize);
+}
+
+TEST(MemoryPoolTest, SmallBlocksPastTheSlabCapComeFromMallocAndGoBack) {
+  CountingMemoryPool pool;
+  // A limit of 4 MiB allows two slabs: 512 blocks of 8 KiB fill them.
+  pool.AddRetentionLimit(2 * 2 * CountingMemoryPool::kSlabSize);
+  constexpr int64_t kBlock = 8 << 10;
+  const int64_t in_slabs = 2 * CountingMemoryPool::kSlabSize / kBlock;
+  std::vector<uint8_t*> blocks;
+  for (int64_t i = 0; i < in_slabs + 3; ++i) {
+    ASSERT_OK_AND_ASSIGN(uint8_t * p, pool.Allocate(kBlock));
+    p[kBlock - 1] = 1;
+    blocks.push_back(p);
+  }
+  EXPECT_EQ(pool.slab_bytes(), 2 * CountingMemoryPool::kSlabSize);
+  EXPECT_EQ(pool.bytes_allocated(), (in_slabs + 3) * kBlock);
+  // The three past the slabs go back to malloc when freed; the slabs' blocks stay.
+  for (uint8_t* p : blocks) pool.Free(p, kBlock);
+  EXPECT_EQ(pool.recycled_bytes(), 2 * CountingMemoryPool::kSlabSize);
+  EXPECT_EQ(pool.bytes_allocated(), 0);
+  pool.RemoveRetentionLimit(2 * 2 * CountingMemoryPool::kSlabSize);
 }
 
 TEST(MemoryPoolTest, LargeRequestsCountTheirPowerOfTwoBlock) {
