@@ -1,5 +1,6 @@
 #include "floe/common/thread_pool.h"
 
+#include <algorithm>
 #include <atomic>
 
 namespace floe {
@@ -86,7 +87,14 @@ int ThreadPool::DefaultThreads() {
 }
 
 ThreadPool* DefaultThreadPool() {
-  static std::unique_ptr<ThreadPool> pool = ThreadPool::Make(ThreadPool::DefaultThreads()).ValueOrDie();
+  static std::unique_ptr<ThreadPool> pool =
+      ThreadPool::Make(ThreadPool::DefaultThreads()).ValueOrDie();
+  return pool.get();
+}
+
+ThreadPool* IoThreadPool() {
+  static std::unique_ptr<ThreadPool> pool =
+      ThreadPool::Make(std::max(4, ThreadPool::DefaultThreads())).ValueOrDie();
   return pool.get();
 }
 

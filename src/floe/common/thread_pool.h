@@ -63,4 +63,10 @@ class ThreadPool {
 /// The process-wide pool, sized to the hardware threads.
 ThreadPool* DefaultThreadPool();
 
+/// The process-wide pool for blocking reads made ahead of their use (a Parquet reader's
+/// next row group), made at first use: its threads wait on storage, not on the processor,
+/// so there are at least 4 of them whatever the hardware. Its tasks must never wait for
+/// other tasks.
+ThreadPool* IoThreadPool();
+
 }  // namespace floe

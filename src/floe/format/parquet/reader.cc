@@ -8,6 +8,7 @@
 #include <system_error>
 #include <utility>
 
+#include "floe/common/thread_pool.h"
 #include "floe/format/parquet/column_reader_internal.h"
 #include "floe/format/parquet/level_assembly_internal.h"
 #include "floe/format/parquet/metadata.h"
@@ -210,10 +211,16 @@ Status BatchReader::ReadUnfilteredSelected(int64_t rows, int64_t count) {
 }
 
 BatchReader::~BatchReader() {
-  if (read_ahead_) {
-    cancelled_->store(true);
-    read_ahead_->bytes.wait();
-  }
+  if (read_ahead_) cancelled_->store(true);
+  DropReadAhead();
+}
+
+void BatchReader::DropReadAhead() {
+  if (!read_ahead_) return;
+  // A read no thread has taken up yet never will be; one under way is waited for, as it
+  // reads the file.
+  if (read_ahead_->claimed->exchange(true)) read_ahead_->bytes.wait();
+  read_ahead_.reset();
 }
 
 Status BatchReader::PlanRowGroup(int rg_index, std::vector<ChunkRange>* ranges,
@@ -293,14 +300,18 @@ void BatchReader::StartReadAhead() {
   for (const ChunkRange& r : ranges) total += r.size;
   if (total > opt.read_ahead_bytes) return;
   const io::RandomAccessFile* file = &file_->file();
-  // The task owns everything it uses but the file, which outlives this stream (whose
-  // destructor waits for the task).
-  auto task = [file, ranges = std::move(ranges), n = leaves_.size(), gap = opt.coalesce_gap_bytes,
-               window = opt.read_ahead_bytes, cancelled = cancelled_]() mutable {
+  auto claimed = std::make_shared<std::atomic<bool>>(false);
+  // The task owns everything it uses but the file, which outlives this stream: the stream's
+  // destructor waits for a task that claimed the read, and one that did not claim it never
+  // touches the file.
+  auto task = [file, claimed, ranges = std::move(ranges), n = leaves_.size(),
+               gap = opt.coalesce_gap_bytes, window = opt.read_ahead_bytes,
+               cancelled = cancelled_]() mutable -> Result<std::vector<BufferPtr>> {
+    if (claimed->exchange(true)) return Status::Cancelled("read-ahead taken over by its reader");
     return ReadChunks(*file, std::move(ranges), n, gap, window, *cancelled);
   };
   try {
-    read_ahead_ = ReadAhead{rg, std::async(std::launch::async, std::move(task))};
+    read_ahead_ = ReadAhead{rg, claimed, IoThreadPool()->Submit(std::move(task))};
   } catch (const std::system_error&) {
     // No thread to be had: that row group is read when it starts.
     read_ahead_.reset();
@@ -320,7 +331,9 @@ Status BatchReader::StartRowGroup() {
   std::vector<const ColumnMetaData*> metas;
   FLOE_RETURN_NOT_OK(PlanRowGroup(current_rg_, &ranges, &metas));
   std::vector<BufferPtr> chunk_bytes;
-  if (read_ahead_ && read_ahead_->row_group == current_rg_) {
+  // A read-ahead of this row group that no I/O thread has taken up yet is done here.
+  if (read_ahead_ && read_ahead_->row_group == current_rg_ &&
+      read_ahead_->claimed->exchange(true)) {
     // Read ahead while the previous row group decoded; its error, if any, is this one's.
     Result<std::vector<BufferPtr>> bytes = read_ahead_->bytes.get();
     read_ahead_.reset();
@@ -329,7 +342,7 @@ Status BatchReader::StartRowGroup() {
     }
     chunk_bytes = std::move(*bytes);
   } else {
-    read_ahead_.reset();
+    DropReadAhead();
     auto bytes = ReadChunks(file_->file(), ranges, leaves_.size(), opt.coalesce_gap_bytes,
                             opt.read_ahead_bytes, *cancelled_);
     if (!bytes.ok()) {

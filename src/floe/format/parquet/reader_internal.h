@@ -47,9 +47,13 @@ class BatchReader final : public RecordBatchReader {
     int64_t size;
     size_t index;  // In leaves_.
   };
-  // A read of the next row group's column chunks, running while the current one decodes.
+  // A read of the next row group's column chunks, queued on the I/O pool while the current
+  // one decodes. Whoever sets `claimed` first does the read: a pool thread, or the reader
+  // itself when it reaches that row group before any thread took the read up (it reads
+  // inline, and the queued task returns without touching the file), or when it goes.
   struct ReadAhead {
     int row_group;
+    std::shared_ptr<std::atomic<bool>> claimed;
     std::future<Result<std::vector<BufferPtr>>> bytes;
   };
 
@@ -67,6 +71,8 @@ class BatchReader final : public RecordBatchReader {
   // Starts reading the next row group's chunks in the background when they fit in
   // read_ahead_bytes. Errors of planning are left for that row group's start to report.
   void StartReadAhead();
+  // Forgets the outstanding read-ahead, if any, once no thread reads for it.
+  void DropReadAhead();
   // Reads only rows [slice.first, slice.second) of the current row group, narrowed further
   // by the page index when the options use it and predicates can: the column readers skip
   // the pages that hold none of them (found through the offset index, or without one
