@@ -331,9 +331,13 @@ Status BatchReader::StartRowGroup() {
   std::vector<const ColumnMetaData*> metas;
   FLOE_RETURN_NOT_OK(PlanRowGroup(current_rg_, &ranges, &metas));
   std::vector<BufferPtr> chunk_bytes;
-  // A read-ahead of this row group that no I/O thread has taken up yet is done here.
   if (read_ahead_ && read_ahead_->row_group == current_rg_ &&
-      read_ahead_->claimed->exchange(true)) {
+      !read_ahead_->claimed->exchange(true)) {
+    // No I/O thread has taken the read-ahead of this row group up: it is done here, and the
+    // queued task does nothing.
+    read_ahead_.reset();
+  }
+  if (read_ahead_ && read_ahead_->row_group == current_rg_) {
     // Read ahead while the previous row group decoded; its error, if any, is this one's.
     Result<std::vector<BufferPtr>> bytes = read_ahead_->bytes.get();
     read_ahead_.reset();

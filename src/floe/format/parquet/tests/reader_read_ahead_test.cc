@@ -4,11 +4,15 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "floe/common/thread_pool.h"
 #include "floe/format/parquet/reader.h"
 #include "floe/format/parquet/tests/writer_test_util.h"
 #include "floe/testing/matchers.h"
@@ -31,6 +35,8 @@ class TestFile final : public io::RandomAccessFile {
   const std::string& path() const override { return base_->path(); }
   Result<BufferPtr> ReadAt(int64_t offset, int64_t length) const override {
     in_flight_.fetch_add(1);
+    reads_.fetch_add(1);
+    if (std::this_thread::get_id() != owner_) reads_elsewhere_.fetch_add(1);
     if (delay_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms_));
     Result<BufferPtr> out = base_->ReadAt(offset, length);
     if (offset < fail_end_ && offset + length > fail_begin_) {
@@ -46,6 +52,10 @@ class TestFile final : public io::RandomAccessFile {
   int64_t fail_begin_ = 0;
   int64_t fail_end_ = 0;
   mutable std::atomic<int> in_flight_{0};
+  // Reads made, and those made on a thread other than the one that made this file.
+  mutable std::atomic<int> reads_{0};
+  mutable std::atomic<int> reads_elsewhere_{0};
+  std::thread::id owner_ = std::this_thread::get_id();
   mutable std::atomic<bool> touched_failing_{false};
 };
 
@@ -179,6 +189,74 @@ TEST(ReaderReadAhead, EarlyDestructionWaitsForTheRead) {
   stream.reset();
   reader.reset();
   EXPECT_EQ(file->in_flight_.load(), 0);
+}
+
+// Holds every thread of the I/O pool until Release (or destruction).
+class BusyIoPool {
+ public:
+  BusyIoPool() {
+    for (int i = 0; i < IoThreadPool()->size(); ++i) {
+      done_.push_back(IoThreadPool()->Submit([this] {
+        std::unique_lock<std::mutex> lock(mutex_);
+        cv_.wait(lock, [this] { return released_; });
+      }));
+    }
+  }
+  ~BusyIoPool() { Release(); }
+  void Release() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      released_ = true;
+    }
+    cv_.notify_all();
+    for (auto& f : done_) f.wait();
+    // Tasks queued behind the blockers have started by now; let them finish.
+    std::vector<std::future<void>> after;
+    for (int i = 0; i < IoThreadPool()->size(); ++i) after.push_back(IoThreadPool()->Submit([] {}));
+    for (auto& f : after) f.wait();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool released_ = false;
+  std::vector<std::future<void>> done_;
+};
+
+TEST(ReaderReadAhead, AReadNoThreadTookUpIsDoneByItsReader) {
+  auto file = std::make_shared<TestFile>(MakeFile());
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetFileReader::Open(file));
+  {
+    // Every read-ahead stays queued: the stream reads each row group itself, on this
+    // thread, and never waits for the pool.
+    BusyIoPool busy;
+    ASSERT_OK_AND_ASSIGN(auto stream, reader->Read(ReadRequest{}));
+    int64_t rows = 0;
+    for (;;) {
+      ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, stream->Next());
+      if (batch == nullptr) break;
+      ExpectRows(*batch, rows);
+      rows += batch->num_rows();
+    }
+    EXPECT_EQ(rows, kRowGroups * kRowsPerGroup);
+    EXPECT_EQ(file->reads_elsewhere_.load(), 0);
+    // A stream that goes while its read-ahead is still queued does not wait for it, and the
+    // task does not read once it runs.
+    ASSERT_OK_AND_ASSIGN(stream, reader->Read(ReadRequest{}));
+    ASSERT_OK(stream->Next());
+    stream.reset();
+    const int reads = file->reads_.load();
+    busy.Release();
+    EXPECT_EQ(file->reads_.load(), reads);
+    EXPECT_EQ(file->reads_elsewhere_.load(), 0);
+  }
+  // With the pool free again, read-aheads run there.
+  ASSERT_OK_AND_ASSIGN(auto stream, reader->Read(ReadRequest{}));
+  ASSERT_OK(stream->Next());
+  for (int i = 0; i < 500 && file->reads_elsewhere_.load() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GT(file->reads_elsewhere_.load(), 0);
 }
 
 }  // namespace
