@@ -597,7 +597,8 @@ bool SameAggregate(const AggregateCall& a, const AggregateCall& b) {
 bool SameNode(const LogicalPlan& a, const LogicalPlan& b) {
   switch (a.kind) {
     case LogicalKind::kScan:
-      return a.source == b.source && a.projection == b.projection &&
+      return (a.source == b.source || a.source->SameSource(*b.source)) &&
+             a.projection == b.projection &&
              SameExprs(a.filters, b.filters) && a.scan_limit == b.scan_limit;
     case LogicalKind::kValues:
       if (a.rows.size() != b.rows.size()) return false;

@@ -54,6 +54,11 @@ class TableSource {
   virtual int hidden_columns() const { return 0; }
   /// Statistics of the whole source (no filter applied).
   virtual Statistics statistics() const { return {}; }
+  /// True when `other` reads the same rows as this source: the same object, or another
+  /// binding of the same data (read_parquet of the same files, the same snapshot of the
+  /// same table named twice in one statement). Plans over either may share one evaluation
+  /// (SameSubtree).
+  virtual bool SameSource(const TableSource& other) const { return this == &other; }
   /// How a filter conjunct can be pushed into the scan.
   enum class FilterPushdown {
     kUnsupported,  // keep it above the scan
@@ -281,7 +286,8 @@ std::vector<Field> UnnestOutputFields(const std::vector<expr::ExprPtr>& lists,
 LogicalPlanPtr WithNewChildren(const LogicalPlan& node, std::vector<LogicalPlanPtr> children);
 
 /// True when `a` and `b` compute the same rows: the same kinds and parameters node by node
-/// (expressions equal with their types, scans of the same source object), the same output
+/// (expressions equal with their types, scans of the same source: TableSource::SameSource),
+/// the same output
 /// schemas, and no volatile expression (random(), nextval) anywhere, so that one evaluation
 /// can serve both (a WITH item referenced twice). Windows, unnests and recursive queries
 /// are never the same (conservative).

@@ -63,6 +63,7 @@ LogicalPlanPtr TransformUp(const LogicalPlanPtr& plan,
 std::vector<std::unique_ptr<OptimizerRule>> DefaultRules() {
   std::vector<std::unique_ptr<OptimizerRule>> rules;
   rules.push_back(Rule("simplify_expressions", internal::SimplifyPlan));
+  rules.push_back(Rule("derive_totals_from_groups", internal::DeriveTotalsFromGroups));
   rules.push_back(Rule("split_distinct_aggregates", internal::SplitDistinctAggregates));
   rules.push_back(Rule("push_down_predicates", internal::PushDownPredicates));
   rules.push_back(Rule("reorder_joins", internal::ReorderJoins));

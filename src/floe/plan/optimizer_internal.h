@@ -47,6 +47,12 @@ Result<LogicalPlanPtr> ReduceAggregatesBySemiJoin(const LogicalPlanPtr& plan);
 /// (rule_distinct_aggregates.cc).
 Result<LogicalPlanPtr> SplitDistinctAggregates(const LogicalPlanPtr& plan);
 
+/// An aggregation without GROUP BY whose input is the same as a grouped aggregation's
+/// elsewhere in the plan, and whose calls combine from per-group values (sum, min, max,
+/// count), reads that grouped aggregation instead (rule_totals_from_groups.cc): the plan
+/// then holds it twice and it is computed once.
+Result<LogicalPlanPtr> DeriveTotalsFromGroups(const LogicalPlanPtr& plan);
+
 /// Greedy reordering of trees of inner joins by estimated row counts.
 Result<LogicalPlanPtr> ReorderJoins(const LogicalPlanPtr& plan);
 

@@ -571,6 +571,17 @@ Result<std::shared_ptr<IcebergTable>> IcebergTable::Make(
   return out;
 }
 
+bool IcebergTable::SameSource(const plan::TableSource& other) const {
+  if (this == &other) return true;
+  const auto* o = dynamic_cast<const IcebergTable*>(&other);
+  return o != nullptr && o->name_ == name_ &&
+         o->table_.metadata_location == table_.metadata_location &&
+         !table_.metadata_location.empty() && o->selector_.snapshot_id == selector_.snapshot_id &&
+         o->selector_.as_of_timestamp_ms == selector_.as_of_timestamp_ms &&
+         o->selector_.ref == selector_.ref && only_files_ == nullptr && o->only_files_ == nullptr &&
+         o->schema_->Equals(*schema_);
+}
+
 plan::Statistics IcebergTable::statistics() const {
   std::lock_guard<std::mutex> lock(statistics_mutex_);
   if (column_statistics_done_) return statistics_;

@@ -43,6 +43,9 @@ class IcebergTable final : public exec::TableProvider {
   /// cover the files before deletes, so they are bounds, not exact extremes); a plan that
   /// fails leaves the columns out (the scan reports the error).
   plan::Statistics statistics() const override;
+  /// Another binding of the same table in the same state: the same name, metadata file,
+  /// snapshot selector and schema, and no file restriction.
+  bool SameSource(const plan::TableSource& other) const override;
   /// kExact for a comparison (=, <, <=, >, >=), IN list or IS [NOT] NULL of a column with
   /// a constant of its own type, when the column is an identity partition source in every
   /// partition spec of the table (integer, date, string or boolean columns; strings and

@@ -327,6 +327,24 @@ Result<std::shared_ptr<const ParquetTable>> ParquetTable::Make(
   return std::shared_ptr<const ParquetTable>(std::move(table));
 }
 
+bool ParquetTable::SameSource(const plan::TableSource& other) const {
+  if (this == &other) return true;
+  const auto* o = dynamic_cast<const ParquetTable*>(&other);
+  if (o == nullptr || o->io_ != io_ || o->files_.size() != files_.size() ||
+      !o->schema_->Equals(*schema_)) {
+    return false;
+  }
+  for (size_t i = 0; i < files_.size(); ++i) {
+    const File& a = files_[i];
+    const File& b = o->files_[i];
+    if (a.path != b.path || a.row_group_rows != b.row_group_rows ||
+        a.row_group_bytes != b.row_group_bytes) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::string ParquetTable::display_name() const {
   if (files_.size() == 1) return fmt::format("read_parquet('{}')", files_[0].path);
   return fmt::format("read_parquet({} files)", files_.size());

@@ -36,6 +36,9 @@ class ParquetTable final : public exec::TableProvider {
   std::string display_name() const override;
   const SchemaPtr& schema() const override { return schema_; }
   plan::Statistics statistics() const override { return statistics_; }
+  /// Another read_parquet of the same files (paths, row groups and their sizes as the
+  /// footers read at Make say), through the same FileIO, with the same schema.
+  bool SameSource(const plan::TableSource& other) const override;
   /// kInexact for what ToParquetPredicate accepts, kUnsupported otherwise.
   FilterPushdown SupportsFilter(const expr::Expr& conjunct) const override;
   /// A ParquetScanExec over the row groups the filters do not rule out, split at row

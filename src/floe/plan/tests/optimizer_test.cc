@@ -861,6 +861,79 @@ TEST(SemiJoinReductionTest, AggregationInputReducedByTheOtherSidesKeys) {
   EXPECT_EQ(Show(internal::ReduceAggregatesBySemiJoin(null_matching)), null_matching->ToString());
 }
 
+// ---------------------------------------------------------------------------------------
+// Totals from groups
+
+AggregateCall Call1(const std::string& name, ExprPtr arg, bool distinct = false) {
+  AggregateCall call;
+  call.function = expr::ResolveAggregate(name, {arg->type}, distinct).ValueOrDie();
+  call.args = {std::move(arg)};
+  return call;
+}
+
+// TPC-H Q11's shape: groups of a join kept when their sum passes a fraction of the total
+// over the same join.
+LogicalPlanPtr GroupsAboveTheirTotal(const LogicalPlanPtr& input, const LogicalPlanPtr& again,
+                                     std::vector<AggregateCall> totals) {
+  auto groups = MakeAggregate(input, {Col(input, 0)}, {"k"},
+                              {Sum(Col(input, 1)), CountStar(), Call1("max", Col(input, 1))},
+                              {"s", "n", "hi"});
+  std::vector<std::string> names;
+  for (size_t i = 0; i < totals.size(); ++i) names.push_back("t" + std::to_string(i));
+  auto total = MakeMaxOneRow(MakeAggregate(again, {}, {}, std::move(totals), names));
+  return MakeJoin(groups, total, JoinType::kLeft, {}, {}, nullptr);
+}
+
+TEST(TotalsFromGroupsTest, ATotalOverTheSameInputReadsTheGroups) {
+  auto t = Table("t", {"k", "v"});
+  auto input = MakeFilter(t, Gt(Col(t, 1), I64(0)));
+  auto again = MakeFilter(t, Gt(Col(t, 1), I64(0)));
+  auto plan = GroupsAboveTheirTotal(input, again,
+                                    {Sum(Col(again, 1)), CountStar(), Call1("max", Col(again, 1))});
+  ASSERT_OK_AND_ASSIGN(auto out, internal::DeriveTotalsFromGroups(plan));
+  // The sum of the sums, the sum of the counts (0 over no groups), the max of the maxes;
+  // the grouped aggregation is the very node the join reads.
+  EXPECT_EQ(
+      out->ToString(),
+      "Join(left): cross\n"
+      "  Aggregate: groups=[#0:k] aggregates=[sum(#1:v) AS s, count_star() AS n, "
+      "max(#1:v) AS hi]\n"
+      "    Filter: (#1:v > 0)\n"
+      "      Scan: t projection=[k, v]\n"
+      "  MaxOneRow\n"
+      "    Projection: #0:t0, CASE WHEN is_null(#1:t1) THEN 0 ELSE CAST(#1:t1 AS int64) END "
+      "AS t1, #2:t2\n"
+      "      Aggregate: groups=[] aggregates=[sum(#1:s) AS t0, sum(#2:n) AS t1, max(#3:hi) AS "
+      "t2]\n"
+      "        Aggregate: groups=[#0:k] aggregates=[sum(#1:v) AS s, count_star() AS n, "
+      "max(#1:v) AS hi]\n"
+      "          Filter: (#1:v > 0)\n"
+      "            Scan: t projection=[k, v]\n");
+  EXPECT_EQ(out->children[1]->children[0]->children[0]->children[0], out->children[0]);
+}
+
+TEST(TotalsFromGroupsTest, OtherInputsAndCallsThatDoNotCombineStay) {
+  auto t = Table("t", {"k", "v"});
+  auto input = MakeFilter(t, Gt(Col(t, 1), I64(0)));
+  // Another filter: another input.
+  auto other = MakeFilter(t, Gt(Col(t, 1), I64(1)));
+  auto plan = GroupsAboveTheirTotal(input, other, {Sum(Col(other, 1))});
+  EXPECT_EQ(Show(internal::DeriveTotalsFromGroups(plan)), plan->ToString());
+  // Another source object of the same name: not the same rows.
+  auto u = Table("t", {"k", "v"});
+  auto elsewhere = MakeFilter(u, Gt(Col(u, 1), I64(0)));
+  plan = GroupsAboveTheirTotal(input, elsewhere, {Sum(Col(elsewhere, 1))});
+  EXPECT_EQ(Show(internal::DeriveTotalsFromGroups(plan)), plan->ToString());
+  // avg does not combine from per-group values; DISTINCT does not; nor does a call the
+  // grouped aggregation does not compute (min).
+  auto again = MakeFilter(t, Gt(Col(t, 1), I64(0)));
+  for (auto call : {Call1("avg", Col(again, 1)), Call1("sum", Col(again, 1), true),
+                    Call1("min", Col(again, 1))}) {
+    plan = GroupsAboveTheirTotal(input, again, {Sum(Col(again, 1)), call});
+    EXPECT_EQ(Show(internal::DeriveTotalsFromGroups(plan)), plan->ToString());
+  }
+}
+
 // Two bindings of one WITH item are the same subtree (same source object, equal
 // expressions); a volatile expression, another source or another constant makes them differ.
 TEST(SameSubtreeTest, EqualBindingsButNotVolatileOnes) {
@@ -1007,7 +1080,7 @@ TEST(OptimizeTest, CommaJoinQuery) {
             "        Filter: (#1:c2 > 3)\n"
             "          Scan: c projection=[c1, c2]\n");
   EXPECT_TRUE(out->schema->Equals(*plan->schema));
-  EXPECT_EQ(DefaultRules().size(), 12u);
+  EXPECT_EQ(DefaultRules().size(), 13u);
 }
 
 }  // namespace

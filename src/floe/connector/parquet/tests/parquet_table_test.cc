@@ -209,6 +209,28 @@ TEST_F(ParquetTest, ReadsGlobsWithStatisticsAndProjection) {
   EXPECT_EQ(single->display_name(), "read_parquet('" + dir_ + "/a.parquet')");
 }
 
+// Two read_parquet bindings of the same files are the same source (plans over them may
+// share one evaluation); other files, or the same path rewritten since, are not.
+TEST_F(ParquetTest, SameSourceIsTheSameFilesAsTheirFootersSay) {
+  const std::string a = Write("a.parquet", 2, 100);
+  const std::string b = Write("b.parquet", 2, 100);
+  auto first = Open({a, b});
+  auto again = Open({dir_ + "/*.parquet"});
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(again, nullptr);
+  EXPECT_TRUE(first->SameSource(*first));
+  EXPECT_TRUE(first->SameSource(*again));
+  EXPECT_TRUE(again->SameSource(*first));
+  auto only_a = Open({a});
+  ASSERT_NE(only_a, nullptr);
+  EXPECT_FALSE(first->SameSource(*only_a));
+  EXPECT_FALSE(only_a->SameSource(*first));
+  Write("a.parquet", 3, 100);  // rewritten: its row groups differ
+  auto rewritten = Open({a});
+  ASSERT_NE(rewritten, nullptr);
+  EXPECT_FALSE(only_a->SameSource(*rewritten));
+}
+
 TEST_F(ParquetTest, Errors) {
   Write("a.parquet", 1, 10);
   EXPECT_THAT(
