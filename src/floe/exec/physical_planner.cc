@@ -60,13 +60,11 @@ Result<Ordering> CompileOrdering(const std::vector<plan::SortKey>& keys, const S
   return out;
 }
 
-// Estimates the planner weighs are capped at 2^48 (rows or bytes), so that its sums and
-// products of them stay within int64 (an exact count of a generate_series may be near
-// 2^63).
-constexpr int64_t kMaxEstimate = int64_t{1} << 48;
-
+// Estimates the planner weighs are capped at plan::kMaxEstimate (rows or bytes), so that
+// its sums and products of them stay within int64 (an exact count of a generate_series may
+// be near 2^63).
 std::optional<int64_t> Capped(std::optional<int64_t> estimate) {
-  if (estimate) return std::min(*estimate, kMaxEstimate);
+  if (estimate) return std::min(*estimate, plan::kMaxEstimate);
   return estimate;
 }
 

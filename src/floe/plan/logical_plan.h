@@ -30,6 +30,11 @@ struct ColumnStatistics {
   std::optional<double> avg_width;
 };
 
+/// The largest row or byte estimate: a product of guesses may pass what int64 holds, so
+/// estimates are capped here (past it means "huge"), and sums and products of a few capped
+/// estimates stay within int64. Exact counts (Statistics::exact) are not capped.
+inline constexpr int64_t kMaxEstimate = int64_t{1} << 48;
+
 struct Statistics {
   std::optional<int64_t> row_count;
   std::optional<int64_t> total_bytes;

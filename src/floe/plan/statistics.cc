@@ -27,12 +27,12 @@ constexpr double kDefaultSelectivity = 0.5;
 // The least fraction of rows an anti join is estimated to keep.
 constexpr double kAntiMinSelectivity = 0.1;
 
-// An estimate of rows or bytes as a count: rounded up, and within [0, 2^48] (a product of
-// guesses may pass what int64 holds, or be NaN; a count past the bound means "huge").
+// An estimate of rows or bytes as a count: rounded up, and within [0, kMaxEstimate] (a
+// product of guesses may pass what int64 holds, or be NaN).
 int64_t Count(double estimate) {
-  constexpr double kMaxCount = 281474976710656.0;  // 2^48
   if (!(estimate > 0)) return 0;
-  return estimate >= kMaxCount ? int64_t{1} << 48 : static_cast<int64_t>(std::ceil(estimate));
+  return estimate >= static_cast<double>(kMaxEstimate) ? kMaxEstimate
+                                                       : static_cast<int64_t>(std::ceil(estimate));
 }
 
 const ColumnStatistics* ColumnStats(const Statistics& stats, const Expr& e) {
