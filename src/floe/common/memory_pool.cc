@@ -263,7 +263,7 @@ namespace {
 // heap back to the kernel whenever 128 KiB are free there, so the next batch's buffers
 // fault their pages in again (measured: a 10M-row int32 scan spent more time in page
 // faults than in decoding). Free memory stays at the heap's top up to the pool's retention
-// cap (256 MiB without a limit, half the memory_limit with one: a 64 MiB-limited sort
+// cap (1 GiB without a limit, at most half the memory_limit with one: a 64 MiB-limited sort
 // peaked at 140-330 MiB resident with 256 MiB kept, 150-175 MiB with 32). Allocations from
 // 32 MiB are mapped on their own. Mapping from a lower size under a limit was tried: the
 // vectors a sort grows outside the pool then fault afresh on every growth (+60% time), and
