@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "floe/plan/optimizer_internal.h"
+
 namespace floe::plan {
 
 namespace {
@@ -587,19 +589,27 @@ bool SameSortKeys(const std::vector<SortKey>& a, const std::vector<SortKey>& b) 
   return true;
 }
 
+}  // namespace
+
+namespace internal {
+
 bool SameAggregate(const AggregateCall& a, const AggregateCall& b) {
   return a.function.name == b.function.name && a.function.distinct == b.function.distinct &&
          a.function.return_type->Equals(*b.function.return_type) && SameExprs(a.args, b.args) &&
          SameExpr(a.filter, b.filter) && SameSortKeys(a.order_by, b.order_by);
 }
 
+}  // namespace internal
+
+namespace {
+
 // The node's own parameters (not its children) are the same.
 bool SameNode(const LogicalPlan& a, const LogicalPlan& b) {
   switch (a.kind) {
     case LogicalKind::kScan:
       return (a.source == b.source || a.source->SameSource(*b.source)) &&
-             a.projection == b.projection &&
-             SameExprs(a.filters, b.filters) && a.scan_limit == b.scan_limit;
+             a.projection == b.projection && SameExprs(a.filters, b.filters) &&
+             a.scan_limit == b.scan_limit;
     case LogicalKind::kValues:
       if (a.rows.size() != b.rows.size()) return false;
       for (size_t r = 0; r < a.rows.size(); ++r) {
@@ -615,7 +625,7 @@ bool SameNode(const LogicalPlan& a, const LogicalPlan& b) {
         return false;
       }
       for (size_t i = 0; i < a.aggregates.size(); ++i) {
-        if (!SameAggregate(a.aggregates[i], b.aggregates[i])) return false;
+        if (!internal::SameAggregate(a.aggregates[i], b.aggregates[i])) return false;
       }
       return true;
     case LogicalKind::kJoin:

@@ -47,6 +47,11 @@ Result<LogicalPlanPtr> ReduceAggregatesBySemiJoin(const LogicalPlanPtr& plan);
 /// (rule_distinct_aggregates.cc).
 Result<LogicalPlanPtr> SplitDistinctAggregates(const LogicalPlanPtr& plan);
 
+/// True when two aggregate calls over the same input compute the same value (the function,
+/// typed arguments, filter and ORDER BY equal; nothing volatile), as SameSubtree compares
+/// aggregations (logical_plan.cc).
+bool SameAggregate(const AggregateCall& a, const AggregateCall& b);
+
 /// An aggregation without GROUP BY whose input is the same as a grouped aggregation's
 /// elsewhere in the plan, and whose calls combine from per-group values (sum, min, max,
 /// count), reads that grouped aggregation instead (rule_totals_from_groups.cc): the plan

@@ -33,17 +33,6 @@ void CollectGrouped(const LogicalPlanPtr& node, std::vector<LogicalPlanPtr>* out
   for (const LogicalPlanPtr& child : node->children) CollectGrouped(child, out);
 }
 
-bool SameCall(const AggregateCall& a, const AggregateCall& b) {
-  if (a.function.name != b.function.name || a.function.distinct != b.function.distinct ||
-      !a.function.return_type->Equals(*b.function.return_type) || a.args.size() != b.args.size()) {
-    return false;
-  }
-  for (size_t i = 0; i < a.args.size(); ++i) {
-    if (expr::IsVolatile(*a.args[i]) || !a.args[i]->Equals(*b.args[i])) return false;
-  }
-  return a.filter == nullptr && b.filter == nullptr && a.order_by.empty() && b.order_by.empty();
-}
-
 // The function that combines per-group values of `name` into the total, or nullopt.
 std::optional<std::string> Combiner(const std::string& name) {
   if (name == "sum" || name == "min" || name == "max") return name;
@@ -66,7 +55,7 @@ Result<LogicalPlanPtr> FromGroups(const LogicalPlan& total, const LogicalPlanPtr
     if (!combiner) return nullptr;
     int found = -1;
     for (size_t j = 0; j < grouped->aggregates.size() && found < 0; ++j) {
-      if (SameCall(call, grouped->aggregates[j])) found = keys + static_cast<int>(j);
+      if (SameAggregate(call, grouped->aggregates[j])) found = keys + static_cast<int>(j);
     }
     if (found < 0) return nullptr;
     const Field& field = grouped->schema->field(found);
