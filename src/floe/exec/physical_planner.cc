@@ -545,8 +545,8 @@ class Planner {
     if (type == plan::JoinType::kMark || type == plan::JoinType::kNullAwareAnti) {
       mode = JoinMode::kBroadcast;
     } else if (type != plan::JoinType::kFull && type != plan::JoinType::kRight &&
-               BroadcastPays(*build_node,
-                             build_node == right_node.get() ? *left_node : *right_node)) {
+               BroadcastPays(*build_node, build_node == right_node.get() ? *left_node : *right_node,
+                             type)) {
       // A right semi / anti join's tasks each see a share of the probe rows: their verdicts
       // are merged by build position, which needs the build side read in one order by every
       // process, as a stage's output is (a build side of one partition runs in each
@@ -603,16 +603,19 @@ class Planner {
   // whose copy to every partition moves no more bytes than repartitioning the probe side
   // would, as long as its table takes a small share of the memory budget (a broadcast table
   // is built whole; a partitioned one is built a partition at a time).
-  bool BroadcastPays(const LogicalPlan& build, const LogicalPlan& probe) const {
+  bool BroadcastPays(const LogicalPlan& build, const LogicalPlan& probe,
+                     plan::JoinType type) const {
     std::optional<int64_t> bytes = EstimatedBytes(build);
     std::optional<int64_t> probe_bytes = EstimatedBytes(probe);
     // The table holds more than the rows: their key ids, row map and key slots.
     const std::optional<int64_t> rows = EstimatedRows(build);
     const int64_t table_bytes = bytes.value_or(0) + rows.value_or(0) * kHashTableBytesPerRow;
-    // The estimate may rest on guessed selectivities; a broadcast table cannot spill, so
-    // its bound (the rows the sources hold) must also fit a larger share of the budget.
+    // The estimate may rest on guessed selectivities. A broadcast table that outgrows the
+    // budget spills when the join type allows (HashJoinExec::BroadcastMaySpill), at the
+    // cost of every task reading the spilled build side; where it cannot, the table's
+    // bound (the rows the sources hold) must also fit a larger share of the budget.
     bool fits = bytes && table_bytes <= config_.memory_limit() / kBroadcastBudgetDivisor;
-    if (fits && rows && *rows > 0) {
+    if (fits && rows && *rows > 0 && !HashJoinExec::BroadcastMaySpill(type)) {
       if (const std::optional<int64_t> max_rows = plan::MaxRows(build)) {
         const double row_bytes =
             static_cast<double>(*bytes) / static_cast<double>(*rows) + kHashTableBytesPerRow;

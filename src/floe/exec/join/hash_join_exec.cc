@@ -305,111 +305,10 @@ Result<BuildOutcome> BuildTable(const HashJoinExec* node, BatchStreamPtr input,
   return FinishBuild(node, may_spill, &state);
 }
 
-Status PublishDynamicFilters(const HashJoinExec* node, const JoinTable& table,
-                             const TaskContextPtr& ctx);
-
-// The table of a broadcast join, built once by the join's tasks together: the first to
-// come reads the build side; then each task takes shards to build until none is left; the
-// task that completes the last shard finishes the table and publishes its dynamic filters.
-// Every task waits for the table (or the build's error).
-class SharedBuild {
- public:
-  Result<std::shared_ptr<const JoinTable>> Join(const HashJoinExec* node,
-                                                const TaskContextPtr& ctx) const {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (phase_ == Phase::kIdle) {
-      phase_ = Phase::kReading;
-      lock.unlock();
-      Status status = Read(node, ctx);
-      lock.lock();
-      status_ = std::move(status);
-      phase_ = status_.ok() && table_ == nullptr ? Phase::kShards : Phase::kDone;
-      changed_.notify_all();
-    }
-    changed_.wait(lock, [&] { return phase_ != Phase::kReading; });
-    while (phase_ == Phase::kShards && next_shard_ < state_.table->shards.size()) {
-      const size_t s = next_shard_++;
-      // After a shard failed, the others are only counted.
-      const bool build = status_.ok();
-      lock.unlock();
-      Status status = build ? BuildShard(&state_, s) : Status::OK();
-      lock.lock();
-      if (status_.ok()) status_ = std::move(status);
-      if (++shards_done_ == state_.table->shards.size()) {
-        phase_ = Phase::kFinishing;
-        const bool finish = status_.ok();
-        lock.unlock();
-        Status finished = finish ? Finish(node, ctx) : Status::OK();
-        lock.lock();
-        if (status_.ok()) status_ = std::move(finished);
-        phase_ = Phase::kDone;
-        changed_.notify_all();
-      }
-    }
-    changed_.wait(lock, [&] { return phase_ == Phase::kDone; });
-    if (!status_.ok()) return status_;
-    return table_;
-  }
-
- private:
-  enum class Phase { kIdle, kReading, kShards, kFinishing, kDone };
-
-  // Reads the build side; sets table_ when that is all (an empty build side).
-  Status Read(const HashJoinExec* node, const TaskContextPtr& ctx) const {
-    FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(node->right(), 0, ctx));
-    const int shards =
-        HashJoinExec::BroadcastBuildShards(ctx->config(), node->left()->partition_count());
-    FLOE_ASSIGN_OR_RAISE(std::optional<BuildOutcome> ended,
-                         ReadBuildSide(node, std::move(input), "HashJoinExec[0] build side", ctx,
-                                       /*may_spill=*/false, shards, &state_));
-    if (ended) {
-      table_ = std::move(ended->table);
-      return PublishDynamicFilters(node, *table_, ctx);
-    }
-    return Status::OK();
-  }
-
-  Status Finish(const HashJoinExec* node, const TaskContextPtr& ctx) const {
-    FLOE_ASSIGN_OR_RAISE(BuildOutcome built, FinishBuild(node, /*may_spill=*/false, &state_));
-    std::shared_ptr<const JoinTable> table = std::move(built.table);
-    FLOE_RETURN_NOT_OK(PublishDynamicFilters(node, *table, ctx));
-    state_ = BuildState();
-    std::lock_guard<std::mutex> lock(mutex_);
-    table_ = std::move(table);
-    return Status::OK();
-  }
-
-  mutable std::mutex mutex_;
-  mutable std::condition_variable changed_;
-  mutable Phase phase_ = Phase::kIdle;
-  mutable Status status_;
-  mutable BuildState state_;
-  mutable size_t next_shard_ = 0;
-  mutable size_t shards_done_ = 0;
-  mutable std::shared_ptr<const JoinTable> table_;
-};
-
-// Publishes the join's dynamic filters over the keys of its built table.
-Status PublishDynamicFilters(const HashJoinExec* node, const JoinTable& table,
-                             const TaskContextPtr& ctx) {
-  for (const DynamicFilterTarget& target : node->dynamic_filters()) {
-    DynamicFilter filter;
-    const expr::PhysicalExprPtr& key = node->right_keys()[static_cast<size_t>(target.key)];
-    filter.type = key->type();
-    if (table.batch != nullptr) {
-      FLOE_ASSIGN_OR_RAISE(auto keys, EvaluateExprs({key}, *table.batch));
-      // One key column: the table's key count is its distinct count.
-      std::optional<int64_t> max_distinct;
-      if (node->right_keys().size() == 1) max_distinct = table.num_keys;
-      FLOE_ASSIGN_OR_RAISE(filter, DynamicFilter::Of(*keys[0], max_distinct));
-    }
-    ctx->PublishDynamicFilter(target.id, std::make_shared<const DynamicFilter>(std::move(filter)));
-  }
-  return Status::OK();
-}
-
-// A partitioned join whose build side outgrows the memory budget spills both sides into
-// this many buckets by key hash (a grace hash join), then joins bucket by bucket.
+// A join whose build side outgrows the memory budget spills both sides into this many
+// buckets by key hash (a grace hash join), then joins bucket by bucket: a partitioned join's
+// task its own build rows, a broadcast join's tasks the build side spilled once
+// (SharedBuildBuckets).
 constexpr int kSpillBucketBits = 5;
 constexpr int kSpillBuckets = 1 << kSpillBucketBits;
 
@@ -501,6 +400,151 @@ class BucketWriter {
   std::array<std::vector<int64_t>, kSpillBuckets> rows_;
 };
 
+Status PublishDynamicFilters(const HashJoinExec* node, const JoinTable& table,
+                             const TaskContextPtr& ctx);
+
+// A broadcast build side that outgrew the memory budget, in bucket files by key hash
+// (SpillBucket): written once, by the task that read it, and read by every task of the
+// join, each joining its own probe rows bucket by bucket. Removed when the last holder goes.
+struct SharedBuildBuckets {
+  std::vector<std::string> paths;  // per bucket
+  ~SharedBuildBuckets() {
+    std::error_code ec;
+    for (const std::string& path : paths) std::filesystem::remove(path, ec);
+  }
+};
+
+// What a broadcast join's tasks share: its table, or its build side in bucket files.
+struct BroadcastBuild {
+  std::shared_ptr<const JoinTable> table;
+  std::shared_ptr<const SharedBuildBuckets> buckets;
+};
+
+// The table of a broadcast join, built once by the join's tasks together: the first to
+// come reads the build side; then each task takes shards to build until none is left; the
+// task that completes the last shard finishes the table and publishes its dynamic filters.
+// A build side past the budget (of a join whose tasks can each join bucket by bucket,
+// HashJoinExec::BroadcastMaySpill) goes to bucket files instead, and publishes no filter.
+// Every task waits for the table, the buckets or the build's error.
+class SharedBuild {
+ public:
+  Result<BroadcastBuild> Join(const HashJoinExec* node, int partition,
+                              const TaskContextPtr& ctx) const {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (phase_ == Phase::kIdle) {
+      phase_ = Phase::kReading;
+      lock.unlock();
+      Status status = Read(node, partition, ctx);
+      lock.lock();
+      status_ = std::move(status);
+      phase_ =
+          status_.ok() && table_ == nullptr && buckets_ == nullptr ? Phase::kShards : Phase::kDone;
+      changed_.notify_all();
+    }
+    changed_.wait(lock, [&] { return phase_ != Phase::kReading; });
+    while (phase_ == Phase::kShards && next_shard_ < state_.table->shards.size()) {
+      const size_t s = next_shard_++;
+      // After a shard failed, the others are only counted.
+      const bool build = status_.ok();
+      lock.unlock();
+      Status status = build ? BuildShard(&state_, s) : Status::OK();
+      lock.lock();
+      if (status_.ok()) status_ = std::move(status);
+      if (++shards_done_ == state_.table->shards.size()) {
+        phase_ = Phase::kFinishing;
+        const bool finish = status_.ok();
+        lock.unlock();
+        Status finished = finish ? Finish(node, ctx) : Status::OK();
+        lock.lock();
+        if (status_.ok()) status_ = std::move(finished);
+        phase_ = Phase::kDone;
+        changed_.notify_all();
+      }
+    }
+    changed_.wait(lock, [&] { return phase_ == Phase::kDone; });
+    if (!status_.ok()) return status_;
+    return BroadcastBuild{table_, buckets_};
+  }
+
+ private:
+  enum class Phase { kIdle, kReading, kShards, kFinishing, kDone };
+
+  // Reads the build side; sets table_ when that is all (an empty build side), or buckets_
+  // when it outgrew the budget.
+  Status Read(const HashJoinExec* node, int partition, const TaskContextPtr& ctx) const {
+    FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(node->right(), 0, ctx));
+    const int shards =
+        HashJoinExec::BroadcastBuildShards(ctx->config(), node->left()->partition_count());
+    FLOE_ASSIGN_OR_RAISE(
+        std::optional<BuildOutcome> ended,
+        ReadBuildSide(node, std::move(input), "HashJoinExec[0] build side", ctx,
+                      HashJoinExec::BroadcastMaySpill(node->join_type()), shards, &state_));
+    if (!ended) return Status::OK();
+    if (ended->table == nullptr) return SpillBuild(node, partition, ctx, std::move(*ended));
+    table_ = std::move(ended->table);
+    return PublishDynamicFilters(node, *table_, ctx);
+  }
+
+  // Writes what was read of the build side and its unread rest to bucket files.
+  Status SpillBuild(const HashJoinExec* node, int partition, const TaskContextPtr& ctx,
+                    BuildOutcome built) const {
+    auto buckets = std::make_shared<SharedBuildBuckets>();
+    BucketWriter writer(&buckets->paths, node->right()->schema(), &node->right_keys(), ctx);
+    FLOE_RETURN_NOT_OK(writer.Open());
+    for (RecordBatchPtr& b : built.read) {
+      FLOE_RETURN_NOT_OK(writer.Write(*b));
+      b.reset();
+    }
+    // The budget that the rows read held goes back before the rest is read.
+    state_ = BuildState();
+    if (built.rest != nullptr) FLOE_RETURN_NOT_OK(writer.WriteAll(built.rest.get()));
+    built.rest.reset();
+    FLOE_ASSIGN_OR_RAISE(const int64_t bytes, writer.Finish());
+    if (QueryMetrics* m = ctx->metrics()) m->For(node, partition).spilled_bytes += bytes;
+    buckets_ = std::move(buckets);
+    return Status::OK();
+  }
+
+  Status Finish(const HashJoinExec* node, const TaskContextPtr& ctx) const {
+    FLOE_ASSIGN_OR_RAISE(BuildOutcome built, FinishBuild(node, /*may_spill=*/false, &state_));
+    std::shared_ptr<const JoinTable> table = std::move(built.table);
+    FLOE_RETURN_NOT_OK(PublishDynamicFilters(node, *table, ctx));
+    state_ = BuildState();
+    std::lock_guard<std::mutex> lock(mutex_);
+    table_ = std::move(table);
+    return Status::OK();
+  }
+
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;
+  mutable Phase phase_ = Phase::kIdle;
+  mutable Status status_;
+  mutable BuildState state_;
+  mutable size_t next_shard_ = 0;
+  mutable size_t shards_done_ = 0;
+  mutable std::shared_ptr<const JoinTable> table_;
+  mutable std::shared_ptr<const SharedBuildBuckets> buckets_;
+};
+
+// Publishes the join's dynamic filters over the keys of its built table.
+Status PublishDynamicFilters(const HashJoinExec* node, const JoinTable& table,
+                             const TaskContextPtr& ctx) {
+  for (const DynamicFilterTarget& target : node->dynamic_filters()) {
+    DynamicFilter filter;
+    const expr::PhysicalExprPtr& key = node->right_keys()[static_cast<size_t>(target.key)];
+    filter.type = key->type();
+    if (table.batch != nullptr) {
+      FLOE_ASSIGN_OR_RAISE(auto keys, EvaluateExprs({key}, *table.batch));
+      // One key column: the table's key count is its distinct count.
+      std::optional<int64_t> max_distinct;
+      if (node->right_keys().size() == 1) max_distinct = table.num_keys;
+      FLOE_ASSIGN_OR_RAISE(filter, DynamicFilter::Of(*keys[0], max_distinct));
+    }
+    ctx->PublishDynamicFilter(target.id, std::make_shared<const DynamicFilter>(std::move(filter)));
+  }
+  return Status::OK();
+}
+
 Result<ArrayPtr> NullColumn(const TypePtr& type, int64_t n) { return Array::MakeNull(type, n); }
 
 class HashJoinStream final : public BatchStream {
@@ -518,7 +562,15 @@ class HashJoinStream final : public BatchStream {
                                  node_, []() -> Result<std::shared_ptr<const SharedBuild>> {
                                    return std::make_shared<const SharedBuild>();
                                  }));
-        FLOE_ASSIGN_OR_RAISE(table_, build->Join(node_, ctx_));
+        FLOE_ASSIGN_OR_RAISE(BroadcastBuild shared, build->Join(node_, partition_, ctx_));
+        if (shared.table != nullptr) {
+          table_ = std::move(shared.table);
+        } else {
+          shared_build_ = std::move(shared.buckets);
+          spilled_ = std::make_unique<SpilledBuckets>();
+          FLOE_RETURN_NOT_OK(SpillProbe());
+          FLOE_RETURN_NOT_OK(LoadBucket(0));
+        }
       } else {
         FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(node_->right(), partition_, ctx_));
         FLOE_ASSIGN_OR_RAISE(BuildOutcome built,
@@ -606,14 +658,18 @@ class HashJoinStream final : public BatchStream {
     if (built.rest != nullptr) FLOE_RETURN_NOT_OK(build.WriteAll(built.rest.get()));
     built.rest.reset();
     FLOE_ASSIGN_OR_RAISE(const int64_t build_bytes, build.Finish());
+    if (QueryMetrics* m = ctx_->metrics()) m->For(node_, partition_).spilled_bytes += build_bytes;
+    return SpillProbe();
+  }
+
+  // The whole probe side of this partition to bucket files by key hash.
+  Status SpillProbe() {
     BucketWriter probe(&spilled_->probe, node_->left()->schema(), &node_->left_keys(), ctx_);
     FLOE_RETURN_NOT_OK(probe.Open());
     FLOE_ASSIGN_OR_RAISE(BatchStreamPtr input, ExecutePlan(node_->left(), partition_, ctx_));
     FLOE_RETURN_NOT_OK(probe.WriteAll(input.get()));
     FLOE_ASSIGN_OR_RAISE(const int64_t probe_bytes, probe.Finish());
-    if (QueryMetrics* m = ctx_->metrics()) {
-      m->For(node_, partition_).spilled_bytes += build_bytes + probe_bytes;
-    }
+    if (QueryMetrics* m = ctx_->metrics()) m->For(node_, partition_).spilled_bytes += probe_bytes;
     return Status::OK();
   }
 
@@ -626,7 +682,10 @@ class HashJoinStream final : public BatchStream {
     done_probe_ = false;
     emitted_unmatched_build_ = false;
     std::error_code ec;
-    std::string& build_path = spilled_->build[static_cast<size_t>(b)];
+    // A broadcast join's build buckets are every task's: they stay until the last is done.
+    const std::string build_path = shared_build_ != nullptr
+                                       ? shared_build_->paths[static_cast<size_t>(b)]
+                                       : spilled_->build[static_cast<size_t>(b)];
     FLOE_ASSIGN_OR_RAISE(BatchStreamPtr rows, OpenSpillFile(build_path, node_->right()->schema()));
     auto built = BuildTable(node_, std::move(rows), BuildConsumer(), ctx_, /*may_spill=*/false);
     if (!built.ok()) {
@@ -636,8 +695,10 @@ class HashJoinStream final : public BatchStream {
                       b, kSpillBuckets));
     }
     table_ = std::move(built->table);
-    std::filesystem::remove(build_path, ec);
-    build_path.clear();
+    if (shared_build_ == nullptr) {
+      std::filesystem::remove(build_path, ec);
+      spilled_->build[static_cast<size_t>(b)].clear();
+    }
     const std::string& probe_path = spilled_->probe[static_cast<size_t>(b)];
     FLOE_ASSIGN_OR_RAISE(input_, OpenSpillFile(probe_path, node_->left()->schema()));
     return Status::OK();
@@ -1039,8 +1100,10 @@ class HashJoinStream final : public BatchStream {
   TaskContextPtr ctx_;
   JoinType type_;
   std::shared_ptr<const JoinTable> table_;
-  // Set when the build side spilled: the bucket files, and the bucket being joined.
+  // Set when the build side spilled: the bucket files, and the bucket being joined. A
+  // broadcast join's build buckets are shared_build_'s (spilled_ holds the probe's only).
   std::unique_ptr<SpilledBuckets> spilled_;
+  std::shared_ptr<const SharedBuildBuckets> shared_build_;
   int bucket_ = 0;
   std::vector<uint8_t> build_matched_;
   BatchStreamPtr input_;

@@ -69,6 +69,15 @@ class HashJoinExec final : public ExecutionPlan {
   /// evenly; one when memory_limit is set (each shard's copies of keys and row lists cost
   /// memory that a query near its limit may not have: TPC-H Q21 at sf10 under 1GB failed).
   static int BroadcastBuildShards(const SessionConfig& config, int probe_partitions);
+  /// Whether a broadcast join of this type can go on when its build side outgrows the
+  /// memory budget: the build side goes to bucket files by key hash once, and each task
+  /// joins its probe rows bucket by bucket (a grace hash join). Inner, left, semi and anti
+  /// joins can; a mark or null-aware anti join's answer depends on the whole build side
+  /// (any NULL key), and a right semi / anti join's verdicts are merged by build position.
+  static bool BroadcastMaySpill(plan::JoinType type) {
+    return type == plan::JoinType::kInner || type == plan::JoinType::kLeft ||
+           type == plan::JoinType::kSemi || type == plan::JoinType::kAnti;
+  }
   /// Whether a join of this mode and type can publish dynamic filters: a broadcast one
   /// (its table is complete before its probe side opens) where a probe row without a match
   /// adds nothing (inner, semi, right semi, right anti).
