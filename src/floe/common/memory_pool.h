@@ -60,7 +60,7 @@ class MemoryPool {
 /// the process.
 ///
 /// What the pool keeps is bounded by its retention limits: while a statement runs under a
-/// memory_limit of L (see PoolRetentionLimit), recycled blocks and slabs are kept to L/2
+/// memory_limit of L (see PoolRetentionLimit), recycled blocks and slabs are kept to L/4
 /// each, so that the process's resident memory follows the limit rather than the pool's
 /// defaults.
 class CountingMemoryPool final : public MemoryPool {
@@ -72,7 +72,7 @@ class CountingMemoryPool final : public MemoryPool {
   /// 1 GiB: TPC-H at scale factor 10 frees and asks again for hundreds of MiB of large
   /// blocks (hash tables, exchange buffers) query after query, and with 256 MiB kept each
   /// run faulted fresh huge pages again; with 1 GiB a session's repeated Q12 and Q09 take
-  /// 0.88 and 0.83 of the time. Under a memory_limit L, half of L bounds it
+  /// 0.88 and 0.83 of the time. Under a memory_limit L, a quarter of L bounds it
   /// (AddRetentionLimit).
   static constexpr int64_t kRecycleMaxBytes = int64_t{1} << 30;
   static constexpr int64_t kSlabSize = 2 << 20;
@@ -101,8 +101,8 @@ class CountingMemoryPool final : public MemoryPool {
   int64_t slab_bytes() const;
 
   /// Adds a retention limit of `bytes` (> 0): until it is removed, the pool keeps at most
-  /// bytes/2 in recycled blocks (blocks beyond that go back to the system at once) and takes
-  /// no slab past bytes/2. The smallest limit in force applies.
+  /// bytes/4 in recycled blocks (blocks beyond that go back to the system at once) and takes
+  /// no slab past bytes/4. The smallest limit in force applies.
   void AddRetentionLimit(int64_t bytes);
   /// Removes one limit that AddRetentionLimit added.
   void RemoveRetentionLimit(int64_t bytes);

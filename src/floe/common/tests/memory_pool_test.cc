@@ -72,8 +72,8 @@ TEST(MemoryPoolTest, SmallBlocksOfTheirOwnPagesAreCarvedFromSlabs) {
 
 TEST(MemoryPoolTest, SmallBlocksPastTheSlabCapComeFromMallocAndGoBack) {
   CountingMemoryPool pool;
-  // A limit of 4 MiB allows two slabs: 512 blocks of 8 KiB fill them.
-  pool.AddRetentionLimit(2 * 2 * CountingMemoryPool::kSlabSize);
+  // A limit of 16 MiB allows two slabs (a quarter): 512 blocks of 8 KiB fill them.
+  pool.AddRetentionLimit(4 * 2 * CountingMemoryPool::kSlabSize);
   constexpr int64_t kBlock = 8 << 10;
   const int64_t in_slabs = 2 * CountingMemoryPool::kSlabSize / kBlock;
   std::vector<uint8_t*> blocks;
@@ -88,7 +88,7 @@ TEST(MemoryPoolTest, SmallBlocksPastTheSlabCapComeFromMallocAndGoBack) {
   for (uint8_t* p : blocks) pool.Free(p, kBlock);
   EXPECT_EQ(pool.recycled_bytes(), 2 * CountingMemoryPool::kSlabSize);
   EXPECT_EQ(pool.bytes_allocated(), 0);
-  pool.RemoveRetentionLimit(2 * 2 * CountingMemoryPool::kSlabSize);
+  pool.RemoveRetentionLimit(4 * 2 * CountingMemoryPool::kSlabSize);
 }
 
 TEST(MemoryPoolTest, LargeRequestsCountTheirPowerOfTwoBlock) {
@@ -219,14 +219,14 @@ TEST(MemoryPoolTest, RetentionLimitBoundsWhatIsKept) {
   b[0] = 1;
   pool.Free(a, huge);
   EXPECT_EQ(pool.recycled_bytes(), huge);
-  // A limit of 8 MiB keeps at most 4 MiB: the kept 8 MiB block goes back at once, and so
-  // does the next one freed.
-  pool.AddRetentionLimit(huge);
+  // A limit of 16 MiB keeps at most a quarter, 4 MiB: the kept 8 MiB block goes back at
+  // once, and so does the next one freed.
+  pool.AddRetentionLimit(2 * huge);
   EXPECT_EQ(pool.recycled_bytes(), 0);
   pool.Free(b, huge);
   EXPECT_EQ(pool.recycled_bytes(), 0);
-  // Slabs stop at half the limit (two 2 MiB slabs); blocks past them come from the heap and
-  // are not kept.
+  // Slabs stop at a quarter of the limit (two 2 MiB slabs); blocks past them come from the
+  // heap and are not kept.
   const int64_t block = CountingMemoryPool::kRecycleMinSize;
   const int64_t per_slab = CountingMemoryPool::kSlabSize / block;
   std::vector<uint8_t*> blocks;
@@ -240,7 +240,7 @@ TEST(MemoryPoolTest, RetentionLimitBoundsWhatIsKept) {
   EXPECT_EQ(pool.recycled_bytes(), 2 * CountingMemoryPool::kSlabSize);
   // The smallest limit in force applies; removing the last one restores the defaults.
   pool.AddRetentionLimit(64 * huge);
-  pool.RemoveRetentionLimit(huge);
+  pool.RemoveRetentionLimit(2 * huge);
   ASSERT_OK_AND_ASSIGN(uint8_t * c, pool.Allocate(huge));
   pool.Free(c, huge);
   EXPECT_EQ(pool.recycled_bytes(), 2 * CountingMemoryPool::kSlabSize + huge);
