@@ -440,6 +440,27 @@ ScalarKernel ExtractKernel(bool as_double) {
           });
     }
     const bool time_only = type->id() == TypeId::kTime;
+    if (args[0].is_scalar() && !args[0].scalar().is_null()) {
+      // The unit is nearly always a constant: parse it once, not per row.
+      const std::string& text = args[0].scalar().get<std::string>();
+      const Unit unit = ParseUnit(text);
+      auto one = [&, unit](int64_t ts) -> Result<Int128> {
+        return ExtractMicroUnits(unit, text, type, ts, time_only);
+      };
+      if (as_double) {
+        return Map1Fallible<double, int64_t>(args[1], n, f.return_type, ctx,
+                                             [&](int64_t ts, double* out) -> Status {
+                                               FLOE_ASSIGN_OR_RAISE(Int128 v, one(ts));
+                                               *out = DecimalToDouble(v, 6);
+                                               return Status::OK();
+                                             });
+      }
+      return Map1Fallible<Int128, int64_t>(args[1], n, f.return_type, ctx,
+                                           [&](int64_t ts, Int128* out) -> Status {
+                                             FLOE_ASSIGN_OR_RAISE(*out, one(ts));
+                                             return Status::OK();
+                                           });
+    }
     auto one = [&](std::string_view text, int64_t ts) -> Result<Int128> {
       return ExtractMicroUnits(ParseUnit(text), text, type, ts, time_only);
     };
