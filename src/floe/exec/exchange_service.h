@@ -8,7 +8,9 @@
 // memory within the query's budget and spills past it (scheduler/local_exchange.h); a
 // distributed transport (dist/) moves the same batches between processes.
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "floe/batch/array.h"
@@ -39,6 +41,12 @@ class ExchangeService {
   /// on. Several readers may open the same partition (a broadcast). kInternal when the
   /// stage is unknown or not complete.
   virtual Result<BatchStreamPtr> Open(int stage, int output_partition) = 0;
+  /// The rows Open(stage, output_partition) streams, when this exchange knows them before
+  /// it is read (the stage is complete and its batches counted); nullopt otherwise (the
+  /// default). A hint for sizing what reads them: never a reason to read fewer rows.
+  virtual std::optional<int64_t> RowCount(int stage, int output_partition) const {
+    return std::nullopt;
+  }
   /// Drops a stage's output (memory and files) once no reader needs it.
   virtual void Remove(int stage) = 0;
   /// Called by task threads between batches (every operator's Next): an exchange between

@@ -10,6 +10,7 @@
 // counters of EXPLAIN ANALYZE in metrics.h.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,13 @@ class ExecutionPlan : public std::enable_shared_from_this<ExecutionPlan> {
   /// Per child: whether this node keeps the child's row order within a partition (lets
   /// the enforcer push sorts below it). Default: false.
   virtual std::vector<bool> MaintainsInputOrder() const;
+
+  /// The rows Execute(partition, ctx) will produce, when known before it runs (a
+  /// ShuffleReaderExec over a complete in-process exchange); nullopt (the default)
+  /// otherwise. A hint for sizing hash tables and builders up front.
+  virtual std::optional<int64_t> KnownRows(int partition, const TaskContextPtr& ctx) const {
+    return std::nullopt;
+  }
 
   /// A scan that also skips the rows whose output column `column` fails the dynamic
   /// filter `id` once a join publishes it on the TaskContext (dynamic_filter.h); null

@@ -124,10 +124,13 @@ void KeyTable::PackedIndex::Allocate(int64_t capacity) {
 }
 
 void KeyTable::PackedIndex::Grow() {
-  const int64_t old_cap = slots.empty() ? 0 : static_cast<int64_t>(mask + 1);
+  Rehash(slots.empty() ? 16 : static_cast<int64_t>(mask + 1) * 2);
+}
+
+void KeyTable::PackedIndex::Rehash(int64_t capacity) {
   PoolBuffer<uint64_t> old = std::move(slots);
   const int64_t old_size = size;
-  Allocate(old_cap == 0 ? 16 : old_cap * 2);
+  Allocate(capacity);
   size = old_size;
   const size_t stride = static_cast<size_t>(words + 1);
   for (size_t o = 0; o < static_cast<size_t>(old.size()); o += stride) {
@@ -222,9 +225,9 @@ void KeyTable::Reserve(int64_t n) {
     while (cap - cap / 4 < n) cap *= 2;
     if (packed_.size == 0) {
       packed_.Allocate(cap);
-      return;
+    } else {
+      packed_.Rehash(cap);
     }
-    while (packed_.grow_at < n) packed_.Grow();
     return;
   }
   size_t cap = static_cast<size_t>(slots_.size());

@@ -96,6 +96,8 @@ class KeyTable {
     PoolBuffer<uint64_t> slots;
     void Allocate(int64_t capacity);
     void Grow();
+    // Moves the keys into a table of `capacity` slots (a power of two).
+    void Rehash(int64_t capacity);
     int64_t memory_size() const { return slots.memory_size(); }
   };
   struct PackedColumn {

@@ -153,6 +153,13 @@ class PackedKeyMap {
     return static_cast<int64_t>((slots + slots / 2) * sizeof(Slot)) - slots_.memory_size();
   }
 
+  /// Sizes the table for `n` groups in all, so that inserting them does not grow it.
+  void Reserve(int64_t n) {
+    size_t slots = num_slots();
+    while (static_cast<size_t>(n) * 2 > slots) slots *= 2;
+    if (slots != num_slots()) Rehash(slots);
+  }
+
   /// Assigns ids[i] to every packed row, inserting new groups (their rows are appended to
   /// `new_rows`).
   void Insert(int64_t n, uint32_t* ids, std::vector<int64_t>* new_rows) {
@@ -218,11 +225,14 @@ class PackedKeyMap {
     return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_);
   }
 
-  void Grow() {
+  void Grow() { Rehash(num_slots() * 2); }
+
+  // Moves the groups into a table of `n` slots (a power of two, more than twice them).
+  void Rehash(size_t n) {
     const PoolBuffer<Slot> old = std::move(slots_);
     const Slot* old_slots = old.data();
     const auto old_n = static_cast<size_t>(old.size());
-    SetSlots(old_n * 2);
+    SetSlots(n);
     const size_t mask = num_slots() - 1;
     for (size_t i = 0; i < old_n; ++i) {
       const Slot& o = old_slots[i];

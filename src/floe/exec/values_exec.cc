@@ -52,6 +52,13 @@ Result<BatchStreamPtr> ValuesExec::Execute(int partition, const TaskContextPtr&)
   return MakeVectorStream(schema(), batches_);
 }
 
+std::optional<int64_t> ValuesExec::KnownRows(int partition, const TaskContextPtr&) const {
+  if (partition != 0) return std::nullopt;
+  int64_t rows = 0;
+  for (const RecordBatchPtr& batch : batches_) rows += batch->num_rows();
+  return rows;
+}
+
 std::string ValuesExec::ToString() const {
   int64_t rows = 0;
   for (const RecordBatchPtr& batch : batches_) rows += batch->num_rows();

@@ -22,6 +22,8 @@ class ValuesExec final : public ExecutionPlan {
   std::vector<PlanPtr> children() const override { return {}; }
   Result<PlanPtr> WithNewChildren(std::vector<PlanPtr> children) const override;
   Result<BatchStreamPtr> Execute(int partition, const TaskContextPtr& ctx) const override;
+  /// The rows of its batches.
+  std::optional<int64_t> KnownRows(int partition, const TaskContextPtr& ctx) const override;
   std::string ToString() const override;
 
   const std::vector<RecordBatchPtr>& batches() const { return batches_; }

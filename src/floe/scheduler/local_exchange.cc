@@ -18,6 +18,7 @@ namespace {
 struct Segment {
   std::vector<RecordBatchPtr> batches;
   std::string spill_path;  // set once the segment was spilled
+  int64_t rows = 0;        // in memory or spilled
 };
 
 struct PartitionBuffer {
@@ -122,6 +123,7 @@ class LocalExchange final : public exec::ExchangeService {
       if (!Hold(writer, bytes)) {
         Segment segment;
         segment.batches.push_back(batch);
+        segment.rows = batch->num_rows();
         FLOE_RETURN_NOT_OK(SpillSegment(stage, &segment));
         writer->outputs[static_cast<size_t>(output_partition)].segments.push_back(
             std::move(segment));
@@ -132,6 +134,7 @@ class LocalExchange final : public exec::ExchangeService {
         writer->outputs[static_cast<size_t>(output_partition)].segments;
     if (segments.empty() || !segments.back().spill_path.empty()) segments.emplace_back();
     segments.back().batches.push_back(batch);
+    segments.back().rows += batch->num_rows();
     return Status::OK();
   }
 
@@ -175,6 +178,25 @@ class LocalExchange final : public exec::ExchangeService {
     }
     return exec::BatchStreamPtr(
         std::make_unique<ExchangeStream>(output.schema, std::move(segments)));
+  }
+
+  std::optional<int64_t> RowCount(int stage, int output_partition) const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = stages_.find(stage);
+    if (it == stages_.end()) return std::nullopt;
+    const StageOutput& output = *it->second;
+    if (output.finished != static_cast<int>(output.writers.size()) || output_partition < 0 ||
+        output_partition >= output.output_partitions) {
+      return std::nullopt;
+    }
+    int64_t rows = 0;
+    for (const auto& writer : output.writers) {
+      for (const Segment& segment :
+           writer->outputs[static_cast<size_t>(output_partition)].segments) {
+        rows += segment.rows;
+      }
+    }
+    return rows;
   }
 
   void Remove(int stage) override {

@@ -46,6 +46,12 @@ Result<exec::BatchStreamPtr> ShuffleReaderExec::Execute(int partition,
   return ctx->exchange()->Open(stage_id_, partition);
 }
 
+std::optional<int64_t> ShuffleReaderExec::KnownRows(int partition,
+                                                    const exec::TaskContextPtr& ctx) const {
+  if (!ctx->exchange()) return std::nullopt;
+  return ctx->exchange()->RowCount(stage_id_, partition);
+}
+
 // ---------------------------------------------------------------------------------------
 // Codec (exec/plan_codec.h)
 

@@ -30,6 +30,7 @@ class ShuffleReaderExec final : public exec::ExecutionPlan {
   Result<exec::PlanPtr> WithNewChildren(std::vector<exec::PlanPtr> children) const override;
   Result<exec::BatchStreamPtr> Execute(int partition,
                                        const exec::TaskContextPtr& ctx) const override;
+  std::optional<int64_t> KnownRows(int partition, const exec::TaskContextPtr& ctx) const override;
   std::string ToString() const override;
 
   int stage_id() const { return stage_id_; }

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "floe/batch/builder.h"
 #include "floe/batch/select.h"
@@ -92,6 +93,9 @@ class AggregateStream final : public BatchStream {
       if (!input_) {
         FLOE_ASSIGN_OR_RAISE(input_, ExecutePlan(node_->input(), partition_, ctx_));
         FLOE_RETURN_NOT_OK(ResetAccumulators());
+        if (mode() != AggregateMode::kPartial && num_keys_ > 0) {
+          known_rows_ = node_->input()->KnownRows(partition_, ctx_);
+        }
       }
       FLOE_ASSIGN_OR_RAISE(RecordBatchPtr b, input_->Next());
       if (b == nullptr) {
@@ -230,9 +234,52 @@ class AggregateStream final : public BatchStream {
         return EmitState();
       }
     }
+    if (known_rows_) {
+      rows_consumed_ += n;
+      FLOE_RETURN_NOT_OK(MaybePresize());
+    }
     if (num_keys_ > 0 && !reservation_.TryResize(MemoryUsed())) {
       if (mode() == AggregateMode::kPartial) return EmitState();
       return SpillState();
+    }
+    return Status::OK();
+  }
+
+  // A final or single aggregation whose input rows are known before it reads them (a
+  // complete exchange), and whose first rows are nearly all groups of their own, sizes
+  // its table and key builders once for the groups the whole input will make rather than
+  // doubling them all the way there: every doubling touches fresh memory (which a fresh
+  // process's kernel zeroes) and moves every key again. Decided once, after an eighth of
+  // the input (at most kPresizeSampleRows rows), so that keys that recur across the input
+  // (a partial aggregation's flushes of the same keys) do not inflate the estimate; and
+  // only when the budget holds the larger state.
+  Status MaybePresize() {
+    if (presize_decided_ || rows_consumed_ < std::min(*known_rows_ / 8, kPresizeSampleRows)) {
+      return Status::OK();
+    }
+    presize_decided_ = true;
+    const int64_t groups = NumGroups();
+    if (groups * 2 <= rows_consumed_ || *known_rows_ <= rows_consumed_) return Status::OK();
+    const double scale = static_cast<double>(*known_rows_) / static_cast<double>(rows_consumed_);
+    const auto expected = static_cast<int64_t>(static_cast<double>(groups) * scale);
+    if (expected <= groups || expected >= static_cast<int64_t>(UINT32_MAX)) return Status::OK();
+    if (!reservation_.TryResize(static_cast<int64_t>(static_cast<double>(MemoryUsed()) * scale))) {
+      return Status::OK();
+    }
+    if (packed_) {
+      packed_->Reserve(expected);
+    } else {
+      table_->Reserve(expected);
+    }
+    for (auto& kb : key_builders_) {
+      FLOE_RETURN_NOT_OK(kb->Reserve(expected - kb->length()));
+      if (!kb->type()->is_binary_like() || kb->length() == 0) continue;
+      auto* binary = static_cast<BinaryBuilder*>(kb.get());
+      const auto bytes =
+          static_cast<int64_t>(static_cast<double>(binary->data_length()) * (scale - 1.0));
+      if (binary->data_length() + bytes <= BinaryBuilder::kMaxDataBytes) {
+        FLOE_RETURN_NOT_OK(binary->ReserveData(bytes));
+      }
     }
     return Status::OK();
   }
@@ -619,12 +666,20 @@ class AggregateStream final : public BatchStream {
   // input decides too (TPC-H Q16's COUNT(DISTINCT) dedups 60k rows a task, nearly all
   // distinct: 0.90-0.94 of its time against 128k rows, which it never reached).
   static constexpr int64_t kPassthroughMinRows = 1 << 15;
+  // The most rows a final aggregation reads before it decides to size its table for its
+  // whole input (MaybePresize).
+  static constexpr int64_t kPresizeSampleRows = 1 << 18;
   static constexpr int64_t kPartialFlushGroups = 1 << 15;
   // The most spilled runs one merge reads (CompactRuns).
   static constexpr int64_t kMergeFanIn = 16;
   int64_t cursor_bytes_ = 0;  // what a merge holds per run it reads (NoteRunChunk)
   int64_t rows_in_ = 0;
   int64_t groups_out_ = 0;  // groups a partial aggregation emitted
+  // A final or single aggregation's input rows when known up front, the rows consumed
+  // so far, and whether MaybePresize has decided.
+  std::optional<int64_t> known_rows_;
+  int64_t rows_consumed_ = 0;
+  bool presize_decided_ = false;
   bool passthrough_ = false;
 
   BatchStreamPtr input_;

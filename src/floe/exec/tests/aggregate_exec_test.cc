@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "floe/exec/aggregate/aggregate_exec.h"
 #include "floe/exec/coalesce_partitions_exec.h"
@@ -314,6 +315,57 @@ TEST(AggregatePackedKeys, LargeTableAndRepeatedPartialEmits) {
   for (const std::string& row : rows) {
     const int64_t k = std::stoll(row.substr(0, row.find('|')));
     ASSERT_EQ(row, std::to_string(k) + "|2|" + std::to_string(2 * ((k % 10000) % 3))) << row;
+  }
+}
+
+// A final or single aggregation over an input of known rows (here VALUES; in a query a
+// complete exchange) whose first rows are nearly all new groups sizes its table and key
+// builders for the whole input at once: the same groups as growing them, for packed
+// integer keys and for string keys of the general table, when the input's later rows
+// repeat earlier keys (the estimate overshoots), and when the budget cannot hold the
+// larger table (no presizing: the table grows and spills as before).
+TEST(AggregatePresize, KnownInputRowsSizeTheTableOnceWithTheSameGroups) {
+  auto schema = SchemaOf({"k", "s", "v"}, {I64s({}), Strs({}), I64s({})});
+  // 400,000 rows: the first 200,000 with distinct keys, the rest repeating them when
+  // `repeat`, else distinct too.
+  auto input = [&](bool repeat) {
+    std::vector<RecordBatchPtr> batches;
+    for (int64_t start = 0; start < 400000; start += 8192) {
+      std::vector<testing::OptI64> k, v;
+      std::vector<testing::OptStr> str;
+      for (int64_t i = start; i < std::min<int64_t>(400000, start + 8192); ++i) {
+        const int64_t key = repeat && i >= 200000 ? i - 200000 : i;
+        k.push_back(key == 0 ? std::nullopt : testing::OptI64(key));  // a NULL group
+        str.push_back("key number " + std::to_string(key));
+        v.push_back(1);
+      }
+      batches.push_back(BatchOf(schema, {I64s(k), Strs(str), I64s(v)}));
+    }
+    return Source(schema, std::move(batches));
+  };
+  std::vector<AggregateExprSpec> aggs = {Agg("sum", {Col(schema, 2)}, "n")};
+  for (bool repeat : {false, true}) {
+    for (int key : {0, 1}) {
+      SCOPED_TRACE(std::string(repeat ? "repeated keys" : "distinct keys") +
+                   (key == 0 ? ", integer key" : ", string key"));
+      PlanPtr source = input(repeat);
+      EXPECT_EQ(source->KnownRows(0, MakeContext()), 400000);
+      ASSERT_OK_AND_ASSIGN(
+          auto single,
+          HashAggregateExec::Make(AggregateMode::kSingle, {Col(schema, key)}, {"g"}, aggs, source));
+      const size_t groups = repeat ? 200000u : 400000u;
+      const std::string count = repeat ? "2" : "1";
+      for (int64_t limit : {int64_t{0}, int64_t{24} << 20}) {
+        testing::TempDir dir;
+        ASSERT_OK_AND_ASSIGN(auto rows, RunRows(single, MakeContext(8192, limit, dir.path())));
+        ASSERT_EQ(rows.size(), groups) << "limit " << limit;
+        for (const std::string& row : rows) {
+          ASSERT_EQ(row.substr(row.rfind('|') + 1), count) << row;
+        }
+        std::set<std::string> distinct(rows.begin(), rows.end());
+        EXPECT_EQ(distinct.size(), groups);
+      }
+    }
   }
 }
 

@@ -219,9 +219,15 @@ TEST_F(RuntimeTest, ExchangeStreamsInputPartitionsInOrder) {
   EXPECT_FALSE(exchange->IsComplete(7));
   EXPECT_THAT(exchange->Open(7, 0),
               testing::IsErrorWith(StatusCode::kInternal, "read before it completed"));
+  // Rows are counted for readers once the stage is complete only.
+  EXPECT_EQ(exchange->RowCount(7, 0), std::nullopt);
   ASSERT_OK(exchange->Write(7, 0, 0, IntBatch({3})));
   ASSERT_OK(exchange->Finish(7, 0));
   EXPECT_TRUE(exchange->IsComplete(7));
+  EXPECT_EQ(exchange->RowCount(7, 0), 4);
+  EXPECT_EQ(exchange->RowCount(7, 1), 1);
+  EXPECT_EQ(exchange->RowCount(7, 2), std::nullopt);
+  EXPECT_EQ(exchange->RowCount(8, 0), std::nullopt);
   ASSERT_OK_AND_ASSIGN(auto stream, exchange->Open(7, 0));
   std::vector<RecordBatchPtr> batches;
   while (auto batch = stream->Next().ValueOrDie()) batches.push_back(batch);
@@ -274,6 +280,8 @@ TEST_F(RuntimeTest, ExchangeBuffersHoldAtMostHalfTheBudget) {
   EXPECT_TRUE(reader.TryResize(500));
   ASSERT_OK(exchange->Finish(3, 0));
   ASSERT_OK(exchange->Finish(3, 1));
+  // Spilled batches count as the ones held in memory.
+  EXPECT_EQ(exchange->RowCount(3, 0), 200);
   ASSERT_OK_AND_ASSIGN(auto stream, exchange->Open(3, 0));
   std::vector<RecordBatchPtr> batches;
   while (auto batch = stream->Next().ValueOrDie()) batches.push_back(batch);
