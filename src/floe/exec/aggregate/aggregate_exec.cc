@@ -13,6 +13,7 @@
 #include "floe/codec/nodes.pb.h"
 #include "floe/codec/plan_codec.h"
 #include "floe/common/logging.h"
+#include "floe/exec/aggregate/distinct_estimate.h"
 #include "floe/exec/aggregate/key_interner.h"
 #include "floe/exec/key_table.h"
 #include "floe/exec/packed_key_map.h"
@@ -246,23 +247,23 @@ class AggregateStream final : public BatchStream {
   }
 
   // A final or single aggregation whose input rows are known before it reads them (a
-  // complete exchange), and whose first rows are nearly all groups of their own, sizes
-  // its table and key builders once for the groups the whole input will make rather than
+  // complete exchange) sizes its table and key builders once for the groups the whole
+  // input will make, estimated from its first rows (EstimateDistinctKeys), rather than
   // doubling them all the way there: every doubling touches fresh memory (which a fresh
   // process's kernel zeroes) and moves every key again. Decided once, after an eighth of
-  // the input (at most kPresizeSampleRows rows), so that keys that recur across the input
-  // (a partial aggregation's flushes of the same keys) do not inflate the estimate; and
-  // only when the budget holds the larger state.
+  // the input (at most kPresizeSampleRows rows); only for at least twice the groups so far,
+  // and when the budget holds the larger state.
   Status MaybePresize() {
     if (presize_decided_ || rows_consumed_ < std::min(*known_rows_ / 8, kPresizeSampleRows)) {
       return Status::OK();
     }
     presize_decided_ = true;
     const int64_t groups = NumGroups();
-    if (groups * 2 <= rows_consumed_ || *known_rows_ <= rows_consumed_) return Status::OK();
-    const double scale = static_cast<double>(*known_rows_) / static_cast<double>(rows_consumed_);
-    const auto expected = static_cast<int64_t>(static_cast<double>(groups) * scale);
-    if (expected <= groups || expected >= static_cast<int64_t>(UINT32_MAX)) return Status::OK();
+    const int64_t expected = EstimateDistinctKeys(rows_consumed_, groups, *known_rows_);
+    if (groups == 0 || expected < 2 * groups || expected >= static_cast<int64_t>(UINT32_MAX)) {
+      return Status::OK();
+    }
+    const double scale = static_cast<double>(expected) / static_cast<double>(groups);
     if (!reservation_.TryResize(static_cast<int64_t>(static_cast<double>(MemoryUsed()) * scale))) {
       return Status::OK();
     }

@@ -2,12 +2,14 @@
 // and spilling past the memory limit.
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <set>
 
 #include "floe/exec/aggregate/aggregate_exec.h"
+#include "floe/exec/aggregate/distinct_estimate.h"
 #include "floe/exec/coalesce_partitions_exec.h"
 #include "floe/exec/tests/operators_test_support.h"
 #include "floe/expr/function_registry.h"
@@ -316,6 +318,23 @@ TEST(AggregatePackedKeys, LargeTableAndRepeatedPartialEmits) {
     const int64_t k = std::stoll(row.substr(0, row.find('|')));
     ASSERT_EQ(row, std::to_string(k) + "|2|" + std::to_string(2 * ((k % 10000) % 3))) << row;
   }
+}
+
+// The distinct keys of a whole input from its first rows: all of its rows when the sample's
+// keys are all distinct; about the true count when keys recur evenly (here 750,000 keys
+// ten times each over 7.5M rows, of which the first 256k rows hold about 222k keys, or
+// 100 keys each 1,000 times); the sample's count when it is the whole input; nothing
+// from nothing.
+TEST(AggregatePresize, EstimateDistinctKeysFromTheFirstRows) {
+  EXPECT_EQ(EstimateDistinctKeys(75000, 75000, 600000), 600000);
+  const double p = 262144.0 / 7500000.0;
+  const auto seen = static_cast<int64_t>(750000 * (1 - std::pow(1 - p, 10.0)));
+  const int64_t d = EstimateDistinctKeys(262144, seen, 7500000);
+  EXPECT_NEAR(static_cast<double>(d), 750000.0, 7500.0);
+  EXPECT_EQ(EstimateDistinctKeys(262144, 100, 100000000), 100);
+  EXPECT_EQ(EstimateDistinctKeys(1000, 600, 1000), 600);
+  EXPECT_EQ(EstimateDistinctKeys(0, 0, 1000), 0);
+  EXPECT_EQ(EstimateDistinctKeys(10, 0, 1000), 0);
 }
 
 // A final or single aggregation over an input of known rows (here VALUES; in a query a
