@@ -29,6 +29,40 @@ using testing::Strs;
 using testing::TempDir;
 using V = std::vector<std::string>;
 
+// Runs every partition of `plan` on its own thread at once; each partition's rows, after
+// checking that every partition succeeded.
+std::vector<V> RunPartitionsConcurrently(const PlanPtr& plan, const TaskContextPtr& ctx) {
+  const auto n = static_cast<size_t>(plan->partition_count());
+  std::vector<std::vector<RecordBatchPtr>> out(n);
+  std::vector<Status> status(n);
+  std::vector<std::thread> threads;
+  for (size_t p = 0; p < n; ++p) {
+    threads.emplace_back([&, p] {
+      auto stream = ExecutePlan(plan, static_cast<int>(p), ctx);
+      if (!stream.ok()) {
+        status[p] = stream.status();
+        return;
+      }
+      while (true) {
+        auto b = (*stream)->Next();
+        if (!b.ok()) {
+          status[p] = b.status();
+          return;
+        }
+        if (*b == nullptr) return;
+        out[p].push_back(*b);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::vector<V> rows(n);
+  for (size_t p = 0; p < n; ++p) {
+    EXPECT_OK(status[p]);
+    rows[p] = testing::Rows(out[p]);
+  }
+  return rows;
+}
+
 class JoinTest : public ::testing::Test {
  protected:
   SchemaPtr left_schema_ = SchemaOf({"lk", "lv"}, {I64s({}), Strs({})});
@@ -343,36 +377,11 @@ TEST_F(JoinTest, BroadcastBuildSideSpillsPastTheMemoryLimit) {
       ASSERT_OK_AND_ASSIGN(auto plan, Hash(left, right, type, filter, false, JoinMode::kBroadcast));
       // The build side takes about 450 KiB in memory, a bucket's table about 35 KiB.
       auto ctx = MakeContext(1000, 160 << 10, dir.path());
-      std::vector<std::vector<std::string>> out(2);
-      std::vector<Status> status(2);
-      std::vector<std::thread> threads;
-      for (int p = 0; p < 2; ++p) {
-        threads.emplace_back([&, p] {
-          auto stream = ExecutePlan(plan, p, ctx);
-          if (!stream.ok()) {
-            status[static_cast<size_t>(p)] = stream.status();
-            return;
-          }
-          std::vector<RecordBatchPtr> batches;
-          while (true) {
-            auto b = (*stream)->Next();
-            if (!b.ok()) {
-              status[static_cast<size_t>(p)] = b.status();
-              return;
-            }
-            if (*b == nullptr) break;
-            batches.push_back(*b);
-          }
-          out[static_cast<size_t>(p)] = testing::Rows(batches);
-        });
-      }
-      for (auto& t : threads) t.join();
       V rows;
-      for (size_t p = 0; p < 2; ++p) {
-        EXPECT_OK(status[p]);
+      for (const V& part : RunPartitionsConcurrently(plan, ctx)) {
         // Each task joined its own probe rows.
-        EXPECT_FALSE(out[p].empty());
-        rows.insert(rows.end(), out[p].begin(), out[p].end());
+        EXPECT_FALSE(part.empty());
+        rows.insert(rows.end(), part.begin(), part.end());
       }
       std::sort(rows.begin(), rows.end());
       EXPECT_EQ(rows, expected);
@@ -462,39 +471,15 @@ TEST_F(JoinTest, BroadcastBuildSideBuiltInShardsByTheTasks) {
                                                   expr::Column(3, "rv", String())),
                                     pairs)
                           .ValueOrDie();
-  // Runs every partition of `plan` on its own thread at once.
+  // Runs every partition of `plan` on its own thread at once; all their rows, sorted.
   auto run_concurrently = [](const PlanPtr& plan) {
     auto ctx = MakeContext();
     // The build side is large enough to be built in shards, and is: 8 for 4 probe tasks.
     EXPECT_EQ(HashJoinExec::BroadcastBuildShards(ctx->config(), plan->partition_count()), 8);
-    std::vector<std::vector<RecordBatchPtr>> out(static_cast<size_t>(plan->partition_count()));
-    std::vector<Status> status(out.size());
-    std::vector<std::thread> threads;
-    for (int p = 0; p < plan->partition_count(); ++p) {
-      threads.emplace_back([&, p] {
-        auto stream = ExecutePlan(plan, p, ctx);
-        if (!stream.ok()) {
-          status[static_cast<size_t>(p)] = stream.status();
-          return;
-        }
-        while (true) {
-          auto b = (*stream)->Next();
-          if (!b.ok()) {
-            status[static_cast<size_t>(p)] = b.status();
-            return;
-          }
-          if (*b == nullptr) return;
-          out[static_cast<size_t>(p)].push_back(*b);
-        }
-      });
+    V rows;
+    for (const V& part : RunPartitionsConcurrently(plan, ctx)) {
+      rows.insert(rows.end(), part.begin(), part.end());
     }
-    for (auto& t : threads) t.join();
-    std::vector<RecordBatchPtr> all;
-    for (size_t p = 0; p < out.size(); ++p) {
-      EXPECT_OK(status[p]);
-      all.insert(all.end(), out[p].begin(), out[p].end());
-    }
-    auto rows = testing::Rows(all);
     std::sort(rows.begin(), rows.end());
     return rows;
   };
