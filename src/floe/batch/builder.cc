@@ -359,8 +359,8 @@ BinaryBuilder::BinaryBuilder(TypePtr type, MemoryPool* pool)
 
 Status BinaryBuilder::Reserve(int64_t additional) {
   FLOE_RETURN_NOT_OK(ReserveValidity(additional));
-  // The leading 0 is written lazily, so reserve room for it too.
-  return offsets_.Reserve((additional + 1) * 4);
+  // The leading 0 is written lazily, so reserve room for it too until it is.
+  return offsets_.Reserve((additional + (offsets_.size() == 0 ? 1 : 0)) * 4);
 }
 
 Status BinaryBuilder::ReserveData(int64_t bytes) {

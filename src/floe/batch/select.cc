@@ -147,8 +147,8 @@ Result<ArrayPtr> MakeValuesArray(const TypePtr& type, int64_t n, int64_t bytes, 
 // the `operation` past the int32 offsets.
 template <typename Fill>
 Result<ArrayPtr> MakeBinaryArray(const TypePtr& type, const char* operation, int64_t n,
-                                 int64_t bytes, BufferPtr validity, int64_t nulls,
-                                 MemoryPool* pool, Fill&& fill) {
+                                 int64_t bytes, BufferPtr validity, int64_t nulls, MemoryPool* pool,
+                                 Fill&& fill) {
   if (bytes > INT32_MAX) {
     return Status::Invalid("{} {}: {} bytes of data exceed the int32 offset limit",
                            type->ToString(), operation, bytes);
@@ -162,9 +162,8 @@ Result<ArrayPtr> MakeBinaryArray(const TypePtr& type, const char* operation, int
   fill(out_offs, data.mutable_data());
   FLOE_ASSIGN_OR_RAISE(BufferPtr offsets_buffer, offsets.Finish());
   FLOE_ASSIGN_OR_RAISE(BufferPtr data_buffer, data.Finish());
-  return Array::Make(type, n,
-                     {std::move(validity), std::move(offsets_buffer), std::move(data_buffer)}, {},
-                     nulls);
+  return Array::Make(
+      type, n, {std::move(validity), std::move(offsets_buffer), std::move(data_buffer)}, {}, nulls);
 }
 
 // TakeArray for indices already checked (each in [0, length), or -1 when kNullIndex).
@@ -182,8 +181,8 @@ Result<ArrayPtr> TakeChecked(const Array& array, const int64_t* indices, int64_t
     case TypeId::kBoolean: {
       const uint8_t* src = array.buffer(1)->data();
       const int64_t off = array.offset();
-      return MakeValuesArray(array.type(), n, bit_util::BytesForBits(n), std::move(validity), nulls, pool,
-                             [&](uint8_t* dst) {
+      return MakeValuesArray(array.type(), n, bit_util::BytesForBits(n), std::move(validity), nulls,
+                             pool, [&](uint8_t* dst) {
                                WriteBits(n, dst, 0, [&](int64_t i) -> uint64_t {
                                  const int64_t k = indices[i];
                                  if constexpr (kNullIndex) {
@@ -196,12 +195,12 @@ Result<ArrayPtr> TakeChecked(const Array& array, const int64_t* indices, int64_t
     case TypeId::kString:
     case TypeId::kBinary: {
       const int32_t* offs = array.value_offsets();
-      return MakeBinaryArray(array.type(), "take", n, internal::GatherBinaryBytes<kNullIndex>(offs, indices, n),
-                             std::move(validity), nulls, pool,
-                             [&](int32_t* out_offs, uint8_t* dst) {
-                               internal::GatherBinary<kNullIndex>(offs, array.buffer(2)->data(),
-                                                                  indices, n, out_offs + 1, dst, 0);
-                             });
+      return MakeBinaryArray(
+          array.type(), "take", n, internal::GatherBinaryBytes<kNullIndex>(offs, indices, n),
+          std::move(validity), nulls, pool, [&](int32_t* out_offs, uint8_t* dst) {
+            internal::GatherBinary<kNullIndex>(offs, array.buffer(2)->data(), indices, n,
+                                               out_offs + 1, dst, 0);
+          });
     }
     case TypeId::kStruct: {
       std::vector<ArrayPtr> children;
@@ -220,10 +219,11 @@ Result<ArrayPtr> TakeChecked(const Array& array, const int64_t* indices, int64_t
   if (width <= 0) {
     return Status::NotSupported("take of {} values", array.type()->ToString());
   }
-  return MakeValuesArray(array.type(), n, n * width, std::move(validity), nulls, pool, [&](uint8_t* dst) {
-    internal::GatherFixedWidth<kNullIndex>(array.buffer(1)->data() + array.offset() * width, width,
-                                           indices, n, dst);
-  });
+  return MakeValuesArray(
+      array.type(), n, n * width, std::move(validity), nulls, pool, [&](uint8_t* dst) {
+        internal::GatherFixedWidth<kNullIndex>(array.buffer(1)->data() + array.offset() * width,
+                                               width, indices, n, dst);
+      });
 }
 
 // A selection as runs of consecutive rows: run r is rows [start, start + length) of
@@ -323,8 +323,8 @@ Result<ArrayPtr> TakeRuns(const Array& array, const RowRuns& runs, int64_t n, Me
     }
   }
   if (id == TypeId::kBoolean) {
-    return MakeValuesArray(array.type(), n, bit_util::BytesForBits(n), std::move(validity), nulls, pool,
-                           [&](uint8_t* dst) {
+    return MakeValuesArray(array.type(), n, bit_util::BytesForBits(n), std::move(validity), nulls,
+                           pool, [&](uint8_t* dst) {
                              int64_t pos = 0;
                              for (size_t r = 0; r < runs.size(); r += 2) {
                                internal::CopyBits(array.buffer(1)->data(), array.offset() + runs[r],
@@ -340,21 +340,24 @@ Result<ArrayPtr> TakeRuns(const Array& array, const RowRuns& runs, int64_t n, Me
       bytes += offs[runs[r] + runs[r + 1]] - offs[runs[r]];
     }
     const uint8_t* src = array.buffer(2)->data();
-    return MakeBinaryArray(
-        array.type(), "take", n, bytes, std::move(validity), nulls, pool, [&](int32_t* out_offs, uint8_t* dst) {
-          int64_t row = 0;
-          int64_t pos = 0;
-          for (size_t r = 0; r < runs.size(); r += 2) {
-            const int64_t start = runs[r];
-            const int64_t len = runs[r + 1];
-            const int32_t delta = static_cast<int32_t>(pos - offs[start]);
-            for (int64_t j = 1; j <= len; ++j) out_offs[row + j] = offs[start + j] + delta;
-            const int64_t size = offs[start + len] - offs[start];
-            if (size > 0) std::memcpy(dst + pos, src + offs[start], static_cast<size_t>(size));
-            row += len;
-            pos += size;
-          }
-        });
+    return MakeBinaryArray(array.type(), "take", n, bytes, std::move(validity), nulls, pool,
+                           [&](int32_t* out_offs, uint8_t* dst) {
+                             int64_t row = 0;
+                             int64_t pos = 0;
+                             for (size_t r = 0; r < runs.size(); r += 2) {
+                               const int64_t start = runs[r];
+                               const int64_t len = runs[r + 1];
+                               const int32_t delta = static_cast<int32_t>(pos - offs[start]);
+                               for (int64_t j = 1; j <= len; ++j)
+                                 out_offs[row + j] = offs[start + j] + delta;
+                               const int64_t size = offs[start + len] - offs[start];
+                               if (size > 0)
+                                 std::memcpy(dst + pos, src + offs[start],
+                                             static_cast<size_t>(size));
+                               row += len;
+                               pos += size;
+                             }
+                           });
   }
   if (id == TypeId::kStruct) {
     std::vector<ArrayPtr> children;
@@ -370,13 +373,14 @@ Result<ArrayPtr> TakeRuns(const Array& array, const RowRuns& runs, int64_t n, Me
     return Status::NotSupported("take of {} values", array.type()->ToString());
   }
   const uint8_t* src = array.buffer(1)->data() + array.offset() * width;
-  return MakeValuesArray(array.type(), n, n * width, std::move(validity), nulls, pool, [&](uint8_t* dst) {
-    for (size_t r = 0; r < runs.size(); r += 2) {
-      const auto size = static_cast<size_t>(runs[r + 1] * width);
-      std::memcpy(dst, src + runs[r] * width, size);
-      dst += size;
-    }
-  });
+  return MakeValuesArray(array.type(), n, n * width, std::move(validity), nulls, pool,
+                         [&](uint8_t* dst) {
+                           for (size_t r = 0; r < runs.size(); r += 2) {
+                             const auto size = static_cast<size_t>(runs[r + 1] * width);
+                             std::memcpy(dst, src + runs[r] * width, size);
+                             dst += size;
+                           }
+                         });
 }
 
 Result<ArrayPtr> TakeChecked(const Array& array, const int64_t* indices, int64_t n, bool has_null,
@@ -463,24 +467,24 @@ Result<ArrayPtr> ConcatenateTyped(const TypePtr& type, const std::vector<ArrayPt
       const int32_t* offs = a->value_offsets();
       bytes += offs[a->length()] - offs[0];
     }
-    return MakeBinaryArray(
-        type, "concatenation", total, bytes, std::move(validity), nulls, pool,
-        [&](int32_t* out_offs, uint8_t* dst) {
-          int64_t row = 0;
-          int64_t base = 0;
-          for (const ArrayPtr& a : arrays) {
-            const int32_t* offs = a->value_offsets();
-            const int64_t len = a->length();
-            const int64_t delta = base - offs[0];
-            for (int64_t i = 1; i <= len; ++i) {
-              out_offs[row + i] = static_cast<int32_t>(offs[i] + delta);
-            }
-            const int64_t size = offs[len] - offs[0];
-            if (size > 0) std::memcpy(dst + base, a->buffer(2)->data() + offs[0], size);
-            row += len;
-            base += size;
-          }
-        });
+    return MakeBinaryArray(type, "concatenation", total, bytes, std::move(validity), nulls, pool,
+                           [&](int32_t* out_offs, uint8_t* dst) {
+                             int64_t row = 0;
+                             int64_t base = 0;
+                             for (const ArrayPtr& a : arrays) {
+                               const int32_t* offs = a->value_offsets();
+                               const int64_t len = a->length();
+                               const int64_t delta = base - offs[0];
+                               for (int64_t i = 1; i <= len; ++i) {
+                                 out_offs[row + i] = static_cast<int32_t>(offs[i] + delta);
+                               }
+                               const int64_t size = offs[len] - offs[0];
+                               if (size > 0)
+                                 std::memcpy(dst + base, a->buffer(2)->data() + offs[0], size);
+                               row += len;
+                               base += size;
+                             }
+                           });
   }
   const int width = type->byte_width();
   if (width <= 0) return Status::NotSupported("concatenation of {} values", type->ToString());
@@ -591,6 +595,7 @@ BatchAccumulator::BatchAccumulator(SchemaPtr schema, int64_t batch_size, MemoryP
     : schema_(std::move(schema)), batch_size_(std::max<int64_t>(batch_size, 1)), pool_(pool) {
   builders_.reserve(static_cast<size_t>(schema_->num_fields()));
   for (const Field& f : schema_->fields()) builders_.push_back(MakeBuilder(f.type(), pool_));
+  data_bytes_.assign(builders_.size(), 0);
 }
 
 BatchAccumulator::~BatchAccumulator() = default;
@@ -599,8 +604,16 @@ BatchAccumulator& BatchAccumulator::operator=(BatchAccumulator&&) noexcept = def
 
 Status BatchAccumulator::Start() {
   // Room for a whole batch up front: fixed-width columns never grow, so each buffer is
-  // allocated once and handed over by Finish without a copy.
-  for (auto& b : builders_) FLOE_RETURN_NOT_OK(b->Reserve(batch_size_));
+  // allocated once and handed over by Finish without a copy. A string column's values take
+  // what the last full batch's took: batches of one stream are alike, and the column's
+  // buffer would otherwise double its way there (a copy each time) for every batch.
+  for (size_t c = 0; c < builders_.size(); ++c) {
+    FLOE_RETURN_NOT_OK(builders_[c]->Reserve(batch_size_));
+    if (data_bytes_[c] > 0) {
+      FLOE_RETURN_NOT_OK(static_cast<BinaryBuilder*>(builders_[c].get())
+                             ->ReserveData(std::min(data_bytes_[c], BinaryBuilder::kMaxDataBytes)));
+    }
+  }
   reserved_ = true;
   return Status::OK();
 }
@@ -657,8 +670,12 @@ Result<RecordBatchPtr> BatchAccumulator::Flush() {
   if (rows_ == 0) return RecordBatchPtr();
   std::vector<ArrayPtr> columns;
   columns.reserve(builders_.size());
-  for (auto& b : builders_) {
-    FLOE_ASSIGN_OR_RAISE(ArrayPtr column, b->Finish());
+  for (size_t c = 0; c < builders_.size(); ++c) {
+    ArrayBuilder& b = *builders_[c];
+    if (rows_ == batch_size_ && b.type()->is_binary_like()) {
+      data_bytes_[c] = static_cast<BinaryBuilder&>(b).data_length();
+    }
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr column, b.Finish());
     columns.push_back(std::move(column));
   }
   const int64_t rows = rows_;

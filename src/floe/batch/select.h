@@ -35,8 +35,9 @@ Result<RecordBatchPtr> ConcatenateBatches(const SchemaPtr& schema,
 class ArrayBuilder;
 
 /// Gathers rows of batches of one schema into batches of `batch_size` rows: each row is
-/// copied once, into per-column buffers reserved for a whole batch, and a batch is handed
-/// out as soon as it is full. Exchanges use one per output partition.
+/// copied once, into per-column buffers reserved for a whole batch (a string column's
+/// value bytes for as many as the last full batch held), and a batch is handed out as soon
+/// as it is full. Exchanges use one per output partition.
 class BatchAccumulator {
  public:
   BatchAccumulator(SchemaPtr schema, int64_t batch_size, MemoryPool* pool = DefaultMemoryPool());
@@ -66,6 +67,8 @@ class BatchAccumulator {
   int64_t batch_size_;
   MemoryPool* pool_;
   std::vector<std::unique_ptr<ArrayBuilder>> builders_;
+  // Per column: the value bytes of the last full batch (string and binary columns).
+  std::vector<int64_t> data_bytes_;
   int64_t rows_ = 0;
   bool reserved_ = false;
 };

@@ -342,6 +342,69 @@ TEST(SelectTest, ConcatenateMatchesRowByRowForEveryType) {
               IsError(StatusCode::kInvalidArgument));
 }
 
+// A pool that counts the reallocations asked of it.
+class ReallocationCountingPool final : public MemoryPool {
+ public:
+  Result<uint8_t*> Allocate(int64_t size) override { return pool_.Allocate(size); }
+  Result<uint8_t*> Reallocate(uint8_t* ptr, int64_t old_size, int64_t new_size) override {
+    ++reallocations;
+    return pool_.Reallocate(ptr, old_size, new_size);
+  }
+  void Free(uint8_t* ptr, int64_t size) override { pool_.Free(ptr, size); }
+  int64_t BlockBytes(int64_t size) const override { return pool_.BlockBytes(size); }
+  int64_t bytes_allocated() const override { return pool_.bytes_allocated(); }
+  int64_t max_memory() const override { return pool_.max_memory(); }
+  int reallocations = 0;
+
+ private:
+  CountingMemoryPool pool_;
+};
+
+// A string column's batch reserves the value bytes the last full batch took: a batch like
+// the last fills its buffers without growing them; longer and shorter values, NULLs and
+// a last partial batch give the same rows as appended.
+TEST(SelectTest, AccumulatedStringBatchesReserveTheLastBatchsBytes) {
+  ReallocationCountingPool pool;
+  auto schema = std::make_shared<Schema>(std::vector<Field>{Field("s", String())});
+  auto batch_of = [&](int64_t n, size_t width, bool nulls) {
+    auto b = MakeBuilder(String());
+    auto* strings = static_cast<BinaryBuilder*>(b.get());
+    for (int64_t i = 0; i < n; ++i) {
+      if (nulls && i % 7 == 0) {
+        EXPECT_OK(strings->AppendNull());
+      } else {
+        EXPECT_OK(strings->Append(std::string(width, static_cast<char>('a' + i % 26))));
+      }
+    }
+    return RecordBatch::Make(schema, n, {b->Finish().ValueOrDie()}).ValueOrDie();
+  };
+  constexpr int64_t kBatch = 1000;
+  BatchAccumulator acc(schema, kBatch, &pool);
+  std::vector<RecordBatchPtr> out;
+  // Rows come ten at a time, as an exchange routes them.
+  RecordBatchPtr first = batch_of(kBatch, 20, false);
+  for (int64_t at = 0; at < kBatch; at += 10) ASSERT_OK(acc.AppendSlice(*first, at, 10, &out));
+  ASSERT_EQ(out.size(), 1u);
+  const int grown = pool.reallocations;
+  EXPECT_GT(grown, 0);  // the first batch's values doubled their way up
+  for (int64_t at = 0; at < kBatch; at += 10) ASSERT_OK(acc.AppendSlice(*first, at, 10, &out));
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(pool.reallocations, grown);  // the second did not grow
+  ExpectSameArray(*out[0]->column(0), *first->column(0));
+  ExpectSameArray(*out[1]->column(0), *first->column(0));
+  // Longer values grow past the reservation, shorter ones fit; rows are as appended.
+  std::vector<RecordBatchPtr> in = {batch_of(kBatch, 45, true), batch_of(kBatch, 3, true),
+                                    batch_of(300, 10, true)};
+  for (const RecordBatchPtr& b : in) ASSERT_OK(acc.AppendSlice(*b, 0, b->num_rows(), &out));
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr rest, acc.Flush());
+  ASSERT_NE(rest, nullptr);
+  out.push_back(rest);
+  ASSERT_EQ(out.size(), 5u);
+  for (size_t i = 0; i < in.size(); ++i) {
+    ExpectSameArray(*out[i + 2]->column(0), *in[i]->column(0));
+  }
+}
+
 TEST(SelectTest, BuilderAppendIndicesMatchesRowByRow) {
   std::mt19937_64 rng(5);
   for (int64_t n : {1, 9, 64, 150}) {
