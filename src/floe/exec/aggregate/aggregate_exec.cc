@@ -264,7 +264,16 @@ class AggregateStream final : public BatchStream {
       return Status::OK();
     }
     const double scale = static_cast<double>(expected) / static_cast<double>(groups);
-    if (!reservation_.TryResize(static_cast<int64_t>(static_cast<double>(MemoryUsed()) * scale))) {
+    // The budget must hold the state and the string keys' bytes grown alike (MemoryUsed
+    // counts a key's value, not a string's bytes).
+    int64_t string_bytes = 0;
+    for (auto& kb : key_builders_) {
+      if (kb->type()->is_binary_like()) {
+        string_bytes += static_cast<BinaryBuilder*>(kb.get())->data_length();
+      }
+    }
+    if (!reservation_.TryResize(
+            static_cast<int64_t>(static_cast<double>(MemoryUsed() + string_bytes) * scale))) {
       return Status::OK();
     }
     if (packed_) {
