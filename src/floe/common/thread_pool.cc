@@ -1,5 +1,7 @@
 #include "floe/common/thread_pool.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 
@@ -81,9 +83,20 @@ Status ThreadPool::ParallelFor(int64_t n, const std::function<Status(int64_t)>& 
   return Status::OK();
 }
 
-int ThreadPool::DefaultThreads() {
+int ThreadPool::HardwareThreads() {
   unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
+}
+
+int ThreadPool::DefaultThreads() {
+  const int hardware = HardwareThreads();
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof(mask), &mask) == 0) {
+    const int allowed = CPU_COUNT(&mask);
+    if (allowed > 0 && allowed < hardware) return allowed;
+  }
+  return hardware;
 }
 
 ThreadPool* DefaultThreadPool() {

@@ -46,8 +46,12 @@ class ThreadPool {
   /// error (by index) once every call has finished. Safe to call from a worker.
   Status ParallelFor(int64_t n, const std::function<Status(int64_t)>& fn);
 
-  /// The number of hardware threads, at least 1.
+  /// The hardware threads this process may run on, at least 1: those of its CPU affinity
+  /// mask when it was bound to fewer (taskset, a launcher's binding, a cpuset), else all.
   static int DefaultThreads();
+
+  /// All hardware threads of the host, at least 1, whatever the affinity mask.
+  static int HardwareThreads();
 
  private:
   explicit ThreadPool(int threads);

@@ -1,6 +1,5 @@
 #include "floe/dist/cluster.h"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -86,13 +85,9 @@ void PauseAfterPlanningForTests() {
 // (mpirun binds each rank to a core by default with up to two ranks), else the hardware
 // threads of this host shared by the ranks on it.
 int TaskSlotsOfThisRank() {
-  const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  if (sched_getaffinity(0, sizeof(mask), &mask) == 0) {
-    const int allowed = CPU_COUNT(&mask);
-    if (allowed > 0 && allowed < hardware) return allowed;
-  }
+  const int hardware = ThreadPool::HardwareThreads();
+  const int allowed = ThreadPool::DefaultThreads();
+  if (allowed < hardware) return allowed;
   int local_ranks = 1;
   if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) {
     local_ranks = std::max(1, std::atoi(local));

@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <limits>
 #include <string>
-#include <thread>
 
 #include "floe/common/ascii.h"
 #include "floe/common/logging.h"
+#include "floe/common/thread_pool.h"
 #include "fmt/format.h"
 
 namespace floe::exec {
@@ -30,8 +30,7 @@ std::string_view Trim(std::string_view text) {
 }
 
 std::vector<SettingInfo> MakeRegistered() {
-  unsigned threads = std::thread::hardware_concurrency();
-  if (threads == 0) threads = 1;
+  const int threads = ThreadPool::DefaultThreads();
   using Kind = SettingInfo::Kind;
   return {
       {"target_partitions", Kind::kInt, std::to_string(threads),

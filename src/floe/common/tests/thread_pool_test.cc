@@ -1,6 +1,9 @@
 #include "floe/common/thread_pool.h"
 
+#include <sched.h>
+
 #include <atomic>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -53,6 +56,32 @@ TEST(ThreadPoolTest, NestedParallelForOnOneThreadDoesNotDeadlock) {
 
 TEST(ThreadPoolTest, RejectsZeroThreads) {
   EXPECT_THAT(ThreadPool::Make(0), IsError(StatusCode::kInvalidArgument));
+}
+
+TEST(ThreadPoolTest, DefaultThreadsFollowTheAffinityMask) {
+  const int hardware = ThreadPool::HardwareThreads();
+  ASSERT_GE(hardware, 1);
+  EXPECT_LE(ThreadPool::DefaultThreads(), hardware);
+  // A thread bound to one CPU (as taskset or a launcher binds a process) gets one.
+  int bound = 0;
+  int after = 0;
+  std::thread thread([&] {
+    cpu_set_t mask;
+    ASSERT_EQ(sched_getaffinity(0, sizeof(mask), &mask), 0);
+    int first = 0;
+    while (first < CPU_SETSIZE && !CPU_ISSET(first, &mask)) ++first;
+    ASSERT_LT(first, CPU_SETSIZE);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+    bound = ThreadPool::DefaultThreads();
+    ASSERT_EQ(sched_setaffinity(0, sizeof(mask), &mask), 0);
+    after = ThreadPool::DefaultThreads();
+  });
+  thread.join();
+  EXPECT_EQ(bound, 1);
+  EXPECT_EQ(after, ThreadPool::DefaultThreads());
 }
 
 }  // namespace
