@@ -295,6 +295,7 @@ Status RunIcebergPlan(const IcebergPlanOptions& options) {
         {"bytes", stats.total_bytes},
         {"delete_files", stats.delete_file_count}};
     WritePlanJson(std::cout, head, groups, *table.metadata);
+    LeaveToExit(std::move(groups));
     return CheckStdout();
   }
   std::cout << fmt::format(
@@ -328,6 +329,7 @@ Status RunIcebergPlan(const IcebergPlanOptions& options) {
     }
   }
   flush(0);
+  LeaveToExit(std::move(groups));
   return CheckStdout();
 }
 
