@@ -303,12 +303,14 @@ Status CheckManifestSequenceNumbers(const Snapshot& snapshot,
   return Status::OK();
 }
 
-// Sorts tasks by (file path, start), the plan's deterministic order, after their size,
-// largest first, when `largest_first` (GroupTasks). Paths are not compared over their
+// Sorts tasks by (file path, start, part), the plan's deterministic order, after their
+// size, largest first, when `largest_first` (GroupTasks). Paths are not compared over their
 // common prefix again and again: a table's paths share their location (often 60+ bytes),
 // and a comparison through each task's DataFile pointer misses the cache. Each task gets a
-// key of the 8 bytes after the prefix all paths share (big-endian, zero padded: a shorter
-// path sorts first, as it does by bytes); only equal keys compare the paths' rest.
+// key of the 16 bytes after the prefix all paths share (big-endian, zero padded: a shorter
+// path sorts first, as it does by bytes); only equal keys compare the paths' rest. Tasks
+// already in path order (PlanFiles' output, as GroupTasks gets it) are not compared by path
+// again: their index is their path's rank. The tasks move once, in place.
 void SortTasks(std::vector<FileScanTask>* tasks, bool largest_first) {
   if (tasks->size() < 2) return;
   std::string_view first = (*tasks)[0].data_file->file_path;
@@ -328,43 +330,75 @@ void SortTasks(std::vector<FileScanTask>* tasks, bool largest_first) {
   std::string arena;
   arena.reserve(rest_bytes);
   struct Key {
-    int64_t size;  // minus the length when largest_first, else 0
-    uint64_t head;
+    int64_t size;  // minus the weight when largest_first, else 0
+    uint64_t head[2];
     size_t rest_offset;
     uint32_t rest_size;
+    uint32_t index;
     int64_t start;
     int64_t part;
-    uint32_t index;
   };
   std::vector<Key> keys;
   keys.reserve(tasks->size());
   for (size_t i = 0; i < tasks->size(); ++i) {
     const FileScanTask& task = (*tasks)[i];
     std::string_view rest = std::string_view(task.data_file->file_path).substr(common);
-    unsigned char bytes[8] = {};
-    std::memcpy(bytes, rest.data(), std::min<size_t>(rest.size(), 8));
-    uint64_t head;
-    std::memcpy(&head, bytes, 8);
-    if constexpr (std::endian::native == std::endian::little) head = __builtin_bswap64(head);
-    keys.push_back(Key{largest_first ? -task.weight() : 0, head, arena.size(),
-                       static_cast<uint32_t>(rest.size()), task.start, task.part_begin,
-                       static_cast<uint32_t>(i)});
+    unsigned char bytes[16] = {};
+    std::memcpy(bytes, rest.data(), std::min<size_t>(rest.size(), 16));
+    Key key{largest_first ? -task.weight() : 0,
+            {},
+            arena.size(),
+            static_cast<uint32_t>(rest.size()),
+            static_cast<uint32_t>(i),
+            task.start,
+            task.part_begin};
+    for (int h = 0; h < 2; ++h) {
+      std::memcpy(&key.head[h], bytes + 8 * h, 8);
+      if constexpr (std::endian::native == std::endian::little) {
+        key.head[h] = __builtin_bswap64(key.head[h]);
+      }
+    }
+    keys.push_back(key);
     arena.append(rest);
   }
   const std::string_view rests = arena;
-  std::sort(keys.begin(), keys.end(), [rests](const Key& a, const Key& b) {
-    if (a.size != b.size) return a.size < b.size;
-    if (a.head != b.head) return a.head < b.head;
+  auto path_less = [rests](const Key& a, const Key& b) {
+    if (a.head[0] != b.head[0]) return a.head[0] < b.head[0];
+    if (a.head[1] != b.head[1]) return a.head[1] < b.head[1];
     const int c =
         rests.substr(a.rest_offset, a.rest_size).compare(rests.substr(b.rest_offset, b.rest_size));
     if (c != 0) return c < 0;
     if (a.start != b.start) return a.start < b.start;
     return a.part < b.part;
-  });
-  std::vector<FileScanTask> sorted;
-  sorted.reserve(tasks->size());
-  for (const Key& key : keys) sorted.push_back(std::move((*tasks)[key.index]));
-  *tasks = std::move(sorted);
+  };
+  if (std::is_sorted(keys.begin(), keys.end(), path_less)) {
+    if (!largest_first) return;
+    std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+      return a.size != b.size ? a.size < b.size : a.index < b.index;
+    });
+  } else {
+    std::sort(keys.begin(), keys.end(), [&path_less](const Key& a, const Key& b) {
+      return a.size != b.size ? a.size < b.size : path_less(a, b);
+    });
+  }
+  // Position k takes the task at keys[k].index: each cycle of that permutation is followed
+  // once, a position marked done by pointing it at itself.
+  std::vector<uint32_t> from(keys.size());
+  for (size_t k = 0; k < keys.size(); ++k) from[k] = keys[k].index;
+  keys = {};
+  for (size_t i = 0; i < from.size(); ++i) {
+    if (from[i] == i) continue;
+    FileScanTask held = std::move((*tasks)[i]);
+    size_t at = i;
+    while (from[at] != i) {
+      const size_t next = from[at];
+      (*tasks)[at] = std::move((*tasks)[next]);
+      from[at] = static_cast<uint32_t>(at);
+      at = next;
+    }
+    (*tasks)[at] = std::move(held);
+    from[at] = static_cast<uint32_t>(at);
+  }
 }
 
 }  // namespace
@@ -704,15 +738,26 @@ std::vector<ScanTaskGroup> GroupTasks(std::vector<FileScanTask> tasks, int max_g
   size_t n = std::max<size_t>(1, std::min(tasks.size(), static_cast<size_t>(max_groups)));
   std::vector<ScanTaskGroup> groups(n);
   SortTasks(&tasks, /*largest_first=*/true);
-  for (FileScanTask& task : tasks) {
+  // Each task's group first, so that each group's tasks are allocated once.
+  std::vector<uint32_t> group_of(tasks.size());
+  std::vector<size_t> counts(n);
+  for (size_t t = 0; t < tasks.size(); ++t) {
     size_t lightest = 0;
     for (size_t g = 1; g < n; ++g) {
       if (groups[g].total_bytes < groups[lightest].total_bytes) lightest = g;
     }
-    groups[lightest].total_bytes += task.weight();
-    groups[lightest].estimated_row_count += task.estimated_row_count;
-    groups[lightest].tasks.push_back(std::move(task));
+    groups[lightest].total_bytes += tasks[t].weight();
+    groups[lightest].estimated_row_count += tasks[t].estimated_row_count;
+    group_of[t] = static_cast<uint32_t>(lightest);
+    ++counts[lightest];
   }
+  if (n == 1) {
+    groups[0].tasks = std::move(tasks);
+    return groups;
+  }
+  for (size_t g = 0; g < n; ++g) groups[g].tasks.reserve(counts[g]);
+  for (size_t t = 0; t < tasks.size(); ++t)
+    groups[group_of[t]].tasks.push_back(std::move(tasks[t]));
   return groups;
 }
 

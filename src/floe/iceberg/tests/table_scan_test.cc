@@ -148,6 +148,39 @@ TEST(GroupTasksTest, DeterministicWhateverTheInputOrder) {
   EXPECT_LE(max - min, 190);
 }
 
+TEST(GroupTasksTest, OneGroupHoldsTasksLargestFirstTiesByPathAndStart) {
+  // Paths sharing a long prefix and their first 16 bytes after it, so that ties are broken
+  // by the rest; two ranges of one file; sizes that tie.
+  const std::string dir = "s3://bucket/warehouse/db/table/data/day=2024-01-01/";
+  auto task = [&](const std::string& name, int64_t bytes, int64_t start = 0) {
+    FileScanTask t = TaskOf(dir + name, bytes);
+    t.start = start;
+    return t;
+  };
+  std::vector<FileScanTask> in_path_order = {
+      task("bucket=1/part-00000.parquet", 5),    task("bucket=1/part-00001.parquet", 9),
+      task("bucket=1/part-00002.parquet", 5, 0), task("bucket=1/part-00002.parquet", 5, 100),
+      task("bucket=10/part-00000.parquet", 9),   task("bucket=2/part-00000.parquet", 1),
+      task("bucket=2/part-00000x.parquet", 5)};
+  const std::vector<std::string> expected = {
+      dir + "bucket=1/part-00001.parquet", dir + "bucket=10/part-00000.parquet",
+      dir + "bucket=1/part-00000.parquet", dir + "bucket=1/part-00002.parquet",
+      dir + "bucket=1/part-00002.parquet", dir + "bucket=2/part-00000x.parquet",
+      dir + "bucket=2/part-00000.parquet"};
+  std::vector<FileScanTask> shuffled = in_path_order;
+  std::rotate(shuffled.begin(), shuffled.begin() + 3, shuffled.end());
+  std::swap(shuffled[0], shuffled[5]);
+  for (const std::vector<FileScanTask>& tasks : {in_path_order, shuffled}) {
+    std::vector<ScanTaskGroup> groups = GroupTasks(tasks, 1);
+    ASSERT_EQ(groups.size(), 1u);
+    EXPECT_EQ(PathsOf(groups[0]), expected);
+    ASSERT_EQ(groups[0].tasks.size(), 7u);
+    EXPECT_EQ(groups[0].tasks[3].start, 0);
+    EXPECT_EQ(groups[0].tasks[4].start, 100);
+    EXPECT_EQ(groups[0].total_bytes, 39);
+  }
+}
+
 TEST(SplitRangesTest, WholeFileWithoutUsableOffsets) {
   DataFile file;
   file.file_size_in_bytes = 1000;
