@@ -159,42 +159,22 @@ class LocalExchange final : public exec::ExchangeService {
 
   Result<exec::BatchStreamPtr> Open(int stage, int output_partition) override {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = stages_.find(stage);
-    if (it == stages_.end()) return Status::Internal("exchange stage {} is unknown", stage);
-    StageOutput& output = *it->second;
-    if (output.finished != static_cast<int>(output.writers.size())) {
-      return Status::Internal("exchange stage {} is read before it completed", stage);
-    }
-    if (output_partition < 0 || output_partition >= output.output_partitions) {
-      return Status::Internal("exchange stage {}: output partition {} out of range ({})", stage,
-                              output_partition, output.output_partitions);
-    }
     std::vector<Segment> segments;
-    for (const auto& writer : output.writers) {
-      for (const Segment& segment :
-           writer->outputs[static_cast<size_t>(output_partition)].segments) {
-        segments.push_back(segment);
-      }
-    }
+    FLOE_ASSIGN_OR_RAISE(const StageOutput* output,
+                         ForEachSegment(stage, output_partition, [&](const Segment& segment) {
+                           segments.push_back(segment);
+                         }));
     return exec::BatchStreamPtr(
-        std::make_unique<ExchangeStream>(output.schema, std::move(segments)));
+        std::make_unique<ExchangeStream>(output->schema, std::move(segments)));
   }
 
   std::optional<int64_t> RowCount(int stage, int output_partition) const override {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = stages_.find(stage);
-    if (it == stages_.end()) return std::nullopt;
-    const StageOutput& output = *it->second;
-    if (output.finished != static_cast<int>(output.writers.size()) || output_partition < 0 ||
-        output_partition >= output.output_partitions) {
-      return std::nullopt;
-    }
     int64_t rows = 0;
-    for (const auto& writer : output.writers) {
-      for (const Segment& segment :
-           writer->outputs[static_cast<size_t>(output_partition)].segments) {
-        rows += segment.rows;
-      }
+    if (!ForEachSegment(stage, output_partition, [&](const Segment& s) {
+           rows += s.rows;
+         }).has_value()) {
+      return std::nullopt;
     }
     return rows;
   }
@@ -213,6 +193,29 @@ class LocalExchange final : public exec::ExchangeService {
   }
 
  private:
+  // Calls `visit` with every segment of `output_partition` of `stage`, writer by writer,
+  // once the stage is complete; the stage's output, or why it cannot be read. mutex_ held.
+  template <typename Visit>
+  Result<const StageOutput*> ForEachSegment(int stage, int output_partition, Visit&& visit) const {
+    auto it = stages_.find(stage);
+    if (it == stages_.end()) return Status::Internal("exchange stage {} is unknown", stage);
+    const StageOutput& output = *it->second;
+    if (output.finished != static_cast<int>(output.writers.size())) {
+      return Status::Internal("exchange stage {} is read before it completed", stage);
+    }
+    if (output_partition < 0 || output_partition >= output.output_partitions) {
+      return Status::Internal("exchange stage {}: output partition {} out of range ({})", stage,
+                              output_partition, output.output_partitions);
+    }
+    for (const auto& writer : output.writers) {
+      for (const Segment& segment :
+           writer->outputs[static_cast<size_t>(output_partition)].segments) {
+        visit(segment);
+      }
+    }
+    return &output;
+  }
+
   // The exchange's buffers hold at most this share of a limited budget (kHeldShareDivisor:
   // a half), so that the operators that read them (a sort, an aggregation, a join's build
   // side) find the rest of the budget free rather than spill because batches waiting in
