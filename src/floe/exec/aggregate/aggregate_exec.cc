@@ -266,11 +266,12 @@ class AggregateStream final : public BatchStream {
     const double scale = static_cast<double>(expected) / static_cast<double>(groups);
     // The budget must hold the state and the string keys' bytes grown alike (MemoryUsed
     // counts a key's value, not a string's bytes).
+    std::vector<BinaryBuilder*> strings;
     int64_t string_bytes = 0;
     for (auto& kb : key_builders_) {
-      if (kb->type()->is_binary_like()) {
-        string_bytes += static_cast<BinaryBuilder*>(kb.get())->data_length();
-      }
+      if (!kb->type()->is_binary_like()) continue;
+      strings.push_back(static_cast<BinaryBuilder*>(kb.get()));
+      string_bytes += strings.back()->data_length();
     }
     if (!reservation_.TryResize(
             static_cast<int64_t>(static_cast<double>(MemoryUsed() + string_bytes) * scale))) {
@@ -281,10 +282,9 @@ class AggregateStream final : public BatchStream {
     } else {
       table_->Reserve(expected);
     }
-    for (auto& kb : key_builders_) {
-      FLOE_RETURN_NOT_OK(kb->Reserve(expected - kb->length()));
-      if (!kb->type()->is_binary_like() || kb->length() == 0) continue;
-      auto* binary = static_cast<BinaryBuilder*>(kb.get());
+    for (auto& kb : key_builders_) FLOE_RETURN_NOT_OK(kb->Reserve(expected - kb->length()));
+    for (BinaryBuilder* binary : strings) {
+      if (binary->length() == 0) continue;
       const auto bytes =
           static_cast<int64_t>(static_cast<double>(binary->data_length()) * (scale - 1.0));
       if (binary->data_length() + bytes <= BinaryBuilder::kMaxDataBytes) {
