@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -400,6 +401,24 @@ class BucketWriter {
   std::array<std::vector<int64_t>, kSpillBuckets> rows_;
 };
 
+// Writes a build side that outgrew the budget to bucket files (their paths into `paths`):
+// the rows read so far, then its unread rest. `read_written` runs in between, when the
+// rows read are gone (the budget they held can go back). The bytes written.
+Result<int64_t> SpillBuildSide(const HashJoinExec* node, const TaskContextPtr& ctx,
+                               BuildOutcome built, std::vector<std::string>* paths,
+                               const std::function<void()>& read_written) {
+  BucketWriter writer(paths, node->right()->schema(), &node->right_keys(), ctx);
+  FLOE_RETURN_NOT_OK(writer.Open());
+  for (RecordBatchPtr& b : built.read) {
+    FLOE_RETURN_NOT_OK(writer.Write(*b));
+    b.reset();
+  }
+  read_written();
+  if (built.rest != nullptr) FLOE_RETURN_NOT_OK(writer.WriteAll(built.rest.get()));
+  built.rest.reset();
+  return writer.Finish();
+}
+
 Status PublishDynamicFilters(const HashJoinExec* node, const JoinTable& table,
                              const TaskContextPtr& ctx);
 
@@ -489,17 +508,10 @@ class SharedBuild {
   Status SpillBuild(const HashJoinExec* node, int partition, const TaskContextPtr& ctx,
                     BuildOutcome built) const {
     auto buckets = std::make_shared<SharedBuildBuckets>();
-    BucketWriter writer(&buckets->paths, node->right()->schema(), &node->right_keys(), ctx);
-    FLOE_RETURN_NOT_OK(writer.Open());
-    for (RecordBatchPtr& b : built.read) {
-      FLOE_RETURN_NOT_OK(writer.Write(*b));
-      b.reset();
-    }
     // The budget that the rows read held goes back before the rest is read.
-    state_ = BuildState();
-    if (built.rest != nullptr) FLOE_RETURN_NOT_OK(writer.WriteAll(built.rest.get()));
-    built.rest.reset();
-    FLOE_ASSIGN_OR_RAISE(const int64_t bytes, writer.Finish());
+    FLOE_ASSIGN_OR_RAISE(const int64_t bytes,
+                         SpillBuildSide(node, ctx, std::move(built), &buckets->paths,
+                                        [this] { state_ = BuildState(); }));
     if (QueryMetrics* m = ctx->metrics()) m->For(node, partition).spilled_bytes += bytes;
     buckets_ = std::move(buckets);
     return Status::OK();
@@ -649,15 +661,8 @@ class HashJoinStream final : public BatchStream {
   // whole probe side go to bucket files by key hash.
   Status Spill(BuildOutcome built) {
     spilled_ = std::make_unique<SpilledBuckets>();
-    BucketWriter build(&spilled_->build, node_->right()->schema(), &node_->right_keys(), ctx_);
-    FLOE_RETURN_NOT_OK(build.Open());
-    for (RecordBatchPtr& b : built.read) {
-      FLOE_RETURN_NOT_OK(build.Write(*b));
-      b.reset();
-    }
-    if (built.rest != nullptr) FLOE_RETURN_NOT_OK(build.WriteAll(built.rest.get()));
-    built.rest.reset();
-    FLOE_ASSIGN_OR_RAISE(const int64_t build_bytes, build.Finish());
+    FLOE_ASSIGN_OR_RAISE(const int64_t build_bytes,
+                         SpillBuildSide(node_, ctx_, std::move(built), &spilled_->build, [] {}));
     if (QueryMetrics* m = ctx_->metrics()) m->For(node_, partition_).spilled_bytes += build_bytes;
     return SpillProbe();
   }
