@@ -4,6 +4,19 @@
 
 namespace floe {
 
+bool IsAscii(const uint8_t* data, size_t size) {
+  constexpr uint64_t kHigh = 0x8080808080808080ULL;
+  size_t i = 0;
+  for (; i + 32 <= size; i += 32) {
+    uint64_t w[4];
+    std::memcpy(w, data + i, 32);
+    if (((w[0] | w[1] | w[2] | w[3]) & kHigh) != 0) return false;
+  }
+  uint8_t rest = 0;
+  for (; i < size; ++i) rest |= data[i];
+  return rest < 0x80;
+}
+
 size_t InvalidUtf8Offset(std::string_view bytes) {
   const auto* begin = reinterpret_cast<const unsigned char*>(bytes.data());
   const auto* p = begin;

@@ -12,6 +12,9 @@ namespace floe {
 /// well-formed. ASCII runs are checked eight bytes at a time.
 size_t InvalidUtf8Offset(std::string_view bytes);
 
+/// True when every byte of data[0, size) is ASCII (below 0x80): 32 bytes a step.
+bool IsAscii(const uint8_t* data, size_t size);
+
 /// True when `bytes` is well-formed UTF-8.
 inline bool IsValidUtf8(std::string_view bytes) {
   return InvalidUtf8Offset(bytes) == std::string_view::npos;

@@ -17,14 +17,15 @@ BufferPtr Bytes(std::string_view s) { return Buffer::CopyOf(s).ValueOrDie(); }
 
 template <typename T>
 BufferPtr Values(std::vector<T> v) {
-  return Buffer::CopyOf(std::string_view(reinterpret_cast<const char*>(v.data()),
-                                         v.size() * sizeof(T)))
+  return Buffer::CopyOf(
+             std::string_view(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T)))
       .ValueOrDie();
 }
 
 TEST(ArrayTest, Int64WithNullsAndSlices) {
   // Values 10, null, 30, 40: validity bits 1101.
-  ASSERT_OK_AND_ASSIGN(auto arr, Array::Make(Int64(), 4, {Bytes("\x0d"), Values<int64_t>({10, 0, 30, 40})}));
+  ASSERT_OK_AND_ASSIGN(auto arr,
+                       Array::Make(Int64(), 4, {Bytes("\x0d"), Values<int64_t>({10, 0, 30, 40})}));
   EXPECT_EQ(arr->null_count(), 1);
   EXPECT_TRUE(arr->IsNull(1));
   EXPECT_EQ(arr->Value<int64_t>(3), 40);
@@ -101,9 +102,11 @@ TEST(ArrayTest, MakeRejectsShortBuffersAndBadOffsets) {
 }
 
 TEST(ArrayTest, ValidateFullFindsBadUtf8AndDecreasingOffsets) {
-  ASSERT_OK_AND_ASSIGN(auto bad, Array::Make(String(), 1, {nullptr, Values<int32_t>({0, 2}), Bytes("\xc3\x28")}));
+  ASSERT_OK_AND_ASSIGN(
+      auto bad, Array::Make(String(), 1, {nullptr, Values<int32_t>({0, 2}), Bytes("\xc3\x28")}));
   EXPECT_THAT(bad->ValidateFull(), IsError(StatusCode::kInvalidArgument));
-  ASSERT_OK_AND_ASSIGN(auto dec, Array::Make(Binary(), 2, {nullptr, Values<int32_t>({0, 3, 1}), Bytes("abc")}));
+  ASSERT_OK_AND_ASSIGN(
+      auto dec, Array::Make(Binary(), 2, {nullptr, Values<int32_t>({0, 3, 1}), Bytes("abc")}));
   EXPECT_THAT(dec->ValidateFull(), IsError(StatusCode::kInvalidArgument));
 }
 
@@ -118,9 +121,11 @@ TEST(ArrayTest, StructFieldsFollowTheParentOffset) {
 
 TEST(ArrayTest, ListsAndEquality) {
   ASSERT_OK_AND_ASSIGN(auto elems, Array::Make(Int32(), 3, {nullptr, Values<int32_t>({1, 2, 3})}));
-  ASSERT_OK_AND_ASSIGN(auto list, Array::Make(List(Int32()), 2, {nullptr, Values<int32_t>({0, 1, 3})}, {elems}));
+  ASSERT_OK_AND_ASSIGN(
+      auto list, Array::Make(List(Int32()), 2, {nullptr, Values<int32_t>({0, 1, 3})}, {elems}));
   EXPECT_EQ(list->ListEnd(1) - list->ListBegin(1), 2);
-  ASSERT_OK_AND_ASSIGN(auto list2, Array::Make(List(Int32()), 2, {nullptr, Values<int32_t>({0, 1, 3})}, {elems}));
+  ASSERT_OK_AND_ASSIGN(
+      auto list2, Array::Make(List(Int32()), 2, {nullptr, Values<int32_t>({0, 1, 3})}, {elems}));
   EXPECT_TRUE(list->Equals(*list2));
   EXPECT_FALSE(list->Equals(*list2->Slice(0, 1)));
   EXPECT_THAT(Array::Make(List(Int32()), 2, {nullptr, Values<int32_t>({0, 1, 4})}, {elems}),
@@ -176,11 +181,25 @@ TEST(Utf8Test, AcceptsWellFormedAndRejectsTheRest) {
   EXPECT_TRUE(IsValidUtf8("plain ascii, longer than eight bytes"));
   EXPECT_TRUE(IsValidUtf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
   EXPECT_FALSE(IsValidUtf8("\xff"));
-  EXPECT_FALSE(IsValidUtf8("ascii run then \xc3"));      // truncated sequence
-  EXPECT_FALSE(IsValidUtf8("\xc0\xaf"));                 // overlong '/'
-  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));             // surrogate U+D800
-  EXPECT_FALSE(IsValidUtf8("\xf4\x90\x80\x80"));         // past U+10FFFF
-  EXPECT_FALSE(IsValidUtf8("12345678\x80\x80"));         // continuation without a lead
+  EXPECT_FALSE(IsValidUtf8("ascii run then \xc3"));  // truncated sequence
+  EXPECT_FALSE(IsValidUtf8("\xc0\xaf"));             // overlong '/'
+  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));         // surrogate U+D800
+  EXPECT_FALSE(IsValidUtf8("\xf4\x90\x80\x80"));     // past U+10FFFF
+  EXPECT_FALSE(IsValidUtf8("12345678\x80\x80"));     // continuation without a lead
+}
+
+TEST(Utf8Test, IsAsciiFindsAHighByteAnywhere) {
+  std::string bytes(100, 'a');
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  EXPECT_TRUE(IsAscii(data, 0));
+  EXPECT_TRUE(IsAscii(data, bytes.size()));
+  // At every position: in a 32-byte step, or in the tail after the last full one.
+  for (size_t at = 0; at < bytes.size(); ++at) {
+    bytes[at] = '\x80';
+    EXPECT_FALSE(IsAscii(data, bytes.size())) << at;
+    EXPECT_TRUE(IsAscii(data, at)) << at;
+    bytes[at] = '\x7f';
+  }
 }
 
 }  // namespace

@@ -292,6 +292,49 @@ TEST(ReaderValues, StringLikeAnnotations) {
   EXPECT_THAT(ReadColumn(f16), ::testing::Optional(Strings{"1", "-2", "5.9604645e-08"}));
 }
 
+// STRING values are checked for UTF-8 however they are laid out: all-ASCII pages in one
+// pass (a length of 128 or more has a byte of 0x80 or above, so the page is checked value
+// by value), others value by value; the error names the value.
+TEST(ReaderValues, StringValuesAreCheckedForUtf8) {
+  auto plain = [](const std::vector<std::string>& values) {
+    std::vector<std::string_view> views(values.begin(), values.end());
+    return AnnotatedFile(Type::kByteArray, Lt(LogicalType::Kind::kString), std::nullopt,
+                         static_cast<int32_t>(values.size()), PlainStrings(views));
+  };
+  const std::string long_ascii(200, 'a');
+  for (const std::vector<std::string>& valid :
+       std::vector<std::vector<std::string>>{{"plain", "", "ascii values"},
+                                             {"short", long_ascii, "x"},
+                                             {"caf\xc3\xa9", long_ascii, "\xe2\x82\xac"}}) {
+    EXPECT_THAT(ReadColumn(plain(valid)), ::testing::Optional(valid));
+  }
+  // Invalid bytes in a value, at a value's start, across two values, after a long one.
+  for (const std::vector<std::string>& invalid :
+       std::vector<std::vector<std::string>>{{"ok", "ok", "trunc\xc3"},
+                                             {"ok", "ok", "\x80starts with a continuation"},
+                                             {"ok", "ok", "split \xe2\x82", "\xac rest"},
+                                             {long_ascii, "ok", "\xff"}}) {
+    Result<std::vector<std::string>> read = ReadColumn(plain(invalid));
+    ASSERT_FALSE(read.ok());
+    EXPECT_THAT(read.status().message(),
+                ::testing::HasSubstr("page value 2 of a STRING column is not valid UTF-8"));
+  }
+  // A dictionary page is checked once, the same way.
+  FileBuilder fb({Root(1), [] {
+                    SchemaElement e = Leaf("s", Type::kByteArray, FR::kRequired);
+                    e.logical_type = Lt(LogicalType::Kind::kString);
+                    return e;
+                  }()});
+  ChunkBuilder strs(Type::kByteArray);
+  strs.Dictionary(2, PlainStrings({"fine", "bad \xc3("}))
+      .DataV1(2, Encoding::kRleDictionary, "", DictIndices({0, 1}, 2));
+  fb.AddRowGroup(2, {strs});
+  Result<std::vector<std::string>> read = ReadColumn(fb.Finish());
+  ASSERT_FALSE(read.ok());
+  EXPECT_THAT(read.status().message(),
+              ::testing::HasSubstr("dictionary value 1 of a STRING column is not valid UTF-8"));
+}
+
 TEST(ReaderValues, DictionaryPages) {
   FileBuilder fb({Root(2), Leaf("i", Type::kInt64), Leaf("s", Type::kByteArray)});
   ChunkBuilder ints(Type::kInt64, CompressionCodec::kSnappy);
