@@ -26,12 +26,14 @@
 // ratios floe/DuckDB, whether the results agree (numbers compared with a relative
 // tolerance of 1e-6: floe's numeric division and averages are decimals, DuckDB's are
 // doubles), floe's peak resident memory (the largest of its `floe sql` processes, from
-// /usr/bin/time), and the geometric means of the ratios.
+// wait4), and the geometric means of the ratios. floe's processes are started and timed by
+// a small launcher process (startLauncher), not by node: node's spawn forks node, whose
+// page tables grow with the DuckDB it holds.
 //
 // --mpirun N runs every floe command as `mpirun -np N floe sql ...` (the in-process time
 // is then the statement's time inside one mpirun, start-up excluded; the peak memory is
-// the launcher's and rank 0's, whichever /usr/bin/time sees: the processes mpirun starts
-// are not its children in the rusage sense, so read it as a lower bound). --memory-limit
+// mpirun's own: the processes mpirun starts are not its children in the rusage sense, so
+// read it as a lower bound). --memory-limit
 // sets floe's memory_limit for every statement. --codec runs floe's statements with
 // codec_roundtrip on (every stage encoded and decoded before it runs).
 //
@@ -48,7 +50,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { openDuckDB, repoRoot, runFloe, sqlStr } from '../test/interop/lib/common.mjs';
+import { openDuckDB, repoRoot, runFloe, sqlStr, startLauncher } from '../test/interop/lib/common.mjs';
 
 const [floe, dataDir, ...rest] = process.argv.slice(2);
 if (!floe || !dataDir) {
@@ -80,6 +82,9 @@ const dir = path.join(dataDir, `tpch-sf${sf}`);
 fs.mkdirSync(dir, { recursive: true });
 const file = (t) => path.join(dir, `${t}.parquet`);
 
+// floe's timed processes are started by a launcher that stays small (see startLauncher):
+// from node, once DuckDB had read scale factor 10, spawning took 40 ms more.
+const launcher = startLauncher();
 const db = await openDuckDB(threads);
 await db.conn.run(`SET threads = ${threads}`);
 
@@ -315,8 +320,9 @@ if (iceberg) loadIceberg();
 const queries = fs.readdirSync(queryDir).filter((f) => /^q\d+\.sql$/.test(f)).sort()
   .filter((f) => !only || only.split(',').map(Number).includes(Number(f.slice(1, 3))));
 
-// A floe `sql` command: under /usr/bin/time (its last stderr line is the peak resident set
-// in KiB), through mpirun with --mpirun, with the session settings the options ask for.
+// A floe `sql` command, from the launcher (its time and peak resident set: mpirun's own
+// with --mpirun), through mpirun with --mpirun, with the session settings the options ask
+// for.
 const settings = [
   ...(memoryLimit ? [`SET memory_limit = '${memoryLimit}'`] : []),
   ...(codec ? ['SET codec_roundtrip = on'] : []),
@@ -325,10 +331,7 @@ function floeSql(args) {
   const cmd = [...(mpiRanks ? ['mpirun', '-np', String(mpiRanks), '--oversubscribe'] : []), floe,
                'sql', '--threads', String(threads),
                ...(iceberg ? ['--warehouse', warehouse] : []), ...settings, ...args];
-  const res = runFloe('/usr/bin/time', ['-f', '%M', ...cmd]);
-  const lines = res.stderr.trimEnd().split('\n');
-  const peakKiB = Number(lines.pop());
-  return { ...res, stderr: lines.join('\n'), peakMiB: peakKiB / 1024 };
+  return launcher.run(cmd);
 }
 
 // floe's start-up: the best of RUNS `floe sql -c 'SELECT 1'` processes (with the same
@@ -336,14 +339,14 @@ function floeSql(args) {
 // than the rest: 0.065 s against 0.020 s), taken again after the queries (the best of
 // both), and taken off each query's process time for its "minus start-up" figure.
 let startup = Infinity;
-function measureStartup() {
+async function measureStartup() {
   for (let r = 0; r < runs; r++) {
-    const res = floeSql(['--format', 'csv', '-c', 'SELECT 1']);
+    const res = await floeSql(['--format', 'csv', '-c', 'SELECT 1']);
     if (res.status === 0) startup = Math.min(startup, res.seconds);
   }
 }
-floeSql(['--format', 'csv', '-c', 'SELECT 1']);
-measureStartup();
+await floeSql(['--format', 'csv', '-c', 'SELECT 1']);
+await measureStartup();
 
 // The first line of a failed floe command's stderr that is not a `--timing` line.
 function firstError(res) {
@@ -364,7 +367,7 @@ for (const q of queries) {
   }
   let floeBest = Infinity, floeRows = null, error = null, peakMiB = 0;
   for (let r = 0; r < runs && !error; r++) {
-    const res = floeSql(['--format', 'csv', '-c', floeText]);
+    const res = await floeSql(['--format', 'csv', '-c', floeText]);
     if (res.status !== 0) { error = firstError(res) || `exit ${res.status}`; break; }
     floeBest = Math.min(floeBest, res.seconds);
     peakMiB = Math.max(peakMiB, res.peakMiB);
@@ -373,7 +376,7 @@ for (const q of queries) {
   // The statement run RUNS times in one process: its best time as `--timing` reports it.
   let inProcess = Infinity;
   if (!error) {
-    const res = floeSql(['--format', 'csv', '--timing',
+    const res = await floeSql(['--format', 'csv', '--timing',
                          ...Array.from({ length: runs }, () => ['-c', floeText]).flat()]);
     if (res.status !== 0) {
       error = firstError(res) || `exit ${res.status}`;
@@ -405,7 +408,8 @@ for (const q of queries) {
   }
 }
 
-measureStartup();
+await measureStartup();
+launcher.close();
 if (!Number.isFinite(startup)) startup = 0;
 
 const geomean = (xs) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);

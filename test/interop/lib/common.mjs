@@ -20,11 +20,12 @@
 // booleans are JSON numbers and booleans, every other scalar is its PostgreSQL text
 // form in a JSON string, nested values are JSON arrays/objects, NULL is null.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -86,6 +87,66 @@ export function runFloe(floe, args, { input, timeout } = {}) {
     stdout: r.stdout,
     stderr: r.stderr,
     seconds,
+  };
+}
+
+// The launcher's program: one request per line on stdin ({argv, input, stdout, stderr}:
+// the command, its standard input, the files for its output); one reply per line on stdout
+// ({status, seconds, maxRssKiB}). The wall time spans the spawn and the wait; the peak
+// resident set is the command's own (wait4), as GNU time reports it.
+const LAUNCHER = `
+import json, os, subprocess, sys, time
+for line in sys.stdin:
+    req = json.loads(line)
+    with open(req["stdout"], "wb") as out, open(req["stderr"], "wb") as err:
+        t0 = time.perf_counter_ns()
+        try:
+            p = subprocess.Popen(req["argv"], stdin=subprocess.PIPE, stdout=out, stderr=err)
+        except OSError as e:
+            err.write(str(e).encode())
+            print(json.dumps({"status": -1, "seconds": 0, "maxRssKiB": 0}), flush=True)
+            continue
+        p.stdin.write(req["input"].encode())
+        p.stdin.close()
+        _, status, usage = os.wait4(p.pid, 0)
+        seconds = (time.perf_counter_ns() - t0) / 1e9
+        p.returncode = os.waitstatus_to_exitcode(status)
+    code = p.returncode if p.returncode >= 0 else "signal %d" % -p.returncode
+    print(json.dumps({"status": code, "seconds": seconds, "maxRssKiB": usage.ru_maxrss}), flush=True)
+`;
+
+/// Runs commands from a small process of its own, started before the caller grows: a
+/// process forked from a large one (node holding a DuckDB that read a scale-factor-10
+/// table: about 1 GB) pays for copying its page tables, 40 ms to spawn /bin/true, which a
+/// timed command would be charged. `run(argv, {input})` resolves to {status, stdout,
+/// stderr, seconds, peakMiB}; one command at a time. `close()` ends the launcher.
+export function startLauncher() {
+  const child = spawn('python3', ['-c', LAUNCHER], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const replies = readline.createInterface({ input: child.stdout });
+  const waiting = [];
+  replies.on('line', (line) => waiting.shift()(JSON.parse(line)));
+  const { dir, cleanup } = makeTempDir('launch');
+  const outFile = path.join(dir, 'stdout');
+  const errFile = path.join(dir, 'stderr');
+  return {
+    run(argv, { input = '' } = {}) {
+      return new Promise((resolve) => {
+        waiting.push((reply) => {
+          resolve({
+            status: reply.status,
+            stdout: fs.readFileSync(outFile, 'utf8'),
+            stderr: fs.readFileSync(errFile, 'utf8'),
+            seconds: reply.seconds,
+            peakMiB: reply.maxRssKiB / 1024,
+          });
+        });
+        child.stdin.write(JSON.stringify({ argv, input, stdout: outFile, stderr: errFile }) + '\n');
+      });
+    },
+    close() {
+      child.stdin.end();
+      cleanup();
+    },
   };
 }
 
