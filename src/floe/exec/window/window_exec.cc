@@ -284,8 +284,10 @@ class WindowStream final : public BatchStream {
     std::vector<RecordBatchPtr> pending;
     int64_t pending_rows = 0;
     bool eof = false;
+    // Set when the rows pending are one peer group: at least one more batch is read.
+    bool read_more = false;
     while (!eof || pending_rows > 0) {
-      while (!eof && pending_rows < chunk_rows) {
+      while (!eof && (pending_rows < chunk_rows || read_more)) {
         FLOE_ASSIGN_OR_RAISE(RecordBatchPtr b, rows->Next());
         if (b == nullptr) {
           eof = true;
@@ -293,6 +295,7 @@ class WindowStream final : public BatchStream {
         }
         pending_rows += b->num_rows();
         pending.push_back(std::move(b));
+        read_more = false;
       }
       if (pending_rows == 0) break;
       RecordBatchPtr all;
@@ -308,6 +311,7 @@ class WindowStream final : public BatchStream {
         if (cut == 0) {
           // One peer group so far: read on.
           pending.push_back(all);
+          read_more = true;
           if (!reservation_.TryResize(all->memory_size() * 2)) {
             return reservation_.OutOfMemory(
                 all->memory_size() * 2,
