@@ -50,10 +50,78 @@ enum class Streaming {
   kRanking,  // row_number, rank, dense_rank, percent_rank, cume_dist, ntile
   kRunning,  // an aggregate over UNBOUNDED PRECEDING .. CURRENT ROW
   kWhole,    // an aggregate over the whole partition
+  kSliding,  // reads a bounded number of rows around each row (SlidingMargins)
 };
+
+// The rows before and after a row that a window reads, for the windows computed over a
+// chunk and those margins (kSliding).
+struct Margins {
+  int64_t before = 0;
+  int64_t after = 0;
+};
+
+// The widest margin a sliding window is computed with: its chunks hold that many rows
+// more on either side.
+constexpr int64_t kMaxSlidingRows = int64_t{1} << 16;
+
+// A ROWS frame between two bounded offsets (k PRECEDING, CURRENT ROW, k FOLLOWING) reads
+// rows within its offsets of the current row; other frames depend on the whole partition,
+// its peers or unbounded ends.
+std::optional<Margins> RowsFrameMargins(const WindowFrame& f) {
+  using K = WindowFrameBound::Kind;
+  if (f.mode != WindowFrame::Mode::kRows) return std::nullopt;
+  Margins m;
+  for (const WindowFrameBound* b : {&f.start, &f.end}) {
+    if (b->kind == K::kCurrentRow) continue;
+    if ((b->kind != K::kPreceding && b->kind != K::kFollowing) || b->offset < 0 ||
+        b->offset > kMaxSlidingRows) {
+      return std::nullopt;
+    }
+    int64_t& side = b->kind == K::kPreceding ? m.before : m.after;
+    side = std::max(side, b->offset);
+  }
+  return m;
+}
+
+// The margins of a sliding window: lag and lead with a constant offset (or none: 1), and
+// first_value, last_value, nth_value and aggregates over bounded ROWS frames.
+std::optional<Margins> SlidingMargins(const WindowExprSpec& w) {
+  if (w.call.is_aggregate) return RowsFrameMargins(w.call.frame);
+  switch (w.call.window_op) {
+    case expr::WindowOp::kLag:
+    case expr::WindowOp::kLead: {
+      int64_t offset = 1;
+      if (w.args.size() >= 2) {
+        const expr::ExprPtr& e = w.args[1]->source();
+        if (e == nullptr || e->kind != expr::ExprKind::kLiteral) return std::nullopt;
+        const Scalar& v = e->literal;
+        if (v.is_null()) {
+          offset = 0;  // every row gets NULL
+        } else if (std::holds_alternative<int32_t>(v.value())) {
+          offset = v.get<int32_t>();
+        } else if (std::holds_alternative<int64_t>(v.value())) {
+          offset = v.get<int64_t>();
+        } else {
+          return std::nullopt;
+        }
+      }
+      if (offset < -kMaxSlidingRows || offset > kMaxSlidingRows) return std::nullopt;
+      // lag reads `offset` rows back, lead forward; a negative offset the other way.
+      if (w.call.window_op == expr::WindowOp::kLead) offset = -offset;
+      return offset >= 0 ? Margins{offset, 0} : Margins{0, -offset};
+    }
+    case expr::WindowOp::kFirstValue:
+    case expr::WindowOp::kLastValue:
+    case expr::WindowOp::kNthValue:
+      return RowsFrameMargins(w.call.frame);
+    default:
+      return std::nullopt;
+  }
+}
 
 Streaming StreamingOf(const WindowExprSpec& w) {
   using K = WindowFrameBound::Kind;
+  if (SlidingMargins(w)) return Streaming::kSliding;
   if (!w.call.is_aggregate) {
     switch (w.call.window_op) {
       case expr::WindowOp::kRowNumber:
@@ -200,8 +268,10 @@ class WindowStream final : public BatchStream {
       if (!Spillable()) {
         return reservation_.OutOfMemory(
             held_bytes_ * 2, "a window partition of " + node_->ToString() +
-                                 " (only ranking functions and aggregates over UNBOUNDED "
-                                 "PRECEDING to CURRENT ROW or the whole partition spill)");
+                                 " (only ranking functions, aggregates over UNBOUNDED "
+                                 "PRECEDING to CURRENT ROW or the whole partition, lag and "
+                                 "lead with a constant offset, and functions over ROWS frames "
+                                 "of bounded offsets spill)");
       }
       spill_path_ = NewSpillPath(ctx_->spill_directory(), "window");
       FLOE_ASSIGN_OR_RAISE(spill_, SpillWriter::Make(spill_path_, node_->input()->schema()));
@@ -274,8 +344,18 @@ class WindowStream final : public BatchStream {
       }
     }
     // Then chunks of about two batches, cut where the ORDER BY key changes (without ORDER BY
-    // anywhere: no function here then depends on peers).
+    // anywhere: no function here then depends on peers). Sliding windows see the rows of
+    // their margins around a chunk too: the last rows of the chunks before it (`tail`) and
+    // the first rows after it (left pending: a chunk is cut where as many follow).
     const int64_t chunk_rows = batch_size() * 2;
+    Margins margins;
+    for (const WindowExprSpec& w : windows) {
+      if (std::optional<Margins> m = SlidingMargins(w)) {
+        margins.before = std::max(margins.before, m->before);
+        margins.after = std::max(margins.after, m->after);
+      }
+    }
+    RecordBatchPtr tail;
     FLOE_ASSIGN_OR_RAISE(BatchStreamPtr rows, OpenSpillFile(spill_path_, node_->input()->schema()));
     Output result;
     result.path = NewSpillPath(ctx_->spill_directory(), "window-out");
@@ -287,7 +367,7 @@ class WindowStream final : public BatchStream {
     // Set when the rows pending are one peer group: at least one more batch is read.
     bool read_more = false;
     while (!eof || pending_rows > 0) {
-      while (!eof && (pending_rows < chunk_rows || read_more)) {
+      while (!eof && (pending_rows < chunk_rows + margins.after || read_more)) {
         FLOE_ASSIGN_OR_RAISE(RecordBatchPtr b, rows->Next());
         if (b == nullptr) {
           eof = true;
@@ -305,24 +385,37 @@ class WindowStream final : public BatchStream {
         FLOE_ASSIGN_OR_RAISE(all, ConcatenateBatches(node_->input()->schema(), pending));
       }
       pending.clear();
-      int64_t cut = all->num_rows();
-      if (!eof) {
-        FLOE_ASSIGN_OR_RAISE(cut, LastPeerBoundary(*all));
-        if (cut == 0) {
-          // One peer group so far: read on.
-          pending.push_back(all);
-          read_more = true;
-          if (!reservation_.TryResize(all->memory_size() * 2)) {
-            return reservation_.OutOfMemory(
-                all->memory_size() * 2,
-                "a peer group of a spilled window partition of " + node_->ToString());
-          }
-          continue;
-        }
+      const int64_t n = all->num_rows();
+      // Before the end, the chunk leaves margins.after rows pending: a cut at most there.
+      // A chunk ends at a peer group's end, at most chunk_rows in when one ends by then (a
+      // larger chunk must fit the budget).
+      const int64_t most = eof ? n : n - margins.after;
+      int64_t cut = 0;
+      for (const int64_t limit : {std::min(most, chunk_rows), most}) {
+        if (limit <= 0) break;
+        FLOE_ASSIGN_OR_RAISE(cut, LastPeerBoundary(*all->Slice(0, std::min(n, limit + 1))));
+        cut = std::min(cut, limit);
+        if (cut > 0) break;
       }
-      RecordBatchPtr chunk = cut == all->num_rows() ? all : all->Slice(0, cut);
-      if (cut < all->num_rows()) pending.push_back(all->Slice(cut, all->num_rows() - cut));
-      pending_rows = all->num_rows() - cut;
+      if (cut == 0 && eof) cut = n;  // one peer group to the partition's end
+      if (cut == 0) {
+        // One peer group so far: read on.
+        pending.push_back(all);
+        read_more = true;
+        if (!reservation_.TryResize(all->memory_size() * 2)) {
+          return reservation_.OutOfMemory(
+              all->memory_size() * 2,
+              "a peer group of a spilled window partition of " + node_->ToString());
+        }
+        continue;
+      }
+      RecordBatchPtr chunk = cut == n ? all : all->Slice(0, cut);
+      RecordBatchPtr ahead;
+      if (cut < n) {
+        pending.push_back(all->Slice(cut, n - cut));
+        if (margins.after > 0) ahead = all->Slice(cut, std::min(margins.after, n - cut));
+      }
+      pending_rows = n - cut;
       // A chunk of up to two batches is computed even when the budget is taken by the
       // query's other operators (at most that much over memory_limit per task): they spill
       // when they need room, a chunk cannot. A larger one (a large peer group) must fit.
@@ -331,7 +424,10 @@ class WindowStream final : public BatchStream {
             chunk->memory_size() * 2,
             "a chunk of a spilled window partition of " + node_->ToString());
       }
-      FLOE_RETURN_NOT_OK(ComputeChunk(chunk, &place));
+      FLOE_RETURN_NOT_OK(ComputeChunk(chunk, tail, ahead, &place));
+      if (margins.before > 0) {
+        FLOE_ASSIGN_OR_RAISE(tail, LastRows(tail, chunk, margins.before));
+      }
     }
     (void)reservation_.TryResize(0);
     FLOE_ASSIGN_OR_RAISE(const int64_t out_bytes, chunk_out_->Finish());
@@ -344,6 +440,17 @@ class WindowStream final : public BatchStream {
     FLOE_ASSIGN_OR_RAISE(result.stream, OpenSpillFile(result.path, schema()));
     out_.push_back(std::move(result));
     return Status::OK();
+  }
+
+  // The last `rows` rows of `before` followed by `chunk` (fewer when they hold fewer).
+  Result<RecordBatchPtr> LastRows(const RecordBatchPtr& before, const RecordBatchPtr& chunk,
+                                  int64_t rows) {
+    RecordBatchPtr all = chunk;
+    if (before != nullptr && chunk->num_rows() < rows) {
+      FLOE_ASSIGN_OR_RAISE(all, ConcatenateBatches(node_->input()->schema(), {before, chunk}));
+    }
+    const int64_t n = all->num_rows();
+    return n <= rows ? all : all->Slice(n - rows, rows);
   }
 
   // The last row of `batch` whose ORDER BY key differs from the row before it; 0 when none
@@ -361,7 +468,10 @@ class WindowStream final : public BatchStream {
   }
 
   // The windows of one chunk of a spilled partition, placed by `place` (advanced past it).
-  Status ComputeChunk(const RecordBatchPtr& chunk, ChunkPlace* place) {
+  // `before` and `after` are the rows of the partition right before and after the chunk
+  // that its sliding windows read (null when none).
+  Status ComputeChunk(const RecordBatchPtr& chunk, const RecordBatchPtr& before,
+                      const RecordBatchPtr& after, ChunkPlace* place) {
     PartitionRows p;
     p.batch = chunk;
     p.n = chunk->num_rows();
@@ -370,10 +480,34 @@ class WindowStream final : public BatchStream {
     const bool no_order = node_->windows()[0].order_by.empty();
     std::vector<ArrayPtr> cols = chunk->columns();
     const auto& windows = node_->windows();
+    // The chunk with the rows around it, for the sliding windows: computed over those rows
+    // as if they were the partition, a window reads the same rows for each of the chunk's
+    // (the partition's own ends clip frames where those rows end too).
+    PartitionRows around;
+    int64_t around_offset = 0;
     for (size_t i = 0; i < windows.size(); ++i) {
       const WindowExprSpec& w = windows[i];
       ArrayPtr col;
       switch (StreamingOf(w)) {
+        case Streaming::kSliding: {
+          if (around.batch == nullptr) {
+            std::vector<RecordBatchPtr> parts;
+            if (before != nullptr) parts.push_back(before);
+            parts.push_back(chunk);
+            if (after != nullptr) parts.push_back(after);
+            around_offset = before == nullptr ? 0 : before->num_rows();
+            if (parts.size() == 1) {
+              around.batch = chunk;
+            } else {
+              FLOE_ASSIGN_OR_RAISE(around.batch,
+                                   ConcatenateBatches(node_->input()->schema(), parts));
+            }
+            around.n = around.batch->num_rows();
+          }
+          FLOE_ASSIGN_OR_RAISE(ArrayPtr all, Compute(w, around));
+          col = all->Slice(around_offset, p.n);
+          break;
+        }
         case Streaming::kRanking: {
           FLOE_ASSIGN_OR_RAISE(col, RankChunk(w, p, *place, no_order));
           break;
