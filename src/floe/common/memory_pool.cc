@@ -165,6 +165,29 @@ int64_t CountingMemoryPool::recycled_bytes() const {
   return recycled_bytes_;
 }
 
+uint8_t* CountingMemoryPool::SplitRecycled(size_t size_class) {
+  // A slab's block splits down to any size class (its halves are in the slab); a block
+  // mapped on its own only down to kRecycleMinSize: a smaller block outside the slabs is
+  // malloc's when it is given back.
+  const size_t min_mapped_class =
+      static_cast<size_t>(std::countr_zero(static_cast<uint64_t>(kRecycleMinSize)));
+  for (size_t larger = size_class + 1; larger < recycled_.size(); ++larger) {
+    std::vector<uint8_t*>& blocks = recycled_[larger];
+    for (size_t i = blocks.size(); i-- > 0;) {
+      uint8_t* p = blocks[i];
+      if (size_class < min_mapped_class && !InSlab(p)) continue;
+      blocks.erase(blocks.begin() + static_cast<std::ptrdiff_t>(i));
+      // The first piece of its size serves; the halves after it are kept, one per class.
+      for (size_t k = larger; k-- > size_class;) {
+        recycled_[k].push_back(p + (int64_t{1} << k));
+      }
+      recycled_bytes_ -= int64_t{1} << size_class;
+      return p;
+    }
+  }
+  return nullptr;
+}
+
 uint8_t* CountingMemoryPool::AllocateBlock(int64_t size) {
   int64_t capacity = BlockCapacity(size);
   if (size >= kSlabBlockMinSize) {
@@ -176,6 +199,7 @@ uint8_t* CountingMemoryPool::AllocateBlock(int64_t size) {
       recycled_bytes_ -= capacity;
       return p;
     }
+    if (uint8_t* p = SplitRecycled(size_class)) return p;
     if (capacity < kSlabSize) {
       if (uint8_t* p = CarveFromSlab(capacity)) return p;
     }

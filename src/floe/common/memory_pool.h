@@ -43,7 +43,8 @@ class MemoryPool {
 ///
 /// Blocks of kRecycleMinSize bytes or more are recycled: a freed large block is kept
 /// (up to kRecycleMaxBytes in all) and handed out again for a request of the same
-/// power-of-two size class. Readers allocate and drop buffers of the same few sizes
+/// power-of-two size class, or cut in halves for a smaller one when its class has none
+/// (a slab's block down to any class, one mapped on its own down to kRecycleMinSize). Readers allocate and drop buffers of the same few sizes
 /// batch after batch; without recycling, each such buffer would be fresh memory from
 /// the kernel, paying a page fault per 4 KiB. Kept blocks do not count as allocated.
 ///
@@ -112,6 +113,9 @@ class CountingMemoryPool final : public MemoryPool {
  private:
   Status Reserve(int64_t delta);
   uint8_t* AllocateBlock(int64_t size);
+  // A recycled block of a larger size class cut down to `size_class` (the rest of it kept
+  // in halves), or nullptr when none can be. recycle_mutex_ held.
+  uint8_t* SplitRecycled(size_t size_class);
   void FreeBlock(uint8_t* ptr, int64_t size);
 
   const int64_t limit_;

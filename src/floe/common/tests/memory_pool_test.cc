@@ -152,6 +152,61 @@ TEST(MemoryPoolTest, LargeBlocksAreRecycledBySizeClass) {
   EXPECT_EQ(pool.recycled_bytes(), 4 * CountingMemoryPool::kRecycleMinSize);
 }
 
+TEST(MemoryPoolTest, LargerRecycledBlocksAreSplitForSmallerRequests) {
+  CountingMemoryPool pool;
+  constexpr int64_t kKiB = 1024;
+  constexpr int64_t kMiB = 1024 * kKiB;
+  // A block of two huge pages, mapped on its own, kept when freed.
+  ASSERT_OK_AND_ASSIGN(uint8_t * four, pool.Allocate(4 * kMiB));
+  four[4 * kMiB - 1] = 1;
+  pool.Free(four, 4 * kMiB);
+  EXPECT_EQ(pool.recycled_bytes(), 4 * kMiB);
+  // A 2 MiB request takes its first half, a 1 MiB one the first half of the rest, and a
+  // 64 KiB one the start of what is left; the other halves stay kept.
+  ASSERT_OK_AND_ASSIGN(uint8_t * two, pool.Allocate(2 * kMiB));
+  EXPECT_EQ(two, four);
+  EXPECT_EQ(pool.recycled_bytes(), 2 * kMiB);
+  ASSERT_OK_AND_ASSIGN(uint8_t * one, pool.Allocate(kMiB));
+  EXPECT_EQ(one, four + 2 * kMiB);
+  ASSERT_OK_AND_ASSIGN(uint8_t * small, pool.Allocate(CountingMemoryPool::kRecycleMinSize));
+  EXPECT_EQ(small, four + 3 * kMiB);
+  EXPECT_EQ(pool.recycled_bytes(), kMiB - CountingMemoryPool::kRecycleMinSize);
+  EXPECT_EQ(pool.slab_bytes(), 0);
+  two[0] = 2;
+  one[kMiB - 1] = 3;
+  small[0] = 4;
+  // A block mapped on its own is not cut below kRecycleMinSize (a smaller block outside
+  // the slabs is malloc's): a 4 KiB request is carved from a slab instead.
+  ASSERT_OK_AND_ASSIGN(uint8_t * page, pool.Allocate(4 * kKiB));
+  EXPECT_EQ(pool.slab_bytes(), CountingMemoryPool::kSlabSize);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(page) % CountingMemoryPool::kSlabSize, 0u);
+  pool.Free(page, 4 * kKiB);
+  pool.Free(small, CountingMemoryPool::kRecycleMinSize);
+  pool.Free(one, kMiB);
+  pool.Free(two, 2 * kMiB);
+  EXPECT_EQ(pool.bytes_allocated(), 0);
+  EXPECT_EQ(pool.recycled_bytes(), 4 * kMiB + 4 * kKiB);
+  // Trimming gives the pieces of the mapped block back one by one (a wrong unmap would
+  // fail here or at the pool's end under AddressSanitizer).
+  pool.AddRetentionLimit(4 * kMiB);
+  EXPECT_LE(pool.recycled_bytes(), kMiB);
+  pool.RemoveRetentionLimit(4 * kMiB);
+
+  // A slab's block splits down to any class.
+  CountingMemoryPool slabs;
+  ASSERT_OK_AND_ASSIGN(uint8_t * half_mib, slabs.Allocate(512 * kKiB));
+  EXPECT_EQ(slabs.slab_bytes(), CountingMemoryPool::kSlabSize);
+  slabs.Free(half_mib, 512 * kKiB);
+  ASSERT_OK_AND_ASSIGN(uint8_t * eight, slabs.Allocate(8 * kKiB));
+  EXPECT_EQ(eight, half_mib);
+  ASSERT_OK_AND_ASSIGN(uint8_t * next, slabs.Allocate(8 * kKiB));
+  EXPECT_EQ(next, half_mib + 8 * kKiB);
+  EXPECT_EQ(slabs.recycled_bytes(), 512 * kKiB - 16 * kKiB);
+  slabs.Free(eight, 8 * kKiB);
+  slabs.Free(next, 8 * kKiB);
+  EXPECT_EQ(slabs.recycled_bytes(), 512 * kKiB);
+}
+
 TEST(MemoryPoolTest, MidSizeBlocksAreCarvedFromHugePageSlabs) {
   CountingMemoryPool pool;
   const int64_t capacity = 2 * CountingMemoryPool::kRecycleMinSize;  // 128 KiB
