@@ -171,11 +171,19 @@ uint8_t* CountingMemoryPool::SplitRecycled(size_t size_class) {
   // malloc's when it is given back.
   const size_t min_mapped_class =
       static_cast<size_t>(std::countr_zero(static_cast<uint64_t>(kRecycleMinSize)));
-  for (size_t larger = size_class + 1; larger < recycled_.size(); ++larger) {
+  const bool slab_only = size_class < min_mapped_class;
+  // Slab blocks are smaller than a slab; a class holding blocks mapped on their own is
+  // looked at only in its last few, so that a request does not walk long lists.
+  const size_t end =
+      slab_only ? std::min(recycled_.size(),
+                           static_cast<size_t>(std::countr_zero(static_cast<uint64_t>(kSlabSize))))
+                : recycled_.size();
+  constexpr size_t kLookedAt = 8;
+  for (size_t larger = size_class + 1; larger < end; ++larger) {
     std::vector<uint8_t*>& blocks = recycled_[larger];
-    for (size_t i = blocks.size(); i-- > 0;) {
+    for (size_t i = blocks.size(); i-- > 0 && blocks.size() - i <= kLookedAt;) {
       uint8_t* p = blocks[i];
-      if (size_class < min_mapped_class && !InSlab(p)) continue;
+      if (slab_only && !InSlab(p)) continue;
       blocks.erase(blocks.begin() + static_cast<std::ptrdiff_t>(i));
       // The first piece of its size serves; the halves after it are kept, one per class.
       for (size_t k = larger; k-- > size_class;) {
