@@ -756,8 +756,9 @@ std::vector<ScanTaskGroup> GroupTasks(std::vector<FileScanTask> tasks, int max_g
     return groups;
   }
   for (size_t g = 0; g < n; ++g) groups[g].tasks.reserve(counts[g]);
-  for (size_t t = 0; t < tasks.size(); ++t)
+  for (size_t t = 0; t < tasks.size(); ++t) {
     groups[group_of[t]].tasks.push_back(std::move(tasks[t]));
+  }
   return groups;
 }
 

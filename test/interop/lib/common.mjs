@@ -123,27 +123,37 @@ for line in sys.stdin:
 export function startLauncher() {
   const child = spawn('python3', ['-c', LAUNCHER], { stdio: ['pipe', 'pipe', 'inherit'] });
   const replies = readline.createInterface({ input: child.stdout });
-  const waiting = [];
-  replies.on('line', (line) => waiting.shift()(JSON.parse(line)));
+  const waiting = [];  // {resolve, reject} per request sent, in order
+  let failure = null;
+  const fail = (why) => {
+    failure = failure || new Error(`the launcher ended: ${why}`);
+    for (const w of waiting.splice(0)) w.reject(failure);
+  };
+  child.on('error', (e) => fail(e.message));
+  child.on('exit', (code, signal) => fail(signal ? `signal ${signal}` : `exit ${code}`));
+  replies.on('line', (line) => waiting.shift().resolve(JSON.parse(line)));
   const { dir, cleanup } = makeTempDir('launch');
   const outFile = path.join(dir, 'stdout');
   const errFile = path.join(dir, 'stderr');
   return {
     run(argv, { input = '' } = {}) {
-      return new Promise((resolve) => {
-        waiting.push((reply) => {
-          resolve({
+      if (failure) return Promise.reject(failure);
+      return new Promise((resolve, reject) => {
+        waiting.push({
+          resolve: (reply) => resolve({
             status: reply.status,
             stdout: fs.readFileSync(outFile, 'utf8'),
             stderr: fs.readFileSync(errFile, 'utf8'),
             seconds: reply.seconds,
             peakMiB: reply.maxRssKiB / 1024,
-          });
+          }),
+          reject,
         });
         child.stdin.write(JSON.stringify({ argv, input, stdout: outFile, stderr: errFile }) + '\n');
       });
     },
     close() {
+      failure = failure || new Error('the launcher was closed');
       child.stdin.end();
       cleanup();
     },
