@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "floe/format/parquet/encoding.h"
 #include "floe/format/parquet/reader_internal.h"
 #include "floe/type/type_visit.h"
 
@@ -495,11 +496,7 @@ Status BatchReader::CompactFilteredBatches(int64_t count) {
       const int64_t w = leaf.out_width;
       BufferBuilder fresh(pool);
       FLOE_RETURN_NOT_OK(fresh.Reserve(count * w));
-      const uint8_t* src = b->values.data();
-      uint8_t* dst = fresh.mutable_data();
-      for (int64_t j = 0; j < count; ++j) {
-        std::memcpy(dst + j * w, src + sel[j] * w, static_cast<size_t>(w));
-      }
+      GatherDictionary(b->values.data(), static_cast<int32_t>(w), sel, count, fresh.mutable_data());
       fresh.UnsafeAdvance(count * w);
       b->values = std::move(fresh);
     } else if (leaf.out_width == 0) {
