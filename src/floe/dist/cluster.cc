@@ -170,14 +170,17 @@ class MpiQueryRunner final : public scheduler::TaskRunner {
     if (rank == 0) {
       lock.unlock();
       ThreadPool* threads = ctx->threads() ? ctx->threads() : cluster_->threads;
-      threads->Spawn([this, plan = stage.plan, partition, ctx = exec::TaskContextPtr(ctx),
-                      done = std::move(done)]() mutable {
+      threads->Spawn([this, plan = stage.plan, stage_id = stage.id, partition,
+                      ctx = exec::TaskContextPtr(ctx), done = std::move(done)]() mutable {
         Status status = scheduler::RunStageTask(plan, partition, ctx);
         plan.reset();  // nothing of the query stays in the pool's closure
         ctx.reset();
+        std::vector<int64_t> rows;
+        if (status.ok()) rows = exchange_->PieceRows(stage_id, partition);
         {
           std::lock_guard<std::mutex> guard(mutex_);
           --running_[0];
+          AddRowsLocked(stage_id, rows.data(), rows.size());
         }
         done(std::move(status), 0);
       });
@@ -201,13 +204,22 @@ class MpiQueryRunner final : public scheduler::TaskRunner {
   }
 
   Status StageComplete(const scheduler::Stage& stage, const std::vector<int>& locations) override {
+    std::vector<int64_t> rows;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = stage_rows_.find(stage.id);
+      if (it != stage_rows_.end()) rows = std::move(it->second);
+    }
     FLOE_RETURN_NOT_OK(exchange_->SetStageOwners(stage.id, locations));
+    // The counts are a hint for sizing readers: counts that do not fit the stage are dropped.
+    if (!rows.empty() && !exchange_->SetStageRows(stage.id, rows).ok()) rows.clear();
     FLOE_RETURN_NOT_OK(exchange_->MarkComplete(stage.id));
     pb::ControlMessage m;
     pb::StageOwners* owners = m.mutable_owners();
     owners->set_query_id(query_id_);
     owners->set_stage_id(stage.id);
     for (int r : locations) owners->add_ranks(r);
+    for (int64_t n : rows) owners->add_output_rows(n);
     for (int r = 1; r < cluster_->comm->size(); ++r) {
       FLOE_RETURN_NOT_OK(SendMessage(*cluster_->comm, r, kControlTag, m));
     }
@@ -307,7 +319,9 @@ class MpiQueryRunner final : public scheduler::TaskRunner {
   }
 
   // A task of this query ended on `rank` (the receiver thread, or a failed send).
-  void Complete(int rank, int stage_id, int partition, Status status) {
+  // `rows` (`num_rows` of them) are the rows the task wrote to each output partition.
+  void Complete(int rank, int stage_id, int partition, Status status, const int64_t* rows = nullptr,
+                size_t num_rows = 0) {
     std::function<void(Status, int)> done;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -316,6 +330,7 @@ class MpiQueryRunner final : public scheduler::TaskRunner {
       done = std::move(it->second.done);
       pending_.erase(it);
       --running_[static_cast<size_t>(rank)];
+      AddRowsLocked(stage_id, rows, num_rows);
     }
     done(std::move(status), rank);
   }
@@ -326,6 +341,21 @@ class MpiQueryRunner final : public scheduler::TaskRunner {
     std::function<void(Status, int)> done;
   };
 
+  // Adds one task's rows per output partition to its stage's sums; a task without counts
+  // (or with a different number of them) makes the stage's counts unknown. mutex_ held.
+  void AddRowsLocked(int stage_id, const int64_t* rows, size_t num_rows) {
+    auto [it, first] = stage_rows_.try_emplace(stage_id);
+    std::vector<int64_t>& sums = it->second;
+    if (!first && sums.empty()) return;  // already unknown
+    if (first) {
+      sums.assign(rows, rows + num_rows);
+    } else if (sums.size() != num_rows) {
+      sums.clear();
+    } else {
+      for (size_t o = 0; o < num_rows; ++o) sums[o] += rows[o];
+    }
+  }
+
   std::shared_ptr<MpiCluster::State> cluster_;
   uint64_t query_id_;
   std::shared_ptr<DistributedExchange> exchange_;
@@ -335,6 +365,7 @@ class MpiQueryRunner final : public scheduler::TaskRunner {
   std::vector<int> running_;       // per rank
   std::vector<int64_t> assigned_;  // per rank: tasks given so far
   std::map<std::pair<int, int>, Pending> pending_;
+  std::map<int, std::vector<int64_t>> stage_rows_;  // by stage: rows per output partition
 };
 
 }  // namespace
@@ -375,7 +406,8 @@ void MpiCluster::State::Receive() {
     if (!runner) continue;  // the query has ended
     Status status = StatusFromWire(done.status_code(), done.message());
     if (!status.ok()) status = status.WithPrefix(fmt::format("rank {}: ", message.source));
-    runner->Complete(message.source, done.stage_id(), done.partition(), std::move(status));
+    runner->Complete(message.source, done.stage_id(), done.partition(), std::move(status),
+                     done.output_rows().data(), static_cast<size_t>(done.output_rows_size()));
   }
 }
 
@@ -716,8 +748,13 @@ Status RunExecutor(const std::shared_ptr<Communicator>& comm,
           } else {
             status = scheduler::RunStageTask(stage->second, task.partition(), q->ctx);
           }
-          q.reset();  // the query may end while this closure is still kept
           pb::TaskDone done;
+          if (status.ok() && q != nullptr) {
+            for (int64_t n : q->exchange->PieceRows(task.stage_id(), task.partition())) {
+              done.add_output_rows(n);
+            }
+          }
+          q.reset();  // the query may end while this closure is still kept
           done.set_query_id(task.query_id());
           done.set_stage_id(task.stage_id());
           done.set_partition(task.partition());
@@ -737,6 +774,11 @@ Status RunExecutor(const std::shared_ptr<Communicator>& comm,
         if (it == queries.end() || !it->second->error.ok()) break;
         std::vector<int> ranks(m.owners().ranks().begin(), m.owners().ranks().end());
         Status told = it->second->exchange->SetStageOwners(m.owners().stage_id(), ranks);
+        if (told.ok() && m.owners().output_rows_size() > 0) {
+          told = it->second->exchange->SetStageRows(
+              m.owners().stage_id(), std::vector<int64_t>(m.owners().output_rows().begin(),
+                                                          m.owners().output_rows().end()));
+        }
         if (told.ok()) told = it->second->exchange->MarkComplete(m.owners().stage_id());
         if (!told.ok()) it->second->error = told;
         break;

@@ -264,6 +264,58 @@ class QueryExchange : public std::enable_shared_from_this<QueryExchange> {
     return Status::OK();
   }
 
+  Status SetStageRows(int stage, std::vector<int64_t> rows) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = stages_.find(stage);
+    if (it == stages_.end()) {
+      return Status::Invalid("exchange stage {} of query {}: rows set before it was registered",
+                             stage, query_id_);
+    }
+    if (static_cast<int>(rows.size()) != it->second.outputs) {
+      return Status::Invalid("exchange stage {}: row counts of {} output partitions for {}", stage,
+                             rows.size(), it->second.outputs);
+    }
+    for (size_t o = 0; o < rows.size(); ++o) {
+      if (rows[o] < 0) {
+        return Status::Invalid("exchange stage {}: output partition {} has {} rows", stage, o,
+                               rows[o]);
+      }
+    }
+    it->second.rows = std::move(rows);
+    return Status::OK();
+  }
+
+  std::optional<int64_t> RowCount(int stage, int output_partition) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = stages_.find(stage);
+    if (it == stages_.end() || !IsCompleteLocked(it->second) || output_partition < 0 ||
+        static_cast<size_t>(output_partition) >= it->second.rows.size()) {
+      return std::nullopt;
+    }
+    return it->second.rows[static_cast<size_t>(output_partition)];
+  }
+
+  std::vector<int64_t> PieceRows(int stage, int input_partition) const {
+    int id = 0;
+    int outputs = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = stages_.find(stage);
+      if (it == stages_.end()) return {};
+      auto piece = it->second.pieces.find(input_partition);
+      if (piece == it->second.pieces.end() || !piece->second.finished) return {};
+      id = piece->second.local_id;
+      outputs = it->second.outputs;
+    }
+    std::vector<int64_t> rows(static_cast<size_t>(outputs));
+    for (int o = 0; o < outputs; ++o) {
+      std::optional<int64_t> n = local_->RowCount(id, o);
+      if (!n) return {};
+      rows[static_cast<size_t>(o)] = *n;
+    }
+    return rows;
+  }
+
   std::vector<int> LocalInputPartitions(int stage) const {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<int> out;
@@ -421,6 +473,7 @@ class QueryExchange : public std::enable_shared_from_this<QueryExchange> {
     int finished = 0;
     std::vector<int> owners;  // rank per input partition, when told
     bool marked_complete = false;
+    std::vector<int64_t> rows;  // rows per output partition, when told
   };
   struct Served {
     exec::BatchStreamPtr stream;
@@ -879,6 +932,18 @@ Status DistributedExchange::SetStageOwners(int stage, std::vector<int> rank_of_i
 }
 
 Status DistributedExchange::MarkComplete(int stage) { return query_->MarkComplete(stage); }
+
+Status DistributedExchange::SetStageRows(int stage, std::vector<int64_t> rows_of_output_partition) {
+  return query_->SetStageRows(stage, std::move(rows_of_output_partition));
+}
+
+std::optional<int64_t> DistributedExchange::RowCount(int stage, int output_partition) const {
+  return query_->RowCount(stage, output_partition);
+}
+
+std::vector<int64_t> DistributedExchange::PieceRows(int stage, int input_partition) const {
+  return query_->PieceRows(stage, input_partition);
+}
 
 std::vector<int> DistributedExchange::LocalInputPartitions(int stage) const {
   return query_->LocalInputPartitions(stage);

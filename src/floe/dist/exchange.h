@@ -25,6 +25,7 @@
 //   - When every task of a stage has finished, rank 0 knows which rank ran each input
 //     partition and tells every rank that reads the stage (its control message):
 //       exchange->SetStageOwners(stage, rank_of_input_partition);
+//       exchange->SetStageRows(stage, rows_of_output_partition);  // optional: RowCount
 //       exchange->MarkComplete(stage);
 //     Then IsComplete(stage) is true there and Open streams the partitions.
 //   - Remove(stage) on any rank that was told the owners (rank 0) frees the stage's data
@@ -43,6 +44,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -135,6 +137,9 @@ class DistributedExchange final : public exec::ExchangeService {
   /// when the stage is unknown or not complete, or an owner is unknown; fetch errors come
   /// from the stream's Next.
   Result<exec::BatchStreamPtr> Open(int stage, int output_partition) override;
+  /// The rows output partition `output_partition` of a complete stage holds on all ranks,
+  /// once SetStageRows told them; nullopt before (a hint, see exec::ExchangeService).
+  std::optional<int64_t> RowCount(int stage, int output_partition) const override;
   /// Drops this rank's data of the stage and sends a removal to every other owner rank
   /// named by SetStageOwners.
   void Remove(int stage) override;
@@ -150,6 +155,13 @@ class DistributedExchange final : public exec::ExchangeService {
   /// Marks `stage` as complete on this rank (every task of it finished somewhere).
   /// kInvalidArgument for an unregistered stage.
   Status MarkComplete(int stage);
+  /// Records how many rows each output partition of `stage` holds over all ranks (the
+  /// sums of every input partition's PieceRows), for RowCount. kInvalidArgument for an
+  /// unregistered stage, a wrong count or a negative one.
+  Status SetStageRows(int stage, std::vector<int64_t> rows_of_output_partition);
+  /// The rows input partition `input_partition` of `stage`, finished on this rank, wrote
+  /// to each output partition; empty when this rank did not finish it.
+  std::vector<int64_t> PieceRows(int stage, int input_partition) const;
   /// The input partitions of `stage` this rank has finished, ascending.
   std::vector<int> LocalInputPartitions(int stage) const;
 

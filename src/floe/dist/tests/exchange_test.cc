@@ -181,9 +181,31 @@ TEST_F(DistExchangeTest, TwoStageShuffleReadsEveryPartitionInOrderOnEveryRank) {
   }
   EXPECT_EQ(exchange->LocalInputPartitions(1), mine);
   EXPECT_EQ(exchange->IsComplete(1), n == 1);
+  // Each finished piece counts its rows per output partition; the stage's counts are
+  // what rank 0 adds up from them and tells every rank.
+  std::vector<int64_t> stage_rows(3, 0);
+  for (int input = 0; input < 4; ++input) {
+    std::vector<int64_t> rows;
+    for (int output = 0; output < 3; ++output) {
+      rows.push_back(static_cast<int64_t>(Stage1Values(input, output).size()));
+      stage_rows[static_cast<size_t>(output)] += rows.back();
+    }
+    if (owners1[static_cast<size_t>(input)] == rank()) {
+      EXPECT_EQ(exchange->PieceRows(1, input), rows) << "input partition " << input;
+    } else {
+      EXPECT_TRUE(exchange->PieceRows(1, input).empty()) << "input partition " << input;
+    }
+  }
+  EXPECT_EQ(stage_rows, (std::vector<int64_t>{3 + 9 + 12, 3 + 6 + 9 + 5000, 0}));
+  EXPECT_EQ(exchange->RowCount(1, 0), std::nullopt);
   ASSERT_OK(comm()->Barrier(kTestTimeout));
+  ASSERT_OK(exchange->SetStageRows(1, stage_rows));
   Complete(*exchange, 1, owners1);
   EXPECT_TRUE(exchange->IsComplete(1));
+  for (int output = 0; output < 3; ++output) {
+    EXPECT_EQ(exchange->RowCount(1, output), stage_rows[static_cast<size_t>(output)]);
+  }
+  EXPECT_EQ(exchange->RowCount(1, 3), std::nullopt);
 
   std::vector<std::vector<int64_t>> expected1(3);
   for (int output = 0; output < 3; ++output) {
@@ -404,6 +426,13 @@ TEST_F(DistExchangeTest, MisuseIsAClearError) {
               IsErrorWith(StatusCode::kInvalidArgument,
                           "input partition 1 owned by rank " + std::to_string(size())));
   EXPECT_THAT(exchange->SetStageOwners(2, {0}), IsError(StatusCode::kInvalidArgument));
+  EXPECT_THAT(exchange->SetStageRows(1, {1, 2}),
+              IsErrorWith(StatusCode::kInvalidArgument,
+                          "exchange stage 1: row counts of 2 output partitions for 1"));
+  EXPECT_THAT(exchange->SetStageRows(1, {-1}),
+              IsErrorWith(StatusCode::kInvalidArgument, "output partition 0 has -1 rows"));
+  EXPECT_THAT(exchange->SetStageRows(2, {1}), IsError(StatusCode::kInvalidArgument));
+  EXPECT_EQ(exchange->RowCount(1, 0), std::nullopt);  // not complete
   EXPECT_THAT(exchange->MarkComplete(2), IsError(StatusCode::kInvalidArgument));
   ASSERT_OK(exchange->MarkComplete(1));
   EXPECT_THAT(exchange->Open(1, 0),
