@@ -5,12 +5,14 @@
 #include <random>
 
 #include "floe/batch/builder.h"
+#include "floe/batch/chunked_batch.h"
 #include "floe/testing/matchers.h"
 
 namespace floe {
 namespace {
 
 using testing::IsError;
+using testing::IsErrorWith;
 
 // Appends `n` random values (a NULL with probability null_rate) of the builder's type.
 Status AppendRandom(ArrayBuilder* b, std::mt19937_64& rng, int64_t n, double null_rate) {
@@ -427,6 +429,81 @@ TEST(SelectTest, BuilderAppendIndicesMatchesRowByRow) {
       EXPECT_THAT(b->AppendIndices(*input, bad.data(), 2), IsError(StatusCode::kInvalidArgument));
     }
   }
+}
+
+// Rows of several batches of every type (batches of 1 to 70 rows, some empty, sliced, with
+// and without NULLs) taken in random order with NULL rows: the same as taking from their
+// concatenation. Lists are concatenated by Make; the rest are gathered from the batches.
+TEST(ChunkedBatchTest, TakeMatchesTheConcatenationForEveryType) {
+  std::mt19937_64 rng(11);
+  std::vector<Field> fields;
+  for (const TypePtr& type : AllTypes()) {
+    fields.push_back(Field("c" + std::to_string(fields.size()), type));
+  }
+  for (bool with_list : {false, true}) {
+    std::vector<Field> used = fields;
+    if (!with_list) used.pop_back();  // the list column
+    auto schema = std::make_shared<Schema>(used);
+    std::vector<RecordBatchPtr> batches;
+    uint64_t seed = 300;
+    for (int64_t size : {5, 64, 1, 0, 70, 1, 1, 13, 33}) {
+      std::vector<ArrayPtr> columns;
+      for (const Field& f : used) {
+        const double null_rate = seed % 3 == 0 ? 0.0 : (seed % 3 == 1 ? 0.4 : 1.0);
+        ArrayPtr whole = RandomArray(f.type(), size + 3, null_rate, seed++);
+        columns.push_back(whole->Slice(3, size));
+      }
+      ASSERT_OK_AND_ASSIGN(RecordBatchPtr b, RecordBatch::Make(schema, size, columns));
+      batches.push_back(b);
+    }
+    ASSERT_OK_AND_ASSIGN(RecordBatchPtr all, ConcatenateBatches(schema, batches));
+    ASSERT_OK_AND_ASSIGN(ChunkedBatch chunked, ChunkedBatch::Make(schema, batches));
+    EXPECT_EQ(chunked.num_rows(), all->num_rows());
+    EXPECT_EQ(chunked.batches().size(), with_list ? 1u : 8u);  // the empty batch is dropped
+    for (bool with_null_rows : {false, true}) {
+      std::vector<int64_t> indices;
+      for (int64_t i = 0; i < 500; ++i) {
+        const bool null_row = with_null_rows && rng() % 4 == 0;
+        indices.push_back(null_row ? -1 : static_cast<int64_t>(rng() % all->num_rows()));
+      }
+      for (int64_t r = 0; r < all->num_rows(); ++r) indices.push_back(r);  // every row in order
+      const auto n = static_cast<int64_t>(indices.size());
+      ASSERT_OK_AND_ASSIGN(RecordBatchPtr got, chunked.Take(indices.data(), n));
+      ASSERT_OK_AND_ASSIGN(RecordBatchPtr want, TakeBatch(*all, indices.data(), n));
+      ASSERT_EQ(got->num_rows(), n);
+      for (int c = 0; c < schema->num_fields(); ++c) {
+        SCOPED_TRACE(schema->field(c).type()->ToString());
+        ExpectSameArray(*got->column(c), *want->column(c));
+      }
+    }
+  }
+}
+
+TEST(ChunkedBatchTest, IndicesOutOfRangeAndMismatchedBatchesAreErrors) {
+  auto schema = std::make_shared<Schema>(std::vector<Field>{Field("x", Int64())});
+  std::vector<RecordBatchPtr> batches;
+  for (uint64_t seed : {1, 2}) {
+    ASSERT_OK_AND_ASSIGN(RecordBatchPtr b,
+                         RecordBatch::Make(schema, 10, {RandomArray(Int64(), 10, 0.0, seed)}));
+    batches.push_back(b);
+  }
+  ASSERT_OK_AND_ASSIGN(ChunkedBatch chunked, ChunkedBatch::Make(schema, batches));
+  for (int64_t bad : {int64_t{20}, int64_t{-2}}) {
+    EXPECT_THAT(chunked.Take(&bad, 1),
+                IsErrorWith(StatusCode::kInvalidArgument, "out of range for 20 rows"));
+  }
+  // No rows: only rows of NULLs can be taken.
+  ASSERT_OK_AND_ASSIGN(ChunkedBatch empty, ChunkedBatch::Make(schema, {}));
+  EXPECT_EQ(empty.num_rows(), 0);
+  const int64_t null_rows[] = {-1, -1};
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr nulls, empty.Take(null_rows, 2));
+  EXPECT_EQ(nulls->num_rows(), 2);
+  EXPECT_EQ(nulls->column(0)->null_count(), 2);
+  const int64_t zero = 0;
+  EXPECT_THAT(empty.Take(&zero, 1), IsError(StatusCode::kInvalidArgument));
+  auto two = std::make_shared<Schema>(std::vector<Field>{Field("x", Int64()), Field("y", Int64())});
+  EXPECT_THAT(ChunkedBatch::Make(two, batches),
+              IsErrorWith(StatusCode::kInvalidArgument, "a batch of 1 columns in rows of 2"));
 }
 
 }  // namespace

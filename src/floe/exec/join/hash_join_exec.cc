@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "floe/batch/builder.h"
+#include "floe/batch/chunked_batch.h"
 #include "floe/batch/select.h"
 #include "floe/codec/nodes.pb.h"
 #include "floe/codec/plan_codec.h"
@@ -38,10 +39,11 @@ enum class RowMap {
   kGroups,    // rows[offsets[id] .. offsets[id + 1]), in row order
 };
 
-// The build side: all right rows in one batch, the ids of their keys, and the rows of
-// each key id.
+// The build side: all right rows, in the batches they were read in (row r of the build
+// side is row r of their concatenation), the ids of their keys, and the rows of each key
+// id.
 struct JoinTable {
-  RecordBatchPtr batch;  // null when the build side is empty
+  ChunkedBatch rows_read;  // no batches when the build side is empty
   // The keys, in one table, or in several by hash (a large build side built by several
   // threads): a key of hash h is in shards[ShardOf(h)] and its id is that shard's base plus
   // its id there.
@@ -103,6 +105,25 @@ std::vector<TypePtr> KeyTypes(const std::vector<expr::PhysicalExprPtr>& exprs) {
   return types;
 }
 
+// The key columns of every build row: each batch's keys, concatenated (keys are narrow
+// next to the rows they come from).
+Result<std::vector<ArrayPtr>> BuildKeys(const std::vector<expr::PhysicalExprPtr>& exprs,
+                                        const ChunkedBatch& rows) {
+  const std::vector<RecordBatchPtr>& batches = rows.batches();
+  if (batches.size() == 1) return EvaluateExprs(exprs, *batches[0]);
+  std::vector<std::vector<ArrayPtr>> parts(exprs.size());
+  for (const RecordBatchPtr& batch : batches) {
+    FLOE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> keys, EvaluateExprs(exprs, *batch));
+    for (size_t k = 0; k < keys.size(); ++k) parts[k].push_back(std::move(keys[k]));
+  }
+  std::vector<ArrayPtr> keys;
+  for (std::vector<ArrayPtr>& part : parts) {
+    FLOE_ASSIGN_OR_RAISE(ArrayPtr key, ConcatenateArrays(part));
+    keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
 // A build side read into a table, or, when it outgrew the memory budget and the join may
 // spill, what was read of it and the rest of its input.
 struct BuildOutcome {
@@ -154,18 +175,16 @@ Result<std::optional<BuildOutcome>> ReadBuildSide(const HashJoinExec* node, Batc
     table->shards.emplace_back(KeyTypes(node->right_keys()));
     return BuildOutcome{std::move(state->table), {}, nullptr};
   }
-  if (batches.size() == 1) {
-    table->batch = batches[0];
-  } else {
-    FLOE_ASSIGN_OR_RAISE(table->batch, ConcatenateBatches(node->right()->schema(), batches));
-  }
-  batches.clear();
-  const int64_t n = table->batch->num_rows();
+  // The batches stay as they were read: concatenating them would copy the whole side once
+  // more (and, in a fresh process, first-touch as much new memory).
+  FLOE_ASSIGN_OR_RAISE(table->rows_read, ChunkedBatch::Make(node->right()->schema(),
+                                                            std::move(batches), ctx->pool()));
+  const int64_t n = table->rows_read.num_rows();
   if (n >= static_cast<int64_t>(kNone)) {
     return Status::NotSupported("hash join build side of {} rows exceeds 2^32 - 1", n);
   }
   table->num_rows = n;
-  FLOE_ASSIGN_OR_RAISE(state->keys, EvaluateExprs(node->right_keys(), *table->batch));
+  FLOE_ASSIGN_OR_RAISE(state->keys, BuildKeys(node->right_keys(), table->rows_read));
   table->has_null_key = MarkNullKeys(state->keys, node->null_equals_null(), &state->skip);
   state->skip_rows = table->has_null_key ? state->skip.data() : nullptr;
   state->valid = n;
@@ -288,7 +307,7 @@ Result<BuildOutcome> FinishBuild(const HashJoinExec* node, bool may_spill, Build
   bytes += table->offsets.memory_size() + table->rows.memory_size();
   if (!table->reservation->TryResize(bytes)) {
     if (!may_spill) return OutOfMemory(node, *table->reservation, bytes);
-    return BuildOutcome{nullptr, {table->batch}, nullptr};
+    return BuildOutcome{nullptr, table->rows_read.batches(), nullptr};
   }
   return BuildOutcome{std::move(state->table), {}, nullptr};
 }
@@ -545,8 +564,8 @@ Status PublishDynamicFilters(const HashJoinExec* node, const JoinTable& table,
     DynamicFilter filter;
     const expr::PhysicalExprPtr& key = node->right_keys()[static_cast<size_t>(target.key)];
     filter.type = key->type();
-    if (table.batch != nullptr) {
-      FLOE_ASSIGN_OR_RAISE(auto keys, EvaluateExprs({key}, *table.batch));
+    if (table.num_rows > 0) {
+      FLOE_ASSIGN_OR_RAISE(auto keys, BuildKeys({key}, table.rows_read));
       // One key column: the table's key count is its distinct count.
       std::optional<int64_t> max_distinct;
       if (node->right_keys().size() == 1) max_distinct = table.num_keys;
@@ -941,7 +960,8 @@ class HashJoinStream final : public BatchStream {
       } else {
         FLOE_ASSIGN_OR_RAISE(l, TakeBatch(*probe_, probe_idx_.data(), m));
       }
-      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr r, TakeBatch(*table_->batch, build_idx_.data(), m));
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr r,
+                           table_->rows_read.Take(build_idx_.data(), m, ctx_->pool()));
       std::vector<ArrayPtr> cols = l->columns();
       cols.insert(cols.end(), r->columns().begin(), r->columns().end());
       if (!pairs_schema_) {
@@ -1066,13 +1086,15 @@ class HashJoinStream final : public BatchStream {
     // positions, for the merge.
     const bool positions = BuildPreserved() && node_->mode() == JoinMode::kBroadcast;
     if (BuildPreserved() && !positions && static_cast<int64_t>(rows.size()) == table_->num_rows) {
-      // Every build row: the table's batch as it is, in batch_size slices.
-      for (int64_t pos = 0; pos < table_->num_rows; pos += batch_size()) {
-        const int64_t len = std::min<int64_t>(batch_size(), table_->num_rows - pos);
-        RecordBatchPtr slice = table_->batch->Slice(pos, len);
-        FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out,
-                             RecordBatch::Make(schema(), len, slice->columns()));
-        out_.push_back(std::move(out));
+      // Every build row: the table's batches as they are, in slices of at most batch_size.
+      for (const RecordBatchPtr& batch : table_->rows_read.batches()) {
+        for (int64_t pos = 0; pos < batch->num_rows(); pos += batch_size()) {
+          const int64_t len = std::min<int64_t>(batch_size(), batch->num_rows() - pos);
+          RecordBatchPtr slice = batch->Slice(pos, len);
+          FLOE_ASSIGN_OR_RAISE(RecordBatchPtr out,
+                               RecordBatch::Make(schema(), len, slice->columns()));
+          out_.push_back(std::move(out));
+        }
       }
       return Status::OK();
     }
@@ -1086,7 +1108,8 @@ class HashJoinStream final : public BatchStream {
           cols.push_back(std::move(nulls));
         }
       }
-      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr r, TakeBatch(*table_->batch, rows.data() + pos, len));
+      FLOE_ASSIGN_OR_RAISE(RecordBatchPtr r,
+                           table_->rows_read.Take(rows.data() + pos, len, ctx_->pool()));
       cols.insert(cols.end(), r->columns().begin(), r->columns().end());
       if (positions) {
         Int64Builder builder(Int64(), ctx_->pool());
