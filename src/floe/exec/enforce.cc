@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "floe/exec/aggregate/aggregate_exec.h"
 #include "floe/exec/coalesce_partitions_exec.h"
 #include "floe/exec/repartition_exec.h"
 #include "floe/exec/sort/sort_exec.h"
@@ -65,8 +66,37 @@ Result<PlanPtr> MakeHash(PlanPtr child, const std::vector<expr::PhysicalExprPtr>
   return RepartitionExec::Make(std::move(child), Partitioning::Hash(exprs, partitions));
 }
 
+// A final aggregation over its partial phase whose input already holds all rows of a group
+// in one partition (a partitioned join on the group keys): one phase over that input, with
+// no exchange between the phases. Null when that does not apply.
+Result<PlanPtr> CollapseAggregatePhases(const PlanPtr& node, const std::vector<PlanPtr>& children) {
+  if (node->name() != HashAggregateExec::kName || children.size() != 1 ||
+      children[0]->name() != HashAggregateExec::kName) {
+    return PlanPtr();
+  }
+  const auto& final_phase = static_cast<const HashAggregateExec&>(*node);
+  const auto& partial = static_cast<const HashAggregateExec&>(*children[0]);
+  if (final_phase.mode() != AggregateMode::kFinal || partial.mode() != AggregateMode::kPartial ||
+      partial.group_exprs().empty()) {
+    return PlanPtr();
+  }
+  const PlanPtr& input = partial.input();
+  if (input->partition_count() <= 1 ||
+      !PartitioningGroups(input->properties().partitioning,
+                          Distribution::Hash(partial.group_exprs()))) {
+    return PlanPtr();
+  }
+  FLOE_ASSIGN_OR_RAISE(PlanPtr single,
+                       HashAggregateExec::Make(AggregateMode::kSingle, partial.group_exprs(),
+                                               partial.group_names(), partial.aggregates(), input));
+  if (!single->schema()->Equals(*node->schema())) return PlanPtr();
+  return single;
+}
+
 Result<PlanPtr> EnforceDistributionOf(const PlanPtr& node, std::vector<PlanPtr> children,
                                       int target_partitions) {
+  FLOE_ASSIGN_OR_RAISE(PlanPtr collapsed, CollapseAggregatePhases(node, children));
+  if (collapsed) return collapsed;
   std::vector<Distribution> required = node->RequiredInputDistribution();
   std::vector<Ordering> orderings = node->RequiredInputOrdering();
   bool any_hash = false;

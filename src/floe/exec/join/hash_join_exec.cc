@@ -1174,6 +1174,30 @@ int HashJoinExec::BroadcastBuildShards(const SessionConfig& config, int probe_pa
       std::bit_ceil(static_cast<uint32_t>(std::clamp(2 * probe_partitions, 1, 16))));
 }
 
+namespace {
+
+// The build side's hash partitioning re-expressed over the join's output, where its columns
+// come after `probe_columns` probe columns; Unknown when it is not a hash or an expression
+// does not carry over.
+Partitioning BuildSidePartitioning(const ExecutionPlan& build, int probe_columns,
+                                   const SchemaPtr& output) {
+  const Partitioning& bp = build.properties().partitioning;
+  if (bp.kind() != Partitioning::Kind::kHash) return Partitioning::Unknown(bp.partition_count());
+  std::vector<int> mapping(static_cast<size_t>(build.schema()->num_fields()));
+  for (size_t i = 0; i < mapping.size(); ++i) mapping[i] = probe_columns + static_cast<int>(i);
+  std::vector<expr::PhysicalExprPtr> exprs;
+  for (const expr::PhysicalExprPtr& e : bp.exprs()) {
+    if (!e->source()) return Partitioning::Unknown(bp.partition_count());
+    Result<expr::PhysicalExprPtr> shifted =
+        expr::Compile(expr::RemapColumns(e->source(), mapping), output);
+    if (!shifted.ok()) return Partitioning::Unknown(bp.partition_count());
+    exprs.push_back(std::move(*shifted));
+  }
+  return Partitioning::Hash(std::move(exprs), bp.partition_count());
+}
+
+}  // namespace
+
 Result<PlanPtr> HashJoinExec::Make(PlanPtr left, PlanPtr right,
                                    std::vector<expr::PhysicalExprPtr> left_keys,
                                    std::vector<expr::PhysicalExprPtr> right_keys,
@@ -1226,6 +1250,10 @@ Result<PlanPtr> HashJoinExec::Make(PlanPtr left, PlanPtr right,
   } else if (build_preserved) {
     // The build side's rows, partitioned as the probe side is (by the same keys).
     props.partitioning = right->properties().partitioning;
+  } else if (type == JoinType::kRight && mode == JoinMode::kPartitioned) {
+    // Each task joins one partition of both sides and emits its unmatched build rows: the
+    // rows are partitioned as the build side is, by its columns (after the probe side's).
+    props.partitioning = BuildSidePartitioning(*right, left->schema()->num_fields(), props.schema);
   } else if (type == JoinType::kRight || type == JoinType::kFull) {
     props.partitioning = lp.kind() == Partitioning::Kind::kSingle
                              ? Partitioning::Single()
