@@ -172,6 +172,8 @@ Result<std::optional<BuildOutcome>> ReadBuildSide(const HashJoinExec* node, Batc
     }
   }
   if (batches.empty()) {
+    // No rows, but the schema: taking rows of NULLs (index -1) from it works.
+    FLOE_ASSIGN_OR_RAISE(table->rows_read, ChunkedBatch::Make(node->right()->schema(), {}));
     table->shards.emplace_back(KeyTypes(node->right_keys()));
     return BuildOutcome{std::move(state->table), {}, nullptr};
   }
