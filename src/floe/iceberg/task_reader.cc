@@ -418,7 +418,7 @@ Result<std::unique_ptr<RecordBatchReader>> TaskReader::Read(const FileScanTask& 
   }
 
   // Open the file and map its columns to the read fields by field id.
-  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<io::RandomAccessFile> input, io_->NewInputFile(path));
+  FLOE_ASSIGN_OR_RAISE(std::unique_ptr<io::RandomAccessFile> input, io_->NewScanInputFile(path));
   parquet::ReaderOptions reader_options;
   reader_options.batch_size = options_.batch_size;
   reader_options.use_page_index = options_.use_page_index;

@@ -1,5 +1,6 @@
 #include "floe/io/file.h"
 #include "floe/io/local_file.h"
+#include "floe/io/mapping_guard_internal.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -62,23 +63,61 @@ class LocalFile final : public RandomAccessFile {
   std::string path_;
 };
 
-// The pages of a read-only mapping of a whole file; unmapped when the last view of it
-// goes away.
+// The pages of a read-only mapping of a whole file, guarded against the file's truncation;
+// unmapped when the last view of it goes away.
 class Mapping {
  public:
-  Mapping(void* base, int64_t size) : base_(base), size_(size) {}
-  ~Mapping() { ::munmap(base_, static_cast<size_t>(size_)); }
+  Mapping(void* base, int64_t size)
+      : base_(base),
+        size_(size),
+        guard_(std::make_unique<internal::GuardedRange>(base, static_cast<size_t>(size))) {}
+  ~Mapping() {
+    // Out of the handler's table before the address range can be reused.
+    guard_.reset();
+    ::munmap(base_, static_cast<size_t>(size_));
+  }
   Mapping(const Mapping&) = delete;
   Mapping& operator=(const Mapping&) = delete;
   const uint8_t* data() const { return static_cast<const uint8_t*>(base_); }
+  bool guarded() const { return guard_->registered(); }
+  bool truncated() const { return guard_->truncated(); }
 
  private:
   void* base_;
   int64_t size_;
+  std::unique_ptr<internal::GuardedRange> guard_;
+};
+
+// What keeps one read of a mapped file alive. When it goes, the pages wholly inside it leave
+// the process (they stay in the page cache): a scan's resident memory is the views it holds,
+// as it is the buffers it holds when it reads with pread.
+class MappedView {
+ public:
+  MappedView(std::shared_ptr<const Mapping> mapping, int64_t offset, int64_t length)
+      : mapping_(std::move(mapping)), offset_(offset), length_(length) {}
+  ~MappedView() {
+    const auto page = static_cast<uintptr_t>(PageSize());
+    const auto begin = reinterpret_cast<uintptr_t>(mapping_->data() + offset_);
+    const uintptr_t first = (begin + page - 1) & ~(page - 1);
+    const uintptr_t last = (begin + static_cast<uintptr_t>(length_)) & ~(page - 1);
+    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+  }
+  MappedView(const MappedView&) = delete;
+  MappedView& operator=(const MappedView&) = delete;
+
+  static int64_t PageSize() {
+    static const int64_t size = ::sysconf(_SC_PAGESIZE);
+    return size;
+  }
+
+ private:
+  std::shared_ptr<const Mapping> mapping_;
+  int64_t offset_;
+  int64_t length_;
 };
 
 // A local file read through a memory mapping: ReadAt hands out views of the mapped pages
-// (no copy, no allocation); the pages are faulted in as they are touched.
+// (no copy, no allocation of the bytes).
 class MappedFile final : public RandomAccessFile {
  public:
   MappedFile(std::shared_ptr<const Mapping> mapping, int64_t size, std::string path)
@@ -89,10 +128,22 @@ class MappedFile final : public RandomAccessFile {
 
   Result<BufferPtr> ReadAt(int64_t offset, int64_t length) const override {
     FLOE_RETURN_NOT_OK(CheckRange(path_, size_, offset, length));
-    return Buffer::Wrap(mapping_->data() + offset, length, mapping_);
+    FLOE_RETURN_NOT_OK(CheckIntact());
+    if (length == 0) return Buffer::Wrap(mapping_->data() + offset, 0, mapping_);
+    return Buffer::Wrap(mapping_->data() + offset, length,
+                        std::make_shared<MappedView>(mapping_, offset, length));
   }
 
+  Status CheckIntact() const override { return mapping_->truncated() ? Truncated() : Status::OK(); }
+
  private:
+  Status Truncated() const {
+    return Status::IOError(
+        "'{}' changed while it was read: bytes it had when it was opened ({} bytes) are no "
+        "longer in the file (truncated or rewritten in place?)",
+        path_, size_);
+  }
+
   std::shared_ptr<const Mapping> mapping_;
   int64_t size_;
   std::string path_;
@@ -208,12 +259,14 @@ Result<std::unique_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path,
   if (options.map_min_size >= 0 && size >= options.map_min_size && size > 0) {
     void* base = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
     if (base != MAP_FAILED) {
-      // The mapping keeps the file's pages; the descriptor is not needed any more.
-      ::close(fd);
-      return std::unique_ptr<RandomAccessFile>(
-          new MappedFile(std::make_shared<const Mapping>(base, size), size, path));
+      auto mapping = std::make_shared<const Mapping>(base, size);
+      if (mapping->guarded()) {
+        // The mapping keeps the file's pages; the descriptor is not needed any more.
+        ::close(fd);
+        return std::unique_ptr<RandomAccessFile>(new MappedFile(std::move(mapping), size, path));
+      }
     }
-    // Files that cannot be mapped are read with pread.
+    // Files that cannot be mapped (or guarded) are read with pread.
   }
   return std::unique_ptr<RandomAccessFile>(new LocalFile(fd, size, path));
 }

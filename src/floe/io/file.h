@@ -22,6 +22,12 @@ class RandomAccessFile {
   virtual Result<BufferPtr> ReadAt(int64_t offset, int64_t length) const = 0;
   /// The path or URI the file was opened with, for error messages.
   virtual const std::string& path() const = 0;
+  /// Whether every read so far returned the file's bytes. A memory-mapped local file that
+  /// was truncated while it was mapped reads as zeros where its bytes went (instead of
+  /// killing the process); a reader of such a file calls this after it decoded what it
+  /// read and before it hands any of it on. Other files report an error from the read
+  /// itself and always answer OK.
+  virtual Status CheckIntact() const { return Status::OK(); }
 };
 
 /// A sequential output with a known position.

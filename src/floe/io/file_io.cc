@@ -1,5 +1,6 @@
 #include "floe/io/file_io.h"
 #include "floe/common/ascii.h"
+#include "floe/io/local_file.h"
 #include "floe/io/s3_file_io.h"
 
 #include <fcntl.h>
@@ -299,8 +300,18 @@ Result<std::string> LocalFileIO::ResolvePath(const std::string& path) const {
 }
 
 Result<std::unique_ptr<RandomAccessFile>> LocalFileIO::NewInputFile(const std::string& path) const {
+  return Open(path, LocalReadOptions{}.map_min_size);
+}
+
+Result<std::unique_ptr<RandomAccessFile>> LocalFileIO::NewScanInputFile(
+    const std::string& path) const {
+  return Open(path, kScanMapMinSize);
+}
+
+Result<std::unique_ptr<RandomAccessFile>> LocalFileIO::Open(const std::string& path,
+                                                            int64_t map_min_size) const {
   FLOE_ASSIGN_OR_RAISE(std::string local, ResolvePath(path));
-  auto file = OpenLocalFile(local);
+  auto file = OpenLocalFile(local, LocalReadOptions{map_min_size});
   if (!file.ok()) {
     if (file.error().code() == StatusCode::kNotFound) {
       return Status::NotFound("file {} does not exist", Described(path, local));

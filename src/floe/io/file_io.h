@@ -41,6 +41,13 @@ class FileIO {
   /// Opens a file for reading. NotFound when it does not exist; the message names the path as
   /// written and where it resolved to.
   virtual Result<std::unique_ptr<RandomAccessFile>> NewInputFile(const std::string& path) const = 0;
+  /// Opens a file for a reader that checks RandomAccessFile::CheckIntact after it decoded
+  /// what it read and before it hands any of it on (the Parquet reader): a local file may
+  /// then be memory-mapped. Otherwise the same as NewInputFile.
+  virtual Result<std::unique_ptr<RandomAccessFile>> NewScanInputFile(
+      const std::string& path) const {
+    return NewInputFile(path);
+  }
   /// Creates a file for writing, creating missing parent directories.
   virtual Result<std::unique_ptr<OutputStream>> NewOutputFile(
       const std::string& path, CreateMode mode = CreateMode::kOverwrite) const = 0;
@@ -122,6 +129,9 @@ class LocalFileIO final : public FileIO {
                                                    std::string base_dir = "");
 
   Result<std::unique_ptr<RandomAccessFile>> NewInputFile(const std::string& path) const override;
+  /// Memory-maps regular files of at least kScanMapMinSize bytes.
+  Result<std::unique_ptr<RandomAccessFile>> NewScanInputFile(
+      const std::string& path) const override;
   Result<std::unique_ptr<OutputStream>> NewOutputFile(
       const std::string& path, CreateMode mode = CreateMode::kOverwrite) const override;
   Result<bool> Exists(const std::string& path) const override;
@@ -135,6 +145,9 @@ class LocalFileIO final : public FileIO {
   const LocalFileIOOptions& options() const { return options_; }
 
  private:
+  Result<std::unique_ptr<RandomAccessFile>> Open(const std::string& path,
+                                                 int64_t map_min_size) const;
+
   LocalFileIOOptions options_;
 };
 

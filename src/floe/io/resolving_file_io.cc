@@ -39,6 +39,12 @@ Result<std::unique_ptr<RandomAccessFile>> ResolvingFileIO::NewInputFile(
   return io->NewInputFile(path);
 }
 
+Result<std::unique_ptr<RandomAccessFile>> ResolvingFileIO::NewScanInputFile(
+    const std::string& path) const {
+  FLOE_ASSIGN_OR_RAISE(const FileIO* io, For(path));
+  return io->NewScanInputFile(path);
+}
+
 Result<std::unique_ptr<OutputStream>> ResolvingFileIO::NewOutputFile(const std::string& path,
                                                                      CreateMode mode) const {
   FLOE_ASSIGN_OR_RAISE(const FileIO* io, For(path));

@@ -37,6 +37,8 @@ class ResolvingFileIO final : public FileIO {
   ResolvingFileIO(LocalFileIOOptions local, std::optional<S3FileIOOptions> s3);
 
   Result<std::unique_ptr<RandomAccessFile>> NewInputFile(const std::string& path) const override;
+  Result<std::unique_ptr<RandomAccessFile>> NewScanInputFile(
+      const std::string& path) const override;
   Result<std::unique_ptr<OutputStream>> NewOutputFile(
       const std::string& path, CreateMode mode = CreateMode::kOverwrite) const override;
   Result<bool> Exists(const std::string& path) const override;

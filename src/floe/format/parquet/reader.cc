@@ -45,6 +45,9 @@ Status FileReader::Init() {
     FLOE_ASSIGN_OR_RAISE(tail, file_->ReadAt(size - need, need));
   }
   auto md = DecodeFooter(tail->span(), static_cast<uint64_t>(size));
+  // A file truncated since it was opened (and mapped) decodes zeros: that, not the footer
+  // they make, is what is wrong.
+  FLOE_RETURN_NOT_OK(file_->CheckIntact());
   if (!md.ok()) return md.status().WithPrefix(fmt::format("'{}': footer: ", path));
   metadata_ = std::move(*md);
   data_end_ = size - need;
@@ -383,10 +386,22 @@ Status BatchReader::StartRowGroup() {
 }
 
 Result<RecordBatchPtr> BatchReader::Next() {
+  Result<RecordBatchPtr> next = ReadNext();
+  // Bytes a truncated mapped file lost read as zeros, which decode to errors of their own:
+  // the truncation is what went wrong.
+  if (!next.ok()) FLOE_RETURN_NOT_OK(file_->file().CheckIntact());
+  return next;
+}
+
+Result<RecordBatchPtr> BatchReader::ReadNext() {
   const FileSchema& fs = file_->file_schema();
   while (true) {
     while (current_rg_ < 0 || rg_done_ >= rg_rows_) {
-      if (next_rg_ >= row_groups_.size()) return RecordBatchPtr();
+      if (next_rg_ >= row_groups_.size()) {
+        // What was read decided what was skipped (page indexes): it must have been the file's.
+        FLOE_RETURN_NOT_OK(file_->file().CheckIntact());
+        return RecordBatchPtr();
+      }
       FLOE_RETURN_NOT_OK(StartRowGroup());
     }
     const int64_t want =
@@ -427,6 +442,9 @@ Result<RecordBatchPtr> BatchReader::Next() {
       }
       arrays.push_back(std::move(*array));
     }
+    // Every value of the batch was decoded from the file's bytes, not from the zeros a
+    // mapping of a truncated file reads as.
+    FLOE_RETURN_NOT_OK(file_->file().CheckIntact());
     return RecordBatch::Make(schema_, rows, std::move(arrays));
   }
 }
@@ -442,7 +460,10 @@ Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::Open(
 
 Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::OpenPath(const std::string& path,
                                                                        ReaderOptions options) {
-  FLOE_ASSIGN_OR_RAISE(auto file, io::OpenLocalFile(path));
+  // The reader checks that a mapped file stayed whole (CheckIntact) before it hands on what
+  // it decoded.
+  FLOE_ASSIGN_OR_RAISE(auto file,
+                       io::OpenLocalFile(path, io::LocalReadOptions{io::kScanMapMinSize}));
   return Open(std::shared_ptr<io::RandomAccessFile>(std::move(file)), options);
 }
 

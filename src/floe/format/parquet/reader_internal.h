@@ -57,6 +57,8 @@ class BatchReader final : public RecordBatchReader {
     std::future<Result<std::vector<BufferPtr>>> bytes;
   };
 
+  // Next, less the check of a mapped file's truncation on its errors.
+  Result<RecordBatchPtr> ReadNext();
   Status StartRowGroup();
   // The checked byte ranges (by position in leaves_) and metadata of row group `rg`'s chunks.
   Status PlanRowGroup(int rg, std::vector<ChunkRange>* ranges,

@@ -1,6 +1,14 @@
 #include "floe/io/file.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 
 #include <filesystem>
 
@@ -81,6 +89,107 @@ TEST_F(LocalFileTest, MappedAndPreadReadsAgree) {
     in.reset();
     EXPECT_EQ(keep->view(), std::string_view(bytes).substr(bytes.size() - 7));
   }
+}
+
+// The resident kilobytes of the mapping that holds `address`, from /proc/self/smaps.
+int64_t ResidentKiB(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<uintptr_t>(address);
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    uintptr_t begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &begin, &end) == 2 &&
+        line.find(':') > line.find(' ')) {
+      inside = begin <= at && at < end;
+      continue;
+    }
+    int64_t kib = 0;
+    if (inside && std::sscanf(line.c_str(), "Rss: %ld kB", &kib) == 1) return kib;
+  }
+  return -1;
+}
+
+TEST_F(LocalFileTest, AViewsPagesLeaveTheProcessWithIt) {
+  std::string path = (dir_ / "v.bin").string();
+  const std::string bytes(4 << 20, 'v');
+  {
+    ASSERT_OK_AND_ASSIGN(auto out, CreateLocalFile(path));
+    ASSERT_OK(out->Write(bytes));
+    ASSERT_OK(out->Close());
+  }
+  ASSERT_OK_AND_ASSIGN(auto in, OpenLocalFile(path, LocalReadOptions{0}));
+  ASSERT_TRUE(IsMemoryMapped(*in));
+  ASSERT_OK_AND_ASSIGN(auto view, in->ReadAt(0, in->size()));
+  const uint8_t* data = view->data();
+  int64_t sum = 0;
+  for (int64_t i = 0; i < view->size(); i += 4096) sum += data[i];
+  EXPECT_EQ(sum, int64_t{'v'} * 1024);
+  EXPECT_GE(ResidentKiB(data), 4096);
+  // The file stays mapped (the reader holds it); the view's pages are no longer resident.
+  view.reset();
+  EXPECT_LE(ResidentKiB(data), 8);
+  ASSERT_OK_AND_ASSIGN(auto again, in->ReadAt(4096, 8));
+  EXPECT_EQ(again->view(), "vvvvvvvv");
+}
+
+TEST_F(LocalFileTest, AMappedFileTruncatedWhileReadReadsZerosAndSaysSo) {
+  std::string path = (dir_ / "t.bin").string();
+  std::string bytes;
+  for (int i = 0; i < (1 << 20); ++i) bytes.push_back(static_cast<char>('a' + i % 23));
+  {
+    ASSERT_OK_AND_ASSIGN(auto out, CreateLocalFile(path));
+    ASSERT_OK(out->Write(bytes));
+    ASSERT_OK(out->Close());
+  }
+  ASSERT_OK_AND_ASSIGN(auto in, OpenLocalFile(path, LocalReadOptions{0}));
+  ASSERT_TRUE(IsMemoryMapped(*in));
+  ASSERT_OK_AND_ASSIGN(auto view, in->ReadAt(0, in->size()));
+  EXPECT_EQ(view->view().substr(0, 4096), std::string_view(bytes).substr(0, 4096));
+  ASSERT_OK(in->CheckIntact());
+
+  // Another writer cuts the file to one page.
+  ASSERT_EQ(::truncate(path.c_str(), 4096), 0);
+  const volatile uint8_t* data = view->data();
+  EXPECT_EQ(data[(1 << 20) - 1], 0);                       // past the new end: zeros, not SIGBUS
+  EXPECT_EQ(data[100], static_cast<uint8_t>(bytes[100]));  // still in the file
+  EXPECT_THAT(in->CheckIntact(), IsErrorWith(StatusCode::kIOError, "t.bin"));
+  EXPECT_THAT(in->CheckIntact(), IsErrorWith(StatusCode::kIOError, "changed while it was read"));
+  EXPECT_THAT(in->ReadAt(0, 10), IsErrorWith(StatusCode::kIOError, "t.bin"));
+  // The view and the file go away as usual.
+  view.reset();
+  in.reset();
+
+  // A file read with pread cannot read as zeros: its reads fail.
+  ASSERT_OK_AND_ASSIGN(auto plain, OpenLocalFile(path));
+  ASSERT_OK(plain->CheckIntact());
+}
+
+TEST_F(LocalFileTest, ASigbusOutsideTheGuardedMappingsStillKills) {
+  std::string path = (dir_ / "raw.bin").string();
+  const std::string bytes(1 << 16, 'r');
+  {
+    ASSERT_OK_AND_ASSIGN(auto out, CreateLocalFile(path));
+    ASSERT_OK(out->Write(bytes));
+    ASSERT_OK(out->Close());
+  }
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        // The guard's handler is installed by a guarded mapping...
+        auto guarded = OpenLocalFile(path, LocalReadOptions{0});
+        if (!guarded.ok() || !IsMemoryMapped(**guarded)) std::_Exit(3);
+        // ...and a mapping it does not guard faults as it would without it.
+        int fd = ::open(path.c_str(), O_RDONLY);
+        void* raw = ::mmap(nullptr, bytes.size(), PROT_READ, MAP_PRIVATE, fd, 0);
+        if (raw == MAP_FAILED || ::ftruncate(::open(path.c_str(), O_WRONLY), 0) != 0) {
+          std::_Exit(4);
+        }
+        volatile char c = static_cast<const char*>(raw)[100];
+        (void)c;
+        std::_Exit(5);
+      },
+      ::testing::KilledBySignal(SIGBUS), "");
 }
 
 TEST_F(LocalFileTest, EmptyFilesAreNotMapped) {
