@@ -51,16 +51,28 @@ Status GatherValidity(const std::vector<const Array*>& parts, const Located& at,
   bool any = at.null_rows;
   for (const Array* p : parts) any = any || p->null_count() > 0;
   if (!any) return Status::OK();
+  // Per batch: its validity bits and their offset, or null with the one answer for all of
+  // its values (offset 1: all valid, 0: all NULL).
+  std::vector<std::pair<const uint8_t*, int64_t>> bits_of(parts.size());
+  for (size_t b = 0; b < parts.size(); ++b) {
+    const Array& a = *parts[b];
+    if (a.null_count() == 0) {
+      bits_of[b] = {nullptr, 1};
+    } else if (a.null_count() == a.length() || a.validity() == nullptr) {
+      bits_of[b] = {nullptr, 0};
+    } else {
+      bits_of[b] = {a.validity(), a.offset()};
+    }
+  }
   BufferBuilder bits(pool);
   FLOE_RETURN_NOT_OK(Allocate(&bits, bit_util::BytesForBits(at.n)));
   const int64_t valid =
       internal::WriteBits(at.n, bits.mutable_data(), 0, [&](int64_t i) -> uint64_t {
         const int64_t r = at.row[i];
         if (r < 0) return 0u;
-        const Array& a = *parts[at.batch[i]];
-        if (a.null_count() == 0) return 1u;
-        if (a.null_count() == a.length() || a.validity() == nullptr) return 0u;
-        return internal::BitAt(a.validity(), a.offset() + r);
+        const auto [validity, offset] = bits_of[at.batch[i]];
+        if (validity == nullptr) return static_cast<uint64_t>(offset);
+        return internal::BitAt(validity, offset + r);
       });
   *nulls = at.n - valid;
   if (*nulls == 0) return Status::OK();
@@ -68,16 +80,19 @@ Status GatherValidity(const std::vector<const Array*>& parts, const Located& at,
   return Status::OK();
 }
 
-// Copies fixed-width values of `W` bytes: value i from bases[batch[i]] at row[i] (zeros for
-// a row of NULLs).
+// Copies fixed-width values of `W` bytes (of `width` bytes when W is 0): value i from
+// bases[batch[i]] at row[i] (zeros for a row of NULLs).
 template <int W>
-void GatherFixed(const std::vector<const uint8_t*>& bases, const Located& at, uint8_t* dst) {
+void GatherFixed(const std::vector<const uint8_t*>& bases, const Located& at, uint8_t* dst,
+                 int width = W) {
+  const auto w = static_cast<size_t>(W > 0 ? W : width);
   for (int64_t i = 0; i < at.n; ++i) {
     const int64_t r = at.row[i];
+    uint8_t* to = dst + static_cast<size_t>(i) * w;
     if (r < 0) {
-      std::memset(dst + i * W, 0, W);
+      std::memset(to, 0, w);
     } else {
-      std::memcpy(dst + i * W, bases[at.batch[i]] + r * W, W);
+      std::memcpy(to, bases[at.batch[i]] + static_cast<size_t>(r) * w, w);
     }
   }
 }
@@ -96,16 +111,7 @@ void GatherFixedWidth(const std::vector<const uint8_t*>& bases, int width, const
     case 16:
       return GatherFixed<16>(bases, at, dst);
     default:
-      break;
-  }
-  const auto w = static_cast<size_t>(width);
-  for (int64_t i = 0; i < at.n; ++i) {
-    const int64_t r = at.row[i];
-    if (r < 0) {
-      std::memset(dst + i * width, 0, w);
-    } else {
-      std::memcpy(dst + i * width, bases[at.batch[i]] + r * width, w);
-    }
+      return GatherFixed<0>(bases, at, dst, width);
   }
 }
 
@@ -225,15 +231,16 @@ Result<ChunkedBatch> ChunkedBatch::Make(SchemaPtr schema, std::vector<RecordBatc
   if (out.batches_.size() > std::numeric_limits<uint32_t>::max()) {
     return Status::NotSupported("rows in more than 2^32 - 1 batches");
   }
-  int64_t smallest = std::numeric_limits<int64_t>::max();
   out.starts_.push_back(0);
   for (const RecordBatchPtr& b : out.batches_) {
     out.starts_.push_back(out.starts_.back() + b->num_rows());
-    smallest = std::min(smallest, b->num_rows());
   }
   if (out.batches_.size() > 1) {
-    out.shift_ = std::bit_width(static_cast<uint64_t>(smallest)) - 1;  // 2^shift <= smallest
+    // 2^shift rows at most the average batch's: about one entry per batch, however small
+    // some batches are (BatchOf walks past the batches that start inside an entry's rows).
     const int64_t rows = out.starts_.back();
+    const int64_t average = rows / static_cast<int64_t>(out.batches_.size());
+    out.shift_ = std::bit_width(static_cast<uint64_t>(average)) - 1;
     const int64_t buckets = ((rows - 1) >> out.shift_) + 1;
     out.directory_.resize(static_cast<size_t>(buckets));
     uint32_t c = 0;
@@ -248,13 +255,14 @@ Result<ChunkedBatch> ChunkedBatch::Make(SchemaPtr schema, std::vector<RecordBatc
 
 Result<RecordBatchPtr> ChunkedBatch::Take(const int64_t* indices, int64_t n,
                                           MemoryPool* pool) const {
+  // One batch: TakeBatch checks the indices itself.
+  if (batches_.size() == 1) return TakeBatch(*batches_[0], indices, n, pool);
   const int64_t rows = num_rows();
   for (int64_t i = 0; i < n; ++i) {
     if (indices[i] < -1 || indices[i] >= rows) {
       return Status::Invalid("take index {} out of range for {} rows", indices[i], rows);
     }
   }
-  if (batches_.size() == 1) return TakeBatch(*batches_[0], indices, n, pool);
   if (batches_.empty()) {
     // Only rows of NULLs can be taken from no rows.
     std::vector<ArrayPtr> columns;

@@ -45,8 +45,8 @@ class ChunkedBatch {
   SchemaPtr schema_;
   std::vector<RecordBatchPtr> batches_;
   std::vector<int64_t> starts_;  // the first row of each batch, then num_rows()
-  // directory_[k]: the batch holding row k << shift_. 2^shift_ rows are at most the rows of
-  // the smallest batch, so that the batch of row r is directory_[r >> shift_] or the next.
+  // directory_[k]: the batch holding row k << shift_; 2^shift_ rows are at most the average
+  // batch's, so the batch of row r is directory_[r >> shift_] or one of the few after it.
   int shift_ = 0;
   std::vector<uint32_t> directory_;
 };

@@ -230,14 +230,10 @@ class QueryExchange : public std::enable_shared_from_this<QueryExchange> {
 
   Status SetStageOwners(int stage, std::vector<int> owners) {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = stages_.find(stage);
-    if (it == stages_.end()) {
-      return Status::Invalid("exchange stage {} of query {}: owners set before it was registered",
-                             stage, query_id_);
-    }
-    if (static_cast<int>(owners.size()) != it->second.inputs) {
+    FLOE_ASSIGN_OR_RAISE(StageInfo * info, RegisteredLocked(stage, "owners set"));
+    if (static_cast<int>(owners.size()) != info->inputs) {
       return Status::Invalid("exchange stage {}: {} owners for {} input partitions", stage,
-                             owners.size(), it->second.inputs);
+                             owners.size(), info->inputs);
     }
     for (size_t i = 0; i < owners.size(); ++i) {
       if (owners[i] < 0 || owners[i] >= comm_->size()) {
@@ -247,33 +243,23 @@ class QueryExchange : public std::enable_shared_from_this<QueryExchange> {
             stage, i, owners[i], comm_->size());
       }
     }
-    it->second.owners = std::move(owners);
+    info->owners = std::move(owners);
     return Status::OK();
   }
 
   Status MarkComplete(int stage) {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = stages_.find(stage);
-    if (it == stages_.end()) {
-      return Status::Invalid(
-          "exchange stage {} of query {}: marked complete before it was "
-          "registered",
-          stage, query_id_);
-    }
-    it->second.marked_complete = true;
+    FLOE_ASSIGN_OR_RAISE(StageInfo * info, RegisteredLocked(stage, "marked complete"));
+    info->marked_complete = true;
     return Status::OK();
   }
 
   Status SetStageRows(int stage, std::vector<int64_t> rows) {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = stages_.find(stage);
-    if (it == stages_.end()) {
-      return Status::Invalid("exchange stage {} of query {}: rows set before it was registered",
-                             stage, query_id_);
-    }
-    if (static_cast<int>(rows.size()) != it->second.outputs) {
+    FLOE_ASSIGN_OR_RAISE(StageInfo * info, RegisteredLocked(stage, "rows set"));
+    if (static_cast<int>(rows.size()) != info->outputs) {
       return Status::Invalid("exchange stage {}: row counts of {} output partitions for {}", stage,
-                             rows.size(), it->second.outputs);
+                             rows.size(), info->outputs);
     }
     for (size_t o = 0; o < rows.size(); ++o) {
       if (rows[o] < 0) {
@@ -281,7 +267,7 @@ class QueryExchange : public std::enable_shared_from_this<QueryExchange> {
                                rows[o]);
       }
     }
-    it->second.rows = std::move(rows);
+    info->rows = std::move(rows);
     return Status::OK();
   }
 
@@ -548,6 +534,16 @@ class QueryExchange : public std::enable_shared_from_this<QueryExchange> {
 
   mutable std::mutex mutex_;
   std::map<int, StageInfo> stages_;
+
+  // The stage `what` (done to it) needs registered; kInvalidArgument naming it otherwise.
+  Result<StageInfo*> RegisteredLocked(int stage, std::string_view what) {
+    auto it = stages_.find(stage);
+    if (it == stages_.end()) {
+      return Status::Invalid("exchange stage {} of query {}: {} before it was registered", stage,
+                             query_id_, what);
+    }
+    return &it->second;
+  }
   int next_local_id_ = 0;
 
   // Taken by the serving thread while it reads a chunk (never with mutex_ held first).
