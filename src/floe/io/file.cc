@@ -130,11 +130,22 @@ class MappedFile final : public RandomAccessFile {
     FLOE_RETURN_NOT_OK(CheckRange(path_, size_, offset, length));
     FLOE_RETURN_NOT_OK(CheckIntact());
     if (length == 0) return Buffer::Wrap(mapping_->data() + offset, 0, mapping_);
+    // Pages not in the page cache are read in the background from here, not a fault at a
+    // time as the reader touches them.
+    WillNeed(offset, length);
     return Buffer::Wrap(mapping_->data() + offset, length,
                         std::make_shared<MappedView>(mapping_, offset, length));
   }
 
   Status CheckIntact() const override { return mapping_->truncated() ? Truncated() : Status::OK(); }
+
+  void WillNeed(int64_t offset, int64_t length) const override {
+    if (offset < 0 || length <= 0 || offset > size_ || length > size_ - offset) return;
+    const auto page = static_cast<uintptr_t>(MappedView::PageSize());
+    const auto begin = reinterpret_cast<uintptr_t>(mapping_->data() + offset) & ~(page - 1);
+    const auto end = reinterpret_cast<uintptr_t>(mapping_->data() + offset + length);
+    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_WILLNEED);
+  }
 
  private:
   Status Truncated() const {

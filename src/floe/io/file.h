@@ -28,6 +28,12 @@ class RandomAccessFile {
   /// read and before it hands any of it on. Other files report an error from the read
   /// itself and always answer OK.
   virtual Status CheckIntact() const { return Status::OK(); }
+  /// A hint that bytes [offset, offset + length) will be read soon: a memory-mapped file
+  /// asks the kernel to bring them into the page cache in the background. Others ignore it.
+  virtual void WillNeed(int64_t offset, int64_t length) const {
+    (void)offset;
+    (void)length;
+  }
 };
 
 /// A sequential output with a known position.

@@ -293,8 +293,6 @@ Result<std::vector<BufferPtr>> BatchReader::ReadChunks(
 void BatchReader::StartReadAhead() {
   const ReaderOptions& opt = file_->options();
   if (next_rg_ >= row_groups_.size() || opt.read_ahead_bytes <= 0) return;
-  // Reads of a mapped file are views: a thread would only add its own start-up cost.
-  if (io::IsMemoryMapped(file_->file())) return;
   const int rg = row_groups_[next_rg_];
   std::vector<ChunkRange> ranges;
   std::vector<const ColumnMetaData*> metas;
@@ -303,6 +301,12 @@ void BatchReader::StartReadAhead() {
   for (const ChunkRange& r : ranges) total += r.size;
   if (total > opt.read_ahead_bytes) return;
   const io::RandomAccessFile* file = &file_->file();
+  if (io::IsMemoryMapped(*file)) {
+    // Reads of a mapped file are views, read from disk when first touched, a fault at a
+    // time: the kernel reads the next row group's pages ahead instead of a thread.
+    for (const ChunkRange& r : ranges) file->WillNeed(r.offset, r.size);
+    return;
+  }
   auto claimed = std::make_shared<std::atomic<bool>>(false);
   // The task owns everything it uses but the file, which outlives this stream: the stream's
   // destructor waits for a task that claimed the read, and one that did not claim it never

@@ -24,6 +24,13 @@ namespace {
 using testing::IsError;
 using testing::IsErrorWith;
 
+// Writes `bytes` to a new local file at `path`.
+void WriteFile(const std::string& path, std::string_view bytes) {
+  ASSERT_OK_AND_ASSIGN(auto out, CreateLocalFile(path));
+  ASSERT_OK(out->Write(bytes));
+  ASSERT_OK(out->Close());
+}
+
 class LocalFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -63,11 +70,7 @@ TEST_F(LocalFileTest, MappedAndPreadReadsAgree) {
   std::string path = (dir_ / "m.bin").string();
   std::string bytes;
   for (int i = 0; i < 300000; ++i) bytes.push_back(static_cast<char>('a' + i % 23));
-  {
-    ASSERT_OK_AND_ASSIGN(auto out, CreateLocalFile(path));
-    ASSERT_OK(out->Write(bytes));
-    ASSERT_OK(out->Close());
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteFile(path, bytes));
   const int64_t size = static_cast<int64_t>(bytes.size());
   for (int64_t map_min_size : {int64_t{-1}, int64_t{0}, size, size + 1}) {
     SCOPED_TRACE(map_min_size);
@@ -81,6 +84,11 @@ TEST_F(LocalFileTest, MappedAndPreadReadsAgree) {
       EXPECT_EQ(got->view(), std::string_view(bytes).substr(static_cast<size_t>(offset),
                                                             static_cast<size_t>(length)));
       if (length == 7) keep = got;
+    }
+    // A hint, whatever the range: nothing to see but that it is harmless.
+    for (auto [offset, length] : std::vector<std::pair<int64_t, int64_t>>{
+             {0, size}, {size - 1, 1}, {size, 1}, {-1, 5}, {5, -1}, {0, size + 1}}) {
+      in->WillNeed(offset, length);
     }
     EXPECT_THAT(in->ReadAt(size - 2, 5), IsErrorWith(StatusCode::kIOError, "m.bin"));
     EXPECT_THAT(in->ReadAt(-1, 1), IsError(StatusCode::kIOError));
@@ -113,11 +121,7 @@ int64_t ResidentKiB(const void* address) {
 TEST_F(LocalFileTest, AViewsPagesLeaveTheProcessWithIt) {
   std::string path = (dir_ / "v.bin").string();
   const std::string bytes(4 << 20, 'v');
-  {
-    ASSERT_OK_AND_ASSIGN(auto out, CreateLocalFile(path));
-    ASSERT_OK(out->Write(bytes));
-    ASSERT_OK(out->Close());
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteFile(path, bytes));
   ASSERT_OK_AND_ASSIGN(auto in, OpenLocalFile(path, LocalReadOptions{0}));
   ASSERT_TRUE(IsMemoryMapped(*in));
   ASSERT_OK_AND_ASSIGN(auto view, in->ReadAt(0, in->size()));
@@ -137,11 +141,7 @@ TEST_F(LocalFileTest, AMappedFileTruncatedWhileReadReadsZerosAndSaysSo) {
   std::string path = (dir_ / "t.bin").string();
   std::string bytes;
   for (int i = 0; i < (1 << 20); ++i) bytes.push_back(static_cast<char>('a' + i % 23));
-  {
-    ASSERT_OK_AND_ASSIGN(auto out, CreateLocalFile(path));
-    ASSERT_OK(out->Write(bytes));
-    ASSERT_OK(out->Close());
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteFile(path, bytes));
   ASSERT_OK_AND_ASSIGN(auto in, OpenLocalFile(path, LocalReadOptions{0}));
   ASSERT_TRUE(IsMemoryMapped(*in));
   ASSERT_OK_AND_ASSIGN(auto view, in->ReadAt(0, in->size()));
@@ -168,11 +168,7 @@ TEST_F(LocalFileTest, AMappedFileTruncatedWhileReadReadsZerosAndSaysSo) {
 TEST_F(LocalFileTest, ASigbusOutsideTheGuardedMappingsStillKills) {
   std::string path = (dir_ / "raw.bin").string();
   const std::string bytes(1 << 16, 'r');
-  {
-    ASSERT_OK_AND_ASSIGN(auto out, CreateLocalFile(path));
-    ASSERT_OK(out->Write(bytes));
-    ASSERT_OK(out->Close());
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteFile(path, bytes));
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
@@ -194,10 +190,7 @@ TEST_F(LocalFileTest, ASigbusOutsideTheGuardedMappingsStillKills) {
 
 TEST_F(LocalFileTest, EmptyFilesAreNotMapped) {
   std::string path = (dir_ / "empty.bin").string();
-  {
-    ASSERT_OK_AND_ASSIGN(auto out, CreateLocalFile(path));
-    ASSERT_OK(out->Close());
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteFile(path, ""));
   ASSERT_OK_AND_ASSIGN(auto empty, OpenLocalFile(path, LocalReadOptions{0}));
   EXPECT_FALSE(IsMemoryMapped(*empty));
   EXPECT_EQ(empty->size(), 0);

@@ -17,8 +17,8 @@
 namespace floe::parquet {
 namespace {
 
-using ::floe::parquet::testing::FromScalars;
-using ::floe::parquet::testing::WriteBatches;
+using ::floe::parquet::testing::ExpectSevensRows;
+using ::floe::parquet::testing::WriteSevensFile;
 using ::floe::testing::IsErrorWith;
 
 constexpr int64_t kRowGroups = 4;
@@ -31,20 +31,7 @@ class ReaderMappedFileTest : public ::testing::Test {
            ("floe_parquet_mapped_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);
     path_ = (dir_ / "t.parquet").string();
-    // i = row * 7, s = "v<row>", in kRowGroups row groups.
-    auto schema = std::make_shared<Schema>(
-        std::vector<Field>{Field("i", Int64(), false, 1), Field("s", String(), true, 2)});
-    std::vector<Scalar> is, ss;
-    for (int64_t r = 0; r < kRowGroups * kRowsPerGroup; ++r) {
-      is.push_back(Scalar::I64(r * 7));
-      ss.push_back(Scalar::Str("v" + std::to_string(r)));
-    }
-    WriterOptions options;
-    options.row_group_max_rows = kRowsPerGroup;
-    ASSERT_OK_AND_ASSIGN(auto i, FromScalars(Int64(), is));
-    ASSERT_OK_AND_ASSIGN(auto s, FromScalars(String(), ss));
-    ASSERT_OK_AND_ASSIGN(auto batch, RecordBatch::Make(schema, kRowGroups * kRowsPerGroup, {i, s}));
-    ASSERT_OK_AND_ASSIGN(auto written, WriteBatches(schema, {batch}, options));
+    ASSERT_OK_AND_ASSIGN(auto written, WriteSevensFile(kRowGroups, kRowsPerGroup));
     std::ofstream(path_, std::ios::binary) << written.bytes;
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -52,18 +39,6 @@ class ReaderMappedFileTest : public ::testing::Test {
   std::filesystem::path dir_;
   std::string path_;
 };
-
-void ExpectRows(const RecordBatch& batch, int64_t first_row) {
-  std::vector<Scalar> is, ss;
-  for (int64_t r = first_row; r < first_row + batch.num_rows(); ++r) {
-    is.push_back(Scalar::I64(r * 7));
-    ss.push_back(Scalar::Str("v" + std::to_string(r)));
-  }
-  ASSERT_OK_AND_ASSIGN(auto i, FromScalars(Int64(), is));
-  ASSERT_OK_AND_ASSIGN(auto s, FromScalars(String(), ss));
-  EXPECT_TRUE(batch.column(0)->Equals(*i)) << "row " << first_row;
-  EXPECT_TRUE(batch.column(1)->Equals(*s)) << "row " << first_row;
-}
 
 TEST_F(ReaderMappedFileTest, ATruncatedFileIsAnErrorNotWrongRows) {
   for (int64_t keep : {int64_t{0}, int64_t{4096}}) {
@@ -78,7 +53,7 @@ TEST_F(ReaderMappedFileTest, ATruncatedFileIsAnErrorNotWrongRows) {
     ASSERT_OK_AND_ASSIGN(auto stream, reader->Read(ReadRequest{}));
     ASSERT_OK_AND_ASSIGN(RecordBatchPtr first, stream->Next());
     ASSERT_TRUE(first);
-    ExpectRows(*first, 0);
+    ExpectSevensRows(*first, 0);
     int64_t rows = first->num_rows();
 
     ASSERT_EQ(::truncate(path_.c_str(), keep), 0);
@@ -92,7 +67,7 @@ TEST_F(ReaderMappedFileTest, ATruncatedFileIsAnErrorNotWrongRows) {
       // A batch decoded before the pages it needed were touched after the truncation holds
       // the file's rows; the stream must not end as if the file were whole.
       ASSERT_TRUE(*next) << "the stream ended after " << rows << " rows";
-      ExpectRows(**next, rows);
+      ExpectSevensRows(**next, rows);
       rows += (*next)->num_rows();
     }
     EXPECT_LT(rows, kRowGroups * kRowsPerGroup);
@@ -107,7 +82,7 @@ TEST_F(ReaderMappedFileTest, OpenPathReadsEveryRowOfAFileLargeEnoughToMap) {
   while (true) {
     ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, stream->Next());
     if (!batch) break;
-    ExpectRows(*batch, rows);
+    ExpectSevensRows(*batch, rows);
     rows += batch->num_rows();
   }
   EXPECT_EQ(rows, kRowGroups * kRowsPerGroup);

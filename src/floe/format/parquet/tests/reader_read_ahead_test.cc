@@ -20,8 +20,8 @@
 namespace floe::parquet {
 namespace {
 
-using ::floe::parquet::testing::FromScalars;
-using ::floe::parquet::testing::WriteBatches;
+using ::floe::parquet::testing::ExpectSevensRows;
+using ::floe::parquet::testing::WriteSevensFile;
 using ::floe::testing::IsErrorWith;
 
 constexpr int64_t kRowGroups = 5;
@@ -61,22 +61,7 @@ class TestFile final : public io::RandomAccessFile {
 
 /// A file of kRowGroups row groups: i = row * 7, s = "v<row>".
 std::shared_ptr<io::RandomAccessFile> MakeFile() {
-  auto schema = std::make_shared<Schema>(
-      std::vector<Field>{Field("i", Int64(), false, 1), Field("s", String(), true, 2)});
-  std::vector<Scalar> is, ss;
-  for (int64_t r = 0; r < kRowGroups * kRowsPerGroup; ++r) {
-    is.push_back(Scalar::I64(r * 7));
-    ss.push_back(Scalar::Str("v" + std::to_string(r)));
-  }
-  WriterOptions options;
-  options.row_group_max_rows = kRowsPerGroup;
-  auto i = FromScalars(Int64(), is);
-  auto s = FromScalars(String(), ss);
-  EXPECT_OK(i);
-  EXPECT_OK(s);
-  auto batch = RecordBatch::Make(schema, kRowGroups * kRowsPerGroup, {*i, *s});
-  EXPECT_OK(batch);
-  auto written = WriteBatches(schema, {*batch}, options);
+  auto written = WriteSevensFile(kRowGroups, kRowsPerGroup);
   EXPECT_OK(written);
   auto buffer = Buffer::CopyOf(std::string_view(written->bytes));
   EXPECT_OK(buffer);
@@ -100,17 +85,7 @@ std::pair<int64_t, int64_t> RowGroupBytes(const ParquetFileReader& reader, int r
   return {begin, end};
 }
 
-void ExpectRows(const RecordBatch& batch, int64_t first_row) {
-  std::vector<Scalar> is, ss;
-  for (int64_t r = first_row; r < first_row + batch.num_rows(); ++r) {
-    is.push_back(Scalar::I64(r * 7));
-    ss.push_back(Scalar::Str("v" + std::to_string(r)));
-  }
-  ASSERT_OK_AND_ASSIGN(auto i, FromScalars(Int64(), is));
-  ASSERT_OK_AND_ASSIGN(auto s, FromScalars(String(), ss));
-  EXPECT_TRUE(batch.column(0)->Equals(*i)) << "row " << first_row;
-  EXPECT_TRUE(batch.column(1)->Equals(*s)) << "row " << first_row;
-}
+void ExpectRows(const RecordBatch& batch, int64_t first_row) { ExpectSevensRows(batch, first_row); }
 
 TEST(ReaderReadAhead, SameRowsWithAndWithout) {
   auto base = MakeFile();

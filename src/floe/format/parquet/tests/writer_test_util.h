@@ -48,6 +48,37 @@ inline Result<WrittenFile> WriteBatches(const SchemaPtr& schema,
   return out;
 }
 
+/// A file of `row_groups` row groups of `rows_per_group` rows: i = row * 7 (int64, required),
+/// s = "v<row>" (string), field ids 1 and 2. SevensRows are its rows from `first_row` on.
+inline Result<WrittenFile> WriteSevensFile(int64_t row_groups, int64_t rows_per_group) {
+  auto schema = std::make_shared<Schema>(
+      std::vector<Field>{Field("i", Int64(), false, 1), Field("s", String(), true, 2)});
+  std::vector<Scalar> is, ss;
+  for (int64_t r = 0; r < row_groups * rows_per_group; ++r) {
+    is.push_back(Scalar::I64(r * 7));
+    ss.push_back(Scalar::Str("v" + std::to_string(r)));
+  }
+  WriterOptions options;
+  options.row_group_max_rows = rows_per_group;
+  FLOE_ASSIGN_OR_RAISE(auto i, FromScalars(Int64(), is));
+  FLOE_ASSIGN_OR_RAISE(auto s, FromScalars(String(), ss));
+  FLOE_ASSIGN_OR_RAISE(auto batch, RecordBatch::Make(schema, row_groups * rows_per_group, {i, s}));
+  return WriteBatches(schema, {batch}, options);
+}
+
+/// Expects `batch` to hold the rows of a WriteSevensFile file from `first_row` on.
+inline void ExpectSevensRows(const RecordBatch& batch, int64_t first_row) {
+  std::vector<Scalar> is, ss;
+  for (int64_t r = first_row; r < first_row + batch.num_rows(); ++r) {
+    is.push_back(Scalar::I64(r * 7));
+    ss.push_back(Scalar::Str("v" + std::to_string(r)));
+  }
+  ASSERT_OK_AND_ASSIGN(auto i, FromScalars(Int64(), is));
+  ASSERT_OK_AND_ASSIGN(auto s, FromScalars(String(), ss));
+  EXPECT_TRUE(batch.column(0)->Equals(*i)) << "row " << first_row;
+  EXPECT_TRUE(batch.column(1)->Equals(*s)) << "row " << first_row;
+}
+
 inline std::span<const uint8_t> Span(const std::string& s, size_t offset = 0,
                                      size_t length = std::string::npos) {
   length = std::min(length, s.size() - offset);
