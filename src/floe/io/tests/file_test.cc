@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "floe/io/local_file.h"
+#include "floe/io/mapping_guard_internal.h"
 
 #include <gtest/gtest.h>
 
@@ -163,6 +164,29 @@ TEST_F(LocalFileTest, AMappedFileTruncatedWhileReadReadsZerosAndSaysSo) {
   // A file read with pread cannot read as zeros: its reads fail.
   ASSERT_OK_AND_ASSIGN(auto plain, OpenLocalFile(path));
   ASSERT_OK(plain->CheckIntact());
+}
+
+TEST_F(LocalFileTest, FilesPastTheGuardsTableAreReadWithPread) {
+  std::string path = (dir_ / "many.bin").string();
+  const std::string bytes(10000, 'm');
+  ASSERT_NO_FATAL_FAILURE(WriteFile(path, bytes));
+  std::vector<std::unique_ptr<RandomAccessFile>> open;
+  int mapped = 0;
+  for (int i = 0; i < internal::kMaxGuardedRanges + 10; ++i) {
+    ASSERT_OK_AND_ASSIGN(auto in, OpenLocalFile(path, LocalReadOptions{0}));
+    mapped += IsMemoryMapped(*in) ? 1 : 0;
+    open.push_back(std::move(in));
+  }
+  // Every slot of the table, and not one mapping more: the rest read with pread.
+  EXPECT_EQ(mapped, internal::kMaxGuardedRanges);
+  for (size_t i : {size_t{0}, open.size() - 1}) {
+    ASSERT_OK_AND_ASSIGN(auto got, open[i]->ReadAt(9990, 10));
+    EXPECT_EQ(got->view(), "mmmmmmmmmm");
+  }
+  // Closed files give their slots back.
+  open.clear();
+  ASSERT_OK_AND_ASSIGN(auto again, OpenLocalFile(path, LocalReadOptions{0}));
+  EXPECT_TRUE(IsMemoryMapped(*again));
 }
 
 TEST_F(LocalFileTest, ASigbusOutsideTheGuardedMappingsStillKills) {
