@@ -274,13 +274,27 @@ class ZlibCompressor final : public Compressor {
 // ---------------------------------------------------------------------------------------------
 // Zstd.
 
+// The calling thread's context for one-shot decompression, which keeps no state from one
+// call to the next: a context is 96 KiB of tables, and a scan has a decompressor per column
+// and stream, each a fresh process's first touch of its pages. Null when it cannot be made.
+ZSTD_DCtx* ThreadDCtx() {
+  struct Holder {
+    ZSTD_DCtx* ctx = ZSTD_createDCtx();
+    ~Holder() { ZSTD_freeDCtx(ctx); }
+  };
+  thread_local Holder holder;
+  return holder.ctx;
+}
+
 class ZstdDecompressor final : public Decompressor {
  public:
-  ZstdDecompressor() : Decompressor(CodecKind::kZstd), ctx_(ZSTD_createDCtx()) {}
+  ZstdDecompressor() : Decompressor(CodecKind::kZstd) {}
   ~ZstdDecompressor() override { ZSTD_freeDCtx(ctx_); }
 
   Status Decompress(std::span<const uint8_t> in, std::span<uint8_t> out) override {
-    size_t rc = ZSTD_decompressDCtx(ctx_, out.data(), out.size(), in.data(), in.size());
+    ZSTD_DCtx* ctx = ThreadDCtx();
+    if (ctx == nullptr) return Status::OutOfMemory("zstd: no memory for a decompression context");
+    size_t rc = ZSTD_decompressDCtx(ctx, out.data(), out.size(), in.data(), in.size());
     if (ZSTD_isError(rc)) {
       return Status::Corrupt("zstd: {} compressed bytes (expected {} bytes of output): {}",
                              in.size(), out.size(), ZSTD_getErrorName(rc));
@@ -292,6 +306,9 @@ class ZstdDecompressor final : public Decompressor {
   Status DecompressBounded(std::span<const uint8_t> in, int64_t max_output,
                            std::vector<uint8_t>* out) override {
     size_t start = out->size();
+    // Streaming keeps a window in its context: this decompressor's own, not the thread's.
+    if (ctx_ == nullptr) ctx_ = ZSTD_createDCtx();
+    if (ctx_ == nullptr) return Status::OutOfMemory("zstd: no memory for a decompression context");
     ZSTD_DCtx_reset(ctx_, ZSTD_reset_session_only);
     int64_t capacity = InitialGuess(in.size(), max_output);
     unsigned long long known = ZSTD_getFrameContentSize(in.data(), in.size());
@@ -343,7 +360,7 @@ class ZstdDecompressor final : public Decompressor {
   }
 
  private:
-  ZSTD_DCtx* ctx_;
+  ZSTD_DCtx* ctx_ = nullptr;  // made by the first DecompressBounded
 };
 
 // A compression context holds megabytes of match tables. Compress uses one only for the

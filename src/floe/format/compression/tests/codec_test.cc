@@ -5,6 +5,7 @@
 
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "floe/testing/matchers.h"
@@ -104,6 +105,45 @@ TEST_P(CodecTest, CorruptInputIsAnError) {
 
 INSTANTIATE_TEST_SUITE_P(AllCodecs, CodecTest, ::testing::ValuesIn(kAllCodecs),
                          [](const auto& info) { return std::string(CodecName(info.param)); });
+
+// Zstd's one-shot decompression runs in the calling thread's context: decompressors on one
+// thread take turns with it, and threads do not share one.
+TEST(CodecTest, ZstdDecompressorsOnSeveralThreadsAndInTurns) {
+  ASSERT_OK_AND_ASSIGN(auto compressor, Compressor::Make(CodecKind::kZstd));
+  std::vector<std::vector<uint8_t>> inputs, compressed;
+  for (uint32_t k = 0; k < 4; ++k) {
+    inputs.push_back(k % 2 == 0 ? RandomBytes(50000 + k * 1000, k) : CompressibleBytes(90000 + k));
+    compressed.emplace_back();
+    ASSERT_OK(compressor->Compress(inputs.back(), &compressed.back()));
+  }
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      auto a = Decompressor::Make(CodecKind::kZstd);
+      auto b = Decompressor::Make(CodecKind::kZstd);
+      if (!a.ok() || !b.ok()) {
+        failures[static_cast<size_t>(t)] = 1;
+        return;
+      }
+      for (int i = 0; i < 40; ++i) {
+        const size_t k = static_cast<size_t>((t + i) % 4);
+        Decompressor& d = i % 2 == 0 ? **a : **b;
+        std::vector<uint8_t> out(inputs[k].size());
+        if (!d.Decompress(compressed[k], out).ok() || out != inputs[k]) {
+          ++failures[static_cast<size_t>(t)];
+        }
+        std::vector<uint8_t> bounded;
+        if (i % 5 == 0 &&
+            (!d.DecompressBounded(compressed[k], 1 << 20, &bounded).ok() || bounded != inputs[k])) {
+          ++failures[static_cast<size_t>(t)];
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures, std::vector<int>(4, 0));
+}
 
 TEST(CodecTest, ErrorsNameTheCodecAndSizes) {
   ASSERT_OK_AND_ASSIGN(auto compressed, Compress(CodecKind::kZstd, CompressibleBytes(100)));
