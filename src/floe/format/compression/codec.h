@@ -36,9 +36,10 @@ std::string_view CodecName(CodecKind kind);
 /// nullopt for codecs without levels.
 std::optional<int> DefaultLevel(CodecKind kind);
 
-/// Decompresses blocks of one codec. Holds the library's context (ZSTD_DCtx, z_stream, ...)
-/// so that a column reader decompressing page after page pays for it once. Not thread-safe:
-/// use one per thread or per reader.
+/// Decompresses blocks of one codec. Holds the library's context (z_stream, ...) so that a
+/// column reader decompressing page after page pays for it once; zstd's one-shot Decompress
+/// uses the calling thread's context instead (it keeps nothing between calls), so the many
+/// readers of a scan do not each make one. Not thread-safe: use one per thread or per reader.
 class Decompressor {
  public:
   virtual ~Decompressor() = default;
