@@ -149,9 +149,11 @@ class MappedFile final : public RandomAccessFile {
 
  private:
   Status Truncated() const {
+    // The guard cannot tell a page the file lost from one the device failed to read.
     return Status::IOError(
-        "'{}' changed while it was read: bytes it had when it was opened ({} bytes) are no "
-        "longer in the file (truncated or rewritten in place?)",
+        "'{}' changed while it was read: part of the {} bytes it had when it was opened "
+        "could not be read any more (truncated or rewritten in place by another writer, or "
+        "a read error of the device)",
         path_, size_);
   }
 
