@@ -95,19 +95,21 @@ class MappedView {
  public:
   MappedView(std::shared_ptr<const Mapping> mapping, int64_t offset, int64_t length)
       : mapping_(std::move(mapping)), offset_(offset), length_(length) {}
-  ~MappedView() {
-    const auto page = static_cast<uintptr_t>(PageSize());
-    const auto begin = reinterpret_cast<uintptr_t>(mapping_->data() + offset_);
-    const uintptr_t first = (begin + page - 1) & ~(page - 1);
-    const uintptr_t last = (begin + static_cast<uintptr_t>(length_)) & ~(page - 1);
-    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
-  }
+  ~MappedView() { Advise(mapping_->data() + offset_, length_, MADV_DONTNEED); }
   MappedView(const MappedView&) = delete;
   MappedView& operator=(const MappedView&) = delete;
 
-  static int64_t PageSize() {
-    static const int64_t size = ::sysconf(_SC_PAGESIZE);
-    return size;
+  // madvise over the pages of [data, data + length): for MADV_DONTNEED only the pages
+  // wholly inside it (a page at either end may hold another view's bytes), for any other
+  // advice every page it touches.
+  static void Advise(const uint8_t* data, int64_t length, int advice) {
+    static const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto begin = reinterpret_cast<uintptr_t>(data);
+    const auto end = begin + static_cast<uintptr_t>(length);
+    const bool inside = advice == MADV_DONTNEED;
+    const uintptr_t first = inside ? (begin + page - 1) & ~(page - 1) : begin & ~(page - 1);
+    const uintptr_t last = inside ? end & ~(page - 1) : end;
+    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, advice);
   }
 
  private:
@@ -141,10 +143,7 @@ class MappedFile final : public RandomAccessFile {
 
   void WillNeed(int64_t offset, int64_t length) const override {
     if (offset < 0 || length <= 0 || offset > size_ || length > size_ - offset) return;
-    const auto page = static_cast<uintptr_t>(MappedView::PageSize());
-    const auto begin = reinterpret_cast<uintptr_t>(mapping_->data() + offset) & ~(page - 1);
-    const auto end = reinterpret_cast<uintptr_t>(mapping_->data() + offset + length);
-    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_WILLNEED);
+    MappedView::Advise(mapping_->data() + offset, length, MADV_WILLNEED);
   }
 
  private:
